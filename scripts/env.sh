@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Create (or reuse) the project's virtualenv in .venv and install lowdim with the
+# extras given as arguments. Idempotent: reinstalls only when pyproject.toml or the
+# extras change. Usage: scripts/env.sh dev,plot
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+extras="${1:-plot}"
+venv="$root/.venv"
+python="${PYTHON:-python3}"
+if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+fi
+stamp="$venv/.lowdim-installed-$(echo "$extras" | tr ',' '-')"
+want="$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+    "$venv/bin/python" -m pip install --quiet --upgrade pip
+    "$venv/bin/python" -m pip install --quiet -e "$root[$extras]"
+    echo "$want" > "$stamp"
+fi

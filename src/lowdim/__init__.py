@@ -1,0 +1,44 @@
+"""lowdim: dimensionality reduction and unsupervised structure discovery.
+
+The public names are loaded on first use, so ``import lowdim`` stays fast
+(scikit-learn, numba and matplotlib are imported only by the code that needs them).
+
+Examples
+--------
+>>> import numpy as np
+>>> import lowdim
+>>> X = np.random.default_rng(0).normal(size=(100, 5))
+>>> lowdim.PCA(n_components=2).fit_transform(X).shape
+(100, 2)
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it (the single registry of exports)
+_EXPORTS = {
+    "PCA": "lowdim.decomposition",
+    "IncrementalPCA": "lowdim.decomposition",
+    "select_n_components": "lowdim.decomposition",
+    "save": "lowdim.io",
+    "load": "lowdim.io",
+    "ConvergenceWarning": "lowdim.exceptions",
+    "DataShapeError": "lowdim.exceptions",
+    "UntrustedModelError": "lowdim.exceptions",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lowdim' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

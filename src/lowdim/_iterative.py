@@ -1,0 +1,133 @@
+"""The loop skeleton shared by iterative methods (DESIGN.md).
+
+Python owns the loop; a method supplies ``step(state) -> (state, objective, change)``
+which performs one iteration (usually a numba or BLAS kernel). ``run_loop`` handles
+``max_iter``, ``tol``, the objective history, ``verbose`` progress, callbacks that may
+stop the run and the ``ConvergenceWarning``; ``best_of_restarts`` handles ``n_init``.
+"""
+
+import warnings
+from dataclasses import dataclass, field
+
+from .exceptions import ConvergenceWarning
+
+
+@dataclass
+class LoopResult:
+    """Outcome of ``run_loop``.
+
+    Attributes
+    ----------
+    state : object
+        The final state returned by the last step.
+    objective : float
+        The final objective value.
+    n_iter : int
+        Number of steps taken.
+    converged : bool
+        Whether ``change <= tol`` was reached.
+    stopped : bool
+        Whether a callback asked to stop.
+    history : list of float
+        Objective after each step.
+
+    Examples
+    --------
+    >>> LoopResult(state=None, objective=0.0, n_iter=0).converged
+    False
+    """
+
+    state: object
+    objective: float
+    n_iter: int
+    converged: bool = False
+    stopped: bool = False
+    history: list = field(default_factory=list)
+
+
+def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iteration", warn=True):
+    """Iterate ``step`` until its change measure drops to ``tol`` or ``max_iter`` steps.
+
+    Parameters
+    ----------
+    step : callable
+        ``step(state) -> (state, objective, change)``; ``change`` is the convergence
+        measure compared with ``tol`` (for example a relative objective decrease).
+    state : object
+        Initial state.
+    max_iter : int
+        Maximum number of steps.
+    tol : float
+        Convergence threshold on ``change``.
+    callbacks : sequence of callables
+        Each is called as ``callback(iteration, objective, state)``; a truthy return
+        value stops the run (not counted as a convergence failure).
+    verbose : int
+        Print the objective every ``verbose`` iterations when > 0.
+    label : str
+        What to call the loop in messages.
+    warn : bool
+        Emit a ``ConvergenceWarning`` when ``max_iter`` is reached.
+
+    Returns
+    -------
+    LoopResult
+
+    Examples
+    --------
+    >>> halve = lambda x: (x / 2, x / 2, x / 2)
+    >>> run_loop(halve, 1.0, max_iter=100, tol=1e-3).n_iter
+    10
+    """
+    result = LoopResult(state=state, objective=float("nan"), n_iter=0)
+    for iteration in range(1, max_iter + 1):
+        state, objective, change = step(state)
+        result.state, result.objective, result.n_iter = state, float(objective), iteration
+        result.history.append(float(objective))
+        if verbose and iteration % max(1, int(verbose)) == 0:
+            print(f"[{label}] iteration {iteration}: objective {objective:.6g}, change {change:.3g}")
+        if any(cb(iteration, objective, state) for cb in callbacks):
+            result.stopped = True
+            return result
+        if change <= tol:
+            result.converged = True
+            return result
+    if warn:
+        warnings.warn(
+            f"{label} did not converge within max_iter={max_iter} iterations (last change "
+            f"{change:.3g} > tol={tol:g}); increase max_iter or tol.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return result
+
+
+def best_of_restarts(run_once, n_init, rng):
+    """Run ``run_once(rng)`` ``n_init`` times and keep the result with the lowest objective.
+
+    Parameters
+    ----------
+    run_once : callable
+        ``run_once(rng) -> LoopResult``; each restart gets the same generator, which it
+        advances, so restarts differ and the whole is reproducible from one seed.
+    n_init : int
+        Number of restarts.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    LoopResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> once = lambda rng: LoopResult(None, float(rng.random()), 1)
+    >>> best_of_restarts(once, 5, np.random.default_rng(0)).objective < 0.5
+    True
+    """
+    best = None
+    for _ in range(n_init):
+        result = run_once(rng)
+        if best is None or result.objective < best.objective:
+            best = result
+    return best

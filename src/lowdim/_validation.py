@@ -1,0 +1,286 @@
+"""Input validation: what bad arrays get (see RELIABILITY.md).
+
+``check_array`` converts array-likes to float32/float64 numpy arrays (or sparse
+matrices where allowed) and raises errors that name the problem, where it is and what
+to do. ``check_features`` keeps the number and names of features consistent between
+``fit`` and later calls. Inputs are never modified.
+"""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from .exceptions import DataShapeError
+
+_FLOATS = (np.float32, np.float64)
+_SPARSE_FORMATS = ("csr", "csc")
+
+
+def _as_float_dtype(dtype):
+    """float32 stays float32, everything else numeric becomes float64."""
+    return np.float32 if dtype in (np.float16, np.float32) else np.float64
+
+
+def _convert_object_array(X, name):
+    """Convert an object array of numbers to float64, naming the first bad cell."""
+    flat = X.reshape(X.shape[0], -1) if X.ndim >= 1 else X.reshape(1, 1)
+    for idx, value in np.ndenumerate(flat):
+        try:
+            if isinstance(value, (complex, np.complexfloating)) and value.imag != 0:
+                raise TypeError("float() argument must be a string or a real number, not complex")
+            float(value)
+        except (TypeError, ValueError) as exc:
+            where = f"row {idx[0]}, column {idx[1]}" if len(idx) == 2 else f"index {idx}"
+            raise type(exc)(
+                f"{name} contains a non-numeric value {value!r} (type {type(value).__name__}) "
+                f"at {where} ({exc}); convert it to a number or drop that column before fitting."
+            ) from None
+    return X.astype(np.float64)
+
+
+def _first_nonfinite(X, name):
+    """Raise naming the first NaN or infinity (row, column) and how many there are."""
+    bad = ~np.isfinite(X)
+    rows, cols = np.nonzero(bad)
+    r, c = int(rows[0]), int(cols[0])
+    kind = "NaN" if np.isnan(X[r, c]) else "infinity"
+    raise ValueError(
+        f"Input {name} contains {kind} at row {r}, column {c} ({rows.size} non-finite "
+        "value(s) in all). Remove or impute missing values first, or use a method "
+        "documented to accept NaN."
+    )
+
+
+def _check_magnitude(X, lo, hi, name):
+    """Refuse values so large that squared sums overflow during centering/scaling."""
+    big = max(abs(float(lo)), abs(float(hi)))
+    limit = np.sqrt(np.finfo(np.float64).max / max(1, X.size))
+    if big > limit:
+        raise ValueError(
+            f"overflow while centering/scaling: {name} has values as large as {big:.3g}, "
+            f"too large to square and sum (limit about {limit:.3g}); rescale the data, "
+            "e.g. divide by its largest absolute value."
+        )
+
+
+def _check_finite_dense(X, name, allow_nan):
+    if X.size == 0:
+        return
+    lo, hi = X.min(), X.max()  # NaN propagates, so one reduction each finds both
+    if np.isfinite(lo) and np.isfinite(hi):
+        _check_magnitude(X, lo, hi, name)
+        return
+    if allow_nan:
+        if np.isinf(X).any():
+            _first_nonfinite(np.where(np.isnan(X), 0, X), name)
+        finite = X[np.isfinite(X)]
+        if finite.size:
+            _check_magnitude(X, finite.min(), finite.max(), name)
+        return
+    _first_nonfinite(X, name)
+
+
+def _check_shape(shape, name, estimator_name, min_samples, min_features):
+    if len(shape) != 2:
+        if len(shape) == 1:
+            raise DataShapeError(
+                f"Expected a 2D array for {name}, got a 1D array of shape {shape}. Reshape "
+                "your data either using array.reshape(-1, 1) if it has a single feature "
+                "or array.reshape(1, -1) if it contains a single sample."
+            )
+        raise DataShapeError(
+            f"Expected a 2D array for {name}, got an array of shape {shape}. Reshape your "
+            "data to (n_samples, n_features)."
+        )
+    who = f" by {estimator_name}" if estimator_name else ""
+    if shape[0] < min_samples:
+        raise DataShapeError(
+            f"Found array with {shape[0]} sample(s) (shape={shape}) while a minimum of "
+            f"{min_samples} is required{who}. Reshape your data or pass more rows."
+        )
+    if shape[1] < min_features:
+        raise DataShapeError(
+            f"Found array with {shape[1]} feature(s) (shape={shape}) while a minimum of "
+            f"{min_features} is required{who}. Reshape your data or pass more columns."
+        )
+
+
+def _check_sparse(X, name, estimator_name, accept_sparse, allow_nan):
+    if not accept_sparse:
+        raise TypeError(
+            f"{estimator_name or 'This method'} does not accept sparse input ({name} is a "
+            f"{type(X).__name__}); convert it with X.toarray() if it fits in memory."
+        )
+    if X.format not in _SPARSE_FORMATS:
+        X = X.tocsr()
+    if np.iscomplexobj(X.data):
+        raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}.")
+    dtype = _as_float_dtype(X.dtype.type)
+    if X.dtype != dtype:
+        X = X.astype(dtype)
+    _check_finite_dense(X.data.reshape(1, -1), name + ".data", allow_nan)
+    return X
+
+
+def check_array(
+    X,
+    *,
+    name="X",
+    estimator_name=None,
+    accept_sparse=False,
+    allow_nan=False,
+    min_samples=1,
+    min_features=1,
+):
+    """Validate and convert ``X`` to a 2-D float32/float64 array.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+        The data. DataFrames, lists and memory maps are accepted.
+    name : str
+        How to call ``X`` in messages.
+    estimator_name : str, optional
+        The caller, named in messages.
+    accept_sparse : bool
+        Whether scipy.sparse input is allowed (returned as CSR/CSC, not densified).
+    allow_nan : bool
+        Whether NaN is allowed (infinity never is).
+    min_samples, min_features : int
+        Smallest allowed shape.
+
+    Returns
+    -------
+    ndarray or sparse matrix
+        float32 if the input was float16/float32, float64 otherwise. The input itself
+        is returned when no conversion is needed; callers must not write to it.
+
+    Examples
+    --------
+    >>> check_array([[1, 2], [3, 4]]).dtype
+    dtype('float64')
+    """
+    if sp.issparse(X):
+        X = _check_sparse(X, name, estimator_name, accept_sparse, allow_nan)
+        _check_shape(X.shape, name, estimator_name, min_samples, min_features)
+        return X
+    if hasattr(X, "to_numpy") and not isinstance(X, np.ndarray):
+        X = X.to_numpy()
+    X = np.asarray(X)
+    if np.iscomplexobj(X):
+        raise ValueError(
+            f"Complex data not supported: {name} has dtype {X.dtype}; pass the real part, "
+            "the absolute value, or real and imaginary parts as separate features."
+        )
+    if X.dtype.kind in "OUSV":
+        if X.dtype.kind != "O":
+            raise ValueError(
+                f"{name} has non-numeric dtype {X.dtype} (first value {X.flat[0]!r} if any); "
+                "convert the text columns to numbers or drop them."
+                if X.size else f"{name} has non-numeric dtype {X.dtype}."
+            )
+        X = _convert_object_array(X, name)
+    elif X.dtype.kind not in "biuf":
+        raise ValueError(f"{name} has unsupported dtype {X.dtype}; pass numeric data.")
+    _check_shape(X.shape, name, estimator_name, min_samples, min_features)
+    dtype = _as_float_dtype(X.dtype.type)
+    if X.dtype != dtype:
+        X = X.astype(dtype)
+    _check_finite_dense(X, name, allow_nan)
+    return X
+
+
+def feature_names_of(X):
+    """Column names of a DataFrame-like ``X`` as an object array, or None.
+
+    Examples
+    --------
+    >>> feature_names_of([[1.0]]) is None
+    True
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "to_numpy"):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    kinds = {type(n) for n in names}
+    if names.size and all(isinstance(n, str) for n in names):
+        return names
+    if len(kinds) > 1 and any(isinstance(n, str) for n in names):
+        raise TypeError(
+            "Feature names are only supported if all input features have string names, "
+            f"but your input has {sorted(t.__name__ for t in kinds)} as feature name / "
+            "column name types. Convert them all to str, e.g. X.columns = X.columns.astype(str)."
+        )
+    return None
+
+
+def _compare_names(fitted, names, estimator_name):
+    if fitted is None and names is not None:
+        warnings.warn(
+            f"X has feature names, but {estimator_name} was fitted without feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    if fitted is not None and names is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {estimator_name} was fitted with "
+            "feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    if fitted is None or (len(fitted) == len(names) and (fitted == names).all()):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + "".join(
+            f"- {n}\n" for n in missing
+        )
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
+
+
+def check_features(estimator, X_raw, X, *, reset):
+    """Record (``reset=True``) or check the feature count and names of ``X``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Receives ``n_features_in_`` and, for DataFrames, ``feature_names_in_``.
+    X_raw : array-like
+        The input as the user passed it (for column names).
+    X : ndarray or sparse matrix
+        The validated array.
+    reset : bool
+        True in ``fit``; False in ``transform`` and later ``partial_fit`` calls.
+
+    Examples
+    --------
+    >>> class E: pass
+    >>> e = E(); check_features(e, [[1, 2]], np.ones((1, 2)), reset=True); e.n_features_in_
+    2
+    """
+    names = feature_names_of(X_raw)
+    cls = type(estimator).__name__
+    if reset:
+        estimator.n_features_in_ = X.shape[1]
+        if names is not None:
+            estimator.feature_names_in_ = names
+        elif hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return
+    _compare_names(getattr(estimator, "feature_names_in_", None), names, cls)
+    expected = estimator.n_features_in_
+    if X.shape[1] != expected:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {cls} is expecting {expected} features as "
+            f"input ({cls} was fitted with {expected}); pass data with the same columns "
+            "as in fit."
+        )

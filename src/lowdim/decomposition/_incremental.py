@@ -1,0 +1,93 @@
+"""``IncrementalPCA``: scikit-learn's name for lowdim's exact streaming PCA."""
+
+import numpy as np
+
+from .._params import BOOLEAN, NONE, Interval
+from .._params import validate_params
+from .._validation import check_array
+from ..linalg import iter_row_blocks
+from ._pca import PCA
+
+
+class IncrementalPCA(PCA):
+    """Exact streaming PCA with scikit-learn's ``IncrementalPCA`` parameters.
+
+    Unlike scikit-learn's, the result does not depend on ``batch_size``: batches update
+    exact running moments (mean and scatter), so the model equals ``PCA`` fitted on all
+    rows at once with the covariance solver.
+
+    Parameters
+    ----------
+    n_components : int or None
+    whiten : bool
+    copy : bool
+        Kept for compatibility; the input is never modified.
+    batch_size : int or None
+        Rows per batch in ``fit`` (default ``5 * n_features``); memory only.
+
+    Attributes
+    ----------
+    components_, explained_variance_, explained_variance_ratio_, singular_values_,
+    mean_, noise_variance_, n_components_, n_samples_seen_ : as in ``PCA``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import IncrementalPCA
+    >>> X = np.random.default_rng(0).normal(size=(100, 4))
+    >>> IncrementalPCA(n_components=2, batch_size=10).fit(X).n_samples_seen_
+    100
+    """
+
+    _parameter_constraints = {
+        "n_components": [NONE, Interval(int, 1, None, closed="left")],
+        "whiten": [BOOLEAN],
+        "copy": [BOOLEAN],
+        "batch_size": [NONE, Interval(int, 1, None, closed="left")],
+    }
+    # PCA parameters that IncrementalPCA does not expose
+    solver, standardize, tol, iterated_power, n_oversamples = "covariance", False, 0.0, "auto", 10
+    max_iter, random_state, verbose, svd_solver = 1000, None, 0, None
+
+    def __init__(self, n_components=None, *, whiten=False, copy=True, batch_size=None):
+        self.n_components = n_components
+        self.whiten = whiten
+        self.copy = copy
+        self.batch_size = batch_size
+
+    def fit(self, X, y=None):
+        """Fit in batches of ``batch_size`` rows (the result does not depend on it).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        checked = check_array(X, estimator_name="IncrementalPCA", accept_sparse=True)
+        rows = self.batch_size or 5 * checked.shape[1]
+        return super().fit(_Rows(X, checked, rows))
+
+
+class _Rows:
+    """Iterator over row blocks that remembers the original input (for column names)."""
+
+    def __init__(self, raw, X, rows):
+        self._blocks = iter_row_blocks(X, rows)
+        self._first = True
+        self._raw = raw
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        block = next(self._blocks)
+        if self._first and hasattr(self._raw, "columns"):
+            self._first = False
+            return self._raw.iloc[: block.shape[0]]
+        self._first = False
+        return block

@@ -1,0 +1,451 @@
+"""Principal component analysis with named solvers, streaming and sparse input."""
+
+import numbers
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import check_array, check_features
+from ..linalg import ScatterAccumulator, flip_signs
+from ._n_components import resolve_n_components
+from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
+from ._ppca_likelihood import ppca_loglik_curve
+
+_SKLEARN_SOLVER_NAMES = {"auto": "auto", "full": "svd", "covariance_eigh": "covariance",
+                         "arpack": "lanczos", "randomized": "randomized"}
+
+
+def _warn_constant(variances, name):
+    zero = np.flatnonzero(variances == 0)
+    if zero.size == 0:
+        return
+    if zero.size == variances.size:
+        warnings.warn(f"{name}: all rows of X are identical (every feature has zero variance); "
+                      "the components are arbitrary and explain no variance.", UserWarning, stacklevel=4)
+        return
+    shown = ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else "")
+    warnings.warn(f"{name}: {zero.size} feature(s) have zero variance (columns {shown}); they carry "
+                  "no information, consider dropping them.", UserWarning, stacklevel=4)
+
+
+class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Principal component analysis: a drop-in for ``sklearn.decomposition.PCA``.
+
+    Parameters
+    ----------
+    n_components : int, float in (0, 1), 'mle' or None
+        Number of components; a float keeps the smallest number explaining that
+        fraction of the variance; 'mle' uses Minka's MLE; None keeps min(n, d).
+    solver : {'auto', 'covariance', 'gram', 'svd', 'randomized', 'power', 'lanczos'}
+        'covariance': one pass, ``X^T X`` in row blocks, top-k symmetric eigensolver;
+        'gram': eigendecomposition of the N x N Gram matrix for D >> N (never D x D);
+        'svd': LAPACK SVD of the centred data (most accurate);
+        'randomized': Halko-Martinsson-Tropp range finder, ``3 + 2 * q`` passes over the
+        data (one for the mean) with q = ``iterated_power``;
+        'power': power iteration with deflation, one component at a time, to ``tol``;
+        'lanczos': ARPACK on an implicitly centred operator (for sparse input);
+        'auto': see ``choose_solver``; the choice is stored in ``solver_``.
+    whiten : bool
+        Scale the projections to unit variance.
+    standardize : bool
+        Divide each feature by its standard deviation first (PCA of the correlation
+        matrix); constant features are left unscaled, with a warning.
+    copy : bool
+        Kept for compatibility; the input is never modified.
+    tol : float
+        Convergence tolerance of 'lanczos' (0 = machine precision) and 'power'
+        (sine of the angle between iterates; 0 means 1e-6).
+    iterated_power : int or 'auto'
+        Power iterations of 'randomized' ('auto': 4 when k < 10% of min(n, d), else 2).
+    n_oversamples : int
+        Extra random vectors for 'randomized'.
+    max_iter : int
+        Iteration cap of 'power' (per component) and 'lanczos' (restarts / 10).
+    random_state : None, int, RandomState or Generator
+        Seeds 'randomized', 'power' and 'lanczos'.
+    verbose : int
+        Progress output (streaming fits show a progress bar).
+    svd_solver : str or None
+        scikit-learn's name for ``solver`` ('full', 'covariance_eigh', 'arpack',
+        'randomized', 'auto'); when set it overrides ``solver``.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        Principal axes (rows, orthonormal); the largest-magnitude entry of each is positive.
+    explained_variance_ : ndarray of shape (n_components_,)
+        Variance along each component (ddof = 1).
+    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    singular_values_ : ndarray of shape (n_components_,)
+    mean_ : ndarray of shape (n_features,)
+    scale_ : ndarray of shape (n_features,) or None
+        Standard deviations used when ``standardize=True``.
+    noise_variance_ : float
+        Mean of the discarded eigenvalues (probabilistic PCA noise).
+    total_variance_ : float
+    n_components_, n_samples_, n_samples_seen_, n_features_in_ : int
+    n_iter_ : int
+        'power': iterations over all components; 'randomized': power iterations + 1;
+        'lanczos': products with X and X^T; 1 for the direct solvers.
+    feature_names_in_ : ndarray of str
+        Column names, when fitted on a DataFrame.
+    solver_ : str
+        The solver that ran.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import PCA
+    >>> X = np.random.default_rng(0).normal(size=(200, 6))
+    >>> pca = PCA(n_components=2, solver="covariance").fit(X)
+    >>> pca.transform(X).shape
+    (200, 2)
+    """
+
+    _parameter_constraints = {
+        "n_components": [NONE, Interval(int, 1, None, closed="left"),
+                         Interval(float, 0, 1, closed="neither"), Options({"mle"})],
+        "solver": [Options({"auto", "covariance", "gram", "svd", "randomized", "power", "lanczos"})],
+        "whiten": [BOOLEAN],
+        "standardize": [BOOLEAN],
+        "copy": [BOOLEAN],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "iterated_power": [Interval(int, 0, None, closed="left"), Options({"auto"})],
+        "n_oversamples": [Interval(int, 1, None, closed="left")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "svd_solver": [NONE, Options(set(_SKLEARN_SOLVER_NAMES))],
+    }
+
+    def __init__(self, n_components=None, *, solver="auto", whiten=False, standardize=False,
+                 copy=True, tol=0.0, iterated_power="auto", n_oversamples=10, max_iter=1000,
+                 random_state=None, verbose=0, svd_solver=None):
+        self.n_components = n_components
+        self.solver = solver
+        self.whiten = whiten
+        self.standardize = standardize
+        self.copy = copy
+        self.tol = tol
+        self.iterated_power = iterated_power
+        self.n_oversamples = n_oversamples
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+        self.svd_solver = svd_solver
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None):
+        """Fit the model on ``X``: an array, sparse matrix, memory map or iterator of chunks.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or iterator of arrays
+            An iterator of 2-D row chunks is streamed through exact moment
+            accumulation (one pass, memory O(d^2)); the result equals the batch fit.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        if isinstance(X, Iterator):
+            return self._fit_chunks(X)
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True)
+        check_features(self, X_raw, X, reset=True)
+        n, d = X.shape
+        self._check_n_samples(n, d)
+        solver = self._resolve_solver(n, d, sp.issparse(X))
+        spectrum = SOLVERS[solver].fit(X, self._solver_k(solver, n, d), self._solver_options(n, d))
+        self._set_spectrum(spectrum, X.dtype, solver)
+        return self
+
+    def _fit_chunks(self, chunks):
+        from tqdm.auto import tqdm
+
+        for attr in ("_accumulator", "n_features_in_", "feature_names_in_"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        dtype = None
+        for chunk in tqdm(chunks, desc="PCA chunks", unit="chunk", disable=not self.verbose):
+            block = self._accumulate(chunk)
+            dtype = np.result_type(dtype, block.dtype) if dtype is not None else block.dtype
+        if dtype is None:
+            raise ValueError("The iterator passed to fit yielded no chunks; pass at least 2 rows.")
+        self._finish_streaming(dtype)
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Add the rows of ``X`` to exact running moments and refit the components.
+
+        Any split of the data into ``partial_fit`` calls gives the same model as one
+        ``fit`` with the covariance solver (up to rounding). The fitted attributes appear
+        once at least ``max(2, n_components)`` rows have been seen.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "_accumulator"):
+            validate_params(self)
+        block = self._accumulate(X)
+        k = self.n_components if isinstance(self.n_components, numbers.Integral) else 1
+        if self._accumulator.n >= max(2, k):  # until then there is nothing to decompose
+            self._finish_streaming(block.dtype)
+        return self
+
+    def _accumulate(self, X):
+        first = not hasattr(self, "_accumulator")
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True)
+        check_features(self, X_raw, X, reset=first)
+        if first:
+            self._accumulator = ScatterAccumulator(X.shape[1])
+        self._accumulator.update(X)
+        return X
+
+    def _finish_streaming(self, dtype):
+        acc = self._accumulator
+        n, d = acc.n, acc.mean.size
+        self._check_n_samples(n, d)
+        spectrum = spectrum_from_scatter(acc, self._solver_k("covariance", n, d), self._solver_options(n, d))
+        self._set_spectrum(spectrum, dtype, "covariance")
+
+    def _check_n_samples(self, n, d):
+        name = type(self).__name__
+        if n < 2:
+            raise ValueError(f"{name} needs at least 2 samples to estimate variance; got {n} "
+                             f"sample (n_samples = {n}). Pass more rows.")
+        k = self.n_components
+        if isinstance(k, numbers.Integral) and k > min(n, d):
+            raise ValueError(f"n_components={k} must be at most min(n_samples, n_features) = "
+                             f"min({n}, {d}) = {min(n, d)}; lower n_components.")
+
+    def _resolve_solver(self, n, d, sparse):
+        solver = self.solver if self.svd_solver is None else _SKLEARN_SOLVER_NAMES[self.svd_solver]
+        k = self.n_components
+        want_k = k if isinstance(k, numbers.Integral) else None
+        if solver == "auto":
+            solver = choose_solver(n, d, want_k, sparse)
+        if sparse and not SOLVERS[solver].sparse_ok:
+            raise TypeError(f"solver={solver!r} does not accept sparse input; use 'lanczos', "
+                            "'randomized', 'power' or 'covariance' (or 'auto').")
+        partial_ok = want_k is not None or (solver == "power" and k != "mle")
+        if not SOLVERS[solver].complete and not partial_ok:
+            raise ValueError(f"n_components={k!r} needs the whole spectrum, which solver={solver!r} "
+                             "does not compute; use solver='covariance', 'svd', 'gram' or 'auto'"
+                             + (" (or 'power' for a variance fraction)." if k != "mle" else "."))
+        if solver == "lanczos" and want_k is not None and want_k >= min(n, d):
+            raise ValueError(f"solver='lanczos' needs n_components < min(n_samples, n_features) = "
+                             f"{min(n, d)}; got {want_k}. Use solver='covariance' or 'svd'.")
+        return solver
+
+    def _solver_k(self, solver, n, d):
+        k = self.n_components
+        if isinstance(k, numbers.Integral):
+            return int(k)
+        if solver == "power":
+            return min(n, d)
+        return None
+
+    def _solver_options(self, n, d):
+        k = self.n_components
+        fraction = float(k) if isinstance(k, float) else None
+        return SolverOptions(standardize=bool(self.standardize), tol=float(self.tol),
+                             max_iter=self.max_iter, n_oversamples=self.n_oversamples,
+                             iterated_power=self.iterated_power,
+                             rng=check_random_state(self.random_state),
+                             stop_fraction=fraction, verbose=int(self.verbose))
+
+    def _set_spectrum(self, spectrum, dtype, solver):
+        n, d = spectrum.n_samples, spectrum.mean.size
+        _warn_constant(spectrum.variances, type(self).__name__)
+        k = min(resolve_n_components(self.n_components, spectrum, n, d), spectrum.eigenvalues.size)
+        total = spectrum.total_variance
+        eig = spectrum.eigenvalues[:k]
+        (components,) = flip_signs(np.asarray(spectrum.components[:k], dtype=np.float64))
+        rest = min(n, d) - k
+        self.noise_variance_ = float(max(total - eig.sum(), 0.0) / rest) if rest > 0 else 0.0
+        self.components_ = components.astype(dtype)
+        self.explained_variance_ = eig.astype(dtype)
+        ratio = eig / total if total > 0 else np.zeros_like(eig)
+        self.explained_variance_ratio_ = ratio.astype(dtype)
+        self.singular_values_ = np.sqrt(eig * (n - 1)).astype(dtype)
+        self.mean_ = spectrum.mean.astype(dtype)
+        self.scale_ = None if spectrum.scale is None else spectrum.scale.astype(dtype)
+        self.total_variance_ = float(total)
+        self.n_components_ = int(k)
+        self.n_samples_ = self.n_samples_seen_ = int(n)
+        self.solver_ = solver
+        self.n_iter_ = int(spectrum.n_iter)
+
+    # ------------------------------------------------------------------ using the model
+    def _centered(self, X):
+        """Validated, centred (and scaled) copy of X, float dtype of the model."""
+        check_is_fitted(self)
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True)
+        check_features(self, X_raw, X, reset=False)
+        if sp.issparse(X):
+            X = X.toarray() if X.shape[0] * X.shape[1] <= 10_000_000 else X
+        if sp.issparse(X):
+            return None, X
+        Xc = X - self.mean_
+        if self.scale_ is not None:
+            Xc /= self.scale_
+        return Xc, X
+
+    def transform(self, X):
+        """Project ``X`` on the principal components.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        Xc, X = self._centered(X)
+        W = self.components_
+        if Xc is None:  # large sparse input: never densified
+            Ws = W if self.scale_ is None else W / self.scale_
+            Z = np.asarray(X @ Ws.T) - self.mean_ @ Ws.T
+        else:
+            Z = Xc @ W.T
+        if self.whiten:
+            Z /= np.sqrt(np.maximum(self.explained_variance_, np.finfo(W.dtype).tiny))
+        return Z.astype(self.components_.dtype, copy=False)
+
+    def inverse_transform(self, X):
+        """Map projections back to feature space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        Z = check_array(X, name="X", estimator_name=type(self).__name__)
+        if Z.shape[1] != self.n_components_:
+            raise ValueError(f"X has {Z.shape[1]} columns, but {type(self).__name__} has "
+                             f"{self.n_components_} components; pass transform's output.")
+        if self.whiten:
+            Z = Z * np.sqrt(self.explained_variance_)
+        Xr = Z @ self.components_
+        if self.scale_ is not None:
+            Xr *= self.scale_
+        return (Xr + self.mean_).astype(self.components_.dtype, copy=False)
+
+    def reconstruction_error(self, X):
+        """Mean over samples of the squared distance between ``x`` and its reconstruction.
+
+        On the training data this equals ``(n - 1) / n`` times the sum of the discarded
+        eigenvalues (in standardised units when ``standardize=True``, scaled back here).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
+        Xc, _ = self._centered(X)
+        resid = Xc - (Xc @ self.components_.T) @ self.components_
+        if self.scale_ is not None:
+            resid *= self.scale_
+        return float(np.einsum("ij,ij->", resid, resid, dtype=np.float64) / resid.shape[0])
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample under the probabilistic PCA model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        Xc, _ = self._centered(X)
+        Xc = Xc.astype(np.float64)
+        W = self.components_.astype(np.float64)
+        d, k = W.shape[1], self.n_components_
+        total = float(self.explained_variance_.astype(np.float64).sum()) + self.noise_variance_ * (d - k)
+        ll = ppca_loglik_curve(Xc @ W.T, np.einsum("ij,ij->i", Xc, Xc), self.explained_variance_,
+                               total, d, [k])[:, 0]
+        if self.scale_ is not None:
+            ll -= np.log(self.scale_.astype(np.float64)).sum()
+        return ll
+
+    def score(self, X, y=None):
+        """Average log-likelihood of the samples under the probabilistic PCA model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    def get_covariance(self):
+        """Data covariance implied by the model: ``W diag(l - s2) W^T + s2 I`` (scaled back).
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+        """
+        check_is_fitted(self)
+        W = self.components_.astype(np.float64)
+        s2 = self.noise_variance_
+        cov = (W.T * (self.explained_variance_ - s2)) @ W + s2 * np.eye(W.shape[1])
+        if self.scale_ is not None:
+            cov *= np.outer(self.scale_, self.scale_)
+        return cov
+
+    def get_precision(self):
+        """Inverse of ``get_covariance``, by the matrix inversion lemma when possible.
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+        """
+        check_is_fitted(self)
+        s2 = self.noise_variance_
+        if s2 <= 0 or np.any(self.explained_variance_ <= 0):
+            return np.linalg.pinv(self.get_covariance())
+        W = self.components_.astype(np.float64)
+        ev = self.explained_variance_.astype(np.float64)
+        prec = (np.eye(W.shape[1]) - (W.T * ((ev - s2) / ev)) @ W) / s2
+        if self.scale_ is not None:
+            inv = 1.0 / self.scale_.astype(np.float64)
+            prec *= np.outer(inv, inv)
+        return prec
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

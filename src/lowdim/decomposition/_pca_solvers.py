@@ -1,0 +1,233 @@
+"""PCA solvers: one strategy per way of finding the top of the covariance spectrum.
+
+Every solver takes validated data and returns a ``Spectrum``: the per-feature mean and
+scale, the leading eigenvectors of the (standardised) covariance as rows, their
+eigenvalues (ddof = 1) and the total variance, so the estimator never needs to know
+which solver ran. ``choose_solver`` is the documented 'auto' rule.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from scipy.linalg import blas
+
+from ..linalg import (
+    CenteredData,
+    ScatterAccumulator,
+    block_rows,
+    column_moments,
+    lanczos_eigh,
+    power_eigh,
+    randomized_svd,
+    top_eigh,
+)
+
+
+@dataclass
+class Spectrum:
+    """What a solver found. Eigenvalues are covariance eigenvalues (ddof = 1), descending.
+
+    ``complete`` tells whether ``eigenvalues`` is the whole spectrum (needed for 'mle').
+    """
+
+    mean: np.ndarray
+    variances: np.ndarray
+    scale: object
+    components: np.ndarray
+    eigenvalues: np.ndarray
+    n_samples: int
+    complete: bool
+    n_iter: int = 1
+
+    @property
+    def total_variance(self):
+        if self.scale is None:
+            return float(self.variances.sum())
+        return float(np.count_nonzero(self.variances > 0))
+
+
+def feature_scale(variances):
+    """Standard deviations for standardisation; constant features keep scale 1."""
+    scale = np.sqrt(variances)
+    scale[scale == 0] = 1.0
+    return scale
+
+
+@dataclass
+class SolverOptions:
+    """Tuning knobs shared by the solvers (from the estimator's parameters)."""
+
+    standardize: bool = False
+    tol: float = 0.0
+    max_iter: int = 1000
+    n_oversamples: int = 10
+    iterated_power: object = "auto"
+    rng: object = None
+    stop_fraction: object = None
+    verbose: int = 0
+
+
+def spectrum_from_scatter(acc, k, opts):
+    """Eigendecomposition of an accumulated scatter matrix (covariance solver, streaming)."""
+    cov = acc.covariance()
+    variances = np.diag(cov).copy()
+    scale = None
+    if opts.standardize:
+        scale = feature_scale(variances)
+        cov /= np.outer(scale, scale)
+    w, V = top_eigh(cov, k)
+    return Spectrum(acc.mean, variances, scale, V.T, np.maximum(w, 0.0), acc.n, k is None)
+
+
+class CovarianceSolver:
+    """One pass: ``X^T X`` in row blocks, then the top of the symmetric eigenproblem."""
+
+    name, sparse_ok, complete = "covariance", True, True
+
+    def fit(self, X, k, opts):
+        acc = ScatterAccumulator(X.shape[1])
+        acc.update(X)
+        return spectrum_from_scatter(acc, k, opts)
+
+
+class GramSolver:
+    """For D >> N: eigendecomposition of ``Xc Xc^T`` (N x N), in column blocks."""
+
+    name, sparse_ok, complete = "gram", False, True
+
+    def _column_blocks(self, X, mean, scale):
+        n, d = X.shape
+        step = block_rows(n, X.dtype.itemsize)
+        for j in range(0, d, step):
+            blk = X[:, j:j + step] - mean[j:j + step].astype(X.dtype)
+            if scale is not None:
+                blk /= scale[j:j + step].astype(X.dtype)
+            yield j, blk
+
+    def fit(self, X, k, opts):
+        n, d = X.shape
+        mean, variances = column_moments(X)
+        scale = feature_scale(variances) if opts.standardize else None
+        gram = np.zeros((n, n))
+        syrk = blas.ssyrk if X.dtype == np.float32 else blas.dsyrk
+        for _, blk in self._column_blocks(X, mean, scale):
+            gram += syrk(1.0, blk, trans=0, lower=0)
+        w, U = top_eigh(gram, min(k, n) if k is not None else None)
+        w = np.maximum(w, 0.0)
+        keep = w > w[0] * np.finfo(X.dtype).eps * n if w.size and w[0] > 0 else w > 0
+        sigma = np.sqrt(w)
+        components = np.zeros((w.size, d), dtype=X.dtype)
+        Uk = (U[:, keep] / sigma[keep]).astype(X.dtype)
+        for j, blk in self._column_blocks(X, mean, scale):
+            components[keep, j:j + blk.shape[1]] = Uk.T @ blk
+        return Spectrum(mean, variances, scale, components, w / (n - 1), n, k is None)
+
+
+class SVDSolver:
+    """LAPACK SVD of the explicitly centred data: the most accurate, the most memory."""
+
+    name, sparse_ok, complete = "svd", False, True
+
+    def fit(self, X, k, opts):
+        n = X.shape[0]
+        mean, variances = column_moments(X)
+        scale = feature_scale(variances) if opts.standardize else None
+        Xc = X - mean.astype(X.dtype)
+        if scale is not None:
+            Xc /= scale.astype(X.dtype)
+        _, s, Vt = scipy.linalg.svd(Xc, full_matrices=False, check_finite=False,
+                                    overwrite_a=True, lapack_driver="gesdd")
+        if k is not None:
+            s, Vt = s[:k], Vt[:k]
+        return Spectrum(mean, variances, scale, Vt, s.astype(np.float64) ** 2 / (n - 1), n, k is None)
+
+
+def _prepare_operator(X, opts):
+    mean, variances = column_moments(X)
+    scale = feature_scale(variances) if opts.standardize else None
+    return mean, variances, scale, CenteredData(X, mean, scale)
+
+
+def resolve_power_iterations(iterated_power, k, n, d):
+    """'auto': 4 power iterations for k < 10% of min(n, d), else 2 (documented rule)."""
+    if iterated_power != "auto":
+        return int(iterated_power)
+    return 4 if k < 0.1 * min(n, d) else 2
+
+
+class RandomizedSolver:
+    """Randomized range finder (Halko et al.): ``2 + 2 q`` passes plus one for the mean."""
+
+    name, sparse_ok, complete = "randomized", True, False
+
+    def fit(self, X, k, opts):
+        n, d = X.shape
+        mean, variances, scale, op = _prepare_operator(X, opts)
+        q = resolve_power_iterations(opts.iterated_power, k, n, d)
+        _, s, Vt = randomized_svd(op, k, n_oversamples=opts.n_oversamples, n_iter=q, rng=opts.rng)
+        return Spectrum(mean, variances, scale, Vt, s.astype(np.float64) ** 2 / (n - 1), n, False,
+                        n_iter=q + 1)
+
+
+class PowerSolver:
+    """Power iteration with deflation, one component at a time, to ``tol``."""
+
+    name, sparse_ok, complete = "power", True, False
+
+    def fit(self, X, k, opts):
+        n, d = X.shape
+        mean, variances, scale, op = _prepare_operator(X, opts)
+        cov = op.covariance_operator()
+        spectrum = Spectrum(mean, variances, scale, None, None, n, False)
+        stop = None
+        if opts.stop_fraction is not None:
+            stop = opts.stop_fraction * spectrum.total_variance
+        w, V, iters = power_eigh(cov.matvec, d, X.dtype, n_components=k, rng=opts.rng,
+                             tol=opts.tol or 1e-6, max_iter=opts.max_iter,
+                             stop_variance=stop, verbose=opts.verbose)
+        spectrum.components, spectrum.eigenvalues = V.T, np.maximum(w, 0.0)
+        spectrum.n_iter = int(sum(iters))
+        return spectrum
+
+
+class LanczosSolver:
+    """ARPACK Lanczos on the implicitly centred covariance operator (sparse-friendly)."""
+
+    name, sparse_ok, complete = "lanczos", True, False
+
+    def fit(self, X, k, opts):
+        n, d = X.shape
+        mean, variances, scale, op = _prepare_operator(X, opts)
+        cov = op.covariance_operator()
+        w, V = lanczos_eigh(cov, k, rng=opts.rng, tol=opts.tol,
+                            max_iter=None if opts.max_iter is None else 10 * opts.max_iter)
+        return Spectrum(mean, variances, scale, V.T.astype(X.dtype), np.maximum(w, 0.0), n, False,
+                        n_iter=op.n_products)
+
+
+SOLVERS = {cls.name: cls() for cls in
+           (CovarianceSolver, GramSolver, SVDSolver, RandomizedSolver, PowerSolver, LanczosSolver)}
+
+
+def choose_solver(n, d, k, sparse):
+    """The 'auto' rule, from shape, the requested k (None = full spectrum) and sparsity.
+
+    - sparse: 'covariance' when d <= 2000 or the full spectrum is needed, else 'lanczos';
+    - n >= d: 'covariance' when d <= 4096, else 'randomized' for k < 10% of d, else 'svd';
+    - d > n: 'gram' when n <= 8192, else 'randomized' for k < 10% of n, else 'svd'.
+
+    Examples
+    --------
+    >>> choose_solver(70000, 784, 50, False)
+    'covariance'
+    >>> choose_solver(2000, 50000, 50, False)
+    'gram'
+    """
+    small_k = k is not None and k < 0.1 * min(n, d)
+    if sparse:
+        return "covariance" if d <= 2000 or k is None else "lanczos"
+    if n >= d:
+        return "covariance" if d <= 4096 else ("randomized" if small_k else "svd")
+    return "gram" if n <= 8192 else ("randomized" if small_k else "svd")

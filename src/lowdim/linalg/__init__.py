@@ -1,0 +1,24 @@
+"""Numerical core: eigensolvers, randomized range finder, streaming moments,
+implicit-centering operators and the sign convention."""
+
+from ._eigen import top_eigh
+from ._lanczos import lanczos_eigh
+from ._moments import ScatterAccumulator, block_rows, column_moments, iter_row_blocks
+from ._operators import CenteredData
+from ._power import power_eigh
+from ._randomized import randomized_range, randomized_svd
+from ._sign import flip_signs
+
+__all__ = [
+    "CenteredData",
+    "ScatterAccumulator",
+    "block_rows",
+    "column_moments",
+    "flip_signs",
+    "iter_row_blocks",
+    "lanczos_eigh",
+    "power_eigh",
+    "randomized_range",
+    "randomized_svd",
+    "top_eigh",
+]

@@ -1,0 +1,219 @@
+"""One suite over every public estimator of lowdim (RELIABILITY.md, array rows).
+
+Estimators are discovered from ``lowdim.__all__``: every class added there is covered
+by scikit-learn's checks, the bad-input matrix, save/load, float32 preservation and
+"input not modified" without touching this file.
+"""
+
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import lowdim
+
+
+def _public_estimators():
+    found = []
+    for name in lowdim.__all__:
+        obj = getattr(lowdim, name)
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
+            found.append(obj)
+    return found
+
+
+ESTIMATORS = _public_estimators()
+IDS = [cls.__name__ for cls in ESTIMATORS]
+
+
+def _instance(cls, **params):
+    est = cls()
+    if "random_state" in est.get_params():
+        params.setdefault("random_state", 0)
+    if "n_components" in est.get_params():
+        params.setdefault("n_components", 2)
+    return est.set_params(**params)
+
+
+def _data(n=40, d=5, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) + rng.normal(size=d)
+    return X.astype(dtype)
+
+
+def _output(est, X):
+    if hasattr(est, "transform"):
+        return est.transform(X)
+    if hasattr(est, "predict"):
+        return est.predict(X)
+    return est.embedding_
+
+
+def test_estimators_are_discovered():
+    assert "PCA" in IDS and "IncrementalPCA" in IDS
+
+
+@parametrize_with_checks([_instance(cls) for cls in ESTIMATORS])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+@pytest.mark.parametrize("bad, word", [(np.nan, "NaN"), (np.inf, "infinity"), (-np.inf, "infinity")])
+def test_nonfinite_named_with_position(cls, bad, word):
+    X = _data()
+    X[7, 3] = bad
+    with pytest.raises(ValueError, match=rf"{word} at row 7, column 3"):
+        _instance(cls).fit(X)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_huge_values_overflow_message(cls):
+    X = _data()
+    X[0, 0] = 1e308
+    with pytest.raises(ValueError, match="overflow while centering/scaling.*rescale"):
+        _instance(cls).fit(X)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+@pytest.mark.parametrize("shape, words", [((0, 3), r"0 sample\(s\).*shape=\(0, 3\)"),
+                                          ((5, 0), r"0 feature\(s\).*shape=\(5, 0\)"),
+                                          ((6,), "1D array.*[Rr]eshape your data")])
+def test_empty_and_1d_shapes(cls, shape, words):
+    with pytest.raises(ValueError, match=words):
+        _instance(cls).fit(np.zeros(shape))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_too_many_components_names_both_numbers(cls):
+    X = _data(n=4, d=3)
+    with pytest.raises(ValueError, match=r"n_components=5.*min\(4, 3\)"):
+        _instance(cls, n_components=5).fit(X)
+    with pytest.raises(ValueError, match="1 sample"):
+        _instance(cls, n_components=1).fit(X[:1])
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_non_numeric_values_named(cls):
+    X = _data(n=6, d=2).astype(object)
+    X[2, 1] = "abc"
+    with pytest.raises(ValueError, match=r"'abc'.*row 2, column 1"):
+        _instance(cls).fit(X)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        _instance(cls).fit(_data() + 1j)
+    numbers_as_objects = _data(n=6, d=3).astype(object)
+    assert _output(_instance(cls).fit(numbers_as_objects), _data(n=6, d=3)).shape == (6, 2)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_wrong_feature_count_and_unfitted(cls):
+    est = _instance(cls)
+    with pytest.raises(NotFittedError):
+        _output(est, _data())
+    est.fit(_data(d=4))
+    with pytest.raises(ValueError, match=r"X has 3 features, but \w+ .*expecting 4.*fitted with 4"):
+        _output(est, _data(d=3))
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_float32_preserved_and_close_to_float64(cls):
+    X64 = _data(n=200, d=6)
+    out32 = _output(_instance(cls).fit(X64.astype(np.float32)), X64.astype(np.float32))
+    out64 = _output(_instance(cls).fit(X64), X64)
+    assert out32.dtype == np.float32 and out64.dtype == np.float64
+    scale = np.abs(out64).max()
+    np.testing.assert_allclose(out32, out64, atol=1e-4 * scale)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_float32_far_from_origin_matches_float64(cls):
+    rng = np.random.default_rng(1)
+    X64 = 1e6 + rng.normal(size=(500, 4)) * np.array([3.0, 2.0, 1.0, 0.5])
+    X32 = X64.astype(np.float32)
+    a = _instance(cls).fit(X32)
+    b = _instance(cls).fit(X32.astype(np.float64))  # same data values, float64 arithmetic
+    np.testing.assert_allclose(a.mean_, b.mean_, rtol=1e-6)
+    if hasattr(b, "explained_variance_"):
+        np.testing.assert_allclose(a.explained_variance_, b.explained_variance_, rtol=1e-4)
+        np.testing.assert_allclose(np.abs(a.components_ @ b.components_.T), np.eye(2), atol=1e-3)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_input_not_modified_in_any_layout(cls, tmp_path):
+    X = _data(n=50, d=6)
+    variants = {"c": X.copy(), "fortran": np.asfortranarray(X), "strided": _data(n=50, d=12)[:, ::2]}
+    path = tmp_path / "x.npy"
+    np.save(path, X)
+    variants["memmap"] = np.load(path, mmap_mode="r")
+    reference = None
+    for name, data in variants.items():
+        before = np.array(data, copy=True)
+        est = _instance(cls).fit(data)
+        out = _output(est, data)
+        np.testing.assert_array_equal(np.asarray(data), before, err_msg=name)
+        if name != "strided":
+            reference = out if reference is None else reference
+            np.testing.assert_allclose(out, reference, rtol=1e-10, atol=1e-10, err_msg=name)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_constant_column_warns_and_stays_finite(cls):
+    X = _data()
+    X[:, 2] = 4.0
+    with pytest.warns(UserWarning, match=r"zero variance \(columns 2\)"):
+        est = _instance(cls).fit(X)
+    assert np.isfinite(_output(est, X)).all()
+    same = np.ones((10, 3))
+    with pytest.warns(UserWarning, match="identical"):
+        est = _instance(cls).fit(same)
+    assert np.isfinite(_output(est, same)).all()
+    for attr in ("explained_variance_ratio_", "noise_variance_"):
+        if hasattr(est, attr):
+            assert np.isfinite(getattr(est, attr)).all()
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_save_load_round_trip_bit_identical(cls, tmp_path):
+    for dtype in (np.float64, np.float32):
+        X = _data(dtype=dtype)
+        est = _instance(cls).fit(X)
+        path = tmp_path / f"model-{np.dtype(dtype).name}.lowdim"
+        lowdim.save(est, path)
+        loaded = lowdim.load(path)
+        assert type(loaded) is cls
+        a, b = _output(est, X), _output(loaded, X)
+        assert a.dtype == b.dtype == dtype
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_deterministic_and_row_permutation(cls):
+    X = _data(n=60)
+    a = _output(_instance(cls).fit(X), X)
+    b = _output(clone(_instance(cls)).fit(X), X)
+    np.testing.assert_array_equal(a, b)
+    perm = np.random.default_rng(3).permutation(X.shape[0])
+    c = _output(_instance(cls).fit(X[perm]), X)
+    np.testing.assert_allclose(np.abs(c), np.abs(a), rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_transform_rowwise_equals_batch(cls):
+    X = _data(n=30)
+    est = _instance(cls).fit(X)
+    if not hasattr(est, "transform"):
+        pytest.fail(f"{cls.__name__} has no transform")
+    batch = est.transform(X)
+    rows = np.vstack([est.transform(X[i:i + 1]) for i in range(X.shape[0])])
+    np.testing.assert_allclose(rows, batch, rtol=1e-12, atol=1e-12)
+
+
+def test_no_warning_on_clean_data():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for cls in ESTIMATORS:
+            _instance(cls).fit(_data())

@@ -1,0 +1,241 @@
+"""PCA properties: solver equivalence, orthonormality, variance, streaming, sparse."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+from sklearn.decomposition import PCA as SkPCA
+
+from lowdim import PCA, IncrementalPCA, select_n_components
+from lowdim.decomposition import choose_solver
+from lowdim.exceptions import ConvergenceWarning
+
+SOLVERS = ["covariance", "gram", "svd", "randomized", "power", "lanczos"]
+TOL = {np.float64: 1e-8, np.float32: 1e-4}
+
+
+def low_rank(n=300, d=40, rank=8, noise=0.05, seed=0, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    signal = rng.normal(size=(n, rank)) * np.linspace(5, 1, rank)
+    X = signal @ np.linalg.qr(rng.normal(size=(d, rank)))[0].T + noise * rng.normal(size=(n, d))
+    return (X + rng.normal(size=d) * 3).astype(dtype)
+
+
+def fit(solver, X, k, **kw):
+    kw.setdefault("random_state", 0)
+    if solver == "power":
+        kw.setdefault("tol", 1e-10)
+    if solver == "randomized":
+        kw.setdefault("iterated_power", 7)
+    return PCA(k, solver=solver, **kw).fit(X)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return load_digits().data
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_solvers_agree_with_sklearn_up_to_sign(solver, dtype):
+    X = low_rank(dtype=dtype)
+    ref = SkPCA(6, svd_solver="full").fit(X.astype(np.float64))
+    pca = fit(solver, X, 6)
+    assert pca.components_.dtype == dtype and pca.solver_ == solver
+    rtol = TOL[dtype] * (1e3 if solver == "randomized" else 10)
+    np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=rtol)
+    overlap = np.abs(pca.components_.astype(np.float64) @ ref.components_.T)
+    np.testing.assert_allclose(overlap, np.eye(6), atol=max(1e-6, 100 * rtol))
+    np.testing.assert_allclose(pca.mean_, ref.mean_, rtol=TOL[dtype])
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_orthonormal_variance_and_sign_convention(solver, digits):
+    pca = fit(solver, digits, 10)
+    W = pca.components_
+    np.testing.assert_allclose(W @ W.T, np.eye(10), atol=1e-8)
+    Z = pca.transform(digits)
+    np.testing.assert_allclose(Z.var(axis=0, ddof=1), pca.explained_variance_, rtol=1e-6)
+    pivots = np.abs(W).argmax(axis=1)
+    assert (W[np.arange(10), pivots] > 0).all()
+
+
+def test_reconstruction_error_is_sum_of_discarded_eigenvalues(digits):
+    full = PCA(None).fit(digits)
+    n = digits.shape[0]
+    for k in (5, 20, 40):
+        pca = PCA(k).fit(digits)
+        discarded = full.explained_variance_[k:].sum()
+        assert pca.reconstruction_error(digits) == pytest.approx(discarded * (n - 1) / n, rel=1e-8)
+        Xr = pca.inverse_transform(pca.transform(digits))
+        assert np.mean(np.sum((digits - Xr) ** 2, axis=1)) == pytest.approx(discarded * (n - 1) / n, rel=1e-8)
+
+
+@pytest.mark.parametrize("solver", ["covariance", "svd", "gram"])
+def test_whitened_output_has_unit_variance(solver, digits):
+    pca = PCA(15, whiten=True, solver=solver).fit(digits)
+    Z = pca.transform(digits)
+    np.testing.assert_allclose(Z.var(axis=0, ddof=1), 1.0, rtol=1e-8)
+    np.testing.assert_allclose(pca.inverse_transform(Z), PCA(15, solver=solver).fit(digits).inverse_transform(
+        PCA(15, solver=solver).fit(digits).transform(digits)), atol=1e-8)
+
+
+@pytest.mark.parametrize("solver", ["covariance", "svd", "gram", "randomized", "lanczos"])
+def test_standardize_is_pca_of_correlation(solver):
+    X = low_rank() * np.linspace(1, 100, 40)
+    Xs = (X - X.mean(0)) / X.std(0, ddof=1)
+    ref = SkPCA(5).fit(Xs)
+    pca = fit(solver, X, 5, standardize=True)
+    np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=1e-6)
+    np.testing.assert_allclose(pca.transform(X), ref.transform(Xs) * np.sign(
+        np.diag(pca.components_ @ ref.components_.T)), atol=1e-6)
+    np.testing.assert_allclose(pca.inverse_transform(pca.transform(X)), X, rtol=0, atol=np.abs(X).max())
+    assert pca.total_variance_ == pytest.approx(40)
+
+
+def test_standardize_constant_feature_warns_and_is_finite():
+    X = low_rank()
+    X[:, 3] = 7.0
+    with pytest.warns(UserWarning, match="columns 3"):
+        pca = PCA(4, standardize=True).fit(X)
+    assert np.isfinite(pca.transform(X)).all() and pca.total_variance_ == 39
+
+
+@pytest.mark.parametrize("chunks", [[300], [1, 299], [100, 100, 100], [7] * 42 + [6], [150, 2, 148]])
+def test_partial_fit_over_any_chunking_equals_fit(chunks):
+    X = low_rank()
+    batch = PCA(6, solver="covariance").fit(X)
+    stream = PCA(6)
+    start = 0
+    for size in chunks:
+        stream.partial_fit(X[start:start + size])
+        start += size
+    assert stream.n_samples_seen_ == 300
+    np.testing.assert_allclose(stream.components_, batch.components_, atol=1e-10)
+    np.testing.assert_allclose(stream.explained_variance_, batch.explained_variance_, rtol=1e-12)
+    np.testing.assert_allclose(stream.mean_, batch.mean_, rtol=1e-12)
+
+
+def test_fit_from_iterator_and_memmap_equal_batch(tmp_path):
+    X = low_rank(dtype=np.float32)
+    batch = PCA(6, solver="covariance").fit(X)
+    streamed = PCA(6).fit(iter(np.array_split(X, 7)))
+    np.testing.assert_allclose(streamed.components_, batch.components_, atol=1e-5)
+    assert streamed.components_.dtype == np.float32 and streamed.n_samples_seen_ == 300
+    np.save(tmp_path / "x.npy", X)
+    mm = PCA(6, solver="covariance").fit(np.load(tmp_path / "x.npy", mmap_mode="r"))
+    np.testing.assert_array_equal(mm.components_, batch.components_)
+    inc = IncrementalPCA(6, batch_size=17).fit(X)
+    np.testing.assert_allclose(inc.explained_variance_, batch.explained_variance_, rtol=1e-5)
+
+
+@pytest.mark.parametrize("solver", ["covariance", "lanczos", "randomized", "power"])
+def test_sparse_equals_dense_without_densifying(solver):
+    rng = np.random.default_rng(0)
+    S = sp.random(400, 60, density=0.1, format="csr", random_state=1) @ sp.diags(np.linspace(1, 5, 60))
+    dense = fit(solver, S.toarray(), 5)
+    sparse = fit(solver, S, 5)
+    atol = 1e-3 if solver == "randomized" else 1e-6
+    np.testing.assert_allclose(sparse.explained_variance_, dense.explained_variance_, rtol=atol)
+    np.testing.assert_allclose(np.abs(sparse.transform(S)), np.abs(dense.transform(S.toarray())), atol=atol * 10)
+    assert sparse.solver_ == solver
+    del rng
+
+
+def test_sparse_transform_large_input_is_not_densified():
+    S = sp.random(20000, 600, density=0.001, format="csr", random_state=0)
+    pca = PCA(3, solver="lanczos", random_state=0).fit(S)
+    Z = pca.transform(S)  # 12 million cells: transformed through the sparse path
+    ref = PCA(3, solver="covariance").fit(S)
+    np.testing.assert_allclose(np.abs(Z), np.abs(ref.transform(S)), atol=1e-8)
+
+
+def test_gram_equals_covariance_when_wide():
+    X = low_rank(n=50, d=400, rank=10)
+    g, c = PCA(10, solver="gram").fit(X), PCA(10, solver="covariance").fit(X)
+    np.testing.assert_allclose(g.components_, c.components_, atol=1e-9)
+    np.testing.assert_allclose(g.explained_variance_, c.explained_variance_, rtol=1e-10)
+    full = PCA(None, solver="gram").fit(X)
+    assert full.n_components_ == 50 and full.explained_variance_[-1] == pytest.approx(0, abs=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["randomized", "power", "lanczos"])
+def test_determinism_under_seed(solver):
+    X = low_rank()
+    a, b = fit(solver, X, 4, random_state=7), fit(solver, X, 4, random_state=7)
+    np.testing.assert_array_equal(a.components_, b.components_)
+
+
+@pytest.mark.parametrize("solver", ["covariance", "svd", "power"])
+def test_variance_fraction_picks_smallest_k(solver, digits):
+    full = PCA(None).fit(digits)
+    cumulative = np.cumsum(full.explained_variance_ratio_)
+    for fraction in (0.5, 0.8, 0.9, 0.95):
+        pca = fit(solver, digits, fraction)
+        k = pca.n_components_
+        assert cumulative[k - 1] >= fraction and (k == 1 or cumulative[k - 2] < fraction)
+        assert k == SkPCA(fraction).fit(digits).n_components_
+
+
+def test_mle_matches_sklearn_and_recovers_rank():
+    X = low_rank(n=500, d=30, rank=6, noise=0.3)
+    assert PCA("mle").fit(X).n_components_ == SkPCA("mle").fit(X).n_components_ == 6
+    sel = select_n_components(X, "mle")
+    assert sel.n_components == 6 and sel.curve.size == 29
+
+
+def test_select_n_components_cv_and_variance():
+    X = low_rank(n=400, d=20, rank=5, noise=0.2)
+    cv = select_n_components(X, "cv", random_state=0)
+    assert cv.n_components == 5 and np.argmax(cv.curve) == 4
+    var = select_n_components(X, "variance", threshold=0.9)
+    assert var.curve[var.n_components - 1] >= 0.9 and var.curve[var.n_components - 2] < 0.9
+
+
+def test_score_matches_sklearn_probabilistic_pca(digits):
+    for k in (5, 30):
+        ours, ref = PCA(k).fit(digits), SkPCA(k).fit(digits)
+        assert ours.noise_variance_ == pytest.approx(ref.noise_variance_, rel=1e-8)
+        np.testing.assert_allclose(ours.score_samples(digits), ref.score_samples(digits), rtol=1e-8)
+        np.testing.assert_allclose(ours.get_covariance(), ref.get_covariance(), atol=1e-8)
+        np.testing.assert_allclose(ours.get_precision() @ ours.get_covariance(), np.eye(64), atol=1e-6)
+
+
+def test_score_with_standardize_is_a_density_of_the_raw_data():
+    X = low_rank(n=200, d=5, rank=5) * np.array([1, 10, 100, 1000, 0.1])
+    pca = PCA(3, standardize=True).fit(X)
+    C = pca.get_covariance()
+    diff = X - pca.mean_
+    _, logdet = np.linalg.slogdet(C)
+    expected = -0.5 * (5 * np.log(2 * np.pi) + logdet + np.einsum("ij,jk,ik->i", diff, np.linalg.inv(C), diff))
+    np.testing.assert_allclose(pca.score_samples(X), expected, rtol=1e-8)
+
+
+def test_auto_rule_and_sklearn_solver_names():
+    assert choose_solver(70000, 784, 50, False) == "covariance"
+    assert choose_solver(2000, 50000, 50, False) == "gram"
+    assert choose_solver(100000, 50000, 20, True) == "lanczos"
+    assert choose_solver(50000, 20000, 10, False) == "randomized"
+    assert PCA(3, svd_solver="arpack", random_state=0).fit(low_rank()).solver_ == "lanczos"
+    assert PCA(3, svd_solver="full").fit(low_rank()).solver_ == "svd"
+
+
+def test_incompatible_requests_raise_clear_errors():
+    X = low_rank()
+    with pytest.raises(ValueError, match="whole spectrum.*solver='randomized'"):
+        PCA(0.9, solver="randomized").fit(X)
+    with pytest.raises(ValueError, match="lanczos.*n_components < min"):
+        PCA(40, solver="lanczos").fit(X)
+    with pytest.raises(TypeError, match="sparse"):
+        PCA(3, solver="svd").fit(sp.csr_matrix(X))
+    with pytest.raises(ValueError, match="'solver' parameter of PCA must be"):
+        PCA(3, solver="qr").fit(X)
+    with pytest.raises(ValueError, match="'n_components' parameter"):
+        PCA(1.5).fit(X)
+
+
+def test_power_iteration_max_iter_warns():
+    X = low_rank()
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        pca = PCA(3, solver="power", max_iter=2, tol=1e-14, random_state=0).fit(X)
+    assert np.isfinite(pca.components_).all()
