@@ -132,6 +132,7 @@ def check_array(
     allow_nan=False,
     min_samples=1,
     min_features=1,
+    defer_finite=False,
 ):
     """Validate and convert ``X`` to a 2-D float32/float64 array.
 
@@ -149,6 +150,10 @@ def check_array(
         Whether NaN is allowed (infinity never is).
     min_samples, min_features : int
         Smallest allowed shape.
+    defer_finite : bool
+        Skip the NaN/infinity/overflow scan of dense input; the caller promises to call
+        ``check_finite(X)`` unless a result computed from every entry (such as column
+        sums and squared sums) came out finite, which proves the data finite.
 
     Returns
     -------
@@ -187,8 +192,21 @@ def check_array(
     dtype = _as_float_dtype(X.dtype.type)
     if X.dtype != dtype:
         X = X.astype(dtype)
-    _check_finite_dense(X, name, allow_nan)
+    if not defer_finite:
+        _check_finite_dense(X, name, allow_nan)
     return X
+
+
+def check_finite(X, name="X"):
+    """Raise naming the first NaN/infinity, or values too large to square and sum.
+
+    Examples
+    --------
+    >>> check_finite(np.ones((2, 2)))
+    """
+    if sp.issparse(X):
+        X = X.data.reshape(1, -1)
+    _check_finite_dense(X, name, allow_nan=False)
 
 
 def feature_names_of(X):

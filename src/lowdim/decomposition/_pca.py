@@ -46,8 +46,9 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         'covariance': one pass, ``X^T X`` in row blocks, top-k symmetric eigensolver;
         'gram': eigendecomposition of the N x N Gram matrix for D >> N (never D x D);
         'svd': LAPACK SVD of the centred data (most accurate);
-        'randomized': Halko-Martinsson-Tropp range finder, ``3 + 2 * q`` passes over the
-        data (one for the mean) with q = ``iterated_power``;
+        'randomized': Halko-Martinsson-Tropp subspace iteration on the smaller side,
+        ``q + 3`` passes over the data for n > d, ``q + 4`` for n <= d (one for the
+        moments), with q = ``iterated_power``;
         'power': power iteration with deflation, one component at a time, to ``tol``;
         'lanczos': ARPACK on an implicitly centred operator (for sparse input);
         'auto': see ``choose_solver``; the choice is stored in ``solver_``.
@@ -158,11 +159,14 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         validate_params(self)
         if isinstance(X, Iterator):
             return self._fit_chunks(X)
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True)
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True,
+                                  defer_finite=True)
         check_features(self, X_raw, X, reset=True)
         n, d = X.shape
         self._check_n_samples(n, d)
         solver = self._resolve_solver(n, d, sp.issparse(X))
+        # every solver starts from column moments, which are finite exactly when the
+        # data are: the NaN/infinity scan runs only when they are not (defer_finite)
         spectrum = SOLVERS[solver].fit(X, self._solver_k(solver, n, d), self._solver_options(n, d))
         self._set_spectrum(spectrum, X.dtype, solver)
         return self

@@ -4,6 +4,10 @@ Every solver takes validated data and returns a ``Spectrum``: the per-feature me
 scale, the leading eigenvectors of the (standardised) covariance as rows, their
 eigenvalues (ddof = 1) and the total variance, so the estimator never needs to know
 which solver ran. ``choose_solver`` is the documented 'auto' rule.
+
+Dense input arrives without the NaN/infinity scan (``check_array(defer_finite=True)``):
+each solver first computes moments in which every entry takes part, and only when
+they are not finite runs ``check_finite`` to report the first bad position.
 """
 
 from dataclasses import dataclass
@@ -11,14 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
-from scipy.linalg import blas
 
+from .._validation import check_finite
 from ..linalg import (
     CenteredData,
     ScatterAccumulator,
     block_rows,
     column_moments,
     lanczos_eigh,
+    needs_centring,
     power_eigh,
     randomized_svd,
     top_eigh,
@@ -89,39 +94,54 @@ class CovarianceSolver:
     def fit(self, X, k, opts):
         acc = ScatterAccumulator(X.shape[1])
         acc.update(X)
+        if not acc.is_finite():  # NaN, infinity or overflow somewhere: say where
+            check_finite(X)
         return spectrum_from_scatter(acc, k, opts)
 
 
 class GramSolver:
-    """For D >> N: eigendecomposition of ``Xc Xc^T`` (N x N), in column blocks."""
+    """For D >> N: eigendecomposition of the N x N Gram matrix ``Xc Xc^T`` (never D x D).
+
+    Data near the origin: one syrk on the raw data, centred afterwards in float64;
+    otherwise (far from the origin, or standardised) centred column blocks.
+    Components are recovered as ``Xc^T u / sigma``. Two passes plus one for the moments.
+    """
 
     name, sparse_ok, complete = "gram", False, True
 
     def _column_blocks(self, X, mean, scale):
-        n, d = X.shape
-        step = block_rows(n, X.dtype.itemsize)
-        for j in range(0, d, step):
+        step = block_rows(X.shape[0], X.dtype.itemsize)
+        for j in range(0, X.shape[1], step):
             blk = X[:, j:j + step] - mean[j:j + step].astype(X.dtype)
             if scale is not None:
                 blk /= scale[j:j + step].astype(X.dtype)
             yield j, blk
 
+    def _gram(self, X, mean, scale, raw):
+        if raw:
+            gram = (X @ X.T).astype(np.float64)  # numpy calls syrk for a @ a.T
+            r = (X @ mean.astype(X.dtype)).astype(np.float64)
+            return gram - r[:, None] - r[None, :] + mean @ mean
+        gram = np.zeros((X.shape[0], X.shape[0]))
+        for _, blk in self._column_blocks(X, mean, scale):
+            gram += blk @ blk.T
+        return gram
+
     def fit(self, X, k, opts):
         n, d = X.shape
-        mean, variances = column_moments(X)
+        mean, variances = checked_moments(X)
         scale = feature_scale(variances) if opts.standardize else None
-        gram = np.zeros((n, n))
-        syrk = blas.ssyrk if X.dtype == np.float32 else blas.dsyrk
-        for _, blk in self._column_blocks(X, mean, scale):
-            gram += syrk(1.0, blk, trans=0, lower=0)
-        w, U = top_eigh(gram, min(k, n) if k is not None else None)
+        raw = scale is None and not needs_centring(mean, variances, X.dtype)
+        w, U = top_eigh(self._gram(X, mean, scale, raw), min(k, n) if k is not None else None)
         w = np.maximum(w, 0.0)
-        keep = w > w[0] * np.finfo(X.dtype).eps * n if w.size and w[0] > 0 else w > 0
-        sigma = np.sqrt(w)
+        keep = w > (w[0] * np.finfo(X.dtype).eps * n if w.size else 0.0)
+        Uk = (U[:, keep] / np.sqrt(w[keep])).astype(X.dtype)
         components = np.zeros((w.size, d), dtype=X.dtype)
-        Uk = (U[:, keep] / sigma[keep]).astype(X.dtype)
-        for j, blk in self._column_blocks(X, mean, scale):
-            components[keep, j:j + blk.shape[1]] = Uk.T @ blk
+        if raw:
+            components[keep] = Uk.T @ X - np.outer(Uk.sum(axis=0), mean.astype(X.dtype))
+        else:
+            for j, blk in self._column_blocks(X, mean, scale):
+                components[keep, j:j + blk.shape[1]] = Uk.T @ blk
         return Spectrum(mean, variances, scale, components, w / (n - 1), n, k is None)
 
 
@@ -132,7 +152,7 @@ class SVDSolver:
 
     def fit(self, X, k, opts):
         n = X.shape[0]
-        mean, variances = column_moments(X)
+        mean, variances = checked_moments(X)
         scale = feature_scale(variances) if opts.standardize else None
         Xc = X - mean.astype(X.dtype)
         if scale is not None:
@@ -144,9 +164,22 @@ class SVDSolver:
         return Spectrum(mean, variances, scale, Vt, s.astype(np.float64) ** 2 / (n - 1), n, k is None)
 
 
-def _prepare_operator(X, opts):
+def checked_moments(X):
+    """Column mean and variance; non-finite moments mean non-finite (or overflowing)
+    data, so the exact position is looked up only then (see ``defer_finite``)."""
     mean, variances = column_moments(X)
+    if not (np.isfinite(mean).all() and np.isfinite(variances).all()):
+        check_finite(X)
+    return mean, variances
+
+
+def _prepare_operator(X, opts):
+    """Moments and the implicitly centred operator; dense data far from the origin are
+    centred explicitly (one copy), since implicit centring would cancel digits."""
+    mean, variances = checked_moments(X)
     scale = feature_scale(variances) if opts.standardize else None
+    if not sp.issparse(X) and needs_centring(mean, variances, X.dtype):
+        return mean, variances, scale, CenteredData(X - mean.astype(X.dtype), np.zeros_like(mean), scale)
     return mean, variances, scale, CenteredData(X, mean, scale)
 
 
@@ -158,7 +191,8 @@ def resolve_power_iterations(iterated_power, k, n, d):
 
 
 class RandomizedSolver:
-    """Randomized range finder (Halko et al.): ``2 + 2 q`` passes plus one for the mean."""
+    """Randomized subspace iteration (Halko et al.) with q = ``iterated_power``: ``q + 2``
+    fused passes (tall data) or ``q + 3`` (wide data), plus one for the moments."""
 
     name, sparse_ok, complete = "randomized", True, False
 
@@ -166,7 +200,7 @@ class RandomizedSolver:
         n, d = X.shape
         mean, variances, scale, op = _prepare_operator(X, opts)
         q = resolve_power_iterations(opts.iterated_power, k, n, d)
-        _, s, Vt = randomized_svd(op, k, n_oversamples=opts.n_oversamples, n_iter=q, rng=opts.rng)
+        s, Vt = randomized_svd(op, k, n_oversamples=opts.n_oversamples, n_iter=q, rng=opts.rng)
         return Spectrum(mean, variances, scale, Vt, s.astype(np.float64) ** 2 / (n - 1), n, False,
                         n_iter=q + 1)
 

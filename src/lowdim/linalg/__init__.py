@@ -3,7 +3,13 @@ implicit-centering operators and the sign convention."""
 
 from ._eigen import top_eigh
 from ._lanczos import lanczos_eigh
-from ._moments import ScatterAccumulator, block_rows, column_moments, iter_row_blocks
+from ._moments import (
+    ScatterAccumulator,
+    block_rows,
+    column_moments,
+    iter_row_blocks,
+    needs_centring,
+)
 from ._operators import CenteredData
 from ._power import power_eigh
 from ._randomized import randomized_range, randomized_svd
@@ -17,6 +23,7 @@ __all__ = [
     "flip_signs",
     "iter_row_blocks",
     "lanczos_eigh",
+    "needs_centring",
     "power_eigh",
     "randomized_range",
     "randomized_svd",

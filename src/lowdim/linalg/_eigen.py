@@ -7,7 +7,7 @@ import scipy.linalg
 def top_eigh(C, k=None):
     """Largest ``k`` eigenpairs of the symmetric matrix ``C`` (all of them if ``k`` is None).
 
-    For ``k`` well below the size, LAPACK's MRRR driver computes only the requested
+    For ``k`` well below the size, LAPACK's bisection driver (evx) computes only the requested
     eigenvectors; otherwise the divide-and-conquer driver computes all.
 
     Parameters
@@ -38,6 +38,6 @@ def top_eigh(C, k=None):
             w, V = w[d - k:], V[:, d - k:]
     else:
         w, V = scipy.linalg.eigh(
-            C, lower=False, subset_by_index=[d - k, d - 1], driver="evr", check_finite=False
+            C, lower=False, subset_by_index=[d - k, d - 1], driver="evx", check_finite=False
         )
     return w[::-1].copy(), V[:, ::-1].copy()

@@ -9,7 +9,6 @@ precision (no ``E[x^2] - E[x]^2`` cancellation).
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import blas
 
 BLOCK_BYTES = 1 << 25  # ~32 MB of rows per BLAS call
 
@@ -42,21 +41,48 @@ def iter_row_blocks(X, rows=None):
         yield X[start:start + rows]
 
 
-def _block_scatter(block):
-    """Mean (float64) and upper-triangular centered scatter (float64) of one block."""
-    if sp.issparse(block):
-        mean = np.asarray(block.mean(axis=0, dtype=np.float64)).ravel()
-        gram = (block.T @ block).toarray().astype(np.float64)
-        scatter = gram - block.shape[0] * np.outer(mean, mean)
-        return mean, np.triu(scatter)
+# Centre each block explicitly when mean^2 / variance exceeds this for some feature:
+# beyond it, the raw ``X^T X - n m m^T`` would lose more than ~2 digits in the block's dtype.
+_CANCELLATION_RATIO = {np.dtype(np.float32): 1e2, np.dtype(np.float64): 1e6}
+
+
+def _sparse_block_scatter(block):
+    mean = np.asarray(block.mean(axis=0, dtype=np.float64)).ravel()
+    gram = (block.T @ block).toarray().astype(np.float64)
+    return mean, gram - block.shape[0] * np.outer(mean, mean)
+
+
+def _dense_block_scatter(block, centre):
+    """Mean and centred scatter (float64) of one block, by one syrk in the block's dtype.
+
+    ``centre``: subtract the (rounded) block mean first, which is exact for data far
+    from the origin; otherwise use ``X^T X - n m m^T``, which saves a copy of the block.
+    """
+    nb = block.shape[0]
     mean = block.mean(axis=0, dtype=np.float64)
+    if not centre:
+        return mean, (block.T @ block).astype(np.float64) - nb * np.outer(mean, mean)
     shift = mean.astype(block.dtype)  # rounded mean: x - shift is exact for float32 data
-    syrk = blas.ssyrk if block.dtype == np.float32 else blas.dsyrk
-    scatter = syrk(1.0, block - shift, trans=1, lower=0).astype(np.float64, copy=False)
+    centered = block - shift
+    scatter = (centered.T @ centered).astype(np.float64)  # numpy calls syrk for a.T @ a
     offset = mean - shift  # scatter about the exact mean = scatter about shift - n offset offset^T
     if offset.any():
-        scatter -= np.triu(np.outer(offset, offset * block.shape[0]))
+        scatter -= np.outer(offset, offset * nb)
     return mean, scatter
+
+
+def needs_centring(mean, var, dtype):
+    """Whether raw second moments (``X^T X - n m m^T``) would cancel badly for such data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> needs_centring(np.array([1e6]), np.array([1.0]), np.float32)
+    True
+    """
+    m2 = mean**2
+    constant_nonzero = np.any((var <= 0) & (m2 > 0))
+    return bool(constant_nonzero or np.any(m2 > _CANCELLATION_RATIO[np.dtype(dtype)] * var))
 
 
 class ScatterAccumulator:
@@ -80,34 +106,59 @@ class ScatterAccumulator:
     def __init__(self, n_features):
         self.n = 0
         self.mean = np.zeros(n_features)
-        self._upper = np.zeros((n_features, n_features))
+        self._scatter = np.zeros((n_features, n_features))
+        self._centre = None  # decided from the first dense block
 
     def update(self, X, rows=None):
-        """Add the rows of ``X`` (dense or sparse), block by block."""
-        for block in iter_row_blocks(X, rows):
+        """Add the rows of ``X`` (dense or sparse), block by block.
+
+        Once the first dense block shows that raw moments are safe, the rest of an
+        in-memory array goes through one BLAS call (no copies to bound).
+        """
+        for block in self._blocks(X, rows):
             nb = block.shape[0]
             if nb == 0:
                 continue
-            mean_b, scatter_b = _block_scatter(block)
+            if sp.issparse(block):
+                mean_b, scatter_b = _sparse_block_scatter(block)
+            else:
+                mean_b, scatter_b = _dense_block_scatter(block, self._centre is not False)
+                if self._centre is None:
+                    self._centre = needs_centring(mean_b, np.diag(scatter_b) / nb, block.dtype)
             self._merge(nb, mean_b, scatter_b)
+
+    def _blocks(self, X, rows):
+        blocks = iter_row_blocks(X, rows)
+        first = next(blocks, None)
+        if first is None:
+            return
+        yield first
+        if self._centre is False and rows is None and isinstance(X, np.ndarray) \
+                and not isinstance(X, np.memmap) and first.shape[0] < X.shape[0]:
+            yield X[first.shape[0]:]
+            return
+        yield from blocks
 
     def _merge(self, nb, mean_b, scatter_b):
         na, n = self.n, self.n + nb
         delta = mean_b - self.mean
-        self._upper += scatter_b
+        self._scatter += scatter_b
         if na:
-            self._upper += np.triu(np.outer(delta, delta * (na * nb / n)))
+            self._scatter += np.outer(delta, delta * (na * nb / n))
         self.mean += delta * (nb / n)
         self.n = n
 
     def scatter(self):
-        """The full symmetric scatter matrix (float64)."""
-        upper = self._upper
-        return upper + np.triu(upper, 1).T
+        """The symmetric scatter matrix (float64)."""
+        return self._scatter.copy()
+
+    def is_finite(self):
+        """False when some input was NaN/infinite or squares overflowed."""
+        return bool(np.isfinite(self.mean).all() and np.isfinite(np.diag(self._scatter)).all())
 
     def variances(self, ddof=1):
         """Per-feature variances with ``ddof`` degrees of freedom removed."""
-        return np.diag(self._upper) / max(self.n - ddof, 1)
+        return np.diag(self._scatter) / max(self.n - ddof, 1)
 
     def covariance(self, ddof=1):
         """The covariance matrix (float64)."""
@@ -115,9 +166,11 @@ class ScatterAccumulator:
 
 
 def column_moments(X):
-    """Per-column mean and variance (ddof=1) in float64, in one blocked pass.
+    """Per-column mean and variance (ddof=1) in float64, in one parallel pass.
 
-    Works for dense arrays, memory maps and sparse matrices without densifying.
+    Dense data goes through a numba kernel that sums ``x - x0`` and ``(x - x0)^2`` in
+    float64, with ``x0`` the first row (so data far from the origin keeps its
+    precision); sparse matrices are never densified.
 
     Examples
     --------
@@ -132,15 +185,12 @@ def column_moments(X):
         sq = np.asarray(X.multiply(X).sum(axis=0, dtype=np.float64)).ravel()
         var = (sq - n * mean**2) / max(n - 1, 1)
         return mean, np.maximum(var, 0.0)
-    count, mean, m2 = 0, np.zeros(X.shape[1]), np.zeros(X.shape[1])
-    for block in iter_row_blocks(X):
-        nb = block.shape[0]
-        mb = block.mean(axis=0, dtype=np.float64)
-        centered = block - mb.astype(block.dtype)
-        m2b = np.einsum("ij,ij->j", centered, centered, dtype=np.float64)
-        total = count + nb
-        delta = mb - mean
-        m2 += m2b + delta**2 * (count * nb / total)
-        mean += delta * (nb / total)
-        count = total
-    return mean, m2 / max(n - 1, 1)
+    from .._kernels.moments import shifted_column_sums
+
+    shift = np.asarray(X[0], dtype=np.float64)
+    n_chunks = max(1, min(64, n // 1024))
+    s1, s2 = shifted_column_sums(X, shift, n_chunks)
+    s1, s2 = s1.sum(axis=0), s2.sum(axis=0)
+    mean = shift + s1 / n
+    var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - 1, 1)
+    return mean, var

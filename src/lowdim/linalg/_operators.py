@@ -1,6 +1,7 @@
 """Implicitly centered (and scaled) data operators: never materialise X - mean."""
 
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 
@@ -17,6 +18,7 @@ class CenteredData:
     Examples
     --------
     >>> import numpy as np
+import scipy.sparse as sp
     >>> X = np.arange(6.0).reshape(3, 2)
     >>> op = CenteredData(X, X.mean(0))
     >>> bool(np.allclose(op.matmat(np.eye(2)), X - X.mean(0)))
@@ -50,6 +52,49 @@ class CenteredData:
         if self._inv_scale is not None:
             out *= self._inv_scale[:, None]
         return out
+
+    def gram_matmat(self, P, block_bytes=1 << 23):
+        """``Xc^T Xc P`` for P of shape (d, m), fused over row blocks (one pass).
+
+        Uses ``Xc^T Xc = X^T X - n m m^T`` (callers centre explicitly when the data
+        are far from the origin, see ``needs_centring``).
+        """
+        X, n = self.X, self.shape[0]
+        P = np.asarray(P, dtype=self.dtype)
+        Ps = P if self._inv_scale is None else P * self._inv_scale[:, None]
+        if sp.issparse(X):
+            Z = np.asarray(X.T @ (X @ Ps))
+        else:
+            Z = np.zeros((self.shape[1], P.shape[1]), dtype=self.dtype)
+            rows = max(64, block_bytes // max(1, self.shape[1] * X.dtype.itemsize))
+            for start in range(0, n, rows):
+                Xb = X[start:start + rows]
+                Z += Xb.T @ (Xb @ Ps)
+        self.n_products += 2
+        Z -= np.outer(self._mean, n * (self._mean @ Ps)).astype(self.dtype, copy=False)
+        if self._inv_scale is not None:
+            Z *= self._inv_scale[:, None]
+        return Z
+
+    def cogram_matmat(self, P, block_bytes=1 << 23):
+        """``Xc Xc^T P`` for P of shape (n, m), fused over column blocks (one pass)."""
+        X = self.X
+        P = np.asarray(P, dtype=self.dtype)
+        mean = self._mean if self._inv_scale is None else self._mean * self._inv_scale
+        if sp.issparse(X) or self._inv_scale is not None:
+            return self.matmat(self.rmatmat(P))
+        Z = np.zeros_like(P)
+        r = np.zeros(self.shape[0], dtype=self.dtype)
+        cols = max(64, block_bytes // max(1, self.shape[0] * X.dtype.itemsize))
+        for start in range(0, self.shape[1], cols):
+            Xj = X[:, start:start + cols]
+            Z += Xj @ (Xj.T @ P)
+            r += Xj @ mean[start:start + cols]
+        self.n_products += 2
+        ones_p = P.sum(axis=0)
+        Z -= np.outer(r, ones_p) + np.outer(np.ones(len(r), dtype=self.dtype), r @ P)
+        Z += (mean @ mean) * ones_p[None, :]
+        return Z
 
     def covariance_operator(self):
         """``Xc.T @ Xc / (n - 1)`` as a scipy ``LinearOperator`` of shape (d, d)."""

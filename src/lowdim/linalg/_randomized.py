@@ -1,4 +1,14 @@
-"""Randomized range finder and truncated SVD (Halko, Martinsson & Tropp, 2011)."""
+"""Randomized truncated SVD (Halko, Martinsson & Tropp, 2011), iterating on the small side.
+
+With ``m = min(n, d)``, the subspace iteration runs on the m x m operator
+``M = Xc Xc^T`` (n <= d) or ``Xc^T Xc`` (d < n), each application one fused pass over
+the data (row or column blocks that stay in cache), re-orthonormalised (QR of an
+m x l block) after every application, which keeps float32 stable. A last application
+gives the Rayleigh-Ritz problem whose l x l eigendecomposition (in float64) yields the
+singular values and vectors.
+
+Passes over the data: ``n_iter + 2`` for tall data, ``n_iter + 3`` for wide data.
+"""
 
 import numpy as np
 import scipy.linalg
@@ -10,47 +20,46 @@ def _orthonormalize(Y):
 
 
 def randomized_range(op, size, n_iter, rng):
-    """Orthonormal basis ``Q`` (n x size) approximating the range of ``op``.
-
-    Subspace iteration with re-orthonormalisation after every product, so the basis
-    stays accurate in float32 too. Passes over the data: ``1 + 2 * n_iter``.
+    """Orthonormal basis (m x size) of the dominant invariant subspace of the small-side
+    operator ``Xc Xc^T`` (n <= d) or ``Xc^T Xc`` (d < n).
 
     Parameters
     ----------
     op : CenteredData-like
-        Provides ``shape``, ``dtype``, ``matmat`` and ``rmatmat``.
+        Provides ``shape``, ``dtype``, ``gram_matmat`` and ``cogram_matmat``.
     size : int
         Number of basis vectors (rank + oversampling).
     n_iter : int
-        Number of power (subspace) iterations.
+        Power iterations beyond the first application (one fused pass each).
     rng : numpy.random.Generator
 
     Returns
     -------
-    ndarray of shape (n, size)
+    ndarray of shape (min(n, d), size)
 
     Examples
     --------
     >>> import numpy as np
     >>> from lowdim.linalg import CenteredData
     >>> X = np.random.default_rng(0).normal(size=(50, 8))
-    >>> Q = randomized_range(CenteredData(X, X.mean(0)), 4, 2, np.random.default_rng(0))
-    >>> bool(np.allclose(Q.T @ Q, np.eye(4)))
+    >>> P = randomized_range(CenteredData(X, X.mean(0)), 4, 2, np.random.default_rng(0))
+    >>> bool(np.allclose(P.T @ P, np.eye(4)))
     True
     """
-    d = op.shape[1]
-    omega = rng.standard_normal(size=(d, size)).astype(op.dtype, copy=False)
-    Q = _orthonormalize(op.matmat(omega))
-    for _ in range(n_iter):
-        Q = _orthonormalize(op.rmatmat(Q))
-        Q = _orthonormalize(op.matmat(Q))
-    return Q
+    n, d = op.shape
+    apply = op.cogram_matmat if n <= d else op.gram_matmat
+    P = rng.standard_normal(size=(min(n, d), size)).astype(op.dtype, copy=False)
+    for _ in range(n_iter + 1):
+        P = _orthonormalize(apply(P))
+    return P
 
 
 def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng):
-    """Top-``k`` singular triplets of ``op`` by the randomized range finder.
+    """Top-``k`` singular values and right singular vectors of ``op``.
 
-    Passes over the data: ``2 + 2 * n_iter`` (range finder plus one projection).
+    After the subspace iteration, one more application ``Z = M P`` gives the
+    Rayleigh-Ritz matrix ``P^T Z`` (l x l, solved in float64): its eigenvalues are the
+    squared singular values. Wide data need one more pass for the right vectors.
 
     Parameters
     ----------
@@ -65,23 +74,33 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng):
 
     Returns
     -------
-    U : ndarray of shape (n, k)
     s : ndarray of shape (k,)
+        Singular values, descending (float64).
     Vt : ndarray of shape (k, d)
+        Right singular vectors as rows (dtype of ``op``).
 
     Examples
     --------
     >>> import numpy as np
     >>> from lowdim.linalg import CenteredData
     >>> X = np.random.default_rng(0).normal(size=(40, 6))
-    >>> s = randomized_svd(CenteredData(X, X.mean(0)), 2, rng=np.random.default_rng(0))[1]
+    >>> s = randomized_svd(CenteredData(X, X.mean(0)), 2, rng=np.random.default_rng(0))[0]
     >>> bool(np.allclose(s, np.linalg.svd(X - X.mean(0), compute_uv=False)[:2]))
     True
     """
     n, d = op.shape
     size = min(k + n_oversamples, n, d)
-    Q = randomized_range(op, size, n_iter, rng)
-    B = op.rmatmat(Q).T  # (size, d) = Q^T Xc
-    Ub, s, Vt = scipy.linalg.svd(B, full_matrices=False, check_finite=False)
-    U = Q @ Ub
-    return U[:, :k], s[:k], Vt[:k]
+    P = randomized_range(op, size, n_iter, rng)
+    wide = n <= d
+    Z = (op.cogram_matmat if wide else op.gram_matmat)(P)
+    P64 = P.astype(np.float64)
+    H = P64.T @ Z.astype(np.float64)
+    w, W = scipy.linalg.eigh((H + H.T) / 2, check_finite=False)
+    w, W = np.maximum(w[::-1][:k], 0.0), W[:, ::-1][:, :k]
+    s = np.sqrt(w)
+    basis = P64 @ W
+    if wide:  # basis holds left singular vectors: V = Xc^T U / s
+        V = op.rmatmat(basis.astype(op.dtype)).astype(np.float64) / np.where(s > 0, s, 1.0)
+    else:
+        V = basis
+    return s, V.T.astype(op.dtype)

@@ -1,0 +1,37 @@
+"""Column moments in one parallel pass (float64 accumulation of shifted values)."""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True, fastmath=False)
+def shifted_column_sums(X, shift, n_chunks):
+    """Per-chunk sums of ``x - shift`` and ``(x - shift)^2`` over rows, in float64.
+
+    Parameters
+    ----------
+    X : 2-D float32/float64 array (n, d)
+    shift : float64 array (d,)
+        A value near each column's mean (e.g. the first row) to avoid cancellation.
+    n_chunks : int
+        Row chunks processed in parallel.
+
+    Returns
+    -------
+    s1, s2 : float64 arrays of shape (n_chunks, d)
+    """
+    n, d = X.shape
+    s1 = np.zeros((n_chunks, d))
+    s2 = np.zeros((n_chunks, d))
+    rows = (n + n_chunks - 1) // n_chunks
+    for c in prange(n_chunks):
+        stop = min(n, (c + 1) * rows)
+        a1 = s1[c]
+        a2 = s2[c]
+        for i in range(c * rows, stop):
+            row = X[i]
+            for j in range(d):
+                v = row[j] - shift[j]
+                a1[j] += v
+                a2[j] += v * v
+    return s1, s2

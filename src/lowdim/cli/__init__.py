@@ -1,0 +1,1 @@
+"""The ``lowdim`` command line: thin front end over the public API."""

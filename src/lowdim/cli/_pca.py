@@ -1,0 +1,78 @@
+"""``lowdim pca``: fit PCA, print the variance table, write projection and scree plot."""
+
+import json
+
+import numpy as np
+
+from ._common import UsageError, add_data_arguments, check_outputs, load_data
+
+HELP = "principal component analysis with a variance table and scree plot"
+
+
+def add_arguments(parser):
+    add_data_arguments(parser)
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("-k", "--n-components", type=int, help="number of components")
+    size.add_argument("--variance", type=float, help="keep the smallest k explaining this fraction (0-1)")
+    size.add_argument("--select", choices=["mle", "cv"], help="choose k by Minka's MLE or cross-validation")
+    parser.add_argument("--solver", default="auto",
+                        choices=["auto", "covariance", "gram", "svd", "randomized", "power", "lanczos"])
+    parser.add_argument("--scree", metavar="PNG", help="write a scree plot")
+    parser.add_argument("--embedding-dims", type=int,
+                        help="write only the first D projected coordinates (default: all kept)")
+
+
+def _n_components(args, X):
+    if args.variance is not None:
+        if not 0 < args.variance < 1:
+            raise UsageError(f"--variance must be between 0 and 1; got {args.variance}.")
+        return args.variance
+    if args.select == "mle":
+        return "mle"
+    if args.select == "cv":
+        from ..decomposition import select_n_components
+
+        return select_n_components(X, "cv", random_state=args.seed).n_components
+    if args.n_components is not None:
+        return args.n_components
+    return min(10, *X.shape)
+
+
+def format_table(pca):
+    """The explained-variance table as text."""
+    lines = [f"{'component':>9}  {'variance':>12}  {'ratio':>8}  {'cumulative':>10}"]
+    cumulative = np.cumsum(pca.explained_variance_ratio_)
+    for i, (v, r, c) in enumerate(zip(pca.explained_variance_, pca.explained_variance_ratio_, cumulative)):
+        lines.append(f"{i + 1:>9}  {v:>12.6g}  {r:>8.4f}  {c:>10.4f}")
+    return "\n".join(lines)
+
+
+def run(args, say):
+    from ..decomposition import PCA
+
+    check_outputs(args, args.output, args.scree)
+    X, _, _ = load_data(args, say)
+    pca = PCA(_n_components(args, X), solver=args.solver, standardize=args.standardize,
+              random_state=args.seed, verbose=not args.quiet)
+    Z = pca.fit_transform(X)
+    say(f"PCA of {X.shape[0]} x {X.shape[1]} data, solver '{pca.solver_}', kept {pca.n_components_} "
+        f"components explaining {pca.explained_variance_ratio_.sum():.2%} of the variance")
+    say(format_table(pca))
+    dims = pca.n_components_ if args.embedding_dims is None else args.embedding_dims
+    if not 1 <= dims <= pca.n_components_:
+        raise UsageError(f"--embedding-dims must be between 1 and {pca.n_components_}; got {dims}.")
+    if args.output:
+        from ..io._tables import write_csv
+
+        write_csv(args.output, Z[:, :dims], [f"PC{i + 1}" for i in range(dims)], overwrite=True)
+        say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
+    if args.scree:
+        from ..plot import scree_plot
+
+        scree_plot(pca.explained_variance_ratio_, args.scree, title="PCA scree plot")
+        say(f"wrote {args.scree}")
+    if args.json:
+        print(json.dumps({"command": "pca", "solver": pca.solver_, "n_components": pca.n_components_,
+                          "explained_variance_ratio": pca.explained_variance_ratio_.tolist(),
+                          "output": args.output, "scree": args.scree}))
+    return 0

@@ -1,0 +1,72 @@
+"""Entry point of the ``lowdim`` console script.
+
+Commands live in their own modules (``COMMANDS``), each with ``HELP``,
+``add_arguments(parser)`` and ``run(args, say) -> exit code``; adding a command means
+adding one line here. Exit codes: 0 ok, 2 bad input or usage, 1 internal error.
+"""
+
+import argparse
+import sys
+from importlib import import_module
+
+COMMANDS = {"pca": "lowdim.cli._pca"}
+
+
+def build_parser():
+    """The argument parser with one sub-parser per registered command."""
+    parser = argparse.ArgumentParser(prog="lowdim", description="Dimensionality reduction and "
+                                     "unsupervised structure discovery.")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        mod = import_module(module)
+        mod.add_arguments(sub.add_parser(name, help=mod.HELP, description=mod.HELP))
+    return parser
+
+
+def main(argv=None):
+    """Run the CLI; returns the exit code.
+
+    Examples
+    --------
+    >>> main(["pca", "--dataset", "iris", "-k", "2", "--quiet"])
+    0
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    quiet = getattr(args, "quiet", False) or getattr(args, "json", False)
+
+    def say(message):
+        if not quiet:
+            print(message)
+
+    import warnings
+
+    from threadpoolctl import threadpool_limits
+
+    warnings.formatwarning = lambda message, *_a, **_k: f"lowdim {args.command}: warning: {message}\n"
+
+    from ._common import UsageError
+
+    expected = (UsageError, ValueError, TypeError, FileExistsError, OSError, MemoryError)
+    try:
+        with threadpool_limits(limits=getattr(args, "threads", None)):
+            return import_module(COMMANDS[args.command]).run(args, say)
+    except expected as exc:
+        if args.debug:
+            raise
+        print(f"lowdim {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+        if args.debug:
+            raise
+        print(f"lowdim {args.command}: internal error: {type(exc).__name__}: {exc} "
+              "(rerun with --debug for a traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

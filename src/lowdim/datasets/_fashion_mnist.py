@@ -1,0 +1,47 @@
+"""Fashion-MNIST from the Debian package ``dataset-fashion-mnist`` (no download)."""
+
+import gzip
+import os
+
+import numpy as np
+
+DEFAULT_DIR = "/usr/share/datasets/fashion-mnist"
+
+
+def _read_idx(path):
+    with gzip.open(path, "rb") as fh:
+        data = fh.read()
+    ndim = data[3]
+    shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape)
+
+
+def load_fashion_mnist(directory=DEFAULT_DIR, dtype=np.float32):
+    """All 70,000 Fashion-MNIST images as a (70000, 784) array in [0, 1], and labels.
+
+    Parameters
+    ----------
+    directory : str
+        Where the Debian package put the files.
+    dtype : numpy dtype
+
+    Returns
+    -------
+    X : ndarray of shape (70000, 784)
+    y : ndarray of shape (70000,)
+
+    Examples
+    --------
+    >>> X, y = load_fashion_mnist()  # doctest: +SKIP
+    """
+    names = ["train-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte.gz",
+             "train-labels-idx1-ubyte.gz", "t10k-labels-idx1-ubyte.gz"]
+    paths = [os.path.join(directory, n) for n in names]
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise FileNotFoundError(f"Fashion-MNIST not found ({missing[0]}); install it with "
+                                "'apt-get install -y dataset-fashion-mnist'.")
+    images = [_read_idx(p).reshape(-1, 784) for p in paths[:2]]
+    labels = [_read_idx(p) for p in paths[2:]]
+    X = np.vstack(images).astype(dtype) / dtype(255)
+    return X, np.concatenate(labels).astype(np.int64)
