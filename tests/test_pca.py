@@ -239,3 +239,29 @@ def test_power_iteration_max_iter_warns():
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         pca = PCA(3, solver="power", max_iter=2, tol=1e-14, random_state=0).fit(X)
     assert np.isfinite(pca.components_).all()
+
+
+def test_partial_fit_defers_the_decomposition_and_fit_resets():
+    X = low_rank()
+    stream = PCA(4)
+    for chunk in np.array_split(X, 5):
+        stream.partial_fit(chunk)
+    assert "components_" not in vars(stream)  # nothing decomposed yet
+    batch = PCA(4, solver="covariance").fit(X)
+    np.testing.assert_allclose(stream.transform(X), batch.transform(X), atol=1e-9)
+    assert "components_" in vars(stream) and stream.n_samples_seen_ == 300
+    stream.fit(X[:100])  # fit forgets the streamed moments ...
+    assert stream.n_samples_seen_ == 100 and stream.solver_ == "covariance"
+    stream.partial_fit(X[100:])  # ... and partial_fit continues from the covariance fit
+    np.testing.assert_allclose(stream.explained_variance_, batch.explained_variance_, rtol=1e-10)
+    with pytest.raises(ValueError, match="solver='svd', which keeps none"):
+        PCA(3, solver="svd").fit(X).partial_fit(X)
+
+
+def test_save_after_partial_fit_completes_the_model(tmp_path):
+    X = low_rank()
+    stream = PCA(3).partial_fit(X[:150]).partial_fit(X[150:])
+    import lowdim
+
+    lowdim.save(stream, tmp_path / "m.lowdim")
+    np.testing.assert_array_equal(lowdim.load(tmp_path / "m.lowdim").transform(X), stream.transform(X))

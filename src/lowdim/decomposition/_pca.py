@@ -17,6 +17,11 @@ from ._n_components import resolve_n_components
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
 
+# fitted attributes that partial_fit leaves to be computed on first access
+_DEFERRED = ("components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
+             "mean_", "scale_", "noise_variance_", "total_variance_", "n_components_",
+             "n_samples_", "solver_", "n_iter_")
+
 _SKLEARN_SOLVER_NAMES = {"auto": "auto", "full": "svd", "covariance_eigh": "covariance",
                          "arpack": "lanczos", "randomized": "randomized"}
 
@@ -157,6 +162,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        for attr in ("_accumulator", "_pending_dtype", "n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(attr, None)  # fit starts afresh, also after partial_fit
         if isinstance(X, Iterator):
             return self._fit_chunks(X)
         X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True,
@@ -174,9 +181,6 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     def _fit_chunks(self, chunks):
         from tqdm.auto import tqdm
 
-        for attr in ("_accumulator", "n_features_in_", "feature_names_in_"):
-            if hasattr(self, attr):
-                delattr(self, attr)
         dtype = None
         for chunk in tqdm(chunks, desc="PCA chunks", unit="chunk", disable=not self.verbose):
             block = self._accumulate(chunk)
@@ -187,11 +191,14 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self
 
     def partial_fit(self, X, y=None):
-        """Add the rows of ``X`` to exact running moments and refit the components.
+        """Add the rows of ``X`` to exact running moments.
 
         Any split of the data into ``partial_fit`` calls gives the same model as one
-        ``fit`` with the covariance solver (up to rounding). The fitted attributes appear
-        once at least ``max(2, n_components)`` rows have been seen.
+        ``fit`` with the covariance solver (up to rounding). The eigendecomposition is
+        deferred: it runs once, when a fitted attribute (``components_``, ...) or a
+        method that needs it is first used after the last ``partial_fit``, so streaming
+        many chunks costs one pass over the data plus one eigendecomposition. At least
+        ``max(2, n_components)`` rows must have been seen by then.
 
         Parameters
         ----------
@@ -202,16 +209,35 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        if not hasattr(self, "_accumulator"):
+        if "_accumulator" not in self.__dict__:
+            if "solver_" in self.__dict__:
+                raise ValueError(f"partial_fit continues exact running moments, but this model "
+                                 f"was fitted with solver={self.solver_!r}, which keeps none; fit "
+                                 "with solver='covariance' first, or use a fresh estimator.")
             validate_params(self)
         block = self._accumulate(X)
-        k = self.n_components if isinstance(self.n_components, numbers.Integral) else 1
-        if self._accumulator.n >= max(2, k):  # until then there is nothing to decompose
-            self._finish_streaming(block.dtype)
+        for name in _DEFERRED:
+            self.__dict__.pop(name, None)
+        self._pending_dtype = block.dtype if self.__dict__.get("_pending_dtype") is None \
+            else np.result_type(self._pending_dtype, block.dtype)
+        self.n_samples_seen_ = self._accumulator.n
         return self
 
+    def __getattr__(self, name):
+        # fitted attributes after partial_fit are computed on first access
+        pending = self.__dict__.get("_pending_dtype")
+        if pending is None or name not in _DEFERRED:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._finish_streaming(pending)
+        return self.__dict__[name]
+
+    def _sync_fitted(self):
+        """Complete any deferred decomposition (used before saving)."""
+        if self.__dict__.get("_pending_dtype") is not None:
+            self._finish_streaming(self._pending_dtype)
+
     def _accumulate(self, X):
-        first = not hasattr(self, "_accumulator")
+        first = "_accumulator" not in self.__dict__
         X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True)
         check_features(self, X_raw, X, reset=first)
         if first:
@@ -220,6 +246,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return X
 
     def _finish_streaming(self, dtype):
+        self._pending_dtype = None
         acc = self._accumulator
         n, d = acc.n, acc.mean.size
         self._check_n_samples(n, d)
@@ -293,6 +320,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.n_samples_ = self.n_samples_seen_ = int(n)
         self.solver_ = solver
         self.n_iter_ = int(spectrum.n_iter)
+        if spectrum.accumulator is not None:
+            self._accumulator = spectrum.accumulator  # partial_fit may continue from here
 
     # ------------------------------------------------------------------ using the model
     def _centered(self, X):

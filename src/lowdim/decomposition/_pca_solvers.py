@@ -45,6 +45,7 @@ class Spectrum:
     n_samples: int
     complete: bool
     n_iter: int = 1
+    accumulator: object = None  # exact moments, when the solver built them (streaming)
 
     @property
     def total_variance(self):
@@ -83,7 +84,8 @@ def spectrum_from_scatter(acc, k, opts):
         scale = feature_scale(variances)
         cov /= np.outer(scale, scale)
     w, V = top_eigh(cov, k)
-    return Spectrum(acc.mean, variances, scale, V.T, np.maximum(w, 0.0), acc.n, k is None)
+    return Spectrum(acc.mean, variances, scale, V.T, np.maximum(w, 0.0), acc.n, k is None,
+                    accumulator=acc)
 
 
 class CovarianceSolver:

@@ -89,6 +89,8 @@ def save(estimator, path):
         if not _is_jsonable(value):
             raise TypeError(f"cannot save parameter {key}={value!r}: only JSON values can be saved.")
         params[key] = value
+    if hasattr(type(estimator), "_sync_fitted"):
+        estimator._sync_fitted()
     arrays, plain = _split_state(estimator)
     manifest = {"format": "lowdim-model", "format_version": FORMAT_VERSION, "class": cls,
                 "params": params, "attributes": plain, "arrays": {}}

@@ -103,7 +103,15 @@ import scipy.sparse as sp
         def apply(v):
             return self.rmatmat(self.matmat(v)) / (n - 1)
 
-        def matvec(v):
-            return apply(np.reshape(v, (d, 1))).ravel()
+        def matvec(v):  # 1-D products skip the 2-D overheads (ARPACK calls this)
+            v = np.asarray(v, dtype=self.dtype).ravel()
+            if self._inv_scale is not None:
+                v = v * self._inv_scale
+            y = np.asarray(self.X @ v) - self._mean @ v
+            z = np.asarray(self.X.T @ y) - self._mean * y.sum()
+            if self._inv_scale is not None:
+                z *= self._inv_scale
+            self.n_products += 2
+            return z / (n - 1)
 
         return spla.LinearOperator((d, d), matvec=matvec, matmat=apply, dtype=self.dtype)
