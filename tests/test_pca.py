@@ -265,3 +265,29 @@ def test_save_after_partial_fit_completes_the_model(tmp_path):
 
     lowdim.save(stream, tmp_path / "m.lowdim")
     np.testing.assert_array_equal(lowdim.load(tmp_path / "m.lowdim").transform(X), stream.transform(X))
+
+
+def test_partial_fit_rejects_bad_chunk_and_keeps_state():
+    X = low_rank()
+    stream = PCA(3).partial_fit(X[:100])
+    bad = X[100:200].copy()
+    bad[5, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN at row 5, column 2"):
+        stream.partial_fit(bad)
+    stream.partial_fit(X[100:])
+    np.testing.assert_allclose(stream.explained_variance_,
+                               PCA(3, solver="covariance").fit(X).explained_variance_, rtol=1e-10)
+
+
+def test_accumulator_modes_agree_near_and_far_from_origin():
+    from lowdim.linalg import ScatterAccumulator
+
+    rng = np.random.default_rng(0)
+    for offset in (0.0, 1e6):
+        X = (offset + rng.normal(size=(3000, 5))).astype(np.float32)
+        acc = ScatterAccumulator(5)
+        for chunk in np.array_split(X, 7):
+            acc.update(chunk)
+        ref = np.cov(X.astype(np.float64).T)
+        np.testing.assert_allclose(acc.covariance(), ref, rtol=1e-5, atol=1e-6)
+        assert acc.n == 3000 and acc._centre == (offset > 0)

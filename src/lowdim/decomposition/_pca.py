@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array, check_features
+from .._validation import check_array, check_features, check_finite
 from ..linalg import ScatterAccumulator, flip_signs
 from ._n_components import resolve_n_components
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
@@ -238,11 +238,12 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _accumulate(self, X):
         first = "_accumulator" not in self.__dict__
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True)
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True,
+                                  defer_finite=True)
         check_features(self, X_raw, X, reset=first)
         if first:
             self._accumulator = ScatterAccumulator(X.shape[1])
-        self._accumulator.update(X)
+        self._accumulator.update(X, on_nonfinite=lambda: check_finite(X))
         return X
 
     def _finish_streaming(self, dtype):

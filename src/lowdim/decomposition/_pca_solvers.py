@@ -25,6 +25,8 @@ from ..linalg import (
     lanczos_eigh,
     needs_centring,
     power_eigh,
+    symmetrize,
+    syrk_upper,
     randomized_svd,
     top_eigh,
 )
@@ -95,9 +97,7 @@ class CovarianceSolver:
 
     def fit(self, X, k, opts):
         acc = ScatterAccumulator(X.shape[1])
-        acc.update(X)
-        if not acc.is_finite():  # NaN, infinity or overflow somewhere: say where
-            check_finite(X)
+        acc.update(X, on_nonfinite=lambda: check_finite(X))  # NaN/inf/overflow: say where
         return spectrum_from_scatter(acc, k, opts)
 
 
@@ -121,13 +121,13 @@ class GramSolver:
 
     def _gram(self, X, mean, scale, raw):
         if raw:
-            gram = (X @ X.T).astype(np.float64)  # numpy calls syrk for a @ a.T
+            gram = symmetrize(syrk_upper(X, gram_of_rows=True))
             r = (X @ mean.astype(X.dtype)).astype(np.float64)
             return gram - r[:, None] - r[None, :] + mean @ mean
         gram = np.zeros((X.shape[0], X.shape[0]))
         for _, blk in self._column_blocks(X, mean, scale):
-            gram += blk @ blk.T
-        return gram
+            gram += syrk_upper(blk, gram_of_rows=True)
+        return symmetrize(gram)
 
     def fit(self, X, k, opts):
         n, d = X.shape

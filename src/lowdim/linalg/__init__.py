@@ -1,6 +1,7 @@
 """Numerical core: eigensolvers, randomized range finder, streaming moments,
 implicit-centering operators and the sign convention."""
 
+from ._blas import symmetrize, syrk_upper
 from ._eigen import top_eigh
 from ._lanczos import lanczos_eigh
 from ._moments import (
@@ -27,5 +28,7 @@ __all__ = [
     "power_eigh",
     "randomized_range",
     "randomized_svd",
+    "symmetrize",
+    "syrk_upper",
     "top_eigh",
 ]

@@ -10,6 +10,8 @@ precision (no ``E[x^2] - E[x]^2`` cancellation).
 import numpy as np
 import scipy.sparse as sp
 
+from ._blas import symmetrize, syrk_upper
+
 BLOCK_BYTES = 1 << 25  # ~32 MB of rows per BLAS call
 
 
@@ -61,10 +63,9 @@ def _dense_block_scatter(block, centre):
     nb = block.shape[0]
     mean = block.mean(axis=0, dtype=np.float64)
     if not centre:
-        return mean, (block.T @ block).astype(np.float64) - nb * np.outer(mean, mean)
+        return mean, symmetrize(syrk_upper(block)) - nb * np.outer(mean, mean)
     shift = mean.astype(block.dtype)  # rounded mean: x - shift is exact for float32 data
-    centered = block - shift
-    scatter = (centered.T @ centered).astype(np.float64)  # numpy calls syrk for a.T @ a
+    scatter = symmetrize(syrk_upper(block - shift))
     offset = mean - shift  # scatter about the exact mean = scatter about shift - n offset offset^T
     if offset.any():
         scatter -= np.outer(offset, offset * nb)
@@ -88,6 +89,11 @@ def needs_centring(mean, var, dtype):
 class ScatterAccumulator:
     """Running count, mean and centered scatter ``sum (x - mean)(x - mean)^T``.
 
+    The first dense block is centred exactly and decides the mode for the rest: data
+    near the origin add raw sums ``X^T X`` and ``sum x`` (one syrk per block, no
+    per-block merging; centred once at the end in float64), data far from the origin
+    are centred block by block and merged exactly (Chan et al.).
+
     Parameters
     ----------
     n_features : int
@@ -104,28 +110,40 @@ class ScatterAccumulator:
     """
 
     def __init__(self, n_features):
-        self.n = 0
-        self.mean = np.zeros(n_features)
+        self._n, self._mean = 0, np.zeros(n_features)
         self._scatter = np.zeros((n_features, n_features))
+        self._raw_n, self._raw_sum = 0, np.zeros(n_features)
+        self._raw_sq = np.zeros((n_features, n_features))
         self._centre = None  # decided from the first dense block
 
-    def update(self, X, rows=None):
+    def update(self, X, rows=None, on_nonfinite=None):
         """Add the rows of ``X`` (dense or sparse), block by block.
 
         Once the first dense block shows that raw moments are safe, the rest of an
         in-memory array goes through one BLAS call (no copies to bound).
+
+        Parameters
+        ----------
+        X : ndarray, memmap or sparse matrix
+        rows : int, optional
+            Rows per block.
+        on_nonfinite : callable, optional
+            Called (and expected to raise) before a block whose moments are not finite
+            is added, so that the accumulator stays valid.
         """
         for block in self._blocks(X, rows):
             nb = block.shape[0]
             if nb == 0:
                 continue
             if sp.issparse(block):
-                mean_b, scatter_b = _sparse_block_scatter(block)
+                self._add_centred(nb, *_sparse_block_scatter(block), on_nonfinite)
+            elif self._centre is False:
+                self._add_raw(block, on_nonfinite)
             else:
-                mean_b, scatter_b = _dense_block_scatter(block, self._centre is not False)
+                mean_b, scatter_b = _dense_block_scatter(block, True)
+                self._add_centred(nb, mean_b, scatter_b, on_nonfinite)
                 if self._centre is None:
                     self._centre = needs_centring(mean_b, np.diag(scatter_b) / nb, block.dtype)
-            self._merge(nb, mean_b, scatter_b)
 
     def _blocks(self, X, rows):
         blocks = iter_row_blocks(X, rows)
@@ -139,30 +157,62 @@ class ScatterAccumulator:
             return
         yield from blocks
 
-    def _merge(self, nb, mean_b, scatter_b):
-        na, n = self.n, self.n + nb
-        delta = mean_b - self.mean
-        self._scatter += scatter_b
-        if na:
-            self._scatter += np.outer(delta, delta * (na * nb / n))
-        self.mean += delta * (nb / n)
-        self.n = n
+    def _add_raw(self, block, on_nonfinite):
+        sums = block.sum(axis=0, dtype=np.float64)
+        sq = syrk_upper(block)  # upper triangle; symmetrised once, in _combined
+        if on_nonfinite is not None and not (np.isfinite(sums).all() and np.isfinite(sq.diagonal()).all()):
+            on_nonfinite()
+        self._raw_sum += sums
+        self._raw_sq += sq
+        self._raw_n += block.shape[0]
+
+    def _add_centred(self, nb, mean_b, scatter_b, on_nonfinite):
+        if on_nonfinite is not None and not (np.isfinite(mean_b).all() and np.isfinite(np.diag(scatter_b)).all()):
+            on_nonfinite()
+        self._n, self._mean = _chan_merge(self._n, self._mean, self._scatter, nb, mean_b, scatter_b)
+
+    def _combined(self):
+        """(n, mean, scatter) of everything added, without changing the state."""
+        n, mean, scatter = self._n, self._mean.copy(), self._scatter.copy()
+        if self._raw_n:
+            mean_r = self._raw_sum / self._raw_n
+            scatter_r = symmetrize(self._raw_sq) - self._raw_n * np.outer(mean_r, mean_r)
+            n, mean = _chan_merge(n, mean, scatter, self._raw_n, mean_r, scatter_r)
+        return n, mean, scatter
+
+    @property
+    def n(self):
+        """Number of rows added."""
+        return self._n + self._raw_n
+
+    @property
+    def mean(self):
+        """Column means (float64)."""
+        return self._combined()[1]
 
     def scatter(self):
         """The symmetric scatter matrix (float64)."""
-        return self._scatter.copy()
+        return self._combined()[2]
 
     def is_finite(self):
         """False when some input was NaN/infinite or squares overflowed."""
-        return bool(np.isfinite(self.mean).all() and np.isfinite(np.diag(self._scatter)).all())
-
-    def variances(self, ddof=1):
-        """Per-feature variances with ``ddof`` degrees of freedom removed."""
-        return np.diag(self._scatter) / max(self.n - ddof, 1)
+        n, mean, scatter = self._combined()
+        return bool(np.isfinite(mean).all() and np.isfinite(np.diag(scatter)).all())
 
     def covariance(self, ddof=1):
         """The covariance matrix (float64)."""
-        return self.scatter() / max(self.n - ddof, 1)
+        n, _, scatter = self._combined()
+        return scatter / max(n - ddof, 1)
+
+
+def _chan_merge(na, mean_a, scatter_a, nb, mean_b, scatter_b):
+    """Merge (nb, mean_b, scatter_b) into scatter_a in place; return (n, mean)."""
+    n = na + nb
+    delta = mean_b - mean_a
+    scatter_a += scatter_b
+    if na:
+        scatter_a += np.outer(delta, delta * (na * nb / n))
+    return n, mean_a + delta * (nb / n)
 
 
 def column_moments(X):
