@@ -51,9 +51,9 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         'covariance': one pass, ``X^T X`` in row blocks, top-k symmetric eigensolver;
         'gram': eigendecomposition of the N x N Gram matrix for D >> N (never D x D);
         'svd': LAPACK SVD of the centred data (most accurate);
-        'randomized': Halko-Martinsson-Tropp subspace iteration on the smaller side,
-        ``q + 3`` passes over the data for n > d, ``q + 4`` for n <= d (one for the
-        moments), with q = ``iterated_power``;
+        'randomized': Halko-Martinsson-Tropp subspace iteration on the smaller side
+        with Rayleigh-Ritz after every pass: ``q + 2`` passes over the data for n > d,
+        ``q + 3`` for n <= d (one is for the moments), q = ``iterated_power``;
         'power': power iteration with deflation, one component at a time, to ``tol``;
         'lanczos': ARPACK on an implicitly centred operator (for sparse input);
         'auto': see ``choose_solver``; the choice is stored in ``solver_``.
@@ -68,7 +68,10 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Convergence tolerance of 'lanczos' (0 = machine precision) and 'power'
         (sine of the angle between iterates; 0 means 1e-6).
     iterated_power : int or 'auto'
-        Power iterations of 'randomized' ('auto': 4 when k < 10% of min(n, d), else 2).
+        Power iterations of 'randomized'. 'auto': up to 7, stopping as soon as the next
+        change of the top Ritz values, extrapolated from the last two passes, is below
+        1e-6 (float32) or 1e-9 (float64) of the largest (about 3 passes for a
+        decaying spectrum, all 8 for a flat one).
     n_oversamples : int
         Extra random vectors for 'randomized'.
     max_iter : int
@@ -97,7 +100,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     total_variance_ : float
     n_components_, n_samples_, n_samples_seen_, n_features_in_ : int
     n_iter_ : int
-        'power': iterations over all components; 'randomized': power iterations + 1;
+        'power': iterations over all components; 'randomized': passes of ``X^T X``;
         'lanczos': products with X and X^T; 1 for the direct solvers.
     feature_names_in_ : ndarray of str
         Column names, when fitted on a DataFrame.

@@ -185,26 +185,35 @@ def _prepare_operator(X, opts):
     return mean, variances, scale, CenteredData(X, mean, scale)
 
 
-def resolve_power_iterations(iterated_power, k, n, d):
-    """'auto': 4 power iterations for k < 10% of min(n, d), else 2 (documented rule)."""
+AUTO_POWER_CAP = 7
+AUTO_RITZ_TOL = {np.dtype(np.float32): 1e-6, np.dtype(np.float64): 1e-9}
+
+
+def resolve_power_iterations(iterated_power, dtype):
+    """(n_iter, tol): a fixed count, or for 'auto' up to 7 power iterations that stop
+    once the next change of the top-k Ritz values, extrapolated from the last two, is
+    below 1e-6 (float32) / 1e-9 (float64) of the largest."""
     if iterated_power != "auto":
-        return int(iterated_power)
-    return 4 if k < 0.1 * min(n, d) else 2
+        return int(iterated_power), None
+    return AUTO_POWER_CAP, AUTO_RITZ_TOL[np.dtype(dtype)]
 
 
 class RandomizedSolver:
-    """Randomized subspace iteration (Halko et al.) with q = ``iterated_power``: ``q + 2``
-    fused passes (tall data) or ``q + 3`` (wide data), plus one for the moments."""
+    """Randomized subspace iteration (Halko et al.) with Rayleigh-Ritz after every pass.
+
+    ``iterated_power=q`` makes ``q + 1`` fused passes (tall data) or ``q + 2`` (wide
+    data), plus one for the moments; 'auto' stops early when the spectrum has settled.
+    """
 
     name, sparse_ok, complete = "randomized", True, False
 
     def fit(self, X, k, opts):
         n, d = X.shape
         mean, variances, scale, op = _prepare_operator(X, opts)
-        q = resolve_power_iterations(opts.iterated_power, k, n, d)
-        s, Vt = randomized_svd(op, k, n_oversamples=opts.n_oversamples, n_iter=q, rng=opts.rng)
-        return Spectrum(mean, variances, scale, Vt, s.astype(np.float64) ** 2 / (n - 1), n, False,
-                        n_iter=q + 1)
+        q, tol = resolve_power_iterations(opts.iterated_power, X.dtype)
+        s, Vt, passes = randomized_svd(op, k, n_oversamples=opts.n_oversamples, n_iter=q,
+                                       rng=opts.rng, tol=tol)
+        return Spectrum(mean, variances, scale, Vt, s**2 / (n - 1), n, False, n_iter=passes)
 
 
 class PowerSolver:

@@ -13,7 +13,7 @@ from ._moments import (
 )
 from ._operators import CenteredData
 from ._power import power_eigh
-from ._randomized import randomized_range, randomized_svd
+from ._randomized import randomized_svd, subspace_iteration
 from ._sign import flip_signs
 
 __all__ = [
@@ -26,8 +26,8 @@ __all__ = [
     "lanczos_eigh",
     "needs_centring",
     "power_eigh",
-    "randomized_range",
     "randomized_svd",
+    "subspace_iteration",
     "symmetrize",
     "syrk_upper",
     "top_eigh",

@@ -1,17 +1,23 @@
 """Randomized truncated SVD (Halko, Martinsson & Tropp, 2011), iterating on the small side.
 
-With ``m = min(n, d)``, the subspace iteration runs on the m x m operator
-``M = Xc Xc^T`` (n <= d) or ``Xc^T Xc`` (d < n), each application one fused pass over
-the data (row or column blocks that stay in cache), re-orthonormalised (QR of an
-m x l block) after every application, which keeps float32 stable. A last application
-gives the Rayleigh-Ritz problem whose l x l eigendecomposition (in float64) yields the
-singular values and vectors.
+With ``m = min(n, d)``, subspace iteration runs on the m x m operator ``M = Xc Xc^T``
+(n <= d) or ``Xc^T Xc`` (d < n); each application ``Z = M P`` is one fused pass over
+the data (row or column blocks that stay in cache). Every application also gives the
+Rayleigh-Ritz matrix ``P^T Z`` (l x l, solved in float64) for free, so
 
-Passes over the data: ``n_iter + 2`` for tall data, ``n_iter + 3`` for wide data.
+- the singular values and vectors come from the last application, with no extra pass
+  (wide data need one more pass for the right singular vectors);
+- with a tolerance, iteration stops as soon as the top-k Ritz values settle, so data
+  with a decaying spectrum take 2-3 passes and flat spectra use the whole budget.
+
+Passes over the data: ``n_applications`` for tall data, ``n_applications + 1`` for wide
+data, where ``n_applications = n_iter + 1`` (or fewer with a tolerance).
 """
 
 import numpy as np
 import scipy.linalg
+
+from .._iterative import run_loop
 
 
 def _orthonormalize(Y):
@@ -19,47 +25,74 @@ def _orthonormalize(Y):
     return Q
 
 
-def randomized_range(op, size, n_iter, rng):
-    """Orthonormal basis (m x size) of the dominant invariant subspace of the small-side
-    operator ``Xc Xc^T`` (n <= d) or ``Xc^T Xc`` (d < n).
+def _ritz(P, Z, k):
+    H = P.astype(np.float64).T @ Z.astype(np.float64)
+    w, W = scipy.linalg.eigh((H + H.T) / 2, check_finite=False)
+    return np.maximum(w[::-1][:k], 0.0), W[:, ::-1][:, :k]
+
+
+def subspace_iteration(op, size, k, *, n_iter, rng, tol=None):
+    """Subspace iteration with Rayleigh-Ritz after every application.
 
     Parameters
     ----------
     op : CenteredData-like
         Provides ``shape``, ``dtype``, ``gram_matmat`` and ``cogram_matmat``.
     size : int
-        Number of basis vectors (rank + oversampling).
+        Block size l (rank + oversampling).
+    k : int
+        Number of Ritz pairs to track and return.
     n_iter : int
-        Power iterations beyond the first application (one fused pass each).
+        Power iterations: at most ``n_iter + 1`` applications of ``M``.
     rng : numpy.random.Generator
+    tol : float, optional
+        Stop once the next change of the top-k Ritz values (relative to the largest),
+        extrapolated from the last two changes, is at most ``tol``.
 
     Returns
     -------
-    ndarray of shape (min(n, d), size)
+    P : ndarray of shape (m, size)
+        Orthonormal basis of the last iterate.
+    ritz_values : ndarray of shape (k,)
+        Eigenvalues of ``M`` (squared singular values), descending, float64.
+    ritz_coefficients : ndarray of shape (size, k)
+        Ritz vectors are ``P @ ritz_coefficients``.
+    n_applications : int
 
     Examples
     --------
     >>> import numpy as np
     >>> from lowdim.linalg import CenteredData
     >>> X = np.random.default_rng(0).normal(size=(50, 8))
-    >>> P = randomized_range(CenteredData(X, X.mean(0)), 4, 2, np.random.default_rng(0))
-    >>> bool(np.allclose(P.T @ P, np.eye(4)))
+    >>> P, w, W, n = subspace_iteration(CenteredData(X, X.mean(0)), 8, 2, n_iter=2,
+    ...                                 rng=np.random.default_rng(0))
+    >>> bool(np.allclose(P.T @ P, np.eye(8)))
     True
     """
     n, d = op.shape
     apply = op.cogram_matmat if n <= d else op.gram_matmat
-    P = rng.standard_normal(size=(min(n, d), size)).astype(op.dtype, copy=False)
-    for _ in range(n_iter + 1):
-        P = _orthonormalize(apply(P))
-    return P
+    P = _orthonormalize(rng.standard_normal(size=(min(n, d), size)).astype(op.dtype, copy=False))
+
+    def step(state):
+        P, Z, previous, _, last_change = state
+        if Z is not None:  # after the first application: the next iterate
+            P = _orthonormalize(Z)
+        Z = apply(P)
+        w, W = _ritz(P, Z, k)
+        change = np.inf if previous is None else np.max(np.abs(w - previous)) / max(w[0], 1e-300)
+        # subspace iteration converges geometrically: the next change is about
+        # change * (change / last_change); stop when that is below tol
+        expected = change * min(1.0, change / last_change) if np.isfinite(last_change) else change
+        return (P, Z, w, W, change), float(w.sum()), expected
+
+    result = run_loop(step, (P, None, None, None, np.inf), max_iter=n_iter + 1,
+                      tol=-1.0 if tol is None else tol, warn=False, label="randomized PCA")
+    P, _, w, W, _ = result.state
+    return P, w, W, result.n_iter
 
 
-def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng):
+def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng, tol=None):
     """Top-``k`` singular values and right singular vectors of ``op``.
-
-    After the subspace iteration, one more application ``Z = M P`` gives the
-    Rayleigh-Ritz matrix ``P^T Z`` (l x l, solved in float64): its eigenvalues are the
-    squared singular values. Wide data need one more pass for the right vectors.
 
     Parameters
     ----------
@@ -69,8 +102,10 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng):
     n_oversamples : int
         Extra basis vectors beyond ``k`` (improves accuracy).
     n_iter : int
-        Power iterations (more for slowly decaying spectra).
+        Power iterations (at most ``n_iter + 1`` passes of ``M``).
     rng : numpy.random.Generator
+    tol : float, optional
+        Stop early when the Ritz values settle (see ``subspace_iteration``).
 
     Returns
     -------
@@ -78,6 +113,7 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng):
         Singular values, descending (float64).
     Vt : ndarray of shape (k, d)
         Right singular vectors as rows (dtype of ``op``).
+    n_applications : int
 
     Examples
     --------
@@ -90,17 +126,11 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng):
     """
     n, d = op.shape
     size = min(k + n_oversamples, n, d)
-    P = randomized_range(op, size, n_iter, rng)
-    wide = n <= d
-    Z = (op.cogram_matmat if wide else op.gram_matmat)(P)
-    P64 = P.astype(np.float64)
-    H = P64.T @ Z.astype(np.float64)
-    w, W = scipy.linalg.eigh((H + H.T) / 2, check_finite=False)
-    w, W = np.maximum(w[::-1][:k], 0.0), W[:, ::-1][:, :k]
+    P, w, W, applications = subspace_iteration(op, size, k, n_iter=n_iter, rng=rng, tol=tol)
     s = np.sqrt(w)
-    basis = P64 @ W
-    if wide:  # basis holds left singular vectors: V = Xc^T U / s
+    basis = P.astype(np.float64) @ W
+    if n <= d:  # basis holds left singular vectors: V = Xc^T U / s
         V = op.rmatmat(basis.astype(op.dtype)).astype(np.float64) / np.where(s > 0, s, 1.0)
     else:
         V = basis
-    return s, V.T.astype(op.dtype)
+    return s, V.T.astype(op.dtype), applications
