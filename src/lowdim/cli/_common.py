@@ -20,6 +20,7 @@ def add_data_arguments(parser):
                         help="CSV column (name or 1-based index) to ignore; repeatable")
     parser.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
                         help="whether the CSV's first row is a header (auto: announced)")
+    parser.add_argument("--delimiter", help="CSV field separator (default: ',' or tab for .tsv)")
     parser.add_argument("--standardize", action="store_true", help="scale features to unit variance")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--threads", type=int, help="BLAS/numba threads (default: all cores)")
@@ -42,7 +43,7 @@ def _column_index(spec, names, path):
 def _load_csv(args, say):
     from ..io._tables import read_csv
 
-    names, rows, first_line = read_csv(args.input, header=args.header)
+    names, rows, first_line = read_csv(args.input, header=args.header, delimiter=args.delimiter)
     width = len(rows[0])
     if names is None:
         if args.header == "auto":

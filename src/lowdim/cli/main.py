@@ -47,13 +47,15 @@ def main(argv=None):
 
     from threadpoolctl import threadpool_limits
 
-    warnings.formatwarning = lambda message, *_a, **_k: f"lowdim {args.command}: warning: {message}\n"
+    def show(message, *_args, **_kwargs):
+        print(f"lowdim {args.command}: warning: {message}", file=sys.stderr)
 
     from ._common import UsageError
 
     expected = (UsageError, ValueError, TypeError, FileExistsError, OSError, MemoryError)
     try:
-        with threadpool_limits(limits=getattr(args, "threads", None)):
+        with threadpool_limits(limits=getattr(args, "threads", None)), warnings.catch_warnings():
+            warnings.showwarning = show
             return import_module(COMMANDS[args.command]).run(args, say)
     except expected as exc:
         if args.debug:

@@ -5,6 +5,7 @@ Errors name the file, line, column and value, and say which option handles the c
 
 import csv
 import os
+import re
 
 import numpy as np
 
@@ -29,6 +30,16 @@ def _is_number(text):
         return False
 
 
+def _number_hint(text):
+    if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", text):
+        return "thousands separators are not read; remove them (1,234.5 -> 1234.5)."
+    if re.fullmatch(r"[-+]?\d+,\d+", text):
+        return "a decimal comma is not read; write decimals with a dot (1,5 -> 1.5)."
+    if any(sep in text for sep in ";\t|"):
+        return "the file may use another delimiter; pass it with --delimiter."
+    return "exclude the column with --exclude or name it with --label-column."
+
+
 def _parse_csv_rows(path, rows, first_line):
     width = len(rows[0])
     values = np.empty((len(rows), width))
@@ -44,10 +55,8 @@ def _parse_csv_rows(path, rows, first_line):
             try:
                 values[i, j] = float(text)
             except ValueError:
-                hint = " (decimal comma? use a dot)" if "," in text or text.count(".") > 1 else ""
                 raise DataFileError(f"{path}, line {line}, column {j + 1}: {text!r} is not a "
-                                    f"number{hint}; exclude the column with --exclude or "
-                                    "name it with --label-column.") from None
+                                    f"number; {_number_hint(text)}") from None
     return values
 
 

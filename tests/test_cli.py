@@ -1,0 +1,91 @@
+"""The lowdim command line: outputs, announced header handling, errors and exit codes."""
+
+import json
+
+import numpy as np
+import pytest
+
+from lowdim.cli.main import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_pca_on_builtin_digits_writes_table_projection_and_scree(tmp_path, capsys):
+    out, scree = tmp_path / "z.csv", tmp_path / "scree.png"
+    code, text, _ = run(capsys, "pca", "--dataset", "digits", "--variance", "0.9", "-o", str(out),
+                        "--scree", str(scree), "--embedding-dims", "2")
+    assert code == 0
+    assert "kept 21 components" in text and "cumulative" in text
+    Z = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert Z.shape == (1797, 2)
+    assert scree.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_csv_header_is_announced_and_labels_excluded(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    rng = np.random.default_rng(0)
+    rows = ["a,b,c,label"] + [f"{x:.4f},{y:.4f},{z:.4f},{'cat' if i % 2 else 'dog'}"
+                              for i, (x, y, z) in enumerate(rng.normal(size=(30, 3)))]
+    path.write_text("\n".join(rows) + "\n")
+    code, text, _ = run(capsys, "pca", str(path), "-k", "2", "--label-column", "label")
+    assert code == 0 and "first row read as a header (4 columns)" in text
+    headerless = tmp_path / "h.csv"
+    headerless.write_text("\n".join(rows[1:6]).replace(",cat", "").replace(",dog", "") + "\n")
+    code, text, _ = run(capsys, "pca", str(headerless), "-k", "1")
+    assert code == 0 and "read as data (no header)" in text and "5 x 3" in text
+
+
+@pytest.mark.parametrize("content, message", [
+    ("a,b\n1,2\n3\n", "line 3: expected 2 fields, got 1"),
+    ("a,b\n1,2\n3,x\n", "line 3, column 2: 'x' is not a number"),
+    ("a,b\n1,2\n3,\n", "line 3, column 2: missing value"),
+    ("a,b\n", "header only, no data rows"),
+    ("", "empty file"),
+    ("a;b\n1.5;2\n", "another delimiter; pass it with --delimiter"),
+    ("a;b\n1,5;2\n--delimiter=;", "line 2, column 1: '1,5' is not a number; a decimal comma"),
+    ("a,b\n\"1,234.5\",2\n", "thousands separators"),
+])
+def test_bad_csv_gets_one_clear_sentence_and_exit_2(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.csv"
+    content, _, option = content.partition("--")
+    path.write_text(content)
+    code, _, err = run(capsys, "pca", str(path), "-k", "1", *(["--" + option] if option else []))
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_npy_header_declaring_huge_shape_is_refused_before_allocating(tmp_path, capsys):
+    path = tmp_path / "huge.npy"
+    header = np.lib.format.header_data_from_array_1_0(np.zeros((2, 2)))
+    header["shape"] = (10**9, 10**6)
+    with open(path, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, header)
+        fh.write(b"\x00" * 64)
+    code, _, err = run(capsys, "pca", str(path), "-k", "1")
+    assert code == 2 and "header declares shape (1000000000, 1000000)" in err
+
+
+def test_existing_output_is_kept_unless_overwrite(tmp_path, capsys):
+    out = tmp_path / "z.csv"
+    out.write_text("precious")
+    code, _, err = run(capsys, "pca", "--dataset", "iris", "-k", "2", "-o", str(out))
+    assert code == 2 and "exists; pass --overwrite" in err and out.read_text() == "precious"
+    code, _, _ = run(capsys, "pca", "--dataset", "iris", "-k", "2", "-o", str(out), "--overwrite")
+    assert code == 0 and out.read_text().startswith("PC1,PC2")
+
+
+def test_json_summary_and_select_mle(capsys):
+    code, text, _ = run(capsys, "pca", "--dataset", "wine", "--standardize", "--select", "mle", "--json")
+    summary = json.loads(text)
+    assert code == 0 and summary["command"] == "pca" and summary["n_components"] >= 1
+    assert abs(sum(summary["explained_variance_ratio"])) <= 1.0
+
+
+def test_usage_errors(capsys, tmp_path):
+    assert run(capsys, "pca", str(tmp_path / "missing.csv"))[0] == 2
+    code, _, err = run(capsys, "pca", "--dataset", "iris", "-k", "9")
+    assert code == 2 and "n_components=9" in err
+    assert main([]) == 2
