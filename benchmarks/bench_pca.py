@@ -208,10 +208,14 @@ def machine():
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("cases", nargs="*", default=list(CASES), choices=list(CASES))
+    parser.add_argument("cases", nargs="*", metavar="CASE", help=f"some of {', '.join(CASES)} (default: all)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", help="also write the rows as JSON here")
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.cases) - set(CASES))
+    if unknown:
+        parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(CASES)}")
+    args.cases = args.cases or list(CASES)
     print(machine())
     rows = []
     for name in args.cases:

@@ -291,3 +291,18 @@ def test_accumulator_modes_agree_near_and_far_from_origin():
         ref = np.cov(X.astype(np.float64).T)
         np.testing.assert_allclose(acc.covariance(), ref, rtol=1e-5, atol=1e-6)
         assert acc.n == 3000 and acc._centre == (offset > 0)
+
+
+def test_iterator_fit_refuses_a_solver_that_needs_the_array():
+    with pytest.raises(ValueError, match="iterator of chunks.*solver='svd'"):
+        PCA(2, solver="svd").fit(iter([low_rank()]))
+
+
+def test_memmap_fit_shows_progress_when_verbose(tmp_path, capsys):
+    X = low_rank(n=3000)
+    np.save(tmp_path / "x.npy", X)
+    mm = np.load(tmp_path / "x.npy", mmap_mode="r")
+    pca = PCA(3, solver="covariance", verbose=1).fit(mm)
+    assert "PCA pass" in capsys.readouterr().err
+    np.testing.assert_allclose(pca.explained_variance_, PCA(3, solver="covariance").fit(X).explained_variance_,
+                               rtol=1e-10)

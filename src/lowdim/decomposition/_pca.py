@@ -157,7 +157,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         ----------
         X : array-like, sparse matrix or iterator of arrays
             An iterator of 2-D row chunks is streamed through exact moment
-            accumulation (one pass, memory O(d^2)); the result equals the batch fit.
+            accumulation (one pass, memory O(d^2), solver 'covariance'); the result
+            equals the batch fit. With ``verbose``, long fits show a progress bar.
         y : ignored
 
         Returns
@@ -168,6 +169,10 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         for attr in ("_accumulator", "_pending_dtype", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(attr, None)  # fit starts afresh, also after partial_fit
         if isinstance(X, Iterator):
+            if self._requested_solver() not in ("auto", "covariance"):
+                raise ValueError(f"fit on an iterator of chunks accumulates exact moments (solver "
+                                 f"'covariance'); solver={self._requested_solver()!r} needs the whole "
+                                 "array: pass an array or memory map, or use solver='auto'.")
             return self._fit_chunks(X)
         X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True,
                                   defer_finite=True)
@@ -250,12 +255,12 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return X
 
     def _finish_streaming(self, dtype):
-        self._pending_dtype = None
         acc = self._accumulator
         n, d = acc.n, acc.mean.size
         self._check_n_samples(n, d)
         spectrum = spectrum_from_scatter(acc, self._solver_k("covariance", n, d), self._solver_options(n, d))
         self._set_spectrum(spectrum, dtype, "covariance")
+        self._pending_dtype = None
 
     def _check_n_samples(self, n, d):
         name = type(self).__name__
@@ -267,8 +272,11 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"n_components={k} must be at most min(n_samples, n_features) = "
                              f"min({n}, {d}) = {min(n, d)}; lower n_components.")
 
+    def _requested_solver(self):
+        return self.solver if self.svd_solver is None else _SKLEARN_SOLVER_NAMES[self.svd_solver]
+
     def _resolve_solver(self, n, d, sparse):
-        solver = self.solver if self.svd_solver is None else _SKLEARN_SOLVER_NAMES[self.svd_solver]
+        solver = self._requested_solver()
         k = self.n_components
         want_k = k if isinstance(k, numbers.Integral) else None
         if solver == "auto":

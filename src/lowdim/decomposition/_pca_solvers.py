@@ -96,8 +96,13 @@ class CovarianceSolver:
     name, sparse_ok, complete = "covariance", True, True
 
     def fit(self, X, k, opts):
+        from tqdm.auto import tqdm
+
         acc = ScatterAccumulator(X.shape[1])
-        acc.update(X, on_nonfinite=lambda: check_finite(X))  # NaN/inf/overflow: say where
+        # a memory map is read block by block, with a progress bar when verbose
+        show = bool(opts.verbose) and type(X) is not np.ndarray
+        with tqdm(total=X.shape[0], desc="PCA pass", unit="row", disable=not show) as bar:
+            acc.update(X, on_nonfinite=lambda: check_finite(X), progress=bar.update)
         return spectrum_from_scatter(acc, k, opts)
 
 

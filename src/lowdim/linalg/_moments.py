@@ -116,7 +116,7 @@ class ScatterAccumulator:
         self._raw_sq = np.zeros((n_features, n_features))
         self._centre = None  # decided from the first dense block
 
-    def update(self, X, rows=None, on_nonfinite=None):
+    def update(self, X, rows=None, on_nonfinite=None, progress=None):
         """Add the rows of ``X`` (dense or sparse), block by block.
 
         Once the first dense block shows that raw moments are safe, the rest of an
@@ -130,6 +130,8 @@ class ScatterAccumulator:
         on_nonfinite : callable, optional
             Called (and expected to raise) before a block whose moments are not finite
             is added, so that the accumulator stays valid.
+        progress : callable, optional
+            Called with the number of rows of each block once it is added.
         """
         for block in self._blocks(X, rows):
             nb = block.shape[0]
@@ -144,6 +146,8 @@ class ScatterAccumulator:
                 self._add_centred(nb, mean_b, scatter_b, on_nonfinite)
                 if self._centre is None:
                     self._centre = needs_centring(mean_b, np.diag(scatter_b) / nb, block.dtype)
+            if progress is not None:
+                progress(nb)
 
     def _blocks(self, X, rows):
         blocks = iter_row_blocks(X, rows)
@@ -151,8 +155,8 @@ class ScatterAccumulator:
         if first is None:
             return
         yield first
-        if self._centre is False and rows is None and isinstance(X, np.ndarray) \
-                and not isinstance(X, np.memmap) and first.shape[0] < X.shape[0]:
+        if self._centre is False and rows is None and type(X) is np.ndarray \
+                and first.shape[0] < X.shape[0]:
             yield X[first.shape[0]:]
             return
         yield from blocks
