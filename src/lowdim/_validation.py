@@ -172,7 +172,7 @@ def check_array(
         return X
     if hasattr(X, "to_numpy") and not isinstance(X, np.ndarray):
         X = X.to_numpy()
-    X = np.asarray(X)
+    X = X if isinstance(X, np.memmap) else np.asarray(X)  # memory maps stay lazy
     if np.iscomplexobj(X):
         raise ValueError(
             f"Complex data not supported: {name} has dtype {X.dtype}; pass the real part, "
