@@ -217,3 +217,14 @@ def test_no_warning_on_clean_data():
         warnings.simplefilter("error")
         for cls in ESTIMATORS:
             _instance(cls).fit(_data())
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
+def test_same_seed_one_thread_and_all_threads(cls):
+    from threadpoolctl import threadpool_limits
+
+    X = _data(n=400, d=30)
+    with threadpool_limits(limits=1):
+        one = _output(_instance(cls).fit(X), X)
+    every = _output(_instance(cls).fit(X), X)
+    np.testing.assert_allclose(one, every, rtol=1e-9, atol=1e-9 * np.abs(every).max())

@@ -306,3 +306,58 @@ def test_memmap_fit_shows_progress_when_verbose(tmp_path, capsys):
     assert "PCA pass" in capsys.readouterr().err
     np.testing.assert_allclose(pca.explained_variance_, PCA(3, solver="covariance").fit(X).explained_variance_,
                                rtol=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["randomized", "power", "lanczos", "svd", "gram"])
+def test_one_thread_equals_all_threads_per_solver(solver):
+    from threadpoolctl import threadpool_limits
+
+    X = low_rank(n=500, d=60)
+    with threadpool_limits(limits=1):
+        one = fit(solver, X, 5, random_state=3)
+    every = fit(solver, X, 5, random_state=3)
+    np.testing.assert_allclose(one.components_, every.components_, atol=1e-8)
+
+
+def test_lanczos_falls_back_to_lobpcg_with_a_warning(monkeypatch):
+    import scipy.sparse.linalg as spla
+
+    def no_convergence(*args, **kwargs):
+        raise spla.ArpackNoConvergence("forced", np.array([]), np.zeros((0, 0)))
+
+    monkeypatch.setattr(spla, "eigsh", no_convergence)
+    X = low_rank()
+    with pytest.warns(ConvergenceWarning, match="falling back to LOBPCG"):
+        pca = PCA(3, solver="lanczos", random_state=0).fit(X)
+    ref = PCA(3, solver="svd").fit(X)
+    np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=1e-6)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(cuts=st.lists(st.integers(min_value=1, max_value=299), max_size=12, unique=True),
+       dtype=st.sampled_from([np.float64, np.float32]))
+def test_any_chunking_equals_batch_fit(cuts, dtype):
+    X = low_rank(dtype=dtype)
+    stream = PCA(5)
+    for chunk in np.split(X, sorted(cuts)):
+        stream.partial_fit(chunk)
+    batch = PCA(5, solver="covariance").fit(X)
+    rtol = 1e-10 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(stream.explained_variance_, batch.explained_variance_, rtol=rtol)
+    np.testing.assert_allclose(np.abs(stream.components_ @ batch.components_.T), np.eye(5), atol=100 * rtol)
+
+
+def test_parallel_sparse_products_match_scipy_for_skewed_rows():
+    from lowdim.linalg._sparse_products import ParallelCSR
+
+    rng = np.random.default_rng(0)
+    dense_rows = sp.random(5, 300, density=0.9, random_state=1)
+    A = sp.vstack([dense_rows, sp.random(3000, 300, density=0.01, random_state=2)]).tocsr()
+    for parts in (1, 2, 3, 7):
+        P = ParallelCSR(A, parts=parts)
+        v, B = rng.normal(size=300), rng.normal(size=(300, 4))
+        np.testing.assert_array_equal(P.dot(v), A @ v)
+        np.testing.assert_array_equal(P.dot(B), A @ B)

@@ -243,16 +243,23 @@ class PowerSolver:
 
 
 class LanczosSolver:
-    """ARPACK Lanczos on the implicitly centred covariance operator (sparse-friendly)."""
+    """ARPACK Lanczos on the implicitly centred covariance operator (sparse-friendly).
+
+    For sparse input the products run on lowdim's own thread pool; BLAS is held to one
+    thread meanwhile, since its idle threads would spin on the cores those products use.
+    """
 
     name, sparse_ok, complete = "lanczos", True, False
 
     def fit(self, X, k, opts):
+        from threadpoolctl import threadpool_limits
+
         n, d = X.shape
         mean, variances, scale, op = _prepare_operator(X, opts)
         cov = op.covariance_operator()
-        w, V = lanczos_eigh(cov, k, rng=opts.rng, tol=opts.tol,
-                            max_iter=None if opts.max_iter is None else 10 * opts.max_iter)
+        with threadpool_limits(limits=1 if sp.issparse(X) else None, user_api="blas"):
+            w, V = lanczos_eigh(cov, k, rng=opts.rng, tol=opts.tol,
+                                max_iter=None if opts.max_iter is None else 10 * opts.max_iter)
         return Spectrum(mean, variances, scale, V.T.astype(X.dtype), np.maximum(w, 0.0), n, False,
                         n_iter=op.n_products)
 

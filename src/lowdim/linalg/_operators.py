@@ -4,6 +4,18 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ._sparse_products import ParallelCSR
+
+
+class _Dense:
+    """Dense counterpart of ``ParallelCSR`` (BLAS threads itself)."""
+
+    def __init__(self, A):
+        self.A = A
+
+    def dot(self, B):
+        return np.asarray(self.A @ B)
+
 
 class CenteredData:
     """The matrix ``(X - 1 mean^T) / scale`` applied without forming it.
@@ -18,7 +30,6 @@ class CenteredData:
     Examples
     --------
     >>> import numpy as np
-import scipy.sparse as sp
     >>> X = np.arange(6.0).reshape(3, 2)
     >>> op = CenteredData(X, X.mean(0))
     >>> bool(np.allclose(op.matmat(np.eye(2)), X - X.mean(0)))
@@ -32,6 +43,11 @@ import scipy.sparse as sp
         self._mean = np.asarray(mean, dtype=X.dtype)
         self._inv_scale = None if scale is None else (1.0 / scale).astype(X.dtype)
         self.n_products = 0  # how many times X (or X^T) has been applied
+        self._sparse = sp.issparse(X)
+        if self._sparse:  # both orientations, split over threads
+            self._X, self._Xt = ParallelCSR(X), ParallelCSR(X.T)
+        else:
+            self._X, self._Xt = _Dense(X), _Dense(X.T)
 
     def matmat(self, B):
         """``Xc @ B`` for B of shape (d, m)."""
@@ -39,7 +55,7 @@ import scipy.sparse as sp
         if self._inv_scale is not None:
             B = B * self._inv_scale[:, None]
         self.n_products += 1
-        out = np.asarray(self.X @ B)
+        out = self._X.dot(B)
         out -= (self._mean @ B)[None, :]
         return out
 
@@ -47,7 +63,7 @@ import scipy.sparse as sp
         """``Xc.T @ B`` for B of shape (n, m)."""
         B = np.asarray(B, dtype=self.dtype)
         self.n_products += 1
-        out = np.asarray(self.X.T @ B)
+        out = self._Xt.dot(B)
         out -= np.outer(self._mean, B.sum(axis=0)).astype(self.dtype, copy=False)
         if self._inv_scale is not None:
             out *= self._inv_scale[:, None]
@@ -62,8 +78,8 @@ import scipy.sparse as sp
         X, n = self.X, self.shape[0]
         P = np.asarray(P, dtype=self.dtype)
         Ps = P if self._inv_scale is None else P * self._inv_scale[:, None]
-        if sp.issparse(X):
-            Z = np.asarray(X.T @ (X @ Ps))
+        if self._sparse:
+            Z = self._Xt.dot(self._X.dot(Ps))
         else:
             Z = np.zeros((self.shape[1], P.shape[1]), dtype=self.dtype)
             rows = max(64, block_bytes // max(1, self.shape[1] * X.dtype.itemsize))
@@ -107,8 +123,8 @@ import scipy.sparse as sp
             v = np.asarray(v, dtype=self.dtype).ravel()
             if self._inv_scale is not None:
                 v = v * self._inv_scale
-            y = np.asarray(self.X @ v) - self._mean @ v
-            z = np.asarray(self.X.T @ y) - self._mean * y.sum()
+            y = self._X.dot(v) - self._mean @ v
+            z = self._Xt.dot(y) - self._mean * y.sum()
             if self._inv_scale is not None:
                 z *= self._inv_scale
             self.n_products += 2
