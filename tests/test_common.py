@@ -45,6 +45,12 @@ def _data(n=40, d=5, seed=0, dtype=np.float64):
     return X.astype(dtype)
 
 
+def _rtol(cls):
+    """Methods fitted by iteration to a tolerance agree across runs only to about that
+    tolerance (a flat likelihood amplifies rounding differences); direct ones to rounding."""
+    return 1e-3 if getattr(cls, "_iterative_fit", False) else 1e-10
+
+
 def _output(est, X):
     if hasattr(est, "transform"):
         return est.transform(X)
@@ -54,12 +60,17 @@ def _output(est, X):
 
 
 def test_estimators_are_discovered():
-    assert "PCA" in IDS and "IncrementalPCA" in IDS
+    assert {"PCA", "IncrementalPCA", "ProbabilisticPCA", "FactorAnalysis"} <= set(IDS)
 
 
-@parametrize_with_checks([_instance(cls) for cls in ESTIMATORS])
+@parametrize_with_checks([_instance(cls, n_components=1) if "n_components" in cls().get_params()
+                          else _instance(cls) for cls in ESTIMATORS])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def _allows_nan(cls):
+    return cls().__sklearn_tags__().input_tags.allow_nan
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
@@ -67,6 +78,10 @@ def test_sklearn_compatible(estimator, check):
 def test_nonfinite_named_with_position(cls, bad, word):
     X = _data()
     X[7, 3] = bad
+    if word == "NaN" and _allows_nan(cls):  # documented missing-value support
+        est = _instance(cls).fit(X)
+        assert np.isfinite(_output(est, X)).all()
+        return
     with pytest.raises(ValueError, match=rf"{word} at row 7, column 3"):
         _instance(cls).fit(X)
 
@@ -157,7 +172,8 @@ def test_input_not_modified_in_any_layout(cls, tmp_path):
         np.testing.assert_array_equal(np.asarray(data), before, err_msg=name)
         if name != "strided":
             reference = out if reference is None else reference
-            np.testing.assert_allclose(out, reference, rtol=1e-10, atol=1e-10, err_msg=name)
+            scale = np.abs(reference).max()
+            np.testing.assert_allclose(out, reference, rtol=_rtol(cls), atol=_rtol(cls) * scale, err_msg=name)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
@@ -198,7 +214,8 @@ def test_deterministic_and_row_permutation(cls):
     np.testing.assert_array_equal(a, b)
     perm = np.random.default_rng(3).permutation(X.shape[0])
     c = _output(_instance(cls).fit(X[perm]), X)
-    np.testing.assert_allclose(np.abs(c), np.abs(a), rtol=1e-7, atol=1e-9)
+    tol = max(_rtol(cls), 1e-7)
+    np.testing.assert_allclose(np.abs(c), np.abs(a), rtol=tol, atol=tol * np.abs(a).max())
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
@@ -227,4 +244,5 @@ def test_same_seed_one_thread_and_all_threads(cls):
     with threadpool_limits(limits=1):
         one = _output(_instance(cls).fit(X), X)
     every = _output(_instance(cls).fit(X), X)
-    np.testing.assert_allclose(one, every, rtol=1e-9, atol=1e-9 * np.abs(every).max())
+    tol = max(_rtol(cls), 1e-9)
+    np.testing.assert_allclose(one, every, rtol=tol, atol=tol * np.abs(every).max())

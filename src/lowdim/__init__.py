@@ -20,6 +20,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "PCA": "lowdim.decomposition",
     "IncrementalPCA": "lowdim.decomposition",
+    "ProbabilisticPCA": "lowdim.decomposition",
+    "FactorAnalysis": "lowdim.decomposition",
     "select_n_components": "lowdim.decomposition",
     "save": "lowdim.io",
     "load": "lowdim.io",

@@ -130,6 +130,7 @@ class _CallableConstraint:
 
 
 NONE = _NoneConstraint()
+ARRAY_LIKE = InstanceOf(list, tuple, np.ndarray, label="an array-like")
 BOOLEAN = InstanceOf(bool, np.bool_, label="a bool")
 RANDOM_STATE = _RandomStateConstraint()
 CALLABLE = _CallableConstraint()

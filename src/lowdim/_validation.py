@@ -302,3 +302,52 @@ def check_features(estimator, X_raw, X, *, reset):
             f"input ({cls} was fitted with {expected}); pass data with the same columns "
             "as in fit."
         )
+
+
+def warn_constant_features(variances, estimator_name):
+    """Warn naming the zero-variance features (or that all rows are identical).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_constant_features(np.array([1.0, 0.0]), "PCA")
+    >>> "columns 1" in str(w[0].message)
+    True
+    """
+    zero = np.flatnonzero(np.asarray(variances) == 0)
+    if zero.size == 0:
+        return
+    if zero.size == np.size(variances):
+        warnings.warn(f"{estimator_name}: all rows of X are identical (every feature has zero "
+                      "variance); the components are arbitrary and explain no variance.",
+                      UserWarning, stacklevel=4)
+        return
+    shown = ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else "")
+    warnings.warn(f"{estimator_name}: {zero.size} feature(s) have zero variance (columns {shown}); "
+                  "they carry no information, consider dropping them.", UserWarning, stacklevel=4)
+
+
+def check_n_components(n_components, n_samples, n_features, estimator_name, *, below_features=False):
+    """Errors naming both numbers when ``n_components`` does not fit the data shape.
+
+    Examples
+    --------
+    >>> check_n_components(2, 10, 5, "PCA")
+    """
+    if n_samples < 2:
+        raise ValueError(f"{estimator_name} needs at least 2 samples to estimate variance; got "
+                         f"{n_samples} sample (n_samples = {n_samples}). Pass more rows.")
+    if below_features and n_features < 2:
+        raise ValueError(f"{estimator_name} needs at least 2 features, one latent and one for the "
+                         f"noise; got n_features = {n_features}.")
+    if n_components is None:
+        return
+    if n_components > min(n_samples, n_features):
+        raise ValueError(f"n_components={n_components} must be at most min(n_samples, n_features) = "
+                         f"min({n_samples}, {n_features}) = {min(n_samples, n_features)}; lower "
+                         "n_components.")
+    if below_features and n_components >= n_features:
+        raise ValueError(f"{estimator_name} needs n_components < n_features (n_features = "
+                         f"{n_features}) to leave room for the noise; got n_components={n_components}.")

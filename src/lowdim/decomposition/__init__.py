@@ -1,8 +1,11 @@
-"""Linear decompositions: PCA (named solvers, streaming, sparse) and helpers."""
+"""Linear decompositions: PCA (named solvers, streaming, sparse), probabilistic PCA and
+factor analysis (with missing values), and helpers."""
 
+from ._factor_analysis import FactorAnalysis
 from ._incremental import IncrementalPCA
 from ._n_components import ComponentSelection, select_n_components
 from ._pca import PCA
 from ._pca_solvers import choose_solver
+from ._ppca import ProbabilisticPCA
 
-__all__ = ["PCA", "IncrementalPCA", "ComponentSelection", "select_n_components", "choose_solver"]
+__all__ = ["PCA", "IncrementalPCA", "ProbabilisticPCA", "FactorAnalysis", "ComponentSelection", "select_n_components", "choose_solver"]

@@ -1,7 +1,6 @@
 """Principal component analysis with named solvers, streaming and sparse input."""
 
 import numbers
-import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -11,7 +10,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array, check_features, check_finite
+from .._validation import (
+    check_array,
+    check_features,
+    check_finite,
+    check_n_components,
+    warn_constant_features,
+)
 from ..linalg import ScatterAccumulator, flip_signs
 from ._n_components import resolve_n_components
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
@@ -24,19 +29,6 @@ _DEFERRED = ("components_", "explained_variance_", "explained_variance_ratio_", 
 
 _SKLEARN_SOLVER_NAMES = {"auto": "auto", "full": "svd", "covariance_eigh": "covariance",
                          "arpack": "lanczos", "randomized": "randomized"}
-
-
-def _warn_constant(variances, name):
-    zero = np.flatnonzero(variances == 0)
-    if zero.size == 0:
-        return
-    if zero.size == variances.size:
-        warnings.warn(f"{name}: all rows of X are identical (every feature has zero variance); "
-                      "the components are arbitrary and explain no variance.", UserWarning, stacklevel=4)
-        return
-    shown = ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else "")
-    warnings.warn(f"{name}: {zero.size} feature(s) have zero variance (columns {shown}); they carry "
-                  "no information, consider dropping them.", UserWarning, stacklevel=4)
 
 
 class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -263,14 +255,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self._pending_dtype = None
 
     def _check_n_samples(self, n, d):
-        name = type(self).__name__
-        if n < 2:
-            raise ValueError(f"{name} needs at least 2 samples to estimate variance; got {n} "
-                             f"sample (n_samples = {n}). Pass more rows.")
         k = self.n_components
-        if isinstance(k, numbers.Integral) and k > min(n, d):
-            raise ValueError(f"n_components={k} must be at most min(n_samples, n_features) = "
-                             f"min({n}, {d}) = {min(n, d)}; lower n_components.")
+        check_n_components(k if isinstance(k, numbers.Integral) else None, n, d, type(self).__name__)
 
     def _requested_solver(self):
         return self.solver if self.svd_solver is None else _SKLEARN_SOLVER_NAMES[self.svd_solver]
@@ -313,7 +299,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
     def _set_spectrum(self, spectrum, dtype, solver):
         n, d = spectrum.n_samples, spectrum.mean.size
-        _warn_constant(spectrum.variances, type(self).__name__)
+        warn_constant_features(spectrum.variances, type(self).__name__)
         k = min(resolve_n_components(self.n_components, spectrum, n, d), spectrum.eigenvalues.size)
         total = spectrum.total_variance
         eig = spectrum.eigenvalues[:k]

@@ -30,6 +30,8 @@ MAX_ARRAY_BYTES = 1 << 34
 REGISTRY = {
     "PCA": "lowdim.decomposition._pca",
     "IncrementalPCA": "lowdim.decomposition._incremental",
+    "ProbabilisticPCA": "lowdim.decomposition._ppca",
+    "FactorAnalysis": "lowdim.decomposition._factor_analysis",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

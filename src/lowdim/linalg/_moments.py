@@ -54,6 +54,7 @@ def _sparse_block_scatter(block):
     return mean, gram - block.shape[0] * np.outer(mean, mean)
 
 
+@np.errstate(invalid="ignore", over="ignore")  # non-finite input is reported by the caller
 def _dense_block_scatter(block, centre):
     """Mean and centred scatter (float64) of one block, by one syrk in the block's dtype.
 
@@ -161,6 +162,7 @@ class ScatterAccumulator:
             return
         yield from blocks
 
+    @np.errstate(invalid="ignore", over="ignore")
     def _add_raw(self, block, on_nonfinite):
         sums = block.sum(axis=0, dtype=np.float64)
         sq = syrk_upper(block)  # upper triangle; symmetrised once, in _combined

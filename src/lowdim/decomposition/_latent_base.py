@@ -1,0 +1,226 @@
+"""Shared estimator code of the linear Gaussian latent models (PPCA, factor analysis).
+
+Subclasses set ``_isotropic`` and implement ``_fit_complete(S, mean, n, rng)`` for data
+without NaN; the missing-value EM, the posterior transform, the likelihood,
+``sample`` and the covariance methods live here once.
+"""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._params import validate_params
+from .._random import check_random_state
+from .._validation import check_array, check_features, check_n_components, warn_constant_features
+from ..linalg import ScatterAccumulator, column_moments, top_eigh
+from ._latent_gaussian import em_missing, loglik_rows, posterior_mean
+
+
+def principal_init(S, k):
+    """Loadings and noise from the top-k eigenpairs of ``S`` (the PPCA solution)."""
+    w, V = top_eigh(S, k)
+    d = S.shape[0]
+    noise = max((np.trace(S) - w.sum()) / max(d - k, 1), 1e-12 * max(np.trace(S) / d, 1e-300))
+    W = (V * np.sqrt(np.maximum(w - noise, 0.0))).T
+    return W, noise
+
+
+class LatentGaussianMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Base of ``ProbabilisticPCA`` and ``FactorAnalysis`` (not public)."""
+
+    _isotropic = False
+    _iterative_fit = True  # results agree across runs to the EM tolerance, not to rounding
+
+    def fit(self, X, y=None):
+        """Fit the model; NaN entries are treated as missing and marginalised by EM.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            May contain NaN (missing values); infinity is an error.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, allow_nan=True)
+        check_features(self, X_raw, X, reset=True)
+        n, d = X.shape
+        k = d if self.n_components is None and not self._isotropic else self.n_components
+        k = d - 1 if k is None else k
+        check_n_components(k, n, d, type(self).__name__, below_features=self._isotropic)
+        rng = check_random_state(getattr(self, "random_state", None))
+        mask = ~np.isnan(X)
+        if mask.all():
+            acc = ScatterAccumulator(d)
+            acc.update(X)
+            S = acc.covariance(ddof=0)
+            warn_constant_features(np.diag(S), type(self).__name__)
+            W, mean, psi, history, n_iter = self._fit_complete(S, acc.mean, k, rng)
+        else:
+            W, mean, psi, history, n_iter = self._fit_missing(X, mask, k)
+        self._store(W, mean, psi, history, n_iter, X.dtype)
+        return self
+
+    def _fit_missing(self, X, mask, k):
+        if getattr(self, "method", "em") == "closed_form":
+            raise ValueError(f"X has {int((~mask).sum())} missing values; method='closed_form' needs "
+                             "complete data. Use method='auto' or 'em' to marginalise them.")
+        empty = np.flatnonzero(mask.sum(axis=0) < 2)
+        if empty.size:
+            raise ValueError(f"feature(s) {', '.join(map(str, empty[:10]))} have fewer than 2 observed "
+                             "values; drop them or observe more rows.")
+        X0 = np.where(mask, X, 0.0).astype(np.float64)
+        m = mask.astype(np.float64)
+        mean0 = X0.sum(axis=0) / m.sum(axis=0)
+        filled = np.where(mask, X0, mean0)  # only the starting point of EM
+        mean_f, var = column_moments(filled)
+        warn_constant_features(var, type(self).__name__)
+        S = np.cov(filled.T, ddof=0).reshape(X.shape[1], X.shape[1])
+        W, noise = principal_init(S, k)
+        psi = np.full(X.shape[1], noise) if self._isotropic else np.maximum(np.diag(S) - (W**2).sum(0), noise)
+        W, mean, psi, history, n_iter, _ = em_missing(
+            X0, m, W, mean_f, psi, isotropic=self._isotropic, max_iter=self.max_iter, tol=self.tol,
+            verbose=self.verbose, label=f"{type(self).__name__} EM")
+        return W, mean, psi, history, n_iter
+
+    def _store(self, W, mean, psi, history, n_iter, dtype):
+        W = self._orient(W)
+        self.components_ = W.astype(dtype)
+        self.mean_ = mean.astype(dtype)
+        self.noise_variance_ = psi.astype(dtype)
+        self.loglike_ = [float(v) for v in history]
+        self.n_iter_ = int(max(n_iter, 1))
+        self.n_components_ = int(W.shape[0])
+
+    def _orient(self, W):
+        """Sign convention (largest-magnitude loading positive); subclasses may rotate."""
+        from ..linalg import flip_signs
+
+        return flip_signs(W)[0] if W.size else W
+
+    # ------------------------------------------------------------------ using the model
+    def _prepare(self, X):
+        check_is_fitted(self)
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, allow_nan=True)
+        check_features(self, X_raw, X, reset=False)
+        mask = ~np.isnan(X)
+        return np.where(mask, X, 0.0).astype(np.float64), mask.astype(np.float64), X.dtype
+
+    def _params64(self):
+        return (self.mean_.astype(np.float64), self.components_.astype(np.float64),
+                np.broadcast_to(self.noise_variance_, self.mean_.shape).astype(np.float64))
+
+    def transform(self, X):
+        """Posterior mean of the latent factors, from each row's observed entries.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), NaN allowed
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        X0, mask, dtype = self._prepare(X)
+        mean, W, psi = self._params64()
+        return posterior_mean(X0, mask, mean, W, psi).astype(dtype)
+
+    def inverse_transform(self, X):
+        """Map latent factors back to feature space: ``z W + mean``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        Z = check_array(X, estimator_name=type(self).__name__)
+        return (Z @ self.components_ + self.mean_).astype(self.components_.dtype)
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample (of its observed entries when NaN are present).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X0, mask, _ = self._prepare(X)
+        mean, W, psi = self._params64()
+        return loglik_rows(X0, mask, mean, W, psi)
+
+    def score(self, X, y=None):
+        """Average log-likelihood of the samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    def get_covariance(self):
+        """Model covariance ``W^T W + diag(noise)``.
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+        """
+        check_is_fitted(self)
+        _, W, psi = self._params64()
+        return W.T @ W + np.diag(psi)
+
+    def get_precision(self):
+        """Inverse of ``get_covariance`` (by the matrix inversion lemma).
+
+        Returns
+        -------
+        ndarray of shape (n_features, n_features)
+        """
+        check_is_fitted(self)
+        _, W, psi = self._params64()
+        Wp = W / psi
+        M = np.eye(W.shape[0]) + Wp @ W.T
+        return np.diag(1.0 / psi) - Wp.T @ np.linalg.solve(M, Wp)
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draw samples from the fitted model.
+
+        Parameters
+        ----------
+        n_samples : int
+        random_state : None, int or Generator
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        rng = check_random_state(random_state)
+        mean, W, psi = self._params64()
+        z = rng.standard_normal((n_samples, W.shape[0]))
+        noise = rng.standard_normal((n_samples, W.shape[1])) * np.sqrt(psi)
+        return (z @ W + mean + noise).astype(self.components_.dtype)
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
