@@ -32,6 +32,7 @@ REGISTRY = {
     "IncrementalPCA": "lowdim.decomposition._incremental",
     "ProbabilisticPCA": "lowdim.decomposition._ppca",
     "FactorAnalysis": "lowdim.decomposition._factor_analysis",
+    "LinearDiscriminantAnalysis": "lowdim.decomposition._lda",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

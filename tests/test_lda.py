@@ -1,0 +1,57 @@
+"""Fisher LDA: agreement with scikit-learn, shrinkage, projection size, classification."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+from lowdim import LinearDiscriminantAnalysis as LDA
+
+DATA = [load_iris, load_wine, load_breast_cancer]
+CASES = [("svd", None), ("eigen", None), ("eigen", "auto"), ("eigen", 0.3)]
+
+
+@pytest.mark.parametrize("load", DATA, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("solver, shrinkage", CASES)
+def test_agrees_with_sklearn_projections_up_to_sign_and_scale(load, solver, shrinkage):
+    X, y = load(return_X_y=True)
+    ours = LDA(solver=solver, shrinkage=shrinkage).fit(X, y)
+    ref = SkLDA(solver=solver, shrinkage=shrinkage).fit(X, y)
+    Z, R = ours.transform(X), ref.transform(X)
+    assert Z.shape == R.shape == (len(X), min(len(np.unique(y)) - 1, X.shape[1]))
+    for i in range(Z.shape[1]):
+        assert abs(np.corrcoef(Z[:, i], R[:, i])[0, 1]) > 1 - 1e-8
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-8)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    np.testing.assert_allclose(ours.explained_variance_ratio_, ref.explained_variance_ratio_, atol=1e-8)
+
+
+def test_directions_maximise_the_fisher_ratio():
+    X, y = load_wine(return_X_y=True)
+    lda = LDA().fit(X, y)
+    Z = lda.transform(X)
+    means = np.array([Z[y == c].mean(axis=0) for c in np.unique(y)])
+    within = sum(((Z[y == c] - means[i]) ** 2).sum(axis=0) for i, c in enumerate(np.unique(y)))
+    between = (np.bincount(y)[:, None] * (means - Z.mean(axis=0)) ** 2).sum(axis=0)
+    ratio = between / within
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # no random direction separates the classes better than the first
+        w = rng.normal(size=X.shape[1])
+        p = X @ w
+        pm = np.array([p[y == c].mean() for c in np.unique(y)])
+        b = (np.bincount(y) * (pm - p.mean()) ** 2).sum()
+        wi = sum(((p[y == c] - pm[i]) ** 2).sum() for i, c in enumerate(np.unique(y)))
+        assert b / wi <= ratio[0] * (1 + 1e-9)
+
+
+def test_string_labels_priors_and_errors():
+    X, y = load_iris(return_X_y=True)
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    lda = LDA(priors=[0.2, 0.3, 0.5]).fit(X, names)
+    assert set(lda.predict(X)) <= set(names) and np.allclose(lda.priors_, [0.2, 0.3, 0.5])
+    with pytest.raises(ValueError, match="n_components=3 must be at most min\\(n_features, n_classes - 1\\)"):
+        LDA(n_components=3).fit(X, y)
+    with pytest.raises(ValueError, match="shrinkage is not supported by solver='svd'"):
+        LDA(shrinkage="auto").fit(X, y)
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        LDA().fit(X, X[:, 0] + 0.5)
