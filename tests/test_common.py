@@ -36,12 +36,15 @@ def _instance(cls, **params):
         params.setdefault("random_state", 0)
     if "n_components" in est.get_params():
         params.setdefault("n_components", 2)
+    if getattr(cls, "_iterative_fit", False) and "tol" in est.get_params():
+        params.setdefault("tol", 1e-10)  # converge fully, so runs can be compared closely
     return est.set_params(**params)
 
 
 def _data(n=40, d=5, seed=0, dtype=np.float64):
+    """Mixed uniform (non-Gaussian, so ICA is identifiable) sources, shifted."""
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) + rng.normal(size=d)
+    X = rng.uniform(-1.7, 1.7, size=(n, d)) @ rng.normal(size=(d, d)) + rng.normal(size=d)
     return X.astype(dtype)
 
 
@@ -162,13 +165,13 @@ def test_float32_preserved_and_close_to_float64(cls):
     out64 = _output(_fit(_instance(cls), X64), X64)
     assert out32.dtype == np.float32 and out64.dtype == np.float64
     scale = np.abs(out64).max()
-    np.testing.assert_allclose(out32, out64, atol=1e-4 * scale)
+    np.testing.assert_allclose(out32, out64, atol=max(1e-4, _rtol(cls)) * scale)
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
 def test_float32_far_from_origin_matches_float64(cls):
     rng = np.random.default_rng(1)
-    X64 = 1e6 + rng.normal(size=(500, 4)) * np.array([3.0, 2.0, 1.0, 0.5])
+    X64 = 1e6 + rng.uniform(-1.7, 1.7, size=(500, 4)) * np.array([3.0, 2.0, 1.0, 0.5])
     X32 = X64.astype(np.float32)
     a = _fit(_instance(cls), X32)
     b = _fit(_instance(cls), X32.astype(np.float64))  # same data values, float64 arithmetic

@@ -22,6 +22,7 @@ _EXPORTS = {
     "IncrementalPCA": "lowdim.decomposition",
     "ProbabilisticPCA": "lowdim.decomposition",
     "FactorAnalysis": "lowdim.decomposition",
+    "FastICA": "lowdim.decomposition",
     "LinearDiscriminantAnalysis": "lowdim.decomposition",
     "select_n_components": "lowdim.decomposition",
     "save": "lowdim.io",

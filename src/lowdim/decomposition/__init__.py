@@ -2,6 +2,7 @@
 factor analysis (with missing values), and helpers."""
 
 from ._factor_analysis import FactorAnalysis
+from ._fastica import FastICA
 from ._incremental import IncrementalPCA
 from ._lda import LinearDiscriminantAnalysis
 from ._n_components import ComponentSelection, select_n_components
@@ -9,4 +10,4 @@ from ._pca import PCA
 from ._pca_solvers import choose_solver
 from ._ppca import ProbabilisticPCA
 
-__all__ = ["PCA", "IncrementalPCA", "ProbabilisticPCA", "FactorAnalysis", "LinearDiscriminantAnalysis", "ComponentSelection", "select_n_components", "choose_solver"]
+__all__ = ["PCA", "IncrementalPCA", "ProbabilisticPCA", "FactorAnalysis", "LinearDiscriminantAnalysis", "FastICA", "ComponentSelection", "select_n_components", "choose_solver"]

@@ -32,6 +32,7 @@ REGISTRY = {
     "IncrementalPCA": "lowdim.decomposition._incremental",
     "ProbabilisticPCA": "lowdim.decomposition._ppca",
     "FactorAnalysis": "lowdim.decomposition._factor_analysis",
+    "FastICA": "lowdim.decomposition._fastica",
     "LinearDiscriminantAnalysis": "lowdim.decomposition._lda",
 }
 

@@ -1,0 +1,273 @@
+"""FastICA (Hyvärinen & Oja, 2000): independent components by fixed-point iterations."""
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._iterative import run_loop
+from .._params import (
+    ARRAY_LIKE,
+    CALLABLE,
+    NONE,
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
+from .._random import check_random_state
+from .._validation import check_array, check_features
+from ..linalg import flip_signs
+from ._pca import PCA
+
+
+def _logcosh(u, alpha=1.0):
+    t = np.tanh(alpha * u)
+    return t, alpha * (1 - t * t)
+
+
+def _exp(u):
+    e = np.exp(-0.5 * u * u)
+    return u * e, (1 - u * u) * e
+
+
+def _cube(u):
+    return u**3, 3 * u * u
+
+
+CONTRASTS = {"logcosh": _logcosh, "exp": _exp, "cube": _cube}
+
+
+def _contrast(fun, fun_args):
+    """``g(u) -> (g(u), g'(u))`` for a named or user-supplied contrast function."""
+    base = CONTRASTS[fun] if isinstance(fun, str) else fun
+    args = dict(fun_args or {})
+    return lambda u: base(u, **args)
+
+
+def _symmetric_decorrelation(W):
+    """``(W W^T)^(-1/2) W``: the closest matrix with orthonormal rows."""
+    s, U = scipy.linalg.eigh(W @ W.T)
+    s = np.maximum(s, np.finfo(W.dtype).tiny)
+    return (U / np.sqrt(s)) @ U.T @ W
+
+
+def _fixed_point(W, Z, g):
+    """One FastICA update of every row of W (whitened data Z, one row per sample)."""
+    gu, dg = g(Z @ W.T)  # (n, k)
+    return (gu.T @ Z) / Z.shape[0] - dg.mean(axis=0)[:, None] * W
+
+
+def ica_parallel(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
+    """Symmetric FastICA: all components at once, decorrelated after every step.
+
+    Converges when ``max |1 - |<w_new, w_old>|| <= tol`` over the rows.
+
+    Returns
+    -------
+    W : ndarray (k, k), rows orthonormal
+    n_iter : int
+    """
+
+    def step(W):
+        W_new = _symmetric_decorrelation(_fixed_point(W, Z, g))
+        change = float(np.max(np.abs(np.abs(np.einsum("ij,ij->i", W_new, W)) - 1)))
+        return W_new, change, change
+
+    result = run_loop(step, _symmetric_decorrelation(W0), max_iter=max_iter, tol=tol,
+                      callbacks=callbacks, verbose=verbose, label="FastICA (parallel)")
+    return result.state, result.n_iter
+
+
+def ica_deflation(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
+    """Deflationary FastICA: one component at a time, orthogonal to the previous ones.
+
+    Returns
+    -------
+    W : ndarray (k, k)
+    n_iter : int
+        The largest number of iterations any component needed.
+    """
+    k = W0.shape[0]
+    W = np.zeros_like(W0)
+    most = 0
+    for j in range(k):
+
+        def step(w, j=j):
+            w_new = _fixed_point(w[None, :], Z, g)[0]
+            w_new -= W[:j].T @ (W[:j] @ w_new)
+            w_new /= np.linalg.norm(w_new)
+            change = abs(abs(float(w_new @ w)) - 1)
+            return w_new, change, change
+
+        w0 = W0[j] - W[:j].T @ (W[:j] @ W0[j])
+        result = run_loop(step, w0 / np.linalg.norm(w0), max_iter=max_iter, tol=tol,
+                          callbacks=callbacks, verbose=verbose, label=f"FastICA (component {j})")
+        W[j] = result.state
+        most = max(most, result.n_iter)
+    return W, most
+
+
+class FastICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Independent component analysis by FastICA, whitening through lowdim's PCA.
+
+    A drop-in for ``sklearn.decomposition.FastICA`` (``whiten='unit-variance'`` or
+    ``'arbitrary-variance'``; whitening is always done, by PCA).
+
+    Parameters
+    ----------
+    n_components : int or None
+        Number of sources (default ``min(n_samples, n_features)``).
+    algorithm : {'parallel', 'deflation'}
+    whiten : {'unit-variance', 'arbitrary-variance'}
+        Both give unit-variance sources here (the whitened data have unit variance).
+    fun : {'logcosh', 'exp', 'cube'} or callable
+        Contrast: ``fun(u, **fun_args) -> (g(u), g'(u))`` elementwise.
+    fun_args : dict or None
+        E.g. ``{'alpha': 1.0}`` for 'logcosh'.
+    max_iter : int
+        Iteration cap (per component for 'deflation'); ``ConvergenceWarning`` when hit.
+    tol : float
+        Convergence threshold on ``1 - |<w_new, w_old>|``.
+    w_init : array-like of shape (n_components, n_components) or None
+        Initial unmixing matrix in whitened space (default: Gaussian from random_state).
+    whiten_solver : {'auto', 'covariance', 'svd'}
+        PCA solver used for whitening.
+    random_state : None, int, RandomState or Generator
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        Unmixing matrix: ``sources = (X - mean_) @ components_.T``. Sources are ordered
+        by the variance they contribute to X (squared norm of their ``mixing_``
+        column), and signed so the largest-magnitude entry of each row is positive.
+    mixing_ : ndarray of shape (n_features, n_components)
+        Pseudo-inverse of ``components_``.
+    whitening_ : ndarray of shape (n_components, n_features)
+    mean_ : ndarray of shape (n_features,)
+    n_iter_, n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when fitted on a DataFrame.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import FastICA
+    >>> rng = np.random.default_rng(0)
+    >>> S = np.column_stack([rng.uniform(-1, 1, 2000), rng.laplace(size=2000)])
+    >>> X = S @ np.array([[1.0, 0.5], [0.3, 1.0]])
+    >>> FastICA(n_components=2, random_state=0).fit_transform(X).shape
+    (2000, 2)
+    """
+
+    _parameter_constraints = {
+        "n_components": [NONE, Interval(int, 1, None, closed="left")],
+        "algorithm": [Options({"parallel", "deflation"})],
+        "whiten": [Options({"unit-variance", "arbitrary-variance"})],
+        "fun": [Options(set(CONTRASTS)), CALLABLE],
+        "fun_args": [NONE, InstanceOf(dict)],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "w_init": [NONE, ARRAY_LIKE],
+        "whiten_solver": [Options({"auto", "covariance", "svd"})],
+        "random_state": [RANDOM_STATE],
+    }
+    _iterative_fit = True  # results agree across runs to tol, not to rounding
+
+    def __init__(self, n_components=None, *, algorithm="parallel", whiten="unit-variance",
+                 fun="logcosh", fun_args=None, max_iter=200, tol=1e-4, w_init=None,
+                 whiten_solver="auto", random_state=None):
+        self.n_components = n_components
+        self.algorithm = algorithm
+        self.whiten = whiten
+        self.fun = fun
+        self.fun_args = fun_args
+        self.max_iter = max_iter
+        self.tol = tol
+        self.w_init = w_init
+        self.whiten_solver = whiten_solver
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        """Estimate the unmixing matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X_raw, X = X, check_array(X, estimator_name="FastICA")
+        check_features(self, X_raw, X, reset=True)
+        pca = PCA(self.n_components, whiten=True, solver=self.whiten_solver).fit(X)
+        k = pca.n_components_
+        Z = pca.transform(X).astype(np.float64)
+        rng = check_random_state(self.random_state)
+        W0 = self._initial(k, rng)
+        solve = ica_parallel if self.algorithm == "parallel" else ica_deflation
+        W, self.n_iter_ = solve(Z, W0, _contrast(self.fun, self.fun_args), max_iter=self.max_iter,
+                                tol=self.tol)
+        whitening = pca.components_.astype(np.float64) / np.sqrt(
+            np.maximum(pca.explained_variance_.astype(np.float64), np.finfo(np.float64).tiny))[:, None]
+        (unmixing,) = flip_signs(W @ whitening)
+        mixing = np.linalg.pinv(unmixing)
+        # sources come in no particular order: sort them by the variance they put into X
+        order = np.argsort(-np.sum(mixing**2, axis=0), kind="stable")
+        self.whitening_ = whitening.astype(X.dtype)
+        self.components_ = unmixing[order].astype(X.dtype)
+        self.mixing_ = mixing[:, order].astype(X.dtype)
+        self.mean_ = pca.mean_
+        return self
+
+    def _initial(self, k, rng):
+        if self.w_init is None:
+            return rng.standard_normal((k, k))
+        W0 = np.asarray(self.w_init, dtype=np.float64)
+        if W0.shape != (k, k):
+            raise ValueError(f"w_init has shape {W0.shape}; it must be (n_components, n_components) = ({k}, {k}).")
+        return W0
+
+    def transform(self, X):
+        """Recover the sources of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        X_raw, X = X, check_array(X, estimator_name="FastICA")
+        check_features(self, X_raw, X, reset=False)
+        return ((X - self.mean_) @ self.components_.T).astype(X.dtype, copy=False)
+
+    def inverse_transform(self, X):
+        """Mix sources back into feature space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        S = check_array(X, estimator_name="FastICA")
+        return (S @ self.mixing_.T + self.mean_).astype(self.components_.dtype)
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
