@@ -23,6 +23,7 @@ _EXPORTS = {
     "ProbabilisticPCA": "lowdim.decomposition",
     "FactorAnalysis": "lowdim.decomposition",
     "FastICA": "lowdim.decomposition",
+    "KernelPCA": "lowdim.decomposition",
     "LinearDiscriminantAnalysis": "lowdim.decomposition",
     "select_n_components": "lowdim.decomposition",
     "save": "lowdim.io",

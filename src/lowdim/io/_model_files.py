@@ -33,6 +33,7 @@ REGISTRY = {
     "ProbabilisticPCA": "lowdim.decomposition._ppca",
     "FactorAnalysis": "lowdim.decomposition._factor_analysis",
     "FastICA": "lowdim.decomposition._fastica",
+    "KernelPCA": "lowdim.decomposition._kernel_pca",
     "LinearDiscriminantAnalysis": "lowdim.decomposition._lda",
 }
 

@@ -1,0 +1,312 @@
+"""Kernel PCA: exact (centred N x N kernel) or Nystroem landmarks for large N."""
+
+import numbers
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg as spla
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._memory import require_memory
+from .._params import BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import check_array, check_features, check_n_components, warn_constant_features
+from ..linalg import CenteredData, column_moments, flip_signs, lanczos_eigh, randomized_svd, top_eigh
+from ._kernel_functions import KERNELS, kernel_matrix
+
+
+def centre_kernel(K):
+    """Double-centre a training kernel in place; return (column means, overall mean).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.ones((3, 3)); _ = centre_kernel(K); float(abs(K).max())
+    0.0
+    """
+    col = K.mean(axis=0)
+    total = col.mean()
+    K -= col[None, :]
+    K -= col[:, None]
+    K += total
+    return col, total
+
+
+def top_eigenpairs(K, k, solver, rng, tol, max_iter):
+    """Largest k eigenpairs of the symmetric matrix K with the named solver."""
+    if solver == "dense":
+        return top_eigh(K, k)
+    if solver == "arpack":
+        return lanczos_eigh(spla.aslinearoperator(K), k, rng=rng, tol=tol, max_iter=max_iter)
+    s, Vt, _ = randomized_svd(CenteredData(K, np.zeros(K.shape[1])), k, n_oversamples=20,
+                              n_iter=7, rng=rng, tol=1e-9)
+    V = Vt.T
+    return np.einsum("ij,ij->j", V, K @ V), V  # Rayleigh quotients keep the eigenvalue signs
+
+
+class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Kernel PCA: PCA in the feature space of a kernel, exact or with Nystroem landmarks.
+
+    A drop-in for ``sklearn.decomposition.KernelPCA`` (same parameter names; 'lanczos'
+    is accepted as a synonym of 'arpack'), plus ``n_landmarks``: with it, the kernel is
+    approximated through ``n_landmarks`` landmark points chosen at random (Nystroem),
+    so memory and time grow linearly in the number of samples.
+
+    Parameters
+    ----------
+    n_components : int or None
+        Default: every component with a positive eigenvalue (exact mode), or all
+        landmarks (Nystroem mode).
+    kernel : {'linear', 'rbf', 'poly', 'sigmoid', 'cosine', 'precomputed'} or callable
+        A callable is called as ``kernel(X, Y)`` and returns the kernel matrix.
+    gamma : float or None
+        Default ``1 / n_features``.
+    degree, coef0 : float
+        For 'poly' and 'sigmoid'.
+    alpha : float
+        Ridge of the learned pre-image (``inverse_transform``).
+    fit_inverse_transform : bool
+        Learn the pre-image map by kernel ridge regression from the embedding to X.
+    eigen_solver : {'auto', 'dense', 'arpack', 'lanczos', 'randomized'}
+        'auto': 'dense' for up to 1000 samples or n_components above half of them,
+        'arpack' for fewer than 10 components, else 'randomized'.
+    tol, max_iter : ARPACK settings.
+    remove_zero_eig : bool
+        Drop components with zero eigenvalue (also done when n_components is None).
+    n_landmarks : int or None
+        Nystroem mode with this many landmarks (never forms an N x N matrix).
+    random_state : None, int, RandomState or Generator
+        Landmarks, ARPACK start vector, randomized solver.
+
+    Attributes
+    ----------
+    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvectors_ : ndarray of shape (n_samples, n_components_)
+        Exact mode only.
+    X_fit_ : ndarray
+        Training data (exact mode) or the landmarks (Nystroem mode).
+    dual_coef_ : ndarray
+        Pre-image coefficients (``fit_inverse_transform``).
+    gamma_ : float
+    eigen_solver_ : str
+    n_components_, n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when fitted on a DataFrame.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import KernelPCA
+    >>> X = np.random.default_rng(0).normal(size=(100, 4))
+    >>> KernelPCA(n_components=2, kernel="rbf").fit_transform(X).shape
+    (100, 2)
+    """
+
+    _parameter_constraints = {
+        "n_components": [NONE, Interval(int, 1, None, closed="left")],
+        "kernel": [Options(set(KERNELS) | {"precomputed"}), CALLABLE],
+        "gamma": [NONE, Interval(float, 0, None, closed="neither")],
+        "degree": [Interval(float, 0, None, closed="left")],
+        "coef0": [Interval(float, None, None)],
+        "kernel_params": [NONE, InstanceOf(dict)],
+        "alpha": [Interval(float, 0, None, closed="left")],
+        "fit_inverse_transform": [BOOLEAN],
+        "eigen_solver": [Options({"auto", "dense", "arpack", "lanczos", "randomized"})],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "max_iter": [NONE, Interval(int, 1, None, closed="left")],
+        "remove_zero_eig": [BOOLEAN],
+        "n_landmarks": [NONE, Interval(int, 1, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+    }
+
+    def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
+                 kernel_params=None, alpha=1.0, fit_inverse_transform=False, eigen_solver="auto",
+                 tol=0, max_iter=None, remove_zero_eig=False, n_landmarks=None, random_state=None):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.alpha = alpha
+        self.fit_inverse_transform = fit_inverse_transform
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.remove_zero_eig = remove_zero_eig
+        self.n_landmarks = n_landmarks
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ kernels
+    def _kernel(self, X, Y=None):
+        """Kernel in float64 (a new array). Translation-invariant uses (rbf, and linear
+        once centred in feature space) shift both sides by the training mean first, so
+        data far from the origin keep their precision."""
+        if self.kernel == "precomputed":
+            return np.array(X, dtype=np.float64)
+        if callable(self.kernel):
+            fn = self.kernel
+            params = self.kernel_params or {}
+            return kernel_matrix(X, Y, kernel=lambda A, B: fn(A, B, **params))
+        X = X.astype(np.float64)
+        Y = None if Y is None else Y.astype(np.float64)
+        if self.kernel in ("linear", "rbf"):
+            shift = self.X_fit_.mean(axis=0, dtype=np.float64)
+            X = X - shift
+            Y = None if Y is None else Y - shift
+        return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0)
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) for
+            kernel='precomputed'
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X_raw, X = X, check_array(X, estimator_name="KernelPCA")
+        check_features(self, X_raw, X, reset=True)
+        n = X.shape[0]
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(f"kernel='precomputed' needs a square (n_samples, n_samples) matrix; got {X.shape}.")
+        if self.n_landmarks is not None and self.kernel == "precomputed":
+            raise ValueError("n_landmarks needs the data, not a precomputed kernel.")
+        check_n_components(self.n_components, n, n if self.n_landmarks is None else self.n_landmarks,
+                           "KernelPCA")
+        self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
+        if self.kernel != "precomputed":
+            warn_constant_features(column_moments(X)[1], "KernelPCA")
+        rng = check_random_state(self.random_state)
+        self._dtype = X.dtype
+        if self.n_landmarks is None:
+            embedding = self._fit_exact(X, rng)
+        else:
+            embedding = self._fit_nystroem(X, rng)
+        if self.fit_inverse_transform:
+            self._fit_preimage(X, embedding)
+        del self._dtype
+        return self
+
+    def _fit_exact(self, X, rng):
+        n = X.shape[0]
+        require_memory(2 * 8 * n * n, f"exact kernel PCA of {n} samples (an {n} x {n} kernel)",
+                       "pass n_landmarks=2000 (Nystroem) to work in O(n x landmarks) memory")
+        self.X_fit_ = X
+        K = self._kernel(X)
+        self._centre_col, self._centre_all = centre_kernel(K)
+        k = self.n_components or n
+        solver = self._choose_solver(n, k)
+        w, V = top_eigenpairs(K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter)
+        keep = w > (w.max(initial=0.0) * n * np.finfo(np.float64).eps)
+        if self.n_components is None or self.remove_zero_eig:
+            w, V = w[keep], V[:, keep]
+        w = np.maximum(w, 0.0)
+        (Vt,) = flip_signs(V.T)
+        self.eigenvalues_, self.eigenvectors_ = w, Vt.T
+        self.K_fit_rows_, self.K_fit_all_ = self._centre_col, float(self._centre_all)
+        del self._centre_col, self._centre_all
+        self.n_components_ = int(w.size)
+        return self.eigenvectors_ * np.sqrt(w)
+
+    def _choose_solver(self, n, k):
+        solver = {"lanczos": "arpack"}.get(self.eigen_solver, self.eigen_solver)
+        if solver == "auto":
+            solver = "dense" if n <= 1000 or k > n // 2 else ("arpack" if k < 10 else "randomized")
+        if solver != "dense" and k >= n:
+            solver = "dense"
+        self.eigen_solver_ = solver
+        return solver
+
+    def _fit_nystroem(self, X, rng):
+        from ._pca import PCA
+
+        n, m = X.shape[0], min(self.n_landmarks, X.shape[0])
+        require_memory(8 * n * m * 3, f"Nystroem kernel PCA with {m} landmarks",
+                       "use fewer landmarks")
+        self.X_fit_ = X[np.sort(rng.choice(n, size=m, replace=False))]
+        w, U = scipy.linalg.eigh(self._kernel(self.X_fit_))  # shifts by the landmarks' mean
+        keep = w > w.max() * m * np.finfo(np.float64).eps
+        self._whiten = U[:, keep] / np.sqrt(w[keep])  # K_mm^(-1/2) on its range
+        features = self._kernel(X, self.X_fit_) @ self._whiten
+        pca = PCA(self.n_components, solver="covariance").fit(features)
+        self.eigenvalues_ = pca.explained_variance_.astype(np.float64) * (n - 1)
+        self.n_components_ = pca.n_components_
+        self.nystroem_map_ = self._whiten @ pca.components_.T.astype(np.float64)
+        self.nystroem_offset_ = pca.mean_.astype(np.float64) @ pca.components_.T.astype(np.float64)
+        self.eigen_solver_ = "nystroem"
+        del self._whiten
+        return self._kernel(X, self.X_fit_) @ self.nystroem_map_ - self.nystroem_offset_
+
+    def _fit_preimage(self, X, embedding):
+        if self.kernel == "precomputed":
+            raise ValueError("fit_inverse_transform needs the data, not a precomputed kernel.")
+        self.X_transformed_fit_ = embedding
+        Kz = self._preimage_kernel(embedding)
+        Kz.flat[:: Kz.shape[0] + 1] += self.alpha
+        self.dual_coef_ = scipy.linalg.solve(Kz, X.astype(np.float64), assume_a="pos")
+
+    # ------------------------------------------------------------------ using the model
+    def transform(self, X):
+        """Project ``X`` on the kernel principal components.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) (or the kernel between X and the
+            training data, for kernel='precomputed')
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X_raw, X = X, check_array(X, estimator_name="KernelPCA")
+        check_features(self, X_raw, X, reset=False)
+        if "nystroem_map_" in self.__dict__:
+            Z = self._kernel(X, self.X_fit_) @ self.nystroem_map_ - self.nystroem_offset_
+            return Z.astype(X.dtype)
+        K = self._kernel(X) if self.kernel == "precomputed" else self._kernel(X, self.X_fit_)
+        K = K - self.K_fit_rows_[None, :] - K.mean(axis=1)[:, None] + self.K_fit_all_
+        scale = np.sqrt(np.where(self.eigenvalues_ > 0, self.eigenvalues_, 1.0))
+        return ((K @ self.eigenvectors_) / scale).astype(X.dtype)
+
+    def inverse_transform(self, X):
+        """Pre-image by the learned kernel ridge map (needs ``fit_inverse_transform``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        if "dual_coef_" not in self.__dict__:
+            raise ValueError("inverse_transform needs fit_inverse_transform=True at fit time.")
+        Z = check_array(X, estimator_name="KernelPCA")
+        return (self._preimage_kernel(Z, self.X_transformed_fit_) @ self.dual_coef_).astype(Z.dtype)
+
+    def _preimage_kernel(self, Z, Y=None):
+        """The same kernel, on embedded points (no training-data shift applies there)."""
+        if callable(self.kernel):
+            return self._kernel(Z, Y)
+        return kernel_matrix(Z.astype(np.float64), None if Y is None else Y.astype(np.float64),
+                             kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0)
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,82 @@
+"""Kernel PCA: linear kernel = PCA, solvers agree, new points, Nystroem, pre-image, memory."""
+
+import numpy as np
+import pytest
+from sklearn.decomposition import KernelPCA as SkKernelPCA
+
+from lowdim import PCA, KernelPCA
+from lowdim.exceptions import MemoryBudgetError
+
+
+def data(n=300, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)) @ rng.normal(size=(d, d))
+
+
+def test_linear_kernel_equals_pca_up_to_sign():
+    X = data()
+    np.testing.assert_allclose(np.abs(KernelPCA(4).fit(X).transform(X)), np.abs(PCA(4).fit(X).transform(X)),
+                               atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly", "sigmoid", "cosine"])
+def test_agrees_with_sklearn_and_training_rows_reproduce_the_embedding(kernel):
+    X = data()
+    ours, ref = KernelPCA(5, kernel=kernel), SkKernelPCA(5, kernel=kernel)
+    Z = ours.fit_transform(X)
+    np.testing.assert_allclose(ours.eigenvalues_, ref.fit(X).eigenvalues_, rtol=1e-9)
+    np.testing.assert_allclose(np.abs(Z), np.abs(ref.transform(X)), atol=1e-9)
+    np.testing.assert_allclose(ours.transform(X), Z, atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["arpack", "lanczos", "randomized"])
+def test_solvers_agree_with_dense(solver):
+    X = data(n=600)
+    dense = KernelPCA(6, kernel="rbf", eigen_solver="dense").fit(X)
+    other = KernelPCA(6, kernel="rbf", eigen_solver=solver, random_state=0).fit(X)
+    np.testing.assert_allclose(other.eigenvalues_, dense.eigenvalues_, rtol=1e-6)
+    np.testing.assert_allclose(np.abs(other.transform(X)), np.abs(dense.transform(X)), atol=1e-5)
+
+
+def test_precomputed_and_callable_kernels():
+    X = data()
+    from lowdim.decomposition._kernel_functions import kernel_matrix
+
+    K = kernel_matrix(X, kernel="rbf", gamma=0.1)
+    a = KernelPCA(3, kernel="precomputed").fit(K)
+    b = KernelPCA(3, kernel="rbf", gamma=0.1).fit(X)
+    c = KernelPCA(3, kernel=lambda A, B, g: kernel_matrix(A, B, kernel="rbf", gamma=g),
+                  kernel_params={"g": 0.1}).fit(X)
+    np.testing.assert_allclose(a.transform(K), b.transform(X), atol=1e-10)
+    np.testing.assert_allclose(c.transform(X), b.transform(X), atol=1e-10)
+
+
+def test_nystroem_with_every_point_as_landmark_is_exact_and_approximates_with_few():
+    X = data(n=400)
+    exact = KernelPCA(5, kernel="rbf").fit(X)
+    full = KernelPCA(5, kernel="rbf", n_landmarks=400, random_state=0).fit(X)
+    np.testing.assert_allclose(full.eigenvalues_, exact.eigenvalues_, rtol=1e-6)
+    np.testing.assert_allclose(np.abs(full.transform(X)), np.abs(exact.transform(X)), atol=1e-6)
+    few = KernelPCA(5, kernel="rbf", n_landmarks=150, random_state=0).fit(X)
+    np.testing.assert_allclose(few.eigenvalues_, exact.eigenvalues_, rtol=0.1)
+    assert few.eigen_solver_ == "nystroem" and few.X_fit_.shape == (150, 6)
+
+
+@pytest.mark.parametrize("k, bound", [(10, 0.06), (30, 0.02)])
+def test_preimage_reconstructs_the_training_data_as_sklearn(k, bound):
+    X = data(n=200, d=3)
+    ours = KernelPCA(k, kernel="rbf", gamma=0.05, fit_inverse_transform=True, alpha=1e-3).fit(X)
+    ref = SkKernelPCA(k, kernel="rbf", gamma=0.05, fit_inverse_transform=True, alpha=1e-3).fit(X)
+    err = np.abs(ours.inverse_transform(ours.transform(X)) - X).mean() / np.abs(X).mean()
+    err_ref = np.abs(ref.inverse_transform(ref.transform(X)) - X).mean() / np.abs(X).mean()
+    assert err < bound and err <= err_ref * (1 + 1e-6)
+    with pytest.raises(ValueError, match="fit_inverse_transform=True"):
+        KernelPCA(2).fit(X).inverse_transform(np.zeros((1, 2)))
+
+
+def test_exact_mode_refuses_a_kernel_that_does_not_fit(monkeypatch):
+    import lowdim._memory as memory
+
+    monkeypatch.setattr(memory, "available_bytes", lambda: 10**6)
+    with pytest.raises(MemoryBudgetError, match="300 x 300 kernel.*n_landmarks"):
+        KernelPCA(2, kernel="rbf").fit(data())
