@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..linalg import iter_row_blocks
+from ..linalg import iter_row_blocks, syrk_upper
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine")
 
@@ -30,6 +30,17 @@ def _block(kind, A, B, b_sq, gamma, degree, coef0):
         nb[nb == 0] = 1
         return G / na[:, None] / nb[None, :]
     raise ValueError(f"unknown kernel {kind!r}; choose from {', '.join(KERNELS)}, 'precomputed' or a callable.")
+
+
+def _symmetric_kernel(X, kind, gamma, degree, coef0, out_dtype):
+    """K(X, X): one syrk for the upper triangle of X X^T, then one parallel pass that
+    applies the kernel and mirrors it (half the flops of a general product)."""
+    from .._kernels.kernel_matrix import LINEAR, POLY, RBF, SIGMOID, kernel_from_upper_gram
+
+    G = syrk_upper(np.ascontiguousarray(X, dtype=out_dtype), gram_of_rows=True)
+    code = {"linear": LINEAR, "rbf": RBF, "poly": POLY, "sigmoid": SIGMOID}[kind]
+    kernel_from_upper_gram(G, code, float(gamma), float(degree), float(coef0))
+    return G
 
 
 def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, out_dtype=np.float64):
@@ -67,6 +78,8 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, o
                              f"({X.shape[0]}, {Y.shape[0]}).")
         return K
     gamma = 1.0 / X.shape[1] if gamma is None else gamma
+    if Y is X and kernel in ("linear", "rbf", "poly", "sigmoid") and out_dtype == np.float64:
+        return _symmetric_kernel(X, kernel, gamma, degree, coef0, out_dtype)
     b_sq = _sq_norms(Y) if kernel in ("rbf", "cosine") else None
     out = np.empty((X.shape[0], Y.shape[0]), dtype=out_dtype)
     start = 0

@@ -12,7 +12,7 @@ from .._memory import require_memory
 from .._params import BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, check_features, check_n_components, warn_constant_features
-from ..linalg import CenteredData, column_moments, flip_signs, lanczos_eigh, randomized_svd, top_eigh
+from ..linalg import column_moments, flip_signs, lanczos_eigh, matmul, subspace_iteration, top_eigh
 from ._kernel_functions import KERNELS, kernel_matrix
 
 
@@ -39,10 +39,10 @@ def top_eigenpairs(K, k, solver, rng, tol, max_iter):
         return top_eigh(K, k)
     if solver == "arpack":
         return lanczos_eigh(spla.aslinearoperator(K), k, rng=rng, tol=tol, max_iter=max_iter)
-    s, Vt, _ = randomized_svd(CenteredData(K, np.zeros(K.shape[1])), k, n_oversamples=20,
-                              n_iter=7, rng=rng, tol=1e-9)
-    V = Vt.T
-    return np.einsum("ij,ij->j", V, K @ V), V  # Rayleigh quotients keep the eigenvalue signs
+    size = min(K.shape[0], k + 20)
+    P, w, W, _ = subspace_iteration(lambda B: matmul(K, B), K.shape[0], K.dtype, size, k, n_iter=15, rng=rng,
+                                    tol=1e-9)
+    return w, P @ W
 
 
 class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -70,7 +70,9 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         Learn the pre-image map by kernel ridge regression from the embedding to X.
     eigen_solver : {'auto', 'dense', 'arpack', 'lanczos', 'randomized'}
         'auto': 'dense' for up to 1000 samples or n_components above half of them,
-        'arpack' for fewer than 10 components, else 'randomized'.
+        'arpack' for fewer than 10 components, else 'randomized' (subspace iteration on
+        the centred kernel with 20 extra vectors, Rayleigh-Ritz after every product,
+        up to 16 products, stopping once the eigenvalues settle).
     tol, max_iter : ARPACK settings.
     remove_zero_eig : bool
         Drop components with zero eigenvalue (also done when n_components is None).

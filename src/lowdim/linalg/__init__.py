@@ -1,7 +1,7 @@
 """Numerical core: eigensolvers, randomized range finder, streaming moments,
 implicit-centering operators and the sign convention."""
 
-from ._blas import symmetrize, syrk_upper
+from ._blas import matmul, symmetrize, syrk_upper
 from ._eigen import top_eigh
 from ._lanczos import lanczos_eigh
 from ._moments import (
@@ -24,6 +24,7 @@ __all__ = [
     "flip_signs",
     "iter_row_blocks",
     "lanczos_eigh",
+    "matmul",
     "needs_centring",
     "power_eigh",
     "randomized_svd",

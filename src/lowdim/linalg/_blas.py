@@ -53,5 +53,37 @@ def symmetrize(upper):
     array([[1., 2.],
            [2., 3.]])
     """
-    upper = np.asarray(upper, dtype=np.float64)
-    return np.triu(upper) + np.triu(upper, 1).T
+    if upper.shape[0] <= 1000:
+        upper = np.asarray(upper, dtype=np.float64)
+        return np.triu(upper) + np.triu(upper, 1).T
+    from .._kernels.kernel_matrix import LINEAR, kernel_from_upper_gram
+
+    full = np.array(upper, dtype=np.float64, order="K")  # one copy, then mirrored in place
+    kernel_from_upper_gram(full, LINEAR, 0.0, 0.0, 0.0)
+    return full
+
+
+def matmul(A, B):
+    """``A @ B`` for 2-D float32/float64 arrays through scipy's BLAS (one thread pool
+    with the LAPACK calls around it). Row-major inputs are passed as their
+    column-major transposes, so nothing is copied; other cases fall back to numpy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A, B = np.arange(6.0).reshape(2, 3), np.ones((3, 2))
+    >>> matmul(A, B)
+    array([[ 3.,  3.],
+           [12., 12.]])
+    """
+    if (A.ndim != 2 or B.ndim != 2 or A.dtype != B.dtype or A.dtype not in (np.float32, np.float64)
+            or not (A.flags.c_contiguous or A.flags.f_contiguous)
+            or not (B.flags.c_contiguous or B.flags.f_contiguous)):
+        return A @ B
+    gemm = blas.sgemm if A.dtype == np.float32 else blas.dgemm
+    # (A B)^T = B^T A^T: with C-ordered inputs the transposes are Fortran-ordered views
+    a, ta = (A.T, 1) if A.flags.c_contiguous else (A, 0)
+    b, tb = (B.T, 1) if B.flags.c_contiguous else (B, 0)
+    if ta and tb:
+        return gemm(1.0, b, a, trans_a=0, trans_b=0).T  # B^T A^T, F-ordered -> C view
+    return gemm(1.0, A if not ta else A.T, B if not tb else B.T, trans_a=ta, trans_b=tb)

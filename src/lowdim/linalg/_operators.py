@@ -4,6 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ._blas import matmul
 from ._sparse_products import ParallelCSR
 
 
@@ -14,7 +15,7 @@ class _Dense:
         self.A = A
 
     def dot(self, B):
-        return np.asarray(self.A @ B)
+        return matmul(self.A, B) if np.ndim(B) == 2 else np.asarray(self.A @ B)
 
 
 class CenteredData:
@@ -85,7 +86,7 @@ class CenteredData:
             rows = max(64, block_bytes // max(1, self.shape[1] * X.dtype.itemsize))
             for start in range(0, n, rows):
                 Xb = X[start:start + rows]
-                Z += Xb.T @ (Xb @ Ps)
+                Z += matmul(Xb.T, matmul(Xb, Ps))
         self.n_products += 2
         Z -= np.outer(self._mean, n * (self._mean @ Ps)).astype(self.dtype, copy=False)
         if self._inv_scale is not None:

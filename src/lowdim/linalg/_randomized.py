@@ -18,6 +18,7 @@ import numpy as np
 import scipy.linalg
 
 from .._iterative import run_loop
+from ._blas import matmul
 
 
 def _orthonormalize(Y):
@@ -26,18 +27,21 @@ def _orthonormalize(Y):
 
 
 def _ritz(P, Z, k):
-    H = P.astype(np.float64).T @ Z.astype(np.float64)
+    H = matmul(P.astype(np.float64).T, Z.astype(np.float64))
     w, W = scipy.linalg.eigh((H + H.T) / 2, check_finite=False)
     return np.maximum(w[::-1][:k], 0.0), W[:, ::-1][:, :k]
 
 
-def subspace_iteration(op, size, k, *, n_iter, rng, tol=None):
-    """Subspace iteration with Rayleigh-Ritz after every application.
+def subspace_iteration(apply, dim, dtype, size, k, *, n_iter, rng, tol=None):
+    """Subspace iteration with Rayleigh-Ritz after every application of a symmetric
+    positive semi-definite operator.
 
     Parameters
     ----------
-    op : CenteredData-like
-        Provides ``shape``, ``dtype``, ``gram_matmat`` and ``cogram_matmat``.
+    apply : callable
+        ``apply(P) -> M @ P`` for P of shape (dim, size).
+    dim : int
+    dtype : numpy dtype of the iterates.
     size : int
         Block size l (rank + oversampling).
     k : int
@@ -62,16 +66,13 @@ def subspace_iteration(op, size, k, *, n_iter, rng, tol=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from lowdim.linalg import CenteredData
-    >>> X = np.random.default_rng(0).normal(size=(50, 8))
-    >>> P, w, W, n = subspace_iteration(CenteredData(X, X.mean(0)), 8, 2, n_iter=2,
+    >>> M = np.diag(np.arange(1.0, 11.0))
+    >>> P, w, W, n = subspace_iteration(lambda P: M @ P, 10, np.float64, 6, 2, n_iter=20,
     ...                                 rng=np.random.default_rng(0))
-    >>> bool(np.allclose(P.T @ P, np.eye(8)))
-    True
+    >>> np.round(w, 6)
+    array([10.,  9.])
     """
-    n, d = op.shape
-    apply = op.cogram_matmat if n <= d else op.gram_matmat
-    P = _orthonormalize(rng.standard_normal(size=(min(n, d), size)).astype(op.dtype, copy=False))
+    P = _orthonormalize(rng.standard_normal(size=(dim, size)).astype(dtype, copy=False))
 
     def step(state):
         P, Z, previous, _, last_change = state
@@ -126,7 +127,9 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng, tol=None):
     """
     n, d = op.shape
     size = min(k + n_oversamples, n, d)
-    P, w, W, applications = subspace_iteration(op, size, k, n_iter=n_iter, rng=rng, tol=tol)
+    apply = op.cogram_matmat if n <= d else op.gram_matmat
+    P, w, W, applications = subspace_iteration(apply, min(n, d), op.dtype, size, k, n_iter=n_iter,
+                                               rng=rng, tol=tol)
     s = np.sqrt(w)
     basis = P.astype(np.float64) @ W
     if n <= d:  # basis holds left singular vectors: V = Xc^T U / s
