@@ -2,7 +2,6 @@
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._iterative import run_loop
@@ -20,6 +19,7 @@ from .._random import check_random_state
 from .._validation import check_array, check_features
 from ..linalg import flip_signs
 from ._pca import PCA
+from ._mixins import ComponentTransformer
 
 
 def _logcosh(u, alpha=1.0):
@@ -109,7 +109,7 @@ def ica_deflation(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
     return W, most
 
 
-class FastICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class FastICA(ComponentTransformer):
     """Independent component analysis by FastICA, whitening through lowdim's PCA.
 
     A drop-in for ``sklearn.decomposition.FastICA`` (``whiten='unit-variance'`` or
@@ -146,7 +146,7 @@ class FastICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         Pseudo-inverse of ``components_``.
     whitening_ : ndarray of shape (n_components, n_features)
     mean_ : ndarray of shape (n_features,)
-    n_iter_, n_features_in_ : int
+    n_iter_, n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when fitted on a DataFrame.
 
@@ -222,6 +222,7 @@ class FastICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.components_ = unmixing[order].astype(X.dtype)
         self.mixing_ = mixing[:, order].astype(X.dtype)
         self.mean_ = pca.mean_
+        self.n_components_ = int(k)
         return self
 
     def _initial(self, k, rng):
@@ -263,11 +264,4 @@ class FastICA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         S = check_array(X, estimator_name="FastICA")
         return (S @ self.mixing_.T + self.mean_).astype(self.components_.dtype)
 
-    @property
-    def _n_features_out(self):
-        return self.components_.shape[0]
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags

@@ -5,7 +5,6 @@ import numbers
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg as spla
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._memory import require_memory
@@ -14,6 +13,7 @@ from .._random import check_random_state
 from .._validation import check_array, check_features, check_n_components, warn_constant_features
 from ..linalg import column_moments, flip_signs, lanczos_eigh, matmul, subspace_iteration, top_eigh
 from ._kernel_functions import KERNELS, kernel_matrix
+from ._mixins import ComponentTransformer
 
 
 def centre_kernel(K):
@@ -45,7 +45,7 @@ def top_eigenpairs(K, k, solver, rng, tol, max_iter):
     return w, P @ W
 
 
-class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KernelPCA(ComponentTransformer):
     """Kernel PCA: PCA in the feature space of a kernel, exact or with Nystroem landmarks.
 
     A drop-in for ``sklearn.decomposition.KernelPCA`` (same parameter names; 'lanczos'
@@ -303,12 +303,8 @@ class KernelPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return kernel_matrix(Z.astype(np.float64), None if Y is None else Y.astype(np.float64),
                              kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0)
 
-    @property
-    def _n_features_out(self):
-        return self.n_components_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

@@ -6,7 +6,6 @@ without NaN; the missing-value EM, the posterior transform, the likelihood,
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import validate_params
@@ -14,6 +13,7 @@ from .._random import check_random_state
 from .._validation import check_array, check_features, check_n_components, warn_constant_features
 from ..linalg import ScatterAccumulator, column_moments, top_eigh
 from ._latent_gaussian import em_missing, loglik_rows, posterior_mean
+from ._mixins import ComponentTransformer, DensityScoreMixin
 
 
 def principal_init(S, k):
@@ -25,7 +25,7 @@ def principal_init(S, k):
     return W, noise
 
 
-class LatentGaussianMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
     """Base of ``ProbabilisticPCA`` and ``FactorAnalysis`` (not public)."""
 
     _isotropic = False
@@ -158,20 +158,6 @@ class LatentGaussianMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         mean, W, psi = self._params64()
         return loglik_rows(X0, mask, mean, W, psi)
 
-    def score(self, X, y=None):
-        """Average log-likelihood of the samples.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        float
-        """
-        return float(np.mean(self.score_samples(X)))
-
     def get_covariance(self):
         """Model covariance ``W^T W + diag(noise)``.
 
@@ -215,12 +201,8 @@ class LatentGaussianMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         noise = rng.standard_normal((n_samples, W.shape[1])) * np.sqrt(psi)
         return (z @ W + mean + noise).astype(self.components_.dtype)
 
-    @property
-    def _n_features_out(self):
-        return self.n_components_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

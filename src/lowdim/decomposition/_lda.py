@@ -3,12 +3,13 @@
 import numpy as np
 import scipy.linalg
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, Interval, Options, validate_params
 from .._validation import check_array, check_features, warn_constant_features
 from ..linalg import column_moments, flip_signs
+from ._mixins import ComponentTransformer
 
 
 def ledoit_wolf_shrinkage(Xc):
@@ -49,8 +50,7 @@ def _shrunk_covariance(Xc, shrinkage):
     return S * np.outer(scale, scale)
 
 
-class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin,
-                                 BaseEstimator):
+class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
     """Fisher LDA: directions that separate class means relative to within-class spread.
 
     A drop-in for ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis`` for the
@@ -334,11 +334,4 @@ class LinearDiscriminantAnalysis(ClassNamePrefixFeaturesOutMixin, ClassifierMixi
         best = np.argmax(self.predict_log_proba(X), axis=1)  # checks fitted first
         return self.classes_[best]
 
-    @property
-    def _n_features_out(self):
-        return self.n_components_
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags

@@ -5,7 +5,6 @@ from collections.abc import Iterator
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
@@ -21,6 +20,7 @@ from ..linalg import ScatterAccumulator, flip_signs
 from ._n_components import resolve_n_components
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
+from ._mixins import ComponentTransformer, DensityScoreMixin
 
 # fitted attributes that partial_fit leaves to be computed on first access
 _DEFERRED = ("components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
@@ -31,7 +31,7 @@ _SKLEARN_SOLVER_NAMES = {"auto": "auto", "full": "svd", "covariance_eigh": "cova
                          "arpack": "lanczos", "randomized": "randomized"}
 
 
-class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class PCA(DensityScoreMixin, ComponentTransformer):
     """Principal component analysis: a drop-in for ``sklearn.decomposition.PCA``.
 
     Parameters
@@ -423,20 +423,6 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             ll -= np.log(self.scale_.astype(np.float64)).sum()
         return ll
 
-    def score(self, X, y=None):
-        """Average log-likelihood of the samples under the probabilistic PCA model.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        float
-        """
-        return float(np.mean(self.score_samples(X)))
-
     def get_covariance(self):
         """Data covariance implied by the model: ``W diag(l - s2) W^T + s2 I`` (scaled back).
 
@@ -471,12 +457,8 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             prec *= np.outer(inv, inv)
         return prec
 
-    @property
-    def _n_features_out(self):
-        return self.n_components_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
