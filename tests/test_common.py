@@ -45,7 +45,7 @@ def _data(n=40, d=5, seed=0, dtype=np.float64):
     """Mixed uniform (non-Gaussian, so ICA is identifiable) sources, shifted."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.7, 1.7, size=(n, d)) @ rng.normal(size=(d, d)) + rng.normal(size=d)
-    return X.astype(dtype)
+    return (X - X.min() + 0.5).astype(dtype)  # positive, for methods that need it (NMF)
 
 
 def _labels(X):
@@ -180,6 +180,12 @@ def test_float32_far_from_origin_matches_float64(cls):
     # outputs up to a constant offset per column: a float32 mean_ near 1e6 is rounded to
     # half a unit in the last place (0.03), which shifts every projection alike
     out_a, out_b = _output(a, X32), _output(b, X32.astype(np.float64))
+    if getattr(b, "_uncentred", False):
+        # an uncentred factorisation spends its first factor on the offset: what float32
+        # must keep is the reconstruction, to float32 precision of the data
+        rec_a, rec_b = a.inverse_transform(out_a), b.inverse_transform(out_b)
+        np.testing.assert_allclose(rec_a, rec_b, rtol=1e-5)
+        return
     out_a, out_b = out_a - out_a.mean(axis=0), out_b - out_b.mean(axis=0)
     np.testing.assert_allclose(out_a, out_b, rtol=1e-3, atol=1e-3 * np.abs(out_b).max())
     if hasattr(b, "explained_variance_"):
@@ -260,7 +266,8 @@ def test_transform_rowwise_equals_batch(cls):
         pytest.fail(f"{cls.__name__} has no transform")
     batch = est.transform(X)
     rows = np.vstack([est.transform(X[i:i + 1]) for i in range(X.shape[0])])
-    np.testing.assert_allclose(rows, batch, rtol=1e-12, atol=1e-12)
+    tol = 1e-12 if not getattr(cls, "_iterative_fit", False) else 1e-6  # iterative transforms
+    np.testing.assert_allclose(rows, batch, rtol=tol, atol=tol * np.abs(batch).max())
 
 
 def test_no_warning_on_clean_data():

@@ -24,6 +24,8 @@ _EXPORTS = {
     "FactorAnalysis": "lowdim.decomposition",
     "FastICA": "lowdim.decomposition",
     "KernelPCA": "lowdim.decomposition",
+    "NMF": "lowdim.decomposition",
+    "MatrixFactorization": "lowdim.decomposition",
     "LinearDiscriminantAnalysis": "lowdim.decomposition",
     "select_n_components": "lowdim.decomposition",
     "save": "lowdim.io",

@@ -34,6 +34,8 @@ REGISTRY = {
     "FactorAnalysis": "lowdim.decomposition._factor_analysis",
     "FastICA": "lowdim.decomposition._fastica",
     "KernelPCA": "lowdim.decomposition._kernel_pca",
+    "NMF": "lowdim.decomposition._nmf",
+    "MatrixFactorization": "lowdim.decomposition._nmf",
     "LinearDiscriminantAnalysis": "lowdim.decomposition._lda",
 }
 

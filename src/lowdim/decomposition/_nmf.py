@@ -1,0 +1,428 @@
+"""Matrix factorisation X ~ W H by alternating optimisation: NMF and unconstrained ALS."""
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from .._iterative import run_loop
+from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import check_array, check_features, check_n_components, warn_constant_features
+from ..linalg import CenteredData, column_moments, randomized_svd
+from ._factorization_updates import (
+    hals_update_h,
+    loss,
+    loss_from_products,
+    mu_update_h,
+    penalty,
+    ridge_update_h,
+)
+from ._mixins import ComponentTransformer
+
+CHECK_EVERY = 10  # iterations over which the decrease of the error is measured
+
+
+def _top_svd(X, k, rng):
+    """Top-k singular triplets of X (not centred)."""
+    s, Vt, _ = randomized_svd(CenteredData(X, np.zeros(X.shape[1])), k, n_iter=7, rng=rng)
+    return (X @ Vt.T) / np.where(s > 0, s, 1.0), s, Vt
+
+
+def nndsvd_init(X, k, rng, fill=False):
+    """Non-negative double SVD start (Boutsidis & Gallopoulos, 2008); ``fill`` puts the
+    data mean in the zeros (the 'nndsvda' variant).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W, H = nndsvd_init(np.ones((4, 3)), 1, np.random.default_rng(0))
+    >>> bool(np.allclose(W @ H, 1.0))
+    True
+    """
+    U, s, Vt = _top_svd(X, k, rng)
+    W, H = np.zeros((X.shape[0], k)), np.zeros((k, X.shape[1]))
+    for j in range(k):
+        x, y = U[:, j], Vt[j]
+        parts = []
+        for sx, sy in ((np.maximum(x, 0), np.maximum(y, 0)), (np.maximum(-x, 0), np.maximum(-y, 0))):
+            nx, ny = np.linalg.norm(sx), np.linalg.norm(sy)
+            parts.append((nx * ny, sx / max(nx, 1e-300), sy / max(ny, 1e-300)))
+        sigma, u, v = max(parts, key=lambda p: p[0])
+        W[:, j], H[j] = np.sqrt(s[j] * sigma) * u, np.sqrt(s[j] * sigma) * v
+    if fill:
+        mean = X.mean()
+        W[W == 0], H[H == 0] = mean, mean
+    return W, H
+
+
+def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, label):
+    """Alternate ``W = update_w(W, H)``, then ``H, value = update_h(W, H)`` (W first, as
+    scikit-learn: from the same start it reaches better optima than H first here).
+
+    Stops when the error ``sqrt(2 * value)`` decreased by less than ``tol`` times its
+    current value over the last 10 iterations (scale-free; scikit-learn divides by the
+    error of the starting point instead, which stops far earlier after a poor start).
+    Returns (W, H, value, result)."""
+
+    def step(state):
+        W, H, recent = state
+        W = update_w(W, H)
+        H, value = update_h(W, H)
+        recent = (recent + [np.sqrt(2 * max(value, 0.0))])[-(CHECK_EVERY + 1):]
+        change = (recent[0] - recent[-1]) / max(recent[-1], 1e-300) if len(recent) > CHECK_EVERY else np.inf
+        return (W, H, recent), value, change
+
+    result = run_loop(step, (W, H, [np.sqrt(2 * start_value)]), max_iter=max_iter, tol=tol,
+                      verbose=verbose, label=label)
+    W, H, _ = result.state
+    return W, H, result.objective, result
+
+
+class _Factorization(ComponentTransformer):
+    """Shared input handling, fit and inverse_transform of X ~ W H."""
+
+    _iterative_fit = True
+    _uncentred = True  # no mean is removed: the first factor carries any offset
+
+    def _check(self, X, reset):
+        X_raw, X = X, check_array(X, estimator_name=type(self).__name__,
+                                  allow_nan=self.__sklearn_tags__().input_tags.allow_nan)
+        check_features(self, X_raw, X, reset=reset)
+        observed = ~np.isnan(X)
+        mask = None if observed.all() else observed.astype(np.float64)
+        return np.where(observed, X, 0.0).astype(np.float64), mask, X.dtype
+
+    def fit(self, X, y=None):
+        """Fit the factorisation.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), NaN = missing
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self.fit_transform(X)
+        return self
+
+    def inverse_transform(self, X):
+        """``W H``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        W = check_array(X, estimator_name=type(self).__name__)
+        return (W @ self.components_).astype(W.dtype)
+
+    def _store(self, H, result, k, dtype):
+        self.components_ = H.astype(dtype)
+        self.loss_history_ = result.history
+        self.n_iter_ = result.n_iter
+        self.n_components_ = int(k)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class NMF(_Factorization):
+    """Non-negative matrix factorisation ``X ~ W H`` with ``W, H >= 0``.
+
+    A drop-in for ``sklearn.decomposition.NMF`` (same parameter names and penalty
+    scaling), plus missing values: NaN entries are left out of the loss (solver 'mu').
+
+    Parameters
+    ----------
+    n_components : int or None
+        Default: min(n_samples, n_features) (at most that many).
+    init : {None, 'random', 'nndsvd', 'nndsvda'}
+        None: 'nndsvda' when n_components <= min(n_samples, n_features), else 'random'.
+    solver : {'cd', 'mu'}
+        'cd': HALS coordinate descent (Frobenius loss, complete data: NaN is an error);
+        'mu': multiplicative updates (Frobenius or Kullback-Leibler, NaN = missing).
+    beta_loss : {'frobenius', 'kullback-leibler'}
+    tol : float
+        Stop when the error ``sqrt(2 * objective)`` decreased by less than ``tol`` times
+        its current value over the last 10 iterations (stricter than scikit-learn's
+        rule, which divides by the error at the start).
+    max_iter : int
+    random_state : None, int, RandomState or Generator
+    alpha_W : float
+        Penalty strength on W (times n_features, as in scikit-learn).
+    alpha_H : float or 'same'
+        Penalty strength on H (times n_samples).
+    l1_ratio : float in [0, 1]
+        Share of L1 (sparsity) in the penalties; the rest is L2.
+    verbose : int or bool
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+        H.
+    reconstruction_err_ : float
+        ``sqrt(2 * loss)``: the Frobenius norm of the residual, or of the KL divergence.
+    loss_history_ : list of float
+        Objective (loss + penalties) after each iteration; it never increases.
+    n_iter_, n_components_, n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when fitted on a DataFrame.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import NMF
+    >>> X = np.random.default_rng(0).random((50, 6))
+    >>> W = NMF(n_components=2, random_state=0).fit_transform(X)
+    >>> bool((W >= 0).all())
+    True
+    """
+
+    _parameter_constraints = {
+        "n_components": [NONE, Interval(int, 1, None, closed="left")],
+        "init": [NONE, Options({"random", "nndsvd", "nndsvda"})],
+        "solver": [Options({"cd", "mu"})],
+        "beta_loss": [Options({"frobenius", "kullback-leibler"})],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "alpha_W": [Interval(float, 0, None, closed="left")],
+        "alpha_H": [Interval(float, 0, None, closed="left"), Options({"same"})],
+        "l1_ratio": [Interval(float, 0, 1, closed="both")],
+        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+    }
+
+    def __init__(self, n_components=None, *, init=None, solver="cd", beta_loss="frobenius", tol=1e-4,
+                 max_iter=200, random_state=None, alpha_W=0.0, alpha_H="same", l1_ratio=0.0, verbose=0):
+        self.n_components = n_components
+        self.init = init
+        self.solver = solver
+        self.beta_loss = beta_loss
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.alpha_W = alpha_W
+        self.alpha_H = alpha_H
+        self.l1_ratio = l1_ratio
+        self.verbose = verbose
+
+    def _check(self, X, reset):
+        X64, mask, dtype = super()._check(X, reset)
+        if np.any(X64 < 0):
+            r, c = np.argwhere(X64 < 0)[0]
+            raise ValueError(f"Negative values in data passed to NMF (first at row {r}, column {c}: "
+                             f"{X64[r, c]!r}); NMF needs non-negative data.")
+        if self.beta_loss == "kullback-leibler" and self.solver != "mu":
+            raise ValueError("beta_loss='kullback-leibler' needs solver='mu'.")
+        return X64, mask, dtype
+
+    def _penalties(self, n, d):
+        alpha_H = self.alpha_W if self.alpha_H == "same" else self.alpha_H
+        return (d * self.alpha_W * self.l1_ratio, d * self.alpha_W * (1 - self.l1_ratio),
+                n * alpha_H * self.l1_ratio, n * alpha_H * (1 - self.l1_ratio))
+
+    def _update(self, X, W, H, mask, l1, l2):
+        if self.solver == "cd":
+            return hals_update_h(X, W, H, l1, l2)
+        return mu_update_h(X, W, H, mask, self.beta_loss, l1, l2)
+
+    def _updates(self, X, mask, pen, fixed_h=False):
+        """(update_w, update_h) closures; update_h also returns the objective."""
+        sq = float(np.sum(X * X))
+        maskT = None if mask is None else mask.T
+
+        def update_w(W, H):
+            return self._update(X.T, H.T, W.T, maskT, pen[0], pen[1]).T
+
+        def update_h(W, H):
+            if fixed_h:
+                return H, loss(X, W, H, mask, self.beta_loss, sq) + penalty(W, H, pen)
+            if self.solver == "cd":  # the objective from the products the update computed
+                H, WtX, WtW = hals_update_h(X, W, H, pen[2], pen[3], products=True)
+                return H, loss_from_products(sq, WtX, WtW, H) + penalty(W, H, pen)
+            H = mu_update_h(X, W, H, mask, self.beta_loss, pen[2], pen[3])
+            return H, loss(X, W, H, mask, self.beta_loss, sq) + penalty(W, H, pen)
+
+        return update_w, update_h
+
+    def _initial(self, X, k, rng):
+        init = self.init or ("nndsvda" if k <= min(X.shape) else "random")
+        if init == "random":
+            scale = np.sqrt(max(X.mean(), 1e-12) / k)
+            return (np.abs(rng.standard_normal((X.shape[0], k))) * scale,
+                    np.abs(rng.standard_normal((k, X.shape[1]))) * scale)
+        # multiplicative updates cannot leave exact zeros: always fill them for 'mu'
+        return nndsvd_init(X, k, rng, fill=init == "nndsvda" or self.solver == "mu")
+
+    def fit_transform(self, X, y=None, W=None, H=None):
+        """Fit the factorisation and return W.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), non-negative, NaN = missing
+        y : ignored
+        W, H : ndarray, optional
+            Initial factors (both; ``init`` is then ignored).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        validate_params(self)
+        X, mask, dtype = self._check(X, reset=True)
+        n, d = X.shape
+        k = self.n_components or min(n, d)
+        check_n_components(k, n, d, "NMF")
+        warn_constant_features(column_moments(X)[1], "NMF")
+        if W is None or H is None:
+            W, H = self._initial(X, k, check_random_state(self.random_state))
+        W, H = np.array(W, dtype=np.float64), np.array(H, dtype=np.float64)
+        pen = self._penalties(n, d)
+        start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
+        W, H, _, result = alternate(W, H, *self._updates(X, mask, pen), start, tol=self.tol,
+                                    max_iter=self.max_iter, verbose=self.verbose, label="NMF")
+        self.reconstruction_err_ = float(np.sqrt(2 * loss(X, W, H, mask, self.beta_loss)))
+        self._store(H, result, k, dtype)
+        return W.astype(dtype)
+
+    def transform(self, X):
+        """W for new rows with H fixed (the same updates, observed entries only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X, mask, dtype = self._check(X, reset=False)
+        H = self.components_.astype(np.float64)
+        pen = self._penalties(X.shape[0], X.shape[1])
+        W = np.full((X.shape[0], H.shape[0]), np.sqrt(max(X.mean(), 1e-12) / H.shape[0]))
+        start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
+        W, _, _, _ = alternate(W, H, *self._updates(X, mask, pen, fixed_h=True), start,
+                               tol=self.tol, max_iter=self.max_iter, verbose=0, label="NMF transform")
+        return W.astype(dtype)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        tags.input_tags.allow_nan = self.solver == "mu"  # only 'mu' fits observed entries
+        return tags
+
+
+class MatrixFactorization(_Factorization):
+    """Unconstrained low-rank factorisation ``X ~ W H`` by alternating least squares,
+    with a ridge penalty and missing values (NaN entries are left out of the loss).
+
+    Parameters
+    ----------
+    n_components : int or None
+        Default: min(n_samples, n_features).
+    alpha : float
+        Ridge penalty on both factors: loss + 0.5 * alpha * (||W||^2 + ||H||^2).
+    tol : float
+        As in ``NMF``.
+    max_iter : int
+    random_state : None, int, RandomState or Generator
+        Start (randomized SVD).
+    verbose : int or bool
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features)
+    loss_history_ : list of float
+    n_iter_, n_components_, n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when fitted on a DataFrame.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import MatrixFactorization
+    >>> X = np.random.default_rng(0).normal(size=(30, 5)); X[0, 0] = np.nan
+    >>> MatrixFactorization(n_components=2, random_state=0).fit_transform(X).shape
+    (30, 2)
+    """
+
+    _parameter_constraints = {
+        "n_components": [NONE, Interval(int, 1, None, closed="left")],
+        "alpha": [Interval(float, 0, None, closed="left")],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+    }
+
+    def __init__(self, n_components=None, *, alpha=1e-6, tol=1e-6, max_iter=500, random_state=None,
+                 verbose=0):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit_transform(self, X, y=None):
+        """Fit and return W.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), NaN = missing
+        y : ignored
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        validate_params(self)
+        X, mask, dtype = self._check(X, reset=True)
+        n, d = X.shape
+        k = self.n_components or min(n, d)
+        check_n_components(k, n, d, "MatrixFactorization")
+        warn_constant_features(column_moments(X)[1], "MatrixFactorization")
+        U, s, Vt = _top_svd(X, k, check_random_state(self.random_state))
+        pen = (0.0, self.alpha, 0.0, self.alpha)
+        maskT = None if mask is None else mask.T
+        W, H = U * np.sqrt(s), np.sqrt(s)[:, None] * Vt
+
+        def update_h(W, H):
+            H = ridge_update_h(X, W, self.alpha, mask)
+            return H, loss(X, W, H, mask) + penalty(W, H, pen)
+
+        W, H, _, result = alternate(
+            W, H, lambda W, H: ridge_update_h(X.T, H.T, self.alpha, maskT).T, update_h,
+            loss(X, W, H, mask) + penalty(W, H, pen), tol=self.tol, max_iter=self.max_iter,
+            verbose=self.verbose, label="MatrixFactorization")
+        # W H is unchanged by W_j * c, H_j / c: pick the balance ||W_j|| = ||H_j|| that the
+        # ridge penalty prefers, so the scale of the output is determined
+        c = np.sqrt(np.linalg.norm(H, axis=1) / np.maximum(np.linalg.norm(W, axis=0), 1e-300))
+        c = np.where(c > 0, c, 1.0)
+        W, H = W * c, H / c[:, None]
+        self._store(H, result, k, dtype)
+        return W.astype(dtype)
+
+    def transform(self, X):
+        """Ridge least-squares W for new rows with H fixed (observed entries only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        check_is_fitted(self)
+        X, mask, dtype = self._check(X, reset=False)
+        H = self.components_.astype(np.float64)
+        return ridge_update_h(X.T, H.T, self.alpha, None if mask is None else mask.T).T.astype(dtype)

@@ -1,0 +1,83 @@
+"""NMF and MatrixFactorization: monotone objectives, agreement with scikit-learn, masks."""
+
+import numpy as np
+import pytest
+from sklearn.decomposition import NMF as SkNMF
+from sklearn.decomposition._nmf import _initialize_nmf
+
+from lowdim import NMF, MatrixFactorization
+
+CASES = [("cd", "frobenius"), ("mu", "frobenius"), ("mu", "kullback-leibler")]
+
+
+def nonneg(n=300, d=40, k=5, seed=0):
+    rng = np.random.default_rng(seed)
+    return np.abs(rng.normal(size=(n, k))) @ np.abs(rng.normal(size=(k, d))) + 0.01 * rng.random((n, d))
+
+
+@pytest.mark.parametrize("solver, beta", CASES)
+def test_objective_never_increases_and_factors_stay_nonnegative(solver, beta):
+    X = nonneg()
+    model = NMF(5, solver=solver, beta_loss=beta, random_state=0, max_iter=300, tol=1e-6)
+    W = model.fit_transform(X)
+    assert np.all(np.diff(model.loss_history_) <= 1e-9 * model.loss_history_[0])
+    assert (W >= 0).all() and (model.components_ >= 0).all()
+
+
+@pytest.mark.parametrize("solver, beta", CASES)
+def test_same_start_same_result_as_sklearn(solver, beta):
+    X = nonneg()
+    W0, H0 = _initialize_nmf(X, 5, init="nndsvda", random_state=0)
+    ours = NMF(5, solver=solver, beta_loss=beta, max_iter=100, tol=0)
+    ref = SkNMF(5, solver=solver, beta_loss=beta, max_iter=100, tol=0, init="custom")
+    with pytest.warns(Warning):  # both reach max_iter with tol=0
+        ours.fit_transform(X, W=W0.copy(), H=H0.copy())
+        ref.fit_transform(X, W=W0.copy(), H=H0.copy())
+    if solver == "cd":  # scikit-learn's coordinate descent visits coordinates in another order
+        assert ours.reconstruction_err_ <= ref.reconstruction_err_ * (1 + 1e-3)
+    else:
+        assert ours.reconstruction_err_ == pytest.approx(ref.reconstruction_err_, rel=1e-9)
+
+
+def test_l1_penalty_makes_sparser_factors():
+    X = nonneg()
+    plain = NMF(5, random_state=0, max_iter=400).fit(X)
+    sparse = NMF(5, random_state=0, max_iter=400, alpha_W=0.01, l1_ratio=1.0).fit(X)
+    assert np.mean(sparse.components_ == 0) > np.mean(plain.components_ == 0)
+
+
+def test_transform_of_training_rows_is_close_to_the_fitted_w():
+    X = nonneg()
+    model = NMF(5, random_state=0, max_iter=1000, tol=1e-8)
+    W = model.fit_transform(X)
+    np.testing.assert_allclose(model.inverse_transform(model.transform(X)), model.inverse_transform(W),
+                               rtol=1e-3, atol=1e-3 * np.abs(X).max())
+
+
+def test_masked_entries_are_ignored_and_recovered():
+    rng = np.random.default_rng(1)
+    truth = rng.normal(size=(200, 4)) @ rng.normal(size=(4, 30))
+    hidden = rng.random(truth.shape) < 0.3
+    X = np.where(hidden, np.nan, truth)
+    mf = MatrixFactorization(4, random_state=0, max_iter=2000, tol=1e-12)
+    W = mf.fit_transform(X)
+    completed = W @ mf.components_
+    assert np.abs(completed - truth)[hidden].max() < 1e-3 * np.abs(truth).max()
+    assert np.all(np.diff(mf.loss_history_) <= 1e-9 * mf.loss_history_[0])
+    # NMF with a mask: the fitted loss counts observed entries only, so it can reach ~0
+    positive = np.abs(rng.normal(size=(200, 3))) @ np.abs(rng.normal(size=(3, 30)))
+    masked = np.where(hidden, np.nan, positive)
+    nmf = NMF(3, solver="mu", random_state=0, max_iter=3000, tol=1e-10).fit(masked)
+    assert nmf.reconstruction_err_ < 0.05 * np.linalg.norm(positive[~hidden])
+
+
+def test_clear_errors():
+    X = nonneg()
+    with pytest.raises(ValueError, match="Negative values in data passed to NMF.*row 0, column 0"):
+        NMF(2).fit(X - X[0, 0] - 1)
+    bad = X.copy()
+    bad[3, 4] = np.nan
+    with pytest.raises(ValueError, match="NaN at row 3, column 4"):
+        NMF(2, solver="cd").fit(bad)
+    with pytest.raises(ValueError, match="kullback-leibler' needs solver='mu'"):
+        NMF(2, beta_loss="kullback-leibler").fit(X)
