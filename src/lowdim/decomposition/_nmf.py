@@ -7,7 +7,7 @@ from .._iterative import run_loop
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, check_features, check_n_components, warn_constant_features
-from ..linalg import CenteredData, column_moments, randomized_svd
+from ..linalg import CenteredData, column_moments, randomized_svd, symmetrize, syrk_upper, top_eigh
 from ._factorization_updates import (
     hals_update_h,
     loss,
@@ -22,8 +22,18 @@ CHECK_EVERY = 10  # iterations over which the decrease of the error is measured
 
 
 def _top_svd(X, k, rng):
-    """Top-k singular triplets of X (not centred)."""
-    s, Vt, _ = randomized_svd(CenteredData(X, np.zeros(X.shape[1])), k, n_iter=7, rng=rng)
+    """Top-k singular triplets of X (not centred): exact from the smaller Gram matrix
+    when it has at most 4096 rows, else randomized."""
+    n, d = X.shape
+    if min(n, d) <= 4096:
+        gram = symmetrize(syrk_upper(np.ascontiguousarray(X), gram_of_rows=n < d))
+        w, V = top_eigh(gram, k)
+        s = np.sqrt(np.maximum(w, 0.0))
+        safe = np.where(s > 0, s, 1.0)
+        if n < d:  # V holds left singular vectors
+            return V, s, (X.T @ V / safe).T
+        return (X @ V) / safe, s, V.T
+    s, Vt, _ = randomized_svd(CenteredData(X, np.zeros(d)), k, n_iter=7, rng=rng)
     return (X @ Vt.T) / np.where(s > 0, s, 1.0), s, Vt
 
 
