@@ -1,6 +1,5 @@
 """``IncrementalPCA``: scikit-learn's name for lowdim's exact streaming PCA."""
 
-import numpy as np
 
 from .._params import BOOLEAN, NONE, Interval
 from .._params import validate_params

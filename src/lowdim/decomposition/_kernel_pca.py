@@ -1,6 +1,5 @@
 """Kernel PCA: exact (centred N x N kernel) or Nystroem landmarks for large N."""
 
-import numbers
 
 import numpy as np
 import scipy.linalg

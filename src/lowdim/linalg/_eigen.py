@@ -1,6 +1,5 @@
 """Symmetric eigensolvers returning the top of the spectrum, largest first."""
 
-import numpy as np
 import scipy.linalg
 
 
