@@ -2,7 +2,6 @@
 
 import numpy as np
 import scipy.linalg
-from sklearn.utils.validation import check_is_fitted
 
 from .._iterative import run_loop
 from .._params import (
@@ -16,7 +15,6 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_array, check_features
 from ..linalg import flip_signs
 from ._pca import PCA
 from ._mixins import ComponentTransformer
@@ -202,8 +200,7 @@ class FastICA(ComponentTransformer):
         self
         """
         validate_params(self)
-        X_raw, X = X, check_array(X, estimator_name="FastICA")
-        check_features(self, X_raw, X, reset=True)
+        X = self._validate_input(X, reset=True)
         pca = PCA(self.n_components, whiten=True, solver=self.whiten_solver).fit(X)
         k = pca.n_components_
         Z = pca.transform(X).astype(np.float64)
@@ -244,9 +241,7 @@ class FastICA(ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        check_is_fitted(self)
-        X_raw, X = X, check_array(X, estimator_name="FastICA")
-        check_features(self, X_raw, X, reset=False)
+        X = self._validate_input(X, reset=False)
         return ((X - self.mean_) @ self.components_.T).astype(X.dtype, copy=False)
 
     def inverse_transform(self, X):
@@ -260,8 +255,7 @@ class FastICA(ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_features)
         """
-        check_is_fitted(self)
-        S = check_array(X, estimator_name="FastICA")
+        S = self._validate_codes(X)
         return (S @ self.mixing_.T + self.mean_).astype(self.components_.dtype)
 
 

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._memory import require_memory
 from .._params import BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array, check_features, check_n_components, warn_constant_features
+from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments, flip_signs, lanczos_eigh, matmul, subspace_iteration, top_eigh
 from ._kernel_functions import KERNELS, kernel_matrix
 from ._mixins import ComponentTransformer
@@ -173,8 +173,7 @@ class KernelPCA(ComponentTransformer):
         self
         """
         validate_params(self)
-        X_raw, X = X, check_array(X, estimator_name="KernelPCA")
-        check_features(self, X_raw, X, reset=True)
+        X = self._validate_input(X, reset=True)
         n = X.shape[0]
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square (n_samples, n_samples) matrix; got {X.shape}.")
@@ -267,9 +266,7 @@ class KernelPCA(ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        check_is_fitted(self)
-        X_raw, X = X, check_array(X, estimator_name="KernelPCA")
-        check_features(self, X_raw, X, reset=False)
+        X = self._validate_input(X, reset=False)
         if "nystroem_map_" in self.__dict__:
             Z = self._kernel(X, self.X_fit_) @ self.nystroem_map_ - self.nystroem_offset_
             return Z.astype(X.dtype)
@@ -292,7 +289,7 @@ class KernelPCA(ComponentTransformer):
         check_is_fitted(self)
         if "dual_coef_" not in self.__dict__:
             raise ValueError("inverse_transform needs fit_inverse_transform=True at fit time.")
-        Z = check_array(X, estimator_name="KernelPCA")
+        Z = self._validate_codes(X)
         return (self._preimage_kernel(Z, self.X_transformed_fit_) @ self.dual_coef_).astype(Z.dtype)
 
     def _preimage_kernel(self, Z, Y=None):

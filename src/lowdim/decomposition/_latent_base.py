@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._params import validate_params
 from .._random import check_random_state
-from .._validation import check_array, check_features, check_n_components, warn_constant_features
+from .._validation import check_n_components, warn_constant_features
 from ..linalg import ScatterAccumulator, column_moments, top_eigh
 from ._latent_gaussian import em_missing, loglik_rows, posterior_mean
 from ._mixins import ComponentTransformer, DensityScoreMixin
@@ -45,8 +45,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
         self
         """
         validate_params(self)
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, allow_nan=True)
-        check_features(self, X_raw, X, reset=True)
+        X = self._validate_input(X, reset=True, allow_nan=True)
         n, d = X.shape
         k = d if self.n_components is None and not self._isotropic else self.n_components
         k = d - 1 if k is None else k
@@ -103,9 +102,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
 
     # ------------------------------------------------------------------ using the model
     def _prepare(self, X):
-        check_is_fitted(self)
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, allow_nan=True)
-        check_features(self, X_raw, X, reset=False)
+        X = self._validate_input(X, reset=False, allow_nan=True)
         mask = ~np.isnan(X)
         return np.where(mask, X, 0.0).astype(np.float64), mask.astype(np.float64), X.dtype
 
@@ -139,8 +136,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_features)
         """
-        check_is_fitted(self)
-        Z = check_array(X, estimator_name=type(self).__name__)
+        Z = self._validate_codes(X)
         return (Z @ self.components_ + self.mean_).astype(self.components_.dtype)
 
     def score_samples(self, X):

@@ -4,10 +4,9 @@ import numpy as np
 import scipy.linalg
 from scipy.special import logsumexp
 from sklearn.base import ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, Interval, Options, validate_params
-from .._validation import check_array, check_features, warn_constant_features
+from .._validation import warn_constant_features
 from ..linalg import column_moments, flip_signs
 from ._mixins import ComponentTransformer
 
@@ -131,9 +130,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         self
         """
         validate_params(self)
-        X_raw, X = X, check_array(X, estimator_name="LinearDiscriminantAnalysis")
+        X = self._validate_input(X, reset=True)
         y = self._check_targets(y, X.shape[0])  # sets classes_
-        check_features(self, X_raw, X, reset=True)
         self._check_shapes(X)
         if self.shrinkage is not None and self.solver == "svd":
             raise ValueError("shrinkage is not supported by solver='svd'; use solver='eigen'.")
@@ -272,10 +270,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         return Z.astype(X.dtype, copy=False)
 
     def _validated(self, X):
-        check_is_fitted(self)
-        X_raw, X = X, check_array(X, estimator_name="LinearDiscriminantAnalysis")
-        check_features(self, X_raw, X, reset=False)
-        return X
+        return self._validate_input(X, reset=False)
 
     def decision_function(self, X):
         """Linear decision values (log-posterior up to a constant per row).

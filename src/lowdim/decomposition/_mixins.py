@@ -2,6 +2,9 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._validation import check_array, check_features
 
 
 class ComponentTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -11,6 +14,26 @@ class ComponentTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     @property
     def _n_features_out(self):
         return self.n_components_
+
+    def _validate_input(self, X, *, reset, check_fitted=None, **check_kwargs):
+        """Validate ``X`` (``check_array`` options as keywords) and record (``reset``) or
+        check its feature count and names; later calls need a fitted model."""
+        if check_fitted is None:
+            check_fitted = not reset
+        if check_fitted:
+            check_is_fitted(self)
+        X_checked = check_array(X, estimator_name=type(self).__name__, **check_kwargs)
+        check_features(self, X, X_checked, reset=reset)
+        return X_checked
+
+    def _validate_codes(self, Z):
+        """Validate the input of ``inverse_transform``: one column per component."""
+        check_is_fitted(self)
+        Z = check_array(Z, estimator_name=type(self).__name__)
+        if Z.shape[1] != self.n_components_:
+            raise ValueError(f"X has {Z.shape[1]} columns, but {type(self).__name__} has "
+                             f"{self.n_components_} components; pass transform's output.")
+        return Z
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -6,7 +6,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._iterative import run_loop
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array, check_features, check_n_components, warn_constant_features
+from .._validation import check_n_components, warn_constant_features
 from ..linalg import CenteredData, column_moments, randomized_svd, symmetrize, syrk_upper, top_eigh
 from ._factorization_updates import (
     hals_update_h,
@@ -94,9 +94,7 @@ class _Factorization(ComponentTransformer):
     _uncentred = True  # no mean is removed: the first factor carries any offset
 
     def _check(self, X, reset):
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__,
-                                  allow_nan=self.__sklearn_tags__().input_tags.allow_nan)
-        check_features(self, X_raw, X, reset=reset)
+        X = self._validate_input(X, reset=reset, allow_nan=self.__sklearn_tags__().input_tags.allow_nan)
         observed = ~np.isnan(X)
         mask = None if observed.all() else observed.astype(np.float64)
         return np.where(observed, X, 0.0).astype(np.float64), mask, X.dtype
@@ -127,8 +125,7 @@ class _Factorization(ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_features)
         """
-        check_is_fitted(self)
-        W = check_array(X, estimator_name=type(self).__name__)
+        W = self._validate_codes(X)
         return (W @ self.components_).astype(W.dtype)
 
     def _store(self, H, result, k, dtype):

@@ -10,8 +10,6 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import (
-    check_array,
-    check_features,
     check_finite,
     check_n_components,
     warn_constant_features,
@@ -166,9 +164,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
                                  f"'covariance'); solver={self._requested_solver()!r} needs the whole "
                                  "array: pass an array or memory map, or use solver='auto'.")
             return self._fit_chunks(X)
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True,
-                                  defer_finite=True)
-        check_features(self, X_raw, X, reset=True)
+        X = self._validate_input(X, reset=True, accept_sparse=True, defer_finite=True)
         n, d = X.shape
         self._check_n_samples(n, d)
         solver = self._resolve_solver(n, d, sp.issparse(X))
@@ -238,9 +234,8 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     def _accumulate(self, X):
         first = "_accumulator" not in self.__dict__
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True,
-                                  defer_finite=True)
-        check_features(self, X_raw, X, reset=first)
+        X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True,
+                                 defer_finite=True)
         if first:
             self._accumulator = ScatterAccumulator(X.shape[1])
         self._accumulator.update(X, on_nonfinite=lambda: check_finite(X))
@@ -324,9 +319,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     # ------------------------------------------------------------------ using the model
     def _centered(self, X):
         """Validated, centred (and scaled) copy of X, float dtype of the model."""
-        check_is_fitted(self)
-        X_raw, X = X, check_array(X, estimator_name=type(self).__name__, accept_sparse=True)
-        check_features(self, X_raw, X, reset=False)
+        X = self._validate_input(X, reset=False, accept_sparse=True)
         if sp.issparse(X):
             X = X.toarray() if X.shape[0] * X.shape[1] <= 10_000_000 else X
         if sp.issparse(X):
@@ -369,11 +362,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_features)
         """
-        check_is_fitted(self)
-        Z = check_array(X, name="X", estimator_name=type(self).__name__)
-        if Z.shape[1] != self.n_components_:
-            raise ValueError(f"X has {Z.shape[1]} columns, but {type(self).__name__} has "
-                             f"{self.n_components_} components; pass transform's output.")
+        Z = self._validate_codes(X)
         if self.whiten:
             Z = Z * np.sqrt(self.explained_variance_)
         Xr = Z @ self.components_
