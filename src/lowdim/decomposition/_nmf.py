@@ -1,7 +1,6 @@
 """Matrix factorisation X ~ W H by alternating optimisation: NMF and unconstrained ALS."""
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from .._iterative import run_loop
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
@@ -98,6 +97,16 @@ class _Factorization(ComponentTransformer):
         observed = ~np.isnan(X)
         mask = None if observed.all() else observed.astype(np.float64)
         return np.where(observed, X, 0.0).astype(np.float64), mask, X.dtype
+
+    def _start_fit(self, X):
+        """Validate parameters and data; return (X, mask, dtype, n_components)."""
+        validate_params(self)
+        X, mask, dtype = self._check(X, reset=True)
+        n, d = X.shape
+        k = self.n_components or min(n, d)
+        check_n_components(k, n, d, type(self).__name__)
+        warn_constant_features(column_moments(X)[1], type(self).__name__)
+        return X, mask, dtype, k
 
     def fit(self, X, y=None):
         """Fit the factorisation.
@@ -282,12 +291,8 @@ class NMF(_Factorization):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        validate_params(self)
-        X, mask, dtype = self._check(X, reset=True)
+        X, mask, dtype, k = self._start_fit(X)
         n, d = X.shape
-        k = self.n_components or min(n, d)
-        check_n_components(k, n, d, "NMF")
-        warn_constant_features(column_moments(X)[1], "NMF")
         if W is None or H is None:
             W, H = self._initial(X, k, check_random_state(self.random_state))
         W, H = np.array(W, dtype=np.float64), np.array(H, dtype=np.float64)
@@ -310,8 +315,7 @@ class NMF(_Factorization):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        check_is_fitted(self)
-        X, mask, dtype = self._check(X, reset=False)
+        X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
         H = self.components_.astype(np.float64)
         pen = self._penalties(X.shape[0], X.shape[1])
         W = np.full((X.shape[0], H.shape[0]), np.sqrt(max(X.mean(), 1e-12) / H.shape[0]))
@@ -391,12 +395,8 @@ class MatrixFactorization(_Factorization):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        validate_params(self)
-        X, mask, dtype = self._check(X, reset=True)
+        X, mask, dtype, k = self._start_fit(X)
         n, d = X.shape
-        k = self.n_components or min(n, d)
-        check_n_components(k, n, d, "MatrixFactorization")
-        warn_constant_features(column_moments(X)[1], "MatrixFactorization")
         U, s, Vt = _top_svd(X, k, check_random_state(self.random_state))
         pen = (0.0, self.alpha, 0.0, self.alpha)
         maskT = None if mask is None else mask.T
@@ -429,7 +429,6 @@ class MatrixFactorization(_Factorization):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        check_is_fitted(self)
-        X, mask, dtype = self._check(X, reset=False)
+        X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
         H = self.components_.astype(np.float64)
         return ridge_update_h(X.T, H.T, self.alpha, None if mask is None else mask.T).T.astype(dtype)
