@@ -87,6 +87,8 @@ class KernelPCA(ComponentTransformer):
         Exact mode only.
     X_fit_ : ndarray
         Training data (exact mode) or the landmarks (Nystroem mode).
+    kernel_shift_ : ndarray of shape (n_features,)
+        Mean of ``X_fit_``, subtracted from both sides before linear and rbf kernels.
     dual_coef_ : ndarray
         Pre-image coefficients (``fit_inverse_transform``).
     gamma_ : float
@@ -153,9 +155,8 @@ class KernelPCA(ComponentTransformer):
         X = X.astype(np.float64)
         Y = None if Y is None else Y.astype(np.float64)
         if self.kernel in ("linear", "rbf"):
-            shift = self.X_fit_.mean(axis=0, dtype=np.float64)
-            X = X - shift
-            Y = None if Y is None else Y - shift
+            X = X - self.kernel_shift_
+            Y = None if Y is None else Y - self.kernel_shift_
         return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0)
 
     # ------------------------------------------------------------------ fitting
@@ -199,7 +200,7 @@ class KernelPCA(ComponentTransformer):
         n = X.shape[0]
         require_memory(2 * 8 * n * n, f"exact kernel PCA of {n} samples (an {n} x {n} kernel)",
                        "pass n_landmarks=2000 (Nystroem) to work in O(n x landmarks) memory")
-        self.X_fit_ = X
+        self._set_fit_points(X)
         K = self._kernel(X)
         self._centre_col, self._centre_all = centre_kernel(K)
         k = self.n_components or n
@@ -216,6 +217,11 @@ class KernelPCA(ComponentTransformer):
         self.n_components_ = int(w.size)
         return self.eigenvectors_ * np.sqrt(w)
 
+    def _set_fit_points(self, points):
+        """Keep the training points (or landmarks) and, once, the shift of ``_kernel``."""
+        self.X_fit_ = points
+        self.kernel_shift_ = points.mean(axis=0, dtype=np.float64)
+
     def _choose_solver(self, n, k):
         solver = {"lanczos": "arpack"}.get(self.eigen_solver, self.eigen_solver)
         if solver == "auto":
@@ -231,8 +237,8 @@ class KernelPCA(ComponentTransformer):
         n, m = X.shape[0], min(self.n_landmarks, X.shape[0])
         require_memory(8 * n * m * 3, f"Nystroem kernel PCA with {m} landmarks",
                        "use fewer landmarks")
-        self.X_fit_ = X[np.sort(rng.choice(n, size=m, replace=False))]
-        w, U = scipy.linalg.eigh(self._kernel(self.X_fit_))  # shifts by the landmarks' mean
+        self._set_fit_points(X[np.sort(rng.choice(n, size=m, replace=False))])
+        w, U = scipy.linalg.eigh(self._kernel(self.X_fit_))
         keep = w > w.max() * m * np.finfo(np.float64).eps
         self._whiten = U[:, keep] / np.sqrt(w[keep])  # K_mm^(-1/2) on its range
         features = self._kernel(X, self.X_fit_) @ self._whiten
