@@ -28,6 +28,7 @@ _EXPORTS = {
     "MatrixFactorization": "lowdim.decomposition",
     "LinearDiscriminantAnalysis": "lowdim.decomposition",
     "select_n_components": "lowdim.decomposition",
+    "KMeans": "lowdim.cluster",
     "save": "lowdim.io",
     "load": "lowdim.io",
     "ConvergenceWarning": "lowdim.exceptions",

@@ -4,27 +4,18 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._validation import check_array, check_features
+from .._estimator import ValidatedInputMixin
+from .._validation import check_array
 
 
-class ComponentTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class ComponentTransformer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                           BaseEstimator):
     """A transformer with ``n_components_`` outputs (named ``<class>0``, ...) that keeps
     float32 input in float32 (scikit-learn tags say so)."""
 
     @property
     def _n_features_out(self):
         return self.n_components_
-
-    def _validate_input(self, X, *, reset, check_fitted=None, **check_kwargs):
-        """Validate ``X`` (``check_array`` options as keywords) and record (``reset``) or
-        check its feature count and names; later calls need a fitted model."""
-        if check_fitted is None:
-            check_fitted = not reset
-        if check_fitted:
-            check_is_fitted(self)
-        X_checked = check_array(X, estimator_name=type(self).__name__, **check_kwargs)
-        check_features(self, X, X_checked, reset=reset)
-        return X_checked
 
     def _validate_codes(self, Z):
         """Validate the input of ``inverse_transform``: one column per component."""

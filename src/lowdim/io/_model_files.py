@@ -37,6 +37,7 @@ REGISTRY = {
     "NMF": "lowdim.decomposition._nmf",
     "MatrixFactorization": "lowdim.decomposition._nmf",
     "LinearDiscriminantAnalysis": "lowdim.decomposition._lda",
+    "KMeans": "lowdim.cluster._kmeans",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

@@ -2,6 +2,7 @@
 implicit-centering operators and the sign convention."""
 
 from ._blas import matmul, symmetrize, syrk_upper
+from ._distances import distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
 from ._eigen import top_eigh
 from ._lanczos import lanczos_eigh
 from ._moments import (
@@ -21,13 +22,17 @@ __all__ = [
     "ScatterAccumulator",
     "block_rows",
     "column_moments",
+    "distance_blocks",
     "flip_signs",
     "iter_row_blocks",
     "lanczos_eigh",
     "matmul",
     "needs_centring",
+    "pairwise_distances",
     "power_eigh",
     "randomized_svd",
+    "row_norms_sq",
+    "sq_euclidean",
     "subspace_iteration",
     "symmetrize",
     "syrk_upper",

@@ -1,0 +1,232 @@
+"""k-means kernels: one step each, parallel over points or fixed row chunks.
+
+Every reduction goes through a fixed number of row chunks (chosen from ``n`` alone)
+summed in chunk order, so results are identical whatever the thread count.
+Distances inside the kernels are exact sums of squares in float64.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True)
+def argmin_rows(D, labels, best):
+    """Per row of the (block x k) squared distances ``D``: the first index of the
+    minimum into ``labels`` and the minimum into ``best``."""
+    n, k = D.shape
+    for i in prange(n):
+        row = D[i]
+        a = 0
+        v = row[0]
+        for c in range(1, k):
+            if row[c] < v:
+                v = row[c]
+                a = c
+        labels[i] = a
+        best[i] = v
+
+
+@njit(cache=True, parallel=True)
+def two_smallest_rows(D, labels, first, second):
+    """Per row of ``D`` (distances): index and value of the smallest, and the second
+    smallest value (Hamerly's bounds)."""
+    n, k = D.shape
+    for i in prange(n):
+        row = D[i]
+        a = 0
+        v1 = np.inf
+        v2 = np.inf
+        for c in range(k):
+            if row[c] < v1:
+                v2 = v1
+                v1 = row[c]
+                a = c
+            elif row[c] < v2:
+                v2 = row[c]
+        labels[i] = a
+        first[i] = v1
+        second[i] = v2
+
+
+@njit(cache=True, parallel=True)
+def cluster_sums(X, labels, weights, k, n_chunks):
+    """Weighted sums of the points of each cluster and the total weights (float64).
+
+    Returns
+    -------
+    sums : float64 (k, d); wsum : float64 (k,)
+    """
+    n, d = X.shape
+    part = np.zeros((n_chunks, k, d))
+    pw = np.zeros((n_chunks, k))
+    rows = (n + n_chunks - 1) // n_chunks
+    for ch in prange(n_chunks):
+        acc = part[ch]
+        for i in range(ch * rows, min(n, (ch + 1) * rows)):
+            a = labels[i]
+            w = weights[i]
+            row = X[i]
+            out = acc[a]
+            for j in range(d):
+                out[j] += w * row[j]
+            pw[ch, a] += w
+    sums = np.zeros((k, d))
+    wsum = np.zeros(k)
+    for ch in range(n_chunks):  # fixed order: thread-count independent
+        sums += part[ch]
+        wsum += pw[ch]
+    return sums, wsum
+
+
+@njit(cache=True)
+def move_points(X, weights, old, new, sums, wsum):
+    """Move the points whose label changed from ``old`` to ``new`` between the cluster
+    sums, in index order (deterministic). Returns the number moved."""
+    moved = 0
+    for i in range(X.shape[0]):
+        a = old[i]
+        b = new[i]
+        if a == b:
+            continue
+        moved += 1
+        w = weights[i]
+        row = X[i]
+        sa = sums[a]
+        sb = sums[b]
+        for j in range(X.shape[1]):
+            v = w * row[j]
+            sa[j] -= v
+            sb[j] += v
+        wsum[a] -= w
+        wsum[b] += w
+    return moved
+
+
+@njit(cache=True, inline="always", fastmath={"reassoc", "contract"})
+def _distance(x, c):
+    s = 0.0
+    for j in range(x.shape[0]):
+        t = np.float64(x[j]) - c[j]
+        s += t * t
+    return np.sqrt(s)
+
+
+@njit(cache=True)
+def _largest_two(shift):
+    big1 = 0
+    for c in range(1, shift.shape[0]):
+        if shift[c] > shift[big1]:
+            big1 = c
+    max2 = 0.0
+    for c in range(shift.shape[0]):
+        if c != big1 and shift[c] > max2:
+            max2 = shift[c]
+    return big1, shift[big1], max2
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_err):
+    """Nearest and second-nearest centre of ``rows[:m]`` through one small GEMM in X's
+    dtype. The bounds are widened by the rounding error of the expansion
+    ``|x|^2 + |c|^2 - 2 x.c`` (``rel_err`` times the norms) so they stay valid."""
+    d = X.shape[1]
+    k = centres_t.shape[1]
+    G = np.empty((m, d), dtype=X.dtype)
+    for r in range(m):
+        G[r] = X[rows[r]]
+    P = np.dot(G, centres_t)
+    for r in range(m):
+        i = rows[r]
+        b1 = np.inf
+        b2 = np.inf
+        best = 0
+        for c in range(k):
+            v = x_sq[i] + c_sq[c] - 2.0 * np.float64(P[r, c])
+            if v < b1:
+                b2 = b1
+                b1 = v
+                best = c
+            elif v < b2:
+                b2 = v
+        err = rel_err * (x_sq[i] + c_sq[best])
+        labels[i] = best
+        upper[i] = np.sqrt(max(b1, 0.0) + err)
+        lower[i] = np.sqrt(max(b2 - err, 0.0))
+
+
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upper, lower,
+                 use_bounds, chunk, rel_err):
+    """One assignment pass over row chunks. With ``use_bounds`` (Hamerly): update the
+    bounds by the centre ``shift``, measure the own centre again where they overlap,
+    and search all centres only for the rows still in doubt; without (Lloyd): search
+    every row. ``upper`` bounds the distance to the own centre from above, ``lower``
+    to every other centre from below. Call with BLAS limited to one thread."""
+    n = X.shape[0]
+    big1, max1, max2 = _largest_two(shift)
+    n_chunks = (n + chunk - 1) // chunk
+    for ch in prange(n_chunks):
+        rows = np.empty(chunk, dtype=np.int64)
+        m = 0
+        for i in range(ch * chunk, min(n, (ch + 1) * chunk)):
+            if use_bounds:
+                a = labels[i]
+                u = upper[i] + shift[a]
+                low = lower[i] - (max2 if a == big1 else max1)
+                lower[i] = low
+                bound = max(half_sep[a], low)
+                if u <= bound:
+                    upper[i] = u
+                    continue
+                u = _distance(X[i], centres[a])
+                upper[i] = u
+                if u <= bound:
+                    continue
+            rows[m] = i
+            m += 1
+        if m > 0:
+            _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_err)
+
+
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+def elkan_step(X, centres, centre_dist, half_sep, shift, labels, upper, lower):
+    """One Elkan assignment pass: a lower bound per (point, centre) pair, pruned by
+    the triangle inequality with half the centre-centre distances. Returns the
+    number of label changes."""
+    n = X.shape[0]
+    k = centres.shape[0]
+    changed = np.zeros(n, dtype=np.int64)
+    for i in prange(n):
+        a = labels[i]
+        lo = lower[i]
+        for c in range(k):
+            lo[c] = max(lo[c] - shift[c], 0.0)
+        u = upper[i] + shift[a]
+        if u > half_sep[a]:
+            tight = False
+            for c in range(k):
+                if c == a or u <= lo[c] or u <= 0.5 * centre_dist[a, c]:
+                    continue
+                if not tight:
+                    u = _distance(X[i], centres[a])
+                    lo[a] = u
+                    tight = True
+                    if u <= lo[c] or u <= 0.5 * centre_dist[a, c]:
+                        continue
+                dc = _distance(X[i], centres[c])
+                lo[c] = dc
+                if dc < u:
+                    a = c
+                    u = dc
+            if a != labels[i]:
+                changed[i] = 1
+                labels[i] = a
+        upper[i] = u
+    return changed.sum()
+
+
+@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
+def point_distances(X, centres, labels, out):
+    """Exact distance of each point to its own centre."""
+    for i in prange(X.shape[0]):
+        out[i] = _distance(X[i], centres[labels[i]])

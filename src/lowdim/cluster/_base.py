@@ -1,0 +1,144 @@
+"""Behaviour shared by lowdim's clusterers: argument checks and the centroid
+interface (predict, transform, score) of k-means-like models."""
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+
+from .._estimator import ValidatedInputMixin
+from .._validation import warn_constant_features
+from ..linalg import column_moments, row_norms_sq
+
+
+def check_n_clusters(n_clusters, n_samples):
+    """Raise when there are fewer samples than clusters.
+
+    Examples
+    --------
+    >>> check_n_clusters(2, 5)
+    """
+    if n_clusters > n_samples:
+        raise ValueError(f"n_clusters={n_clusters} must be at most n_samples={n_samples}; "
+                         "lower n_clusters or pass more samples.")
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Sample weights as float64: ones when None, else finite, non-negative, not all zero.
+
+    Examples
+    --------
+    >>> check_sample_weight(None, 3)
+    array([1., 1., 1.])
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        return np.full(n_samples, float(w))
+    if w.shape != (n_samples,):
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n_samples},), one "
+                         "weight per sample.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError("sample_weight must be finite and non-negative with a positive sum; "
+                         f"got min {w.min():g}, sum {w.sum():g}.")
+    return w
+
+
+def warn_fewer_clusters(labels, n_clusters, name):
+    """Warn when fewer distinct clusters than asked for were found (duplicate points)."""
+    found = np.unique(labels).size
+    if found < n_clusters:
+        warnings.warn(f"{name}: only {found} distinct clusters found for n_clusters={n_clusters}; "
+                      "X has fewer distinct points than clusters. Lower n_clusters.",
+                      UserWarning, stacklevel=3)
+
+
+class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin,
+                        TransformerMixin, BaseEstimator):
+    """Clusters represented by centres: distances to them are computed on ``X - offset_``
+    (the column means, in X's dtype), which keeps float32 data far from the origin
+    precise; ``offset_centers_`` are the centres in those coordinates (float64)."""
+
+    @property
+    def _n_features_out(self):
+        return self.n_clusters
+
+    def _prepare(self, X, reset):
+        """Centred copy of ``X`` and its squared row norms; at fit (``reset``) also
+        warns about constant features and returns the mean column variance."""
+        if reset:
+            mean, var = column_moments(X)
+            warn_constant_features(var, type(self).__name__)
+            self.offset_ = mean.astype(X.dtype).astype(np.float64)
+            mean_var = float(np.mean(var) * (X.shape[0] - 1) / max(X.shape[0], 1))
+        Xc = np.subtract(X, self.offset_.astype(X.dtype), dtype=X.dtype)
+        return Xc, row_norms_sq(Xc), (mean_var if reset else None)
+
+    def _store_centres(self, offset_centres, dtype):
+        self.offset_centers_ = np.asarray(offset_centres, dtype=np.float64)
+        self.cluster_centers_ = (self.offset_centers_ + self.offset_).astype(dtype)
+
+    def _nearest(self, X):
+        from ._lloyd import assign
+
+        X = self._validate_input(X, reset=False)
+        Xc, x_sq, _ = self._prepare(X, reset=False)
+        labels, dist = assign(Xc, self.offset_centers_, x_sq)
+        return X, labels, dist
+
+    def predict(self, X):
+        """Index of the nearest centre of each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+        """
+        return self._nearest(X)[1]
+
+    def transform(self, X):
+        """Euclidean distance of each sample to every centre.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters), in X's dtype
+        """
+        from ..linalg import sq_euclidean
+
+        X = self._validate_input(X, reset=False)
+        Xc, x_sq, _ = self._prepare(X, reset=False)
+        D = sq_euclidean(Xc.astype(np.float64), self.offset_centers_, x_sq)
+        return np.sqrt(D).astype(X.dtype, copy=False)
+
+    def fit_transform(self, X, y=None, sample_weight=None):
+        """Fit, then return the distances of ``X`` to the centres."""
+        return self.fit(X, sample_weight=sample_weight).transform(X)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Opposite of the (weighted) inertia of ``X`` on the fitted centres.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+        """
+        X, _, dist = self._nearest(X)
+        return -float(check_sample_weight(sample_weight, X.shape[0]) @ dist)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,177 @@
+"""k-means clustering (Lloyd, Elkan and Hamerly iterations)."""
+
+import numpy as np
+
+from .._iterative import best_of_restarts
+from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import check_array
+from ._base import CentroidClusterer, check_n_clusters, check_sample_weight, warn_fewer_clusters
+from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_rows
+from ._lloyd import kmeans_single
+
+INITS = ("k-means++", "random", "k-means||")
+
+
+def resolve_algorithm(algorithm, n_clusters, n_features):
+    """The iteration 'auto' stands for. Bounds beat plain Lloyd at every size measured
+    (BENCHMARKS.md); Elkan keeps a bound per centre, which pays when a distance is
+    expensive next to ``k`` bound updates (``n_features >= 16 * n_clusters``: 0.29x
+    scikit-learn's time on raw Fashion-MNIST, k = 10), Hamerly keeps one, which wins
+    otherwise (PCA-50 Fashion-MNIST, k = 10 and 100).
+
+    Examples
+    --------
+    >>> resolve_algorithm("auto", 10, 50), resolve_algorithm("auto", 10, 784)
+    ('hamerly', 'elkan')
+    """
+    if algorithm != "auto":
+        return algorithm
+    return "elkan" if n_features >= 16 * n_clusters else "hamerly"
+
+
+def initial_centres(init, X, n_clusters, rng, weights, x_sq, offset):
+    """Starting centres (float64, in the centred coordinates of ``X``) for any ``init``.
+
+    Examples
+    --------
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> initial_centres(np.zeros((2, 2)), X, 2, None, None, None, np.ones(2)).tolist()
+    [[-1.0, -1.0], [-1.0, -1.0]]
+    """
+    if callable(init):
+        init = init(X + offset.astype(X.dtype), n_clusters, rng)
+    if not isinstance(init, str):
+        C = check_array(init, name="init", estimator_name="KMeans")
+        if C.shape != (n_clusters, X.shape[1]):
+            raise ValueError(f"init has shape {C.shape}; it must be (n_clusters, n_features) = "
+                             f"({n_clusters}, {X.shape[1]}).")
+        return C.astype(np.float64) - offset
+    if init == "random":
+        return random_rows(X, n_clusters, rng, weights=weights)
+    if init == "k-means||":
+        return kmeans_parallel(X, n_clusters, rng, weights=weights, x_sq=x_sq)
+    return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0]
+
+
+class KMeans(CentroidClusterer):
+    """k-means clustering, a drop-in for ``sklearn.cluster.KMeans``.
+
+    Minimises the within-cluster sum of squared distances (inertia). Distances for
+    Lloyd iterations are computed by BLAS in row blocks; Elkan and Hamerly iterations
+    skip the distances the triangle inequality rules out and give the same clusters.
+    Sums are reduced over a fixed set of row chunks, so a seed gives identical labels
+    whatever the number of threads.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    init : {'k-means++', 'random', 'k-means||'}, callable or array of shape (n_clusters, n_features)
+        'k-means++' is greedy k-means++ with ``2 + log(k)`` local trials; 'k-means||'
+        samples candidates in 5 passes (for large data); a callable is called as
+        ``init(X, n_clusters, rng)``.
+    n_init : int or 'auto', default='auto'
+        Restarts (best inertia kept); 'auto' is 1 for 'k-means++' / 'k-means||' and an
+        array, 10 for 'random'. Restarts draw from the one random state.
+    max_iter : int, default=300
+    tol : float, default=1e-4
+        Stop when the summed squared centre shift is at most ``tol`` times the mean
+        feature variance (or when no label changes).
+    algorithm : {'auto', 'lloyd', 'elkan', 'hamerly'}, default='auto'
+        See ``resolve_algorithm`` for what 'auto' picks; the choice is ``algorithm_``.
+    verbose : int, default=0
+    random_state : None, int, RandomState or Generator
+    callbacks : list of callables, optional
+        ``callback(iteration, inertia, state) -> stop?`` after every iteration.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (n_clusters, n_features), in X's dtype
+    labels_ : ndarray of int64 (n_samples,)
+    inertia_ : float
+        Weighted sum of squared distances to the nearest centre.
+    n_iter_ : int
+    algorithm_ : str
+    n_init_ : int
+    offset_ : ndarray (n_features,)
+        Column means in X's dtype; distances are computed on ``X - offset_``.
+    offset_centers_ : ndarray (n_clusters, n_features), float64
+        The centres in those coordinates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import KMeans
+    >>> X = np.array([[1, 2], [1, 4], [1, 0], [10, 2], [10, 4], [10, 0]])
+    >>> km = KMeans(n_clusters=2, random_state=0).fit(X)
+    >>> sorted(km.cluster_centers_[:, 0].tolist())
+    [1.0, 10.0]
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(int, 1, None, closed="left")],
+        "init": [Options(set(INITS)), CALLABLE, ARRAY_LIKE],
+        "n_init": [Options({"auto"}), Interval(int, 1, None, closed="left")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "algorithm": [Options({"auto", "lloyd", "elkan", "hamerly"})],
+        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "random_state": [RANDOM_STATE],
+        "callbacks": [NONE, InstanceOf(list, tuple)],
+    }
+    _iterative_fit = True
+
+    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4,
+                 algorithm="auto", verbose=0, random_state=None, callbacks=None):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.algorithm = algorithm
+        self.verbose = verbose
+        self.random_state = random_state
+        self.callbacks = callbacks
+
+    def _resolve_n_init(self):
+        if self.n_init != "auto":
+            if not isinstance(self.init, str) and self.n_init != 1:
+                return 1  # an explicit start is the same for every restart
+            return self.n_init
+        return 10 if isinstance(self.init, str) and self.init == "random" else 1
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        check_n_clusters(self.n_clusters, X.shape[0])
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        Xc, x_sq, mean_var = self._prepare(X, reset=True)
+        self.algorithm_ = resolve_algorithm(self.algorithm, self.n_clusters, X.shape[1])
+        self.n_init_ = self._resolve_n_init()
+        rng = check_random_state(self.random_state)
+
+        def run_once(rng):
+            start = initial_centres(self.init, Xc, self.n_clusters, rng, weights, x_sq, self.offset_)
+            return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm_,
+                                 max_iter=self.max_iter, tol=self.tol * mean_var,
+                                 callbacks=self.callbacks or (), verbose=self.verbose)
+
+        best = best_of_restarts(run_once, self.n_init_, rng)
+        self._store_centres(best.state.centres, X.dtype)
+        self.labels_ = best.state.labels
+        self.inertia_ = float(best.objective)
+        self.n_iter_ = int(best.n_iter)
+        warn_fewer_clusters(self.labels_, self.n_clusters, "KMeans")
+        return self

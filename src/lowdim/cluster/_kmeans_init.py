@@ -1,0 +1,119 @@
+"""Initial centres for k-means: greedy k-means++, random rows, and k-means||."""
+
+import numpy as np
+
+from ..linalg import sq_euclidean
+from ._lloyd import assign
+
+
+def _sample_by_potential(cumulative, rng, size):
+    """Indices drawn with probability proportional to the increments of ``cumulative``."""
+    draws = rng.random(size) * cumulative[-1]
+    return np.minimum(np.searchsorted(cumulative, draws), len(cumulative) - 1)
+
+
+def kmeans_plusplus(X, n_clusters, rng, *, weights, x_sq, n_local_trials=None):
+    """Greedy k-means++ (Arthur & Vassilvitskii, 2007): each new centre is the best of
+    ``n_local_trials`` candidates drawn with probability proportional to the weighted
+    squared distance to the nearest chosen centre.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    n_clusters : int
+    rng : numpy.random.Generator
+    weights : float64 (n,)
+    x_sq : float64 (n,), squared row norms
+    n_local_trials : int, optional
+        Default ``2 + int(log(k))``.
+
+    Returns
+    -------
+    centres : float64 (k, d)
+    indices : int64 (k,), the rows chosen
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.1], [10.0], [10.1]])
+    >>> c, _ = kmeans_plusplus(X, 2, np.random.default_rng(0), weights=np.ones(4), x_sq=(X**2).ravel())
+    >>> sorted(c.ravel() > 5)
+    [False, True]
+    """
+    n = X.shape[0]
+    trials = n_local_trials or 2 + int(np.log(n_clusters))
+    chosen = np.empty(n_clusters, dtype=np.int64)
+    chosen[0] = _sample_by_potential(np.cumsum(weights), rng, 1)[0]
+    closest = sq_euclidean(X[chosen[:1]], X, x_sq[chosen[:1]], x_sq)[0].astype(np.float64)
+    for c in range(1, n_clusters):
+        cumulative = np.cumsum(weights * closest)
+        if cumulative[-1] <= 0:  # every point already on a centre: any point will do
+            candidates = rng.choice(n, size=min(trials, n), replace=False)
+        else:
+            candidates = _sample_by_potential(cumulative, rng, trials)
+        D = sq_euclidean(X[candidates], X, x_sq[candidates], x_sq)
+        trial_closest = np.minimum(closest[None, :], D)
+        best = int(np.argmin(trial_closest @ weights))
+        chosen[c] = candidates[best]
+        closest = trial_closest[best].astype(np.float64)
+    return X[chosen].astype(np.float64), chosen
+
+
+def random_rows(X, n_clusters, rng, *, weights):
+    """``n_clusters`` distinct rows drawn with probability proportional to ``weights``.
+
+    Examples
+    --------
+    >>> random_rows(np.eye(3), 2, np.random.default_rng(0), weights=np.ones(3)).shape
+    (2, 3)
+    """
+    p = weights / weights.sum()
+    idx = rng.choice(X.shape[0], size=n_clusters, replace=False, p=p)
+    return X[np.sort(idx)].astype(np.float64)
+
+
+def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling=2.0):
+    """k-means|| (Bahmani et al., 2012): a few passes that each sample about
+    ``oversampling * k`` candidates with probability proportional to their weighted
+    squared distance, then weighted k-means++ and Lloyd on the candidates.
+
+    Few passes over the data instead of k, which is what large data needs.
+
+    Examples
+    --------
+    >>> X = np.vstack([np.zeros((50, 2)), np.full((50, 2), 9.0)])
+    >>> c = kmeans_parallel(X, 2, np.random.default_rng(0), weights=np.ones(100),
+    ...                     x_sq=(X**2).sum(1))
+    >>> sorted(c[:, 0].round())
+    [0.0, 9.0]
+    """
+    from ._lloyd import kmeans_single
+
+    first = _sample_by_potential(np.cumsum(weights), rng, 1)
+    candidates = [first]
+    labels, closest = assign(X, X[first].astype(np.float64), x_sq)
+    owner = np.zeros(X.shape[0], dtype=np.int64)
+    n_cand = 1
+    ell = oversampling * n_clusters
+    for _ in range(rounds):
+        potential = float(weights @ closest)
+        if potential <= 0:
+            break
+        prob = np.minimum(1.0, ell * weights * closest / potential)
+        new = np.flatnonzero(rng.random(X.shape[0]) < prob)
+        if new.size == 0:
+            continue
+        lab, dist = assign(X, X[new].astype(np.float64), x_sq)
+        closer = dist < closest
+        closest = np.where(closer, dist, closest)
+        owner = np.where(closer, lab + n_cand, owner)
+        candidates.append(new)
+        n_cand += new.size
+    idx = np.concatenate(candidates)
+    if idx.size < n_clusters:  # too few candidates: top up by k-means++ on all data
+        return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0]
+    cand_w = np.bincount(owner, weights=weights, minlength=idx.size)
+    C = X[idx]
+    c_sq = x_sq[idx]
+    centres, _ = kmeans_plusplus(C, n_clusters, rng, weights=cand_w + 1e-12, x_sq=c_sq)
+    result = kmeans_single(C, cand_w, centres, c_sq, algorithm="lloyd", max_iter=30, tol=0.0)
+    return result.state.centres

@@ -1,0 +1,218 @@
+"""k-means iterations: Lloyd in BLAS-sized row blocks, and Elkan / Hamerly bounds.
+
+All three produce the same sequence of centres from the same start (up to rounding
+at exact ties): they differ only in which point-centre distances they measure.
+Convergence follows scikit-learn's rule, so results can be compared with it: stop
+when no label changes, or when the summed squared centre shift is at most ``tol``.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from threadpoolctl import threadpool_limits
+
+from .._iterative import run_loop
+from ..linalg import sq_euclidean
+
+
+def _chunks(n):
+    """Fixed reduction chunks for ``n`` rows (independent of the thread count)."""
+    return max(1, min(32, n // 2048))
+
+
+def _block_rows(n, k):
+    return max(256, min(n, (8 << 20) // max(1, k)))
+
+
+def assign(X, centres, x_sq, *, with_second=False):
+    """Nearest centre of every row, by BLAS distances in row blocks.
+
+    Returns labels (int64) and squared distances to the nearest centre (float64), and
+    with ``with_second`` the distance (not squared) to the nearest and second nearest.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [9.0]])
+    >>> assign(X, np.array([[0.0], [10.0]]), (X**2).ravel())[0]
+    array([0, 0, 1])
+    """
+    from .._kernels.kmeans import argmin_rows, two_smallest_rows
+
+    n, k = X.shape[0], centres.shape[0]
+    C = np.ascontiguousarray(centres, dtype=X.dtype)
+    c_sq = np.einsum("ij,ij->i", centres, centres)
+    labels = np.empty(n, dtype=np.int64)
+    best = np.empty(n)
+    second = np.empty(n) if with_second else None
+    step = _block_rows(n, k)
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        D = sq_euclidean(X[start:stop], C, x_sq[start:stop], c_sq)
+        if with_second:
+            np.sqrt(D, out=D)
+            two_smallest_rows(D, labels[start:stop], best[start:stop], second[start:stop])
+        else:
+            argmin_rows(D, labels[start:stop], best[start:stop])
+    if with_second:
+        return labels, best, second
+    return labels, best
+
+
+def relocate_empty(X, weights, state):
+    """Give each empty cluster the point farthest from its own centre, moving it (label,
+    sums and bounds) out of its old cluster. Returns the number of relocated clusters."""
+    from .._kernels.kmeans import point_distances
+
+    empty = np.flatnonzero(state.wsum <= 0)
+    if empty.size == 0:
+        return 0
+    dist = np.empty(X.shape[0])
+    point_distances(X, state.centres, state.labels, dist)
+    far = np.argsort(-dist, kind="stable")[: empty.size]
+    for c, i in zip(empty, far):
+        old, v = state.labels[i], weights[i] * X[i].astype(np.float64)
+        state.sums[old] -= v
+        state.wsum[old] -= weights[i]
+        state.sums[c], state.wsum[c], state.labels[i] = v, weights[i], c
+        if state.upper is not None:  # its bounds no longer hold: measure it next time
+            state.upper[i], state.lower[i] = np.inf, 0.0
+    return int(empty.size)
+
+
+@dataclass
+class KMeansState:
+    """What one k-means iteration hands to the next (and to callbacks): centres, the
+    labels, and the weighted sums and weights of the labelled clusters (kept up to date
+    by moving only the points that change cluster)."""
+
+    centres: np.ndarray
+    labels: np.ndarray
+    sums: np.ndarray
+    wsum: np.ndarray
+    strict: bool = False
+    upper: np.ndarray = None
+    lower: np.ndarray = None
+
+
+def _start_state(X, weights, centres, labels, upper=None, lower=None):
+    from .._kernels.kmeans import cluster_sums
+
+    sums, wsum = cluster_sums(X, labels, weights, centres.shape[0], _chunks(X.shape[0]))
+    return KMeansState(centres, labels, sums, wsum, False, upper, lower)
+
+
+def _means(state, X, weights):
+    """Centres as the weighted means of the labelled clusters (empty ones relocated)."""
+    relocate_empty(X, weights, state)
+    new = state.centres.copy()
+    full = state.wsum > 0
+    new[full] = state.sums[full] / state.wsum[full, None]
+    return new
+
+
+def _objective(state, weighted_sq):
+    """Inertia of the labels with respect to their own means, from the sums alone."""
+    full = state.wsum > 0
+    return weighted_sq - float(np.sum(np.sum(state.sums[full] ** 2, axis=1) / state.wsum[full]))
+
+
+def _centre_geometry(centres):
+    cd = np.sqrt(sq_euclidean(centres, centres))
+    np.fill_diagonal(cd, np.inf)
+    half = 0.5 * cd.min(axis=1) if len(centres) > 1 else np.full(1, np.inf)
+    np.fill_diagonal(cd, 0.0)
+    return cd, half
+
+
+def _search_pass(X, x_sq, centres, labels, upper, lower, *, shift=None, half=None):
+    """Assign every row (Lloyd, no ``shift``) or only the rows whose Hamerly bounds
+    overlap, in row chunks of one parallel kernel."""
+    from .._kernels.kmeans import hamerly_pass
+
+    k = centres.shape[0]
+    use_bounds = shift is not None
+    shift = np.zeros(k) if shift is None else shift
+    half = np.zeros(k) if half is None else half
+    rel_err = 8 * np.finfo(X.dtype).eps  # rounding of the GEMM distance expansion
+    hamerly_pass(X, x_sq, centres, np.ascontiguousarray(centres.T, dtype=X.dtype),
+                 np.einsum("ij,ij->i", centres, centres), half, shift, labels, upper, lower,
+                 use_bounds, 256, rel_err)
+
+
+def _bounded_step(X, weights, x_sq, weighted_sq, algorithm):
+    from .._kernels.kmeans import elkan_step, move_points
+
+    def step(state):
+        new = _means(state, X, weights)
+        shift = np.sqrt(np.sum((new - state.centres) ** 2, axis=1))
+        labels = state.labels.copy()
+        if algorithm == "elkan":
+            cd, half = _centre_geometry(new)
+            elkan_step(X, new, cd, half, shift, labels, state.upper, state.lower)
+        elif algorithm == "hamerly":
+            _, half = _centre_geometry(new)
+            _search_pass(X, x_sq, new, labels, state.upper, state.lower, shift=shift, half=half)
+        else:
+            _search_pass(X, x_sq, new, labels, state.upper, state.lower)
+        moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
+        state = KMeansState(new, labels, state.sums, state.wsum, moved == 0, state.upper, state.lower)
+        return state, _objective(state, weighted_sq), 0.0 if moved == 0 else float(np.sum(shift**2))
+    return step
+
+
+def _bounded_start(X, weights, centres, x_sq, algorithm):
+    n = X.shape[0]
+    labels, upper = np.zeros(n, dtype=np.int64), np.empty(n)
+    if algorithm != "elkan":
+        lower = np.empty(n)
+        _search_pass(X, x_sq, centres, labels, upper, lower)
+        return _start_state(X, weights, centres, labels, upper, lower)
+    from .._kernels.kmeans import argmin_rows
+
+    lower = np.sqrt(sq_euclidean(X, centres.astype(X.dtype), x_sq)).astype(np.float64)
+    argmin_rows(lower, labels, upper)
+    return _start_state(X, weights, centres, labels, upper, lower)
+
+
+def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callbacks=(), verbose=0):
+    """Run k-means from ``centres`` with 'lloyd', 'elkan' or 'hamerly' iterations.
+
+    Parameters
+    ----------
+    X : ndarray (n, d), float32 or float64
+    weights : float64 (n,)
+    centres : float64 (k, d), the start
+    x_sq : float64 (n,), squared row norms of ``X``
+    algorithm : {'lloyd', 'elkan', 'hamerly'}
+    max_iter : int
+    tol : float
+        Absolute tolerance on the summed squared centre shift.
+
+    Returns
+    -------
+    LoopResult whose ``state`` is a KMeansState with labels assigned to its centres,
+    whose ``objective`` is their inertia, and whose ``history`` holds the inertia of
+    each iteration's labels about their own means (never increasing).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [9.0], [10.0]])
+    >>> r = kmeans_single(X, np.ones(4), np.array([[0.0], [1.0]]), (X**2).ravel(),
+    ...                   algorithm="lloyd", max_iter=10, tol=0.0)
+    >>> r.state.centres.ravel().tolist(), r.objective
+    ([0.5, 9.5], 1.0)
+    """
+    from .._kernels.kmeans import point_distances
+
+    centres = np.asarray(centres, dtype=np.float64)
+    weighted_sq = float(weights @ x_sq)
+    with threadpool_limits(limits=1, user_api="blas"):  # the kernels' small GEMMs run in parallel
+        step = _bounded_step(X, weights, x_sq, weighted_sq, algorithm)
+        start = _bounded_start(X, weights, centres, x_sq, algorithm)
+        result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks,
+                          verbose=verbose, label=f"KMeans ({algorithm})")
+    dist = np.empty(X.shape[0])
+    point_distances(X, result.state.centres, result.state.labels, dist)
+    result.objective = float(weights @ dist**2)  # exact inertia of the final labels
+    return result

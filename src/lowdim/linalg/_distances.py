@@ -1,0 +1,117 @@
+"""Pairwise distances in row blocks: BLAS for Euclidean, scipy for the other metrics.
+
+One helper for every method that needs distances (k-means, k-medoids, silhouette,
+neighbour graphs), so that no caller ever builds more than a ``block x n`` matrix
+unless it asks for the whole thing.
+"""
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ._blas import matmul
+
+# metrics computed here; anything else scipy's cdist knows is passed to it
+EUCLIDEAN_METRICS = ("euclidean", "sqeuclidean")
+
+
+def row_norms_sq(X):
+    """Squared Euclidean norm of each row, accumulated in float64.
+
+    Examples
+    --------
+    >>> row_norms_sq(np.array([[3.0, 4.0]]))
+    array([25.])
+    """
+    X = np.asarray(X)
+    return np.einsum("ij,ij->i", X, X, dtype=np.float64)
+
+
+def sq_euclidean(X, Y, x_sq=None, y_sq=None):
+    """Squared Euclidean distances ``||x||^2 - 2 x.y + ||y||^2`` through one GEMM,
+    clipped at zero (rounding can make the expansion slightly negative).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    Y : ndarray (m, d), same dtype
+    x_sq, y_sq : ndarray, optional
+        Precomputed squared row norms (float64).
+
+    Returns
+    -------
+    ndarray (n, m) in the dtype of ``X``.
+
+    Examples
+    --------
+    >>> sq_euclidean(np.array([[0.0, 0.0]]), np.array([[3.0, 4.0]]))
+    array([[25.]])
+    """
+    x_sq = row_norms_sq(X) if x_sq is None else x_sq
+    y_sq = row_norms_sq(Y) if y_sq is None else y_sq
+    D = matmul(np.ascontiguousarray(X), np.ascontiguousarray(Y).T)
+    D *= -2
+    D += x_sq.astype(D.dtype)[:, None]
+    D += y_sq.astype(D.dtype)[None, :]
+    np.maximum(D, 0, out=D)
+    return D
+
+
+def pairwise_distances(X, Y=None, metric="euclidean"):
+    """Distances between the rows of ``X`` and ``Y`` (``X`` itself when None).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    Y : ndarray (m, d), optional
+    metric : str or callable
+        'euclidean' and 'sqeuclidean' by BLAS; any other name or callable scipy's
+        ``cdist`` accepts ('cityblock', 'cosine', 'correlation', ...).
+
+    Returns
+    -------
+    ndarray (n, m)
+
+    Examples
+    --------
+    >>> pairwise_distances(np.array([[0.0, 0.0], [3.0, 4.0]]))
+    array([[0., 5.],
+           [5., 0.]])
+    """
+    Y = X if Y is None else Y
+    if metric in EUCLIDEAN_METRICS:
+        D = sq_euclidean(X, Y)
+        if Y is X:
+            np.fill_diagonal(D, 0)
+        return D if metric == "sqeuclidean" else np.sqrt(D, out=D)
+    if metric == "manhattan":
+        metric = "cityblock"
+    return cdist(X, Y, metric=metric).astype(np.result_type(X.dtype, np.float32), copy=False)
+
+
+def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None):
+    """Yield ``(start, stop, D)`` with ``D`` the distances from rows ``start:stop`` of
+    ``X`` (or of ``X[rows]``) to every row of ``Y``, keeping memory to one block.
+
+    Parameters
+    ----------
+    X, Y : ndarray
+    metric : str or callable
+    block_rows : int, optional
+        Rows per block; by default about 64 MB of distances per block.
+    rows : ndarray of int, optional
+        Only these rows of ``X`` (for sampled computations).
+
+    Examples
+    --------
+    >>> X = np.zeros((5, 2))
+    >>> [stop for _, stop, _ in distance_blocks(X, block_rows=2)]
+    [2, 4, 5]
+    """
+    Y = X if Y is None else Y
+    n = X.shape[0] if rows is None else len(rows)
+    if block_rows is None:
+        block_rows = max(1, min(n, (64 << 20) // (8 * max(1, Y.shape[0]))))
+    for start in range(0, n, block_rows):
+        stop = min(n, start + block_rows)
+        Xb = X[start:stop] if rows is None else X[rows[start:stop]]
+        yield start, stop, pairwise_distances(Xb, Y, metric)
