@@ -29,6 +29,8 @@ _EXPORTS = {
     "LinearDiscriminantAnalysis": "lowdim.decomposition",
     "select_n_components": "lowdim.decomposition",
     "KMeans": "lowdim.cluster",
+    "MiniBatchKMeans": "lowdim.cluster",
+    "KMedoids": "lowdim.cluster",
     "save": "lowdim.io",
     "load": "lowdim.io",
     "ConvergenceWarning": "lowdim.exceptions",

@@ -1,5 +1,7 @@
 """Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, choosing k."""
 
 from ._kmeans import KMeans
+from ._kmedoids import KMedoids
+from ._minibatch import MiniBatchKMeans
 
-__all__ = ["KMeans"]
+__all__ = ["KMeans", "KMedoids", "MiniBatchKMeans"]

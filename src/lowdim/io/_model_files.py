@@ -38,6 +38,8 @@ REGISTRY = {
     "MatrixFactorization": "lowdim.decomposition._nmf",
     "LinearDiscriminantAnalysis": "lowdim.decomposition._lda",
     "KMeans": "lowdim.cluster._kmeans",
+    "MiniBatchKMeans": "lowdim.cluster._minibatch",
+    "KMedoids": "lowdim.cluster._kmedoids",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

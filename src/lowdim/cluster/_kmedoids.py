@@ -1,0 +1,280 @@
+"""k-medoids: PAM (BUILD + FastPAM1 SWAP) and the 'alternate' (Voronoi) iteration."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+
+from .._estimator import ValidatedInputMixin
+from .._iterative import run_loop
+from .._memory import require_memory
+from .._params import ARRAY_LIKE, CALLABLE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import warn_constant_features
+from ..linalg import column_moments, pairwise_distances
+from ._base import check_n_clusters, warn_fewer_clusters
+
+
+def _nearest(D, medoids):
+    from .._kernels.kmedoids import nearest_two
+
+    n = D.shape[0]
+    nearest, dn, ds = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
+    nearest_two(D, medoids, nearest, dn, ds)
+    return nearest, dn, ds
+
+
+def build(D, n_clusters):
+    """PAM's greedy BUILD: the most central point, then repeatedly the point whose
+    addition lowers the total distance most.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer([0.0, 1.0, 2.0, 10.0, 11.0], [0.0, 1.0, 2.0, 10.0, 11.0]))
+    >>> build(D, 2).tolist()
+    [2, 3]
+    """
+    from .._kernels.kmedoids import build_next
+
+    n = D.shape[0]
+    medoids = np.empty(n_clusters, dtype=np.int64)
+    is_medoid = np.zeros(n, dtype=np.bool_)
+    dn = np.full(n, np.inf)
+    for i in range(n_clusters):
+        medoids[i] = build_next(D, dn, is_medoid)
+        is_medoid[medoids[i]] = True
+        dn = np.minimum(dn, D[medoids[i]])
+    return medoids
+
+
+def kmedoids_plusplus(D, n_clusters, rng):
+    """k-means++ seeding with the dissimilarities (squared) as potential.
+
+    Examples
+    --------
+    >>> D = np.abs(np.subtract.outer(np.arange(6.0), np.arange(6.0)))
+    >>> len(set(kmedoids_plusplus(D, 3, np.random.default_rng(0)).tolist()))
+    3
+    """
+    n = D.shape[0]
+    medoids = [int(rng.integers(n))]
+    closest = D[medoids[0]].astype(np.float64) ** 2
+    for _ in range(1, n_clusters):
+        total = closest.sum()
+        if total <= 0:
+            rest = np.setdiff1d(np.arange(n), medoids)
+            medoids.append(int(rng.choice(rest)))
+        else:
+            medoids.append(int(min(np.searchsorted(np.cumsum(closest), rng.random() * total), n - 1)))
+        closest = np.minimum(closest, D[medoids[-1]].astype(np.float64) ** 2)
+    return np.asarray(medoids, dtype=np.int64)
+
+
+def pam_swap(D, medoids, *, max_iter, callbacks=(), verbose=0):
+    """PAM's SWAP phase with FastPAM1's O(n) evaluation of all k swaps per candidate:
+    each iteration performs the best swap, until none lowers the total distance.
+
+    Returns the LoopResult (state = medoid indices, objective = total distance).
+    """
+    from .._kernels.kmedoids import best_swaps
+
+    n, k = D.shape[0], len(medoids)
+
+    def step(medoids):
+        nearest, dn, ds = _nearest(D, medoids)
+        is_medoid = np.zeros(n, dtype=np.bool_)
+        is_medoid[medoids] = True
+        delta, pos = best_swaps(D, is_medoid, nearest, dn, ds, k)
+        c = int(np.argmin(delta))
+        total = float(dn.sum())
+        if not delta[c] < -1e-12 * max(total, 1.0):
+            return medoids, total, 0.0
+        medoids = medoids.copy()
+        medoids[pos[c]] = c
+        return medoids, total + float(delta[c]), 1.0
+
+    return run_loop(step, np.asarray(medoids, dtype=np.int64), max_iter=max_iter, tol=0.0,
+                    callbacks=callbacks, verbose=verbose, label="KMedoids (pam)")
+
+
+def alternate(D, medoids, *, max_iter, callbacks=(), verbose=0):
+    """Voronoi iteration: assign to the nearest medoid, then move each medoid to the
+    member of its cluster with the smallest total distance, until nothing moves."""
+    from .._kernels.kmedoids import cluster_medoids
+
+    def step(medoids):
+        nearest, dn, _ = _nearest(D, medoids)
+        medoids = medoids.copy()
+        changed = cluster_medoids(D, nearest, medoids)
+        return medoids, float(_nearest(D, medoids)[1].sum()), 1.0 if changed else 0.0
+
+    return run_loop(step, np.asarray(medoids, dtype=np.int64), max_iter=max_iter, tol=0.0,
+                    callbacks=callbacks, verbose=verbose, label="KMedoids (alternate)")
+
+
+class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin,
+               BaseEstimator):
+    """k-medoids: clusters represented by actual data points, for any dissimilarity.
+
+    Minimises the total dissimilarity of the points to their nearest medoid. 'pam' is
+    BUILD followed by SWAP with the FastPAM1 evaluation (all k swaps of a candidate in
+    one pass over the data, O(n^2) per iteration instead of O(k n^2)); 'alternate'
+    is the faster, less thorough Voronoi iteration. Both need the n x n dissimilarity
+    matrix (computed here unless ``metric='precomputed'``); a memory check refuses
+    sizes that would not fit.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    metric : str or callable, default='euclidean'
+        Any metric scipy's ``cdist`` accepts, or 'precomputed' (X is then the n x n
+        dissimilarity matrix, and ``predict``/``transform`` take dissimilarities from
+        new points to the training points, shape (m, n)).
+    method : {'alternate', 'pam'}, default='alternate'
+    init : {'build', 'k-medoids++', 'random'} or array of indices, default='build'
+    max_iter : int, default=300
+    random_state : None, int, RandomState or Generator
+        Used by the 'k-medoids++' and 'random' inits.
+
+    Attributes
+    ----------
+    medoid_indices_ : ndarray of int64 (n_clusters,)
+    cluster_centers_ : ndarray (n_clusters, n_features) or None (precomputed)
+    labels_ : ndarray of int64 (n_samples,)
+    inertia_ : float
+        Total dissimilarity to the nearest medoid.
+    n_iter_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import KMedoids
+    >>> X = np.array([[1, 2], [1, 4], [1, 0], [4, 2], [4, 4], [4, 0]])
+    >>> km = KMedoids(n_clusters=2, method="pam").fit(X)
+    >>> km.labels_.tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(int, 1, None, closed="left")],
+        "metric": [InstanceOf(str, label="a metric name"), CALLABLE],
+        "method": [Options({"alternate", "pam"})],
+        "init": [Options({"build", "k-medoids++", "random"}), ARRAY_LIKE],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+    }
+    _iterative_fit = True
+
+    def __init__(self, n_clusters=8, *, metric="euclidean", method="alternate", init="build",
+                 max_iter=300, random_state=None):
+        self.n_clusters = n_clusters
+        self.metric = metric
+        self.method = method
+        self.init = init
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    @property
+    def _n_features_out(self):
+        return self.n_clusters
+
+    def _dissimilarities(self, X):
+        """The n x n dissimilarity matrix of the training data, after a memory check."""
+        n = X.shape[0]
+        if self.metric == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has "
+                                 f"shape {X.shape}.")
+            if np.any(X < 0):
+                raise ValueError("metric='precomputed' needs non-negative dissimilarities; X has "
+                                 f"negative entries (min {X.min():g}).")
+            return X
+        require_memory(n * n * X.dtype.itemsize, f"KMedoids on {n} samples (an n x n dissimilarity matrix)",
+                       "subsample the data, or use KMeans (no pairwise matrix)")
+        warn_constant_features(column_moments(X)[1], "KMedoids")
+        return pairwise_distances(X, metric=self.metric)
+
+    def _start(self, D, rng):
+        n = D.shape[0]
+        if not isinstance(self.init, str):
+            idx = np.asarray(self.init, dtype=np.int64).ravel()
+            if idx.shape != (self.n_clusters,) or idx.min() < 0 or idx.max() >= n or np.unique(idx).size != idx.size:
+                raise ValueError(f"init must be {self.n_clusters} distinct row indices in [0, {n}); "
+                                 f"got {self.init!r}.")
+            return idx
+        if self.init == "build":
+            return build(D, self.n_clusters)
+        if self.init == "k-medoids++":
+            return kmedoids_plusplus(D, self.n_clusters, rng)
+        return np.sort(rng.choice(n, size=self.n_clusters, replace=False))
+
+    def fit(self, X, y=None):
+        """Choose the medoids.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            dissimilarities with ``metric='precomputed'``
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        check_n_clusters(self.n_clusters, X.shape[0])
+        D = self._dissimilarities(X)
+        rng = check_random_state(self.random_state)
+        search = pam_swap if self.method == "pam" else alternate
+        result = search(D, self._start(D, rng), max_iter=self.max_iter)
+        self.medoid_indices_ = np.asarray(result.state, dtype=np.int64)
+        self.labels_, dn, _ = _nearest(D, self.medoid_indices_)
+        self.inertia_ = float(dn.sum())
+        self.n_iter_ = int(result.n_iter)
+        self.cluster_centers_ = None if self.metric == "precomputed" else X[self.medoid_indices_].copy()
+        warn_fewer_clusters(self.labels_, self.n_clusters, "KMedoids")
+        return self
+
+    def transform(self, X):
+        """Dissimilarity of each sample to each medoid.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            dissimilarities to the training points with ``metric='precomputed'``
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters)
+        """
+        if self.metric == "precomputed":
+            from sklearn.utils.validation import check_is_fitted
+
+            from .._validation import check_array
+
+            check_is_fitted(self)
+            X = check_array(X, estimator_name="KMedoids")
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"X has {X.shape[1]} columns, but KMedoids was fitted on {self.n_features_in_} "
+                                 "points; pass the dissimilarities to every training point.")
+            return X[:, self.medoid_indices_]
+        X = self._validate_input(X, reset=False)
+        return pairwise_distances(X, self.cluster_centers_, metric=self.metric).astype(X.dtype, copy=False)
+
+    def predict(self, X):
+        """Index of the nearest medoid of each sample.
+
+        Parameters
+        ----------
+        X : array-like, as for ``transform``
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+        """
+        return np.argmin(self.transform(X), axis=1).astype(np.int64)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags
