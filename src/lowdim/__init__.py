@@ -31,6 +31,7 @@ _EXPORTS = {
     "KMeans": "lowdim.cluster",
     "MiniBatchKMeans": "lowdim.cluster",
     "KMedoids": "lowdim.cluster",
+    "GaussianMixture": "lowdim.cluster",
     "save": "lowdim.io",
     "load": "lowdim.io",
     "ConvergenceWarning": "lowdim.exceptions",

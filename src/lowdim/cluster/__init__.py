@@ -1,7 +1,8 @@
 """Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, choosing k."""
 
+from ._gaussian_mixture import GaussianMixture
 from ._kmeans import KMeans
 from ._kmedoids import KMedoids
 from ._minibatch import MiniBatchKMeans
 
-__all__ = ["KMeans", "KMedoids", "MiniBatchKMeans"]
+__all__ = ["GaussianMixture", "KMeans", "KMedoids", "MiniBatchKMeans"]

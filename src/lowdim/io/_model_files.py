@@ -40,6 +40,7 @@ REGISTRY = {
     "KMeans": "lowdim.cluster._kmeans",
     "MiniBatchKMeans": "lowdim.cluster._minibatch",
     "KMedoids": "lowdim.cluster._kmedoids",
+    "GaussianMixture": "lowdim.cluster._gaussian_mixture",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

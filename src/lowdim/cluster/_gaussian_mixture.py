@@ -1,0 +1,370 @@
+"""Gaussian mixture models fitted by EM, with missing values marginalised."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._estimator import ValidatedInputMixin
+from .._iterative import best_of_restarts, run_loop
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import warn_constant_features
+from ..linalg import column_moments
+from ._base import check_n_clusters
+from ._gmm_em import GaussianParams, e_step, e_step_missing, log_gaussians, m_step, statistics
+
+COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
+
+
+def _one_hot(labels, k):
+    resp = np.zeros((labels.size, k))
+    resp[np.arange(labels.size), labels] = 1.0
+    return resp
+
+
+def initial_responsibilities(X, k, init_params, rng):
+    """Starting responsibilities: k-means labels, k-means++ or random-row centres
+    (nearest centre), or random values normalised per row.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> initial_responsibilities(X, 2, "kmeans", np.random.default_rng(0)).sum(axis=0).tolist()
+    [2.0, 2.0]
+    """
+    from ._kmeans import KMeans
+    from ._kmeans_init import kmeans_plusplus
+    from ._lloyd import assign
+
+    if init_params == "random":
+        resp = rng.uniform(size=(X.shape[0], k))
+        return resp / resp.sum(axis=1, keepdims=True)
+    if init_params == "kmeans":
+        return _one_hot(KMeans(k, n_init=1, random_state=rng).fit(X).labels_, k)
+    x_sq = np.einsum("ij,ij->i", X, X)
+    if init_params == "k-means++":
+        centres = kmeans_plusplus(X, k, rng, weights=np.ones(X.shape[0]), x_sq=x_sq)[0]
+    else:  # random_from_data
+        centres = X[rng.choice(X.shape[0], size=k, replace=False)]
+    return _one_hot(assign(X, centres, x_sq)[0], k)
+
+
+def covariances_from_precisions(precisions, covariance_type):
+    """Invert user-given precisions (scikit-learn's ``precisions_init`` layout)."""
+    P = np.asarray(precisions, dtype=np.float64)
+    if covariance_type in ("diag", "spherical"):
+        return 1.0 / P
+    if covariance_type == "tied":
+        return np.linalg.inv(P)
+    return np.stack([np.linalg.inv(p) for p in P])
+
+
+def precisions_of(covariances, covariance_type):
+    """The inverse covariances in the same layout."""
+    return covariances_from_precisions(covariances, covariance_type)
+
+
+class GaussianMixture(ValidatedInputMixin, DensityMixin, BaseEstimator):
+    """Gaussian mixture fitted by EM, a drop-in for ``sklearn.mixture.GaussianMixture``.
+
+    Densities are evaluated in log space and normalised with log-sum-exp. NaN entries
+    are missing values: they are marginalised in the E-step (each row's density uses
+    its observed features; the M-step uses the conditional expectations of the missing
+    ones), in ``fit`` and in every scoring method; the initialisation alone fills them
+    with column means.
+
+    Parameters
+    ----------
+    n_components : int, default=1
+    covariance_type : {'full', 'tied', 'diag', 'spherical'}, default='full'
+    tol : float, default=1e-3
+        Stop when the mean log-likelihood per sample changes by less than ``tol``.
+    reg_covar : float, default=1e-6
+        Added to every variance. With 0, a component that collapses onto too few
+        points raises an error suggesting a positive value.
+    max_iter : int, default=100
+    n_init : int, default=1
+        Restarts; the one with the highest likelihood is kept.
+    init_params : {'kmeans', 'k-means++', 'random', 'random_from_data'}, default='kmeans'
+    weights_init, means_init, precisions_init : array-like, optional
+        Given starting parameters (scikit-learn's layouts).
+    random_state : None, int, RandomState or Generator
+    verbose : int, default=0
+    callbacks : list of callables, optional
+        ``callback(iteration, -mean_log_likelihood, params) -> stop?``.
+
+    Attributes
+    ----------
+    weights_, means_, covariances_, precisions_ : ndarray
+    converged_ : bool
+    n_iter_ : int
+    lower_bound_ : float
+        Mean log-likelihood per sample at the last E-step.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import GaussianMixture
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 1, (200, 2)), rng.normal(8, 1, (200, 2))])
+    >>> gm = GaussianMixture(2, random_state=0).fit(X)
+    >>> sorted(gm.means_[:, 0].round())
+    [0.0, 8.0]
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "covariance_type": [Options(set(COVARIANCE_TYPES))],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "reg_covar": [Interval(float, 0, None, closed="left")],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "n_init": [Interval(int, 1, None, closed="left")],
+        "init_params": [Options({"kmeans", "k-means++", "random", "random_from_data"})],
+        "weights_init": [NONE, ARRAY_LIKE],
+        "means_init": [NONE, ARRAY_LIKE],
+        "precisions_init": [NONE, ARRAY_LIKE],
+        "random_state": [RANDOM_STATE],
+        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "callbacks": [NONE, InstanceOf(list, tuple)],
+    }
+    _iterative_fit = True
+
+    def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
+                 max_iter=100, n_init=1, init_params="kmeans", weights_init=None, means_init=None,
+                 precisions_init=None, random_state=None, verbose=0, callbacks=None):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.tol = tol
+        self.reg_covar = reg_covar
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init_params = init_params
+        self.weights_init = weights_init
+        self.means_init = means_init
+        self.precisions_init = precisions_init
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callbacks = callbacks
+
+    # ----------------------------------------------------------------- fitting
+    def _centred(self, X):
+        """float64 copy of ``X`` minus the fitted column offset, and its NaN mask (or None)."""
+        Xc = np.asarray(X, dtype=np.float64) - self.offset_
+        missing = np.isnan(Xc)
+        return Xc, (missing if missing.any() else None)
+
+    def _expectation(self, Xc, missing, params):
+        """Per-sample log-likelihoods, responsibilities and sufficient statistics."""
+        if missing is None:
+            resp, log_norm = e_step(Xc, params, self.reg_covar)
+            return log_norm, resp, lambda: statistics(Xc, resp, self.covariance_type)
+        log_norm, resp, stats = e_step_missing(Xc, missing, params, self.reg_covar)
+        return log_norm, resp, lambda: stats
+
+    def _initial_params(self, Xc, missing, rng):
+        filled = np.where(missing, 0.0, Xc) if missing is not None else Xc  # 0 = column mean
+        k = self.n_components
+        if self.means_init is not None and self.weights_init is not None and self.precisions_init is not None:
+            resp = np.full((Xc.shape[0], k), 1.0 / k)
+        else:
+            resp = initial_responsibilities(filled, k, self.init_params, rng)
+        params = m_step(*statistics(filled, resp, self.covariance_type), self.covariance_type, self.reg_covar)
+        if self.weights_init is not None:
+            params.weights = self._given(self.weights_init, (k,), "weights_init")
+        if self.means_init is not None:
+            params.means = self._given(self.means_init, (k, Xc.shape[1]), "means_init") - self.offset_
+        if self.precisions_init is not None:
+            shape = np.shape(params.covariances)
+            params.covariances = covariances_from_precisions(
+                self._given(self.precisions_init, shape, "precisions_init"), self.covariance_type)
+        return params
+
+    @staticmethod
+    def _given(value, shape, name):
+        value = np.asarray(value, dtype=np.float64)
+        if value.shape != shape:
+            raise ValueError(f"{name} has shape {value.shape}; expected {shape}.")
+        return value
+
+    def _em(self, Xc, missing, params):
+        def step(state):
+            params, previous = state
+            log_norm, _, stats = self._expectation(Xc, missing, params)
+            bound = float(np.mean(log_norm))
+            new = m_step(*stats(), self.covariance_type, self.reg_covar)
+            return (new, bound), -bound, abs(bound - previous)
+
+        return run_loop(step, (params, -np.inf), max_iter=self.max_iter, tol=self.tol,
+                        callbacks=self.callbacks or (), verbose=self.verbose, label="GaussianMixture EM")
+
+    def fit(self, X, y=None):
+        """Estimate the mixture parameters by EM.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features); NaN marks missing values
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True, allow_nan=True)
+        if self.n_components > X.shape[0]:
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={X.shape[0]}; "
+                             "lower n_components or pass more samples.")
+        with np.errstate(invalid="ignore"):
+            empty = np.flatnonzero(np.all(np.isnan(X), axis=0))
+        if empty.size:
+            raise ValueError(f"X column {empty[0]} has no observed value; drop it.")
+        mean = np.nanmean(X, axis=0, dtype=np.float64)
+        self.offset_ = mean.astype(X.dtype).astype(np.float64)
+        Xc, missing = self._centred(X)
+        variances = np.nanvar(Xc, axis=0) if missing is not None else column_moments(Xc)[1]
+        warn_constant_features(variances, "GaussianMixture")
+        rng = check_random_state(self.random_state)
+        best = best_of_restarts(lambda r: self._em(Xc, missing, self._initial_params(Xc, missing, r)),
+                                self.n_init, rng)
+        params, bound = best.state
+        self._store(params, X.dtype)
+        self.lower_bound_, self.n_iter_, self.converged_ = bound, int(best.n_iter), bool(best.converged)
+        return self
+
+    def _store(self, params, dtype):
+        self.weights_ = params.weights.astype(dtype)
+        self.means_ = (params.means + self.offset_).astype(dtype)
+        self.covariances_ = params.covariances.astype(dtype)
+        self.precisions_ = precisions_of(params.covariances, self.covariance_type).astype(dtype)
+        self.offset_means_ = params.means
+
+    def _params(self):
+        return GaussianParams(self.weights_.astype(np.float64), self.offset_means_,
+                              self.covariances_.astype(np.float64), self.covariance_type)
+
+    # ----------------------------------------------------------------- using the model
+    def _posterior(self, X):
+        X = self._validate_input(X, reset=False, allow_nan=True)
+        Xc, missing = self._centred(X)
+        log_norm, resp, _ = self._expectation(Xc, missing, self._params())
+        return X.dtype, log_norm, resp
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample (of its observed features when it has NaN).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._posterior(X)[1]
+
+    def score(self, X, y=None):
+        """Mean log-likelihood per sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X):
+        """Posterior probability of each component for each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components), in X's dtype
+        """
+        dtype, _, resp = self._posterior(X)
+        return resp.astype(dtype)
+
+    def predict(self, X):
+        """Most probable component of each sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+        """
+        return np.argmax(self._posterior(X)[2], axis=1).astype(np.int64)
+
+    def fit_predict(self, X, y=None):
+        """Fit, then return the most probable component of each sample."""
+        return self.fit(X).predict(X)
+
+    def sample(self, n_samples=1):
+        """Draw samples from the fitted mixture.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        y : ndarray of int64, the component of each sample
+        """
+        check_is_fitted(self)
+        if n_samples < 1:
+            raise ValueError(f"n_samples must be at least 1; got {n_samples}.")
+        rng = check_random_state(self.random_state)
+        params = self._params()
+        counts = rng.multinomial(n_samples, params.weights / params.weights.sum())
+        parts, labels = [], []
+        for k, m in enumerate(counts):
+            L = np.linalg.cholesky(params.full(k))
+            parts.append(self.means_[k].astype(np.float64) + rng.standard_normal((m, L.shape[0])) @ L.T)
+            labels.append(np.full(m, k, dtype=np.int64))
+        return np.vstack(parts).astype(self.means_.dtype), np.concatenate(labels)
+
+    def _n_parameters(self):
+        k, d = self.means_.shape
+        cov = {"full": k * d * (d + 1) / 2, "tied": d * (d + 1) / 2, "diag": k * d, "spherical": k}
+        return int(cov[self.covariance_type] + k * d + k - 1)
+
+    def bic(self, X):
+        """Bayesian information criterion on ``X`` (lower is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
+        n = np.shape(X)[0]
+        return -2 * self.score(X) * n + self._n_parameters() * np.log(n)
+
+    def aic(self, X):
+        """Akaike information criterion on ``X`` (lower is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
+        return -2 * self.score(X) * np.shape(X)[0] + 2 * self._n_parameters()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags

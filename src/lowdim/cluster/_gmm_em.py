@@ -1,0 +1,194 @@
+"""EM for Gaussian mixtures, as pure functions on a parameter record.
+
+Covariance types share one M-step from the sufficient statistics (weights, weighted
+sums, weighted second moments), so the missing-value E-step (which produces expected
+statistics) feeds the same M-step as the complete-data one. Densities are computed
+in log space and normalised with log-sum-exp.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from scipy.special import logsumexp
+
+from ..linalg import matmul, symmetrize, syrk_upper
+
+LOG_2PI = np.log(2 * np.pi)
+
+
+class CollapsedComponentError(ValueError):
+    """A component's covariance is not positive definite."""
+
+
+@dataclass
+class GaussianParams:
+    """Mixture parameters: ``covariances`` has shape (k, d, d) 'full', (d, d) 'tied',
+    (k, d) 'diag', (k,) 'spherical'."""
+
+    weights: np.ndarray
+    means: np.ndarray
+    covariances: np.ndarray
+    covariance_type: str
+
+    def full(self, k):
+        """Component ``k``'s covariance as a d x d matrix."""
+        c, t = self.covariances, self.covariance_type
+        if t == "full":
+            return c[k]
+        if t == "tied":
+            return c
+        if t == "diag":
+            return np.diag(c[k])
+        return np.eye(self.means.shape[1]) * c[k]
+
+
+def _collapse(k, reg_covar):
+    return CollapsedComponentError(
+        f"Gaussian mixture component {k} collapsed: its covariance is not positive definite "
+        f"(too few or identical points in it). Increase reg_covar (now {reg_covar:g}), lower "
+        "n_components, or scale the data.")
+
+
+def _cholesky(S, k, reg_covar):
+    try:
+        return scipy.linalg.cholesky(S, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        raise _collapse(k, reg_covar) from None
+
+
+def log_gaussians(X, params, reg_covar=0.0):
+    """log N(x_i | mu_k, Sigma_k) for complete data, shape (n, k).
+
+    Examples
+    --------
+    >>> p = GaussianParams(np.ones(1), np.zeros((1, 1)), np.ones(1), "spherical")
+    >>> round(float(log_gaussians(np.zeros((1, 1)), p)[0, 0]), 4)
+    -0.9189
+    """
+    n, d = X.shape
+    means, cov, t = params.means, params.covariances, params.covariance_type
+    K = means.shape[0]
+    if t in ("diag", "spherical"):
+        var = cov if t == "diag" else np.repeat(cov[:, None], d, axis=1)
+        if np.any(var <= 0):
+            raise _collapse(int(np.argmin(var.min(axis=1))), reg_covar)
+        prec = 1.0 / var
+        maha = (matmul(X * X, np.ascontiguousarray(prec.T)) - 2 * matmul(X, np.ascontiguousarray((means * prec).T))
+                + np.sum(means**2 * prec, axis=1))
+        return -0.5 * (d * LOG_2PI + np.sum(np.log(var), axis=1) + np.maximum(maha, 0))
+    out = np.empty((n, K))
+    for k in range(K):
+        L = _cholesky(params.full(k), k, reg_covar)
+        W = scipy.linalg.solve_triangular(L, np.eye(d), lower=True, check_finite=False)
+        Y = matmul(X, np.ascontiguousarray(W.T))
+        Y -= W @ means[k]
+        out[:, k] = -0.5 * (d * LOG_2PI + 2 * np.sum(np.log(np.diag(L))) + np.einsum("ij,ij->i", Y, Y))
+    return out
+
+
+def e_step(X, params, reg_covar):
+    """Responsibilities and per-sample log-likelihoods (complete data)."""
+    log_joint = log_gaussians(X, params, reg_covar) + np.log(params.weights)
+    log_norm = logsumexp(log_joint, axis=1)
+    return np.exp(log_joint - log_norm[:, None]), log_norm
+
+
+def statistics(X, resp, covariance_type):
+    """Sufficient statistics: (N_k, sum r x, second moments) with second moments (k, d, d)
+    for 'full'/'tied' and (k, d) diagonals for 'diag'/'spherical'."""
+    nk = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps
+    s1 = matmul(np.ascontiguousarray(resp.T), X)
+    if covariance_type in ("diag", "spherical"):
+        return nk, s1, matmul(np.ascontiguousarray(resp.T), X * X)
+    if covariance_type == "tied":  # only the sum over components is needed
+        return nk, s1, symmetrize(syrk_upper(np.ascontiguousarray(X)))[None]
+    s2 = np.empty((resp.shape[1], X.shape[1], X.shape[1]))
+    for k in range(resp.shape[1]):
+        s2[k] = symmetrize(syrk_upper(X * np.sqrt(resp[:, k])[:, None]))
+    return nk, s1, s2
+
+
+def m_step(nk, s1, s2, covariance_type, reg_covar):
+    """Maximum-likelihood parameters from the sufficient statistics, ``reg_covar``
+    added to every variance.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [2.0]])
+    >>> p = m_step(*statistics(X, np.ones((2, 1)), "diag"), "diag", 0.0)
+    >>> p.means.tolist(), p.covariances.tolist()
+    ([[1.0]], [[1.0]])
+    """
+    n = nk.sum()
+    means = s1 / nk[:, None]
+    d = means.shape[1]
+    if covariance_type in ("diag", "spherical"):
+        var = np.maximum(s2 / nk[:, None] - means**2, 0) + reg_covar
+        cov = var if covariance_type == "diag" else var.mean(axis=1)
+    elif covariance_type == "full":
+        cov = s2 / nk[:, None, None] - np.einsum("ki,kj->kij", means, means)
+        cov += reg_covar * np.eye(d)
+    else:
+        cov = (s2.sum(axis=0) - np.einsum("k,ki,kj->ij", nk, means, means)) / n + reg_covar * np.eye(d)
+    return GaussianParams(nk / n, means, cov, covariance_type)
+
+
+def _pattern_terms(Xg, obs, params, reg_covar):
+    """For rows sharing one pattern of observed features ``obs``: log densities of the
+    observed part (n_g, k), conditional means of every feature (k, n_g, d) and the
+    conditional covariance of the missing block per component (k, d, d)."""
+    n_g, d = Xg.shape
+    K = params.means.shape[0]
+    mis = ~obs
+    logp = np.empty((n_g, K))
+    filled = np.empty((K, n_g, d))
+    cond = np.zeros((K, d, d))
+    for k in range(K):
+        S, mu = params.full(k), params.means[k]
+        if not obs.any():  # nothing observed: likelihood 1, expectations = the component
+            logp[:, k], filled[k], cond[k] = 0.0, mu, S
+            continue
+        L = _cholesky(S[np.ix_(obs, obs)], k, reg_covar)
+        diff = Xg[:, obs] - mu[obs]
+        Z = scipy.linalg.solve_triangular(L, diff.T, lower=True, check_finite=False)
+        logp[:, k] = -0.5 * (obs.sum() * LOG_2PI + 2 * np.sum(np.log(np.diag(L))) + np.sum(Z * Z, axis=0))
+        filled[k][:, obs] = Xg[:, obs]
+        if mis.any():
+            A = scipy.linalg.cho_solve((L, True), S[np.ix_(obs, mis)], check_finite=False).T
+            filled[k][:, mis] = mu[mis] + diff @ A.T
+            cond[k][np.ix_(mis, mis)] = S[np.ix_(mis, mis)] - A @ S[np.ix_(obs, mis)]
+    return logp, filled, cond
+
+
+def e_step_missing(X, missing, params, reg_covar):
+    """EM with NaN entries marginalised: responsibilities from the densities of the
+    observed features, and expected sufficient statistics (conditional means and
+    covariances of the missing features) for the M-step.
+
+    Returns (log-likelihood per row, responsibilities, (nk, s1, s2)) with s2 as
+    ``statistics`` gives it.
+    """
+    n, d = X.shape
+    K = params.means.shape[0]
+    log_norm, resp_all = np.empty(n), np.empty((n, K))
+    nk, s1, s2 = np.zeros(K), np.zeros((K, d)), np.zeros((K, d, d))
+    patterns, inverse = np.unique(missing, axis=0, return_inverse=True)
+    for p, pattern in enumerate(patterns):
+        rows = np.flatnonzero(inverse.ravel() == p)
+        obs = ~pattern
+        logp, filled, cond = _pattern_terms(X[rows], obs, params, reg_covar)
+        log_joint = logp + np.log(params.weights)
+        log_norm[rows] = logsumexp(log_joint, axis=1)
+        resp = resp_all[rows] = np.exp(log_joint - log_norm[rows, None])
+        r_sum = resp.sum(axis=0)
+        nk += r_sum
+        for k in range(K):
+            s1[k] += resp[:, k] @ filled[k]
+            s2[k] += (filled[k] * resp[:, k, None]).T @ filled[k] + r_sum[k] * cond[k]
+    nk += 10 * np.finfo(np.float64).eps
+    if params.covariance_type in ("diag", "spherical"):
+        s2 = np.einsum("kii->ki", s2)
+    elif params.covariance_type == "tied":
+        s2 = s2.sum(axis=0)[None]
+    return log_norm, resp_all, (nk, s1, s2)
