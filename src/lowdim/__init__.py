@@ -32,6 +32,8 @@ _EXPORTS = {
     "MiniBatchKMeans": "lowdim.cluster",
     "KMedoids": "lowdim.cluster",
     "GaussianMixture": "lowdim.cluster",
+    "select_n_clusters": "lowdim.cluster",
+    "metrics": "lowdim.metrics",
     "save": "lowdim.io",
     "load": "lowdim.io",
     "ConvergenceWarning": "lowdim.exceptions",
@@ -46,7 +48,7 @@ def __getattr__(name):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'lowdim' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    value = import_module(module) if module == f"lowdim.{name}" else getattr(import_module(module), name)
     globals()[name] = value
     return value
 

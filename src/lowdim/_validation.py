@@ -304,7 +304,8 @@ def check_features(estimator, X_raw, X, *, reset):
         )
 
 
-def warn_constant_features(variances, estimator_name):
+def warn_constant_features(variances, estimator_name, identical_note="the components are arbitrary and "
+                           "explain no variance"):
     """Warn naming the zero-variance features (or that all rows are identical).
 
     Examples
@@ -321,7 +322,7 @@ def warn_constant_features(variances, estimator_name):
         return
     if zero.size == np.size(variances):
         warnings.warn(f"{estimator_name}: all rows of X are identical (every feature has zero "
-                      "variance); the components are arbitrary and explain no variance.",
+                      f"variance); {identical_note}.",
                       UserWarning, stacklevel=4)
         return
     shown = ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else "")

@@ -4,5 +4,6 @@ from ._gaussian_mixture import GaussianMixture
 from ._kmeans import KMeans
 from ._kmedoids import KMedoids
 from ._minibatch import MiniBatchKMeans
+from ._select import ClusterCountSelection, knee_point, select_n_clusters
 
-__all__ = ["GaussianMixture", "KMeans", "KMedoids", "MiniBatchKMeans"]
+__all__ = ["GaussianMixture", "KMeans", "KMedoids", "MiniBatchKMeans", "ClusterCountSelection", "knee_point", "select_n_clusters"]

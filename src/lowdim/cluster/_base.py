@@ -11,6 +11,10 @@ from .._validation import warn_constant_features
 from ..linalg import column_moments, row_norms_sq
 
 
+# what the all-rows-identical warning says for clusterers
+CLUSTER_NOTE = "every sample sits at one point, so there is a single distinct cluster"
+
+
 def check_n_clusters(n_clusters, n_samples):
     """Raise when there are fewer samples than clusters.
 
@@ -39,15 +43,19 @@ def check_sample_weight(sample_weight, n_samples):
     if w.shape != (n_samples,):
         raise ValueError(f"sample_weight has shape {w.shape}; expected ({n_samples},), one "
                          "weight per sample.")
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError("sample_weight must be finite and non-negative with a positive sum; "
-                         f"got min {w.min():g}, sum {w.sum():g}.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("sample_weight must be finite and non-negative; got min "
+                         f"{np.nanmin(w):g}{' and non-finite values' if not np.all(np.isfinite(w)) else ''}.")
+    if w.sum() <= 0:
+        raise ValueError("Sample weights must have a positive sum: every weight is zero; give "
+                         "some samples a positive weight.")
     return w
 
 
-def warn_fewer_clusters(labels, n_clusters, name):
-    """Warn when fewer distinct clusters than asked for were found (duplicate points)."""
-    found = np.unique(labels).size
+def warn_fewer_clusters(representatives, n_clusters, name):
+    """Warn when fewer distinct clusters than asked for were found (duplicate points):
+    ``representatives`` are the centres (rows) or, without coordinates, the labels."""
+    found = np.unique(representatives, axis=0).shape[0]
     if found < n_clusters:
         warnings.warn(f"{name}: only {found} distinct clusters found for n_clusters={n_clusters}; "
                       "X has fewer distinct points than clusters. Lower n_clusters.",
@@ -60,6 +68,13 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
     (the column means, in X's dtype), which keeps float32 data far from the origin
     precise; ``offset_centers_`` are the centres in those coordinates (float64)."""
 
+    # seeding draws rows with probability proportional to their weight, so a weight of
+    # 2 and a repeated row lead to different random starts (as in scikit-learn)
+    _expected_failed_checks = {
+        "check_sample_weight_equivalence_on_dense_data":
+            "weighted seeding draws differ from seeding on repeated rows",
+    }
+
     @property
     def _n_features_out(self):
         return self.n_clusters
@@ -69,7 +84,7 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         warns about constant features and returns the mean column variance."""
         if reset:
             mean, var = column_moments(X)
-            warn_constant_features(var, type(self).__name__)
+            warn_constant_features(var, type(self).__name__, CLUSTER_NOTE)
             self.offset_ = mean.astype(X.dtype).astype(np.float64)
             mean_var = float(np.mean(var) * (X.shape[0] - 1) / max(X.shape[0], 1))
         Xc = np.subtract(X, self.offset_.astype(X.dtype), dtype=X.dtype)

@@ -10,7 +10,7 @@ from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Inter
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
-from ._base import check_n_clusters
+from ._base import CLUSTER_NOTE, check_n_clusters
 from ._gmm_em import GaussianParams, e_step, e_step_missing, log_gaussians, m_step, statistics
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
@@ -222,7 +222,7 @@ class GaussianMixture(ValidatedInputMixin, DensityMixin, BaseEstimator):
         self.offset_ = mean.astype(X.dtype).astype(np.float64)
         Xc, missing = self._centred(X)
         variances = np.nanvar(Xc, axis=0) if missing is not None else column_moments(Xc)[1]
-        warn_constant_features(variances, "GaussianMixture")
+        warn_constant_features(variances, "GaussianMixture", CLUSTER_NOTE)
         rng = check_random_state(self.random_state)
         best = best_of_restarts(lambda r: self._em(Xc, missing, self._initial_params(Xc, missing, r)),
                                 self.n_init, rng)

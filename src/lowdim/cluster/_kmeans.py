@@ -173,5 +173,5 @@ class KMeans(CentroidClusterer):
         self.labels_ = best.state.labels
         self.inertia_ = float(best.objective)
         self.n_iter_ = int(best.n_iter)
-        warn_fewer_clusters(self.labels_, self.n_clusters, "KMeans")
+        warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "KMeans")
         return self

@@ -10,7 +10,8 @@ from .._params import ARRAY_LIKE, CALLABLE, RANDOM_STATE, InstanceOf, Interval, 
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments, pairwise_distances
-from ._base import check_n_clusters, warn_fewer_clusters
+from ..linalg._distances import EUCLIDEAN_METRICS
+from ._base import CLUSTER_NOTE, check_n_clusters, warn_fewer_clusters
 
 
 def _nearest(D, medoids):
@@ -189,8 +190,12 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
             return X
         require_memory(n * n * X.dtype.itemsize, f"KMedoids on {n} samples (an n x n dissimilarity matrix)",
                        "subsample the data, or use KMeans (no pairwise matrix)")
-        warn_constant_features(column_moments(X)[1], "KMedoids")
-        return pairwise_distances(X, metric=self.metric)
+        mean, var = column_moments(X)
+        warn_constant_features(var, "KMedoids", CLUSTER_NOTE)
+        # Euclidean distances do not change with a shift; taking out the mean keeps the
+        # BLAS expansion precise for data far from the origin
+        self.offset_ = mean.astype(X.dtype) if self.metric in EUCLIDEAN_METRICS else np.zeros(X.shape[1], X.dtype)
+        return pairwise_distances(X - self.offset_, metric=self.metric)
 
     def _start(self, D, rng):
         n = D.shape[0]
@@ -231,7 +236,8 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         self.inertia_ = float(dn.sum())
         self.n_iter_ = int(result.n_iter)
         self.cluster_centers_ = None if self.metric == "precomputed" else X[self.medoid_indices_].copy()
-        warn_fewer_clusters(self.labels_, self.n_clusters, "KMedoids")
+        warn_fewer_clusters(self.labels_ if self.cluster_centers_ is None else self.cluster_centers_,
+                            self.n_clusters, "KMedoids")
         return self
 
     def transform(self, X):
@@ -258,7 +264,9 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
                                  "points; pass the dissimilarities to every training point.")
             return X[:, self.medoid_indices_]
         X = self._validate_input(X, reset=False)
-        return pairwise_distances(X, self.cluster_centers_, metric=self.metric).astype(X.dtype, copy=False)
+        centres = (self.cluster_centers_ - self.offset_).astype(X.dtype)
+        return pairwise_distances(X - self.offset_.astype(X.dtype), centres,
+                                  metric=self.metric).astype(X.dtype, copy=False)
 
     def predict(self, X):
         """Index of the nearest medoid of each sample.

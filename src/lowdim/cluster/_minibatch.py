@@ -146,7 +146,7 @@ class MiniBatchKMeans(CentroidClusterer):
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])
         Xc, x_sq, mean_var = self._prepare(X, reset=True)
-        rng = check_random_state(self.random_state)
+        rng = self._rng = check_random_state(self.random_state)
         centres = self._initialise(Xc, x_sq, weights, rng)
         counts = np.zeros(self.n_clusters)
         n, batch = X.shape[0], min(self.batch_size, X.shape[0])
@@ -172,7 +172,7 @@ class MiniBatchKMeans(CentroidClusterer):
         if self.compute_labels:
             self.labels_, dist = assign(Xc, centres, x_sq)
             self.inertia_ = float(weights @ dist)
-            warn_fewer_clusters(self.labels_, self.n_clusters, "MiniBatchKMeans")
+            warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "MiniBatchKMeans")
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None):

@@ -1,0 +1,140 @@
+"""Choosing the number of clusters: elbow, silhouette, BIC / AIC and the gap statistic."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._random import check_random_state
+from .._validation import check_array
+
+METHODS = ("elbow", "silhouette", "bic", "aic", "gap")
+
+
+@dataclass
+class ClusterCountSelection:
+    """The result of ``select_n_clusters``.
+
+    Attributes
+    ----------
+    n_clusters : int
+        The choice.
+    method : str
+    candidates : ndarray of int
+        The cluster counts tried.
+    scores : ndarray
+        The curve over ``candidates`` (inertia, silhouette, BIC, AIC or gap).
+    details : dict
+        Extra curves (for 'gap': the standard errors ``s_k``) and notes (for
+        'silhouette': the sample size used).
+    """
+
+    n_clusters: int
+    method: str
+    candidates: np.ndarray
+    scores: np.ndarray
+    details: dict = field(default_factory=dict)
+
+
+def knee_point(x, y):
+    """Index of the knee of a decreasing curve: the point farthest from the chord
+    joining its ends, both axes scaled to [0, 1] (the 'kneedle' construction).
+
+    Examples
+    --------
+    >>> knee_point(np.arange(1, 7), np.array([100.0, 40.0, 12.0, 10.0, 9.0, 8.5]))
+    2
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size < 3:
+        return 0
+    xs = (x - x[0]) / (x[-1] - x[0])
+    span = y[0] - y[-1]
+    ys = (y - y[-1]) / span if span != 0 else np.zeros_like(y)
+    return int(np.argmax((1 - xs) - ys))
+
+
+def _gap(X, ks, fit, rng, n_refs):
+    """Gap statistic (Tibshirani, Walther & Hastie, 2001) with uniform references in the
+    bounding box of the principal axes."""
+    mean = X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(X - mean, full_matrices=False)
+    Z = (X - mean) @ Vt.T
+    lo, hi = Z.min(axis=0), Z.max(axis=0)
+    log_w = np.log([fit(X, k).inertia_ for k in ks])
+    ref = np.empty((n_refs, len(ks)))
+    for b in range(n_refs):
+        R = rng.uniform(lo, hi, size=Z.shape) @ Vt + mean
+        ref[b] = np.log([fit(R, k).inertia_ for k in ks])
+    gap = ref.mean(axis=0) - log_w
+    s = ref.std(axis=0) * np.sqrt(1 + 1 / n_refs)
+    ok = np.flatnonzero(gap[:-1] >= gap[1:] - s[1:])
+    return gap, s, (int(ok[0]) if ok.size else int(np.argmax(gap)))
+
+
+def select_n_clusters(X, method="elbow", *, k_range=range(1, 11), sample_size=10000, n_refs=10,
+                      covariance_type="full", random_state=None):
+    """Choose the number of clusters and return the curve the choice was read from.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    method : {'elbow', 'silhouette', 'bic', 'aic', 'gap'}
+        'elbow': k-means inertia, the knee located by ``knee_point``; 'silhouette':
+        highest mean silhouette of the k-means labels (k >= 2), estimated from
+        ``sample_size`` query points when n is larger (stated in ``details``);
+        'bic' / 'aic': lowest criterion of a ``GaussianMixture``; 'gap': smallest k
+        with ``gap(k) >= gap(k+1) - s(k+1)``.
+    k_range : iterable of int, default=range(1, 11)
+    sample_size : int, default=10000
+    n_refs : int, default=10
+        Reference data sets for 'gap'.
+    covariance_type : str, default='full'
+        For 'bic' / 'aic'.
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    ClusterCountSelection
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(c, 0.3, (100, 2)) for c in (0, 5, 10)])
+    >>> select_n_clusters(X, "silhouette", k_range=range(2, 7), random_state=0).n_clusters
+    3
+    """
+    from ..metrics import silhouette_score
+    from ._gaussian_mixture import GaussianMixture
+    from ._kmeans import KMeans
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    X = check_array(X, estimator_name="select_n_clusters")
+    ks = np.array(sorted({int(k) for k in k_range if 1 <= int(k) <= X.shape[0]}))
+    if method == "silhouette":
+        ks = ks[(ks >= 2) & (ks < X.shape[0])]
+    if ks.size == 0:
+        raise ValueError(f"k_range {list(k_range)!r} holds no usable cluster count for {X.shape[0]} samples.")
+    rng = check_random_state(random_state)
+
+    def fit(data, k):
+        return KMeans(k, n_init=3, random_state=rng).fit(data)
+
+    details = {}
+    if method == "elbow":
+        scores = np.array([fit(X, k).inertia_ for k in ks])
+        choice = knee_point(ks, scores)
+    elif method == "silhouette":
+        n_query = min(sample_size, X.shape[0])
+        details["sample_size"] = n_query
+        scores = np.array([silhouette_score(X, fit(X, k).labels_, sample_size=n_query, random_state=rng)
+                           for k in ks])
+        choice = int(np.argmax(scores))
+    elif method in ("bic", "aic"):
+        models = [GaussianMixture(k, covariance_type=covariance_type, random_state=rng).fit(X) for k in ks]
+        scores = np.array([getattr(m, method)(X) for m in models])
+        choice = int(np.argmin(scores))
+    else:
+        scores, details["s"], choice = _gap(X, ks, fit, rng, n_refs)
+    return ClusterCountSelection(int(ks[choice]), method, ks, scores, details)

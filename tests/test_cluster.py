@@ -1,0 +1,296 @@
+"""Properties of the clustering estimators (issue 4)."""
+
+import itertools
+import warnings
+
+import numba
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn import cluster as skcluster
+from sklearn import metrics as skmetrics
+from sklearn import mixture as skmixture
+from sklearn.datasets import load_digits, make_blobs
+
+import lowdim
+from lowdim import GaussianMixture, KMeans, KMedoids, MiniBatchKMeans, metrics, select_n_clusters
+from lowdim.cluster._kmedoids import alternate, pam_swap
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(1500, centers=6, n_features=8, cluster_std=2.5, random_state=0)
+    return X, y
+
+
+def _init(X, k, seed=0):
+    return X[np.random.default_rng(seed).choice(X.shape[0], k, replace=False)]
+
+
+# ------------------------------------------------------------------ k-means
+def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs):
+    X, _ = blobs
+    init = _init(X, 6)
+    runs = {alg: KMeans(6, init=init, algorithm=alg, tol=0).fit(X) for alg in ("lloyd", "elkan", "hamerly")}
+    ref = skcluster.KMeans(6, init=init, n_init=1, tol=0).fit(X)
+    for alg, km in runs.items():
+        np.testing.assert_array_equal(km.labels_, ref.labels_, err_msg=alg)
+        np.testing.assert_allclose(km.cluster_centers_, ref.cluster_centers_, rtol=1e-10, atol=1e-10)
+        assert km.inertia_ == pytest.approx(ref.inertia_, rel=1e-10)
+
+
+@pytest.mark.parametrize("algorithm", ["lloyd", "elkan", "hamerly"])
+def test_inertia_never_increases(blobs, algorithm):
+    X, _ = blobs
+    history = []
+    KMeans(6, init="random", n_init=1, algorithm=algorithm, random_state=1, tol=0,
+           callbacks=[lambda it, obj, state: history.append(obj)]).fit(X)
+    assert len(history) > 2
+    assert np.all(np.diff(history) <= 1e-9 * history[0])
+
+
+def test_kmeans_plusplus_beats_random_on_average():
+    X, _ = make_blobs(2000, centers=15, n_features=5, cluster_std=1.0, random_state=3)
+    pp = [KMeans(15, init="k-means++", n_init=1, random_state=s).fit(X).inertia_ for s in range(12)]
+    rnd = [KMeans(15, init="random", n_init=1, random_state=s).fit(X).inertia_ for s in range(12)]
+    assert np.mean(pp) < np.mean(rnd)
+
+
+def test_kmeans_parallel_init_is_comparable_to_plusplus():
+    X, _ = make_blobs(3000, centers=12, n_features=5, cluster_std=1.0, random_state=4)
+    seeds = range(10)
+    par = np.mean([KMeans(12, init="k-means||", random_state=s).fit(X).inertia_ for s in seeds])
+    pp = np.mean([KMeans(12, init="k-means++", random_state=s).fit(X).inertia_ for s in seeds])
+    rnd = np.mean([KMeans(12, init="random", n_init=1, random_state=s).fit(X).inertia_ for s in seeds])
+    assert par < rnd and par <= 1.05 * pp
+
+
+def test_same_seed_same_labels_with_one_and_two_threads(blobs):
+    from threadpoolctl import threadpool_limits
+
+    X, _ = blobs
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        with threadpool_limits(limits=1):
+            one = [KMeans(6, algorithm=a, random_state=0).fit(X).labels_ for a in ("lloyd", "elkan", "hamerly")]
+            gm1 = GaussianMixture(3, random_state=0).fit(X).predict(X)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = [KMeans(6, algorithm=a, random_state=0).fit(X).labels_ for a in ("lloyd", "elkan", "hamerly")]
+        gm2 = GaussianMixture(3, random_state=0).fit(X).predict(X)
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(gm1, gm2)
+
+
+def test_integer_weights_equal_repeated_rows(blobs):
+    X, _ = blobs
+    X = X[:300]
+    w = np.random.default_rng(0).integers(1, 4, size=300)
+    init = X[:6]
+    weighted = KMeans(6, init=init).fit(X, sample_weight=w)
+    repeated = KMeans(6, init=init).fit(np.repeat(X, w, axis=0))
+    np.testing.assert_allclose(weighted.cluster_centers_, repeated.cluster_centers_, rtol=1e-9)
+    assert weighted.inertia_ == pytest.approx(repeated.inertia_, rel=1e-9)
+
+
+def test_fewer_distinct_points_than_clusters_warns_and_relocates():
+    X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0]]), 10, axis=0)
+    with pytest.warns(UserWarning, match=r"only 2 distinct clusters found for n_clusters=4"):
+        km = KMeans(4, random_state=0).fit(X)
+    assert np.isfinite(km.cluster_centers_).all() and km.inertia_ == 0.0
+
+
+def test_predict_transform_score_consistent(blobs):
+    X, _ = blobs
+    km = KMeans(6, random_state=0).fit(X)
+    D = km.transform(X)
+    np.testing.assert_array_equal(km.predict(X), np.argmin(D, axis=1))
+    np.testing.assert_array_equal(km.predict(X), km.labels_)
+    assert -km.score(X) == pytest.approx(km.inertia_, rel=1e-9)
+    np.testing.assert_allclose(D, cdist(X, km.cluster_centers_), rtol=1e-7)
+
+
+def test_ari_on_digits_pca_comparable_to_sklearn():
+    X, y = load_digits(return_X_y=True)
+    Z = lowdim.PCA(30, random_state=0).fit_transform(X)
+    ours = np.mean([metrics.adjusted_rand_score(y, KMeans(10, random_state=s).fit(Z).labels_) for s in range(5)])
+    ref = np.mean([metrics.adjusted_rand_score(y, skcluster.KMeans(10, n_init=1, random_state=s).fit(Z).labels_)
+                   for s in range(5)])
+    assert ours > 0.5 and ours >= ref - 0.05
+
+
+def test_minibatch_close_to_full_kmeans_and_streams(blobs):
+    X, _ = blobs
+    full = KMeans(6, random_state=0).fit(X).inertia_
+    batch = MiniBatchKMeans(6, batch_size=256, random_state=0).fit(X)
+    assert batch.inertia_ <= 1.05 * full
+    stream = MiniBatchKMeans(6, random_state=0)
+    for _ in range(5):
+        for start in range(0, X.shape[0], 300):
+            stream.partial_fit(X[start:start + 300])
+    assert -stream.score(X) <= 1.1 * full
+    assert stream.n_steps_ == 25
+
+
+# ------------------------------------------------------------------ k-medoids
+def test_pam_finds_the_optimum_of_a_small_problem():
+    X, _ = make_blobs(24, centers=3, random_state=2)
+    D = cdist(X, X)
+    best = min(itertools.combinations(range(24), 3), key=lambda c: D[:, list(c)].min(axis=1).sum())
+    km = KMedoids(3, method="pam").fit(X)
+    assert km.inertia_ == pytest.approx(D[:, list(best)].min(axis=1).sum(), rel=1e-12)
+    assert set(km.medoid_indices_) == set(best)
+
+
+@pytest.mark.parametrize("search", [pam_swap, alternate])
+def test_medoids_are_points_and_objective_never_increases(blobs, search):
+    X, _ = blobs
+    X = X[:400]
+    D = cdist(X, X)
+    result = search(D, np.arange(6), max_iter=100)
+    assert np.all(np.diff(result.history) <= 1e-9)
+    km = KMedoids(6, method="pam" if search is pam_swap else "alternate").fit(X)
+    np.testing.assert_array_equal(km.cluster_centers_, X[km.medoid_indices_])
+    assert km.inertia_ == pytest.approx(D[:, km.medoid_indices_].min(axis=1).sum())
+
+
+def test_kmedoids_precomputed_and_other_metrics(blobs):
+    X, _ = blobs
+    X = X[:300]
+    D = cdist(X, X, "cityblock")
+    a = KMedoids(4, metric="precomputed", method="pam").fit(D)
+    b = KMedoids(4, metric="cityblock", method="pam").fit(X)
+    np.testing.assert_array_equal(a.medoid_indices_, b.medoid_indices_)
+    np.testing.assert_array_equal(a.predict(D), b.predict(X))
+    assert a.cluster_centers_ is None
+
+
+# ------------------------------------------------------------------ Gaussian mixtures
+def _synthetic_mixture(n=6000, seed=0):
+    rng = np.random.default_rng(seed)
+    means = np.array([[0.0, 0.0, 0.0], [6.0, 0.0, 3.0], [0.0, 7.0, -4.0]])
+    A = rng.normal(size=(3, 3, 3)) * 0.6 + np.eye(3)
+    covs = np.einsum("kij,klj->kil", A, A)
+    weights = np.array([0.5, 0.3, 0.2])
+    y = rng.choice(3, size=n, p=weights)
+    L = np.linalg.cholesky(covs)
+    X = means[y] + np.einsum("nij,nj->ni", L[y], rng.normal(size=(n, 3)))
+    return X, y, weights, means, covs
+
+
+def _matched(fitted_means, true_means):
+    return [int(np.argmin(np.linalg.norm(fitted_means - m, axis=1))) for m in true_means]
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag", "spherical", "tied"])
+def test_gmm_recovers_generating_parameters(covariance_type):
+    X, _, weights, means, covs = _synthetic_mixture()
+    if covariance_type == "diag":
+        covs = np.stack([np.diag(np.diag(c)) for c in covs])
+    elif covariance_type == "spherical":
+        covs = np.stack([np.eye(3) * np.trace(c) / 3 for c in covs])
+    elif covariance_type == "tied":
+        covs = np.stack([covs[0]] * 3)
+    rng = np.random.default_rng(1)
+    y = rng.choice(3, size=6000, p=weights)
+    X = means[y] + np.einsum("nij,nj->ni", np.linalg.cholesky(covs)[y], rng.normal(size=(6000, 3)))
+    gm = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X)
+    order = _matched(gm.means_, means)
+    np.testing.assert_allclose(gm.means_[order], means, atol=0.15)
+    np.testing.assert_allclose(gm.weights_[order], weights, atol=0.03)
+    params = gm._params()
+    fitted = np.stack([params.full(k) for k in order])
+    np.testing.assert_allclose(fitted, covs, atol=0.25 * np.abs(covs).max())
+
+
+def test_gmm_log_likelihood_never_decreases():
+    X, *_ = _synthetic_mixture(3000)
+    history = []
+    GaussianMixture(3, init_params="random", tol=1e-8, max_iter=300, random_state=0,
+                    callbacks=[lambda it, obj, state: history.append(-obj)]).fit(X)
+    assert len(history) > 3
+    assert np.all(np.diff(history) >= -1e-10)
+
+
+def test_gmm_matches_sklearn_from_the_same_start():
+    X, *_ = _synthetic_mixture(3000)
+    start = dict(weights_init=np.full(3, 1 / 3), means_init=X[[0, 1, 2]],
+                 precisions_init=np.stack([np.eye(3)] * 3))
+    ours = GaussianMixture(3, tol=1e-6, max_iter=500, **start).fit(X)
+    ref = skmixture.GaussianMixture(3, tol=1e-6, max_iter=500, **start).fit(X)
+    assert ours.score(X) == pytest.approx(ref.score(X), rel=1e-8)
+    np.testing.assert_allclose(ours.means_, ref.means_, rtol=1e-6, atol=1e-6)
+    assert ours.bic(X) == pytest.approx(ref.bic(X), rel=1e-8)
+    assert ours.aic(X) == pytest.approx(ref.aic(X), rel=1e-8)
+
+
+def test_gmm_with_missing_features_recovers_means():
+    X, _, _, means, _ = _synthetic_mixture(6000)
+    Xm = X.copy()
+    Xm[np.random.default_rng(5).random(X.shape) < 0.25] = np.nan
+    gm = GaussianMixture(3, random_state=0).fit(Xm)
+    np.testing.assert_allclose(gm.means_[_matched(gm.means_, means)], means, atol=0.2)
+    proba = gm.predict_proba(Xm)
+    assert np.isfinite(proba).all() and np.allclose(proba.sum(axis=1), 1)
+    assert np.isfinite(gm.score_samples(np.full((1, 3), np.nan))).all()
+
+
+def test_gmm_collapsing_component_names_reg_covar():
+    X = np.vstack([np.random.default_rng(0).normal(size=(50, 2)), np.full((5, 2), 10.0)])
+    with pytest.raises(ValueError, match=r"component \d collapsed.*Increase reg_covar \(now 0\)"):
+        GaussianMixture(2, reg_covar=0.0, random_state=0).fit(X)
+    assert np.isfinite(GaussianMixture(2, random_state=0).fit(X).score(X))  # default reg_covar copes
+
+
+def test_gmm_sample_draws_from_the_model():
+    X, *_ = _synthetic_mixture(3000)
+    gm = GaussianMixture(3, random_state=0).fit(X)
+    S, labels = gm.sample(20000)
+    assert S.shape == (20000, 3) and np.bincount(labels, minlength=3).sum() == 20000
+    np.testing.assert_allclose(S.mean(axis=0), X.mean(axis=0), atol=0.15)
+
+
+# ------------------------------------------------------------------ choosing k, metrics
+@pytest.mark.parametrize("method", ["elbow", "silhouette", "bic", "aic", "gap"])
+def test_select_n_clusters_finds_three_separated_blobs(method):
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.4, (80, 2)) for c in ((0, 0), (6, 0), (0, 6))])
+    result = select_n_clusters(X, method, k_range=range(1, 8), n_refs=5, random_state=0)
+    assert result.n_clusters == 3
+    assert len(result.scores) == len(result.candidates)
+
+
+def test_partition_metrics_match_sklearn():
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a, b = rng.integers(0, 5, 300), rng.integers(0, 7, 300)
+        b[:150] = a[:150]
+        assert metrics.adjusted_rand_score(a, b) == pytest.approx(skmetrics.adjusted_rand_score(a, b), abs=1e-12)
+        for avg in ("arithmetic", "geometric", "min", "max"):
+            assert metrics.normalized_mutual_info_score(a, b, average_method=avg) == pytest.approx(
+                skmetrics.normalized_mutual_info_score(a, b, average_method=avg), abs=1e-12)
+
+
+def test_silhouette_exact_and_sampled(blobs):
+    X, y = blobs
+    exact = metrics.silhouette_score(X, y)
+    assert exact == pytest.approx(skmetrics.silhouette_score(X, y), abs=1e-9)
+    D = cdist(X, X, "cityblock")
+    assert metrics.silhouette_score(D, y, metric="precomputed") == pytest.approx(
+        skmetrics.silhouette_score(X, y, metric="manhattan"), abs=1e-9)
+    sampled = [metrics.silhouette_score(X, y, sample_size=300, random_state=s) for s in range(5)]
+    assert abs(np.mean(sampled) - exact) < 0.02
+    with pytest.raises(ValueError, match="Number of labels is 1"):
+        metrics.silhouette_score(X, np.zeros(len(X)))
+
+
+def test_no_warnings_from_clean_clustering(blobs):
+    X, _ = blobs
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KMeans(6, random_state=0).fit(X)
+        GaussianMixture(6, random_state=0).fit(X)
+        KMedoids(6).fit(X[:300])
