@@ -148,10 +148,12 @@ class GaussianMixture(ValidatedInputMixin, DensityMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- fitting
     def _centred(self, X):
-        """float64 copy of ``X`` minus the fitted column offset, and its NaN mask (or None)."""
-        Xc = np.asarray(X, dtype=np.float64) - self.offset_
-        missing = np.isnan(Xc)
-        return Xc, (missing if missing.any() else None)
+        """``X`` minus the fitted column offset (in X's dtype; float64 when it has NaN,
+        for the missing-value algebra) and its NaN mask (or None)."""
+        missing = np.isnan(X)
+        if missing.any():
+            return np.asarray(X, dtype=np.float64) - self.offset_, missing
+        return np.subtract(X, self.offset_.astype(X.dtype), dtype=X.dtype), None
 
     def _expectation(self, Xc, missing, params):
         """Per-sample log-likelihoods, responsibilities and sufficient statistics."""

@@ -58,7 +58,8 @@ def _cholesky(S, k, reg_covar):
 
 
 def log_gaussians(X, params, reg_covar=0.0):
-    """log N(x_i | mu_k, Sigma_k) for complete data, shape (n, k).
+    """log N(x_i | mu_k, Sigma_k) for complete data, shape (n, k), float64. The large
+    products run in X's dtype (float32 stays float32), the sums in float64.
 
     Examples
     --------
@@ -66,6 +67,8 @@ def log_gaussians(X, params, reg_covar=0.0):
     >>> round(float(log_gaussians(np.zeros((1, 1)), p)[0, 0]), 4)
     -0.9189
     """
+    from .._kernels.mixture import squared_distance_column
+
     n, d = X.shape
     means, cov, t = params.means, params.covariances, params.covariance_type
     K = means.shape[0]
@@ -74,38 +77,57 @@ def log_gaussians(X, params, reg_covar=0.0):
         if np.any(var <= 0):
             raise _collapse(int(np.argmin(var.min(axis=1))), reg_covar)
         prec = 1.0 / var
-        maha = (matmul(X * X, np.ascontiguousarray(prec.T)) - 2 * matmul(X, np.ascontiguousarray((means * prec).T))
+        X64 = np.asarray(X, dtype=np.float64)
+        maha = (matmul(X64 * X64, np.ascontiguousarray(prec.T)) - 2 * matmul(X64, np.ascontiguousarray((means * prec).T))
                 + np.sum(means**2 * prec, axis=1))
         return -0.5 * (d * LOG_2PI + np.sum(np.log(var), axis=1) + np.maximum(maha, 0))
     out = np.empty((n, K))
+    logdets = np.empty(K)
     for k in range(K):
         L = _cholesky(params.full(k), k, reg_covar)
         W = scipy.linalg.solve_triangular(L, np.eye(d), lower=True, check_finite=False)
-        Y = matmul(X, np.ascontiguousarray(W.T))
-        Y -= W @ means[k]
-        out[:, k] = -0.5 * (d * LOG_2PI + 2 * np.sum(np.log(np.diag(L))) + np.einsum("ij,ij->i", Y, Y))
+        Y = matmul(np.ascontiguousarray(X), np.ascontiguousarray(W.T, dtype=X.dtype))
+        squared_distance_column(Y, W @ means[k], out, k)
+        logdets[k] = 2 * np.sum(np.log(np.diag(L)))
+    out += d * LOG_2PI + logdets
+    out *= -0.5
     return out
 
 
 def e_step(X, params, reg_covar):
     """Responsibilities and per-sample log-likelihoods (complete data)."""
+    from .._kernels.mixture import log_normalize
+
     log_joint = log_gaussians(X, params, reg_covar) + np.log(params.weights)
-    log_norm = logsumexp(log_joint, axis=1)
-    return np.exp(log_joint - log_norm[:, None]), log_norm
+    resp = np.empty_like(log_joint)
+    return resp, log_normalize(log_joint, resp)
 
 
 def statistics(X, resp, covariance_type):
     """Sufficient statistics: (N_k, sum r x, second moments) with second moments (k, d, d)
-    for 'full'/'tied' and (k, d) diagonals for 'diag'/'spherical'."""
+    for 'full'/'tied' and (k, d) diagonals for 'diag'/'spherical'.
+
+    Second moments of 'full'/'tied' come from one SYRK per component on the weighted
+    rows centred at that component's mean (in X's dtype: centring first keeps float32
+    precise, where raw float32 moments lose the covariance to cancellation), returned
+    as raw moments ``sum r x x^T`` in float64.
+    """
+    from .._kernels.mixture import weighted_centred
+
     nk = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps
-    s1 = matmul(np.ascontiguousarray(resp.T), X)
+    s1 = matmul(np.ascontiguousarray(resp.T), np.asarray(X, dtype=np.float64))
     if covariance_type in ("diag", "spherical"):
-        return nk, s1, matmul(np.ascontiguousarray(resp.T), X * X)
-    if covariance_type == "tied":  # only the sum over components is needed
-        return nk, s1, symmetrize(syrk_upper(np.ascontiguousarray(X)))[None]
-    s2 = np.empty((resp.shape[1], X.shape[1], X.shape[1]))
-    for k in range(resp.shape[1]):
-        s2[k] = symmetrize(syrk_upper(X * np.sqrt(resp[:, k])[:, None]))
+        X64 = np.asarray(X, dtype=np.float64)
+        return nk, s1, matmul(np.ascontiguousarray(resp.T), X64 * X64)
+    K, d = resp.shape[1], X.shape[1]
+    s2 = np.empty((K, d, d))
+    buffer = np.empty(X.shape, dtype=X.dtype)
+    for k in range(K):
+        mu = s1[k] / nk[k]
+        weighted_centred(X, mu, np.ascontiguousarray(resp[:, k]), buffer)
+        s2[k] = symmetrize(syrk_upper(buffer)) + nk[k] * np.outer(mu, mu)
+    if covariance_type == "tied":
+        return nk, s1, s2.sum(axis=0)[None]
     return nk, s1, s2
 
 

@@ -137,7 +137,7 @@ def _search_pass(X, x_sq, centres, labels, upper, lower, *, shift=None, half=Non
     rel_err = 8 * np.finfo(X.dtype).eps  # rounding of the GEMM distance expansion
     hamerly_pass(X, x_sq, centres, np.ascontiguousarray(centres.T, dtype=X.dtype),
                  np.einsum("ij,ij->i", centres, centres), half, shift, labels, upper, lower,
-                 use_bounds, 256, rel_err)
+                 use_bounds, 512, rel_err)
 
 
 def _bounded_step(X, weights, x_sq, weighted_sq, algorithm):
