@@ -67,7 +67,7 @@ def log_gaussians(X, params, reg_covar=0.0):
     >>> round(float(log_gaussians(np.zeros((1, 1)), p)[0, 0]), 4)
     -0.9189
     """
-    from .._kernels.mixture import squared_distance_column
+    from .._kernels.mixture import diagonal_mahalanobis, squared_distance_column
 
     n, d = X.shape
     means, cov, t = params.means, params.covariances, params.covariance_type
@@ -76,11 +76,9 @@ def log_gaussians(X, params, reg_covar=0.0):
         var = cov if t == "diag" else np.repeat(cov[:, None], d, axis=1)
         if np.any(var <= 0):
             raise _collapse(int(np.argmin(var.min(axis=1))), reg_covar)
-        prec = 1.0 / var
-        X64 = np.asarray(X, dtype=np.float64)
-        maha = (matmul(X64 * X64, np.ascontiguousarray(prec.T)) - 2 * matmul(X64, np.ascontiguousarray((means * prec).T))
-                + np.sum(means**2 * prec, axis=1))
-        return -0.5 * (d * LOG_2PI + np.sum(np.log(var), axis=1) + np.maximum(maha, 0))
+        maha = np.empty((n, K))
+        diagonal_mahalanobis(X, means, 1.0 / var, maha)
+        return -0.5 * (d * LOG_2PI + np.sum(np.log(var), axis=1) + maha)
     out = np.empty((n, K))
     logdets = np.empty(K)
     for k in range(K):
@@ -112,13 +110,13 @@ def statistics(X, resp, covariance_type):
     precise, where raw float32 moments lose the covariance to cancellation), returned
     as raw moments ``sum r x x^T`` in float64.
     """
-    from .._kernels.mixture import weighted_centred
+    from .._kernels.mixture import weighted_centred, weighted_moments
 
     nk = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps
-    s1 = matmul(np.ascontiguousarray(resp.T), np.asarray(X, dtype=np.float64))
-    if covariance_type in ("diag", "spherical"):
-        X64 = np.asarray(X, dtype=np.float64)
-        return nk, s1, matmul(np.ascontiguousarray(resp.T), X64 * X64)
+    diagonal = covariance_type in ("diag", "spherical")
+    s1, sq = weighted_moments(X, resp, max(1, min(32, X.shape[0] // 2048)), diagonal)
+    if diagonal:
+        return nk, s1, sq
     K, d = resp.shape[1], X.shape[1]
     s2 = np.empty((K, d, d))
     buffer = np.empty(X.shape, dtype=X.dtype)
