@@ -79,6 +79,30 @@ def cluster_sums(X, labels, weights, k, n_chunks):
 
 
 @njit(cache=True)
+def apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum):
+    """Move the rows listed by ``hamerly_pass`` between the cluster sums, in chunk and
+    row order (deterministic). Returns the number moved."""
+    total = 0
+    for ch in range(n_moved.shape[0]):
+        for t in range(ch * chunk, ch * chunk + n_moved[ch]):
+            i = moved[t]
+            a = prev[t]
+            b = labels[i]
+            w = weights[i]
+            row = X[i]
+            sa = sums[a]
+            sb = sums[b]
+            for j in range(X.shape[1]):
+                v = w * row[j]
+                sa[j] -= v
+                sb[j] += v
+            wsum[a] -= w
+            wsum[b] += w
+            total += 1
+    return total
+
+
+@njit(cache=True)
 def move_points(X, weights, old, new, sums, wsum):
     """Move the points whose label changed from ``old`` to ``new`` between the cluster
     sums, in index order (deterministic). Returns the number moved."""
@@ -125,16 +149,19 @@ def _largest_two(shift):
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
-def _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_err):
+def _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_err, moved, prev):
     """Nearest and second-nearest centre of ``rows[:m]`` through one small GEMM in X's
     dtype. The bounds are widened by the rounding error of the expansion
-    ``|x|^2 + |c|^2 - 2 x.c`` (``rel_err`` times the norms) so they stay valid."""
+    ``|x|^2 + |c|^2 - 2 x.c`` (``rel_err`` times the norms) so they stay valid.
+    Rows whose label changes are appended to ``moved`` (their old label in ``prev``);
+    returns how many."""
     d = X.shape[1]
     k = centres_t.shape[1]
     G = np.empty((m, d), dtype=X.dtype)
     for r in range(m):
         G[r] = X[rows[r]]
     P = np.dot(G, centres_t)
+    n_moved = 0
     for r in range(m):
         i = rows[r]
         b1 = np.inf
@@ -149,19 +176,26 @@ def _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_er
             elif v < b2:
                 b2 = v
         err = rel_err * (x_sq[i] + c_sq[best])
+        if best != labels[i]:
+            moved[n_moved] = i
+            prev[n_moved] = labels[i]
+            n_moved += 1
         labels[i] = best
         upper[i] = np.sqrt(max(b1, 0.0) + err)
         lower[i] = np.sqrt(max(b2 - err, 0.0))
+    return n_moved
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
 def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upper, lower,
-                 use_bounds, chunk, rel_err):
+                 use_bounds, chunk, rel_err, moved, prev, n_moved):
     """One assignment pass over row chunks. With ``use_bounds`` (Hamerly): update the
     bounds by the centre ``shift``, measure the own centre again where they overlap,
     and search all centres only for the rows still in doubt; without (Lloyd): search
     every row. ``upper`` bounds the distance to the own centre from above, ``lower``
-    to every other centre from below. Call with BLAS limited to one thread."""
+    to every other centre from below. The rows of chunk ``ch`` that change cluster are
+    ``moved[ch * chunk:][:n_moved[ch]]``, their old labels at the same places of
+    ``prev`` (for ``apply_moves``). Call with BLAS limited to one thread."""
     n = X.shape[0]
     big1, max1, max2 = _largest_two(shift)
     n_chunks = (n + chunk - 1) // chunk
@@ -184,8 +218,10 @@ def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upp
                     continue
             rows[m] = i
             m += 1
+        n_moved[ch] = 0
         if m > 0:
-            _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_err)
+            n_moved[ch] = _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower,
+                                       rel_err, moved[ch * chunk:], prev[ch * chunk:])
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})

@@ -113,31 +113,48 @@ def _means(state, X, weights):
 
 def _objective(state, weighted_sq):
     """Inertia of the labels with respect to their own means, from the sums alone."""
-    full = state.wsum > 0
-    return weighted_sq - float(np.sum(np.sum(state.sums[full] ** 2, axis=1) / state.wsum[full]))
+    norms = np.einsum("ij,ij->i", state.sums, state.sums)
+    return weighted_sq - float(np.sum(np.divide(norms, state.wsum, out=np.zeros_like(norms),
+                                                where=state.wsum > 0)))
 
 
 def _centre_geometry(centres):
-    cd = np.sqrt(sq_euclidean(centres, centres))
+    """Centre-centre distances and half the distance of each centre to its nearest."""
+    if centres.shape[0] <= 32:  # small: direct differences beat a BLAS call
+        diff = centres[:, None, :] - centres[None, :, :]
+        cd = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    else:
+        cd = np.sqrt(sq_euclidean(centres, centres))
     np.fill_diagonal(cd, np.inf)
     half = 0.5 * cd.min(axis=1) if len(centres) > 1 else np.full(1, np.inf)
     np.fill_diagonal(cd, 0.0)
     return cd, half
 
 
-def _search_pass(X, x_sq, centres, labels, upper, lower, *, shift=None, half=None):
-    """Assign every row (Lloyd, no ``shift``) or only the rows whose Hamerly bounds
-    overlap, in row chunks of one parallel kernel."""
-    from .._kernels.kmeans import hamerly_pass
+CHUNK = 512  # rows per kernel work unit: one small GEMM each for the rows in doubt
 
-    k = centres.shape[0]
+
+def _search_pass(X, x_sq, centres, labels, upper, lower, *, shift=None, half=None, moves=None):
+    """Assign every row (Lloyd, no ``shift``) or only the rows whose Hamerly bounds
+    overlap, in row chunks of one parallel kernel; labels change in place. With
+    ``moves = (weights, sums, wsum)`` the rows that changed cluster are moved between
+    the sums. Returns the number of rows that changed cluster."""
+    from .._kernels.kmeans import apply_moves, hamerly_pass
+
+    n, k = X.shape[0], centres.shape[0]
     use_bounds = shift is not None
     shift = np.zeros(k) if shift is None else shift
     half = np.zeros(k) if half is None else half
     rel_err = 8 * np.finfo(X.dtype).eps  # rounding of the GEMM distance expansion
+    moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
     hamerly_pass(X, x_sq, centres, np.ascontiguousarray(centres.T, dtype=X.dtype),
                  np.einsum("ij,ij->i", centres, centres), half, shift, labels, upper, lower,
-                 use_bounds, 512, rel_err)
+                 use_bounds, CHUNK, rel_err, moved, prev, n_moved)
+    if moves is None:
+        return int(n_moved.sum())
+    weights, sums, wsum = moves
+    return apply_moves(X, weights, moved, prev, labels, n_moved, CHUNK, sums, wsum)
 
 
 def _bounded_step(X, weights, x_sq, weighted_sq, algorithm):
@@ -146,16 +163,18 @@ def _bounded_step(X, weights, x_sq, weighted_sq, algorithm):
     def step(state):
         new = _means(state, X, weights)
         shift = np.sqrt(np.sum((new - state.centres) ** 2, axis=1))
-        labels = state.labels.copy()
+        labels = state.labels
         if algorithm == "elkan":
             cd, half = _centre_geometry(new)
+            labels = state.labels.copy()
             elkan_step(X, new, cd, half, shift, labels, state.upper, state.lower)
+            moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
         elif algorithm == "hamerly":
-            _, half = _centre_geometry(new)
-            _search_pass(X, x_sq, new, labels, state.upper, state.lower, shift=shift, half=half)
+            moved = _search_pass(X, x_sq, new, labels, state.upper, state.lower, shift=shift,
+                                 half=_centre_geometry(new)[1], moves=(weights, state.sums, state.wsum))
         else:
-            _search_pass(X, x_sq, new, labels, state.upper, state.lower)
-        moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
+            moved = _search_pass(X, x_sq, new, labels, state.upper, state.lower,
+                                 moves=(weights, state.sums, state.wsum))
         state = KMeansState(new, labels, state.sums, state.wsum, moved == 0, state.upper, state.lower)
         return state, _objective(state, weighted_sq), 0.0 if moved == 0 else float(np.sum(shift**2))
     return step
