@@ -35,3 +35,18 @@ def shifted_column_sums(X, shift, n_chunks):
                 a1[j] += v
                 a2[j] += v * v
     return s1, s2
+
+
+@njit(cache=True, parallel=True)
+def shifted_copy_with_norms(X, shift, out, norms):
+    """``out = X - shift`` (in out's dtype) and the float64 squared norms of its rows,
+    in one pass."""
+    n, d = X.shape
+    for i in prange(n):
+        s = 0.0
+        for j in range(d):
+            v = X[i, j] - shift[j]
+            out[i, j] = v
+            t = np.float64(out[i, j])
+            s += t * t
+        norms[i] = s

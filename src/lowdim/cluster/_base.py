@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 
 from .._estimator import ValidatedInputMixin
 from .._validation import warn_constant_features
-from ..linalg import column_moments, row_norms_sq
+from ..linalg import column_moments
 
 
 # what the all-rows-identical warning says for clusterers
@@ -87,8 +87,11 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
             warn_constant_features(var, type(self).__name__, CLUSTER_NOTE)
             self.offset_ = mean.astype(X.dtype).astype(np.float64)
             mean_var = float(np.mean(var) * (X.shape[0] - 1) / max(X.shape[0], 1))
-        Xc = np.subtract(X, self.offset_.astype(X.dtype), dtype=X.dtype)
-        return Xc, row_norms_sq(Xc), (mean_var if reset else None)
+        from .._kernels.moments import shifted_copy_with_norms
+
+        Xc, norms = np.empty(X.shape, dtype=X.dtype), np.empty(X.shape[0])
+        shifted_copy_with_norms(X, self.offset_.astype(X.dtype), Xc, norms)
+        return Xc, norms, (mean_var if reset else None)
 
     def _store_centres(self, offset_centres, dtype):
         self.offset_centers_ = np.asarray(offset_centres, dtype=np.float64)

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from threadpoolctl import threadpool_limits
-
 from .._iterative import run_loop
+from .._threads import blas_limit
 from ..linalg import sq_euclidean
 
 
@@ -226,7 +225,7 @@ def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callba
 
     centres = np.asarray(centres, dtype=np.float64)
     weighted_sq = float(weights @ x_sq)
-    with threadpool_limits(limits=1, user_api="blas"):  # the kernels' small GEMMs run in parallel
+    with blas_limit(1):  # the kernels' small GEMMs run in parallel
         step = _bounded_step(X, weights, x_sq, weighted_sq, algorithm)
         start = _bounded_start(X, weights, centres, x_sq, algorithm)
         result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks,

@@ -252,12 +252,12 @@ class LanczosSolver:
     name, sparse_ok, complete = "lanczos", True, False
 
     def fit(self, X, k, opts):
-        from threadpoolctl import threadpool_limits
+        from .._threads import blas_limit
 
         n, d = X.shape
         mean, variances, scale, op = _prepare_operator(X, opts)
         cov = op.covariance_operator()
-        with threadpool_limits(limits=1 if sp.issparse(X) else None, user_api="blas"):
+        with blas_limit(1 if sp.issparse(X) else None):
             w, V = lanczos_eigh(cov, k, rng=opts.rng, tol=opts.tol,
                                 max_iter=None if opts.max_iter is None else 10 * opts.max_iter)
         return Spectrum(mean, variances, scale, V.T.astype(X.dtype), np.maximum(w, 0.0), n, False,
