@@ -5,14 +5,13 @@ bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians
 Run:  .venv/bin/python benchmarks/bench_linear.py
 """
 
-import argparse
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_pca import compare, machine, row  # noqa: E402
+from bench_pca import compare, row, run_cli  # noqa: E402
 
 import _data  # noqa: E402
 
@@ -139,15 +138,7 @@ CASES = {"fa": case_factor_analysis, "ica": case_fastica, "kpca": case_kernel_pc
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("cases", nargs="*", metavar="CASE", help=f"some of {', '.join(CASES)}")
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args(argv)
-    print(machine())
-    for name in args.cases or list(CASES):
-        for r in CASES[name](args.repeats):
-            print(f"| {r['case']} | {r['lowdim_s']:.3f} | {r['reference_s']:.3f} | {r['ratio']:.3f} | "
-                  f"{r['target']} | {'yes' if r['met'] else 'NO'} | {r['accuracy']} |", flush=True)
+    run_cli(CASES, __doc__, argv)
 
 
 if __name__ == "__main__":

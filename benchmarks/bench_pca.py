@@ -211,28 +211,34 @@ def machine():
             f"BLAS {sorted(blas)}")
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("cases", nargs="*", metavar="CASE", help=f"some of {', '.join(CASES)} (default: all)")
+def run_cli(cases, description, argv=None):
+    """The command line every benchmark script shares: pick cases, repeat, print the
+    markdown rows (with the individual runs), optionally write them as JSON."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("cases", nargs="*", metavar="CASE", help=f"some of {', '.join(cases)} (default: all)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--json", help="also write the rows as JSON here")
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.cases) - set(CASES))
+    unknown = sorted(set(args.cases) - set(cases))
     if unknown:
-        parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(CASES)}")
-    args.cases = args.cases or list(CASES)
+        parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(cases)}")
     print(machine())
     rows = []
-    for name in args.cases:
-        for r in CASES[name](args.repeats):
+    for name in args.cases or list(cases):
+        for r in cases[name](args.repeats):
             rows.append(r)
             ratio = "" if r["ratio"] is None else f"{r['ratio']:.3f}"
             ref = "" if r["reference_s"] is None else f"{r['reference_s']:.3f}"
             print(f"| {r['case']} | {r['lowdim_s']:.3f} | {ref} | {ratio} | {r['target']} | "
-                  f"{'yes' if r['met'] else 'NO'} | {r['accuracy']} |", flush=True)
+                  f"{'yes' if r['met'] else 'NO'} | {r['accuracy']} | {r['runs_lowdim']} / "
+                  f"{r['runs_reference']} |", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)
+
+
+def main(argv=None):
+    run_cli(CASES, __doc__, argv)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,21 @@ def cluster_sums(X, labels, weights, k, n_chunks):
     return sums, wsum
 
 
+@njit(cache=True, inline="always")
+def _move_row(X, weights, i, a, b, sums, wsum):
+    """Move row ``i`` from cluster ``a`` to cluster ``b`` in the weighted sums."""
+    w = weights[i]
+    row = X[i]
+    sa = sums[a]
+    sb = sums[b]
+    for j in range(X.shape[1]):
+        v = w * row[j]
+        sa[j] -= v
+        sb[j] += v
+    wsum[a] -= w
+    wsum[b] += w
+
+
 @njit(cache=True)
 def apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum):
     """Move the rows listed by ``hamerly_pass`` between the cluster sums, in chunk and
@@ -85,19 +100,7 @@ def apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum):
     total = 0
     for ch in range(n_moved.shape[0]):
         for t in range(ch * chunk, ch * chunk + n_moved[ch]):
-            i = moved[t]
-            a = prev[t]
-            b = labels[i]
-            w = weights[i]
-            row = X[i]
-            sa = sums[a]
-            sb = sums[b]
-            for j in range(X.shape[1]):
-                v = w * row[j]
-                sa[j] -= v
-                sb[j] += v
-            wsum[a] -= w
-            wsum[b] += w
+            _move_row(X, weights, moved[t], prev[t], labels[moved[t]], sums, wsum)
             total += 1
     return total
 
@@ -108,21 +111,9 @@ def move_points(X, weights, old, new, sums, wsum):
     sums, in index order (deterministic). Returns the number moved."""
     moved = 0
     for i in range(X.shape[0]):
-        a = old[i]
-        b = new[i]
-        if a == b:
-            continue
-        moved += 1
-        w = weights[i]
-        row = X[i]
-        sa = sums[a]
-        sb = sums[b]
-        for j in range(X.shape[1]):
-            v = w * row[j]
-            sa[j] -= v
-            sb[j] += v
-        wsum[a] -= w
-        wsum[b] += w
+        if old[i] != new[i]:
+            _move_row(X, weights, i, old[i], new[i], sums, wsum)
+            moved += 1
     return moved
 
 

@@ -10,8 +10,8 @@ from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Inter
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
-from ._base import CLUSTER_NOTE, check_n_clusters
-from ._gmm_em import GaussianParams, e_step, e_step_missing, log_gaussians, m_step, statistics
+from ._base import CLUSTER_NOTE
+from ._gmm_em import GaussianParams, e_step, e_step_missing, m_step, statistics
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 
