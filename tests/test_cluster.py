@@ -289,8 +289,9 @@ def test_silhouette_exact_and_sampled(blobs):
 
 def test_no_warnings_from_clean_clustering(blobs):
     X, _ = blobs
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        KMeans(6, random_state=0).fit(X)
-        GaussianMixture(6, random_state=0).fit(X)
-        KMedoids(6).fit(X[:300])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        models = [KMeans(6, random_state=0).fit(X), GaussianMixture(6, random_state=0).fit(X),
+                  KMedoids(6).fit(X[:300])]
+    assert not caught, [str(w.message) for w in caught]
+    assert all(np.unique(m.predict(X[:300])).size == 6 for m in models)
