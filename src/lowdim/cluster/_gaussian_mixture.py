@@ -108,8 +108,8 @@ class GaussianMixture(ValidatedInputMixin, DensityMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 1, (200, 2)), rng.normal(8, 1, (200, 2))])
     >>> gm = GaussianMixture(2, random_state=0).fit(X)
-    >>> sorted(gm.means_[:, 0].round())
-    [0.0, 8.0]
+    >>> np.sort(gm.means_[:, 0]).round().astype(int).tolist()
+    [0, 8]
     """
 
     _parameter_constraints = {

@@ -137,7 +137,7 @@ def m_step(nk, s1, s2, covariance_type, reg_covar):
     --------
     >>> X = np.array([[0.0], [2.0]])
     >>> p = m_step(*statistics(X, np.ones((2, 1)), "diag"), "diag", 0.0)
-    >>> p.means.tolist(), p.covariances.tolist()
+    >>> p.means.round(9).tolist(), p.covariances.round(9).tolist()
     ([[1.0]], [[1.0]])
     """
     n = nk.sum()

@@ -77,8 +77,8 @@ class MiniBatchKMeans(CentroidClusterer):
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(0, 1, (500, 2)), rng.normal(10, 1, (500, 2))])
     >>> mbk = MiniBatchKMeans(n_clusters=2, batch_size=100, random_state=0).fit(X)
-    >>> sorted(mbk.cluster_centers_[:, 0].round())
-    [0.0, 10.0]
+    >>> np.sort(mbk.cluster_centers_[:, 0]).round().astype(int).tolist()
+    [0, 10]
     """
 
     _parameter_constraints = {

@@ -147,7 +147,7 @@ def loglik_rows(X0, mask, mean, W, psi):
     --------
     >>> import numpy as np
     >>> X = np.zeros((1, 2)); m = np.ones((1, 2))
-    >>> float(loglik_rows(X, m, np.zeros(2), np.zeros((1, 2)), np.ones(2))[0]) == -np.log(2 * np.pi)
+    >>> bool(float(loglik_rows(X, m, np.zeros(2), np.zeros((1, 2)), np.ones(2))[0]) == -np.log(2 * np.pi))
     True
     """
     _, chol, Ez, _, resid = _posteriors(X0, mask, mean, W, psi)
