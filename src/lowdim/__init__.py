@@ -34,6 +34,7 @@ _EXPORTS = {
     "GaussianMixture": "lowdim.cluster",
     "select_n_clusters": "lowdim.cluster",
     "metrics": "lowdim.metrics",
+    "neighbors": "lowdim.neighbors",
     "save": "lowdim.io",
     "load": "lowdim.io",
     "ConvergenceWarning": "lowdim.exceptions",

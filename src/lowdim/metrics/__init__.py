@@ -1,4 +1,14 @@
-"""Quality metrics: agreement between partitions and cluster separation."""
+"""Quality metrics: agreement between partitions, cluster separation, and how well an
+embedding keeps the structure of the data."""
+
+from ._embedding import (
+    continuity,
+    knn_accuracy,
+    knn_preservation,
+    spearman_distance_correlation,
+    stress,
+    trustworthiness,
+)
 
 from ._partition import (
     adjusted_rand_score,
@@ -9,6 +19,12 @@ from ._partition import (
 from ._silhouette import silhouette_samples, silhouette_score
 
 __all__ = [
+    "continuity",
+    "knn_accuracy",
+    "knn_preservation",
+    "spearman_distance_correlation",
+    "stress",
+    "trustworthiness",
     "adjusted_rand_score",
     "contingency_table",
     "mutual_info_score",

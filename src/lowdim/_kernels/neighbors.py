@@ -1,0 +1,36 @@
+"""k-nearest-neighbour selection kernels (parallel over query rows)."""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, parallel=True)
+def smallest_k(D, k, skip, out_idx, out_dist):
+    """Per row of the distance block ``D``: the ``k`` smallest entries in increasing
+    order (ties by column index), leaving out column ``skip[r]`` (-1: none).
+
+    An insertion list of length k per row: O(n) when most entries exceed the current
+    k-th smallest, which is the common case.
+    """
+    n_rows, n = D.shape
+    for r in prange(n_rows):
+        row = D[r]
+        idx = out_idx[r]
+        dist = out_dist[r]
+        filled = 0
+        for j in range(n):
+            if j == skip[r]:
+                continue
+            v = row[j]
+            if filled == k and v >= dist[k - 1]:
+                continue
+            pos = filled if filled < k else k - 1
+            while pos > 0 and dist[pos - 1] > v:
+                if pos < k:
+                    dist[pos] = dist[pos - 1]
+                    idx[pos] = idx[pos - 1]
+                pos -= 1
+            dist[pos] = v
+            idx[pos] = j
+            if filled < k:
+                filled += 1

@@ -1,0 +1,216 @@
+"""How well an embedding keeps the structure of the data, computed without an n x n
+matrix: distances in row blocks, neighbours from the exact kNN index. Above
+``max_queries`` points, the rank-based scores are exact averages over that many
+query points drawn at random (each query is scored against all points)."""
+
+import numpy as np
+
+from .._random import check_random_state
+from .._validation import check_array
+from ..neighbors import ExactIndex
+
+MAX_QUERIES = 20000
+
+
+def _pair(X, Z):
+    X = check_array(X, estimator_name="embedding metric")
+    Z = check_array(Z, name="X_embedded", estimator_name="embedding metric")
+    if X.shape[0] != Z.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} samples but X_embedded has {Z.shape[0]}; pass the "
+                         "embedding of the same rows.")
+    return X, Z
+
+
+def _queries(n, max_queries, random_state):
+    if max_queries is None or n <= max_queries:
+        return np.arange(n)
+    return np.sort(check_random_state(random_state).choice(n, size=max_queries, replace=False))
+
+
+def _check_k(k, n):
+    if not 1 <= k < n / 2:
+        raise ValueError(f"n_neighbors ({k}) should be less than n_samples / 2 ({n / 2}); lower "
+                         "n_neighbors.")
+
+
+def _rank_penalty(A, B, k, rows, metric):
+    """Sum over queries of ``sum (rank_A(i, j) - k)`` for the points ``j`` among the k
+    nearest in B but not in A, ranks counted in A (1 = nearest other point)."""
+    from .._kernels.neighbors import smallest_k
+
+    n = A.shape[0]
+    index_a = ExactIndex(metric).build(A)
+    _, near_b = ExactIndex().build(B).query(B[rows], k + 1)
+    total = 0.0
+    step = max(1, (32 << 20) // (8 * n))
+    for start in range(0, len(rows), step):
+        block = rows[start:start + step]
+        D = index_a._block_distances(A[block])
+        D[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
+        near_a = np.empty((len(block), k), dtype=np.int64)
+        smallest_k(D, k, np.full(len(block), -1), near_a, np.empty((len(block), k)))
+        for r, i in enumerate(block):
+            others = near_b[start + r][near_b[start + r] != i][:k]
+            missing = np.setdiff1d(others, near_a[r], assume_unique=True)
+            if missing.size:
+                row = D[r]
+                # rank with ties broken by index, as a stable sort would order them
+                for j in missing:
+                    total += np.count_nonzero(row < row[j]) + np.count_nonzero(row[:j] == row[j]) + 1 - k
+    return total
+
+
+def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_queries=MAX_QUERIES,
+                    random_state=None):
+    """Trustworthiness (Venna & Kaski): penalises points that are near in the embedding
+    but far in the data, by how far down the data's neighbour ranking they are.
+
+    1.0 when every embedding neighbourhood is a data neighbourhood. Matches
+    scikit-learn's ``trustworthiness``; computed in row blocks, and for more than
+    ``max_queries`` points exactly on that many random query points.
+
+    Parameters
+    ----------
+    X : array-like (n, d), or distances with metric='precomputed'
+    X_embedded : array-like (n, c)
+    n_neighbors : int, default=5
+    metric : {'euclidean', 'sqeuclidean', 'cosine', 'precomputed'}
+        For ``X``; the embedding is always Euclidean.
+    max_queries : int or None, default=20000
+    random_state : None, int or Generator
+        Draws the query sample.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> trustworthiness(X, X[:, :2]) > 0.8
+    True
+    """
+    X, Z = _pair(X, X_embedded)
+    n, k = X.shape[0], n_neighbors
+    _check_k(k, n)
+    rows = _queries(n, max_queries, random_state)
+    penalty = _rank_penalty(X, Z, k, rows, metric)
+    return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
+
+
+def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_state=None):
+    """Continuity (Venna & Kaski): penalises data neighbours that the embedding pulls
+    apart; trustworthiness with the roles of data and embedding swapped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> continuity(X, X) == 1.0
+    True
+    """
+    X, Z = _pair(X, X_embedded)
+    n, k = X.shape[0], n_neighbors
+    _check_k(k, n)
+    rows = _queries(n, max_queries, random_state)
+    penalty = _rank_penalty(Z, X, k, rows, "euclidean")
+    return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
+
+
+def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, random_state=None):
+    """Mean fraction of each point's ``n_neighbors`` nearest data neighbours that are
+    also among its nearest embedding neighbours (recall of the kNN graph).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> knn_preservation(X, 2 * X)
+    1.0
+    """
+    X, Z = _pair(X, X_embedded)
+    rows = _queries(X.shape[0], max_queries, random_state)
+    k = n_neighbors
+    _, a = ExactIndex().build(X).query(X[rows], k + 1)
+    _, b = ExactIndex().build(Z).query(Z[rows], k + 1)
+    hits = [np.intersect1d(ai[ai != i][:k], bi[bi != i][:k]).size for i, ai, bi in zip(rows, a, b)]
+    return float(np.mean(hits) / k)
+
+
+def knn_accuracy(X_embedded, y, *, n_neighbors=5, test_size=0.2, random_state=None):
+    """Held-out accuracy of a k-nearest-neighbour majority vote in the embedding.
+
+    A random ``test_size`` fraction of the points is classified by its neighbours
+    among the others.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.r_[np.zeros((20, 2)), np.ones((20, 2)) * 5]
+    >>> knn_accuracy(Z, [0] * 20 + [1] * 20, random_state=0)
+    1.0
+    """
+    Z = check_array(X_embedded, name="X_embedded", estimator_name="knn_accuracy")
+    y = np.asarray(y)
+    if y.shape != (Z.shape[0],):
+        raise ValueError(f"y has shape {y.shape}; expected ({Z.shape[0]},), one label per point.")
+    rng = check_random_state(random_state)
+    n_test = max(1, int(round(test_size * Z.shape[0])))
+    perm = rng.permutation(Z.shape[0])
+    test, train = perm[:n_test], perm[n_test:]
+    _, idx = ExactIndex().build(Z[train]).query(Z[test], min(n_neighbors, train.size))
+    classes, codes = np.unique(y, return_inverse=True)
+    votes = np.zeros((test.size, classes.size))
+    np.add.at(votes, (np.repeat(np.arange(test.size), idx.shape[1]), codes[train][idx].ravel()), 1.0)
+    return float(np.mean(np.argmax(votes, axis=1) == codes[test]))
+
+
+def _sampled_pairs(n, n_pairs, rng):
+    if n_pairs is None or n * (n - 1) // 2 <= n_pairs:
+        return np.triu_indices(n, 1)
+    i = rng.integers(0, n, size=n_pairs)
+    j = rng.integers(0, n - 1, size=n_pairs)
+    j = j + (j >= i)  # a pair of distinct points
+    return i, j
+
+
+def _pair_distances(A, i, j):
+    return np.sqrt(np.einsum("ij,ij->i", A[i] - A[j], A[i] - A[j], dtype=np.float64))
+
+
+def stress(X, X_embedded, *, normalized=True, n_pairs=1_000_000, random_state=None):
+    """Stress between data and embedding distances: raw ``sum (d_ij - delta_ij)^2``, or
+    normalised (Kruskal's stress-1, ``sqrt(raw / sum delta_ij^2)``), over all pairs or
+    ``n_pairs`` random pairs when there are more.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> stress(X, X)
+    0.0
+    """
+    X, Z = _pair(X, X_embedded)
+    i, j = _sampled_pairs(X.shape[0], n_pairs, check_random_state(random_state))
+    delta, d = _pair_distances(X, i, j), _pair_distances(Z, i, j)
+    raw = float(np.sum((d - delta) ** 2))
+    return float(np.sqrt(raw / np.sum(delta**2))) if normalized else raw
+
+
+def spearman_distance_correlation(X, X_embedded, *, n_pairs=1_000_000, random_state=None):
+    """Spearman rank correlation between data and embedding distances over all pairs,
+    or ``n_pairs`` random pairs when there are more.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(30, 2))
+    >>> round(spearman_distance_correlation(X, 3 * X), 12)
+    1.0
+    """
+    from scipy.stats import spearmanr
+
+    X, Z = _pair(X, X_embedded)
+    i, j = _sampled_pairs(X.shape[0], n_pairs, check_random_state(random_state))
+    return float(spearmanr(_pair_distances(X, i, j), _pair_distances(Z, i, j))[0])

@@ -1,0 +1,108 @@
+"""Exact k-nearest neighbours by blocked BLAS distances."""
+
+import numpy as np
+
+from .._validation import check_array
+from ..linalg import row_norms_sq, sq_euclidean
+
+METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
+
+
+class ExactIndex:
+    """Exact kNN index: ``build(X)`` then ``query(Q, k)``; distances are computed in
+    row blocks of at most ``block_bytes`` (BLAS for Euclidean and cosine), so memory
+    stays bounded whatever the number of points.
+
+    Parameters
+    ----------
+    metric : {'euclidean', 'sqeuclidean', 'cosine', 'precomputed'}
+        With 'precomputed', ``build`` takes nothing useful and ``query`` takes the rows
+        of a square distance matrix.
+    block_bytes : int, default=64 MiB
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> dist, idx = ExactIndex().build(X).query(X, 1, exclude_self=True)
+    >>> idx.ravel().tolist(), dist.ravel().tolist()
+    ([1, 0, 1], [1.0, 1.0, 2.0])
+    """
+
+    def __init__(self, metric="euclidean", block_bytes=64 << 20):
+        if metric not in METRICS:
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}.")
+        self.metric = metric
+        self.block_bytes = block_bytes
+
+    def build(self, X):
+        """Index the rows of ``X`` (for 'precomputed': the number of points)."""
+        X = check_array(X, estimator_name="ExactIndex")
+        if self.metric == "cosine":
+            norms = np.sqrt(row_norms_sq(X))
+            norms[norms == 0] = 1.0
+            X = (X / norms[:, None].astype(X.dtype)).astype(X.dtype)
+        if self.metric != "precomputed":
+            self._offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
+            self._data = X - self._offset  # distances are shift-invariant; this keeps float32 precise
+            self._sq = row_norms_sq(self._data)
+        self.n_samples_ = X.shape[0]
+        return self
+
+    def _block_distances(self, Qb):
+        if self.metric == "precomputed":
+            return np.asarray(Qb)
+        D = sq_euclidean(Qb - self._offset, self._data, None, self._sq)
+        if self.metric == "euclidean":
+            np.sqrt(D, out=D)
+        elif self.metric == "cosine":
+            D *= 0.5  # |a - b|^2 / 2 = 1 - cos(a, b) for unit vectors
+        return D
+
+    def query(self, Q, k, *, exclude_self=False):
+        """The ``k`` nearest indexed points of each row of ``Q``.
+
+        Parameters
+        ----------
+        Q : array-like (m, d), or (m, n) distances with 'precomputed'
+        k : int
+        exclude_self : bool
+            ``Q`` is the indexed data itself: leave each row's own index out.
+
+        Returns
+        -------
+        distances : ndarray (m, k), increasing along each row
+        indices : ndarray of int64 (m, k)
+        """
+        from .._kernels.neighbors import smallest_k
+
+        Q = check_array(Q, name="Q", estimator_name="ExactIndex")
+        available = self.n_samples_ - (1 if exclude_self else 0)
+        if not 1 <= k <= available:
+            raise ValueError(f"n_neighbors={k} must be between 1 and {available} (the number of "
+                             f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
+        if self.metric == "cosine":
+            norms = np.sqrt(row_norms_sq(Q))
+            norms[norms == 0] = 1.0
+            Q = (Q / norms[:, None].astype(Q.dtype)).astype(Q.dtype)
+        m = Q.shape[0]
+        dist = np.empty((m, k), dtype=np.float64)
+        idx = np.empty((m, k), dtype=np.int64)
+        step = max(1, self.block_bytes // (8 * self.n_samples_))
+        for start in range(0, m, step):
+            stop = min(m, start + step)
+            D = self._block_distances(Q[start:stop])
+            skip = np.arange(start, stop) if exclude_self else np.full(stop - start, -1)
+            smallest_k(D, k, skip, idx[start:stop], dist[start:stop])
+        return dist, idx
+
+
+def nearest_neighbors(X, n_neighbors, *, metric="euclidean"):
+    """The ``n_neighbors`` nearest other points of every row of ``X`` (exact).
+
+    Examples
+    --------
+    >>> nearest_neighbors(np.array([[0.0], [1.0], [3.0]]), 1)[1].ravel().tolist()
+    [1, 0, 1]
+    """
+    return ExactIndex(metric).build(X).query(X, n_neighbors, exclude_self=True)
+

@@ -1,0 +1,112 @@
+"""Neighbour layer and embedding-quality metrics (shared layers of issues 5 and 6)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.sparse.csgraph import connected_components
+from scipy.stats import spearmanr
+from sklearn.manifold import trustworthiness as sk_trustworthiness
+from sklearn.neighbors import NearestNeighbors
+
+from lowdim.metrics import (
+    continuity,
+    knn_accuracy,
+    knn_preservation,
+    spearman_distance_correlation,
+    stress,
+    trustworthiness,
+)
+from lowdim.neighbors import ExactIndex, join_components, kneighbors_graph, radius_neighbors_graph, symmetrize
+
+
+@pytest.fixture(scope="module")
+def cloud():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6))
+    Z = X[:, :2] + 0.3 * rng.normal(size=(400, 2))
+    return X, Z
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_exact_index_matches_brute_force(cloud, metric, dtype):
+    X = cloud[0].astype(dtype)
+    dist, idx = ExactIndex(metric, block_bytes=8 * 400 * 37).build(X).query(X, 7, exclude_self=True)
+    ref_dist, ref_idx = NearestNeighbors(n_neighbors=8, metric=metric).fit(X).kneighbors(X)
+    np.testing.assert_array_equal(idx, ref_idx[:, 1:])
+    np.testing.assert_allclose(dist, ref_dist[:, 1:], rtol=1e-4 if dtype == np.float32 else 1e-9, atol=1e-6)
+    assert np.all(np.diff(dist, axis=1) >= 0)
+
+
+def test_exact_index_far_from_origin_float32(cloud):
+    X = (1e5 + cloud[0]).astype(np.float32)
+    _, idx = ExactIndex().build(X).query(X, 5, exclude_self=True)
+    _, ref = NearestNeighbors(n_neighbors=6).fit(X.astype(np.float64)).kneighbors(X.astype(np.float64))
+    assert np.mean(idx == ref[:, 1:]) > 0.97
+
+
+def test_precomputed_and_errors(cloud):
+    X = cloud[0][:50]
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    a = ExactIndex("precomputed").build(D).query(D, 4, exclude_self=True)[1]
+    b = ExactIndex().build(X).query(X, 4, exclude_self=True)[1]
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match=r"n_neighbors=50 must be between 1 and 49"):
+        ExactIndex().build(X).query(X, 50, exclude_self=True)
+
+
+def test_graphs_symmetrise_and_join():
+    X = np.r_[np.random.default_rng(1).normal(size=(30, 2)), 100 + np.random.default_rng(2).normal(size=(30, 2))]
+    G = kneighbors_graph(X, 4)
+    assert G.shape == (60, 60) and G.nnz == 240 and np.all(G.sum(axis=1) > 0)
+    S = symmetrize(G)
+    assert (S != S.T).nnz == 0
+    assert connected_components(S)[0] == 2
+    with pytest.warns(UserWarning, match="2 connected components"):
+        J = join_components(S, X)
+    assert connected_components(J)[0] == 1
+    bridge = J - S
+    assert bridge.nnz == 2 and bridge.data.min() > 90  # the shortest edge between the blobs
+    R = radius_neighbors_graph(X, 1.0)
+    ref = NearestNeighbors(radius=1.0).fit(X).radius_neighbors_graph(X, mode="distance")
+    ref.setdiag(0)
+    ref.eliminate_zeros()
+    assert R.nnz == ref.nnz and abs(R - ref).max() < 1e-9
+
+
+@pytest.mark.parametrize("k", [3, 10])
+def test_trustworthiness_and_continuity_match_sklearn(cloud, k):
+    X, Z = cloud
+    assert trustworthiness(X, Z, n_neighbors=k) == pytest.approx(sk_trustworthiness(X, Z, n_neighbors=k), abs=1e-12)
+    assert continuity(X, Z, n_neighbors=k) == pytest.approx(sk_trustworthiness(Z, X, n_neighbors=k), abs=1e-12)
+    assert trustworthiness(X, X, n_neighbors=k) == 1.0
+
+
+def test_sampled_trustworthiness_estimates_the_exact_value(cloud):
+    X, Z = cloud
+    exact = trustworthiness(X, Z)
+    sampled = [trustworthiness(X, Z, max_queries=100, random_state=s) for s in range(8)]
+    assert abs(np.mean(sampled) - exact) < 0.01
+
+
+def test_knn_preservation_accuracy_stress_spearman(cloud):
+    X, Z = cloud
+    assert knn_preservation(X, X) == 1.0
+    assert 0.0 < knn_preservation(X, Z) < 1.0
+    _, idx = NearestNeighbors(n_neighbors=11).fit(X).kneighbors(X)
+    _, jdx = NearestNeighbors(n_neighbors=11).fit(Z).kneighbors(Z)
+    ref = np.mean([np.intersect1d(a[1:], b[1:]).size / 10 for a, b in zip(idx, jdx)])
+    assert knn_preservation(X, Z) == pytest.approx(ref)
+    y = (X[:, 0] > 0).astype(int)
+    assert knn_accuracy(Z, y, random_state=0) > 0.8
+    assert knn_accuracy(np.random.default_rng(5).normal(size=(400, 2)), y, random_state=0) < 0.7
+    d = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))[np.triu_indices(400, 1)]
+    e = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))[np.triu_indices(400, 1)]
+    assert stress(X, Z, normalized=False) == pytest.approx(np.sum((d - e) ** 2))
+    assert stress(X, Z) == pytest.approx(np.sqrt(np.sum((d - e) ** 2) / np.sum(d**2)))
+    assert spearman_distance_correlation(X, Z) == pytest.approx(spearmanr(d, e)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sampled = spearman_distance_correlation(X, Z, n_pairs=20000, random_state=0)
+    assert abs(sampled - spearmanr(d, e)[0]) < 0.02
