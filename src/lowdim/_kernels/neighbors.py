@@ -1,6 +1,5 @@
 """k-nearest-neighbour selection kernels (parallel over query rows)."""
 
-import numpy as np
 from numba import njit, prange
 
 
