@@ -257,3 +257,65 @@ def point_distances(X, centres, labels, out):
     """Exact distance of each point to its own centre."""
     for i in prange(X.shape[0]):
         out[i] = _distance(X[i], centres[labels[i]])
+
+
+@njit(cache=True)
+def _means_and_geometry(centres, sums, wsum, new, dtype_probe):
+    """New centres (weighted means; every cluster non-empty), each centre's shift, half
+    the distance of each new centre to its nearest other, the transposed centres in
+    X's dtype and their squared norms."""
+    k, d = centres.shape
+    shift = np.empty(k)
+    for c in range(k):
+        s = 0.0
+        for j in range(d):
+            v = sums[c, j] / wsum[c]
+            t = v - centres[c, j]
+            s += t * t
+            new[c, j] = v
+        shift[c] = np.sqrt(s)
+    half = np.full(k, np.inf)
+    c_sq = np.empty(k)
+    centres_t = np.empty((d, k), dtype=dtype_probe.dtype)
+    for c in range(k):
+        s = 0.0
+        for j in range(d):
+            s += new[c, j] * new[c, j]
+            centres_t[j, c] = new[c, j]
+        c_sq[c] = s
+        for e in range(c + 1, k):
+            s = 0.0
+            for j in range(d):
+                t = new[c, j] - new[e, j]
+                s += t * t
+            s = 0.5 * np.sqrt(s)
+            half[c] = min(half[c], s)
+            half[e] = min(half[e], s)
+    return shift, half, centres_t, c_sq
+
+
+@njit(cache=True)
+def search_iteration(X, x_sq, weights, centres, sums, wsum, labels, upper, lower, use_bounds,
+                     chunk, rel_err, moved, prev, n_moved, new):
+    """One whole Lloyd (``use_bounds`` False) or Hamerly iteration in one call: centres
+    from the sums (into ``new``), the assignment pass, and the moves of the rows that
+    changed cluster. Every cluster must be non-empty (relocate first).
+
+    Returns (rows moved, summed squared centre shift, sum_k |S_k|^2 / W_k) -- the last
+    gives the inertia of the new labels about their own means."""
+    shift, half, centres_t, c_sq = _means_and_geometry(centres, sums, wsum, new, X[:1, 0])
+    shift_sq = float(np.sum(shift * shift))
+    if not use_bounds:
+        shift[:] = 0.0
+        half[:] = 0.0
+    hamerly_pass(X, x_sq, new, centres_t, c_sq, half, shift, labels, upper, lower, use_bounds,
+                 chunk, rel_err, moved, prev, n_moved)
+    total = apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum)
+    explained = 0.0
+    for c in range(sums.shape[0]):
+        if wsum[c] > 0:
+            s = 0.0
+            for j in range(sums.shape[1]):
+                s += sums[c, j] * sums[c, j]
+            explained += s / wsum[c]
+    return total, shift_sq, explained

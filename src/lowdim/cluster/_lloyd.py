@@ -133,47 +133,50 @@ def _centre_geometry(centres):
 CHUNK = 512  # rows per kernel work unit: one small GEMM each for the rows in doubt
 
 
-def _search_pass(X, x_sq, centres, labels, upper, lower, *, shift=None, half=None, moves=None):
-    """Assign every row (Lloyd, no ``shift``) or only the rows whose Hamerly bounds
-    overlap, in row chunks of one parallel kernel; labels change in place. With
-    ``moves = (weights, sums, wsum)`` the rows that changed cluster are moved between
-    the sums. Returns the number of rows that changed cluster."""
-    from .._kernels.kmeans import apply_moves, hamerly_pass
+def _search_pass(X, x_sq, centres, labels, upper, lower):
+    """Assign every row to its nearest centre and set Hamerly's bounds (the start)."""
+    from .._kernels.kmeans import hamerly_pass
 
     n, k = X.shape[0], centres.shape[0]
-    use_bounds = shift is not None
-    shift = np.zeros(k) if shift is None else shift
-    half = np.zeros(k) if half is None else half
-    rel_err = 8 * np.finfo(X.dtype).eps  # rounding of the GEMM distance expansion
     moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
     hamerly_pass(X, x_sq, centres, np.ascontiguousarray(centres.T, dtype=X.dtype),
-                 np.einsum("ij,ij->i", centres, centres), half, shift, labels, upper, lower,
-                 use_bounds, CHUNK, rel_err, moved, prev, n_moved)
-    if moves is None:
-        return int(n_moved.sum())
-    weights, sums, wsum = moves
-    return apply_moves(X, weights, moved, prev, labels, n_moved, CHUNK, sums, wsum)
+                 np.einsum("ij,ij->i", centres, centres), np.zeros(k), np.zeros(k), labels, upper, lower,
+                 False, CHUNK, 8 * np.finfo(X.dtype).eps, moved, prev, n_moved)
 
 
-def _bounded_step(X, weights, x_sq, weighted_sq, algorithm):
+def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
+    """Lloyd or Hamerly iterations: one kernel call per iteration, which computes the
+    centres, assigns, and moves the rows that changed cluster."""
+    from .._kernels.kmeans import search_iteration
+
+    n = X.shape[0]
+    moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
+    rel_err = 8 * np.finfo(X.dtype).eps  # rounding of the GEMM distance expansion
+
+    def step(state):
+        if not np.all(state.wsum > 0):
+            relocate_empty(X, weights, state)
+        new = np.empty_like(state.centres)
+        count, shift_sq, explained = search_iteration(
+            X, x_sq, weights, state.centres, state.sums, state.wsum, state.labels, state.upper,
+            state.lower, use_bounds, CHUNK, rel_err, moved, prev, n_moved, new)
+        state.centres, state.strict = new, count == 0
+        return state, weighted_sq - explained, 0.0 if count == 0 else shift_sq
+    return step
+
+
+def _elkan_step(X, weights, weighted_sq):
     from .._kernels.kmeans import elkan_step, move_points
 
     def step(state):
         new = _means(state, X, weights)
         shift = np.sqrt(np.sum((new - state.centres) ** 2, axis=1))
-        labels = state.labels
-        if algorithm == "elkan":
-            cd, half = _centre_geometry(new)
-            labels = state.labels.copy()
-            elkan_step(X, new, cd, half, shift, labels, state.upper, state.lower)
-            moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
-        elif algorithm == "hamerly":
-            moved = _search_pass(X, x_sq, new, labels, state.upper, state.lower, shift=shift,
-                                 half=_centre_geometry(new)[1], moves=(weights, state.sums, state.wsum))
-        else:
-            moved = _search_pass(X, x_sq, new, labels, state.upper, state.lower,
-                                 moves=(weights, state.sums, state.wsum))
+        cd, half = _centre_geometry(new)
+        labels = state.labels.copy()
+        elkan_step(X, new, cd, half, shift, labels, state.upper, state.lower)
+        moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
         state = KMeansState(new, labels, state.sums, state.wsum, moved == 0, state.upper, state.lower)
         return state, _objective(state, weighted_sq), 0.0 if moved == 0 else float(np.sum(shift**2))
     return step
@@ -225,8 +228,11 @@ def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callba
 
     centres = np.asarray(centres, dtype=np.float64)
     weighted_sq = float(weights @ x_sq)
+    if algorithm == "elkan":
+        step = _elkan_step(X, weights, weighted_sq)
+    else:
+        step = _search_step(X, weights, x_sq, weighted_sq, use_bounds=algorithm == "hamerly")
     with blas_limit(1):  # the kernels' small GEMMs run in parallel
-        step = _bounded_step(X, weights, x_sq, weighted_sq, algorithm)
         start = _bounded_start(X, weights, centres, x_sq, algorithm)
         result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks,
                           verbose=verbose, label=f"KMeans ({algorithm})")
