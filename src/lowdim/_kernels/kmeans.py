@@ -126,6 +126,17 @@ def _distance(x, c):
     return np.sqrt(s)
 
 
+@njit(cache=True, inline="always", fastmath={"reassoc", "contract"})
+def _distance_native(x, c):
+    """Distance accumulated in the arrays' own dtype (float32 data: twice the SIMD width
+    of ``_distance``; callers widen the result by the rounding error)."""
+    s = x[0] - x[0]
+    for j in range(x.shape[0]):
+        t = x[j] - c[j]
+        s += t * t
+    return np.sqrt(np.float64(s))
+
+
 @njit(cache=True)
 def _largest_two(shift):
     big1 = 0
@@ -184,7 +195,7 @@ def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upp
     bounds by the centre ``shift``, measure the own centre again where they overlap,
     and search all centres only for the rows still in doubt; without (Lloyd): search
     every row. ``upper`` bounds the distance to the own centre from above, ``lower``
-    to every other centre from below. The rows of chunk ``ch`` that change cluster are
+    to every other centre from below (``centres`` in X's dtype). The rows of chunk ``ch`` that change cluster are
     ``moved[ch * chunk:][:n_moved[ch]]``, their old labels at the same places of
     ``prev`` (for ``apply_moves``). Call with BLAS limited to one thread."""
     n = X.shape[0]
@@ -203,7 +214,7 @@ def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upp
                 if u <= bound:
                     upper[i] = u
                     continue
-                u = _distance(X[i], centres[a])
+                u = _distance_native(X[i], centres[a]) * (1.0 + rel_err)
                 upper[i] = u
                 if u <= bound:
                     continue
@@ -277,11 +288,13 @@ def _means_and_geometry(centres, sums, wsum, new, dtype_probe):
     half = np.full(k, np.inf)
     c_sq = np.empty(k)
     centres_t = np.empty((d, k), dtype=dtype_probe.dtype)
+    centres_x = np.empty((k, d), dtype=dtype_probe.dtype)
     for c in range(k):
         s = 0.0
         for j in range(d):
             s += new[c, j] * new[c, j]
             centres_t[j, c] = new[c, j]
+            centres_x[c, j] = new[c, j]
         c_sq[c] = s
         for e in range(c + 1, k):
             s = 0.0
@@ -291,7 +304,7 @@ def _means_and_geometry(centres, sums, wsum, new, dtype_probe):
             s = 0.5 * np.sqrt(s)
             half[c] = min(half[c], s)
             half[e] = min(half[e], s)
-    return shift, half, centres_t, c_sq
+    return shift, half, centres_t, centres_x, c_sq
 
 
 @njit(cache=True)
@@ -303,12 +316,12 @@ def search_iteration(X, x_sq, weights, centres, sums, wsum, labels, upper, lower
 
     Returns (rows moved, summed squared centre shift, sum_k |S_k|^2 / W_k) -- the last
     gives the inertia of the new labels about their own means."""
-    shift, half, centres_t, c_sq = _means_and_geometry(centres, sums, wsum, new, X[:1, 0])
+    shift, half, centres_t, centres_x, c_sq = _means_and_geometry(centres, sums, wsum, new, X[:1, 0])
     shift_sq = float(np.sum(shift * shift))
     if not use_bounds:
         shift[:] = 0.0
         half[:] = 0.0
-    hamerly_pass(X, x_sq, new, centres_t, c_sq, half, shift, labels, upper, lower, use_bounds,
+    hamerly_pass(X, x_sq, centres_x, centres_t, c_sq, half, shift, labels, upper, lower, use_bounds,
                  chunk, rel_err, moved, prev, n_moved)
     total = apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum)
     explained = 0.0
