@@ -1,5 +1,6 @@
 """Input handling shared by every lowdim estimator (transformers and clusterers)."""
 
+import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_array, check_features
@@ -18,3 +19,21 @@ class ValidatedInputMixin:
         X_checked = check_array(X, estimator_name=type(self).__name__, **check_kwargs)
         check_features(self, X, X_checked, reset=reset)
         return X_checked
+
+
+class DensityScoreMixin:
+    """``score`` as the mean of ``score_samples`` (a log-likelihood per sample)."""
+
+    def score(self, X, y=None):
+        """Average log-likelihood of the samples under the model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._estimator import ValidatedInputMixin
+from .._estimator import DensityScoreMixin, ValidatedInputMixin
 from .._iterative import best_of_restarts, run_loop
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
@@ -64,7 +64,7 @@ def precisions_of(covariances, covariance_type):
     return covariances_from_precisions(covariances, covariance_type)
 
 
-class GaussianMixture(ValidatedInputMixin, DensityMixin, BaseEstimator):
+class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, BaseEstimator):
     """Gaussian mixture fitted by EM, a drop-in for ``sklearn.mixture.GaussianMixture``.
 
     Densities are evaluated in log space and normalised with log-sum-exp. NaN entries
@@ -263,20 +263,6 @@ class GaussianMixture(ValidatedInputMixin, DensityMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         return self._posterior(X)[1]
-
-    def score(self, X, y=None):
-        """Mean log-likelihood per sample.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        float
-        """
-        return float(np.mean(self.score_samples(X)))
 
     def predict_proba(self, X):
         """Posterior probability of each component for each sample.

@@ -1,10 +1,9 @@
 """Behaviour shared by lowdim's transformers."""
 
-import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._estimator import ValidatedInputMixin
+from .._estimator import DensityScoreMixin, ValidatedInputMixin  # noqa: F401 (re-exported)
 from .._validation import check_array
 
 
@@ -30,21 +29,3 @@ class ComponentTransformer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
-
-
-class DensityScoreMixin:
-    """``score`` as the mean of ``score_samples`` (a log-likelihood per sample)."""
-
-    def score(self, X, y=None):
-        """Average log-likelihood of the samples under the model.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        float
-        """
-        return float(np.mean(self.score_samples(X)))
