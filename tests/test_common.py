@@ -139,6 +139,12 @@ def test_empty_and_1d_shapes(cls, shape, words):
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
 def test_too_many_components_names_both_numbers(cls):
     X = _data(n=4, d=3)
+    if getattr(cls, "_components_limit", None) == "samples":  # embeddings: bounded by the points
+        with pytest.raises(ValueError, match=r"n_components=5 must be at most n_samples=4"):
+            _fit(_instance(cls, n_components=5, n_neighbors=2), X)
+        with pytest.raises(ValueError, match="1 sample"):
+            _fit(_instance(cls, n_components=1), X[:1])
+        return
     if _is_clusterer(cls):  # k groups need k samples; one sample in one group is fine
         name = "n_clusters" if "n_clusters" in cls().get_params() else "n_components"
         with pytest.raises(ValueError, match=rf"{name}=5 must be at most n_samples=4"):

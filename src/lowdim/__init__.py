@@ -33,6 +33,7 @@ _EXPORTS = {
     "KMedoids": "lowdim.cluster",
     "GaussianMixture": "lowdim.cluster",
     "select_n_clusters": "lowdim.cluster",
+    "Isomap": "lowdim.manifold",
     "metrics": "lowdim.metrics",
     "neighbors": "lowdim.neighbors",
     "save": "lowdim.io",

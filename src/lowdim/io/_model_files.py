@@ -41,6 +41,7 @@ REGISTRY = {
     "MiniBatchKMeans": "lowdim.cluster._minibatch",
     "KMedoids": "lowdim.cluster._kmedoids",
     "GaussianMixture": "lowdim.cluster._gaussian_mixture",
+    "Isomap": "lowdim.manifold._isomap",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

@@ -93,7 +93,21 @@ class ExactIndex:
             D = self._block_distances(Q[start:stop])
             skip = np.arange(start, stop) if exclude_self else np.full(stop - start, -1)
             smallest_k(D, k, skip, idx[start:stop], dist[start:stop])
+            if self.metric in ("euclidean", "sqeuclidean"):
+                self._refine(Q[start:stop], idx[start:stop], dist[start:stop])
         return dist, idx
+
+    def _refine(self, Qb, idx, dist):
+        """Recompute the chosen neighbours' distances from differences: the GEMM
+        expansion loses the small ones (a point's distance to itself comes out as
+        sqrt(rounding), about 1e-8 of its norm, instead of 0)."""
+        k, d = idx.shape[1], self._data.shape[1]
+        step = max(1, self.block_bytes // (8 * k * d))
+        for s in range(0, Qb.shape[0], step):
+            q = (Qb[s:s + step] - self._offset).astype(np.float64)
+            diff = q[:, None, :] - self._data[idx[s:s + step]].astype(np.float64)
+            sq = np.einsum("qkd,qkd->qk", diff, diff)
+            dist[s:s + step] = sq if self.metric == "sqeuclidean" else np.sqrt(sq)
 
 
 def nearest_neighbors(X, n_neighbors, *, metric="euclidean"):

@@ -1,0 +1,177 @@
+"""Isomap: kNN (or radius) graph -> geodesic distances (Dijkstra) -> classical MDS."""
+
+import warnings
+
+import numpy as np
+from scipy.sparse.csgraph import dijkstra
+
+from .._memory import require_memory
+from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import warn_constant_features
+from ..decomposition._mixins import ComponentTransformer
+from ..linalg import column_moments
+from ..neighbors import ExactIndex, join_components, kneighbors_graph, radius_neighbors_graph, symmetrize
+from ._classical import ClassicalModel, classical_mds, farthest_points
+
+
+def _neighbour_graph(X, n_neighbors, radius, metric):
+    """Symmetric neighbour graph with zero-length edges (duplicate rows) kept as tiny
+    positive weights, joined into one component."""
+    if radius is None:
+        G = kneighbors_graph(X, n_neighbors, metric=metric)
+    else:
+        G = radius_neighbors_graph(X, radius, metric=metric)
+    zero = G.data <= 0
+    if zero.any():
+        rows = np.repeat(np.arange(G.shape[0]), np.diff(G.indptr))
+        n_dup = np.unique(rows[zero]).size
+        warnings.warn(f"Isomap: {n_dup} samples have a duplicate (another row at distance 0); they "
+                      "get the same coordinates.", UserWarning, stacklevel=4)
+        G.data[zero] = np.finfo(np.float64).tiny
+    return join_components(symmetrize(G), X, name="Isomap neighbour graph")
+
+
+class Isomap(ComponentTransformer):
+    """Isomap embedding (Tenenbaum, de Silva & Langford, 2000).
+
+    Geodesic distances along the neighbour graph, embedded by classical MDS. With
+    ``n_landmarks``, geodesics are computed from that many farthest-point landmarks only
+    and every point is placed from its geodesics to them (landmark Isomap), which needs
+    O(n m) memory instead of O(n^2), so 70,000 points fit. A disconnected graph is
+    joined by its shortest edges, with a warning.
+
+    Parameters
+    ----------
+    n_neighbors : int, default=5
+    radius : float, optional
+        Use a radius graph instead of the kNN graph.
+    n_components : int, default=2
+    n_landmarks : int, optional
+        None: exact Isomap (an n x n geodesic matrix, memory-checked).
+    metric : {'euclidean', 'cosine'}, default='euclidean'
+    random_state : None, int or Generator
+        The first landmark.
+
+    Attributes
+    ----------
+    embedding_ : ndarray (n_samples, n_components)
+    eigenvalues_ : ndarray (n_components,)
+    reference_indices_ : ndarray of int64
+        The landmarks (all samples for exact Isomap).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.manifold import Isomap
+    >>> t = np.linspace(0, 3 * np.pi, 200)
+    >>> X = np.c_[t * np.cos(t), t * np.sin(t), np.random.default_rng(0).uniform(0, 5, 200)]
+    >>> Isomap(n_neighbors=8, n_components=2).fit_transform(X).shape
+    (200, 2)
+    """
+
+    _components_limit = "samples"  # an embedding dimension is bounded by the points, not the features
+    _parameter_constraints = {
+        "n_neighbors": [Interval(int, 1, None, closed="left")],
+        "radius": [NONE, Interval(float, 0, None, closed="neither")],
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
+        "metric": [Options({"euclidean", "cosine"})],
+        "random_state": [RANDOM_STATE],
+    }
+
+    def __init__(self, n_neighbors=5, *, radius=None, n_components=2, n_landmarks=None,
+                 metric="euclidean", random_state=None):
+        self.n_neighbors = n_neighbors
+        self.radius = radius
+        self.n_components = n_components
+        self.n_landmarks = n_landmarks
+        self.metric = metric
+        self.random_state = random_state
+
+    def _check_sizes(self, n):
+        if self.radius is None and self.n_neighbors >= n:
+            raise ValueError(f"n_neighbors={self.n_neighbors} must be less than the number of samples "
+                             f"({n} sample{'s' if n != 1 else ''}); lower n_neighbors.")
+        m = n if self.n_landmarks is None else self.n_landmarks
+        if m > n:
+            raise ValueError(f"n_landmarks={m} must be at most n_samples={n}.")
+        if self.n_components > m:
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}"
+                             f"{' (the number of landmarks)' if self.n_landmarks else ''}; lower n_components.")
+        if self.n_landmarks is None:
+            require_memory(8 * n * n, f"exact Isomap on {n} samples (an n x n geodesic matrix)",
+                           "set n_landmarks (landmark Isomap, O(n x n_landmarks) memory)")
+
+    def fit(self, X, y=None):
+        """Compute the embedding of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        n = X.shape[0]
+        self._check_sizes(n)
+        warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point")
+        # the graph is discontinuous in the data (which neighbour is nearer), so it is
+        # built in float64 whatever the input dtype: float32 and float64 input agree
+        G = _neighbour_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, self.metric)
+        if self.n_landmarks is None:
+            refs = np.arange(n)
+        else:
+            refs = np.sort(farthest_points(X, self.n_landmarks, check_random_state(self.random_state)))
+        geodesic = dijkstra(G, directed=False, indices=refs).T  # (n, m)
+        _, model = classical_mds(geodesic[refs] ** 2, self.n_components, squared=True)
+        self.X_fit_ = X
+        self.reference_indices_ = refs
+        self.geodesic_to_references_ = geodesic
+        self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
+        self.embedding_ = model.place(geodesic**2).astype(X.dtype)
+        self.n_components_ = self.n_components
+        return self
+
+    def _model(self):
+        return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)
+
+    def transform(self, X):
+        """Embed new points: geodesics through their nearest training points, then
+        classical-MDS placement.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        X = self._validate_input(X, reset=False)
+        k = min(self.n_neighbors, self.X_fit_.shape[0])
+        dist, idx = ExactIndex(self.metric).build(self.X_fit_.astype(np.float64)).query(X.astype(np.float64), k)
+        geo = np.min(dist[:, :, None] + self.geodesic_to_references_[idx], axis=1)
+        return self._model().place(geo**2).astype(X.dtype)
+
+    def fit_transform(self, X, y=None):
+        """Fit, then return ``embedding_``."""
+        return self.fit(X).embedding_
+
+    def reconstruction_error(self):
+        """How far the reference geodesics are from the embedding's Euclidean geometry:
+        ``sqrt(|B|_F^2 - sum of the kept eigenvalues^2) / m`` with ``B`` the
+        double-centred squared geodesics among the ``m`` reference points.
+
+        Returns
+        -------
+        float
+        """
+        D2 = self.geodesic_to_references_[self.reference_indices_] ** 2
+        mean = D2.mean(axis=0)
+        B = -0.5 * (D2 - mean[None, :] - mean[:, None] + mean.mean())
+        return float(np.sqrt(max(np.sum(B**2) - np.sum(self.eigenvalues_**2), 0.0)) / D2.shape[0])

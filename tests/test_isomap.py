@@ -1,0 +1,66 @@
+"""Isomap (issue 5): geodesics unroll a Swiss roll; landmarks; new points."""
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+from sklearn.manifold import Isomap as SkIsomap
+
+from lowdim.manifold import Isomap
+from lowdim.metrics import trustworthiness
+
+
+def _swiss_roll(n=800, seed=0):
+    rng = np.random.default_rng(seed)
+    t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=n))
+    h = 20 * rng.uniform(size=n)
+    return np.c_[t * np.cos(t), h, t * np.sin(t)], t, h
+
+
+def test_swiss_roll_is_unrolled():
+    X, t, h = _swiss_roll()
+    Y = Isomap(n_neighbors=10, n_components=2).fit_transform(X)
+    # one embedding axis follows the position along the roll, the other the height
+    corr_t = max(abs(spearmanr(Y[:, c], t)[0]) for c in range(2))
+    corr_h = max(abs(spearmanr(Y[:, c], h)[0]) for c in range(2))
+    assert corr_t > 0.95 and corr_h > 0.9
+    assert trustworthiness(X, Y, n_neighbors=10) > 0.95
+
+
+def test_matches_sklearn_up_to_sign():
+    X, _, _ = _swiss_roll(300, seed=1)
+    ours = Isomap(n_neighbors=8, n_components=2).fit(X)
+    ref = SkIsomap(n_neighbors=8, n_components=2).fit(X)
+    np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(ref.embedding_), rtol=1e-6, atol=1e-6)
+    assert ours.reconstruction_error() == pytest.approx(ref.reconstruction_error(), rel=1e-6)
+
+
+def test_landmark_isomap_close_to_exact_and_places_new_points():
+    X, t, _ = _swiss_roll(1500, seed=2)
+    exact = Isomap(n_neighbors=10).fit_transform(X)
+    lm = Isomap(n_neighbors=10, n_landmarks=150, random_state=0).fit(X)
+    assert lm.geodesic_to_references_.shape == (1500, 150)
+    D = lambda A: np.sqrt(((A[:, None] - A[None]) ** 2).sum(-1))[np.triu_indices(len(A), 1)]
+    assert np.corrcoef(D(lm.embedding_[:400]), D(exact[:400]))[0, 1] > 0.99
+    X_new, t_new, _ = _swiss_roll(200, seed=3)
+    Y_new = lm.transform(X_new)
+    axis = int(np.argmax([abs(spearmanr(lm.embedding_[:, c], t)[0]) for c in range(2)]))
+    assert abs(spearmanr(Y_new[:, axis], t_new)[0]) > 0.95
+    np.testing.assert_allclose(lm.transform(X[:50]), lm.embedding_[:50], atol=1e-8)
+
+
+def test_disconnected_graph_warns_and_stays_finite():
+    rng = np.random.default_rng(4)
+    X = np.r_[rng.normal(size=(60, 3)), 50 + rng.normal(size=(60, 3))]
+    with pytest.warns(UserWarning, match="2 connected components"):
+        Y = Isomap(n_neighbors=5).fit_transform(X)
+    assert np.isfinite(Y).all()
+
+
+def test_duplicates_warn_with_count_and_errors_name_numbers():
+    X, _, _ = _swiss_roll(100)
+    X = np.r_[X, X[:3]]
+    with pytest.warns(UserWarning, match="6 samples have a duplicate"):
+        Y = Isomap(n_neighbors=6).fit_transform(X)
+    np.testing.assert_allclose(Y[100:], Y[:3], atol=1e-9)
+    with pytest.raises(ValueError, match=r"n_neighbors=103 must be less than the number of samples \(103"):
+        Isomap(n_neighbors=103).fit(X)
