@@ -42,6 +42,7 @@ REGISTRY = {
     "KMedoids": "lowdim.cluster._kmedoids",
     "GaussianMixture": "lowdim.cluster._gaussian_mixture",
     "Isomap": "lowdim.manifold._isomap",
+    "MDS": "lowdim.manifold._mds",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

@@ -1,0 +1,232 @@
+"""Multidimensional scaling: SMACOF (metric and non-metric), classical and landmark."""
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils._available_if import available_if
+
+from .._iterative import best_of_restarts
+from .._memory import require_memory
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import check_array, warn_constant_features
+from .._estimator import ValidatedInputMixin
+from ..linalg import column_moments, pairwise_distances, sq_euclidean
+from ._classical import ClassicalModel, classical_mds, farthest_points
+from ._smacof import smacof
+
+
+def _placeable(mds):
+    return mds.solver == "classical" or mds.n_landmarks is not None
+
+
+class MDS(ValidatedInputMixin, BaseEstimator):
+    """Multidimensional scaling, a drop-in for ``sklearn.manifold.MDS`` plus classical
+    and landmark modes.
+
+    - ``solver='smacof'`` (default): stress majorisation from ``init``, metric or
+      non-metric (``metric_mds=False``: Kruskal, disparities by isotonic regression),
+      optional pair ``weights``, ``n_init`` restarts.
+    - ``solver='classical'``: Torgerson scaling (``eigenvalues_``, ``transform``).
+    - ``n_landmarks=m``: landmark MDS (de Silva & Tenenbaum) for large n: classical
+      scaling of m farthest-point landmarks, every point placed from its distances to
+      them; O(n m) memory, ``transform``. Euclidean data only.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    metric_mds : bool, default=True
+    n_init : int, default=1
+    init : {'classical_mds', 'random'} or array (n_samples, n_components), default='classical_mds'
+    max_iter : int, default=300
+    eps : float, default=1e-6
+        Relative stress decrease below which SMACOF stops.
+    random_state : None, int or Generator
+    metric : str, default='euclidean'
+        Any metric scipy's ``cdist`` accepts, or 'precomputed' (X is then the n x n
+        dissimilarity matrix).
+    normalized_stress : bool or 'auto', default='auto'
+        Report Kruskal's stress-1 instead of raw stress; 'auto' is True for non-metric.
+    weights : array (n_samples, n_samples), optional
+    solver : {'smacof', 'classical'}, default='smacof'
+    n_landmarks : int, optional
+
+    Attributes
+    ----------
+    embedding_ : ndarray (n_samples, n_components)
+    stress_ : float
+    n_iter_ : int
+    eigenvalues_ : ndarray (classical and landmark modes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.manifold import MDS
+    >>> X = np.random.default_rng(0).normal(size=(30, 4))
+    >>> MDS(n_components=2, random_state=0).fit_transform(X).shape
+    (30, 2)
+    """
+
+    _components_limit = "samples"
+    _fit_only = "smacof mode has no out-of-sample transform"
+    _parameter_constraints = {
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "metric_mds": [BOOLEAN],
+        "n_init": [Interval(int, 1, None, closed="left")],
+        "init": [Options({"classical_mds", "random"}), ARRAY_LIKE],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "eps": [Interval(float, 0, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "metric": [InstanceOf(str, label="a metric name")],
+        "normalized_stress": [BOOLEAN, Options({"auto"})],
+        "weights": [NONE, ARRAY_LIKE],
+        "solver": [Options({"smacof", "classical"})],
+        "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
+    }
+    _iterative_fit = True
+
+    def __init__(self, n_components=2, *, metric_mds=True, n_init=1, init="classical_mds", max_iter=300,
+                 eps=1e-6, random_state=None, metric="euclidean", normalized_stress="auto", weights=None,
+                 solver="smacof", n_landmarks=None):
+        self.n_components = n_components
+        self.metric_mds = metric_mds
+        self.n_init = n_init
+        self.init = init
+        self.max_iter = max_iter
+        self.eps = eps
+        self.random_state = random_state
+        self.metric = metric
+        self.normalized_stress = normalized_stress
+        self.weights = weights
+        self.solver = solver
+        self.n_landmarks = n_landmarks
+
+    def _check(self, X):
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"MDS needs at least 2 samples; got {n} sample.")
+        if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has shape {X.shape}.")
+        m = n if self.n_landmarks is None else self.n_landmarks
+        if self.n_components > m:
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}; lower n_components.")
+        if self.n_landmarks is not None and self.metric != "euclidean":
+            raise ValueError("n_landmarks needs metric='euclidean' (landmarks are placed by Euclidean distances).")
+        if self.n_landmarks is None:
+            require_memory(8 * n * n * 3, f"MDS on {n} samples (n x n matrices)",
+                           "set n_landmarks (landmark MDS) or subsample")
+
+    def fit(self, X, y=None):
+        """Compute the embedding.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or (n_samples, n_samples) dissimilarities
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Compute and return the embedding (``embedding_``)."""
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        self._check(X)
+        if self.metric != "precomputed":
+            warn_constant_features(column_moments(X)[1], "MDS", "every sample is the same point")
+        if self.n_landmarks is not None:
+            Y = self._fit_landmarks(X)
+        else:
+            # Euclidean distances do not change with a shift; centring keeps them precise
+            self.offset_ = X.mean(axis=0, dtype=np.float64) if self.metric == "euclidean" else np.zeros(X.shape[1])
+            delta = X.astype(np.float64) if self.metric == "precomputed" else \
+                pairwise_distances(X.astype(np.float64) - self.offset_, metric=self.metric)
+            self.dissimilarity_matrix_ = delta
+            Y = self._fit_classical(delta, X) if self.solver == "classical" else self._fit_smacof(delta)
+        self.embedding_ = Y.astype(X.dtype)
+        self.n_components_ = self.n_components
+        return self.embedding_
+
+    def _store_model(self, model):
+        self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
+
+    def _fit_classical(self, delta, X):
+        Y, model = classical_mds(delta, self.n_components)
+        self._store_model(model)
+        self.reference_ = X.astype(np.float64) - self.offset_ if self.metric != "precomputed" else None
+        self.stress_, self.n_iter_ = self._report(delta, Y, np.ones_like(delta)), 0
+        return Y
+
+    def _fit_landmarks(self, X):
+        X64 = np.asarray(X, dtype=np.float64)
+        refs = np.sort(farthest_points(X64, self.n_landmarks, check_random_state(self.random_state)))
+        L = X64[refs]
+        _, model = classical_mds(sq_euclidean(L, L), self.n_components, squared=True)
+        self._store_model(model)
+        self.reference_, self.offset_ = L, np.zeros(X.shape[1])
+        Y = model.place(sq_euclidean(X64, L))
+        self.landmark_indices_, self.n_iter_ = refs, 0
+        i = np.random.default_rng(0).integers(0, X.shape[0], size=(2, min(200_000, X.shape[0] ** 2)))
+        d_x = np.linalg.norm(X64[i[0]] - X64[i[1]], axis=1)
+        d_y = np.linalg.norm(Y[i[0]] - Y[i[1]], axis=1)
+        self.stress_ = float(np.sqrt(np.sum((d_y - d_x) ** 2) / max(np.sum(d_x**2), 1e-300)))
+        return Y
+
+    def _start(self, delta, rng):
+        n = delta.shape[0]
+        if isinstance(self.init, str) and self.init == "classical_mds":
+            return classical_mds(delta, self.n_components)[0]
+        if isinstance(self.init, str):
+            return rng.uniform(size=(n, self.n_components)) * delta.max()
+        init = check_array(self.init, name="init", estimator_name="MDS").astype(np.float64)
+        if init.shape != (n, self.n_components):
+            raise ValueError(f"init has shape {init.shape}; expected (n_samples, n_components) = "
+                             f"({n}, {self.n_components}).")
+        return init
+
+    def _fit_smacof(self, delta):
+        W = None if self.weights is None else check_array(self.weights, name="weights", estimator_name="MDS")
+        if W is not None and W.shape != delta.shape:
+            raise ValueError(f"weights has shape {W.shape}; expected {delta.shape}.")
+        rng = check_random_state(self.random_state)
+        n_init = self.n_init if isinstance(self.init, str) and self.init == "random" else 1
+        best = best_of_restarts(lambda r: smacof(delta, self.n_components, self._start(delta, r), weights=W,
+                                                 metric=self.metric_mds, max_iter=self.max_iter, eps=self.eps),
+                                n_init, rng)
+        self.n_iter_ = int(best.n_iter)
+        self.stress_ = self._report(delta, best.state, np.ones_like(delta) if W is None else W, best.objective)
+        return best.state
+
+    def _report(self, delta, Y, W, raw=None):
+        """Raw stress, or Kruskal's stress-1 when normalised (default for non-metric)."""
+        d = np.sqrt(sq_euclidean(Y, Y))
+        raw = 0.5 * float(np.sum(W * (d - delta) ** 2)) if raw is None else raw
+        normalise = (not self.metric_mds) if self.normalized_stress == "auto" else self.normalized_stress
+        return float(np.sqrt(raw / max(0.5 * np.sum(W * delta**2), 1e-300))) if normalise else raw
+
+    @available_if(_placeable)
+    def transform(self, X):
+        """Place new points (classical and landmark modes) from their dissimilarities
+        to the reference points by Gower's formula.
+
+        Parameters
+        ----------
+        X : array-like (n, n_features), or (n, n_train) dissimilarities if precomputed
+
+        Returns
+        -------
+        ndarray of shape (n, n_components)
+        """
+        if self.metric == "precomputed":
+            from sklearn.utils.validation import check_is_fitted
+
+            check_is_fitted(self)
+            X = check_array(X, estimator_name="MDS")
+            return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_).place(X**2).astype(X.dtype)
+        X = self._validate_input(X, reset=False)
+        D = pairwise_distances(X.astype(np.float64) - self.offset_, self.reference_, metric=self.metric)
+        model = ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)
+        return model.place(D**2).astype(X.dtype)

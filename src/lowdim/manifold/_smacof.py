@@ -1,0 +1,96 @@
+"""SMACOF stress majorisation (de Leeuw), metric and non-metric, with weights."""
+
+import numpy as np
+
+from .._iterative import run_loop
+from ..linalg import sq_euclidean
+
+
+def _distances(X):
+    D = np.sqrt(sq_euclidean(X, X))
+    np.fill_diagonal(D, 0.0)
+    return D
+
+
+def disparities(delta, d, weights, upper):
+    """Kruskal's disparities for non-metric MDS: the isotonic regression of the
+    embedding distances ``d`` on the order of the dissimilarities ``delta`` (over the
+    pairs ``upper``), scaled so their weighted squares sum to the number of pairs."""
+    from .._kernels.isotonic import pava
+
+    order = np.lexsort((d[upper], delta[upper]))
+    fitted = np.empty(order.size)
+    fitted[order] = pava(d[upper][order], weights[upper][order])
+    scale = np.sqrt(order.size / max(np.sum(weights[upper] * fitted**2), np.finfo(float).tiny))
+    out = np.zeros_like(delta)
+    out[upper] = fitted * scale
+    return out + out.T
+
+
+def stress_of(D_hat, X, weights):
+    """Raw stress ``sum_{i<j} w_ij (d_ij(X) - D_hat_ij)^2``."""
+    return 0.5 * float(np.sum(weights * (_distances(X) - D_hat) ** 2))
+
+
+def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300, eps=1e-6,
+           callbacks=(), verbose=0):
+    """Minimise stress by Guttman transforms from ``init``.
+
+    Each step replaces X by ``V^+ B(X) X`` (``n^-1 B(X) X`` without weights), which
+    never increases the stress; non-metric MDS first refits the disparities by isotonic
+    regression. Stops when the relative stress decrease falls below ``eps``, or when the
+    stress is below 1e-14 of the total (an exact fit).
+
+    Parameters
+    ----------
+    delta : ndarray (n, n)
+        Symmetric dissimilarities.
+    n_components : int
+    init : ndarray (n, n_components)
+    weights : ndarray (n, n), optional
+        Symmetric non-negative pair weights (zero: pair ignored).
+    metric : bool
+    max_iter : int
+    eps : float
+
+    Returns
+    -------
+    LoopResult with ``state`` the embedding and ``objective`` the raw stress.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    >>> r = smacof(D, 2, X + 0.1 * np.arange(8.0).reshape(4, 2), max_iter=500, eps=1e-12)
+    >>> r.objective < 1e-10
+    True
+    """
+    n = delta.shape[0]
+    W = np.ones((n, n)) if weights is None else np.asarray(weights, dtype=np.float64)
+    np.fill_diagonal(W, 0.0)
+    upper = np.triu_indices(n, 1)
+    floor = 1e-14 * 0.5 * float(np.sum(W * delta**2))  # stress this small is an exact fit
+    if weights is None:
+        V_pinv = None
+    else:
+        V = -W.copy()
+        np.fill_diagonal(V, W.sum(axis=1))
+        V_pinv = np.linalg.pinv(V)
+
+    def step(state):
+        X, previous = state
+        d = _distances(X)
+        D_hat = delta if metric else disparities(delta, d, W, upper)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            B = np.where(d > 0, -W * D_hat / d, 0.0)
+        np.fill_diagonal(B, 0.0)
+        np.fill_diagonal(B, -B.sum(axis=1))
+        X_new = B @ X / n if V_pinv is None else V_pinv @ (B @ X)
+        stress = stress_of(D_hat, X_new, W)
+        change = (previous - stress) / max(previous, np.finfo(float).tiny) if np.isfinite(previous) else np.inf
+        return (X_new, stress), stress, 0.0 if stress <= floor else abs(change)
+
+    result = run_loop(step, (np.asarray(init, dtype=np.float64), np.inf), max_iter=max_iter, tol=eps,
+                      callbacks=callbacks, verbose=verbose, label="SMACOF")
+    result.state = result.state[0]
+    return result
