@@ -19,10 +19,9 @@ def _swiss_roll(n=800, seed=0):
 def test_swiss_roll_is_unrolled():
     X, t, h = _swiss_roll()
     Y = Isomap(n_neighbors=10, n_components=2).fit_transform(X)
-    # one embedding axis follows the position along the roll, the other the height
-    corr_t = max(abs(spearmanr(Y[:, c], t)[0]) for c in range(2))
-    corr_h = max(abs(spearmanr(Y[:, c], h)[0]) for c in range(2))
-    assert corr_t > 0.95 and corr_h > 0.9
+    # the first coordinate follows the position along the roll, the second the height
+    assert abs(spearmanr(Y[:, 0], t)[0]) >= 0.99
+    assert abs(spearmanr(Y[:, 1], h)[0]) > 0.95
     assert trustworthiness(X, Y, n_neighbors=10) > 0.95
 
 

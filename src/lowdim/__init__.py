@@ -35,6 +35,7 @@ _EXPORTS = {
     "select_n_clusters": "lowdim.cluster",
     "Isomap": "lowdim.manifold",
     "MDS": "lowdim.manifold",
+    "SpectralEmbedding": "lowdim.manifold",
     "metrics": "lowdim.metrics",
     "neighbors": "lowdim.neighbors",
     "save": "lowdim.io",

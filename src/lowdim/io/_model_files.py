@@ -19,6 +19,7 @@ import zipfile
 from importlib import import_module
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..exceptions import UntrustedModelError
 
@@ -43,6 +44,7 @@ REGISTRY = {
     "GaussianMixture": "lowdim.cluster._gaussian_mixture",
     "Isomap": "lowdim.manifold._isomap",
     "MDS": "lowdim.manifold._mds",
+    "SpectralEmbedding": "lowdim.manifold._spectral",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))
@@ -56,10 +58,21 @@ def _is_jsonable(value):
     return False
 
 
+SPARSE_PARTS = ("data", "indices", "indptr")
+
+
 def _split_state(estimator):
-    arrays, plain = {}, {}
+    """Fitted attributes as (arrays, JSON values, sparse shapes); a sparse matrix is
+    stored as the three arrays of its CSR form."""
+    arrays, plain, sparse = {}, {}, {}
     for name, value in vars(estimator).items():
         if not name.endswith("_") or name.startswith("_"):
+            continue
+        if sp.issparse(value):
+            csr = sp.csr_matrix(value)
+            sparse[name] = list(csr.shape)
+            for part in SPARSE_PARTS:
+                arrays[f"{name}csr_{part}_"] = getattr(csr, part)
             continue
         if isinstance(value, (np.ndarray, np.generic)):
             if np.asarray(value).dtype.kind == "O" and name != "feature_names_in_":
@@ -69,7 +82,7 @@ def _split_state(estimator):
             plain[name] = value
         else:
             raise TypeError(f"cannot save attribute {name!r} of type {type(value).__name__}.")
-    return arrays, plain
+    return arrays, plain, sparse
 
 
 def save(estimator, path):
@@ -104,9 +117,9 @@ def save(estimator, path):
         params[key] = value
     if hasattr(type(estimator), "_sync_fitted"):
         estimator._sync_fitted()
-    arrays, plain = _split_state(estimator)
+    arrays, plain, sparse = _split_state(estimator)
     manifest = {"format": "lowdim-model", "format_version": FORMAT_VERSION, "class": cls,
-                "params": params, "attributes": plain, "arrays": {}}
+                "params": params, "attributes": plain, "arrays": {}, "sparse": sparse}
     payload = {}
     for name, value in arrays.items():
         arr = np.asarray(value)
@@ -222,4 +235,17 @@ def load(path):
             setattr(estimator, _attribute_name(name), value)
         for name, meta in manifest.get("arrays", {}).items():
             setattr(estimator, _attribute_name(name), _read_array(zf, name, meta))
+    for name, shape in manifest.get("sparse", {}).items():
+        setattr(estimator, _attribute_name(name), _assemble_csr(estimator, name, shape))
     return estimator
+
+
+def _assemble_csr(estimator, name, shape):
+    """The CSR matrix ``name`` from its three stored arrays, fully checked."""
+    try:
+        parts = [vars(estimator).pop(f"{name}csr_{part}_") for part in SPARSE_PARTS]
+        matrix = sp.csr_matrix(tuple(parts), shape=tuple(int(v) for v in shape))
+        matrix.check_format(full_check=True)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise UntrustedModelError(f"corrupt sparse attribute {name!r}: {exc}") from None
+    return matrix

@@ -5,5 +5,6 @@ from ._classical import ClassicalModel, classical_mds, farthest_points, landmark
 from ._isomap import Isomap
 from ._mds import MDS
 from ._smacof import smacof
+from ._spectral import SpectralEmbedding, laplacian_eigenmap
 
-__all__ = ["ClassicalModel", "Isomap", "MDS", "smacof", "classical_mds", "farthest_points", "landmark_mds"]
+__all__ = ["ClassicalModel", "Isomap", "MDS", "SpectralEmbedding", "laplacian_eigenmap", "smacof", "classical_mds", "farthest_points", "landmark_mds"]

@@ -1,0 +1,172 @@
+"""Laplacian eigenmaps (Belkin & Niyogi): the bottom eigenvectors of the normalised
+graph Laplacian of a neighbour or rbf affinity."""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import aslinearoperator
+from sklearn.base import BaseEstimator
+
+from .._estimator import ValidatedInputMixin
+from .._memory import require_memory
+from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import warn_constant_features
+from ..linalg import column_moments, flip_signs, lanczos_eigh, sq_euclidean, top_eigh
+from ..neighbors import join_components, kneighbors_graph
+
+DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
+
+
+def knn_affinity(X, n_neighbors):
+    """Symmetric kNN connectivity ``(A + A^T) / 2`` where, as in scikit-learn, each
+    point counts itself among its ``n_neighbors`` (a unit self-loop and n_neighbors - 1
+    others); components joined by their shortest edges (with a warning), the joining
+    edges given weight 1.
+
+    Examples
+    --------
+    >>> knn_affinity(np.array([[0.0], [1.0], [3.0]]), 2).toarray().tolist()
+    [[1.0, 1.0, 0.0], [1.0, 1.0, 0.5], [0.0, 0.5, 1.0]]
+    """
+    n = X.shape[0]
+    A = sp.identity(n, format="csr")
+    if n_neighbors > 1:
+        A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity")
+    S = ((A + A.T) * 0.5).tocsr()
+    joined = join_components(S, X, name="SpectralEmbedding neighbour graph")
+    bridge = (joined - S).tocsr()
+    bridge.data[:] = 1.0
+    return (S + bridge).tocsr()
+
+
+def laplacian_eigenmap(A, n_components, rng, solver="auto"):
+    """Bottom non-trivial eigenvectors of ``I - D^-1/2 A D^-1/2`` (the diagonal of ``A``
+    ignored), divided by ``sqrt(degree)``; computed as the top eigenvectors of
+    ``D^-1/2 A D^-1/2``.
+
+    Returns
+    -------
+    embedding : ndarray (n, n_components)
+    eigenvalues : ndarray (n_components,) of the normalised Laplacian
+    """
+    n = A.shape[0]
+    # self-loops (the diagonal) do not count, as in scipy's normalised Laplacian
+    if sp.issparse(A):
+        A = (A - sp.diags(A.diagonal())).tocsr()
+    else:
+        A = A - np.diag(np.diag(A))
+    degree = np.asarray(A.sum(axis=1)).ravel()
+    scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
+    if sp.issparse(A):
+        M = sp.diags(scale) @ A @ sp.diags(scale)
+    else:
+        M = scale[:, None] * A * scale[None, :]
+    k = n_components + 1
+    if solver == "dense" or (solver == "auto" and n < DENSE_BELOW) or k >= n:
+        dense = M.toarray() if sp.issparse(M) else M
+        w, U = top_eigh(dense, min(k, n))
+    else:
+        w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng)
+    (Ut,) = flip_signs(U[:, 1:k].T)
+    return Ut.T * scale[:, None], 1.0 - w[1:k]
+
+
+class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
+    """Laplacian eigenmaps, a drop-in for ``sklearn.manifold.SpectralEmbedding``.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    affinity : {'nearest_neighbors', 'rbf', 'precomputed'}, default='nearest_neighbors'
+    gamma : float, optional
+        rbf width (default ``1 / n_features``).
+    random_state : None, int or Generator
+        Start vector of the sparse eigensolver.
+    eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
+        'arpack' is Lanczos (LOBPCG fallback); 'auto' is dense LAPACK below 1000 samples.
+    n_neighbors : int, optional
+        Default ``max(n_samples // 10, 1)``.
+
+    Attributes
+    ----------
+    embedding_ : ndarray (n_samples, n_components)
+    affinity_matrix_ : sparse or dense (n_samples, n_samples)
+    eigenvalues_ : ndarray (n_components,)
+        Of the normalised Laplacian, increasing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.manifold import SpectralEmbedding
+    >>> X = np.random.default_rng(0).normal(size=(100, 5))
+    >>> SpectralEmbedding(n_components=2, random_state=0).fit_transform(X).shape
+    (100, 2)
+    """
+
+    _components_limit = "samples"
+    _parameter_constraints = {
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "affinity": [Options({"nearest_neighbors", "rbf", "precomputed"})],
+        "gamma": [NONE, Interval(float, 0, None, closed="neither")],
+        "random_state": [RANDOM_STATE],
+        "eigen_solver": [Options({"auto", "arpack", "dense"})],
+        "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
+    }
+
+    def __init__(self, n_components=2, *, affinity="nearest_neighbors", gamma=None, random_state=None,
+                 eigen_solver="auto", n_neighbors=None):
+        self.n_components = n_components
+        self.affinity = affinity
+        self.gamma = gamma
+        self.random_state = random_state
+        self.eigen_solver = eigen_solver
+        self.n_neighbors = n_neighbors
+
+    def _affinity(self, X):
+        n = X.shape[0]
+        if self.affinity == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"affinity='precomputed' needs a square matrix; X has shape {X.shape}.")
+            return X.astype(np.float64)
+        warn_constant_features(column_moments(X)[1], "SpectralEmbedding", "every sample is the same point")
+        X64 = np.ascontiguousarray(X, dtype=np.float64)
+        if self.affinity == "rbf":
+            require_memory(8 * n * n, f"rbf affinity on {n} samples (n x n)", "use affinity='nearest_neighbors'")
+            gamma = self.gamma if self.gamma is not None else 1.0 / X.shape[1]
+            Xc = X64 - X64.mean(axis=0)
+            return np.exp(-gamma * sq_euclidean(Xc, Xc))
+        k = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
+        if k >= n:
+            raise ValueError(f"n_neighbors={k} must be less than the number of samples "
+                             f"({n} sample{'s' if n != 1 else ''}); lower n_neighbors.")
+        return knn_affinity(X64, k)
+
+    def fit(self, X, y=None):
+        """Compute the embedding.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or an affinity matrix if precomputed
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"SpectralEmbedding needs at least 2 samples; got {n} sample.")
+        if self.n_components > n - 1:
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n} minus one "
+                             f"({n - 1}: the constant eigenvector is dropped); lower n_components.")
+        self.affinity_matrix_ = self._affinity(X)
+        Y, self.eigenvalues_ = laplacian_eigenmap(self.affinity_matrix_, self.n_components,
+                                                  check_random_state(self.random_state), self.eigen_solver)
+        self.embedding_ = Y.astype(X.dtype)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit, then return ``embedding_``."""
+        return self.fit(X).embedding_

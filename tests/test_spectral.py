@@ -1,0 +1,52 @@
+"""SpectralEmbedding / Laplacian eigenmaps (issue 5)."""
+
+import numpy as np
+import pytest
+from sklearn.manifold import SpectralEmbedding as SkSpectral
+
+import lowdim
+from lowdim.manifold import SpectralEmbedding
+from lowdim.metrics import trustworthiness
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    rng = np.random.default_rng(0)
+    return np.vstack([rng.normal(c, 1.0, (150, 5)) for c in (0.0, 1.5, 3.0)])  # one connected graph
+
+
+@pytest.mark.parametrize("solver", ["dense", "arpack"])
+def test_matches_sklearn_up_to_sign(blobs, solver):
+    ours = SpectralEmbedding(2, n_neighbors=12, eigen_solver=solver, random_state=0).fit(blobs)
+    ref = SkSpectral(2, n_neighbors=12, random_state=0).fit(blobs)
+    np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(ref.embedding_), rtol=1e-5, atol=1e-7)
+    assert np.all(np.diff(ours.eigenvalues_) >= 0) and ours.eigenvalues_[0] > 0
+
+
+def test_rbf_and_precomputed_affinities_agree(blobs):
+    a = SpectralEmbedding(2, affinity="rbf", gamma=0.1).fit(blobs)
+    A = np.exp(-0.1 * ((blobs[:, None] - blobs[None]) ** 2).sum(-1))
+    b = SpectralEmbedding(2, affinity="precomputed").fit(A)
+    np.testing.assert_allclose(np.abs(a.embedding_), np.abs(b.embedding_), rtol=1e-6, atol=1e-9)
+    ref = SkSpectral(2, affinity="rbf", gamma=0.1, random_state=0).fit(blobs)
+    np.testing.assert_allclose(np.abs(a.embedding_), np.abs(ref.embedding_), rtol=1e-5, atol=1e-7)
+
+
+def test_keeps_neighbourhoods_of_a_swiss_roll():
+    rng = np.random.default_rng(1)
+    t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=1200))
+    X = np.c_[t * np.cos(t), 20 * rng.uniform(size=1200), t * np.sin(t)]
+    Y = SpectralEmbedding(2, n_neighbors=10, random_state=0).fit_transform(X)
+    assert trustworthiness(X, Y, n_neighbors=10) > 0.85
+
+
+def test_disconnected_graph_warns_and_model_file_keeps_sparse_affinity(tmp_path):
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal(size=(40, 3)), 60 + rng.normal(size=(40, 3))]
+    with pytest.warns(UserWarning, match="2 connected components"):
+        se = SpectralEmbedding(2, n_neighbors=5, random_state=0).fit(X)
+    assert np.isfinite(se.embedding_).all()
+    lowdim.save(se, tmp_path / "se.lowdim")
+    back = lowdim.load(tmp_path / "se.lowdim")
+    assert (back.affinity_matrix_ != se.affinity_matrix_).nnz == 0
+    np.testing.assert_array_equal(back.embedding_, se.embedding_)
