@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import flip_signs, sq_euclidean, top_eigh
+from scipy.sparse.linalg import aslinearoperator
+
+from ..linalg import flip_signs, lanczos_eigh, sq_euclidean, top_eigh
 
 
 @dataclass
@@ -67,7 +69,10 @@ def classical_mds(D, n_components, *, squared=False):
     D2 = np.asarray(D, dtype=np.float64) if squared else np.asarray(D, dtype=np.float64) ** 2
     mean_sq = D2.mean(axis=0)
     B = -0.5 * (D2 - mean_sq[None, :] - mean_sq[:, None] + mean_sq.mean())
-    w, V = top_eigh(B, n_components)
+    if B.shape[0] > 500 and n_components < B.shape[0] // 10:  # a few eigenpairs of a large matrix
+        w, V = lanczos_eigh(aslinearoperator(B), n_components, rng=np.random.default_rng(0))
+    else:
+        w, V = top_eigh(B, n_components)
     (Vt,) = flip_signs(V.T)
     V = Vt.T
     embedding = V * np.sqrt(np.maximum(w, 0.0))
