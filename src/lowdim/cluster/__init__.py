@@ -6,4 +6,5 @@ from ._kmedoids import KMedoids
 from ._minibatch import MiniBatchKMeans
 from ._select import ClusterCountSelection, knee_point, select_n_clusters
 
-__all__ = ["GaussianMixture", "KMeans", "KMedoids", "MiniBatchKMeans", "ClusterCountSelection", "knee_point", "select_n_clusters"]
+__all__ = ["ClusterCountSelection", "GaussianMixture", "KMeans", "KMedoids", "MiniBatchKMeans", "knee_point",
+           "select_n_clusters"]

@@ -197,7 +197,8 @@ class MiniBatchKMeans(CentroidClusterer):
         if first:
             check_n_clusters(self.n_clusters, X.shape[0])
             Xc, x_sq, _ = self._prepare(X, reset=True)
-            centres, self._counts, self.n_steps_ = self._initialise(Xc, x_sq, weights, self._rng), np.zeros(self.n_clusters), 0
+            centres = self._initialise(Xc, x_sq, weights, self._rng)
+            self._counts, self.n_steps_ = np.zeros(self.n_clusters), 0
         else:
             Xc, x_sq, _ = self._prepare(X, reset=False)
             centres = self.offset_centers_.copy()

@@ -11,7 +11,14 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
 from ..linalg import column_moments
-from ..neighbors import ExactIndex, join_components, kneighbors_graph, radius_neighbors_graph, symmetrize
+from ..neighbors import (
+    ExactIndex,
+    check_n_neighbors,
+    join_components,
+    kneighbors_graph,
+    radius_neighbors_graph,
+    symmetrize,
+)
 from ._classical import ClassicalModel, classical_mds, farthest_points
 
 
@@ -90,9 +97,8 @@ class Isomap(ComponentTransformer):
         self.random_state = random_state
 
     def _check_sizes(self, n):
-        if self.radius is None and self.n_neighbors >= n:
-            raise ValueError(f"n_neighbors={self.n_neighbors} must be less than the number of samples "
-                             f"({n} sample{'s' if n != 1 else ''}); lower n_neighbors.")
+        if self.radius is None:
+            check_n_neighbors(self.n_neighbors, n)
         m = n if self.n_landmarks is None else self.n_landmarks
         if m > n:
             raise ValueError(f"n_landmarks={m} must be at most n_samples={n}.")

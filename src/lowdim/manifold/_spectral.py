@@ -12,7 +12,7 @@ from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments, flip_signs, lanczos_eigh, sq_euclidean, top_eigh
-from ..neighbors import join_components, kneighbors_graph
+from ..neighbors import check_n_neighbors, join_components, kneighbors_graph
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
 
@@ -136,9 +136,7 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
             Xc = X64 - X64.mean(axis=0)
             return np.exp(-gamma * sq_euclidean(Xc, Xc))
         k = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
-        if k >= n:
-            raise ValueError(f"n_neighbors={k} must be less than the number of samples "
-                             f"({n} sample{'s' if n != 1 else ''}); lower n_neighbors.")
+        check_n_neighbors(k, n)
         return knn_affinity(X64, k)
 
     def fit(self, X, y=None):

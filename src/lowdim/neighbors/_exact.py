@@ -8,6 +8,18 @@ from ..linalg import row_norms_sq, sq_euclidean
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 
 
+def check_n_neighbors(n_neighbors, n_samples):
+    """Raise unless there are more samples than neighbours asked for.
+
+    Examples
+    --------
+    >>> check_n_neighbors(5, 10)
+    """
+    if n_neighbors >= n_samples:
+        raise ValueError(f"n_neighbors={n_neighbors} must be less than the number of samples "
+                         f"({n_samples} sample{'s' if n_samples != 1 else ''}); lower n_neighbors.")
+
+
 class ExactIndex:
     """Exact kNN index: ``build(X)`` then ``query(Q, k)``; distances are computed in
     row blocks of at most ``block_bytes`` (BLAS for Euclidean and cosine), so memory
