@@ -1,4 +1,8 @@
-"""Built-in datasets: the small real datasets that ship with scikit-learn."""
+"""Datasets: generators with known structure, the small real datasets that ship with
+scikit-learn, and Fashion-MNIST from its Debian package."""
+
+from ._fashion_mnist import load_fashion_mnist
+from ._generators import make_blobs, make_s_curve, make_sources, make_swiss_roll
 
 _LOADERS = {"digits": "load_digits", "iris": "load_iris", "wine": "load_wine",
             "breast_cancer": "load_breast_cancer"}
@@ -26,3 +30,20 @@ def load_builtin(name):
     bunch = getattr(sklearn.datasets, _LOADERS[name])()
     names = [str(n) for n in getattr(bunch, "feature_names", [])] or [f"x{i}" for i in range(bunch.data.shape[1])]
     return bunch.data, bunch.target, names
+
+
+def load_digits():
+    """The 1797 8x8 digit images of scikit-learn as ``(X, y)`` (X: 1797 x 64 floats).
+
+    Examples
+    --------
+    >>> X, y = load_digits()
+    >>> X.shape, int(y.max())
+    ((1797, 64), 9)
+    """
+    X, y, _ = load_builtin("digits")
+    return X, y
+
+
+__all__ = ["BUILTIN", "load_builtin", "load_digits", "load_fashion_mnist", "make_blobs", "make_s_curve",
+           "make_sources", "make_swiss_roll"]

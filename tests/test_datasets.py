@@ -1,0 +1,45 @@
+"""Dataset generators and loaders (issue 5)."""
+
+import os
+
+import numpy as np
+import pytest
+
+from lowdim import FastICA
+from lowdim.datasets import load_digits, load_fashion_mnist, make_blobs, make_s_curve, make_sources, make_swiss_roll
+
+
+def test_swiss_roll_lies_on_the_roll_and_the_hole_is_empty():
+    X, t = make_swiss_roll(3000, hole=True, random_state=0)
+    np.testing.assert_allclose(X[:, 0], t[:, 0] * np.cos(t[:, 0]))
+    np.testing.assert_allclose(X[:, 2], t[:, 0] * np.sin(t[:, 0]))
+    inside = (t[:, 0] > 3 * np.pi) & (t[:, 0] < 6 * np.pi) & (t[:, 1] > 7) & (t[:, 1] < 14)
+    assert not inside.any()
+    _, full = make_swiss_roll(3000, random_state=0)
+    assert ((full[:, 0] > 3 * np.pi) & (full[:, 0] < 6 * np.pi) & (full[:, 1] > 7) & (full[:, 1] < 14)).mean() > 0.1
+    a, _ = make_swiss_roll(10, random_state=1)
+    b, _ = make_swiss_roll(10, random_state=1)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_s_curve_and_blobs():
+    X, t = make_s_curve(500, random_state=0)
+    assert X.shape == (500, 3) and np.all(np.abs(t[:, 0]) <= 1.5 * np.pi)
+    np.testing.assert_allclose(X[:, 0], np.sin(t[:, 0]))
+    X, y = make_blobs(600, n_features=4, centers=np.eye(4)[:3] * 50, cluster_std=0.5, random_state=0)
+    for c in range(3):
+        np.testing.assert_allclose(X[y == c].mean(axis=0), np.eye(4)[c] * 50, atol=0.2)
+
+
+def test_sources_are_unmixed_by_fastica():
+    X, S, A = make_sources(3000, random_state=0)
+    recovered = FastICA(4, random_state=0).fit_transform(X)
+    corr = np.abs(np.corrcoef(recovered.T, S.T)[:4, 4:])
+    assert np.all(corr.max(axis=1) > 0.95)
+
+
+def test_loaders():
+    X, y = load_digits()
+    assert X.shape == (1797, 64) and set(np.unique(y)) == set(range(10))
+    with pytest.raises(FileNotFoundError, match="install it with"):
+        load_fashion_mnist(directory=os.devnull + "-nowhere")
