@@ -1,8 +1,9 @@
 """k-means kernels: one step each, parallel over points or fixed row chunks.
 
 Every reduction goes through a fixed number of row chunks (chosen from ``n`` alone)
-summed in chunk order, so results are identical whatever the thread count.
-Distances inside the kernels are exact sums of squares in float64.
+summed in chunk order, so results are identical whatever the thread count. Searches
+use the GEMM expansion ``|x|^2 + |c|^2 - 2 x.c`` in X's dtype and widen the bounds by
+its rounding error; Elkan's distances are direct sums of squares in float64.
 """
 
 import numpy as np
@@ -24,28 +25,6 @@ def argmin_rows(D, labels, best):
                 a = c
         labels[i] = a
         best[i] = v
-
-
-@njit(cache=True, parallel=True)
-def two_smallest_rows(D, labels, first, second):
-    """Per row of ``D`` (distances): index and value of the smallest, and the second
-    smallest value (Hamerly's bounds)."""
-    n, k = D.shape
-    for i in prange(n):
-        row = D[i]
-        a = 0
-        v1 = np.inf
-        v2 = np.inf
-        for c in range(k):
-            if row[c] < v1:
-                v2 = v1
-                v1 = row[c]
-                a = c
-            elif row[c] < v2:
-                v2 = row[c]
-        labels[i] = a
-        first[i] = v1
-        second[i] = v2
 
 
 @njit(cache=True, parallel=True)
@@ -195,9 +174,10 @@ def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upp
     bounds by the centre ``shift``, measure the own centre again where they overlap,
     and search all centres only for the rows still in doubt; without (Lloyd): search
     every row. ``upper`` bounds the distance to the own centre from above, ``lower``
-    to every other centre from below (``centres`` in X's dtype). The rows of chunk ``ch`` that change cluster are
-    ``moved[ch * chunk:][:n_moved[ch]]``, their old labels at the same places of
-    ``prev`` (for ``apply_moves``). Call with BLAS limited to one thread."""
+    to every other centre from below (``centres`` in X's dtype). The rows of chunk
+    ``ch`` that change cluster are ``moved[ch * chunk:][:n_moved[ch]]``, their old
+    labels at the same places of ``prev`` (for ``apply_moves``). Call with BLAS limited
+    to one thread."""
     n = X.shape[0]
     big1, max1, max2 = _largest_two(shift)
     n_chunks = (n + chunk - 1) // chunk

@@ -82,13 +82,13 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
     def _prepare(self, X, reset):
         """Centred copy of ``X`` and its squared row norms; at fit (``reset``) also
         warns about constant features and returns the mean column variance."""
+        from .._kernels.moments import shifted_copy_with_norms
+
         if reset:
             mean, var = column_moments(X)
             warn_constant_features(var, type(self).__name__, CLUSTER_NOTE)
             self.offset_ = mean.astype(X.dtype).astype(np.float64)
             mean_var = float(np.mean(var) * (X.shape[0] - 1) / max(X.shape[0], 1))
-        from .._kernels.moments import shifted_copy_with_norms
-
         Xc, norms = np.empty(X.shape, dtype=X.dtype), np.empty(X.shape[0])
         shifted_copy_with_norms(X, self.offset_.astype(X.dtype), Xc, norms)
         return Xc, norms, (mean_var if reset else None)
@@ -97,11 +97,16 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         self.offset_centers_ = np.asarray(offset_centres, dtype=np.float64)
         self.cluster_centers_ = (self.offset_centers_ + self.offset_).astype(dtype)
 
+    def _centred_input(self, X):
+        """Validated new data, its centred copy and squared row norms."""
+        X = self._validate_input(X, reset=False)
+        Xc, x_sq, _ = self._prepare(X, reset=False)
+        return X, Xc, x_sq
+
     def _nearest(self, X):
         from ._lloyd import assign
 
-        X = self._validate_input(X, reset=False)
-        Xc, x_sq, _ = self._prepare(X, reset=False)
+        X, Xc, x_sq = self._centred_input(X)
         labels, dist = assign(Xc, self.offset_centers_, x_sq)
         return X, labels, dist
 
@@ -131,8 +136,7 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         """
         from ..linalg import sq_euclidean
 
-        X = self._validate_input(X, reset=False)
-        Xc, x_sq, _ = self._prepare(X, reset=False)
+        X, Xc, x_sq = self._centred_input(X)
         D = sq_euclidean(Xc.astype(np.float64), self.offset_centers_, x_sq)
         return np.sqrt(D).astype(X.dtype, copy=False)
 

@@ -1,4 +1,4 @@
-"""k-means iterations: Lloyd in BLAS-sized row blocks, and Elkan / Hamerly bounds.
+"""k-means iterations: Lloyd (a small GEMM per row chunk), Hamerly and Elkan bounds.
 
 All three produce the same sequence of centres from the same start (up to rounding
 at exact ties): they differ only in which point-centre distances they measure.
@@ -24,11 +24,10 @@ def _block_rows(n, k):
     return max(256, min(n, (8 << 20) // max(1, k)))
 
 
-def assign(X, centres, x_sq, *, with_second=False):
+def assign(X, centres, x_sq):
     """Nearest centre of every row, by BLAS distances in row blocks.
 
-    Returns labels (int64) and squared distances to the nearest centre (float64), and
-    with ``with_second`` the distance (not squared) to the nearest and second nearest.
+    Returns labels (int64) and squared distances to the nearest centre (float64).
 
     Examples
     --------
@@ -36,25 +35,17 @@ def assign(X, centres, x_sq, *, with_second=False):
     >>> assign(X, np.array([[0.0], [10.0]]), (X**2).ravel())[0]
     array([0, 0, 1])
     """
-    from .._kernels.kmeans import argmin_rows, two_smallest_rows
+    from .._kernels.kmeans import argmin_rows
 
     n, k = X.shape[0], centres.shape[0]
     C = np.ascontiguousarray(centres, dtype=X.dtype)
     c_sq = np.einsum("ij,ij->i", centres, centres)
     labels = np.empty(n, dtype=np.int64)
     best = np.empty(n)
-    second = np.empty(n) if with_second else None
     step = _block_rows(n, k)
     for start in range(0, n, step):
         stop = min(n, start + step)
-        D = sq_euclidean(X[start:stop], C, x_sq[start:stop], c_sq)
-        if with_second:
-            np.sqrt(D, out=D)
-            two_smallest_rows(D, labels[start:stop], best[start:stop], second[start:stop])
-        else:
-            argmin_rows(D, labels[start:stop], best[start:stop])
-    if with_second:
-        return labels, best, second
+        argmin_rows(sq_euclidean(X[start:stop], C, x_sq[start:stop], c_sq), labels[start:stop], best[start:stop])
     return labels, best
 
 
