@@ -295,3 +295,15 @@ def test_no_warnings_from_clean_clustering(blobs):
                   KMedoids(6).fit(X[:300])]
     assert not caught, [str(w.message) for w in caught]
     assert all(np.unique(m.predict(X[:300])).size == 6 for m in models)
+
+
+def test_minibatch_partial_fit_continues_after_save_and_load(blobs, tmp_path):
+    X, _ = blobs
+    a = MiniBatchKMeans(6, random_state=0)
+    for start in range(0, 900, 300):
+        a.partial_fit(X[start:start + 300])
+    lowdim.save(a, tmp_path / "mbk.lowdim")
+    b = lowdim.load(tmp_path / "mbk.lowdim")
+    np.testing.assert_array_equal(b.counts_, a.counts_)
+    b.partial_fit(X[900:1200])
+    assert b.n_steps_ == 4 and b.counts_.sum() == pytest.approx(1200)

@@ -69,6 +69,9 @@ class MiniBatchKMeans(CentroidClusterer):
     Attributes
     ----------
     cluster_centers_, labels_, inertia_, n_iter_, n_steps_, offset_, offset_centers_
+    counts_ : ndarray (n_clusters,)
+        Weight each centre has accumulated (its step sizes shrink with it); saved with
+        the model, so a loaded model can go on with ``partial_fit``.
 
     Examples
     --------
@@ -168,12 +171,17 @@ class MiniBatchKMeans(CentroidClusterer):
         self.n_steps_ = step
         self.n_iter_ = int(np.ceil(step * batch / n))
         self._store_centres(centres, X.dtype)
-        self._counts = counts
+        self.counts_ = counts
+        self._label(Xc, x_sq, weights)
         if self.compute_labels:
-            self.labels_, dist = assign(Xc, centres, x_sq)
-            self.inertia_ = float(weights @ dist)
             warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "MiniBatchKMeans")
         return self
+
+    def _label(self, Xc, x_sq, weights):
+        """``labels_`` and ``inertia_`` of the (centred) data on the current centres."""
+        if self.compute_labels:
+            self.labels_, dist = assign(Xc, self.offset_centers_, x_sq)
+            self.inertia_ = float(weights @ dist)
 
     def partial_fit(self, X, y=None, sample_weight=None):
         """Update the centres with one batch (the first call initialises them on it).
@@ -192,21 +200,21 @@ class MiniBatchKMeans(CentroidClusterer):
         if first:
             validate_params(self)
             self._rng = check_random_state(self.random_state)
+        elif not hasattr(self, "_rng"):  # a model loaded from a file goes on streaming
+            self._rng = check_random_state(self.random_state)
         X = self._validate_input(X, reset=first, check_fitted=False)
         weights = check_sample_weight(sample_weight, X.shape[0])
         if first:
             check_n_clusters(self.n_clusters, X.shape[0])
             Xc, x_sq, _ = self._prepare(X, reset=True)
             centres = self._initialise(Xc, x_sq, weights, self._rng)
-            self._counts, self.n_steps_ = np.zeros(self.n_clusters), 0
+            self.counts_, self.n_steps_ = np.zeros(self.n_clusters), 0
         else:
             Xc, x_sq, _ = self._prepare(X, reset=False)
             centres = self.offset_centers_.copy()
-        minibatch_step(Xc, x_sq, weights, centres, self._counts, self._rng,
+        minibatch_step(Xc, x_sq, weights, centres, self.counts_, self._rng,
                        self.reassignment_ratio if self.n_steps_ % 10 == 9 else 0.0)
         self.n_steps_ += 1
         self._store_centres(centres, X.dtype)
-        if self.compute_labels:
-            self.labels_, dist = assign(Xc, centres, x_sq)
-            self.inertia_ = float(weights @ dist)
+        self._label(Xc, x_sq, weights)
         return self
