@@ -49,19 +49,22 @@ def initial_responsibilities(X, k, init_params, rng):
     return _one_hot(assign(X, centres, x_sq)[0], k)
 
 
-def covariances_from_precisions(precisions, covariance_type):
-    """Invert user-given precisions (scikit-learn's ``precisions_init`` layout)."""
-    P = np.asarray(precisions, dtype=np.float64)
+def invert_covariance_layout(matrices, covariance_type):
+    """Inverse of each covariance (or precision) in scikit-learn's layout for the type:
+    (k, d, d) 'full', (d, d) 'tied', (k, d) 'diag', (k,) 'spherical'. Turns
+    ``precisions_init`` into covariances and covariances into ``precisions_``.
+
+    Examples
+    --------
+    >>> invert_covariance_layout(np.array([2.0, 4.0]), "spherical").tolist()
+    [0.5, 0.25]
+    """
+    M = np.asarray(matrices, dtype=np.float64)
     if covariance_type in ("diag", "spherical"):
-        return 1.0 / P
+        return 1.0 / M
     if covariance_type == "tied":
-        return np.linalg.inv(P)
-    return np.stack([np.linalg.inv(p) for p in P])
-
-
-def precisions_of(covariances, covariance_type):
-    """The inverse covariances in the same layout."""
-    return covariances_from_precisions(covariances, covariance_type)
+        return np.linalg.inv(M)
+    return np.stack([np.linalg.inv(m) for m in M])
 
 
 class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, BaseEstimator):
@@ -164,20 +167,23 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         return log_norm, resp, lambda: stats
 
     def _initial_params(self, Xc, missing, rng):
-        filled = np.where(missing, 0.0, Xc) if missing is not None else Xc  # 0 = column mean
-        k = self.n_components
-        if self.means_init is not None and self.weights_init is not None and self.precisions_init is not None:
-            resp = np.full((Xc.shape[0], k), 1.0 / k)
-        else:
+        """Starting parameters: from initial responsibilities, with any given weights,
+        means or precisions taking their place (no M-step when all three are given)."""
+        k, d = self.n_components, Xc.shape[1]
+        given = (self.weights_init, self.means_init, self.precisions_init)
+        if any(v is None for v in given):
+            filled = np.where(missing, 0.0, Xc) if missing is not None else Xc  # 0 = column mean
             resp = initial_responsibilities(filled, k, self.init_params, rng)
-        params = m_step(*statistics(filled, resp, self.covariance_type), self.covariance_type, self.reg_covar)
+            params = m_step(*statistics(filled, resp, self.covariance_type), self.covariance_type, self.reg_covar)
+        else:
+            params = GaussianParams(None, None, None, self.covariance_type)
         if self.weights_init is not None:
             params.weights = self._given(self.weights_init, (k,), "weights_init")
         if self.means_init is not None:
-            params.means = self._given(self.means_init, (k, Xc.shape[1]), "means_init") - self.offset_
+            params.means = self._given(self.means_init, (k, d), "means_init") - self.offset_
         if self.precisions_init is not None:
-            shape = np.shape(params.covariances)
-            params.covariances = covariances_from_precisions(
+            shape = {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[self.covariance_type]
+            params.covariances = invert_covariance_layout(
                 self._given(self.precisions_init, shape, "precisions_init"), self.covariance_type)
         return params
 
@@ -237,7 +243,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.weights_ = params.weights.astype(dtype)
         self.means_ = (params.means + self.offset_).astype(dtype)
         self.covariances_ = params.covariances.astype(dtype)
-        self.precisions_ = precisions_of(params.covariances, self.covariance_type).astype(dtype)
+        self.precisions_ = invert_covariance_layout(params.covariances, self.covariance_type).astype(dtype)
         self.offset_means_ = params.means
 
     def _params(self):
