@@ -11,7 +11,7 @@ from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
 from .._estimator import ValidatedInputMixin
 from ..linalg import column_moments, pairwise_distances, sq_euclidean
-from ._classical import ClassicalModel, classical_mds, farthest_points
+from ._classical import ClassicalModel, classical_mds, landmark_mds
 from ._smacof import smacof
 
 
@@ -161,18 +161,15 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         return Y
 
     def _fit_landmarks(self, X):
+        from ..metrics import stress
+
         X64 = np.asarray(X, dtype=np.float64)
-        refs = np.sort(farthest_points(X64, self.n_landmarks, check_random_state(self.random_state)))
-        L = X64[refs]
-        _, model = classical_mds(sq_euclidean(L, L), self.n_components, squared=True)
+        Y, model, refs = landmark_mds(X64, self.n_components, self.n_landmarks,
+                                      check_random_state(self.random_state))
         self._store_model(model)
-        self.reference_, self.offset_ = L, np.zeros(X.shape[1])
-        Y = model.place(sq_euclidean(X64, L))
+        self.reference_, self.offset_ = X64[refs], np.zeros(X.shape[1])
         self.landmark_indices_, self.n_iter_ = refs, 0
-        i = np.random.default_rng(0).integers(0, X.shape[0], size=(2, min(200_000, X.shape[0] ** 2)))
-        d_x = np.linalg.norm(X64[i[0]] - X64[i[1]], axis=1)
-        d_y = np.linalg.norm(Y[i[0]] - Y[i[1]], axis=1)
-        self.stress_ = float(np.sqrt(np.sum((d_y - d_x) ** 2) / max(np.sum(d_x**2), 1e-300)))
+        self.stress_ = stress(X64, Y, n_pairs=200_000, random_state=0)  # Kruskal's stress-1, sampled
         return Y
 
     def _start(self, delta, rng):

@@ -8,6 +8,7 @@ import numpy as np
 from .._random import check_random_state
 from .._validation import check_array
 from ..neighbors import ExactIndex
+from ._sampling import query_rows
 
 MAX_QUERIES = 20000
 
@@ -19,12 +20,6 @@ def _pair(X, Z):
         raise ValueError(f"X has {X.shape[0]} samples but X_embedded has {Z.shape[0]}; pass the "
                          "embedding of the same rows.")
     return X, Z
-
-
-def _queries(n, max_queries, random_state):
-    if max_queries is None or n <= max_queries:
-        return np.arange(n)
-    return np.sort(check_random_state(random_state).choice(n, size=max_queries, replace=False))
 
 
 def _check_k(k, n):
@@ -94,7 +89,7 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_que
     X, Z = _pair(X, X_embedded)
     n, k = X.shape[0], n_neighbors
     _check_k(k, n)
-    rows = _queries(n, max_queries, random_state)
+    rows = query_rows(n, max_queries, random_state)
     penalty = _rank_penalty(X, Z, k, rows, metric)
     return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
 
@@ -113,7 +108,7 @@ def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_
     X, Z = _pair(X, X_embedded)
     n, k = X.shape[0], n_neighbors
     _check_k(k, n)
-    rows = _queries(n, max_queries, random_state)
+    rows = query_rows(n, max_queries, random_state)
     penalty = _rank_penalty(Z, X, k, rows, "euclidean")
     return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
 
@@ -130,7 +125,7 @@ def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, 
     1.0
     """
     X, Z = _pair(X, X_embedded)
-    rows = _queries(X.shape[0], max_queries, random_state)
+    rows = query_rows(X.shape[0], max_queries, random_state)
     k = n_neighbors
     _, a = ExactIndex().build(X).query(X[rows], k + 1)
     _, b = ExactIndex().build(Z).query(Z[rows], k + 1)

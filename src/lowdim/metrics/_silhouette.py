@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from .._random import check_random_state
 from .._validation import check_array
 from ..linalg import distance_blocks
+from ._sampling import query_rows
 
 
 def _check_silhouette_input(X, labels, metric):
@@ -111,10 +111,5 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
     >>> silhouette_score(X, [0] * 20 + [1] * 20) > 0.9
     True
     """
-    n = np.shape(X)[0]
-    rows = None
-    if sample_size is not None and sample_size < n:
-        if sample_size < 1:
-            raise ValueError(f"sample_size must be a positive int; got {sample_size}.")
-        rows = np.sort(check_random_state(random_state).choice(n, size=int(sample_size), replace=False))
+    rows = query_rows(np.shape(X)[0], sample_size, random_state)
     return float(np.mean(silhouette_samples(X, labels, metric=metric, rows=rows)))

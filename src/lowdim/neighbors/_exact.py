@@ -8,6 +8,13 @@ from ..linalg import row_norms_sq, sq_euclidean
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 
 
+def _unit_rows(X):
+    """Rows scaled to unit length (zero rows left as they are), in X's dtype."""
+    norms = np.sqrt(row_norms_sq(X))
+    norms[norms == 0] = 1.0
+    return (X / norms[:, None].astype(X.dtype)).astype(X.dtype)
+
+
 def check_n_neighbors(n_neighbors, n_samples):
     """Raise unless there are more samples than neighbours asked for.
 
@@ -50,9 +57,7 @@ class ExactIndex:
         """Index the rows of ``X`` (for 'precomputed': the number of points)."""
         X = check_array(X, estimator_name="ExactIndex")
         if self.metric == "cosine":
-            norms = np.sqrt(row_norms_sq(X))
-            norms[norms == 0] = 1.0
-            X = (X / norms[:, None].astype(X.dtype)).astype(X.dtype)
+            X = _unit_rows(X)
         if self.metric != "precomputed":
             self._offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
             self._data = X - self._offset  # distances are shift-invariant; this keeps float32 precise
@@ -93,9 +98,7 @@ class ExactIndex:
             raise ValueError(f"n_neighbors={k} must be between 1 and {available} (the number of "
                              f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
         if self.metric == "cosine":
-            norms = np.sqrt(row_norms_sq(Q))
-            norms[norms == 0] = 1.0
-            Q = (Q / norms[:, None].astype(Q.dtype)).astype(Q.dtype)
+            Q = _unit_rows(Q)
         m = Q.shape[0]
         dist = np.empty((m, k), dtype=np.float64)
         idx = np.empty((m, k), dtype=np.int64)
