@@ -63,3 +63,11 @@ def test_duplicates_warn_with_count_and_errors_name_numbers():
     np.testing.assert_allclose(Y[100:], Y[:3], atol=1e-9)
     with pytest.raises(ValueError, match=r"n_neighbors=103 must be less than the number of samples \(103"):
         Isomap(n_neighbors=103).fit(X)
+
+
+def test_transform_of_many_points_runs_in_blocks():
+    X, _, _ = _swiss_roll(600, seed=5)
+    iso = Isomap(n_neighbors=8).fit(X)
+    many = iso.transform(np.repeat(X[:50], 80, axis=0))  # 4000 rows: three blocks of 1747 here
+    np.testing.assert_allclose(many[::80], iso.transform(X[:50]), atol=1e-9)
+    np.testing.assert_allclose(many[::80], iso.embedding_[:50], atol=1e-8)

@@ -161,7 +161,10 @@ class Isomap(ComponentTransformer):
         X = self._validate_input(X, reset=False)
         k = min(self.n_neighbors, self.X_fit_.shape[0])
         dist, idx = ExactIndex(self.metric).build(self.X_fit_.astype(np.float64)).query(X.astype(np.float64), k)
-        geo = np.min(dist[:, :, None] + self.geodesic_to_references_[idx], axis=1)
+        m = self.geodesic_to_references_.shape[1]
+        step = max(1, (64 << 20) // (8 * k * m))  # the (rows, k, m) candidate block stays small
+        geo = np.vstack([np.min(dist[s:s + step, :, None] + self.geodesic_to_references_[idx[s:s + step]], axis=1)
+                         for s in range(0, X.shape[0], step)])
         return self._model().place(geo**2).astype(X.dtype)
 
     def fit_transform(self, X, y=None):
