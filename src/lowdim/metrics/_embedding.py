@@ -171,7 +171,13 @@ def _sampled_pairs(n, n_pairs, rng):
 
 
 def _pair_distances(A, i, j):
-    return np.sqrt(np.einsum("ij,ij->i", A[i] - A[j], A[i] - A[j], dtype=np.float64))
+    """Distances of the pairs (i, j), in chunks of pairs so memory stays bounded."""
+    step = max(1, (32 << 20) // (8 * A.shape[1]))
+    out = np.empty(len(i))
+    for s in range(0, len(i), step):
+        diff = A[i[s:s + step]].astype(np.float64) - A[j[s:s + step]]
+        out[s:s + step] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    return out
 
 
 def stress(X, X_embedded, *, normalized=True, n_pairs=1_000_000, random_state=None):
