@@ -33,3 +33,33 @@ def smallest_k(D, k, skip, out_idx, out_dist):
             idx[pos] = j
             if filled < k:
                 filled += 1
+
+
+@njit(cache=True, parallel=True)
+def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
+    """Merge a block of candidates into running k-smallest lists (``out_dist`` starts
+    at +inf): candidate ``(r, c)`` has squared distance ``q_sq[r] + y_sq[c] - 2 G[r, c]``
+    (clipped at 0) and index ``col0 + c``; column ``skip[r]`` is left out. Blocks must
+    arrive in increasing column order for ties to go to the lower index."""
+    n_rows, n_cols = G.shape
+    k = out_idx.shape[1]
+    for r in prange(n_rows):
+        idx = out_idx[r]
+        dist = out_dist[r]
+        base = q_sq[r]
+        for c in range(n_cols):
+            j = col0 + c
+            if j == skip[r]:
+                continue
+            v = base + y_sq[c] - 2.0 * G[r, c]
+            if v < 0.0:
+                v = 0.0
+            if v >= dist[k - 1]:
+                continue
+            pos = k - 1
+            while pos > 0 and dist[pos - 1] > v:
+                dist[pos] = dist[pos - 1]
+                idx[pos] = idx[pos - 1]
+                pos -= 1
+            dist[pos] = v
+            idx[pos] = j

@@ -6,6 +6,7 @@ from .._validation import check_array
 from ..linalg import row_norms_sq, sq_euclidean
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
+QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
 
 
 def _unit_rows(X):
@@ -90,8 +91,6 @@ class ExactIndex:
         distances : ndarray (m, k), increasing along each row
         indices : ndarray of int64 (m, k)
         """
-        from .._kernels.neighbors import smallest_k
-
         Q = check_array(Q, name="Q", estimator_name="ExactIndex")
         available = self.n_samples_ - (1 if exclude_self else 0)
         if not 1 <= k <= available:
@@ -99,21 +98,52 @@ class ExactIndex:
                              f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
         if self.metric == "cosine":
             Q = _unit_rows(Q)
+        if self.metric == "precomputed":
+            return self._query_precomputed(Q, k, exclude_self)
+        return self._query_blocked(Q, k, exclude_self)
+
+    def _query_precomputed(self, Q, k, exclude_self):
+        from .._kernels.neighbors import smallest_k
+
         m = Q.shape[0]
         dist = np.empty((m, k), dtype=np.float64)
         idx = np.empty((m, k), dtype=np.int64)
         step = max(1, self.block_bytes // (8 * self.n_samples_))
         for start in range(0, m, step):
             stop = min(m, start + step)
-            D = self._block_distances(Q[start:stop])
             skip = np.arange(start, stop) if exclude_self else np.full(stop - start, -1)
-            smallest_k(D, k, skip, idx[start:stop], dist[start:stop])
-            if self.metric in ("euclidean", "sqeuclidean"):
-                self._refine(Q[start:stop], idx[start:stop], dist[start:stop])
+            smallest_k(np.asarray(Q[start:stop]), k, skip, idx[start:stop], dist[start:stop])
+        return dist, idx
+
+    def _query_blocked(self, Q, k, exclude_self):
+        """Tiles of QUERY_ROWS x DATA_COLS products in one reused buffer (no fresh pages
+        per block), each merged at once into the running k-smallest lists; then the
+        chosen distances are recomputed from differences."""
+        from .._kernels.neighbors import merge_smallest_sq
+
+        m, n = Q.shape[0], self.n_samples_
+        dist = np.full((m, k), np.inf)
+        idx = np.full((m, k), -1, dtype=np.int64)
+        buf = np.empty(QUERY_ROWS * DATA_COLS, dtype=self._data.dtype)
+        for start in range(0, m, QUERY_ROWS):
+            stop = min(m, start + QUERY_ROWS)
+            q = np.ascontiguousarray(Q[start:stop] - self._offset, dtype=self._data.dtype)
+            q_sq = row_norms_sq(q)
+            skip = np.arange(start, stop) if exclude_self else np.full(stop - start, -1)
+            for c0 in range(0, n, DATA_COLS):
+                c1 = min(n, c0 + DATA_COLS)
+                G = buf[:(stop - start) * (c1 - c0)].reshape(stop - start, c1 - c0)
+                np.matmul(q, self._data[c0:c1].T, out=G)
+                merge_smallest_sq(G, q_sq, self._sq[c0:c1], c0, skip, idx[start:stop], dist[start:stop])
+        self._refine(Q, idx, dist)
+        if self.metric == "euclidean":
+            np.sqrt(dist, out=dist)
+        elif self.metric == "cosine":
+            dist *= 0.5  # |a - b|^2 / 2 = 1 - cos(a, b) for unit vectors
         return dist, idx
 
     def _refine(self, Qb, idx, dist):
-        """Recompute the chosen neighbours' distances from differences: the GEMM
+        """Recompute the chosen neighbours' squared distances from differences: the GEMM
         expansion loses the small ones (a point's distance to itself comes out as
         sqrt(rounding), about 1e-8 of its norm, instead of 0)."""
         k, d = idx.shape[1], self._data.shape[1]
@@ -121,8 +151,7 @@ class ExactIndex:
         for s in range(0, Qb.shape[0], step):
             q = (Qb[s:s + step] - self._offset).astype(np.float64)
             diff = q[:, None, :] - self._data[idx[s:s + step]].astype(np.float64)
-            sq = np.einsum("qkd,qkd->qk", diff, diff)
-            dist[s:s + step] = sq if self.metric == "sqeuclidean" else np.sqrt(sq)
+            dist[s:s + step] = np.einsum("qkd,qkd->qk", diff, diff)
 
 
 def nearest_neighbors(X, n_neighbors, *, metric="euclidean"):
