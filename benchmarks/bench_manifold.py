@@ -1,7 +1,7 @@
 """Classical manifold learning against scikit-learn, in the same run (issue 5).
 
-Fashion-MNIST projected to 50 PCA dimensions (float32): Isomap and SpectralEmbedding on
-n = 5,000 (n_neighbors = 10), SMACOF MDS on n = 2,000; both libraries with the same
+Fashion-MNIST projected to 50 PCA dimensions (float32): Isomap, SpectralEmbedding and LLE
+on n = 5,000 (n_neighbors = 10; Hessian LLE 12), SMACOF MDS on n = 2,000; both libraries with the same
 parameters, with trustworthiness (k = 10) and held-out kNN accuracy of each embedding.
 Same protocol as bench_pca.py: alternating runs after a warm-up, 0.3 s pause, medians.
 Run:  .venv/bin/python benchmarks/bench_manifold.py [CASE ...] [--repeats 3]
@@ -73,7 +73,21 @@ def case_mds(repeats):
                   X, y, 0.5, repeats)]
 
 
-CASES = {"isomap": case_isomap, "spectral": case_spectral, "mds": case_mds}
+def case_lle(repeats):
+    from sklearn.manifold import LocallyLinearEmbedding as SkLLE
+
+    from lowdim.manifold import LocallyLinearEmbedding
+
+    X, y = fashion_pca50(5000)
+    # scikit-learn's Hessian LLE stops with 'Factor is exactly singular' under ARPACK here
+    # (shift-invert at exactly 0); its dense solver is the one that runs (the issue's 17.5 s)
+    return [_case(f"LLE {method} n=5000, k={k}" + (" (sklearn dense)" if solver == "dense" else ""),
+                  LocallyLinearEmbedding(n_neighbors=k, method=method, random_state=0),
+                  SkLLE(n_neighbors=k, method=method, eigen_solver=solver, random_state=0), X, y, target, repeats)
+            for method, k, solver, target in (("standard", 10, "auto", 1.0), ("hessian", 12, "dense", 0.2))]
+
+
+CASES = {"isomap": case_isomap, "spectral": case_spectral, "mds": case_mds, "lle": case_lle}
 
 
 def main(argv=None):

@@ -7,16 +7,21 @@ import pytest
 
 from lowdim import FastICA
 from lowdim.datasets import load_digits, load_fashion_mnist, make_blobs, make_s_curve, make_sources, make_swiss_roll
+from lowdim.datasets._generators import SWISS_HOLE, in_swiss_hole
 
 
 def test_swiss_roll_lies_on_the_roll_and_the_hole_is_empty():
     X, t = make_swiss_roll(3000, hole=True, random_state=0)
     np.testing.assert_allclose(X[:, 0], t[:, 0] * np.cos(t[:, 0]))
     np.testing.assert_allclose(X[:, 2], t[:, 0] * np.sin(t[:, 0]))
-    inside = (t[:, 0] > 3 * np.pi) & (t[:, 0] < 6 * np.pi) & (t[:, 1] > 7) & (t[:, 1] < 14)
-    assert not inside.any()
+    assert not in_swiss_hole(t[:, 0], t[:, 1]).any()
+    # the hole is in the middle: the full roll has points there, and the holed one on all four sides
     _, full = make_swiss_roll(3000, random_state=0)
-    assert ((full[:, 0] > 3 * np.pi) & (full[:, 0] < 6 * np.pi) & (full[:, 1] > 7) & (full[:, 1] < 14)).mean() > 0.1
+    assert 0.08 < in_swiss_hole(full[:, 0], full[:, 1]).mean() < 0.14
+    p0, p1, h0, h1 = SWISS_HOLE
+    band_p, band_h = (t[:, 0] > p0) & (t[:, 0] < p1), (t[:, 1] > h0) & (t[:, 1] < h1)
+    assert (band_p & (t[:, 1] < h0)).any() and (band_p & (t[:, 1] > h1)).any()
+    assert (band_h & (t[:, 0] < p0)).any() and (band_h & (t[:, 0] > p1)).any()
     a, _ = make_swiss_roll(10, random_state=1)
     b, _ = make_swiss_roll(10, random_state=1)
     np.testing.assert_array_equal(a, b)

@@ -34,6 +34,7 @@ _EXPORTS = {
     "GaussianMixture": "lowdim.cluster",
     "select_n_clusters": "lowdim.cluster",
     "Isomap": "lowdim.manifold",
+    "LocallyLinearEmbedding": "lowdim.manifold",
     "MDS": "lowdim.manifold",
     "SpectralEmbedding": "lowdim.manifold",
     "metrics": "lowdim.metrics",

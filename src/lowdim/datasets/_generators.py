@@ -5,6 +5,21 @@ import numpy as np
 from .._random import check_random_state
 
 
+SWISS_HOLE = (2.5 * np.pi, 3.5 * np.pi, 7.0, 14.0)  # the middle third of the rectangle in both directions
+
+
+def in_swiss_hole(position, height):
+    """Whether Swiss-roll parameters fall in the hole of ``make_swiss_roll(hole=True)``.
+
+    Examples
+    --------
+    >>> in_swiss_hole(np.array([3 * np.pi, np.pi]), np.array([10.0, 10.0])).tolist()
+    [True, False]
+    """
+    p0, p1, h0, h1 = SWISS_HOLE
+    return (position > p0) & (position < p1) & (height > h0) & (height < h1)
+
+
 def make_swiss_roll(n_samples=1000, *, noise=0.0, hole=False, random_state=None):
     """Points on a Swiss roll (a rolled-up rectangle), optionally with a rectangular hole.
 
@@ -34,8 +49,8 @@ def make_swiss_roll(n_samples=1000, *, noise=0.0, hole=False, random_state=None)
     while taken < n_samples:
         p = 1.5 * np.pi * (1 + 2 * rng.uniform(size=2 * n_samples))
         h = 21.0 * rng.uniform(size=2 * n_samples)
-        if hole:  # the middle third in both directions is empty
-            keep = ~((p > 3 * np.pi) & (p < 6 * np.pi) & (h > 7) & (h < 14))
+        if hole:
+            keep = ~in_swiss_hole(p, h)
             p, h = p[keep], h[keep]
         pos.append(p)
         height.append(h)

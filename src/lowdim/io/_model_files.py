@@ -43,6 +43,7 @@ REGISTRY = {
     "KMedoids": "lowdim.cluster._kmedoids",
     "GaussianMixture": "lowdim.cluster._gaussian_mixture",
     "Isomap": "lowdim.manifold._isomap",
+    "LocallyLinearEmbedding": "lowdim.manifold._lle",
     "MDS": "lowdim.manifold._mds",
     "SpectralEmbedding": "lowdim.manifold._spectral",
 }

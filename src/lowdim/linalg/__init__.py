@@ -4,7 +4,7 @@ implicit-centering operators and the sign convention."""
 from ._blas import matmul, symmetrize, syrk_upper
 from ._distances import distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
 from ._eigen import top_eigh
-from ._lanczos import lanczos_eigh
+from ._lanczos import lanczos_eigh, smallest_eigh
 from ._moments import (
     ScatterAccumulator,
     block_rows,
@@ -32,6 +32,7 @@ __all__ = [
     "power_eigh",
     "randomized_svd",
     "row_norms_sq",
+    "smallest_eigh",
     "sq_euclidean",
     "subspace_iteration",
     "symmetrize",

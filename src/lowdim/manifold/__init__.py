@@ -1,12 +1,13 @@
-"""Manifold learning: MDS (SMACOF, non-metric, classical, landmark), Isomap, Laplacian
-eigenmaps, and the classical-MDS core (Torgerson and landmark MDS, with out-of-sample
-placement) they share."""
+"""Manifold learning: MDS (SMACOF, non-metric, classical, landmark), Isomap, LLE
+(standard, Hessian, modified, LTSA), Laplacian eigenmaps, and the classical-MDS core
+(Torgerson and landmark MDS, with out-of-sample placement) they share."""
 
 from ._classical import ClassicalModel, classical_mds, farthest_points, landmark_mds
 from ._isomap import Isomap
+from ._lle import LocallyLinearEmbedding
 from ._mds import MDS
 from ._smacof import smacof
 from ._spectral import SpectralEmbedding, laplacian_eigenmap
 
-__all__ = ["ClassicalModel", "Isomap", "MDS", "SpectralEmbedding", "classical_mds", "farthest_points",
-           "landmark_mds", "laplacian_eigenmap", "smacof"]
+__all__ = ["ClassicalModel", "Isomap", "LocallyLinearEmbedding", "MDS", "SpectralEmbedding", "classical_mds",
+           "farthest_points", "landmark_mds", "laplacian_eigenmap", "smacof"]

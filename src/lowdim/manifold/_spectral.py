@@ -39,6 +39,18 @@ def knn_affinity(X, n_neighbors):
     return (S + bridge).tocsr()
 
 
+def check_nontrivial_components(n_components, n_samples):
+    """Raise unless ``n_components`` eigenvectors remain after the constant one.
+
+    Examples
+    --------
+    >>> check_nontrivial_components(2, 3)
+    """
+    if n_components > n_samples - 1:
+        raise ValueError(f"n_components={n_components} must be at most n_samples={n_samples} minus one "
+                         f"({n_samples - 1}: the constant eigenvector is dropped); lower n_components.")
+
+
 def laplacian_eigenmap(A, n_components, rng, solver="auto"):
     """Bottom non-trivial eigenvectors of ``I - D^-1/2 A D^-1/2`` (the diagonal of ``A``
     ignored), divided by ``sqrt(degree)``; computed as the top eigenvectors of
@@ -156,9 +168,7 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"SpectralEmbedding needs at least 2 samples; got {n} sample.")
-        if self.n_components > n - 1:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n} minus one "
-                             f"({n - 1}: the constant eigenvector is dropped); lower n_components.")
+        check_nontrivial_components(self.n_components, n)
         self.affinity_matrix_ = self._affinity(X)
         Y, self.eigenvalues_ = laplacian_eigenmap(self.affinity_matrix_, self.n_components,
                                                   check_random_state(self.random_state), self.eigen_solver)

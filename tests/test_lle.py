@@ -1,0 +1,143 @@
+"""Locally linear embedding family (issue 5): standard, Hessian, modified, LTSA."""
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+from sklearn.manifold import LocallyLinearEmbedding as SkLLE
+
+from lowdim.datasets import make_swiss_roll
+from lowdim.datasets._generators import SWISS_HOLE
+from lowdim.linalg import smallest_eigh
+from lowdim.manifold import LocallyLinearEmbedding
+from lowdim.manifold._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
+from lowdim.metrics import trustworthiness
+from lowdim.neighbors import nearest_neighbors
+
+METHODS = ["standard", "hessian", "modified", "ltsa"]
+
+
+def _arc_length(p):
+    """Arc length along the spiral r = p from the origin: the isometric coordinate."""
+    return 0.5 * (p * np.sqrt(1 + p**2) + np.arcsinh(p))
+
+
+@pytest.fixture(scope="module")
+def roll():
+    return make_swiss_roll(1200, random_state=0)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_unrolls_the_swiss_roll(roll, method):
+    X, P = roll
+    Y = LocallyLinearEmbedding(n_neighbors=12, method=method, random_state=0).fit_transform(X)
+    assert max(abs(spearmanr(Y[:, j], P[:, 0])[0]) for j in range(2)) >= 0.99
+    assert trustworthiness(X, Y, n_neighbors=10) > 0.99
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_quality_matches_sklearn(roll, method):
+    X, _ = roll
+    X = X[:600]
+    ours = LocallyLinearEmbedding(n_neighbors=12, method=method, random_state=0).fit_transform(X)
+    ref = SkLLE(n_neighbors=12, method=method, random_state=0).fit_transform(X)
+    assert trustworthiness(X, ours, n_neighbors=10) >= trustworthiness(X, ref, n_neighbors=10) - 0.005
+
+
+def test_standard_lle_equals_sklearn_up_to_sign(roll):
+    X = roll[0][:400]
+    ours = LocallyLinearEmbedding(n_neighbors=10, eigen_solver="dense").fit(X)
+    ref = SkLLE(n_neighbors=10, eigen_solver="dense").fit(X)
+    np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(ref.embedding_), atol=1e-6)
+    assert ours.reconstruction_error_ == pytest.approx(ref.reconstruction_error_, rel=1e-6)
+
+
+def test_hessian_lle_keeps_the_hole():
+    X, P = make_swiss_roll(1500, hole=True, random_state=0)
+    Y = LocallyLinearEmbedding(n_neighbors=12, method="hessian", random_state=0).fit_transform(X)
+    truth = np.c_[_arc_length(P[:, 0]), P[:, 1]]
+    # the embedding is an affine image of the isometric coordinates ...
+    assert _affine_r2(Y, truth, Y, truth).min() > 0.995
+    A = np.c_[Y, np.ones(len(Y))]
+    fitted = A @ np.linalg.lstsq(A, truth, rcond=None)[0]
+    # ... so the hole stays empty: no point lands in it (its middle 70 % in each direction)
+    p0, p1, h0, h1 = SWISS_HOLE
+    s0, s1 = _arc_length(np.array([p0, p1]))
+    ds, dh = 0.15 * (s1 - s0), 0.15 * (h1 - h0)
+    inside = ((fitted[:, 0] > s0 + ds) & (fitted[:, 0] < s1 - ds) & (fitted[:, 1] > h0 + dh)
+              & (fitted[:, 1] < h1 - dh))
+    assert not inside.any()
+    assert trustworthiness(X, Y, n_neighbors=10) > 0.99
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_quadratic_form_is_symmetric_psd_with_the_constant_in_its_null_space(roll, method):
+    X = roll[0][:300]
+    _, idx = nearest_neighbors(X, 10)
+    M = assemble(*BLOCK_BUILDERS[method](X, idx, 2, 1e-3, 1e-12), 300)
+    assert abs(M - M.T).max() < 1e-10
+    np.testing.assert_allclose(M @ np.ones(300), 0, atol=1e-8)
+    assert np.linalg.eigvalsh(M.toarray()).min() > -1e-8
+
+
+def test_barycenter_weights_sum_to_one_and_rebuild_points_in_the_hull():
+    rng = np.random.default_rng(0)
+    R = rng.normal(size=(6, 3))
+    w_true = rng.dirichlet(np.ones(4))
+    q = w_true @ R[:4]
+    W = barycenter_weights(q[None, :], R, np.array([[0, 1, 2, 3]]), 1e-9)
+    np.testing.assert_allclose(W.sum(axis=1), 1.0)
+    np.testing.assert_allclose(W @ R[:4], q[None, :], atol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["standard", "ltsa"])
+def test_arpack_and_dense_solvers_agree(roll, method):
+    X = roll[0][:500]
+    a = LocallyLinearEmbedding(n_neighbors=10, method=method, eigen_solver="arpack", tol=0,
+                               random_state=0).fit_transform(X)
+    b = LocallyLinearEmbedding(n_neighbors=10, method=method, eigen_solver="dense").fit_transform(X)
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_smallest_eigh_shift_invert_matches_dense():
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(300, 300))
+    M = A @ A.T / 300
+    import scipy.sparse as sp
+
+    w_a, V_a = smallest_eigh(sp.csr_matrix(M), 4, rng=rng, solver="arpack", tol=0)
+    w_d, V_d = smallest_eigh(M, 4, rng=rng, solver="dense")
+    np.testing.assert_allclose(w_a, w_d, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(np.abs(V_a.T @ V_d), np.eye(4), atol=1e-6)
+
+
+def test_transform_of_training_points_is_close_to_their_embedding(roll):
+    X = roll[0][:600]
+    est = LocallyLinearEmbedding(n_neighbors=10, random_state=0).fit(X)
+    Y = est.transform(X)
+    scale = np.abs(est.embedding_).max()
+    assert np.abs(Y - est.embedding_).max() < 0.02 * scale
+
+
+def _affine_r2(Y_fit, truth_fit, Y, truth):
+    """R^2 of ``truth`` predicted from ``Y`` by the affine map fitted on the training pair."""
+    coef = np.linalg.lstsq(np.c_[Y_fit, np.ones(len(Y_fit))], truth_fit, rcond=None)[0]
+    pred = np.c_[Y, np.ones(len(Y))] @ coef
+    return 1 - ((truth - pred) ** 2).sum(axis=0) / ((truth - truth.mean(axis=0)) ** 2).sum(axis=0)
+
+
+def test_transform_places_new_points_where_the_manifold_puts_them():
+    X, P = make_swiss_roll(2000, random_state=0)
+    truth = np.c_[_arc_length(P[:, 0]), P[:, 1]]
+    est = LocallyLinearEmbedding(n_neighbors=12, method="ltsa", random_state=0).fit(X[:1600])
+    # the LTSA embedding is an affine image of the isometric coordinates (any rotation),
+    # and new points land on the same affine image
+    assert _affine_r2(est.embedding_, truth[:1600], est.embedding_, truth[:1600]).min() > 0.995
+    assert _affine_r2(est.embedding_, truth[:1600], est.transform(X[1600:]), truth[1600:]).min() > 0.99
+
+
+def test_too_few_neighbours_for_hessian_names_the_fix():
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ValueError, match=r"n_neighbors >= 6; got n_neighbors=5"):
+        LocallyLinearEmbedding(n_neighbors=5, method="hessian").fit(X)
+    with pytest.raises(ValueError, match=r"n_components=50 must be at most n_samples=50 minus one \(49"):
+        LocallyLinearEmbedding(n_neighbors=3, n_components=50).fit(X[:50])
