@@ -110,3 +110,19 @@ def test_knn_preservation_accuracy_stress_spearman(cloud):
         warnings.simplefilter("error")
         sampled = spearman_distance_correlation(X, Z, n_pairs=20000, random_state=0)
     assert abs(sampled - spearmanr(d, e)[0]) < 0.02
+
+
+def test_shortest_paths_equal_scipy_dijkstra_with_unreachable_nodes():
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    from lowdim.neighbors import shortest_paths
+
+    rng = np.random.default_rng(3)
+    G = sp.random(300, 300, density=0.01, random_state=4, format="csr")  # directed, some nodes unreachable
+    G.data = rng.uniform(0.1, 2.0, G.nnz)
+    sources = rng.choice(300, 40, replace=False)
+    np.testing.assert_allclose(shortest_paths(G, sources), dijkstra(G, directed=True, indices=sources))
+    assert np.isinf(shortest_paths(G, sources)).any()
+    with pytest.raises(ValueError, match="non-negative edge weights"):
+        shortest_paths(sp.csr_matrix(np.array([[0, -1.0], [0, 0]])), [0])

@@ -3,7 +3,6 @@
 import warnings
 
 import numpy as np
-from scipy.sparse.csgraph import dijkstra
 
 from .._memory import require_memory
 from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
@@ -12,21 +11,23 @@ from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
 from ..linalg import column_moments
 from ..neighbors import (
+    ALGORITHMS,
     ExactIndex,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
     radius_neighbors_graph,
+    shortest_paths,
     symmetrize,
 )
 from ._classical import ClassicalModel, classical_mds, farthest_points
 
 
-def _neighbour_graph(X, n_neighbors, radius, metric):
+def _neighbour_graph(X, n_neighbors, radius, metric, algorithm):
     """Symmetric neighbour graph with zero-length edges (duplicate rows) kept as tiny
     positive weights, joined into one component."""
     if radius is None:
-        G = kneighbors_graph(X, n_neighbors, metric=metric)
+        G = kneighbors_graph(X, n_neighbors, metric=metric, algorithm=algorithm)
     else:
         G = radius_neighbors_graph(X, radius, metric=metric)
     zero = G.data <= 0
@@ -59,6 +60,9 @@ class Isomap(ComponentTransformer):
     metric : {'euclidean', 'cosine'}, default='euclidean'
     random_state : None, int or Generator
         The first landmark.
+    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+        kNN index for the graph: 'auto' is approximate (HNSW) from 20,000 points on when
+        faiss is installed (``lowdim[ann]``), exact blocked BLAS otherwise.
 
     Attributes
     ----------
@@ -85,16 +89,18 @@ class Isomap(ComponentTransformer):
         "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
         "metric": [Options({"euclidean", "cosine"})],
         "random_state": [RANDOM_STATE],
+        "neighbors_algorithm": [Options(set(ALGORITHMS))],
     }
 
     def __init__(self, n_neighbors=5, *, radius=None, n_components=2, n_landmarks=None,
-                 metric="euclidean", random_state=None):
+                 metric="euclidean", random_state=None, neighbors_algorithm="auto"):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.n_components = n_components
         self.n_landmarks = n_landmarks
         self.metric = metric
         self.random_state = random_state
+        self.neighbors_algorithm = neighbors_algorithm
 
     def _check_sizes(self, n):
         if self.radius is None:
@@ -128,12 +134,13 @@ class Isomap(ComponentTransformer):
         warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point")
         # the graph is discontinuous in the data (which neighbour is nearer), so it is
         # built in float64 whatever the input dtype: float32 and float64 input agree
-        G = _neighbour_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, self.metric)
+        G = _neighbour_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, self.metric,
+                             self.neighbors_algorithm)
         if self.n_landmarks is None:
             refs = np.arange(n)
         else:
             refs = np.sort(farthest_points(X, self.n_landmarks, check_random_state(self.random_state)))
-        geodesic = dijkstra(G, directed=False, indices=refs).T  # (n, m)
+        geodesic = shortest_paths(G, refs).T  # (n, m)
         _, model = classical_mds(geodesic[refs] ** 2, self.n_components, squared=True)
         self.X_fit_ = X
         self.reference_indices_ = refs

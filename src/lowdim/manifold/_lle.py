@@ -9,7 +9,7 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
 from ..linalg import column_moments, flip_signs, smallest_eigh
-from ..neighbors import ExactIndex, check_n_neighbors
+from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, nearest_neighbors
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
 
@@ -51,6 +51,9 @@ class LocallyLinearEmbedding(ComponentTransformer):
         Floor of the local eigenvalues in 'modified', relative to the largest.
     random_state : None, int or Generator
         ARPACK start vector.
+    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+        kNN index: 'auto' is approximate (HNSW) from 20,000 points on when faiss is
+        installed (``lowdim[ann]``), exact blocked BLAS otherwise.
 
     Attributes
     ----------
@@ -80,10 +83,12 @@ class LocallyLinearEmbedding(ComponentTransformer):
         "method": [Options(set(BLOCK_BUILDERS))],
         "modified_tol": [Interval(float, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
+        "neighbors_algorithm": [Options(set(ALGORITHMS))],
     }
 
     def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto", tol=1e-6,
-                 max_iter=100, method="standard", modified_tol=1e-12, random_state=None):
+                 max_iter=100, method="standard", modified_tol=1e-12, random_state=None,
+                 neighbors_algorithm="auto"):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.reg = reg
@@ -93,6 +98,7 @@ class LocallyLinearEmbedding(ComponentTransformer):
         self.method = method
         self.modified_tol = modified_tol
         self.random_state = random_state
+        self.neighbors_algorithm = neighbors_algorithm
 
     def _check_sizes(self, n):
         check_n_neighbors(self.n_neighbors, n)
@@ -121,7 +127,7 @@ class LocallyLinearEmbedding(ComponentTransformer):
         self._check_sizes(n)
         warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point")
         X64 = np.ascontiguousarray(X, dtype=np.float64)
-        _, idx = ExactIndex().build(X64).query(X64, self.n_neighbors, exclude_self=True)
+        _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, self.modified_tol)
         M = assemble(groups, blocks, n)
         w, V = smallest_eigh(M, d + 1, rng=check_random_state(self.random_state), solver=self.eigen_solver,

@@ -11,13 +11,13 @@ from .._memory import require_memory
 from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
-from ..linalg import column_moments, flip_signs, lanczos_eigh, sq_euclidean, top_eigh
-from ..neighbors import check_n_neighbors, join_components, kneighbors_graph
+from ..linalg import column_moments, flip_signs, lanczos_eigh, smallest_eigh, sq_euclidean, top_eigh
+from ..neighbors import ALGORITHMS, check_n_neighbors, join_components, kneighbors_graph
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
 
 
-def knn_affinity(X, n_neighbors):
+def knn_affinity(X, n_neighbors, algorithm="auto"):
     """Symmetric kNN connectivity ``(A + A^T) / 2`` where, as in scikit-learn, each
     point counts itself among its ``n_neighbors`` (a unit self-loop and n_neighbors - 1
     others); components joined by their shortest edges (with a warning), the joining
@@ -31,7 +31,7 @@ def knn_affinity(X, n_neighbors):
     n = X.shape[0]
     A = sp.identity(n, format="csr")
     if n_neighbors > 1:
-        A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity")
+        A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", algorithm=algorithm)
     S = ((A + A.T) * 0.5).tocsr()
     joined = join_components(S, X, name="SpectralEmbedding neighbour graph")
     bridge = (joined - S).tocsr()
@@ -77,10 +77,15 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto"):
     if solver == "dense" or (solver == "auto" and n < DENSE_BELOW) or k >= n:
         dense = M.toarray() if sp.issparse(M) else M
         w, U = top_eigh(dense, min(k, n))
+        lam = 1.0 - w
+    elif sp.issparse(M):  # bottom of the normalised Laplacian by shift-invert (sparse LU)
+        lam, U = smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=0.0,
+                               max_iter=None)
     else:
         w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng)
+        lam = 1.0 - w
     (Ut,) = flip_signs(U[:, 1:k].T)
-    return Ut.T * scale[:, None], 1.0 - w[1:k]
+    return Ut.T * scale[:, None], lam[1:k]
 
 
 class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
@@ -95,9 +100,13 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
     random_state : None, int or Generator
         Start vector of the sparse eigensolver.
     eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
-        'arpack' is Lanczos (LOBPCG fallback); 'auto' is dense LAPACK below 1000 samples.
+        'arpack' is shift-invert Lanczos on the sparse Laplacian (plain Lanczos on a
+        dense affinity); 'auto' is dense LAPACK below 1000 samples.
     n_neighbors : int, optional
         Default ``max(n_samples // 10, 1)``.
+    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+        kNN index: 'auto' is approximate (HNSW) from 20,000 points on when faiss is
+        installed (``lowdim[ann]``), exact blocked BLAS otherwise.
 
     Attributes
     ----------
@@ -123,16 +132,18 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         "random_state": [RANDOM_STATE],
         "eigen_solver": [Options({"auto", "arpack", "dense"})],
         "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
+        "neighbors_algorithm": [Options(set(ALGORITHMS))],
     }
 
     def __init__(self, n_components=2, *, affinity="nearest_neighbors", gamma=None, random_state=None,
-                 eigen_solver="auto", n_neighbors=None):
+                 eigen_solver="auto", n_neighbors=None, neighbors_algorithm="auto"):
         self.n_components = n_components
         self.affinity = affinity
         self.gamma = gamma
         self.random_state = random_state
         self.eigen_solver = eigen_solver
         self.n_neighbors = n_neighbors
+        self.neighbors_algorithm = neighbors_algorithm
 
     def _affinity(self, X):
         n = X.shape[0]
@@ -149,7 +160,7 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
             return np.exp(-gamma * sq_euclidean(Xc, Xc))
         k = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
         check_n_neighbors(k, n)
-        return knn_affinity(X64, k)
+        return knn_affinity(X64, k, self.neighbors_algorithm)
 
     def fit(self, X, y=None):
         """Compute the embedding.

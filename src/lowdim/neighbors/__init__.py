@@ -1,8 +1,13 @@
 """Neighbour graphs: a kNN index interface (``build`` / ``query``) with an exact
-blocked-BLAS backend, kNN and radius graphs, symmetrisation, component joining."""
+blocked-BLAS backend and an approximate HNSW backend (faiss), the size rule that picks
+one, kNN and radius graphs, symmetrisation, component joining, shortest paths."""
 
-from ._exact import ExactIndex, check_n_neighbors, nearest_neighbors
+from ._approximate import HNSWIndex, approximate_available
+from ._choose import ALGORITHMS, APPROXIMATE_FROM, make_index, nearest_neighbors
+from ._exact import ExactIndex, check_n_neighbors
 from ._graphs import join_components, kneighbors_graph, radius_neighbors_graph, symmetrize
+from ._paths import shortest_paths
 
-__all__ = ["ExactIndex", "check_n_neighbors", "join_components", "kneighbors_graph", "nearest_neighbors",
-           "radius_neighbors_graph", "symmetrize"]
+__all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "ExactIndex", "HNSWIndex", "approximate_available", "check_n_neighbors",
+           "join_components", "kneighbors_graph", "make_index", "nearest_neighbors", "radius_neighbors_graph",
+           "shortest_paths", "symmetrize"]

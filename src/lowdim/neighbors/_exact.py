@@ -9,7 +9,7 @@ METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
 
 
-def _unit_rows(X):
+def unit_rows(X):
     """Rows scaled to unit length (zero rows left as they are), in X's dtype."""
     norms = np.sqrt(row_norms_sq(X))
     norms[norms == 0] = 1.0
@@ -58,7 +58,7 @@ class ExactIndex:
         """Index the rows of ``X`` (for 'precomputed': the number of points)."""
         X = check_array(X, estimator_name="ExactIndex")
         if self.metric == "cosine":
-            X = _unit_rows(X)
+            X = unit_rows(X)
         if self.metric != "precomputed":
             self._offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
             self._data = X - self._offset  # distances are shift-invariant; this keeps float32 precise
@@ -97,7 +97,7 @@ class ExactIndex:
             raise ValueError(f"n_neighbors={k} must be between 1 and {available} (the number of "
                              f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
         if self.metric == "cosine":
-            Q = _unit_rows(Q)
+            Q = unit_rows(Q)
         if self.metric == "precomputed":
             return self._query_precomputed(Q, k, exclude_self)
         return self._query_blocked(Q, k, exclude_self)
@@ -135,32 +135,30 @@ class ExactIndex:
                 G = buf[:(stop - start) * (c1 - c0)].reshape(stop - start, c1 - c0)
                 np.matmul(q, self._data[c0:c1].T, out=G)
                 merge_smallest_sq(G, q_sq, self._sq[c0:c1], c0, skip, idx[start:stop], dist[start:stop])
-        self._refine(Q, idx, dist)
-        if self.metric == "euclidean":
-            np.sqrt(dist, out=dist)
-        elif self.metric == "cosine":
-            dist *= 0.5  # |a - b|^2 / 2 = 1 - cos(a, b) for unit vectors
-        return dist, idx
-
-    def _refine(self, Qb, idx, dist):
-        """Recompute the chosen neighbours' squared distances from differences: the GEMM
-        expansion loses the small ones (a point's distance to itself comes out as
-        sqrt(rounding), about 1e-8 of its norm, instead of 0)."""
-        k, d = idx.shape[1], self._data.shape[1]
-        step = max(1, self.block_bytes // (8 * k * d))
-        for s in range(0, Qb.shape[0], step):
-            q = (Qb[s:s + step] - self._offset).astype(np.float64)
-            diff = q[:, None, :] - self._data[idx[s:s + step]].astype(np.float64)
-            dist[s:s + step] = np.einsum("qkd,qkd->qk", diff, diff)
+        refine_sq_distances(Q, self._data, self._offset, idx, dist, self.block_bytes)
+        return from_squared(dist, self.metric), idx
 
 
-def nearest_neighbors(X, n_neighbors, *, metric="euclidean"):
-    """The ``n_neighbors`` nearest other points of every row of ``X`` (exact).
 
-    Examples
-    --------
-    >>> nearest_neighbors(np.array([[0.0], [1.0], [3.0]]), 1)[1].ravel().tolist()
-    [1, 0, 1]
-    """
-    return ExactIndex(metric).build(X).query(X, n_neighbors, exclude_self=True)
+def from_squared(sq, metric):
+    """Squared Euclidean distances (in place) to ``metric``'s distances; for 'cosine' the
+    rows were unit vectors, so ``|a - b|^2 / 2 = 1 - cos(a, b)``."""
+    if metric == "euclidean":
+        np.sqrt(sq, out=sq)
+    elif metric == "cosine":
+        sq *= 0.5
+    return sq
 
+
+def refine_sq_distances(Q, data, offset, idx, out, block_bytes=64 << 20):
+    """Squared distances from each row of ``Q`` to its chosen neighbours ``data[idx]``,
+    recomputed in float64 from differences (into ``out``): GEMM expansions lose the
+    small ones (a point's distance to itself comes out as sqrt(rounding), about 1e-8
+    of its norm, instead of 0). ``data`` is stored shifted by ``offset``."""
+    k, d = idx.shape[1], data.shape[1]
+    step = max(1, block_bytes // (8 * k * d))
+    for s in range(0, Q.shape[0], step):
+        q = (Q[s:s + step] - offset).astype(np.float64)
+        diff = q[:, None, :] - data[idx[s:s + step]].astype(np.float64)
+        out[s:s + step] = np.einsum("qkd,qkd->qk", diff, diff)
+    return out

@@ -7,10 +7,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 
+from ._choose import make_index
 from ._exact import ExactIndex
 
 
-def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", index=None):
+def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", algorithm="auto", index=None):
     """Sparse (n, n) graph with an edge from each point to its ``n_neighbors`` nearest
     other points.
 
@@ -21,8 +22,10 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", ind
     mode : {'distance', 'connectivity'}
         Edge weights: the distances, or ones.
     metric : str
+    algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+        The index ``make_index`` picks (approximate from 20,000 points on, with faiss).
     index : kNN index, optional
-        Anything with ``build(X)`` / ``query(X, k, exclude_self=True)``; exact by default.
+        Anything with ``build(X)`` / ``query(X, k, exclude_self=True)``; overrides ``algorithm``.
 
     Returns
     -------
@@ -36,7 +39,7 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", ind
     """
     if mode not in ("distance", "connectivity"):
         raise ValueError(f"mode must be 'distance' or 'connectivity'; got {mode!r}.")
-    index = (index or ExactIndex(metric)).build(X)
+    index = (index or make_index(algorithm, metric, len(X))).build(X)
     dist, idx = index.query(X, n_neighbors, exclude_self=True)
     n = idx.shape[0]
     data = dist.ravel() if mode == "distance" else np.ones(idx.size)

@@ -1,0 +1,50 @@
+"""Which kNN index to use: exact below a size, approximate above it."""
+
+from ._approximate import HNSWIndex, approximate_available
+from ._exact import ExactIndex
+
+APPROXIMATE_FROM = 20_000  # 'auto' uses the approximate index from this many points on
+ALGORITHMS = ("auto", "exact", "approximate")
+
+
+def make_index(algorithm, metric, n_samples):
+    """The kNN index for ``algorithm`` in {'auto', 'exact', 'approximate'}: 'auto' is
+    approximate from ``APPROXIMATE_FROM`` points on when faiss is installed and the
+    metric allows it, exact otherwise.
+
+    Examples
+    --------
+    >>> type(make_index("auto", "euclidean", 1000)).__name__
+    'ExactIndex'
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be 'auto', 'exact' or 'approximate'; got {algorithm!r}.")
+    if algorithm == "auto":
+        algorithm = ("approximate" if n_samples >= APPROXIMATE_FROM and metric in ("euclidean", "sqeuclidean", "cosine")
+                     and approximate_available() else "exact")
+    return HNSWIndex(metric) if algorithm == "approximate" else ExactIndex(metric)
+
+
+def nearest_neighbors(X, n_neighbors, *, metric="euclidean", algorithm="auto"):
+    """The ``n_neighbors`` nearest other points of every row of ``X``.
+
+    Parameters
+    ----------
+    X : array-like (n, d)
+    n_neighbors : int
+    metric : str
+    algorithm : {'auto', 'exact', 'approximate'}
+        See ``make_index``.
+
+    Returns
+    -------
+    distances : ndarray (n, n_neighbors), indices : ndarray of int64 (n, n_neighbors)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> nearest_neighbors(np.array([[0.0], [1.0], [3.0]]), 1)[1].ravel().tolist()
+    [1, 0, 1]
+    """
+    index = make_index(algorithm, metric, len(X)).build(X)
+    return index.query(X, n_neighbors, exclude_self=True)
