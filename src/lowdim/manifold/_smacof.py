@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._iterative import run_loop
+from .._kernels.stress import guttman_pass
 from ..linalg import sq_euclidean
 
 
@@ -27,19 +28,16 @@ def disparities(delta, d, weights, upper):
     return out + out.T
 
 
-def stress_of(D_hat, X, weights):
-    """Raw stress ``sum_{i<j} w_ij (d_ij(X) - D_hat_ij)^2``."""
-    return 0.5 * float(np.sum(weights * (_distances(X) - D_hat) ** 2))
-
-
 def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300, eps=1e-6,
            callbacks=(), verbose=0):
     """Minimise stress by Guttman transforms from ``init``.
 
     Each step replaces X by ``V^+ B(X) X`` (``n^-1 B(X) X`` without weights), which
-    never increases the stress; non-metric MDS first refits the disparities by isotonic
-    regression. Stops when the relative stress decrease falls below ``eps``, or when the
-    stress is below 1e-14 of the total (an exact fit).
+    never increases the stress; ``B(X) X`` and the stress come from one parallel pass
+    over the pairs (no n x n matrix per iteration); non-metric MDS first refits the
+    disparities by isotonic regression. Stops, as scikit-learn does, when the stress
+    decrease falls below ``eps`` times the sum of squared embedding distances, or when
+    the stress is below 1e-14 of the total (an exact fit).
 
     Parameters
     ----------
@@ -77,20 +75,21 @@ def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300
         np.fill_diagonal(V, W.sum(axis=1))
         V_pinv = np.linalg.pinv(V)
 
+    W_kernel = np.zeros((0, 0)) if weights is None else W
+
     def step(state):
         X, previous = state
-        d = _distances(X)
-        D_hat = delta if metric else disparities(delta, d, W, upper)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            B = np.where(d > 0, -W * D_hat / d, 0.0)
-        np.fill_diagonal(B, 0.0)
-        np.fill_diagonal(B, -B.sum(axis=1))
-        X_new = B @ X / n if V_pinv is None else V_pinv @ (B @ X)
-        stress = stress_of(D_hat, X_new, W)
-        change = (previous - stress) / max(previous, np.finfo(float).tiny) if np.isfinite(previous) else np.inf
+        D_hat = delta if metric else disparities(delta, _distances(X), W, upper)
+        BX = np.empty_like(X)
+        stress, squares = guttman_pass(X, D_hat, W_kernel, BX)  # of X, before the move
+        X_new = BX / n if V_pinv is None else V_pinv @ BX
+        # scikit-learn's rule: the stress decrease relative to the sum of squared distances
+        change = (previous - stress) / max(squares, np.finfo(float).tiny) if np.isfinite(previous) else np.inf
         return (X_new, stress), stress, 0.0 if stress <= floor else abs(change)
 
-    result = run_loop(step, (np.asarray(init, dtype=np.float64), np.inf), max_iter=max_iter, tol=eps,
+    result = run_loop(step, (np.ascontiguousarray(init, dtype=np.float64), np.inf), max_iter=max_iter, tol=eps,
                       callbacks=callbacks, verbose=verbose, label="SMACOF")
     result.state = result.state[0]
+    D_hat = delta if metric else disparities(delta, _distances(result.state), W, upper)
+    result.objective = guttman_pass(result.state, D_hat, W_kernel, np.empty_like(result.state))[0]
     return result
