@@ -40,7 +40,7 @@ class ClassicalModel:
         return 0.5 * (self.mean_sq - np.asarray(d2, dtype=np.float64)) @ self.vectors * scale
 
 
-def classical_mds(D, n_components, *, squared=False):
+def classical_mds(D, n_components, *, squared=False, overwrite=False):
     """Classical MDS of a square dissimilarity matrix.
 
     Parameters
@@ -49,6 +49,8 @@ def classical_mds(D, n_components, *, squared=False):
         Symmetric dissimilarities (squared ones with ``squared=True``).
     n_components : int
     squared : bool
+    overwrite : bool
+        With ``squared``, ``D`` (float64) may be overwritten by the double-centred matrix.
 
     Returns
     -------
@@ -66,9 +68,16 @@ def classical_mds(D, n_components, *, squared=False):
     >>> np.allclose(np.sqrt(((Y[:, None] - Y[None]) ** 2).sum(-1)), D)
     True
     """
-    D2 = np.asarray(D, dtype=np.float64) if squared else np.asarray(D, dtype=np.float64) ** 2
-    mean_sq = D2.mean(axis=0)
-    B = -0.5 * (D2 - mean_sq[None, :] - mean_sq[:, None] + mean_sq.mean())
+    if squared:
+        B = np.array(D, dtype=np.float64, copy=not overwrite)
+    else:
+        B = np.square(np.asarray(D, dtype=np.float64))
+    mean_sq = B.mean(axis=0)
+    # B = -(D2 - row means - column means + grand mean) / 2, in place (n^2 passes, no copies)
+    B -= mean_sq[None, :]
+    B -= mean_sq[:, None]
+    B += mean_sq.mean()
+    B *= -0.5
     if B.shape[0] > 500 and n_components < B.shape[0] // 10:  # a few eigenpairs of a large matrix
         w, V = lanczos_eigh(aslinearoperator(B), n_components, rng=np.random.default_rng(0))
     else:

@@ -141,12 +141,14 @@ class Isomap(ComponentTransformer):
         else:
             refs = np.sort(farthest_points(X, self.n_landmarks, check_random_state(self.random_state)))
         geodesic = shortest_paths(G, refs).T  # (n, m)
-        _, model = classical_mds(geodesic[refs] ** 2, self.n_components, squared=True)
+        among_refs = geodesic if self.n_landmarks is None else geodesic[refs]
+        Y, model = classical_mds(np.square(among_refs), self.n_components, squared=True, overwrite=True)
         self.X_fit_ = X
         self.reference_indices_ = refs
         self.geodesic_to_references_ = geodesic
         self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
-        self.embedding_ = model.place(geodesic**2).astype(X.dtype)
+        # with every point a reference, Gower's placement gives back classical MDS's own coordinates
+        self.embedding_ = (Y if self.n_landmarks is None else model.place(geodesic**2)).astype(X.dtype)
         self.n_components_ = self.n_components
         return self
 
