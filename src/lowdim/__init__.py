@@ -36,7 +36,6 @@ _EXPORTS = {
     "Isomap": "lowdim.manifold",
     "LocallyLinearEmbedding": "lowdim.manifold",
     "MDS": "lowdim.manifold",
-    "MaximumVarianceUnfolding": "lowdim.manifold",
     "SpectralEmbedding": "lowdim.manifold",
     "metrics": "lowdim.metrics",
     "neighbors": "lowdim.neighbors",

@@ -45,7 +45,6 @@ REGISTRY = {
     "Isomap": "lowdim.manifold._isomap",
     "LocallyLinearEmbedding": "lowdim.manifold._lle",
     "MDS": "lowdim.manifold._mds",
-    "MaximumVarianceUnfolding": "lowdim.manifold._mvu",
     "SpectralEmbedding": "lowdim.manifold._spectral",
 }
 
