@@ -10,7 +10,7 @@ process, exact blocked BLAS about 175 s.
 import numpy as np
 
 from .._validation import check_array
-from ._exact import from_squared, refine_sq_distances, unit_rows
+from ._exact import from_squared, query_rows, refine_sq_distances, unit_rows
 
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
 
@@ -82,13 +82,7 @@ class HNSWIndex:
     def query(self, Q, k, *, exclude_self=False):
         """The (approximately) ``k`` nearest indexed points of each row of ``Q``; same
         contract as ``ExactIndex.query``."""
-        Q = check_array(Q, name="Q", estimator_name="HNSWIndex")
-        available = self.n_samples_ - (1 if exclude_self else 0)
-        if not 1 <= k <= available:
-            raise ValueError(f"n_neighbors={k} must be between 1 and {available} (the number of "
-                             f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
-        if self.metric == "cosine":
-            Q = unit_rows(Q)
+        Q = query_rows(self, Q, k, exclude_self)
         want = k + 1 if exclude_self else k
         self._graph.hnsw.efSearch = max(self.ef_search or 64, 2 * want)
         _, found = self._graph.search(np.ascontiguousarray(Q - self._offset, dtype=np.float32), want)

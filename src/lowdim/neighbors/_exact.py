@@ -91,13 +91,7 @@ class ExactIndex:
         distances : ndarray (m, k), increasing along each row
         indices : ndarray of int64 (m, k)
         """
-        Q = check_array(Q, name="Q", estimator_name="ExactIndex")
-        available = self.n_samples_ - (1 if exclude_self else 0)
-        if not 1 <= k <= available:
-            raise ValueError(f"n_neighbors={k} must be between 1 and {available} (the number of "
-                             f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
-        if self.metric == "cosine":
-            Q = unit_rows(Q)
+        Q = query_rows(self, Q, k, exclude_self)
         if self.metric == "precomputed":
             return self._query_precomputed(Q, k, exclude_self)
         return self._query_blocked(Q, k, exclude_self)
@@ -138,6 +132,17 @@ class ExactIndex:
         refine_sq_distances(Q, self._data, self._offset, idx, dist, self.block_bytes)
         return from_squared(dist, self.metric), idx
 
+
+
+def query_rows(index, Q, k, exclude_self):
+    """Validate a query against a built ``index``: ``Q`` as an array (unit rows for
+    'cosine') and ``k`` within the number of indexed points."""
+    Q = check_array(Q, name="Q", estimator_name=type(index).__name__)
+    available = index.n_samples_ - (1 if exclude_self else 0)
+    if not 1 <= k <= available:
+        raise ValueError(f"n_neighbors={k} must be between 1 and {available} (the number of "
+                         f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
+    return unit_rows(Q) if index.metric == "cosine" else Q
 
 
 def from_squared(sq, metric):
