@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from lowdim import FastICA
-from lowdim.datasets import load_digits, load_fashion_mnist, make_blobs, make_s_curve, make_sources, make_swiss_roll
+from lowdim.datasets import (
+    load_digits,
+    load_fashion_mnist,
+    make_blobs,
+    make_s_curve,
+    make_sources,
+    make_swiss_roll,
+)
 from lowdim.datasets._generators import SWISS_HOLE, in_swiss_hole
 
 

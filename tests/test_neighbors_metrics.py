@@ -17,7 +17,13 @@ from lowdim.metrics import (
     stress,
     trustworthiness,
 )
-from lowdim.neighbors import ExactIndex, join_components, kneighbors_graph, radius_neighbors_graph, symmetrize
+from lowdim.neighbors import (
+    ExactIndex,
+    join_components,
+    kneighbors_graph,
+    radius_neighbors_graph,
+    symmetrize,
+)
 
 
 @pytest.fixture(scope="module")

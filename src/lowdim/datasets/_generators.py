@@ -4,7 +4,6 @@ import numpy as np
 
 from .._random import check_random_state
 
-
 SWISS_HOLE = (2.5 * np.pi, 3.5 * np.pi, 7.0, 14.0)  # the middle third of the rectangle in both directions
 
 

@@ -3,7 +3,9 @@
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import eigh
 
 from .._memory import require_memory
 from ..exceptions import ConvergenceWarning
@@ -61,8 +63,6 @@ def _symmetric_inverse(M, shift):
     """``(M + shift I)^-1`` as an operator, from a sparse LU in SuperLU's symmetric mode
     (minimum-degree ordering of M + M^T, diagonal pivots): far less fill than the
     default column ordering on a symmetric positive definite matrix."""
-    import scipy.sparse as sp
-
     A = (sp.csc_matrix(M) + shift * sp.identity(M.shape[0], format="csc")).tocsc()
     lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
     return spla.LinearOperator(M.shape, matvec=lu.solve, dtype=np.float64)
@@ -72,8 +72,8 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
     """Smallest ``k`` eigenpairs of a sparse symmetric positive semi-definite matrix.
 
     'arpack' is shift-invert Lanczos about a shift just below zero: ``M + s I`` is
-    factorised once (sparse LU, symmetric ordering) and the largest eigenvalues of its inverse are the
-    smallest of ``M``, so the clustered bottom of the spectrum (LLE, LTSA, Hessian
+    factorised once (sparse LU, symmetric ordering) and the largest eigenvalues of its
+    inverse are the smallest of ``M``, so the clustered bottom of the spectrum (LLE, LTSA, Hessian
     eigenmaps) converges in a few restarts. 'dense' is LAPACK on ``M.toarray()``. If
     ARPACK does not converge, the dense solver is used with a ``ConvergenceWarning``.
 
@@ -100,9 +100,6 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
     >>> np.round(w, 6)
     array([0.     , 0.00011])
     """
-    import scipy.sparse as sp
-    from scipy.linalg import eigh
-
     n = M.shape[0]
     if solver == "auto":
         solver = "dense" if n < dense_below or k >= 10 else "arpack"

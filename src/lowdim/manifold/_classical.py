@@ -10,7 +10,6 @@ MDS places every non-landmark point.
 from dataclasses import dataclass
 
 import numpy as np
-
 from scipy.sparse.linalg import aslinearoperator
 
 from ..linalg import flip_signs, lanczos_eigh, sq_euclidean, top_eigh

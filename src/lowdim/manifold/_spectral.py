@@ -11,7 +11,14 @@ from .._memory import require_memory
 from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
-from ..linalg import column_moments, flip_signs, lanczos_eigh, smallest_eigh, sq_euclidean, top_eigh
+from ..linalg import (
+    column_moments,
+    flip_signs,
+    lanczos_eigh,
+    smallest_eigh,
+    sq_euclidean,
+    top_eigh,
+)
 from ..neighbors import ALGORITHMS, check_n_neighbors, join_components, kneighbors_graph
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples

@@ -5,7 +5,12 @@ one, kNN and radius graphs, symmetrisation, component joining, shortest paths.""
 from ._approximate import HNSWIndex, approximate_available
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, make_index, nearest_neighbors
 from ._exact import ExactIndex, check_n_neighbors
-from ._graphs import join_components, kneighbors_graph, radius_neighbors_graph, symmetrize
+from ._graphs import (
+           join_components,
+           kneighbors_graph,
+           radius_neighbors_graph,
+           symmetrize,
+)
 from ._paths import shortest_paths
 
 __all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "ExactIndex", "HNSWIndex", "approximate_available", "check_n_neighbors",

@@ -1,5 +1,5 @@
 """Approximate k-nearest neighbours: an HNSW graph (faiss), behind the same
-``build`` / ``query`` interface as the exact index, and the size rule that picks one.
+``build`` / ``query`` interface as the exact index (``_choose`` picks between them).
 
 Chosen by measurement (BENCHMARKS.md, issue 5): on Fashion-MNIST (70,000 x 784, k = 15)
 faiss' HNSW reached recall 0.999 in 25 s and 0.98 in 11 s, hnswlib 0.996 in 25 s,
@@ -10,7 +10,7 @@ process, exact blocked BLAS about 175 s.
 import numpy as np
 
 from .._validation import check_array
-from ._exact import from_squared, query_rows, refine_sq_distances, unit_rows
+from ._exact import from_squared, query_rows, refine_sq_distances, shifted_rows
 
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
 
@@ -69,10 +69,7 @@ class HNSWIndex:
         except ImportError as exc:
             raise ImportError(_INSTALL) from exc
         X = check_array(X, estimator_name="HNSWIndex")
-        if self.metric == "cosine":
-            X = unit_rows(X)
-        self._offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
-        self._data = X - self._offset
+        self._offset, self._data = shifted_rows(X, self.metric)
         self._graph = faiss.IndexHNSWFlat(X.shape[1], self.M)
         self._graph.hnsw.efConstruction = self.ef_construction
         self._graph.add(np.ascontiguousarray(self._data, dtype=np.float32))

@@ -57,11 +57,8 @@ class ExactIndex:
     def build(self, X):
         """Index the rows of ``X`` (for 'precomputed': the number of points)."""
         X = check_array(X, estimator_name="ExactIndex")
-        if self.metric == "cosine":
-            X = unit_rows(X)
         if self.metric != "precomputed":
-            self._offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
-            self._data = X - self._offset  # distances are shift-invariant; this keeps float32 precise
+            self._offset, self._data = shifted_rows(X, self.metric)
             self._sq = row_norms_sq(self._data)
         self.n_samples_ = X.shape[0]
         return self
@@ -69,12 +66,7 @@ class ExactIndex:
     def _block_distances(self, Qb):
         if self.metric == "precomputed":
             return np.asarray(Qb)
-        D = sq_euclidean(Qb - self._offset, self._data, None, self._sq)
-        if self.metric == "euclidean":
-            np.sqrt(D, out=D)
-        elif self.metric == "cosine":
-            D *= 0.5  # |a - b|^2 / 2 = 1 - cos(a, b) for unit vectors
-        return D
+        return from_squared(sq_euclidean(Qb - self._offset, self._data, None, self._sq), self.metric)
 
     def query(self, Q, k, *, exclude_self=False):
         """The ``k`` nearest indexed points of each row of ``Q``.
@@ -132,6 +124,14 @@ class ExactIndex:
         refine_sq_distances(Q, self._data, self._offset, idx, dist, self.block_bytes)
         return from_squared(dist, self.metric), idx
 
+
+def shifted_rows(X, metric):
+    """``(offset, X - offset)`` with the column means as offset (unit rows first for
+    'cosine'): distances are shift-invariant, and centred float32 keeps its precision."""
+    if metric == "cosine":
+        X = unit_rows(X)
+    offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
+    return offset, X - offset
 
 
 def query_rows(index, Q, k, exclude_self):
