@@ -132,3 +132,21 @@ def test_shortest_paths_equal_scipy_dijkstra_with_unreachable_nodes():
     assert np.isinf(shortest_paths(G, sources)).any()
     with pytest.raises(ValueError, match="non-negative edge weights"):
         shortest_paths(sp.csr_matrix(np.array([[0, -1.0], [0, 0]])), [0])
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_all_pairs_shortest_paths_equal_scipy(directed):
+    # every node a source: half the rows are assembled from the others' (deferred nodes)
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import dijkstra
+
+    from lowdim.neighbors import kneighbors_graph, shortest_paths
+
+    X = np.random.default_rng(5).normal(size=(400, 3))
+    G = kneighbors_graph(X, 6, mode="distance")
+    G = G if directed else G.maximum(G.T)
+    G = sp.csr_matrix(G)
+    order = np.random.default_rng(6).permutation(400)
+    for sources in (np.arange(400), order):
+        np.testing.assert_allclose(shortest_paths(G, sources), dijkstra(G, directed=True, indices=sources),
+                                   rtol=1e-12)

@@ -1,4 +1,5 @@
-"""Shortest paths on a sparse graph: Dijkstra from many sources, parallel over sources."""
+"""Shortest paths on a sparse graph: Dijkstra from many sources, parallel over sources;
+all pairs with the rows of a deferred node set assembled from the others' rows."""
 
 import numpy as np
 from numba import njit, prange
@@ -58,10 +59,10 @@ def _dijkstra_one(indptr, indices, weights, source, dist, keys, nodes):
 
 
 @njit(cache=True, parallel=True)
-def dijkstra_many(indptr, indices, weights, sources, out):
-    """Row ``r`` of ``out`` (len(sources), n) = shortest-path distances from
-    ``sources[r]`` along the directed CSR graph (inf where unreachable). Each source is
-    independent, so the result does not depend on the thread count."""
+def dijkstra_many(indptr, indices, weights, sources, out, rows):
+    """Row ``rows[r]`` of ``out`` = shortest-path distances from ``sources[r]`` along the
+    directed CSR graph (inf where unreachable). Each source is independent, so the result
+    does not depend on the thread count."""
     n = indptr.shape[0] - 1
     n_sources = sources.shape[0]
     capacity = indices.shape[0] + 1
@@ -70,7 +71,93 @@ def dijkstra_many(indptr, indices, weights, sources, out):
         keys = np.empty(capacity)
         nodes = np.empty(capacity, dtype=np.int64)
         for r in range(c * n_sources // n_chunks, (c + 1) * n_sources // n_chunks):
-            row = out[r]
-            for j in range(n):
-                row[j] = np.inf
+            row = out[rows[r]]
+            row[:] = np.inf
             _dijkstra_one(indptr, indices, weights, sources[r], row, keys, nodes)
+
+
+@njit(cache=True)
+def _root(parent, a):
+    while parent[a] != a:
+        parent[a] = parent[parent[a]]
+        a = parent[a]
+    return a
+
+
+@njit(cache=True)
+def deferrable_nodes(indptr, indices, order, cap):
+    """Greedy (in ``order``) set of nodes whose induced subgraph has components of at
+    most ``cap`` nodes: their rows are cheap once every other row is known."""
+    n = indptr.shape[0] - 1
+    parent = np.arange(n)
+    size = np.ones(n, dtype=np.int64)
+    chosen = np.zeros(n, dtype=np.bool_)
+    roots = np.empty(indices.shape[0] + 1, dtype=np.int64)
+    for v in order:
+        n_roots, total = 0, 1
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            if chosen[w]:
+                r = _root(parent, w)
+                seen = False
+                for i in range(n_roots):
+                    seen = seen or roots[i] == r
+                if not seen:
+                    roots[n_roots] = r
+                    n_roots += 1
+                    total += size[r]
+        if total <= cap:
+            chosen[v] = True
+            for i in range(n_roots):
+                parent[roots[i]] = v
+                size[v] += size[roots[i]]
+    return chosen
+
+
+@njit(cache=True)
+def _dijkstra_through_known(indptr, indices, weights, source, dist, keys, nodes, out, known):
+    """Dijkstra from ``source`` in which a node whose full row ``out[u]`` is already known
+    is not expanded: every node x gets d(source, u) + out[u, x] at once. A path either
+    avoids the known nodes (found by the usual expansion) or passes through a first one,
+    which is settled with its exact distance, so the result is exact."""
+    dist[source] = 0.0
+    keys[0], nodes[0] = 0.0, source
+    size = 1
+    while size > 0:
+        d, u = keys[0], nodes[0]
+        size -= 1
+        if size > 0:
+            keys[0], nodes[0] = keys[size], nodes[size]
+            _sift_down(keys, nodes, size, 0)
+        if d > dist[u]:
+            continue
+        if known[u]:
+            row = out[u]
+            for x in range(dist.shape[0]):
+                if d + row[x] < dist[x]:
+                    dist[x] = d + row[x]
+            continue
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            nd = d + weights[e]
+            if nd < dist[v]:
+                dist[v] = nd
+                keys[size], nodes[size] = nd, v
+                _sift_up(keys, nodes, size)
+                size += 1
+
+
+@njit(cache=True, parallel=True)
+def rows_through_known(indptr, indices, weights, targets, out, known):
+    """Rows ``out[t]`` for each of ``targets`` from the rows of the ``known`` nodes
+    (which are only read, so the result does not depend on the thread count)."""
+    n_targets = targets.shape[0]
+    capacity = indices.shape[0] + 1
+    n_chunks = min(n_targets, 64)
+    for c in prange(n_chunks):
+        keys = np.empty(capacity)
+        nodes = np.empty(capacity, dtype=np.int64)
+        for r in range(c * n_targets // n_chunks, (c + 1) * n_targets // n_chunks):
+            row = out[targets[r]]
+            row[:] = np.inf
+            _dijkstra_through_known(indptr, indices, weights, targets[r], row, keys, nodes, out, known)
