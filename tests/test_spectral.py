@@ -23,6 +23,18 @@ def test_matches_sklearn_up_to_sign(blobs, solver):
     assert np.all(np.diff(ours.eigenvalues_) >= 0) and ours.eigenvalues_[0] > 0
 
 
+def test_lanczos_and_its_shift_invert_fallback_agree(blobs, monkeypatch):
+    # plain Lanczos within its product budget, or (budget too small) shift-invert on the LU
+    import lowdim.manifold._spectral as spectral
+
+    fit = lambda: SpectralEmbedding(2, n_neighbors=12, eigen_solver="arpack", random_state=0).fit(blobs)
+    lanczos = fit()
+    monkeypatch.setattr(spectral, "LANCZOS_PRODUCTS", 1)
+    fallback = fit()
+    np.testing.assert_allclose(np.abs(lanczos.embedding_), np.abs(fallback.embedding_), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(lanczos.eigenvalues_, fallback.eigenvalues_, rtol=1e-8)
+
+
 def test_rbf_and_precomputed_affinities_agree(blobs):
     a = SpectralEmbedding(2, affinity="rbf", gamma=0.1).fit(blobs)
     A = np.exp(-0.1 * ((blobs[:, None] - blobs[None]) ** 2).sum(-1))

@@ -3,6 +3,7 @@ graph Laplacian of a neighbour or rbf affinity."""
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from scipy.sparse.linalg import aslinearoperator
 from sklearn.base import BaseEstimator
 
@@ -22,6 +23,7 @@ from ..linalg import (
 from ..neighbors import ALGORITHMS, check_n_neighbors, join_components, kneighbors_graph
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
+LANCZOS_PRODUCTS = 600  # matrix-vector products tried before the sparse LU (_sparse_bottom)
 
 
 def knn_affinity(X, n_neighbors, algorithm="auto"):
@@ -85,14 +87,32 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto"):
         dense = M.toarray() if sp.issparse(M) else M
         w, U = top_eigh(dense, min(k, n))
         lam = 1.0 - w
-    elif sp.issparse(M):  # bottom of the normalised Laplacian by shift-invert (sparse LU)
-        lam, U = smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=0.0,
-                               max_iter=None)
+    elif sp.issparse(M):
+        lam, U = _sparse_bottom(M, k, rng)
     else:
         w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng)
         lam = 1.0 - w
     (Ut,) = flip_signs(U[:, 1:k].T)
     return Ut.T * scale[:, None], lam[1:k]
+
+
+def _sparse_bottom(M, k, rng):
+    """Bottom ``k`` eigenpairs of ``I - M``: plain Lanczos on ``M`` within a budget of
+    LANCZOS_PRODUCTS products, then shift-invert on a sparse LU of ``I - M``. Neither
+    wins everywhere: the LU fills in on graphs of high intrinsic dimension (Fashion-MNIST
+    PCA-50, 5,000 points: 0.18 s against Lanczos's 0.08 s; 10-D blobs: 0.34 s against
+    0.03 s), while a low-dimensional manifold (Swiss roll) factorises in 0.05 s but
+    needs 1,300 products."""
+    n = M.shape[0]
+    ncv = min(n, max(2 * k + 1, 20))
+    try:
+        w, U = spla.eigsh(M, k=k, which="LA", v0=rng.uniform(-1, 1, n), ncv=ncv, tol=0.0,
+                          maxiter=max(1, LANCZOS_PRODUCTS // (ncv - k)))
+        order = np.argsort(w)[::-1]
+        return 1.0 - w[order], U[:, order]
+    except spla.ArpackNoConvergence:
+        return smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=0.0,
+                             max_iter=None)
 
 
 class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
@@ -107,8 +127,10 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
     random_state : None, int or Generator
         Start vector of the sparse eigensolver.
     eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
-        'arpack' is shift-invert Lanczos on the sparse Laplacian (plain Lanczos on a
-        dense affinity); 'auto' is dense LAPACK below 1000 samples.
+        'arpack' is Lanczos on the normalised sparse affinity, then (if it has not
+        converged within 600 products) shift-invert Lanczos on a sparse LU of the
+        Laplacian; plain Lanczos on a dense affinity. 'auto' is dense LAPACK below
+        1000 samples.
     n_neighbors : int, optional
         Default ``max(n_samples // 10, 1)``.
     neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
