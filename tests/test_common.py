@@ -71,6 +71,20 @@ def _fit(est, X):
     return est.fit(X)
 
 
+def _amplifies_rounding(cls):
+    """Neighbour embeddings (t-SNE, UMAP) are chaotic: a difference in the last bit of
+    the input grows to whole units of the output within a hundred iterations, so runs on
+    float32-rounded or permuted data are compared by what they preserve (their
+    trustworthiness), not entry by entry."""
+    return getattr(cls, "_amplifies_rounding", False)
+
+
+def _same_structure(X, a, b):
+    from lowdim.metrics import trustworthiness
+
+    assert abs(trustworthiness(X, a, n_neighbors=5) - trustworthiness(X, b, n_neighbors=5)) < 0.02
+
+
 def _rtol(cls):
     """Methods fitted by iteration to a tolerance agree across runs only to about that
     tolerance (a flat likelihood amplifies rounding differences); direct ones to rounding."""
@@ -196,6 +210,8 @@ def test_float32_preserved_and_close_to_float64(cls):
     out32 = _output(_fit(_instance(cls), X64.astype(np.float32)), X64.astype(np.float32))
     out64 = _output(_fit(_instance(cls), X64), X64)
     assert out32.dtype == np.float32 and out64.dtype == np.float64
+    if _amplifies_rounding(cls):
+        return _same_structure(X64, out32, out64)
     scale = np.abs(out64).max()
     np.testing.assert_allclose(out32, out64, atol=max(1e-4, _rtol(cls)) * scale)
 
@@ -298,6 +314,8 @@ def test_deterministic_and_row_permutation(cls):
     c = _output(_fit(_instance(cls), X[perm]), X)
     if _fit_only(_instance(cls)):  # the embedding comes in the permuted order
         c = c[np.argsort(perm)]
+    if _amplifies_rounding(cls):
+        return _same_structure(X, a, c)
     tol = max(_rtol(cls), 1e-7)
     np.testing.assert_allclose(np.abs(c), np.abs(a), rtol=tol, atol=tol * np.abs(a).max())
 

@@ -37,6 +37,7 @@ _EXPORTS = {
     "LocallyLinearEmbedding": "lowdim.manifold",
     "MDS": "lowdim.manifold",
     "SpectralEmbedding": "lowdim.manifold",
+    "TSNE": "lowdim.embedding",
     "metrics": "lowdim.metrics",
     "neighbors": "lowdim.neighbors",
     "save": "lowdim.io",

@@ -1,5 +1,6 @@
 """k-nearest-neighbour selection kernels (parallel over query rows)."""
 
+import numpy as np
 from numba import njit, prange
 
 
@@ -63,3 +64,17 @@ def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
                 pos -= 1
             dist[pos] = v
             idx[pos] = j
+
+
+@njit(cache=True, parallel=True)
+def pair_sq_distances(Q, data, offset, rows, cols, out):
+    """``out[p] = |Q[rows[p]] - offset - data[cols[p]]|^2`` summed in float64 from the
+    differences (exact where a GEMM expansion cancels)."""
+    d = Q.shape[1]
+    for p in prange(rows.shape[0]):
+        q, j = rows[p], cols[p]
+        acc = 0.0
+        for a in range(d):
+            diff = (np.float64(Q[q, a]) - np.float64(offset[a])) - np.float64(data[j, a])
+            acc += diff * diff
+        out[p] = acc

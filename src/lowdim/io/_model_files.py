@@ -46,6 +46,7 @@ REGISTRY = {
     "LocallyLinearEmbedding": "lowdim.manifold._lle",
     "MDS": "lowdim.manifold._mds",
     "SpectralEmbedding": "lowdim.manifold._spectral",
+    "TSNE": "lowdim.embedding._tsne",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

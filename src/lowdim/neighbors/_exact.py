@@ -63,6 +63,29 @@ class ExactIndex:
         self.n_samples_ = X.shape[0]
         return self
 
+    def pairwise(self, Q):
+        """All distances from the rows of ``Q`` to the indexed points, (m, n) in
+        float64: for small data, where every point is a neighbour (exact t-SNE).
+
+        Examples
+        --------
+        >>> ExactIndex().build(np.array([[0.0], [2.0]])).pairwise(np.array([[1.0]])).tolist()
+        [[1.0, 1.0]]
+        """
+        from .._kernels.neighbors import pair_sq_distances
+
+        Q = query_rows(self, Q, 1, False)
+        if self.metric == "precomputed":
+            return np.array(Q, dtype=np.float64)
+        q = np.asarray(Q - self._offset, dtype=np.float64)
+        sq = sq_euclidean(q, self._data, None, self._sq).astype(np.float64)
+        # where the expansion cancels (near-duplicates), recompute from differences
+        rows, cols = np.nonzero(sq <= 1e-6 * (row_norms_sq(q)[:, None] + self._sq[None, :]))
+        exact = np.empty(rows.size)
+        pair_sq_distances(np.asarray(Q), self._data, self._offset, rows, cols, exact)
+        sq[rows, cols] = exact
+        return from_squared(sq, self.metric)
+
     def _block_distances(self, Qb):
         if self.metric == "precomputed":
             return np.asarray(Qb)
@@ -121,7 +144,7 @@ class ExactIndex:
                 G = buf[:(stop - start) * (c1 - c0)].reshape(stop - start, c1 - c0)
                 np.matmul(q, self._data[c0:c1].T, out=G)
                 merge_smallest_sq(G, q_sq, self._sq[c0:c1], c0, skip, idx[start:stop], dist[start:stop])
-        refine_sq_distances(Q, self._data, self._offset, idx, dist, self.block_bytes)
+        refine_sq_distances(Q, self._data, self._offset, idx, dist)
         return from_squared(dist, self.metric), idx
 
 
@@ -155,15 +178,15 @@ def from_squared(sq, metric):
     return sq
 
 
-def refine_sq_distances(Q, data, offset, idx, out, block_bytes=64 << 20):
+def refine_sq_distances(Q, data, offset, idx, out):
     """Squared distances from each row of ``Q`` to its chosen neighbours ``data[idx]``,
     recomputed in float64 from differences (into ``out``): GEMM expansions lose the
     small ones (a point's distance to itself comes out as sqrt(rounding), about 1e-8
     of its norm, instead of 0). ``data`` is stored shifted by ``offset``."""
-    k, d = idx.shape[1], data.shape[1]
-    step = max(1, block_bytes // (8 * k * d))
-    for s in range(0, Q.shape[0], step):
-        q = (Q[s:s + step] - offset).astype(np.float64)
-        diff = q[:, None, :] - data[idx[s:s + step]].astype(np.float64)
-        out[s:s + step] = np.einsum("qkd,qkd->qk", diff, diff)
+    from .._kernels.neighbors import pair_sq_distances
+
+    m, k = idx.shape
+    flat = np.empty(m * k)
+    pair_sq_distances(np.asarray(Q), data, offset, np.repeat(np.arange(m), k), idx.ravel(), flat)
+    out[:] = flat.reshape(m, k)
     return out

@@ -1,0 +1,10 @@
+"""Neighbour embeddings: t-SNE and SNE (affinities -> initialisation -> gradient
+strategy -> optimiser, one module each), and UMAP."""
+
+from ._affinities import conditional_probabilities, joint_probabilities, neighbour_affinities
+from ._gradients import BarnesHutRepulsion, ExactRepulsion, FFTRepulsion, kl_divergence
+from ._optimizer import Phase, descend
+from ._tsne import TSNE
+
+__all__ = ["BarnesHutRepulsion", "ExactRepulsion", "FFTRepulsion", "Phase", "TSNE", "conditional_probabilities",
+           "descend", "joint_probabilities", "kl_divergence", "neighbour_affinities"]

@@ -1,0 +1,134 @@
+"""Input affinities of t-SNE and SNE: Gaussian conditional probabilities over each
+point's nearest neighbours, bandwidths matched to a perplexity, then symmetrised."""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..neighbors import make_index
+
+ENTROPY_TOL = 1e-5  # nats: the bisection stops within this of log(perplexity)
+BISECTION_STEPS = 200
+
+
+def effective_perplexity(perplexity, n_samples, name="TSNE"):
+    """``perplexity``, lowered with a warning to ``(n_samples - 1) / 3`` when the data
+    has too few points for it (each point needs about 3 x perplexity neighbours).
+
+    Examples
+    --------
+    >>> effective_perplexity(30.0, 1000)
+    30.0
+    """
+    if 3 * perplexity <= n_samples - 1:
+        return float(perplexity)
+    lowered = max((n_samples - 1) / 3.0, 1.0)
+    warnings.warn(f"{name}: perplexity={perplexity:g} is too large for {n_samples} samples (it needs about "
+                  f"3 x perplexity neighbours per point); using perplexity={lowered:g}. Lower perplexity to "
+                  "silence this.", UserWarning, stacklevel=3)
+    return lowered
+
+
+def conditional_probabilities(distances, perplexity):
+    """Gaussian conditional probabilities p(j | i) over each row's neighbours.
+
+    Parameters
+    ----------
+    distances : ndarray (n, k)
+        Distances from each point to its k neighbours (the Gaussian is in their square).
+    perplexity : float
+        Target ``exp(entropy)`` of every row.
+
+    Returns
+    -------
+    P : ndarray (n, k), rows summing to one
+    beta : ndarray (n,)
+        Precision ``1 / (2 sigma^2)`` of each row's Gaussian.
+
+    Examples
+    --------
+    >>> P, beta = conditional_probabilities(np.array([[1.0, 2.0, 3.0, 4.0]]), 2.0)
+    >>> round(float(np.exp(-(P * np.log(P)).sum())), 4)
+    2.0
+    """
+    from .._kernels.perplexity import calibrate_rows
+
+    sq = np.square(np.asarray(distances, dtype=np.float64))
+    P = np.empty_like(sq)
+    beta = np.empty(sq.shape[0])
+    calibrate_rows(sq, float(np.log(perplexity)), ENTROPY_TOL, BISECTION_STEPS, P, beta)
+    return P, beta
+
+
+def joint_probabilities(indices, conditional, n_samples):
+    """Symmetric joint affinities ``(p(j|i) + p(i|j)) / (2 n)`` as a CSR matrix summing
+    to one (float64, sorted indices, no explicit zeros).
+
+    Examples
+    --------
+    >>> P = joint_probabilities(np.array([[1], [0], [1]]), np.ones((3, 1)), 3)
+    >>> P.toarray().round(4).tolist()
+    [[0.0, 0.3333, 0.0], [0.3333, 0.0, 0.1667], [0.0, 0.1667, 0.0]]
+    """
+    n, k = indices.shape
+    rows = np.repeat(np.arange(n), k)
+    C = sp.csr_matrix((conditional.ravel(), (rows, indices.ravel())), shape=(n_samples, n_samples))
+    P = (C + C.T).tocsr()
+    P.eliminate_zeros()
+    P.sort_indices()
+    P.data /= P.data.sum()
+    return P
+
+
+def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto"):
+    """t-SNE's input affinities of ``X``: kNN (``n_neighbors``, usually 3 x perplexity)
+    by the chosen index, perplexity-calibrated conditionals, symmetrised.
+
+    Parameters
+    ----------
+    X : ndarray (n, d), or (n, n) distances with metric='precomputed'
+    perplexity : float
+    n_neighbors : int
+    metric : {'euclidean', 'cosine', 'precomputed'}
+    algorithm : {'auto', 'exact', 'approximate'}
+
+    Returns
+    -------
+    P : CSR (n, n), symmetric, sums to one
+    index : the built kNN index (for placing new points)
+    distances : ndarray (n, n_neighbors)
+        Each point's neighbour distances (increasing, except when every other point is
+        a neighbour: then in index order).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> P, index, distances = neighbour_affinities(X, 5.0, 15)
+    >>> bool(abs(P.sum() - 1) < 1e-12 and abs(P - P.T).max() < 1e-15)
+    True
+    """
+    n = X.shape[0]
+    index = make_index(algorithm, metric, n).build(X)
+    if n_neighbors >= n - 1 and hasattr(index, "pairwise"):  # every other point: no selection needed
+        others = ~np.eye(n, dtype=bool)
+        distances = index.pairwise(X)[others].reshape(n, n - 1)
+        indices = np.broadcast_to(np.arange(n), (n, n))[others].reshape(n, n - 1)
+    else:
+        distances, indices = index.query(X, n_neighbors, exclude_self=True)
+    conditional, _ = conditional_probabilities(distances, perplexity)
+    return joint_probabilities(indices, conditional, X.shape[0]), index, distances
+
+
+def warn_duplicates(distances, name):
+    """Warn with the number of samples that have an identical twin (a neighbour at
+    distance 0): they get nearly the same coordinates.
+
+    Examples
+    --------
+    >>> warn_duplicates(np.array([[1.0], [2.0]]), "TSNE")
+    """
+    n_dup = int(np.count_nonzero(distances.min(axis=1) <= 0.0))
+    if n_dup:
+        warnings.warn(f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed "
+                      "together.", UserWarning, stacklevel=3)

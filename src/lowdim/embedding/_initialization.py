@@ -1,0 +1,91 @@
+"""Starting embeddings for neighbour embeddings: PCA or spectral coordinates rescaled
+to a small spread (so early exaggeration acts as intended), Gaussian noise, or the
+user's array."""
+
+import warnings
+
+import numpy as np
+
+from .._validation import check_array
+
+INIT_STD = 1e-4  # standard deviation of the first coordinate after rescaling
+
+
+def rescale(Y, rng, std=INIT_STD):
+    """``Y`` scaled so its first column has standard deviation ``std``; a degenerate
+    ``Y`` (no spread: identical points) is replaced by noise of that size.
+
+    Examples
+    --------
+    >>> Y = rescale(np.array([[0.0, 1.0], [2.0, 3.0]]), np.random.default_rng(0))
+    >>> float(Y[:, 0].std())
+    0.0001
+    """
+    spread = float(np.std(Y[:, 0])) if Y.shape[0] > 1 else 0.0
+    if not np.isfinite(spread) or spread <= 0.0:
+        return rng.normal(0.0, std, size=Y.shape)
+    return Y * (std / spread)
+
+
+def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False):
+    """The starting embedding.
+
+    Parameters
+    ----------
+    init : {'pca', 'spectral', 'random'} or array-like (n, n_components)
+        'pca': the top principal components of ``X``; 'spectral': Laplacian eigenmaps of
+        the affinity graph; both rescaled by ``rescale``. 'random': N(0, 1e-4^2). An
+        array is used as given (checked: shape, finite values).
+    X : ndarray (n, d)
+    affinities : sparse (n, n)
+    n_components : int
+    rng : numpy.random.Generator
+    precomputed : bool
+        ``X`` holds distances ('pca' is then refused).
+
+    Returns
+    -------
+    ndarray (n, n_components), float64, a new array
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(20, 4))
+    >>> initial_embedding("pca", X, None, 2, np.random.default_rng(0)).shape
+    (20, 2)
+    """
+    n = X.shape[0]
+    if not isinstance(init, str):
+        Y = check_array(init, name="init", estimator_name="the initial embedding").astype(np.float64, copy=True)
+        if Y.shape != (n, n_components):
+            raise ValueError(f"init has shape {Y.shape}; it must be (n_samples, n_components) = {(n, n_components)}.")
+        return Y
+    if init == "random":
+        return rng.normal(0.0, INIT_STD, size=(n, n_components))
+    if init == "pca":
+        if precomputed:
+            raise ValueError("init='pca' needs feature vectors, but metric='precomputed' gives distances; use "
+                             "init='spectral' or 'random'.")
+        return rescale(_pca_coordinates(X, n_components, rng), rng)
+    if init == "spectral":
+        from ..manifold import laplacian_eigenmap
+
+        if n_components >= n - 1:
+            return rng.normal(0.0, INIT_STD, size=(n, n_components))
+        Y, _ = laplacian_eigenmap(affinities, n_components, rng)
+        return rescale(Y, rng)
+    raise ValueError(f"init must be 'pca', 'spectral', 'random' or an array; got {init!r}.")
+
+
+def _pca_coordinates(X, n_components, rng):
+    """Top principal-component scores, padded with small noise columns when ``X`` has
+    fewer features (or distinct directions) than ``n_components``."""
+    from ..decomposition import PCA
+
+    k = min(n_components, X.shape[1], X.shape[0])
+    Y = np.zeros((X.shape[0], n_components))
+    with warnings.catch_warnings():  # the caller has already warned about constant features
+        warnings.simplefilter("ignore", UserWarning)
+        Y[:, :k] = PCA(k, random_state=rng).fit_transform(np.asarray(X, dtype=np.float64))
+    if k < n_components:
+        Y[:, k:] = rng.normal(0.0, max(float(np.std(Y[:, 0])), 1.0) * 1e-3, size=(X.shape[0], n_components - k))
+    return Y

@@ -1,0 +1,127 @@
+"""Gradient descent for neighbour embeddings: momentum, per-coordinate gains
+(delta-bar-delta, Jacobs 1988, as in van der Maaten's t-SNE), per-point step clipping
+and phases (early exaggeration, then the main run), on the shared loop skeleton."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._iterative import run_loop
+
+MIN_GAIN = 0.01
+MAX_STEP_NORM = 5.0  # no point moves further than this in one iteration (as openTSNE)
+
+
+@dataclass
+class Phase:
+    """``n_iter`` iterations at one exaggeration and momentum.
+
+    Examples
+    --------
+    >>> Phase(250, 12.0, 0.5).exaggeration
+    12.0
+    """
+
+    n_iter: int
+    exaggeration: float
+    momentum: float
+
+
+@dataclass
+class DescentState:
+    """What callbacks see: the embedding ``Y`` (do not modify it), the iteration count
+    over all phases and the last evaluated objective."""
+
+    Y: np.ndarray
+    update: np.ndarray
+    gains: np.ndarray
+    iteration: int = 0
+    objective: float = float("nan")
+    best_objective: float = float("inf")
+    best_iteration: int = 0
+    grad_norm: float = float("inf")
+
+
+def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7, n_iter_without_progress=300,
+            n_iter_check=50, callbacks=(), verbose=0, label="t-SNE", recentre=True):
+    """Run the ``phases`` from ``Y`` (modified in place).
+
+    Parameters
+    ----------
+    Y : ndarray (n, d)
+    gradient : callable
+        ``gradient(Y, exaggeration) -> (grad, aux)``.
+    objective : callable
+        ``objective(Y, aux) -> float``, evaluated every ``n_iter_check`` iterations and
+        at the end of each phase (the value between evaluations is the last one).
+    phases : sequence of Phase
+    learning_rate : float
+    min_grad_norm : float
+        Stop when the gradient norm at an evaluation falls below this.
+    n_iter_without_progress : int
+        Stop when the objective has not improved for this many iterations (main
+        phases only: exaggeration changes the objective's scale).
+    callbacks : sequence of callables
+        ``callback(iteration, objective, state) -> stop?``, every iteration.
+    recentre : bool
+        Keep the embedding's mean at the origin (off when points move against a fixed
+        reference embedding).
+
+    Returns
+    -------
+    DescentState
+
+    Examples
+    --------
+    >>> grad = lambda Y, e: (2 * (Y - 1.0), None)
+    >>> state = descend(np.zeros((1, 2)), grad, lambda Y, a: float(((Y - 1) ** 2).sum()),
+    ...                 [Phase(100, 1.0, 0.5)], 0.1)
+    >>> bool(np.allclose(state.Y, 0.0))  # recentred every step: one point stays at the origin
+    True
+    """
+    state = DescentState(Y=Y, update=np.zeros_like(Y), gains=np.ones_like(Y))
+    for k, phase in enumerate(phases):
+        state.best_objective, state.best_iteration = float("inf"), state.iteration
+        step = _step(gradient, objective, phase, learning_rate, min_grad_norm,
+                     n_iter_without_progress if k == len(phases) - 1 else None, n_iter_check, verbose, label,
+                     recentre)
+        result = run_loop(step, state, max_iter=phase.n_iter, tol=0.0, callbacks=callbacks, warn=False)
+        if result.stopped or (result.converged and k == len(phases) - 1):
+            break
+    return state
+
+
+def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_iter_check, verbose, label,
+          recentre):
+    """One iteration of ``phase`` as a ``run_loop`` step; ``change`` is 0 to stop."""
+
+    def step(state):
+        grad, aux = gradient(state.Y, phase.exaggeration)
+        state.iteration += 1
+        _apply_update(state, grad, phase.momentum, learning_rate, recentre)
+        stop = False
+        if state.iteration % n_iter_check == 0:
+            state.objective = objective(state.Y, aux)
+            state.grad_norm = float(np.linalg.norm(grad))
+            if verbose:
+                print(f"[{label}] iteration {state.iteration}: KL divergence {state.objective:.4f}, "
+                      f"gradient norm {state.grad_norm:.3g}")
+            if state.objective < state.best_objective:
+                state.best_objective, state.best_iteration = state.objective, state.iteration
+            stop = state.grad_norm < min_grad_norm or (
+                patience is not None and state.iteration - state.best_iteration > patience)
+        return state, state.objective, 0.0 if stop else 1.0
+
+    return step
+
+
+def _apply_update(state, grad, momentum, learning_rate, recentre):
+    """Gains grow (+0.2) where the gradient keeps its sign (the last step went downhill
+    and still does) and shrink (x 0.8) where it flips; steps longer than MAX_STEP_NORM
+    are shortened; the embedding is recentred if asked."""
+    from .._kernels.descent import gains_step
+
+    gains_step(state.Y, np.ascontiguousarray(grad, dtype=np.float64), state.update, state.gains, float(momentum),
+               float(learning_rate), MIN_GAIN, MAX_STEP_NORM)
+    if recentre:
+        state.Y -= state.Y.mean(axis=0)

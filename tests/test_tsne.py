@@ -1,0 +1,204 @@
+"""t-SNE: affinities, gradient strategies, optimiser, estimator (issue 6)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+
+from lowdim.embedding import (
+    TSNE,
+    BarnesHutRepulsion,
+    ExactRepulsion,
+    FFTRepulsion,
+    conditional_probabilities,
+    kl_divergence,
+    neighbour_affinities,
+)
+from lowdim.embedding._gradients import attraction
+from lowdim.metrics import knn_accuracy, trustworthiness
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return X[:, X.std(axis=0) > 0], y  # drop the three constant pixels (they only warn)
+
+
+def _gradient(P, Y, dof, repulsion):
+    R, Z = repulsion(Y, dof)
+    return 2 * (dof + 1) / dof * (attraction(P, Y, dof) - R / Z), Z
+
+
+def _random_problem(n=40, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    P, _, _ = neighbour_affinities(X, 5.0, n - 1)
+    return P, rng.normal(size=(n, d))
+
+
+@pytest.mark.parametrize("dof", [1.0, 0.6, 3.0])
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_exact_gradient_equals_finite_differences(dof, d):
+    P, Y = _random_problem(d=d)
+    grad, _ = _gradient(P, Y, dof, ExactRepulsion())
+
+    def kl(Y):
+        return kl_divergence(P, Y, dof, ExactRepulsion()(Y, dof)[1])
+
+    eps = 1e-6
+    numeric = np.zeros_like(Y)
+    for i in range(Y.shape[0]):
+        for a in range(d):
+            up, down = Y.copy(), Y.copy()
+            up[i, a] += eps
+            down[i, a] -= eps
+            numeric[i, a] = (kl(up) - kl(down)) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-8)
+
+
+def test_barnes_hut_and_fft_approach_the_exact_gradient():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(c, 1.0, (300, 10)) for c in (0, 4, 8)])
+    P, _, _ = neighbour_affinities(X, 20.0, 61)
+    Y = rng.normal(size=(900, 2)) * 10
+    exact, z0 = _gradient(P, Y, 1.0, ExactRepulsion())
+    scale = np.linalg.norm(exact)
+    errors = {theta: np.linalg.norm(_gradient(P, Y, 1.0, BarnesHutRepulsion(theta))[0] - exact) / scale
+              for theta in (0.8, 0.5, 0.2, 0.0)}
+    assert errors[0.8] > errors[0.5] > errors[0.2] > errors[0.0] and errors[0.0] < 1e-12
+    assert errors[0.5] < 0.05
+    # FIt-SNE's default grid (3 nodes per unit-wide box) is a few per cent off; finer
+    # grids converge to the exact gradient
+    fft = {(p, w): _gradient(P, Y, 1.0, FFTRepulsion(n_interpolation_points=p, interval_width=w))
+           for p, w in ((3, 1.0), (4, 0.5), (5, 0.25))}
+    errors = [np.linalg.norm(g - exact) / scale for g, _ in fft.values()]
+    assert errors[0] < 0.06 and errors[1] < 0.01 and errors[2] < 1e-3 and errors == sorted(errors, reverse=True)
+    assert abs(fft[5, 0.25][1] / z0 - 1) < 1e-5
+
+
+def test_fft_in_one_dimension_and_other_dof():
+    Y = np.random.default_rng(2).normal(size=(400, 1)) * 8
+    for dof in (1.0, 0.5, 4.0):
+        R, Z = FFTRepulsion()(Y, dof)
+        R0, Z0 = ExactRepulsion()(Y, dof)
+        assert np.linalg.norm(R / Z - R0 / Z0) < 0.01 * np.linalg.norm(R0 / Z0) and abs(Z / Z0 - 1) < 1e-3
+
+
+def test_affinities_have_the_requested_perplexity(digits):
+    X, _ = digits
+    from lowdim.neighbors import nearest_neighbors
+
+    distances, _ = nearest_neighbors(X, 90)
+    P, beta = conditional_probabilities(distances, 30.0)
+    perplexity = np.exp(-(P * np.log(np.maximum(P, 1e-300))).sum(axis=1))
+    np.testing.assert_allclose(perplexity, 30.0, rtol=1e-4)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    joint, _, _ = neighbour_affinities(X, 30.0, 90)
+    assert abs(joint.sum() - 1) < 1e-12 and abs(joint - joint.T).max() == 0
+
+
+@pytest.mark.parametrize("method", ["barnes_hut", "fft"])
+def test_digits_quality(digits, method):
+    X, y = digits
+    model = TSNE(method=method, random_state=0).fit(X)
+    Y = model.embedding_
+    assert trustworthiness(X, Y, n_neighbors=10) >= 0.97
+    assert knn_accuracy(Y, y, n_neighbors=10, random_state=0) >= 0.95
+    assert model.method_ == method and model.n_iter_ == 1000 and model.kl_divergence_ < 1.0
+
+
+def test_kl_decreases_and_callbacks_see_and_stop_the_run(digits):
+    X, _ = digits
+    seen = []
+
+    def record(iteration, kl, state):
+        if iteration % 50 == 0:
+            seen.append((iteration, kl))
+
+    TSNE(random_state=0, max_iter=600, method="barnes_hut", callbacks=[record]).fit(X[:800])
+    after_exaggeration = [kl for it, kl in seen if it > 250]
+    assert all(b <= a + 1e-3 for a, b in zip(after_exaggeration, after_exaggeration[1:]))
+    assert after_exaggeration[-1] < after_exaggeration[0]
+    stopped = TSNE(random_state=0, callbacks=[lambda it, kl, state: it == 40]).fit(X[:300])
+    assert stopped.n_iter_ == 40
+
+
+def test_same_seed_same_embedding_across_thread_counts(digits):
+    import numba
+
+    X, _ = digits
+    a = TSNE(random_state=3, max_iter=300, method="fft").fit_transform(X[:600])
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        b = TSNE(random_state=3, max_iter=300, method="fft").fit_transform(X[:600])
+    finally:
+        numba.set_num_threads(previous)
+    np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-7)
+    np.testing.assert_array_equal(a, TSNE(random_state=3, max_iter=300, method="fft").fit_transform(X[:600]))
+
+
+def test_transform_places_training_points_near_their_embedding(digits):
+    X, y = digits
+    model = TSNE(random_state=0, method="barnes_hut").fit(X[:1200])
+    Z = model.transform(X[:200])
+    span = np.ptp(model.embedding_, axis=0).max()
+    moved = np.linalg.norm(Z - model.embedding_[:200], axis=1)
+    assert np.median(moved) < 0.02 * span
+    one_by_one = np.vstack([model.transform(X[i:i + 1]) for i in range(0, 200, 20)])
+    np.testing.assert_allclose(one_by_one, Z[::20], rtol=1e-6, atol=1e-6)
+    # unseen digits land among their own class
+    W = model.transform(X[1200:1500])
+    nearest = np.argmin(((W[:, None] - model.embedding_[None]) ** 2).sum(-1), axis=1)
+    assert np.mean(y[:1200][nearest] == y[1200:1500]) > 0.9
+
+
+def test_learning_rate_auto_and_small_data_perplexity():
+    X = np.random.default_rng(0).normal(size=(31, 4))
+    with pytest.warns(UserWarning, match="perplexity=30 is too large for 31 samples"):
+        model = TSNE(random_state=0, max_iter=300).fit(X)
+    assert model.perplexity_ == 10.0 and model.learning_rate_ == 50.0
+    assert TSNE(learning_rate=7.0, max_iter=260).fit(X[:, :2] * 0 + X[:, :2]).learning_rate_ == 7.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_tiny_constant_and_duplicate_data_give_finite_embeddings(n):
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert np.isfinite(TSNE(random_state=0, max_iter=300).fit_transform(rng.normal(size=(n, 3)))).all()
+        constant = TSNE(random_state=0, max_iter=300).fit_transform(np.ones((max(n, 4), 3)))
+    assert np.isfinite(constant).all()
+    X = np.repeat(rng.normal(size=(20, 3)), 3, axis=0)
+    with pytest.warns(UserWarning, match="60 samples have a duplicate"):
+        Y = TSNE(random_state=0, perplexity=5, max_iter=300).fit_transform(X)
+    assert np.isfinite(Y).all()
+
+
+def test_user_init_is_checked():
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    init = np.zeros((50, 2))
+    init[4, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        TSNE(init=init, perplexity=5).fit(X)
+    with pytest.raises(ValueError, match=r"init has shape \(50, 3\)"):
+        TSNE(init=np.zeros((50, 3)), perplexity=5).fit(X)
+    with pytest.raises(ValueError, match="init='pca' needs feature vectors"):
+        TSNE(metric="precomputed", perplexity=5).fit(np.abs(X[:, :1] - X[:, :1].T))
+    start = np.random.default_rng(1).normal(size=(50, 2))
+    model = TSNE(init=start, perplexity=5, max_iter=1, early_exaggeration_iter=0).fit(X)
+    assert np.linalg.norm(model.embedding_ - (start - start.mean(0))) < np.linalg.norm(start)
+
+
+def test_precomputed_distances_match_features():
+    X = np.random.default_rng(4).normal(size=(120, 5))
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    P = neighbour_affinities(X, 10.0, 119)[0]
+    assert sp.issparse(P) and abs(P - neighbour_affinities(D, 10.0, 119, metric="precomputed")[0]).max() < 1e-15
+    # t-SNE amplifies rounding (1e-13 after 10 iterations, whole units after 100), so the
+    # two runs are compared by what they preserve
+    a = TSNE(perplexity=10, init="random", random_state=0).fit(X).embedding_
+    b = TSNE(perplexity=10, init="random", random_state=0, metric="precomputed").fit(D).embedding_
+    assert abs(trustworthiness(X, a, n_neighbors=5) - trustworthiness(X, b, n_neighbors=5)) < 0.02
