@@ -38,6 +38,8 @@ _EXPORTS = {
     "MDS": "lowdim.manifold",
     "SpectralEmbedding": "lowdim.manifold",
     "TSNE": "lowdim.embedding",
+    "SNE": "lowdim.embedding",
+    "UMAP": "lowdim.embedding",
     "metrics": "lowdim.metrics",
     "neighbors": "lowdim.neighbors",
     "save": "lowdim.io",

@@ -7,6 +7,18 @@ import numpy as np
 from numba import njit, prange
 
 
+@njit(cache=True)
+def bounding_box(Y):
+    """Column minima and maxima of ``Y`` in one pass."""
+    d = Y.shape[1]
+    lo, hi = Y[0].copy(), Y[0].copy()
+    for i in range(Y.shape[0]):
+        for a in range(d):
+            lo[a] = min(lo[a], Y[i, a])
+            hi[a] = max(hi[a], Y[i, a])
+    return lo, hi
+
+
 @njit(cache=True, inline="always")
 def _lagrange(u, p, out):
     """Weights of the ``p`` nodes of a unit box at local coordinate ``u`` in [0, 1]."""

@@ -81,7 +81,7 @@ def joint_probabilities(indices, conditional, n_samples):
     return P
 
 
-def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto"):
+def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True):
     """t-SNE's input affinities of ``X``: kNN (``n_neighbors``, usually 3 x perplexity)
     by the chosen index, perplexity-calibrated conditionals, symmetrised.
 
@@ -92,10 +92,12 @@ def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algo
     n_neighbors : int
     metric : {'euclidean', 'cosine', 'precomputed'}
     algorithm : {'auto', 'exact', 'approximate'}
+    joint : bool, default=True
+        False: return the conditionals p(j | i) themselves (rows sum to one).
 
     Returns
     -------
-    P : CSR (n, n), symmetric, sums to one
+    P : CSR (n, n), symmetric, sums to one (or the conditionals)
     index : the built kNN index (for placing new points)
     distances : ndarray (n, n_neighbors)
         Each point's neighbour distances (increasing, except when every other point is
@@ -117,7 +119,12 @@ def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algo
     else:
         distances, indices = index.query(X, n_neighbors, exclude_self=True)
     conditional, _ = conditional_probabilities(distances, perplexity)
-    return joint_probabilities(indices, conditional, X.shape[0]), index, distances
+    if joint:
+        return joint_probabilities(indices, conditional, n), index, distances
+    k = indices.shape[1]
+    C = sp.csr_matrix((conditional.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
+    C.sort_indices()
+    return C, index, distances
 
 
 def warn_duplicates(distances, name):

@@ -125,8 +125,10 @@ class FFTRepulsion:
         self.interval_width = interval_width
 
     def _boxes(self, Y2, one_dim):
-        lo = Y2.min(axis=0)
-        span = Y2.max(axis=0) - lo
+        from .._kernels.tsne_grid import bounding_box
+
+        lo, hi = bounding_box(Y2)
+        span = hi - lo
         width = self.interval_width / (ONE_DIM_REFINEMENT if one_dim else 1)
         n_boxes = np.clip(np.ceil(span / width).astype(np.int64), self.min_intervals,
                           MAX_BOXES * (ONE_DIM_REFINEMENT if one_dim else 1))
@@ -159,28 +161,24 @@ class FFTRepulsion:
 
 def _grid_potentials(grid, spacing, dof):
     """``K2 * grid[c]`` for every charge channel (zero-padded FFT convolution in
-    float32) and ``sum(grid[0] * (K1 * grid[0]))`` by Parseval, without its inverse FFT."""
+    float32) and ``sum(grid[0] * (K1 * grid[0]))`` by Parseval, without its inverse FFT.
+
+    The kernels are even, so their spectra are real: each is a 2-D DCT-I of one quarter
+    of the padded kernel (a quarter of the work of its FFT)."""
     n_ch, g0, g1 = grid.shape
-    shape = (scipy.fft.next_fast_len(2 * g0 - 1, real=True), scipy.fft.next_fast_len(2 * g1 - 1, real=True))
-    d2 = _circular_offsets(g0, shape[0], spacing[0])[:, None] + _circular_offsets(g1, shape[1], spacing[1])[None, :]
+    half = (scipy.fft.next_fast_len(g0), scipy.fft.next_fast_len(g1))  # padded sizes 2 x half >= 2 g - 1
+    shape = (2 * half[0], 2 * half[1])
+    d2 = (np.arange(half[0] + 1) * spacing[0])[:, None] ** 2 + (np.arange(half[1] + 1) * spacing[1])[None, :] ** 2
     w = 1.0 / (1.0 + d2 / dof)
     k1 = w if dof == 1.0 else w ** (0.5 * (dof + 1.0))
     workers = numba.get_num_threads()
-    kernels = scipy.fft.rfft2(np.stack([k1 * w, k1]).astype(np.float32), workers=workers)
+    quarter = scipy.fft.dctn(np.stack([k1 * w, k1]).astype(np.float32), type=1, axes=(1, 2), workers=workers)
+    kernels = np.concatenate([quarter, quarter[:, -2:0:-1]], axis=1)  # mirror the first axis: (2, L0, L1 / 2 + 1)
     charges = scipy.fft.rfft2(grid.astype(np.float32), s=shape, workers=workers)
     potential = scipy.fft.irfft2(charges * kernels[0], s=shape, workers=workers)[:, :g0, :g1]
-    power = (np.abs(charges[0]) ** 2 * kernels[1].real).astype(np.float64)
-    half = 2.0 * power.sum() - power[:, 0].sum() - (power[:, -1].sum() if shape[1] % 2 == 0 else 0.0)
-    return np.ascontiguousarray(potential, dtype=np.float64), float(half / (shape[0] * shape[1]))
-
-
-def _circular_offsets(g, size, spacing):
-    """Squared offsets of a length-``size`` circular kernel: ``(o * spacing)^2`` at
-    index ``o`` and ``size - o`` for o < g (the rest never meets a charge)."""
-    idx = np.arange(size)
-    o = np.minimum(idx, size - idx).astype(np.float64)
-    o[(idx >= g) & (size - idx >= g)] = 1e6  # unused lags: any finite value
-    return (o * spacing) ** 2
+    power = (charges[0].real ** 2 + charges[0].imag ** 2) * kernels[1]
+    total = 2.0 * power.sum(dtype=np.float64) - power[:, 0].sum(dtype=np.float64) - power[:, -1].sum(dtype=np.float64)
+    return np.ascontiguousarray(potential, dtype=np.float64), float(total / (shape[0] * shape[1]))
 
 
 REPULSIONS = ("exact", "barnes_hut", "fft")
@@ -211,6 +209,38 @@ def choose_repulsion(method, n_samples, n_components, angle):
         raise ValueError(f"method='fft' handles n_components 1 or 2; got n_components={n_components} "
                          "(use method='barnes_hut' or 'exact').")
     return {"exact": ExactRepulsion, "fft": FFTRepulsion}.get(method, lambda: BarnesHutRepulsion(angle))()
+
+
+class StudentObjective:
+    """t-SNE's objective KL(P || Q), Q from the Student-t kernel with ``dof`` degrees
+    of freedom: exact attraction over the sparse ``P`` plus a repulsion strategy.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> P = sp.csr_matrix(np.array([[0.0, 0.5], [0.5, 0.0]]))
+    >>> objective = StudentObjective(P, ExactRepulsion(), 1.0)
+    >>> objective.final(np.array([[0.0, 0.0], [1.0, 0.0]]))
+    0.0
+    """
+
+    def __init__(self, P, repulsion, dof):
+        self.P, self.repulsion, self.dof = P, repulsion, float(dof)
+        self.p_log_p = entropy_term(P)
+        self.scale = 2.0 * (self.dof + 1.0) / self.dof
+
+    def gradient(self, Y, exaggeration):
+        """``(gradient, Z)`` with the attraction multiplied by ``exaggeration``."""
+        R, Z = self.repulsion(Y, self.dof)
+        return self.scale * (exaggeration * attraction(self.P, Y, self.dof) - R / Z), Z
+
+    def value(self, Y, Z):
+        """KL divergence given the normaliser ``Z`` of the last gradient."""
+        return kl_divergence(self.P, Y, self.dof, Z, self.p_log_p)
+
+    def final(self, Y):
+        """KL divergence at ``Y``."""
+        return self.value(Y, self.repulsion(Y, self.dof)[1])
 
 
 def attraction(P, Y, dof):

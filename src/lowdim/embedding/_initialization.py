@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .._threads import blas_limit
 from .._validation import check_array
 
 INIT_STD = 1e-4  # standard deviation of the first coordinate after rescaling
@@ -61,17 +62,21 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
         return Y
     if init == "random":
         return rng.normal(0.0, INIT_STD, size=(n, n_components))
+    # one BLAS thread: the start must not depend on the thread count in its last bits,
+    # which t-SNE and UMAP would amplify into a different embedding
     if init == "pca":
         if precomputed:
             raise ValueError("init='pca' needs feature vectors, but metric='precomputed' gives distances; use "
                              "init='spectral' or 'random'.")
-        return rescale(_pca_coordinates(X, n_components, rng), rng)
+        with blas_limit(1):
+            return rescale(_pca_coordinates(X, n_components, rng), rng)
     if init == "spectral":
         from ..manifold import laplacian_eigenmap
 
         if n_components >= n - 1:
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
-        Y, _ = laplacian_eigenmap(affinities, n_components, rng)
+        with blas_limit(1):
+            Y, _ = laplacian_eigenmap(affinities, n_components, rng)
         return rescale(Y, rng)
     raise ValueError(f"init must be 'pca', 'spectral', 'random' or an array; got {init!r}.")
 

@@ -80,6 +80,8 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
     True
     """
     state = DescentState(Y=Y, update=np.zeros_like(Y), gains=np.ones_like(Y))
+    # the loop counts iterations per phase; callbacks see the count over all phases
+    callbacks = [lambda it, objective, st, cb=cb: cb(st.iteration, objective, st) for cb in callbacks]
     for k, phase in enumerate(phases):
         state.best_objective, state.best_iteration = float("inf"), state.iteration
         step = _step(gradient, objective, phase, learning_rate, min_grad_norm,

@@ -1,37 +1,18 @@
 """t-SNE (van der Maaten & Hinton 2008): kNN affinities -> initialisation -> gradient
 descent with a repulsion strategy (exact, Barnes-Hut, FFT interpolation)."""
 
-from dataclasses import replace
-
 import numpy as np
-from scipy.sparse.csgraph import reverse_cuthill_mckee
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._estimator import ValidatedInputMixin
-from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
-from .._random import check_random_state
-from .._validation import warn_constant_features
-from ..linalg import column_moments
+from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options
 from ..neighbors import ALGORITHMS, make_index
-from ._affinities import conditional_probabilities, effective_perplexity, neighbour_affinities, warn_duplicates
-from ._gradients import REPULSIONS, attraction, choose_repulsion, entropy_term, kl_divergence
-from ._initialization import initial_embedding
-from ._optimizer import Phase, descend
+from ._affinities import conditional_probabilities
+from ._base import NeighbourEmbedding
+from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
 from ._placement import place_points
 
 
-def _in_original_order(callback, order):
-    """``callback`` seeing the embedding rows in the user's order."""
-
-    def call(iteration, objective, state):
-        Y = np.empty_like(state.Y)
-        Y[order] = state.Y
-        return callback(iteration, objective, replace(state, Y=Y))
-
-    return call
-
-
-class TSNE(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding):
     """t-distributed stochastic neighbour embedding, a drop-in for
     ``sklearn.manifold.TSNE`` with FFT-accelerated gradients and ``transform``.
 
@@ -103,13 +84,6 @@ class TSNE(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     (300, 2)
     """
 
-    _iterative_fit = True
-    _amplifies_rounding = True  # chaotic: see tests/test_common.py
-    _components_limit = "samples"
-    _expected_failed_checks = dict.fromkeys(
-        ("check_transformer_general", "check_transformer_data_not_an_array"),
-        "transform places new points by optimising them against the fixed training embedding: a training "
-        "point lands near its fitted position, not within 0.01 of it")
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
         "perplexity": [Interval(float, 0, None, closed="neither")],
@@ -154,100 +128,10 @@ class TSNE(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         self.neighbors_algorithm = neighbors_algorithm
         self.callbacks = callbacks
 
-    def _check_data(self, X):
-        n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 samples; got {n} sample.")
-        if self.n_components > n:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower "
-                             "n_components.")
-        if self.metric == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
-            if (X < 0).any():
-                raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
-        else:
-            warn_constant_features(column_moments(X)[1], type(self).__name__, "every sample is the same point")
-
-    def _affinities(self, X64, n):
-        """Joint affinities, the kNN index, and a duplicate-row warning."""
-        k = n - 1 if self.method_ == "exact" else min(n - 1, int(3 * self.perplexity_ + 1))
-        P, index, distances = neighbour_affinities(X64, self.perplexity_, k, metric=self.metric,
-                                                   algorithm=self.neighbors_algorithm)
-        warn_duplicates(distances, type(self).__name__)
-        return P, index
-
-    def fit(self, X, y=None):
-        """Embed ``X``.
-
-        Parameters
-        ----------
-        X : array-like (n_samples, n_features), or (n_samples, n_samples) distances
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        X = self._validate_input(X, reset=True)
-        self._check_data(X)
-        n = X.shape[0]
-        rng = check_random_state(self.random_state)
-        X64 = np.ascontiguousarray(X, dtype=np.float64)  # one graph whatever the input dtype
-        self.perplexity_ = effective_perplexity(self.perplexity, n, type(self).__name__)
+    def _objective_factory(self, n):
         repulsion = choose_repulsion(self.method, n, self.n_components, self.angle)
         self.method_ = repulsion.name
-        P, self._index = self._affinities(X64, n)
-        Y = initial_embedding(self.init, X64, P, self.n_components, rng, precomputed=self.metric == "precomputed")
-        self.learning_rate_ = (max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto"
-                               else float(self.learning_rate))
-        Y, self.kl_divergence_, self.n_iter_ = self._optimise(P, Y, repulsion)
-        self.embedding_ = Y.astype(X.dtype)
-        self.X_fit_ = X
-        self.n_components_ = self.n_components
-        return self
-
-    def _optimise(self, P, Y, repulsion):
-        """Gradient descent on a copy of the problem in reverse Cuthill-McKee order of
-        the affinity graph (a point's neighbours sit near it in memory: the attraction
-        pass reads the embedding about 1.6x faster at 70,000 points); returns the
-        embedding in the original order, the final KL and the iteration count."""
-        order = reverse_cuthill_mckee(P, symmetric_mode=True)
-        P = P[order][:, order].tocsr()
-        P.sort_indices()
-        Y = np.ascontiguousarray(Y[order])
-        p_log_p = entropy_term(P)
-        given = [self.callbacks] if callable(self.callbacks) else list(self.callbacks or ())
-        callbacks = [_in_original_order(callback, order) for callback in given]
-        state = descend(Y, self._gradient(P, repulsion), lambda Y, Z: kl_divergence(P, Y, self.dof, Z, p_log_p),
-                        self._phases(), self.learning_rate_, min_grad_norm=self.min_grad_norm,
-                        n_iter_without_progress=self.n_iter_without_progress, callbacks=callbacks,
-                        verbose=self.verbose, label=type(self).__name__)
-        kl = kl_divergence(P, state.Y, self.dof, repulsion(state.Y, self.dof)[1], p_log_p)
-        out = np.empty_like(state.Y)
-        out[order] = state.Y
-        return out, kl, state.iteration
-
-    def _phases(self):
-        early = min(self.early_exaggeration_iter, self.max_iter)
-        phases = [Phase(early, self.early_exaggeration, 0.5)] if early else []
-        if self.max_iter > early:
-            phases.append(Phase(self.max_iter - early, 1.0, 0.8))
-        return phases
-
-    def _gradient(self, P, repulsion):
-        c = 2.0 * (self.dof + 1.0) / self.dof
-
-        def gradient(Y, exaggeration):
-            R, Z = repulsion(Y, self.dof)
-            return c * (exaggeration * attraction(P, Y, self.dof) - R / Z), Z
-
-        return gradient
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_``."""
-        return self.fit(X).embedding_
+        return lambda P: StudentObjective(P, repulsion, self.dof)
 
     def transform(self, X):
         """Place new points against the fixed training embedding.
@@ -294,5 +178,4 @@ class TSNE(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        tags.input_tags.pairwise = self.metric == "precomputed"
         return tags

@@ -47,6 +47,8 @@ REGISTRY = {
     "MDS": "lowdim.manifold._mds",
     "SpectralEmbedding": "lowdim.manifold._spectral",
     "TSNE": "lowdim.embedding._tsne",
+    "SNE": "lowdim.embedding._sne",
+    "UMAP": "lowdim.embedding._umap",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

@@ -1,0 +1,60 @@
+"""UMAP's local fuzzy sets: per point, the distance to its nearest neighbour (rho) and
+the bandwidth (sigma) that makes its membership strengths sum to log2(k)."""
+
+import numpy as np
+from numba import njit, prange
+
+MIN_SIGMA_SCALE = 1e-3  # sigma is at least this times the mean neighbour distance
+
+
+@njit(cache=True)
+def _rho(row, local_connectivity):
+    """Distance to the ``local_connectivity``-th nearest non-coincident neighbour
+    (interpolated for a fractional value); 0 when there is none."""
+    positive = row[row > 0.0]
+    if positive.size == 0:
+        return 0.0
+    whole = int(np.floor(local_connectivity))
+    frac = local_connectivity - whole
+    if whole >= positive.size:
+        return positive.max()
+    if whole > 0:
+        rho = positive[whole - 1]
+        if frac > 1e-5:
+            rho += frac * (positive[whole] - positive[whole - 1])
+        return rho
+    return frac * positive[0]
+
+
+@njit(cache=True)
+def _membership_sum(row, rho, sigma):
+    total = 0.0
+    for j in range(row.shape[0]):
+        gap = row[j] - rho
+        total += np.exp(-gap / sigma) if gap > 0.0 else 1.0
+    return total
+
+
+@njit(cache=True, parallel=True)
+def smooth_knn(distances, target, local_connectivity, tol, max_iter, mean_distance, out_rho, out_sigma):
+    """``out_rho[i]``, ``out_sigma[i]`` for each row of the (n, k) neighbour distances
+    (self excluded, increasing): bisection on sigma until the memberships
+    ``exp(-max(0, d - rho) / sigma)`` sum to ``target`` within ``tol``."""
+    n = distances.shape[0]
+    for i in prange(n):
+        row = distances[i]
+        rho = _rho(row, local_connectivity)
+        lo, hi, sigma = 0.0, np.inf, 1.0
+        for _ in range(max_iter):
+            total = _membership_sum(row, rho, sigma)
+            if abs(total - target) < tol:
+                break
+            if total > target:
+                hi = sigma
+                sigma = 0.5 * (lo + hi)
+            else:
+                lo = sigma
+                sigma = sigma * 2.0 if hi == np.inf else 0.5 * (lo + hi)
+        floor = MIN_SIGMA_SCALE * (row.mean() if rho > 0.0 else mean_distance)
+        out_rho[i] = rho
+        out_sigma[i] = max(sigma, floor)

@@ -1,0 +1,131 @@
+"""What t-SNE and SNE share: perplexity affinities on the kNN graph ->
+initialisation -> gradient descent on a KL objective (supplied by the subclass)."""
+
+from dataclasses import replace
+
+import numpy as np
+from scipy.sparse.csgraph import reverse_cuthill_mckee
+from sklearn.base import BaseEstimator
+
+from .._estimator import ValidatedInputMixin
+from .._params import validate_params
+from .._random import check_random_state
+from .._validation import warn_constant_features
+from ..linalg import column_moments
+from ._affinities import effective_perplexity, neighbour_affinities, warn_duplicates
+from ._initialization import initial_embedding
+from ._optimizer import Phase, descend
+
+
+def _in_original_order(callback, order):
+    """``callback`` seeing the embedding rows in the user's order."""
+
+    def call(iteration, objective, state):
+        Y = np.empty_like(state.Y)
+        Y[order] = state.Y
+        return callback(iteration, objective, replace(state, Y=Y))
+
+    return call
+
+
+class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
+    """Base of TSNE and SNE. Subclasses define ``_objective_factory(n)``: it sets
+    ``method_`` and returns ``P -> objective`` with ``gradient(Y, exaggeration) ->
+    (grad, aux)``, ``value(Y, aux)`` and ``final(Y)`` (the KL divergence)."""
+
+    _joint = True  # symmetric joint affinities (False: the conditionals p(j | i))
+    _iterative_fit = True
+    _amplifies_rounding = True  # chaotic: see tests/test_common.py
+    _components_limit = "samples"
+
+    def _check_data(self, X):
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 samples; got {n} sample.")
+        if self.n_components > n:
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower "
+                             "n_components.")
+        if self.metric == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
+            if (X < 0).any():
+                raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
+        else:
+            warn_constant_features(column_moments(X)[1], type(self).__name__, "every sample is the same point")
+
+    def _affinities(self, X64, n):
+        """Joint affinities, the kNN index, and a duplicate-row warning."""
+        P, index, distances = neighbour_affinities(X64, self.perplexity_, self._n_neighbours(n), metric=self.metric,
+                                                   algorithm=self.neighbors_algorithm, joint=self._joint)
+        warn_duplicates(distances, type(self).__name__)
+        return P, index
+
+    def _n_neighbours(self, n):
+        """Neighbours per point for the affinities: 3 x perplexity (every other point
+        for the exact method)."""
+        return n - 1 if self.method_ == "exact" else min(n - 1, int(3 * self.perplexity_ + 1))
+
+    def fit(self, X, y=None):
+        """Embed ``X``.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or (n_samples, n_samples) distances
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        self._check_data(X)
+        n = X.shape[0]
+        rng = check_random_state(self.random_state)
+        X64 = np.ascontiguousarray(X, dtype=np.float64)  # one graph whatever the input dtype
+        self.perplexity_ = effective_perplexity(self.perplexity, n, type(self).__name__)
+        objective = self._objective_factory(n)
+        P, self._index = self._affinities(X64, n)
+        Y = initial_embedding(self.init, X64, P, self.n_components, rng, precomputed=self.metric == "precomputed")
+        self.learning_rate_ = (max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto"
+                               else float(self.learning_rate))
+        Y, self.kl_divergence_, self.n_iter_ = self._optimise(P, Y, objective)
+        self.embedding_ = Y.astype(X.dtype)
+        self.X_fit_ = X
+        self.n_components_ = self.n_components
+        return self
+
+    def _optimise(self, P, Y, make_objective):
+        """Gradient descent on a copy of the problem in reverse Cuthill-McKee order of
+        the affinity graph (a point's neighbours sit near it in memory: the attraction
+        pass reads the embedding about 1.6x faster at 70,000 points); returns the
+        embedding in the original order, the final KL and the iteration count."""
+        order = reverse_cuthill_mckee(P if self._joint else (P + P.T).tocsr(), symmetric_mode=True)
+        P = P[order][:, order].tocsr()
+        P.sort_indices()
+        objective = make_objective(P)
+        given = [self.callbacks] if callable(self.callbacks) else list(self.callbacks or ())
+        callbacks = [_in_original_order(callback, order) for callback in given]
+        state = descend(np.ascontiguousarray(Y[order]), objective.gradient, objective.value, self._phases(),
+                        self.learning_rate_, min_grad_norm=self.min_grad_norm,
+                        n_iter_without_progress=self.n_iter_without_progress, callbacks=callbacks,
+                        verbose=self.verbose, label=type(self).__name__)
+        out = np.empty_like(state.Y)
+        out[order] = state.Y
+        return out, objective.final(state.Y), state.iteration
+
+    def _phases(self):
+        early = min(self.early_exaggeration_iter, self.max_iter)
+        phases = [Phase(early, self.early_exaggeration, 0.5)] if early else []
+        if self.max_iter > early:
+            phases.append(Phase(self.max_iter - early, 1.0, 0.8))
+        return phases
+
+    def fit_transform(self, X, y=None):
+        """Fit, then return ``embedding_``."""
+        return self.fit(X).embedding_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags

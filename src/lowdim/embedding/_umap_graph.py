@@ -1,0 +1,109 @@
+"""UMAP's fuzzy simplicial set (McInnes, Healy & Melville 2018): local fuzzy sets from
+each point's kNN distances (local connectivity, smooth-kNN calibration), combined by
+fuzzy union; the label intersection of supervised UMAP; the output curve's a and b."""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import curve_fit
+
+SMOOTH_KNN_TOL = 1e-5
+SMOOTH_KNN_STEPS = 64
+
+
+def local_memberships(distances, n_neighbors, local_connectivity=1.0):
+    """Membership strengths ``exp(-max(0, d - rho) / sigma)`` of each point's neighbours.
+
+    Parameters
+    ----------
+    distances : ndarray (n, k)
+        Distances to the k nearest other points, increasing (k = n_neighbors - 1: the
+        point itself counts as its first neighbour, as in umap-learn).
+    n_neighbors : int
+        The memberships of a row sum to ``log2(n_neighbors)``.
+    local_connectivity : float
+        How many nearest neighbours are fully connected (membership 1).
+
+    Returns
+    -------
+    memberships : ndarray (n, k) in [0, 1]
+    rho, sigma : ndarray (n,)
+
+    Examples
+    --------
+    >>> M, rho, sigma = local_memberships(np.array([[1.0, 2.0, 3.0]]), 4)
+    >>> M.round(4).tolist(), round(float(M.sum()), 4)  # sums to log2(4)
+    ([[1.0, 0.618, 0.382]], 2.0)
+    """
+    from .._kernels.umap_graph import smooth_knn
+
+    D = np.ascontiguousarray(distances, dtype=np.float64)
+    n = D.shape[0]
+    rho, sigma = np.empty(n), np.empty(n)
+    smooth_knn(D, float(np.log2(n_neighbors)), float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS,
+               float(D.mean()) if D.size else 0.0, rho, sigma)
+    memberships = np.exp(-np.maximum(D - rho[:, None], 0.0) / sigma[:, None])
+    return memberships, rho, sigma
+
+
+def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0):
+    """Symmetric fuzzy graph ``mix (A + A^T - A o A^T) + (1 - mix) A o A^T`` of the
+    directed memberships (CSR, weights in [0, 1], no zeros stored).
+
+    Examples
+    --------
+    >>> W = fuzzy_union(np.array([[1], [0]]), np.array([[0.5], [0.5]]), 2)
+    >>> W.toarray().tolist()
+    [[0.0, 0.75], [0.75, 0.0]]
+    """
+    n, k = indices.shape
+    A = sp.csr_matrix((memberships.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n_samples, n_samples))
+    A.sum_duplicates()
+    T = A.T.tocsr()
+    both = A.multiply(T).tocsr()
+    W = (mix_ratio * (A + T - both) + (1.0 - mix_ratio) * both).tocsr()
+    W.eliminate_zeros()
+    W.sort_indices()
+    return W
+
+
+def intersect_labels(W, y, far_dist=5.0, unknown_dist=1.0):
+    """Supervised UMAP: weaken edges between points of different labels by
+    ``exp(-far_dist)`` (``exp(-unknown_dist)`` when either label is -1, unknown), then
+    renormalise each point's strongest edge to 1 and take the fuzzy union again.
+
+    Examples
+    --------
+    >>> A = np.zeros((4, 4))
+    >>> A[0, 1] = A[0, 2] = A[2, 3] = 1.0
+    >>> W = sp.csr_matrix(A + A.T)
+    >>> intersect_labels(W, np.array([0, 0, 1, 1])).toarray().round(4)[0].tolist()
+    [0.0, 1.0, 0.0134, 0.0]
+    """
+    W = W.tocoo()
+    y = np.asarray(y)
+    a, b = y[W.row], y[W.col]
+    factor = np.where((a == -1) | (b == -1), np.exp(-unknown_dist), np.where(a == b, 1.0, np.exp(-far_dist)))
+    W = sp.csr_matrix((W.data * factor, (W.row, W.col)), shape=W.shape)
+    top = np.asarray(W.max(axis=1).toarray()).ravel()
+    W = sp.diags(1.0 / np.where(top > 0, top, 1.0)) @ W
+    T = W.T.tocsr()
+    W = (W + T - W.multiply(T)).tocsr()
+    W.eliminate_zeros()
+    W.sort_indices()
+    return W
+
+
+def curve_parameters(spread, min_dist):
+    """``a``, ``b`` of the output similarity ``1 / (1 + a d^(2b))``, fitted by least
+    squares to 1 below ``min_dist`` and ``exp(-(d - min_dist) / spread)`` above.
+
+    Examples
+    --------
+    >>> a, b = curve_parameters(1.0, 0.1)
+    >>> round(a, 2), round(b, 2)
+    (1.58, 0.9)
+    """
+    d = np.linspace(0.0, 3.0 * spread, 300)
+    target = np.where(d < min_dist, 1.0, np.exp(-(d - min_dist) / spread))
+    (a, b), _ = curve_fit(lambda x, a, b: 1.0 / (1.0 + a * x ** (2.0 * b)), d, target, p0=(1.0, 1.0))
+    return float(a), float(b)
