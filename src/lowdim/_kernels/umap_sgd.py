@@ -1,6 +1,7 @@
 """UMAP's layout: one epoch of stochastic gradient descent on the fuzzy cross-entropy
 with edge sampling and negative sampling.
 
+The embedding is float32 (as umap-learn's), and so is the arithmetic of a step.
 Deterministic in parallel: every point moves only itself (its attraction along its
 own edges, which appear in both directions of the symmetric graph, plus its negative
 samples) against the positions of the others at the start of the epoch, and the
@@ -11,7 +12,7 @@ result is the same for any thread count, without umap-learn's fall-back to one t
 import numpy as np
 from numba import njit, prange
 
-CLIP = 4.0  # gradient components are clipped to [-CLIP, CLIP] (as umap-learn)
+CLIP = np.float32(4.0)  # gradient components are clipped to [-CLIP, CLIP] (as umap-learn)
 
 
 @njit(cache=True, inline="always")
@@ -30,33 +31,34 @@ def random_index(seed, epoch, edge, sample, n):
     return np.int64(key % np.uint64(n))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", fastmath=True)
 def _pull(cur, other, a, b, alpha):
-    """Attractive step of ``cur`` towards ``other``."""
+    """Attractive step of ``cur`` towards ``other`` (float32, as umap-learn)."""
     d = cur.shape[0]
-    d2 = 0.0
+    d2 = np.float32(0.0)
     for c in range(d):
         diff = cur[c] - other[c]
         d2 += diff * diff
     if d2 <= 0.0:
         return
-    coef = -2.0 * a * b * d2 ** (b - 1.0) / (a * d2 ** b + 1.0)
+    power = d2 ** (b - np.float32(1.0))  # one pow: d2^b = power * d2
+    coef = np.float32(-2.0) * a * b * power / (a * power * d2 + np.float32(1.0))
     for c in range(d):
         g = min(max(coef * (cur[c] - other[c]), -CLIP), CLIP)
         cur[c] += g * alpha
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", fastmath=True)
 def _push(cur, other, a, b, gamma, alpha):
-    """Repulsive step of ``cur`` away from ``other``."""
+    """Repulsive step of ``cur`` away from ``other`` (float32)."""
     d = cur.shape[0]
-    d2 = 0.0
+    d2 = np.float32(0.0)
     for c in range(d):
         diff = cur[c] - other[c]
         d2 += diff * diff
     if d2 <= 0.0:
         return
-    coef = 2.0 * gamma * b / ((0.001 + d2) * (a * d2 ** b + 1.0))
+    coef = np.float32(2.0) * gamma * b / ((np.float32(0.001) + d2) * (a * d2 ** b + np.float32(1.0)))
     for c in range(d):
         g = min(max(coef * (cur[c] - other[c]), -CLIP), CLIP)
         cur[c] += g * alpha
@@ -71,6 +73,7 @@ def layout_epoch(Y, ref, self_embedding, indptr, indices, edge_keys, epochs_per_
     at the start of the epoch (a point never repels itself); otherwise ``ref`` is a
     fixed embedding the rows of ``Y`` are placed in."""
     n_ref = ref.shape[0]
+    a, b, gamma, alpha = np.float32(a), np.float32(b), np.float32(gamma), np.float32(alpha)
     for i in prange(Y.shape[0]):
         cur = Y[i]
         for e in range(indptr[i], indptr[i + 1]):

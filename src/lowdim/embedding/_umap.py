@@ -143,35 +143,36 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
             raise ValueError(f"min_dist={self.min_dist:g} must be at most spread={self.spread:g}.")
         warn_constant_features(column_moments(X)[1], "UMAP", "every sample is the same point")
 
-    def _graph(self, X64, y):
+    def _graph(self, X, y):
         """The fuzzy simplicial set (label-intersected when ``y`` is given), joined
-        into one component, and the kNN index."""
-        n = X64.shape[0]
+        into one component, and the kNN index (built on ``X`` as given: float32 stays
+        float32, the neighbours' distances are refined in float64)."""
+        n = X.shape[0]
         k = min(self.n_neighbors, n) - 1
-        index = make_index(self.neighbors_algorithm, self.metric, n).build(X64)
-        distances, indices = index.query(X64, k, exclude_self=True)
+        index = make_index(self.neighbors_algorithm, self.metric, n).build(X)
+        distances, indices = index.query(X, k, exclude_self=True)
         warn_duplicates(distances, "UMAP")
         memberships, _, _ = local_memberships(distances, k + 1, self.local_connectivity)
         W = fuzzy_union(indices, memberships, n, self.set_op_mix_ratio)
         if y is not None and self.target_weight > 0:
             far = 2.5 / (1.0 - self.target_weight) if self.target_weight < 1 else 1e12
             W = intersect_labels(W, y, far_dist=far)
-        joined = join_components(W, X64, name="UMAP neighbour graph")
+        joined = join_components(W, X, name="UMAP neighbour graph")
         if joined is not W:  # the joining edges get the weakest weight of the graph
             bridge = (joined - W).tocsr()
             bridge.data[:] = W.data.min(initial=1.0)
             W = (W + bridge).tocsr()
         return W, index
 
-    def _initial(self, X64, W, rng):
+    def _initial(self, X, W, rng):
         with warnings.catch_warnings():  # eigensolver fallbacks on tiny graphs are not the user's concern
             warnings.simplefilter("ignore")
-            Y = initial_embedding(self.init, X64, W, self.n_components, rng)
+            Y = initial_embedding(self.init, X, W, self.n_components, rng)
         if isinstance(self.init, str):
             lo, span = Y.min(axis=0), np.ptp(Y, axis=0)
             Y = INIT_BOX * (Y - lo) / np.where(span > 0, span, 1.0)
             Y += rng.normal(0.0, 1e-4, size=Y.shape)  # separates coincident starts
-        return np.ascontiguousarray(Y, dtype=np.float64)
+        return np.ascontiguousarray(Y, dtype=np.float32)
 
     def fit(self, X, y=None):
         """Embed ``X``; with labels ``y`` (-1 = unknown), supervised UMAP.
@@ -193,10 +194,9 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
             if y.shape != (X.shape[0],):
                 raise ValueError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per sample.")
         rng = check_random_state(self.random_state)
-        X64 = np.ascontiguousarray(X, dtype=np.float64)
-        self.graph_, self._index = self._graph(X64, y)
+        self.graph_, self._index = self._graph(X, y)
         self.a_, self.b_ = curve_parameters(self.spread, self.min_dist)
-        Y = self._initial(X64, self.graph_, rng)
+        Y = self._initial(X, self.graph_, rng)
         self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
         self.layout_seed_ = int(rng.integers(2**62))
         optimize_layout(Y, self.graph_, self.n_epochs_, self.a_, self.b_, seed=self.layout_seed_,
@@ -229,14 +229,13 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         ndarray (m, n_components)
         """
         X = self._validate_input(X, reset=False)
-        X64 = np.ascontiguousarray(X, dtype=np.float64)
         n_train = self.embedding_.shape[0]
         k = min(self.n_neighbors, n_train)
-        distances, indices = self._training_index().query(X64, k)
+        distances, indices = self._training_index().query(X, k)
         memberships, _, _ = local_memberships(distances, k, max(self.local_connectivity - 1.0, 0.0))
         weights = memberships / np.maximum(memberships.sum(axis=1, keepdims=True), np.finfo(float).tiny)
-        ref = self.embedding_.astype(np.float64)
-        Y = np.einsum("mk,mkd->md", weights, ref[indices])
+        ref = np.ascontiguousarray(self.embedding_, dtype=np.float32)
+        Y = np.einsum("mk,mkd->md", weights, ref[indices]).astype(np.float32)
         W = sp.csr_matrix((memberships.ravel(), indices.ravel(), np.arange(0, X.shape[0] * k + 1, k)),
                           shape=(X.shape[0], n_train))
         optimize_layout(Y, W, max(self.n_epochs_ // 3, 30), self.a_, self.b_, seed=self.layout_seed_,
@@ -270,8 +269,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     def _training_index(self):
         index = getattr(self, "_index", None)
         if index is None:  # a loaded model: rebuild the training index
-            index = make_index(self.neighbors_algorithm, self.metric, self.X_fit_.shape[0]).build(
-                np.ascontiguousarray(self.X_fit_, dtype=np.float64))
+            index = make_index(self.neighbors_algorithm, self.metric, self.X_fit_.shape[0]).build(self.X_fit_)
             self._index = index
         return index
 

@@ -7,11 +7,11 @@ import scipy.sparse as sp
 
 def optimize_layout(Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_rate=5, learning_rate=1.0,
                     reference=None, callbacks=()):
-    """Run ``n_epochs`` epochs of SGD on ``Y`` (modified in place, float64).
+    """Run ``n_epochs`` epochs of SGD on ``Y`` (modified in place).
 
     Parameters
     ----------
-    Y : ndarray (m, d)
+    Y : ndarray (m, d) of float32
     W : sparse (m, n)
         Edge weights in [0, 1]; rows are the points that move. Edges lighter than
         ``max / n_epochs`` (max = the heaviest edge; 1 when placing points in a
@@ -27,7 +27,7 @@ def optimize_layout(Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_ra
         Negative samples per positive sample.
     learning_rate : float
         Initial step, decaying linearly to 0.
-    reference : ndarray (n, d), optional
+    reference : ndarray (n, d) of float32, optional
         A fixed embedding the rows of ``Y`` are placed in (transform); each point's
         random numbers are keyed by its edges' ends, so a batch gives the same result as
         one point at a time. None: the points embed themselves (``W`` symmetric, each
@@ -43,7 +43,7 @@ def optimize_layout(Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_ra
 
     Examples
     --------
-    >>> Y = np.array([[0.0, 0.0], [3.0, 0.0], [10.0, 10.0]])
+    >>> Y = np.array([[0.0, 0.0], [3.0, 0.0], [10.0, 10.0]], dtype=np.float32)
     >>> W = sp.csr_matrix(np.array([[0, 1.0, 0], [1.0, 0, 0], [0, 0, 0]]))
     >>> optimize_layout(Y, W, 50, 1.58, 0.9, seed=0)
     50
