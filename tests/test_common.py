@@ -228,6 +228,8 @@ def test_float32_far_from_origin_matches_float64(cls):
     # outputs up to a constant offset per column: a float32 mean_ near 1e6 is rounded to
     # half a unit in the last place (0.03), which shifts every projection alike
     out_a, out_b = _output(a, X32), _output(b, X32.astype(np.float64))
+    if _amplifies_rounding(cls):
+        return _same_structure(X64, out_a, out_b)
     if getattr(b, "_uncentred", False):
         # an uncentred factorisation spends its first factor on the offset: what float32
         # must keep is the reconstruction, to float32 precision of the data
