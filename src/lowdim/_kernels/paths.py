@@ -34,9 +34,14 @@ def _sift_up(keys, nodes, pos):
 
 
 @njit(cache=True)
-def _dijkstra_one(indptr, indices, weights, source, dist, keys, nodes):
+def _dijkstra_one(indptr, indices, weights, source, dist, keys, nodes, out, known):
     """Distances from ``source`` into ``dist`` (prefilled with inf); binary heap with
-    lazy deletion in the caller's ``keys`` / ``nodes`` buffers (length >= edges + 1)."""
+    lazy deletion in the caller's ``keys`` / ``nodes`` buffers (length >= edges + 1).
+
+    A node whose full row ``out[u]`` is already known (``known[u]``) is not expanded:
+    every node x gets d(source, u) + out[u, x] at once. A path either avoids the known
+    nodes (found by the usual expansion) or passes through a first one, which is
+    settled with its exact distance, so the result is exact."""
     dist[source] = 0.0
     keys[0], nodes[0] = 0.0, source
     size = 1
@@ -48,6 +53,12 @@ def _dijkstra_one(indptr, indices, weights, source, dist, keys, nodes):
             _sift_down(keys, nodes, size, 0)
         if d > dist[u]:
             continue  # a stale entry: u was settled through a shorter path
+        if known[u]:
+            row = out[u]
+            for x in range(dist.shape[0]):
+                if d + row[x] < dist[x]:
+                    dist[x] = d + row[x]
+            continue
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
             nd = d + weights[e]
@@ -58,12 +69,18 @@ def _dijkstra_one(indptr, indices, weights, source, dist, keys, nodes):
                 size += 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def dijkstra_many(indptr, indices, weights, sources, out, rows):
     """Row ``rows[r]`` of ``out`` = shortest-path distances from ``sources[r]`` along the
     directed CSR graph (inf where unreachable). Each source is independent, so the result
     does not depend on the thread count."""
-    n = indptr.shape[0] - 1
+    known = np.zeros(indptr.shape[0] - 1, dtype=np.bool_)
+    _rows_from_sources(indptr, indices, weights, sources, rows, out, known)
+
+
+@njit(cache=True, parallel=True)
+def _rows_from_sources(indptr, indices, weights, sources, rows, out, known):
+    """``out[rows[r]]`` from ``sources[r]`` for every r, parallel over sources."""
     n_sources = sources.shape[0]
     capacity = indices.shape[0] + 1
     n_chunks = min(n_sources, 64)
@@ -73,7 +90,7 @@ def dijkstra_many(indptr, indices, weights, sources, out, rows):
         for r in range(c * n_sources // n_chunks, (c + 1) * n_sources // n_chunks):
             row = out[rows[r]]
             row[:] = np.inf
-            _dijkstra_one(indptr, indices, weights, sources[r], row, keys, nodes)
+            _dijkstra_one(indptr, indices, weights, sources[r], row, keys, nodes, out, known)
 
 
 @njit(cache=True)
@@ -115,49 +132,7 @@ def deferrable_nodes(indptr, indices, order, cap):
 
 
 @njit(cache=True)
-def _dijkstra_through_known(indptr, indices, weights, source, dist, keys, nodes, out, known):
-    """Dijkstra from ``source`` in which a node whose full row ``out[u]`` is already known
-    is not expanded: every node x gets d(source, u) + out[u, x] at once. A path either
-    avoids the known nodes (found by the usual expansion) or passes through a first one,
-    which is settled with its exact distance, so the result is exact."""
-    dist[source] = 0.0
-    keys[0], nodes[0] = 0.0, source
-    size = 1
-    while size > 0:
-        d, u = keys[0], nodes[0]
-        size -= 1
-        if size > 0:
-            keys[0], nodes[0] = keys[size], nodes[size]
-            _sift_down(keys, nodes, size, 0)
-        if d > dist[u]:
-            continue
-        if known[u]:
-            row = out[u]
-            for x in range(dist.shape[0]):
-                if d + row[x] < dist[x]:
-                    dist[x] = d + row[x]
-            continue
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            nd = d + weights[e]
-            if nd < dist[v]:
-                dist[v] = nd
-                keys[size], nodes[size] = nd, v
-                _sift_up(keys, nodes, size)
-                size += 1
-
-
-@njit(cache=True, parallel=True)
 def rows_through_known(indptr, indices, weights, targets, out, known):
     """Rows ``out[t]`` for each of ``targets`` from the rows of the ``known`` nodes
     (which are only read, so the result does not depend on the thread count)."""
-    n_targets = targets.shape[0]
-    capacity = indices.shape[0] + 1
-    n_chunks = min(n_targets, 64)
-    for c in prange(n_chunks):
-        keys = np.empty(capacity)
-        nodes = np.empty(capacity, dtype=np.int64)
-        for r in range(c * n_targets // n_chunks, (c + 1) * n_targets // n_chunks):
-            row = out[targets[r]]
-            row[:] = np.inf
-            _dijkstra_through_known(indptr, indices, weights, targets[r], row, keys, nodes, out, known)
+    _rows_from_sources(indptr, indices, weights, targets, targets, out, known)

@@ -8,13 +8,44 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from sklearn.base import BaseEstimator
 
 from .._estimator import ValidatedInputMixin
-from .._params import validate_params
+from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
+from ..neighbors import ALGORITHMS, make_index
 from ._affinities import effective_perplexity, neighbour_affinities, warn_duplicates
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
+
+
+SHARED_CONSTRAINTS = {
+    "n_components": [Interval(int, 1, None, closed="left")],
+    "perplexity": [Interval(float, 0, None, closed="neither")],
+    "early_exaggeration": [Interval(float, 1, None, closed="left")],
+    "learning_rate": [Options({"auto"}), Interval(float, 0, None, closed="neither")],
+    "max_iter": [Interval(int, 1, None, closed="left")],
+    "n_iter_without_progress": [Interval(int, 1, None, closed="left")],
+    "min_grad_norm": [Interval(float, 0, None, closed="left")],
+    "metric": [Options({"euclidean", "cosine", "precomputed"})],
+    "init": [Options({"pca", "spectral", "random"}), ARRAY_LIKE],
+    "verbose": [Interval(int, 0, None, closed="left")],
+    "random_state": [RANDOM_STATE],
+    "early_exaggeration_iter": [Interval(int, 0, None, closed="left")],
+    "neighbors_algorithm": [Options(set(ALGORITHMS))],
+    "callbacks": [NONE, CALLABLE, InstanceOf(list, tuple, label="a list of callables")],
+}
+
+
+def training_index(estimator, dtype=None):
+    """The kNN index over ``estimator.X_fit_`` (in ``dtype`` if given, as at fit time),
+    rebuilt once for a loaded model, whose file holds the data but not the index."""
+    index = getattr(estimator, "_index", None)
+    if index is None:
+        precomputed = estimator.metric == "precomputed"
+        index = make_index("exact" if precomputed else estimator.neighbors_algorithm, estimator.metric,
+                           estimator.X_fit_.shape[0]).build(np.asarray(estimator.X_fit_, dtype=dtype))
+        estimator._index = index
+    return index
 
 
 def _in_original_order(callback, order):

@@ -5,9 +5,8 @@ with an exact O(n^2) gradient."""
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options
-from ..neighbors import ALGORITHMS
-from ._base import NeighbourEmbedding
+from .._params import Options
+from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding
 from ._gradients import attraction, entropy_term
 
 
@@ -124,23 +123,7 @@ class SNE(NeighbourEmbedding):
     (150, 2)
     """
 
-    _parameter_constraints = {
-        "n_components": [Interval(int, 1, None, closed="left")],
-        "perplexity": [Interval(float, 0, None, closed="neither")],
-        "variant": [Options({"asymmetric", "symmetric"})],
-        "early_exaggeration": [Interval(float, 1, None, closed="left")],
-        "learning_rate": [Options({"auto"}), Interval(float, 0, None, closed="neither")],
-        "max_iter": [Interval(int, 1, None, closed="left")],
-        "n_iter_without_progress": [Interval(int, 1, None, closed="left")],
-        "min_grad_norm": [Interval(float, 0, None, closed="left")],
-        "metric": [Options({"euclidean", "cosine", "precomputed"})],
-        "init": [Options({"pca", "spectral", "random"}), ARRAY_LIKE],
-        "verbose": [Interval(int, 0, None, closed="left")],
-        "random_state": [RANDOM_STATE],
-        "early_exaggeration_iter": [Interval(int, 0, None, closed="left")],
-        "neighbors_algorithm": [Options(set(ALGORITHMS))],
-        "callbacks": [NONE, CALLABLE, InstanceOf(list, tuple, label="a list of callables")],
-    }
+    _parameter_constraints = {**SHARED_CONSTRAINTS, "variant": [Options({"asymmetric", "symmetric"})]}
 
     def __init__(self, n_components=2, *, perplexity=30.0, variant="asymmetric", early_exaggeration=4.0,
                  learning_rate="auto", max_iter=1000, n_iter_without_progress=300, min_grad_norm=1e-7,

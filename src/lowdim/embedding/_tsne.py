@@ -4,10 +4,9 @@ descent with a repulsion strategy (exact, Barnes-Hut, FFT interpolation)."""
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options
-from ..neighbors import ALGORITHMS, make_index
+from .._params import NONE, Interval, Options
 from ._affinities import conditional_probabilities
-from ._base import NeighbourEmbedding
+from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
 from ._placement import place_points
 
@@ -85,24 +84,11 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
     """
 
     _parameter_constraints = {
-        "n_components": [Interval(int, 1, None, closed="left")],
-        "perplexity": [Interval(float, 0, None, closed="neither")],
-        "early_exaggeration": [Interval(float, 1, None, closed="left")],
-        "learning_rate": [Options({"auto"}), Interval(float, 0, None, closed="neither")],
-        "max_iter": [Interval(int, 1, None, closed="left")],
-        "n_iter_without_progress": [Interval(int, 1, None, closed="left")],
-        "min_grad_norm": [Interval(float, 0, None, closed="left")],
-        "metric": [Options({"euclidean", "cosine", "precomputed"})],
-        "init": [Options({"pca", "spectral", "random"}), ARRAY_LIKE],
-        "verbose": [Interval(int, 0, None, closed="left")],
-        "random_state": [RANDOM_STATE],
+        **SHARED_CONSTRAINTS,
         "method": [Options({"auto", *REPULSIONS})],
         "angle": [Interval(float, 0, 1, closed="both")],
         "n_jobs": [NONE, Interval(int, None, None)],
         "dof": [Interval(float, 0, None, closed="neither")],
-        "early_exaggeration_iter": [Interval(int, 0, None, closed="left")],
-        "neighbors_algorithm": [Options(set(ALGORITHMS))],
-        "callbacks": [NONE, CALLABLE, InstanceOf(list, tuple, label="a list of callables")],
     }
 
     def __init__(self, n_components=2, *, perplexity=30.0, early_exaggeration=12.0, learning_rate="auto",
@@ -153,7 +139,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
         if self.metric == "precomputed" and X.shape[1] != self.X_fit_.shape[0]:
             raise ValueError(f"with metric='precomputed', X must hold distances to the {self.X_fit_.shape[0]} "
                              f"training points; it has {X.shape[1]} columns.")
-        index = self._training_index()
+        index = training_index(self, np.float64)
         n_train = self.embedding_.shape[0]
         k = min(n_train, int(3 * self.perplexity_ + 1))
         distances, indices = index.query(np.ascontiguousarray(X, dtype=np.float64), k)
@@ -161,15 +147,6 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
         theta = 0.0 if self.method_ == "exact" else self.angle
         Y = place_points(self.embedding_.astype(np.float64), indices, conditional, self.dof, theta)
         return Y.astype(X.dtype)
-
-    def _training_index(self):
-        index = getattr(self, "_index", None)
-        if index is None:  # a loaded model: rebuild the training index
-            algorithm = "exact" if self.metric == "precomputed" else self.neighbors_algorithm
-            index = make_index(algorithm, self.metric, self.X_fit_.shape[0]).build(
-                np.ascontiguousarray(self.X_fit_, dtype=np.float64))
-            self._index = index
-        return index
 
     @property
     def _n_features_out(self):

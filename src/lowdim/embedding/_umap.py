@@ -14,6 +14,7 @@ from .._validation import check_array, warn_constant_features
 from ..linalg import column_moments
 from ..neighbors import ALGORITHMS, ExactIndex, join_components, make_index
 from ._affinities import warn_duplicates
+from ._base import training_index
 from ._initialization import initial_embedding
 from ._umap_graph import curve_parameters, fuzzy_union, intersect_labels, local_memberships
 from ._umap_layout import optimize_layout
@@ -231,7 +232,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         X = self._validate_input(X, reset=False)
         n_train = self.embedding_.shape[0]
         k = min(self.n_neighbors, n_train)
-        distances, indices = self._training_index().query(X, k)
+        distances, indices = training_index(self).query(X, k)
         memberships, _, _ = local_memberships(distances, k, max(self.local_connectivity - 1.0, 0.0))
         weights = memberships / np.maximum(memberships.sum(axis=1, keepdims=True), np.finfo(float).tiny)
         ref = np.ascontiguousarray(self.embedding_, dtype=np.float32)
@@ -265,13 +266,6 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         w = 1.0 / (1.0 + self.a_ * dist ** (2.0 * self.b_))
         w /= w.sum(axis=1, keepdims=True)
         return np.einsum("mk,mkd->md", w, np.asarray(self.X_fit_, dtype=np.float64)[idx]).astype(self.X_fit_.dtype)
-
-    def _training_index(self):
-        index = getattr(self, "_index", None)
-        if index is None:  # a loaded model: rebuild the training index
-            index = make_index(self.neighbors_algorithm, self.metric, self.X_fit_.shape[0]).build(self.X_fit_)
-            self._index = index
-        return index
 
     @property
     def _n_features_out(self):
