@@ -2,7 +2,9 @@
 
 'tsne': t-SNE of all 70,000 Fashion-MNIST images projected to 50 PCA dimensions
 (float32), lowdim (750 iterations: 250 exaggerated + 500, openTSNE's schedule) against
-openTSNE with its defaults, both with 2 threads. 'first': the first call in a fresh
+openTSNE with its defaults, both with 2 threads. 'umap': UMAP of the raw 70,000 x 784
+images, both with defaults and 2 threads (umap-learn unseeded: seeded, it runs on one
+thread; lowdim seeded, which costs it nothing). 'first': the first call in a fresh
 process (imports and numba's kernels included) with an empty numba cache (compilation)
 and with the cache of that first process (loading). Each library is warmed up on 3,000
 points first; then runs alternate, 0.3 s pause, medians. Quality of every run with
@@ -76,6 +78,26 @@ def case_tsne(repeats):
     return [_quality_row("t-SNE n=70000 (PCA-50), 750 iterations", t_ours, t_theirs, med, "openTSNE", 1.0)]
 
 
+def case_umap(repeats):
+    import umap
+
+    from lowdim import UMAP
+    from lowdim.datasets._fashion_mnist import load_fashion_mnist
+
+    X, y = load_fashion_mnist()  # 70,000 x 784 float32
+
+    def ours(seed):
+        return UMAP(random_state=seed, n_jobs=THREADS).fit_transform(X)
+
+    def theirs(seed):  # umap-learn runs single-threaded when seeded, so it gets none
+        return umap.UMAP(n_jobs=THREADS).fit_transform(X)
+
+    UMAP(random_state=0, n_epochs=20).fit(X[:3000])
+    umap.UMAP(n_jobs=THREADS, n_epochs=20).fit(X[:3000])
+    t_ours, t_theirs, med = _alternate(ours, theirs, X, y, repeats)
+    return [_quality_row("UMAP n=70000 (784-D)", t_ours, t_theirs, med, "umap-learn", 0.7)]
+
+
 _FIRST_CALL = """
 import time
 t = time.perf_counter()
@@ -89,6 +111,8 @@ print(time.perf_counter() - t)
 _CALLS = {
     "t-SNE": ("from lowdim import TSNE; TSNE(random_state=0, method='fft', max_iter=300).fit(X)",
               "import openTSNE; openTSNE.TSNE(random_state=0, n_iter=50, negative_gradient_method='fft').fit(X)"),
+    "UMAP": ("from lowdim import UMAP; UMAP(random_state=0, n_epochs=50).fit(X)",
+             "import umap; umap.UMAP(n_epochs=50).fit(X)"),
 }
 
 
@@ -117,7 +141,7 @@ def case_first(repeats):
     return rows
 
 
-CASES = {"tsne": case_tsne, "first": case_first}
+CASES = {"tsne": case_tsne, "umap": case_umap, "first": case_first}
 
 
 def main(argv=None):
