@@ -54,3 +54,14 @@ class MemoryBudgetError(MemoryError):
     >>> issubclass(MemoryBudgetError, MemoryError)
     True
     """
+
+
+class DataFileError(ValueError):
+    """A data file cannot be read as a numeric table; the message says where and why.
+
+    Examples
+    --------
+    >>> from lowdim.exceptions import DataFileError
+    >>> issubclass(DataFileError, ValueError)
+    True
+    """

@@ -1,6 +1,8 @@
 """Datasets: generators with known structure, the small real datasets that ship with
 scikit-learn, and Fashion-MNIST from its Debian package."""
 
+import numpy as np
+
 from ._fashion_mnist import load_fashion_mnist
 from ._generators import make_blobs, make_s_curve, make_sources, make_swiss_roll
 
@@ -45,5 +47,27 @@ def load_digits():
     return X, y
 
 
-__all__ = ["BUILTIN", "load_builtin", "load_digits", "load_fashion_mnist", "make_blobs", "make_s_curve",
+__all__ = ["BUILTIN", "load_builtin", "load_digits", "load_fashion_mnist", "load_orl_faces", "make_blobs", "make_s_curve",
            "make_sources", "make_swiss_roll"]
+
+
+def load_orl_faces():
+    """The ORL (AT&T) faces shipped with lowdim: 400 grey 112 x 92 images of 40 people.
+
+    Returns
+    -------
+    images : ndarray of shape (400, 112, 92), floats in [0, 1]
+    person : ndarray of shape (400,) of int, 0..39
+
+    Examples
+    --------
+    >>> images, person = load_orl_faces()
+    >>> images.shape, len(set(person.tolist()))
+    ((400, 112, 92), 40)
+    """
+    import os
+
+    from ..io._images import read_image_folder
+
+    images, folders = read_image_folder(os.path.join(os.path.dirname(__file__), "data", "orl_faces"))
+    return images, np.array([int(f.lstrip("s")) - 1 for f in folders])

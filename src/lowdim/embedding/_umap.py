@@ -65,6 +65,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
     verbose : bool, default=False
+        Show a progress bar over the layout epochs (tqdm, on standard error).
 
     Attributes
     ----------
@@ -200,9 +201,12 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         Y = self._initial(X, self.graph_, rng)
         self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
         self.layout_seed_ = int(rng.integers(2**62))
-        optimize_layout(Y, self.graph_, self.n_epochs_, self.a_, self.b_, seed=self.layout_seed_,
-                        gamma=self.repulsion_strength, negative_sample_rate=self.negative_sample_rate,
-                        learning_rate=self.learning_rate)
+        from tqdm.auto import tqdm
+
+        with tqdm(total=self.n_epochs_, desc="UMAP layout", unit="epoch", disable=not self.verbose) as bar:
+            optimize_layout(Y, self.graph_, self.n_epochs_, self.a_, self.b_, seed=self.layout_seed_,
+                            gamma=self.repulsion_strength, negative_sample_rate=self.negative_sample_rate,
+                            learning_rate=self.learning_rate, callbacks=[lambda *_: bar.update() and False])
         self.embedding_ = Y.astype(X.dtype)
         self.X_fit_ = X
         self.n_components_ = self.n_components

@@ -1,5 +1,9 @@
-"""Files: safe model persistence and data readers."""
+"""Files: data tables (CSV/TSV, NPY/NPZ, Parquet, HDF5, .h5ad), images, safe model files."""
 
+from ..exceptions import DataFileError
 from ._model_files import load, save
+from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table
+from ._writers import write_table
 
-__all__ = ["load", "save"]
+__all__ = ["DataFileError", "MISSING_POLICIES", "Table", "apply_missing_policy", "file_format", "load",
+           "read_table", "save", "write_table"]

@@ -1,35 +1,41 @@
-"""Scree plot: variance explained per component and cumulative."""
+"""Scree plot: variance explained per component, cumulative, and the chosen k."""
 
 import numpy as np
 
+from ._figure import axes, finish
 
-def scree_plot(explained_variance_ratio, path=None, *, title="Scree plot"):
+
+def _ratios(source):
+    ratio = getattr(source, "explained_variance_ratio_", source)
+    return np.asarray(ratio, dtype=float)
+
+
+def scree_plot(source, path=None, *, n_chosen=None, ax=None, title="Scree plot"):
     """Draw the explained-variance ratio per component and its cumulative sum.
 
     Parameters
     ----------
-    explained_variance_ratio : array-like of shape (k,)
+    source : fitted PCA-like estimator or array-like of shape (k,)
+        Anything with ``explained_variance_ratio_``, or the ratios themselves.
     path : str, optional
-        Where to write the figure (PNG, SVG, PDF by extension).
+        Where to write the figure (PNG, SVG, PDF by extension); the figure is closed.
+    n_chosen : int, optional
+        Mark the chosen number of components (default: the estimator's
+        ``n_components_`` when it kept fewer components than it shows).
+    ax : matplotlib Axes, optional
     title : str
 
     Returns
     -------
-    matplotlib.figure.Figure
+    matplotlib Axes
 
     Examples
     --------
-    >>> fig = scree_plot([0.5, 0.3, 0.2])
+    >>> ax = scree_plot([0.5, 0.3, 0.2], n_chosen=2)
     """
-    import matplotlib
-
-    if path is not None:
-        matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    ratio = np.asarray(explained_variance_ratio, dtype=float)
+    ratio = _ratios(source)
+    fig, ax = axes(ax, (7, 4.2), headless=path is not None)
     ks = np.arange(1, ratio.size + 1)
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     ax.bar(ks, ratio, color="#4C72B0", label="per component")
     ax.set_xlabel("component")
     ax.set_ylabel("explained variance ratio")
@@ -37,11 +43,12 @@ def scree_plot(explained_variance_ratio, path=None, *, title="Scree plot"):
     twin.plot(ks, np.cumsum(ratio), color="#C44E52", marker="o", ms=3, label="cumulative")
     twin.set_ylim(0, 1.02)
     twin.set_ylabel("cumulative")
-    ax.set_title(title)
     handles = ax.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
-    ax.legend(handles, ["per component", "cumulative"], loc="center right")
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path)
-        plt.close(fig)
-    return fig
+    if n_chosen is not None:
+        line = ax.axvline(n_chosen + 0.5, color="0.3", ls="--", lw=1)
+        handles.append(line)
+    labels = ["per component", "cumulative"] + ([f"chosen k = {n_chosen}"] if n_chosen is not None else [])
+    ax.legend(handles, labels, loc="center right")
+    ax.set_title(title)
+    finish(fig, path)
+    return ax

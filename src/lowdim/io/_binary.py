@@ -1,0 +1,189 @@
+"""Binary array files: NPY/NPZ, Parquet, HDF5 and AnnData ``.h5ad``.
+
+Each reader checks the size its header declares before allocating anything and turns
+the libraries' own failures on malformed files into :class:`DataFileError`.
+"""
+
+import os
+import zipfile
+
+import numpy as np
+
+from .._memory import available_bytes
+from ..exceptions import DataFileError
+
+
+def _byte_limit(max_bytes):
+    return int(0.8 * available_bytes()) if max_bytes is None else max_bytes
+
+
+def _check_declared(path, shape, itemsize, max_bytes, *, file_bytes=None):
+    """Refuse a declared shape larger than the limit (or than the file itself)."""
+    if len(shape) != 2:
+        raise DataFileError(f"{path}: expected a 2-D array, the header says shape {tuple(shape)}.")
+    size = int(np.prod(shape, dtype=np.int64)) * itemsize
+    limit = _byte_limit(max_bytes)
+    if size > limit or (file_bytes is not None and size > file_bytes):
+        raise DataFileError(f"{path}: header declares shape {tuple(shape)} ({size / 1e9:.2f} GB) but the "
+                            f"file has {os.path.getsize(path)} bytes or the size exceeds the limit of "
+                            f"{limit / 1e9:.1f} GB; subsample the data or use a chunked format.")
+
+
+def _check_numeric(path, dtype):
+    if dtype.hasobject or dtype.kind not in "biuf":
+        raise DataFileError(f"{path}: dtype {dtype} is not numeric; save a float array.")
+
+
+def _npy_header(fh, path):
+    try:
+        version = np.lib.format.read_magic(fh)
+        reader = {(1, 0): np.lib.format.read_array_header_1_0,
+                  (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if reader is None:
+            raise ValueError(f"unsupported .npy version {version}")
+        return reader(fh, max_header_size=10000)
+    except (ValueError, SyntaxError, EOFError, OSError) as exc:
+        raise DataFileError(f"{path}: not a valid .npy file ({exc}).") from None
+
+
+def read_npy(path, *, max_bytes=None):
+    """Memory-map a 2-D numeric ``.npy`` file after checking its header.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.npy"); np.save(p, np.ones((3, 2)))
+    >>> read_npy(p).shape
+    (3, 2)
+    """
+    with open(path, "rb") as fh:
+        shape, fortran, dtype = _npy_header(fh, path)
+        offset = fh.tell()
+    _check_numeric(path, dtype)
+    _check_declared(path, shape, dtype.itemsize, max_bytes, file_bytes=os.path.getsize(path) - offset)
+    if 0 in shape:
+        raise DataFileError(f"{path}: the array has shape {tuple(shape)}, no data.")
+    return np.memmap(path, dtype=dtype, mode="r", shape=tuple(shape), offset=offset,
+                     order="F" if fortran else "C")
+
+
+def read_npz(path, *, key=None, max_bytes=None):
+    """Read one 2-D array of an ``.npz`` archive (``key``; default: the only or first one).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.npz"); np.savez(p, X=np.ones((3, 2)))
+    >>> read_npz(p, key="X").shape
+    (3, 2)
+    """
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [n[:-4] for n in archive.namelist() if n.endswith(".npy")]
+            if not members:
+                raise DataFileError(f"{path}: the archive holds no arrays.")
+            name = key or members[0]
+            if name not in members:
+                raise DataFileError(f"{path}: no array named {name!r}; arrays are {', '.join(members)} "
+                                    "(choose with --key).")
+            with archive.open(name + ".npy") as fh:
+                shape, fortran, dtype = _npy_header(fh, path)
+                _check_numeric(path, dtype)
+                _check_declared(path, shape, dtype.itemsize, max_bytes)
+                data = fh.read(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        if isinstance(exc, DataFileError):
+            raise
+        raise DataFileError(f"{path}: not a valid .npz archive ({exc}).") from None
+    count = int(np.prod(shape, dtype=np.int64))
+    if len(data) != count * dtype.itemsize:
+        raise DataFileError(f"{path}: array {name!r} is truncated ({len(data)} of "
+                            f"{count * dtype.itemsize} bytes).")
+    return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def read_parquet(path, *, label_column=None, exclude=(), max_bytes=None):
+    """Numeric columns of a Parquet file, their names and the label column.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os, pyarrow as pa, pyarrow.parquet as pq
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.parquet")
+    >>> pq.write_table(pa.table({"a": [1.0, 2.0], "y": ["u", "v"]}), p)
+    >>> X, names, y = read_parquet(p, label_column="y")
+    >>> X.tolist(), names, y.tolist()
+    ([[1.0], [2.0]], ['a'], ['u', 'v'])
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.ParquetFile(path)
+        names = list(meta.schema_arrow.names)
+        _check_declared(path, (meta.metadata.num_rows, len(names)), 8, max_bytes)
+        table = meta.read()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        if isinstance(exc, DataFileError):
+            raise
+        raise DataFileError(f"{path}: not a readable Parquet file ({exc}).") from None
+    return _columns_to_arrays(path, table, names, label_column, exclude)
+
+
+def _columns_to_arrays(path, table, names, label_column, exclude):
+    from ._csv import column_index
+
+    drop = {column_index(s, names, path) for s in exclude}
+    label_idx = None if label_column is None else column_index(label_column, names, path)
+    labels = None if label_idx is None else np.asarray(table.column(label_idx).to_pylist()).astype(str)
+    keep = [j for j in range(len(names)) if j not in drop and j != label_idx]
+    columns = []
+    for j in keep:
+        column = table.column(j)
+        if not (column.type.num_fields == 0 and _is_numeric_arrow(column.type)):
+            raise DataFileError(f"{path}: column {names[j]!r} has type {column.type}, not a number; "
+                                "exclude it with --exclude or name it with --label-column.")
+        columns.append(column.to_numpy(zero_copy_only=False).astype(float))
+    if not columns:
+        raise DataFileError(f"{path}: no numeric columns left after --exclude and --label-column.")
+    if table.num_rows == 0:
+        raise DataFileError(f"{path}: no data rows.")
+    return np.column_stack(columns), [names[j] for j in keep], labels
+
+
+def _is_numeric_arrow(kind):
+    import pyarrow.types as t
+
+    return t.is_integer(kind) or t.is_floating(kind) or t.is_boolean(kind)
+
+
+def read_hdf5(path, *, key=None, max_bytes=None):
+    """Read a 2-D numeric dataset of an HDF5 file (``key``; default: the only dataset).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os, h5py
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.h5")
+    >>> with h5py.File(p, "w") as f: _ = f.create_dataset("X", data=np.ones((3, 2)))
+    >>> read_hdf5(p).shape
+    (3, 2)
+    """
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as fh:
+            names = []
+            fh.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset) else None)
+            if key is None and len(names) != 1:
+                raise DataFileError(f"{path}: {len(names)} datasets ({', '.join(names[:8])}); "
+                                    "choose one with --key.")
+            key = key or names[0]
+            if key not in names:
+                raise DataFileError(f"{path}: no dataset named {key!r}; datasets are {', '.join(names[:8])}.")
+            dataset = fh[key]
+            _check_numeric(path, dataset.dtype)
+            _check_declared(path, dataset.shape, dataset.dtype.itemsize, max_bytes)
+            return dataset[()]
+    except (OSError, KeyError, ValueError, RuntimeError) as exc:
+        if isinstance(exc, DataFileError):
+            raise
+        raise DataFileError(f"{path}: not a readable HDF5 file ({exc}).") from None

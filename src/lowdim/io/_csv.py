@@ -1,0 +1,200 @@
+"""CSV/TSV text tables: header handling, column selection, numbers with line numbers.
+
+Errors name the file, line, column and value, and say which option handles the case.
+Empty cells are read as NaN; the caller applies the missing-value policy.
+"""
+
+import csv
+import re
+
+import numpy as np
+
+from ..exceptions import DataFileError
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _number_hint(text):
+    if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", text):
+        return "thousands separators are not read; remove them (1,234.5 -> 1234.5)."
+    if re.fullmatch(r"[-+]?\d+,\d+", text):
+        return "a decimal comma is not read; write decimals with a dot (1,5 -> 1.5)."
+    if any(sep in text for sep in ";\t|"):
+        return "the file may use another delimiter; pass it with --delimiter."
+    return "exclude the column with --exclude or name it with --label-column."
+
+
+def _cell_value(path, text, line, column):
+    text = text.strip()
+    if text == "" or text.lower() in ("nan", "na"):
+        return np.nan
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataFileError(f"{path}, line {line}, column {column}: {text!r} is not a number; "
+                            f"{_number_hint(text)}") from None
+    return value
+
+
+def _parse_rows(path, rows, columns, first_line):
+    """Numbers of ``columns`` (0-based) of text ``rows``; empty cells become NaN."""
+    try:
+        return np.array([[row[j] for j in columns] for row in rows], dtype=float)
+    except (ValueError, IndexError):
+        pass  # the slow path below finds and names the offending cell
+    values = np.empty((len(rows), len(columns)))
+    for i, row in enumerate(rows):
+        for k, j in enumerate(columns):
+            values[i, k] = _cell_value(path, row[j], first_line + i, j + 1)
+    return values
+
+
+def _check_widths(path, rows, width, first_line):
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise DataFileError(f"{path}, line {first_line + i}: expected {width} fields, got {len(row)}.")
+
+
+def read_csv(path, *, header="auto", delimiter=None):
+    """Read a CSV/TSV file as text rows.
+
+    Parameters
+    ----------
+    path : str
+    header : {'auto', 'yes', 'no'}
+        'auto' treats the first row as a header when any of its cells is not a
+        number (the caller announces the decision).
+    delimiter : str, optional
+        Default: tab for ``.tsv`` files, else comma.
+
+    Returns
+    -------
+    names : list of str or None
+    rows : list of list of str
+        The data rows as text, all of the same width (checked).
+    first_line : int
+        Line number of the first data row.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.csv"); _ = open(p, "w").write("a,b\\n1,2\\n")
+    >>> read_csv(p)[0]
+    ['a', 'b']
+    """
+    delimiter = delimiter or ("\t" if str(path).endswith(".tsv") else ",")
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = [row for row in csv.reader(fh, delimiter=delimiter)]
+    except UnicodeDecodeError as exc:
+        raise DataFileError(f"{path}: not a UTF-8 text file (byte {exc.start}); is it a CSV?") from None
+    except csv.Error as exc:
+        raise DataFileError(f"{path}: malformed CSV ({exc}).") from None
+    while rows and not any(c.strip() for c in rows[-1]):
+        rows.pop()
+    if not rows:
+        raise DataFileError(f"{path}: empty file, no data rows.")
+    has_header = header == "yes" or (header == "auto" and not all(_is_number(c) for c in rows[0]))
+    names = [c.strip() for c in rows[0]] if has_header else None
+    data = rows[1:] if has_header else rows
+    if not data:
+        raise DataFileError(f"{path}: header only, no data rows.")
+    first_line = 2 if has_header else 1
+    _check_widths(path, data, len(names) if names else len(data[0]), first_line)
+    return names, data, first_line
+
+
+def column_index(spec, names, path):
+    """0-based index of a column given by name or 1-based number.
+
+    Examples
+    --------
+    >>> column_index("2", ["a", "b"], "f.csv"), column_index("a", ["a", "b"], "f.csv")
+    (1, 0)
+    """
+    spec = str(spec)
+    if spec.isdigit():
+        idx = int(spec) - 1
+        if not 0 <= idx < len(names):
+            raise DataFileError(f"{path}: column {spec} does not exist (the file has {len(names)} columns).")
+        return idx
+    if spec not in names:
+        raise DataFileError(f"{path}: no column named {spec!r}; columns are {', '.join(names[:10])}"
+                            f"{' ...' if len(names) > 10 else ''}.")
+    return names.index(spec)
+
+
+def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, exclude=()):
+    """Numeric columns, their names, the label column and how the header was read.
+
+    Returns
+    -------
+    X : ndarray of shape (n_rows, n_kept), NaN where a cell is empty
+    names : list of str
+    labels : ndarray of str or None
+    header_note : str
+        One sentence saying whether the first row was read as a header.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.csv")
+    >>> _ = open(p, "w").write("a,b,y\\n1,2,u\\n3,,v\\n")
+    >>> X, names, y, _ = read_csv_table(p, label_column="y")
+    >>> X.tolist(), names, y.tolist()
+    ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'])
+    """
+    names, rows, first_line = read_csv(path, header=header, delimiter=delimiter)
+    width = len(rows[0])
+    if names is None:
+        note = (f"{path}: first row is numeric, read as data (no header); use --header yes if it is one."
+                if header == "auto" else f"{path}: read without a header.")
+        names = [f"x{j + 1}" for j in range(width)]
+    else:
+        note = f"{path}: first row read as a header ({width} columns)."
+    drop = {column_index(s, names, path) for s in exclude}
+    label_idx = None if label_column is None else column_index(label_column, names, path)
+    keep = [j for j in range(width) if j not in drop and j != label_idx]
+    if not keep:
+        raise DataFileError(f"{path}: no numeric columns left after --exclude and --label-column.")
+    labels = None if label_idx is None else np.array([row[label_idx].strip() for row in rows])
+    return _parse_rows(path, rows, keep, first_line), [names[j] for j in keep], labels, note
+
+
+def _safe_text(cell):
+    text = str(cell)
+    risky = text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text)
+    return "'" + text if risky else text
+
+
+def write_csv(path, array, names, *, labels=None, label_name="label"):
+    """Write a numeric array (and optional label column) as CSV with a header.
+
+    Text cells (header, labels) that a spreadsheet would run as a formula are written
+    with a leading apostrophe. The caller checks for an existing file first.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "o.csv")
+    >>> write_csv(p, np.eye(2), ["a", "=b"], labels=["x", "@y"])
+    >>> open(p).read().splitlines()[:2]
+    ["a,'=b,label", '1.0,0.0,x']
+    """
+    array = np.asarray(array)
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh)
+        header = [_safe_text(n) for n in names]
+        if labels is None:
+            writer.writerow(header)
+            writer.writerows(array.tolist())
+            return
+        writer.writerow(header + [_safe_text(label_name)])
+        for row, label in zip(array.tolist(), labels):
+            writer.writerow(row + [_safe_text(label)])

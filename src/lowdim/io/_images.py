@@ -1,0 +1,96 @@
+"""Images through Pillow (PNG, JPEG, PGM, ...): single files and one-folder-per-class sets."""
+
+import os
+
+import numpy as np
+
+from ..exceptions import DataFileError
+
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pgm", ".pnm", ".ppm", ".bmp", ".tif", ".tiff", ".gif")
+MAX_PIXELS = 100_000_000
+
+
+def read_image(path, *, grey=False):
+    """An image as floats in [0, 1]: (H, W) grey or (H, W, 3) colour.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> from PIL import Image
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.png")
+    >>> Image.fromarray(np.full((4, 5), 255, np.uint8)).save(p)
+    >>> read_image(p).shape, float(read_image(p).max())
+    ((4, 5), 1.0)
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    if not os.path.isfile(path):
+        raise DataFileError(f"{path}: no such image file.")
+    try:
+        with Image.open(path) as image:
+            if image.width * image.height > MAX_PIXELS:
+                raise DataFileError(f"{path}: {image.width} x {image.height} pixels exceeds the limit "
+                                    f"of {MAX_PIXELS:,}; downscale the image first.")
+            colour = not grey and image.mode not in ("1", "L", "I", "I;16", "F", "P", "LA")
+            pixels = np.asarray(image.convert("RGB" if colour else "L"), dtype=np.float64)
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        if isinstance(exc, DataFileError):
+            raise
+        raise DataFileError(f"{path}: not a readable image ({exc}).") from None
+    return pixels / 255.0
+
+
+def write_image(path, pixels):
+    """Write floats in [0, 1] (clipped) as an 8-bit image; format by extension.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.png"); write_image(p, np.zeros((3, 3)))
+    """
+    from PIL import Image
+
+    data = np.clip(np.rint(np.asarray(pixels) * 255.0), 0, 255).astype(np.uint8)
+    Image.fromarray(data).save(path)
+
+
+def read_image_folder(folder, *, grey=True):
+    """All images under ``folder``: ``(images, labels)``, one label per sub-folder.
+
+    Images directly in ``folder`` get the label ``''``. All images must share a size.
+
+    Returns
+    -------
+    images : ndarray of shape (n_images, H, W) (or (n, H, W, 3) in colour)
+    labels : ndarray of str
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> root = tempfile.mkdtemp(); os.mkdir(os.path.join(root, "s1"))
+    >>> write_image(os.path.join(root, "s1", "1.png"), np.zeros((4, 3)))
+    >>> images, labels = read_image_folder(root)
+    >>> images.shape, labels.tolist()
+    ((1, 4, 3), ['s1'])
+    """
+    if not os.path.isdir(folder):
+        raise DataFileError(f"{folder}: not a folder of images.")
+    paths = sorted((os.path.join(d, f) for d, _, files in os.walk(folder) for f in files
+                    if f.lower().endswith(IMAGE_EXTENSIONS)), key=_natural_key)
+    if not paths:
+        raise DataFileError(f"{folder}: no image files ({', '.join(IMAGE_EXTENSIONS)}).")
+    images = [read_image(p, grey=grey) for p in paths]
+    shapes = {im.shape for im in images}
+    if len(shapes) > 1:
+        first = images[0].shape
+        odd, shape = next((p, im.shape) for p, im in zip(paths, images) if im.shape != first)
+        raise DataFileError(f"{odd}: size {shape} differs from {paths[0]}'s {first}; all images "
+                            "must have one size.")
+    labels = [os.path.relpath(os.path.dirname(p), folder) for p in paths]
+    return np.stack(images), np.array(["" if lab == "." else lab for lab in labels])
+
+
+def _natural_key(path):
+    import re
+
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", path)]

@@ -1,0 +1,169 @@
+"""One entry point for data files: format by extension, columns, missing-value policy."""
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..exceptions import DataFileError
+
+FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".npy": "npy", ".npz": "npz",
+           ".parquet": "parquet", ".pq": "parquet", ".h5": "hdf5", ".hdf5": "hdf5", ".hdf": "hdf5",
+           ".h5ad": "h5ad"}
+MISSING_POLICIES = ("error", "drop", "impute", "keep")
+
+
+@dataclass
+class Table:
+    """A numeric data matrix read from a file, with its column names and labels.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+    feature_names : list of str
+    labels : ndarray of str or None
+    notes : list of str
+        What the reader decided on the user's behalf (header, dropped rows, ...).
+    """
+
+    X: np.ndarray
+    feature_names: list
+    labels: object = None
+    notes: list = field(default_factory=list)
+
+
+def file_format(path):
+    """The reader a path's extension selects.
+
+    Examples
+    --------
+    >>> file_format("data/cells.h5ad"), file_format("x.TSV")
+    ('h5ad', 'csv')
+    """
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in FORMATS:
+        raise DataFileError(f"{path}: unknown file type {ext or '(no extension)'!r}; use one of "
+                            f"{', '.join(sorted(FORMATS))}.")
+    return FORMATS[ext]
+
+
+def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes):
+    from . import _anndata, _binary, _csv
+
+    notes = []
+    if fmt == "csv":
+        X, names, labels, note = _csv.read_csv_table(path, header=header, delimiter=delimiter,
+                                                     label_column=label_column, exclude=exclude)
+        return X, names, labels, [note]
+    if fmt == "parquet":
+        return (*_binary.read_parquet(path, label_column=label_column, exclude=exclude,
+                                      max_bytes=max_bytes), notes)
+    if fmt == "h5ad":
+        X, names, labels = _anndata.read_h5ad(path, label_column=label_column, max_bytes=max_bytes)
+    else:
+        if label_column is not None:
+            raise DataFileError(f"{path}: a {fmt} array has no named columns; --label-column works "
+                                "with CSV, Parquet and .h5ad files.")
+        reader = {"npy": _binary.read_npy, "npz": _binary.read_npz, "hdf5": _binary.read_hdf5}[fmt]
+        X = reader(path, max_bytes=max_bytes) if fmt == "npy" else reader(path, key=key, max_bytes=max_bytes)
+        names, labels = [f"x{j + 1}" for j in range(X.shape[1])], None
+    return (*_drop_columns(path, X, names, exclude), labels, notes)
+
+
+def _drop_columns(path, X, names, exclude):
+    from ._csv import column_index
+
+    drop = {column_index(s, names, path) for s in exclude}
+    if not drop:
+        return X, names
+    keep = [j for j in range(X.shape[1]) if j not in drop]
+    if not keep:
+        raise DataFileError(f"{path}: no columns left after --exclude.")
+    return X[:, keep], [names[j] for j in keep]
+
+
+def apply_missing_policy(path, X, names, labels, missing):
+    """Apply the missing-value policy to NaN cells; returns ``(X, labels, note)``.
+
+    'error' raises with the count per column, 'drop' removes incomplete rows, 'impute'
+    fills with the column mean, 'keep' leaves NaN for methods that marginalise it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, np.nan], [3.0, 4.0]])
+    >>> apply_missing_policy("f.csv", X, ["a", "b"], None, "impute")[0].tolist()
+    [[1.0, 4.0], [3.0, 4.0]]
+    """
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"missing={missing!r} is not a policy; choose from {', '.join(MISSING_POLICIES)}.")
+    if X.dtype.kind != "f" or missing == "keep":
+        return X, labels, None
+    holes = np.isnan(X)
+    if not holes.any():
+        return X, labels, None
+    counts = holes.sum(axis=0)
+    if missing == "error":
+        worst = np.flatnonzero(counts)
+        listed = ", ".join(f"{names[j]!r}: {counts[j]}" for j in worst[:5])
+        raise DataFileError(f"{path}: {int(counts.sum())} missing values ({listed}"
+                            f"{', ...' if worst.size > 5 else ''}); pass --missing drop, impute or "
+                            "keep (for ppca, factor-analysis and gmm, which model them).")
+    if missing == "drop":
+        complete = ~holes.any(axis=1)
+        if not complete.any():
+            raise DataFileError(f"{path}: every row has a missing value; --missing drop leaves no data.")
+        note = f"{path}: dropped {int((~complete).sum())} rows with missing values."
+        return X[complete], None if labels is None else labels[complete], note
+    means = np.nanmean(np.where(holes.all(axis=0), 0.0, X), axis=0)
+    X = np.where(holes, means, X)
+    return X, labels, f"{path}: imputed {int(counts.sum())} missing values with column means."
+
+
+def read_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), key=None,
+               missing="error", max_bytes=None):
+    """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
+
+    Parameters
+    ----------
+    path : str
+    header : {'auto', 'yes', 'no'}
+        CSV only; 'auto' reads the first row as a header when a cell is not a number
+        and says so in ``notes``.
+    delimiter : str, optional
+        CSV only; default comma, or tab for ``.tsv``.
+    label_column : str, optional
+        Name or 1-based number of the column holding labels (CSV, Parquet, obs of .h5ad).
+    exclude : sequence of str
+        Columns (names or 1-based numbers) to leave out.
+    key : str, optional
+        Array name in an NPZ archive or dataset path in an HDF5 file.
+    missing : {'error', 'drop', 'impute', 'keep'}
+    max_bytes : int, optional
+        Refuse files whose header declares more; default 80% of available memory.
+
+    Returns
+    -------
+    Table
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.csv")
+    >>> _ = open(p, "w").write("a,b,y\\n1,2,u\\n3,4,v\\n")
+    >>> t = read_table(p, label_column="y")
+    >>> t.X.shape, t.feature_names, t.labels.tolist()
+    ((2, 2), ['a', 'b'], ['u', 'v'])
+    """
+    if not os.path.exists(path):
+        raise DataFileError(f"{path}: no such file.")
+    if os.path.isdir(path):
+        raise DataFileError(f"{path}: is a folder, not a data file.")
+    fmt = file_format(path)
+    X, names, labels, notes = _read_any(path, fmt, header=header, delimiter=delimiter,
+                                        label_column=label_column, exclude=list(exclude), key=key,
+                                        max_bytes=max_bytes)
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
+    X, labels, note = apply_missing_policy(path, X, names, labels, missing)
+    return Table(X, names, labels, notes + ([note] if note else []))

@@ -1,0 +1,48 @@
+"""Writers for embeddings and tables: CSV (formula-safe), Parquet, NPY by extension."""
+
+import os
+
+import numpy as np
+
+from ..exceptions import DataFileError
+
+WRITABLE = (".csv", ".parquet", ".npy")
+
+
+def write_table(path, array, names, *, labels=None, overwrite=False):
+    """Write a numeric array with column names (and optional labels) to ``path``.
+
+    The format follows the extension: ``.csv`` (text cells that spreadsheets would run
+    as formulas are prefixed with an apostrophe), ``.parquet`` (a ``label`` column when
+    given) or ``.npy`` (numbers only; labels are not written). An existing file is
+    replaced only with ``overwrite=True``.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "z.csv")
+    >>> write_table(p, np.eye(2), ["z1", "z2"], labels=["a", "b"])
+    >>> open(p).readline().strip()
+    'z1,z2,label'
+    """
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in WRITABLE:
+        raise DataFileError(f"{path}: cannot write {ext or 'a file without extension'!r}; use "
+                            f"{', '.join(WRITABLE)}.")
+    if os.path.exists(path) and not overwrite:
+        raise FileExistsError(f"{path} exists; pass --overwrite to replace it.")
+    array = np.asarray(array)
+    if ext == ".csv":
+        from ._csv import write_csv
+
+        write_csv(path, array, names, labels=labels)
+    elif ext == ".npy":
+        np.save(path, array, allow_pickle=False)
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        columns = {str(n): array[:, j] for j, n in enumerate(names)}
+        if labels is not None:
+            columns["label"] = np.asarray(labels).astype(str)
+        pq.write_table(pa.table(columns), path)

@@ -1,0 +1,164 @@
+"""The registry of lowdim's methods by their command-line names.
+
+The CLI (``lowdim embed -m NAME``, ``lowdim cluster -m NAME``) and the report build
+estimators only through this table, so a new estimator becomes available everywhere by
+adding one entry.
+
+Examples
+--------
+>>> from lowdim.methods import make_estimator
+>>> make_estimator("tsne", n_components=2, params={"perplexity": 10}, seed=0)
+TSNE(perplexity=10, random_state=0)
+"""
+
+import ast
+import difflib
+from dataclasses import dataclass, field
+from importlib import import_module
+
+
+@dataclass(frozen=True)
+class Method:
+    """How to build one method: class, fixed parameters and what it needs.
+
+    Attributes
+    ----------
+    path : str
+        ``module:Class``.
+    fixed : dict
+        Parameters this name implies (``hessian-lle`` is LLE with method='hessian').
+    size : str
+        The parameter that sets the output size (n_components or n_clusters).
+    supervised : bool
+        Needs labels (``fit(X, y)``).
+    missing_ok : bool
+        Models missing values (NaN) itself.
+    summary : str
+    """
+
+    path: str
+    fixed: dict = field(default_factory=dict)
+    size: str = "n_components"
+    supervised: bool = False
+    missing_ok: bool = False
+    summary: str = ""
+
+    @property
+    def cls(self):
+        module, name = self.path.split(":")
+        return getattr(import_module(module), name)
+
+
+_D, _M, _E, _C = "lowdim.decomposition", "lowdim.manifold", "lowdim.embedding", "lowdim.cluster"
+
+EMBEDDINGS = {
+    "pca": Method(f"{_D}:PCA", summary="principal component analysis"),
+    "incremental-pca": Method(f"{_D}:IncrementalPCA", summary="PCA from exact streamed moments"),
+    "kernel-pca": Method(f"{_D}:KernelPCA", {"kernel": "rbf"}, summary="kernel PCA (rbf by default)"),
+    "ppca": Method(f"{_D}:ProbabilisticPCA", missing_ok=True, summary="probabilistic PCA"),
+    "factor-analysis": Method(f"{_D}:FactorAnalysis", missing_ok=True, summary="factor analysis"),
+    "ica": Method(f"{_D}:FastICA", summary="independent component analysis (FastICA)"),
+    "nmf": Method(f"{_D}:NMF", summary="non-negative matrix factorisation"),
+    "mf": Method(f"{_D}:MatrixFactorization", summary="matrix factorisation by alternating least squares"),
+    "lda": Method(f"{_D}:LinearDiscriminantAnalysis", supervised=True,
+                  summary="Fisher linear discriminant analysis (needs --label-column)"),
+    "mds": Method(f"{_M}:MDS", summary="multidimensional scaling"),
+    "isomap": Method(f"{_M}:Isomap", summary="Isomap"),
+    "lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "standard"}, summary="locally linear embedding"),
+    "hessian-lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "hessian", "n_neighbors": 10},
+                          summary="Hessian eigenmaps"),
+    "modified-lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "modified", "n_neighbors": 10},
+                           summary="modified LLE"),
+    "ltsa": Method(f"{_M}:LocallyLinearEmbedding", {"method": "ltsa", "n_neighbors": 10},
+                   summary="local tangent space alignment"),
+    "spectral": Method(f"{_M}:SpectralEmbedding", summary="Laplacian eigenmaps"),
+    "sne": Method(f"{_E}:SNE", summary="stochastic neighbour embedding (Gaussian output kernel)"),
+    "tsne": Method(f"{_E}:TSNE", summary="t-SNE"),
+    "umap": Method(f"{_E}:UMAP", summary="UMAP"),
+}
+
+CLUSTERINGS = {
+    "kmeans": Method(f"{_C}:KMeans", size="n_clusters", summary="k-means"),
+    "minibatch-kmeans": Method(f"{_C}:MiniBatchKMeans", size="n_clusters", summary="mini-batch k-means"),
+    "kmedoids": Method(f"{_C}:KMedoids", size="n_clusters", summary="k-medoids (PAM)"),
+    "gmm": Method(f"{_C}:GaussianMixture", missing_ok=True, summary="Gaussian mixture (EM)"),
+}
+
+
+def parse_params(pairs):
+    """``['perplexity=50', 'init=pca']`` -> ``{'perplexity': 50, 'init': 'pca'}``.
+
+    Values are Python literals when they parse as one (numbers, True/False/None, tuples),
+    else strings.
+
+    Examples
+    --------
+    >>> parse_params(["perplexity=50", "init=pca", "early_exaggeration=12.0", "dof=None"])
+    {'perplexity': 50, 'init': 'pca', 'early_exaggeration': 12.0, 'dof': None}
+    """
+    params = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--param {pair!r} is not name=value; write for example --param perplexity=50.")
+        try:
+            value = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError):
+            value = text.strip()
+        params[name.strip()] = value
+    return params
+
+
+def lookup(name, table=None):
+    """The :class:`Method` registered as ``name`` (in ``table``; default: all).
+
+    Examples
+    --------
+    >>> lookup("hessian-lle").fixed["method"]
+    'hessian'
+    """
+    table = {**EMBEDDINGS, **CLUSTERINGS} if table is None else table
+    if name not in table:
+        close = difflib.get_close_matches(name, table, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ValueError(f"unknown method {name!r}; {hint}choose from {', '.join(table)}.")
+    return table[name]
+
+
+def make_estimator(name, *, n_components=None, params=None, seed=None, table=None):
+    """An unfitted estimator for a registered method name.
+
+    Parameters
+    ----------
+    name : str
+        Registered name (``'tsne'``, ``'hessian-lle'``, ``'kmeans'``, ...).
+    n_components : int, optional
+        Output size (n_clusters for clusterings).
+    params : dict, optional
+        Further constructor parameters; unknown names are refused with the valid ones.
+    seed : int, optional
+        ``random_state`` for methods that have one.
+    table : dict, optional
+        Restrict to ``EMBEDDINGS`` or ``CLUSTERINGS``.
+
+    Examples
+    --------
+    >>> make_estimator("kmeans", n_components=3, seed=1).get_params()["n_clusters"]
+    3
+    """
+    method = lookup(name, table)
+    cls = method.cls
+    valid = cls().get_params()
+    params = dict(params or {})
+    for key in params:
+        if key not in valid:
+            close = difflib.get_close_matches(key, valid, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(f"{name} has no parameter {key!r}; {hint}valid parameters are "
+                             f"{', '.join(sorted(valid))}.")
+    chosen = {**method.fixed, **params}
+    if n_components is not None:
+        chosen.setdefault(method.size, n_components)
+    if seed is not None and "random_state" in valid:
+        chosen.setdefault("random_state", seed)
+    return cls(**chosen)

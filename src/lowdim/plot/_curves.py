@@ -1,0 +1,70 @@
+"""Curves behind a choice: elbow / silhouette / BIC / gap over k, error against k."""
+
+import numpy as np
+
+from ._figure import axes, finish
+
+_YLABELS = {"elbow": "inertia (within-cluster sum of squares)", "silhouette": "mean silhouette",
+            "bic": "BIC (lower is better)", "aic": "AIC (lower is better)", "gap": "gap statistic"}
+
+
+def selection_curve(selection, path=None, *, ax=None, title=None):
+    """Draw the curve ``select_n_clusters`` read its choice from, the choice marked.
+
+    Parameters
+    ----------
+    selection : ClusterCountSelection
+    path : str, optional
+    ax : matplotlib Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.cluster import select_n_clusters
+    >>> X = np.random.default_rng(0).normal(size=(60, 2))
+    >>> ax = selection_curve(select_n_clusters(X, "elbow", k_range=range(1, 5), random_state=0))
+    """
+    fig, ax = axes(ax, (6.4, 4.2), headless=path is not None)
+    ks, scores = np.asarray(selection.candidates), np.asarray(selection.scores, dtype=float)
+    errors = selection.details.get("s_k") if selection.method == "gap" else None
+    ax.errorbar(ks, scores, yerr=errors, marker="o", ms=4, color="#4C72B0", capsize=2)
+    chosen = np.flatnonzero(ks == selection.n_clusters)
+    if chosen.size:
+        ax.plot(ks[chosen], scores[chosen], "o", ms=11, mfc="none", mec="#C44E52", mew=2,
+                label=f"chosen k = {selection.n_clusters}")
+        ax.legend()
+    ax.set_xlabel("number of clusters k")
+    ax.set_ylabel(_YLABELS.get(selection.method, selection.method))
+    ax.set_xticks(ks)
+    ax.set_title(title or f"Choosing k by {selection.method}")
+    finish(fig, path)
+    return ax
+
+
+def error_curve(ks, errors, path=None, *, ax=None, title="Reconstruction error against k",
+                ylabel="relative L2 error", chosen=None):
+    """Draw an error (compression, reconstruction) against the number of components.
+
+    Examples
+    --------
+    >>> ax = error_curve([1, 2, 4, 8], [0.5, 0.3, 0.1, 0.05], chosen=4)
+    """
+    fig, ax = axes(ax, (6.4, 4.2), headless=path is not None)
+    ax.plot(ks, errors, marker="o", ms=4, color="#4C72B0")
+    if chosen is not None:
+        at = list(ks).index(chosen) if chosen in list(ks) else None
+        if at is not None:
+            ax.plot([chosen], [errors[at]], "o", ms=11, mfc="none", mec="#C44E52", mew=2,
+                    label=f"k = {chosen}")
+            ax.legend()
+    ax.set_xlabel("number of components k")
+    ax.set_ylabel(ylabel)
+    ax.set_yscale("log")
+    ax.set_title(title)
+    finish(fig, path)
+    return ax

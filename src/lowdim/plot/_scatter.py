@@ -1,0 +1,92 @@
+"""2-D embedding scatter coloured by label, readable from 100 to 100,000 points."""
+
+import numpy as np
+
+from ._figure import axes, finish
+
+MAX_LEGEND = 20
+
+
+def _marker_style(n):
+    """Marker size and alpha that keep structure visible as n grows."""
+    if n <= 2_000:
+        return 12.0, 0.85
+    if n <= 20_000:
+        return 3.0, 0.6
+    return 0.6, 0.35
+
+
+def _draw_labels(ax, Z, labels, size, alpha):
+    import matplotlib.pyplot as plt
+
+    names, codes = np.unique(np.asarray(labels).astype(str), return_inverse=True)
+    numeric = all(_is_float(n) for n in names)
+    if numeric:
+        order = np.argsort([float(n) for n in names])
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        names, codes = names[order], rank[codes]
+    cmap = plt.get_cmap("tab10" if names.size <= 10 else "tab20" if names.size <= 20 else "viridis")
+    colours = cmap(codes / max(names.size - 1, 1)) if names.size > 20 else cmap(codes % cmap.N)
+    shuffle = np.random.default_rng(0).permutation(Z.shape[0])
+    ax.scatter(Z[shuffle, 0], Z[shuffle, 1], c=colours[shuffle], s=size, alpha=alpha, lw=0, rasterized=True)
+    if names.size <= MAX_LEGEND:
+        for k, name in enumerate(names):
+            ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=name)
+        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8,
+                  markerscale=1.0, handletextpad=0.2)
+
+
+def _is_float(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density=None):
+    """Scatter a 2-D embedding, coloured by label with a legend.
+
+    Parameters
+    ----------
+    Z : array-like of shape (n, >= 2) or fitted estimator with ``embedding_``
+        Only the first two columns are drawn.
+    labels : array-like of shape (n,), optional
+        Categories (numbers or text); up to 20 get a legend.
+    path : str, optional
+        Write the figure there and close it.
+    ax : matplotlib Axes, optional
+    title : str, optional
+    density : bool, optional
+        Without labels, shade by point density (hexbin) instead of drawing points;
+        default: for more than 20,000 points.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.random.default_rng(0).normal(size=(100, 2))
+    >>> ax = embedding_scatter(Z, labels=np.arange(100) % 3)
+    """
+    Z = np.asarray(getattr(Z, "embedding_", Z), dtype=float)
+    if Z.ndim != 2 or Z.shape[1] < 2:
+        raise ValueError(f"embedding_scatter needs an (n, 2) array; got shape {Z.shape}.")
+    fig, ax = axes(ax, (7.2, 5.6), headless=path is not None)
+    size, alpha = _marker_style(Z.shape[0])
+    if labels is not None:
+        _draw_labels(ax, Z, labels, size, alpha)
+    elif density if density is not None else Z.shape[0] > 20_000:
+        ax.hexbin(Z[:, 0], Z[:, 1], gridsize=120, bins="log", cmap="viridis", mincnt=1)
+    else:
+        ax.scatter(Z[:, 0], Z[:, 1], s=size, alpha=alpha, lw=0, color="#4C72B0", rasterized=True)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_aspect("equal", adjustable="datalim")
+    if title:
+        ax.set_title(title)
+    finish(fig, path)
+    return ax
