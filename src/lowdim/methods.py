@@ -34,6 +34,8 @@ class Method:
     missing_ok : bool
         Models missing values (NaN) itself.
     summary : str
+    memory : str
+        Which working-memory model applies (a key of ``MEMORY_MODELS``).
     """
 
     path: str
@@ -42,6 +44,7 @@ class Method:
     supervised: bool = False
     missing_ok: bool = False
     summary: str = ""
+    memory: str = "linear"
 
     @property
     def cls(self):
@@ -49,12 +52,21 @@ class Method:
         return getattr(import_module(module), name)
 
 
+# working memory in bytes for n rows, d features, k outputs, beyond the data itself
+MEMORY_MODELS = {
+    "linear": lambda n, d, k: 8 * (n * d + n * k + d * d),            # a centred copy, covariance
+    "kernel": lambda n, d, k: 8 * (n * n + n * d),                     # an N x N kernel / distance matrix
+    "neighbors": lambda n, d, k: 8 * (n * d + 100 * n + 40 * n * k),   # kNN graph, layout, buffers
+    "local": lambda n, d, k: 8 * (n * d + n * 30 * 30 + 30 * n),        # local fits, sparse form
+    "clusters": lambda n, d, k: 8 * (2 * n * d + n * k),
+}
+
 _D, _M, _E, _C = "lowdim.decomposition", "lowdim.manifold", "lowdim.embedding", "lowdim.cluster"
 
 EMBEDDINGS = {
     "pca": Method(f"{_D}:PCA", summary="principal component analysis"),
     "incremental-pca": Method(f"{_D}:IncrementalPCA", summary="PCA from exact streamed moments"),
-    "kernel-pca": Method(f"{_D}:KernelPCA", {"kernel": "rbf"}, summary="kernel PCA (rbf by default)"),
+    "kernel-pca": Method(f"{_D}:KernelPCA", {"kernel": "rbf"}, memory="kernel", summary="kernel PCA (rbf by default)"),
     "ppca": Method(f"{_D}:ProbabilisticPCA", missing_ok=True, summary="probabilistic PCA"),
     "factor-analysis": Method(f"{_D}:FactorAnalysis", missing_ok=True, summary="factor analysis"),
     "ica": Method(f"{_D}:FastICA", summary="independent component analysis (FastICA)"),
@@ -62,26 +74,26 @@ EMBEDDINGS = {
     "mf": Method(f"{_D}:MatrixFactorization", summary="matrix factorisation by alternating least squares"),
     "lda": Method(f"{_D}:LinearDiscriminantAnalysis", supervised=True,
                   summary="Fisher linear discriminant analysis (needs --label-column)"),
-    "mds": Method(f"{_M}:MDS", summary="multidimensional scaling"),
-    "isomap": Method(f"{_M}:Isomap", summary="Isomap"),
-    "lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "standard"}, summary="locally linear embedding"),
+    "mds": Method(f"{_M}:MDS", memory="kernel", summary="multidimensional scaling"),
+    "isomap": Method(f"{_M}:Isomap", memory="kernel", summary="Isomap"),
+    "lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "standard"}, memory="local", summary="locally linear embedding"),
     "hessian-lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "hessian", "n_neighbors": 10},
-                          summary="Hessian eigenmaps"),
+                          memory="local", summary="Hessian eigenmaps"),
     "modified-lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "modified", "n_neighbors": 10},
-                           summary="modified LLE"),
+                           memory="local", summary="modified LLE"),
     "ltsa": Method(f"{_M}:LocallyLinearEmbedding", {"method": "ltsa", "n_neighbors": 10},
-                   summary="local tangent space alignment"),
-    "spectral": Method(f"{_M}:SpectralEmbedding", summary="Laplacian eigenmaps"),
-    "sne": Method(f"{_E}:SNE", summary="stochastic neighbour embedding (Gaussian output kernel)"),
-    "tsne": Method(f"{_E}:TSNE", summary="t-SNE"),
-    "umap": Method(f"{_E}:UMAP", summary="UMAP"),
+                   memory="local", summary="local tangent space alignment"),
+    "spectral": Method(f"{_M}:SpectralEmbedding", memory="neighbors", summary="Laplacian eigenmaps"),
+    "sne": Method(f"{_E}:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"),
+    "tsne": Method(f"{_E}:TSNE", memory="neighbors", summary="t-SNE"),
+    "umap": Method(f"{_E}:UMAP", memory="neighbors", summary="UMAP"),
 }
 
 CLUSTERINGS = {
-    "kmeans": Method(f"{_C}:KMeans", size="n_clusters", summary="k-means"),
-    "minibatch-kmeans": Method(f"{_C}:MiniBatchKMeans", size="n_clusters", summary="mini-batch k-means"),
-    "kmedoids": Method(f"{_C}:KMedoids", size="n_clusters", summary="k-medoids (PAM)"),
-    "gmm": Method(f"{_C}:GaussianMixture", missing_ok=True, summary="Gaussian mixture (EM)"),
+    "kmeans": Method(f"{_C}:KMeans", size="n_clusters", memory="clusters", summary="k-means"),
+    "minibatch-kmeans": Method(f"{_C}:MiniBatchKMeans", size="n_clusters", memory="clusters", summary="mini-batch k-means"),
+    "kmedoids": Method(f"{_C}:KMedoids", size="n_clusters", memory="kernel", summary="k-medoids (PAM)"),
+    "gmm": Method(f"{_C}:GaussianMixture", missing_ok=True, memory="clusters", summary="Gaussian mixture (EM)"),
 }
 
 
@@ -162,3 +174,14 @@ def make_estimator(name, *, n_components=None, params=None, seed=None, table=Non
     if seed is not None and "random_state" in valid:
         chosen.setdefault("random_state", seed)
     return cls(**chosen)
+
+
+def memory_estimate(name, n_samples, n_features, n_components=2):
+    """Rough peak working memory in bytes of method ``name`` on an n x d table.
+
+    Examples
+    --------
+    >>> memory_estimate("mds", 10_000, 50) > memory_estimate("pca", 10_000, 50)
+    True
+    """
+    return int(MEMORY_MODELS[lookup(name).memory](n_samples, n_features, n_components))

@@ -1,93 +1,166 @@
-"""Options shared by every command that reads data, and loading the data they name."""
+"""Options shared by every command that reads data, loading what they name, progress
+and the JSON summary."""
 
+import json
 import os
+import threading
+from contextlib import contextmanager
 
 import numpy as np
+
+DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist")
 
 
 class UsageError(ValueError):
     """Bad input or usage: reported in one sentence with exit code 2."""
 
 
-def add_data_arguments(parser):
+def add_data_arguments(parser, *, needs_output=False):
     """Input, output and the common options of every data-reading command."""
-    parser.add_argument("input", nargs="?", help="data file: .csv, .tsv or .npy")
-    parser.add_argument("--dataset", choices=["digits", "iris", "wine", "breast_cancer"],
-                        help="use a built-in dataset instead of INPUT")
-    parser.add_argument("-o", "--output", help="where to write the result (CSV)")
-    parser.add_argument("--label-column", help="CSV column (name or 1-based index) holding labels")
+    parser.add_argument("input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad")
+    parser.add_argument("--dataset", choices=DATASETS, help="use a built-in dataset instead of INPUT")
+    parser.add_argument("-o", "--output", required=needs_output,
+                        help="where to write the result (.csv, .parquet or .npy)")
+    parser.add_argument("--label-column", help="column (name or 1-based number) holding labels")
     parser.add_argument("--exclude", action="append", default=[],
-                        help="CSV column (name or 1-based index) to ignore; repeatable")
+                        help="column (name or 1-based number) to ignore; repeatable")
     parser.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
-                        help="whether the CSV's first row is a header (auto: announced)")
+                        help="whether the CSV's first row is a header (auto: decided and announced)")
     parser.add_argument("--delimiter", help="CSV field separator (default: ',' or tab for .tsv)")
+    parser.add_argument("--key", help="array name in an .npz archive or dataset path in an HDF5 file")
+    parser.add_argument("--missing", choices=["error", "drop", "impute", "keep"], default="error",
+                        help="missing values: error (default), drop rows, impute column means, or keep "
+                             "(methods that model them)")
     parser.add_argument("--standardize", action="store_true", help="scale features to unit variance")
-    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--threads", type=int, help="BLAS/numba threads (default: all cores)")
+    add_run_arguments(parser)
+
+
+def add_run_arguments(parser):
+    """--overwrite, --quiet and --json: every command has them."""
     parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    parser.add_argument("--json", action="store_true", help="print a machine-readable summary")
+    parser.add_argument("--json", action="store_true", help="print a machine-readable summary only")
 
 
-def _column_index(spec, names, path):
-    if spec.isdigit():
-        idx = int(spec) - 1
-        if not 0 <= idx < len(names):
-            raise UsageError(f"{path}: column {spec} does not exist (the file has {len(names)} columns).")
-        return idx
-    if spec not in names:
-        raise UsageError(f"{path}: no column named {spec!r}; columns are {', '.join(names[:10])}.")
-    return names.index(spec)
+def _builtin(name, say):
+    if name == "fashion-mnist":
+        from ..datasets import load_fashion_mnist
+
+        say("loading Fashion-MNIST (70,000 x 784) from the Debian package dataset-fashion-mnist")
+        X, y = load_fashion_mnist()
+        return X, [f"pixel{j + 1}" for j in range(X.shape[1])], y.astype(str)
+    from ..datasets import load_builtin
+
+    X, y, names = load_builtin(name)
+    return X, names, y.astype(str)
 
 
-def _load_csv(args, say):
-    from ..io._tables import read_csv
-
-    names, rows, first_line = read_csv(args.input, header=args.header, delimiter=args.delimiter)
-    width = len(rows[0])
-    if names is None:
-        if args.header == "auto":
-            say(f"{args.input}: first row is numeric, read as data (no header); use --header yes if it is one.")
-        names = [f"x{j + 1}" for j in range(width)]
-    elif args.header == "auto":
-        say(f"{args.input}: first row read as a header ({width} columns).")
-    drop = {_column_index(s, names, args.input) for s in args.exclude}
-    label_idx = None if args.label_column is None else _column_index(args.label_column, names, args.input)
-    keep = [j for j in range(width) if j not in drop and j != label_idx]
-    from ..io._tables import _parse_csv_rows
-
-    labels = None
-    if label_idx is not None:
-        labels = np.array([row[label_idx] if label_idx < len(row) else "" for row in rows])
-    body = [[row[j] for j in keep] if len(row) == width else row for row in rows]
-    return _parse_csv_rows(args.input, body, first_line), [names[j] for j in keep], labels
+def _standardize(X, names):
+    X = np.asarray(X, dtype=np.float64 if X.dtype != np.float32 else np.float32)
+    scale = np.nanstd(X, axis=0)
+    constant = np.flatnonzero(scale == 0)
+    if constant.size:
+        listed = ", ".join(names[j] for j in constant[:5])
+        raise UsageError(f"--standardize: {constant.size} constant column(s) ({listed}) cannot be scaled; "
+                         "drop them with --exclude.")
+    return (X - np.nanmean(X, axis=0)) / scale
 
 
 def load_data(args, say):
-    """``(X, feature_names, labels)`` from a built-in dataset, CSV or NPY file."""
+    """``(X, feature_names, labels)`` from a built-in dataset or a data file."""
     if args.dataset:
-        from ..datasets import load_builtin
+        if args.input:
+            raise UsageError(f"pass a data file or --dataset, not both (got {args.input} and "
+                             f"--dataset {args.dataset}).")
+        X, names, labels = _builtin(args.dataset, say)
+    else:
+        from ..io import read_table
 
-        X, y, names = load_builtin(args.dataset)
-        return X, names, y
-    if not args.input:
-        raise UsageError("no input: pass a data file (CSV/TSV/NPY) or --dataset NAME.")
-    if not os.path.exists(args.input):
-        raise UsageError(f"{args.input}: no such file.")
-    if args.input.endswith(".npy"):
-        from ..io._tables import read_npy
-
-        X = read_npy(args.input)
-        return X, [f"x{j + 1}" for j in range(X.shape[1])], None
-    if args.input.endswith((".csv", ".tsv", ".txt")):
-        return _load_csv(args, say)
-    raise UsageError(f"{args.input}: unknown file type; use .csv, .tsv or .npy.")
+        if not args.input:
+            raise UsageError("no input: pass a data file (CSV/TSV/NPY/NPZ/Parquet/HDF5/h5ad) or --dataset NAME.")
+        table = read_table(args.input, header=args.header, delimiter=args.delimiter,
+                           label_column=args.label_column, exclude=args.exclude, key=args.key,
+                           missing=args.missing)
+        for note in table.notes:
+            say(note)
+        X, names, labels = table.X, table.feature_names, table.labels
+    if args.standardize:
+        X = _standardize(X, names)
+    return X, names, labels
 
 
 def check_outputs(args, *paths):
-    """Refuse to overwrite existing files before any work is done."""
+    """Refuse to overwrite existing files before any work is done; make parent folders."""
     for path in paths:
         if path and os.path.exists(path) and not args.overwrite:
             raise UsageError(f"{path} exists; pass --overwrite to replace it.")
+    for path in paths:
         if path and os.path.dirname(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
+
+
+def emit_json(args, summary):
+    """Print the machine-readable summary when --json was given."""
+    if args.json:
+        print(json.dumps(summary, default=_plain))
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+@contextmanager
+def progress(estimator, args, description):
+    """A tqdm bar while ``estimator`` fits: per iteration where the estimator reports
+    them (callbacks, UMAP's epochs), else a ticking elapsed-time bar."""
+    from tqdm.auto import tqdm
+
+    quiet = args.quiet or args.json
+    params = estimator.get_params()
+    if "callbacks" in params and not quiet:
+        total = params.get("max_iter") or None
+        with tqdm(total=total, desc=description, unit="it", leave=False, mininterval=0.5) as bar:
+            def tick(iteration, *_):
+                bar.update(max(0, min(iteration, total or iteration) - bar.n))
+            estimator.set_params(callbacks=[*(params["callbacks"] or []), tick])
+            try:
+                yield
+            finally:  # the bar's callback is not part of the model (and cannot be saved)
+                estimator.set_params(callbacks=params["callbacks"])
+        return
+    if "verbose" in params and type(estimator).__name__ == "UMAP" and not quiet:
+        estimator.set_params(verbose=True)
+        try:
+            yield
+        finally:
+            estimator.set_params(verbose=params["verbose"])
+        return
+    with _ticking(description, disable=quiet):
+        yield
+
+
+@contextmanager
+def _ticking(description, *, disable):
+    from tqdm.auto import tqdm
+
+    bar = tqdm(desc=description, bar_format="{desc}: {elapsed}", disable=disable, leave=False)
+    done = threading.Event()
+
+    def tick():
+        while not done.wait(0.5):
+            bar.refresh()
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        bar.close()

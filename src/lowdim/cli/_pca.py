@@ -1,10 +1,8 @@
 """``lowdim pca``: fit PCA, print the variance table, write projection and scree plot."""
 
-import json
-
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_outputs, load_data
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data
 
 HELP = "principal component analysis with a variance table and scree plot"
 
@@ -51,9 +49,9 @@ def run(args, say):
     from ..decomposition import PCA
 
     check_outputs(args, args.output, args.scree)
-    X, _, _ = load_data(args, say)
-    pca = PCA(_n_components(args, X), solver=args.solver, standardize=args.standardize,
-              random_state=args.seed, verbose=not args.quiet)
+    X, _, labels = load_data(args, say)
+    pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed,
+              verbose=not (args.quiet or args.json))
     Z = pca.fit_transform(X)
     say(f"PCA of {X.shape[0]} x {X.shape[1]} data, solver '{pca.solver_}', kept {pca.n_components_} "
         f"components explaining {pca.explained_variance_ratio_.sum():.2%} of the variance")
@@ -62,17 +60,26 @@ def run(args, say):
     if not 1 <= dims <= pca.n_components_:
         raise UsageError(f"--embedding-dims must be between 1 and {pca.n_components_}; got {dims}.")
     if args.output:
-        from ..io._tables import write_csv
+        from ..io import write_table
 
-        write_csv(args.output, Z[:, :dims], [f"PC{i + 1}" for i in range(dims)], overwrite=True)
+        write_table(args.output, Z[:, :dims], [f"PC{i + 1}" for i in range(dims)], labels=labels,
+                    overwrite=True)
         say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
     if args.scree:
-        from ..plot import scree_plot
-
-        scree_plot(pca.explained_variance_ratio_, args.scree, title="PCA scree plot")
+        _scree(args, X, pca)
         say(f"wrote {args.scree}")
-    if args.json:
-        print(json.dumps({"command": "pca", "solver": pca.solver_, "n_components": pca.n_components_,
-                          "explained_variance_ratio": pca.explained_variance_ratio_.tolist(),
-                          "output": args.output, "scree": args.scree}))
+    emit_json(args, {"command": "pca", "solver": pca.solver_, "n_components": pca.n_components_,
+                     "explained_variance_ratio": pca.explained_variance_ratio_,
+                     "output": args.output, "scree": args.scree})
     return 0
+
+
+def _scree(args, X, pca):
+    """Scree plot of up to 50 components with the kept number marked."""
+    from ..decomposition import PCA
+    from ..plot import scree_plot
+
+    shown = min(50, *X.shape)
+    full = pca if pca.n_components_ >= shown else PCA(shown, random_state=args.seed).fit(X)
+    scree_plot(full.explained_variance_ratio_[:shown], args.scree, n_chosen=pca.n_components_,
+               title="PCA scree plot")

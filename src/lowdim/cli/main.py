@@ -9,7 +9,18 @@ import argparse
 import sys
 from importlib import import_module
 
-COMMANDS = {"pca": "lowdim.cli._pca"}
+COMMANDS = {
+    "embed": "lowdim.cli._embed",
+    "pca": "lowdim.cli._pca",
+    "cluster": "lowdim.cli._cluster",
+    "transform": "lowdim.cli._transform",
+    "info": "lowdim.cli._info",
+    "report": "lowdim.cli._report",
+    "demo": "lowdim.cli._demo",
+    "compress": "lowdim.cli._compress",
+    "denoise": "lowdim.cli._denoise",
+    "eigenfaces": "lowdim.cli._eigenfaces",
+}
 
 
 def build_parser():

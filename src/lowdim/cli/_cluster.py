@@ -1,0 +1,103 @@
+"""``lowdim cluster``: k-means, k-medoids or a Gaussian mixture, k given or chosen."""
+
+import numpy as np
+
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data
+
+HELP = "cluster with kmeans, kmedoids or gmm; -k N or --select elbow|silhouette|bic|aic|gap"
+
+
+def add_arguments(parser):
+    add_data_arguments(parser)
+    parser.add_argument("-m", "--method", default="kmeans", help="kmeans, minibatch-kmeans, kmedoids or gmm")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("-k", "--n-clusters", type=int, help="number of clusters")
+    size.add_argument("--select", choices=["elbow", "silhouette", "bic", "aic", "gap"],
+                      help="choose k from a curve over --k-range")
+    parser.add_argument("--k-range", default="1-10", help="candidates for --select, e.g. 2-12 (default 1-10)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="method parameter, e.g. --param n_init=4; repeatable")
+    parser.add_argument("--plot", metavar="PNG", help="scatter of the first two principal components by cluster")
+    parser.add_argument("--curve", metavar="PNG", help="the selection curve (with --select)")
+    parser.add_argument("--save-model", metavar="PATH", help="save the fitted model")
+
+
+def _k_range(text):
+    lo, sep, hi = text.partition("-")
+    try:
+        ks = range(int(lo), int(hi) + 1) if sep else range(1, int(lo) + 1)
+    except ValueError:
+        raise UsageError(f"--k-range {text!r} is not a range; write for example 2-12.") from None
+    if len(ks) < 2 or ks.start < 1:
+        raise UsageError(f"--k-range {text!r} must hold at least two counts from 1 up.")
+    return ks
+
+
+def _choose_k(args, X, say):
+    from ..cluster import select_n_clusters
+
+    if args.select is None:
+        return args.n_clusters or 8, None
+    if args.select in ("bic", "aic") and args.method != "gmm":
+        raise UsageError(f"--select {args.select} scores Gaussian mixtures; use -m gmm or --select elbow.")
+    selection = select_n_clusters(X, args.select, k_range=_k_range(args.k_range), random_state=args.seed)
+    say(f"--select {args.select}: k = {selection.n_clusters} (candidates "
+        f"{selection.candidates[0]}-{selection.candidates[-1]})")
+    return selection.n_clusters, selection
+
+
+def run(args, say):
+    from ..methods import CLUSTERINGS, lookup, make_estimator, parse_params
+    from ._embed import fit_method
+
+    method = lookup(args.method, CLUSTERINGS)
+    if args.curve and not args.select:
+        raise UsageError("--curve draws the --select curve; pass --select too.")
+    check_outputs(args, args.output, args.plot, args.curve, args.save_model)
+    X, _, labels = load_data(args, say)
+    k, selection = _choose_k(args, X, say)
+    estimator = make_estimator(args.method, n_components=k, params=parse_params(args.param), seed=args.seed,
+                               table=CLUSTERINGS)
+    clusters, seconds = fit_method(args.method, method, estimator, X, None, args, output="labels")
+    sizes = np.bincount(clusters, minlength=k)
+    say(f"{args.method}: {k} clusters of {X.shape[0]} rows in {seconds:.1f} s; sizes {sizes.tolist()}")
+    scores = _agreement(clusters, labels, say)
+    _write(args, X, clusters, labels, estimator, selection, say)
+    emit_json(args, {"command": "cluster", "method": args.method, "n_clusters": k, "sizes": sizes,
+                     "seconds": round(seconds, 3), "selection": None if selection is None else {
+                         "method": selection.method, "candidates": selection.candidates,
+                         "scores": selection.scores}, **scores, "output": args.output})
+    return 0
+
+
+def _agreement(clusters, labels, say):
+    if labels is None:
+        return {}
+    from ..metrics import adjusted_rand_score, normalized_mutual_info_score
+
+    scores = {"adjusted_rand": adjusted_rand_score(labels, clusters),
+              "normalized_mutual_info": normalized_mutual_info_score(labels, clusters)}
+    say(f"agreement with the labels: ARI {scores['adjusted_rand']:.3f}, NMI "
+        f"{scores['normalized_mutual_info']:.3f}")
+    return scores
+
+
+def _write(args, X, clusters, labels, estimator, selection, say):
+    from ..io import save, write_table
+    from ..plot import embedding_scatter, selection_curve
+
+    if args.output:
+        write_table(args.output, clusters[:, None], ["cluster"], labels=labels, overwrite=True)
+        say(f"wrote {args.output}")
+    if args.plot:
+        from ..decomposition import PCA
+
+        Z = PCA(n_components=2, random_state=args.seed).fit_transform(X)
+        embedding_scatter(Z, clusters, args.plot, title=f"{args.method} clusters on PC1-PC2")
+        say(f"wrote {args.plot}")
+    if args.curve:
+        selection_curve(selection, args.curve)
+        say(f"wrote {args.curve}")
+    if args.save_model:
+        save(estimator, args.save_model)
+        say(f"wrote {args.save_model}")

@@ -1,0 +1,94 @@
+"""``lowdim embed``: any registered embedding method, written as a table, plot and model."""
+
+import time
+
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data, progress
+
+HELP = "embed data with any method (pca, tsne, umap, isomap, ...; see --list)"
+
+
+def add_arguments(parser):
+    add_data_arguments(parser)
+    parser.add_argument("-m", "--method", default="pca", help="method name (default pca; --list shows all)")
+    parser.add_argument("-k", "--n-components", type=int, default=2, help="output dimensions (default 2)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="method parameter, e.g. --param perplexity=50; repeatable")
+    parser.add_argument("--plot", metavar="PNG", help="write a scatter plot of the first two dimensions")
+    parser.add_argument("--save-model", metavar="PATH", help="save the fitted model (lowdim transform uses it)")
+    parser.add_argument("--list", action="store_true", help="list the methods and exit")
+
+
+def build(method_name, args, table):
+    """The estimator for ``method_name`` with --param, -k and --seed applied."""
+    from ..methods import make_estimator, parse_params
+
+    return make_estimator(method_name, n_components=args.n_components, params=parse_params(args.param),
+                          seed=args.seed, table=table)
+
+
+def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
+    """Fit with a progress bar; supervised methods get the labels.
+
+    Returns ``(output, seconds)``: the embedding, or the cluster labels with
+    ``output='labels'``."""
+    import numpy as np
+
+    if method.supervised and labels is None:
+        raise UsageError(f"{name} is supervised: name the label column with --label-column.")
+    if not method.missing_ok and np.asarray(X).dtype.kind == "f" and np.isnan(X).any():
+        raise UsageError(f"{name} cannot use missing values; pass --missing drop or impute.")
+    start = time.perf_counter()
+    with progress(estimator, args, name):
+        if output == "labels":
+            out = estimator.fit(X).predict(X)
+        elif method.supervised:
+            out = estimator.fit(X, labels).transform(X)
+        else:
+            out = estimator.fit_transform(X)
+    return out, time.perf_counter() - start
+
+
+def list_methods(table):
+    return "\n".join(f"  {name:<18} {m.summary}" for name, m in table.items())
+
+
+def run(args, say):
+    from ..methods import EMBEDDINGS, lookup
+
+    if args.list:
+        print(list_methods(EMBEDDINGS))
+        return 0
+    method = lookup(args.method, EMBEDDINGS)
+    estimator = build(args.method, args, EMBEDDINGS)
+    if not args.output and not args.plot and not args.save_model:
+        raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")
+    check_outputs(args, args.output, args.plot, args.save_model)
+    X, _, labels = load_data(args, say)
+    Z, seconds = fit_method(args.method, method, estimator, X, labels, args)
+    say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
+    _write(args, Z, labels, estimator, say)
+    emit_json(args, {"command": "embed", "method": args.method, "n_samples": X.shape[0],
+                     "n_features": X.shape[1], "n_components": Z.shape[1], "seconds": round(seconds, 3),
+                     "output": args.output, "plot": args.plot, "model": args.save_model})
+    return 0
+
+
+def _write(args, Z, labels, estimator, say):
+    if args.output:
+        from ..io import write_table
+
+        write_table(args.output, Z, [f"{args.method}{i + 1}" for i in range(Z.shape[1])], labels=labels,
+                    overwrite=True)
+        say(f"wrote {args.output}")
+    if args.plot:
+        if Z.shape[1] < 2:
+            raise UsageError(f"--plot needs at least 2 dimensions; -k is {Z.shape[1]}.")
+        from ..plot import embedding_scatter
+
+        embedding_scatter(Z, labels, args.plot, title=f"{args.method} ({Z.shape[0]} points)")
+        say(f"wrote {args.plot}")
+    if args.save_model:
+        from ..io import save
+
+        save(estimator, args.save_model)
+        say(f"wrote {args.save_model}")

@@ -1,0 +1,56 @@
+"""``lowdim report``: several methods on one table, as one self-contained HTML page."""
+
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data, progress
+
+HELP = "fit several methods and write one HTML page: summary, scree plot, embeddings, quality table"
+
+
+def add_arguments(parser):
+    add_data_arguments(parser, needs_output=True)
+    parser.add_argument("--methods", default="pca,tsne,umap", help="comma-separated method names (default "
+                                                                   "pca,tsne,umap)")
+    parser.add_argument("--param", action="append", default=[], metavar="METHOD.NAME=VALUE",
+                        help="a method's parameter, e.g. --param tsne.perplexity=50; repeatable")
+
+
+def method_params(pairs):
+    """``['tsne.perplexity=50']`` -> ``{'tsne': {'perplexity': 50}}``."""
+    from ..methods import parse_params
+
+    grouped = {}
+    for pair in pairs:
+        method, dot, rest = pair.partition(".")
+        if not dot or "=" not in rest:
+            raise UsageError(f"--param {pair!r} must be METHOD.NAME=VALUE, e.g. tsne.perplexity=50.")
+        grouped.setdefault(method, []).append(rest)
+    return {m: parse_params(p) for m, p in grouped.items()}
+
+
+def write_report(args, X, labels, methods, source, say):
+    """Build the report with progress bars, write it, print the quality table; returns it."""
+    from ..report import build_report
+
+    report = build_report(X, labels, methods, source=source, seed=args.seed, params=method_params(args.param),
+                          progress=lambda est, name: progress(est, args, name))
+    with open(args.output, "w", encoding="utf-8") as fh:
+        fh.write(report.html)
+    for r in report.results:
+        say(f"  {r.name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in r.metrics.items()) + f"  {r.seconds:.1f} s")
+    say(f"wrote {args.output}")
+    return report
+
+
+def run(args, say):
+    from ..methods import EMBEDDINGS, lookup
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if not methods:
+        raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,tsne.")
+    for name in methods:
+        lookup(name, EMBEDDINGS)
+    check_outputs(args, args.output)
+    X, _, labels = load_data(args, say)
+    report = write_report(args, X, labels, methods, args.dataset or args.input, say)
+    emit_json(args, {"command": "report", "output": args.output, "summary": report.summary,
+                     "methods": {r.name: {**r.metrics, "seconds": round(r.seconds, 3)} for r in report.results}})
+    return 0

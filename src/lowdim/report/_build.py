@@ -1,0 +1,148 @@
+"""Fit several methods on one table, judge them, and lay the results out as one page."""
+
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _html
+
+
+@dataclass
+class MethodResult:
+    """One method's embedding, time and quality figures."""
+
+    name: str
+    embedding: np.ndarray
+    seconds: float
+    metrics: dict = field(default_factory=dict)
+
+
+@dataclass
+class Report:
+    """What :func:`build_report` made: the page and the numbers in it."""
+
+    html: str
+    results: list
+    summary: dict
+
+
+def _quality(X, Z, labels, n_neighbors, seed):
+    from ..metrics import continuity, knn_accuracy, trustworthiness
+
+    scores = {"trustworthiness": trustworthiness(X, Z, n_neighbors=n_neighbors, random_state=seed),
+              "continuity": continuity(X, Z, n_neighbors=n_neighbors, random_state=seed)}
+    if labels is not None:
+        scores["knn_accuracy"] = knn_accuracy(Z, labels, random_state=seed)
+    return scores
+
+
+def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress=None):
+    """Fit registered method ``name`` to 2-D and score it; ``progress(estimator, name)`` is an
+    optional context manager factory (the CLI's progress bar)."""
+    from ..methods import EMBEDDINGS, lookup, make_estimator
+
+    method = lookup(name, EMBEDDINGS)
+    estimator = make_estimator(name, n_components=2, params=(params or {}).get(name), seed=seed,
+                               table=EMBEDDINGS)
+    if method.supervised and labels is None:
+        raise ValueError(f"{name} is supervised and the data have no labels; pass a label column.")
+    start = time.perf_counter()
+    with progress(estimator, name) if progress else nullcontext():
+        Z = estimator.fit(X, labels).transform(X) if method.supervised else estimator.fit_transform(X)
+    seconds = time.perf_counter() - start
+    return MethodResult(name, np.asarray(Z), seconds, _quality(X, Z, labels, n_neighbors, seed))
+
+
+def _summary(X, labels, source):
+    X = np.asarray(X)
+    summary = {"source": source, "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+               "dtype": str(X.dtype), "missing": int(np.isnan(X).sum()) if X.dtype.kind == "f" else 0}
+    if labels is not None:
+        classes, counts = np.unique(labels, return_counts=True)
+        summary["classes"] = {str(c): int(k) for c, k in zip(classes, counts)}
+    return summary
+
+
+def _scree_section(X, seed):
+    from ..decomposition import PCA
+    from ..plot import scree_plot
+
+    shown = min(50, *np.shape(X))
+    pca = PCA(n_components=shown, random_state=seed).fit(X)
+    cumulative = np.cumsum(pca.explained_variance_ratio_)
+    k90 = int(np.searchsorted(cumulative, 0.9) + 1) if cumulative[-1] >= 0.9 else None
+    ax = scree_plot(pca.explained_variance_ratio_, n_chosen=k90, title="PCA scree plot")
+    note = (f"{k90} components explain 90% of the variance." if k90 else
+            f"the first {shown} components explain {cumulative[-1]:.1%} of the variance.")
+    return _html.figure(_html.figure_uri(ax.figure), "explained variance per component") + \
+        f'<p class="note">{note}</p>'
+
+
+def _embedding_section(results, labels):
+    from ..plot import embedding_scatter
+
+    figures = []
+    for r in results:
+        ax = embedding_scatter(r.embedding, labels, title=r.name)
+        figures.append(_html.figure(_html.figure_uri(ax.figure), f"{r.name} ({r.seconds:.1f} s)"))
+    return '<div class="grid">' + "".join(figures) + "</div>"
+
+
+def _metrics_section(results, n_neighbors):
+    keys = [k for k in ("trustworthiness", "continuity", "knn_accuracy") if any(k in r.metrics for r in results)]
+    rows = [[r.name] + [f"{r.metrics[k]:.4f}" if k in r.metrics else "" for k in keys] + [f"{r.seconds:.2f}"]
+            for r in results]
+    note = (f'<p class="note">Trustworthiness and continuity with {n_neighbors} neighbours (exact up to '
+            "20,000 points, else on a stated sample of query points); kNN accuracy: held-out 5-NN "
+            "classifier in the embedding (20% test).</p>")
+    return _html.table(["method"] + [k.replace("_", " ") for k in keys] + ["time (s)"], rows) + note
+
+
+def build_report(X, labels=None, methods=("pca", "tsne", "umap"), *, source="data", seed=0, params=None,
+                 n_neighbors=10, progress=None):
+    """Fit ``methods`` to 2-D, score them and return a self-contained HTML report.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    labels : array-like of shape (n,), optional
+        Colours the embeddings and enables kNN accuracy.
+    methods : sequence of str
+        Registered method names (see ``lowdim.methods.EMBEDDINGS``).
+    source : str
+        Where the data came from (shown in the page).
+    seed : int
+    params : dict, optional
+        ``{method: {param: value}}``.
+    n_neighbors : int, default=10
+    progress : callable, optional
+        ``progress(estimator, name)`` returning a context manager around each fit.
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> from lowdim.datasets import load_builtin
+    >>> X, y, _ = load_builtin("iris")
+    >>> report = build_report(X, y, methods=["pca"], source="iris")
+    >>> report.html.startswith("<!DOCTYPE html>"), round(report.results[0].metrics["trustworthiness"], 2)
+    (True, 0.98)
+    """
+    X = np.asarray(X)
+    results = [run_method(m, X, labels, seed=seed, params=params, n_neighbors=n_neighbors, progress=progress)
+               for m in methods]
+    summary = _summary(X, labels, source)
+    rows = [["rows", summary["n_samples"]], ["features", summary["n_features"]], ["dtype", summary["dtype"]],
+            ["missing values", summary["missing"]]]
+    if "classes" in summary:
+        rows.append(["classes", f"{len(summary['classes'])} ({', '.join(list(summary['classes'])[:12])})"])
+    sections = [("Data", _html.table(["", ""], rows)), ("Principal components", _scree_section(X, seed)),
+                ("Embeddings", _embedding_section(results, labels)),
+                ("Quality", _metrics_section(results, n_neighbors))]
+    page = _html.page(f"lowdim report: {source}",
+                      f"{summary['n_samples']} x {summary['n_features']}; methods: {', '.join(methods)}", sections)
+    return Report(page, results, summary)
