@@ -1,6 +1,7 @@
 """Options shared by every command that reads data, loading what they name, progress
 and the JSON summary."""
 
+import argparse
 import json
 import os
 import threading
@@ -42,6 +43,8 @@ def add_run_arguments(parser):
     parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--json", action="store_true", help="print a machine-readable summary only")
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks instead of one-sentence errors")
 
 
 def _builtin(name, say):

@@ -35,6 +35,16 @@ def build_parser():
     return parser
 
 
+def _numba_threads(threads):
+    from ._common import UsageError
+
+    if threads < 1:
+        raise UsageError(f"--threads must be at least 1; got {threads}.")
+    import numba
+
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
 def main(argv=None):
     """Run the CLI; returns the exit code.
 
@@ -58,16 +68,29 @@ def main(argv=None):
 
     from threadpoolctl import threadpool_limits
 
+    shown = set()
+
     def show(message, *_args, **_kwargs):
-        print(f"lowdim {args.command}: warning: {message}", file=sys.stderr)
+        # several estimators of one run warn about the same data; say each thing once
+        text = str(message)
+        key = text.split(": ", 1)[-1]
+        if key not in shown:
+            shown.add(key)
+            print(f"lowdim {args.command}: warning: {text}", file=sys.stderr)
 
     from ._common import UsageError
 
     expected = (UsageError, ValueError, TypeError, FileExistsError, OSError, MemoryError)
     try:
-        with threadpool_limits(limits=getattr(args, "threads", None)), warnings.catch_warnings():
+        threads = getattr(args, "threads", None)
+        if threads is not None:
+            _numba_threads(threads)
+        with threadpool_limits(limits=threads), warnings.catch_warnings():
             warnings.showwarning = show
             return import_module(COMMANDS[args.command]).run(args, say)
+    except KeyboardInterrupt:
+        print(f"lowdim {args.command}: interrupted", file=sys.stderr)
+        return 130
     except expected as exc:
         if args.debug:
             raise
