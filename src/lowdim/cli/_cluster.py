@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
 
 HELP = "cluster with kmeans, kmedoids or gmm; -k N or --select elbow|silhouette|bic|aic|gap"
 
@@ -33,14 +33,15 @@ def _k_range(text):
     return ks
 
 
-def _choose_k(args, X, say):
+def _choose_k(args, X, say, params):
     from ..cluster import select_n_clusters
 
     if args.select is None:
         return args.n_clusters or 8, None
     if args.select in ("bic", "aic") and args.method != "gmm":
         raise UsageError(f"--select {args.select} scores Gaussian mixtures; use -m gmm or --select elbow.")
-    selection = select_n_clusters(X, args.select, k_range=_k_range(args.k_range), random_state=args.seed)
+    selection = select_n_clusters(X, args.select, k_range=_k_range(args.k_range), random_state=args.seed,
+                                  covariance_type=params.get("covariance_type", "full"))
     say(f"--select {args.select}: k = {selection.n_clusters} (candidates "
         f"{selection.candidates[0]}-{selection.candidates[-1]})")
     return selection.n_clusters, selection
@@ -55,9 +56,9 @@ def run(args, say):
         raise UsageError("--curve draws the --select curve; pass --select too.")
     check_outputs(args, args.output, args.plot, args.curve, args.save_model)
     X, _, labels = load_data(args, say)
-    k, selection = _choose_k(args, X, say)
-    estimator = make_estimator(args.method, n_components=k, params=parse_params(args.param), seed=args.seed,
-                               table=CLUSTERINGS)
+    params = parse_params(args.param)
+    k, selection = _choose_k(args, X, say, params)
+    estimator = make_estimator(args.method, n_components=k, params=params, seed=args.seed, table=CLUSTERINGS)
     clusters, seconds = fit_method(args.method, method, estimator, X, None, args, output="labels")
     sizes = np.bincount(clusters, minlength=k)
     say(f"{args.method}: {k} clusters of {X.shape[0]} rows in {seconds:.1f} s; sizes {sizes.tolist()}")
@@ -87,7 +88,8 @@ def _write(args, X, clusters, labels, estimator, selection, say):
     from ..plot import embedding_scatter, selection_curve
 
     if args.output:
-        write_table(args.output, clusters[:, None], ["cluster"], labels=labels, overwrite=True)
+        write_table(args.output, clusters[:, None], ["cluster"], labels=labels, label_name=label_name(args),
+                    overwrite=True)
         say(f"wrote {args.output}")
     if args.plot:
         from ..decomposition import PCA

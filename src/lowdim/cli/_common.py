@@ -94,6 +94,12 @@ def load_data(args, say):
     return X, names, labels
 
 
+def label_name(args):
+    """The output column for labels: the input's label column name, else 'label'."""
+    column = getattr(args, "label_column", None)
+    return column if column and not column.isdigit() else "label"
+
+
 def check_outputs(args, *paths):
     """Refuse to overwrite existing files before any work is done; make parent folders."""
     for path in paths:

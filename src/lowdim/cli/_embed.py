@@ -2,7 +2,7 @@
 
 import time
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data, progress
+from ._common import (UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data, progress)
 
 HELP = "embed data with any method (pca, tsne, umap, isomap, ...; see --list)"
 
@@ -78,6 +78,7 @@ def _write(args, Z, labels, estimator, say):
         from ..io import write_table
 
         write_table(args.output, Z, [f"{args.method}{i + 1}" for i in range(Z.shape[1])], labels=labels,
+                    label_name=label_name(args),
                     overwrite=True)
         say(f"wrote {args.output}")
     if args.plot:

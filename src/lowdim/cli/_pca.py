@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
 
 HELP = "principal component analysis with a variance table and scree plot"
 
@@ -63,6 +63,7 @@ def run(args, say):
         from ..io import write_table
 
         write_table(args.output, Z[:, :dims], [f"PC{i + 1}" for i in range(dims)], labels=labels,
+                    label_name=label_name(args),
                     overwrite=True)
         say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
     if args.scree:

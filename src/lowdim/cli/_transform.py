@@ -1,6 +1,6 @@
 """``lowdim transform``: apply a saved model to new data."""
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
 
 HELP = "apply a saved model (from --save-model) to new data"
 
@@ -28,7 +28,7 @@ def run(args, say):
     else:
         raise UsageError(f"{args.model}: a {name} model cannot be applied to new data.")
     columns = [f"z{i + 1}" for i in range(out.shape[1])] if kind == "transform" else ["cluster"]
-    write_table(args.output, out, columns, labels=labels, overwrite=True)
+    write_table(args.output, out, columns, labels=labels, label_name=label_name(args), overwrite=True)
     say(f"{name}.{kind} of {X.shape[0]} rows -> {args.output}")
     emit_json(args, {"command": "transform", "model": name, "n_samples": X.shape[0],
                      "n_outputs": out.shape[1], "output": args.output})

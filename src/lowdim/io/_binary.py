@@ -42,7 +42,9 @@ def _npy_header(fh, path):
         if reader is None:
             raise ValueError(f"unsupported .npy version {version}")
         return reader(fh, max_header_size=10000)
-    except (ValueError, SyntaxError, EOFError, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - numpy's header parser raises many types on bad bytes
+        if isinstance(exc, DataFileError):
+            raise
         raise DataFileError(f"{path}: not a valid .npy file ({exc}).") from None
 
 

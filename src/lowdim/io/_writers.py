@@ -9,12 +9,12 @@ from ..exceptions import DataFileError
 WRITABLE = (".csv", ".parquet", ".npy")
 
 
-def write_table(path, array, names, *, labels=None, overwrite=False):
+def write_table(path, array, names, *, labels=None, label_name="label", overwrite=False):
     """Write a numeric array with column names (and optional labels) to ``path``.
 
     The format follows the extension: ``.csv`` (text cells that spreadsheets would run
-    as formulas are prefixed with an apostrophe), ``.parquet`` (a ``label`` column when
-    given) or ``.npy`` (numbers only; labels are not written). An existing file is
+    as formulas are prefixed with an apostrophe), ``.parquet`` (labels in a column named
+    ``label_name``) or ``.npy`` (numbers only; labels are not written). An existing file is
     replaced only with ``overwrite=True``.
 
     Examples
@@ -35,7 +35,7 @@ def write_table(path, array, names, *, labels=None, overwrite=False):
     if ext == ".csv":
         from ._csv import write_csv
 
-        write_csv(path, array, names, labels=labels)
+        write_csv(path, array, names, labels=labels, label_name=label_name)
     elif ext == ".npy":
         np.save(path, array, allow_pickle=False)
     else:
@@ -44,5 +44,5 @@ def write_table(path, array, names, *, labels=None, overwrite=False):
 
         columns = {str(n): array[:, j] for j, n in enumerate(names)}
         if labels is not None:
-            columns["label"] = np.asarray(labels).astype(str)
+            columns[str(label_name)] = np.asarray(labels).astype(str)
         pq.write_table(pa.table(columns), path)

@@ -76,7 +76,7 @@ def _scree_section(X, seed):
     ax = scree_plot(pca.explained_variance_ratio_, n_chosen=k90, title="PCA scree plot")
     note = (f"{k90} components explain 90% of the variance." if k90 else
             f"the first {shown} components explain {cumulative[-1]:.1%} of the variance.")
-    return _html.figure(_html.figure_uri(ax.figure), "explained variance per component") + \
+    return _html.figure(_html.figure_uri(ax.figure), "explained variance per component", narrow=True) + \
         f'<p class="note">{note}</p>'
 
 

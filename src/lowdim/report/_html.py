@@ -14,6 +14,7 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.8rem; text-align: righ
 th:first-child, td:first-child { text-align: left; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 1rem; }
 figure { margin: 0; } figure img { width: 100%; height: auto; border: 1px solid #eee; }
+figure.narrow { max-width: 720px; }
 figcaption { text-align: center; color: #444; font-size: 0.9rem; }
 .note { color: #666; font-size: 0.85rem; }
 """
@@ -37,8 +38,10 @@ def table(header, rows):
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def figure(uri, caption):
-    return f'<figure><img src="{uri}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+def figure(uri, caption, *, narrow=False):
+    """An embedded image with its caption; ``narrow`` caps the width (single plots)."""
+    cls = ' class="narrow"' if narrow else ""
+    return f'<figure{cls}><img src="{uri}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
 
 
 def page(title, subtitle, sections):

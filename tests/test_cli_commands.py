@@ -1,0 +1,208 @@
+"""The real `lowdim` console script in a subprocess: every command on real files, good
+and malformed, with exit codes, messages and the files it writes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from lowdim.datasets import load_builtin
+
+LOWDIM = os.path.join(os.path.dirname(sys.executable), "lowdim")
+FACE = os.path.join(os.path.dirname(__file__), "..", "src", "lowdim", "datasets", "data", "orl_faces",
+                    "s1", "1.pgm")
+
+
+def lowdim(*argv, timeout=300):
+    result = subprocess.run([LOWDIM, *map(str, argv)], capture_output=True, text=True, timeout=timeout)
+    return result.returncode, result.stdout, result.stderr
+
+
+def assert_png(path, min_side=200):
+    image = np.asarray(Image.open(path).convert("L"), dtype=float)
+    assert min(image.shape) >= min_side and image.std() > 5, f"{path} looks blank"
+
+
+@pytest.fixture(scope="module")
+def wine_csv(tmp_path_factory):
+    X, y, names = load_builtin("wine")
+    path = tmp_path_factory.mktemp("wine") / "wine.csv"
+    with open(path, "w") as fh:
+        fh.write(",".join(names) + ",cultivar\n")
+        for row, label in zip(X, y):
+            fh.write(",".join(f"{v:g}" for v in row) + f",c{label}\n")
+    return path
+
+
+def test_embed_plot_model_then_transform(wine_csv, tmp_path):
+    out, plot, model = tmp_path / "z.csv", tmp_path / "z.png", tmp_path / "m.lowdim"
+    code, text, err = lowdim("embed", wine_csv, "-m", "umap", "--label-column", "cultivar", "--standardize",
+                             "--param", "n_neighbors=10", "-o", out, "--plot", plot, "--save-model", model)
+    assert code == 0, err
+    assert "first row read as a header (14 columns)" in text and "embedded 178 x 13 into 2" in text
+    lines = out.read_text().splitlines()
+    assert lines[0] == "umap1,umap2,cultivar" and len(lines) == 179 and lines[1].endswith(",c0")
+    assert_png(plot)
+    code, _, err = lowdim("transform", model, wine_csv, "--label-column", "cultivar", "--standardize",
+                          "-o", tmp_path / "again.parquet", "--json")
+    assert code == 0, err
+    import pyarrow.parquet as pq
+
+    again = pq.read_table(tmp_path / "again.parquet").to_pandas()
+    assert again.shape == (178, 3) and list(again.columns) == ["z1", "z2", "cultivar"]
+
+
+def test_embed_lda_needs_labels_and_params_are_checked(wine_csv, tmp_path):
+    code, _, err = lowdim("embed", wine_csv, "--exclude", "cultivar", "-m", "lda", "-o", tmp_path / "l.csv")
+    assert code == 2 and "lda is supervised: name the label column with --label-column" in err
+    code, _, err = lowdim("embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexty=5", "-o",
+                          tmp_path / "t.csv")
+    assert code == 2 and "tsne has no parameter 'perplexty'; did you mean 'perplexity'?" in err
+    code, _, err = lowdim("embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexity=-5", "-o",
+                          tmp_path / "t.csv")
+    assert code == 2 and "perplexity" in err and "Traceback" not in err
+    code, _, err = lowdim("embed", "--dataset", "iris", "-m", "umapp", "-o", tmp_path / "t.csv")
+    assert code == 2 and "did you mean 'umap'" in err
+    assert not (tmp_path / "t.csv").exists()
+
+
+def test_every_registered_method_embeds_from_the_cli(tmp_path, capsys):
+    """The registry sweep runs in-process (the same main() the script calls) to keep the
+    suite fast; the subprocess tests above and below cover the script itself."""
+    from lowdim.cli.main import main
+    from lowdim.methods import EMBEDDINGS
+
+    code, listing, _ = lowdim("embed", "--list")
+    assert code == 0 and all(name in listing for name in EMBEDDINGS)
+    X, y, _ = load_builtin("iris")
+    data = tmp_path / "iris.csv"
+    np.savetxt(data, np.c_[X + 0.01 * np.arange(150)[:, None], y], delimiter=",", fmt="%.4f")
+    for name, method in EMBEDDINGS.items():
+        extra = ["--label-column", "5"] if method.supervised else ["--exclude", "5"]
+        out = tmp_path / f"{name}.npy"
+        code = main(["embed", str(data), "-m", name, "-o", str(out), "--quiet", *extra])
+        assert code == 0, (name, capsys.readouterr().err)
+        Z = np.load(out)
+        assert Z.shape == (150, 2) and np.isfinite(Z).all(), name
+
+
+@pytest.mark.parametrize("content, args, message", [
+    ("a,b\n1,2\n3\n", [], "line 3: expected 2 fields, got 1"),
+    ("a;b\n1,5;2\n", ["--delimiter", ";"], "line 2, column 1: '1,5' is not a number; a decimal comma"),
+    ("", [], "empty file, no data rows"),
+    ("a,b\n", [], "header only, no data rows"),
+    ("a,b\n1,2\n,4\n5,\n", [], "2 missing values ('a': 1, 'b': 1); pass --missing drop"),
+    ("a,b\n1,2\n3,4\n", ["--label-column", "c"], "no column named 'c'; columns are a, b"),
+])
+def test_malformed_csv_exit_2_with_one_sentence(tmp_path, content, args, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    code, _, err = lowdim("embed", path, "-m", "pca", "-o", tmp_path / "z.csv", *args)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_missing_policies_and_headerless_csv(tmp_path):
+    path = tmp_path / "holes.csv"
+    rows = np.random.default_rng(0).normal(size=(40, 4))
+    text = "\n".join(",".join("" if (i * 4 + j) % 23 == 5 else f"{v:.4f}" for j, v in enumerate(row))
+                     for i, row in enumerate(rows))
+    path.write_text(text + "\n")
+    code, out, err = lowdim("embed", path, "-m", "pca", "-o", tmp_path / "d.csv", "--missing", "drop")
+    assert code == 0, err
+    assert "read as data (no header)" in out and "dropped 7 rows with missing values" in out
+    code, out, err = lowdim("embed", path, "-m", "ppca", "-o", tmp_path / "k.csv", "--missing", "keep")
+    assert code == 0, err
+    code, _, err = lowdim("embed", path, "-m", "tsne", "-o", tmp_path / "t.csv", "--missing", "keep")
+    assert code == 2 and "tsne cannot use missing values" in err
+
+
+def test_huge_declared_shape_and_existing_output(tmp_path):
+    path = tmp_path / "huge.npy"
+    header = np.lib.format.header_data_from_array_1_0(np.zeros((2, 2)))
+    header["shape"] = (10**9, 10**6)
+    with open(path, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, header)
+    code, _, err = lowdim("info", path)
+    assert code == 2 and "header declares shape (1000000000, 1000000)" in err
+    keep = tmp_path / "keep.csv"
+    keep.write_text("precious")
+    code, _, err = lowdim("embed", "--dataset", "iris", "-o", keep)
+    assert code == 2 and "exists; pass --overwrite" in err and keep.read_text() == "precious"
+
+
+def test_cluster_select_and_info_json(tmp_path, wine_csv):
+    rng = np.random.default_rng(0)
+    blobs = np.vstack([rng.normal(c, 1.0, (80, 4)) for c in (0, 8, 16)])
+    np.save(tmp_path / "blobs.npy", blobs)
+    code, out, err = lowdim("cluster", tmp_path / "blobs.npy", "-m", "gmm", "--select", "bic", "--k-range",
+                            "1-6", "--param", "covariance_type='diag'", "--curve", tmp_path / "bic.png",
+                            "--plot", tmp_path / "c.png", "-o", tmp_path / "c.csv", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["n_clusters"] == 3 and sorted(summary["sizes"]) == [80, 80, 80]
+    assert summary["selection"]["method"] == "bic" and len(summary["selection"]["scores"]) == 6
+    assert_png(tmp_path / "bic.png")
+    assert_png(tmp_path / "c.png")
+    code, out, _ = lowdim("cluster", "--dataset", "iris", "-m", "kmedoids", "-k", "3", "--json")
+    assert code == 0 and sum(json.loads(out)["sizes"]) == 150
+    code, out, _ = lowdim("info", wine_csv, "--label-column", "cultivar", "--json")
+    info = json.loads(out)
+    assert (info["n_samples"], info["n_features"], info["n_classes"]) == (178, 13, 3)
+    assert info["memory_bytes"]["mds"] > info["memory_bytes"]["pca"]
+
+
+def test_pca_scree_marks_the_choice(tmp_path):
+    code, out, err = lowdim("pca", "--dataset", "digits", "--variance", "0.8", "--scree", tmp_path / "s.png",
+                            "-o", tmp_path / "p.csv", "--json")
+    assert code == 0, err
+    assert json.loads(out)["n_components"] == 13
+    assert_png(tmp_path / "s.png")
+
+
+def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
+    code, out, err = lowdim("compress", FACE, "--patch", "8", "-k", "16", "-o", tmp_path / "c.png",
+                            "--curve", tmp_path / "curve.png", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    errors = summary["curve"]["relative_error"]
+    assert all(a > b for a, b in zip(errors, errors[1:])) and summary["relative_error"] < 0.06
+    assert summary["compression_ratio"] > 2.5
+    assert_png(tmp_path / "curve.png")
+    face = np.asarray(Image.open(FACE), dtype=float) / 255
+    noisy = np.clip(face + np.random.default_rng(0).normal(0, 0.08, face.shape), 0, 1)
+    Image.fromarray((noisy * 255).round().astype(np.uint8)).save(tmp_path / "noisy.png")
+    code, out, err = lowdim("denoise", tmp_path / "noisy.png", "-k", "10", "--reference", FACE, "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["psnr_output"] > summary["psnr_input"] + 3
+    assert os.path.exists(tmp_path / "noisy_denoised.png")
+
+
+def test_eigenfaces_on_the_shipped_orl_faces(tmp_path):
+    code, out, err = lowdim("eigenfaces", "-k", "40", "-o", tmp_path / "ef", "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["n_images"] == 400 and summary["image_shape"] == [112, 92]
+    assert summary["accuracy"]["shared"] > 0.9 and summary["accuracy"]["per-class"] > 0.9
+    for name in ("mean_face.png", "eigenfaces.png", "reconstructions.png"):
+        assert_png(tmp_path / "ef" / name, min_side=100)
+
+
+def test_demo_writes_report_and_figures_within_a_minute(tmp_path):
+    import time
+
+    start = time.perf_counter()
+    code, out, err = lowdim("demo", "-o", tmp_path / "demo", "--json")
+    seconds = time.perf_counter() - start
+    assert code == 0, err
+    summary = json.loads(out)
+    assert seconds < 60
+    for name in ("report.html", "scree.png", "pca.png", "tsne.png", "umap.png", "kmeans.png"):
+        assert os.path.getsize(tmp_path / "demo" / name) > 10_000
+    assert summary["methods"]["tsne"]["knn_accuracy"] > 0.95
+    assert summary["methods"]["umap"]["trustworthiness"] > 0.95

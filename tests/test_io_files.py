@@ -1,0 +1,144 @@
+"""Data files: every format reads back what was written, bad files get documented
+errors only (fuzzing), missing-value policies, declared sizes checked before loading."""
+
+import os
+
+import h5py
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import scipy.sparse as sp
+
+from lowdim.io import DataFileError, read_table, write_table
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(20, 3))
+LABELS = np.array(["a", "b"] * 10)
+
+
+def test_written_tables_read_back_in_every_format(tmp_path):
+    for ext in (".csv", ".parquet", ".npy"):
+        path = tmp_path / f"z{ext}"
+        write_table(path, X, ["u", "v", "w"], labels=None if ext == ".npy" else LABELS)
+        table = read_table(str(path), label_column=None if ext == ".npy" else "label")
+        np.testing.assert_allclose(table.X, X, rtol=1e-15)
+        if ext != ".npy":
+            assert table.feature_names == ["u", "v", "w"] and table.labels.tolist() == LABELS.tolist()
+        with pytest.raises(FileExistsError, match="--overwrite"):
+            write_table(path, X, ["u", "v", "w"])
+
+
+def test_csv_output_is_formula_safe(tmp_path):
+    path = tmp_path / "z.csv"
+    write_table(path, X[:2, :1], ["=cmd"], labels=["@SUM(A1)", "-3"])
+    lines = path.read_text().splitlines()
+    assert lines[0] == "'=cmd,label" and lines[1].endswith(",'@SUM(A1)") and lines[2].endswith(",-3")
+
+
+def test_npz_hdf5_and_h5ad(tmp_path):
+    np.savez(tmp_path / "a.npz", first=X, second=X * 2)
+    np.testing.assert_array_equal(read_table(str(tmp_path / "a.npz"), key="second").X, X * 2)
+    with pytest.raises(DataFileError, match="no array named 'third'; arrays are first, second"):
+        read_table(str(tmp_path / "a.npz"), key="third")
+    with h5py.File(tmp_path / "a.h5", "w") as fh:
+        fh["group/X"] = X
+        fh["other"] = X[:, :1]
+    with pytest.raises(DataFileError, match="2 datasets .* choose one with --key"):
+        read_table(str(tmp_path / "a.h5"))
+    np.testing.assert_array_equal(read_table(str(tmp_path / "a.h5"), key="group/X").X, X)
+    dense = np.where(RNG.random((20, 3)) < 0.5, 0.0, X)
+    csr = sp.csr_matrix(dense)
+    with h5py.File(tmp_path / "cells.h5ad", "w") as fh:
+        group = fh.create_group("X")
+        group.attrs["encoding-type"], group.attrs["shape"] = "csr_matrix", (20, 3)
+        group["data"], group["indices"], group["indptr"] = csr.data, csr.indices, csr.indptr
+        fh["obs/cell_type/codes"] = np.tile([0, 1], 10).astype(np.int8)
+        fh["obs/cell_type/categories"] = np.array([b"T cell", b"B cell"])
+        fh["var/_index"] = np.array([b"CD3E", b"CD19", b"MS4A1"])
+        fh["var"].attrs["_index"] = "_index"
+    table = read_table(str(tmp_path / "cells.h5ad"), label_column="cell_type")
+    np.testing.assert_array_equal(table.X, dense)
+    assert table.feature_names == ["CD3E", "CD19", "MS4A1"] and table.labels[:2].tolist() == ["T cell", "B cell"]
+
+
+def test_missing_value_policies(tmp_path):
+    path = tmp_path / "m.csv"
+    path.write_text("a,b,c\n1,2,3\n4,,6\n7,8,\n,11,12\n13,14,15\n")
+    with pytest.raises(DataFileError, match=r"3 missing values \('a': 1, 'b': 1, 'c': 1\); pass --missing"):
+        read_table(str(path))
+    dropped = read_table(str(path), missing="drop")
+    assert dropped.X.tolist() == [[1, 2, 3], [13, 14, 15]] and "dropped 3 rows" in dropped.notes[-1]
+    imputed = read_table(str(path), missing="impute").X
+    assert imputed[1, 1] == pytest.approx((2 + 8 + 11 + 14) / 4) and not np.isnan(imputed).any()
+    assert np.isnan(read_table(str(path), missing="keep").X).sum() == 3
+
+
+def _huge_header(path, shape):
+    header = np.lib.format.header_data_from_array_1_0(np.zeros((2, 2)))
+    header["shape"] = shape
+    with open(path, "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, header)
+        fh.write(b"\x00" * 64)
+
+
+def test_declared_huge_shapes_refused_before_allocation(tmp_path):
+    _huge_header(tmp_path / "huge.npy", (10**9, 10**6))
+    with pytest.raises(DataFileError, match=r"header declares shape \(1000000000, 1000000\)"):
+        read_table(str(tmp_path / "huge.npy"))
+    with h5py.File(tmp_path / "huge.h5", "w") as fh:  # chunked: tiny file, huge declared shape
+        fh.create_dataset("X", shape=(10**8, 10**5), dtype="f8", chunks=(1, 10))
+    with pytest.raises(DataFileError, match="header declares shape"):
+        read_table(str(tmp_path / "huge.h5"))
+    pq.write_table(pa.table({"a": np.zeros(1000)}), tmp_path / "t.parquet")
+    with pytest.raises(DataFileError, match="exceeds the limit"):
+        read_table(str(tmp_path / "t.parquet"), max_bytes=1000)
+
+
+def _valid_files(folder):
+    files = {}
+    for ext in (".csv", ".parquet", ".npy"):
+        files[ext] = folder / f"ok{ext}"
+        write_table(files[ext], X, ["u", "v", "w"])
+    np.savez(folder / "ok.npz", X=X)
+    with h5py.File(folder / "ok.h5", "w") as fh:
+        fh["X"] = X
+    with h5py.File(folder / "ok.h5ad", "w") as fh:
+        fh["X"] = X
+    files.update({".npz": folder / "ok.npz", ".h5": folder / "ok.h5", ".h5ad": folder / "ok.h5ad"})
+    return files
+
+
+@pytest.mark.parametrize("ext", [".csv", ".parquet", ".npy", ".npz", ".h5", ".h5ad"])
+def test_fuzzed_files_raise_only_documented_errors(tmp_path, ext):
+    rng = np.random.default_rng(abs(hash(ext)) % 2**32)
+    valid = _valid_files(tmp_path)[ext].read_bytes()
+    for trial in range(40):
+        if trial < 15:
+            data = rng.integers(0, 256, rng.integers(0, 400)).astype(np.uint8).tobytes()
+        elif trial < 28:
+            data = valid[: rng.integers(0, len(valid))]
+        else:
+            flipped = bytearray(valid)
+            for pos in rng.integers(0, len(valid), 8):
+                flipped[pos] = rng.integers(0, 256)
+            data = bytes(flipped)
+        path = tmp_path / f"fuzz{trial}{ext}"
+        path.write_bytes(data)
+        try:
+            table = read_table(str(path))
+        except DataFileError as exc:
+            assert str(path) in str(exc)
+        else:
+            assert table.X.ndim == 2 and table.X.shape[0] >= 1
+
+
+def test_unknown_extension_and_folders(tmp_path):
+    with pytest.raises(DataFileError, match="unknown file type '.xlsx'"):
+        (tmp_path / "a.xlsx").write_bytes(b"x")
+        read_table(str(tmp_path / "a.xlsx"))
+    with pytest.raises(DataFileError, match="no such file"):
+        read_table(str(tmp_path / "absent.csv"))
+    os.mkdir(tmp_path / "dir.csv")
+    with pytest.raises(DataFileError, match="is a folder"):
+        read_table(str(tmp_path / "dir.csv"))

@@ -1,0 +1,82 @@
+"""End to end: `lowdim report` writes one page that headless Chromium renders with every
+image loaded and no console errors."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+
+def lowdim_command():
+    return [os.path.join(os.path.dirname(sys.executable), "lowdim")]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("report")
+    rng = np.random.default_rng(0)
+    centres = rng.normal(0, 6, (4, 12))
+    X = np.vstack([c + rng.normal(size=(60, 12)) for c in centres])
+    labels = np.repeat(["alpha", "beta", "gamma", "=delta"], 60)
+    with open(folder / "data.csv", "w") as fh:
+        fh.write(",".join(f"f{j}" for j in range(12)) + ",kind\n")
+        for row, label in zip(X, labels):
+            fh.write(",".join(f"{v:.5f}" for v in row) + f",{label}\n")
+    out = folder / "report.html"
+    result = subprocess.run(lowdim_command() + ["report", str(folder / "data.csv"), "--methods", "pca,tsne,umap",
+                                                "--label-column", "kind", "-o", str(out), "--json"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return out, result.stdout
+
+
+def test_report_json_names_every_method_with_its_quality(report):
+    import json
+
+    _, stdout = report
+    summary = json.loads(stdout)
+    assert set(summary["methods"]) == {"pca", "tsne", "umap"}
+    for scores in summary["methods"].values():
+        assert 0.5 < scores["trustworthiness"] <= 1 and 0.9 < scores["knn_accuracy"] <= 1
+    assert summary["summary"]["classes"] == {"=delta": 60, "alpha": 60, "beta": 60, "gamma": 60}
+
+
+def test_report_is_self_contained(report):
+    path, _ = report
+    page = path.read_text()
+    assert page.count('<img src="data:image/png;base64,') == 4  # scree + three embeddings
+    assert "http://" not in page and "https://" not in page
+    for heading in ("Data", "Principal components", "Embeddings", "Quality"):
+        assert f"<h2>{heading}</h2>" in page
+
+
+@pytest.mark.skipif(shutil.which("chromedriver") is None, reason="scripts/test.sh installs chromium-driver")
+def test_report_renders_in_headless_chromium(report):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    path, _ = report
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium")
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
+    try:
+        driver.set_window_size(1280, 2000)
+        driver.get(path.as_uri())
+        images = driver.execute_script(
+            "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight]);")
+        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        rows = driver.execute_script("return document.querySelectorAll('table')[1].rows.length;")
+        driver.save_screenshot(str(path.with_suffix(".png")))
+    finally:
+        driver.quit()
+    assert len(images) == 4 and all(done and w > 100 and h > 100 for done, w, h in images)
+    assert errors == []
+    assert rows == 4  # header + one row per method
