@@ -21,7 +21,8 @@ def test_pca_on_builtin_digits_writes_table_projection_and_scree(tmp_path, capsy
     assert code == 0
     assert "kept 21 components" in text and "cumulative" in text
     Z = np.loadtxt(out, delimiter=",", skiprows=1)
-    assert Z.shape == (1797, 2)
+    assert Z.shape == (1797, 3)  # PC1, PC2 and the digit label
+    assert out.read_text().splitlines()[0] == "PC1,PC2,label"
     assert scree.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -42,7 +43,7 @@ def test_csv_header_is_announced_and_labels_excluded(tmp_path, capsys):
 @pytest.mark.parametrize("content, message", [
     ("a,b\n1,2\n3\n", "line 3: expected 2 fields, got 1"),
     ("a,b\n1,2\n3,x\n", "line 3, column 2: 'x' is not a number"),
-    ("a,b\n1,2\n3,\n", "line 3, column 2: missing value"),
+    ("a,b\n1,2\n3,\n", "1 missing values ('b': 1); pass --missing drop, impute or keep"),
     ("a,b\n", "header only, no data rows"),
     ("", "empty file"),
     ("a;b\n1.5;2\n", "another delimiter; pass it with --delimiter"),
