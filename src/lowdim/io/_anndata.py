@@ -72,7 +72,7 @@ def read_h5ad(path, *, label_column=None, max_bytes=None):
             X = _matrix(path, fh["X"], max_bytes)
             names = _feature_names(fh, X.shape[1])
             labels = None if label_column is None else _obs_column(path, fh.get("obs", {}), label_column)
-    except (OSError, KeyError, ValueError, RuntimeError, TypeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - h5py raises many types on corrupt files
         if isinstance(exc, DataFileError):
             raise
         raise DataFileError(f"{path}: not a readable .h5ad file ({exc}).") from None

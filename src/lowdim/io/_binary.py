@@ -93,10 +93,10 @@ def read_npz(path, *, key=None, max_bytes=None):
                 _check_numeric(path, dtype)
                 _check_declared(path, shape, dtype.itemsize, max_bytes)
                 data = fh.read(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - zipfile/zlib raise many types on corrupt archives
         if isinstance(exc, DataFileError):
             raise
-        raise DataFileError(f"{path}: not a valid .npz archive ({exc}).") from None
+        raise DataFileError(f"{path}: not a valid .npz archive ({type(exc).__name__}: {exc}).") from None
     count = int(np.prod(shape, dtype=np.int64))
     if len(data) != count * dtype.itemsize:
         raise DataFileError(f"{path}: array {name!r} is truncated ({len(data)} of "
@@ -116,7 +116,6 @@ def read_parquet(path, *, label_column=None, exclude=(), max_bytes=None):
     >>> X.tolist(), names, y.tolist()
     ([[1.0], [2.0]], ['a'], ['u', 'v'])
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
@@ -124,10 +123,10 @@ def read_parquet(path, *, label_column=None, exclude=(), max_bytes=None):
         names = list(meta.schema_arrow.names)
         _check_declared(path, (meta.metadata.num_rows, len(names)), 8, max_bytes)
         table = meta.read()
-    except (pa.ArrowException, OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on corrupt files
         if isinstance(exc, DataFileError):
             raise
-        raise DataFileError(f"{path}: not a readable Parquet file ({exc}).") from None
+        raise DataFileError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
     return _columns_to_arrays(path, table, names, label_column, exclude)
 
 
@@ -185,7 +184,7 @@ def read_hdf5(path, *, key=None, max_bytes=None):
             _check_numeric(path, dataset.dtype)
             _check_declared(path, dataset.shape, dataset.dtype.itemsize, max_bytes)
             return dataset[()]
-    except (OSError, KeyError, ValueError, RuntimeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - h5py raises many types on corrupt files
         if isinstance(exc, DataFileError):
             raise
-        raise DataFileError(f"{path}: not a readable HDF5 file ({exc}).") from None
+        raise DataFileError(f"{path}: not a readable HDF5 file ({type(exc).__name__}: {exc}).") from None
