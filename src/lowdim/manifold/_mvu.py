@@ -1,0 +1,256 @@
+"""Maximum variance unfolding (Weinberger & Saul, 2004): the centred Gram matrix of
+largest trace that keeps every kNN distance, found by a semidefinite program (cvxpy with
+an open solver), and its landmark version (Weinberger, Packer & Saul, 2005) where the
+Gram matrix is ``Q L Q^T`` with ``Q`` the LLE reconstruction of all points from ``m``
+landmarks and only the ``m x m`` matrix ``L`` is optimised."""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import splu
+from sklearn.base import BaseEstimator
+
+from .._estimator import ValidatedInputMixin
+from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import warn_constant_features
+from ..linalg import column_moments, flip_signs
+from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, symmetrize
+from ._classical import farthest_points
+from ._local_fits import assemble, standard_blocks
+
+EXACT_LIMIT = 200  # the full SDP has n^2 / 2 unknowns (Clarabel: about 5 s at n = 50); above this, landmarks
+_INSTALL = "MaximumVarianceUnfolding needs cvxpy: pip install 'lowdim[sdp]'"
+
+
+def _cvxpy():
+    try:
+        import cvxpy
+    except ImportError as exc:
+        raise ImportError(_INSTALL) from exc
+    return cvxpy
+
+
+def edge_list(X, n_neighbors):
+    """Undirected kNN edges ``(i, j, squared distance)`` with ``i < j``, the graph joined
+    into one component (a disconnected graph leaves MVU unbounded)."""
+    G = symmetrize(kneighbors_graph(X, n_neighbors, algorithm="exact"))
+    G = sp.triu(join_components(G, X, name="MaximumVarianceUnfolding neighbour graph"), k=1).tocoo()
+    return G.row, G.col, G.data**2
+
+
+def _solve(problem, solver):
+    """Solve with the named solver; 'auto' is Clarabel (interior point), then SCS
+    (first order, more tolerant of the degenerate optimal faces MVU has) if Clarabel
+    fails."""
+    cp = _cvxpy()
+    names = [solver.upper()] if solver != "auto" else ["CLARABEL", "SCS"]
+    for name in names:
+        try:
+            problem.solve(solver=name)
+        except cp.error.SolverError:
+            continue
+        if problem.status in ("optimal", "optimal_inaccurate"):
+            return f"{problem.status} ({name})"
+    raise RuntimeError(f"the MVU semidefinite program was not solved ({', '.join(names)}: status "
+                       f"{problem.status!r}); try fewer n_neighbors or n_landmarks.")
+
+
+def exact_program(n, rows, cols, d2, solver="auto"):
+    """The MVU program itself: centred PSD ``K`` (n, n) of maximum trace with
+    ``K_ii + K_jj - 2 K_ij = d2`` on every edge (one sparse row per edge). Returns
+    ``(K, status)``."""
+    cp = _cvxpy()
+    K = cp.Variable((n, n), PSD=True)
+    e = np.arange(len(d2))
+    # vec(K) is column-major: entry (i, j) sits at i + j n
+    A = sp.csr_matrix((np.r_[np.ones(2 * len(e)), -2 * np.ones(len(e))],
+                       (np.r_[e, e, e], np.r_[rows * (n + 1), cols * (n + 1), rows + cols * n])),
+                      shape=(len(e), n * n))
+    problem = cp.Problem(cp.Maximize(cp.trace(K) / n), [A @ cp.vec(K, order="F") == d2, cp.sum(K) == 0])
+    status = _solve(problem, solver)
+    return (K.value + K.value.T) / 2, status
+
+
+def centred_basis(v):
+    """Orthonormal basis (len(v), len(v) - 1) of the complement of ``v``: Gram matrices
+    ``B M B^T`` with ``M`` PSD are then centred by construction, and the landmark
+    program keeps an interior (with the centring as a constraint it has none, and
+    Clarabel fails on it).
+
+    Examples
+    --------
+    >>> P = centred_basis(np.ones(4))
+    >>> np.allclose(P.T @ P, np.eye(3)), np.allclose(np.ones(4) @ P, 0)
+    (True, True)
+    """
+    q, _ = np.linalg.qr(np.c_[v / np.linalg.norm(v), np.eye(len(v))[:, : len(v) - 1]])
+    return q[:, 1:]
+
+
+def landmark_program(B, rows, cols, d2, trace_weight, solver="auto"):
+    """PSD ``M`` (r, r) minimising ``sum of squared edge misfits - trace_weight * trace``
+    of the Gram matrix ``B M B^T`` (landmarks cannot meet every distance exactly).
+    Returns ``(M, status)``.
+
+    Edge (i, j) has ``|y_i - y_j|^2 = <a a^T, M>`` with ``a = B_i - B_j``, linear in
+    ``vec(M)``; the E edge rows are compressed by a QR factorisation to ``r^2`` rows,
+    so the program's size does not grow with the number of edges.
+    """
+    cp = _cvxpy()
+    r = B.shape[1]
+    M = cp.Variable((r, r), PSD=True)
+    diff = B[rows] - B[cols]
+    A = (diff[:, :, None] * diff[:, None, :]).reshape(len(d2), r * r)  # symmetric M: any vec order
+    Qa, R = np.linalg.qr(A)
+    misfit = cp.sum_squares(R @ cp.vec(M, order="F") - Qa.T @ d2)
+    problem = cp.Problem(cp.Minimize(misfit - trace_weight * cp.trace((B.T @ B) @ M)))
+    status = _solve(problem, solver)
+    return (M.value + M.value.T) / 2, status
+
+
+def landmark_basis(X, n_neighbors, landmarks, reg=1e-3):
+    """``Q`` (n, m): every point as the LLE reconstruction from the landmarks' positions,
+    ``Y_rest = -Phi_rr^-1 Phi_rl Y_landmarks`` with ``Phi = (I - W)^T (I - W)``."""
+    from ..neighbors import nearest_neighbors
+
+    n = X.shape[0]
+    _, idx = nearest_neighbors(X, n_neighbors, algorithm="exact")
+    Phi = assemble(*standard_blocks(X, idx, 2, reg, 0.0), n).tocsc()
+    rest = np.setdiff1d(np.arange(n), landmarks)
+    Q = np.zeros((n, len(landmarks)))
+    Q[landmarks, np.arange(len(landmarks))] = 1.0
+    if rest.size:
+        Phi_rr = Phi[rest][:, rest] + 1e-12 * sp.identity(rest.size, format="csc")
+        Q[rest] = -splu(Phi_rr.tocsc()).solve(Phi[rest][:, landmarks].toarray())
+    return Q
+
+
+class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
+    """Maximum variance unfolding (semidefinite embedding).
+
+    Pulls the points as far apart as possible while every kNN distance stays as it is:
+    the Gram matrix of largest trace under those equalities, solved as a semidefinite
+    program with cvxpy (optional extra ``lowdim[sdp]``; Clarabel or SCS, both open),
+    then embedded by its top eigenvectors. The exact program has ``n^2 / 2`` unknowns, so
+    it is for up to a few hundred points; with ``n_landmarks`` only an ``m x m`` matrix
+    is optimised (landmark MVU), every point being the LLE reconstruction from the
+    landmarks, and distances are kept in the least-squares sense.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    n_neighbors : int, default=5
+    n_landmarks : int, optional
+        Required above 200 samples.
+    solver : {'auto', 'clarabel', 'scs'}, default='auto'
+        'auto' is Clarabel when installed, else SCS.
+    random_state : None, int or Generator
+        The first landmark.
+
+    Attributes
+    ----------
+    embedding_ : ndarray (n_samples, n_components)
+    eigenvalues_ : ndarray (n_components,)
+        Of the learned Gram matrix, largest first.
+    variance_fraction_ : float
+        Share of the learned Gram matrix's trace in the kept components.
+    distance_error_ : float
+        Root mean squared relative error of the squared kNN distances in the full
+        learned geometry (0 for the exact program, up to solver accuracy).
+    solver_status_ : str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.manifold import MaximumVarianceUnfolding
+    >>> t = np.linspace(0, np.pi, 40)
+    >>> X = np.c_[np.cos(t), np.sin(t)]
+    >>> Y = MaximumVarianceUnfolding(n_components=1, n_neighbors=2).fit_transform(X)
+    >>> bool(np.all(np.diff(Y[:, 0]) > 0) or np.all(np.diff(Y[:, 0]) < 0))
+    True
+    """
+
+    _components_limit = "samples"
+    _parameter_constraints = {
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "n_neighbors": [Interval(int, 1, None, closed="left")],
+        "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
+        "solver": [Options({"auto", "clarabel", "scs"})],
+        "random_state": [RANDOM_STATE],
+    }
+
+    def __init__(self, n_components=2, *, n_neighbors=5, n_landmarks=None, solver="auto", random_state=None):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.n_landmarks = n_landmarks
+        self.solver = solver
+        self.random_state = random_state
+
+    def _check_sizes(self, n):
+        check_n_neighbors(self.n_neighbors, n)
+        m = n if self.n_landmarks is None else self.n_landmarks
+        if self.n_landmarks is None and n > EXACT_LIMIT:
+            raise ValueError(f"exact MVU on {n} samples is a semidefinite program with {n * (n + 1) // 2} "
+                             f"unknowns; set n_landmarks (e.g. {min(100, n)}) for landmark MVU, or use at most "
+                             f"{EXACT_LIMIT} samples.")
+        if m > n:
+            raise ValueError(f"n_landmarks={m} must be at most n_samples={n}.")
+        if self.n_components > m:
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}"
+                             f"{' (the number of landmarks)' if self.n_landmarks else ''}; lower n_components.")
+
+    def fit(self, X, y=None):
+        """Learn the embedding of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        n = X.shape[0]
+        self._check_sizes(n)
+        warn_constant_features(column_moments(X)[1], "MaximumVarianceUnfolding", "every sample is the same point")
+        X64 = np.ascontiguousarray(X, dtype=np.float64)
+        rows, cols, d2 = edge_list(X64, self.n_neighbors)
+        scale = float(np.mean(d2)) or 1.0  # the program is solved on unit-mean squared edges
+        factor = self._learn_factor(X64, rows, cols, d2 / scale) * np.sqrt(scale)
+        self._embed(factor, rows, cols, d2, X.dtype)
+        return self
+
+    def _learn_factor(self, X, rows, cols, d2):
+        """A factor ``F`` (n, r) of the learned Gram matrix ``F F^T``."""
+        if self.n_landmarks is None:
+            K, self.solver_status_ = exact_program(X.shape[0], rows, cols, d2, self.solver)
+            w, V = np.linalg.eigh(K)
+            return V * np.sqrt(np.clip(w, 0, None))
+        landmarks = np.sort(farthest_points(X, self.n_landmarks, check_random_state(self.random_state)))
+        Q = landmark_basis(X, self.n_neighbors, landmarks)
+        B = Q @ centred_basis(Q.sum(axis=0))  # centred by construction: the program keeps an interior
+        # the trace is weighted so that stretching every edge by about 1 % costs what it
+        # gains at the data's own variance (unit-mean squared edges)
+        variance = np.sum((X - X.mean(axis=0)) ** 2) / np.mean(np.sum((X[rows] - X[cols]) ** 2, axis=1))
+        M, self.solver_status_ = landmark_program(B, rows, cols, d2, 0.01 * len(d2) / variance, self.solver)
+        w, V = np.linalg.eigh(M)
+        return B @ (V * np.sqrt(np.clip(w, 0, None)))
+
+    def _embed(self, F, rows, cols, d2, dtype):
+        F = F - F.mean(axis=0)
+        U, s, _ = np.linalg.svd(F, full_matrices=False)
+        k = self.n_components
+        (Ut,) = flip_signs(U[:, :k].T)
+        self.embedding_ = (Ut.T * s[:k]).astype(dtype)
+        self.eigenvalues_ = s[:k] ** 2
+        self.variance_fraction_ = float(np.sum(s[:k] ** 2) / max(np.sum(s**2), np.finfo(float).tiny))
+        learned = np.sum((F[rows] - F[cols]) ** 2, axis=1)
+        self.distance_error_ = float(np.sqrt(np.mean((learned - d2) ** 2 / np.maximum(d2, np.finfo(float).tiny) ** 2)))
+        self.n_components_ = k
+
+    def fit_transform(self, X, y=None):
+        """Fit, then return ``embedding_``."""
+        return self.fit(X).embedding_
