@@ -56,6 +56,7 @@ def test_centred_basis_and_edges():
 def test_size_limits_name_the_fix():
     X = np.random.default_rng(0).normal(size=(300, 3))
     with pytest.raises(ValueError, match="set n_landmarks"):
-        MaximumVarianceUnfolding().fit(X)
+        MaximumVarianceUnfolding(n_landmarks=None).fit(X)
+    assert MaximumVarianceUnfolding(n_landmarks="auto", random_state=0).fit(X).n_landmarks_ == 20
     with pytest.raises(ValueError, match="n_landmarks=600 must be at most n_samples=300"):
         MaximumVarianceUnfolding(n_landmarks=600).fit(X)

@@ -36,6 +36,7 @@ _EXPORTS = {
     "Isomap": "lowdim.manifold",
     "LocallyLinearEmbedding": "lowdim.manifold",
     "MDS": "lowdim.manifold",
+    "MaximumVarianceUnfolding": "lowdim.manifold",
     "SpectralEmbedding": "lowdim.manifold",
     "TSNE": "lowdim.embedding",
     "SNE": "lowdim.embedding",

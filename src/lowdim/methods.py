@@ -84,6 +84,8 @@ EMBEDDINGS = {
     "ltsa": Method(f"{_M}:LocallyLinearEmbedding", {"method": "ltsa", "n_neighbors": 10},
                    memory="local", summary="local tangent space alignment"),
     "spectral": Method(f"{_M}:SpectralEmbedding", memory="neighbors", summary="Laplacian eigenmaps"),
+    "mvu": Method(f"{_M}:MaximumVarianceUnfolding", memory="kernel",
+                  summary="maximum variance unfolding (needs lowdim[sdp]; landmarks above 60 points)"),
     "sne": Method(f"{_E}:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"),
     "tsne": Method(f"{_E}:TSNE", memory="neighbors", summary="t-SNE"),
     "umap": Method(f"{_E}:UMAP", memory="neighbors", summary="UMAP"),

@@ -45,6 +45,7 @@ REGISTRY = {
     "Isomap": "lowdim.manifold._isomap",
     "LocallyLinearEmbedding": "lowdim.manifold._lle",
     "MDS": "lowdim.manifold._mds",
+    "MaximumVarianceUnfolding": "lowdim.manifold._mvu",
     "SpectralEmbedding": "lowdim.manifold._spectral",
     "TSNE": "lowdim.embedding._tsne",
     "SNE": "lowdim.embedding._sne",

@@ -4,6 +4,8 @@ an open solver), and its landmark version (Weinberger, Packer & Saul, 2005) wher
 Gram matrix is ``Q L Q^T`` with ``Q`` the LLE reconstruction of all points from ``m``
 landmarks and only the ``m x m`` matrix ``L`` is optimised."""
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import splu
@@ -18,7 +20,12 @@ from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, sy
 from ._classical import farthest_points
 from ._local_fits import assemble, standard_blocks
 
-EXACT_LIMIT = 200  # the full SDP has n^2 / 2 unknowns (Clarabel: about 5 s at n = 50); above this, landmarks
+# the full SDP has n^2 / 2 unknowns; Clarabel (measured here): 6 s / 0.3 GB at n = 50,
+# 22 s / 0.8 GB at 80, 114 s / 3 GB at 120 (SCS: 221 s at 120). The exact program is
+# refused above EXACT_LIMIT; n_landmarks='auto' switches to landmarks above AUTO_EXACT.
+EXACT_LIMIT = 100
+AUTO_EXACT = 60
+AUTO_LANDMARKS = 20
 _INSTALL = "MaximumVarianceUnfolding needs cvxpy: pip install 'lowdim[sdp]'"
 
 
@@ -46,7 +53,10 @@ def _solve(problem, solver):
     names = [solver.upper()] if solver != "auto" else ["CLARABEL", "SCS"]
     for name in names:
         try:
-            problem.solve(solver=name)
+            with warnings.catch_warnings():
+                # cvxpy's "may be inaccurate" is judged by fit() from the distances kept
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                problem.solve(solver=name)
         except cp.error.SolverError:
             continue
         if problem.status in ("optimal", "optimal_inaccurate"):
@@ -132,7 +142,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     the Gram matrix of largest trace under those equalities, solved as a semidefinite
     program with cvxpy (optional extra ``lowdim[sdp]``; Clarabel or SCS, both open),
     then embedded by its top eigenvectors. The exact program has ``n^2 / 2`` unknowns, so
-    it is for up to a few hundred points; with ``n_landmarks`` only an ``m x m`` matrix
+    it is for up to about a hundred points; with ``n_landmarks`` only an ``m x m`` matrix
     is optimised (landmark MVU), every point being the LLE reconstruction from the
     landmarks, and distances are kept in the least-squares sense.
 
@@ -140,8 +150,10 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     ----------
     n_components : int, default=2
     n_neighbors : int, default=5
-    n_landmarks : int, optional
-        Required above 200 samples.
+    n_landmarks : 'auto', int or None, default='auto'
+        Landmarks of landmark MVU; None solves the exact program (at most 100 samples:
+        its cost grows as n^4 — 114 s and 3 GB at 120 points); 'auto' is exact up to
+        60 samples (about 10 s) and 20 landmarks above.
     solver : {'auto', 'clarabel', 'scs'}, default='auto'
         'auto' is Clarabel when installed, else SCS.
     random_state : None, int or Generator
@@ -158,6 +170,8 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         Root mean squared relative error of the squared kNN distances in the full
         learned geometry (0 for the exact program, up to solver accuracy).
     solver_status_ : str
+    n_landmarks_ : int or None
+        Landmarks used (None: the exact program).
 
     Examples
     --------
@@ -171,25 +185,33 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     """
 
     _components_limit = "samples"
+    _iterative_fit = True  # interior-point solution: runs agree to the solver's tolerance
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
         "n_neighbors": [Interval(int, 1, None, closed="left")],
-        "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
+        "n_landmarks": [NONE, Options({"auto"}), Interval(int, 2, None, closed="left")],
         "solver": [Options({"auto", "clarabel", "scs"})],
         "random_state": [RANDOM_STATE],
     }
 
-    def __init__(self, n_components=2, *, n_neighbors=5, n_landmarks=None, solver="auto", random_state=None):
+    def __init__(self, n_components=2, *, n_neighbors=5, n_landmarks="auto", solver="auto", random_state=None):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
         self.n_landmarks = n_landmarks
         self.solver = solver
         self.random_state = random_state
 
+    def _landmarks(self, n):
+        """The number of landmarks, or None for the exact program."""
+        if self.n_landmarks == "auto":
+            return None if n <= AUTO_EXACT else AUTO_LANDMARKS
+        return self.n_landmarks
+
     def _check_sizes(self, n):
         check_n_neighbors(self.n_neighbors, n)
-        m = n if self.n_landmarks is None else self.n_landmarks
-        if self.n_landmarks is None and n > EXACT_LIMIT:
+        landmarks = self._landmarks(n)
+        m = n if landmarks is None else landmarks
+        if landmarks is None and n > EXACT_LIMIT:
             raise ValueError(f"exact MVU on {n} samples is a semidefinite program with {n * (n + 1) // 2} "
                              f"unknowns; set n_landmarks (e.g. {min(100, n)}) for landmark MVU, or use at most "
                              f"{EXACT_LIMIT} samples.")
@@ -197,7 +219,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
             raise ValueError(f"n_landmarks={m} must be at most n_samples={n}.")
         if self.n_components > m:
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}"
-                             f"{' (the number of landmarks)' if self.n_landmarks else ''}; lower n_components.")
+                             f"{' (the number of landmarks)' if landmarks else ''}; lower n_components.")
 
     def fit(self, X, y=None):
         """Learn the embedding of ``X``.
@@ -221,15 +243,21 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         scale = float(np.mean(d2)) or 1.0  # the program is solved on unit-mean squared edges
         factor = self._learn_factor(X64, rows, cols, d2 / scale) * np.sqrt(scale)
         self._embed(factor, rows, cols, d2, X.dtype)
+        if self.n_landmarks_ is None and self.distance_error_ > 1e-2:
+            warnings.warn(f"MaximumVarianceUnfolding: the semidefinite solver ({self.solver_status_}) kept the "
+                          f"kNN distances only to {self.distance_error_:.1%} relative error; try solver='scs' "
+                          "or fewer n_neighbors.", UserWarning, stacklevel=2)
         return self
 
     def _learn_factor(self, X, rows, cols, d2):
         """A factor ``F`` (n, r) of the learned Gram matrix ``F F^T``."""
-        if self.n_landmarks is None:
+        m = self._landmarks(X.shape[0])
+        self.n_landmarks_ = m
+        if m is None:
             K, self.solver_status_ = exact_program(X.shape[0], rows, cols, d2, self.solver)
             w, V = np.linalg.eigh(K)
             return V * np.sqrt(np.clip(w, 0, None))
-        landmarks = np.sort(farthest_points(X, self.n_landmarks, check_random_state(self.random_state)))
+        landmarks = np.sort(farthest_points(X, m, check_random_state(self.random_state)))
         Q = landmark_basis(X, self.n_neighbors, landmarks)
         B = Q @ centred_basis(Q.sum(axis=0))  # centred by construction: the program keeps an interior
         # the trace is weighted so that stretching every edge by about 1 % costs what it
@@ -248,7 +276,8 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         self.eigenvalues_ = s[:k] ** 2
         self.variance_fraction_ = float(np.sum(s[:k] ** 2) / max(np.sum(s**2), np.finfo(float).tiny))
         learned = np.sum((F[rows] - F[cols]) ** 2, axis=1)
-        self.distance_error_ = float(np.sqrt(np.mean((learned - d2) ** 2 / np.maximum(d2, np.finfo(float).tiny) ** 2)))
+        relative = (learned - d2) / np.maximum(d2, np.finfo(float).eps * max(float(d2.max()), 1.0))
+        self.distance_error_ = float(np.sqrt(np.mean(relative**2)))
         self.n_components_ = k
 
     def fit_transform(self, X, y=None):
