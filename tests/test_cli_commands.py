@@ -173,6 +173,16 @@ def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
     assert all(a > b for a, b in zip(errors, errors[1:])) and summary["relative_error"] < 0.06
     assert summary["compression_ratio"] > 2.5
     assert_png(tmp_path / "curve.png")
+    Image.open(FACE).convert("RGB").save(tmp_path / "face.jpg", quality=95)  # colour JPEG input
+    code, out, err = lowdim("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "16", "--json")
+    assert code == 0, err
+    assert json.loads(out)["relative_error"] < 0.08 and os.path.exists(tmp_path / "face_k16.png")
+    assert Image.open(tmp_path / "face_k16.png").mode == "RGB"
+    code, _, err = lowdim("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "16")
+    assert code == 2 and "exists; pass --overwrite" in err
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG not really")
+    code, _, err = lowdim("compress", tmp_path / "broken.png")
+    assert code == 2 and "broken.png: not a readable image" in err
     face = np.asarray(Image.open(FACE), dtype=float) / 255
     noisy = np.clip(face + np.random.default_rng(0).normal(0, 0.08, face.shape), 0, 1)
     Image.fromarray((noisy * 255).round().astype(np.uint8)).save(tmp_path / "noisy.png")

@@ -127,10 +127,15 @@ def _plain(value):
 @contextmanager
 def progress(estimator, args, description):
     """A tqdm bar while ``estimator`` fits: per iteration where the estimator reports
-    them (callbacks, UMAP's epochs), else a ticking elapsed-time bar."""
+    them (callbacks, UMAP's epochs), else (and for ``estimator=None``, any other work)
+    a ticking elapsed-time bar."""
     from tqdm.auto import tqdm
 
     quiet = args.quiet or args.json
+    if estimator is None:
+        with _ticking(description, disable=quiet):
+            yield
+        return
     params = estimator.get_params()
     if "callbacks" in params and not quiet:
         total = params.get("max_iter") or None

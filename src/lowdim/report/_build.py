@@ -28,11 +28,14 @@ class Report:
     summary: dict
 
 
+MAX_QUERIES = 5000  # rank metrics are exact averages over this many random query points
+
+
 def _quality(X, Z, labels, n_neighbors, seed):
     from ..metrics import continuity, knn_accuracy, trustworthiness
 
-    scores = {"trustworthiness": trustworthiness(X, Z, n_neighbors=n_neighbors, random_state=seed),
-              "continuity": continuity(X, Z, n_neighbors=n_neighbors, random_state=seed)}
+    sample = {"n_neighbors": n_neighbors, "max_queries": MAX_QUERIES, "random_state": seed}
+    scores = {"trustworthiness": trustworthiness(X, Z, **sample), "continuity": continuity(X, Z, **sample)}
     if labels is not None:
         scores["knn_accuracy"] = knn_accuracy(Z, labels, random_state=seed)
     return scores
@@ -52,7 +55,9 @@ def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress
     with progress(estimator, name) if progress else nullcontext():
         Z = estimator.fit(X, labels).transform(X) if method.supervised else estimator.fit_transform(X)
     seconds = time.perf_counter() - start
-    return MethodResult(name, np.asarray(Z), seconds, _quality(X, Z, labels, n_neighbors, seed))
+    with progress(None, f"quality of {name}") if progress else nullcontext():
+        scores = _quality(X, Z, labels, n_neighbors, seed)
+    return MethodResult(name, np.asarray(Z), seconds, scores)
 
 
 def _summary(X, labels, source):
@@ -94,9 +99,11 @@ def _metrics_section(results, n_neighbors):
     keys = [k for k in ("trustworthiness", "continuity", "knn_accuracy") if any(k in r.metrics for r in results)]
     rows = [[r.name] + [f"{r.metrics[k]:.4f}" if k in r.metrics else "" for k in keys] + [f"{r.seconds:.2f}"]
             for r in results]
-    note = (f'<p class="note">Trustworthiness and continuity with {n_neighbors} neighbours (exact up to '
-            "20,000 points, else on a stated sample of query points); kNN accuracy: held-out 5-NN "
-            "classifier in the embedding (20% test).</p>")
+    n = results[0].embedding.shape[0] if results else 0
+    sample = ("every point" if n <= MAX_QUERIES else
+              f"a random sample of {MAX_QUERIES:,} query points, each ranked against all {n:,}")
+    note = (f'<p class="note">Trustworthiness and continuity with {n_neighbors} neighbours over {sample}; '
+            "kNN accuracy: held-out 5-NN classifier in the embedding (20% test).</p>")
     return _html.table(["method"] + [k.replace("_", " ") for k in keys] + ["time (s)"], rows) + note
 
 
@@ -118,7 +125,8 @@ def build_report(X, labels=None, methods=("pca", "tsne", "umap"), *, source="dat
         ``{method: {param: value}}``.
     n_neighbors : int, default=10
     progress : callable, optional
-        ``progress(estimator, name)`` returning a context manager around each fit.
+        ``progress(estimator, name)`` returning a context manager around each fit (and
+        ``progress(None, name)`` around each quality computation).
 
     Returns
     -------
