@@ -27,7 +27,7 @@ def test_scatter_legend_markers_and_density(tmp_path):
     many = embedding_scatter(Z, labels=np.arange(3000) % 30)  # too many classes for a legend
     assert many.get_legend() is None
     sizes = embedding_scatter(rng.normal(size=(70_000, 2)), labels=np.arange(70_000) % 10).collections[0]
-    assert sizes.get_sizes()[0] < 1 and sizes.get_alpha() < 0.5  # small, translucent at 70,000
+    assert sizes.get_sizes()[0] < 2 and sizes.get_alpha() < 0.5  # small, translucent at 70,000
     embedding_scatter(Z, np.arange(3000) % 4, tmp_path / "s.png")
     assert _nonblank(tmp_path / "s.png")
 

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 import numpy as np
 
 DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist")
+FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                   "Ankle boot")
 
 
 class UsageError(ValueError):
@@ -53,7 +55,7 @@ def _builtin(name, say):
 
         say("loading Fashion-MNIST (70,000 x 784) from the Debian package dataset-fashion-mnist")
         X, y = load_fashion_mnist()
-        return X, [f"pixel{j + 1}" for j in range(X.shape[1])], y.astype(str)
+        return X, [f"pixel{j + 1}" for j in range(X.shape[1])], np.array(FASHION_CLASSES)[y]
     from ..datasets import load_builtin
 
     X, y, names = load_builtin(name)

@@ -13,7 +13,7 @@ def _marker_style(n):
         return 12.0, 0.85
     if n <= 20_000:
         return 3.0, 0.6
-    return 0.6, 0.35
+    return 1.2, 0.45
 
 
 def _draw_labels(ax, Z, labels, size, alpha):
