@@ -2,7 +2,7 @@
 
 import os
 
-from ._common import UsageError, add_run_arguments, check_outputs, emit_json
+from ._common import UsageError, add_run_arguments, check_outputs, emit_json, progress
 
 HELP = "compress an image with PCA of its patches; write the reconstruction and the error-vs-k curve"
 
@@ -34,7 +34,8 @@ def run(args, say):
     image = read_image(args.image)
     if args.patch < 2:
         raise UsageError(f"--patch must be at least 2 pixels; got {args.patch}.")
-    result = compress_image(image, patch=args.patch, n_components=args.n_components, random_state=args.seed)
+    with progress(None, args, "compress"):
+        result = compress_image(image, patch=args.patch, n_components=args.n_components, random_state=args.seed)
     write_image(output, result.reconstruction)
     error_curve(result.curve["k"], result.curve["relative_error"], curve, chosen=args.n_components,
                 title=f"{os.path.basename(args.image)}: {args.patch}x{args.patch} patches")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import add_run_arguments, check_outputs, emit_json
+from ._common import add_run_arguments, check_outputs, emit_json, progress
 from ._compress import sibling
 
 HELP = "denoise an image with PCA of its overlapping patches"
@@ -34,8 +34,9 @@ def run(args, say):
     output = args.output or sibling(args.image, "denoised")
     check_outputs(args, output)
     image = read_image(args.image)
-    cleaned = denoise_image(image, n_components=args.n_components, patch=args.patch, stride=args.stride,
-                            random_state=args.seed)
+    with progress(None, args, "denoise"):
+        cleaned = denoise_image(image, n_components=args.n_components, patch=args.patch, stride=args.stride,
+                                random_state=args.seed)
     write_image(output, cleaned)
     summary = {"command": "denoise", "image": args.image, "n_components": args.n_components, "output": output}
     if args.reference:

@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from ._common import UsageError, add_run_arguments, check_outputs, emit_json
+from ._common import UsageError, add_run_arguments, check_outputs, emit_json, progress
 
 HELP = "eigenfaces of a folder of face images (one sub-folder per person) or an .npz; default ORL faces"
 
@@ -60,7 +60,12 @@ def run(args, say):
     image_grid(pca.components_[:16], (h, w), paths[1], titles=[f"{i + 1}" for i in range(min(16, k))],
                title="eigenfaces")
     _reconstructions(pca, X, (h, w), paths[2])
-    accuracy = _recognition(X, labels, args, say) if labels is not None else {}
+    with progress(None, args, "recognition"):
+        accuracy = _recognition(X, labels, args) if labels is not None else {}
+    if accuracy:
+        say(f"recognition, {args.train_per_person} training images per person, {accuracy['n_test']} test images:")
+        say(f"  one face space for all, nearest neighbour on weights: {accuracy['shared']:.3f}")
+        say(f"  one subspace per person, best reconstruction:        {accuracy['per-class']:.3f}")
     say(f"wrote {', '.join(paths)}")
     emit_json(args, {"command": "eigenfaces", "n_images": n, "image_shape": [h, w], "n_components": k,
                      "explained_variance": float(pca.explained_variance_ratio_.sum()), "accuracy": accuracy,
@@ -83,7 +88,7 @@ def _reconstructions(pca, X, shape, path):
                title="reconstructions from the leading eigenfaces")
 
 
-def _recognition(X, labels, args, say):
+def _recognition(X, labels, args):
     from ..images import EigenfaceClassifier, split_per_class
 
     train = split_per_class(labels, args.train_per_person, random_state=args.seed)
@@ -91,7 +96,5 @@ def _recognition(X, labels, args, say):
     for method in ("shared", "per-class"):
         model = EigenfaceClassifier(n_components=args.n_components, method=method).fit(X[train], labels[train])
         accuracy[method] = float(model.score(X[~train], labels[~train]))
-    say(f"recognition, {args.train_per_person} training images per person, {int((~train).sum())} test images:")
-    say(f"  one face space for all, nearest neighbour on weights: {accuracy['shared']:.3f}")
-    say(f"  one subspace per person, best reconstruction:        {accuracy['per-class']:.3f}")
+    accuracy["n_test"] = int((~train).sum())
     return accuracy
