@@ -35,13 +35,13 @@ def add_data_arguments(parser, *, needs_output=False):
                         help="missing values: error (default), drop rows, impute column means, or keep "
                              "(methods that model them)")
     parser.add_argument("--standardize", action="store_true", help="scale features to unit variance")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--threads", type=int, help="BLAS/numba threads (default: all cores)")
     add_run_arguments(parser)
 
 
 def add_run_arguments(parser):
-    """--overwrite, --quiet and --json: every command has them."""
+    """--seed, --threads, --overwrite, --quiet, --json and --debug: every command has them."""
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--threads", type=int, help="BLAS/numba threads (default: all cores)")
     parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--json", action="store_true", help="print a machine-readable summary only")

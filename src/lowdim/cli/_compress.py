@@ -13,8 +13,6 @@ def add_arguments(parser):
     parser.add_argument("-k", "--n-components", type=int, default=16, help="components kept (default 16)")
     parser.add_argument("-o", "--output", help="reconstructed image (default IMAGE_k16.png beside the input)")
     parser.add_argument("--curve", metavar="PNG", help="L2 error against k (default IMAGE_curve.png)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int)
     add_run_arguments(parser)
 
 

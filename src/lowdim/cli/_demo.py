@@ -2,19 +2,17 @@
 
 import os
 
-from ._common import add_run_arguments, check_outputs, emit_json, load_data
+from ._common import DATASETS, add_run_arguments, check_outputs, emit_json, load_data
 
 HELP = "run PCA, t-SNE, UMAP and k-means on built-in data; write a report and plots"
 
 
 def add_arguments(parser):
-    parser.add_argument("--dataset", choices=["digits", "iris", "wine", "breast_cancer", "fashion-mnist"],
+    parser.add_argument("--dataset", choices=DATASETS,
                         default="digits", help="built-in data (default digits; fashion-mnist needs the "
                                                "Debian package dataset-fashion-mnist)")
     parser.add_argument("-o", "--output", default="lowdim-demo", help="output folder (default lowdim-demo)")
     parser.add_argument("--methods", default="pca,tsne,umap", help="embedding methods (default pca,tsne,umap)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int)
     add_run_arguments(parser)
 
 
@@ -52,16 +50,11 @@ def run(args, say):
 
 
 def _scree_and_clusters(args, X, labels, report, paths, say):
-    import numpy as np
-
     from ..cluster import KMeans
-    from ..decomposition import PCA
     from ..plot import embedding_scatter, scree_plot
     from ._cluster import _agreement
 
-    pca = PCA(n_components=min(50, *X.shape), random_state=args.seed).fit(X)
-    k90 = int(np.searchsorted(np.cumsum(pca.explained_variance_ratio_), 0.9) + 1)
-    scree_plot(pca, paths["scree"], n_chosen=min(k90, pca.n_components_), title=f"PCA of {args.dataset}")
+    scree_plot(report.pca, paths["scree"], n_chosen=report.k90, title=f"PCA of {args.dataset}")
     k = len(set(labels.tolist()))
     clusters = KMeans(n_clusters=k, random_state=args.seed).fit_predict(X)
     shown = report.results[-1]

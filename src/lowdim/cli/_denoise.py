@@ -15,8 +15,6 @@ def add_arguments(parser):
     parser.add_argument("--stride", type=int, help="patch step (default 1; 2 above one megapixel)")
     parser.add_argument("--reference", help="clean image to report the error against (PSNR)")
     parser.add_argument("-o", "--output", help="denoised image (default IMAGE_denoised.png)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int)
     add_run_arguments(parser)
 
 

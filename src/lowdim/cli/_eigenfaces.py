@@ -16,8 +16,6 @@ def add_arguments(parser):
     parser.add_argument("--train-per-person", type=int, default=5,
                         help="training images per person for the recognition test (default 5)")
     parser.add_argument("-o", "--output", default="eigenfaces", help="output folder (default eigenfaces)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int)
     add_run_arguments(parser)
 
 

@@ -26,6 +26,8 @@ class Report:
     html: str
     results: list
     summary: dict
+    pca: object = None
+    k90: object = None
 
 
 MAX_QUERIES = 5000  # rank metrics are exact averages over this many random query points
@@ -70,17 +72,23 @@ def _summary(X, labels, source):
     return summary
 
 
-def _scree_section(X, seed):
+def variance_profile(X, seed):
+    """PCA of up to 50 components and the number explaining 90% of the variance
+    (None when those components explain less)."""
     from ..decomposition import PCA
+
+    pca = PCA(n_components=min(50, *np.shape(X)), random_state=seed).fit(X)
+    cumulative = np.cumsum(pca.explained_variance_ratio_)
+    return pca, (int(np.searchsorted(cumulative, 0.9) + 1) if cumulative[-1] >= 0.9 else None)
+
+
+def _scree_section(pca, k90):
     from ..plot import scree_plot
 
-    shown = min(50, *np.shape(X))
-    pca = PCA(n_components=shown, random_state=seed).fit(X)
-    cumulative = np.cumsum(pca.explained_variance_ratio_)
-    k90 = int(np.searchsorted(cumulative, 0.9) + 1) if cumulative[-1] >= 0.9 else None
     ax = scree_plot(pca.explained_variance_ratio_, n_chosen=k90, title="PCA scree plot")
     note = (f"{k90} components explain 90% of the variance." if k90 else
-            f"the first {shown} components explain {cumulative[-1]:.1%} of the variance.")
+            f"the first {pca.n_components_} components explain {pca.explained_variance_ratio_.sum():.1%} "
+            "of the variance.")
     return _html.figure(_html.figure_uri(ax.figure), "explained variance per component", narrow=True) + \
         f'<p class="note">{note}</p>'
 
@@ -148,9 +156,10 @@ def build_report(X, labels=None, methods=("pca", "tsne", "umap"), *, source="dat
             ["missing values", summary["missing"]]]
     if "classes" in summary:
         rows.append(["classes", f"{len(summary['classes'])} ({', '.join(list(summary['classes'])[:12])})"])
-    sections = [("Data", _html.table(["", ""], rows)), ("Principal components", _scree_section(X, seed)),
+    pca, k90 = variance_profile(X, seed)
+    sections = [("Data", _html.table(["", ""], rows)), ("Principal components", _scree_section(pca, k90)),
                 ("Embeddings", _embedding_section(results, labels)),
                 ("Quality", _metrics_section(results, n_neighbors))]
     page = _html.page(f"lowdim report: {source}",
                       f"{summary['n_samples']} x {summary['n_features']}; methods: {', '.join(methods)}", sections)
-    return Report(page, results, summary)
+    return Report(page, results, summary, pca, k90)
