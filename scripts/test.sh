@@ -10,6 +10,6 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
         sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
     fi
 fi
-bash "$root/scripts/env.sh" dev,plot,io,ann,sdp
+bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask
 cd "$root"
 exec "$root/.venv/bin/python" -m pytest -q "$@"

@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 
 from .._estimator import ValidatedInputMixin
 from .._validation import warn_constant_features
+from ..distributed._arrays import is_dask_array
 from ..linalg import column_moments
 
 
@@ -97,6 +98,15 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         self.offset_centers_ = np.asarray(offset_centres, dtype=np.float64)
         self.cluster_centers_ = (self.offset_centers_ + self.offset_).astype(dtype)
 
+    def _lazy(self, method, X, n_out, dtype):
+        from sklearn.utils.validation import check_is_fitted
+
+        from ..distributed import map_rows
+
+        check_is_fitted(self)
+        return map_rows(method, X, n_out, dtype, n_features=self.n_features_in_,
+                        estimator_name=type(self).__name__)
+
     def _centred_input(self, X):
         """Validated new data, its centred copy and squared row norms."""
         X = self._validate_input(X, reset=False)
@@ -120,7 +130,10 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         Returns
         -------
         ndarray of int64, shape (n_samples,)
+            A lazy dask array when ``X`` is one.
         """
+        if is_dask_array(X):
+            return self._lazy(self.predict, X, None, np.int64)
         return self._nearest(X)[1]
 
     def transform(self, X):
@@ -133,8 +146,12 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         Returns
         -------
         ndarray of shape (n_samples, n_clusters), in X's dtype
+            A lazy dask array when ``X`` is one.
         """
         from ..linalg import sq_euclidean
+
+        if is_dask_array(X):
+            return self._lazy(self.transform, X, self.n_clusters, X.dtype)
 
         X, Xc, x_sq = self._centred_input(X)
         D = sq_euclidean(Xc.astype(np.float64), self.offset_centers_, x_sq)

@@ -5,6 +5,7 @@ import numpy as np
 from .._iterative import best_of_restarts
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
+from ..distributed._arrays import is_dask_array
 from .._validation import check_array
 from ._base import CentroidClusterer, check_n_clusters, check_sample_weight, warn_fewer_clusters
 from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_rows
@@ -145,7 +146,9 @@ class KMeans(CentroidClusterer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
+            A ``dask.array`` is clustered by map-reduce over its row blocks (see
+            ``lowdim.distributed``); 'k-means++' then runs as 'k-means||'.
         y : ignored
         sample_weight : array-like of shape (n_samples,), optional
 
@@ -154,6 +157,10 @@ class KMeans(CentroidClusterer):
         self
         """
         validate_params(self)
+        if is_dask_array(X):
+            from ..distributed._kmeans import fit_kmeans
+
+            return fit_kmeans(self, X, sample_weight)
         X = self._validate_input(X, reset=True)
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])

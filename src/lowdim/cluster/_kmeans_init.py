@@ -86,8 +86,6 @@ def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling
     >>> np.sort(c[:, 0]).round().astype(int).tolist()
     [0, 9]
     """
-    from ._lloyd import kmeans_single
-
     first = _sample_by_potential(np.cumsum(weights), rng, 1)
     candidates = [first]
     labels, closest = assign(X, X[first].astype(np.float64), x_sq)
@@ -112,8 +110,24 @@ def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling
     if idx.size < n_clusters:  # too few candidates: top up by k-means++ on all data
         return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0]
     cand_w = np.bincount(owner, weights=weights, minlength=idx.size)
-    C = X[idx]
-    c_sq = x_sq[idx]
+    return reduce_candidates(X[idx], cand_w, n_clusters, rng)
+
+
+def reduce_candidates(C, cand_w, n_clusters, rng):
+    """The last step of k-means||: weighted k-means++ and 30 Lloyd iterations on the
+    candidates ``C`` weighted by how many points each is nearest to.
+
+    Examples
+    --------
+    >>> C = np.array([[0.0], [0.2], [9.0], [9.4]])
+    >>> c = reduce_candidates(C, np.array([5.0, 5.0, 1.0, 1.0]), 2, np.random.default_rng(0))
+    >>> np.sort(c.ravel()).round(1).tolist()
+    [0.1, 9.2]
+    """
+    from ._lloyd import kmeans_single
+
+    C = np.asarray(C)
+    c_sq = np.einsum("ij,ij->i", C, C).astype(np.float64)
     centres, _ = kmeans_plusplus(C, n_clusters, rng, weights=cand_w + 1e-12, x_sq=c_sq)
     result = kmeans_single(C, cand_w, centres, c_sq, algorithm="lloyd", max_iter=30, tol=0.0)
     return result.state.centres

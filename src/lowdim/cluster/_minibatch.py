@@ -4,6 +4,7 @@ import numpy as np
 
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
+from ..distributed._arrays import is_dask_array
 from ._base import CentroidClusterer, check_n_clusters, check_sample_weight, warn_fewer_clusters
 from ._kmeans import INITS, initial_centres
 from ._lloyd import _chunks, assign
@@ -41,7 +42,10 @@ class MiniBatchKMeans(CentroidClusterer):
     Each step assigns one batch to the nearest centres (BLAS) and moves every centre
     towards its batch mean with a step that shrinks as the centre accumulates weight.
     ``partial_fit`` takes one batch at a time, so data that does not fit in memory can
-    be clustered chunk by chunk.
+    be clustered chunk by chunk. Given a ``dask.array``, ``partial_fit`` streams its row
+    blocks in order, ``batch_size`` rows per step, and ``fit`` makes one such pass (the
+    first step takes ``max(3 * batch_size, init_size)`` rows to initialise) plus one
+    for ``labels_``.
 
     Parameters
     ----------
@@ -145,6 +149,8 @@ class MiniBatchKMeans(CentroidClusterer):
         self
         """
         validate_params(self)
+        if is_dask_array(X):
+            return self._fit_dask(X, sample_weight)
         X = self._validate_input(X, reset=True)
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])
@@ -177,6 +183,23 @@ class MiniBatchKMeans(CentroidClusterer):
             warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "MiniBatchKMeans")
         return self
 
+    def _fit_dask(self, X, sample_weight):
+        """One streaming pass over the row blocks, then (``compute_labels``) one more
+        for ``labels_`` and ``inertia_``."""
+        from ..distributed._stream import label_blocks, stream_partial_fit
+
+        for name in ("cluster_centers_", "labels_", "inertia_", "counts_", "n_steps_"):
+            self.__dict__.pop(name, None)
+        if sample_weight is not None and self.compute_labels:
+            raise ValueError("MiniBatchKMeans on a dask array computes labels_ and inertia_ "
+                             "unweighted; pass compute_labels=False with sample_weight.")
+        stream_partial_fit(self, X, sample_weight)
+        self.n_iter_ = 1
+        if self.compute_labels:
+            self.labels_, self.inertia_ = label_blocks(self, X)
+            warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "MiniBatchKMeans")
+        return self
+
     def _label(self, Xc, x_sq, weights):
         """``labels_`` and ``inertia_`` of the (centred) data on the current centres."""
         if self.compute_labels:
@@ -196,6 +219,10 @@ class MiniBatchKMeans(CentroidClusterer):
         -------
         self
         """
+        if is_dask_array(X):
+            from ..distributed._stream import stream_partial_fit
+
+            return stream_partial_fit(self, X, sample_weight)
         first = not hasattr(self, "cluster_centers_")
         if first:
             validate_params(self)

@@ -14,6 +14,7 @@ from .._validation import (
     check_n_components,
     warn_constant_features,
 )
+from ..distributed._arrays import is_dask_array, map_rows
 from ..linalg import ScatterAccumulator, flip_signs
 from ._n_components import resolve_n_components
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
@@ -145,10 +146,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
         Parameters
         ----------
-        X : array-like, sparse matrix or iterator of arrays
+        X : array-like, sparse matrix, dask array or iterator of arrays
             An iterator of 2-D row chunks is streamed through exact moment
             accumulation (one pass, memory O(d^2), solver 'covariance'); the result
             equals the batch fit. With ``verbose``, long fits show a progress bar.
+            A ``dask.array`` is fitted by map-reduce over its row blocks with solver
+            'covariance', 'svd' (TSQR) or 'randomized' (see ``lowdim.distributed``).
         y : ignored
 
         Returns
@@ -158,6 +161,10 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         validate_params(self)
         for attr in ("_accumulator", "_pending_dtype", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(attr, None)  # fit starts afresh, also after partial_fit
+        if is_dask_array(X):
+            from ..distributed._pca import fit_pca
+
+            return fit_pca(self, X)
         if isinstance(X, Iterator):
             if self._requested_solver() not in ("auto", "covariance"):
                 raise ValueError(f"fit on an iterator of chunks accumulates exact moments (solver "
@@ -339,7 +346,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         Returns
         -------
         ndarray of shape (n_samples, n_components_)
+            A lazy dask array when ``X`` is one.
         """
+        if is_dask_array(X):
+            check_is_fitted(self)
+            return map_rows(self.transform, X, self.n_components_, self.components_.dtype,
+                            n_features=self.n_features_in_, estimator_name=type(self).__name__)
         Xc, X = self._centered(X)
         W = self.components_
         if Xc is None:  # large sparse input: never densified
@@ -361,7 +373,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         Returns
         -------
         ndarray of shape (n_samples, n_features)
+            A lazy dask array when ``X`` is one.
         """
+        if is_dask_array(X):
+            check_is_fitted(self)
+            return map_rows(self.inverse_transform, X, self.n_features_in_, self.components_.dtype,
+                            n_features=self.n_components_, estimator_name=type(self).__name__)
         Z = self._validate_codes(X)
         if self.whiten:
             Z = Z * np.sqrt(self.explained_variance_)

@@ -117,6 +117,24 @@ class ScatterAccumulator:
         self._raw_sq = np.zeros((n_features, n_features))
         self._centre = None  # decided from the first dense block
 
+    @classmethod
+    def from_moments(cls, n, mean, scatter):
+        """An accumulator holding ``n`` rows with this mean and centred scatter (float64),
+        e.g. the merged moments of row blocks computed elsewhere; ``update`` continues it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> acc = ScatterAccumulator.from_moments(3, np.zeros(2), np.eye(2))
+        >>> acc.n, acc.covariance()[0, 0]
+        (3, 0.5)
+        """
+        acc = cls(mean.size)
+        acc._n, acc._mean, acc._scatter = int(n), np.array(mean, dtype=np.float64), \
+            np.array(scatter, dtype=np.float64)
+        acc._centre = True  # rows added later are merged exactly, block by block
+        return acc
+
     def update(self, X, rows=None, on_nonfinite=None, progress=None):
         """Add the rows of ``X`` (dense or sparse), block by block.
 

@@ -1,0 +1,154 @@
+"""What each row block contributes to a PCA, and how two contributions merge.
+
+Each function runs on a worker on one row block and returns small float64 arrays;
+each ``merge_*`` combines a list of them exactly (Chan, Golub and LeVeque's pairwise
+update), so any tree of merges gives the same result up to rounding.
+"""
+
+import numpy as np
+
+from .._validation import check_finite
+from ..linalg._moments import _chan_merge, _dense_block_scatter
+
+
+def _checked(block, start, *values):
+    """Raise (naming the global row) when the block's moments show non-finite input."""
+    if all(np.isfinite(v).all() for v in values):
+        return
+    try:
+        check_finite(block)
+    except ValueError as exc:
+        raise ValueError(f"in the row block of the dask array that starts at row {start} "
+                         f"(row numbers below count from there): {exc}") from None
+
+
+def block_scatter(block, start):
+    """(n, mean, centred scatter) of one block, by one syrk in the block's dtype.
+
+    Examples
+    --------
+    >>> n, m, S = block_scatter(np.array([[0.0, 1.0], [2.0, 1.0]]), 0)
+    >>> n, m.tolist(), S.tolist()
+    (2, [1.0, 1.0], [[2.0, 0.0], [0.0, 0.0]])
+    """
+    mean, scatter = _dense_block_scatter(block, True)
+    _checked(block, start, mean, np.diag(scatter))
+    return block.shape[0], mean, scatter
+
+
+def merge_scatter(parts):
+    """Merge ``block_scatter`` results.
+
+    Examples
+    --------
+    >>> X = np.arange(12.0).reshape(6, 2) ** 2
+    >>> n, m, S = merge_scatter([block_scatter(X[:2], 0), block_scatter(X[2:], 2)])
+    >>> bool(np.allclose(S / (n - 1), np.cov(X.T)))
+    True
+    """
+    n, mean, scatter = parts[0][0], parts[0][1].copy(), parts[0][2].copy()
+    for nb, mean_b, scatter_b in parts[1:]:
+        n, mean = _chan_merge(n, mean, scatter, nb, mean_b, scatter_b)
+    return n, mean, scatter
+
+
+def block_variances(block, start):
+    """(n, mean, per-feature sum of squared deviations) of one block, in float64.
+
+    Examples
+    --------
+    >>> block_variances(np.array([[0.0], [2.0]]), 0)[2].tolist()
+    [2.0]
+    """
+    from ..linalg import column_moments
+
+    mean, var = column_moments(block)
+    _checked(block, start, mean, var)
+    return block.shape[0], mean, var * max(block.shape[0] - 1, 0)
+
+
+def merge_variances(parts):
+    """Merge ``block_variances`` results (the diagonal of ``merge_scatter``).
+
+    Examples
+    --------
+    >>> X = np.arange(10.0).reshape(5, 2) ** 2
+    >>> n, m, ss = merge_variances([block_variances(X[:3], 0), block_variances(X[3:], 3)])
+    >>> bool(np.allclose(ss / (n - 1), X.var(axis=0, ddof=1)))
+    True
+    """
+    n, mean, ss = parts[0][0], parts[0][1].copy(), parts[0][2].copy()
+    for nb, mean_b, ss_b in parts[1:]:
+        total = n + nb
+        delta = mean_b - mean
+        ss += ss_b + delta**2 * (n * nb / total)
+        mean, n = mean + delta * (nb / total), total
+    return n, mean, ss
+
+
+def block_r_factor(block, start):
+    """(n, mean, R) of one block: R from the QR factorisation of the block centred on
+    its own mean, in float64, so that ``R^T R`` is the block's scatter (TSQR leaf).
+
+    Examples
+    --------
+    >>> n, m, R = block_r_factor(np.array([[0.0, 1.0], [2.0, 1.0], [4.0, 4.0]]), 0)
+    >>> bool(np.allclose(R.T @ R, np.cov(np.array([[0, 1], [2, 1], [4, 4.0]]).T) * 2))
+    True
+    """
+    centred = block.astype(np.float64)
+    mean = centred.mean(axis=0)
+    _checked(block, start, mean, (centred**2).sum(axis=0))
+    centred -= mean
+    return block.shape[0], mean, np.linalg.qr(centred, mode="r")  # (min(n, d), d)
+
+
+def merge_r_factors(parts):
+    """Merge TSQR leaves: stack the R factors with the row ``sqrt(na nb / n) (mb - ma)``
+    that carries the difference of the means, and factor again (exact centring).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(9, 3)) + 5
+    >>> n, m, R = merge_r_factors([block_r_factor(X[:4], 0), block_r_factor(X[4:], 4)])
+    >>> bool(np.allclose(R.T @ R / (n - 1), np.cov(X.T)))
+    True
+    """
+    n, mean = parts[0][0], parts[0][1].copy()
+    rows = [parts[0][2]]
+    for nb, mean_b, R_b in parts[1:]:
+        total = n + nb
+        delta = mean_b - mean
+        rows += [R_b, np.sqrt(n * nb / total) * delta[None, :]]
+        mean, n = mean + delta * (nb / total), total
+    return n, mean, np.linalg.qr(np.vstack(rows), mode="r")
+
+
+def block_gram_product(block, mean, scale, P):
+    """``Xc^T (Xc P)`` for one block centred on the global ``mean`` (and divided by
+    ``scale``), products in the block's dtype, returned in float64.
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [3.0, 0.0]])
+    >>> block_gram_product(X, np.array([2.0, 0.0]), None, np.eye(2)).tolist()
+    [[2.0, 0.0], [0.0, 0.0]]
+    """
+    Xc = block - mean.astype(block.dtype)
+    if scale is not None:
+        Xc /= scale.astype(block.dtype)
+    return (Xc.T @ (Xc @ P.astype(block.dtype))).astype(np.float64)
+
+
+def merge_sum(parts):
+    """Sum a list of arrays (the merge of ``block_gram_product``).
+
+    Examples
+    --------
+    >>> merge_sum([np.ones(2), np.ones(2)]).tolist()
+    [2.0, 2.0]
+    """
+    total = parts[0].copy()
+    for part in parts[1:]:
+        total += part
+    return total

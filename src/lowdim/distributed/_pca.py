@@ -1,0 +1,124 @@
+"""PCA of a dask array: the spectrum by map-reduce over row blocks.
+
+Three solvers, each a few passes over the data with only small arrays on the driver:
+
+- 'covariance': one pass; every block's mean and centred ``X^T X`` (syrk) merged in a
+  tree (memory d x d per task). Every n_components form; 'auto' for d <= 4096.
+- 'svd': TSQR, one pass; every block's R factor (QR of the block centred on its own
+  mean, float64) merged in a tree by stacking and factoring again, the difference of
+  the means carried exactly; the SVD of the final d x d R gives the spectrum without
+  squaring the condition number. Every n_components form.
+- 'randomized': subspace iteration on the covariance from the feature side: one pass
+  for the moments, then each power iteration is one pass computing
+  ``Xc^T (Xc P)`` (d x l per block) and a Rayleigh-Ritz step on the driver. For large
+  d and an integer n_components; 'auto' picks it when d > 4096.
+"""
+
+import numbers
+
+import numpy as np
+
+from ..decomposition._pca_solvers import Spectrum, feature_scale, resolve_power_iterations, spectrum_from_scatter
+from ..linalg import ScatterAccumulator, subspace_iteration
+from . import _block_moments as bm
+from ._arrays import check_dask_array, compute, row_blocks, tree_reduce
+
+SOLVERS = ("auto", "covariance", "svd", "randomized")
+
+
+def choose_dask_solver(n, d, k):
+    """'auto' for dask input: 'covariance' up to 4096 features; beyond, 'randomized' for
+    an integer n_components below 10% of min(n, d), else 'svd' (TSQR).
+
+    Examples
+    --------
+    >>> choose_dask_solver(2_000_000, 500, None), choose_dask_solver(10**6, 10**5, 20)
+    ('covariance', 'randomized')
+    """
+    if d <= 4096:
+        return "covariance"
+    return "randomized" if k is not None and k < 0.1 * min(n, d) else "svd"
+
+
+def _reduce_blocks(X, leaf, merge, *args):
+    import dask
+
+    blocks, starts = row_blocks(X)
+    task = dask.delayed(leaf, pure=True)
+    return tree_reduce([task(b, s, *args) for b, s in zip(blocks, starts)], merge)
+
+
+def covariance_spectrum(X, k, opts):
+    """One pass: merged block scatter matrices, then the top of the eigenproblem."""
+    n, mean, scatter = compute(_reduce_blocks(X, bm.block_scatter, bm.merge_scatter))[0]
+    return spectrum_from_scatter(ScatterAccumulator.from_moments(n, mean, scatter), k, opts)
+
+
+def tsqr_spectrum(X, k, opts):
+    """One pass of TSQR; the spectrum from the SVD of the final R factor."""
+    n, mean, R = compute(_reduce_blocks(X, bm.block_r_factor, bm.merge_r_factors))[0]
+    variances = np.einsum("ij,ij->j", R, R) / max(n - 1, 1)
+    scale = feature_scale(variances) if opts.standardize else None
+    _, s, Vt = np.linalg.svd(R if scale is None else R / scale, full_matrices=False)
+    if k is not None:
+        s, Vt = s[:k], Vt[:k]
+    return Spectrum(mean, variances, scale, Vt, s**2 / max(n - 1, 1), n, k is None)
+
+
+def randomized_spectrum(X, k, opts):
+    """Moments in one pass, then subspace iteration with one pass per product."""
+    import dask
+
+    n, d = X.shape
+    n_, mean, ss = compute(_reduce_blocks(X, bm.block_variances, bm.merge_variances))[0]
+    variances = ss / max(n - 1, 1)
+    scale = feature_scale(variances) if opts.standardize else None
+    blocks, _ = row_blocks(X)
+    product = dask.delayed(bm.block_gram_product, pure=True)
+
+    def apply(P):
+        return compute(tree_reduce([product(b, mean, scale, P) for b in blocks], bm.merge_sum))[0]
+
+    q, tol = resolve_power_iterations(opts.iterated_power, X.dtype)
+    size = min(k + opts.n_oversamples, n, d)
+    P, w, W, passes = subspace_iteration(apply, d, X.dtype, size, k, n_iter=q, rng=opts.rng, tol=tol)
+    V = (P.astype(np.float64) @ W).T
+    return Spectrum(mean, variances, scale, V, np.maximum(w, 0.0) / max(n - 1, 1), n, False,
+                    n_iter=passes)
+
+
+_SPECTRA = {"covariance": covariance_spectrum, "svd": tsqr_spectrum, "randomized": randomized_spectrum}
+
+
+def fit_pca(pca, X):
+    """Fit ``pca`` (a ``lowdim.PCA``) on the dask array ``X``; fitted attributes are numpy.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from lowdim import PCA
+    >>> X = da.random.default_rng(0).normal(size=(1000, 5), chunks=(250, 5))
+    >>> pca = fit_pca(PCA(n_components=2), X)
+    >>> pca.components_.shape, pca.solver_
+    ((2, 5), 'covariance')
+    """
+    name = type(pca).__name__
+    X = check_dask_array(X, name)
+    n, d = X.shape
+    pca._check_n_samples(n, d)
+    solver = pca._requested_solver()
+    k = pca.n_components
+    want_k = int(k) if isinstance(k, numbers.Integral) else None
+    if solver == "auto":
+        solver = choose_dask_solver(n, d, want_k)
+    if solver not in _SPECTRA:
+        raise ValueError(f"solver={solver!r} does not run on dask arrays; use one of "
+                         f"{list(SOLVERS)} ('covariance' or 'svd' for every n_components form, "
+                         "'randomized' for many features).")
+    if solver == "randomized" and want_k is None:
+        raise ValueError(f"n_components={k!r} needs the whole spectrum, which solver='randomized' "
+                         "does not compute; use solver='covariance' or 'svd' (TSQR) on dask arrays.")
+    spectrum = _SPECTRA[solver](X, want_k, pca._solver_options(n, d))
+    pca.n_features_in_ = d
+    pca._set_spectrum(spectrum, X.dtype, solver)
+    return pca

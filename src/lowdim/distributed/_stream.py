@@ -1,0 +1,87 @@
+"""Streaming a dask array's row blocks through an estimator's ``partial_fit``.
+
+Blocks arrive in row order, the next one computed (on the cluster, or Dask's local
+threads) while the current one is being used, so the client holds at most two blocks.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._arrays import check_dask_array
+
+
+def iter_blocks(X, weights=None):
+    """Yield ``(rows, weights)`` of each row block of ``X`` as numpy arrays, in order,
+    computing the next block in the background.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> [b.shape for b, _ in iter_blocks(da.ones((5, 2), chunks=(2, 2)))]
+    [(2, 2), (2, 2), (1, 2)]
+    """
+    import dask
+
+    blocks = list(X.to_delayed().ravel())
+    wblocks = [None] * len(blocks) if weights is None else list(weights.to_delayed().ravel())
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(dask.compute, blocks[0], wblocks[0])
+        for j in range(len(blocks)):
+            current = pending.result()
+            if j + 1 < len(blocks):
+                pending = pool.submit(dask.compute, blocks[j + 1], wblocks[j + 1])
+            yield current
+
+
+def _batches(n, first, size):
+    """(start, stop) of the batches of a block of ``n`` rows; ``first`` rows go first."""
+    start = 0
+    while start < n:
+        stop = min(n, start + (first if first else size))
+        yield start, stop
+        start, first = stop, 0
+
+
+def stream_partial_fit(est, X, sample_weight=None):
+    """Feed the row blocks of the dask array ``X`` to ``est.partial_fit`` in batches of
+    ``est.batch_size`` rows. A fresh estimator's first batch is larger
+    (``max(3 * batch_size, init_size, n_clusters)`` rows) so that its centres start from
+    a sample rather than from one small batch.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from lowdim import MiniBatchKMeans
+    >>> X = da.random.default_rng(0).normal(size=(4000, 3), chunks=(1000, 3))
+    >>> km = stream_partial_fit(MiniBatchKMeans(n_clusters=3, random_state=0), X)
+    >>> km.cluster_centers_.shape, km.n_steps_
+    ((3, 3), 4)
+    """
+    import dask.array as da
+
+    X = check_dask_array(X, type(est).__name__, min_samples=1)
+    w = None
+    if sample_weight is not None:
+        w = da.asarray(sample_weight).astype(np.float64).rechunk((X.chunks[0],))
+    first = 0 if hasattr(est, "cluster_centers_") else \
+        max(3 * est.batch_size, est.init_size or 0, est.n_clusters)
+    for block, wb in iter_blocks(X, w):
+        for start, stop in _batches(block.shape[0], first, est.batch_size):
+            est.partial_fit(block[start:stop], sample_weight=None if wb is None else wb[start:stop])
+        first = 0
+    return est
+
+
+def label_blocks(est, X):
+    """Labels (int64, numpy) and the inertia of ``X`` on ``est``'s centres, block by block."""
+    import dask
+
+    from ._arrays import compute
+
+    def one(block):
+        _, labels, dist = est._nearest(block)
+        return labels, float(dist.sum())
+
+    parts = compute(*[dask.delayed(one)(b) for b in X.to_delayed().ravel()])
+    return np.concatenate([p[0] for p in parts]), float(sum(p[1] for p in parts))
