@@ -2,6 +2,7 @@
 builds the whole array, clear failures; checked with Dask's local threads and with a
 real ``dask.distributed.LocalCluster`` of 2 worker processes."""
 
+import json
 import os
 import warnings
 
@@ -326,3 +327,108 @@ def test_fit_fails_clearly_when_workers_keep_dying(cluster, tmp_path):
         km.fit(X)
     assert not hasattr(km, "cluster_centers_")
     client.wait_for_workers(2, timeout=60)
+
+
+# ----------------------------------------------------------------------------- CLI --dask
+def _cli(*argv):
+    import subprocess
+    import sys
+
+    exe = os.path.join(os.path.dirname(sys.executable), "lowdim")
+    result = subprocess.run([exe, *map(str, argv)], capture_output=True, text=True, timeout=300)
+    return result.returncode, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """The same 12,000 x 8 float32 data as a Zarr store, a folder of Parquet files (with
+    a label column) and an HDF5 dataset."""
+    import h5py
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import zarr
+
+    root = tmp_path_factory.mktemp("stored")
+    X = _blobs(n=12000, d=8, k=4, dtype=np.float32)
+    z = zarr.open(str(root / "x.zarr"), mode="w", shape=X.shape, chunks=(2500, 8), dtype="f4")
+    z[:] = X
+    (root / "parts").mkdir()
+    for i in range(3):
+        part = X[4000 * i:4000 * (i + 1)]
+        columns = {f"g{j}": part[:, j] for j in range(8)}
+        columns["kind"] = np.array(["a", "=b"])[np.arange(4000) % 2]
+        pq.write_table(pa.table(columns), str(root / "parts" / f"{i}.parquet"), row_group_size=1500)
+    with h5py.File(root / "x.h5", "w") as fh:
+        fh.create_dataset("data/X", data=X, chunks=(1000, 8))
+    return root, X
+
+
+def test_cli_pca_on_a_zarr_store_writes_the_projection_block_by_block(cluster, stored, tmp_path):
+    cl, _ = cluster
+    root, X = stored
+    out = tmp_path / "pcs.npy"
+    code, stdout, stderr = _cli("pca", root / "x.zarr", "--dask", cl.scheduler_address, "-k", "3",
+                                "-o", out, "--scree", tmp_path / "scree.png")
+    assert code == 0, stderr
+    assert "lazily: 12000 x 8 in 5 row blocks" in stdout and "block by block" in stdout
+    expected = PCA(3).fit(X).transform(X)
+    np.testing.assert_allclose(np.load(out), expected, rtol=1e-4, atol=1e-4)
+    assert (tmp_path / "scree.png").stat().st_size > 1000
+
+
+def test_cli_cluster_on_a_parquet_folder_keeps_labels(cluster, stored, tmp_path):
+    import pyarrow.parquet as pq
+
+    cl, _ = cluster
+    root, X = stored
+    out = tmp_path / "clusters.parquet"
+    code, stdout, stderr = _cli("cluster", root / "parts", "--dask", cl.scheduler_address, "-k", "4",
+                                "--label-column", "kind", "-o", out, "--seed", "1")
+    assert code == 0, stderr
+    table = pq.read_table(out)
+    assert table.column_names == ["cluster", "kind"] and table.num_rows == 12000
+    assert table.column("kind").to_pylist()[:2] == ["a", "=b"]
+    found = np.asarray(table.column("cluster"))
+    assert len(np.unique(found)) == 4
+    mem = KMeans(4, random_state=0).fit(X)
+    from lowdim.metrics import adjusted_rand_score
+    assert adjusted_rand_score(mem.labels_, found) > 0.99
+
+
+def test_cli_hdf5_on_a_local_cluster_and_csv_output(stored, tmp_path):
+    root, X = stored
+    out = tmp_path / "p.csv"
+    code, stdout, stderr = _cli("pca", root / "x.h5", "--key", "data/X", "--dask", "--variance", "0.6",
+                                "-o", out, "--json")
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["dask"] == "local" and summary["n_components"] == PCA(0.6).fit(X).n_components_
+    rows = open(out).read().splitlines()
+    assert len(rows) == 12001 and rows[0].startswith("PC1,")
+
+
+def test_cli_failure_leaves_the_previous_output_intact(cluster, tmp_path):
+    import zarr
+
+    cl, _ = cluster
+    X = _blobs(n=6000, d=5, dtype=np.float64)
+    X[5500, 2] = np.nan
+    z = zarr.open(str(tmp_path / "bad.zarr"), mode="w", shape=X.shape, chunks=(1000, 5), dtype="f8")
+    z[:] = X
+    out = tmp_path / "old.csv"
+    out.write_text("previous result\n")
+    code, _, stderr = _cli("pca", tmp_path / "bad.zarr", "--dask", cl.scheduler_address, "-k", "2",
+                           "-o", out, "--overwrite")
+    assert code == 2 and "starts at row 5000" in stderr and "NaN at row 500, column 2" in stderr
+    assert out.read_text() == "previous result\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.zarr", "old.csv"]
+
+
+def test_cli_dask_usage_errors(stored, tmp_path):
+    root, _ = stored
+    code, _, stderr = _cli("pca", root / "x.zarr", "--dask", "tcp://127.0.0.1:9", "-k", "2")
+    assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in stderr
+    code, _, stderr = _cli("cluster", root / "x.zarr", "--dask", "tcp://127.0.0.1:9", "-m", "gmm")
+    assert code == 2 and "-m gmm needs the data in memory" in stderr
+    code, _, stderr = _cli("pca", "--dataset", "iris", "--dask", "tcp://127.0.0.1:9")
+    assert code == 2 and "built-in datasets fit in memory" in stderr

@@ -3,6 +3,8 @@
 import numpy as np
 
 from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
+from ._dask import add_dask_argument
+from ._dask import run_cluster as run_dask_cluster
 
 HELP = "cluster with kmeans, kmedoids or gmm; -k N or --select elbow|silhouette|bic|aic|gap"
 
@@ -20,6 +22,7 @@ def add_arguments(parser):
     parser.add_argument("--plot", metavar="PNG", help="scatter of the first two principal components by cluster")
     parser.add_argument("--curve", metavar="PNG", help="the selection curve (with --select)")
     parser.add_argument("--save-model", metavar="PATH", help="save the fitted model")
+    add_dask_argument(parser)
 
 
 def _k_range(text):
@@ -52,6 +55,8 @@ def run(args, say):
     from ._embed import fit_method
 
     method = lookup(args.method, CLUSTERINGS)
+    if args.dask is not None:
+        return run_dask_cluster(args, say)
     if args.curve and not args.select:
         raise UsageError("--curve draws the --select curve; pass --select too.")
     check_outputs(args, args.output, args.plot, args.curve, args.save_model)

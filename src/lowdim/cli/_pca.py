@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
+from ._dask import add_dask_argument, run_pca
 
 HELP = "principal component analysis with a variance table and scree plot"
 
@@ -18,6 +19,7 @@ def add_arguments(parser):
     parser.add_argument("--scree", metavar="PNG", help="write a scree plot")
     parser.add_argument("--embedding-dims", type=int,
                         help="write only the first D projected coordinates (default: all kept)")
+    add_dask_argument(parser)
 
 
 def _n_components(args, X):
@@ -48,6 +50,8 @@ def format_table(pca):
 def run(args, say):
     from ..decomposition import PCA
 
+    if args.dask is not None:
+        return run_pca(args, say, _n_components, format_table, _scree)
     check_outputs(args, args.output, args.scree)
     X, _, labels = load_data(args, say)
     pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed,

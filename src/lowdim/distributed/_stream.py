@@ -11,9 +11,10 @@ import numpy as np
 from ._arrays import check_dask_array
 
 
-def iter_blocks(X, weights=None):
-    """Yield ``(rows, weights)`` of each row block of ``X`` as numpy arrays, in order,
-    computing the next block in the background.
+def iter_blocks(X, aligned=None):
+    """Yield ``(rows, aligned_rows)`` of each row block of ``X`` as numpy arrays, in
+    order, computing the next block in the background. ``aligned`` is a 1-D dask array
+    with X's row chunks (weights, labels) or None.
 
     Examples
     --------
@@ -24,7 +25,7 @@ def iter_blocks(X, weights=None):
     import dask
 
     blocks = list(X.to_delayed().ravel())
-    wblocks = [None] * len(blocks) if weights is None else list(weights.to_delayed().ravel())
+    wblocks = [None] * len(blocks) if aligned is None else list(aligned.to_delayed().ravel())
     with ThreadPoolExecutor(1) as pool:
         pending = pool.submit(dask.compute, blocks[0], wblocks[0])
         for j in range(len(blocks)):

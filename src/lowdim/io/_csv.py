@@ -187,14 +187,31 @@ def write_csv(path, array, names, *, labels=None, label_name="label"):
     >>> open(p).read().splitlines()[:2]
     ["a,'=b,label", '1.0,0.0,x']
     """
-    array = np.asarray(array)
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
-        header = [_safe_text(n) for n in names]
-        if labels is None:
-            writer.writerow(header)
-            writer.writerows(array.tolist())
-            return
-        writer.writerow(header + [_safe_text(label_name)])
-        for row, label in zip(array.tolist(), labels):
-            writer.writerow(row + [_safe_text(label)])
+        write_csv_header(writer, names, None if labels is None else label_name)
+        write_csv_rows(writer, array, labels)
+
+
+def write_csv_header(writer, names, label_name=None):
+    """The header row (formula-safe), with the label column when ``label_name`` is set."""
+    writer.writerow([_safe_text(n) for n in names] + ([] if label_name is None else [_safe_text(label_name)]))
+
+
+def write_csv_rows(writer, array, labels=None):
+    """Rows of numbers, each followed by its (formula-safe) label when labels are given;
+    called once per block to write a large table in pieces.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> write_csv_rows(csv.writer(out), np.ones((1, 2)), ["+x"])
+    >>> out.getvalue().strip()
+    "1.0,1.0,'+x"
+    """
+    rows = np.asarray(array).tolist()
+    if labels is None:
+        writer.writerows(rows)
+        return
+    writer.writerows(row + [_safe_text(label)] for row, label in zip(rows, labels))
