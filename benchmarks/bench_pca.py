@@ -37,15 +37,19 @@ def timed(fn):
     return time.perf_counter() - start, out
 
 
-def compare(ours, theirs, repeats):
-    """Alternate the two callables; return (median ours, median theirs, last outputs)."""
-    timed(ours), timed(theirs)  # warm-up
+def compare(ours, theirs, repeats, *, warm_up=True, show=False):
+    """Alternate the two callables; return (median ours, median theirs, last outputs,
+    all times). ``warm_up``: one untimed run of each first; ``show``: print each run."""
+    if warm_up:
+        timed(ours), timed(theirs)
     t_ours, t_theirs, out_ours, out_theirs = [], [], None, None
     for _ in range(repeats):
         t, out_ours = timed(ours)
         t_ours.append(t)
         t, out_theirs = timed(theirs)
         t_theirs.append(t)
+        if show:
+            print(f"  run: lowdim {t_ours[-1]:.2f} s, reference {t_theirs[-1]:.2f} s", flush=True)
     return statistics.median(t_ours), statistics.median(t_theirs), out_ours, out_theirs, t_ours, t_theirs
 
 

@@ -187,6 +187,11 @@ def test_minibatch_streams_blocks_through_partial_fit():
     assert mb.n_steps_ == 1 + (2000 - 1500) // 500 + 5 * 4
     grown = MiniBatchKMeans(5, batch_size=500, random_state=0).partial_fit(X[:6000]).partial_fit(X[6000:])
     assert grown.n_steps_ == mb.n_steps_
+    w = np.random.default_rng(1).integers(1, 4, size=12000).astype(float)
+    weighted = MiniBatchKMeans(5, batch_size=500, random_state=0).fit(X, sample_weight=da.from_array(w, chunks=3000))
+    squared = ((Xn[:, None, :] - weighted.cluster_centers_[None]) ** 2).sum(axis=2).min(axis=1)
+    assert weighted.inertia_ == pytest.approx(float(w @ squared), rel=1e-9)
+    np.testing.assert_array_equal(weighted.labels_, weighted.predict(Xn))
 
 
 # ----------------------------------------------------------------------------- no full array
@@ -317,6 +322,27 @@ def test_fit_completes_when_a_worker_dies_once(cluster, tmp_path):
     expected = np.vstack([np.random.default_rng(i).normal(size=(1000, 6)) for i in range(8)])
     np.testing.assert_allclose(pca.explained_variance_, PCA(3, solver="svd").fit(expected).explained_variance_,
                                rtol=1e-10)
+
+
+@pytest.mark.parametrize("ext", [".csv", ".npy", ".parquet", ".zarr"])
+def test_writing_survives_one_worker_death_and_never_leaves_a_partial_file(cluster, tmp_path, ext):
+    from lowdim.io._lazy import write_blocks
+
+    out = tmp_path / f"z{ext}"
+    names = [f"c{j}" for j in range(6)]
+    write_blocks(str(out), _dying_blocks(str(tmp_path), always=False), names)
+    expected = np.vstack([np.random.default_rng(i).normal(size=(1000, 6)) for i in range(8)])
+    if ext == ".npy":
+        np.testing.assert_array_equal(np.load(out), expected)
+    elif ext == ".zarr":
+        np.testing.assert_array_equal(da.from_zarr(str(out)).compute(), expected)
+    kept = out.stat().st_mtime_ns
+    (tmp_path / "died-3").unlink()
+    with pytest.raises(RuntimeError, match="a Dask worker died"):
+        write_blocks(str(out), _dying_blocks(str(tmp_path), always=True), names)
+    assert out.stat().st_mtime_ns == kept  # the complete earlier file is untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["died-3", out.name]
+    cluster[1].wait_for_workers(2, timeout=60)
 
 
 def test_fit_fails_clearly_when_workers_keep_dying(cluster, tmp_path):

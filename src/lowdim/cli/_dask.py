@@ -86,7 +86,7 @@ def _write(args, Z, names, labels, say):
     say(f"wrote {args.output} ({Z.shape[0]} rows x {Z.shape[1]} columns, block by block)")
 
 
-def run_pca(args, say, n_components_of, format_table, scree):
+def run_pca(args, say, n_components_of, summarize, finish):
     """``lowdim pca --dask``."""
     from ..decomposition import PCA
 
@@ -100,22 +100,10 @@ def run_pca(args, say, n_components_of, format_table, scree):
         start = time.perf_counter()
         pca = PCA(n_components_of(args, X), solver=args.solver, standardize=args.standardize,
                   random_state=args.seed).fit(X)
-        say(f"PCA of {X.shape[0]} x {X.shape[1]} data on Dask, solver '{pca.solver_}', kept "
-            f"{pca.n_components_} components explaining {pca.explained_variance_ratio_.sum():.2%} "
-            f"of the variance in {time.perf_counter() - start:.1f} s")
-        say(format_table(pca))
-        dims = pca.n_components_ if args.embedding_dims is None else args.embedding_dims
-        if not 1 <= dims <= pca.n_components_:
-            raise UsageError(f"--embedding-dims must be between 1 and {pca.n_components_}; got {dims}.")
+        dims = summarize(args, say, pca, X, f" on Dask in {time.perf_counter() - start:.1f} s")
         if args.output:
             _write(args, pca.transform(X)[:, :dims], [f"PC{i + 1}" for i in range(dims)], labels, say)
-        if args.scree:
-            scree(args, X, pca)
-            say(f"wrote {args.scree}")
-    emit_json(args, {"command": "pca", "dask": args.dask, "solver": pca.solver_,
-                     "n_components": pca.n_components_,
-                     "explained_variance_ratio": pca.explained_variance_ratio_, "output": args.output})
-    return 0
+        return finish(args, say, pca, X, dask=args.dask)
 
 
 def run_cluster(args, say):

@@ -51,18 +51,13 @@ def run(args, say):
     from ..decomposition import PCA
 
     if args.dask is not None:
-        return run_pca(args, say, _n_components, format_table, _scree)
+        return run_pca(args, say, _n_components, summarize, finish)
     check_outputs(args, args.output, args.scree)
     X, _, labels = load_data(args, say)
     pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed,
               verbose=not (args.quiet or args.json))
     Z = pca.fit_transform(X)
-    say(f"PCA of {X.shape[0]} x {X.shape[1]} data, solver '{pca.solver_}', kept {pca.n_components_} "
-        f"components explaining {pca.explained_variance_ratio_.sum():.2%} of the variance")
-    say(format_table(pca))
-    dims = pca.n_components_ if args.embedding_dims is None else args.embedding_dims
-    if not 1 <= dims <= pca.n_components_:
-        raise UsageError(f"--embedding-dims must be between 1 and {pca.n_components_}; got {dims}.")
+    dims = summarize(args, say, pca, X)
     if args.output:
         from ..io import write_table
 
@@ -70,13 +65,30 @@ def run(args, say):
                     label_name=label_name(args),
                     overwrite=True)
         say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
+    return finish(args, say, pca, X)
+
+
+def finish(args, say, pca, X, **summary):
+    """The scree plot (which may fit up to 50 components on ``X``) and the JSON summary."""
     if args.scree:
         _scree(args, X, pca)
         say(f"wrote {args.scree}")
-    emit_json(args, {"command": "pca", "solver": pca.solver_, "n_components": pca.n_components_,
+    emit_json(args, {"command": "pca", **summary, "solver": pca.solver_, "n_components": pca.n_components_,
                      "explained_variance_ratio": pca.explained_variance_ratio_,
                      "output": args.output, "scree": args.scree})
     return 0
+
+
+def summarize(args, say, pca, X, how=""):
+    """Print what was kept and the variance table; return the number of coordinates to
+    write (``--embedding-dims``, checked)."""
+    say(f"PCA of {X.shape[0]} x {X.shape[1]} data{how}, solver '{pca.solver_}', kept {pca.n_components_} "
+        f"components explaining {pca.explained_variance_ratio_.sum():.2%} of the variance")
+    say(format_table(pca))
+    dims = pca.n_components_ if args.embedding_dims is None else args.embedding_dims
+    if not 1 <= dims <= pca.n_components_:
+        raise UsageError(f"--embedding-dims must be between 1 and {pca.n_components_}; got {dims}.")
+    return dims
 
 
 def _scree(args, X, pca):

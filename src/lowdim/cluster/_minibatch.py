@@ -190,13 +190,10 @@ class MiniBatchKMeans(CentroidClusterer):
 
         for name in ("cluster_centers_", "labels_", "inertia_", "counts_", "n_steps_"):
             self.__dict__.pop(name, None)
-        if sample_weight is not None and self.compute_labels:
-            raise ValueError("MiniBatchKMeans on a dask array computes labels_ and inertia_ "
-                             "unweighted; pass compute_labels=False with sample_weight.")
-        stream_partial_fit(self, X, sample_weight)
+        X = stream_partial_fit(self, X, sample_weight)
         self.n_iter_ = 1
         if self.compute_labels:
-            self.labels_, self.inertia_ = label_blocks(self, X)
+            self.labels_, self.inertia_ = label_blocks(self, X, sample_weight)
             warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "MiniBatchKMeans")
         return self
 
@@ -222,7 +219,8 @@ class MiniBatchKMeans(CentroidClusterer):
         if is_dask_array(X):
             from ..distributed._stream import stream_partial_fit
 
-            return stream_partial_fit(self, X, sample_weight)
+            stream_partial_fit(self, X, sample_weight)
+            return self
         first = not hasattr(self, "cluster_centers_")
         if first:
             validate_params(self)

@@ -98,7 +98,7 @@ def block_r_factor(block, start):
     """
     centred = block.astype(np.float64)
     mean = centred.mean(axis=0)
-    _checked(block, start, mean, (centred**2).sum(axis=0))
+    _checked(block, start, mean)  # a NaN or infinity anywhere makes its column mean non-finite
     centred -= mean
     return block.shape[0], mean, np.linalg.qr(centred, mode="r")  # (min(n, d), d)
 
@@ -138,6 +138,57 @@ def block_gram_product(block, mean, scale, P):
     if scale is not None:
         Xc /= scale.astype(block.dtype)
     return (Xc.T @ (Xc @ P.astype(block.dtype))).astype(np.float64)
+
+
+def block_moments_product(block, start, P):
+    """(n, mean, per-feature sum of squared deviations, ``Sb P``) of one block, with
+    ``Sb`` the block's scatter about its own mean: the first pass of randomized PCA,
+    which needs no global mean yet (``merge_moments_products`` corrects for it).
+
+    Examples
+    --------
+    >>> X = np.array([[1.0, 0.0], [3.0, 2.0]])
+    >>> n, m, ss, G = block_moments_product(X, 0, np.eye(2))
+    >>> m.tolist(), ss.tolist(), G.tolist()
+    ([2.0, 1.0], [2.0, 2.0], [[2.0, 2.0], [2.0, 2.0]])
+    """
+    nb = block.shape[0]
+    mean = block.mean(axis=0, dtype=np.float64)
+    _checked(block, start, mean)
+    shift = mean.astype(block.dtype)  # x - shift is exact for data near its mean
+    Xc = block - shift
+    Y = Xc @ P.astype(block.dtype)
+    G = (Xc.T @ Y).astype(np.float64)
+    offset = mean - shift  # scatter about the mean = scatter about shift - nb offset offset^T
+    ss = np.einsum("ij,ij->j", Xc, Xc, dtype=np.float64) - nb * offset**2
+    if offset.any():
+        G -= np.outer(offset, nb * (offset @ P))
+    return nb, mean, ss, G
+
+
+def merge_moments_products(parts, P):
+    """Merge ``block_moments_product`` results exactly: ``S P`` gains
+    ``(na nb / n) d (d^T P)`` with ``d`` the difference of the means (Chan et al.).
+
+    Examples
+    --------
+    >>> X = np.random.default_rng(0).normal(size=(9, 3)) + 4
+    >>> P = np.eye(3)[:, :2]
+    >>> n, m, ss, G = merge_moments_products([block_moments_product(X[:4], 0, P),
+    ...                                       block_moments_product(X[4:], 4, P)], P)
+    >>> Xc = X - X.mean(0)
+    >>> bool(np.allclose(G, Xc.T @ Xc @ P)), bool(np.allclose(ss, (Xc**2).sum(0)))
+    True True
+    """
+    n, mean, ss, G = parts[0][0], parts[0][1].copy(), parts[0][2].copy(), parts[0][3].copy()
+    for nb, mean_b, ss_b, G_b in parts[1:]:
+        total = n + nb
+        delta = mean_b - mean
+        weight = n * nb / total
+        ss += ss_b + weight * delta**2
+        G += G_b + np.outer(delta, weight * (delta @ P))
+        mean, n = mean + delta * (nb / total), total
+    return n, mean, ss, G
 
 
 def merge_sum(parts):

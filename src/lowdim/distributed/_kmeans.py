@@ -66,7 +66,6 @@ def kmeans_parallel(runner, offset, S, sw, n_clusters, rng, rounds=5, oversampli
         owned = np.sum([o for _, o in smalls], axis=0)
         new = np.concatenate([rows for rows, _ in smalls])
         candidates = np.vstack([candidates, new])
-    candidates = candidates[: owned.size]  # the last pass sampled none
     if candidates.shape[0] < n_clusters:  # too few candidates: k-means++ on the sample
         return kmeans_plusplus(S, n_clusters, rng, weights=sw, x_sq=np.einsum("ij,ij->i", S, S))[0]
     return reduce_candidates(candidates, owned, n_clusters, rng)

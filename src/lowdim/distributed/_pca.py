@@ -8,13 +8,15 @@ Three solvers, each a few passes over the data with only small arrays on the dri
   mean, float64) merged in a tree by stacking and factoring again, the difference of
   the means carried exactly; the SVD of the final d x d R gives the spectrum without
   squaring the condition number. Every n_components form.
-- 'randomized': subspace iteration on the covariance from the feature side: one pass
-  for the moments, then each power iteration is one pass computing
-  ``Xc^T (Xc P)`` (d x l per block) and a Rayleigh-Ritz step on the driver. For large
-  d and an integer n_components; 'auto' picks it when d > 4096.
+- 'randomized': subspace iteration on the covariance from the feature side: each
+  product ``Xc^T (Xc P)`` is one pass (d x l per block) followed by a Rayleigh-Ritz
+  step on the driver; the first pass also gathers the moments (each block centred on
+  its own mean, the products merged exactly), so q power iterations read the data
+  q + 1 times. For large d and an integer n_components; 'auto' picks it when d > 4096.
 """
 
 import numbers
+from functools import partial
 
 import numpy as np
 
@@ -66,24 +68,36 @@ def tsqr_spectrum(X, k, opts):
 
 
 def randomized_spectrum(X, k, opts):
-    """Moments in one pass, then subspace iteration with one pass per product."""
+    """Subspace iteration with one pass per product; the first pass also computes the
+    moments (block-centred products merged exactly), except with ``standardize``,
+    whose scale must be known before the first product (one pass more)."""
     import dask
 
     n, d = X.shape
-    n_, mean, ss = compute(_reduce_blocks(X, bm.block_variances, bm.merge_variances))[0]
-    variances = ss / max(n - 1, 1)
-    scale = feature_scale(variances) if opts.standardize else None
-    blocks, _ = row_blocks(X)
+    blocks, starts = row_blocks(X)
+    moments = {}
+    if opts.standardize:
+        moments.update(zip(("n", "mean", "ss"), compute(_reduce_blocks(X, bm.block_variances,
+                                                                        bm.merge_variances))[0]))
+    scale = feature_scale(moments["ss"] / max(n - 1, 1)) if opts.standardize else None
     product = dask.delayed(bm.block_gram_product, pure=True)
+    first = dask.delayed(bm.block_moments_product, pure=True)
 
     def apply(P):
-        return compute(tree_reduce([product(b, mean, scale, P) for b in blocks], bm.merge_sum))[0]
+        if not moments:
+            merge = partial(bm.merge_moments_products, P=P)
+            parts = [first(b, s, P) for b, s in zip(blocks, starts)]
+            moments["n"], moments["mean"], moments["ss"], G = compute(tree_reduce(parts, merge))[0]
+            return G
+        parts = [product(b, moments["mean"], scale, P) for b in blocks]
+        return compute(tree_reduce(parts, bm.merge_sum))[0]
 
     q, tol = resolve_power_iterations(opts.iterated_power, X.dtype)
     size = min(k + opts.n_oversamples, n, d)
     P, w, W, passes = subspace_iteration(apply, d, X.dtype, size, k, n_iter=q, rng=opts.rng, tol=tol)
     V = (P.astype(np.float64) @ W).T
-    return Spectrum(mean, variances, scale, V, np.maximum(w, 0.0) / max(n - 1, 1), n, False,
+    variances = moments["ss"] / max(n - 1, 1)
+    return Spectrum(moments["mean"], variances, scale, V, np.maximum(w, 0.0) / max(n - 1, 1), n, False,
                     n_iter=passes)
 
 

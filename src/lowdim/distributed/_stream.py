@@ -22,16 +22,16 @@ def iter_blocks(X, aligned=None):
     >>> [b.shape for b, _ in iter_blocks(da.ones((5, 2), chunks=(2, 2)))]
     [(2, 2), (2, 2), (1, 2)]
     """
-    import dask
+    from ._arrays import compute
 
     blocks = list(X.to_delayed().ravel())
     wblocks = [None] * len(blocks) if aligned is None else list(aligned.to_delayed().ravel())
     with ThreadPoolExecutor(1) as pool:
-        pending = pool.submit(dask.compute, blocks[0], wblocks[0])
+        pending = pool.submit(compute, blocks[0], wblocks[0])
         for j in range(len(blocks)):
             current = pending.result()
             if j + 1 < len(blocks):
-                pending = pool.submit(dask.compute, blocks[j + 1], wblocks[j + 1])
+                pending = pool.submit(compute, blocks[j + 1], wblocks[j + 1])
             yield current
 
 
@@ -50,12 +50,16 @@ def stream_partial_fit(est, X, sample_weight=None):
     (``max(3 * batch_size, init_size, n_clusters)`` rows) so that its centres start from
     a sample rather than from one small batch.
 
+    Returns the validated dask array (whole rows per block), which the caller may use
+    for a labelling pass.
+
     Examples
     --------
     >>> import dask.array as da
     >>> from lowdim import MiniBatchKMeans
     >>> X = da.random.default_rng(0).normal(size=(4000, 3), chunks=(1000, 3))
-    >>> km = stream_partial_fit(MiniBatchKMeans(n_clusters=3, random_state=0), X)
+    >>> km = MiniBatchKMeans(n_clusters=3, random_state=0)
+    >>> _ = stream_partial_fit(km, X)
     >>> km.cluster_centers_.shape, km.n_steps_
     ((3, 3), 4)
     """
@@ -71,18 +75,24 @@ def stream_partial_fit(est, X, sample_weight=None):
         for start, stop in _batches(block.shape[0], first, est.batch_size):
             est.partial_fit(block[start:stop], sample_weight=None if wb is None else wb[start:stop])
         first = 0
-    return est
+    return X
 
 
-def label_blocks(est, X):
-    """Labels (int64, numpy) and the inertia of ``X`` on ``est``'s centres, block by block."""
+def label_blocks(est, X, sample_weight=None):
+    """Labels (int64, numpy) and the (weighted) inertia of ``X`` on ``est``'s centres,
+    block by block."""
     import dask
+    import dask.array as da
 
     from ._arrays import compute
 
-    def one(block):
+    def one(block, w):
         _, labels, dist = est._nearest(block)
-        return labels, float(dist.sum())
+        return labels, float(dist.sum() if w is None else np.asarray(w, dtype=np.float64) @ dist)
 
-    parts = compute(*[dask.delayed(one)(b) for b in X.to_delayed().ravel()])
+    blocks = list(X.to_delayed().ravel())
+    weights = [None] * len(blocks)
+    if sample_weight is not None:
+        weights = list(da.asarray(sample_weight).rechunk((X.chunks[0],)).to_delayed().ravel())
+    parts = compute(*[dask.delayed(one)(b, w) for b, w in zip(blocks, weights)])
     return np.concatenate([p[0] for p in parts]), float(sum(p[1] for p in parts))

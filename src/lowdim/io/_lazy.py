@@ -298,7 +298,9 @@ def _write_parquet(tmp, Z, names, labels, label_name, progress):
 
 
 def _write_zarr(tmp, Z, names, labels, label_name, progress):
-    Z.to_zarr(tmp)
+    from ..distributed import compute
+
+    compute(Z.to_zarr(tmp, compute=False))  # the workers write their blocks in parallel
     progress(Z.shape[0])
 
 
