@@ -178,7 +178,7 @@ def merge_moments_products(parts, P):
     ...                                       block_moments_product(X[4:], 4, P)], P)
     >>> Xc = X - X.mean(0)
     >>> bool(np.allclose(G, Xc.T @ Xc @ P)), bool(np.allclose(ss, (Xc**2).sum(0)))
-    True True
+    (True, True)
     """
     n, mean, ss, G = parts[0][0], parts[0][1].copy(), parts[0][2].copy(), parts[0][3].copy()
     for nb, mean_b, ss_b, G_b in parts[1:]:

@@ -126,7 +126,7 @@ class ScatterAccumulator:
         --------
         >>> import numpy as np
         >>> acc = ScatterAccumulator.from_moments(3, np.zeros(2), np.eye(2))
-        >>> acc.n, acc.covariance()[0, 0]
+        >>> acc.n, float(acc.covariance()[0, 0])
         (3, 0.5)
         """
         acc = cls(mean.size)
