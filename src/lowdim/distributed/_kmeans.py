@@ -62,21 +62,13 @@ def kmeans_parallel(runner, offset, S, sw, n_clusters, rng, rounds=5, oversampli
         rate = oversampling * n_clusters / phi if phi > 0 else None
         first_index = candidates.shape[0] - new.shape[0]
         per_block = [(offset, new, first_index, rate, seed) for (seed,) in runner.seeds(rng)]
-        states, smalls = runner.run(_candidate_leaf, states, per_block=per_block)
+        states, smalls = runner.run(kb.candidate_round, states, per_block=per_block)
         owned = np.sum([o for _, o in smalls], axis=0)
         new = np.concatenate([rows for rows, _ in smalls])
         candidates = np.vstack([candidates, new])
     if candidates.shape[0] < n_clusters:  # too few candidates: k-means++ on the sample
         return kmeans_plusplus(S, n_clusters, rng, weights=sw, x_sq=np.einsum("ij,ij->i", S, S))[0]
     return reduce_candidates(candidates, owned, n_clusters, rng)
-
-
-def _candidate_leaf(block, weights, state, offset, new, first_index, rate, seed):
-    return kb.candidate_round(block, weights, state, offset, new, first_index, rate, seed)
-
-
-def _lloyd_leaf(block, weights, state, offset, geo, algorithm, n_far):
-    return kb.lloyd_pass(block, weights, state, offset, geo, algorithm, n_far)
 
 
 @dataclass
@@ -96,7 +88,7 @@ class PassResult:
 
 def _assign_pass(runner, offset, states, geo, algorithm):
     n_far = min(geo.centres.shape[0], 16)
-    states, smalls = runner.run(_lloyd_leaf, states, offset, geo, algorithm, n_far)
+    states, smalls = runner.run(kb.lloyd_pass, states, offset, geo, algorithm, n_far)
     sums, wsum, changed, inertia, far = zip(*smalls)
     rows, dist = (np.concatenate(p) for p in zip(*far))
     return PassResult(geo.centres, states, np.sum(sums, axis=0), np.sum(wsum, axis=0),

@@ -143,6 +143,3 @@ def block_labels(state):
     """The labels a block state holds (fetched once, at the end of a fit)."""
     return state.labels
 
-
-__all__ = ["KMeansState", "CandidateState", "Geometry", "candidate_round", "lloyd_pass",
-           "block_labels", "sample_rows", "centred_block"]

@@ -68,7 +68,7 @@ def _weight_blocks(sample_weight, X):
         raise ValueError(f"sample_weight has shape {w.shape}; expected ({X.shape[0]},), one weight "
                          "per sample.")
     w = w.rechunk((X.chunks[0],)).astype(np.float64)
-    total = float(compute(w.sum())[0])
-    if not np.isfinite(total) or total <= 0 or bool(compute((w < 0).any())[0]):
+    total, lowest = (float(v) for v in compute(w.sum(), w.min()))  # one pass over the weights
+    if not np.isfinite(total) or total <= 0 or lowest < 0:
         check_sample_weight(np.asarray(compute(w)[0]), X.shape[0])  # the full message
     return list(w.to_delayed().ravel())
