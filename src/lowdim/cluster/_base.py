@@ -151,7 +151,8 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         from ..linalg import sq_euclidean
 
         if is_dask_array(X):
-            return self._lazy(self.transform, X, self.n_clusters, X.dtype)
+            # integer input is validated to float64 block by block: declare what comes out
+            return self._lazy(self.transform, X, self.n_clusters, X.dtype if X.dtype.kind == "f" else np.float64)
 
         X, Xc, x_sq = self._centred_input(X)
         D = sq_euclidean(Xc.astype(np.float64), self.offset_centers_, x_sq)
