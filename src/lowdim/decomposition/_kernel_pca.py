@@ -39,9 +39,9 @@ def top_eigenpairs(K, k, solver, rng, tol, max_iter):
     if solver == "arpack":
         return lanczos_eigh(spla.aslinearoperator(K), k, rng=rng, tol=tol, max_iter=max_iter)
     size = min(K.shape[0], k + 20)
-    P, w, W, _ = subspace_iteration(lambda B: matmul(K, B), K.shape[0], K.dtype, size, k, n_iter=15, rng=rng,
-                                    tol=1e-9)
-    return w, P @ W
+    w, V, _ = subspace_iteration(lambda B: matmul(K, B), K.shape[0], K.dtype, size, k, n_iter=15, rng=rng,
+                                 tol=1e-9, nystrom=False)
+    return w, V
 
 
 class KernelPCA(ComponentTransformer):

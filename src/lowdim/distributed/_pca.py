@@ -12,7 +12,8 @@ Three solvers, each a few passes over the data with only small arrays on the dri
   product ``Xc^T (Xc P)`` is one pass (d x l per block) followed by a Rayleigh-Ritz
   step on the driver; the first pass also gathers the moments (each block centred on
   its own mean, the products merged exactly), so q power iterations read the data
-  q + 1 times. For large d and an integer n_components; 'auto' picks it when d > 4096.
+  q + 1 times; the spectrum comes from the Nystroem approximation built from the last
+  product (Halko et al.'s final step without its extra pass). For large d and an integer n_components; 'auto' picks it when d > 4096.
 """
 
 import numbers
@@ -94,10 +95,9 @@ def randomized_spectrum(X, k, opts):
 
     q, tol = resolve_power_iterations(opts.iterated_power, X.dtype)
     size = min(k + opts.n_oversamples, n, d)
-    P, w, W, passes = subspace_iteration(apply, d, X.dtype, size, k, n_iter=q, rng=opts.rng, tol=tol)
-    V = (P.astype(np.float64) @ W).T
+    w, V, passes = subspace_iteration(apply, d, X.dtype, size, k, n_iter=q, rng=opts.rng, tol=tol)
     variances = moments["ss"] / max(n - 1, 1)
-    return Spectrum(moments["mean"], variances, scale, V, np.maximum(w, 0.0) / max(n - 1, 1), n, False,
+    return Spectrum(moments["mean"], variances, scale, V.T, np.maximum(w, 0.0) / max(n - 1, 1), n, False,
                     n_iter=passes)
 
 
