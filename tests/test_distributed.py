@@ -301,6 +301,24 @@ def test_local_cluster_never_holds_more_than_a_block_per_task(cluster):
     assert 0 < plugin.largest <= 1.3 * block < X.nbytes / 10
 
 
+
+def test_progress_bar_per_pass_on_the_cluster(cluster, capsys):
+    from lowdim.distributed import pass_progress
+
+    X = _generated(n_blocks=6)
+    with pass_progress("fit"):
+        pca = PCA(3, solver="randomized", iterated_power=2, random_state=0).fit(X)
+        MiniBatchKMeans(4, batch_size=1000, random_state=0, compute_labels=False).fit(X)
+    err = capsys.readouterr().err
+    passes = [f"fit: pass {i}" in err for i in range(1, pca.n_iter_ + 2)]
+    assert passes == [True] * pca.n_iter_ + [False], err  # one bar per pass over the data
+    assert "task" in err and "fit: streaming MiniBatchKMeans" in err and "6/6" in err
+    quiet = PCA(3, solver="randomized", iterated_power=2, random_state=0).fit(X)
+    assert "pass" not in capsys.readouterr().err  # no bars unless asked for
+    np.testing.assert_array_equal(pca.components_, quiet.components_)
+    KMeans(4, random_state=0, verbose=1).fit(X)
+    assert "lowdim on Dask: pass 1" in capsys.readouterr().err
+
 def _dying_blocks(marker_dir, always):
     """Blocks whose generation kills the worker process: once (the first attempt of
     block 3) or every time."""
@@ -409,6 +427,7 @@ def test_cli_pca_on_a_zarr_store_writes_the_projection_block_by_block(cluster, s
                                 "-o", out, "--scree", tmp_path / "scree.png")
     assert code == 0, stderr
     assert "lazily: 12000 x 8 in 5 row blocks" in stdout and "block by block" in stdout
+    assert "PCA on Dask: pass 1" in stderr  # a bar per pass over the store
     expected = PCA(3).fit(X).transform(X)
     np.testing.assert_allclose(np.load(out), expected, rtol=1e-4, atol=1e-4)
     assert (tmp_path / "scree.png").stat().st_size > 1000

@@ -3,7 +3,7 @@ lazily, fit on a Dask cluster, write the result block by block."""
 
 import os
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from ._common import UsageError, check_outputs, emit_json, label_name
 
@@ -75,6 +75,13 @@ def load_lazy(args, say):
     return X, table.feature_names, table.labels
 
 
+def fit_progress(args, description):
+    """A progress bar per pass of the fit (per row block when streaming), unless quiet."""
+    from ..distributed import pass_progress
+
+    return nullcontext() if args.quiet or args.json else pass_progress(description)
+
+
 def _write(args, Z, names, labels, say):
     from tqdm.auto import tqdm
 
@@ -98,8 +105,9 @@ def run_pca(args, say, n_components_of, summarize, finish):
     with dask_client(args.dask, say):
         X, _, labels = load_lazy(args, say)
         start = time.perf_counter()
-        pca = PCA(n_components_of(args, X), solver=args.solver, standardize=args.standardize,
-                  random_state=args.seed).fit(X)
+        with fit_progress(args, "PCA on Dask"):
+            pca = PCA(n_components_of(args, X), solver=args.solver, standardize=args.standardize,
+                      random_state=args.seed).fit(X)
         dims = summarize(args, say, pca, X, f" on Dask in {time.perf_counter() - start:.1f} s")
         if args.output:
             _write(args, pca.transform(X)[:, :dims], [f"PC{i + 1}" for i in range(dims)], labels, say)
@@ -128,7 +136,8 @@ def run_cluster(args, say):
     with dask_client(args.dask, say):
         X, _, labels = load_lazy(args, say)
         start = time.perf_counter()
-        estimator.fit(X)
+        with fit_progress(args, f"{args.method} on Dask"):
+            estimator.fit(X)
         say(f"{args.method} on Dask: {k} clusters of {X.shape[0]} rows in "
             f"{time.perf_counter() - start:.1f} s, {getattr(estimator, 'n_iter_', 1)} iteration(s), "
             f"inertia {estimator.inertia_:.6g}")

@@ -159,8 +159,10 @@ class KMeans(CentroidClusterer):
         validate_params(self)
         if is_dask_array(X):
             from ..distributed._kmeans import fit_kmeans
+            from ..distributed._progress import progress_wanted
 
-            return fit_kmeans(self, X, sample_weight)
+            with progress_wanted(self.verbose):
+                return fit_kmeans(self, X, sample_weight)
         X = self._validate_input(X, reset=True)
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])

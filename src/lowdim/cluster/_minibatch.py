@@ -150,7 +150,10 @@ class MiniBatchKMeans(CentroidClusterer):
         """
         validate_params(self)
         if is_dask_array(X):
-            return self._fit_dask(X, sample_weight)
+            from ..distributed._progress import progress_wanted
+
+            with progress_wanted(self.verbose):
+                return self._fit_dask(X, sample_weight)
         X = self._validate_input(X, reset=True)
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])
@@ -217,9 +220,11 @@ class MiniBatchKMeans(CentroidClusterer):
         self
         """
         if is_dask_array(X):
+            from ..distributed._progress import progress_wanted
             from ..distributed._stream import stream_partial_fit
 
-            stream_partial_fit(self, X, sample_weight)
+            with progress_wanted(self.verbose):
+                stream_partial_fit(self, X, sample_weight)
             return self
         first = not hasattr(self, "cluster_centers_")
         if first:

@@ -163,8 +163,10 @@ class PCA(DensityScoreMixin, ComponentTransformer):
             self.__dict__.pop(attr, None)  # fit starts afresh, also after partial_fit
         if is_dask_array(X):
             from ..distributed._pca import fit_pca
+            from ..distributed._progress import progress_wanted
 
-            return fit_pca(self, X)
+            with progress_wanted(self.verbose):
+                return fit_pca(self, X)
         if isinstance(X, Iterator):
             if self._requested_solver() not in ("auto", "covariance"):
                 raise ValueError(f"fit on an iterator of chunks accumulates exact moments (solver "

@@ -5,7 +5,8 @@ results only on the client), ``MiniBatchKMeans`` streams the blocks through
 ``partial_fit``, and ``transform`` / ``predict`` of a dask array return lazy dask arrays.
 Whatever scheduler is active runs the work: a ``dask.distributed.Client`` when one is
 connected, else Dask's local threads. Needs the ``dask`` extra
-(``pip install lowdim[dask]``).
+(``pip install lowdim[dask]``). ``verbose`` estimators and ``pass_progress`` show a
+progress bar per pass when a distributed client runs the work.
 
 Examples
 --------
@@ -18,5 +19,7 @@ Examples
 """
 
 from ._arrays import check_dask_array, compute, is_dask_array, map_rows, row_blocks, tree_reduce
+from ._progress import pass_progress
 
-__all__ = ["check_dask_array", "compute", "is_dask_array", "map_rows", "row_blocks", "tree_reduce"]
+__all__ = ["check_dask_array", "compute", "is_dask_array", "map_rows", "pass_progress", "row_blocks",
+           "tree_reduce"]

@@ -116,7 +116,8 @@ def tree_reduce(parts, merge):
 def compute(*objects):
     """``dask.compute`` with worker loss reported as what it is: a worker that died
     (out of memory, killed) on the same task more often than Dask's allowed-failures
-    limit becomes a ``RuntimeError`` that says so and what to try.
+    limit becomes a ``RuntimeError`` that says so and what to try. Inside
+    ``pass_progress`` a distributed computation shows a bar of its tasks.
 
     Examples
     --------
@@ -126,8 +127,11 @@ def compute(*objects):
     """
     import dask
 
+    from ._progress import compute_with_bar
+
     try:
-        return dask.compute(*objects)
+        shown = compute_with_bar(objects)  # inside pass_progress, on a distributed client
+        return shown if shown is not None else dask.compute(*objects)
     except Exception as exc:  # KilledWorker lives in distributed, which may be absent
         if type(exc).__name__ != "KilledWorker":
             raise

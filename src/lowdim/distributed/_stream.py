@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._arrays import check_dask_array
+from ._progress import block_bar
 
 
 def iter_blocks(X, aligned=None):
@@ -71,10 +72,12 @@ def stream_partial_fit(est, X, sample_weight=None):
         w = da.asarray(sample_weight).astype(np.float64).rechunk((X.chunks[0],))
     first = 0 if hasattr(est, "cluster_centers_") else \
         max(3 * est.batch_size, est.init_size or 0, est.n_clusters)
-    for block, wb in iter_blocks(X, w):
-        for start, stop in _batches(block.shape[0], first, est.batch_size):
-            est.partial_fit(block[start:stop], sample_weight=None if wb is None else wb[start:stop])
-        first = 0
+    with block_bar(X.numblocks[0], f"streaming {type(est).__name__}") as bar:
+        for block, wb in iter_blocks(X, w):
+            for start, stop in _batches(block.shape[0], first, est.batch_size):
+                est.partial_fit(block[start:stop], sample_weight=None if wb is None else wb[start:stop])
+            first = 0
+            bar.update()
     return X
 
 
