@@ -361,3 +361,28 @@ def test_parallel_sparse_products_match_scipy_for_skewed_rows():
         v, B = rng.normal(size=300), rng.normal(size=(300, 4))
         np.testing.assert_array_equal(P.dot(v), A @ v)
         np.testing.assert_array_equal(P.dot(B), A @ B)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nystrom_final_step_is_at_least_as_accurate_as_rayleigh_ritz(dtype):
+    from lowdim.linalg import subspace_iteration
+
+    rng = np.random.default_rng(3)
+    A = (rng.standard_normal((3000, 120)) / np.sqrt(np.arange(1, 121))).astype(dtype)
+    M = A.T.astype(np.float64) @ A
+    exact = np.linalg.eigvalsh(M)[::-1][:10]
+
+    def run(nystrom):
+        return subspace_iteration(lambda P: A.T @ (A @ P.astype(dtype)), 120, dtype, 15, 10, n_iter=1,
+                                  rng=np.random.default_rng(0), nystrom=nystrom)
+
+    w_ritz, _, _ = run(False)
+    w, V, applications = run(True)
+    assert applications == 2  # no extra product for the final step
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    # both are lower bounds of the eigenvalues; the Nystroem values are the larger ones
+    assert np.all(w <= exact * (1 + tol)) and np.all(w >= w_ritz * (1 - tol))
+    assert np.max(np.abs(w - exact) / exact) < 0.8 * np.max(np.abs(w_ritz - exact) / exact)
+    np.testing.assert_allclose(V.T @ V, np.eye(10), atol=1e-10)
+    rayleigh = np.einsum("ij,ij->j", V, M @ V)  # V holds eigenvectors of the approximation
+    assert np.all(rayleigh >= w * (1 - tol))
