@@ -202,3 +202,12 @@ def test_precomputed_distances_match_features():
     a = TSNE(perplexity=10, init="random", random_state=0).fit(X).embedding_
     b = TSNE(perplexity=10, init="random", random_state=0, metric="precomputed").fit(D).embedding_
     assert abs(trustworthiness(X, a, n_neighbors=5) - trustworthiness(X, b, n_neighbors=5)) < 0.02
+
+
+def test_fit_transform_returns_the_fitted_embedding_without_a_transform(digits, monkeypatch):
+    X = digits[0][:300]
+    monkeypatch.setattr(TSNE, "transform", lambda self, X: pytest.fail("fit_transform called transform"))
+    model = TSNE(random_state=0, max_iter=250)
+    Y = model.fit_transform(X)
+    assert Y is model.embedding_
+    np.testing.assert_array_equal(Y, TSNE(random_state=0, max_iter=250).fit(X).embedding_)

@@ -83,6 +83,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
     (300, 2)
     """
 
+    _expected_failed_checks = dict.fromkeys(
+        ("check_transformer_general", "check_transformer_data_not_an_array"),
+        "transform places new points against the fixed training embedding: a training point lands "
+        "near its fitted position, not within 0.01 of it")
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "method": [Options({"auto", *REPULSIONS})],
@@ -118,6 +122,21 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
         repulsion = choose_repulsion(self.method, n, self.n_components, self.angle)
         self.method_ = repulsion.name
         return lambda P: StudentObjective(P, repulsion, self.dof)
+
+    def fit_transform(self, X, y=None):
+        """Fit, then return ``embedding_`` (the training points are not placed again as
+        new points, which is what ``transform`` would do).
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or (n_samples, n_samples) distances
+        y : ignored
+
+        Returns
+        -------
+        ndarray (n_samples, n_components)
+        """
+        return self.fit(X).embedding_
 
     def transform(self, X):
         """Place new points against the fixed training embedding.
