@@ -80,3 +80,14 @@ def test_exact_mode_refuses_a_kernel_that_does_not_fit(monkeypatch):
     monkeypatch.setattr(memory, "available_bytes", lambda: 10**6)
     with pytest.raises(MemoryBudgetError, match="300 x 300 kernel.*n_landmarks"):
         KernelPCA(2, kernel="rbf").fit(data())
+
+
+@pytest.mark.parametrize("params", [{}, {"eigen_solver": "randomized", "random_state": 0},
+                                    {"n_landmarks": 100, "random_state": 0}])
+def test_fit_transform_uses_the_fitted_eigenpairs_not_a_second_kernel(params, monkeypatch):
+    X = data(n=400).astype(np.float32)
+    expected = KernelPCA(4, kernel="rbf", **params).fit(X).transform(X)
+    monkeypatch.setattr(KernelPCA, "transform", lambda self, X: pytest.fail("fit_transform called transform"))
+    Z = KernelPCA(4, kernel="rbf", **params).fit_transform(X)
+    assert Z.dtype == np.float32
+    np.testing.assert_allclose(Z, expected, atol=1e-4 * np.abs(expected).max())

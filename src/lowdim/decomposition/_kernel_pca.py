@@ -173,6 +173,27 @@ class KernelPCA(ComponentTransformer):
         -------
         self
         """
+        self._fit(X)
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit the model and return the training data's projection, from the eigenpairs
+        themselves (no second kernel between X and the training data).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) for
+            kernel='precomputed'
+        y : ignored
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        return self._fit(X)
+
+    def _fit(self, X):
+        """Fit; returns the projection of the training rows (in X's dtype)."""
         validate_params(self)
         X = self._validate_input(X, reset=True)
         n = X.shape[0]
@@ -194,7 +215,7 @@ class KernelPCA(ComponentTransformer):
         if self.fit_inverse_transform:
             self._fit_preimage(X, embedding)
         del self._dtype
-        return self
+        return embedding.astype(X.dtype)
 
     def _fit_exact(self, X, rng):
         n = X.shape[0]
