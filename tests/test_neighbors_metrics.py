@@ -34,15 +34,34 @@ def cloud():
     return X, Z
 
 
+@pytest.fixture(params=["numpy", "numba"])
+def exact_path(request, monkeypatch):
+    """Small inputs are searched with numpy, large ones with the numba kernels: both."""
+    if request.param == "numba":
+        monkeypatch.setattr("lowdim.neighbors._exact.SMALL_PAIRS", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("metric", ["euclidean", "cosine"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_exact_index_matches_brute_force(cloud, metric, dtype):
+def test_exact_index_matches_brute_force(cloud, metric, dtype, exact_path):
     X = cloud[0].astype(dtype)
     dist, idx = ExactIndex(metric, block_bytes=8 * 400 * 37).build(X).query(X, 7, exclude_self=True)
     ref_dist, ref_idx = NearestNeighbors(n_neighbors=8, metric=metric).fit(X).kneighbors(X)
     np.testing.assert_array_equal(idx, ref_idx[:, 1:])
     np.testing.assert_allclose(dist, ref_dist[:, 1:], rtol=1e-4 if dtype == np.float32 else 1e-9, atol=1e-6)
     assert np.all(np.diff(dist, axis=1) >= 0)
+
+
+def test_exact_index_ties_go_to_the_lower_index_on_both_paths(exact_path):
+    X = np.repeat(np.arange(6.0)[:, None], 3, axis=0)  # every point three times
+    dist, idx = ExactIndex().build(X).query(X, 2, exclude_self=True)
+    first = 3 * (np.arange(18) // 3)  # the copies of row r: first, first + 1, first + 2
+    expected = np.where(np.arange(18)[:, None] == first[:, None], first[:, None] + [1, 2],
+                        np.where(np.arange(18)[:, None] == first[:, None] + 1, first[:, None] + [0, 2],
+                                 first[:, None] + [0, 1]))
+    np.testing.assert_array_equal(idx, expected)
+    np.testing.assert_array_equal(dist, 0.0)
 
 
 def test_exact_index_far_from_origin_float32(cloud):

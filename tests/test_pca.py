@@ -386,3 +386,18 @@ def test_nystrom_final_step_is_at_least_as_accurate_as_rayleigh_ritz(dtype):
     np.testing.assert_allclose(V.T @ V, np.eye(10), atol=1e-10)
     rayleigh = np.einsum("ij,ij->j", V, M @ V)  # V holds eigenvectors of the approximation
     assert np.all(rayleigh >= w * (1 - tol))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_moments_numpy_and_numba_paths_agree_far_from_the_origin(dtype, monkeypatch):
+    from lowdim.linalg import column_moments
+
+    X = (1e4 + np.random.default_rng(2).normal(size=(3000, 7)) * [1, 2, 3, 4, 5, 6, 0]).astype(dtype)
+    small = column_moments(X)
+    monkeypatch.setattr("lowdim.linalg._moments.SMALL_MOMENTS", 0)
+    large = column_moments(X)
+    exact = X.astype(np.float64)
+    np.testing.assert_allclose(small[0], exact.mean(axis=0), rtol=1e-14)
+    np.testing.assert_allclose(small[1], exact.var(axis=0, ddof=1), rtol=1e-10, atol=1e-20)
+    np.testing.assert_allclose(large[0], small[0], rtol=1e-14)
+    np.testing.assert_allclose(large[1], small[1], rtol=1e-10, atol=1e-20)

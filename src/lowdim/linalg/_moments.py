@@ -239,12 +239,16 @@ def _chan_merge(na, mean_a, scatter_a, nb, mean_b, scatter_b):
     return n, mean_a + delta * (nb / n)
 
 
+SMALL_MOMENTS = 1 << 20  # entries up to which column_moments runs in numpy (8 MiB of float64)
+
+
 def column_moments(X):
     """Per-column mean and variance (ddof=1) in float64, in one parallel pass.
 
     Dense data goes through a numba kernel that sums ``x - x0`` and ``(x - x0)^2`` in
     float64, with ``x0`` the first row (so data far from the origin keeps its
-    precision); sparse matrices are never densified.
+    precision); up to ``SMALL_MOMENTS`` entries numpy does the same sums (no
+    compilation on a first call with small data). Sparse matrices are never densified.
 
     Examples
     --------
@@ -259,12 +263,15 @@ def column_moments(X):
         sq = np.asarray(X.multiply(X).sum(axis=0, dtype=np.float64)).ravel()
         var = (sq - n * mean**2) / max(n - 1, 1)
         return mean, np.maximum(var, 0.0)
-    from .._kernels.moments import shifted_column_sums
-
     shift = np.asarray(X[0], dtype=np.float64)
-    n_chunks = max(1, min(64, n // 1024))
-    s1, s2 = shifted_column_sums(X, shift, n_chunks)
-    s1, s2 = s1.sum(axis=0), s2.sum(axis=0)
+    if X.size <= SMALL_MOMENTS:
+        D = np.asarray(X, dtype=np.float64) - shift
+        s1, s2 = D.sum(axis=0), np.einsum("ij,ij->j", D, D)
+    else:
+        from .._kernels.moments import shifted_column_sums
+
+        s1, s2 = shifted_column_sums(X, shift, max(1, min(64, n // 1024)))
+        s1, s2 = s1.sum(axis=0), s2.sum(axis=0)
     mean = shift + s1 / n
     var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - 1, 1)
     return mean, var

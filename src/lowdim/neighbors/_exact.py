@@ -3,10 +3,14 @@
 import numpy as np
 
 from .._validation import check_array
-from ..linalg import row_norms_sq, sq_euclidean
+from ..linalg import matmul, row_norms_sq, sq_euclidean
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
+# Up to this many query x point pairs (or pair x feature terms), numpy does the
+# selection and the exact recomputation: small data then need no numba compilation
+# (about 2.5 s for these kernels on a first call), and lose nothing in speed.
+SMALL_PAIRS = 1 << 22
 
 
 def unit_rows(X):
@@ -72,8 +76,6 @@ class ExactIndex:
         >>> ExactIndex().build(np.array([[0.0], [2.0]])).pairwise(np.array([[1.0]])).tolist()
         [[1.0, 1.0]]
         """
-        from .._kernels.neighbors import pair_sq_distances
-
         Q = query_rows(self, Q, 1, False)
         if self.metric == "precomputed":
             return np.array(Q, dtype=np.float64)
@@ -81,9 +83,7 @@ class ExactIndex:
         sq = sq_euclidean(q, self._data, None, self._sq).astype(np.float64)
         # where the expansion cancels (near-duplicates), recompute from differences
         rows, cols = np.nonzero(sq <= 1e-6 * (row_norms_sq(q)[:, None] + self._sq[None, :]))
-        exact = np.empty(rows.size)
-        pair_sq_distances(np.asarray(Q), self._data, self._offset, rows, cols, exact)
-        sq[rows, cols] = exact
+        sq[rows, cols] = pair_sq_distances(Q, self._data, self._offset, rows, cols)
         return from_squared(sq, self.metric)
 
     def _block_distances(self, Qb):
@@ -131,6 +131,8 @@ class ExactIndex:
         from .._kernels.neighbors import merge_smallest_sq
 
         m, n = Q.shape[0], self.n_samples_
+        if m * n <= SMALL_PAIRS:
+            return self._query_small(Q, k, exclude_self)
         dist = np.full((m, k), np.inf)
         idx = np.full((m, k), -1, dtype=np.int64)
         buf = np.empty(QUERY_ROWS * DATA_COLS, dtype=self._data.dtype)
@@ -146,6 +148,19 @@ class ExactIndex:
                 merge_smallest_sq(G, q_sq, self._sq[c0:c1], c0, skip, idx[start:stop], dist[start:stop])
         refine_sq_distances(Q, self._data, self._offset, idx, dist)
         return from_squared(dist, self.metric), idx
+
+    def _query_small(self, Q, k, exclude_self):
+        """``_query_blocked`` for few pairs, in numpy: the same float64 expansion, the
+        same order (a stable sort: ties to the lower index), the same recomputation."""
+        q = np.ascontiguousarray(Q - self._offset, dtype=self._data.dtype)
+        sq = row_norms_sq(q)[:, None] + self._sq[None, :]
+        sq -= 2.0 * matmul(q, self._data.T)
+        np.maximum(sq, 0.0, out=sq)
+        if exclude_self:
+            np.fill_diagonal(sq, np.inf)
+        idx = np.argsort(sq, axis=1, kind="stable")[:, :k]
+        dist = refine_sq_distances(Q, self._data, self._offset, idx, np.empty(idx.shape))
+        return from_squared(dist, self.metric), idx.astype(np.int64)
 
 
 def shifted_rows(X, metric):
@@ -183,10 +198,24 @@ def refine_sq_distances(Q, data, offset, idx, out):
     recomputed in float64 from differences (into ``out``): GEMM expansions lose the
     small ones (a point's distance to itself comes out as sqrt(rounding), about 1e-8
     of its norm, instead of 0). ``data`` is stored shifted by ``offset``."""
-    from .._kernels.neighbors import pair_sq_distances
-
     m, k = idx.shape
-    flat = np.empty(m * k)
-    pair_sq_distances(np.asarray(Q), data, offset, np.repeat(np.arange(m), k), idx.ravel(), flat)
-    out[:] = flat.reshape(m, k)
+    out[:] = pair_sq_distances(Q, data, offset, np.repeat(np.arange(m), k), idx.ravel()).reshape(m, k)
+    return out
+
+
+def pair_sq_distances(Q, data, offset, rows, cols):
+    """``|Q[rows[p]] - offset - data[cols[p]]|^2`` for every p, summed in float64 from
+    the differences (a numba kernel; numpy for few terms)."""
+    Q = np.asarray(Q)
+    out = np.empty(rows.size)
+    if rows.size > SMALL_PAIRS // 16:
+        from .._kernels.neighbors import pair_sq_distances as kernel
+
+        kernel(Q, data, offset, rows, cols, out)
+        return out
+    step = max(1, SMALL_PAIRS // max(Q.shape[1], 1))  # 32 MiB of differences at a time
+    for a in range(0, rows.size, step):
+        r, c = rows[a:a + step], cols[a:a + step]
+        diff = (Q[r].astype(np.float64) - offset.astype(np.float64)) - data[c].astype(np.float64)
+        np.einsum("ij,ij->i", diff, diff, out=out[a:a + step])
     return out
