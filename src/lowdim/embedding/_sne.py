@@ -123,6 +123,9 @@ class SNE(NeighbourEmbedding):
     (150, 2)
     """
 
+    # its Gaussian output kernel has many local optima of unequal quality: on the common
+    # suite's 60 points, trustworthiness(5) over row orders spans 0.84-0.91 (t-SNE 0.976-0.981)
+    _structure_tolerance = 0.1
     _parameter_constraints = {**SHARED_CONSTRAINTS, "variant": [Options({"asymmetric", "symmetric"})]}
 
     def __init__(self, n_components=2, *, perplexity=30.0, variant="asymmetric", early_exaggeration=4.0,
