@@ -123,20 +123,9 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
         self.method_ = repulsion.name
         return lambda P: StudentObjective(P, repulsion, self.dof)
 
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_`` (the training points are not placed again as
-        new points, which is what ``transform`` would do).
-
-        Parameters
-        ----------
-        X : array-like (n_samples, n_features), or (n_samples, n_samples) distances
-        y : ignored
-
-        Returns
-        -------
-        ndarray (n_samples, n_components)
-        """
-        return self.fit(X).embedding_
+    # the base's (return embedding_), not TransformerMixin's, which would place the
+    # training points again through transform
+    fit_transform = NeighbourEmbedding.fit_transform
 
     def transform(self, X):
         """Place new points against the fixed training embedding.
