@@ -19,7 +19,7 @@ def bounding_box(Y):
     return lo, hi
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lagrange(u, p, out):
     """Weights of the ``p`` nodes of a unit box at local coordinate ``u`` in [0, 1]."""
     for m in range(p):
@@ -32,7 +32,7 @@ def _lagrange(u, p, out):
         out[m] = w
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _locate(y, lo, h, n_boxes):
     """Box index and local coordinate of ``y`` along one axis."""
     t = (y - lo) / h
