@@ -33,6 +33,30 @@ def test_lanczos_and_its_shift_invert_fallback_agree(blobs, monkeypatch):
     fallback = fit()
     np.testing.assert_allclose(np.abs(lanczos.embedding_), np.abs(fallback.embedding_), rtol=1e-6, atol=1e-9)
     np.testing.assert_allclose(lanczos.eigenvalues_, fallback.eigenvalues_, rtol=1e-8)
+    # large graphs (here: LU_BELOW lowered) never factorise: Lanczos goes on without a budget
+    monkeypatch.setattr(spectral, "LU_BELOW", 100)
+    monkeypatch.setattr(spectral, "smallest_eigh", lambda *a, **k: pytest.fail("sparse LU on a large graph"))
+    unbudgeted = fit()
+    np.testing.assert_allclose(np.abs(unbudgeted.embedding_), np.abs(lanczos.embedding_), rtol=1e-6, atol=1e-9)
+
+
+def test_spectral_start_of_neighbour_embeddings_uses_a_loose_tolerance(blobs, monkeypatch):
+    import lowdim.manifold as manifold
+    from lowdim.embedding._initialization import SPECTRAL_TOL, initial_embedding
+    from lowdim.neighbors import kneighbors_graph
+
+    seen = []
+    exact = manifold.laplacian_eigenmap
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("tol"))
+        return exact(*args, **kwargs)
+
+    monkeypatch.setattr(manifold, "laplacian_eigenmap", spy)
+    A = kneighbors_graph(blobs, 12, mode="connectivity")
+    A = A.maximum(A.T)
+    Y = initial_embedding("spectral", blobs, A, 2, np.random.default_rng(0))
+    assert seen == [SPECTRAL_TOL] and Y.shape == (450, 2) and np.isfinite(Y).all()
 
 
 def test_rbf_and_precomputed_affinities_agree(blobs):

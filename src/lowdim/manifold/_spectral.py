@@ -24,6 +24,8 @@ from ..neighbors import ALGORITHMS, check_n_neighbors, join_components, kneighbo
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
 LANCZOS_PRODUCTS = 600  # matrix-vector products tried before the sparse LU (_sparse_bottom)
+LU_BELOW = 20_000  # above, no sparse LU: its fill-in on a kNN graph of high intrinsic
+# dimension grows out of bounds (70,000 Fashion-MNIST images: 173 s); Lanczos goes on instead
 
 
 def knn_affinity(X, n_neighbors, algorithm="auto"):
@@ -60,10 +62,11 @@ def check_nontrivial_components(n_components, n_samples):
                          f"({n_samples - 1}: the constant eigenvector is dropped); lower n_components.")
 
 
-def laplacian_eigenmap(A, n_components, rng, solver="auto"):
+def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
     """Bottom non-trivial eigenvectors of ``I - D^-1/2 A D^-1/2`` (the diagonal of ``A``
     ignored), divided by ``sqrt(degree)``; computed as the top eigenvectors of
-    ``D^-1/2 A D^-1/2``.
+    ``D^-1/2 A D^-1/2``. ``tol`` is the sparse solvers' relative accuracy (0: machine
+    precision; a starting layout needs far less).
 
     Returns
     -------
@@ -88,31 +91,40 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto"):
         w, U = top_eigh(dense, min(k, n))
         lam = 1.0 - w
     elif sp.issparse(M):
-        lam, U = _sparse_bottom(M, k, rng)
+        lam, U = _sparse_bottom(M, k, rng, tol)
     else:
-        w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng)
+        w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng, tol=tol)
         lam = 1.0 - w
     (Ut,) = flip_signs(U[:, 1:k].T)
     return Ut.T * scale[:, None], lam[1:k]
 
 
-def _sparse_bottom(M, k, rng):
+def _sparse_bottom(M, k, rng, tol=0.0):
     """Bottom ``k`` eigenpairs of ``I - M``: plain Lanczos on ``M`` within a budget of
-    LANCZOS_PRODUCTS products, then shift-invert on a sparse LU of ``I - M``. Neither
-    wins everywhere: the LU fills in on graphs of high intrinsic dimension (Fashion-MNIST
-    PCA-50, 5,000 points: 0.18 s against Lanczos's 0.08 s; 10-D blobs: 0.34 s against
-    0.03 s), while a low-dimensional manifold (Swiss roll) factorises in 0.05 s but
-    needs 1,300 products."""
+    LANCZOS_PRODUCTS products, then shift-invert on a sparse LU of ``I - M`` (up to
+    LU_BELOW points; beyond, Lanczos without the budget). Neither wins everywhere: the
+    LU fills in on graphs of high intrinsic dimension (Fashion-MNIST PCA-50, 5,000
+    points: 0.18 s against Lanczos's 0.08 s; 10-D blobs: 0.34 s against 0.03 s; all
+    70,000 raw images: 173 s), while a low-dimensional manifold (Swiss roll) factorises
+    in 0.05 s but needs 1,300 products."""
     n = M.shape[0]
     ncv = min(n, max(2 * k + 1, 20))
+    budget = max(1, LANCZOS_PRODUCTS // (ncv - k))
     try:
-        w, U = spla.eigsh(M, k=k, which="LA", v0=rng.uniform(-1, 1, n), ncv=ncv, tol=0.0,
-                          maxiter=max(1, LANCZOS_PRODUCTS // (ncv - k)))
-        order = np.argsort(w)[::-1]
-        return 1.0 - w[order], U[:, order]
+        return _top_as_bottom(M, k, rng, ncv, tol, budget)
     except spla.ArpackNoConvergence:
-        return smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=0.0,
+        if n > LU_BELOW:
+            return _top_as_bottom(M, k, rng, min(n, 2 * ncv), tol, None)
+        return smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=tol,
                              max_iter=None)
+
+
+def _top_as_bottom(M, k, rng, ncv, tol, max_restarts):
+    """Lanczos for the top ``k`` eigenpairs of ``M``, returned as ``(1 - w, U)``."""
+    w, U = spla.eigsh(M, k=k, which="LA", v0=rng.uniform(-1, 1, M.shape[0]), ncv=ncv, tol=tol,
+                      maxiter=max_restarts)
+    order = np.argsort(w)[::-1]
+    return 1.0 - w[order], U[:, order]
 
 
 class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
