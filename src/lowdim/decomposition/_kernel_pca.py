@@ -182,9 +182,7 @@ class KernelPCA(ComponentTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) for
-            kernel='precomputed'
-        y : ignored
+        X, y : as for ``fit``
 
         Returns
         -------
