@@ -13,7 +13,8 @@ Three solvers, each a few passes over the data with only small arrays on the dri
   step on the driver; the first pass also gathers the moments (each block centred on
   its own mean, the products merged exactly), so q power iterations read the data
   q + 1 times; the spectrum comes from the Nystroem approximation built from the last
-  product (Halko et al.'s final step without its extra pass). For large d and an integer n_components; 'auto' picks it when d > 4096.
+  product (Halko et al.'s final step without its extra pass). For large d and an
+  integer n_components; 'auto' picks it when d > 4096.
 """
 
 import numbers
