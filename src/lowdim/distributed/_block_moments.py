@@ -167,8 +167,8 @@ def block_moments_product(block, start, P):
 
 
 def merge_moments_products(parts, P):
-    """Merge ``block_moments_product`` results exactly: ``S P`` gains
-    ``(na nb / n) d (d^T P)`` with ``d`` the difference of the means (Chan et al.).
+    """Merge ``block_moments_product`` results exactly: ``S P = sum_b (S_b P + n_b d_b
+    (d_b^T P))`` with ``d_b`` the difference of part b's mean from the merged mean.
 
     Examples
     --------
@@ -180,14 +180,11 @@ def merge_moments_products(parts, P):
     >>> bool(np.allclose(G, Xc.T @ Xc @ P)), bool(np.allclose(ss, (Xc**2).sum(0)))
     (True, True)
     """
-    n, mean, ss, G = parts[0][0], parts[0][1].copy(), parts[0][2].copy(), parts[0][3].copy()
-    for nb, mean_b, ss_b, G_b in parts[1:]:
-        total = n + nb
+    n, mean, ss = merge_variances([part[:3] for part in parts])
+    G = sum(part[3] for part in parts)  # the parts' own scatters times P, plus
+    for nb, mean_b, _, _ in parts:  # the scatter of their means about the merged one
         delta = mean_b - mean
-        weight = n * nb / total
-        ss += ss_b + weight * delta**2
-        G += G_b + np.outer(delta, weight * (delta @ P))
-        mean, n = mean + delta * (nb / total), total
+        G += np.outer(delta, nb * (delta @ P))
     return n, mean, ss, G
 
 

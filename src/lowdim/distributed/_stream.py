@@ -27,6 +27,8 @@ def iter_blocks(X, aligned=None):
 
     blocks = list(X.to_delayed().ravel())
     wblocks = [None] * len(blocks) if aligned is None else list(aligned.to_delayed().ravel())
+    # the prefetching thread does not inherit pass_progress's context: blocks are
+    # counted by the caller's block bar, not drawn as one task bar each
     with ThreadPoolExecutor(1) as pool:
         pending = pool.submit(compute, blocks[0], wblocks[0])
         for j in range(len(blocks)):
