@@ -7,9 +7,10 @@ from ..linalg import matmul, row_norms_sq, sq_euclidean
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
-# Up to this many query x point pairs (or pair x feature terms), numpy does the
-# selection and the exact recomputation: small data then need no numba compilation
-# (about 2.5 s for these kernels on a first call), and lose nothing in speed.
+# Up to this many query x point pairs numpy does the selection, and up to a sixteenth
+# as many chosen pairs the exact recomputation (in chunks of this many terms): small
+# data then need no numba compilation (about 2.5 s for these kernels on a first call),
+# and lose nothing in speed.
 SMALL_PAIRS = 1 << 22
 
 
