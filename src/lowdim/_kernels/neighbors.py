@@ -36,6 +36,19 @@ def smallest_k(D, k, skip, out_idx, out_dist):
                 filled += 1
 
 
+@njit(cache=True, inline="always")
+def _insert(idx, dist, j, v):
+    """Put index ``j`` at distance ``v`` into the full increasing list ``(idx, dist)``,
+    dropping its last entry (the caller has checked ``v < dist[-1]``); ties stay ahead."""
+    pos = idx.shape[0] - 1
+    while pos > 0 and dist[pos - 1] > v:
+        dist[pos] = dist[pos - 1]
+        idx[pos] = idx[pos - 1]
+        pos -= 1
+    dist[pos] = v
+    idx[pos] = j
+
+
 @njit(cache=True, parallel=True)
 def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
     """Merge a block of candidates into running k-smallest lists (``out_dist`` starts
@@ -55,15 +68,8 @@ def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
             v = base + y_sq[c] - 2.0 * G[r, c]
             if v < 0.0:
                 v = 0.0
-            if v >= dist[k - 1]:
-                continue
-            pos = k - 1
-            while pos > 0 and dist[pos - 1] > v:
-                dist[pos] = dist[pos - 1]
-                idx[pos] = idx[pos - 1]
-                pos -= 1
-            dist[pos] = v
-            idx[pos] = j
+            if v < dist[k - 1]:
+                _insert(idx, dist, j, v)
 
 
 @njit(cache=True, parallel=True)
@@ -78,3 +84,67 @@ def pair_sq_distances(Q, data, offset, rows, cols, out):
             diff = (np.float64(Q[q, a]) - np.float64(offset[a])) - np.float64(data[j, a])
             acc += diff * diff
         out[p] = acc
+
+
+# reassociation lets the distance loops vectorise; no 'nnan' / 'ninf', the lists start at +inf
+REORDER = {"reassoc", "nsz", "contract"}
+
+
+@njit(cache=True, inline="always", fastmath=REORDER)
+def _sq_distance(a, b):
+    """``|a - b|^2`` in the rows' precision (vectorised; for ranking candidates)."""
+    acc = a[0] - a[0]
+    for c in range(a.shape[0]):
+        diff = a[c] - b[c]
+        acc += diff * diff
+    return acc
+
+
+@njit(cache=True, parallel=True, fastmath=REORDER)
+def nearest_candidates(Q, data, candidates, skip_self, out_idx, out_dist):
+    """Per row ``r`` of ``Q``: the ``k = out_idx.shape[1]`` rows of ``data`` listed in
+    ``candidates[r]`` nearest to ``Q[r]``, increasing (squared distances); negative
+    entries, and ``r`` itself with ``skip_self``, are left out. Rows with fewer than k
+    usable candidates keep index -1 at distance +inf in their tail."""
+    k = out_idx.shape[1]
+    for r in prange(Q.shape[0]):
+        idx = out_idx[r]
+        dist = out_dist[r]
+        idx[:] = -1
+        dist[:] = np.inf
+        for t in range(candidates.shape[1]):
+            j = candidates[r, t]
+            if j < 0 or (skip_self and j == r):
+                continue
+            v = _sq_distance(Q[r], data[j])
+            if v < dist[k - 1]:
+                _insert(idx, dist, j, v)
+
+
+@njit(cache=True, parallel=True, fastmath=REORDER)
+def through_neighbours(data, idx, dist, out_idx, out_dist):
+    """One round of "a neighbour's neighbour is probably a neighbour" on the kNN lists
+    ``(idx, dist)`` of the rows of ``data`` themselves (increasing squared distances):
+    each row's list merged with the distinct points on its neighbours' lists. Every row
+    reads the input lists and writes only its own output (parallel, deterministic)."""
+    n, k = idx.shape
+    for r in prange(n):
+        own = out_idx[r]
+        near = out_dist[r]
+        own[:] = idx[r]
+        near[:] = dist[r]
+        seen = np.sort(idx[idx[r]].ravel())
+        for t in range(seen.shape[0]):
+            j = seen[t]
+            if j < 0 or j == r or (t > 0 and j == seen[t - 1]):
+                continue
+            listed = False
+            for s in range(k):
+                if idx[r, s] == j:
+                    listed = True
+                    break
+            if listed:
+                continue
+            v = _sq_distance(data[r], data[j])
+            if v < near[k - 1]:
+                _insert(own, near, j, v)
