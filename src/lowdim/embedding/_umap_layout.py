@@ -31,8 +31,8 @@ def optimize_layout(Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_ra
         A fixed embedding the rows of ``Y`` are placed in (transform); each point's
         random numbers are keyed by its edges' ends, so a batch gives the same result as
         one point at a time. None: the points embed themselves (``W`` symmetric, each
-        edge pulls its row's point twice, the share of umap-learn's move-the-other-end-
-        too; random numbers keyed by edge position).
+        edge's attraction counts twice for its row's point, the share of umap-learn's
+        move-the-other-end-too; random numbers keyed by edge position).
     callbacks : sequence of callables
         ``callback(epoch, Y) -> stop?`` after every epoch.
 
