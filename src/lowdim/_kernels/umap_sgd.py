@@ -92,7 +92,9 @@ def layout_epoch(Y, ref, self_embedding, indptr, indices, edge_keys, epochs_per_
     ``epoch``: per edge, its attractive step counted ``pulls`` times plus the
     repulsive steps of the negative samples owed since the last visit (drawn from
     ``ref``), all taken from where the point is at the visit, so that the samples'
-    arithmetic overlaps instead of waiting for one another. ``self_embedding``: ``ref``
+    arithmetic overlaps instead of waiting for one another; their sum is clipped like
+    one step (taken one after the other, the first push from a close point would have
+    moved it away and weakened the rest; summed unclipped, they could throw it far). ``self_embedding``: ``ref``
     is ``Y`` as it was at the start of the epoch (a point never repels itself);
     otherwise ``ref`` is a fixed embedding the rows of ``Y`` are placed in."""
     n, n_ref = Y.shape[0], ref.shape[0]
@@ -102,22 +104,24 @@ def layout_epoch(Y, ref, self_embedding, indptr, indices, edge_keys, epochs_per_
     key = epoch_key(seed, epoch)
     n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
     for block in prange(n_blocks):
-        move = np.empty(Y.shape[1], dtype=np.float32)
+        attract = np.empty(Y.shape[1], dtype=np.float32)
+        repel = np.empty(Y.shape[1], dtype=np.float32)
         for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
             cur = Y[i]
             for e in range(indptr[i], indptr[i + 1]):
                 if next_sample[e] > epoch:
                     continue
-                move[:] = 0.0
+                attract[:] = 0.0
+                repel[:] = 0.0
                 j = indices[e]
-                _add_step(move, cur, ref[j], _attraction(cur, ref[j], a, b), step)
+                _add_step(attract, cur, ref[j], _attraction(cur, ref[j], a, b), step)
                 next_sample[e] += epochs_per_sample[e]
                 n_neg = int((epoch - next_negative[e]) / epochs_per_negative[e])
                 visit = visit_key(key, edge_keys[e])
                 for p in range(n_neg):
                     k = random_index(visit, p, n_ref)
                     if not (self_embedding and k == i):
-                        _add_step(move, cur, ref[k], _repulsion(cur, ref[k], a, b, gamma), alpha)
+                        _add_step(repel, cur, ref[k], _repulsion(cur, ref[k], a, b, gamma), np.float32(1.0))
                 next_negative[e] += n_neg * epochs_per_negative[e]
-                for c in range(cur.shape[0]):
-                    cur[c] += move[c]
+                for c in range(cur.shape[0]):  # the samples' repulsion, clipped as one step
+                    cur[c] += attract[c] + min(max(repel[c], -CLIP), CLIP) * alpha
