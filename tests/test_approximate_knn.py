@@ -131,7 +131,7 @@ def _round(X, idx, dist):
     from lowdim._kernels.neighbors import through_neighbours
 
     new_idx, new_dist = np.empty_like(idx), np.empty_like(dist)
-    through_neighbours(X, idx, dist, new_idx, new_dist)
+    through_neighbours(X, idx, dist, 16, new_idx, new_dist)
     assert np.all(new_dist <= dist * (1 + 1e-6))  # the r-th nearest found only gets nearer
     assert np.all(np.diff(new_dist, axis=1) >= 0) and not (new_idx == np.arange(len(X))[:, None]).any()
     assert all(len(set(row)) == idx.shape[1] for row in new_idx)

@@ -122,18 +122,20 @@ def nearest_candidates(Q, data, candidates, skip_self, out_idx, out_dist):
 
 
 @njit(cache=True, parallel=True, fastmath=REORDER)
-def through_neighbours(data, idx, dist, out_idx, out_dist):
+def through_neighbours(data, idx, dist, width, out_idx, out_dist):
     """One round of "a neighbour's neighbour is probably a neighbour" on the kNN lists
     ``(idx, dist)`` of the rows of ``data`` themselves (increasing squared distances):
-    each row's list merged with the distinct points on its neighbours' lists. Every row
-    reads the input lists and writes only its own output (parallel, deterministic)."""
+    each row's list merged with the distinct points among the first ``width`` entries
+    of its first ``width`` neighbours' lists (at most width^2 distances per row). Every
+    row reads the input lists and writes only its own output (parallel, deterministic)."""
     n, k = idx.shape
+    width = min(width, k)
     for r in prange(n):
         own = out_idx[r]
         near = out_dist[r]
         own[:] = idx[r]
         near[:] = dist[r]
-        seen = np.sort(idx[idx[r]].ravel())
+        seen = np.sort(idx[idx[r, :width], :width].ravel())
         for t in range(seen.shape[0]):
             j = seen[t]
             if j < 0 or j == r or (t > 0 and j == seen[t - 1]):
