@@ -455,11 +455,23 @@ def test_cli_cluster_on_a_parquet_folder_keeps_labels(cluster, stored, tmp_path)
 
 
 def test_cli_hdf5_on_a_local_cluster_and_csv_output(stored, tmp_path):
+    import socket
+
     root, X = stored
     out = tmp_path / "p.csv"
-    code, stdout, stderr = _cli("pca", root / "x.h5", "--key", "data/X", "--dask", "--variance", "0.6",
-                                "-o", out, "--json")
+    holder = socket.socket()  # another cluster's dashboard port, taken
+    try:
+        holder.bind(("0.0.0.0", 8787))
+        holder.listen()
+    except OSError:
+        pass  # already taken by something else: just as good
+    try:
+        code, stdout, stderr = _cli("pca", root / "x.h5", "--key", "data/X", "--dask", "--variance", "0.6",
+                                    "-o", out, "--json")
+    finally:
+        holder.close()
     assert code == 0, stderr
+    assert "already in use" not in stderr  # the local cluster takes a free port, silently
     summary = json.loads(stdout)
     assert summary["dask"] == "local" and summary["n_components"] == PCA(0.6).fit(X).n_components_
     rows = open(out).read().splitlines()

@@ -30,8 +30,10 @@ def dask_client(address, say):
     cluster = None
     try:
         if address == "local":
+            # the scheduler's HTTP server on any free port: with None it still tries 8787
+            # and warns through the CLI when another cluster holds it
             cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
-                                   dashboard_address=None, processes=True)
+                                   dashboard_address=":0", processes=True)
             client = Client(cluster)
         else:
             client = Client(address, timeout="10s")
