@@ -34,7 +34,7 @@ def test_unmixes_known_sources(algorithm, fun):
     distance = amari_distance(ica.components_ @ A)
     assert distance < 0.05, distance
     recovered = ica.transform(X)
-    np.testing.assert_allclose(recovered.std(axis=0, ddof=1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(recovered.std(axis=0), 1.0, rtol=1e-6)  # over the n samples, as scikit-learn
     np.testing.assert_allclose(ica.inverse_transform(recovered), X, atol=0.05)
 
 
@@ -57,3 +57,20 @@ def test_as_good_as_sklearn():
     ours = amari_distance(FastICA(4, random_state=0).fit(X).components_ @ A)
     ref = amari_distance(SkFastICA(4, whiten="unit-variance", random_state=0).fit(X).components_ @ A)
     assert ours <= ref + 0.01
+
+
+@pytest.mark.parametrize("fun", ["logcosh", "exp", "cube"])
+def test_same_start_as_sklearn_gives_its_unmixing(fun):
+    # the same fixed-point iteration on the same whitened data (unit variance over the
+    # n samples): from scikit-learn's start, expressed in lowdim's whitened coordinates
+    # (the principal axes may differ in sign), the same iterates and the same sources
+    _, _, X = mixed_sources(seed=3)
+    w0 = np.random.RandomState(0).normal(size=(4, 4))
+    ref = SkFastICA(4, whiten="unit-variance", fun=fun, w_init=w0, max_iter=1000).fit(X)
+    alignment = ref.whitening_ @ FastICA(4, max_iter=1000).fit(X).whitening_.T
+    signs = np.sign(np.diag(alignment))
+    np.testing.assert_allclose(np.abs(alignment), np.diag(np.abs(np.diag(alignment))), atol=1e-8)
+    ours = FastICA(4, fun=fun, w_init=w0 * signs[None, :], max_iter=1000).fit(X)
+    assert ours.n_iter_ == ref.n_iter_
+    assert amari_distance(ours.components_ @ ref.mixing_) < 1e-8
+    np.testing.assert_allclose(ours.transform(X).std(axis=0), 1.0, rtol=1e-10)

@@ -203,13 +203,16 @@ class FastICA(ComponentTransformer):
         X = self._validate_input(X, reset=True)
         pca = PCA(self.n_components, whiten=True, solver=self.whiten_solver).fit(X)
         k = pca.n_components_
-        Z = pca.transform(X).astype(np.float64)
+        # unit variance over the n samples (PCA's whitening divides by n - 1), as
+        # scikit-learn's FastICA: the contrast's fixed points depend on the scale
+        unit = np.sqrt(X.shape[0] / max(X.shape[0] - 1, 1))
+        Z = pca.transform(X).astype(np.float64) * unit
         rng = check_random_state(self.random_state)
         W0 = self._initial(k, rng)
         solve = ica_parallel if self.algorithm == "parallel" else ica_deflation
         W, self.n_iter_ = solve(Z, W0, _contrast(self.fun, self.fun_args), max_iter=self.max_iter,
                                 tol=self.tol)
-        whitening = pca.components_.astype(np.float64) / np.sqrt(
+        whitening = unit * pca.components_.astype(np.float64) / np.sqrt(
             np.maximum(pca.explained_variance_.astype(np.float64), np.finfo(np.float64).tiny))[:, None]
         (unmixing,) = flip_signs(W @ whitening)
         mixing = np.linalg.pinv(unmixing)
