@@ -17,7 +17,7 @@ from numba import njit, prange
 from .fastpow import fast_pow
 
 CLIP = np.float32(4.0)  # gradient components are clipped to [-CLIP, CLIP] (as umap-learn)
-ROWS_PER_BLOCK = 256  # rows per parallel task (each allocates one scratch vector)
+ROWS_PER_BLOCK = 256  # rows per parallel task (each allocates its two scratch vectors once)
 
 
 @njit(cache=True, inline="always")
@@ -30,7 +30,7 @@ def _mix(x):
 
 @njit(cache=True, inline="always")
 def visit_key(epoch_key, edge):
-    """The key of one edge's visit in an epoch (``epoch_key`` from ``epoch_key``)."""
+    """The key of one edge's visit in the epoch whose key (``epoch_key()``) is given."""
     return _mix(epoch_key ^ (np.uint64(edge) * np.uint64(0xD1B54A32D192ED03)))
 
 
@@ -92,11 +92,12 @@ def layout_epoch(Y, ref, self_embedding, indptr, indices, edge_keys, epochs_per_
     ``epoch``: per edge, its attractive step counted ``pulls`` times plus the
     repulsive steps of the negative samples owed since the last visit (drawn from
     ``ref``), all taken from where the point is at the visit, so that the samples'
-    arithmetic overlaps instead of waiting for one another; their sum is clipped like
-    one step (taken one after the other, the first push from a close point would have
-    moved it away and weakened the rest; summed unclipped, they could throw it far). ``self_embedding``: ``ref``
-    is ``Y`` as it was at the start of the epoch (a point never repels itself);
-    otherwise ``ref`` is a fixed embedding the rows of ``Y`` are placed in."""
+    arithmetic overlaps instead of waiting for one another. The repulsions' sum is
+    clipped like one step: one after the other, the first push from a close point would
+    have moved it away and weakened the rest; summed unclipped, they could throw it far.
+    ``self_embedding``: ``ref`` is ``Y`` as it was at the start of the epoch (a point
+    never repels itself); otherwise ``ref`` is a fixed embedding the rows of ``Y`` are
+    placed in. ``ref`` has fewer than 2**32 rows."""
     n, n_ref = Y.shape[0], ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     step = np.float32(alpha * pulls)

@@ -123,7 +123,6 @@ class HNSWIndex:
         dist, idx = np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
         return from_squared(dist, self.metric), idx
 
-
     def _nearest(self, shifted, k, exclude_self):
         """Indices of the (approximately) k nearest indexed rows of each shifted row."""
         want = k + 1 if exclude_self else k
