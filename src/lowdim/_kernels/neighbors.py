@@ -91,8 +91,9 @@ REORDER = {"reassoc", "nsz", "contract"}
 
 
 @njit(cache=True, inline="always", fastmath=REORDER)
-def _sq_distance(a, b):
-    """``|a - b|^2`` in the rows' precision (vectorised; for ranking candidates)."""
+def row_sq_distance(a, b):
+    """``|a - b|^2`` in the rows' precision (vectorised; for ranking candidates and for
+    UMAP's steps)."""
     acc = a[0] - a[0]
     for c in range(a.shape[0]):
         diff = a[c] - b[c]
@@ -116,7 +117,7 @@ def nearest_candidates(Q, data, candidates, skip_self, out_idx, out_dist):
             j = candidates[r, t]
             if j < 0 or (skip_self and j == r):
                 continue
-            v = _sq_distance(Q[r], data[j])
+            v = row_sq_distance(Q[r], data[j])
             if v < dist[k - 1]:
                 _insert(idx, dist, j, v)
 
@@ -147,6 +148,6 @@ def through_neighbours(data, idx, dist, width, out_idx, out_dist):
                     break
             if listed:
                 continue
-            v = _sq_distance(data[r], data[j])
+            v = row_sq_distance(data[r], data[j])
             if v < near[k - 1]:
                 _insert(own, near, j, v)

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from .fastpow import fast_pow
+from .neighbors import row_sq_distance
 
 CLIP = np.float32(4.0)  # gradient components are clipped to [-CLIP, CLIP] (as umap-learn)
 ROWS_PER_BLOCK = 256  # rows per parallel task (each allocates its two scratch vectors once)
@@ -50,19 +51,10 @@ def random_index(key, sample, n):
 
 
 @njit(cache=True, inline="always", fastmath=True)
-def _sq_distance(cur, other):
-    d2 = np.float32(0.0)
-    for c in range(cur.shape[0]):
-        diff = cur[c] - other[c]
-        d2 += diff * diff
-    return d2
-
-
-@njit(cache=True, inline="always", fastmath=True)
 def _attraction(cur, other, a, b):
     """Coefficient of the attractive gradient between ``cur`` and ``other`` (0 where
     they coincide), as umap-learn's."""
-    d2 = _sq_distance(cur, other)
+    d2 = row_sq_distance(cur, other)
     if d2 <= 0.0:
         return np.float32(0.0)
     power = fast_pow(d2, b - np.float32(1.0))  # one power: d2^b = power * d2
@@ -72,7 +64,7 @@ def _attraction(cur, other, a, b):
 @njit(cache=True, inline="always", fastmath=True)
 def _repulsion(cur, other, a, b, gamma):
     """Coefficient of the repulsive gradient (0 where the points coincide)."""
-    d2 = _sq_distance(cur, other)
+    d2 = row_sq_distance(cur, other)
     if d2 <= 0.0:
         return np.float32(0.0)
     return np.float32(2.0) * gamma * b / ((np.float32(0.001) + d2) * (a * fast_pow(d2, b) + np.float32(1.0)))

@@ -101,6 +101,7 @@ class HNSWIndex:
         self._graph = faiss.IndexHNSWFlat(points.shape[1], self.M)
         self._graph.hnsw.efConstruction = self.ef_construction
         self._graph.add(points)
+        self._projected = points if self._basis is not None else None  # searched again by self-queries
         self.n_samples_ = X.shape[0]
         return self
 
@@ -134,7 +135,8 @@ class HNSWIndex:
 
         n_candidates = (2 if exclude_self else 4) * want  # new points get no neighbours' round
         self._graph.hnsw.efSearch = max(self.ef_search or 64, n_candidates)
-        found = self._graph.search(self._searched(shifted), n_candidates)[1]
+        points = self._projected if exclude_self else self._searched(shifted)
+        found = self._graph.search(points, n_candidates)[1]
         idx, dist = np.empty((len(shifted), k), dtype=np.int64), np.empty((len(shifted), k), dtype=shifted.dtype)
         nearest_candidates(shifted, self._data, found, exclude_self, idx, dist)
         if exclude_self:
