@@ -64,11 +64,58 @@ def test_exact_index_ties_go_to_the_lower_index_on_both_paths(exact_path):
     np.testing.assert_array_equal(dist, 0.0)
 
 
-def test_exact_index_far_from_origin_float32(cloud):
-    X = (1e5 + cloud[0]).astype(np.float32)
-    _, idx = ExactIndex().build(X).query(X, 5, exclude_self=True)
-    _, ref = NearestNeighbors(n_neighbors=6).fit(X.astype(np.float64)).kneighbors(X.astype(np.float64))
-    assert np.mean(idx == ref[:, 1:]) > 0.97
+def _brute_force(X, k):
+    """kNN from float64 differences of every pair; ties to the lower index."""
+    X = X.astype(np.float64)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    np.fill_diagonal(D, np.inf)
+    idx = np.argsort(D, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(D, idx, axis=1), idx
+
+
+@pytest.mark.parametrize("shift", [0.0, 1e5])
+def test_exact_index_float32_is_the_float64_answer(cloud, shift, exact_path):
+    # float32 candidates, re-ranked from the rows in float64 and certified: the same
+    # neighbours as float64 arithmetic even 1e5 from the origin, where the float32
+    # expansion alone loses most digits
+    X = (shift + cloud[0]).astype(np.float32)
+    dist, idx = ExactIndex().build(X).query(X, 5, exclude_self=True)
+    ref_sq, ref_idx = _brute_force(X, 5)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(dist, np.sqrt(ref_sq), rtol=1e-12)
+
+
+def test_exact_index_float32_ties_are_searched_again_in_float64(exact_path, monkeypatch):
+    # an integer grid: many equal distances at the k-th place, which no float32 bound can
+    # separate, so those rows take the exact path; ties still go to the lower index
+    import lowdim.neighbors._exact as exact
+
+    searched = []
+    original = exact.ExactIndex._exact_rows
+    monkeypatch.setattr(exact.ExactIndex, "_exact_rows",
+                        lambda self, Q, *a: searched.append(len(Q)) or original(self, Q, *a))
+    X = np.stack(np.meshgrid(np.arange(12.0), np.arange(11.0)), axis=-1).reshape(-1, 2).astype(np.float32)
+    # 13th neighbour of an inner point: the distance-sqrt(5) ring of 8 (13th to 20th)
+    dist, idx = ExactIndex().build(X).query(X, 13, exclude_self=True)
+    ref_sq, ref_idx = _brute_force(X, 13)
+    assert searched and 0 < searched[0] <= len(X)
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_array_equal(dist, np.sqrt(ref_sq))
+
+
+def test_exact_index_query_blocks_on_worker_threads(cloud, monkeypatch):
+    # many query blocks and column tiles (run on the worker pool) give the one-tile answer
+    monkeypatch.setattr("lowdim.neighbors._exact.SMALL_PAIRS", 0)
+    for dtype in (np.float64, np.float32):
+        X = cloud[0].astype(dtype)
+        whole = ExactIndex().build(X).query(X, 7, exclude_self=True)
+        monkeypatch.setattr("lowdim.neighbors._exact.QUERY_ROWS", 37)
+        monkeypatch.setattr("lowdim.neighbors._exact.DATA_COLS", 50)
+        tiled = ExactIndex().build(X).query(X, 7, exclude_self=True)
+        monkeypatch.undo()
+        monkeypatch.setattr("lowdim.neighbors._exact.SMALL_PAIRS", 0)
+        np.testing.assert_array_equal(tiled[1], whole[1])
+        np.testing.assert_array_equal(tiled[0], whole[0])
 
 
 def test_precomputed_and_errors(cloud):

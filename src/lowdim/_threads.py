@@ -25,3 +25,35 @@ def blas_limit(limits):
     ...     pass
     """
     return _controller().limit(limits=limits, user_api="blas")
+
+
+def cores():
+    """Cores this process may run on (its CPU affinity where the OS tells it).
+
+    Examples
+    --------
+    >>> cores() >= 1
+    True
+    """
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@lru_cache(maxsize=None)
+def worker_pool(name):
+    """A thread pool with one worker per core, made once per ``name`` (a pool per
+    purpose, so a task never waits for a pool its caller is occupying). For work whose
+    kernels release the GIL: numba ``nogil`` kernels, BLAS, scipy's sparse products.
+
+    Examples
+    --------
+    >>> list(worker_pool("doctest").map(abs, [-1, 2]))
+    [1, 2]
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix=f"lowdim-{name}")

@@ -1,4 +1,5 @@
-"""k-nearest-neighbour selection kernels (parallel over query rows)."""
+"""k-nearest-neighbour selection kernels (parallel over query rows, or serial for
+callers that run one block per worker thread)."""
 
 import numpy as np
 from numba import njit, prange
@@ -49,15 +50,19 @@ def _insert(idx, dist, j, v):
     idx[pos] = j
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
     """Merge a block of candidates into running k-smallest lists (``out_dist`` starts
     at +inf): candidate ``(r, c)`` has squared distance ``q_sq[r] + y_sq[c] - 2 G[r, c]``
     (clipped at 0) and index ``col0 + c``; column ``skip[r]`` is left out. Blocks must
-    arrive in increasing column order for ties to go to the lower index."""
+    arrive in increasing column order for ties to go to the lower index.
+
+    Serial and without the GIL: callers run one query block per worker thread, each
+    with its own single-threaded product (no BLAS and numba thread pools taking turns
+    on the same cores)."""
     n_rows, n_cols = G.shape
     k = out_idx.shape[1]
-    for r in prange(n_rows):
+    for r in range(n_rows):
         idx = out_idx[r]
         dist = out_dist[r]
         base = q_sq[r]

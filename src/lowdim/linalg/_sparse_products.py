@@ -6,28 +6,12 @@ the same sequence of operations whatever the number of parts, so results do not
 depend on the thread count.
 """
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import scipy.sparse as sp
 
-_POOL = None
+from .._threads import cores, worker_pool
+
 MIN_NNZ_TO_SPLIT = 200_000
-
-
-def _pool():
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="lowdim-sparse")
-    return _POOL
-
-
-def _cores():
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _cuts(indptr, parts):
@@ -58,7 +42,7 @@ class ParallelCSR:
         A = sp.csr_matrix(A)
         self.shape, self.dtype = A.shape, A.dtype
         if parts is None:
-            parts = _cores() if A.nnz >= MIN_NNZ_TO_SPLIT else 1
+            parts = cores() if A.nnz >= MIN_NNZ_TO_SPLIT else 1
         cuts = _cuts(A.indptr, max(1, parts))
         self._blocks = [A[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [A]
 
@@ -66,5 +50,5 @@ class ParallelCSR:
         """``A @ B`` for a dense vector or matrix ``B``."""
         if len(self._blocks) == 1:
             return np.asarray(self._blocks[0] @ B)
-        pieces = list(_pool().map(lambda blk: np.asarray(blk @ B), self._blocks))
+        pieces = list(worker_pool("sparse").map(lambda blk: np.asarray(blk @ B), self._blocks))
         return np.concatenate(pieces, axis=0)
