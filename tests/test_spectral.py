@@ -40,6 +40,24 @@ def test_lanczos_and_its_shift_invert_fallback_agree(blobs, monkeypatch):
     np.testing.assert_allclose(np.abs(unbudgeted.embedding_), np.abs(lanczos.embedding_), rtol=1e-6, atol=1e-9)
 
 
+def test_eigen_tol_auto_agrees_with_machine_precision(blobs):
+    # 'auto' stops at a 1e-10 residual: eigenvalues to ~1e-20, vectors to 1e-10 / gap
+    fit = lambda tol: SpectralEmbedding(2, n_neighbors=12, eigen_solver="arpack", eigen_tol=tol,
+                                        random_state=0).fit(blobs)
+    auto, exact = fit("auto"), fit(0.0)
+    np.testing.assert_allclose(auto.eigenvalues_, exact.eigenvalues_, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(auto.embedding_), np.abs(exact.embedding_), rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match="eigen_tol"):
+        fit(-1.0)
+
+
+def test_float32_and_float64_rows_give_the_same_graph(blobs):
+    # the float32 kNN is certified against float64 rounding: the same neighbours
+    a = SpectralEmbedding(2, n_neighbors=12, random_state=0).fit(blobs.astype(np.float32))
+    b = SpectralEmbedding(2, n_neighbors=12, random_state=0).fit(blobs.astype(np.float32).astype(np.float64))
+    assert (a.affinity_matrix_ != b.affinity_matrix_).nnz == 0
+
+
 def test_spectral_start_of_neighbour_embeddings_uses_a_loose_tolerance(blobs, monkeypatch):
     import lowdim.manifold as manifold
     from lowdim.embedding._initialization import SPECTRAL_TOL, initial_embedding
