@@ -141,3 +141,19 @@ def test_too_few_neighbours_for_hessian_names_the_fix():
         LocallyLinearEmbedding(n_neighbors=5, method="hessian").fit(X)
     with pytest.raises(ValueError, match=r"n_components=50 must be at most n_samples=50 minus one \(49"):
         LocallyLinearEmbedding(n_neighbors=3, n_components=50).fit(X[:50])
+
+
+def test_degenerate_bottom_of_the_spectrum_is_warned_about():
+    # Hessian / LTSA local fits on a 20-D Gaussian cloud leave a null space far larger
+    # than n_components + 1: the embedding is then an arbitrary basis of it
+    import warnings
+
+    gauss = np.random.default_rng(0).normal(size=(300, 20))
+    roll = make_swiss_roll(300, random_state=0)[0]
+    for method in ("hessian", "ltsa"):
+        with pytest.warns(UserWarning, match="zero to rounding"):
+            LocallyLinearEmbedding(n_neighbors=12, method=method, random_state=0).fit(gauss)
+    for method in ("hessian", "ltsa", "standard", "modified"):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message=".*zero to rounding")
+            LocallyLinearEmbedding(n_neighbors=12, method=method, random_state=0).fit(roll)

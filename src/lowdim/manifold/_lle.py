@@ -2,6 +2,8 @@
 Hessian eigenmaps, modified LLE and LTSA, over one neighbour search and one sparse
 bottom-eigenvector solve."""
 
+import warnings
+
 import numpy as np
 
 from .._params import RANDOM_STATE, Interval, Options, validate_params
@@ -17,6 +19,35 @@ from ._spectral import check_nontrivial_components
 def _min_neighbors(method, d):
     """The fewest neighbours each method can fit with ``d`` output dimensions."""
     return {"standard": 1, "hessian": d * (d + 3) // 2 + 1, "modified": d + 1, "ltsa": d + 1}[method]
+
+
+NULL_RELATIVE = 1e-9  # an eigenvalue this small against M's largest diagonal entry is zero
+
+
+def warn_degenerate_bottom(w, M, method):
+    """Warn when the eigenvalue after the ones kept (``w[-1]``) is zero to rounding too:
+    then the kept eigenvectors are one arbitrary basis of a larger null space, and the
+    embedding can change with the smallest perturbation of the data or the arithmetic.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_degenerate_bottom(np.array([0.0, 1e-17, 2e-17]), np.eye(3), "hessian")
+    >>> "arbitrary" in str(caught[0].message)
+    True
+    """
+    scale = float(np.max(np.abs(M.diagonal())))
+    if w[-1] <= NULL_RELATIVE * scale:
+        warnings.warn(
+            f"LocallyLinearEmbedding(method={method!r}): {len(w)} or more eigenvalues of the "
+            f"alignment matrix are zero to rounding ({len(w)}th: {w[-1] / scale:.1e} of its "
+            f"largest diagonal entry), more than the {len(w) - 1} the embedding uses: it is one "
+            "arbitrary choice among equally good ones and may change with any perturbation. "
+            "The local fits leave more directions free than the embedding has, as they do "
+            "when the data are far from a manifold of n_components dimensions; "
+            "method='modified' or 'standard' are less prone to it.", UserWarning, stacklevel=3)
 
 
 class LocallyLinearEmbedding(ComponentTransformer):
@@ -130,8 +161,12 @@ class LocallyLinearEmbedding(ComponentTransformer):
         _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, self.modified_tol)
         M = assemble(groups, blocks, n)
-        w, V = smallest_eigh(M, d + 1, rng=check_random_state(self.random_state), solver=self.eigen_solver,
+        extra = 1 if n > d + 2 else 0  # one more eigenpair tells whether the choice is determined
+        w, V = smallest_eigh(M, d + 1 + extra, rng=check_random_state(self.random_state), solver=self.eigen_solver,
                              tol=self.tol, max_iter=self.max_iter)
+        if extra:
+            warn_degenerate_bottom(w, M, self.method)
+            w, V = w[:d + 1], V[:, :d + 1]
         (Vt,) = flip_signs(V[:, 1:].T)
         self.eigenvalues_ = w[1:]
         self.reconstruction_error_ = float(np.sum(w[1:]))

@@ -235,8 +235,9 @@ def expansion_error_bound(q_sq, y_sq_max, n_features, dtype):
 
     Examples
     --------
-    >>> float(expansion_error_bound(np.array([1.0]), 1.0, 2, np.float32)[0]) < 1e-6
-    True
+    >>> # unit norms, 2 features: (2 / 2 + 6) u (1 + 1)^2 = 28 u
+    >>> round(float(expansion_error_bound(np.array([1.0]), 1.0, 2, np.float32)[0]) / 2.0**-24, 6)
+    28.0
     """
     u = np.finfo(dtype).eps / 2
     scale = 0.5 * n_features / (1.0 - n_features * u) + 6.0
