@@ -218,12 +218,14 @@ def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callba
     from .._kernels.kmeans import point_distances
 
     centres = np.asarray(centres, dtype=np.float64)
-    weighted_sq = float(weights @ x_sq)
-    if algorithm == "elkan":
-        step = _elkan_step(X, weights, weighted_sq)
-    else:
-        step = _search_step(X, weights, x_sq, weighted_sq, use_bounds=algorithm == "hamerly")
     with blas_limit(1):  # the kernels' small GEMMs run in parallel
+        # inside the limit: a threaded BLAS call here (even this dot product) leaves
+        # OpenBLAS threads spinning through the first iterations' parallel kernels
+        weighted_sq = float(weights @ x_sq)
+        if algorithm == "elkan":
+            step = _elkan_step(X, weights, weighted_sq)
+        else:
+            step = _search_step(X, weights, x_sq, weighted_sq, use_bounds=algorithm == "hamerly")
         start = _bounded_start(X, weights, centres, x_sq, algorithm)
         result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks,
                           verbose=verbose, label=f"KMeans ({algorithm})")
