@@ -93,10 +93,9 @@ def spectrum_from_scatter(acc, k, opts):
 class CovarianceSolver:
     """One pass: ``X^T X`` in row blocks, then the top of the symmetric eigenproblem.
 
-    An in-memory array near the origin (judged from its column moments, one parallel
-    pass) takes one syrk over all rows, centred afterwards in float64; anything else
-    (far from the origin, sparse, memory-mapped) goes block by block through
-    ``ScatterAccumulator``, which centres each block when needed."""
+    An in-memory array has its column moments taken first (one parallel pass), which
+    decide the centring (``ScatterAccumulator.of_array``: near the origin one syrk over
+    all rows); sparse and memory-mapped input goes block by block (one pass)."""
 
     name, sparse_ok, complete = "covariance", True, True
 
@@ -104,12 +103,7 @@ class CovarianceSolver:
         from tqdm.auto import tqdm
 
         if type(X) is np.ndarray:
-            mean, variances = checked_moments(X)
-            if not needs_centring(mean, variances, X.dtype):
-                n = X.shape[0]
-                scatter = symmetrize(syrk_upper(X))
-                scatter -= np.outer(mean, mean * n)
-                return spectrum_from_scatter(ScatterAccumulator.from_moments(n, mean, scatter), k, opts)
+            return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts)
         acc = ScatterAccumulator(X.shape[1])
         # a memory map is read block by block, with a progress bar when verbose
         show = bool(opts.verbose) and type(X) is not np.ndarray

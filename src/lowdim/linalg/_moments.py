@@ -55,14 +55,16 @@ def _sparse_block_scatter(block):
 
 
 @np.errstate(invalid="ignore", over="ignore")  # non-finite input is reported by the caller
-def _dense_block_scatter(block, centre):
+def _dense_block_scatter(block, centre, mean=None):
     """Mean and centred scatter (float64) of one block, by one syrk in the block's dtype.
 
     ``centre``: subtract the (rounded) block mean first, which is exact for data far
     from the origin; otherwise use ``X^T X - n m m^T``, which saves a copy of the block.
+    ``mean``: the block's column mean in float64, when already known.
     """
     nb = block.shape[0]
-    mean = block.mean(axis=0, dtype=np.float64)
+    if mean is None:
+        mean = block.mean(axis=0, dtype=np.float64)
     if not centre:
         return mean, symmetrize(syrk_upper(block)) - nb * np.outer(mean, mean)
     shift = mean.astype(block.dtype)  # rounded mean: x - shift is exact for float32 data
@@ -134,6 +136,27 @@ class ScatterAccumulator:
             np.array(scatter, dtype=np.float64)
         acc._centre = True  # rows added later are merged exactly, block by block
         return acc
+
+    @classmethod
+    def of_array(cls, X, mean, variances):
+        """The moments of an in-memory dense array whose column mean and variance are
+        known (``column_moments``; the caller has checked them for NaN/infinity): near the origin one
+        syrk over all rows, centred afterwards in float64; far from it, block by block
+        as ``update`` does.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(50, 3))
+        >>> acc = ScatterAccumulator.of_array(X, *column_moments(X))
+        >>> bool(np.allclose(acc.covariance(), np.cov(X.T)))
+        True
+        """
+        if needs_centring(mean, variances, X.dtype):
+            acc = cls(X.shape[1])
+            acc.update(X)
+            return acc
+        return cls.from_moments(X.shape[0], *_dense_block_scatter(X, False, mean))
 
     def update(self, X, rows=None, on_nonfinite=None, progress=None):
         """Add the rows of ``X`` (dense or sparse), block by block.

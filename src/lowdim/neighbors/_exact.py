@@ -139,7 +139,8 @@ class ExactIndex:
     def _candidates(self, Q, k, skip):
         """The ``k`` smallest squared distances of each row of ``Q`` by the expansion
         ``|q|^2 + |y|^2 - 2 q.y`` in the data's dtype (increasing, ties to the lower
-        index) and their indices; column ``skip[r]`` left out of row r (-1: none)."""
+        index), their indices, and the ``|q|^2`` of the shifted rows; column ``skip[r]``
+        left out of row r (-1: none)."""
         if not self._compiled(Q):
             return self._candidates_small(Q, k, skip)
         from .._kernels.neighbors import merge_smallest_sq
@@ -147,7 +148,7 @@ class ExactIndex:
         m, n = Q.shape[0], self.n_samples_
         sq = np.full((m, k), np.inf)
         idx = np.full((m, k), -1, dtype=np.int64)
-
+        q_norms = np.empty(m)
         buffers = threading.local()  # one product buffer per worker thread: no fresh pages
 
         def query_block(start):
@@ -155,7 +156,7 @@ class ExactIndex:
                 buffers.buf = np.empty(QUERY_ROWS * DATA_COLS, dtype=self._data.dtype)
             stop = min(m, start + QUERY_ROWS)
             q = np.ascontiguousarray(Q[start:stop] - self._offset, dtype=self._data.dtype)
-            q_sq = row_norms_sq(q)
+            q_sq = q_norms[start:stop] = row_norms_sq(q)
             for c0 in range(0, n, DATA_COLS):
                 c1 = min(n, c0 + DATA_COLS)
                 G = buffers.buf[:(stop - start) * (c1 - c0)].reshape(stop - start, c1 - c0)
@@ -168,19 +169,20 @@ class ExactIndex:
         # 0.075 / 0.096 s with parallel BLAS and a parallel merge taking turns).
         with blas_limit(1):
             list(worker_pool("knn").map(query_block, range(0, m, QUERY_ROWS)))
-        return sq, idx
+        return sq, idx, q_norms
 
     def _candidates_small(self, Q, k, skip):
         """``_candidates`` for few pairs, in numpy: the same float64 expansion and the same
         order (a stable sort: ties to the lower index)."""
         q = np.ascontiguousarray(Q - self._offset, dtype=self._data.dtype)
-        sq = row_norms_sq(q)[:, None] + self._sq[None, :]
+        q_norms = row_norms_sq(q)
+        sq = q_norms[:, None] + self._sq[None, :]
         sq -= 2.0 * matmul(q, self._data.T)
         np.maximum(sq, 0.0, out=sq)
         own = np.flatnonzero(skip >= 0)
         sq[own, skip[own]] = np.inf
         idx = np.argsort(sq, axis=1, kind="stable")[:, :k]
-        return np.take_along_axis(sq, idx, axis=1), idx.astype(np.int64)
+        return np.take_along_axis(sq, idx, axis=1), idx.astype(np.int64), q_norms
 
     def _certified(self, Q, k, skip, available):
         """k + EXTRA_CANDIDATES candidates by the expansion in the data's dtype, re-ranked
@@ -193,7 +195,7 @@ class ExactIndex:
         same neighbours (5,000 Fashion-MNIST images: 4 extra candidates leave no row
         unsure in 50 PCA dimensions or in all 784 pixels)."""
         wide = min(k + EXTRA_CANDIDATES, available)
-        sq, idx = self._candidates(Q, wide, skip)
+        sq, idx, q_sq = self._candidates(Q, wide, skip)
         compiled = self._compiled(Q)
         rows = np.repeat(np.arange(idx.shape[0]), wide)
         exact = pair_sq_distances(Q, self._rows, np.zeros(Q.shape[1], dtype=self._rows.dtype), rows,
@@ -202,7 +204,6 @@ class ExactIndex:
         exact, chosen = np.take_along_axis(exact, order, axis=1), np.take_along_axis(idx, order, axis=1)
         if wide == available:  # every point is a candidate: nothing was left out
             return exact, chosen
-        q_sq = row_norms_sq(np.asarray(Q - self._offset, dtype=self._data.dtype))
         bound = expansion_error_bound(q_sq, self._sq.max(), self._data.shape[1], self._data.dtype)
         # the re-ranked sums themselves are exact to d float64 roundings
         summed = exact[:, k - 1] * (1.0 + Q.shape[1] * np.finfo(np.float64).eps)
