@@ -2,10 +2,12 @@
 
 import numpy as np
 import pytest
+from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
 from lowdim.manifold import MaximumVarianceUnfolding
-from lowdim.manifold._mvu import centred_basis, edge_list
+from lowdim.manifold._mvu import AUTO_EXACT, CVXPY_EXACT_LIMIT, EXACT_LIMIT, centred_basis, edge_list
+from lowdim.manifold._mvu_face import mvu_face
 
 
 def _rolled_strip(n, seed=0):
@@ -54,9 +56,61 @@ def test_centred_basis_and_edges():
 
 
 def test_size_limits_name_the_fix():
-    X = np.random.default_rng(0).normal(size=(300, 3))
+    rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="set n_landmarks"):
-        MaximumVarianceUnfolding(n_landmarks=None).fit(X)
+        MaximumVarianceUnfolding(n_landmarks=None).fit(rng.normal(size=(EXACT_LIMIT + 1, 3)))
+    with pytest.raises(ValueError, match="or solver='auto'"):
+        MaximumVarianceUnfolding(n_landmarks=None, solver="scs").fit(rng.normal(size=(CVXPY_EXACT_LIMIT + 1, 3)))
+    with pytest.raises(ValueError, match="exact program only"):
+        MaximumVarianceUnfolding(n_landmarks=10, solver="interior-point").fit(rng.normal(size=(50, 3)))
+    X = rng.normal(size=(AUTO_EXACT + 1, 3))
     assert MaximumVarianceUnfolding(n_landmarks="auto", random_state=0).fit(X).n_landmarks_ == 20
-    with pytest.raises(ValueError, match="n_landmarks=600 must be at most n_samples=300"):
+    with pytest.raises(ValueError, match="n_landmarks=600 must be at most n_samples=301"):
         MaximumVarianceUnfolding(n_landmarks=600).fit(X)
+
+
+def _digits(n):
+    from sklearn.datasets import load_digits
+
+    return load_digits().data[:n]
+
+
+def test_exact_mvu_of_a_few_hundred_images_is_certified_optimal():
+    """64-D images: the program has an interior, the interior-point method converges and
+    its dual iterate certifies the variance (relative gap below 1e-8)."""
+    X = _digits(200)
+    est = MaximumVarianceUnfolding(n_neighbors=5, n_landmarks=None).fit(X)
+    assert est.solver_status_.startswith("optimal (interior point")
+    assert est.duality_gap_ < 1e-8
+    assert est.distance_error_ < 1e-7
+    assert np.sum(est.eigenvalues_) > np.sum((X - X.mean(axis=0)) ** 2)  # unfolded: more variance
+
+
+@pytest.mark.parametrize("data", ["digits", "strip"])
+def test_interior_point_agrees_with_clarabel(data):
+    pytest.importorskip("cvxpy")
+    X = _digits(40) if data == "digits" else _rolled_strip(40)[0]
+    ours = MaximumVarianceUnfolding(n_neighbors=5, n_landmarks=None).fit(X)
+    ref = MaximumVarianceUnfolding(n_neighbors=5, n_landmarks=None, solver="clarabel").fit(X)
+    # the objective, the learned total variance, is unique (the optimal Gram matrix
+    # need not be); the strip leaves the program without interior points, where
+    # Clarabel's answer is inexact (slightly violated distances buy extra variance)
+    total = [np.sum(e.eigenvalues_) / e.variance_fraction_ for e in (ours, ref)]
+    np.testing.assert_allclose(total[0], total[1], rtol=1e-6 if data == "digits" else 2e-3)
+    assert ours.distance_error_ <= max(ref.distance_error_, 1e-6)
+
+
+def test_face_holds_every_solution_and_a_rigid_set_stays_as_it_is():
+    X = _rolled_strip(40)[0]
+    rows, cols, d2 = edge_list(X, 5)
+    V = mvu_face(X, rows, cols)
+    assert V.shape[1] < len(X) - 1  # the strip in 3-D has rigid clusters
+    np.testing.assert_allclose(V.T @ V, np.eye(V.shape[1]), atol=1e-10)
+    np.testing.assert_allclose(np.ones(len(X)) @ V, 0, atol=1e-10)
+    Xc = X - X.mean(axis=0)
+    np.testing.assert_allclose(V @ (V.T @ Xc), Xc, atol=1e-9)  # the data's own Gram matrix is feasible
+    # all distances of a planar point set known: universally rigid, MVU returns the data
+    P = np.random.default_rng(1).normal(size=(9, 2))
+    est = MaximumVarianceUnfolding(n_neighbors=8, n_landmarks=None).fit(P)
+    assert mvu_face(P, *edge_list(P, 8)[:2]).shape[1] == 2
+    np.testing.assert_allclose(pdist(est.embedding_), pdist(P), rtol=1e-7)

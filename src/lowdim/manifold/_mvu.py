@@ -1,8 +1,13 @@
 """Maximum variance unfolding (Weinberger & Saul, 2004): the centred Gram matrix of
-largest trace that keeps every kNN distance, found by a semidefinite program (cvxpy with
-an open solver), and its landmark version (Weinberger, Packer & Saul, 2005) where the
-Gram matrix is ``Q L Q^T`` with ``Q`` the LLE reconstruction of all points from ``m``
-landmarks and only the ``m x m`` matrix ``L`` is optimised."""
+largest trace that keeps every kNN distance, found by a semidefinite program, and its
+landmark version (Weinberger, Packer & Saul, 2005) where the Gram matrix is
+``Q L Q^T`` with ``Q`` the LLE reconstruction of all points from ``m`` landmarks and
+only the ``m x m`` matrix ``L`` is optimised.
+
+The exact program is first restricted to the face of the PSD cone that its rigid
+clusters leave (``_mvu_face``), then solved by lowdim's interior-point method for
+rank-one constraints (``linalg._rank_one_sdp``) or, on request, through cvxpy with an
+open solver; the landmark program goes through cvxpy."""
 
 import warnings
 
@@ -15,18 +20,29 @@ from .._estimator import ValidatedInputMixin
 from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
+from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments, flip_signs
+from ..linalg._rank_one_sdp import solve_rank_one_sdp
 from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, symmetrize
 from ._classical import farthest_points
 from ._local_fits import assemble, standard_blocks
+from ._mvu_face import mvu_face
 
-# the full SDP has n^2 / 2 unknowns; Clarabel (measured here): 6 s / 0.3 GB at n = 50,
-# 22 s / 0.8 GB at 80, 114 s / 3 GB at 120 (SCS: 221 s at 120). The exact program is
-# refused above EXACT_LIMIT; n_landmarks='auto' switches to landmarks above AUTO_EXACT.
-EXACT_LIMIT = 100
-AUTO_EXACT = 60
+# lowdim's interior-point method (measured here, float64 Fashion-MNIST PCA-50 points,
+# 5 neighbours): 16-20 iterations, 1.7 s at n = 100, 9 s at 300, 20 s at 500. Through
+# cvxpy the program has n^2 / 2 unknowns and Clarabel factorises their n^4 / 4 Hessian:
+# 6 s / 0.3 GB at n = 50, 114 s / 3 GB at 120 (SCS: 221 s at 120).
+EXACT_LIMIT = 2000
+CVXPY_EXACT_LIMIT = 100
+AUTO_EXACT = 300
 AUTO_LANDMARKS = 20
-_INSTALL = "MaximumVarianceUnfolding needs cvxpy: pip install 'lowdim[sdp]'"
+EXACT_TOL = 1e-8  # relative duality gap and infeasibility of the interior-point method
+EXACT_MAX_ITER = 80
+# Data in few dimensions leave the program nearly without interior even on its reduced
+# face (a strip rolled in 3-D, 50-150 points, 4-8 neighbours: relative gaps 1e-5 to 2e-2
+# with distances kept to 5e-6 to 3e-4): a warning only past these.
+GAP_WARN, DISTANCE_WARN = 1e-2, 1e-3
+_INSTALL = "MaximumVarianceUnfolding needs cvxpy for this: pip install 'lowdim[sdp]'"
 
 
 def _cvxpy():
@@ -65,20 +81,29 @@ def _solve(problem, solver):
                        f"{problem.status!r}); try fewer n_neighbors or n_landmarks.")
 
 
-def exact_program(n, rows, cols, d2, solver="auto"):
-    """The MVU program itself: centred PSD ``K`` (n, n) of maximum trace with
-    ``K_ii + K_jj - 2 K_ij = d2`` on every edge (one sparse row per edge). Returns
-    ``(K, status)``."""
+def _outer_rows(diff):
+    """One row ``vec(a a^T)`` per row ``a`` of ``diff``: ``<a a^T, M>`` becomes a matrix
+    product with ``vec(M)`` (symmetric ``M``: either vec order)."""
+    return (diff[:, :, None] * diff[:, None, :]).reshape(len(diff), -1)
+
+
+def exact_program(V, rows, cols, d2, solver="auto"):
+    """The MVU program on the face spanned by ``V`` (n, r): PSD ``Z`` (r, r) of maximum
+    trace with ``|V_i - V_j|^2_Z = d2`` on every edge; the Gram matrix is ``V Z V^T``
+    (centred, as ``V`` is orthogonal to the ones vector). Returns ``(Z, status,
+    gap)``, the gap None from cvxpy."""
+    diff = V[rows] - V[cols]
+    r = V.shape[1]
+    if solver in ("auto", "interior-point"):
+        res = solve_rank_one_sdp(-np.eye(r), diff.T, d2, tol=EXACT_TOL, max_iter=EXACT_MAX_ITER)
+        status = (f"{'optimal' if res.converged else 'stopped'} (interior point, {res.n_iter} iterations, "
+                  f"relative gap {res.gap:.1e}, primal infeasibility {res.primal_infeasibility:.1e})")
+        return res.X, status, res.gap
     cp = _cvxpy()
-    K = cp.Variable((n, n), PSD=True)
-    e = np.arange(len(d2))
-    # vec(K) is column-major: entry (i, j) sits at i + j n
-    A = sp.csr_matrix((np.r_[np.ones(2 * len(e)), -2 * np.ones(len(e))],
-                       (np.r_[e, e, e], np.r_[rows * (n + 1), cols * (n + 1), rows + cols * n])),
-                      shape=(len(e), n * n))
-    problem = cp.Problem(cp.Maximize(cp.trace(K) / n), [A @ cp.vec(K, order="F") == d2, cp.sum(K) == 0])
+    Z = cp.Variable((r, r), PSD=True)
+    problem = cp.Problem(cp.Maximize(cp.trace(Z)), [_outer_rows(diff) @ cp.vec(Z, order="F") == d2])
     status = _solve(problem, solver)
-    return (K.value + K.value.T) / 2, status
+    return (Z.value + Z.value.T) / 2, status, None
 
 
 def centred_basis(v):
@@ -109,9 +134,7 @@ def landmark_program(B, rows, cols, d2, trace_weight, solver="auto"):
     cp = _cvxpy()
     r = B.shape[1]
     M = cp.Variable((r, r), PSD=True)
-    diff = B[rows] - B[cols]
-    A = (diff[:, :, None] * diff[:, None, :]).reshape(len(d2), r * r)  # symmetric M: any vec order
-    Qa, R = np.linalg.qr(A)
+    Qa, R = np.linalg.qr(_outer_rows(B[rows] - B[cols]))
     misfit = cp.sum_squares(R @ cp.vec(M, order="F") - Qa.T @ d2)
     problem = cp.Problem(cp.Minimize(misfit - trace_weight * cp.trace((B.T @ B) @ M)))
     status = _solve(problem, solver)
@@ -139,23 +162,32 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     """Maximum variance unfolding (semidefinite embedding).
 
     Pulls the points as far apart as possible while every kNN distance stays as it is:
-    the Gram matrix of largest trace under those equalities, solved as a semidefinite
-    program with cvxpy (optional extra ``lowdim[sdp]``; Clarabel or SCS, both open),
-    then embedded by its top eigenvectors. The exact program has ``n^2 / 2`` unknowns, so
-    it is for up to about a hundred points; with ``n_landmarks`` only an ``m x m`` matrix
-    is optimised (landmark MVU), every point being the LLE reconstruction from the
-    landmarks, and distances are kept in the least-squares sense.
+    the Gram matrix of largest trace under those equalities, a semidefinite program,
+    then embedded by its top eigenvectors. The exact program is solved for up to a few
+    hundred points (a thousand in a minute or so) by lowdim's interior-point method,
+    which exploits that every constraint has rank one and returns its optimality
+    certificate (relative duality gap in ``solver_status_``); when the data live in few
+    dimensions, rigid clusters of the neighbour graph first cut the program down to the
+    face of the PSD cone where its solutions lie (without that cut it has no interior
+    point and interior-point solvers stall). With ``n_landmarks`` only an ``m x m``
+    matrix is optimised (landmark MVU), every point being the LLE reconstruction from
+    the landmarks, and distances are kept in the least-squares sense; that program, and
+    the exact one on request, go through cvxpy (optional extra ``lowdim[sdp]``; Clarabel
+    or SCS, both open).
 
     Parameters
     ----------
     n_components : int, default=2
     n_neighbors : int, default=5
     n_landmarks : 'auto', int or None, default='auto'
-        Landmarks of landmark MVU; None solves the exact program (at most 100 samples:
-        its cost grows as n^4 — 114 s and 3 GB at 120 points); 'auto' is exact up to
-        60 samples (about 10 s) and 20 landmarks above.
-    solver : {'auto', 'clarabel', 'scs'}, default='auto'
-        'auto' is Clarabel when installed, else SCS.
+        Landmarks of landmark MVU; None solves the exact program (at most 2,000
+        samples; about 9 s at 300 points, 20 s at 500); 'auto' is exact up to 300
+        samples and 20 landmarks above.
+    solver : {'auto', 'interior-point', 'clarabel', 'scs'}, default='auto'
+        'interior-point' is lowdim's own (exact program only); 'clarabel' and 'scs'
+        go through cvxpy (exact program: at most 100 samples, its cost grows as n^4 —
+        114 s and 3 GB at 120 points). 'auto' is 'interior-point' for the exact
+        program and Clarabel (then SCS) for the landmark program.
     random_state : None, int or Generator
         The first landmark.
 
@@ -170,6 +202,11 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         Root mean squared relative error of the squared kNN distances in the full
         learned geometry (0 for the exact program, up to solver accuracy).
     solver_status_ : str
+    duality_gap_ : float or None
+        Relative duality gap of the exact program from the interior-point method (None
+        from cvxpy or for landmark MVU). Its dual iterate stays feasible, so the
+        learned variance is within about this fraction of the optimum, up to the
+        distance error.
     n_landmarks_ : int or None
         Landmarks used (None: the exact program).
 
@@ -190,7 +227,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         "n_components": [Interval(int, 1, None, closed="left")],
         "n_neighbors": [Interval(int, 1, None, closed="left")],
         "n_landmarks": [NONE, Options({"auto"}), Interval(int, 2, None, closed="left")],
-        "solver": [Options({"auto", "clarabel", "scs"})],
+        "solver": [Options({"auto", "interior-point", "clarabel", "scs"})],
         "random_state": [RANDOM_STATE],
     }
 
@@ -211,10 +248,18 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         check_n_neighbors(self.n_neighbors, n)
         landmarks = self._landmarks(n)
         m = n if landmarks is None else landmarks
-        if landmarks is None and n > EXACT_LIMIT:
+        cvxpy_exact = self.solver in ("clarabel", "scs")
+        limit = CVXPY_EXACT_LIMIT if cvxpy_exact else EXACT_LIMIT
+        if landmarks is None and n > limit:
             raise ValueError(f"exact MVU on {n} samples is a semidefinite program with {n * (n + 1) // 2} "
-                             f"unknowns; set n_landmarks (e.g. {min(100, n)}) for landmark MVU, or use at most "
-                             f"{EXACT_LIMIT} samples.")
+                             f"unknowns; set n_landmarks (e.g. {min(100, n)}) for landmark MVU"
+                             + (", or solver='auto' (lowdim's interior-point method, up to "
+                                f"{EXACT_LIMIT} samples)" if cvxpy_exact else "")
+                             + f", or use at most {limit} samples.")
+        if landmarks is not None and self.solver == "interior-point":
+            raise ValueError("solver='interior-point' solves the exact program only; for landmark MVU "
+                             f"(n_landmarks={landmarks}) use solver='auto', 'clarabel' or 'scs', or set "
+                             "n_landmarks=None.")
         if m > n:
             raise ValueError(f"n_landmarks={m} must be at most n_samples={n}.")
         if self.n_components > m:
@@ -243,20 +288,28 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         scale = float(np.mean(d2)) or 1.0  # the program is solved on unit-mean squared edges
         factor = self._learn_factor(X64, rows, cols, d2 / scale) * np.sqrt(scale)
         self._embed(factor, rows, cols, d2, X.dtype)
-        if self.n_landmarks_ is None and self.distance_error_ > 1e-2:
-            warnings.warn(f"MaximumVarianceUnfolding: the semidefinite solver ({self.solver_status_}) kept the "
-                          f"kNN distances only to {self.distance_error_:.1%} relative error; try solver='scs' "
-                          "or fewer n_neighbors.", UserWarning, stacklevel=2)
+        gap_ok = self.duality_gap_ is None or self.duality_gap_ <= GAP_WARN
+        if self.n_landmarks_ is None and not (gap_ok and self.distance_error_ <= DISTANCE_WARN):
+            warnings.warn(f"MaximumVarianceUnfolding: the semidefinite program {self.solver_status_} and keeps the "
+                          f"kNN distances to {self.distance_error_:.1e} relative error (rms). A neighbour graph "
+                          "nearly rigid in the data's own dimension leaves the program (almost) no interior "
+                          "point; landmark MVU (n_landmarks) solves a better-posed one.",
+                          ConvergenceWarning, stacklevel=2)
         return self
 
     def _learn_factor(self, X, rows, cols, d2):
         """A factor ``F`` (n, r) of the learned Gram matrix ``F F^T``."""
         m = self._landmarks(X.shape[0])
         self.n_landmarks_ = m
+        self.duality_gap_ = None
         if m is None:
-            K, self.solver_status_ = exact_program(X.shape[0], rows, cols, d2, self.solver)
-            w, V = np.linalg.eigh(K)
-            return V * np.sqrt(np.clip(w, 0, None))
+            # (Clarabel fails on the reduced face of low-dimensional data, as it has no
+            # interior either; on the whole cone it returns an inexact answer)
+            own = self.solver in ("auto", "interior-point")
+            face = mvu_face(X, rows, cols) if own else centred_basis(np.ones(X.shape[0]))
+            Z, self.solver_status_, self.duality_gap_ = exact_program(face, rows, cols, d2, self.solver)
+            w, V = np.linalg.eigh(Z)
+            return face @ (V * np.sqrt(np.clip(w, 0, None)))
         landmarks = np.sort(farthest_points(X, m, check_random_state(self.random_state)))
         Q = landmark_basis(X, self.n_neighbors, landmarks)
         B = Q @ centred_basis(Q.sum(axis=0))  # centred by construction: the program keeps an interior
