@@ -85,7 +85,7 @@ EMBEDDINGS = {
                    memory="local", summary="local tangent space alignment"),
     "spectral": Method(f"{_M}:SpectralEmbedding", memory="neighbors", summary="Laplacian eigenmaps"),
     "mvu": Method(f"{_M}:MaximumVarianceUnfolding", memory="kernel",
-                  summary="maximum variance unfolding (needs lowdim[sdp]; landmarks above 60 points)"),
+                  summary="maximum variance unfolding (exact up to 300 points; landmarks above, with lowdim[sdp])"),
     "sne": Method(f"{_E}:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"),
     "tsne": Method(f"{_E}:TSNE", memory="neighbors", summary="t-SNE"),
     "umap": Method(f"{_E}:UMAP", memory="neighbors", summary="UMAP"),

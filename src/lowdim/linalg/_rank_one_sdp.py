@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 
 STEP_FRACTION = 0.98  # of the largest step keeping X and S positive definite
 # stop when the worst of gap and infeasibilities has not improved for this many
@@ -51,14 +52,71 @@ class _Point:
         return _Point(self.X + a_p * d.X, self.y + a_d * d.y, self.S + a_d * d.S)
 
 
-def _apply(A, Z):
-    """``a_i^T Z a_i`` for every column ``a_i`` of ``A``."""
-    return np.einsum("pm,pm->m", A, Z @ A)
+class DenseConstraints:
+    """Constraint vectors given as the columns of ``A`` (p, m).
+
+    Examples
+    --------
+    >>> cons = DenseConstraints(np.array([[1.0, 1.0], [0.0, -1.0]]))
+    >>> cons.apply(np.eye(2)).tolist()
+    [1.0, 2.0]
+    """
+
+    def __init__(self, A):
+        self.A = A
+
+    def apply(self, Z):
+        """``a_i^T Z a_i`` for every ``i``."""
+        return np.einsum("pm,pm->m", self.A, Z @ self.A)
+
+    def adjoint(self, y):
+        """``sum_i y_i a_i a_i^T``."""
+        return (self.A * y) @ self.A.T
+
+    def gram(self, Z):
+        """``a_i^T Z a_j`` for every pair (m, m)."""
+        return self.A.T @ (Z @ self.A)
+
+    def sq_norms(self):
+        return np.sum(self.A * self.A, axis=0)
 
 
-def _adjoint(A, y):
-    """``sum_i y_i a_i a_i^T``."""
-    return (A * y) @ A.T
+class EdgeConstraints:
+    """Constraint vectors ``a_i = V^T (e_rows_i - e_cols_i)``: edge lengths of the Gram
+    matrix ``V X V^T`` (n, n). Every product goes through that matrix, so the Schur
+    complement costs gathers from it instead of ``p m^2`` multiplications.
+
+    Examples
+    --------
+    >>> cons = EdgeConstraints(np.eye(3), np.array([0, 1]), np.array([1, 2]))
+    >>> cons.apply(np.diag([1.0, 2.0, 4.0])).tolist()  # squared edge lengths
+    [3.0, 6.0]
+    """
+
+    def __init__(self, V, rows, cols):
+        self.V, self.rows, self.cols = V, rows, cols
+
+    def _lift(self, Z):
+        return self.V @ Z @ self.V.T
+
+    def apply(self, Z):
+        K, r, c = self._lift(Z), self.rows, self.cols
+        return K[r, r] + K[c, c] - K[r, c] - K[c, r]  # Z need not be symmetric
+
+    def adjoint(self, y):
+        n, r, c = self.V.shape[0], self.rows, self.cols
+        L = scipy.sparse.coo_matrix((np.r_[-y, -y], (np.r_[r, c], np.r_[c, r])), shape=(n, n)).tocsr()
+        L = L - scipy.sparse.diags(np.asarray(L.sum(axis=1)).ravel())  # weighted graph Laplacian
+        return self.V.T @ (L @ self.V)
+
+    def gram(self, Z):
+        K = self._lift(Z)
+        B = K[:, self.rows] - K[:, self.cols]
+        return B[self.rows] - B[self.cols]
+
+    def sq_norms(self):
+        D = self.V[self.rows] - self.V[self.cols]
+        return np.sum(D * D, axis=1)
 
 
 def _sym(Z):
@@ -74,10 +132,10 @@ def _max_step(Z, D):
     return 1.0 / STEP_FRACTION if lowest >= 0 else min(1.0 / STEP_FRACTION, -1.0 / lowest)
 
 
-def _schur_factor(A, X, S_inv):
+def _schur_factor(cons, X, S_inv):
     """Cholesky factor of ``(A^T X A) o (A^T S^-1 A)``, nudged on its diagonal if the
     last iterations have made it numerically semidefinite."""
-    M = (A.T @ (X @ A)) * (A.T @ (S_inv @ A))
+    M = cons.gram(X) * cons.gram(S_inv)
     jitter = 0.0
     for _ in range(8):
         try:
@@ -92,20 +150,20 @@ class _Newton:
     """The HKM Newton system at one point, factorised once for the predictor and the
     corrector: primal ``A(X) = b``, dual ``A^T(y) + S = C``."""
 
-    def __init__(self, A, pt, C, b):
-        self.A, self.pt = A, pt
+    def __init__(self, cons, pt, C, b):
+        self.cons, self.pt = cons, pt
         self.S_inv = scipy.linalg.cho_solve((np.linalg.cholesky(pt.S), True), np.eye(len(C)))
-        self.Rd = C - pt.S - _adjoint(A, pt.y)
-        self.rp = b - _apply(A, pt.X)
-        self.chol = _schur_factor(A, pt.X, self.S_inv)
+        self.Rd = C - pt.S - cons.adjoint(pt.y)
+        self.rp = b - cons.apply(pt.X)
+        self.chol = _schur_factor(cons, pt.X, self.S_inv)
         self.mu = float(np.sum(pt.X * pt.S)) / len(C)
 
     def direction(self, R3):
         """Direction for the complementarity right-hand side ``R3``
         (``dX + H(X dS S^-1) = R3``)."""
-        A, pt = self.A, self.pt
-        dy = scipy.linalg.cho_solve(self.chol, self.rp - _apply(A, R3) + _apply(A, pt.X @ self.Rd @ self.S_inv))
-        dS = _sym(self.Rd - _adjoint(A, dy))
+        cons, pt = self.cons, self.pt
+        dy = scipy.linalg.cho_solve(self.chol, self.rp - cons.apply(R3) + cons.apply(pt.X @ self.Rd @ self.S_inv))
+        dS = _sym(self.Rd - cons.adjoint(dy))
         return _Point(_sym(R3 - _sym(pt.X @ dS @ self.S_inv)), dy, dS)
 
     def steps(self, d):
@@ -132,12 +190,12 @@ def _inside(pt, d, a_p, a_d):
     raise np.linalg.LinAlgError("the SDP iterates left the cone at rounding level")
 
 
-def _starting_point(A, b, p):
+def _starting_point(cons, b, p):
     """SDPT3's scaled identities: ``X = xi I``, ``S = eta I``, ``y = 0``."""
-    norms = np.sum(A * A, axis=0)
+    norms = cons.sq_norms()
     xi = max(10.0, np.sqrt(p), p * float(np.max((1.0 + np.abs(b)) / (1.0 + norms))))
     eta = max(10.0, np.sqrt(p), float(np.max(norms)))
-    return _Point(xi * np.eye(p), np.zeros(A.shape[1]), eta * np.eye(p))
+    return _Point(xi * np.eye(p), np.zeros(len(b)), eta * np.eye(p))
 
 
 def _measures(newton, C, b):
@@ -162,7 +220,7 @@ def _step(newton):
 
 
 def solve_rank_one_sdp(C, A, b, *, tol=1e-8, max_iter=100):
-    """Solve ``min <C, X> s.t. a_i^T X a_i = b_i, X PSD`` (``a_i`` the columns of ``A``).
+    """Solve ``min <C, X> s.t. a_i^T X a_i = b_i, X PSD``.
 
     Each iteration costs two ``(p, m)`` by ``(p, m)`` products and an ``m x m``
     Cholesky factorisation (``p`` the size of ``X``, ``m`` the constraints).
@@ -170,7 +228,8 @@ def solve_rank_one_sdp(C, A, b, *, tol=1e-8, max_iter=100):
     Parameters
     ----------
     C : ndarray (p, p), symmetric
-    A : ndarray (p, m)
+    A : ndarray (p, m), DenseConstraints or EdgeConstraints
+        The vectors ``a_i`` (an array: its columns).
     b : ndarray (m,)
     tol : float
         Relative duality gap and primal / dual infeasibility to stop at.
@@ -194,10 +253,11 @@ def solve_rank_one_sdp(C, A, b, *, tol=1e-8, max_iter=100):
     >>> r.converged, np.round(r.X, 5).tolist()
     (True, [[1.0, 2.0], [2.0, 4.0]])
     """
-    pt = _starting_point(A, b, C.shape[0])
+    cons = DenseConstraints(A) if isinstance(A, np.ndarray) else A
+    pt = _starting_point(cons, b, C.shape[0])
     best, best_it = None, 0
     for it in range(max_iter + 1):
-        newton = _Newton(A, pt, C, b)
+        newton = _Newton(cons, pt, C, b)
         gap, pinf, dinf = _measures(newton, C, b)
         if best is None or max(gap, pinf, dinf) < max(best[3:6]):
             best, best_it = (pt.X, pt.y, pt.S, gap, pinf, dinf, it), it

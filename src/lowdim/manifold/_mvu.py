@@ -22,7 +22,7 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments, flip_signs
-from ..linalg._rank_one_sdp import solve_rank_one_sdp
+from ..linalg._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, symmetrize
 from ._classical import farthest_points
 from ._local_fits import assemble, standard_blocks
@@ -92,16 +92,16 @@ def exact_program(V, rows, cols, d2, solver="auto"):
     trace with ``|V_i - V_j|^2_Z = d2`` on every edge; the Gram matrix is ``V Z V^T``
     (centred, as ``V`` is orthogonal to the ones vector). Returns ``(Z, status,
     gap)``, the gap None from cvxpy."""
-    diff = V[rows] - V[cols]
     r = V.shape[1]
     if solver in ("auto", "interior-point"):
-        res = solve_rank_one_sdp(-np.eye(r), diff.T, d2, tol=EXACT_TOL, max_iter=EXACT_MAX_ITER)
+        res = solve_rank_one_sdp(-np.eye(r), EdgeConstraints(V, rows, cols), d2, tol=EXACT_TOL,
+                                 max_iter=EXACT_MAX_ITER)
         status = (f"{'optimal' if res.converged else 'stopped'} (interior point, {res.n_iter} iterations, "
                   f"relative gap {res.gap:.1e}, primal infeasibility {res.primal_infeasibility:.1e})")
         return res.X, status, res.gap
     cp = _cvxpy()
     Z = cp.Variable((r, r), PSD=True)
-    problem = cp.Problem(cp.Maximize(cp.trace(Z)), [_outer_rows(diff) @ cp.vec(Z, order="F") == d2])
+    problem = cp.Problem(cp.Maximize(cp.trace(Z)), [_outer_rows(V[rows] - V[cols]) @ cp.vec(Z, order="F") == d2])
     status = _solve(problem, solver)
     return (Z.value + Z.value.T) / 2, status, None
 
