@@ -124,10 +124,11 @@ def test_fit_from_iterator_and_memmap_equal_batch(tmp_path):
     assert streamed.components_.dtype == np.float32 and streamed.n_samples_seen_ == 300
     np.save(tmp_path / "x.npy", X)
     # a memory map is read block by block (one pass); an array in memory takes one syrk
-    # after a moments pass: the same moments up to float32 rounding of the products
+    # after a moments pass (numpy's BLAS, not scipy's): the same moments up to float32
+    # rounding of the products (about 1e-6 relative)
     mm = PCA(6, solver="covariance").fit(np.load(tmp_path / "x.npy", mmap_mode="r"))
     np.testing.assert_allclose(mm.components_, batch.components_, atol=1e-5)
-    np.testing.assert_allclose(mm.explained_variance_, batch.explained_variance_, rtol=1e-6)
+    np.testing.assert_allclose(mm.explained_variance_, batch.explained_variance_, rtol=1e-5)
     inc = IncrementalPCA(6, batch_size=17).fit(X)
     np.testing.assert_allclose(inc.explained_variance_, batch.explained_variance_, rtol=1e-5)
 

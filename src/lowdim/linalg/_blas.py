@@ -43,6 +43,23 @@ def syrk_upper(A, *, gram_of_rows=False):
     return syrk(1.0, A, trans=0 if gram_of_rows else 1)
 
 
+def gram_of_columns(A):
+    """Full ``A^T A`` by numpy's matmul, which recognises the pattern and calls syrk of
+    numpy's own BLAS (its OpenBLAS 0.3.31 here does a 70,000 x 784 float32 product in
+    0.35 s against 0.39 s for scipy's 0.3.30). Its threads then spin for a while: a
+    LAPACK call right after should run on one thread (``blas_limit(1)``), or it fights
+    them for the cores (see the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gram_of_columns(np.arange(6.0).reshape(3, 2))
+    array([[20., 26.],
+           [26., 35.]])
+    """
+    return A.T @ A
+
+
 def symmetrize(upper):
     """Full symmetric matrix from its upper triangle (new float64 array).
 

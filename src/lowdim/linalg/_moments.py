@@ -10,7 +10,7 @@ precision (no ``E[x^2] - E[x]^2`` cancellation).
 import numpy as np
 import scipy.sparse as sp
 
-from ._blas import symmetrize, syrk_upper
+from ._blas import gram_of_columns, symmetrize, syrk_upper
 
 BLOCK_BYTES = 1 << 25  # ~32 MB of rows per BLAS call
 
@@ -66,7 +66,7 @@ def _dense_block_scatter(block, centre, mean=None):
     if mean is None:
         mean = block.mean(axis=0, dtype=np.float64)
     if not centre:
-        return mean, symmetrize(syrk_upper(block)) - nb * np.outer(mean, mean)
+        return mean, gram_of_columns(block) - nb * np.outer(mean, mean)
     shift = mean.astype(block.dtype)  # rounded mean: x - shift is exact for float32 data
     scatter = symmetrize(syrk_upper(block - shift))
     offset = mean - shift  # scatter about the exact mean = scatter about shift - n offset offset^T
