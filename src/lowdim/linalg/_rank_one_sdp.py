@@ -222,8 +222,10 @@ def _step(newton):
 def solve_rank_one_sdp(C, A, b, *, tol=1e-8, max_iter=100):
     """Solve ``min <C, X> s.t. a_i^T X a_i = b_i, X PSD``.
 
-    Each iteration costs two ``(p, m)`` by ``(p, m)`` products and an ``m x m``
-    Cholesky factorisation (``p`` the size of ``X``, ``m`` the constraints).
+    Each iteration costs two Gram matrices of the constraint vectors (``a_i^T X a_j``
+    and ``a_i^T S^-1 a_j``, m x m), one m x m Cholesky factorisation and a few p x p
+    products (``p`` the size of ``X``, ``m`` the constraints). Losing definiteness at
+    rounding level ends the iteration like a stall.
 
     Parameters
     ----------
@@ -257,11 +259,19 @@ def solve_rank_one_sdp(C, A, b, *, tol=1e-8, max_iter=100):
     pt = _starting_point(cons, b, C.shape[0])
     best, best_it = None, 0
     for it in range(max_iter + 1):
-        newton = _Newton(cons, pt, C, b)
+        try:
+            newton = _Newton(cons, pt, C, b)
+        except np.linalg.LinAlgError:  # S or the Schur complement lost definiteness
+            break
         gap, pinf, dinf = _measures(newton, C, b)
         if best is None or max(gap, pinf, dinf) < max(best[3:6]):
             best, best_it = (pt.X, pt.y, pt.S, gap, pinf, dinf, it), it
-        worst = max(best[3:6])
-        if worst < tol or it == max_iter or it - best_it >= STALL_WINDOW:
-            return SDPResult(*best, worst < tol)
-        pt = _step(newton)
+        if max(best[3:6]) < tol or it == max_iter or it - best_it >= STALL_WINDOW:
+            break
+        try:
+            pt = _step(newton)
+        except np.linalg.LinAlgError:  # no step keeps X and S positive definite
+            break
+    if best is None:
+        raise np.linalg.LinAlgError("the SDP's starting point is not positive definite")
+    return SDPResult(*best, max(best[3:6]) < tol)
