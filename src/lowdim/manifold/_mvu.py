@@ -29,7 +29,7 @@ from ._local_fits import assemble, standard_blocks
 from ._mvu_face import mvu_face
 
 # lowdim's interior-point method (measured here, float64 Fashion-MNIST PCA-50 points,
-# 5 neighbours): 16-20 iterations, 1.7 s at n = 100, 9 s at 300, 20 s at 500. Through
+# 5 neighbours): 20-24 iterations, 1.4 s at n = 100, 6.4 s at 300, 16 s at 500. Through
 # cvxpy the program has n^2 / 2 unknowns and Clarabel factorises their n^4 / 4 Hessian:
 # 6 s / 0.3 GB at n = 50, 114 s / 3 GB at 120 (SCS: 221 s at 120).
 EXACT_LIMIT = 2000
@@ -164,9 +164,9 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     Pulls the points as far apart as possible while every kNN distance stays as it is:
     the Gram matrix of largest trace under those equalities, a semidefinite program,
     then embedded by its top eigenvectors. The exact program is solved for up to a few
-    hundred points (a thousand in a minute or so) by lowdim's interior-point method,
-    which exploits that every constraint has rank one and returns its optimality
-    certificate (relative duality gap in ``solver_status_``); when the data live in few
+    hundred points (500 in about 16 s here; each iteration costs O(n^3)) by lowdim's
+    interior-point method, which exploits that every constraint has rank one and
+    returns its optimality certificate (relative duality gap in ``solver_status_``); when the data live in few
     dimensions, rigid clusters of the neighbour graph first cut the program down to the
     face of the PSD cone where its solutions lie (without that cut it has no interior
     point and interior-point solvers stall). With ``n_landmarks`` only an ``m x m``
@@ -181,7 +181,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     n_neighbors : int, default=5
     n_landmarks : 'auto', int or None, default='auto'
         Landmarks of landmark MVU; None solves the exact program (at most 2,000
-        samples; about 9 s at 300 points, 20 s at 500); 'auto' is exact up to 300
+        samples; about 6 s at 300 points, 16 s at 500); 'auto' is exact up to 300
         samples and 20 landmarks above.
     solver : {'auto', 'interior-point', 'clarabel', 'scs'}, default='auto'
         'interior-point' is lowdim's own (exact program only); 'clarabel' and 'scs'
