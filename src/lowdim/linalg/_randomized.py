@@ -9,8 +9,9 @@ Rayleigh-Ritz matrix ``P^T Z`` (l x l, solved in float64) for free, so
   (wide data need one more pass for the right singular vectors): the Nystroem
   approximation ``Z (P^T Z)^-1 Z^T`` built from it is Halko et al.'s final step
   ``Q^T A`` for free, half a power iteration more accurate than the Ritz pairs of P;
-- with a tolerance, iteration stops as soon as the top-k Ritz values settle, so data
-  with a decaying spectrum take 2-3 passes and flat spectra use the whole budget.
+- with a tolerance, iteration stops as soon as the values it would return (Nystroem's,
+  half a step ahead of the Ritz values of P) settle, so data with a decaying spectrum
+  take 2-3 passes and flat spectra use the whole budget.
 
 Passes over the data: ``n_applications`` for tall data, ``n_applications + 1`` for wide
 data, where ``n_applications = n_iter + 1`` (or fewer with a tolerance).
@@ -28,10 +29,12 @@ def _orthonormalize(Y):
     return Q
 
 
-def _ritz(P, Z, k):
-    H = matmul(P.astype(np.float64).T, Z.astype(np.float64))
+def _ritz_pairs(P, Z, k):
+    """Top-k Ritz pairs of span(P) from ``Z = M P`` (values descending, vectors (dim, k))."""
+    P64 = P.astype(np.float64)
+    H = matmul(P64.T, Z.astype(np.float64))
     w, W = scipy.linalg.eigh((H + H.T) / 2, check_finite=False)
-    return np.maximum(w[::-1][:k], 0.0), W[:, ::-1][:, :k]
+    return np.maximum(w[::-1][:k], 0.0), P64 @ W[:, ::-1][:, :k]
 
 
 def _nystrom(P, Z, k, eps):
@@ -76,8 +79,9 @@ def subspace_iteration(apply, dim, dtype, size, k, *, n_iter, rng, tol=None, nys
         Power iterations: at most ``n_iter + 1`` applications of ``M``.
     rng : numpy.random.Generator
     tol : float, optional
-        Stop once the next change of the top-k Ritz values (relative to the largest),
-        extrapolated from the last two changes, is at most ``tol``.
+        Stop once the next change of the top-k values it would return (Nystroem's, or
+        the Ritz values without it; relative to the largest), extrapolated from the
+        last two changes, is at most ``tol``.
     nystrom : bool
         Take the eigenpairs from the Nystroem approximation built from the last
         iterate and its image (``_nystrom``: as accurate as half a power iteration
@@ -102,26 +106,25 @@ def subspace_iteration(apply, dim, dtype, size, k, *, n_iter, rng, tol=None, nys
     array([10.,  9.])
     """
     P = _orthonormalize(rng.standard_normal(size=(dim, size)).astype(dtype, copy=False))
+    eps = np.finfo(dtype).eps
 
     def step(state):
         P, Z, previous, _, last_change = state
         if Z is not None:  # after the first application: the next iterate
             P = _orthonormalize(Z)
         Z = apply(P)
-        w, W = _ritz(P, Z, k)
+        # the pairs that would be returned now; their values decide convergence
+        pairs = (_nystrom(P, Z, k, eps) if nystrom else None) or _ritz_pairs(P, Z, k)
+        w = pairs[0]
         change = np.inf if previous is None else np.max(np.abs(w - previous)) / max(w[0], 1e-300)
         # subspace iteration converges geometrically: the next change is about
         # change * (change / last_change); stop when that is below tol
         expected = change * min(1.0, change / last_change) if np.isfinite(last_change) else change
-        return (P, Z, w, W, change), float(w.sum()), expected
+        return (P, Z, w, pairs, change), float(w.sum()), expected
 
     result = run_loop(step, (P, None, None, None, np.inf), max_iter=n_iter + 1,
                       tol=-1.0 if tol is None else tol, warn=False, label="randomized PCA")
-    P, Z, w, W, _ = result.state
-    final = _nystrom(P, Z, k, np.finfo(dtype).eps) if nystrom else None
-    if final is None:
-        final = w, P.astype(np.float64) @ W
-    return *final, result.n_iter
+    return *result.state[3], result.n_iter
 
 
 def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng, tol=None):
@@ -138,7 +141,7 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng, tol=None):
         Power iterations (at most ``n_iter + 1`` passes of ``M``).
     rng : numpy.random.Generator
     tol : float, optional
-        Stop early when the Ritz values settle (see ``subspace_iteration``).
+        Stop early when the eigenvalue estimates settle (see ``subspace_iteration``).
 
     Returns
     -------
