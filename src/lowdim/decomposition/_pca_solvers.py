@@ -89,7 +89,11 @@ def spectrum_from_scatter(acc, k, opts):
     if opts.standardize:
         scale = feature_scale(variances)
         cov /= np.outer(scale, scale)
-    w, V = top_eigh(cov, k)
+    # numpy's BLAS built the scatter (linalg._moments) and its threads may still be
+    # spinning (linalg._blas): the eigensolver runs on one thread, which costs little
+    # below ONE_THREAD_EIGH features (784: 0.058 s against 0.048 s on two threads)
+    with blas_limit(1 if cov.shape[0] <= ONE_THREAD_EIGH else None):
+        w, V = top_eigh(cov, k)
     return Spectrum(acc.mean, variances, scale, V.T, np.maximum(w, 0.0), acc.n, k is None,
                     accumulator=acc)
 
@@ -107,12 +111,7 @@ class CovarianceSolver:
         from tqdm.auto import tqdm
 
         if type(X) is np.ndarray:
-            acc = ScatterAccumulator.of_array(X, *checked_moments(X))
-            # numpy's BLAS built the scatter and its threads may still be spinning
-            # (linalg._blas): the eigensolver runs on one thread, which costs little below
-            # ONE_THREAD_EIGH features (784: 0.058 s against 0.048 s on two threads)
-            with blas_limit(1 if X.shape[1] <= ONE_THREAD_EIGH else None):
-                return spectrum_from_scatter(acc, k, opts)
+            return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts)
         acc = ScatterAccumulator(X.shape[1])
         # a memory map is read block by block, with a progress bar when verbose
         show = bool(opts.verbose) and type(X) is not np.ndarray

@@ -1,8 +1,9 @@
 """Exact streaming first and second moments (mean and centered scatter matrix).
 
 Each block of rows is centered on its own mean, its scatter computed with one BLAS
-``syrk`` in the block's dtype, and blocks are merged exactly in float64 with the
-pairwise update of Chan, Golub and LeVeque. Merging is associative, so any chunking of
+``syrk`` in the block's dtype (numpy's matmul: ``linalg._blas.gram_of_columns``), and
+blocks are merged exactly in float64 with the pairwise update of Chan, Golub and
+LeVeque. Merging is associative, so any chunking of
 the rows gives the same result up to rounding, and data far from the origin keeps its
 precision (no ``E[x^2] - E[x]^2`` cancellation).
 """
@@ -10,7 +11,7 @@ precision (no ``E[x^2] - E[x]^2`` cancellation).
 import numpy as np
 import scipy.sparse as sp
 
-from ._blas import gram_of_columns, symmetrize, syrk_upper
+from ._blas import gram_of_columns
 
 BLOCK_BYTES = 1 << 25  # ~32 MB of rows per BLAS call
 
@@ -68,7 +69,7 @@ def _dense_block_scatter(block, centre, mean=None):
     if not centre:
         return mean, gram_of_columns(block) - nb * np.outer(mean, mean)
     shift = mean.astype(block.dtype)  # rounded mean: x - shift is exact for float32 data
-    scatter = symmetrize(syrk_upper(block - shift))
+    scatter = gram_of_columns(block - shift)
     offset = mean - shift  # scatter about the exact mean = scatter about shift - n offset offset^T
     if offset.any():
         scatter -= np.outer(offset, offset * nb)
@@ -206,7 +207,7 @@ class ScatterAccumulator:
     @np.errstate(invalid="ignore", over="ignore")
     def _add_raw(self, block, on_nonfinite):
         sums = block.sum(axis=0, dtype=np.float64)
-        sq = syrk_upper(block)  # upper triangle; symmetrised once, in _combined
+        sq = gram_of_columns(block)
         if on_nonfinite is not None and not (np.isfinite(sums).all() and np.isfinite(sq.diagonal()).all()):
             on_nonfinite()
         self._raw_sum += sums
@@ -223,7 +224,7 @@ class ScatterAccumulator:
         n, mean, scatter = self._n, self._mean.copy(), self._scatter.copy()
         if self._raw_n:
             mean_r = self._raw_sum / self._raw_n
-            scatter_r = symmetrize(self._raw_sq) - self._raw_n * np.outer(mean_r, mean_r)
+            scatter_r = self._raw_sq - self._raw_n * np.outer(mean_r, mean_r)
             n, mean = _chan_merge(n, mean, scatter, self._raw_n, mean_r, scatter_r)
         return n, mean, scatter
 
