@@ -1,10 +1,13 @@
-"""Symmetric rank-k products through scipy's BLAS, without layout copies.
+"""Symmetric rank-k products, without layout copies.
 
 numpy and scipy wheels each bundle their own OpenBLAS. After a large numpy product,
-numpy's BLAS threads keep spinning for a while and slow down the LAPACK call that
-follows in scipy's library (seen here: eigh of 784 x 784 took 0.15 s instead of
-0.05 s). Doing the big products with scipy's BLAS keeps a whole solver in one thread
-pool. The transposed views below are Fortran-contiguous, so nothing is copied.
+numpy's BLAS threads keep spinning for a while and slow down a threaded LAPACK call
+that follows in scipy's library (seen here: eigh of 784 x 784 took 0.15 s instead of
+0.05 s). Two ways out, both used: do the big products with scipy's BLAS (``syrk_upper``,
+``matmul``: one thread pool for a whole solver; the transposed views below are
+Fortran-contiguous, so nothing is copied), or, where numpy's newer BLAS is faster
+(``gram_of_columns``, the covariance scatter), run the LAPACK call after it on one
+thread.
 """
 
 import numpy as np

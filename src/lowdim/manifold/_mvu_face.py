@@ -11,8 +11,9 @@ same argument as for sensor network localisation, Krislock & Wolkowicz 2010). Ev
 feasible Gram matrix ``K`` of such a cluster ``C`` is the data's own up to rotation, so
 ``K v = 0`` for every ``v`` on ``C`` orthogonal to ``[1, X_C]``. Those vectors expose a
 face of the PSD cone that contains every feasible point; restricted to it, the program
-keeps its optimum and loses the directions in which it had no interior point, which
-interior-point methods need."""
+keeps its optimum and loses most of the directions in which it had no interior point,
+which interior-point methods need (not all: other rigid structures remain, e.g. on a
+50-point strip in 3-D the stresses span 48 directions and the clusters cut 25)."""
 
 import numpy as np
 import scipy.linalg
@@ -55,7 +56,7 @@ def _grow(cluster, adj, X, D):
         added = [u for u in sorted(frontier)
                  if len(adj[u] & cluster) > D and affine_rank(X[sorted(adj[u] & cluster)]) == D]
         cluster.update(added)
-        frontier = set().union(set(), *(adj[a] for a in added)) - cluster
+        frontier = set().union(*(adj[a] for a in added)) - cluster
 
 
 def _merge(clusters, adj, X, D):
