@@ -2,8 +2,6 @@
 to a small spread (so early exaggeration acts as intended), Gaussian noise, or the
 user's array."""
 
-import warnings
-
 import numpy as np
 
 from .._threads import blas_limit
@@ -70,8 +68,10 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
         if precomputed:
             raise ValueError("init='pca' needs feature vectors, but metric='precomputed' gives distances; use "
                              "init='spectral' or 'random'.")
+        from ..decomposition._principal_scores import principal_scores
+
         with blas_limit(1):
-            return rescale(_pca_coordinates(X, n_components, rng), rng)
+            return rescale(principal_scores(X, n_components, rng), rng)
     if init == "spectral":
         from ..manifold import laplacian_eigenmap
 
@@ -81,18 +81,3 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
             Y, _ = laplacian_eigenmap(affinities, n_components, rng, tol=SPECTRAL_TOL)
         return rescale(Y, rng)
     raise ValueError(f"init must be 'pca', 'spectral', 'random' or an array; got {init!r}.")
-
-
-def _pca_coordinates(X, n_components, rng):
-    """Top principal-component scores, padded with small noise columns when ``X`` has
-    fewer features (or distinct directions) than ``n_components``."""
-    from ..decomposition import PCA
-
-    k = min(n_components, X.shape[1], X.shape[0])
-    Y = np.zeros((X.shape[0], n_components))
-    with warnings.catch_warnings():  # the caller has already warned about constant features
-        warnings.simplefilter("ignore", UserWarning)
-        Y[:, :k] = PCA(k, random_state=rng).fit_transform(np.asarray(X, dtype=np.float64))
-    if k < n_components:
-        Y[:, k:] = rng.normal(0.0, max(float(np.std(Y[:, 0])), 1.0) * 1e-3, size=(X.shape[0], n_components - k))
-    return Y

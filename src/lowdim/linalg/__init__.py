@@ -4,7 +4,7 @@ implicit-centering operators and the sign convention."""
 from ._blas import matmul, symmetrize, syrk_upper
 from ._distances import distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
 from ._eigen import top_eigh
-from ._lanczos import lanczos_eigh, smallest_eigh
+from ._lanczos import lanczos_eigh, nearest_null_vectors, smallest_eigh
 from ._moments import (
     ScatterAccumulator,
     block_rows,
@@ -27,6 +27,7 @@ __all__ = [
     "iter_row_blocks",
     "lanczos_eigh",
     "matmul",
+    "nearest_null_vectors",
     "needs_centring",
     "pairwise_distances",
     "power_eigh",

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.linalg import eigh
+from scipy.linalg import eigh, solve
 
 from .._memory import require_memory
 from ..exceptions import ConvergenceWarning
@@ -59,13 +59,55 @@ def lanczos_eigh(op, k, *, rng, tol=0.0, max_iter=None):
     return w[order], V[:, order]
 
 
+NULL_SHIFT = 1e-10  # shift below zero, relative to M's largest diagonal entry
+
+
+def _null_shift(M):
+    """The shift ``s`` of ``M + s I``: small against M's scale, far above rounding."""
+    return NULL_SHIFT * max(float(np.max(np.abs(M.diagonal()))), np.finfo(np.float64).tiny)
+
+
 def _symmetric_inverse(M, shift):
     """``(M + shift I)^-1`` as an operator, from a sparse LU in SuperLU's symmetric mode
     (minimum-degree ordering of M + M^T, diagonal pivots): far less fill than the
     default column ordering on a symmetric positive definite matrix."""
     A = (sp.csc_matrix(M) + shift * sp.identity(M.shape[0], format="csc")).tocsc()
     lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-    return spla.LinearOperator(M.shape, matvec=lu.solve, dtype=np.float64)
+    return spla.LinearOperator(M.shape, matvec=lu.solve, matmat=lu.solve, dtype=np.float64)
+
+
+def nearest_null_vectors(M, P):
+    """The vectors of the (numerical) null space of a symmetric positive semi-definite
+    ``M`` closest to the columns of ``P``.
+
+    Each column ``y`` minimises ``y^T M y + s ||y - p||^2`` for the shift ``s`` of
+    :func:`smallest_eigh` (``1e-10`` of M's largest diagonal entry), that is
+    ``y = s (M + s I)^-1 p``: an eigenvector of eigenvalue ``lam`` keeps the fraction
+    ``s / (lam + s)`` of p's component along it, all of it at rounding-level eigenvalues
+    and almost none from ``1e-8`` of the scale on. A well-defined choice inside a null space
+    of more dimensions than are wanted, where eigenvectors are an arbitrary basis.
+
+    Parameters
+    ----------
+    M : sparse or dense (n, n)
+    P : ndarray (n, m)
+
+    Returns
+    -------
+    ndarray (n, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.diag([0.0, 0.0, 1.0])
+    >>> np.round(nearest_null_vectors(M, np.array([[1.0], [2.0], [3.0]])).ravel(), 6)
+    array([1., 2., 0.])
+    """
+    shift = _null_shift(M)
+    if sp.issparse(M):
+        return shift * _symmetric_inverse(M, shift).matmat(np.asarray(P, dtype=np.float64))
+    A = np.asarray(M, dtype=np.float64) + shift * np.eye(M.shape[0])
+    return shift * solve(A, np.asarray(P, dtype=np.float64), assume_a="sym", check_finite=False)
 
 
 def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_below=200):
@@ -104,8 +146,7 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
     if solver == "auto":
         solver = "dense" if n < dense_below or k >= 10 else "arpack"
     if solver == "arpack" and k < n - 1:
-        diag = M.diagonal()
-        shift = 1e-10 * max(float(np.max(np.abs(diag))), np.finfo(np.float64).tiny)
+        shift = _null_shift(M)
         try:
             w, V = spla.eigsh(M, k, sigma=-shift, which="LM", v0=rng.uniform(-1, 1, n), tol=tol,
                               maxiter=max_iter, OPinv=_symmetric_inverse(M, shift))

@@ -10,7 +10,8 @@ from .._params import RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
-from ..linalg import column_moments, flip_signs, smallest_eigh
+from ..decomposition._principal_scores import principal_scores
+from ..linalg import column_moments, flip_signs, nearest_null_vectors, smallest_eigh
 from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, nearest_neighbors
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
@@ -24,30 +25,67 @@ def _min_neighbors(method, d):
 NULL_RELATIVE = 1e-9  # an eigenvalue this small against M's largest diagonal entry is zero
 
 
-def warn_degenerate_bottom(w, M, method):
-    """Warn when the eigenvalue after the ones kept (``w[-1]``) is zero to rounding too:
-    then the kept eigenvectors are one arbitrary basis of a larger null space, and the
-    embedding can change with the smallest perturbation of the data or the arithmetic.
+def null_beyond_kept(w, M):
+    """Whether the eigenvalue after the ones kept (``w[-1]``) is zero to rounding too:
+    then the null space has more dimensions than the embedding, and its eigenvectors are
+    an arbitrary basis that any perturbation of the data or the arithmetic can turn.
 
     Examples
     --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     warn_degenerate_bottom(np.array([0.0, 1e-17, 2e-17]), np.eye(3), "hessian")
-    >>> "arbitrary" in str(caught[0].message)
+    >>> null_beyond_kept(np.array([0.0, 1e-17, 2e-17]), np.eye(3))
     True
+    >>> null_beyond_kept(np.array([0.0, 1e-17, 2e-3]), np.eye(3))
+    False
     """
+    return bool(w[-1] <= NULL_RELATIVE * float(np.max(np.abs(M.diagonal()))))
+
+
+def nearest_principal_minimisers(M, X, d, rng):
+    """The embedding used when the null space of ``M`` is larger than ``d + 1``: of all
+    exact minimisers, the ones closest to the data's first ``d`` principal-component
+    scores (:func:`~lowdim.linalg.nearest_null_vectors`), centred and orthonormalised by
+    their own principal axes. Where the null space is exactly the constant plus ``d``
+    directions, this spans the same space as the eigenvectors; where it is larger, it
+    replaces an arbitrary basis by a reproducible choice that follows the data.
+
+    Returns
+    -------
+    eigenvalues : ndarray (d,)
+        Rayleigh quotients of the columns (zero to rounding).
+    embedding : ndarray (n, d)
+        Orthonormal columns, orthogonal to the constant vector.
+
+    Examples
+    --------
+    Three separate pairs of points: the null space of their graph Laplacian holds every
+    function constant on each pair, and the choice closest to the positions is their
+    pair means:
+
+    >>> import numpy as np, scipy.sparse as sp
+    >>> M = sp.block_diag([np.array([[1.0, -1.0], [-1.0, 1.0]])] * 3).tocsr()
+    >>> X = np.arange(6.0)[:, None]
+    >>> w, Y = nearest_principal_minimisers(M, X, 1, np.random.default_rng(0))
+    >>> np.round(np.abs(Y.ravel()), 6), bool(abs(w[0]) < 1e-9)
+    (array([0.5, 0.5, 0. , 0. , 0.5, 0.5]), True)
+    """
+    Y = nearest_null_vectors(M, principal_scores(X, d, rng))
+    Y -= Y.mean(axis=0)
+    U, _, _ = np.linalg.svd(Y, full_matrices=False)
+    return np.einsum("ij,ij->j", U, M @ U), U
+
+
+def warn_null_beyond_kept(w, M, method):
+    """Say that the embedding is a tie-break among equally exact minimisers, and why."""
     scale = float(np.max(np.abs(M.diagonal())))
-    if w[-1] <= NULL_RELATIVE * scale:
-        warnings.warn(
-            f"LocallyLinearEmbedding(method={method!r}): {len(w)} or more eigenvalues of the "
-            f"alignment matrix are zero to rounding ({len(w)}th: {w[-1] / scale:.1e} of its "
-            f"largest diagonal entry), more than the {len(w) - 1} the embedding uses: it is one "
-            "arbitrary choice among equally good ones and may change with any perturbation. "
-            "The local fits leave more directions free than the embedding has, as they do "
-            "when the data are far from a manifold of n_components dimensions; "
-            "method='modified' or 'standard' are less prone to it.", UserWarning, stacklevel=3)
+    warnings.warn(
+        f"LocallyLinearEmbedding(method={method!r}): {len(w)} or more eigenvalues of the "
+        f"alignment matrix are zero to rounding ({len(w)}th: {w[-1] / scale:.1e} of its "
+        f"largest diagonal entry), more than the {len(w) - 1} the embedding uses, so the "
+        "method alone does not determine the embedding; lowdim returns the exact minimisers "
+        "closest to the data's leading principal components. The local fits leave more "
+        "directions free than the embedding has, as they do when the data are far from a "
+        f"manifold of {len(w) - 2} dimensions; more neighbours, method='modified' or "
+        "'standard' are less prone to it.", UserWarning, stacklevel=3)
 
 
 class LocallyLinearEmbedding(ComponentTransformer):
@@ -92,6 +130,16 @@ class LocallyLinearEmbedding(ComponentTransformer):
     reconstruction_error_ : float
         Sum of the kept eigenvalues of the quadratic form.
     eigenvalues_ : ndarray (n_components,)
+
+    Notes
+    -----
+    When the quadratic form has more null directions than ``n_components + 1`` (Hessian
+    eigenmaps and LTSA on data far from a manifold of ``n_components`` dimensions, where
+    points in few neighbourhoods are left free), every basis of the null space is an exact
+    minimiser and its eigenvectors are an arbitrary one. lowdim then returns the exact
+    minimisers closest to the data's first ``n_components`` principal-component scores,
+    orthonormalised, and warns. This choice is reproducible and permutation-equivariant;
+    scikit-learn returns whatever basis LAPACK or ARPACK produce.
 
     Examples
     --------
@@ -161,15 +209,18 @@ class LocallyLinearEmbedding(ComponentTransformer):
         _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, self.modified_tol)
         M = assemble(groups, blocks, n)
+        rng = check_random_state(self.random_state)
         extra = 1 if n > d + 2 else 0  # one more eigenpair tells whether the choice is determined
-        w, V = smallest_eigh(M, d + 1 + extra, rng=check_random_state(self.random_state), solver=self.eigen_solver,
-                             tol=self.tol, max_iter=self.max_iter)
-        if extra:
-            warn_degenerate_bottom(w, M, self.method)
-            w, V = w[:d + 1], V[:, :d + 1]
-        (Vt,) = flip_signs(V[:, 1:].T)
-        self.eigenvalues_ = w[1:]
-        self.reconstruction_error_ = float(np.sum(w[1:]))
+        w, V = smallest_eigh(M, d + 1 + extra, rng=rng, solver=self.eigen_solver, tol=self.tol,
+                             max_iter=self.max_iter)
+        if extra and null_beyond_kept(w, M):
+            warn_null_beyond_kept(w, M, self.method)
+            w, V = nearest_principal_minimisers(M, X64, d, rng)
+        else:
+            w, V = w[1:d + 1], V[:, 1:d + 1]
+        (Vt,) = flip_signs(V.T)
+        self.eigenvalues_ = w
+        self.reconstruction_error_ = float(np.sum(w))
         self.embedding_ = Vt.T.astype(X.dtype)
         self.X_fit_ = X
         self.n_components_ = d
