@@ -26,7 +26,7 @@ from ..linalg._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, symmetrize
 from ._classical import farthest_points
 from ._local_fits import assemble, standard_blocks
-from ._mvu_face import mvu_face
+from ._mvu_face import laplacian_basis, mvu_face
 
 # lowdim's interior-point method (measured here, float64 Fashion-MNIST PCA-50 points,
 # 5 neighbours): 20-24 iterations, 1.4 s at n = 100, 6.4 s at 300, 16 s at 500. Through
@@ -309,7 +309,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
             # (Clarabel fails on the reduced face of low-dimensional data, as it has no
             # interior either; on the whole cone it returns an inexact answer)
             own = self.solver in ("auto", "interior-point")
-            face = mvu_face(X, rows, cols) if own else centred_basis(np.ones(X.shape[0]))
+            face = mvu_face(X, rows, cols) if own else laplacian_basis(rows, cols, X.shape[0])
             Z, self.solver_status_, self.duality_gap_ = exact_program(face, rows, cols, d2, self.solver)
             w, V = np.linalg.eigh(Z)
             return face @ (V * np.sqrt(np.clip(w, 0, None)))

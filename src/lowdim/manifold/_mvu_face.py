@@ -123,3 +123,27 @@ def mvu_face(X, rows, cols):
         block[idx] = null
         exposing.append(block)
     return scipy.linalg.null_space(np.hstack(exposing).T)
+
+
+def laplacian_basis(rows, cols, n):
+    """Orthonormal basis (n, n - 1) of the centred Gram matrices' whole cone: the
+    non-constant eigenvectors of the (connected) kNN graph's Laplacian.
+
+    Any orthonormal basis of the ones vector's complement poses the same program; this
+    one follows the graph. A Householder basis (nearly coordinate vectors) makes
+    Clarabel stop with a numerical error in its first iteration on some machines (40
+    digits images: AVX-512 build), where this one is solved.
+
+    Examples
+    --------
+    >>> B = laplacian_basis(np.array([0, 1, 2]), np.array([1, 2, 3]), 4)
+    >>> bool(np.allclose(B.T @ B, np.eye(3)) and np.allclose(B.sum(axis=0), 0))
+    True
+    """
+    L = np.zeros((n, n))
+    np.add.at(L, (rows, cols), -1.0)
+    L = L + L.T
+    L -= np.diag(L.sum(axis=1))
+    # the ones vector made the top eigenvector, so the others are orthogonal to it
+    _, E = np.linalg.eigh(L + np.full((n, n), 2.0 * np.abs(L).sum(axis=1).max() / n + 1.0))
+    return E[:, :-1]
