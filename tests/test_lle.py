@@ -204,3 +204,22 @@ def test_tie_broken_hessian_embedding_of_digits_keeps_their_neighbourhoods():
         Y = LocallyLinearEmbedding(n_neighbors=12, method="hessian", random_state=0).fit_transform(X)
     assert trustworthiness(X, Y, n_neighbors=10) > 0.89
     assert knn_accuracy(Y, y, random_state=0) > 0.85
+
+
+def test_principal_minimisers_are_completed_from_the_null_vectors():
+    # four separate pairs: null space = functions constant on each pair (4-D). The second
+    # principal coordinate (+1/-1 inside every pair) has no component there, so the
+    # second column must come from the eigensolver's null vectors, still an exact minimiser
+    from lowdim.manifold._lle import nearest_principal_minimisers
+    import scipy.sparse as sp
+
+    M = sp.block_diag([np.array([[1.0, -1.0], [-1.0, 1.0]])] * 4).tocsr()
+    X = np.c_[np.repeat([0.0, 10.0, 20.0, 30.0], 2), np.tile([1.0, -1.0], 4)]
+    w, V = np.linalg.eigh(M.toarray())
+    ew, Y = nearest_principal_minimisers(M, X, V[:, :4], 2, np.random.default_rng(0))
+    np.testing.assert_allclose(Y.T @ Y, np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(Y.sum(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(M @ Y, 0, atol=1e-9)
+    np.testing.assert_allclose(ew, 0, atol=1e-9)
+    means = np.repeat([-15.0, -5.0, 5.0, 15.0], 2)
+    np.testing.assert_allclose(np.abs(Y[:, 0]), np.abs(means) / np.linalg.norm(means), atol=1e-9)

@@ -40,13 +40,25 @@ def null_beyond_kept(w, M):
     return bool(w[-1] <= NULL_RELATIVE * float(np.max(np.abs(M.diagonal()))))
 
 
-def nearest_principal_minimisers(M, X, d, rng):
+def nearest_principal_minimisers(M, X, V, d, rng):
     """The embedding used when the null space of ``M`` is larger than ``d + 1``: of all
     exact minimisers, the ones closest to the data's first ``d`` principal-component
     scores (:func:`~lowdim.linalg.nearest_null_vectors`), centred and orthonormalised by
     their own principal axes. Where the null space is exactly the constant plus ``d``
     directions, this spans the same space as the eigenvectors; where it is larger, it
     replaces an arbitrary basis by a reproducible choice that follows the data.
+
+    Parameters
+    ----------
+    M : sparse (n, n)
+        Positive semi-definite quadratic form.
+    X : ndarray (n, n_features)
+    V : ndarray (n, m)
+        Null vectors of ``M`` from the eigensolver, ``m >= d + 1``. Should the scores
+        have fewer than ``d`` directions in the null space (beyond the constant), the
+        embedding is completed from these.
+    d : int
+    rng : numpy.random.Generator
 
     Returns
     -------
@@ -64,14 +76,23 @@ def nearest_principal_minimisers(M, X, d, rng):
     >>> import numpy as np, scipy.sparse as sp
     >>> M = sp.block_diag([np.array([[1.0, -1.0], [-1.0, 1.0]])] * 3).tocsr()
     >>> X = np.arange(6.0)[:, None]
-    >>> w, Y = nearest_principal_minimisers(M, X, 1, np.random.default_rng(0))
+    >>> V = np.linalg.eigh(M.toarray())[1][:, :3]
+    >>> w, Y = nearest_principal_minimisers(M, X, V, 1, np.random.default_rng(0))
     >>> np.round(np.abs(Y.ravel()), 6), bool(abs(w[0]) < 1e-9)
     (array([0.5, 0.5, 0. , 0. , 0.5, 0.5]), True)
     """
-    Y = nearest_null_vectors(M, principal_scores(X, d, rng))
-    Y -= Y.mean(axis=0)
-    U, _, _ = np.linalg.svd(Y, full_matrices=False)
+    U = _centred_orthonormal(nearest_null_vectors(M, principal_scores(X, d, rng)))
+    if U.shape[1] < d:  # complete from the null vectors, without U's directions
+        rest = _centred_orthonormal(V - U @ (U.T @ V))
+        U = np.c_[U, rest[:, :d - U.shape[1]]]
     return np.einsum("ij,ij->j", U, M @ U), U
+
+
+def _centred_orthonormal(Y, rtol=1e-8):
+    """Orthonormal basis of the centred columns' span, by their principal axes
+    (directions with singular values below ``rtol`` of the largest are left out)."""
+    U, s, _ = np.linalg.svd(Y - Y.mean(axis=0), full_matrices=False)
+    return U[:, :int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0]
 
 
 def warn_null_beyond_kept(w, M, method):
@@ -215,7 +236,7 @@ class LocallyLinearEmbedding(ComponentTransformer):
                              max_iter=self.max_iter)
         if extra and null_beyond_kept(w, M):
             warn_null_beyond_kept(w, M, self.method)
-            w, V = nearest_principal_minimisers(M, X64, d, rng)
+            w, V = nearest_principal_minimisers(M, X64, V, d, rng)
         else:
             w, V = w[1:d + 1], V[:, 1:d + 1]
         (Vt,) = flip_signs(V.T)
