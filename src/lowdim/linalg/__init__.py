@@ -4,7 +4,7 @@ implicit-centering operators and the sign convention."""
 from ._blas import matmul, symmetrize, syrk_upper
 from ._distances import distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
 from ._eigen import top_eigh
-from ._lanczos import lanczos_eigh, nearest_null_vectors, smallest_eigh
+from ._lanczos import ShiftInverse, lanczos_eigh, nearest_null_vectors, smallest_eigh
 from ._moments import (
     ScatterAccumulator,
     block_rows,
@@ -20,6 +20,7 @@ from ._sign import flip_signs
 __all__ = [
     "CenteredData",
     "ScatterAccumulator",
+    "ShiftInverse",
     "block_rows",
     "column_moments",
     "distance_blocks",

@@ -62,21 +62,38 @@ def lanczos_eigh(op, k, *, rng, tol=0.0, max_iter=None):
 NULL_SHIFT = 1e-10  # shift below zero, relative to M's largest diagonal entry
 
 
-def _null_shift(M):
-    """The shift ``s`` of ``M + s I``: small against M's scale, far above rounding."""
-    return NULL_SHIFT * max(float(np.max(np.abs(M.diagonal()))), np.finfo(np.float64).tiny)
+class ShiftInverse:
+    """``(M + s I)^-1`` for the shift ``s`` = ``NULL_SHIFT`` times M's largest diagonal
+    entry (small against M's scale, far above rounding), as an operator factorised on
+    first use: a sparse LU in SuperLU's symmetric mode (minimum-degree ordering of
+    M + M^T, diagonal pivots), far less fill than the default column ordering on a
+    symmetric positive definite matrix. Pass one to :func:`smallest_eigh` and
+    :func:`nearest_null_vectors` to factorise ``M`` once for both.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> inv = ShiftInverse(sp.identity(3, format="csr"))
+    >>> np.round(inv.operator.matvec(np.ones(3)), 6)
+    array([1., 1., 1.])
+    """
+
+    def __init__(self, M):
+        self.M = M
+        self.shift = NULL_SHIFT * max(float(np.max(np.abs(M.diagonal()))), np.finfo(np.float64).tiny)
+        self._operator = None
+
+    @property
+    def operator(self):
+        """The factorised inverse as a ``LinearOperator``."""
+        if self._operator is None:
+            A = (sp.csc_matrix(self.M) + self.shift * sp.identity(self.M.shape[0], format="csc")).tocsc()
+            lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+            self._operator = spla.LinearOperator(self.M.shape, matvec=lu.solve, matmat=lu.solve, dtype=np.float64)
+        return self._operator
 
 
-def _symmetric_inverse(M, shift):
-    """``(M + shift I)^-1`` as an operator, from a sparse LU in SuperLU's symmetric mode
-    (minimum-degree ordering of M + M^T, diagonal pivots): far less fill than the
-    default column ordering on a symmetric positive definite matrix."""
-    A = (sp.csc_matrix(M) + shift * sp.identity(M.shape[0], format="csc")).tocsc()
-    lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-    return spla.LinearOperator(M.shape, matvec=lu.solve, matmat=lu.solve, dtype=np.float64)
-
-
-def nearest_null_vectors(M, P):
+def nearest_null_vectors(M, P, inverse=None):
     """The vectors of the (numerical) null space of a symmetric positive semi-definite
     ``M`` closest to the columns of ``P``.
 
@@ -91,6 +108,8 @@ def nearest_null_vectors(M, P):
     ----------
     M : sparse or dense (n, n)
     P : ndarray (n, m)
+    inverse : ShiftInverse, optional
+        Of ``M``, when already made (its factorisation is reused).
 
     Returns
     -------
@@ -103,14 +122,15 @@ def nearest_null_vectors(M, P):
     >>> np.round(nearest_null_vectors(M, np.array([[1.0], [2.0], [3.0]])).ravel(), 6)
     array([1., 2., 0.])
     """
-    shift = _null_shift(M)
+    inverse = inverse or ShiftInverse(M)
+    P = np.asarray(P, dtype=np.float64)
     if sp.issparse(M):
-        return shift * _symmetric_inverse(M, shift).matmat(np.asarray(P, dtype=np.float64))
-    A = np.asarray(M, dtype=np.float64) + shift * np.eye(M.shape[0])
-    return shift * solve(A, np.asarray(P, dtype=np.float64), assume_a="sym", check_finite=False)
+        return inverse.shift * inverse.operator.matmat(P)
+    A = np.asarray(M, dtype=np.float64) + inverse.shift * np.eye(M.shape[0])
+    return inverse.shift * solve(A, P, assume_a="sym", check_finite=False)
 
 
-def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_below=200):
+def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_below=200, inverse=None):
     """Smallest ``k`` eigenpairs of a sparse symmetric positive semi-definite matrix.
 
     'arpack' is shift-invert Lanczos about a shift just below zero: ``M + s I`` is
@@ -128,6 +148,8 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
     solver : {'auto', 'arpack', 'dense'}
         'auto': dense below ``dense_below`` samples, or when ``k`` is 10 or more.
     tol, max_iter : ARPACK accuracy and restart cap.
+    inverse : ShiftInverse, optional
+        Of ``M``, to share its factorisation with other solves.
 
     Returns
     -------
@@ -146,10 +168,10 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
     if solver == "auto":
         solver = "dense" if n < dense_below or k >= 10 else "arpack"
     if solver == "arpack" and k < n - 1:
-        shift = _null_shift(M)
+        inverse = inverse or ShiftInverse(M)
         try:
-            w, V = spla.eigsh(M, k, sigma=-shift, which="LM", v0=rng.uniform(-1, 1, n), tol=tol,
-                              maxiter=max_iter, OPinv=_symmetric_inverse(M, shift))
+            w, V = spla.eigsh(M, k, sigma=-inverse.shift, which="LM", v0=rng.uniform(-1, 1, n), tol=tol,
+                              maxiter=max_iter, OPinv=inverse.operator)
             order = np.argsort(w)
             return w[order], V[:, order]
         except (spla.ArpackNoConvergence, RuntimeError) as exc:

@@ -11,7 +11,7 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
 from ..decomposition._principal_scores import principal_scores
-from ..linalg import column_moments, flip_signs, nearest_null_vectors, smallest_eigh
+from ..linalg import ShiftInverse, column_moments, flip_signs, nearest_null_vectors, smallest_eigh
 from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, nearest_neighbors
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
@@ -40,7 +40,7 @@ def null_beyond_kept(w, M):
     return bool(w[-1] <= NULL_RELATIVE * float(np.max(np.abs(M.diagonal()))))
 
 
-def nearest_principal_minimisers(M, X, V, d, rng):
+def nearest_principal_minimisers(M, X, V, d, rng, inverse=None):
     """The embedding used when the null space of ``M`` is larger than ``d + 1``: of all
     exact minimisers, the ones closest to the data's first ``d`` principal-component
     scores (:func:`~lowdim.linalg.nearest_null_vectors`), centred and orthonormalised by
@@ -59,6 +59,8 @@ def nearest_principal_minimisers(M, X, V, d, rng):
         embedding is completed from these.
     d : int
     rng : numpy.random.Generator
+    inverse : ShiftInverse, optional
+        Of ``M``, to reuse the eigensolver's factorisation.
 
     Returns
     -------
@@ -81,7 +83,7 @@ def nearest_principal_minimisers(M, X, V, d, rng):
     >>> np.round(np.abs(Y.ravel()), 6), bool(abs(w[0]) < 1e-9)
     (array([0.5, 0.5, 0. , 0. , 0.5, 0.5]), True)
     """
-    U = _centred_orthonormal(nearest_null_vectors(M, principal_scores(X, d, rng)))
+    U = _centred_orthonormal(nearest_null_vectors(M, principal_scores(X, d, rng), inverse))
     if U.shape[1] < d:  # complete from the null vectors, without U's directions
         rest = _centred_orthonormal(V - U @ (U.T @ V))
         U = np.c_[U, rest[:, :d - U.shape[1]]]
@@ -232,11 +234,12 @@ class LocallyLinearEmbedding(ComponentTransformer):
         M = assemble(groups, blocks, n)
         rng = check_random_state(self.random_state)
         extra = 1 if n > d + 2 else 0  # one more eigenpair tells whether the choice is determined
+        inverse = ShiftInverse(M)  # factorised at most once, for both solves
         w, V = smallest_eigh(M, d + 1 + extra, rng=rng, solver=self.eigen_solver, tol=self.tol,
-                             max_iter=self.max_iter)
+                             max_iter=self.max_iter, inverse=inverse)
         if extra and null_beyond_kept(w, M):
             warn_null_beyond_kept(w, M, self.method)
-            w, V = nearest_principal_minimisers(M, X64, V, d, rng)
+            w, V = nearest_principal_minimisers(M, X64, V, d, rng, inverse)
         else:
             w, V = w[1:d + 1], V[:, 1:d + 1]
         (Vt,) = flip_signs(V.T)
