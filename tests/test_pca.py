@@ -297,6 +297,21 @@ def test_accumulator_modes_agree_near_and_far_from_origin():
         assert acc.n == 3000 and acc._centre == (offset > 0)
 
 
+def test_gram_of_columns_split_across_cores_equals_one_product():
+    # from SPLIT_WORK multiply-adds per core on, the rows are cut into one block per core
+    # and the single-threaded pieces added in float64: same numbers as one product
+    from lowdim.linalg import _blas
+
+    rng = np.random.default_rng(0)
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
+        A = rng.normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64)).astype(dtype)
+        G = _blas.gram_of_columns(A)
+        exact = A.astype(np.float64).T @ A.astype(np.float64)
+        assert G.dtype == np.float64 and np.array_equal(G, G.T)
+        np.testing.assert_allclose(G, exact, rtol=rtol, atol=rtol * np.abs(exact).max())
+        np.testing.assert_array_equal(G, _blas.gram_of_columns(A))  # deterministic
+
+
 def test_iterator_fit_refuses_a_solver_that_needs_the_array():
     with pytest.raises(ValueError, match="iterator of chunks.*solver='svd'"):
         PCA(2, solver="svd").fit(iter([low_rank()]))
