@@ -252,7 +252,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     def _finish_streaming(self, dtype):
         acc = self._accumulator
-        n, d = acc.n, acc.mean.size
+        n, d = acc.n, acc.n_features
         self._check_n_samples(n, d)
         spectrum = spectrum_from_scatter(acc, self._solver_k("covariance", n, d), self._solver_options(n, d))
         self._set_spectrum(spectrum, dtype, "covariance")

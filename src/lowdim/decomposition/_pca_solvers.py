@@ -83,7 +83,8 @@ ONE_THREAD_EIGH = 1024
 
 def spectrum_from_scatter(acc, k, opts):
     """Eigendecomposition of an accumulated scatter matrix (covariance solver, streaming)."""
-    cov = acc.covariance()
+    n, mean, cov = acc.moments()  # new arrays
+    cov /= max(n - 1, 1)
     variances = np.diag(cov).copy()
     scale = None
     if opts.standardize:
@@ -94,7 +95,7 @@ def spectrum_from_scatter(acc, k, opts):
     # below ONE_THREAD_EIGH features (784: 0.058 s against 0.048 s on two threads)
     with blas_limit(1 if cov.shape[0] <= ONE_THREAD_EIGH else None):
         w, V = top_eigh(cov, k)
-    return Spectrum(acc.mean, variances, scale, V.T, np.maximum(w, 0.0), acc.n, k is None,
+    return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None,
                     accumulator=acc)
 
 

@@ -93,10 +93,10 @@ def needs_centring(mean, var, dtype):
 class ScatterAccumulator:
     """Running count, mean and centered scatter ``sum (x - mean)(x - mean)^T``.
 
-    The first dense block is centred exactly and decides the mode for the rest: data
-    near the origin add raw sums ``X^T X`` and ``sum x`` (one syrk per block, no
-    per-block merging; centred once at the end in float64), data far from the origin
-    are centred block by block and merged exactly (Chan et al.).
+    The raw moments of the first dense block decide the mode for the rest: data near the
+    origin add raw sums ``X^T X`` and ``sum x`` (one syrk per block, no per-block
+    merging; centred once at the end in float64), data far from the origin (the first
+    block then redone) are centred block by block and merged exactly (Chan et al.).
 
     Parameters
     ----------
@@ -182,13 +182,12 @@ class ScatterAccumulator:
                 continue
             if sp.issparse(block):
                 self._add_centred(nb, *_sparse_block_scatter(block), on_nonfinite)
+            elif self._centre is None:
+                self._add_first_dense(block, on_nonfinite)
             elif self._centre is False:
-                self._add_raw(block, on_nonfinite)
+                self._add_raw(nb, *gram_of_columns(block, sums=True), on_nonfinite)
             else:
-                mean_b, scatter_b = _dense_block_scatter(block, True)
-                self._add_centred(nb, mean_b, scatter_b, on_nonfinite)
-                if self._centre is None:
-                    self._centre = needs_centring(mean_b, np.diag(scatter_b) / nb, block.dtype)
+                self._add_centred(nb, *_dense_block_scatter(block, True), on_nonfinite)
             if progress is not None:
                 progress(nb)
 
@@ -205,14 +204,26 @@ class ScatterAccumulator:
         yield from blocks
 
     @np.errstate(invalid="ignore", over="ignore")
-    def _add_raw(self, block, on_nonfinite):
-        sums = block.sum(axis=0, dtype=np.float64)
-        sq = gram_of_columns(block)
+    def _add_first_dense(self, block, on_nonfinite):
+        """The first dense block decides the mode from its raw moments (accurate enough
+        to tell whether they cancel); data far from the origin are redone centred."""
+        nb = block.shape[0]
+        sq, sums = gram_of_columns(block, sums=True)
+        mean = sums / nb
+        centre = needs_centring(mean, (sq.diagonal() - nb * mean**2) / max(nb - 1, 1), block.dtype)
+        if centre:
+            self._add_centred(nb, *_dense_block_scatter(block, True), on_nonfinite)
+        else:
+            self._add_raw(nb, sq, sums, on_nonfinite)
+        self._centre = centre
+
+    @np.errstate(invalid="ignore", over="ignore")
+    def _add_raw(self, nb, sq, sums, on_nonfinite):
         if on_nonfinite is not None and not (np.isfinite(sums).all() and np.isfinite(sq.diagonal()).all()):
             on_nonfinite()
         self._raw_sum += sums
         self._raw_sq += sq
-        self._raw_n += block.shape[0]
+        self._raw_n += nb
 
     def _add_centred(self, nb, mean_b, scatter_b, on_nonfinite):
         if on_nonfinite is not None and not (np.isfinite(mean_b).all() and np.isfinite(np.diag(scatter_b)).all()):
@@ -228,10 +239,20 @@ class ScatterAccumulator:
             n, mean = _chan_merge(n, mean, scatter, self._raw_n, mean_r, scatter_r)
         return n, mean, scatter
 
+    def moments(self):
+        """``(n, mean, scatter)`` of everything added (float64, new arrays): one merge
+        where ``n``, ``mean`` and ``scatter()`` would each make their own."""
+        return self._combined()
+
     @property
     def n(self):
         """Number of rows added."""
         return self._n + self._raw_n
+
+    @property
+    def n_features(self):
+        """Dimension of the rows."""
+        return self._mean.size
 
     @property
     def mean(self):
