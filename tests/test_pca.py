@@ -312,6 +312,22 @@ def test_gram_of_columns_split_across_cores_equals_one_product():
         np.testing.assert_array_equal(G, _blas.gram_of_columns(A))  # deterministic
 
 
+def test_gram_of_columns_keeps_a_callers_blas_thread_limit(monkeypatch):
+    # a caller who limits BLAS to one thread (threadpoolctl) gets no concurrent pieces
+    from threadpoolctl import threadpool_limits
+
+    from lowdim.linalg import _blas
+
+    def no_pool(name):
+        raise AssertionError("split across workers under a one-thread limit")
+
+    monkeypatch.setattr(_blas, "worker_pool", no_pool)
+    A = np.random.default_rng(0).normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64))
+    with threadpool_limits(1):
+        G = _blas.gram_of_columns(A)
+    np.testing.assert_allclose(G, A.T @ A, rtol=1e-12, atol=1e-9)
+
+
 def test_iterator_fit_refuses_a_solver_that_needs_the_array():
     with pytest.raises(ValueError, match="iterator of chunks.*solver='svd'"):
         PCA(2, solver="svd").fit(iter([low_rank()]))

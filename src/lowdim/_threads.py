@@ -27,6 +27,20 @@ def blas_limit(limits):
     return _controller().limit(limits=limits, user_api="blas")
 
 
+def blas_threads():
+    """Threads the loaded BLAS libraries may use now (the smallest of their settings,
+    so a limit the caller set, e.g. with threadpoolctl, is respected).
+
+    Examples
+    --------
+    >>> with blas_limit(1):
+    ...     blas_threads()
+    1
+    """
+    counts = [lib.get_num_threads() for lib in _controller().lib_controllers if lib.user_api == "blas"]
+    return max(1, min(counts)) if counts else cores()
+
+
 def cores():
     """Cores this process may run on (its CPU affinity where the OS tells it).
 
