@@ -212,7 +212,7 @@ class ScatterAccumulator:
         mean = sums / nb
         centre = needs_centring(mean, (sq.diagonal() - nb * mean**2) / max(nb - 1, 1), block.dtype)
         if centre:
-            self._add_centred(nb, *_dense_block_scatter(block, True), on_nonfinite)
+            self._add_centred(nb, *_dense_block_scatter(block, True, mean), on_nonfinite)
         else:
             self._add_raw(nb, sq, sums, on_nonfinite)
         self._centre = centre
