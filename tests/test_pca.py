@@ -312,6 +312,27 @@ def test_gram_of_columns_split_across_cores_equals_one_product():
         np.testing.assert_array_equal(G, _blas.gram_of_columns(A))  # deterministic
 
 
+def test_gram_of_columns_sums_columns_in_float64_for_every_layout(monkeypatch):
+    # the workers' column sums (numba kernel on C-contiguous float blocks, numpy
+    # otherwise) equal exact float64 sums, and every product runs on one BLAS thread
+    from lowdim._threads import blas_threads
+    from lowdim.linalg import _blas
+
+    seen = []
+    sums_of = _blas._column_sums
+    monkeypatch.setattr(_blas, "_column_sums", lambda b: seen.append(blas_threads()) or sums_of(b))
+    rng = np.random.default_rng(1)
+    base = rng.normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64)) * 1e3 + 1e4
+    for A in (base.astype(np.float32), base, np.asfortranarray(base), base[::2], base.astype(np.int64),
+              base[:5]):
+        G, sums = _blas.gram_of_columns(A, sums=True)
+        exact = A.astype(np.float64)
+        np.testing.assert_allclose(sums, exact.sum(axis=0), rtol=1e-12)
+        assert sums.dtype == np.float64
+        np.testing.assert_allclose(G, exact.T @ exact, rtol=2e-5 if A.dtype == np.float32 else 1e-12)
+    assert seen and set(seen) == {1}
+
+
 def test_gram_of_columns_keeps_a_callers_blas_thread_limit(monkeypatch):
     # a caller who limits BLAS to one thread (threadpoolctl) gets no concurrent pieces
     from threadpoolctl import threadpool_limits
