@@ -312,15 +312,15 @@ def test_gram_of_columns_split_across_cores_equals_one_product():
         np.testing.assert_array_equal(G, _blas.gram_of_columns(A))  # deterministic
 
 
-def test_gram_of_columns_sums_columns_in_float64_for_every_layout(monkeypatch):
-    # the workers' column sums (numba kernel on C-contiguous float blocks, numpy
-    # otherwise) equal exact float64 sums, and every product runs on one BLAS thread
-    from lowdim._threads import blas_threads
+def test_gram_of_columns_sums_columns_in_float64_on_one_blas_thread(monkeypatch):
+    # the workers' column sums equal exact float64 sums for every layout and dtype, and
+    # every product (split or not) runs under a one-thread BLAS limit, so no BLAS thread
+    # is left spinning for the eigensolver that follows
     from lowdim.linalg import _blas
 
-    seen = []
-    sums_of = _blas._column_sums
-    monkeypatch.setattr(_blas, "_column_sums", lambda b: seen.append(blas_threads()) or sums_of(b))
+    limits = []
+    real_limit = _blas.blas_limit
+    monkeypatch.setattr(_blas, "blas_limit", lambda n: limits.append(n) or real_limit(n))
     rng = np.random.default_rng(1)
     base = rng.normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64)) * 1e3 + 1e4
     for A in (base.astype(np.float32), base, np.asfortranarray(base), base[::2], base.astype(np.int64),
@@ -330,7 +330,7 @@ def test_gram_of_columns_sums_columns_in_float64_for_every_layout(monkeypatch):
         np.testing.assert_allclose(sums, exact.sum(axis=0), rtol=1e-12)
         assert sums.dtype == np.float64
         np.testing.assert_allclose(G, exact.T @ exact, rtol=2e-5 if A.dtype == np.float32 else 1e-12)
-    assert seen and set(seen) == {1}
+    assert limits == [1] * 6
 
 
 def test_gram_of_columns_keeps_a_callers_blas_thread_limit(monkeypatch):

@@ -4,27 +4,6 @@ import numpy as np
 from numba import njit, prange
 
 
-@njit(cache=True, nogil=True)
-def column_sums(X):
-    """Column sums of a C-contiguous block in float64, row by row on the calling thread
-    (for workers that each hold their own rows; numpy's ``sum(axis=0, dtype=float64)``
-    casts through a buffer and takes 2-3 times as long on float32 input).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> column_sums(np.arange(6, dtype=np.float32).reshape(3, 2))
-    array([6., 9.])
-    """
-    n, d = X.shape
-    out = np.zeros(d)
-    for i in range(n):
-        row = X[i]
-        for j in range(d):
-            out[j] += row[j]
-    return out
-
-
 @njit(cache=True, parallel=True, fastmath=False)
 def shifted_column_sums(X, shift, n_chunks):
     """Per-chunk sums of ``x - shift`` and ``(x - shift)^2`` over rows, in float64.
