@@ -58,9 +58,10 @@ def gram_of_columns(A, sums=False):
     Every product runs on one BLAS thread. From ``SPLIT_WORK`` multiply-adds per core
     on, the rows are cut into one block per BLAS thread allowed (``blas_threads``: a
     caller's thread limit is kept), each block's product runs in its own worker,
-    concurrently, and the pieces are added in float64. OpenBLAS's own threads scale worse on this product
-    (70,000 x 784 here: float64 0.63 s threaded against 0.48 s as two one-thread halves,
-    float32 0.29 against 0.23 s; one thread alone 0.92 / 0.45 s).
+    concurrently, and the pieces are added in float64. OpenBLAS's own threads scale
+    worse on this product (70,000 x 784 here: float64 0.63 s threaded against 0.48 s
+    as two one-thread halves, float32 0.29 against 0.23 s; one thread alone 0.92 /
+    0.45 s).
 
     Parameters
     ----------
