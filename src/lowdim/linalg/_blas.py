@@ -82,8 +82,9 @@ def gram_of_columns(A, sums=False):
     (array([[20., 26.],
            [26., 35.]]), array([6., 9.]))
     """
-    def piece(block):
-        return block.T @ block, (block.sum(axis=0, dtype=np.float64) if sums else None)
+    def piece(block):  # float64 in the worker: the main thread only adds the pieces
+        gram = np.asarray(block.T @ block, dtype=np.float64)
+        return gram, (block.sum(axis=0, dtype=np.float64) if sums else None)
 
     n, d = A.shape
     parts = max(1, min(blas_threads(), cores(), n, int(n * d * d // SPLIT_WORK)))
@@ -93,7 +94,7 @@ def gram_of_columns(A, sums=False):
             pieces = [piece(A)]
         else:
             pieces = list(worker_pool("gram").map(lambda i: piece(A[edges[i]:edges[i + 1]]), range(parts)))
-    gram = np.asarray(pieces[0][0], dtype=np.float64)  # a new array: added to in place
+    gram = pieces[0][0]  # a new array: added to in place
     for g, _ in pieces[1:]:
         gram += g
     total = sum(t for _, t in pieces) if sums else None
