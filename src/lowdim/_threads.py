@@ -1,30 +1,83 @@
-"""BLAS thread limits without rescanning the process each time.
+"""BLAS thread limits without rescanning the process each time, safe across threads.
 
 ``threadpoolctl.threadpool_limits`` inspects every loaded library on each call (about
 7 ms here), which a fit that limits BLAS once per call site can afford but an
-iterative method should not pay per restart. One controller, made on first use, is
-reused; libraries loaded later are picked up by making a new one on request.
+iterative method should not pay per restart. One controller, made on first use (after
+loading numpy's and scipy's BLAS, the two lowdim calls), is reused.
+
+OpenBLAS's thread count is process-wide, so the limits opened by several threads at
+once are counted: the counts from before the first are restored when the last closes.
+A threadpoolctl limit per block lets overlapping blocks in two threads restore each
+other's settings in the wrong order and leave BLAS on one thread for good (and
+threadpoolctl >= 3.8 ignores every thread but one when it sets OpenBLAS's count).
 """
 
+import threading
+from contextlib import contextmanager
 from functools import lru_cache
+
+_lock = threading.Lock()  # serialises every change lowdim makes to the BLAS counts
+_open_limits = []  # the limits of the blas_limit blocks open now, in every thread
+_saved = []  # the counts from before the first open block
 
 
 @lru_cache(maxsize=1)
 def _controller():
+    import numpy  # noqa: F401 - both BLAS libraries are loaded before the one scan
+    import scipy.linalg  # noqa: F401
     from threadpoolctl import ThreadpoolController
 
     return ThreadpoolController()
 
 
+def _blas_libraries():
+    return [lib for lib in _controller().lib_controllers if lib.user_api == "blas"]
+
+
+def _set_counts(counts):
+    for lib, count in zip(_blas_libraries(), counts):
+        # threadpoolctl >= 3.8 lets only one "controlling" thread set OpenBLAS's
+        # count and silently ignores the others; lowdim's changes are serialised by
+        # _lock instead, and control is left free for the caller's own limits
+        release = getattr(lib, "clear_controlling_thread", None)
+        if release is not None:
+            release(force=True)
+        lib.set_num_threads(count)
+        if release is not None:
+            release(force=True)
+
+
+@contextmanager
 def blas_limit(limits):
     """Context manager limiting the BLAS libraries to ``limits`` threads (None: no change).
+
+    While blocks overlap (in any threads) the smallest open limit applies; the
+    counts from before the first block come back when the last one closes.
 
     Examples
     --------
     >>> with blas_limit(1):
-    ...     pass
+    ...     blas_threads()
+    1
     """
-    return _controller().limit(limits=limits, user_api="blas")
+    if limits is None:
+        yield
+        return
+    with _lock:
+        if not _open_limits:
+            _saved[:] = [lib.get_num_threads() for lib in _blas_libraries()]
+        if not _open_limits or limits < min(_open_limits):
+            _set_counts([limits] * len(_saved))
+        _open_limits.append(limits)
+    try:
+        yield
+    finally:
+        with _lock:
+            _open_limits.remove(limits)
+            if not _open_limits:
+                _set_counts(_saved)
+            elif limits < min(_open_limits):
+                _set_counts([min(_open_limits)] * len(_saved))
 
 
 def blas_threads():
@@ -37,7 +90,7 @@ def blas_threads():
     ...     blas_threads()
     1
     """
-    counts = [lib.get_num_threads() for lib in _controller().lib_controllers if lib.user_api == "blas"]
+    counts = [lib.get_num_threads() for lib in _blas_libraries()]
     return max(1, min(counts)) if counts else cores()
 
 
