@@ -49,6 +49,33 @@ def syrk_upper(A, *, gram_of_rows=False):
 
 
 SPLIT_WORK = 5e7  # multiply-adds per core (about 2 ms on one) from which the product is split
+GROUP_ROWS = 32  # rows summed in the input's dtype before the float64 sum (``column_sums``)
+
+
+def column_sums(A, grouped=False):
+    """Column sums of ``A`` in float64.
+
+    ``grouped=True`` first adds ``GROUP_ROWS`` consecutive rows in ``A``'s own dtype
+    (3-4 times faster for float32 than converting every entry), then those group sums
+    in float64: each group sum is off by at most ``(GROUP_ROWS - 1) * eps`` of the dtype
+    relative to its absolute sum, below the rounding of a float32 ``A^T A`` over the
+    same rows. Meant for data near the origin, where the raw second moments are used
+    anyway; for data far from it, whose means centre the scatter, use exact sums.
+    Non-contiguous rows always get exact sums (no copy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.arange(200, dtype=np.float32).reshape(100, 2)
+    >>> column_sums(A, grouped=True)
+    array([ 9900., 10000.])
+    """
+    n = A.shape[0]
+    if not grouped or n < 2 * GROUP_ROWS or not A.flags.c_contiguous:
+        return A.sum(axis=0, dtype=np.float64)
+    full = n - n % GROUP_ROWS
+    groups = A[:full].reshape(-1, GROUP_ROWS, A.shape[1]).sum(axis=1)
+    return groups.sum(axis=0, dtype=np.float64) + A[full:].sum(axis=0, dtype=np.float64)
 
 
 def gram_of_columns(A, sums=False):
@@ -66,9 +93,9 @@ def gram_of_columns(A, sums=False):
     Parameters
     ----------
     A : ndarray (n, d)
-    sums : bool
-        Also return the column sums (float64), each worker summing its own rows right
-        after their product.
+    sums : bool or 'grouped'
+        Also return the column sums (float64, ``column_sums``; 'grouped': its faster
+        grouped form), each worker summing its own rows right after their product.
 
     Returns
     -------
@@ -84,7 +111,7 @@ def gram_of_columns(A, sums=False):
     """
     def piece(block):  # float64 in the worker: the main thread only adds the pieces
         gram = np.asarray(block.T @ block, dtype=np.float64)
-        return gram, (block.sum(axis=0, dtype=np.float64) if sums else None)
+        return gram, (column_sums(block, grouped=sums == "grouped") if sums else None)
 
     n, d = A.shape
     parts = max(1, min(blas_threads(), cores(), n, int(n * d * d // SPLIT_WORK)))

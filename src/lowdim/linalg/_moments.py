@@ -185,7 +185,8 @@ class ScatterAccumulator:
             elif self._centre is None:
                 self._add_first_dense(block, on_nonfinite)
             elif self._centre is False:
-                self._add_raw(nb, *gram_of_columns(block, sums=True), on_nonfinite)
+                # near the origin: grouped sums are as accurate as the float32 products
+                self._add_raw(nb, *gram_of_columns(block, sums="grouped"), on_nonfinite)
             else:
                 self._add_centred(nb, *_dense_block_scatter(block, True), on_nonfinite)
             if progress is not None:
