@@ -254,7 +254,8 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         acc = self._accumulator
         n, d = acc.n, acc.n_features
         self._check_n_samples(n, d)
-        spectrum = spectrum_from_scatter(acc, self._solver_k("covariance", n, d), self._solver_options(n, d))
+        spectrum = spectrum_from_scatter(acc, self._solver_k("covariance", n, d), self._solver_options(n, d),
+                                         dtype)
         self._set_spectrum(spectrum, dtype, "covariance")
         self._pending_dtype = None
 

@@ -78,8 +78,11 @@ class SolverOptions:
     verbose: int = 0
 
 
-def spectrum_from_scatter(acc, k, opts):
-    """Eigendecomposition of an accumulated scatter matrix (covariance solver, streaming)."""
+def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
+    """Eigendecomposition of an accumulated scatter matrix (covariance solver, streaming).
+
+    ``dtype``: that of the data; float32 data's scatter carries float32 rounding, so the
+    eigensolver may work in float32 and refine in float64 (``top_eigh``'s precision)."""
     n, mean, cov = acc.moments()  # new arrays
     cov /= max(n - 1, 1)
     variances = np.diag(cov).copy()
@@ -89,7 +92,7 @@ def spectrum_from_scatter(acc, k, opts):
         cov /= np.outer(scale, scale)
     # the scatter's products ran on one BLAS thread each (gram_of_columns), so no
     # BLAS thread is left spinning and the eigensolver may use all the caller allows
-    w, V = top_eigh(cov, k)
+    w, V = top_eigh(cov, k, precision=dtype)
     return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None,
                     accumulator=acc)
 
@@ -107,13 +110,14 @@ class CovarianceSolver:
         from tqdm.auto import tqdm
 
         if type(X) is np.ndarray:
-            return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts)
+            return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts,
+                                         X.dtype)
         acc = ScatterAccumulator(X.shape[1])
         # a memory map is read block by block, with a progress bar when verbose
         show = bool(opts.verbose) and type(X) is not np.ndarray
         with tqdm(total=X.shape[0], desc="PCA pass", unit="row", disable=not show) as bar:
             acc.update(X, on_nonfinite=lambda: check_finite(X), progress=bar.update)
-        return spectrum_from_scatter(acc, k, opts)
+        return spectrum_from_scatter(acc, k, opts, X.dtype)
 
 
 class GramSolver:
@@ -149,7 +153,8 @@ class GramSolver:
         mean, variances = checked_moments(X)
         scale = feature_scale(variances) if opts.standardize else None
         raw = scale is None and not needs_centring(mean, variances, X.dtype)
-        w, U = top_eigh(self._gram(X, mean, scale, raw), min(k, n) if k is not None else None)
+        w, U = top_eigh(self._gram(X, mean, scale, raw), min(k, n) if k is not None else None,
+                        precision=X.dtype)
         w = np.maximum(w, 0.0)
         keep = w > (w[0] * np.finfo(X.dtype).eps * n if w.size else 0.0)
         Uk = (U[:, keep] / np.sqrt(w[keep])).astype(X.dtype)

@@ -1,0 +1,132 @@
+"""Work in float32 where the data only carry float32: grouped column sums and the
+float32 eigensolver refined in float64 (linalg._blas.column_sums, linalg._eigen)."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from lowdim import PCA
+from lowdim.linalg import _blas, _eigen
+from lowdim.linalg._eigen import refined_single_eigh, top_eigh
+
+EPS32 = np.finfo(np.float32).eps
+
+
+def float32_covariance(n=2000, d=120, seed=0, decay=0.97):
+    rng = np.random.default_rng(seed)
+    X = (rng.normal(size=(n, d)) * decay ** np.arange(d)).astype(np.float32)
+    X64 = X.astype(np.float64)
+    return np.cov(X64.T)
+
+
+def test_grouped_column_sums_are_within_float32_rounding_of_exact_sums():
+    rng = np.random.default_rng(0)
+    for n in (64, 1000, 2503):
+        A = rng.normal(size=(n, 37)).astype(np.float32) + 0.5
+        exact = A.astype(np.float64).sum(axis=0)
+        grouped = _blas.column_sums(A, grouped=True)
+        # each group of GROUP_ROWS rows is rounded at most (GROUP_ROWS - 1) times in float32
+        bound = (_blas.GROUP_ROWS - 1) * EPS32 * np.abs(A).astype(np.float64).sum(axis=0)
+        assert grouped.dtype == np.float64
+        assert np.all(np.abs(grouped - exact) <= bound)
+        assert not np.array_equal(grouped, A.sum(axis=0))  # not a plain float32 sum
+
+
+def test_grouped_column_sums_fall_back_to_exact_sums_without_a_copy():
+    rng = np.random.default_rng(1)
+    base = rng.normal(size=(400, 9)).astype(np.float32)
+    for A in (base[::2], np.asfortranarray(base), base[:40]):  # strided, column-major, short
+        np.testing.assert_array_equal(_blas.column_sums(A, grouped=True), A.sum(axis=0, dtype=np.float64))
+    f64 = rng.normal(size=(500, 4))
+    np.testing.assert_allclose(_blas.column_sums(f64, grouped=True), f64.sum(axis=0), rtol=1e-14)
+
+
+def test_streamed_moments_near_the_origin_keep_float32_accuracy():
+    # after the first block (exact sums, decides the mode) the raw blocks use grouped sums
+    rng = np.random.default_rng(2)
+    X = (rng.normal(size=(30_000, 50)) * 2 + 3).astype(np.float32)
+    pca = PCA(5)
+    for start in range(0, X.shape[0], 5000):
+        pca.partial_fit(X[start:start + 5000])
+    X64 = X.astype(np.float64)
+    np.testing.assert_allclose(pca.mean_, X64.mean(axis=0), rtol=1e-6)
+    exact = np.linalg.eigvalsh(np.cov(X64.T))[::-1][:5]
+    np.testing.assert_allclose(pca.explained_variance_, exact, rtol=1e-5)
+
+
+@pytest.mark.parametrize("k", [1, 5, 40, 60])
+def test_refined_single_eigh_gives_float64_eigenvalues_and_orthonormal_vectors(k):
+    C = float32_covariance()
+    d = C.shape[0]
+    w_ref, V_ref = scipy.linalg.eigh(C, subset_by_index=[d - k, d - 1])
+    w_ref, V_ref = w_ref[::-1], V_ref[:, ::-1]
+    w, V = refined_single_eigh(C, k)
+    assert w.shape == (k,) and V.shape == (d, k) and V.flags.c_contiguous
+    np.testing.assert_allclose(w, w_ref, rtol=1e-10)  # quadratic in the float32 subspace error
+    np.testing.assert_allclose(V.T @ V, np.eye(k), atol=1e-12)
+    # each vector spans the same line as float64 LAPACK's, to float32 accuracy
+    cosines = np.abs(np.sum(V * V_ref, axis=0))
+    assert cosines.min() > 1 - 1e-8
+    assert np.all(np.diff(w) <= 0)
+
+
+def test_refined_single_eigh_works_outside_float32_range_and_reads_only_the_upper_triangle():
+    C = float32_covariance(d=60)
+    d = C.shape[0]
+    w_ref = scipy.linalg.eigvalsh(C)[::-1][:8]
+    for scale in (1e60, 1e-60):  # squares of float32 data would not fit; the matrix may
+        w, V = refined_single_eigh(np.triu(C * scale) + np.tril(np.full((d, d), np.nan), -1), 8)
+        np.testing.assert_allclose(w / scale, w_ref, rtol=1e-10)
+        assert np.isfinite(V).all()
+
+
+def test_refined_single_eigh_on_rank_deficient_and_small_matrices():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(3, 20))
+    w, V = refined_single_eigh(A.T @ A, 10)  # 3 non-zero eigenvalues, 7 zeros
+    np.testing.assert_allclose(w[:3], np.linalg.eigvalsh(A @ A.T)[::-1], rtol=1e-10)
+    np.testing.assert_allclose(w[3:], 0, atol=1e-12 * w[0])
+    np.testing.assert_allclose(V.T @ V, np.eye(10), atol=1e-12)
+    w, V = refined_single_eigh(np.diag([2.0, 1.0]), 1)  # subspace clipped at the size
+    np.testing.assert_allclose(w, [2.0])
+    np.testing.assert_allclose(np.abs(V[:, 0]), [1.0, 0.0])
+
+
+def record_eigh_dtypes(monkeypatch):
+    seen = []
+    real = scipy.linalg.eigh
+
+    def recording(a, *args, **kwargs):
+        seen.append((np.asarray(a).dtype, np.asarray(a).shape[0]))
+        return real(a, *args, **kwargs)
+
+    monkeypatch.setattr(_eigen.scipy.linalg, "eigh", recording)
+    return seen
+
+
+@pytest.mark.parametrize("solver", ["covariance", "gram"])
+def test_float32_data_take_the_single_precision_eigensolver_and_keep_the_spectrum(monkeypatch, solver):
+    rng = np.random.default_rng(4)
+    n, d = (3000, 200) if solver == "covariance" else (150, 400)
+    X = (rng.normal(size=(n, d)) * 0.98 ** np.arange(d) + 1.0).astype(np.float32)
+    seen = record_eigh_dtypes(monkeypatch)
+    ours = PCA(10, solver=solver).fit(X)
+    size = d if solver == "covariance" else n
+    # the subspace in float32 (10 + 10 vectors), then a 20 x 20 problem in float64
+    assert seen == [(np.dtype(np.float32), size), (np.dtype(np.float64), 20)]
+    seen.clear()
+    ref = PCA(10, solver=solver).fit(X.astype(np.float64))
+    assert seen == [(np.dtype(np.float64), size)]
+    # the float64 model of the same float32 numbers: eigenvalues to float32 rounding
+    np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_, rtol=1e-5)
+    overlap = np.abs(np.sum(ours.components_.astype(np.float64) * ref.components_, axis=1))
+    assert overlap.min() > 1 - 1e-6
+
+
+def test_float64_data_and_whole_spectra_stay_in_float64(monkeypatch):
+    seen = record_eigh_dtypes(monkeypatch)
+    C = float32_covariance(d=40)
+    top_eigh(C, 5)
+    top_eigh(C, 30, precision=np.float32)  # more than half the spectrum: divide and conquer
+    top_eigh(C, None, precision=np.float32)
+    assert seen and all(dt == np.float64 for dt, _ in seen)
