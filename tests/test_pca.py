@@ -349,6 +349,39 @@ def test_gram_of_columns_keeps_a_callers_blas_thread_limit(monkeypatch):
     np.testing.assert_allclose(G, A.T @ A, rtol=1e-12, atol=1e-9)
 
 
+def test_add_gram_of_columns_adds_split_products_into_running_totals():
+    from lowdim.linalg import _blas
+
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64)).astype(np.float32)
+    gram, sums = rng.normal(size=(64, 64)), rng.normal(size=64)
+    start = (gram.copy(), sums.copy())
+    _blas.add_gram_of_columns(A, gram, sums, grouped=True)
+    G, t = _blas.gram_of_columns(A, sums=True)
+    np.testing.assert_allclose(gram, start[0] + G, rtol=1e-13, atol=1e-10)
+    np.testing.assert_allclose(sums, start[1] + t, rtol=1e-6, atol=1e-3)
+    small = A[:10].astype(np.float64)  # one piece, added in the caller's thread
+    _blas.add_gram_of_columns(small, gram, sums)
+    np.testing.assert_allclose(gram, start[0] + G + small.T @ small, rtol=1e-13, atol=1e-10)
+
+
+@pytest.mark.parametrize("bad_row", [5, -5])  # in the first or the second worker's rows
+def test_add_gram_of_columns_reports_non_finite_rows_before_adding(bad_row):
+    from lowdim.linalg import _blas
+
+    A = np.random.default_rng(3).normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64))
+    A[bad_row, 7] = np.nan
+    gram, sums = np.ones((64, 64)), np.ones(64)
+
+    def refuse():
+        raise ValueError("not finite")
+
+    with pytest.raises(ValueError, match="not finite"):
+        _blas.add_gram_of_columns(A, gram, sums, on_nonfinite=refuse)
+    np.testing.assert_array_equal(gram, 1.0)  # untouched
+    np.testing.assert_array_equal(sums, 1.0)
+
+
 def test_iterator_fit_refuses_a_solver_that_needs_the_array():
     with pytest.raises(ValueError, match="iterator of chunks.*solver='svd'"):
         PCA(2, solver="svd").fit(iter([low_rank()]))

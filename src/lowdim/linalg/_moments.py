@@ -11,7 +11,7 @@ precision (no ``E[x^2] - E[x]^2`` cancellation).
 import numpy as np
 import scipy.sparse as sp
 
-from ._blas import gram_of_columns
+from ._blas import add_gram_of_columns, gram_of_columns
 
 BLOCK_BYTES = 1 << 25  # ~32 MB of rows per BLAS call
 
@@ -186,7 +186,8 @@ class ScatterAccumulator:
                 self._add_first_dense(block, on_nonfinite)
             elif self._centre is False:
                 # near the origin: grouped sums are as accurate as the float32 products
-                self._add_raw(nb, *gram_of_columns(block, sums="grouped"), on_nonfinite)
+                add_gram_of_columns(block, self._raw_sq, self._raw_sum, grouped=True, on_nonfinite=on_nonfinite)
+                self._raw_n += nb
             else:
                 self._add_centred(nb, *_dense_block_scatter(block, True), on_nonfinite)
             if progress is not None:
