@@ -234,10 +234,13 @@ class ScatterAccumulator:
 
     def _combined(self):
         """(n, mean, scatter) of everything added, without changing the state."""
-        n, mean, scatter = self._n, self._mean.copy(), self._scatter.copy()
         if self._raw_n:
             mean_r = self._raw_sum / self._raw_n
             scatter_r = self._raw_sq - self._raw_n * np.outer(mean_r, mean_r)
+            if not self._n:  # raw sums only: nothing to merge
+                return self._raw_n, mean_r, scatter_r
+        n, mean, scatter = self._n, self._mean.copy(), self._scatter.copy()
+        if self._raw_n:
             n, mean = _chan_merge(n, mean, scatter, self._raw_n, mean_r, scatter_r)
         return n, mean, scatter
 
