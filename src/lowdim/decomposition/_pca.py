@@ -39,7 +39,8 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         Number of components; a float keeps the smallest number explaining that
         fraction of the variance; 'mle' uses Minka's MLE; None keeps min(n, d).
     solver : {'auto', 'covariance', 'gram', 'svd', 'randomized', 'power', 'lanczos'}
-        'covariance': one pass, ``X^T X`` in row blocks, top-k symmetric eigensolver;
+        'covariance': one pass, ``X^T X`` in row blocks, top-k symmetric eigensolver
+        (for float32 data in float32, refined in float64: ``linalg.top_eigh``);
         'gram': eigendecomposition of the N x N Gram matrix for D >> N (never D x D);
         'svd': LAPACK SVD of the centred data (most accurate);
         'randomized': Halko-Martinsson-Tropp subspace iteration on the smaller side
