@@ -91,7 +91,8 @@ def refined_single_eigh(C, k, extra=None):
     """
     d = C.shape[0]
     m = min(d, k + (max(10, k // 5) if extra is None else extra))
-    scale = float(np.abs(np.diag(C)).max()) or 1.0  # entries in float32's range
+    # into float32's range: for a positive semi-definite C the largest diagonal entry is its largest
+    scale = float(np.abs(np.diag(C)).max()) or 1.0
     single = np.divide(C, scale, out=np.empty(C.shape, np.float32), casting="same_kind")  # one pass
     _, Q = scipy.linalg.eigh(single, lower=False, subset_by_index=[d - m, d - 1], driver="evx",
                              check_finite=False, overwrite_a=True)
