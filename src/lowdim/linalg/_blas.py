@@ -93,9 +93,9 @@ def gram_of_columns(A, sums=False):
     Parameters
     ----------
     A : ndarray (n, d)
-    sums : bool or 'grouped'
-        Also return the column sums (float64, ``column_sums``; 'grouped': its faster
-        grouped form), each worker summing its own rows right after their product.
+    sums : bool
+        Also return the exact column sums (float64), each worker summing its own rows
+        right after their product.
 
     Returns
     -------
@@ -109,7 +109,7 @@ def gram_of_columns(A, sums=False):
     (array([[20., 26.],
            [26., 35.]]), array([6., 9.]))
     """
-    pieces = _product_pieces(A, sums, to_float64=True)  # the main thread only adds
+    pieces = _product_pieces(A, bool(sums), to_float64=True)  # the main thread only adds
     gram = pieces[0][0]  # a new array: added to in place
     for g, _ in pieces[1:]:
         gram += g
