@@ -54,6 +54,45 @@ def test_streamed_moments_near_the_origin_keep_float32_accuracy():
     np.testing.assert_allclose(pca.explained_variance_, exact, rtol=1e-5)
 
 
+def drifting_stream(seed=6):
+    # 5,000 rows near the origin, then 20,000 a thousand units away: the first block
+    # alone would choose raw moments, which lose the unit-variance directions later
+    rng = np.random.default_rng(seed)
+    first = rng.normal(size=(5000, 20)).astype(np.float32)
+    later = (rng.normal(size=(20000, 20)) + 1e3).astype(np.float32)
+    return first, later
+
+
+def test_a_stream_drifting_away_from_the_origin_is_centred_from_there_on():
+    first, later = drifting_stream()
+    pca = PCA(5)
+    pca.partial_fit(first)
+    assert pca._accumulator._centre is False
+    for start in range(0, later.shape[0], 5000):
+        pca.partial_fit(later[start:start + 5000])
+    assert pca._accumulator._centre is True
+    exact = np.linalg.eigvalsh(np.cov(np.vstack([first, later]).astype(np.float64).T))[::-1]
+    # raw moments gave 1.35 against 1.05 for the second eigenvalue (30 % off)
+    np.testing.assert_allclose(pca.explained_variance_, exact[:5], rtol=1e-6)
+    np.testing.assert_allclose(pca.noise_variance_, exact[5:].mean(), rtol=1e-6)
+
+
+def test_a_few_rows_far_from_the_origin_are_centred_alone():
+    # a block of fewer than DECIDING_ROWS rows decides only for itself
+    from lowdim.linalg import ScatterAccumulator
+    from lowdim.linalg._moments import DECIDING_ROWS
+
+    first, later = drifting_stream()
+    acc = ScatterAccumulator(20)
+    acc.update(first)
+    few = later[:DECIDING_ROWS - 1]
+    acc.update(few)
+    assert acc._centre is False and acc._n == few.shape[0]  # centred alone, raw mode kept
+    acc.update(first[:1000])
+    both = np.vstack([first, few, first[:1000]]).astype(np.float64)
+    np.testing.assert_allclose(acc.covariance(), np.cov(both.T), rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("k", [1, 5, 40, 60])
 def test_refined_single_eigh_gives_float64_eigenvalues_and_orthonormal_vectors(k):
     C = float32_covariance()
@@ -80,16 +119,38 @@ def test_refined_single_eigh_works_outside_float32_range_and_reads_only_the_uppe
         assert np.isfinite(V).all()
 
 
-def test_refined_single_eigh_on_rank_deficient_and_small_matrices():
-    rng = np.random.default_rng(3)
-    A = rng.normal(size=(3, 20))
-    w, V = refined_single_eigh(A.T @ A, 10)  # 3 non-zero eigenvalues, 7 zeros
-    np.testing.assert_allclose(w[:3], np.linalg.eigvalsh(A @ A.T)[::-1], rtol=1e-10)
-    np.testing.assert_allclose(w[3:], 0, atol=1e-12 * w[0])
-    np.testing.assert_allclose(V.T @ V, np.eye(10), atol=1e-12)
+def test_refined_single_eigh_on_small_matrices():
     w, V = refined_single_eigh(np.diag([2.0, 1.0]), 1)  # subspace clipped at the size
     np.testing.assert_allclose(w, [2.0])
     np.testing.assert_allclose(np.abs(V[:, 0]), [1.0, 0.0])
+
+
+def rotated(spectrum, seed=5):
+    Q = np.linalg.qr(np.random.default_rng(seed).normal(size=(spectrum.size, spectrum.size)))[0]
+    return (Q * spectrum) @ Q.T
+
+
+@pytest.mark.parametrize("spectrum", [
+    np.r_[1e6, np.linspace(1.0, 0.5, 99)],  # one direction far above the rest (drifting data)
+    np.r_[np.linspace(3.0, 1.0, 3), np.zeros(97)],  # rank 3: zero eigenvalues among the top 10
+])
+def test_float32_subspace_too_coarse_falls_back_to_float64(spectrum):
+    C = rotated(spectrum)
+    assert refined_single_eigh(C, 10) is None  # residuals above REFINE_RTOL * eigenvalue
+    w, V = top_eigh(C, 10, precision=np.float32)
+    w64, V64 = top_eigh(C, 10)
+    np.testing.assert_array_equal(w, w64)
+    np.testing.assert_array_equal(V, V64)
+    np.testing.assert_allclose(w, spectrum[:10], rtol=1e-9, atol=1e-9)
+
+
+def test_accepted_float32_subspaces_have_small_residuals():
+    for spectrum in (np.logspace(0, -2, 100), np.linspace(5.0, 1.0, 100)):
+        C = rotated(spectrum)
+        w, V = refined_single_eigh(C, 20)
+        residuals = np.linalg.norm(C @ V - V * w, axis=0)
+        assert np.all(residuals <= _eigen.REFINE_RTOL * w)
+        np.testing.assert_allclose(w, spectrum[:20], rtol=1e-10)
 
 
 def record_eigh_dtypes(monkeypatch):

@@ -366,20 +366,25 @@ def test_add_gram_of_columns_adds_split_products_into_running_totals():
 
 
 @pytest.mark.parametrize("bad_row", [5, -5])  # in the first or the second worker's rows
-def test_add_gram_of_columns_reports_non_finite_rows_before_adding(bad_row):
+def test_add_gram_of_columns_asks_before_adding(bad_row):
     from lowdim.linalg import _blas
 
     A = np.random.default_rng(3).normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64))
     A[bad_row, 7] = np.nan
     gram, sums = np.ones((64, 64)), np.ones(64)
+    seen = []
 
-    def refuse():
-        raise ValueError("not finite")
+    def accept(column_sums, diagonal):
+        seen.append((np.isfinite(column_sums).all(), np.isfinite(diagonal).all()))
+        return False
 
-    with pytest.raises(ValueError, match="not finite"):
-        _blas.add_gram_of_columns(A, gram, sums, on_nonfinite=refuse)
+    assert _blas.add_gram_of_columns(A, gram, sums, accept=accept) is False
+    assert seen == [(False, False)]  # both pieces' sums and diagonals reached the check
     np.testing.assert_array_equal(gram, 1.0)  # untouched
     np.testing.assert_array_equal(sums, 1.0)
+    A[bad_row, 7] = 0.0
+    assert _blas.add_gram_of_columns(A, gram, sums, accept=lambda *_: True) is True
+    np.testing.assert_allclose(gram, 1.0 + A.T @ A, rtol=1e-12, atol=1e-9)
 
 
 def test_iterator_fit_refuses_a_solver_that_needs_the_array():

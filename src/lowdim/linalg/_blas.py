@@ -117,7 +117,7 @@ def gram_of_columns(A, sums=False):
     return (gram, total) if sums else gram
 
 
-def add_gram_of_columns(A, gram, sums, *, grouped=False, on_nonfinite=None):
+def add_gram_of_columns(A, gram, sums, *, grouped=False, accept=None):
     """Add ``A^T A`` and the column sums of ``A`` into float64 running totals, in place.
 
     The products run as in ``gram_of_columns``; the workers then add them into
@@ -132,23 +132,29 @@ def add_gram_of_columns(A, gram, sums, *, grouped=False, on_nonfinite=None):
     sums : ndarray (d,), float64
     grouped : bool
         Column sums in ``column_sums``' grouped form.
-    on_nonfinite : callable, optional
-        Called (and expected to raise) before anything is added when a column sum or a
-        diagonal entry of the product is not finite.
+    accept : callable, optional
+        Called with the column sums of ``A`` and the diagonal of ``A^T A`` (float64)
+        before anything is added; when it returns False, nothing is added.
+
+    Returns
+    -------
+    bool
+        Whether the totals were added to.
 
     Examples
     --------
     >>> import numpy as np
     >>> gram, sums = np.zeros((2, 2)), np.zeros(2)
     >>> add_gram_of_columns(np.arange(6.0).reshape(3, 2), gram, sums)
+    True
     >>> gram, sums
     (array([[20., 26.],
            [26., 35.]]), array([6., 9.]))
     """
     pieces = _product_pieces(A, "grouped" if grouped else True, to_float64=False)
-    if on_nonfinite is not None and not all(np.isfinite(t).all() and np.isfinite(p.diagonal()).all()
-                                            for p, t in pieces):
-        on_nonfinite()
+    total = sum(t for _, t in pieces)
+    if accept is not None and not accept(total, sum(p.diagonal().astype(np.float64) for p, _ in pieces)):
+        return False
     bands = np.linspace(0, gram.shape[0], len(pieces) + 1).astype(int)
 
     def add_band(j):
@@ -160,8 +166,8 @@ def add_gram_of_columns(A, gram, sums, *, grouped=False, on_nonfinite=None):
         add_band(0)
     else:
         list(worker_pool("gram").map(add_band, range(len(pieces))))
-    for _, total in pieces:
-        sums += total
+    sums += total
+    return True
 
 
 def _product_pieces(A, sums, to_float64):

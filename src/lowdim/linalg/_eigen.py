@@ -23,8 +23,9 @@ def top_eigh(C, k=None, *, precision=np.float64):
         The precision the entries of ``C`` carry (e.g. float32 for a covariance made
         from float32 data). With float32 and ``k`` at most half the size, the subspace
         is found in float32 and refined in float64 (``refined_single_eigh``): a
-        quarter to a third faster (784 x 784, top 50: 23 against 31 ms), eigenvalues
-        still accurate to float64 rounding.
+        quarter to a third faster (784 x 784, top 50: 23 against 31 ms). Where its
+        residuals show the float32 subspace too coarse for these eigenvalues (a
+        spectrum spanning more than about three decades), float64 LAPACK is used.
 
     Returns
     -------
@@ -45,26 +46,35 @@ def top_eigh(C, k=None, *, precision=np.float64):
         w, V = scipy.linalg.eigh(C, lower=False, driver="evd", check_finite=False)
         if k is not None:
             w, V = w[d - k:], V[:, d - k:]
-    elif np.dtype(precision) == np.float32 and C.dtype == np.float64:
-        return refined_single_eigh(C, k)
     else:
+        refined = refined_single_eigh(C, k) if np.dtype(precision) == np.float32 and C.dtype == np.float64 \
+            else None
+        if refined is not None:
+            return refined
         w, V = scipy.linalg.eigh(
             C, lower=False, subset_by_index=[d - k, d - 1], driver="evx", check_finite=False
         )
     return w[::-1].copy(), V[:, ::-1].copy()
 
 
-def refined_single_eigh(C, k, extra=None):
-    """Top ``k`` eigenpairs of a float64 symmetric matrix whose entries are only accurate to
-    float32: the top ``k + extra`` eigenvectors by LAPACK in float32 (twice as fast as in
-    float64), orthonormalised in float64, then one Rayleigh-Ritz step with ``C`` in
-    float64 (the eigenproblem of ``Q^T C Q``, ``k + extra`` wide).
+REFINE_RTOL = 1e-4  # largest residual ||C v - w v|| / w accepted from the float32 subspace
 
-    The eigenvalues come out accurate to float64 rounding (their error is quadratic in
-    the subspace's, about 1e-11 relative for a Fashion-MNIST covariance against 4e-7 for
-    the float32 data itself); the eigenvectors to about ``eps32 * ||C|| / (lambda_k -
-    lambda_{k+extra+1})``, inside the error the float32 entries of ``C`` already carry.
-    Only the upper triangle of ``C`` is read.
+
+def refined_single_eigh(C, k, extra=None, rtol=REFINE_RTOL):
+    """Top ``k`` eigenpairs of a float64 symmetric matrix from a float32 subspace: the
+    top ``k + extra`` eigenvectors by LAPACK in float32 (twice as fast as in float64),
+    orthonormalised in float64, then one Rayleigh-Ritz step with ``C`` in float64 (the
+    eigenproblem of ``Q^T C Q``, ``k + extra`` wide), or None when that is not accurate.
+
+    The float32 subspace is off by about ``eps32 * ||C|| / (lambda_i - lambda_{k+extra+1})``;
+    the residual of each Ritz pair, ``||C v - w v||`` (computed in float64), measures
+    that. Only when every residual is at most ``rtol * w`` are the pairs returned: then
+    the eigenvalues are accurate to about ``rtol**2 / (relative gap)``, in practice to
+    float64 rounding (1e-11 relative for a Fashion-MNIST covariance, whose float32 data
+    already differ from the float64 data by 4e-7), and the eigenvectors to the level a
+    covariance made from float32 data carries anyway. A spectrum spanning more than
+    about three decades down to ``w_k`` (or zero eigenvalues) gives larger residuals,
+    and None. Only the upper triangle of ``C`` is read.
 
     Parameters
     ----------
@@ -74,11 +84,12 @@ def refined_single_eigh(C, k, extra=None):
     extra : int, optional
         Vectors beyond ``k`` (default ``max(10, k // 5)``): the Rayleigh-Ritz step then
         separates the top ``k`` from the rest by the gap to eigenvalue ``k + extra + 1``.
+    rtol : float
+        Largest residual accepted, relative to its eigenvalue.
 
     Returns
     -------
-    eigenvalues : ndarray (k,), descending
-    eigenvectors : ndarray (d, k), orthonormal columns
+    (eigenvalues (k,) descending, eigenvectors (d, k) orthonormal columns), or None
 
     Examples
     --------
@@ -88,6 +99,10 @@ def refined_single_eigh(C, k, extra=None):
     >>> w, V = refined_single_eigh(C, 3)
     >>> bool(np.allclose(w, np.linalg.eigvalsh(C)[::-1][:3], rtol=1e-12))
     True
+    >>> Q = np.linalg.qr(np.random.default_rng(1).normal(size=(40, 40)))[0]
+    >>> wide = (Q * np.r_[1e6, np.linspace(1.0, 0.5, 39)]) @ Q.T
+    >>> print(refined_single_eigh(wide, 3))  # 1e6 against 1: too wide for float32
+    None
     """
     d = C.shape[0]
     m = min(d, k + (max(10, k // 5) if extra is None else extra))
@@ -99,8 +114,12 @@ def refined_single_eigh(C, k, extra=None):
     Q, _ = scipy.linalg.qr(Q.astype(np.float64), mode="economic", overwrite_a=True, check_finite=False)
     CQ = _symmetric_times(C, Q)
     w, S = scipy.linalg.eigh(matmul(Q.T, CQ), lower=False, check_finite=False, overwrite_a=True)
-    top = np.ascontiguousarray(S[:, ::-1][:, :k])
-    return w[::-1][:k].copy(), np.ascontiguousarray(matmul(Q, top))
+    w, top = w[::-1][:k].copy(), np.ascontiguousarray(S[:, ::-1][:, :k])
+    V = np.ascontiguousarray(matmul(Q, top))
+    residuals = np.linalg.norm(matmul(CQ, top) - V * w, axis=0)
+    if not np.all(residuals <= rtol * w):
+        return None
+    return w, V
 
 
 def _symmetric_times(C, B):

@@ -90,13 +90,36 @@ def needs_centring(mean, var, dtype):
     return bool(constant_nonzero or np.any(m2 > _CANCELLATION_RATIO[np.dtype(dtype)] * var))
 
 
+DECIDING_ROWS = 64  # a block of this many rows tells whether the data lie far from the origin
+
+
+@np.errstate(invalid="ignore", over="ignore")
+def raw_moments_safe(n, sums, sq_diagonal, dtype, on_nonfinite=None):
+    """Whether raw moments of ``n`` rows (column sums, diagonal of ``X^T X``) can be
+    kept as they are: they do not cancel (``needs_centring``). ``on_nonfinite`` is
+    called (and expected to raise) first when they are not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> raw_moments_safe(4, np.array([4e3]), np.array([4e6 + 3.0]), np.float32)
+    False
+    """
+    if on_nonfinite is not None and not (np.isfinite(sums).all() and np.isfinite(sq_diagonal).all()):
+        on_nonfinite()
+    mean = sums / n
+    return not needs_centring(mean, (sq_diagonal - n * mean**2) / max(n - 1, 1), dtype)
+
+
 class ScatterAccumulator:
     """Running count, mean and centered scatter ``sum (x - mean)(x - mean)^T``.
 
-    The raw moments of the first dense block decide the mode for the rest: data near the
-    origin add raw sums ``X^T X`` and ``sum x`` (one syrk per block, no per-block
-    merging; centred once at the end in float64), data far from the origin (the first
-    block then redone) are centred block by block and merged exactly (Chan et al.).
+    Dense blocks near the origin add raw sums ``X^T X`` and ``sum x`` (one syrk per
+    block, no per-block merging; centred once at the end in float64). Each block's own
+    raw moments are checked first (``needs_centring``): a block far from the origin (the
+    data start there, or drift there later) is redone centred and merged exactly (Chan
+    et al.), and from a block of ``DECIDING_ROWS`` rows on, so is every later block;
+    smaller blocks are too few to tell and decide only for themselves.
 
     Parameters
     ----------
@@ -118,7 +141,7 @@ class ScatterAccumulator:
         self._scatter = np.zeros((n_features, n_features))
         self._raw_n, self._raw_sum = 0, np.zeros(n_features)
         self._raw_sq = np.zeros((n_features, n_features))
-        self._centre = None  # decided from the first dense block
+        self._centre = None  # None: undecided; False: raw blocks so far; True: centred from here on
 
     @classmethod
     def from_moments(cls, n, mean, scatter):
@@ -155,6 +178,7 @@ class ScatterAccumulator:
         """
         if needs_centring(mean, variances, X.dtype):
             acc = cls(X.shape[1])
+            acc._centre = True  # known already: no raw attempt on the first block
             acc.update(X)
             return acc
         return cls.from_moments(X.shape[0], *_dense_block_scatter(X, False, mean))
@@ -182,14 +206,10 @@ class ScatterAccumulator:
                 continue
             if sp.issparse(block):
                 self._add_centred(nb, *_sparse_block_scatter(block), on_nonfinite)
-            elif self._centre is None:
-                self._add_first_dense(block, on_nonfinite)
-            elif self._centre is False:
-                # near the origin: grouped sums are as accurate as the float32 products
-                add_gram_of_columns(block, self._raw_sq, self._raw_sum, grouped=True, on_nonfinite=on_nonfinite)
-                self._raw_n += nb
-            else:
+            elif self._centre:
                 self._add_centred(nb, *_dense_block_scatter(block, True), on_nonfinite)
+            else:
+                self._add_dense(block, rows, on_nonfinite)
             if progress is not None:
                 progress(nb)
 
@@ -205,27 +225,23 @@ class ScatterAccumulator:
             return
         yield from blocks
 
-    @np.errstate(invalid="ignore", over="ignore")
-    def _add_first_dense(self, block, on_nonfinite):
-        """The first dense block decides the mode from its raw moments (accurate enough
-        to tell whether they cancel); data far from the origin are redone centred."""
+    def _add_dense(self, block, rows, on_nonfinite):
+        """Raw moments when the block's own show they do not cancel (its column sums
+        grouped: near the origin they are as accurate as the float32 products); else
+        the block centred, in blocks of ``rows``."""
         nb = block.shape[0]
-        sq, sums = gram_of_columns(block, sums=True)
-        mean = sums / nb
-        centre = needs_centring(mean, (sq.diagonal() - nb * mean**2) / max(nb - 1, 1), block.dtype)
-        if centre:
-            self._add_centred(nb, *_dense_block_scatter(block, True, mean), on_nonfinite)
-        else:
-            self._add_raw(nb, sq, sums, on_nonfinite)
-        self._centre = centre
 
-    @np.errstate(invalid="ignore", over="ignore")
-    def _add_raw(self, nb, sq, sums, on_nonfinite):
-        if on_nonfinite is not None and not (np.isfinite(sums).all() and np.isfinite(sq.diagonal()).all()):
-            on_nonfinite()
-        self._raw_sum += sums
-        self._raw_sq += sq
-        self._raw_n += nb
+        def near_origin(sums, sq_diagonal):
+            return raw_moments_safe(nb, sums, sq_diagonal, block.dtype, on_nonfinite)
+
+        if add_gram_of_columns(block, self._raw_sq, self._raw_sum, grouped=True, accept=near_origin):
+            self._raw_n += nb
+            self._centre = False
+            return
+        for sub in iter_row_blocks(block, rows):
+            self._add_centred(sub.shape[0], *_dense_block_scatter(sub, True), on_nonfinite)
+        if nb >= DECIDING_ROWS:
+            self._centre = True
 
     def _add_centred(self, nb, mean_b, scatter_b, on_nonfinite):
         if on_nonfinite is not None and not (np.isfinite(mean_b).all() and np.isfinite(np.diag(scatter_b)).all()):
