@@ -297,6 +297,13 @@ def test_accumulator_modes_agree_near_and_far_from_origin():
         assert acc.n == 3000 and acc._centre == (offset > 0)
 
 
+def split_rows(d=64):
+    """Rows of a d-column product big enough to be split across the cores."""
+    from lowdim.linalg import _blas
+
+    return int(2.5 * _blas.SPLIT_WORK / d**2)
+
+
 def test_gram_of_columns_split_across_cores_equals_one_product():
     # from SPLIT_WORK multiply-adds per core on, the rows are cut into one block per core
     # and the single-threaded pieces added in float64: same numbers as one product
@@ -304,7 +311,7 @@ def test_gram_of_columns_split_across_cores_equals_one_product():
 
     rng = np.random.default_rng(0)
     for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
-        A = rng.normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64)).astype(dtype)
+        A = rng.normal(size=(split_rows(), 64)).astype(dtype)
         G = _blas.gram_of_columns(A)
         exact = A.astype(np.float64).T @ A.astype(np.float64)
         assert G.dtype == np.float64 and np.array_equal(G, G.T)
@@ -322,7 +329,7 @@ def test_gram_of_columns_sums_columns_in_float64_on_one_blas_thread(monkeypatch)
     real_limit = _blas.blas_limit
     monkeypatch.setattr(_blas, "blas_limit", lambda n: limits.append(n) or real_limit(n))
     rng = np.random.default_rng(1)
-    base = rng.normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64)) * 1e3 + 1e4
+    base = rng.normal(size=(split_rows(), 64)) * 1e3 + 1e4
     for A in (base.astype(np.float32), base, np.asfortranarray(base), base[::2], base.astype(np.int64),
               base[:5]):
         G, sums = _blas.gram_of_columns(A, sums=True)
@@ -343,7 +350,7 @@ def test_gram_of_columns_keeps_a_callers_blas_thread_limit(monkeypatch):
         raise AssertionError("split across workers under a one-thread limit")
 
     monkeypatch.setattr(_blas, "worker_pool", no_pool)
-    A = np.random.default_rng(0).normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64))
+    A = np.random.default_rng(0).normal(size=(split_rows(), 64))
     with threadpool_limits(1):
         G = _blas.gram_of_columns(A)
     np.testing.assert_allclose(G, A.T @ A, rtol=1e-12, atol=1e-9)
@@ -353,7 +360,7 @@ def test_add_gram_of_columns_adds_split_products_into_running_totals():
     from lowdim.linalg import _blas
 
     rng = np.random.default_rng(2)
-    A = rng.normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64)).astype(np.float32)
+    A = rng.normal(size=(split_rows(), 64)).astype(np.float32)
     gram, sums = rng.normal(size=(64, 64)), rng.normal(size=64)
     start = (gram.copy(), sums.copy())
     _blas.add_gram_of_columns(A, gram, sums, grouped=True)
@@ -369,7 +376,7 @@ def test_add_gram_of_columns_adds_split_products_into_running_totals():
 def test_add_gram_of_columns_asks_before_adding(bad_row):
     from lowdim.linalg import _blas
 
-    A = np.random.default_rng(3).normal(size=(int(2.5 * _blas.SPLIT_WORK / 64**2), 64))
+    A = np.random.default_rng(3).normal(size=(split_rows(), 64))
     A[bad_row, 7] = np.nan
     gram, sums = np.ones((64, 64)), np.ones(64)
     seen = []
