@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite. Creates .venv with the dev extras on first use and installs
-# Debian's chromium + chromium-driver for the report's browser test; safe to run again.
+# The whole test suite (what CI runs). Installs what the tests need when it is missing:
+# Debian's chromium + chromium-driver (the report's browser test) and dataset-fashion-mnist
+# (the approximate-neighbour tests), .venv with the dev extras; then checks the built
+# wheel in a fresh virtualenv (scripts/check-wheel.sh) and runs pytest. Safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-    if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
-    else
-        sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
-    fi
-fi
+bash "$root/scripts/debian-packages.sh" chromium chromium-driver dataset-fashion-mnist
 bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask
+bash "$root/scripts/check-wheel.sh"
 cd "$root"
 exec "$root/.venv/bin/python" -m pytest -q "$@"

@@ -90,3 +90,23 @@ def test_usage_errors(capsys, tmp_path):
     code, _, err = run(capsys, "pca", "--dataset", "iris", "-k", "9")
     assert code == 2 and "n_components=9" in err
     assert main([]) == 2
+
+
+def test_version_is_the_package_version(capsys):
+    import lowdim
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"lowdim {lowdim.__version__}"
+
+
+def test_uk_food_builtin_dataset_is_one_command(tmp_path, capsys):
+    out = tmp_path / "uk.csv"
+    code, text, _ = run(capsys, "pca", "--dataset", "uk-food", "-k", "2", "-o", str(out))
+    assert code == 0 and "4 countries x 17 food groups" in text
+    lines = out.read_text().splitlines()
+    assert lines[0] == "PC1,PC2,label" and [line.split(",")[-1] for line in lines[1:]] == [
+        "England", "Wales", "Scotland", "N.Ireland"]
+    pc1 = np.array([float(line.split(",")[0]) for line in lines[1:]])
+    assert np.argmax(np.abs(pc1)) == 3  # Northern Ireland stands apart on PC1

@@ -1,14 +1,17 @@
-"""Dataset generators and loaders (issue 5)."""
+"""Dataset generators and loaders."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from lowdim import FastICA
+from lowdim import PCA, FastICA
 from lowdim.datasets import (
     load_digits,
     load_fashion_mnist,
+    load_uk_food,
     make_blobs,
     make_s_curve,
     make_sources,
@@ -55,3 +58,39 @@ def test_loaders():
     assert X.shape == (1797, 64) and set(np.unique(y)) == set(range(10))
     with pytest.raises(FileNotFoundError, match="install it with"):
         load_fashion_mnist(directory=os.devnull + "-nowhere")
+
+
+def test_fashion_mnist_folder_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOWDIM_FASHION_MNIST_DIR", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="LOWDIM_FASHION_MNIST_DIR") as caught:
+        load_fashion_mnist()
+    assert str(tmp_path) in str(caught.value) and "apt-get install -y dataset-fashion-mnist" in str(caught.value)
+
+
+def test_fashion_mnist_tests_stop_with_the_loaders_error_when_the_data_is_missing(tmp_path):
+    """The suite's Fashion-MNIST tests, run against an empty folder, fail (never skip)
+    and say what to install."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, LOWDIM_FASHION_MNIST_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           "tests/test_approximate_knn.py::test_recall_on_fashion_mnist_sample"],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0, done.stdout
+    assert "Fashion-MNIST not found" in done.stdout and "dataset-fashion-mnist" in done.stdout
+    assert "skipped" not in done.stdout.splitlines()[-1]
+
+
+def test_uk_food_table_and_its_first_principal_component():
+    X, countries, foods = load_uk_food()
+    assert X.shape == (4, 17) and len(foods) == 17 and foods[6] == "Fresh_potatoes"
+    assert list(countries) == ["England", "Wales", "Scotland", "N.Ireland"]
+    assert X[0, 0] == 105 and X[3, -1] == 41
+    pca = PCA(2).fit(X)
+    scores = pca.transform(X)
+    # the classic reading: PC1 alone sets Northern Ireland apart from the other three
+    ni = scores[3, 0]
+    assert np.all(np.sign(scores[:3, 0]) == -np.sign(ni)) and abs(ni) > 1.9 * np.abs(scores[:3, 0]).max()
+    np.testing.assert_allclose(pca.explained_variance_ratio_, [0.674, 0.291], atol=0.001)
+    # Northern Ireland eats more fresh potatoes and less fresh fruit: the loadings say so
+    loading = pca.components_[0] * np.sign(ni)
+    assert loading[foods.index("Fresh_potatoes")] > 0 and loading[foods.index("Fresh_fruit")] < 0

@@ -14,7 +14,7 @@ Examples
 
 from importlib import import_module
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 # public name -> module that defines it (the single registry of exports)
 _EXPORTS = {
@@ -41,6 +41,9 @@ _EXPORTS = {
     "TSNE": "lowdim.embedding",
     "SNE": "lowdim.embedding",
     "UMAP": "lowdim.embedding",
+    "datasets": "lowdim.datasets",
+    "load_orl_faces": "lowdim.datasets",
+    "load_uk_food": "lowdim.datasets",
     "metrics": "lowdim.metrics",
     "neighbors": "lowdim.neighbors",
     "save": "lowdim.io",

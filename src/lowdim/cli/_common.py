@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist")
+DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food")
 FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
                    "Ankle boot")
 
@@ -56,6 +56,12 @@ def _builtin(name, say):
         say("loading Fashion-MNIST (70,000 x 784) from the Debian package dataset-fashion-mnist")
         X, y = load_fashion_mnist()
         return X, [f"pixel{j + 1}" for j in range(X.shape[1])], np.array(FASHION_CLASSES)[y]
+    if name == "uk-food":
+        from ..datasets import load_uk_food
+
+        say("UK food: 4 countries x 17 food groups (grams per person per week; labels are the countries)")
+        X, countries, foods = load_uk_food()
+        return X, foods, countries
     from ..datasets import load_builtin
 
     X, y, names = load_builtin(name)

@@ -27,6 +27,9 @@ def build_parser():
     """The argument parser with one sub-parser per registered command."""
     parser = argparse.ArgumentParser(prog="lowdim", description="Dimensionality reduction and "
                                      "unsupervised structure discovery.")
+    from .._version import __version__
+
+    parser.add_argument("--version", action="version", version=f"lowdim {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():

@@ -1,5 +1,7 @@
 """Datasets: generators with known structure, the small real datasets that ship with
-scikit-learn, and Fashion-MNIST from its Debian package."""
+scikit-learn or with lowdim (ORL faces, UK food), and Fashion-MNIST from its Debian package."""
+
+import os
 
 import numpy as np
 
@@ -47,8 +49,10 @@ def load_digits():
     return X, y
 
 
-__all__ = ["BUILTIN", "load_builtin", "load_digits", "load_fashion_mnist", "load_orl_faces", "make_blobs", "make_s_curve",
-           "make_sources", "make_swiss_roll"]
+__all__ = ["BUILTIN", "load_builtin", "load_digits", "load_fashion_mnist", "load_orl_faces", "load_uk_food",
+           "make_blobs", "make_s_curve", "make_sources", "make_swiss_roll"]
+
+_DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
 def load_orl_faces():
@@ -65,9 +69,39 @@ def load_orl_faces():
     >>> images.shape, len(set(person.tolist()))
     ((400, 112, 92), 40)
     """
-    import os
-
     from ..io._images import read_image_folder
 
-    images, folders = read_image_folder(os.path.join(os.path.dirname(__file__), "data", "orl_faces"))
+    images, folders = read_image_folder(os.path.join(_DATA, "orl_faces"))
     return images, np.array([int(f.lstrip("s")) - 1 for f in folders])
+
+
+def load_uk_food():
+    """The UK food table shipped with lowdim: 4 countries x 17 food groups.
+
+    Grams per person per week of 17 food groups in England, Wales, Scotland and
+    Northern Ireland, from the Family Food survey of the UK's Department for
+    Environment, Food and Rural Affairs (DEFRA); the classic first example of PCA
+    (provenance in ``datasets/data/uk_food/README.md``).
+
+    Returns
+    -------
+    X : ndarray of shape (4, 17), float64
+        Consumption, one row per country.
+    countries : ndarray of shape (4,) of str
+        The row names: England, Wales, Scotland, N.Ireland.
+    foods : list of str
+        The column names (food groups).
+
+    Examples
+    --------
+    >>> X, countries, foods = load_uk_food()
+    >>> X.shape, countries[-1], foods[0]
+    ((4, 17), 'N.Ireland', 'Cheese')
+    """
+    path = os.path.join(_DATA, "uk_food", "uk_food.csv")
+    with open(path, encoding="utf-8") as fh:
+        header = fh.readline().strip().split(",")
+        rows = [line.strip().split(",") for line in fh if line.strip()]
+    countries = np.array([row[0] for row in rows])
+    X = np.array([[float(v) for v in row[1:]] for row in rows])
+    return X, countries, header[1:]

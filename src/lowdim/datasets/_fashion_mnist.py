@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 DEFAULT_DIR = "/usr/share/datasets/fashion-mnist"
+ENV_VAR = "LOWDIM_FASHION_MNIST_DIR"
 
 
 def _read_idx(path):
@@ -16,13 +17,15 @@ def _read_idx(path):
     return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape)
 
 
-def load_fashion_mnist(directory=DEFAULT_DIR, dtype=np.float32):
+def load_fashion_mnist(directory=None, dtype=np.float32):
     """All 70,000 Fashion-MNIST images as a (70000, 784) array in [0, 1], and labels.
 
     Parameters
     ----------
-    directory : str
-        Where the Debian package put the files.
+    directory : str, optional
+        Folder of the four ``*-ubyte.gz`` files. Default: the environment variable
+        ``LOWDIM_FASHION_MNIST_DIR`` if set, else where the Debian package
+        ``dataset-fashion-mnist`` puts them (``/usr/share/datasets/fashion-mnist``).
     dtype : numpy dtype
 
     Returns
@@ -34,13 +37,16 @@ def load_fashion_mnist(directory=DEFAULT_DIR, dtype=np.float32):
     --------
     >>> X, y = load_fashion_mnist()  # doctest: +SKIP
     """
+    if directory is None:
+        directory = os.environ.get(ENV_VAR) or DEFAULT_DIR
     names = ["train-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte.gz",
              "train-labels-idx1-ubyte.gz", "t10k-labels-idx1-ubyte.gz"]
     paths = [os.path.join(directory, n) for n in names]
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         raise FileNotFoundError(f"Fashion-MNIST not found ({missing[0]}); install it with "
-                                "'apt-get install -y dataset-fashion-mnist'.")
+                                "'apt-get install -y dataset-fashion-mnist', or point "
+                                f"{ENV_VAR} at a folder holding its four files.")
     images = [_read_idx(p).reshape(-1, 784) for p in paths[:2]]
     labels = [_read_idx(p) for p in paths[2:]]
     X = np.vstack(images).astype(dtype) / dtype(255)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Build the sdist and the wheel (python -m build, wheel built from the sdist) and fail on
+# any build warning; then install the wheel with the plot extra into a fresh virtualenv
+# outside the source tree and run lowdim from there, so that a file missing from the
+# package (data, templates) is caught. Needs .venv (scripts/env.sh dev). Safe to run again.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+env -u PYTHONDONTWRITEBYTECODE "$root/.venv/bin/python" -m build --outdir "$work/dist" "$root" > "$work/build.log" 2>&1 || {
+    cat "$work/build.log" >&2; echo "wheel check: python -m build failed" >&2; exit 1; }
+if grep -iE "warning|deprecat" "$work/build.log" >&2; then
+    echo "wheel check: python -m build printed the warnings above" >&2
+    exit 1
+fi
+wheel="$(ls "$work"/dist/lowdim-*.whl)"
+python3 -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet "$wheel[plot]" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+cd "$work"   # away from src/, so only the installed package can be imported
+version="$("$work/venv/bin/python" -c "import lowdim; print(lowdim.__version__)")"
+[ "$("$work/venv/bin/lowdim" --version)" = "lowdim $version" ] || {
+    echo "wheel check: 'lowdim --version' does not say lowdim $version" >&2; exit 1; }
+"$work/venv/bin/python" -c "
+import lowdim
+assert lowdim.__file__.startswith('$work/venv/'), lowdim.__file__
+images, person = lowdim.load_orl_faces()
+assert images.shape == (400, 112, 92), images.shape
+X, countries, foods = lowdim.load_uk_food()
+assert X.shape == (4, 17), X.shape
+"
+"$work/venv/bin/lowdim" demo --quiet -o "$work/demo"
+for f in report.html scree.png kmeans.png; do
+    [ -s "$work/demo/$f" ] || { echo "wheel check: lowdim demo wrote no $f" >&2; exit 1; }
+done
+echo "wheel check: $(basename "$wheel") installs and runs outside the source tree (lowdim $version)"
