@@ -1,11 +1,11 @@
-"""Clustering benchmarks against scikit-learn, in the same run (issue 4).
+"""Clustering benchmarks against scikit-learn, in the same run.
 
 Fashion-MNIST projected to 50 PCA dimensions (float32): KMeans k = 10 and k = 100, KMeans
 k = 10 on the raw 70,000 x 784 images, GaussianMixture full and diag with k = 10, all with
 the same initial centres / responsibilities for both libraries; KMedoids 'pam' k = 10 on
 10,000 points (time and objective only). Same protocol as bench_pca.py: alternating
 runs after a warm-up, 0.3 s pause before each, medians.
-Run:  .venv/bin/python benchmarks/bench_cluster.py [CASE ...] [--repeats 3]
+Run:  scripts/bench.sh cluster [CASE ...] [--repeats 3]
 """
 
 import os

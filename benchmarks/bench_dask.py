@@ -1,4 +1,4 @@
-"""lowdim on Dask against dask-ml, on a local cluster of this machine (issue 8).
+"""lowdim on Dask against dask-ml, on a local cluster of this machine.
 
 The data: 2,000,000 x 500 float32 (4 GB) generated block by block (50,000 rows per
 block, seeded by the block's index) and never persisted, so every pass over the data
@@ -18,7 +18,7 @@ on a small array that compiles numba kernels in the workers):
   oversampling_factor=2, its default), the same stopping rule (see case_kmeans);
   accuracy: inertia.
 
-Run:  .venv/bin/python benchmarks/bench_dask.py [CASE ...] [--repeats 3] [--rows N]
+Run:  scripts/bench.sh dask [CASE ...] [--repeats 3] [--rows N]
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""Neighbour embeddings against openTSNE and umap-learn, in the same run (issue 6).
+"""Neighbour embeddings against openTSNE and umap-learn, in the same run.
 
 'tsne': t-SNE of all 70,000 Fashion-MNIST images projected to 50 PCA dimensions
 (float32), lowdim (750 iterations: 250 exaggerated + 500, openTSNE's schedule) against
@@ -11,7 +11,7 @@ points first (UMAP: 25,000, so that both libraries' large-data paths are compile
 then runs alternate, 0.3 s pause, medians. Quality of every run with
 lowdim.metrics: trustworthiness (k = 10) on 5,000 sampled points, kNN accuracy (k = 10,
 80/20 split); medians reported.
-Run:  .venv/bin/python benchmarks/bench_embed.py [CASE ...] [--repeats 3]
+Run:  scripts/bench.sh embed [CASE ...] [--repeats 3]
 """
 
 import os

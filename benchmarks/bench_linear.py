@@ -1,8 +1,8 @@
-"""Linear latent-variable models against scikit-learn, in the same run (issue 3).
+"""Linear latent-variable models against scikit-learn, in the same run.
 
 Cases: FactorAnalysis, FastICA, KernelPCA (exact and Nystroem) and NMF. Same protocol as
 bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
-Run:  .venv/bin/python benchmarks/bench_linear.py
+Run:  scripts/bench.sh linear
 """
 
 import os

@@ -1,4 +1,4 @@
-"""Classical manifold learning against scikit-learn, in the same run (issue 5).
+"""Classical manifold learning against scikit-learn, in the same run.
 
 Fashion-MNIST projected to 50 PCA dimensions (float32): Isomap, SpectralEmbedding and LLE
 on n = 5,000 (n_neighbors = 10; Hessian LLE 12), SMACOF MDS on n = 2,000; both libraries
@@ -8,7 +8,7 @@ embedding. 'full': landmark Isomap / MDS on all 70,000 points (time, peak memory
 'mvu': exact maximum variance unfolding of a few hundred points (against cvxpy + Clarabel
 at 100 points, the largest it handles in reasonable time).
 Same protocol as bench_pca.py: alternating runs after a warm-up, 0.3 s pause, medians.
-Run:  .venv/bin/python benchmarks/bench_manifold.py [CASE ...] [--repeats 3]
+Run:  scripts/bench.sh manifold [CASE ...] [--repeats 3]
 """
 
 import os
@@ -84,7 +84,7 @@ def case_lle(repeats):
 
     X, y = fashion_pca50(5000)
     # scikit-learn's Hessian LLE stops with 'Factor is exactly singular' under ARPACK here
-    # (shift-invert at exactly 0); its dense solver is the one that runs (the issue's 17.5 s)
+    # (shift-invert at exactly 0); its dense solver is the one that runs
     return [_case(f"LLE {method} n=5000, k={k}" + (" (sklearn dense)" if solver == "dense" else ""),
                   LocallyLinearEmbedding(n_neighbors=k, method=method, random_state=0),
                   SkLLE(n_neighbors=k, method=method, eigen_solver=solver, random_state=0), X, y, target, repeats)

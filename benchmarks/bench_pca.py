@@ -1,10 +1,10 @@
-"""PCA benchmarks against scikit-learn, in the same run (issue 2).
+"""PCA benchmarks against scikit-learn, in the same run.
 
 Each case alternates lowdim and the reference ``--repeats`` times (after one untimed
 warm-up of each, so numba's on-disk cache and BLAS threads are loaded; 0.3 s pause
 before every timed run so neither library inherits the other's spinning threads) and reports
 the medians and their ratio, the accuracy figure the target is stated with, and
-whether the target is met. Run:  .venv/bin/python benchmarks/bench_pca.py
+whether the target is met. Run:  scripts/bench.sh pca
 (needs the ``bench`` extra and ``apt-get install -y dataset-fashion-mnist``).
 """
 

@@ -1,4 +1,4 @@
-"""Approximate kNN backend (issue 5): recall on real data, the shared interface, 'auto'."""
+"""Approximate kNN backend: recall on real data, the shared interface, 'auto'."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Classical and landmark MDS core (issue 5)."""
+"""Classical and landmark MDS core."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Properties of the clustering estimators (issue 4)."""
+"""Properties of the clustering estimators."""
 
 import itertools
 import warnings

@@ -1,4 +1,4 @@
-"""One suite over every public estimator of lowdim (RELIABILITY.md, array rows).
+"""One suite over every public estimator of lowdim (docs/reliability.md, array rows).
 
 Estimators are discovered from ``lowdim.__all__``: every class added there is covered
 by scikit-learn's checks, the bad-input matrix, save/load, float32 preservation and

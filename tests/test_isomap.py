@@ -1,4 +1,4 @@
-"""Isomap (issue 5): geodesics unroll a Swiss roll; landmarks; new points."""
+"""Isomap: geodesics unroll a Swiss roll; landmarks; new points."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Locally linear embedding family (issue 5): standard, Hessian, modified, LTSA."""
+"""Locally linear embedding family: standard, Hessian, modified, LTSA."""
 
 import numpy as np
 import pytest

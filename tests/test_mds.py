@@ -1,4 +1,4 @@
-"""MDS (issue 5): SMACOF metric / non-metric / weighted, classical, landmark."""
+"""MDS: SMACOF metric / non-metric / weighted, classical, landmark."""
 
 import numpy as np
 import pytest

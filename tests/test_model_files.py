@@ -1,4 +1,4 @@
-"""Safe model files: what corrupt or hostile files get (RELIABILITY.md, saved models)."""
+"""Safe model files: what corrupt or hostile files get (docs/reliability.md, saved models)."""
 
 import json
 import zipfile

@@ -1,4 +1,4 @@
-"""Maximum variance unfolding (issue 5): a rolled strip comes out flat."""
+"""Maximum variance unfolding: a rolled strip comes out flat."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Neighbour layer and embedding-quality metrics (shared layers of issues 5 and 6)."""
+"""Neighbour layer and embedding-quality metrics (shared by the manifold methods and the neighbour embeddings)."""
 
 import warnings
 

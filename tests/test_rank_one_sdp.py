@@ -1,4 +1,4 @@
-"""The interior-point method for rank-one constrained SDPs (issue 5, behind exact MVU)."""
+"""The interior-point method for rank-one constrained SDPs behind exact MVU."""
 
 import numpy as np
 import pytest

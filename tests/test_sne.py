@@ -1,4 +1,4 @@
-"""SNE (Gaussian output kernel), asymmetric and symmetric (issue 6)."""
+"""SNE (Gaussian output kernel), asymmetric and symmetric."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""SpectralEmbedding / Laplacian eigenmaps (issue 5)."""
+"""SpectralEmbedding / Laplacian eigenmaps."""
 
 import numpy as np
 import pytest

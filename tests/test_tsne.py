@@ -1,4 +1,4 @@
-"""t-SNE: affinities, gradient strategies, optimiser, estimator (issue 6)."""
+"""t-SNE: affinities, gradient strategies, optimiser, estimator."""
 
 import warnings
 

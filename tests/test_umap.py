@@ -1,4 +1,4 @@
-"""UMAP: fuzzy graph, curve, layout, estimator (issue 6)."""
+"""UMAP: fuzzy graph, curve, layout, estimator."""
 
 import warnings
 

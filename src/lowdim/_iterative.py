@@ -1,4 +1,4 @@
-"""The loop skeleton shared by iterative methods (DESIGN.md).
+"""The loop skeleton shared by iterative methods (docs/design.md).
 
 Python owns the loop; a method supplies ``step(state) -> (state, objective, change)``
 which performs one iteration (usually a numba or BLAS kernel). ``run_loop`` handles

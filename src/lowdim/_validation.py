@@ -1,4 +1,4 @@
-"""Input validation: what bad arrays get (see RELIABILITY.md).
+"""Input validation: what bad arrays get (see docs/reliability.md).
 
 ``check_array`` converts array-likes to float32/float64 numpy arrays (or sparse
 matrices where allowed) and raises errors that name the problem, where it is and what

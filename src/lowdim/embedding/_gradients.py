@@ -1,5 +1,5 @@
 """t-SNE's gradient: attraction along the sparse affinities (always exact) plus a
-repulsion strategy (DESIGN.md): 'exact' (all pairs), 'barnes_hut' (2^d-tree, d <= 3)
+repulsion strategy (docs/design.md): 'exact' (all pairs), 'barnes_hut' (2^d-tree, d <= 3)
 or 'fft' (interpolation on a grid and FFT convolution, d <= 2).
 
 A repulsion strategy is called as ``repulsion(Y, dof) -> (R, Z)`` with

@@ -1,12 +1,12 @@
 """Approximate k-nearest neighbours: an HNSW graph (faiss), behind the same
 ``build`` / ``query`` interface as the exact index (``_choose`` picks between them).
 
-Chosen by measurement (BENCHMARKS.md, issue 5): on Fashion-MNIST (70,000 x 784, k = 15)
+Chosen by measurement (BENCHMARKS.md): on Fashion-MNIST (70,000 x 784, k = 15)
 faiss' HNSW reached recall 0.999 in 25 s and 0.98 in 11 s, hnswlib 0.996 in 25 s,
 pynndescent 0.989 in 5 s once compiled but 50 s of numba compilation in every new
 process, exact blocked BLAS about 175 s.
 
-Rows with many features are searched in their top principal components (issue 6)
+Rows with many features are searched in their top principal components
 when those keep most of the variance: the graph on 100 PCA coordinates proposes
 candidates (twice the wanted number for the indexed points, four times for new ones),
 they are ranked by their distance in all features, and for the indexed points one round

@@ -1,5 +1,5 @@
 """Neighbour graphs: kNN and radius graphs (sparse), symmetrisation, and joining
-disconnected components by their shortest edges (RELIABILITY.md)."""
+disconnected components by their shortest edges (docs/reliability.md)."""
 
 import warnings
 
