@@ -307,3 +307,30 @@ def test_minibatch_partial_fit_continues_after_save_and_load(blobs, tmp_path):
     np.testing.assert_array_equal(b.counts_, a.counts_)
     b.partial_fit(X[900:1200])
     assert b.n_steps_ == 4 and b.counts_.sum() == pytest.approx(1200)
+
+
+@pytest.mark.parametrize("algorithm", ["lloyd", "hamerly", "elkan"])
+def test_fewer_distinct_points_than_clusters_fits_with_a_convergence_warning(algorithm):
+    from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
+
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
+    with pytest.warns(SkConvergenceWarning, match="only 3 distinct clusters"):
+        km = KMeans(n_clusters=4, random_state=0, algorithm=algorithm).fit(X)
+    assert np.isfinite(km.cluster_centers_).all() and km.inertia_ == 0.0
+    # every point sits on its own centre; the duplicate point's centre appears twice
+    np.testing.assert_array_equal(km.cluster_centers_[km.labels_], X)
+    assert len(np.unique(km.cluster_centers_, axis=0)) == 3
+
+
+def test_gaussian_mixture_starts_on_fewer_distinct_points_than_components():
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]] * 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lowdim.ConvergenceWarning)
+        gm = GaussianMixture(4, random_state=0).fit(X)
+    assert np.isfinite(gm.means_).all() and np.isfinite(gm.score(X))
+
+
+def test_minibatch_with_an_array_start_and_auto_restarts():
+    X, _ = make_blobs(300, centers=3, random_state=0)
+    km = MiniBatchKMeans(n_clusters=3, init=X[:3], n_init="auto", random_state=0).fit(X)
+    assert km.cluster_centers_.shape == (3, 2) and np.isfinite(km.inertia_)

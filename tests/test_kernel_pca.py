@@ -1,5 +1,7 @@
 """Kernel PCA: linear kernel = PCA, solvers agree, new points, Nystroem, pre-image, memory."""
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.decomposition import KernelPCA as SkKernelPCA
@@ -91,3 +93,47 @@ def test_fit_transform_uses_the_fitted_eigenpairs_not_a_second_kernel(params, mo
     Z = KernelPCA(4, kernel="rbf", **params).fit_transform(X)
     assert Z.dtype == np.float32
     np.testing.assert_allclose(Z, expected, atol=1e-4 * np.abs(expected).max())
+
+
+def test_the_model_owns_its_training_data():
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    Q = np.random.default_rng(1).normal(size=(5, 3))
+    kpca = KernelPCA(2, kernel="rbf", random_state=0).fit(X)
+    before = kpca.transform(Q)
+    X[:] = 0.0  # the caller reuses its buffer
+    np.testing.assert_array_equal(kpca.transform(Q), before)
+    assert KernelPCA(2, kernel="rbf", copy_X=False).fit(Q).X_fit_ is Q
+
+
+def test_centring_uses_row_and_column_means():
+    from lowdim.decomposition._kernel_pca import centre_kernel
+
+    K = np.array([[1.0, 2.0], [3.0, 40.0]])
+    centre_kernel(K)
+    np.testing.assert_allclose(K, [[9.0, -9.0], [-9.0, 9.0]])
+
+
+@pytest.mark.parametrize("K, words", [
+    (np.array([[1.0, 2.0], [3.0, 40.0]]), "symmetric kernel matrix: K[0, 1] = 2 but K[1, 0] = 3"),
+    (np.array([[1.0, 2.0], [2.0, 1.0]]), "not positive semi-definite: entry [0, 0]"),
+    (np.diag([2.0, 1.0, -3.0]), "not positive semi-definite"),
+])
+def test_precomputed_kernel_that_is_not_a_gram_matrix_is_refused(K, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        KernelPCA(kernel="precomputed").fit(K)
+
+
+def test_precomputed_kernel_with_rounding_asymmetry_is_accepted():
+    X = np.random.default_rng(0).normal(size=(30, 4))
+    K = X @ X.T
+    K[0, 1] *= 1 + 1e-14
+    Z = KernelPCA(2, kernel="precomputed").fit_transform(K)
+    np.testing.assert_allclose(np.abs(Z), np.abs(KernelPCA(2, kernel="linear").fit_transform(X)), atol=1e-8)
+
+
+def test_inverse_transform_without_the_preimage_map_is_not_fitted():
+    from sklearn.exceptions import NotFittedError
+
+    kpca = KernelPCA(2, kernel="rbf").fit(np.random.default_rng(0).normal(size=(30, 3)))
+    with pytest.raises(NotFittedError, match="fit_inverse_transform=True"):
+        kpca.inverse_transform(np.zeros((1, 2)))

@@ -1,14 +1,22 @@
 """Exception and warning classes raised by lowdim."""
 
+from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
 
-class ConvergenceWarning(UserWarning):
-    """An iterative method stopped at ``max_iter`` before reaching ``tol``.
+
+class ConvergenceWarning(_SklearnConvergenceWarning):
+    """An iterative method stopped at ``max_iter`` before reaching ``tol``, or a
+    clustering found fewer distinct clusters than asked for.
+
+    A subclass of scikit-learn's ``ConvergenceWarning`` (itself a ``UserWarning``), so
+    filters and ``pytest.warns`` written for scikit-learn's class catch it.
 
     Examples
     --------
     >>> import warnings
+    >>> import sklearn.exceptions
     >>> from lowdim.exceptions import ConvergenceWarning
-    >>> warnings.simplefilter("error", ConvergenceWarning)
+    >>> issubclass(ConvergenceWarning, sklearn.exceptions.ConvergenceWarning)
+    True
     """
 
 

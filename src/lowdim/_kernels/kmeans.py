@@ -256,15 +256,15 @@ def point_distances(X, centres, labels, out):
 
 @njit(cache=True)
 def _means_and_geometry(centres, sums, wsum, new, dtype_probe):
-    """New centres (weighted means; every cluster non-empty), each centre's shift, half
-    the distance of each new centre to its nearest other, the transposed centres in
-    X's dtype and their squared norms."""
+    """New centres (weighted means; a cluster left empty keeps its centre), each centre's
+    shift, half the distance of each new centre to its nearest other, the transposed
+    centres in X's dtype and their squared norms."""
     k, d = centres.shape
     shift = np.empty(k)
     for c in range(k):
         s = 0.0
         for j in range(d):
-            v = sums[c, j] / wsum[c]
+            v = sums[c, j] / wsum[c] if wsum[c] > 0 else centres[c, j]
             t = v - centres[c, j]
             s += t * t
             new[c, j] = v
@@ -296,7 +296,8 @@ def search_iteration(X, x_sq, weights, centres, sums, wsum, labels, upper, lower
                      chunk, rel_err, moved, prev, n_moved, new):
     """One whole Lloyd (``use_bounds`` False) or Hamerly iteration in one call: centres
     from the sums (into ``new``), the assignment pass, and the moves of the rows that
-    changed cluster. Every cluster must be non-empty (relocate first).
+    changed cluster. Relocate empty clusters first; one that stays empty (fewer distinct
+    points than clusters) keeps its centre.
 
     Returns (rows moved, summed squared centre shift, sum_k |S_k|^2 / W_k) -- the last
     gives the inertia of the new labels about their own means."""

@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 
 from .._estimator import ValidatedInputMixin
 from .._validation import warn_constant_features
+from ..exceptions import ConvergenceWarning
 from ..distributed._arrays import is_dask_array
 from ..linalg import column_moments
 
@@ -53,6 +54,23 @@ def check_sample_weight(sample_weight, n_samples):
     return w
 
 
+def resolve_n_init(n_init, init, random_starts):
+    """How many starts to run: one for an explicit array of centres (the same start every
+    time); for ``n_init='auto'``, ``random_starts`` with ``init='random'`` and one with
+    the other named starts (scikit-learn's rule: 10 for KMeans, 3 for MiniBatchKMeans).
+
+    Examples
+    --------
+    >>> resolve_n_init("auto", np.zeros((3, 2)), 10), resolve_n_init("auto", "random", 3)
+    (1, 3)
+    """
+    if not isinstance(init, str):
+        return 1
+    if n_init == "auto":
+        return random_starts if init == "random" else 1
+    return n_init
+
+
 def warn_fewer_clusters(representatives, n_clusters, name):
     """Warn when fewer distinct clusters than asked for were found (duplicate points):
     ``representatives`` are the centres (rows) or, without coordinates, the labels."""
@@ -60,7 +78,7 @@ def warn_fewer_clusters(representatives, n_clusters, name):
     if found < n_clusters:
         warnings.warn(f"{name}: only {found} distinct clusters found for n_clusters={n_clusters}; "
                       "X has fewer distinct points than clusters. Lower n_clusters.",
-                      UserWarning, stacklevel=3)
+                      ConvergenceWarning, stacklevel=3)
 
 
 class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin,

@@ -7,7 +7,13 @@ from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Instanc
 from .._random import check_random_state
 from ..distributed._arrays import is_dask_array
 from .._validation import check_array
-from ._base import CentroidClusterer, check_n_clusters, check_sample_weight, warn_fewer_clusters
+from ._base import (
+    CentroidClusterer,
+    check_n_clusters,
+    check_sample_weight,
+    resolve_n_init,
+    warn_fewer_clusters,
+)
 from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_rows
 from ._lloyd import kmeans_single
 
@@ -135,11 +141,7 @@ class KMeans(CentroidClusterer):
         self.callbacks = callbacks
 
     def _resolve_n_init(self):
-        if self.n_init != "auto":
-            if not isinstance(self.init, str) and self.n_init != 1:
-                return 1  # an explicit start is the same for every restart
-            return self.n_init
-        return 10 if isinstance(self.init, str) and self.init == "random" else 1
+        return resolve_n_init(self.n_init, self.init, 10)
 
     def fit(self, X, y=None, sample_weight=None):
         """Cluster ``X``.

@@ -51,7 +51,9 @@ def assign(X, centres, x_sq):
 
 def relocate_empty(X, weights, state):
     """Give each empty cluster the point farthest from its own centre, moving it (label,
-    sums and bounds) out of its old cluster. Returns the number of relocated clusters."""
+    sums and bounds) out of its old cluster; a point is taken only from a cluster that
+    keeps some weight, so with fewer distinct points than clusters some stay empty.
+    Returns the number of relocated clusters."""
     from .._kernels.kmeans import point_distances
 
     empty = np.flatnonzero(state.wsum <= 0)
@@ -59,15 +61,23 @@ def relocate_empty(X, weights, state):
         return 0
     dist = np.empty(X.shape[0])
     point_distances(X, state.centres, state.labels, dist)
-    far = np.argsort(-dist, kind="stable")[: empty.size]
-    for c, i in zip(empty, far):
-        old, v = state.labels[i], weights[i] * X[i].astype(np.float64)
+    candidates = iter(np.argsort(-dist, kind="stable"))
+    relocated = 0
+    for c in empty:
+        for i in candidates:
+            old = state.labels[i]
+            if state.wsum[old] - weights[i] > 0 and weights[i] > 0:
+                break
+        else:
+            break
+        v = weights[i] * X[i].astype(np.float64)
         state.sums[old] -= v
         state.wsum[old] -= weights[i]
         state.sums[c], state.wsum[c], state.labels[i] = v, weights[i], c
         if state.upper is not None:  # its bounds no longer hold: measure it next time
             state.upper[i], state.lower[i] = np.inf, 0.0
-    return int(empty.size)
+        relocated += 1
+    return relocated
 
 
 @dataclass

@@ -5,7 +5,13 @@ import numpy as np
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from ..distributed._arrays import is_dask_array
-from ._base import CentroidClusterer, check_n_clusters, check_sample_weight, warn_fewer_clusters
+from ._base import (
+    CentroidClusterer,
+    check_n_clusters,
+    check_sample_weight,
+    resolve_n_init,
+    warn_fewer_clusters,
+)
 from ._kmeans import INITS, initial_centres
 from ._lloyd import _chunks, assign
 
@@ -126,9 +132,8 @@ class MiniBatchKMeans(CentroidClusterer):
         size = min(n, max(self.n_clusters, self.init_size or 3 * self.batch_size))
         idx = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
         S, s_sq, sw = Xc[idx], x_sq[idx], weights[idx]
-        n_init = self.n_init if self.n_init != "auto" else (3 if self.init == "random" else 1)
         best, best_inertia = None, np.inf
-        for _ in range(n_init if isinstance(self.init, str) else 1):
+        for _ in range(resolve_n_init(self.n_init, self.init, 3)):
             start = initial_centres(self.init, S, self.n_clusters, rng, sw, s_sq, self.offset_)
             inertia = float(sw @ assign(S, start, s_sq)[1])
             if inertia < best_inertia:

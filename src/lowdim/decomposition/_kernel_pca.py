@@ -4,6 +4,7 @@
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg as spla
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from .._memory import require_memory
@@ -16,7 +17,8 @@ from ._mixins import ComponentTransformer
 
 
 def centre_kernel(K):
-    """Double-centre a training kernel in place; return (column means, overall mean).
+    """Double-centre a training kernel in place (``H K H``: rows and columns each by
+    their own means); return (column means, overall mean).
 
     Examples
     --------
@@ -25,11 +27,41 @@ def centre_kernel(K):
     0.0
     """
     col = K.mean(axis=0)
+    row = K.mean(axis=1)
     total = col.mean()
     K -= col[None, :]
-    K -= col[:, None]
+    K -= row[:, None]
     K += total
     return col, total
+
+
+def check_symmetric_kernel(K):
+    """Refuse a precomputed kernel that is not symmetric (beyond rounding): its
+    eigenvectors would depend on which triangle the eigensolver reads."""
+    scale = max(float(np.abs(K).max(initial=0.0)), np.finfo(np.float64).tiny)
+    gap = np.abs(K - K.T)
+    i, j = np.unravel_index(np.argmax(gap), gap.shape)
+    if gap[i, j] > 1e-8 * scale:
+        raise ValueError(f"kernel='precomputed' needs a symmetric kernel matrix: K[{i}, {j}] = {K[i, j]:g} "
+                         f"but K[{j}, {i}] = {K[j, i]:g}; pass (K + K.T) / 2 if the asymmetry is noise.")
+
+
+def check_psd_kernel(K_centred, eigenvalues):
+    """Refuse a precomputed kernel that is not positive semi-definite once centred:
+    a negative diagonal entry, or a computed eigenvalue below -1e-5 of the largest
+    (smaller negatives are rounding and become zero)."""
+    diagonal = np.diag(K_centred)
+    largest = max(float(eigenvalues.max(initial=0.0)), float(diagonal.max(initial=0.0)))
+    i = int(np.argmin(diagonal))
+    fix = ("kernel PCA needs a positive semi-definite kernel (a Gram matrix of some feature map); "
+           "check how K was built, or add c * I to K with c at least the magnitude of the most negative eigenvalue.")
+    if diagonal[i] < -1e-5 * largest:
+        raise ValueError(f"kernel='precomputed' is not positive semi-definite: entry [{i}, {i}] of the centred "
+                         f"kernel is {diagonal[i]:g}; {fix}")
+    low = float(eigenvalues.min(initial=0.0))
+    if low < -1e-5 * largest:
+        raise ValueError(f"kernel='precomputed' is not positive semi-definite: the centred kernel has the "
+                         f"eigenvalue {low:g} (largest {largest:g}); {fix}")
 
 
 def top_eigenpairs(K, k, solver, rng, tol, max_iter):
@@ -79,6 +111,16 @@ class KernelPCA(ComponentTransformer):
         Nystroem mode with this many landmarks (never forms an N x N matrix).
     random_state : None, int, RandomState or Generator
         Landmarks, ARPACK start vector, randomized solver.
+    copy_X : bool, default=True
+        Keep a copy of the training data in ``X_fit_`` (``transform`` needs it). With
+        False the model keeps a reference to the caller's array, which saves memory
+        but makes later changes to that array change ``transform``.
+
+    Notes
+    -----
+    A precomputed kernel must be symmetric and, once centred, positive semi-definite;
+    either failing raises ``ValueError`` naming the offending entry or eigenvalue
+    (scikit-learn reads one triangle of a non-symmetric kernel).
 
     Attributes
     ----------
@@ -121,11 +163,13 @@ class KernelPCA(ComponentTransformer):
         "remove_zero_eig": [BOOLEAN],
         "n_landmarks": [NONE, Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
+        "copy_X": [BOOLEAN],
     }
 
     def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  kernel_params=None, alpha=1.0, fit_inverse_transform=False, eigen_solver="auto",
-                 tol=0, max_iter=None, remove_zero_eig=False, n_landmarks=None, random_state=None):
+                 tol=0, max_iter=None, remove_zero_eig=False, n_landmarks=None, random_state=None,
+                 copy_X=True):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -140,6 +184,7 @@ class KernelPCA(ComponentTransformer):
         self.remove_zero_eig = remove_zero_eig
         self.n_landmarks = n_landmarks
         self.random_state = random_state
+        self.copy_X = copy_X
 
     # ------------------------------------------------------------------ kernels
     def _kernel(self, X, Y=None):
@@ -219,12 +264,16 @@ class KernelPCA(ComponentTransformer):
         n = X.shape[0]
         require_memory(2 * 8 * n * n, f"exact kernel PCA of {n} samples (an {n} x {n} kernel)",
                        "pass n_landmarks=2000 (Nystroem) to work in O(n x landmarks) memory")
-        self._set_fit_points(X)
+        self._set_fit_points(np.array(X, copy=True) if self.copy_X else X)
         K = self._kernel(X)
+        if self.kernel == "precomputed":
+            check_symmetric_kernel(K)
         self._centre_col, self._centre_all = centre_kernel(K)
         k = self.n_components or n
         solver = self._choose_solver(n, k)
         w, V = top_eigenpairs(K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter)
+        if self.kernel == "precomputed":
+            check_psd_kernel(K, w)
         keep = w > (w.max(initial=0.0) * n * np.finfo(np.float64).eps)
         if self.n_components is None or self.remove_zero_eig:
             w, V = w[keep], V[:, keep]
@@ -313,7 +362,8 @@ class KernelPCA(ComponentTransformer):
         """
         check_is_fitted(self)
         if "dual_coef_" not in self.__dict__:
-            raise ValueError("inverse_transform needs fit_inverse_transform=True at fit time.")
+            raise NotFittedError("inverse_transform needs the pre-image map, which is learned only with "
+                                 "fit_inverse_transform=True: refit with KernelPCA(..., fit_inverse_transform=True).")
         Z = self._validate_codes(X)
         return (self._preimage_kernel(Z, self.X_transformed_fit_) @ self.dual_coef_).astype(Z.dtype)
 
