@@ -502,3 +502,29 @@ def test_column_moments_numpy_and_numba_paths_agree_far_from_the_origin(dtype, m
     np.testing.assert_allclose(small[1], exact.var(axis=0, ddof=1), rtol=1e-10, atol=1e-20)
     np.testing.assert_allclose(large[0], small[0], rtol=1e-14)
     np.testing.assert_allclose(large[1], small[1], rtol=1e-10, atol=1e-20)
+
+
+def test_mle_on_exactly_rank_deficient_data_finds_the_rank_without_warnings():
+    import warnings
+
+    x = np.random.default_rng(0).normal(size=(100, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert PCA("mle").fit(np.hstack([x] * 10)).n_components_ == 1
+        plane = np.random.default_rng(1).normal(size=(200, 3)) @ np.random.default_rng(2).normal(size=(3, 12))
+        assert PCA("mle").fit(plane).n_components_ == 3 == SkPCA("mle").fit(plane).n_components_
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mle_agrees_with_sklearn_on_noisy_spectra(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(400, 10)) * np.geomspace(5, 0.2, 10) + 0.05 * rng.normal(size=(400, 10))
+    assert PCA("mle").fit(X).n_components_ == SkPCA("mle").fit(X).n_components_
+
+
+def test_mle_refuses_fewer_samples_than_features():
+    X = np.random.default_rng(0).normal(size=(5, 10))
+    with pytest.raises(ValueError, match="at least as many samples as features.*5 samples and 10 features"):
+        PCA("mle").fit(X)
+    with pytest.raises(ValueError, match="5 samples and 10 features"):
+        select_n_components(X, "mle")

@@ -27,8 +27,16 @@ def k_for_fraction(eigenvalues, total_variance, fraction):
 
 
 def k_by_mle(eigenvalues, n_samples):
-    """Minka's MLE of the dimensionality and the log-evidence curve over k = 1 .. d-1."""
+    """Minka's MLE of the dimensionality and the log-evidence curve over k = 1 .. d-1.
+
+    Minka's approximation needs at least as many samples as features (as in
+    scikit-learn); fewer raise ``ValueError``."""
     d = eigenvalues.size
+    if n_samples < d:
+        raise ValueError(f"n_components='mle' needs at least as many samples as features (Minka's estimate "
+                         f"uses the whole covariance spectrum); got {n_samples} samples and {d} features. "
+                         "Choose n_components as a variance fraction (e.g. 0.9), or use "
+                         "select_n_components(X, method='cv').")
     ks = np.arange(1, max(d, 2))
     curve = np.array([minka_log_evidence(eigenvalues, k, n_samples) if k < d else -np.inf for k in ks])
     return int(ks[np.argmax(curve)]), ks, curve

@@ -59,6 +59,11 @@ def ppca_loglik_curve(Z, sqnorm, eigenvalues, total_variance, n_features, ks):
 def minka_log_evidence(eigenvalues, rank, n_samples):
     """Laplace approximation of log p(data | rank) for PPCA (Minka, 2000, eq. 30).
 
+    Eigenvalues at the rounding level of the largest (``d * eps`` of it) count as zero:
+    a rank whose last eigenvalue is zero has evidence -inf (the data have no variance
+    there to model), and the noise variance of the discarded directions is floored at
+    that level, so exactly rank-deficient data get their rank.
+
     Parameters
     ----------
     eigenvalues : ndarray of shape (d,)
@@ -77,18 +82,26 @@ def minka_log_evidence(eigenvalues, rank, n_samples):
     >>> ev = np.array([10.0, 1.1, 1.0, 0.9])
     >>> bool(minka_log_evidence(ev, 1, 100) > minka_log_evidence(ev, 3, 100))
     True
+    >>> minka_log_evidence(np.array([4.0, 1e-17, 0.0]), 2, 100)
+    -inf
     """
     lam = np.asarray(eigenvalues, dtype=np.float64)
     d, k, n = lam.size, rank, n_samples
+    floor = max(float(lam.max(initial=0.0)) * d * np.finfo(np.float64).eps, np.finfo(np.float64).tiny)
+    if lam[k - 1] <= floor:
+        return -np.inf
     i = np.arange(1, k + 1)
     log_pu = -k * np.log(2.0) + np.sum(gammaln((d - i + 1) / 2.0) - (d - i + 1) / 2.0 * np.log(np.pi))
-    top = np.maximum(lam[:k], np.finfo(np.float64).tiny)
-    s2 = max(lam[k:].sum() / (d - k), np.finfo(np.float64).tiny)
+    top = lam[:k]
+    s2 = max(lam[k:].sum() / (d - k), floor)
     log_lik = -n / 2.0 * np.sum(np.log(top)) - n * (d - k) / 2.0 * np.log(s2)
     m = d * k - k * (k + 1) / 2.0
     hat = np.concatenate([top, np.full(d - k, s2)])
+    rest = np.maximum(lam, floor)  # rounding-level eigenvalues as the floor, never 0 or negative
     log_az = 0.0
     for a in range(k):
         b = np.arange(a + 1, d)
-        log_az += np.sum(np.log(np.abs(1.0 / hat[b] - 1.0 / hat[a])) + np.log(np.abs(lam[a] - lam[b]) + 1e-300) + np.log(n))
+        gap = np.maximum(np.abs(rest[a] - rest[b]), floor)
+        log_az += np.sum(np.log(np.maximum(np.abs(1.0 / hat[b] - 1.0 / hat[a]), 1.0 / rest[a] * np.finfo(np.float64).eps))
+                         + np.log(gap) + np.log(n))
     return log_pu + log_lik + (m + k) / 2.0 * np.log(2 * np.pi) - log_az / 2.0 - k / 2.0 * np.log(n)
