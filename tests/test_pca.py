@@ -528,3 +528,15 @@ def test_mle_refuses_fewer_samples_than_features():
         PCA("mle").fit(X)
     with pytest.raises(ValueError, match="5 samples and 10 features"):
         select_n_components(X, "mle")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", [(3000, 60), (60, 3000)])
+def test_randomized_explained_variance_is_the_variance_along_the_components(dtype, shape):
+    rng = np.random.default_rng(0)
+    X = (rng.normal(size=shape) * np.linspace(2, 1, shape[1])).astype(dtype)
+    pca = PCA(3, solver="randomized", random_state=0).fit(X)
+    scores = pca.transform(X).astype(np.float64)
+    rtol = 1e-5 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(pca.explained_variance_, scores.var(axis=0, ddof=1), rtol=rtol)
+    assert np.all(np.diff(pca.explained_variance_) <= 0)
