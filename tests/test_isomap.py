@@ -71,3 +71,46 @@ def test_transform_of_many_points_runs_in_blocks():
     many = iso.transform(np.repeat(X[:50], 80, axis=0))  # 4000 rows: three blocks of 1747 here
     np.testing.assert_allclose(many[::80], iso.transform(X[:50]), atol=1e-9)
     np.testing.assert_allclose(many[::80], iso.embedding_[:50], atol=1e-8)
+
+
+def test_both_neighbourhood_rules_at_once_are_refused():
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ValueError, match="both n_neighbors=5 and radius=0.5 are set; pass n_neighbors=None"):
+        Isomap(n_neighbors=5, radius=0.5).fit(X)
+    with pytest.raises(ValueError, match="set one of them"):
+        Isomap(n_neighbors=None).fit(X)
+
+
+def test_radius_graph_matches_sklearn_and_places_new_points():
+    X = np.random.default_rng(0).normal(size=(300, 3))
+    ours = Isomap(n_neighbors=None, radius=2.0).fit(X)  # a connected graph
+    theirs = SkIsomap(n_neighbors=None, radius=2.0).fit(X)
+    np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(theirs.embedding_), atol=1e-8)
+    # a training point is its own neighbour at distance 0: placed where it was fitted
+    np.testing.assert_allclose(ours.transform(X[:7]), ours.embedding_[:7], atol=1e-9)
+    far = ours.transform(X[:1] + 100.0)  # nothing within the radius: through the nearest point
+    assert np.isfinite(far).all()
+
+
+def test_many_components_are_joined_in_near_linear_passes():
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+    from scipy.spatial.distance import cdist
+
+    from lowdim.neighbors import join_components, radius_neighbors_graph
+
+    X = np.random.default_rng(0).normal(size=(400, 3))
+    G = radius_neighbors_graph(X, 0.3)
+    n_comp, labels = connected_components(G, directed=False)
+    assert n_comp > 200
+    with pytest.warns(UserWarning, match=f"{n_comp} connected components"):
+        J = join_components(G, X)
+    assert connected_components(J, directed=False)[0] == 1
+    # the added edges are a minimum spanning tree of the components' closest-pair distances
+    D = cdist(X, X)
+    C = np.zeros((n_comp, n_comp))
+    for p in range(n_comp):
+        for q in range(p + 1, n_comp):
+            C[p, q] = D[np.ix_(labels == p, labels == q)].min()
+    added = (J - G).tocoo()
+    assert added.nnz == 2 * (n_comp - 1)
+    np.testing.assert_allclose(added.data.sum() / 2, minimum_spanning_tree(C).sum(), rtol=1e-12)

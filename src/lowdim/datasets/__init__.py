@@ -95,7 +95,7 @@ def load_uk_food():
     Examples
     --------
     >>> X, countries, foods = load_uk_food()
-    >>> X.shape, countries[-1], foods[0]
+    >>> X.shape, str(countries[-1]), foods[0]
     ((4, 17), 'N.Ireland', 'Cheese')
     """
     path = os.path.join(_DATA, "uk_food", "uk_food.csv")

@@ -51,9 +51,12 @@ class Isomap(ComponentTransformer):
 
     Parameters
     ----------
-    n_neighbors : int, default=5
+    n_neighbors : int or None, default=5
+        Neighbours per point of the kNN graph; None with ``radius`` set.
     radius : float, optional
-        Use a radius graph instead of the kNN graph.
+        Use a radius graph instead of the kNN graph (with ``n_neighbors=None``, as in
+        scikit-learn; setting both raises ``ValueError``). New points are placed
+        through the training points within ``radius`` of them, or their nearest one.
     n_components : int, default=2
     n_landmarks : int, optional
         None: exact Isomap (an n x n geodesic matrix, memory-checked).
@@ -83,7 +86,7 @@ class Isomap(ComponentTransformer):
 
     _components_limit = "samples"  # an embedding dimension is bounded by the points, not the features
     _parameter_constraints = {
-        "n_neighbors": [Interval(int, 1, None, closed="left")],
+        "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
         "radius": [NONE, Interval(float, 0, None, closed="neither")],
         "n_components": [Interval(int, 1, None, closed="left")],
         "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
@@ -103,6 +106,12 @@ class Isomap(ComponentTransformer):
         self.neighbors_algorithm = neighbors_algorithm
 
     def _check_sizes(self, n):
+        if self.n_neighbors is not None and self.radius is not None:
+            raise ValueError(f"Isomap: both n_neighbors={self.n_neighbors} and radius={self.radius} are set; pass "
+                             "n_neighbors=None for the radius graph (as in scikit-learn), or radius=None for the "
+                             "kNN graph.")
+        if self.n_neighbors is None and self.radius is None:
+            raise ValueError("Isomap: n_neighbors and radius are both None; set one of them.")
         if self.radius is None:
             check_n_neighbors(self.n_neighbors, n)
         m = n if self.n_landmarks is None else self.n_landmarks
@@ -143,7 +152,7 @@ class Isomap(ComponentTransformer):
         geodesic = shortest_paths(G, refs).T  # (n, m)
         among_refs = geodesic if self.n_landmarks is None else geodesic[refs]
         Y, model = classical_mds(np.square(among_refs), self.n_components, squared=True, overwrite=True)
-        self.X_fit_ = X
+        self.X_fit_ = np.array(X, copy=True)  # transform needs it; the caller may reuse its array
         self.reference_indices_ = refs
         self.geodesic_to_references_ = geodesic
         self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
@@ -168,6 +177,9 @@ class Isomap(ComponentTransformer):
         ndarray of shape (n_samples, n_components)
         """
         X = self._validate_input(X, reset=False)
+        if self.radius is not None:
+            geo = self._radius_geodesics(X.astype(np.float64))
+            return self._model().place(geo**2).astype(X.dtype)
         k = min(self.n_neighbors, self.X_fit_.shape[0])
         dist, idx = ExactIndex(self.metric).build(self.X_fit_.astype(np.float64)).query(X.astype(np.float64), k)
         m = self.geodesic_to_references_.shape[1]
@@ -175,6 +187,20 @@ class Isomap(ComponentTransformer):
         geo = np.vstack([np.min(dist[s:s + step, :, None] + self.geodesic_to_references_[idx[s:s + step]], axis=1)
                          for s in range(0, X.shape[0], step)])
         return self._model().place(geo**2).astype(X.dtype)
+
+    def _radius_geodesics(self, X):
+        """Geodesics of new points through the training points within ``radius`` (through
+        the nearest training point when none is that close)."""
+        fit = self.X_fit_.astype(np.float64)
+        R = radius_neighbors_graph(fit, self.radius, Y=X, metric=self.metric)
+        dist, idx = ExactIndex(self.metric).build(fit).query(X, 1)
+        geo = np.empty((X.shape[0], self.geodesic_to_references_.shape[1]))
+        for i in range(X.shape[0]):
+            cols, d = R.indices[R.indptr[i]:R.indptr[i + 1]], R.data[R.indptr[i]:R.indptr[i + 1]]
+            if cols.size == 0:
+                cols, d = idx[i], dist[i]
+            geo[i] = np.min(d[:, None] + self.geodesic_to_references_[cols], axis=0)
+        return geo
 
     def fit_transform(self, X, y=None):
         """Fit, then return ``embedding_``."""

@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+from scipy.sparse.csgraph import connected_components
 
 from ._choose import make_index
 from ._exact import ExactIndex
@@ -47,27 +47,36 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", alg
     return sp.csr_matrix((data, idx.ravel(), indptr), shape=(n, index.n_samples_))
 
 
-def radius_neighbors_graph(X, radius, *, mode="distance", metric="euclidean", block_bytes=64 << 20):
+def radius_neighbors_graph(X, radius, *, Y=None, mode="distance", metric="euclidean", block_bytes=64 << 20):
     """Sparse graph with an edge between every two distinct points closer than ``radius``.
+
+    With ``Y``, the edges go from each row of ``Y`` to the rows of ``X`` closer than
+    ``radius`` (shape ``(len(Y), len(X))``; a row of Y equal to a row of X keeps that
+    edge, with weight ``tiny`` in place of 0 so that the sparse matrix stores it).
 
     Examples
     --------
     >>> radius_neighbors_graph(np.array([[0.0], [1.0], [3.0]]), 1.5).nnz
     2
+    >>> radius_neighbors_graph(np.array([[0.0], [1.0]]), 1.5, Y=np.array([[0.5], [9.0]])).toarray()
+    array([[0.5, 0.5],
+           [0. , 0. ]])
     """
     index = ExactIndex(metric, block_bytes).build(X)
     n = index.n_samples_
+    queries = np.asarray(X if Y is None else Y)
     rows, cols, vals = [], [], []
     step = max(1, block_bytes // (8 * n))
-    X = np.asarray(X)
-    for start in range(0, n, step):
-        D = index._block_distances(X[start:start + step])
+    for start in range(0, queries.shape[0], step):
+        D = index._block_distances(queries[start:start + step])
         r, c = np.nonzero(D < radius)
-        keep = r + start != c
+        keep = r + start != c if Y is None else np.ones(r.size, dtype=bool)
         rows.append(r[keep] + start)
         cols.append(c[keep])
-        vals.append(D[r[keep], c[keep]] if mode == "distance" else np.ones(keep.sum()))
-    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+        found = np.maximum(D[r[keep], c[keep]], np.finfo(np.float64).tiny) if Y is not None else D[r[keep], c[keep]]
+        vals.append(found if mode == "distance" else np.ones(keep.sum()))
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(queries.shape[0], n))
 
 
 def symmetrize(G, how="max"):
@@ -98,12 +107,48 @@ def symmetrize(G, how="max"):
     raise ValueError(f"how must be 'max', 'min' or 'mean'; got {how!r}.")
 
 
-def _closest_pair(X, a, b):
-    """Closest pair of points between index sets ``a`` and ``b`` (blocked)."""
-    index = ExactIndex().build(X[b])
-    dist, idx = index.query(X[a], 1)
-    i = int(np.argmin(dist[:, 0]))
-    return a[i], b[idx[i, 0]], float(dist[i, 0])
+def _nearest_foreign(X, x_sq, labels):
+    """For every row, the nearest row with another label: (squared distance, index).
+    Blocked BLAS distances, at most about 64 MB at a time."""
+    from ..linalg import sq_euclidean
+
+    n = X.shape[0]
+    dist, index = np.empty(n), np.empty(n, dtype=np.int64)
+    step = max(1, (8 << 20) // n)
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        D = sq_euclidean(X[start:stop], X, x_sq[start:stop], x_sq)
+        D[labels[start:stop, None] == labels[None, :]] = np.inf
+        index[start:stop] = np.argmin(D, axis=1)
+        dist[start:stop] = D[np.arange(stop - start), index[start:stop]]
+    return dist, index
+
+
+def _joining_edges(X, labels):
+    """Edges of a minimum spanning tree between the components ``labels`` (Boruvka:
+    every round adds each component's shortest edge to another, at least halving
+    their number, so log2(components) passes of blocked distances)."""
+    X = X - X.mean(axis=0)  # distances by the expansion keep their digits near the origin
+    x_sq = np.einsum("ij,ij->i", X, X)
+    parent = np.arange(labels.max() + 1)
+
+    def root(c):
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    comp, edges = labels.copy(), []
+    while True:
+        dist, nearest = _nearest_foreign(X, x_sq, comp)
+        for i in np.lexsort((dist, comp))[np.r_[True, np.diff(np.sort(comp)) != 0]]:
+            a, b = root(comp[i]), root(comp[nearest[i]])
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+                edges.append((int(i), int(nearest[i])))
+        comp = np.array([root(c) for c in comp])
+        if np.all(comp == comp[0]):
+            return edges
 
 
 def join_components(G, X, *, name="graph"):
@@ -128,16 +173,8 @@ def join_components(G, X, *, name="graph"):
     warnings.warn(f"the {name} has {n_comp} connected components; joining them by their shortest "
                   "edges (raise n_neighbors to connect it yourself).", UserWarning, stacklevel=2)
     X = np.asarray(X, dtype=np.float64)
-    members = [np.flatnonzero(labels == c) for c in range(n_comp)]
-    C = np.zeros((n_comp, n_comp))
-    pairs = {}
-    for p in range(n_comp):
-        for q in range(p + 1, n_comp):
-            i, j, d = _closest_pair(X, members[p], members[q])
-            C[p, q], pairs[p, q] = max(d, np.finfo(float).tiny), (i, j, d)
-    tree = minimum_spanning_tree(sp.csr_matrix(C)).tocoo()
     G = sp.lil_matrix(G)
-    for p, q in zip(tree.row, tree.col):
-        i, j, d = pairs[min(p, q), max(p, q)]
-        G[i, j] = G[j, i] = max(d, np.finfo(float).tiny)
+    for i, j in _joining_edges(X, labels):
+        d = max(float(np.linalg.norm(X[i] - X[j])), np.finfo(float).tiny)
+        G[i, j] = G[j, i] = d
     return G.tocsr()
