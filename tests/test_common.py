@@ -357,3 +357,13 @@ def test_same_seed_one_thread_and_all_threads(cls):
     every = _output(_fit(_instance(cls), X), X)
     tol = max(_rtol(cls), 1e-9)
     np.testing.assert_allclose(one, every, rtol=tol, atol=tol * np.abs(every).max())
+
+
+@pytest.mark.parametrize("cls", APPLIED, ids=[c.__name__ for c in APPLIED])
+def test_model_owns_what_it_keeps_of_the_training_data(cls):
+    """A caller who reuses its training array after fit must not change the model."""
+    X, Q = _data(n=30), _data(n=6, seed=1)
+    est = _fit(_instance(cls), X)
+    before = _output(est, Q)
+    X[:] = X[::-1] * 3.0  # overwrite the caller's buffer in place
+    np.testing.assert_array_equal(_output(est, Q), before)

@@ -109,7 +109,8 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        X = self._validate_input(X, reset=True)
+        # an own copy: the model keeps the training rows (and indexes built on them) for transform
+        X = np.array(self._validate_input(X, reset=True), copy=True)
         self._check_data(X)
         n = X.shape[0]
         rng = check_random_state(self.random_state)

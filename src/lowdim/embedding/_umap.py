@@ -189,7 +189,8 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         self
         """
         validate_params(self)
-        X = self._validate_input(X, reset=True)
+        # an own copy: the model keeps the training rows (and indexes built on them) for transform
+        X = np.array(self._validate_input(X, reset=True), copy=True)
         self._check_data(X)
         if y is not None:
             y = np.asarray(y)

@@ -224,7 +224,8 @@ class LocallyLinearEmbedding(ComponentTransformer):
         self
         """
         validate_params(self)
-        X = self._validate_input(X, reset=True)
+        # an own copy: the model keeps the training rows (and indexes built on them) for transform
+        X = np.array(self._validate_input(X, reset=True), copy=True)
         n, d = X.shape[0], self.n_components
         self._check_sizes(n)
         warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point")
