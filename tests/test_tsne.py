@@ -211,3 +211,33 @@ def test_fit_transform_returns_the_fitted_embedding_without_a_transform(digits, 
     Y = model.fit_transform(X)
     assert Y is model.embedding_
     np.testing.assert_array_equal(Y, TSNE(random_state=0, max_iter=250).fit(X).embedding_)
+
+
+def test_kl_divergence_falls_when_the_early_exaggeration_ends():
+    """Momentum and gains built under exaggerated attraction are not carried into the
+    main phase: there the (unexaggerated) KL divergence falls from the first steps."""
+    from sklearn.datasets import load_iris
+
+    from lowdim.embedding._affinities import neighbour_affinities
+
+    X = load_iris().data
+    X = X + 1e-6 * np.random.default_rng(0).normal(size=X.shape)  # no duplicate rows
+    P = neighbour_affinities(X, 30.0, X.shape[0] - 1)[0].toarray()
+    snapshots = {}
+
+    def keep(iteration, objective, state):
+        if iteration in (250, 255, 260, 270, 300):
+            snapshots[iteration] = state.Y.copy()
+        return False
+
+    TSNE(2, method="exact", random_state=0, callbacks=[keep]).fit(X)
+
+    def kl(Y):
+        W = 1.0 / (1.0 + np.square(Y[:, None, :] - Y[None, :, :]).sum(-1))
+        np.fill_diagonal(W, 0.0)
+        Q = W / W.sum()
+        mask = P > 0
+        return float(np.sum(P[mask] * np.log(P[mask] / Q[mask])))
+
+    curve = [kl(snapshots[i]) for i in (250, 255, 260, 270, 300)]
+    assert all(b < a for a, b in zip(curve, curve[1:])), curve

@@ -83,6 +83,9 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
     # the loop counts iterations per phase; callbacks see the count over all phases
     callbacks = [lambda it, objective, st, cb=cb: cb(st.iteration, objective, st) for cb in callbacks]
     for k, phase in enumerate(phases):
+        if k:  # momentum and gains built under the last phase's forces would overshoot under the next
+            state.update[:] = 0.0
+            state.gains[:] = 1.0
         state.best_objective, state.best_iteration = float("inf"), state.iteration
         step = _step(gradient, objective, phase, learning_rate, min_grad_norm,
                      n_iter_without_progress if k == len(phases) - 1 else None, n_iter_check, verbose, label,
