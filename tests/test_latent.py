@@ -136,3 +136,17 @@ def test_transform_is_posterior_mean():
     M = np.eye(3) + (W / psi) @ W.T
     expected = np.linalg.solve(M, (W / psi) @ (X - model.mean_).T).T
     np.testing.assert_allclose(model.transform(X), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("svd_method", ["lapack", "randomized"])
+def test_factor_analysis_start_methods_reach_the_same_optimum(svd_method):
+    from sklearn.decomposition import FactorAnalysis as SkFactorAnalysis
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 3)) @ rng.normal(size=(3, 12)) + rng.normal(size=(500, 12)) * np.linspace(0.1, 1, 12)
+    ours = FactorAnalysis(3, svd_method=svd_method, iterated_power=2, random_state=1).fit(X)
+    theirs = SkFactorAnalysis(3, svd_method=svd_method, iterated_power=2, random_state=1, tol=1e-10,
+                              max_iter=20000).fit(X)
+    # lowdim's loglike_ is per sample, scikit-learn's the total over the samples
+    assert ours.loglike_[-1] >= theirs.loglike_[-1] / X.shape[0] - 1e-6
+    np.testing.assert_allclose(ours.noise_variance_, theirs.noise_variance_, rtol=1e-3, atol=1e-5)

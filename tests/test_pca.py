@@ -540,3 +540,15 @@ def test_randomized_explained_variance_is_the_variance_along_the_components(dtyp
     rtol = 1e-5 if dtype == np.float32 else 1e-10
     np.testing.assert_allclose(pca.explained_variance_, scores.var(axis=0, ddof=1), rtol=rtol)
     assert np.all(np.diff(pca.explained_variance_) <= 0)
+
+
+@pytest.mark.parametrize("solver", ["covariance", "gram", "svd", "randomized", "power", "lanczos"])
+def test_n_components_none_and_zero_with_every_solver(solver):
+    X = np.random.default_rng(0).normal(size=(50, 8))
+    full = PCA(None, solver=solver, random_state=0).fit(X)
+    reference = SkPCA(None, svd_solver="arpack" if solver == "lanczos" else "full").fit(X)
+    assert full.n_components_ == reference.n_components_ == (7 if solver == "lanczos" else 8)
+    np.testing.assert_allclose(full.explained_variance_, reference.explained_variance_, rtol=1e-6)
+    none = PCA(0, solver=solver, random_state=0).fit(X)
+    assert none.n_components_ == 0 and none.transform(X).shape == (50, 0)
+    np.testing.assert_allclose(none.noise_variance_, SkPCA(0).fit(X).noise_variance_)

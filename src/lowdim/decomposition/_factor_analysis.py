@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, Interval, Options
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, Interval, Options
 from ._latent_base import LatentGaussianMixin, principal_init
 from ._latent_gaussian import em_from_moments
 from ._rotation import orthomax
@@ -21,17 +21,30 @@ class FactorAnalysis(LatentGaussianMixin):
     ----------
     n_components : int or None
         Number of factors (default ``n_features``).
-    tol : float
+    tol : float, default=1e-8
         EM stops when the average log-likelihood per sample improves by less than
-        this (scikit-learn's tol is on the total log-likelihood).
+        this. scikit-learn's tol (default 1e-2) is on the total log-likelihood of the
+        n samples, so its 1e-2 is 1e-2 / n here: lowdim's default is as tight or
+        tighter for any n up to a million (and EM on the covariance costs the same
+        per iteration whatever n).
     copy : bool
         Kept for compatibility; the input is never modified.
     max_iter : int
         EM iteration cap (``ConvergenceWarning`` when reached).
     noise_variance_init : array-like of shape (n_features,) or None
         Initial noise variances (default: from the principal-axes solution).
+    svd_method : {'randomized', 'lapack'}, default='randomized'
+        How the start's principal axes (the top eigenvectors of the covariance) are
+        found: randomized subspace iteration or LAPACK. scikit-learn runs an SVD of
+        the data in every iteration; lowdim's EM works on the covariance and needs
+        no SVD, so this choice affects the start only (and so, slightly, which
+        optimum EM reaches).
+    iterated_power : int, default=3
+        Power iterations of the randomized start.
     rotation : {None, 'varimax', 'quartimax'}
         Orthomax rotation of the fitted loadings.
+    random_state : None, int, RandomState or Generator, default=0
+        Seeds the randomized start.
     verbose : int or bool
 
     Attributes
@@ -65,10 +78,14 @@ class FactorAnalysis(LatentGaussianMixin):
         "noise_variance_init": [NONE, ARRAY_LIKE],
         "rotation": [NONE, Options({"varimax", "quartimax"})],
         "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "svd_method": [Options({"lapack", "randomized"})],
+        "iterated_power": [Interval(int, 0, None, closed="left")],
+        "random_state": [RANDOM_STATE],
     }
 
     def __init__(self, n_components=None, *, tol=1e-8, copy=True, max_iter=1000,
-                 noise_variance_init=None, rotation=None, verbose=0):
+                 noise_variance_init=None, svd_method="randomized", iterated_power=3, rotation=None,
+                 random_state=0, verbose=0):
         self.n_components = n_components
         self.tol = tol
         self.copy = copy
@@ -76,9 +93,12 @@ class FactorAnalysis(LatentGaussianMixin):
         self.noise_variance_init = noise_variance_init
         self.rotation = rotation
         self.verbose = verbose
+        self.svd_method = svd_method
+        self.iterated_power = iterated_power
+        self.random_state = random_state
 
     def _fit_complete(self, S, mean, k, rng):
-        W, noise = principal_init(S, k)
+        W, noise = principal_init(S, k, method=self.svd_method, rng=rng, n_iter=self.iterated_power)
         if self.noise_variance_init is None:
             psi = np.maximum(np.diag(S) - (W**2).sum(axis=0), noise)
         else:

@@ -16,9 +16,18 @@ from ._latent_gaussian import em_missing, loglik_rows, posterior_mean
 from ._mixins import ComponentTransformer, DensityScoreMixin
 
 
-def principal_init(S, k):
-    """Loadings and noise from the top-k eigenpairs of ``S`` (the PPCA solution)."""
-    w, V = top_eigh(S, k)
+def principal_init(S, k, *, method="lapack", rng=None, n_iter=3):
+    """Loadings and noise from the top-k eigenpairs of ``S`` (the PPCA solution), found
+    by LAPACK ('lapack') or by randomized subspace iteration with ``n_iter`` power
+    iterations ('randomized', from ``rng``)."""
+    if method == "randomized" and k < S.shape[0]:
+        from ..linalg import matmul, subspace_iteration
+
+        size = min(S.shape[0], k + 10)
+        w, V, _ = subspace_iteration(lambda B: matmul(S, B), S.shape[0], S.dtype, size, k, n_iter=max(n_iter, 1),
+                                     rng=rng, tol=None, nystrom=False)
+    else:
+        w, V = top_eigh(S, k)
     d = S.shape[0]
     noise = max((np.trace(S) - w.sum()) / max(d - k, 1), 1e-12 * max(np.trace(S) / d, 1e-300))
     W = (V * np.sqrt(np.maximum(w - noise, 0.0))).T

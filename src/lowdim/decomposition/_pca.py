@@ -37,7 +37,9 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     ----------
     n_components : int, float in (0, 1), 'mle' or None
         Number of components; a float keeps the smallest number explaining that
-        fraction of the variance; 'mle' uses Minka's MLE; None keeps min(n, d).
+        fraction of the variance; 'mle' uses Minka's MLE; None keeps min(n, d)
+        (``min(n, d) - 1`` with 'lanczos', ARPACK's limit, as scikit-learn's 'arpack');
+        0 keeps none (``transform`` returns an (n, 0) array).
     solver : {'auto', 'covariance', 'gram', 'svd', 'randomized', 'power', 'lanczos'}
         'covariance': one pass, ``X^T X`` in row blocks, top-k symmetric eigensolver
         (for float32 data in float32, refined in float64: ``linalg.top_eigh``). With
@@ -79,6 +81,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     svd_solver : str or None
         scikit-learn's name for ``solver`` ('full', 'covariance_eigh', 'arpack',
         'randomized', 'auto'); when set it overrides ``solver``.
+    power_iteration_normalizer : {'auto', 'QR', 'LU', 'none'}
+        scikit-learn's choice of how 'randomized' keeps its basis well conditioned
+        between power iterations. Every value runs the same iteration in lowdim, which
+        orthonormalises the basis by a Rayleigh-Ritz step after every pass (at least as
+        stable as 'QR', the most stable of the three); accepted so that scikit-learn
+        code runs unchanged.
 
     Attributes
     ----------
@@ -114,7 +122,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     """
 
     _parameter_constraints = {
-        "n_components": [NONE, Interval(int, 1, None, closed="left"),
+        "n_components": [NONE, Interval(int, 0, None, closed="left"),
                          Interval(float, 0, 1, closed="neither"), Options({"mle"})],
         "solver": [Options({"auto", "covariance", "gram", "svd", "randomized", "power", "lanczos"})],
         "whiten": [BOOLEAN],
@@ -127,11 +135,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         "random_state": [RANDOM_STATE],
         "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
         "svd_solver": [NONE, Options(set(_SKLEARN_SOLVER_NAMES))],
+        "power_iteration_normalizer": [Options({"auto", "QR", "LU", "none"})],
     }
 
     def __init__(self, n_components=None, *, solver="auto", whiten=False, standardize=False,
                  copy=True, tol=0.0, iterated_power="auto", n_oversamples=10, max_iter=1000,
-                 random_state=None, verbose=0, svd_solver=None):
+                 random_state=None, verbose=0, svd_solver=None, power_iteration_normalizer="auto"):
         self.n_components = n_components
         self.solver = solver
         self.whiten = whiten
@@ -144,6 +153,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         self.random_state = random_state
         self.verbose = verbose
         self.svd_solver = svd_solver
+        self.power_iteration_normalizer = power_iteration_normalizer
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None):
@@ -280,7 +290,8 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         if sparse and not SOLVERS[solver].sparse_ok:
             raise TypeError(f"solver={solver!r} does not accept sparse input; use 'lanczos', "
                             "'randomized', 'power' or 'covariance' (or 'auto').")
-        partial_ok = want_k is not None or (solver == "power" and k != "mle")
+        # None: every component, min(n, d) (ARPACK: one fewer, as scikit-learn's 'arpack')
+        partial_ok = want_k is not None or k is None or (solver == "power" and k != "mle")
         if not SOLVERS[solver].complete and not partial_ok:
             raise ValueError(f"n_components={k!r} needs the whole spectrum, which solver={solver!r} "
                              "does not compute; use solver='covariance', 'svd', 'gram' or 'auto'"
@@ -293,9 +304,9 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     def _solver_k(self, solver, n, d):
         k = self.n_components
         if isinstance(k, numbers.Integral):
-            return int(k)
-        if solver == "power":
-            return min(n, d)
+            return max(int(k), 1)  # n_components=0 solves for one and keeps none
+        if solver in ("power", "randomized") or (k is None and solver == "lanczos"):
+            return min(n, d) - (solver == "lanczos")
         return None
 
     def _solver_options(self, n, d):
@@ -311,6 +322,8 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         n, d = spectrum.n_samples, spectrum.mean.size
         warn_constant_features(spectrum.variances, type(self).__name__)
         k = min(resolve_n_components(self.n_components, spectrum, n, d), spectrum.eigenvalues.size)
+        if self.n_components == 0:
+            k = 0
         total = spectrum.total_variance
         eig = spectrum.eigenvalues[:k]
         (components,) = flip_signs(np.asarray(spectrum.components[:k], dtype=np.float64))
