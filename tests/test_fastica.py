@@ -74,3 +74,34 @@ def test_same_start_as_sklearn_gives_its_unmixing(fun):
     assert ours.n_iter_ == ref.n_iter_
     assert amari_distance(ours.components_ @ ref.mixing_) < 1e-8
     np.testing.assert_allclose(ours.transform(X).std(axis=0), 1.0, rtol=1e-10)
+
+
+def _white_mixture(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    S = np.column_stack([rng.uniform(-1, 1, n), rng.laplace(size=n)])
+    S = (S - S.mean(axis=0)) / S.std(axis=0)
+    rotation = np.array([[np.cos(0.5), -np.sin(0.5)], [np.sin(0.5), np.cos(0.5)]])
+    return S @ rotation.T, S
+
+
+def test_whiten_false_unmixes_white_data_like_sklearn():
+    from sklearn.decomposition import FastICA as SkFastICA
+
+    X, S = _white_mixture()
+    ours = FastICA(whiten=False, random_state=0).fit(X)
+    theirs = SkFastICA(whiten=False, random_state=0).fit(X)
+    # the same rows up to order and sign
+    match = np.abs(ours.components_ @ theirs.components_.T)
+    np.testing.assert_allclose(np.sort(match.max(axis=1)), [1.0, 1.0], atol=1e-3)
+    np.testing.assert_allclose(ours.transform(X), X @ ours.components_.T)
+    assert np.all(np.abs(np.corrcoef(ours.transform(X).T, S.T)[:2, 2:]).max(axis=1) > 0.97)
+    with pytest.warns(UserWarning, match="ignoring n_components=1 with whiten=False"):
+        FastICA(1, whiten=False, random_state=0).fit(X)
+
+
+def test_whiten_solver_eigh_is_the_covariance_whitening():
+    X, _ = _white_mixture()
+    X = X @ np.array([[2.0, 0.3], [0.1, 1.0]]) + 5.0
+    a = FastICA(2, whiten_solver="eigh", random_state=0).fit(X)
+    b = FastICA(2, whiten_solver="svd", random_state=0).fit(X)
+    np.testing.assert_allclose(a.components_, b.components_, rtol=1e-6, atol=1e-8)

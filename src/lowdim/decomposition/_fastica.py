@@ -1,5 +1,7 @@
 """FastICA (Hyvärinen & Oja, 2000): independent components by fixed-point iterations."""
 
+import warnings
+
 import numpy as np
 import scipy.linalg
 
@@ -110,16 +112,19 @@ def ica_deflation(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
 class FastICA(ComponentTransformer):
     """Independent component analysis by FastICA, whitening through lowdim's PCA.
 
-    A drop-in for ``sklearn.decomposition.FastICA`` (``whiten='unit-variance'`` or
-    ``'arbitrary-variance'``; whitening is always done, by PCA).
+    A drop-in for ``sklearn.decomposition.FastICA``: whitening by lowdim's PCA, or
+    none for data that are already white (``whiten=False``).
 
     Parameters
     ----------
     n_components : int or None
         Number of sources (default ``min(n_samples, n_features)``).
     algorithm : {'parallel', 'deflation'}
-    whiten : {'unit-variance', 'arbitrary-variance'}
-        Both give unit-variance sources here (the whitened data have unit variance).
+    whiten : {'unit-variance', 'arbitrary-variance'} or False
+        Both strings give unit-variance sources here (the whitened data have unit
+        variance). False: X is taken as already whitened (no centring, no whitening;
+        ``n_components`` is ignored, with a warning, as in scikit-learn) and
+        ``transform`` is ``X @ components_.T``.
     fun : {'logcosh', 'exp', 'cube'} or callable
         Contrast: ``fun(u, **fun_args) -> (g(u), g'(u))`` elementwise.
     fun_args : dict or None
@@ -130,8 +135,10 @@ class FastICA(ComponentTransformer):
         Convergence threshold on ``1 - |<w_new, w_old>|``.
     w_init : array-like of shape (n_components, n_components) or None
         Initial unmixing matrix in whitened space (default: Gaussian from random_state).
-    whiten_solver : {'auto', 'covariance', 'svd'}
-        PCA solver used for whitening.
+    whiten_solver : {'auto', 'covariance', 'eigh', 'svd'}, default='auto'
+        PCA solver used for whitening; 'eigh' (scikit-learn's name) is 'covariance'.
+        scikit-learn's default is 'svd'; lowdim's 'auto' picks 'covariance' for tall
+        data (one pass, same whitening up to rounding).
     random_state : None, int, RandomState or Generator
 
     Attributes
@@ -143,7 +150,9 @@ class FastICA(ComponentTransformer):
     mixing_ : ndarray of shape (n_features, n_components)
         Pseudo-inverse of ``components_``.
     whitening_ : ndarray of shape (n_components, n_features)
+        The identity with ``whiten=False``.
     mean_ : ndarray of shape (n_features,)
+        Zeros with ``whiten=False``.
     n_iter_, n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when fitted on a DataFrame.
@@ -162,13 +171,13 @@ class FastICA(ComponentTransformer):
     _parameter_constraints = {
         "n_components": [NONE, Interval(int, 1, None, closed="left")],
         "algorithm": [Options({"parallel", "deflation"})],
-        "whiten": [Options({"unit-variance", "arbitrary-variance"})],
+        "whiten": [Options({"unit-variance", "arbitrary-variance", False})],
         "fun": [Options(set(CONTRASTS)), CALLABLE],
         "fun_args": [NONE, InstanceOf(dict)],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "tol": [Interval(float, 0, None, closed="left")],
         "w_init": [NONE, ARRAY_LIKE],
-        "whiten_solver": [Options({"auto", "covariance", "svd"})],
+        "whiten_solver": [Options({"auto", "covariance", "eigh", "svd"})],
         "random_state": [RANDOM_STATE],
     }
     _iterative_fit = True  # results agree across runs to tol, not to rounding
@@ -201,19 +210,16 @@ class FastICA(ComponentTransformer):
         """
         validate_params(self)
         X = self._validate_input(X, reset=True)
-        pca = PCA(self.n_components, whiten=True, solver=self.whiten_solver).fit(X)
-        k = pca.n_components_
-        # unit variance over the n samples (PCA's whitening divides by n - 1), as
-        # scikit-learn's FastICA: the contrast's fixed points depend on the scale
-        unit = np.sqrt(X.shape[0] / max(X.shape[0] - 1, 1))
-        Z = pca.transform(X).astype(np.float64) * unit
+        if self.whiten is False:
+            Z, whitening, mean = self._as_white(X)
+        else:
+            Z, whitening, mean = self._whitened(X)
+        k = Z.shape[1]
         rng = check_random_state(self.random_state)
         W0 = self._initial(k, rng)
         solve = ica_parallel if self.algorithm == "parallel" else ica_deflation
         W, self.n_iter_ = solve(Z, W0, _contrast(self.fun, self.fun_args), max_iter=self.max_iter,
                                 tol=self.tol)
-        whitening = unit * pca.components_.astype(np.float64) / np.sqrt(
-            np.maximum(pca.explained_variance_.astype(np.float64), np.finfo(np.float64).tiny))[:, None]
         (unmixing,) = flip_signs(W @ whitening)
         mixing = np.linalg.pinv(unmixing)
         # sources come in no particular order: sort them by the variance they put into X
@@ -221,9 +227,30 @@ class FastICA(ComponentTransformer):
         self.whitening_ = whitening.astype(X.dtype)
         self.components_ = unmixing[order].astype(X.dtype)
         self.mixing_ = mixing[:, order].astype(X.dtype)
-        self.mean_ = pca.mean_
+        self.mean_ = mean.astype(X.dtype)
         self.n_components_ = int(k)
         return self
+
+    def _whitened(self, X):
+        """Whitened data (unit variance over the n samples), the whitening matrix, the mean."""
+        solver = "covariance" if self.whiten_solver == "eigh" else self.whiten_solver
+        pca = PCA(self.n_components, whiten=True, solver=solver).fit(X)
+        # unit variance over the n samples (PCA's whitening divides by n - 1), as
+        # scikit-learn's FastICA: the contrast's fixed points depend on the scale
+        unit = np.sqrt(X.shape[0] / max(X.shape[0] - 1, 1))
+        Z = pca.transform(X).astype(np.float64) * unit
+        whitening = unit * pca.components_.astype(np.float64) / np.sqrt(
+            np.maximum(pca.explained_variance_.astype(np.float64), np.finfo(np.float64).tiny))[:, None]
+        return Z, whitening, pca.mean_.astype(np.float64)
+
+    def _as_white(self, X):
+        """``whiten=False``: the data as they are, every feature a component."""
+        if self.n_components is not None and self.n_components != X.shape[1]:
+            warnings.warn(f"FastICA: ignoring n_components={self.n_components} with whiten=False (the data "
+                          f"are taken as already white: all {X.shape[1]} features are components).",
+                          UserWarning, stacklevel=3)
+        d = X.shape[1]
+        return X.astype(np.float64), np.eye(d), np.zeros(d)
 
     def _initial(self, k, rng):
         if self.w_init is None:
