@@ -334,3 +334,49 @@ def test_minibatch_with_an_array_start_and_auto_restarts():
     X, _ = make_blobs(300, centers=3, random_state=0)
     km = MiniBatchKMeans(n_clusters=3, init=X[:3], n_init="auto", random_state=0).fit(X)
     assert km.cluster_centers_.shape == (3, 2) and np.isfinite(km.inertia_)
+
+
+def _overlapping_blobs():
+    X, _ = make_blobs(600, centers=[[0, 0], [2.5, 0.5], [1, 3]], cluster_std=[1.0, 1.5, 0.8], random_state=3)
+    return X
+
+
+def test_gaussian_mixture_warm_start_continues_the_last_fit():
+    X = _overlapping_blobs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lowdim.ConvergenceWarning)
+        stepwise = GaussianMixture(3, max_iter=1, warm_start=True, random_state=0)
+        bounds = [stepwise.fit(X).lower_bound_ for _ in range(8)]
+        at_once = GaussianMixture(3, max_iter=8, tol=0.0, random_state=0).fit(X)
+    assert all(b >= a - 1e-12 for a, b in zip(bounds, bounds[1:]))
+    np.testing.assert_allclose(stepwise.means_, at_once.means_, rtol=1e-10)
+    np.testing.assert_allclose(at_once.lower_bounds_[-1], at_once.lower_bound_)
+    assert len(at_once.lower_bounds_) == at_once.n_iter_ == 8
+
+
+def test_gaussian_mixture_max_iter_zero_returns_the_start():
+    X = _overlapping_blobs()
+    with pytest.warns(lowdim.ConvergenceWarning, match="max_iter=0"):
+        start = GaussianMixture(3, max_iter=0, random_state=0).fit(X)
+    assert start.n_iter_ == 0 and not start.converged_ and np.isfinite(start.lower_bound_)
+    fitted = GaussianMixture(3, random_state=0).fit(X)
+    assert fitted.lower_bound_ >= start.lower_bound_
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_gaussian_mixture_precisions_cholesky_as_sklearn(covariance_type):
+    X = _overlapping_blobs()
+    ours = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X)
+    U = ours.precisions_cholesky_
+    if covariance_type == "full":
+        np.testing.assert_allclose(U @ U.transpose(0, 2, 1), ours.precisions_, rtol=1e-10)
+        assert np.allclose(np.tril(U[0], -1), 0.0)
+    elif covariance_type == "tied":
+        np.testing.assert_allclose(U @ U.T, ours.precisions_, rtol=1e-10)
+    else:
+        np.testing.assert_allclose(U**2, ours.precisions_, rtol=1e-12)
+    # scikit-learn's score from the same parameters agrees
+    theirs = skmixture.GaussianMixture(3, covariance_type=covariance_type)
+    for name in ("weights_", "means_", "covariances_", "precisions_cholesky_"):
+        setattr(theirs, name, getattr(ours, name))
+    np.testing.assert_allclose(theirs.score_samples(X), ours.score_samples(X), rtol=1e-10)

@@ -1,14 +1,18 @@
 """Gaussian mixture models fitted by EM, with missing values marginalised."""
 
+import warnings
+
 import numpy as np
+import scipy.linalg
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import DensityScoreMixin, ValidatedInputMixin
-from .._iterative import best_of_restarts, run_loop
+from .._iterative import LoopResult, best_of_restarts, run_loop
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
+from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments
 from ._base import CLUSTER_NOTE
 from ._gmm_em import GaussianParams, e_step, e_step_missing, m_step, statistics
@@ -67,6 +71,27 @@ def invert_covariance_layout(matrices, covariance_type):
     return np.stack([np.linalg.inv(m) for m in M])
 
 
+def precision_cholesky(covariances, covariance_type):
+    """Factors ``U`` with ``precision = U U^T`` in scikit-learn's layout: upper triangular
+    ``inv(L)^T`` from ``covariance = L L^T`` ('full', 'tied'), ``1 / sqrt`` of the
+    variances ('diag', 'spherical').
+
+    Examples
+    --------
+    >>> precision_cholesky(np.array([4.0, 0.25]), "spherical").tolist()
+    [0.5, 2.0]
+    """
+    C = np.asarray(covariances, dtype=np.float64)
+    if covariance_type in ("diag", "spherical"):
+        return 1.0 / np.sqrt(C)
+
+    def one(cov):
+        L = np.linalg.cholesky(cov)
+        return scipy.linalg.solve_triangular(L, np.eye(cov.shape[0]), lower=True).T
+
+    return one(C) if covariance_type == "tied" else np.stack([one(c) for c in C])
+
+
 class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, BaseEstimator):
     """Gaussian mixture fitted by EM, a drop-in for ``sklearn.mixture.GaussianMixture``.
 
@@ -86,23 +111,34 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         Added to every variance. With 0, a component that collapses onto too few
         points raises an error suggesting a positive value.
     max_iter : int, default=100
+        0 returns the initialisation (scored, with a ``ConvergenceWarning``).
     n_init : int, default=1
         Restarts; the one with the highest likelihood is kept.
     init_params : {'kmeans', 'k-means++', 'random', 'random_from_data'}, default='kmeans'
     weights_init, means_init, precisions_init : array-like, optional
         Given starting parameters (scikit-learn's layouts).
     random_state : None, int, RandomState or Generator
+    warm_start : bool, default=False
+        Start ``fit`` from the last fit's parameters (one run; ``n_init`` is ignored),
+        e.g. to continue with more iterations or follow data that change slowly.
     verbose : int, default=0
+        Print the EM objective every ``verbose_interval`` iterations.
+    verbose_interval : int, default=10
     callbacks : list of callables, optional
         ``callback(iteration, -mean_log_likelihood, params) -> stop?``.
 
     Attributes
     ----------
     weights_, means_, covariances_, precisions_ : ndarray
+    precisions_cholesky_ : ndarray
+        ``U`` with ``precisions_ = U U^T`` (upper triangular for 'full' and 'tied';
+        ``1 / sqrt(covariances_)`` for 'diag' and 'spherical'), as scikit-learn.
     converged_ : bool
     n_iter_ : int
     lower_bound_ : float
         Mean log-likelihood per sample at the last E-step.
+    lower_bounds_ : list of float
+        ``lower_bound_`` after each EM iteration of the kept run.
 
     Examples
     --------
@@ -120,7 +156,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         "covariance_type": [Options(set(COVARIANCE_TYPES))],
         "tol": [Interval(float, 0, None, closed="left")],
         "reg_covar": [Interval(float, 0, None, closed="left")],
-        "max_iter": [Interval(int, 1, None, closed="left")],
+        "max_iter": [Interval(int, 0, None, closed="left")],
         "n_init": [Interval(int, 1, None, closed="left")],
         "init_params": [Options({"kmeans", "k-means++", "random", "random_from_data"})],
         "weights_init": [NONE, ARRAY_LIKE],
@@ -128,13 +164,16 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         "precisions_init": [NONE, ARRAY_LIKE],
         "random_state": [RANDOM_STATE],
         "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose_interval": [Interval(int, 1, None, closed="left")],
+        "warm_start": [BOOLEAN],
         "callbacks": [NONE, InstanceOf(list, tuple)],
     }
     _iterative_fit = True
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None, means_init=None,
-                 precisions_init=None, random_state=None, verbose=0, callbacks=None):
+                 precisions_init=None, random_state=None, warm_start=False, verbose=0, verbose_interval=10,
+                 callbacks=None):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -147,6 +186,8 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.precisions_init = precisions_init
         self.random_state = random_state
         self.verbose = verbose
+        self.verbose_interval = verbose_interval
+        self.warm_start = warm_start
         self.callbacks = callbacks
 
     # ----------------------------------------------------------------- fitting
@@ -202,8 +243,24 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
             new = m_step(*stats(), self.covariance_type, self.reg_covar)
             return (new, bound), -bound, abs(bound - previous)
 
+        if self.max_iter == 0:  # the initialisation itself, scored (scikit-learn's way to inspect it)
+            bound = float(np.mean(self._expectation(Xc, missing, params)[0]))
+            return LoopResult(state=(params, bound), objective=-bound, n_iter=0, history=[])
         return run_loop(step, (params, -np.inf), max_iter=self.max_iter, tol=self.tol,
-                        callbacks=self.callbacks or (), verbose=self.verbose, label="GaussianMixture EM")
+                        callbacks=self.callbacks or (), verbose=self.verbose_interval if self.verbose else 0,
+                        label="GaussianMixture EM")
+
+    def _warm_params(self, Xc):
+        """The last fit's parameters, in the new data's centred coordinates (warm_start)."""
+        if not (self.warm_start and "weights_" in self.__dict__):
+            return None
+        if self.means_.shape != (self.n_components, Xc.shape[1]) or self.covariances_.ndim != {
+                "full": 3, "tied": 2, "diag": 2, "spherical": 1}[self.covariance_type]:
+            raise ValueError(f"warm_start continues the last fit, which had {self.means_.shape[0]} components on "
+                             f"{self.means_.shape[1]} features and covariance_type to match; refit without "
+                             "warm_start to change them.")
+        return GaussianParams(self.weights_.astype(np.float64), self.means_.astype(np.float64) - self.offset_,
+                              self.covariances_.astype(np.float64), self.covariance_type)
 
     def fit(self, X, y=None):
         """Estimate the mixture parameters by EM.
@@ -232,11 +289,19 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         variances = np.nanvar(Xc, axis=0) if missing is not None else column_moments(Xc)[1]
         warn_constant_features(variances, "GaussianMixture", CLUSTER_NOTE)
         rng = check_random_state(self.random_state)
-        best = best_of_restarts(lambda r: self._em(Xc, missing, self._initial_params(Xc, missing, r)),
-                                self.n_init, rng)
+        warm = self._warm_params(Xc)
+        if warm is not None:  # one run from where the last fit ended (n_init ignored, as scikit-learn)
+            best = self._em(Xc, missing, warm)
+        else:
+            best = best_of_restarts(lambda r: self._em(Xc, missing, self._initial_params(Xc, missing, r)),
+                                    self.n_init, rng)
         params, bound = best.state
         self._store(params, X.dtype)
         self.lower_bound_, self.n_iter_, self.converged_ = bound, int(best.n_iter), bool(best.converged)
+        self.lower_bounds_ = [-value for value in best.history]
+        if self.max_iter == 0:
+            warnings.warn("GaussianMixture: max_iter=0 returns the initialisation without any EM step; "
+                          "raise max_iter to fit.", ConvergenceWarning, stacklevel=2)
         return self
 
     def _store(self, params, dtype):
@@ -244,6 +309,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.means_ = (params.means + self.offset_).astype(dtype)
         self.covariances_ = params.covariances.astype(dtype)
         self.precisions_ = invert_covariance_layout(params.covariances, self.covariance_type).astype(dtype)
+        self.precisions_cholesky_ = precision_cholesky(params.covariances, self.covariance_type).astype(dtype)
         self.offset_means_ = params.means
 
     def _params(self):

@@ -88,6 +88,12 @@ class KMeans(CentroidClusterer):
         See ``resolve_algorithm`` for what 'auto' picks; the choice is ``algorithm_``.
     verbose : int, default=0
     random_state : None, int, RandomState or Generator
+    copy_x : bool, default=True
+        Accepted for scikit-learn compatibility. scikit-learn with False centres X in
+        place during fit and shifts it back (saving a copy, changing the last digits
+        of the caller's data); lowdim never modifies its input and always clusters a
+        centred copy in X's dtype (which keeps float32 data far from the origin
+        precise), so both values behave as True.
     callbacks : list of callables, optional
         ``callback(iteration, inertia, state) -> stop?`` after every iteration.
 
@@ -124,12 +130,13 @@ class KMeans(CentroidClusterer):
         "algorithm": [Options({"auto", "lloyd", "elkan", "hamerly"})],
         "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
         "random_state": [RANDOM_STATE],
+        "copy_x": [BOOLEAN],
         "callbacks": [NONE, InstanceOf(list, tuple)],
     }
     _iterative_fit = True
 
     def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4,
-                 algorithm="auto", verbose=0, random_state=None, callbacks=None):
+                 verbose=0, random_state=None, copy_x=True, algorithm="auto", callbacks=None):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -138,6 +145,7 @@ class KMeans(CentroidClusterer):
         self.algorithm = algorithm
         self.verbose = verbose
         self.random_state = random_state
+        self.copy_x = copy_x
         self.callbacks = callbacks
 
     def _resolve_n_init(self):
