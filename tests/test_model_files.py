@@ -103,3 +103,17 @@ def test_only_lowdim_estimators_and_json_params_can_be_saved(tmp_path):
     model = lowdim.PCA(2, random_state=np.random.default_rng(0)).fit(np.random.default_rng(0).normal(size=(9, 3)))
     lowdim.save(model, tmp_path / "g.lowdim")  # a Generator is stored as None
     assert lowdim.load(tmp_path / "g.lowdim").random_state is None
+
+
+def test_dictionary_parameters_round_trip(tmp_path):
+    import numpy as np
+
+    import lowdim
+
+    X = np.random.default_rng(0).normal(size=(80, 5))
+    model = lowdim.TSNE(metric="minkowski", metric_params={"p": 3}, random_state=0, max_iter=300).fit(X)
+    path = tmp_path / "tsne.lowdim"
+    lowdim.save(model, path)
+    loaded = lowdim.load(path)
+    assert loaded.metric_params == {"p": 3}
+    np.testing.assert_array_equal(loaded.transform(X[:4]), model.transform(X[:4]))

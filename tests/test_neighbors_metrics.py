@@ -216,3 +216,33 @@ def test_all_pairs_shortest_paths_equal_scipy(directed):
     for sources in (np.arange(400), order):
         np.testing.assert_allclose(shortest_paths(G, sources), dijkstra(G, directed=True, indices=sources),
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("metric, params, scipy_name", [
+    ("manhattan", None, "cityblock"), ("chebyshev", None, "chebyshev"), ("minkowski", {"p": 3}, "minkowski"),
+    ("correlation", None, "correlation"), ("hamming", None, "hamming"), ("jaccard", None, "jaccard"),
+])
+def test_pairwise_index_matches_brute_force(metric, params, scipy_name):
+    from scipy.spatial.distance import cdist
+
+    from lowdim.neighbors import make_index
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(300, 6)).astype(float) if metric in ("hamming", "jaccard") else rng.normal(size=(300, 6))
+    index = make_index("auto", metric, len(X), params).build(X)
+    dist, idx = index.query(X, 7, exclude_self=True)
+    D = cdist(X, X, scipy_name, **(params or {}))
+    np.fill_diagonal(D, np.inf)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :7], rtol=1e-12)
+    np.testing.assert_allclose(np.take_along_axis(D, idx, axis=1), dist, rtol=1e-12)
+
+
+def test_metric_parameters_and_approximate_requests_are_checked():
+    from lowdim.neighbors import make_index
+
+    with pytest.raises(ValueError, match="needs p >= 1"):
+        make_index("exact", "minkowski", 10, {"p": 0.5})
+    with pytest.raises(ValueError, match="takes no parameters"):
+        make_index("exact", "manhattan", 10, {"p": 3})
+    with pytest.raises(ValueError, match="needs the exact one"):
+        make_index("approximate", "chebyshev", 10)

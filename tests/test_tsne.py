@@ -241,3 +241,26 @@ def test_kl_divergence_falls_when_the_early_exaggeration_ends():
 
     curve = [kl(snapshots[i]) for i in (250, 255, 260, 270, 300)]
     assert all(b < a for a, b in zip(curve, curve[1:])), curve
+
+
+@pytest.mark.parametrize("metric, params", [("manhattan", None), ("minkowski", {"p": 3}), ("correlation", None)])
+def test_other_metrics_build_affinities_from_their_neighbours(metric, params):
+    from scipy.spatial.distance import cdist
+    from sklearn.datasets import load_digits
+
+    from lowdim.metrics import trustworthiness
+
+    X = load_digits().data[:400] + 1e-3 * np.random.default_rng(0).normal(size=(400, 64))
+    tsne = TSNE(metric=metric, metric_params=params, method="barnes_hut", random_state=0, max_iter=500).fit(X)
+    assert trustworthiness(X, tsne.embedding_, n_neighbors=10) > 0.95
+    # the neighbour index is the metric's: a training point's nearest is its nearest in that metric
+    D = cdist(X[:5], X, {"manhattan": "cityblock"}.get(metric, metric), **(params or {}))
+    dist, idx = tsne._index.query(X[:5], 1)
+    np.testing.assert_array_equal(idx[:, 0], np.argmin(D, axis=1))
+
+
+def test_n_iter_without_progress_minus_one_stops_at_the_first_check_without_progress():
+    X = np.random.default_rng(0).normal(size=(120, 5))
+    patient = TSNE(random_state=0, method="exact", max_iter=1000).fit(X)
+    hasty = TSNE(random_state=0, method="exact", max_iter=1000, n_iter_without_progress=-1).fit(X)
+    assert hasty.n_iter_ <= patient.n_iter_ and hasty.n_iter_ < 1000

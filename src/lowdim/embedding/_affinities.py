@@ -81,7 +81,8 @@ def joint_probabilities(indices, conditional, n_samples):
     return P
 
 
-def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True):
+def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True,
+                         metric_params=None):
     """t-SNE's input affinities of ``X``: kNN (``n_neighbors``, usually 3 x perplexity)
     by the chosen index, perplexity-calibrated conditionals, symmetrised.
 
@@ -90,10 +91,13 @@ def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algo
     X : ndarray (n, d), or (n, n) distances with metric='precomputed'
     perplexity : float
     n_neighbors : int
-    metric : {'euclidean', 'cosine', 'precomputed'}
+    metric : str
+        'euclidean', 'cosine', 'precomputed' or one of ``neighbors.PAIRWISE_METRICS``.
     algorithm : {'auto', 'exact', 'approximate'}
     joint : bool, default=True
         False: return the conditionals p(j | i) themselves (rows sum to one).
+    metric_params : dict, optional
+        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
 
     Returns
     -------
@@ -111,7 +115,7 @@ def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algo
     True
     """
     n = X.shape[0]
-    index = make_index(algorithm, metric, n).build(X)
+    index = make_index(algorithm, metric, n, metric_params).build(X)
     if n_neighbors >= n - 1 and hasattr(index, "pairwise"):  # every other point: no selection needed
         others = ~np.eye(n, dtype=bool)
         distances = index.pairwise(X)[others].reshape(n, n - 1)

@@ -12,7 +12,7 @@ from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Inte
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
-from ..neighbors import ALGORITHMS, make_index
+from ..neighbors import ALGORITHMS, PAIRWISE_METRICS, make_index
 from ._affinities import effective_perplexity, neighbour_affinities, warn_duplicates
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
@@ -24,9 +24,10 @@ SHARED_CONSTRAINTS = {
     "early_exaggeration": [Interval(float, 1, None, closed="left")],
     "learning_rate": [Options({"auto"}), Interval(float, 0, None, closed="neither")],
     "max_iter": [Interval(int, 1, None, closed="left")],
-    "n_iter_without_progress": [Interval(int, 1, None, closed="left")],
+    "n_iter_without_progress": [Interval(int, -1, None, closed="left")],
     "min_grad_norm": [Interval(float, 0, None, closed="left")],
-    "metric": [Options({"euclidean", "cosine", "precomputed"})],
+    "metric": [Options({"euclidean", "sqeuclidean", "cosine", "precomputed", *PAIRWISE_METRICS})],
+    "metric_params": [NONE, InstanceOf(dict)],
     "init": [Options({"pca", "spectral", "random"}), ARRAY_LIKE],
     "verbose": [Interval(int, 0, None, closed="left")],
     "random_state": [RANDOM_STATE],
@@ -43,7 +44,8 @@ def training_index(estimator, dtype=None):
     if index is None:
         precomputed = estimator.metric == "precomputed"
         index = make_index("exact" if precomputed else estimator.neighbors_algorithm, estimator.metric,
-                           estimator.X_fit_.shape[0]).build(np.asarray(estimator.X_fit_, dtype=dtype))
+                           estimator.X_fit_.shape[0], estimator.metric_params).build(
+                               np.asarray(estimator.X_fit_, dtype=dtype))
         estimator._index = index
     return index
 
@@ -87,7 +89,8 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
         P, index, distances = neighbour_affinities(X64, self.perplexity_, self._n_neighbours(n), metric=self.metric,
-                                                   algorithm=self.neighbors_algorithm, joint=self._joint)
+                                                   algorithm=self.neighbors_algorithm, joint=self._joint,
+                                                   metric_params=self.metric_params)
         warn_duplicates(distances, type(self).__name__)
         return P, index
 

@@ -111,10 +111,11 @@ def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_
             if verbose:
                 print(f"[{label}] iteration {state.iteration}: KL divergence {state.objective:.4f}, "
                       f"gradient norm {state.grad_norm:.3g}")
-            if state.objective < state.best_objective:
+            improved = state.objective < state.best_objective
+            if improved:
                 state.best_objective, state.best_iteration = state.objective, state.iteration
             stop = state.grad_norm < min_grad_norm or (
-                patience is not None and state.iteration - state.best_iteration > patience)
+                patience is not None and not improved and state.iteration - state.best_iteration > patience)
         return state, state.objective, 0.0 if stop else 1.0
 
     return step

@@ -98,7 +98,10 @@ class SNE(NeighbourEmbedding):
     max_iter : int, default=1000
     n_iter_without_progress : int, default=300
     min_grad_norm : float, default=1e-7
-    metric : {'euclidean', 'cosine', 'precomputed'}, default='euclidean'
+    metric : str, default='euclidean'
+        As TSNE's.
+    metric_params : dict, optional
+        As TSNE's.
     init : {'pca', 'spectral', 'random'} or ndarray, default='pca'
     verbose : int, default=0
     random_state : None, int or Generator
@@ -130,7 +133,8 @@ class SNE(NeighbourEmbedding):
 
     def __init__(self, n_components=2, *, perplexity=30.0, variant="asymmetric", early_exaggeration=4.0,
                  learning_rate="auto", max_iter=1000, n_iter_without_progress=300, min_grad_norm=1e-7,
-                 metric="euclidean", init="pca", verbose=0, random_state=None, early_exaggeration_iter=250,
+                 metric="euclidean", metric_params=None, init="pca", verbose=0, random_state=None,
+                 early_exaggeration_iter=250,
                  neighbors_algorithm="auto", callbacks=None):
         self.n_components = n_components
         self.perplexity = perplexity
@@ -141,6 +145,7 @@ class SNE(NeighbourEmbedding):
         self.n_iter_without_progress = n_iter_without_progress
         self.min_grad_norm = min_grad_norm
         self.metric = metric
+        self.metric_params = metric_params
         self.init = init
         self.verbose = verbose
         self.random_state = random_state

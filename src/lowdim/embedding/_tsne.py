@@ -38,10 +38,17 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
         Iterations in all, early exaggeration included.
     n_iter_without_progress : int, default=300
         Stop the main phase when KL has not improved for this many iterations (checked
-        every 50).
+        every 50); -1 stops at the first check without improvement.
     min_grad_norm : float, default=1e-7
-    metric : {'euclidean', 'cosine', 'precomputed'}, default='euclidean'
-        The Gaussian is in the squared distance.
+    metric : str, default='euclidean'
+        'euclidean', 'sqeuclidean', 'cosine', 'precomputed' (X is a square distance
+        matrix), or any of ``lowdim.neighbors.PAIRWISE_METRICS`` ('manhattan',
+        'chebyshev', 'minkowski', 'correlation', 'hamming', 'jaccard', 'canberra',
+        'braycurtis'; exact neighbours). The Gaussian is in the squared distance for
+        every metric (as openTSNE); scikit-learn squares Euclidean distances only, so
+        its affinities for other metrics (and precomputed matrices) differ.
+    metric_params : dict, optional
+        Keyword arguments of the metric: ``{'p': 3}`` for 'minkowski'.
     init : {'pca', 'spectral', 'random'} or ndarray (n_samples, n_components), default='pca'
         'pca' and 'spectral' are rescaled to standard deviation 1e-4 in the first
         coordinate; an array is used as given.
@@ -96,7 +103,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
     }
 
     def __init__(self, n_components=2, *, perplexity=30.0, early_exaggeration=12.0, learning_rate="auto",
-                 max_iter=1000, n_iter_without_progress=300, min_grad_norm=1e-7, metric="euclidean", init="pca",
+                 max_iter=1000, n_iter_without_progress=300, min_grad_norm=1e-7, metric="euclidean",
+                 metric_params=None, init="pca",
                  verbose=0, random_state=None, method="auto", angle=0.5, n_jobs=None, dof=1.0,
                  early_exaggeration_iter=250, neighbors_algorithm="auto", callbacks=None):
         self.n_components = n_components
@@ -107,6 +115,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
         self.n_iter_without_progress = n_iter_without_progress
         self.min_grad_norm = min_grad_norm
         self.metric = metric
+        self.metric_params = metric_params
         self.init = init
         self.verbose = verbose
         self.random_state = random_state

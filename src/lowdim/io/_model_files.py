@@ -55,11 +55,17 @@ REGISTRY = {
 _JSON_SCALARS = (str, bool, int, float, type(None))
 
 
-def _is_jsonable(value):
+def _is_jsonable(value, depth=0):
+    """A JSON value (scalars, lists, dicts with string keys; finite floats), nested at
+    most 16 deep (parameters such as ``metric_params={'p': 3}`` are shallow)."""
+    if depth > 16:
+        return False
     if isinstance(value, _JSON_SCALARS):
         return not (isinstance(value, float) and not np.isfinite(value))
     if isinstance(value, (list, tuple)):
-        return all(_is_jsonable(v) for v in value)
+        return all(_is_jsonable(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_jsonable(v, depth + 1) for k, v in value.items())
     return False
 
 

@@ -2,23 +2,35 @@
 
 from ._approximate import HNSWIndex, approximate_available
 from ._exact import ExactIndex
+from ._pairwise import PAIRWISE_METRICS, PairwiseIndex
 
 APPROXIMATE_FROM = 20_000  # 'auto' uses the approximate index from this many points on
 ALGORITHMS = ("auto", "exact", "approximate")
 
 
-def make_index(algorithm, metric, n_samples):
+def make_index(algorithm, metric, n_samples, metric_params=None):
     """The kNN index for ``algorithm`` in {'auto', 'exact', 'approximate'}: 'auto' is
     approximate from ``APPROXIMATE_FROM`` points on when faiss is installed and the
-    metric allows it, exact otherwise.
+    metric allows it (Euclidean, cosine), exact otherwise. Metrics without a BLAS form
+    (``PAIRWISE_METRICS``: Manhattan, Chebyshev, Minkowski with ``metric_params={'p':
+    p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``.
 
     Examples
     --------
     >>> type(make_index("auto", "euclidean", 1000)).__name__
     'ExactIndex'
+    >>> type(make_index("auto", "manhattan", 100000)).__name__
+    'PairwiseIndex'
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be 'auto', 'exact' or 'approximate'; got {algorithm!r}.")
+    if metric in PAIRWISE_METRICS:
+        if algorithm == "approximate":
+            raise ValueError(f"the approximate index supports the euclidean and cosine metrics; metric={metric!r} "
+                             "needs the exact one: use algorithm='exact' or 'auto'.")
+        return PairwiseIndex(metric, metric_params)
+    if metric_params:
+        raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
     if algorithm == "auto":
         algorithm = ("approximate" if n_samples >= APPROXIMATE_FROM and metric in ("euclidean", "sqeuclidean", "cosine")
                      and approximate_available() else "exact")

@@ -1,0 +1,133 @@
+"""Exact k-nearest neighbours for metrics without a BLAS form (Manhattan, Chebyshev,
+Minkowski, correlation, Hamming, Jaccard, ...): distances by ``scipy.spatial.distance.cdist``
+in row blocks, behind the same ``build`` / ``query`` / ``pairwise`` interface as
+``ExactIndex``."""
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from .._validation import check_array
+
+# lowdim's (and scikit-learn's / umap-learn's) names -> scipy's
+PAIRWISE_METRICS = {
+    "manhattan": "cityblock", "cityblock": "cityblock", "l1": "cityblock", "taxicab": "cityblock",
+    "chebyshev": "chebyshev", "linfinity": "chebyshev", "infinity": "chebyshev",
+    "minkowski": "minkowski", "correlation": "correlation", "hamming": "hamming", "jaccard": "jaccard",
+    "canberra": "canberra", "braycurtis": "braycurtis",
+}
+_PARAMS = {"minkowski": {"p"}}
+
+
+def check_metric_params(metric, metric_params):
+    """The keyword arguments ``metric`` takes (``{'p': 3}`` for 'minkowski'); anything
+    else is an error naming what the metric accepts.
+
+    Examples
+    --------
+    >>> check_metric_params("minkowski", {"p": 3})
+    {'p': 3.0}
+    """
+    params = dict(metric_params or {})
+    allowed = _PARAMS.get(PAIRWISE_METRICS.get(metric, metric), set())
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise ValueError(f"metric={metric!r} takes {'no parameters' if not allowed else sorted(allowed)}; "
+                         f"got metric_params with {unknown}.")
+    if "p" in params:
+        p = float(params["p"])
+        if not p >= 1:
+            raise ValueError(f"metric='minkowski' needs p >= 1 (a metric); got p={params['p']!r}.")
+        params["p"] = p
+    return params
+
+
+class PairwiseIndex:
+    """Exact kNN index for the metrics in ``PAIRWISE_METRICS``: ``build(X)`` then
+    ``query(Q, k)``, distances computed in row blocks of at most ``block_bytes``.
+
+    Parameters
+    ----------
+    metric : str
+        A key of ``PAIRWISE_METRICS``.
+    metric_params : dict or None
+        ``{'p': p}`` for 'minkowski' (default p = 2).
+    block_bytes : int, default=64 MiB
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [3.0, 0.0]])
+    >>> dist, idx = PairwiseIndex("manhattan").build(X).query(X, 1, exclude_self=True)
+    >>> idx.ravel().tolist(), dist.ravel().tolist()
+    ([1, 0, 0], [2.0, 2.0, 3.0])
+    """
+
+    def __init__(self, metric, metric_params=None, block_bytes=64 << 20):
+        if metric not in PAIRWISE_METRICS:
+            raise ValueError(f"metric must be one of {', '.join(PAIRWISE_METRICS)}; got {metric!r}.")
+        self.metric = metric
+        self.metric_params = check_metric_params(metric, metric_params)
+        self.block_bytes = block_bytes
+
+    def build(self, X):
+        """Index the rows of ``X`` (kept as float64)."""
+        X = check_array(X, estimator_name="PairwiseIndex")
+        self._data = np.array(X, dtype=np.float64)
+        self.n_samples_ = X.shape[0]
+        return self
+
+    def _block_distances(self, Qb):
+        return cdist(np.asarray(Qb, dtype=np.float64), self._data, PAIRWISE_METRICS[self.metric],
+                     **self.metric_params)
+
+    def pairwise(self, Q):
+        """All distances from the rows of ``Q`` to the indexed points, (m, n) float64."""
+        return self._block_distances(self._checked(Q))
+
+    def _checked(self, Q):
+        Q = check_array(Q, estimator_name="PairwiseIndex")
+        if Q.shape[1] != self._data.shape[1]:
+            raise ValueError(f"query has {Q.shape[1]} features, but the index has {self._data.shape[1]}.")
+        return Q
+
+    def query(self, Q, k, *, exclude_self=False):
+        """The ``k`` nearest indexed points of each row of ``Q``.
+
+        Parameters
+        ----------
+        Q : array-like (m, d)
+        k : int
+        exclude_self : bool
+            ``Q`` is the indexed data itself: leave each row's own index out.
+
+        Returns
+        -------
+        distances : ndarray (m, k), increasing along each row
+        indices : ndarray of int64 (m, k)
+        """
+        Q = self._checked(Q)
+        available = self.n_samples_ - (1 if exclude_self else 0)
+        if not 1 <= k <= available:
+            raise ValueError(f"k={k} neighbours asked for, but the index holds {available} candidate points.")
+        m = Q.shape[0]
+        dist, idx = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
+        step = max(1, self.block_bytes // (8 * self.n_samples_))
+        for start in range(0, m, step):
+            stop = min(m, start + step)
+            D = self._block_distances(Q[start:stop])
+            if exclude_self:
+                D[np.arange(stop - start), np.arange(start, stop)] = np.inf
+            order = _smallest(D, k)
+            idx[start:stop] = order
+            dist[start:stop] = np.take_along_axis(D, order, axis=1)
+        return dist, idx
+
+
+def _smallest(D, k):
+    """Column indices of the ``k`` smallest entries of each row, increasing (ties among
+    them by index); a partial selection first when ``k`` is well below the row length."""
+    if 4 * k < D.shape[1]:
+        part = np.argpartition(D, k - 1, axis=1)[:, :k]
+        values = np.take_along_axis(D, part, axis=1)
+        order = np.lexsort((part, values), axis=1)
+        return np.take_along_axis(part, order, axis=1)
+    return np.argsort(D, axis=1, kind="stable")[:, :k]
