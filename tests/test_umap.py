@@ -130,3 +130,87 @@ def test_tiny_constant_duplicate_and_disconnected_data_give_finite_embeddings(n)
     with pytest.warns(UserWarning, match="2 connected components"):
         Y = UMAP(n_neighbors=5, random_state=0, n_epochs=50).fit_transform(blobs)
     assert np.isfinite(Y).all()
+
+
+@pytest.fixture(scope="module")
+def digits_600():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X[:600] + 1e-3 * np.random.default_rng(0).normal(size=(600, 64)), y[:600]
+
+
+def test_precomputed_knn_gives_the_graph_the_search_gives(digits_600):
+    from lowdim.neighbors import make_index
+
+    X, _ = digits_600
+    dist, idx = make_index("exact", "euclidean", len(X)).build(X).query(X, 16)  # the point itself first
+    searched = UMAP(random_state=0, n_epochs=30).fit(X)
+    given = UMAP(random_state=0, n_epochs=30, precomputed_knn=(idx, dist)).fit(X)
+    assert abs(searched.graph_ - given.graph_).max() < 1e-12
+    np.testing.assert_allclose(given.embedding_, searched.embedding_, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="at least 15"):
+        UMAP(precomputed_knn=(idx[:, :5], dist[:, :5])).fit(X)
+
+
+@pytest.mark.parametrize("metric, kwds", [("manhattan", None), ("minkowski", {"p": 3}), ("correlation", None)])
+def test_other_metrics_use_their_neighbours(digits_600, metric, kwds):
+    from scipy.spatial.distance import cdist
+
+    X, y = digits_600
+    umap = UMAP(metric=metric, metric_kwds=kwds, random_state=0, n_epochs=100).fit(X)
+    D = cdist(X, X, {"manhattan": "cityblock"}.get(metric, metric), **(kwds or {}))
+    np.fill_diagonal(D, np.inf)
+    nearest = np.argmin(D, axis=1)
+    # each point's nearest neighbour in the metric has membership 1
+    np.testing.assert_allclose(np.asarray(umap.graph_[np.arange(len(X)), nearest]).ravel(), 1.0, rtol=1e-12)
+    assert knn_accuracy(umap.embedding_, y, n_neighbors=10) > 0.9
+
+
+def test_precomputed_distances_match_the_metric(digits_600):
+    from scipy.spatial.distance import cdist
+
+    X, _ = digits_600
+    D = cdist(X, X)
+    on_distances = UMAP(metric="precomputed", random_state=0, n_epochs=30).fit(D)
+    on_points = UMAP(random_state=0, n_epochs=30).fit(X)
+    assert abs(on_distances.graph_ - on_points.graph_).max() < 1e-9
+    assert on_distances.transform(cdist(X[:4], X)).shape == (4, 2)
+    with pytest.raises(ValueError, match="expecting 600 features"):
+        on_distances.transform(X[:4])
+
+
+def test_unique_embeds_duplicates_once(digits_600):
+    X, _ = digits_600
+    doubled = np.vstack([X[:300], X[:100]])
+    umap = UMAP(unique=True, random_state=0, n_epochs=50).fit(doubled)
+    assert umap.embedding_.shape == (400, 2) and umap.X_fit_.shape[0] == 300
+    np.testing.assert_array_equal(umap.embedding_[300:], umap.embedding_[:100])
+
+
+def test_disconnection_distance_drops_long_edges(digits_600):
+    X, _ = digits_600
+    full = UMAP(random_state=0, n_epochs=10).fit(X)
+    with pytest.warns(UserWarning, match="disconnection_distance"):
+        cut = UMAP(random_state=0, n_epochs=10, disconnection_distance=20.0).fit(X)
+    assert cut.graph_.nnz < full.graph_.nnz
+
+
+def test_metric_target_pulls_similar_targets_together(digits_600):
+    X, y = digits_600
+    plain = UMAP(random_state=0, n_epochs=100).fit(X)
+    guided = UMAP(random_state=0, n_epochs=100, target_metric="euclidean", target_weight=0.9).fit(
+        X, y.astype(float))
+    assert knn_accuracy(guided.embedding_, y, n_neighbors=10) > knn_accuracy(plain.embedding_, y, n_neighbors=10)
+
+
+def test_curve_transform_graph_and_output_metric(digits_600):
+    X, _ = digits_600
+    umap = UMAP(a=1.2, b=0.8, random_state=0, n_epochs=20, transform_mode="graph").fit(X)
+    assert (umap.a_, umap.b_) == (1.2, 0.8)
+    W = umap.transform(X[:3])
+    assert W.shape == (3, 600) and np.allclose(W.max(axis=1).toarray(), 1.0)
+    with pytest.raises(ValueError, match="output_metric"):
+        UMAP(output_metric="haversine").fit(X)
+    with pytest.raises(ValueError, match="give both a and b"):
+        UMAP(a=1.0).fit(X)

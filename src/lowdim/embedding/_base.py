@@ -43,9 +43,9 @@ def training_index(estimator, dtype=None):
     index = getattr(estimator, "_index", None)
     if index is None:
         precomputed = estimator.metric == "precomputed"
+        params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
         index = make_index("exact" if precomputed else estimator.neighbors_algorithm, estimator.metric,
-                           estimator.X_fit_.shape[0], estimator.metric_params).build(
-                               np.asarray(estimator.X_fit_, dtype=dtype))
+                           estimator.X_fit_.shape[0], params).build(np.asarray(estimator.X_fit_, dtype=dtype))
         estimator._index = index
     return index
 

@@ -8,18 +8,21 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._estimator import ValidatedInputMixin
-from .._params import ARRAY_LIKE, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
 from ..linalg import column_moments
-from ..neighbors import ALGORITHMS, ExactIndex, join_components, make_index
+from ..neighbors import ALGORITHMS, PAIRWISE_METRICS, ExactIndex, join_components, make_index
 from ._affinities import warn_duplicates
 from ._base import training_index
 from ._initialization import initial_embedding
-from ._umap_graph import curve_parameters, fuzzy_union, intersect_labels, local_memberships
+from ._umap_graph import curve_parameters, fuzzy_union, intersect_labels, intersect_target_graph, local_memberships
 from ._umap_layout import optimize_layout
 
 INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (as umap-learn)
+# the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
+BOUNDED_METRICS = {"cosine": 2.0, "correlation": 2.0, "hamming": 1.0, "jaccard": 1.0, "braycurtis": 1.0}
+METRICS = {"euclidean", "sqeuclidean", "cosine", "precomputed", *PAIRWISE_METRICS}
 
 
 class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -42,7 +45,18 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     n_neighbors : int, default=15
         Neighbours per point, the point itself included (as umap-learn).
     n_components : int, default=2
-    metric : {'euclidean', 'cosine'}, default='euclidean'
+    metric : str, default='euclidean'
+        'euclidean', 'cosine', any of ``lowdim.neighbors.PAIRWISE_METRICS``
+        ('manhattan', 'chebyshev', 'minkowski', 'correlation', 'hamming', 'jaccard',
+        ...; exact neighbours), or 'precomputed' (X is a square distance matrix, and
+        ``transform`` takes distances to the training points).
+    metric_kwds : dict, optional
+        Keyword arguments of the metric: ``{'p': 3}`` for 'minkowski'.
+    output_metric : {'euclidean'}, default='euclidean'
+        The embedding space is Euclidean; other output metrics (umap-learn's
+        'haversine', ...) are refused with an error.
+    output_metric_kwds : dict, optional
+        Must be empty (no output metric takes parameters).
     n_epochs : int, optional
         Default 500 up to 10,000 samples, 200 above.
     learning_rate : float, default=1.0
@@ -58,6 +72,35 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         Supervised mode (``fit(X, y)``): 0 ignores the labels, towards 1 separates the
         classes fully (edges between different labels are weakened by
         ``exp(-2.5 / (1 - target_weight))``; label -1 means unknown).
+    target_metric : str, default='categorical'
+        'categorical': ``y`` holds class labels. Any metric name above: ``y`` is a
+        continuous target (1-D or 2-D), whose own fuzzy kNN graph is intersected with
+        the data's (``intersect_target_graph``, weight ``target_weight``).
+    target_metric_kwds : dict, optional
+    target_n_neighbors : int, default=-1
+        Neighbours of the target's graph; -1 means ``n_neighbors``.
+    a, b : float, optional
+        The output curve ``1 / (1 + a d^(2b))`` given directly; default: fitted to
+        ``min_dist`` and ``spread``.
+    unique : bool, default=False
+        Embed each distinct row once; duplicates get the same coordinates.
+    disconnection_distance : float, optional
+        Neighbour edges at least this long are dropped (the graph's components are
+        then joined by their shortest edges, as always). Default: the largest
+        possible distance of bounded metrics (cosine and correlation 2, Hamming,
+        Jaccard and Bray-Curtis 1), none for the others.
+    transform_mode : {'embedding', 'graph'}, default='embedding'
+        What ``transform`` returns: coordinates, or the new points' membership graph
+        to the training points (sparse, (m, n_samples)).
+    transform_seed : int, default=42
+        Seed of ``transform``'s placement (the same points always land in the same place).
+    force_approximation_algorithm : bool, default=False
+        Use the approximate (HNSW) neighbour index whatever the size.
+    precomputed_knn : tuple, default=(None, None, None)
+        ``(indices, distances)`` or ``(indices, distances, search_index)`` of each
+        point's nearest neighbours, the point itself first (umap-learn's layout); at
+        least ``n_neighbors`` columns. The kNN search of ``fit`` is then skipped (the
+        third entry is ignored: ``transform`` builds lowdim's own index when needed).
     random_state : None, int or Generator
     n_jobs : int, optional
         Accepted for compatibility; numba's thread pool is used (results do not depend
@@ -74,6 +117,8 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         The fuzzy simplicial set.
     a_, b_ : float
         The output curve ``1 / (1 + a d^(2b))``.
+    unique_inverse_ : ndarray of int or None
+        With ``unique=True``: the distinct row (of ``X_fit_``) each input row is.
     n_epochs_ : int
     layout_seed_ : int
         Key of the layout's random numbers (drawn from ``random_state``).
@@ -96,7 +141,21 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     _parameter_constraints = {
         "n_neighbors": [Interval(int, 2, None, closed="left")],
         "n_components": [Interval(int, 1, None, closed="left")],
-        "metric": [Options({"euclidean", "cosine"})],
+        "metric": [Options(METRICS)],
+        "metric_kwds": [NONE, InstanceOf(dict)],
+        "output_metric": [Options({"euclidean", "l2"})],
+        "output_metric_kwds": [NONE, InstanceOf(dict)],
+        "target_metric": [Options({"categorical"} | METRICS - {"precomputed"})],
+        "target_metric_kwds": [NONE, InstanceOf(dict)],
+        "target_n_neighbors": [Interval(int, -1, -1, closed="both"), Interval(int, 2, None, closed="left")],
+        "a": [NONE, Interval(float, 0, None, closed="neither")],
+        "b": [NONE, Interval(float, 0, None, closed="neither")],
+        "unique": [BOOLEAN],
+        "disconnection_distance": [NONE, Interval(float, 0, None, closed="neither")],
+        "transform_mode": [Options({"embedding", "graph"})],
+        "transform_seed": [Interval(int, 0, None, closed="left")],
+        "force_approximation_algorithm": [BOOLEAN],
+        "precomputed_knn": [InstanceOf(tuple, list)],
         "n_epochs": [NONE, Interval(int, 1, None, closed="left")],
         "learning_rate": [Interval(float, 0, None, closed="neither")],
         "init": [Options({"spectral", "pca", "random"}), ARRAY_LIKE],
@@ -113,13 +172,31 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         "verbose": [Options({True, False, 0, 1})],
     }
 
-    def __init__(self, n_neighbors=15, n_components=2, *, metric="euclidean", n_epochs=None, learning_rate=1.0,
+    def __init__(self, n_neighbors=15, n_components=2, *, metric="euclidean", metric_kwds=None,
+                 output_metric="euclidean", output_metric_kwds=None, n_epochs=None, learning_rate=1.0,
                  init="spectral", min_dist=0.1, spread=1.0, set_op_mix_ratio=1.0, local_connectivity=1.0,
-                 repulsion_strength=1.0, negative_sample_rate=5, target_weight=0.5, random_state=None, n_jobs=None,
+                 repulsion_strength=1.0, negative_sample_rate=5, a=None, b=None, random_state=None,
+                 target_n_neighbors=-1, target_metric="categorical", target_metric_kwds=None, target_weight=0.5,
+                 transform_seed=42, transform_mode="embedding", force_approximation_algorithm=False,
+                 unique=False, disconnection_distance=None, precomputed_knn=(None, None, None), n_jobs=None,
                  neighbors_algorithm="auto", verbose=False):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.metric = metric
+        self.metric_kwds = metric_kwds
+        self.output_metric = output_metric
+        self.output_metric_kwds = output_metric_kwds
+        self.a = a
+        self.b = b
+        self.target_n_neighbors = target_n_neighbors
+        self.target_metric = target_metric
+        self.target_metric_kwds = target_metric_kwds
+        self.transform_seed = transform_seed
+        self.transform_mode = transform_mode
+        self.force_approximation_algorithm = force_approximation_algorithm
+        self.unique = unique
+        self.disconnection_distance = disconnection_distance
+        self.precomputed_knn = precomputed_knn
         self.n_epochs = n_epochs
         self.learning_rate = learning_rate
         self.init = init
@@ -143,28 +220,82 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
         if self.min_dist > self.spread:
             raise ValueError(f"min_dist={self.min_dist:g} must be at most spread={self.spread:g}.")
-        warn_constant_features(column_moments(X)[1], "UMAP", "every sample is the same point")
+        if self.output_metric_kwds:
+            raise ValueError(f"output_metric='euclidean' takes no parameters; got output_metric_kwds="
+                             f"{self.output_metric_kwds!r}.")
+        if self.metric == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
+            if (X < 0).any():
+                raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
+        else:
+            warn_constant_features(column_moments(X)[1], "UMAP", "every sample is the same point")
+
+    def _algorithm(self):
+        if self.metric == "precomputed":
+            return "exact"
+        return "approximate" if self.force_approximation_algorithm else self.neighbors_algorithm
+
+    def _neighbours(self, X, k):
+        """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
+        ``precomputed_knn`` when given (the index is then built only if needed later)."""
+        indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
+        if indices is None:
+            index = make_index(self._algorithm(), self.metric, X.shape[0], self.metric_kwds).build(X)
+            distances, indices = index.query(X, k, exclude_self=True)
+            return distances, indices, index
+        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float64)
+        n = X.shape[0]
+        if indices.shape != distances.shape or indices.shape[0] != n or indices.shape[1] < k + 1:
+            raise ValueError(f"precomputed_knn must hold ({n}, at least {k + 1}) indices and distances, each "
+                             f"point itself first; got indices {indices.shape} and distances {distances.shape}.")
+        return distances[:, 1:k + 1], indices[:, 1:k + 1].astype(np.int64), None
+
+    def _disconnect(self, distances):
+        limit = self.disconnection_distance
+        if limit is None:
+            limit = BOUNDED_METRICS.get(self.metric)
+        if limit is None:
+            return distances
+        far = distances >= limit
+        if far.any():
+            warnings.warn(f"UMAP: {int(far.sum())} neighbour edges at least disconnection_distance={limit:g} long "
+                          "were dropped.", UserWarning, stacklevel=4)
+            distances = np.where(far, np.inf, distances)
+        return distances
 
     def _graph(self, X, y):
-        """The fuzzy simplicial set (label-intersected when ``y`` is given), joined
-        into one component, and the kNN index (built on ``X`` as given: float32 stays
-        float32, the neighbours' distances are refined in float64)."""
+        """The fuzzy simplicial set (label- or target-intersected when ``y`` is given),
+        joined into one component, and the kNN index (built on ``X`` as given: float32
+        stays float32, the neighbours' distances are refined in float64)."""
         n = X.shape[0]
         k = min(self.n_neighbors, n) - 1
-        index = make_index(self.neighbors_algorithm, self.metric, n).build(X)
-        distances, indices = index.query(X, k, exclude_self=True)
+        distances, indices, index = self._neighbours(X, k)
         warn_duplicates(distances, "UMAP")
-        memberships, _, _ = local_memberships(distances, k + 1, self.local_connectivity)
-        W = fuzzy_union(indices, memberships, n, self.set_op_mix_ratio)
+        memberships, _, _ = local_memberships(self._disconnect(distances), k + 1, self.local_connectivity)
+        W = fuzzy_union(indices, np.nan_to_num(memberships), n, self.set_op_mix_ratio)
         if y is not None and self.target_weight > 0:
-            far = 2.5 / (1.0 - self.target_weight) if self.target_weight < 1 else 1e12
-            W = intersect_labels(W, y, far_dist=far)
-        joined = join_components(W, X, name="UMAP neighbour graph")
+            W = self._supervised(W, y)
+        joined = join_components(W, X, name="UMAP neighbour graph", index=index)
         if joined is not W:  # the joining edges get the weakest weight of the graph
             bridge = (joined - W).tocsr()
             bridge.data[:] = W.data.min(initial=1.0)
             W = (W + bridge).tocsr()
         return W, index
+
+    def _supervised(self, W, y):
+        """The data graph intersected with the labels (categorical) or with the fuzzy
+        kNN graph of a metric target."""
+        if self.target_metric == "categorical":
+            far = 2.5 / (1.0 - self.target_weight) if self.target_weight < 1 else 1e12
+            return intersect_labels(W, y, far_dist=far)
+        Y = np.asarray(y, dtype=np.float64).reshape(W.shape[0], -1)
+        n = Y.shape[0]
+        k = min(self.n_neighbors if self.target_n_neighbors == -1 else self.target_n_neighbors, n) - 1
+        index = make_index("exact", self.target_metric, n, self.target_metric_kwds).build(Y)
+        distances, indices = index.query(Y, k, exclude_self=True)
+        memberships, _, _ = local_memberships(distances, k + 1, 1.0)
+        return intersect_target_graph(W, fuzzy_union(indices, memberships, n), self.target_weight)
 
     def _initial(self, X, W, rng):
         with warnings.catch_warnings():  # eigensolver fallbacks on tiny graphs are not the user's concern
@@ -194,11 +325,22 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         self._check_data(X)
         if y is not None:
             y = np.asarray(y)
-            if y.shape != (X.shape[0],):
-                raise ValueError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per sample.")
+            if y.shape[0] != X.shape[0] or (self.target_metric == "categorical" and y.ndim != 1):
+                raise ValueError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per sample"
+                                 + (" (or (n_samples, k) for a metric target)." if y.ndim > 1 else "."))
+        self.unique_inverse_ = None
+        if self.unique and self.metric != "precomputed":
+            X, first, self.unique_inverse_ = np.unique(X, axis=0, return_index=True, return_inverse=True)
+            self.unique_inverse_ = self.unique_inverse_.ravel()
+            y = None if y is None else y[first]
+            if self.precomputed_knn[0] is not None:
+                raise ValueError("precomputed_knn refers to the rows as given; it cannot be combined with unique=True.")
         rng = check_random_state(self.random_state)
         self.graph_, self._index = self._graph(X, y)
-        self.a_, self.b_ = curve_parameters(self.spread, self.min_dist)
+        if (self.a is None) != (self.b is None):
+            raise ValueError(f"give both a and b of the output curve, or neither; got a={self.a}, b={self.b}.")
+        self.a_, self.b_ = ((float(self.a), float(self.b)) if self.a is not None
+                            else curve_parameters(self.spread, self.min_dist))
         Y = self._initial(X, self.graph_, rng)
         self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
         self.layout_seed_ = int(rng.integers(2**62))
@@ -208,10 +350,20 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
             optimize_layout(Y, self.graph_, self.n_epochs_, self.a_, self.b_, seed=self.layout_seed_,
                             gamma=self.repulsion_strength, negative_sample_rate=self.negative_sample_rate,
                             learning_rate=self.learning_rate, callbacks=[lambda *_: bar.update() and False])
-        self.embedding_ = Y.astype(X.dtype)
+        Y = Y.astype(X.dtype)  # one row per row of X_fit_; embedding_ has one per input row
+        self.embedding_ = Y if self.unique_inverse_ is None else Y[self.unique_inverse_]
         self.X_fit_ = X
         self.n_components_ = self.n_components
         return self
+
+    def _reference(self):
+        """The embedding of the rows of ``X_fit_`` (``embedding_`` has one row per input
+        row, which differs with ``unique=True``)."""
+        if getattr(self, "unique_inverse_", None) is None:
+            return self.embedding_
+        ref = np.empty((self.X_fit_.shape[0], self.embedding_.shape[1]), dtype=self.embedding_.dtype)
+        ref[self.unique_inverse_] = self.embedding_
+        return ref
 
     def fit_transform(self, X, y=None):
         """Fit, then return ``embedding_``."""
@@ -232,19 +384,26 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
 
         Returns
         -------
-        ndarray (m, n_components)
+        ndarray (m, n_components), or with ``transform_mode='graph'`` the sparse (m,
+        n_samples) memberships
         """
         X = self._validate_input(X, reset=False)
-        n_train = self.embedding_.shape[0]
+        reference = self._reference()
+        n_train = reference.shape[0]
+        if self.metric == "precomputed" and X.shape[1] != n_train:
+            raise ValueError(f"with metric='precomputed', X must hold distances to the {n_train} training points; "
+                             f"got {X.shape[1]} columns.")
         k = min(self.n_neighbors, n_train)
         distances, indices = training_index(self).query(X, k)
         memberships, _, _ = local_memberships(distances, k, max(self.local_connectivity - 1.0, 0.0))
-        weights = memberships / np.maximum(memberships.sum(axis=1, keepdims=True), np.finfo(float).tiny)
-        ref = np.ascontiguousarray(self.embedding_, dtype=np.float32)
-        Y = np.einsum("mk,mkd->md", weights, ref[indices]).astype(np.float32)
         W = sp.csr_matrix((memberships.ravel(), indices.ravel(), np.arange(0, X.shape[0] * k + 1, k)),
                           shape=(X.shape[0], n_train))
-        optimize_layout(Y, W, max(self.n_epochs_ // 3, 30), self.a_, self.b_, seed=self.layout_seed_,
+        if self.transform_mode == "graph":
+            return W
+        weights = memberships / np.maximum(memberships.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+        ref = np.ascontiguousarray(reference, dtype=np.float32)
+        Y = np.einsum("mk,mkd->md", weights, ref[indices]).astype(np.float32)
+        optimize_layout(Y, W, max(self.n_epochs_ // 3, 30), self.a_, self.b_, seed=self.transform_seed,
                         gamma=self.repulsion_strength, negative_sample_rate=self.negative_sample_rate,
                         learning_rate=self.learning_rate / 4.0, reference=ref)
         return Y.astype(X.dtype)
@@ -266,8 +425,12 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         Y = check_array(Y, name="Y", estimator_name="UMAP")
         if Y.shape[1] != self.n_components_:
             raise ValueError(f"Y has {Y.shape[1]} columns; the embedding has {self.n_components_}.")
-        k = min(self.n_neighbors, self.embedding_.shape[0])
-        dist, idx = ExactIndex().build(self.embedding_.astype(np.float64)).query(Y.astype(np.float64), k)
+        if self.metric == "precomputed":
+            raise ValueError("inverse_transform needs the data's coordinates; with metric='precomputed' UMAP was "
+                             "given distances only.")
+        reference = self._reference()
+        k = min(self.n_neighbors, reference.shape[0])
+        dist, idx = ExactIndex().build(reference.astype(np.float64)).query(Y.astype(np.float64), k)
         w = 1.0 / (1.0 + self.a_ * dist ** (2.0 * self.b_))
         w /= w.sum(axis=1, keepdims=True)
         return np.einsum("mk,mkd->md", w, np.asarray(self.X_fit_, dtype=np.float64)[idx]).astype(self.X_fit_.dtype)

@@ -83,14 +83,43 @@ def intersect_labels(W, y, far_dist=5.0, unknown_dist=1.0):
     y = np.asarray(y)
     a, b = y[W.row], y[W.col]
     factor = np.where((a == -1) | (b == -1), np.exp(-unknown_dist), np.where(a == b, 1.0, np.exp(-far_dist)))
-    W = sp.csr_matrix((W.data * factor, (W.row, W.col)), shape=W.shape)
+    return _reset_connectivity(sp.csr_matrix((W.data * factor, (W.row, W.col)), shape=W.shape))
+
+
+def _reset_connectivity(W):
+    """Each point's strongest edge back to 1, then the fuzzy union again (a reweighted
+    graph is a fuzzy simplicial set once more)."""
     top = np.asarray(W.max(axis=1).toarray()).ravel()
-    W = sp.diags(1.0 / np.where(top > 0, top, 1.0)) @ W
+    W = (sp.diags(1.0 / np.where(top > 0, top, 1.0)) @ W).tocsr()
     T = W.T.tocsr()
     W = (W + T - W.multiply(T)).tocsr()
     W.eliminate_zeros()
     W.sort_indices()
     return W
+
+
+def intersect_target_graph(W, T, weight):
+    """Supervised UMAP with a metric target: the weighted fuzzy intersection
+    ``W^(1 - weight) T^weight`` of the data graph ``W`` and the target's graph ``T`` on
+    the union of their edges, an edge missing from one graph taking half that graph's
+    weakest weight (so it is weakened, not cut), then connectivity reset.
+
+    Examples
+    --------
+    >>> A = np.zeros((4, 4)); A[0, 1] = A[0, 2] = A[1, 3] = A[2, 3] = 1.0
+    >>> B = np.zeros((4, 4)); B[0, 2] = B[1, 3] = 1.0
+    >>> M = intersect_target_graph(sp.csr_matrix(A + A.T), sp.csr_matrix(B + B.T), 0.5)
+    >>> bool(M[0, 2] > M[0, 1])  # the edge both graphs have outweighs the data-only one
+    True
+    """
+    W, T = W.tocsr().astype(np.float64), T.tocsr().astype(np.float64)
+    support = (abs(W) + abs(T)).tocoo()
+    w = np.asarray(W[support.row, support.col]).ravel()
+    t = np.asarray(T[support.row, support.col]).ravel()
+    w = np.where(w > 0, w, 0.5 * W.data[W.data > 0].min(initial=1.0))
+    t = np.where(t > 0, t, 0.5 * T.data[T.data > 0].min(initial=1.0))
+    mixed = w ** (1.0 - weight) * t**weight
+    return _reset_connectivity(sp.csr_matrix((mixed, (support.row, support.col)), shape=W.shape))
 
 
 def curve_parameters(spread, min_dist):

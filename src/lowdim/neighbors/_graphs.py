@@ -107,29 +107,35 @@ def symmetrize(G, how="max"):
     raise ValueError(f"how must be 'max', 'min' or 'mean'; got {how!r}.")
 
 
-def _nearest_foreign(X, x_sq, labels):
-    """For every row, the nearest row with another label: (squared distance, index).
-    Blocked BLAS distances, at most about 64 MB at a time."""
-    from ..linalg import sq_euclidean
-
-    n = X.shape[0]
+def _nearest_foreign(distances, n, labels):
+    """For every row, the nearest row with another label: (distance, index).
+    ``distances(start, stop)`` gives rows ``start:stop`` against all, about 64 MB at a time."""
     dist, index = np.empty(n), np.empty(n, dtype=np.int64)
     step = max(1, (8 << 20) // n)
     for start in range(0, n, step):
         stop = min(n, start + step)
-        D = sq_euclidean(X[start:stop], X, x_sq[start:stop], x_sq)
+        D = np.array(distances(start, stop), dtype=np.float64)
         D[labels[start:stop, None] == labels[None, :]] = np.inf
         index[start:stop] = np.argmin(D, axis=1)
         dist[start:stop] = D[np.arange(stop - start), index[start:stop]]
     return dist, index
 
 
-def _joining_edges(X, labels):
+def _euclidean_rows(X):
+    """``distances(start, stop)`` for ``_nearest_foreign``: Euclidean, by the expansion
+    on centred rows (squared: the order is the same)."""
+    from ..linalg import sq_euclidean
+
+    X = X - X.mean(axis=0)  # the expansion keeps its digits near the origin
+    x_sq = np.einsum("ij,ij->i", X, X)
+    return lambda start, stop: sq_euclidean(X[start:stop], X, x_sq[start:stop], x_sq)
+
+
+def _joining_edges(distances, labels):
     """Edges of a minimum spanning tree between the components ``labels`` (Boruvka:
     every round adds each component's shortest edge to another, at least halving
     their number, so log2(components) passes of blocked distances)."""
-    X = X - X.mean(axis=0)  # distances by the expansion keep their digits near the origin
-    x_sq = np.einsum("ij,ij->i", X, X)
+    n = labels.size
     parent = np.arange(labels.max() + 1)
 
     def root(c):
@@ -140,7 +146,7 @@ def _joining_edges(X, labels):
 
     comp, edges = labels.copy(), []
     while True:
-        dist, nearest = _nearest_foreign(X, x_sq, comp)
+        dist, nearest = _nearest_foreign(distances, n, comp)
         for i in np.lexsort((dist, comp))[np.r_[True, np.diff(np.sort(comp)) != 0]]:
             a, b = root(comp[i]), root(comp[nearest[i]])
             if a != b:
@@ -151,10 +157,13 @@ def _joining_edges(X, labels):
             return edges
 
 
-def join_components(G, X, *, name="graph"):
+def join_components(G, X, *, name="graph", index=None):
     """Connect a disconnected symmetric graph: warn with the number of components, then
     add, between components, the edges of a minimum spanning tree of their closest
-    pairs of points (Euclidean). Returns the graph unchanged when connected.
+    pairs of points. Returns the graph unchanged when connected.
+
+    Distances are Euclidean between the rows of ``X``, or those of ``index`` (a built
+    exact index of ``X``: its metric, or a precomputed distance matrix ``X``).
 
     Examples
     --------
@@ -173,8 +182,12 @@ def join_components(G, X, *, name="graph"):
     warnings.warn(f"the {name} has {n_comp} connected components; joining them by their shortest "
                   "edges (raise n_neighbors to connect it yourself).", UserWarning, stacklevel=2)
     X = np.asarray(X, dtype=np.float64)
+    if index is not None and hasattr(index, "_block_distances"):
+        distances = lambda start, stop: index._block_distances(X[start:stop])  # noqa: E731
+        length = lambda i, j: float(index._block_distances(X[i:i + 1])[0, j])  # noqa: E731
+    else:
+        distances, length = _euclidean_rows(X), lambda i, j: float(np.linalg.norm(X[i] - X[j]))  # noqa: E731
     G = sp.lil_matrix(G)
-    for i, j in _joining_edges(X, labels):
-        d = max(float(np.linalg.norm(X[i] - X[j])), np.finfo(float).tiny)
-        G[i, j] = G[j, i] = d
+    for i, j in _joining_edges(distances, labels):
+        G[i, j] = G[j, i] = max(length(i, j), np.finfo(float).tiny)
     return G.tocsr()
