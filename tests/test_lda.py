@@ -51,7 +51,40 @@ def test_string_labels_priors_and_errors():
     assert set(lda.predict(X)) <= set(names) and np.allclose(lda.priors_, [0.2, 0.3, 0.5])
     with pytest.raises(ValueError, match="n_components=3 must be at most min\\(n_features, n_classes - 1\\)"):
         LDA(n_components=3).fit(X, y)
-    with pytest.raises(ValueError, match="shrinkage is not supported by solver='svd'"):
+    with pytest.raises(ValueError, match="shrinkage and covariance_estimator are not supported by solver='svd'"):
         LDA(shrinkage="auto").fit(X, y)
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         LDA().fit(X, X[:, 0] + 0.5)
+
+
+@pytest.mark.parametrize("params", [{"solver": "lsqr"}, {"solver": "lsqr", "shrinkage": "auto"},
+                                    {"solver": "lsqr", "shrinkage": 0.3}, {"solver": "eigen", "cov": "oas"},
+                                    {"solver": "lsqr", "cov": "oas"}])
+def test_lsqr_and_covariance_estimators_match_sklearn(params):
+    from sklearn.covariance import OAS
+    from sklearn.datasets import load_wine
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+    X, y = load_wine(return_X_y=True)
+    params = dict(params)
+    if params.pop("cov", None):
+        params["covariance_estimator"] = OAS()
+    ours, theirs = LDA(**params).fit(X, y), SkLDA(**params).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-10 * np.abs(theirs.coef_).max())
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)
+    if params["solver"] == "lsqr":
+        with pytest.raises(NotImplementedError, match="solver='lsqr'"):
+            ours.transform(X)
+
+
+def test_float32_model_and_refused_combinations():
+    from sklearn.covariance import OAS
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    lda = LDA().fit(X.astype(np.float32), y)
+    assert lda.coef_.dtype == lda.intercept_.dtype == lda.scalings_.dtype == np.float32
+    with pytest.raises(ValueError, match="not both"):
+        LDA(solver="eigen", shrinkage="auto", covariance_estimator=OAS()).fit(X, y)
+    with pytest.raises(ValueError, match="not supported by solver='svd'"):
+        LDA(covariance_estimator=OAS()).fit(X, y)

@@ -129,6 +129,25 @@ class _CallableConstraint:
         return "a callable"
 
 
+class HasMethods:
+    """An object with all the named methods (duck typing, e.g. an estimator with ``fit``).
+
+    Examples
+    --------
+    >>> HasMethods(["fit"]).accepts(object())
+    False
+    """
+
+    def __init__(self, methods):
+        self.methods = list(methods)
+
+    def accepts(self, value):
+        return all(callable(getattr(value, m, None)) for m in self.methods)
+
+    def __str__(self):
+        return "an object with " + ", ".join(f"a {m}() method" for m in self.methods)
+
+
 NONE = _NoneConstraint()
 ARRAY_LIKE = InstanceOf(list, tuple, np.ndarray, label="an array-like")
 BOOLEAN = InstanceOf(bool, np.bool_, label="a bool")

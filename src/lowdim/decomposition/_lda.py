@@ -5,7 +5,7 @@ import scipy.linalg
 from scipy.special import logsumexp
 from sklearn.base import ClassifierMixin
 
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, HasMethods, Interval, Options, validate_params
 from .._validation import warn_constant_features
 from ..linalg import column_moments, flip_signs
 from ._mixins import ComponentTransformer
@@ -30,10 +30,15 @@ def ledoit_wolf_shrinkage(Xc):
     return float(np.clip(min(beta, delta) / delta, 0.0, 1.0)) if delta > 0 else 1.0
 
 
-def _shrunk_covariance(Xc, shrinkage):
+def _shrunk_covariance(Xc, shrinkage, estimator=None):
     """Covariance of centred rows; a float shrinks it towards ``trace / d`` times the
-    identity, 'auto' applies Ledoit-Wolf to the correlation matrix (as scikit-learn)."""
+    identity, 'auto' applies Ledoit-Wolf to the correlation matrix (as scikit-learn);
+    a covariance ``estimator`` (``fit(X)`` then ``covariance_``) is used as given."""
     n, d = Xc.shape
+    if estimator is not None:
+        from sklearn.base import clone
+
+        return np.asarray(clone(estimator).fit(Xc).covariance_, dtype=np.float64)
     S = Xc.T @ Xc / n
     if shrinkage is None:
         return S
@@ -52,20 +57,22 @@ def _shrunk_covariance(Xc, shrinkage):
 class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
     """Fisher LDA: directions that separate class means relative to within-class spread.
 
-    A drop-in for ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis`` for the
-    'svd' and 'eigen' solvers. ``transform`` projects to at most ``n_classes - 1``
-    dimensions (centred on ``xbar_`` for both solvers); ``predict`` is the Gaussian
-    classifier with a shared covariance.
+    A drop-in for ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis``.
+    ``transform`` projects to at most ``n_classes - 1`` dimensions (centred on
+    ``xbar_``; 'svd' and 'eigen' solvers); ``predict`` is the Gaussian classifier with
+    a shared covariance.
 
     Parameters
     ----------
-    solver : {'svd', 'eigen'}
+    solver : {'svd', 'eigen', 'lsqr'}
         'svd': whitening by an SVD of the within-class-centred data (no covariance
         matrix formed; no shrinkage); 'eigen': generalised eigenproblem of the between-
-        and within-class covariances (supports shrinkage).
+        and within-class covariances (supports shrinkage); 'lsqr': the classifier
+        alone, by least squares on the within-class covariance (supports shrinkage;
+        no ``transform``).
     shrinkage : None, 'auto' or float in [0, 1]
-        'eigen' only: Ledoit-Wolf ('auto') or fixed shrinkage of the within-class
-        correlation towards the identity.
+        'eigen' and 'lsqr': Ledoit-Wolf ('auto') or fixed shrinkage of the
+        within-class correlation towards the identity.
     priors : array-like of shape (n_classes,) or None
         Class priors (default: class frequencies).
     n_components : int or None
@@ -74,12 +81,17 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         Keep ``covariance_`` with the 'svd' solver.
     tol : float
         Relative singular-value threshold below which directions are dropped ('svd').
+    covariance_estimator : estimator or None
+        'eigen' and 'lsqr': an object with ``fit(X)`` and ``covariance_`` (e.g.
+        ``sklearn.covariance.OAS()``) that estimates each class's covariance, in
+        place of the sample covariance; not combined with ``shrinkage``.
 
     Attributes
     ----------
     classes_, priors_, means_, xbar_ : class labels, priors, class means, weighted mean
     scalings_ : ndarray of shape (n_features, rank)
-        Discriminant directions (columns), largest-magnitude entry positive.
+        Discriminant directions (columns), largest-magnitude entry positive ('svd' and
+        'eigen').
     explained_variance_ratio_ : ndarray of shape (n_components_,)
         Share of between-class variance along each direction.
     coef_, intercept_ : linear decision function (one row for two classes)
@@ -100,22 +112,24 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
     """
 
     _parameter_constraints = {
-        "solver": [Options({"svd", "eigen"})],
+        "solver": [Options({"svd", "eigen", "lsqr"})],
         "shrinkage": [NONE, Options({"auto"}), Interval(float, 0, 1, closed="both")],
         "priors": [NONE, ARRAY_LIKE],
         "n_components": [NONE, Interval(int, 1, None, closed="left")],
         "store_covariance": [BOOLEAN],
         "tol": [Interval(float, 0, None, closed="left")],
+        "covariance_estimator": [NONE, HasMethods(["fit"])],
     }
 
     def __init__(self, solver="svd", shrinkage=None, priors=None, n_components=None,
-                 store_covariance=False, tol=1e-4):
+                 store_covariance=False, tol=1e-4, covariance_estimator=None):
         self.solver = solver
         self.shrinkage = shrinkage
         self.priors = priors
         self.n_components = n_components
         self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
 
     def fit(self, X, y):
         """Fit on data ``X`` with class labels ``y``.
@@ -133,8 +147,12 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         X = self._validate_input(X, reset=True)
         y = self._check_targets(y, X.shape[0])  # sets classes_
         self._check_shapes(X)
-        if self.shrinkage is not None and self.solver == "svd":
-            raise ValueError("shrinkage is not supported by solver='svd'; use solver='eigen'.")
+        if self.solver == "svd" and (self.shrinkage is not None or self.covariance_estimator is not None):
+            raise ValueError("shrinkage and covariance_estimator are not supported by solver='svd'; use "
+                             "solver='eigen' or 'lsqr'.")
+        if self.shrinkage is not None and self.covariance_estimator is not None:
+            raise ValueError("give shrinkage or covariance_estimator, not both (the estimator does its own "
+                             "regularisation).")
         warn_constant_features(column_moments(X)[1], "LinearDiscriminantAnalysis")
         X64 = X.astype(np.float64)
         onehot = (y[:, None] == np.arange(len(self.classes_))).astype(np.float64)
@@ -216,12 +234,24 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         if self.store_covariance:
             self.covariance_ = within.T @ within / n
 
+    def _within_covariance(self, within, codes):
+        """Prior-weighted within-class covariance (shrunk or estimated as asked)."""
+        Sw = np.zeros((within.shape[1], within.shape[1]))
+        for c in range(len(self.classes_)):
+            Sw += self.priors_[c] * _shrunk_covariance(within[codes == c], self.shrinkage,
+                                                       self.covariance_estimator)
+        return Sw
+
+    def _solve_lsqr(self, X, within, codes):
+        Sw = self._within_covariance(within, codes)
+        self.covariance_ = Sw
+        coef = scipy.linalg.lstsq(Sw, self.means_.T)[0].T
+        self._linear_model(coef, -0.5 * np.sum(self.means_ * coef, axis=1))
+
     def _solve_eigen(self, X, within, codes):
         n_classes = len(self.classes_)
-        Sw = np.zeros((X.shape[1], X.shape[1]))
-        for c in range(n_classes):
-            Sw += self.priors_[c] * _shrunk_covariance(within[codes == c], self.shrinkage)
-        St = _shrunk_covariance(X - X.mean(axis=0), self.shrinkage)
+        Sw = self._within_covariance(within, codes)
+        St = _shrunk_covariance(X - X.mean(axis=0), self.shrinkage, self.covariance_estimator)
         Sb = St - Sw
         try:
             w, V = scipy.linalg.eigh(Sb, Sw)
@@ -244,6 +274,10 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         self.coef_, self.intercept_ = coef, intercept
 
     def _finish(self, dtype):
+        self.coef_, self.intercept_ = self.coef_.astype(dtype), self.intercept_.astype(dtype)
+        if self.solver == "lsqr":  # a classifier only: no directions
+            self.n_components_ = 0
+            return
         k = self.n_components or min(len(self.classes_) - 1, self.n_features_in_)
         k = min(k, self.scalings_.shape[1])
         (flipped,) = flip_signs(self.scalings_.T)
@@ -265,6 +299,9 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_components_)
         """
+        if self.solver == "lsqr":
+            raise NotImplementedError("transform is not implemented for solver='lsqr' (it fits the classifier "
+                                      "only); use solver='svd' or 'eigen'.")
         X = self._validated(X)
         Z = (X - self.xbar_.astype(X.dtype)) @ self.scalings_[:, : self.n_components_]
         return Z.astype(X.dtype, copy=False)
@@ -283,7 +320,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
         """
-        scores = self._validated(X).astype(np.float64) @ self.coef_.T + self.intercept_
+        scores = self._validated(X).astype(np.float64) @ self.coef_.T.astype(np.float64) + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict_log_proba(self, X):
