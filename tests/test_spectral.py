@@ -104,3 +104,40 @@ def test_disconnected_graph_warns_and_model_file_keeps_sparse_affinity(tmp_path)
     back = lowdim.load(tmp_path / "se.lowdim")
     assert (back.affinity_matrix_ != se.affinity_matrix_).nnz == 0
     np.testing.assert_array_equal(back.embedding_, se.embedding_)
+
+
+@pytest.fixture(scope="module")
+def jittered_digits():
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data[:500]
+    return X + 1e-3 * np.random.default_rng(0).normal(size=X.shape)  # no tied distances
+
+
+@pytest.mark.parametrize("as_sparse", [True, False])
+def test_precomputed_nearest_neighbors_as_sklearn(jittered_digits, as_sparse):
+    from scipy.spatial.distance import cdist
+    from sklearn.manifold import SpectralEmbedding as SkSpectral
+    from sklearn.neighbors import kneighbors_graph as sk_kneighbors_graph
+
+    X = jittered_digits
+    D = sk_kneighbors_graph(X, 30, mode="distance") if as_sparse else cdist(X, X)
+    ours = SpectralEmbedding(affinity="precomputed_nearest_neighbors", n_neighbors=10, random_state=0).fit(D)
+    theirs = SkSpectral(affinity="precomputed_nearest_neighbors", n_neighbors=10, random_state=0).fit(D)
+    assert abs(ours.affinity_matrix_ - theirs.affinity_matrix_).max() == 0
+    np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(theirs.embedding_), atol=1e-6)
+    assert ours.n_neighbors_ == 10
+
+
+def test_lobpcg_callable_affinity_and_float32(jittered_digits):
+    from scipy.spatial.distance import cdist
+
+    X = jittered_digits
+    lanczos = SpectralEmbedding(n_neighbors=10, eigen_solver="arpack", random_state=0).fit(X)
+    lobpcg = SpectralEmbedding(n_neighbors=10, eigen_solver="lobpcg", random_state=0).fit(X)
+    np.testing.assert_allclose(np.abs(lobpcg.embedding_), np.abs(lanczos.embedding_), atol=1e-6)
+    kernel = SpectralEmbedding(affinity=lambda Z: np.exp(-cdist(Z, Z) ** 2 / 500.0), random_state=0).fit(X)
+    rbf = SpectralEmbedding(affinity="rbf", gamma=1 / 500.0, random_state=0).fit(X)
+    np.testing.assert_allclose(np.abs(kernel.embedding_), np.abs(rbf.embedding_), rtol=1e-6, atol=1e-9)
+    single = SpectralEmbedding(n_neighbors=10, random_state=0).fit(X.astype(np.float32))
+    assert single.affinity_matrix_.dtype == single.embedding_.dtype == np.float32

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
-from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import (
@@ -20,7 +20,7 @@ from ..linalg import (
     sq_euclidean,
     top_eigh,
 )
-from ..neighbors import ALGORITHMS, check_n_neighbors, join_components, kneighbors_graph
+from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, join_components, kneighbors_graph
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
 LANCZOS_PRODUCTS = 600  # matrix-vector products tried before the sparse LU (_sparse_bottom)
@@ -29,11 +29,12 @@ LU_BELOW = 20_000  # above, no sparse LU: its fill-in on a kNN graph of high int
 # dimension grows out of bounds (70,000 Fashion-MNIST images: 173 s); Lanczos goes on instead
 
 
-def knn_affinity(X, n_neighbors, algorithm="auto"):
+def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False):
     """Symmetric kNN connectivity ``(A + A^T) / 2`` where, as in scikit-learn, each
     point counts itself among its ``n_neighbors`` (a unit self-loop and n_neighbors - 1
     others); components joined by their shortest edges (with a warning), the joining
-    edges given weight 1.
+    edges given weight 1. With ``precomputed``, ``X`` holds the distances (dense, or
+    sparse with each row's candidate neighbours stored).
 
     Examples
     --------
@@ -42,13 +43,49 @@ def knn_affinity(X, n_neighbors, algorithm="auto"):
     """
     n = X.shape[0]
     A = sp.identity(n, format="csr")
-    if n_neighbors > 1:
+    index = None
+    if precomputed:  # the k smallest entries of each row, as scikit-learn (self included if it is among them)
+        index = _StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
+        A = _precomputed_knn_graph(X, n_neighbors)
+    elif n_neighbors > 1:
         A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", algorithm=algorithm)
     S = ((A + A.T) * 0.5).tocsr()
-    joined = join_components(S, X, name="SpectralEmbedding neighbour graph")
+    joined = join_components(S, X, name="SpectralEmbedding neighbour graph", index=index)
     bridge = (joined - S).tocsr()
     bridge.data[:] = 1.0
     return (S + bridge).tocsr()
+
+
+class _StoredDistances:
+    """Rows of a sparse precomputed distance matrix as dense blocks, entries not stored
+    being infinitely far (what ``join_components`` reads through ``_block_distances``)."""
+
+    def _block_distances(self, rows):
+        rows = sp.coo_matrix(rows)
+        block = np.full(rows.shape, np.inf)
+        block[rows.row, rows.col] = rows.data
+        return block
+
+
+def _precomputed_knn_graph(D, k):
+    """Connectivity to the ``k`` smallest entries of each row of a precomputed distance
+    matrix (sparse: among the stored entries, an explicit 0 counting as distance 0)."""
+    n = D.shape[0]
+    if not sp.issparse(D):
+        D = np.asarray(D, dtype=np.float64)
+        _, idx = ExactIndex("precomputed").build(D).query(D, k)
+        return sp.csr_matrix((np.ones(idx.size), idx.ravel(), np.arange(0, idx.size + 1, k)), shape=(n, n))
+    D = sp.csr_matrix(D)
+    rows, cols = [], []
+    for i in range(n):
+        c, v = D.indices[D.indptr[i]:D.indptr[i + 1]], D.data[D.indptr[i]:D.indptr[i + 1]]
+        if c.size < k:
+            raise ValueError(f"affinity='precomputed_nearest_neighbors': row {i} stores {c.size} neighbours, "
+                             f"fewer than n_neighbors = {k}; store more neighbours or lower n_neighbors.")
+        chosen = c[np.lexsort((c, v))[:k]]
+        rows.append(np.full(k, i))
+        cols.append(chosen)
+    return sp.csr_matrix((np.ones(n * k), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
 
 
 def check_nontrivial_components(n_components, n_samples):
@@ -87,7 +124,14 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
     else:
         M = scale[:, None] * A * scale[None, :]
     k = n_components + 1
-    if solver == "dense" or (solver == "auto" and n < DENSE_BELOW) or k >= n:
+    if solver == "lobpcg" and 5 * k < n:
+        found = _lobpcg_top(M, k, rng, tol)
+        if found is not None:
+            lam, U = found
+            (Ut,) = flip_signs(U[:, 1:k].T)
+            return Ut.T * scale[:, None], lam[1:k]
+        solver = "auto"  # not converged: the Lanczos path below
+    if solver in ("dense", "lobpcg") or (solver == "auto" and n < DENSE_BELOW) or k >= n:
         dense = M.toarray() if sp.issparse(M) else M
         w, U = top_eigh(dense, min(k, n))
         lam = 1.0 - w
@@ -98,6 +142,23 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
         lam = 1.0 - w
     (Ut,) = flip_signs(U[:, 1:k].T)
     return Ut.T * scale[:, None], lam[1:k]
+
+
+def _lobpcg_top(M, k, rng, tol):
+    """Top ``k`` eigenpairs of ``M`` by LOBPCG as ``(1 - w, U)``, or None when it has not
+    converged (the caller then falls back to Lanczos)."""
+    import warnings
+
+    X0 = rng.uniform(-1, 1, size=(M.shape[0], k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # non-convergence is detected from the residuals below
+        w, U = spla.lobpcg(M, X0, largest=True, tol=max(tol, 1e-10), maxiter=2000)
+    order = np.argsort(w)[::-1]
+    w, U = w[order], U[:, order]
+    residual = np.linalg.norm(M @ U - U * w, axis=0)
+    if not np.all(residual <= 1e-5 * max(1.0, float(np.abs(w).max()))):
+        return None
+    return 1.0 - w, U
 
 
 def _sparse_bottom(M, k, rng, tol=0.0):
@@ -134,16 +195,21 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
     Parameters
     ----------
     n_components : int, default=2
-    affinity : {'nearest_neighbors', 'rbf', 'precomputed'}, default='nearest_neighbors'
+    affinity : {'nearest_neighbors', 'rbf', 'precomputed', 'precomputed_nearest_neighbors'} or callable
+        'precomputed': X is the affinity matrix; 'precomputed_nearest_neighbors': X
+        holds distances (dense, or sparse with each row's candidate neighbours
+        stored) from which each point's ``n_neighbors`` nearest are connected; a
+        callable is called as ``affinity(X)`` and returns the affinity matrix.
     gamma : float, optional
         rbf width (default ``1 / n_features``).
     random_state : None, int or Generator
         Start vector of the sparse eigensolver.
-    eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
+    eigen_solver : {'auto', 'arpack', 'lobpcg', 'dense'}, default='auto'
         'arpack' is Lanczos on the normalised sparse affinity, then (if it has not
         converged within 600 products) shift-invert Lanczos on a sparse LU of the
-        Laplacian; plain Lanczos on a dense affinity. 'auto' is dense LAPACK below
-        1000 samples.
+        Laplacian; plain Lanczos on a dense affinity. 'lobpcg': scipy's LOBPCG on the
+        normalised affinity (dense LAPACK for small problems, Lanczos if it does not
+        converge). 'auto' is dense LAPACK below 1000 samples.
     n_neighbors : int, optional
         Default ``max(n_samples // 10, 1)``.
     neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
@@ -154,11 +220,16 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         'auto' is 1e-10: eigenvalues then agree with the exact ones to about 1e-20 and
         eigenvectors to 1e-10 over the gap to the next eigenvalue, for a third less
         time than 0 (scikit-learn's 'auto' is 0 with ARPACK).
+    n_jobs : int, optional
+        Accepted for compatibility; the neighbour search uses lowdim's thread pools.
 
     Attributes
     ----------
     embedding_ : ndarray (n_samples, n_components)
     affinity_matrix_ : sparse or dense (n_samples, n_samples)
+        In X's dtype (float32 stays float32).
+    n_neighbors_ : int
+        Neighbours per point of the kNN affinities (resolved from ``n_neighbors``).
     eigenvalues_ : ndarray (n_components,)
         Of the normalised Laplacian, increasing.
 
@@ -174,17 +245,19 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
     _components_limit = "samples"
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
-        "affinity": [Options({"nearest_neighbors", "rbf", "precomputed"})],
+        "affinity": [Options({"nearest_neighbors", "rbf", "precomputed", "precomputed_nearest_neighbors"}),
+                     CALLABLE],
         "gamma": [NONE, Interval(float, 0, None, closed="neither")],
         "random_state": [RANDOM_STATE],
-        "eigen_solver": [Options({"auto", "arpack", "dense"})],
+        "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
         "neighbors_algorithm": [Options(set(ALGORITHMS))],
         "eigen_tol": [Options({"auto"}), Interval(float, 0, None, closed="left")],
+        "n_jobs": [NONE, Interval(int, None, None)],
     }
 
     def __init__(self, n_components=2, *, affinity="nearest_neighbors", gamma=None, random_state=None,
-                 eigen_solver="auto", n_neighbors=None, neighbors_algorithm="auto", eigen_tol="auto"):
+                 eigen_solver="auto", eigen_tol="auto", n_neighbors=None, n_jobs=None, neighbors_algorithm="auto"):
         self.n_components = n_components
         self.affinity = affinity
         self.gamma = gamma
@@ -193,24 +266,34 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         self.n_neighbors = n_neighbors
         self.neighbors_algorithm = neighbors_algorithm
         self.eigen_tol = eigen_tol
+        self.n_jobs = n_jobs
 
     def _affinity(self, X):
         n = X.shape[0]
-        if self.affinity == "precomputed":
+        if callable(self.affinity):
+            A = self.affinity(X)
+            if A.shape != (n, n):
+                raise ValueError(f"the affinity callable returned shape {A.shape}; expected ({n}, {n}).")
+            return A
+        if self.affinity.startswith("precomputed"):
             if X.shape[0] != X.shape[1]:
-                raise ValueError(f"affinity='precomputed' needs a square matrix; X has shape {X.shape}.")
-            return X.astype(np.float64)
+                raise ValueError(f"affinity={self.affinity!r} needs a square matrix; X has shape {X.shape}.")
+            if self.affinity == "precomputed":
+                return X.copy()
+            k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
+            check_n_neighbors(k, n)
+            return knn_affinity(X, k, precomputed=True).astype(X.dtype)
         warn_constant_features(column_moments(X)[1], "SpectralEmbedding", "every sample is the same point")
         if self.affinity == "rbf":
             require_memory(8 * n * n, f"rbf affinity on {n} samples (n x n)", "use affinity='nearest_neighbors'")
             gamma = self.gamma if self.gamma is not None else 1.0 / X.shape[1]
             X64 = np.asarray(X, dtype=np.float64)
             Xc = X64 - X64.mean(axis=0)
-            return np.exp(-gamma * sq_euclidean(Xc, Xc))
-        k = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
+            return np.exp(-gamma * sq_euclidean(Xc, Xc)).astype(X.dtype)
+        k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
-        return knn_affinity(X, k, self.neighbors_algorithm)
+        return knn_affinity(X, k, self.neighbors_algorithm).astype(X.dtype)
 
     def fit(self, X, y=None):
         """Compute the embedding.
@@ -225,14 +308,17 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        X = self._validate_input(X, reset=True)
+        sparse_ok = isinstance(self.affinity, str) and self.affinity.startswith("precomputed")
+        X = self._validate_input(X, reset=True, accept_sparse=sparse_ok)
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"SpectralEmbedding needs at least 2 samples; got {n} sample.")
         check_nontrivial_components(self.n_components, n)
         self.affinity_matrix_ = self._affinity(X)
+        A = self.affinity_matrix_
+        A = A.astype(np.float64) if sp.issparse(A) else np.asarray(A, dtype=np.float64)
         tol = EIGEN_TOL_AUTO if self.eigen_tol == "auto" else self.eigen_tol
-        Y, self.eigenvalues_ = laplacian_eigenmap(self.affinity_matrix_, self.n_components,
+        Y, self.eigenvalues_ = laplacian_eigenmap(A, self.n_components,
                                                   check_random_state(self.random_state), self.eigen_solver, tol)
         self.embedding_ = Y.astype(X.dtype)
         return self

@@ -181,7 +181,8 @@ def join_components(G, X, *, name="graph", index=None):
         return G
     warnings.warn(f"the {name} has {n_comp} connected components; joining them by their shortest "
                   "edges (raise n_neighbors to connect it yourself).", UserWarning, stacklevel=2)
-    X = np.asarray(X, dtype=np.float64)
+    if not sp.issparse(X):
+        X = np.asarray(X, dtype=np.float64)
     if index is not None and hasattr(index, "_block_distances"):
         distances = lambda start, stop: index._block_distances(X[start:stop])  # noqa: E731
         length = lambda i, j: float(index._block_distances(X[i:i + 1])[0, j])  # noqa: E731
