@@ -114,3 +114,27 @@ def test_many_components_are_joined_in_near_linear_passes():
     added = (J - G).tocoo()
     assert added.nnz == 2 * (n_comp - 1)
     np.testing.assert_allclose(added.data.sum() / 2, minimum_spanning_tree(C).sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("params", [{}, {"metric": "manhattan"}, {"p": 3}, {"eigen_solver": "arpack"},
+                                    {"eigen_solver": "dense"}, {"path_method": "FW"}, {"metric": "cosine"},
+                                    {"metric": "chebyshev"}])
+def test_sklearn_parameters_give_sklearn_results(params):
+    X = np.random.default_rng(0).normal(size=(300, 4))
+    ours, theirs = Isomap(n_neighbors=10, **params).fit(X), SkIsomap(n_neighbors=10, **params).fit(X)
+    np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(theirs.embedding_), atol=1e-10)
+    np.testing.assert_allclose(ours.dist_matrix_, theirs.dist_matrix_, atol=1e-10)
+    new = X[:5] + 0.01
+    np.testing.assert_allclose(np.abs(ours.transform(new)), np.abs(theirs.transform(new)), atol=1e-10)
+
+
+def test_precomputed_distances():
+    from scipy.spatial.distance import cdist
+
+    X = np.random.default_rng(0).normal(size=(300, 4))
+    D = cdist(X, X)
+    ours, theirs = Isomap(n_neighbors=10, metric="precomputed").fit(D), SkIsomap(n_neighbors=10, metric="precomputed").fit(D)
+    np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(theirs.embedding_), atol=1e-10)
+    np.testing.assert_allclose(np.abs(ours.transform(D[:5])), np.abs(theirs.transform(D[:5])), atol=1e-10)
+    with pytest.raises(ValueError, match="n_landmarks needs the data's coordinates"):
+        Isomap(n_neighbors=10, metric="precomputed", n_landmarks=50).fit(D)

@@ -39,7 +39,7 @@ class ClassicalModel:
         return 0.5 * (self.mean_sq - np.asarray(d2, dtype=np.float64)) @ self.vectors * scale
 
 
-def classical_mds(D, n_components, *, squared=False, overwrite=False):
+def classical_mds(D, n_components, *, squared=False, overwrite=False, solver="auto", tol=0.0, max_iter=None):
     """Classical MDS of a square dissimilarity matrix.
 
     Parameters
@@ -50,6 +50,11 @@ def classical_mds(D, n_components, *, squared=False, overwrite=False):
     squared : bool
     overwrite : bool
         With ``squared``, ``D`` (float64) may be overwritten by the double-centred matrix.
+    solver : {'auto', 'arpack', 'dense'}
+        'dense': LAPACK; 'arpack': Lanczos to ``tol`` within ``max_iter`` restarts;
+        'auto': Lanczos for a few eigenpairs of a matrix above 500 rows, else LAPACK.
+    tol, max_iter : float, int or None
+        'arpack' settings (0 and None: machine precision, ARPACK's default cap).
 
     Returns
     -------
@@ -77,8 +82,11 @@ def classical_mds(D, n_components, *, squared=False, overwrite=False):
     B -= mean_sq[:, None]
     B += mean_sq.mean()
     B *= -0.5
-    if B.shape[0] > 500 and n_components < B.shape[0] // 10:  # a few eigenpairs of a large matrix
-        w, V = lanczos_eigh(aslinearoperator(B), n_components, rng=np.random.default_rng(0))
+    if solver == "auto":  # a few eigenpairs of a large matrix: Lanczos
+        solver = "arpack" if B.shape[0] > 500 and n_components < B.shape[0] // 10 else "dense"
+    if solver == "arpack" and n_components < B.shape[0]:
+        w, V = lanczos_eigh(aslinearoperator(B), n_components, rng=np.random.default_rng(0), tol=tol,
+                            max_iter=max_iter)
     else:
         w, V = top_eigh(B, n_components)
     (Vt,) = flip_signs(V.T)

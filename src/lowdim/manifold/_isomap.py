@@ -5,17 +5,18 @@ import warnings
 import numpy as np
 
 from .._memory import require_memory
-from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
 from ..linalg import column_moments
 from ..neighbors import (
     ALGORITHMS,
-    ExactIndex,
+    PAIRWISE_METRICS,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
+    make_index,
     radius_neighbors_graph,
     shortest_paths,
     symmetrize,
@@ -23,13 +24,34 @@ from ..neighbors import (
 from ._classical import ClassicalModel, classical_mds, farthest_points
 
 
-def _neighbour_graph(X, n_neighbors, radius, metric, algorithm):
+def resolve_metric(metric, p, metric_params):
+    """(metric, parameters) for the neighbour index: scikit-learn's 'minkowski' with p = 2
+    is 'euclidean' (BLAS distances), with p = 1 'manhattan'.
+
+    Examples
+    --------
+    >>> resolve_metric("minkowski", 2, None)
+    ('euclidean', None)
+    """
+    params = dict(metric_params or {})
+    if metric == "minkowski":
+        p = params.pop("p", p)
+        if p == 2:
+            return "euclidean", params or None
+        if p == 1:
+            return "manhattan", params or None
+        return "minkowski", {**params, "p": p}
+    return metric, params or None
+
+
+def _neighbour_graph(X, n_neighbors, radius, metric, algorithm, metric_params=None):
     """Symmetric neighbour graph with zero-length edges (duplicate rows) kept as tiny
-    positive weights, joined into one component."""
+    positive weights, joined into one component (in the graph's metric)."""
+    index = make_index(algorithm if metric != "precomputed" else "exact", metric, len(X), metric_params).build(X)
     if radius is None:
-        G = kneighbors_graph(X, n_neighbors, metric=metric, algorithm=algorithm)
+        G = kneighbors_graph(X, n_neighbors, index=index)
     else:
-        G = radius_neighbors_graph(X, radius, metric=metric)
+        G = radius_neighbors_graph(X, radius, metric=metric, metric_params=metric_params)
     zero = G.data <= 0
     if zero.any():
         rows = np.repeat(np.arange(G.shape[0]), np.diff(G.indptr))
@@ -37,7 +59,8 @@ def _neighbour_graph(X, n_neighbors, radius, metric, algorithm):
         warnings.warn(f"Isomap: {n_dup} samples have a duplicate (another row at distance 0); they "
                       "get the same coordinates.", UserWarning, stacklevel=4)
         G.data[zero] = np.finfo(np.float64).tiny
-    return join_components(symmetrize(G), X, name="Isomap neighbour graph")
+    return join_components(symmetrize(G), X, name="Isomap neighbour graph",
+                           index=index if metric != "euclidean" else None)
 
 
 class Isomap(ComponentTransformer):
@@ -58,14 +81,35 @@ class Isomap(ComponentTransformer):
         scikit-learn; setting both raises ``ValueError``). New points are placed
         through the training points within ``radius`` of them, or their nearest one.
     n_components : int, default=2
-    n_landmarks : int, optional
-        None: exact Isomap (an n x n geodesic matrix, memory-checked).
-    metric : {'euclidean', 'cosine'}, default='euclidean'
-    random_state : None, int or Generator
-        The first landmark.
+    eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
+        Classical MDS's eigensolver: LAPACK, or Lanczos ('auto': Lanczos for a few
+        components of more than 500 points).
+    tol : float, default=0
+        'arpack' convergence tolerance (0: machine precision).
+    max_iter : int, optional
+        'arpack' iteration cap.
+    path_method : {'auto', 'D', 'FW'}, default='auto'
+        Shortest paths: 'D' and 'auto' run lowdim's parallel Dijkstra from every
+        reference point; 'FW' Floyd-Warshall (scipy, exact Isomap only; O(n^3), for
+        small dense graphs). All give the same geodesics.
     neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         kNN index for the graph: 'auto' is approximate (HNSW) from 20,000 points on when
         faiss is installed (``lowdim[ann]``), exact blocked BLAS otherwise.
+    n_jobs : int, optional
+        Accepted for compatibility; lowdim's kernels use its own thread pools.
+    metric : str, default='minkowski'
+        With ``p``: 'minkowski' with p = 2 is Euclidean (the default), p = 1 Manhattan;
+        'euclidean', 'cosine', any of ``lowdim.neighbors.PAIRWISE_METRICS``, or
+        'precomputed' (X is a square distance matrix; ``transform`` takes distances to
+        the training points).
+    p : float, default=2
+        Minkowski power (scikit-learn's default metric).
+    metric_params : dict, optional
+        Further keyword arguments of the metric.
+    n_landmarks : int, optional
+        None: exact Isomap (an n x n geodesic matrix, memory-checked).
+    random_state : None, int or Generator
+        The first landmark.
 
     Attributes
     ----------
@@ -73,6 +117,10 @@ class Isomap(ComponentTransformer):
     eigenvalues_ : ndarray (n_components,)
     reference_indices_ : ndarray of int64
         The landmarks (all samples for exact Isomap).
+    geodesic_to_references_ : ndarray (n_samples, n_references)
+        Geodesic distances from every point to the references.
+    dist_matrix_ : ndarray (n_samples, n_references)
+        scikit-learn's name for ``geodesic_to_references_`` (n x n for exact Isomap).
 
     Examples
     --------
@@ -90,13 +138,21 @@ class Isomap(ComponentTransformer):
         "radius": [NONE, Interval(float, 0, None, closed="neither")],
         "n_components": [Interval(int, 1, None, closed="left")],
         "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
-        "metric": [Options({"euclidean", "cosine"})],
+        "metric": [Options({"minkowski", "euclidean", "sqeuclidean", "cosine", "precomputed", *PAIRWISE_METRICS})],
+        "p": [Interval(float, 1, None, closed="left")],
+        "metric_params": [NONE, InstanceOf(dict)],
+        "eigen_solver": [Options({"auto", "arpack", "dense"})],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "max_iter": [NONE, Interval(int, 1, None, closed="left")],
+        "path_method": [Options({"auto", "D", "FW"})],
+        "n_jobs": [NONE, Interval(int, None, None)],
         "random_state": [RANDOM_STATE],
         "neighbors_algorithm": [Options(set(ALGORITHMS))],
     }
 
-    def __init__(self, n_neighbors=5, *, radius=None, n_components=2, n_landmarks=None,
-                 metric="euclidean", random_state=None, neighbors_algorithm="auto"):
+    def __init__(self, n_neighbors=5, *, radius=None, n_components=2, eigen_solver="auto", tol=0, max_iter=None,
+                 path_method="auto", neighbors_algorithm="auto", n_jobs=None, metric="minkowski", p=2,
+                 metric_params=None, n_landmarks=None, random_state=None):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.n_components = n_components
@@ -104,6 +160,13 @@ class Isomap(ComponentTransformer):
         self.metric = metric
         self.random_state = random_state
         self.neighbors_algorithm = neighbors_algorithm
+        self.eigen_solver = eigen_solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.path_method = path_method
+        self.n_jobs = n_jobs
+        self.p = p
+        self.metric_params = metric_params
 
     def _check_sizes(self, n):
         if self.n_neighbors is not None and self.radius is not None:
@@ -123,6 +186,12 @@ class Isomap(ComponentTransformer):
         if self.n_landmarks is None:
             require_memory(8 * n * n, f"exact Isomap on {n} samples (an n x n geodesic matrix)",
                            "set n_landmarks (landmark Isomap, O(n x n_landmarks) memory)")
+        elif self.metric == "precomputed":
+            raise ValueError("n_landmarks needs the data's coordinates; with metric='precomputed' the n x n "
+                             "distances are already in memory: use exact Isomap (n_landmarks=None).")
+        if self.path_method == "FW" and self.n_landmarks is not None:
+            raise ValueError("path_method='FW' computes all n x n geodesics; landmark Isomap needs path_method="
+                             "'auto' or 'D'.")
 
     def fit(self, X, y=None):
         """Compute the embedding of ``X``.
@@ -140,18 +209,30 @@ class Isomap(ComponentTransformer):
         X = self._validate_input(X, reset=True)
         n = X.shape[0]
         self._check_sizes(n)
-        warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point")
+        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        if metric == "precomputed":
+            if X.shape[0] != X.shape[1] or (X < 0).any():
+                raise ValueError(f"metric='precomputed' needs a square matrix of non-negative distances; X has "
+                                 f"shape {X.shape}.")
+        else:
+            warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point")
         # the graph is discontinuous in the data (which neighbour is nearer), so it is
         # built in float64 whatever the input dtype: float32 and float64 input agree
-        G = _neighbour_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, self.metric,
-                             self.neighbors_algorithm)
+        G = _neighbour_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, metric,
+                             self.neighbors_algorithm, params)
         if self.n_landmarks is None:
             refs = np.arange(n)
         else:
             refs = np.sort(farthest_points(X, self.n_landmarks, check_random_state(self.random_state)))
-        geodesic = shortest_paths(G, refs).T  # (n, m)
+        if self.path_method == "FW":
+            from scipy.sparse.csgraph import floyd_warshall
+
+            geodesic = floyd_warshall(G, directed=False)
+        else:
+            geodesic = shortest_paths(G, refs).T  # (n, m)
         among_refs = geodesic if self.n_landmarks is None else geodesic[refs]
-        Y, model = classical_mds(np.square(among_refs), self.n_components, squared=True, overwrite=True)
+        Y, model = classical_mds(np.square(among_refs), self.n_components, squared=True, overwrite=True,
+                                 solver=self.eigen_solver, tol=float(self.tol), max_iter=self.max_iter)
         self.X_fit_ = np.array(X, copy=True)  # transform needs it; the caller may reuse its array
         self.reference_indices_ = refs
         self.geodesic_to_references_ = geodesic
@@ -163,6 +244,15 @@ class Isomap(ComponentTransformer):
 
     def _model(self):
         return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)
+
+    @property
+    def dist_matrix_(self):
+        """Geodesic distances to the references (scikit-learn's name; n x n when exact)."""
+        return self.geodesic_to_references_
+
+    def _index(self):
+        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        return make_index("exact", metric, self.X_fit_.shape[0], params).build(self.X_fit_.astype(np.float64))
 
     def transform(self, X):
         """Embed new points: geodesics through their nearest training points, then
@@ -181,7 +271,7 @@ class Isomap(ComponentTransformer):
             geo = self._radius_geodesics(X.astype(np.float64))
             return self._model().place(geo**2).astype(X.dtype)
         k = min(self.n_neighbors, self.X_fit_.shape[0])
-        dist, idx = ExactIndex(self.metric).build(self.X_fit_.astype(np.float64)).query(X.astype(np.float64), k)
+        dist, idx = self._index().query(X.astype(np.float64), k)
         m = self.geodesic_to_references_.shape[1]
         step = max(1, (64 << 20) // (8 * k * m))  # the (rows, k, m) candidate block stays small
         geo = np.vstack([np.min(dist[s:s + step, :, None] + self.geodesic_to_references_[idx[s:s + step]], axis=1)
@@ -192,8 +282,9 @@ class Isomap(ComponentTransformer):
         """Geodesics of new points through the training points within ``radius`` (through
         the nearest training point when none is that close)."""
         fit = self.X_fit_.astype(np.float64)
-        R = radius_neighbors_graph(fit, self.radius, Y=X, metric=self.metric)
-        dist, idx = ExactIndex(self.metric).build(fit).query(X, 1)
+        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        R = radius_neighbors_graph(fit, self.radius, Y=X, metric=metric, metric_params=params)
+        dist, idx = self._index().query(X, 1)
         geo = np.empty((X.shape[0], self.geodesic_to_references_.shape[1]))
         for i in range(X.shape[0]):
             cols, d = R.indices[R.indptr[i]:R.indptr[i + 1]], R.data[R.indptr[i]:R.indptr[i + 1]]

@@ -47,7 +47,8 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", alg
     return sp.csr_matrix((data, idx.ravel(), indptr), shape=(n, index.n_samples_))
 
 
-def radius_neighbors_graph(X, radius, *, Y=None, mode="distance", metric="euclidean", block_bytes=64 << 20):
+def radius_neighbors_graph(X, radius, *, Y=None, mode="distance", metric="euclidean", metric_params=None,
+                           block_bytes=64 << 20):
     """Sparse graph with an edge between every two distinct points closer than ``radius``.
 
     With ``Y``, the edges go from each row of ``Y`` to the rows of ``X`` closer than
@@ -62,7 +63,7 @@ def radius_neighbors_graph(X, radius, *, Y=None, mode="distance", metric="euclid
     array([[0.5, 0.5],
            [0. , 0. ]])
     """
-    index = ExactIndex(metric, block_bytes).build(X)
+    index = make_index("exact", metric, len(X), metric_params).build(X)
     n = index.n_samples_
     queries = np.asarray(X if Y is None else Y)
     rows, cols, vals = [], [], []
