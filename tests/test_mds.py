@@ -73,3 +73,19 @@ def test_classical_and_landmark_modes_transform(points):
     assert lm.embedding_.shape == (5000, 2) and lm.stress_ < 0.05
     np.testing.assert_allclose(lm.transform(big[:10]), lm.embedding_[:10], atol=1e-8)
     assert not hasattr(lm, "dissimilarity_matrix_")
+
+
+def test_init_given_to_fit_and_sklearn_parameters():
+    from scipy.spatial.distance import cdist
+
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    start = np.random.default_rng(1).normal(size=(40, 2))
+    by_fit = MDS(random_state=0).fit_transform(X, init=start)
+    by_param = MDS(init=start, random_state=0).fit_transform(X)
+    np.testing.assert_array_equal(by_fit, by_param)
+    minkowski = MDS(metric="minkowski", metric_params={"p": 3}, random_state=0).fit(X)
+    np.testing.assert_allclose(minkowski.dissimilarity_matrix_, cdist(X, X, "minkowski", p=3))
+    with pytest.warns(FutureWarning, match="deprecated name for metric"):
+        old = MDS(dissimilarity="precomputed", random_state=0).fit(cdist(X, X))
+    np.testing.assert_allclose(old.dissimilarity_matrix_, cdist(X, X))
+    MDS(n_jobs=2, verbose=0, random_state=0).fit(X)

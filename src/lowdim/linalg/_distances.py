@@ -56,7 +56,7 @@ def sq_euclidean(X, Y, x_sq=None, y_sq=None):
     return D
 
 
-def pairwise_distances(X, Y=None, metric="euclidean"):
+def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     """Distances between the rows of ``X`` and ``Y`` (``X`` itself when None).
 
     Parameters
@@ -66,6 +66,8 @@ def pairwise_distances(X, Y=None, metric="euclidean"):
     metric : str or callable
         'euclidean' and 'sqeuclidean' by BLAS; any other name or callable scipy's
         ``cdist`` accepts ('cityblock', 'cosine', 'correlation', ...).
+    metric_params : dict, optional
+        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
 
     Returns
     -------
@@ -78,14 +80,15 @@ def pairwise_distances(X, Y=None, metric="euclidean"):
            [5., 0.]])
     """
     Y = X if Y is None else Y
-    if metric in EUCLIDEAN_METRICS:
+    if metric in EUCLIDEAN_METRICS and not metric_params:
         D = sq_euclidean(X, Y)
         if Y is X:
             np.fill_diagonal(D, 0)
         return D if metric == "sqeuclidean" else np.sqrt(D, out=D)
     if metric == "manhattan":
         metric = "cityblock"
-    return cdist(X, Y, metric=metric).astype(np.result_type(X.dtype, np.float32), copy=False)
+    return cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32),
+                                                                      copy=False)
 
 
 def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None):

@@ -37,6 +37,9 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     metric_mds : bool, default=True
     n_init : int, default=1
     init : {'classical_mds', 'random'} or array (n_samples, n_components), default='classical_mds'
+        Also ``fit(X, init=array)`` / ``fit_transform(X, init=array)``, which take
+        precedence (scikit-learn's way). scikit-learn's default 'warn' marks its own
+        change of default to 'classical_mds', which lowdim already has.
     max_iter : int, default=300
     eps : float, default=1e-6
         Relative stress decrease below which SMACOF stops.
@@ -44,6 +47,15 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     metric : str, default='euclidean'
         Any metric scipy's ``cdist`` accepts, or 'precomputed' (X is then the n x n
         dissimilarity matrix).
+    metric_params : dict, optional
+        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
+    dissimilarity : {'euclidean', 'precomputed'}, optional
+        scikit-learn's former name for ``metric`` (deprecated there); when given it
+        takes the place of ``metric`` with a ``FutureWarning``.
+    verbose : int, default=0
+        Print the stress every ``verbose`` SMACOF iterations.
+    n_jobs : int, optional
+        Accepted for compatibility; SMACOF's passes use numba's thread pool.
     normalized_stress : bool or 'auto', default='auto'
         Report Kruskal's stress-1 instead of raw stress; 'auto' is True for non-metric.
     weights : array (n_samples, n_samples), optional
@@ -81,13 +93,21 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         "weights": [NONE, ARRAY_LIKE],
         "solver": [Options({"smacof", "classical"})],
         "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
+        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "n_jobs": [NONE, Interval(int, None, None)],
+        "dissimilarity": [Options({"deprecated", "euclidean", "precomputed"})],
+        "metric_params": [NONE, InstanceOf(dict)],
     }
     _iterative_fit = True
 
     def __init__(self, n_components=2, *, metric_mds=True, n_init=1, init="classical_mds", max_iter=300,
-                 eps=1e-6, random_state=None, metric="euclidean", normalized_stress="auto", weights=None,
-                 solver="smacof", n_landmarks=None):
+                 verbose=0, eps=1e-6, n_jobs=None, random_state=None, dissimilarity="deprecated", metric="euclidean",
+                 metric_params=None, normalized_stress="auto", weights=None, solver="smacof", n_landmarks=None):
         self.n_components = n_components
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.dissimilarity = dissimilarity
+        self.metric_params = metric_params
         self.metric_mds = metric_mds
         self.n_init = n_init
         self.init = init
@@ -104,51 +124,66 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"MDS needs at least 2 samples; got {n} sample.")
-        if self.metric == "precomputed" and X.shape[0] != X.shape[1]:
+        if self._resolved_metric() == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has shape {X.shape}.")
         m = n if self.n_landmarks is None else self.n_landmarks
         if self.n_components > m:
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}; lower n_components.")
-        if self.n_landmarks is not None and self.metric != "euclidean":
+        if self.n_landmarks is not None and self._resolved_metric() != "euclidean":
             raise ValueError("n_landmarks needs metric='euclidean' (landmarks are placed by Euclidean distances).")
         if self.n_landmarks is None:
             require_memory(8 * n * n * 3, f"MDS on {n} samples (n x n matrices)",
                            "set n_landmarks (landmark MDS) or subsample")
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, init=None):
         """Compute the embedding.
 
         Parameters
         ----------
         X : array-like (n_samples, n_features), or (n_samples, n_samples) dissimilarities
         y : ignored
+        init : array (n_samples, n_components), optional
+            SMACOF's start, in place of the ``init`` parameter.
 
         Returns
         -------
         self
         """
-        self.fit_transform(X)
+        self.fit_transform(X, init=init)
         return self
 
-    def fit_transform(self, X, y=None):
-        """Compute and return the embedding (``embedding_``)."""
+    def fit_transform(self, X, y=None, init=None):
+        """Compute and return the embedding (``embedding_``); ``init`` as in ``fit``."""
         validate_params(self)
+        self._init_given = init
+        if self.dissimilarity != "deprecated":
+            import warnings
+
+            warnings.warn("MDS: dissimilarity is scikit-learn's deprecated name for metric; pass "
+                          f"metric={self.dissimilarity!r} instead.", FutureWarning, stacklevel=2)
         X = self._validate_input(X, reset=True)
         self._check(X)
-        if self.metric != "precomputed":
+        if self._resolved_metric() != "precomputed":
             warn_constant_features(column_moments(X)[1], "MDS", "every sample is the same point")
         if self.n_landmarks is not None:
             Y = self._fit_landmarks(X)
         else:
             # Euclidean distances do not change with a shift; centring keeps them precise
-            self.offset_ = X.mean(axis=0, dtype=np.float64) if self.metric == "euclidean" else np.zeros(X.shape[1])
-            delta = X.astype(np.float64) if self.metric == "precomputed" else \
-                pairwise_distances(X.astype(np.float64) - self.offset_, metric=self.metric)
+            metric = self._resolved_metric()
+            self.offset_ = X.mean(axis=0, dtype=np.float64) if metric == "euclidean" else np.zeros(X.shape[1])
+            delta = X.astype(np.float64) if metric == "precomputed" else \
+                pairwise_distances(X.astype(np.float64) - self.offset_, metric=metric,
+                                   metric_params=self.metric_params)
             self.dissimilarity_matrix_ = delta
             Y = self._fit_classical(delta, X) if self.solver == "classical" else self._fit_smacof(delta)
         self.embedding_ = Y.astype(X.dtype)
         self.n_components_ = self.n_components
+        del self._init_given
         return self.embedding_
+
+    def _resolved_metric(self):
+        """``metric``, or scikit-learn's deprecated ``dissimilarity`` when that is given."""
+        return self.metric if self.dissimilarity == "deprecated" else self.dissimilarity
 
     def _store_model(self, model):
         self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
@@ -156,7 +191,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     def _fit_classical(self, delta, X):
         Y, model = classical_mds(delta, self.n_components)
         self._store_model(model)
-        self.reference_ = X.astype(np.float64) - self.offset_ if self.metric != "precomputed" else None
+        self.reference_ = X.astype(np.float64) - self.offset_ if self._resolved_metric() != "precomputed" else None
         self.stress_, self.n_iter_ = self._report(delta, Y, np.ones_like(delta)), 0
         return Y
 
@@ -174,11 +209,12 @@ class MDS(ValidatedInputMixin, BaseEstimator):
 
     def _start(self, delta, rng):
         n = delta.shape[0]
-        if isinstance(self.init, str) and self.init == "classical_mds":
+        given = self._init_given if self._init_given is not None else self.init
+        if isinstance(given, str) and given == "classical_mds":
             return classical_mds(delta, self.n_components)[0]
-        if isinstance(self.init, str):
+        if isinstance(given, str):
             return rng.uniform(size=(n, self.n_components)) * delta.max()
-        init = check_array(self.init, name="init", estimator_name="MDS").astype(np.float64)
+        init = check_array(given, name="init", estimator_name="MDS").astype(np.float64)
         if init.shape != (n, self.n_components):
             raise ValueError(f"init has shape {init.shape}; expected (n_samples, n_components) = "
                              f"({n}, {self.n_components}).")
@@ -189,10 +225,11 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         if W is not None and W.shape != delta.shape:
             raise ValueError(f"weights has shape {W.shape}; expected {delta.shape}.")
         rng = check_random_state(self.random_state)
-        n_init = self.n_init if isinstance(self.init, str) and self.init == "random" else 1
+        random = self._init_given is None and isinstance(self.init, str) and self.init == "random"
         best = best_of_restarts(lambda r: smacof(delta, self.n_components, self._start(delta, r), weights=W,
-                                                 metric=self.metric_mds, max_iter=self.max_iter, eps=self.eps),
-                                n_init, rng)
+                                                 metric=self.metric_mds, max_iter=self.max_iter, eps=self.eps,
+                                                 verbose=int(self.verbose)),
+                                self.n_init if random else 1, rng)
         self.n_iter_ = int(best.n_iter)
         self.stress_ = self._report(delta, best.state, np.ones_like(delta) if W is None else W, best.objective)
         return best.state
@@ -217,13 +254,14 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         -------
         ndarray of shape (n, n_components)
         """
-        if self.metric == "precomputed":
+        if self._resolved_metric() == "precomputed":
             from sklearn.utils.validation import check_is_fitted
 
             check_is_fitted(self)
             X = check_array(X, estimator_name="MDS")
             return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_).place(X**2).astype(X.dtype)
         X = self._validate_input(X, reset=False)
-        D = pairwise_distances(X.astype(np.float64) - self.offset_, self.reference_, metric=self.metric)
+        D = pairwise_distances(X.astype(np.float64) - self.offset_, self.reference_, metric=self._resolved_metric(),
+                               metric_params=self.metric_params)
         model = ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)
         return model.place(D**2).astype(X.dtype)
