@@ -223,3 +223,18 @@ def test_principal_minimisers_are_completed_from_the_null_vectors():
     np.testing.assert_allclose(ew, 0, atol=1e-9)
     means = np.repeat([-15.0, -5.0, 5.0, 15.0], 2)
     np.testing.assert_allclose(np.abs(Y[:, 0]), np.abs(means) / np.linalg.norm(means), atol=1e-9)
+
+
+def test_hessian_block_of_a_degenerate_neighbourhood_leaves_dependent_columns_out():
+    from lowdim.manifold._local_fits import _hessian_chunk
+
+    # two rows of points: along the first axis the neighbourhood takes two values only,
+    # so its squared first coordinate is a combination of the constant and linear columns
+    s = np.linspace(-1, 1, 5)
+    grid = np.r_[np.c_[np.full(5, -3.0), s, np.zeros(5)], np.c_[np.full(5, 3.0), s, np.zeros(5)]]
+    Z = (grid - grid.mean(axis=0))[None]
+    strict, loose = _hessian_chunk(Z, 2, tol=1e-4)[0], _hessian_chunk(Z, 2, tol=0.0)[0]
+    assert np.linalg.matrix_rank(strict, tol=1e-8) < np.linalg.matrix_rank(loose, tol=1e-8)
+    # what remains still annihilates constants and both linear coordinates
+    for f in (np.ones(10), Z[0, :, 0], Z[0, :, 1]):
+        np.testing.assert_allclose(strict @ f, 0.0, atol=1e-10)

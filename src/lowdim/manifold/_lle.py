@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .._params import RANDOM_STATE, Interval, Options, validate_params
+from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
@@ -139,6 +139,11 @@ class LocallyLinearEmbedding(ComponentTransformer):
     max_iter : int, default=100
         ARPACK restarts.
     method : {'standard', 'hessian', 'modified', 'ltsa'}, default='standard'
+    hessian_tol : float, default=1e-4
+        'hessian': a quadratic column of a neighbourhood's local basis whose new
+        direction is below this fraction of the largest counts as dependent and is
+        left out of that neighbourhood's Hessian estimator. (scikit-learn uses the same
+        number to guard a normalisation its Gram-Schmidt needs; lowdim's QR needs none.)
     modified_tol : float, default=1e-12
         Floor of the local eigenvalues in 'modified', relative to the largest.
     random_state : None, int or Generator
@@ -146,6 +151,8 @@ class LocallyLinearEmbedding(ComponentTransformer):
     neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points on when faiss is
         installed (``lowdim[ann]``), exact blocked BLAS otherwise.
+    n_jobs : int, optional
+        Accepted for compatibility; lowdim's neighbour search uses its own thread pool.
 
     Attributes
     ----------
@@ -184,13 +191,15 @@ class LocallyLinearEmbedding(ComponentTransformer):
         "max_iter": [Interval(int, 1, None, closed="left")],
         "method": [Options(set(BLOCK_BUILDERS))],
         "modified_tol": [Interval(float, 0, None, closed="left")],
+        "hessian_tol": [Interval(float, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
         "neighbors_algorithm": [Options(set(ALGORITHMS))],
+        "n_jobs": [NONE, Interval(int, None, None)],
     }
 
     def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto", tol=1e-6,
-                 max_iter=100, method="standard", modified_tol=1e-12, random_state=None,
-                 neighbors_algorithm="auto"):
+                 max_iter=100, method="standard", hessian_tol=1e-4, modified_tol=1e-12,
+                 neighbors_algorithm="auto", random_state=None, n_jobs=None):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.reg = reg
@@ -199,6 +208,8 @@ class LocallyLinearEmbedding(ComponentTransformer):
         self.max_iter = max_iter
         self.method = method
         self.modified_tol = modified_tol
+        self.hessian_tol = hessian_tol
+        self.n_jobs = n_jobs
         self.random_state = random_state
         self.neighbors_algorithm = neighbors_algorithm
 
@@ -231,7 +242,8 @@ class LocallyLinearEmbedding(ComponentTransformer):
         warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point")
         X64 = np.ascontiguousarray(X, dtype=np.float64)
         _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
-        groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, self.modified_tol)
+        tol = self.hessian_tol if self.method == "hessian" else self.modified_tol
+        groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, tol)
         M = assemble(groups, blocks, n)
         rng = check_random_state(self.random_state)
         extra = 1 if n > d + 2 else 0  # one more eigenpair tells whether the choice is determined

@@ -61,7 +61,8 @@ def standard_blocks(X, idx, d, reg, tol):
     """Standard LLE: over the group ``[i, neighbours]``, ``u u^T`` with ``u = [1, -w]``.
 
     Every builder takes the data, the (n, k) neighbour indices (self excluded), the
-    output dimension, the Gram regularisation and the eigenvalue floor ('modified').
+    output dimension, the Gram regularisation and a tolerance (the eigenvalue floor of
+    'modified', the dependent-column threshold of 'hessian').
 
     Returns
     -------
@@ -72,25 +73,30 @@ def standard_blocks(X, idx, d, reg, tol):
     return np.hstack([np.arange(n)[:, None], idx]), u[:, :, None] * u[:, None, :]
 
 
-def _hessian_chunk(Z, d):
+def _hessian_chunk(Z, d, tol=1e-4):
     """Hessian estimators of a chunk of centred neighbourhoods: Gram-Schmidt of
     ``[1, U, U_a U_b (a <= b)]``; the columns after the first ``1 + d`` span the
-    quadratic part; the block is their outer product."""
+    quadratic part; the block is their outer product. A quadratic column whose new
+    direction is below ``tol`` of the largest (it depends on the others: a degenerate
+    neighbourhood) is left out rather than adding an arbitrary direction."""
     U = _tangent_coordinates(Z, d)
     a, b = np.triu_indices(d)
     Y = np.concatenate([np.ones(U.shape[:2] + (1,)), U, U[:, :, a] * U[:, :, b]], axis=2)
-    Q, _ = np.linalg.qr(Y)
-    H = Q[:, :, 1 + d:]
+    Q, R = np.linalg.qr(Y)
+    size = np.abs(np.diagonal(R, axis1=1, axis2=2))
+    independent = size >= tol * size.max(axis=1, keepdims=True)
+    H = Q[:, :, 1 + d:] * independent[:, None, 1 + d:]
     return H @ H.transpose(0, 2, 1)
 
 
 def hessian_blocks(X, idx, d, reg, tol):
-    """Hessian eigenmaps (Donoho & Grimes, 2003) over the neighbourhoods (self excluded)."""
+    """Hessian eigenmaps (Donoho & Grimes, 2003) over the neighbourhoods (self excluded);
+    ``tol`` is the relative size under which a quadratic column counts as dependent."""
     n, k = idx.shape
     blocks = np.empty((n, k, k))
     for rows in _row_chunks(n, k, X.shape[1]):
         Z = X[idx[rows]].astype(np.float64)
-        blocks[rows] = _hessian_chunk(Z - Z.mean(axis=1, keepdims=True), d)
+        blocks[rows] = _hessian_chunk(Z - Z.mean(axis=1, keepdims=True), d, tol)
     return idx, blocks
 
 
