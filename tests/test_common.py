@@ -169,6 +169,12 @@ def test_too_many_components_names_both_numbers(cls):
         with pytest.raises(ValueError, match="1 sample"):
             _fit(_instance(cls, n_components=1), X[:1])
         return
+    if getattr(cls, "_components_limit", None) == "none":  # overcomplete factorisations (NMF) are valid
+        est = _fit(_instance(cls, n_components=5), X)
+        assert est.n_components_ == 5 and np.isfinite(_output(est, X)).all()
+        with pytest.raises(ValueError, match="1 sample"):
+            _fit(_instance(cls, n_components=1), X[:1])
+        return
     if _is_clusterer(cls):  # k groups need k samples; one sample in one group is fine
         name = "n_clusters" if "n_clusters" in cls().get_params() else "n_components"
         with pytest.raises(ValueError, match=rf"{name}=5 must be at most n_samples=4"):

@@ -81,3 +81,54 @@ def test_clear_errors():
         NMF(2, solver="cd").fit(bad)
     with pytest.raises(ValueError, match="kullback-leibler' needs solver='mu'"):
         NMF(2, beta_loss="kullback-leibler").fit(X)
+
+
+@pytest.mark.parametrize("beta_loss", ["itakura-saito", 0.5, 1.5, 3.0, "kullback-leibler"])
+def test_beta_divergences_from_a_custom_start_match_sklearn(beta_loss):
+    from sklearn.decomposition import NMF as SkNMF
+    from sklearn.decomposition._nmf import _beta_divergence
+
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 12)) + 0.05
+    W0, H0 = rng.random((60, 4)) + 0.1, rng.random((4, 12)) + 0.1
+    params = dict(n_components=4, init="custom", solver="mu", beta_loss=beta_loss, max_iter=300, tol=0.0)
+    W = NMF(**params).fit_transform(X, W=W0.copy(), H=H0.copy())
+    ours = NMF(**params).fit(X, W=W0.copy(), H=H0.copy())
+    theirs_W = SkNMF(**params).fit_transform(X, W=W0.copy(), H=H0.copy())
+    beta = {"itakura-saito": 0.0, "kullback-leibler": 1.0}.get(beta_loss, beta_loss)
+    ours_div = _beta_divergence(X, W, ours.components_, beta)
+    theirs_div = _beta_divergence(X, theirs_W, SkNMF(**params).fit(X, W=W0.copy(), H=H0.copy()).components_, beta)
+    assert ours_div <= theirs_div * (1 + 1e-6)
+    assert np.all(np.diff(ours.loss_history_) <= 1e-9 * abs(ours.loss_history_[0]))  # never increases
+
+
+def test_itakura_saito_refuses_zeros_and_cd_refuses_other_losses():
+    X = np.random.default_rng(0).random((20, 5))
+    X[0, 0] = 0.0
+    with pytest.raises(ValueError, match="needs X without zeros"):
+        NMF(2, solver="mu", beta_loss="itakura-saito").fit(X)
+    with pytest.raises(ValueError, match="needs solver='mu'"):
+        NMF(2, beta_loss=1.5).fit(X + 1)
+
+
+def test_custom_auto_nndsvdar_shuffle_and_overcomplete():
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 10))
+    W0, H0 = rng.random((40, 3)), rng.random((3, 10))
+    model = NMF(n_components="auto", init="custom", random_state=0).fit(X, W=W0, H=H0)
+    assert model.n_components_ == 3
+    with pytest.raises(ValueError, match="needs both W and H"):
+        NMF(3, init="custom").fit(X)
+    with pytest.raises(ValueError, match=r"H has shape \(2, 10\)"):
+        NMF(3, init="custom").fit(X, W=W0, H=H0[:2])
+    from lowdim.decomposition._nmf import nndsvd_init
+
+    plain = nndsvd_init(X, 3, np.random.default_rng(0))
+    filled = nndsvd_init(X, 3, np.random.default_rng(0), fill="random")
+    for P, F in zip(plain, filled):  # NNDSVD's zeros become small random values, the rest is kept
+        assert np.all(F > 0) and np.all(F[P == 0] < X.mean() / 10) and np.array_equal(F[P > 0], P[P > 0])
+    NMF(3, init="nndsvdar", random_state=0).fit(X)
+    a = NMF(3, shuffle=True, random_state=0).fit(X)
+    b = NMF(3, shuffle=True, random_state=0).fit(X)
+    np.testing.assert_array_equal(a.components_, b.components_)  # reproducible under a seed
+    assert NMF(random_state=0, max_iter=20).fit(X[:5]).n_components_ == 10  # default: n_features (overcomplete)

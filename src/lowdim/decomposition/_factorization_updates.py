@@ -10,10 +10,25 @@ import numpy as np
 EPS = 1e-12
 
 
-def hals_update_h(X, W, H, l1=0.0, l2=0.0, products=False):
+BETA_NAMES = {"frobenius": 2.0, "kullback-leibler": 1.0, "itakura-saito": 0.0}
+
+
+def beta_value(beta_loss):
+    """The beta of a beta-divergence given by name or number.
+
+    Examples
+    --------
+    >>> beta_value("kullback-leibler"), beta_value(1.5)
+    (1.0, 1.5)
+    """
+    return BETA_NAMES[beta_loss] if isinstance(beta_loss, str) else float(beta_loss)
+
+
+def hals_update_h(X, W, H, l1=0.0, l2=0.0, products=False, order=None):
     """HALS / coordinate descent for non-negative H (Frobenius loss, complete data).
 
-    Each row of H is the exact minimiser with the other rows fixed (Cichocki & Phan).
+    Each row of H is the exact minimiser with the other rows fixed (Cichocki & Phan),
+    visited in ``order`` (default: first to last).
     With ``products``, also returns ``W^T X`` and ``W^T W`` (for ``loss_from_products``).
 
     Examples
@@ -27,7 +42,7 @@ def hals_update_h(X, W, H, l1=0.0, l2=0.0, products=False):
     WtX = W.T @ X
     WtW = W.T @ W
     H = H.copy()
-    for r in range(H.shape[0]):
+    for r in range(H.shape[0]) if order is None else order:
         numerator = WtX[r] - WtW[r] @ H + WtW[r, r] * H[r] - l1
         H[r] = np.maximum(numerator / (WtW[r, r] + l2 + EPS), 0.0)
     return (H, WtX, WtW) if products else H
@@ -47,8 +62,9 @@ def loss_from_products(sq_norm, WtX, WtW, H):
 
 
 def mu_update_h(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0):
-    """Multiplicative update of non-negative H (Lee & Seung) for the Frobenius or
-    Kullback-Leibler loss, optionally over the observed entries only.
+    """Multiplicative update of non-negative H for a beta-divergence (Lee & Seung for
+    Frobenius and Kullback-Leibler; Fevotte & Idier's majorisation-minimisation exponent
+    for other betas, Itakura-Saito = 0 included), optionally over the observed entries.
 
     Examples
     --------
@@ -57,21 +73,27 @@ def mu_update_h(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0):
     >>> mu_update_h(X, W, np.full((1, 3), 0.5))
     array([[1., 1., 1.]])
     """
-    if beta == "frobenius":
+    b = beta_value(beta)
+    if b == 2.0:
         if mask is None:  # W^T W H costs k x k x d, not the n x d product W H
             numerator = W.T @ X
             denominator = (W.T @ W) @ H + l2 * H + l1
         else:
             numerator = W.T @ (X * mask)
             denominator = W.T @ ((W @ H) * mask) + l2 * H + l1
-    else:  # Kullback-Leibler
-        ratio = X / np.maximum(W @ H, EPS)
-        if mask is not None:
-            ratio = ratio * mask
-        numerator = W.T @ ratio
-        column = W.sum(axis=0)[:, None] if mask is None else W.T @ mask
-        denominator = column + l2 * H + l1
-    return H * numerator / np.maximum(denominator, EPS)
+        return H * numerator / np.maximum(denominator, EPS)
+    WH = np.maximum(W @ H, EPS)
+    if b == 1.0:
+        ratio, base = X / WH, np.ones_like(WH)
+    else:
+        ratio, base = X * WH ** (b - 2.0), WH ** (b - 1.0)
+    if mask is not None:
+        ratio, base = ratio * mask, base * mask
+    numerator = W.T @ ratio
+    denominator = (W.sum(axis=0)[:, None] if b == 1.0 and mask is None else W.T @ base) + l2 * H + l1
+    step = numerator / np.maximum(denominator, EPS)
+    gamma = 1.0 / (2.0 - b) if b < 1.0 else (1.0 / (b - 1.0) if b > 2.0 else 1.0)
+    return H * (step if gamma == 1.0 else step**gamma)
 
 
 def ridge_update_h(X, W, l2=0.0, mask=None):
@@ -96,7 +118,9 @@ def ridge_update_h(X, W, l2=0.0, mask=None):
 
 
 def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None):
-    """Data term over the observed entries: 0.5 ||X - W H||^2 or the KL divergence.
+    """Data term over the observed entries: the beta-divergence of W H from X
+    (0.5 ||X - W H||^2 for Frobenius, the generalised KL divergence, Itakura-Saito's
+    ``x / y - log(x / y) - 1``, or ``(x^b + (b - 1) y^b - b x y^(b - 1)) / (b (b - 1))``).
 
     Complete data with the Frobenius loss never form W H: ``||X||^2 - 2 tr(W^T X H^T)
     + tr(W^T W H H^T)`` (pass ``sq_norm = ||X||^2`` to skip that pass).
@@ -106,17 +130,26 @@ def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None):
     >>> import numpy as np
     >>> loss(np.ones((2, 2)), np.ones((2, 1)), np.ones((1, 2)))
     0.0
+    >>> round(loss(np.array([[1.0, 2.0]]), np.ones((1, 1)), np.ones((1, 2)), beta="itakura-saito"), 6)
+    0.306853
     """
-    if beta == "frobenius" and mask is None:
+    b = beta_value(beta)
+    if b == 2.0 and mask is None:
         sq = float(np.sum(X * X)) if sq_norm is None else sq_norm
         cross = float(np.sum(W * (X @ H.T)))
         return 0.5 * max(sq - 2 * cross + float(np.sum((W.T @ W) * (H @ H.T))), 0.0)
     WH = W @ H
-    if beta == "frobenius":
+    if b == 2.0:
         diff = (X - WH) * mask
         return 0.5 * float(np.sum(diff * diff))
     safe = np.maximum(WH, EPS)
-    terms = np.where(X > 0, X * np.log(np.maximum(X, EPS) / safe), 0.0) - X + WH
+    if b == 1.0:
+        terms = np.where(X > 0, X * np.log(np.maximum(X, EPS) / safe), 0.0) - X + WH
+    elif b == 0.0:
+        ratio = np.maximum(X, EPS) / safe
+        terms = ratio - np.log(ratio) - 1.0
+    else:
+        terms = (X**b + (b - 1.0) * safe**b - b * X * safe ** (b - 1.0)) / (b * (b - 1.0))
     return float(np.sum(terms if mask is None else terms * mask))
 
 

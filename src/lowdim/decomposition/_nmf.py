@@ -8,6 +8,7 @@ from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import CenteredData, column_moments, randomized_svd, symmetrize, syrk_upper, top_eigh
 from ._factorization_updates import (
+    beta_value,
     hals_update_h,
     loss,
     loss_from_products,
@@ -38,7 +39,8 @@ def _top_svd(X, k, rng):
 
 def nndsvd_init(X, k, rng, fill=False):
     """Non-negative double SVD start (Boutsidis & Gallopoulos, 2008); ``fill`` puts the
-    data mean in the zeros (the 'nndsvda' variant).
+    data mean in the zeros (True: the 'nndsvda' variant) or small random values of a
+    hundredth of the mean ('random': 'nndsvdar').
 
     Examples
     --------
@@ -57,8 +59,12 @@ def nndsvd_init(X, k, rng, fill=False):
             parts.append((nx * ny, sx / max(nx, 1e-300), sy / max(ny, 1e-300)))
         sigma, u, v = max(parts, key=lambda p: p[0])
         W[:, j], H[j] = np.sqrt(s[j] * sigma) * u, np.sqrt(s[j] * sigma) * v
-    if fill:
-        mean = X.mean()
+    mean = X.mean()
+    if fill == "random":
+        for F in (W, H):
+            zero = F == 0
+            F[zero] = np.abs(rng.standard_normal(int(zero.sum()))) * mean / 100.0
+    elif fill:
         W[W == 0], H[H == 0] = mean, mean
     return W, H
 
@@ -157,14 +163,20 @@ class NMF(_Factorization):
 
     Parameters
     ----------
-    n_components : int or None
-        Default: min(n_samples, n_features) (at most that many).
-    init : {None, 'random', 'nndsvd', 'nndsvda'}
-        None: 'nndsvda' when n_components <= min(n_samples, n_features), else 'random'.
+    n_components : int, 'auto' or None
+        None: n_features (as scikit-learn; more than min(n_samples, n_features) is an
+        overcomplete factorisation, which NMF allows). 'auto': from the shapes of the
+        ``W`` / ``H`` given to ``fit`` (else n_features).
+    init : {None, 'random', 'nndsvd', 'nndsvda', 'nndsvdar', 'custom'}
+        None: 'nndsvda' when n_components <= min(n_samples, n_features), else 'random';
+        'nndsvdar': NNDSVD with its zeros set to small random values; 'custom': the
+        ``W`` and ``H`` given to ``fit`` / ``fit_transform``.
     solver : {'cd', 'mu'}
         'cd': HALS coordinate descent (Frobenius loss, complete data: NaN is an error);
-        'mu': multiplicative updates (Frobenius or Kullback-Leibler, NaN = missing).
-    beta_loss : {'frobenius', 'kullback-leibler'}
+        'mu': multiplicative updates (any beta-divergence, NaN = missing).
+    beta_loss : {'frobenius', 'kullback-leibler', 'itakura-saito'} or float
+        The beta-divergence minimised (2, 1, 0 or any beta); other than 'frobenius'
+        needs solver='mu', and beta <= 0 needs X without zeros.
     tol : float
         Stop when the error ``sqrt(2 * objective)`` decreased by less than ``tol`` times
         its current value over the last 10 iterations (stricter than scikit-learn's
@@ -178,6 +190,9 @@ class NMF(_Factorization):
     l1_ratio : float in [0, 1]
         Share of L1 (sparsity) in the penalties; the rest is L2.
     verbose : int or bool
+    shuffle : bool, default=False
+        'cd': visit the components in a random order (from ``random_state``) in every
+        update instead of first to last.
 
     Attributes
     ----------
@@ -201,11 +216,12 @@ class NMF(_Factorization):
     True
     """
 
+    _components_limit = "none"  # more components than min(n, d): an overcomplete factorisation, allowed
     _parameter_constraints = {
-        "n_components": [NONE, Interval(int, 1, None, closed="left")],
-        "init": [NONE, Options({"random", "nndsvd", "nndsvda"})],
+        "n_components": [NONE, Interval(int, 1, None, closed="left"), Options({"auto"})],
+        "init": [NONE, Options({"random", "nndsvd", "nndsvda", "nndsvdar", "custom"})],
         "solver": [Options({"cd", "mu"})],
-        "beta_loss": [Options({"frobenius", "kullback-leibler"})],
+        "beta_loss": [Options({"frobenius", "kullback-leibler", "itakura-saito"}), Interval(float, None, None)],
         "tol": [Interval(float, 0, None, closed="left")],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
@@ -213,10 +229,12 @@ class NMF(_Factorization):
         "alpha_H": [Interval(float, 0, None, closed="left"), Options({"same"})],
         "l1_ratio": [Interval(float, 0, 1, closed="both")],
         "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "shuffle": [BOOLEAN],
     }
 
-    def __init__(self, n_components=None, *, init=None, solver="cd", beta_loss="frobenius", tol=1e-4,
-                 max_iter=200, random_state=None, alpha_W=0.0, alpha_H="same", l1_ratio=0.0, verbose=0):
+    def __init__(self, n_components="auto", *, init=None, solver="cd", beta_loss="frobenius", tol=1e-4,
+                 max_iter=200, random_state=None, alpha_W=0.0, alpha_H="same", l1_ratio=0.0, verbose=0,
+                 shuffle=False):
         self.n_components = n_components
         self.init = init
         self.solver = solver
@@ -228,6 +246,7 @@ class NMF(_Factorization):
         self.alpha_H = alpha_H
         self.l1_ratio = l1_ratio
         self.verbose = verbose
+        self.shuffle = shuffle
 
     def _check(self, X, reset):
         X64, mask, dtype = super()._check(X, reset)
@@ -235,8 +254,12 @@ class NMF(_Factorization):
             r, c = np.argwhere(X64 < 0)[0]
             raise ValueError(f"Negative values in data passed to NMF (first at row {r}, column {c}: "
                              f"{X64[r, c]!r}); NMF needs non-negative data.")
-        if self.beta_loss == "kullback-leibler" and self.solver != "mu":
-            raise ValueError("beta_loss='kullback-leibler' needs solver='mu'.")
+        beta = beta_value(self.beta_loss)
+        if beta != 2.0 and self.solver != "mu":
+            raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
+        if beta <= 0 and np.any((X64 == 0) & (mask if mask is not None else True)):
+            raise ValueError(f"beta_loss={self.beta_loss!r} (beta <= 0) needs X without zeros: the divergence is "
+                             "infinite there. Add a small constant to X, or use a beta above 0.")
         return X64, mask, dtype
 
     def _penalties(self, n, d):
@@ -244,24 +267,27 @@ class NMF(_Factorization):
         return (d * self.alpha_W * self.l1_ratio, d * self.alpha_W * (1 - self.l1_ratio),
                 n * alpha_H * self.l1_ratio, n * alpha_H * (1 - self.l1_ratio))
 
-    def _update(self, X, W, H, mask, l1, l2):
+    def _update(self, X, W, H, mask, l1, l2, order=None):
         if self.solver == "cd":
-            return hals_update_h(X, W, H, l1, l2)
+            return hals_update_h(X, W, H, l1, l2, order=order)
         return mu_update_h(X, W, H, mask, self.beta_loss, l1, l2)
 
-    def _updates(self, X, mask, pen, fixed_h=False):
+    def _updates(self, X, mask, pen, fixed_h=False, rng=None):
         """(update_w, update_h) closures; update_h also returns the objective."""
         sq = float(np.sum(X * X))
         maskT = None if mask is None else mask.T
 
+        def order(k):  # shuffle: a fresh order of the components for every update
+            return rng.permutation(k) if self.shuffle and rng is not None else None
+
         def update_w(W, H):
-            return self._update(X.T, H.T, W.T, maskT, pen[0], pen[1]).T
+            return self._update(X.T, H.T, W.T, maskT, pen[0], pen[1], order(W.shape[1])).T
 
         def update_h(W, H):
             if fixed_h:
                 return H, loss(X, W, H, mask, self.beta_loss, sq) + penalty(W, H, pen)
             if self.solver == "cd":  # the objective from the products the update computed
-                H, WtX, WtW = hals_update_h(X, W, H, pen[2], pen[3], products=True)
+                H, WtX, WtW = hals_update_h(X, W, H, pen[2], pen[3], products=True, order=order(H.shape[0]))
                 return H, loss_from_products(sq, WtX, WtW, H) + penalty(W, H, pen)
             H = mu_update_h(X, W, H, mask, self.beta_loss, pen[2], pen[3])
             return H, loss(X, W, H, mask, self.beta_loss, sq) + penalty(W, H, pen)
@@ -274,8 +300,54 @@ class NMF(_Factorization):
             scale = np.sqrt(max(X.mean(), 1e-12) / k)
             return (np.abs(rng.standard_normal((X.shape[0], k))) * scale,
                     np.abs(rng.standard_normal((k, X.shape[1]))) * scale)
+        if k > min(X.shape):
+            raise ValueError(f"init={init!r} needs n_components <= min(n_samples, n_features) = {min(X.shape)}; "
+                             f"got {k}. Use init='random' for an overcomplete factorisation.")
         # multiplicative updates cannot leave exact zeros: always fill them for 'mu'
-        return nndsvd_init(X, k, rng, fill=init == "nndsvda" or self.solver == "mu")
+        fill = "random" if init == "nndsvdar" else (init == "nndsvda" or self.solver == "mu")
+        return nndsvd_init(X, k, rng, fill=fill)
+
+    def _n_components(self, n, d, W, H):
+        """The number of components: given, from the custom factors ('auto'), or d."""
+        if self.n_components not in (None, "auto"):
+            return int(self.n_components)
+        if self.n_components == "auto":
+            if H is not None:
+                return int(np.shape(H)[0])
+            if W is not None:
+                return int(np.shape(W)[1])
+        return d
+
+    def _given_factors(self, W, H, n, d, k):
+        """The custom start, checked: non-negative, finite, of the right shapes."""
+        if W is None or H is None:
+            raise ValueError("init='custom' needs both W and H passed to fit / fit_transform (fit(X, W=W, H=H)).")
+        factors = []
+        for name, F, shape in (("W", W, (n, k)), ("H", H, (k, d))):
+            F = np.array(F, dtype=np.float64)
+            if F.shape != shape:
+                raise ValueError(f"{name} has shape {F.shape}; expected {shape} for n_components={k}.")
+            if not np.all(np.isfinite(F)) or np.any(F < 0):
+                raise ValueError(f"{name} must hold finite non-negative values (init='custom').")
+            factors.append(F)
+        return factors
+
+    def fit(self, X, y=None, W=None, H=None):
+        """Fit the factorisation.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), non-negative, NaN = missing
+        y : ignored
+        W, H : ndarray, optional
+            The start with ``init='custom'`` (see ``fit_transform``).
+
+        Returns
+        -------
+        self
+        """
+        self.fit_transform(X, W=W, H=H)
+        return self
 
     def fit_transform(self, X, y=None, W=None, H=None):
         """Fit the factorisation and return W.
@@ -285,20 +357,27 @@ class NMF(_Factorization):
         X : array-like of shape (n_samples, n_features), non-negative, NaN = missing
         y : ignored
         W, H : ndarray, optional
-            Initial factors (both; ``init`` is then ignored).
+            Initial factors: used with ``init='custom'`` (required then), and also when
+            both are given with another ``init`` (which is then not run).
 
         Returns
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        X, mask, dtype, k = self._start_fit(X)
+        validate_params(self)
+        X, mask, dtype = self._check(X, reset=True)
         n, d = X.shape
-        if W is None or H is None:
-            W, H = self._initial(X, k, check_random_state(self.random_state))
-        W, H = np.array(W, dtype=np.float64), np.array(H, dtype=np.float64)
+        k = self._n_components(n, d, W, H)
+        check_n_components(None, n, d, "NMF")  # needs two samples; more components than min(n, d) is fine
+        warn_constant_features(column_moments(X)[1], "NMF")
+        rng = check_random_state(self.random_state)
+        if self.init == "custom" or (W is not None and H is not None):
+            W, H = self._given_factors(W, H, n, d, k)
+        else:
+            W, H = self._initial(X, k, rng)
         pen = self._penalties(n, d)
         start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
-        W, H, _, result = alternate(W, H, *self._updates(X, mask, pen), start, tol=self.tol,
+        W, H, _, result = alternate(W, H, *self._updates(X, mask, pen, rng=rng), start, tol=self.tol,
                                     max_iter=self.max_iter, verbose=self.verbose, label="NMF")
         self.reconstruction_err_ = float(np.sqrt(2 * loss(X, W, H, mask, self.beta_loss)))
         self._store(H, result, k, dtype)
