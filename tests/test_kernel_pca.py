@@ -137,3 +137,11 @@ def test_inverse_transform_without_the_preimage_map_is_not_fitted():
     kpca = KernelPCA(2, kernel="rbf").fit(np.random.default_rng(0).normal(size=(30, 3)))
     with pytest.raises(NotFittedError, match="fit_inverse_transform=True"):
         kpca.inverse_transform(np.zeros((1, 2)))
+
+
+def test_iterated_power_fixes_the_randomized_iterations():
+    X = np.random.default_rng(0).normal(size=(400, 8))
+    exact = KernelPCA(5, kernel="rbf", eigen_solver="dense").fit(X)
+    for power in (2, 10, "auto"):
+        fast = KernelPCA(5, kernel="rbf", eigen_solver="randomized", iterated_power=power, random_state=0).fit(X)
+        np.testing.assert_allclose(fast.eigenvalues_, exact.eigenvalues_, rtol=1e-2 if power == 2 else 1e-6)

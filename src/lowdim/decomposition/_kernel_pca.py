@@ -64,15 +64,19 @@ def check_psd_kernel(K_centred, eigenvalues):
                          f"eigenvalue {low:g} (largest {largest:g}); {fix}")
 
 
-def top_eigenpairs(K, k, solver, rng, tol, max_iter):
-    """Largest k eigenpairs of the symmetric matrix K with the named solver."""
+def top_eigenpairs(K, k, solver, rng, tol, max_iter, iterated_power="auto"):
+    """Largest k eigenpairs of the symmetric matrix K with the named solver
+    ('randomized': up to 15 power iterations stopping once the eigenvalues settle, or
+    exactly ``iterated_power``)."""
     if solver == "dense":
         return top_eigh(K, k)
     if solver == "arpack":
         return lanczos_eigh(spla.aslinearoperator(K), k, rng=rng, tol=tol, max_iter=max_iter)
     size = min(K.shape[0], k + 20)
-    w, V, _ = subspace_iteration(lambda B: matmul(K, B), K.shape[0], K.dtype, size, k, n_iter=15, rng=rng,
-                                 tol=1e-9, nystrom=False)
+    fixed = iterated_power != "auto"
+    w, V, _ = subspace_iteration(lambda B: matmul(K, B), K.shape[0], K.dtype, size, k,
+                                 n_iter=int(iterated_power) if fixed else 15, rng=rng, tol=None if fixed else 1e-9,
+                                 nystrom=False)
     return w, V
 
 
@@ -105,6 +109,11 @@ class KernelPCA(ComponentTransformer):
         the centred kernel with 20 extra vectors, Rayleigh-Ritz after every product,
         up to 16 products, stopping once the eigenvalues settle).
     tol, max_iter : ARPACK settings.
+    iterated_power : int or 'auto', default='auto'
+        'randomized': that many power iterations; 'auto' runs up to 15 and stops once
+        the eigenvalues settle (scikit-learn's 'auto' is a fixed 4 or 7).
+    n_jobs : int, optional
+        Accepted for compatibility; kernels and products use numba's and BLAS's threads.
     remove_zero_eig : bool
         Drop components with zero eigenvalue (also done when n_components is None).
     n_landmarks : int or None
@@ -164,12 +173,14 @@ class KernelPCA(ComponentTransformer):
         "n_landmarks": [NONE, Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
         "copy_X": [BOOLEAN],
+        "iterated_power": [Interval(int, 0, None, closed="left"), Options({"auto"})],
+        "n_jobs": [NONE, Interval(int, None, None)],
     }
 
     def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  kernel_params=None, alpha=1.0, fit_inverse_transform=False, eigen_solver="auto",
-                 tol=0, max_iter=None, remove_zero_eig=False, n_landmarks=None, random_state=None,
-                 copy_X=True):
+                 tol=0, max_iter=None, iterated_power="auto", remove_zero_eig=False, random_state=None,
+                 copy_X=True, n_jobs=None, n_landmarks=None):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -185,6 +196,8 @@ class KernelPCA(ComponentTransformer):
         self.n_landmarks = n_landmarks
         self.random_state = random_state
         self.copy_X = copy_X
+        self.iterated_power = iterated_power
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ kernels
     def _kernel(self, X, Y=None):
@@ -271,7 +284,8 @@ class KernelPCA(ComponentTransformer):
         self._centre_col, self._centre_all = centre_kernel(K)
         k = self.n_components or n
         solver = self._choose_solver(n, k)
-        w, V = top_eigenpairs(K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter)
+        w, V = top_eigenpairs(K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter,
+                              self.iterated_power)
         if self.kernel == "precomputed":
             check_psd_kernel(K, w)
         keep = w > (w.max(initial=0.0) * n * np.finfo(np.float64).eps)
