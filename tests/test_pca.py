@@ -552,3 +552,17 @@ def test_n_components_none_and_zero_with_every_solver(solver):
     none = PCA(0, solver=solver, random_state=0).fit(X)
     assert none.n_components_ == 0 and none.transform(X).shape == (50, 0)
     np.testing.assert_allclose(none.noise_variance_, SkPCA(0).fit(X).noise_variance_)
+
+
+def test_incremental_pca_var_and_batch_size_as_sklearn():
+    from sklearn.decomposition import IncrementalPCA as SkIncrementalPCA
+
+    X = np.random.default_rng(0).normal(size=(100, 5)) * [1, 2, 3, 4, 5] + 3
+    ours, theirs = IncrementalPCA(2, batch_size=30).fit(X), SkIncrementalPCA(2, batch_size=30).fit(X)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-12)
+    assert ours.batch_size_ == theirs.batch_size_ == 30
+    streamed = IncrementalPCA(2)
+    for start in range(0, 100, 25):
+        streamed.partial_fit(X[start:start + 25].tolist())
+    np.testing.assert_allclose(streamed.var_, theirs.var_, rtol=1e-12)
+    assert streamed.batch_size_ == 25

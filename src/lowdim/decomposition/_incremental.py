@@ -5,7 +5,7 @@ from .._params import BOOLEAN, NONE, Interval
 from .._params import validate_params
 from .._validation import check_array
 from ..linalg import iter_row_blocks
-from ._pca import PCA
+from ._pca import _DEFERRED, PCA
 
 
 class IncrementalPCA(PCA):
@@ -28,6 +28,10 @@ class IncrementalPCA(PCA):
     ----------
     components_, explained_variance_, explained_variance_ratio_, singular_values_,
     mean_, noise_variance_, n_components_, n_samples_seen_ : as in ``PCA``.
+    var_ : ndarray of shape (n_features,)
+        Per-feature variance over all rows seen (divided by n, as scikit-learn's).
+    batch_size_ : int
+        Rows per batch of the last ``fit`` (or of the last ``partial_fit`` call).
 
     Examples
     --------
@@ -44,9 +48,10 @@ class IncrementalPCA(PCA):
         "copy": [BOOLEAN],
         "batch_size": [NONE, Interval(int, 1, None, closed="left")],
     }
+    _deferred = _DEFERRED + ("var_",)
     # PCA parameters that IncrementalPCA does not expose
     solver, standardize, tol, iterated_power, n_oversamples = "covariance", False, 0.0, "auto", 10
-    max_iter, random_state, verbose, svd_solver = 1000, None, 0, None
+    max_iter, random_state, verbose, svd_solver, power_iteration_normalizer = 1000, None, 0, None, "auto"
 
     def __init__(self, n_components=None, *, whiten=False, copy=True, batch_size=None):
         self.n_components = n_components
@@ -68,8 +73,32 @@ class IncrementalPCA(PCA):
         """
         validate_params(self)
         checked = check_array(X, estimator_name="IncrementalPCA", accept_sparse=True)
-        rows = self.batch_size or 5 * checked.shape[1]
+        self.batch_size_ = rows = self.batch_size or 5 * checked.shape[1]
         return super().fit(_Rows(X, checked, rows))
+
+    def partial_fit(self, X, y=None, check_input=True):
+        """Add the rows of ``X`` to exact running moments (see ``PCA.partial_fit``).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+        y : ignored
+        check_input : bool
+            Accepted for compatibility: the input is always checked (finite, numeric).
+
+        Returns
+        -------
+        self
+        """
+        seen = self.__dict__.get("n_samples_seen_", 0) if "_accumulator" in self.__dict__ else 0
+        super().partial_fit(X)
+        self.batch_size_ = int(self.n_samples_seen_ - seen)
+        return self
+
+    def _set_spectrum(self, spectrum, dtype, solver):
+        super()._set_spectrum(spectrum, dtype, solver)
+        n = spectrum.n_samples
+        self.var_ = (spectrum.variances * ((n - 1) / n)).astype(dtype)
 
 
 class _Rows:

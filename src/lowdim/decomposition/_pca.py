@@ -121,6 +121,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     (200, 2)
     """
 
+    _deferred = _DEFERRED
     _parameter_constraints = {
         "n_components": [NONE, Interval(int, 0, None, closed="left"),
                          Interval(float, 0, 1, closed="neither"), Options({"mle"})],
@@ -236,7 +237,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
                                  "with solver='covariance' first, or use a fresh estimator.")
             validate_params(self)
         block = self._accumulate(X)
-        for name in _DEFERRED:
+        for name in self._deferred:
             self.__dict__.pop(name, None)
         self._pending_dtype = block.dtype if self.__dict__.get("_pending_dtype") is None \
             else np.result_type(self._pending_dtype, block.dtype)
@@ -246,7 +247,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     def __getattr__(self, name):
         # fitted attributes after partial_fit are computed on first access
         pending = self.__dict__.get("_pending_dtype")
-        if pending is None or name not in _DEFERRED:
+        if pending is None or name not in self._deferred:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         self._finish_streaming(pending)
         return self.__dict__[name]
