@@ -115,6 +115,8 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     embedding_ : ndarray (n_samples, n_components)
     graph_ : sparse (n_samples, n_samples)
         The fuzzy simplicial set.
+    graph_dists_ : sparse (n_samples, n_samples)
+        The neighbour distances behind it (each kNN edge, in either direction).
     a_, b_ : float
         The output curve ``1 / (1 + a d^(2b))``.
     unique_inverse_ : ndarray of int or None
@@ -272,8 +274,12 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         k = min(self.n_neighbors, n) - 1
         distances, indices, index = self._neighbours(X, k)
         warn_duplicates(distances, "UMAP")
-        memberships, _, _ = local_memberships(self._disconnect(distances), k + 1, self.local_connectivity)
+        distances = self._disconnect(distances)
+        memberships, _, _ = local_memberships(distances, k + 1, self.local_connectivity)
         W = fuzzy_union(indices, np.nan_to_num(memberships), n, self.set_op_mix_ratio)
+        D = sp.csr_matrix((np.where(np.isfinite(distances), distances, 0.0).ravel(), indices.ravel(),
+                           np.arange(0, n * k + 1, k)), shape=(n, n))
+        self.graph_dists_ = D.maximum(D.T).tocsr()
         if y is not None and self.target_weight > 0:
             W = self._supervised(W, y)
         joined = join_components(W, X, name="UMAP neighbour graph", index=index)
