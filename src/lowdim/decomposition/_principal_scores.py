@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 
 def principal_scores(X, n_components, rng):
@@ -34,7 +35,8 @@ def principal_scores(X, n_components, rng):
     Y = np.zeros((X.shape[0], n_components))
     with warnings.catch_warnings():  # callers have already warned about constant features
         warnings.simplefilter("ignore", UserWarning)
-        Y[:, :k] = PCA(k, random_state=rng).fit_transform(np.asarray(X, dtype=np.float64))
+        X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        Y[:, :k] = PCA(k, random_state=rng).fit_transform(X)
     if k < n_components:
         Y[:, k:] = rng.normal(0.0, max(float(np.std(Y[:, 0])), 1.0) * 1e-3, size=(X.shape[0], n_components - k))
     return Y

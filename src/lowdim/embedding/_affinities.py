@@ -115,7 +115,7 @@ def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algo
     True
     """
     n = X.shape[0]
-    index = make_index(algorithm, metric, n, metric_params).build(X)
+    index = make_index(algorithm, metric, n, metric_params, sparse=sp.issparse(X)).build(X)
     if n_neighbors >= n - 1 and hasattr(index, "pairwise"):  # every other point: no selection needed
         others = ~np.eye(n, dtype=bool)
         distances = index.pairwise(X)[others].reshape(n, n - 1)

@@ -4,6 +4,7 @@ initialisation -> gradient descent on a KL objective (supplied by the subclass).
 from dataclasses import replace
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 from sklearn.base import BaseEstimator
 
@@ -13,6 +14,7 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
 from ..neighbors import ALGORITHMS, PAIRWISE_METRICS, make_index
+from ..neighbors._pairwise import SPARSE_METRICS
 from ._affinities import effective_perplexity, neighbour_affinities, warn_duplicates
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
@@ -37,6 +39,16 @@ SHARED_CONSTRAINTS = {
 }
 
 
+def own_copy(X):
+    """A copy the model owns (dense or sparse)."""
+    return X.copy() if sp.issparse(X) else np.array(X, copy=True)
+
+
+def as_float64(X):
+    """``X`` in float64, contiguous when dense, CSR when sparse."""
+    return sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+
+
 def training_index(estimator, dtype=None):
     """The kNN index over ``estimator.X_fit_`` (in ``dtype`` if given, as at fit time),
     rebuilt once for a loaded model, whose file holds the data but not the index."""
@@ -44,8 +56,10 @@ def training_index(estimator, dtype=None):
     if index is None:
         precomputed = estimator.metric == "precomputed"
         params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
+        X = estimator.X_fit_
         index = make_index("exact" if precomputed else estimator.neighbors_algorithm, estimator.metric,
-                           estimator.X_fit_.shape[0], params).build(np.asarray(estimator.X_fit_, dtype=dtype))
+                           X.shape[0], params, sparse=sp.issparse(X)).build(X if sp.issparse(X) else
+                                                                           np.asarray(X, dtype=dtype))
         estimator._index = index
     return index
 
@@ -113,11 +127,11 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
         """
         validate_params(self)
         # an own copy: the model keeps the training rows (and indexes built on them) for transform
-        X = np.array(self._validate_input(X, reset=True), copy=True)
+        X = own_copy(self._validate_input(X, reset=True, accept_sparse=self.metric in SPARSE_METRICS))
         self._check_data(X)
         n = X.shape[0]
         rng = check_random_state(self.random_state)
-        X64 = np.ascontiguousarray(X, dtype=np.float64)  # one graph whatever the input dtype
+        X64 = as_float64(X)  # one graph whatever the input dtype
         self.perplexity_ = effective_perplexity(self.perplexity, n, type(self).__name__)
         objective = self._objective_factory(n)
         P, self._index = self._affinities(X64, n)
@@ -163,4 +177,5 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.input_tags.sparse = self.metric in SPARSE_METRICS
         return tags

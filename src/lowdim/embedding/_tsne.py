@@ -6,7 +6,8 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._params import NONE, Interval, Options
 from ._affinities import conditional_probabilities
-from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding, training_index
+from ..neighbors._pairwise import SPARSE_METRICS
+from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding, as_float64, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
 from ._placement import place_points
 
@@ -152,14 +153,14 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
         -------
         ndarray (m, n_components)
         """
-        X = self._validate_input(X, reset=False)
+        X = self._validate_input(X, reset=False, accept_sparse=self.metric in SPARSE_METRICS)
         if self.metric == "precomputed" and X.shape[1] != self.X_fit_.shape[0]:
             raise ValueError(f"with metric='precomputed', X must hold distances to the {self.X_fit_.shape[0]} "
                              f"training points; it has {X.shape[1]} columns.")
         index = training_index(self, np.float64)
         n_train = self.embedding_.shape[0]
         k = min(n_train, int(3 * self.perplexity_ + 1))
-        distances, indices = index.query(np.ascontiguousarray(X, dtype=np.float64), k)
+        distances, indices = index.query(as_float64(X), k)
         conditional, _ = conditional_probabilities(distances, self.perplexity_)
         theta = 0.0 if self.method_ == "exact" else self.angle
         Y = place_points(self.embedding_.astype(np.float64), indices, conditional, self.dof, theta)

@@ -14,7 +14,8 @@ from .._validation import check_array, warn_constant_features
 from ..linalg import column_moments
 from ..neighbors import ALGORITHMS, PAIRWISE_METRICS, ExactIndex, join_components, make_index
 from ._affinities import warn_duplicates
-from ._base import training_index
+from ..neighbors._pairwise import SPARSE_METRICS
+from ._base import own_copy, training_index
 from ._initialization import initial_embedding
 from ._umap_graph import curve_parameters, fuzzy_union, intersect_labels, intersect_target_graph, local_memberships
 from ._umap_layout import optimize_layout
@@ -243,7 +244,8 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
         indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
         if indices is None:
-            index = make_index(self._algorithm(), self.metric, X.shape[0], self.metric_kwds).build(X)
+            index = make_index(self._algorithm(), self.metric, X.shape[0], self.metric_kwds,
+                               sparse=sp.issparse(X)).build(X)
             distances, indices = index.query(X, k, exclude_self=True)
             return distances, indices, index
         indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float64)
@@ -327,7 +329,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         """
         validate_params(self)
         # an own copy: the model keeps the training rows (and indexes built on them) for transform
-        X = np.array(self._validate_input(X, reset=True), copy=True)
+        X = own_copy(self._validate_input(X, reset=True, accept_sparse=self.metric in SPARSE_METRICS))
         self._check_data(X)
         if y is not None:
             y = np.asarray(y)
@@ -335,7 +337,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
                 raise ValueError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per sample"
                                  + (" (or (n_samples, k) for a metric target)." if y.ndim > 1 else "."))
         self.unique_inverse_ = None
-        if self.unique and self.metric != "precomputed":
+        if self.unique and self.metric != "precomputed" and not sp.issparse(X):
             X, first, self.unique_inverse_ = np.unique(X, axis=0, return_index=True, return_inverse=True)
             self.unique_inverse_ = self.unique_inverse_.ravel()
             y = None if y is None else y[first]
@@ -393,7 +395,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         ndarray (m, n_components), or with ``transform_mode='graph'`` the sparse (m,
         n_samples) memberships
         """
-        X = self._validate_input(X, reset=False)
+        X = self._validate_input(X, reset=False, accept_sparse=self.metric in SPARSE_METRICS)
         reference = self._reference()
         n_train = reference.shape[0]
         if self.metric == "precomputed" and X.shape[1] != n_train:
@@ -448,4 +450,6 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = self.metric in SPARSE_METRICS
+        tags.input_tags.pairwise = self.metric == "precomputed"
         return tags

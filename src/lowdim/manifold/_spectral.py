@@ -20,7 +20,7 @@ from ..linalg import (
     sq_euclidean,
     top_eigh,
 )
-from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, join_components, kneighbors_graph
+from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, join_components, kneighbors_graph, make_index
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
 LANCZOS_PRODUCTS = 600  # matrix-vector products tried before the sparse LU (_sparse_bottom)
@@ -48,7 +48,9 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False):
         index = _StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
         A = _precomputed_knn_graph(X, n_neighbors)
     elif n_neighbors > 1:
-        A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", algorithm=algorithm)
+        index = make_index(algorithm, "euclidean", n, sparse=sp.issparse(X))
+        A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", index=index)
+        index = index if sp.issparse(X) else None  # dense rows join by BLAS distances
     S = ((A + A.T) * 0.5).tocsr()
     joined = join_components(S, X, name="SpectralEmbedding neighbour graph", index=index)
     bridge = (joined - S).tocsr()
@@ -192,6 +194,9 @@ def _top_as_bottom(M, k, rng, ncv, tol, max_restarts):
 class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
     """Laplacian eigenmaps, a drop-in for ``sklearn.manifold.SpectralEmbedding``.
 
+    Sparse input (scipy.sparse) is used without densifying it: neighbours and rbf
+    affinities from sparse products.
+
     Parameters
     ----------
     n_components : int, default=2
@@ -287,9 +292,13 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         if self.affinity == "rbf":
             require_memory(8 * n * n, f"rbf affinity on {n} samples (n x n)", "use affinity='nearest_neighbors'")
             gamma = self.gamma if self.gamma is not None else 1.0 / X.shape[1]
-            X64 = np.asarray(X, dtype=np.float64)
-            Xc = X64 - X64.mean(axis=0)
-            return np.exp(-gamma * sq_euclidean(Xc, Xc)).astype(X.dtype)
+            if sp.issparse(X):
+                sq = make_index("exact", "sqeuclidean", n, sparse=True).build(X).pairwise(X)
+            else:
+                X64 = np.asarray(X, dtype=np.float64)
+                Xc = X64 - X64.mean(axis=0)
+                sq = sq_euclidean(Xc, Xc)
+            return np.exp(-gamma * sq).astype(X.dtype)
         k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
@@ -308,8 +317,7 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        sparse_ok = isinstance(self.affinity, str) and self.affinity.startswith("precomputed")
-        X = self._validate_input(X, reset=True, accept_sparse=sparse_ok)
+        X = self._validate_input(X, reset=True, accept_sparse=True)
         n = X.shape[0]
         if n < 2:
             raise ValueError(f"SpectralEmbedding needs at least 2 samples; got {n} sample.")
@@ -326,3 +334,9 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
     def fit_transform(self, X, y=None):
         """Fit, then return ``embedding_``."""
         return self.fit(X).embedding_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.affinity in ("precomputed", "precomputed_nearest_neighbors")
+        return tags

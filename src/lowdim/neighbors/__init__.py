@@ -6,7 +6,7 @@ one, kNN and radius graphs, symmetrisation, component joining, shortest paths.""
 from ._approximate import HNSWIndex, approximate_available
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, make_index, nearest_neighbors
 from ._exact import ExactIndex, check_n_neighbors
-from ._pairwise import PAIRWISE_METRICS, PairwiseIndex
+from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
 from ._graphs import (
            join_components,
            kneighbors_graph,
@@ -15,6 +15,6 @@ from ._graphs import (
 )
 from ._paths import shortest_paths
 
-__all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "ExactIndex", "HNSWIndex", "PAIRWISE_METRICS", "PairwiseIndex", "approximate_available", "check_n_neighbors",
+__all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "ExactIndex", "HNSWIndex", "PAIRWISE_METRICS", "PairwiseIndex", "SparseIndex", "approximate_available", "check_n_neighbors",
            "join_components", "kneighbors_graph", "make_index", "nearest_neighbors", "radius_neighbors_graph",
            "shortest_paths", "symmetrize"]

@@ -2,18 +2,19 @@
 
 from ._approximate import HNSWIndex, approximate_available
 from ._exact import ExactIndex
-from ._pairwise import PAIRWISE_METRICS, PairwiseIndex
+from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
 
 APPROXIMATE_FROM = 20_000  # 'auto' uses the approximate index from this many points on
 ALGORITHMS = ("auto", "exact", "approximate")
 
 
-def make_index(algorithm, metric, n_samples, metric_params=None):
+def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
     """The kNN index for ``algorithm`` in {'auto', 'exact', 'approximate'}: 'auto' is
     approximate from ``APPROXIMATE_FROM`` points on when faiss is installed and the
     metric allows it (Euclidean, cosine), exact otherwise. Metrics without a BLAS form
     (``PAIRWISE_METRICS``: Manhattan, Chebyshev, Minkowski with ``metric_params={'p':
-    p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``.
+    p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``; ``sparse``
+    data (scipy.sparse) the exact ``SparseIndex`` (Euclidean or cosine).
 
     Examples
     --------
@@ -24,6 +25,10 @@ def make_index(algorithm, metric, n_samples, metric_params=None):
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be 'auto', 'exact' or 'approximate'; got {algorithm!r}.")
+    if sparse:
+        if metric_params:
+            raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
+        return SparseIndex(metric)
     if metric in PAIRWISE_METRICS:
         if algorithm == "approximate":
             raise ValueError(f"the approximate index supports the euclidean and cosine metrics; metric={metric!r} "

@@ -39,7 +39,7 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", alg
     """
     if mode not in ("distance", "connectivity"):
         raise ValueError(f"mode must be 'distance' or 'connectivity'; got {mode!r}.")
-    index = (index or make_index(algorithm, metric, len(X))).build(X)
+    index = (index or make_index(algorithm, metric, X.shape[0], sparse=sp.issparse(X))).build(X)
     dist, idx = index.query(X, n_neighbors, exclude_self=True)
     n = idx.shape[0]
     data = dist.ravel() if mode == "distance" else np.ones(idx.size)

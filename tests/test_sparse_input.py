@@ -1,0 +1,61 @@
+"""Sparse input (text, counts, single-cell data) is used without densifying it and gives
+what the same data as a dense array gives."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import lowdim
+from lowdim.neighbors import SparseIndex, make_index
+
+
+@pytest.fixture(scope="module")
+def counts():
+    """Sparse non-negative weights (counts scaled by a per-entry factor, as tf-idf, so
+    no two distances tie): 400 documents x 300 terms, about 5 % filled, in three
+    topics (so there is structure to find)."""
+    rng = np.random.default_rng(0)
+    topics = rng.integers(0, 3, 400)
+    profile = rng.random((3, 300)) ** 6
+    dense = rng.poisson(4 * profile[topics] + 0.02) * rng.uniform(0.5, 1.5, size=(400, 300))
+    return sp.csr_matrix(dense), dense, topics
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine"])
+def test_sparse_index_matches_the_dense_one(counts, metric):
+    S, D, _ = counts
+    sparse_dist, sparse_idx = SparseIndex(metric).build(S).query(S, 8, exclude_self=True)
+    dense_dist, dense_idx = make_index("exact", metric, len(D)).build(D).query(D, 8, exclude_self=True)
+    np.testing.assert_allclose(sparse_dist, dense_dist, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(sparse_idx, dense_idx)
+    with pytest.raises(ValueError, match="sparse input supports the metrics"):
+        SparseIndex("manhattan")
+
+
+def _formats(S):
+    return [S.tocsr(), S.tocsc(), S.tocoo()]
+
+
+def test_tsne_on_sparse_rows_uses_the_same_affinities(counts):
+    from lowdim.embedding._affinities import neighbour_affinities
+
+    S, D, topics = counts
+    P_sparse = neighbour_affinities(S, 20.0, 60)[0]
+    P_dense = neighbour_affinities(D, 20.0, 60)[0]
+    assert abs(P_sparse - P_dense).max() < 1e-9
+    for X in _formats(S):
+        tsne = lowdim.TSNE(random_state=0, max_iter=400).fit(X)
+        assert lowdim.metrics.knn_accuracy(tsne.embedding_, topics, n_neighbors=10) > 0.9
+    assert tsne.transform(S[:5]).shape == (5, 2)
+
+
+def test_umap_and_spectral_embedding_on_sparse_rows(counts):
+    S, D, topics = counts
+    umap = lowdim.UMAP(random_state=0, n_epochs=100).fit(S)
+    assert abs(umap.graph_ - lowdim.UMAP(random_state=0, n_epochs=1).fit(D).graph_).max() < 1e-9
+    assert lowdim.metrics.knn_accuracy(umap.embedding_, topics, n_neighbors=10) > 0.9
+    assert umap.transform(S[:5]).shape == (5, 2)
+    for affinity in ("nearest_neighbors", "rbf"):
+        a = lowdim.SpectralEmbedding(affinity=affinity, gamma=1e-3, random_state=0).fit(S)
+        b = lowdim.SpectralEmbedding(affinity=affinity, gamma=1e-3, random_state=0).fit(D)
+        np.testing.assert_allclose(np.abs(a.embedding_), np.abs(b.embedding_), atol=1e-6)
