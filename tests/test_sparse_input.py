@@ -59,3 +59,34 @@ def test_umap_and_spectral_embedding_on_sparse_rows(counts):
         a = lowdim.SpectralEmbedding(affinity=affinity, gamma=1e-3, random_state=0).fit(S)
         b = lowdim.SpectralEmbedding(affinity=affinity, gamma=1e-3, random_state=0).fit(D)
         np.testing.assert_allclose(np.abs(a.embedding_), np.abs(b.embedding_), atol=1e-6)
+
+
+@pytest.mark.parametrize("init", ["k-means++", "random", "k-means||"])
+def test_kmeans_on_sparse_rows_equals_dense_lloyd(counts, init):
+    from sklearn.cluster import KMeans as SkKMeans
+
+    S, D, topics = counts
+    for X in _formats(S):
+        sparse = lowdim.KMeans(3, init=init, random_state=0).fit(X)
+        assert sparse.algorithm_ == "lloyd"
+    dense = lowdim.KMeans(3, init=sparse.cluster_centers_, algorithm="lloyd").fit(D)
+    np.testing.assert_allclose(sparse.cluster_centers_, dense.cluster_centers_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(sparse.labels_, dense.labels_)
+    start = D[[0, 1, 2]]
+    ours = lowdim.KMeans(3, init=start, n_init=1).fit(S)
+    theirs = SkKMeans(3, init=start, n_init=1, algorithm="lloyd").fit(S)
+    np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=1e-10)
+    np.testing.assert_array_equal(ours.predict(S), theirs.predict(S))
+    np.testing.assert_allclose(ours.transform(S[:4]), theirs.transform(S[:4]), rtol=1e-9)
+    assert lowdim.metrics.adjusted_rand_score(topics, ours.labels_) > 0.9
+
+
+def test_minibatch_kmeans_on_sparse_rows_equals_dense(counts):
+    S, D, _ = counts
+    sparse = lowdim.MiniBatchKMeans(3, batch_size=64, random_state=0).fit(S)
+    dense = lowdim.MiniBatchKMeans(3, batch_size=64, random_state=0).fit(D)
+    np.testing.assert_allclose(sparse.cluster_centers_, dense.cluster_centers_, rtol=1e-9, atol=1e-12)
+    streamed = lowdim.MiniBatchKMeans(3, random_state=0)
+    for start in range(0, 400, 100):
+        streamed.partial_fit(S[start:start + 100] if start % 200 else D[start:start + 100])  # sparse and dense mixed
+    np.testing.assert_array_equal(streamed.predict(S), streamed.predict(D))

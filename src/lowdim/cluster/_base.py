@@ -4,6 +4,7 @@ interface (predict, transform, score) of k-means-like models."""
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 
 from .._estimator import ValidatedInputMixin
@@ -92,6 +93,8 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
     _expected_failed_checks = {
         "check_sample_weight_equivalence_on_dense_data":
             "weighted seeding draws differ from seeding on repeated rows",
+        "check_sample_weight_equivalence_on_sparse_data":
+            "weighted seeding draws differ from seeding on repeated rows",
     }
 
     @property
@@ -100,17 +103,24 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
 
     def _prepare(self, X, reset):
         """Centred copy of ``X`` and its squared row norms; at fit (``reset``) also
-        warns about constant features and returns the mean column variance."""
+        warns about constant features and returns the mean column variance. Sparse
+        ``X`` is not centred (that would fill it): it is used as it is (CSR), with
+        ``offset_`` zero."""
         from .._kernels.moments import shifted_copy_with_norms
+        from ..linalg import row_norms_sq
 
+        mean_var = None
         if reset:
             mean, var = column_moments(X)
             warn_constant_features(var, type(self).__name__, CLUSTER_NOTE)
-            self.offset_ = mean.astype(X.dtype).astype(np.float64)
+            self.offset_ = np.zeros(X.shape[1]) if sp.issparse(X) else mean.astype(X.dtype).astype(np.float64)
             mean_var = float(np.mean(var) * (X.shape[0] - 1) / max(X.shape[0], 1))
+        if sp.issparse(X):  # compared with the centres in absolute coordinates (``_centred_input``)
+            Xc = sp.csr_matrix(X)
+            return Xc, row_norms_sq(Xc), mean_var
         Xc, norms = np.empty(X.shape, dtype=X.dtype), np.empty(X.shape[0])
         shifted_copy_with_norms(X, self.offset_.astype(X.dtype), Xc, norms)
-        return Xc, norms, (mean_var if reset else None)
+        return Xc, norms, mean_var
 
     def _store_centres(self, offset_centres, dtype):
         self.offset_centers_ = np.asarray(offset_centres, dtype=np.float64)
@@ -126,16 +136,18 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
                         estimator_name=type(self).__name__)
 
     def _centred_input(self, X):
-        """Validated new data, its centred copy and squared row norms."""
-        X = self._validate_input(X, reset=False)
+        """Validated new data, its centred copy (sparse data as they are) and squared
+        row norms, and the centres in the same coordinates."""
+        X = self._validate_input(X, reset=False, accept_sparse=True)
         Xc, x_sq, _ = self._prepare(X, reset=False)
-        return X, Xc, x_sq
+        centres = self.cluster_centers_.astype(np.float64) if sp.issparse(X) else self.offset_centers_
+        return X, Xc, x_sq, centres
 
     def _nearest(self, X):
         from ._lloyd import assign
 
-        X, Xc, x_sq = self._centred_input(X)
-        labels, dist = assign(Xc, self.offset_centers_, x_sq)
+        X, Xc, x_sq, centres = self._centred_input(X)
+        labels, dist = assign(Xc, centres, x_sq)
         return X, labels, dist
 
     def predict(self, X):
@@ -172,8 +184,8 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
             # integer input is validated to float64 block by block: declare what comes out
             return self._lazy(self.transform, X, self.n_clusters, X.dtype if X.dtype.kind == "f" else np.float64)
 
-        X, Xc, x_sq = self._centred_input(X)
-        D = sq_euclidean(Xc.astype(np.float64), self.offset_centers_, x_sq)
+        X, Xc, x_sq, centres = self._centred_input(X)
+        D = sq_euclidean(Xc.astype(np.float64), centres, x_sq)
         return np.sqrt(D).astype(X.dtype, copy=False)
 
     def fit_transform(self, X, y=None, sample_weight=None):
@@ -199,4 +211,5 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.input_tags.sparse = True
         return tags

@@ -1,6 +1,7 @@
 """k-means clustering (Lloyd, Elkan and Hamerly iterations)."""
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._iterative import best_of_restarts
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
@@ -16,6 +17,7 @@ from ._base import (
 )
 from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_rows
 from ._lloyd import kmeans_single
+from ._sparse_lloyd import sparse_kmeans
 
 INITS = ("k-means++", "random", "k-means||")
 
@@ -47,7 +49,7 @@ def initial_centres(init, X, n_clusters, rng, weights, x_sq, offset):
     [[-1.0, -1.0], [-1.0, -1.0]]
     """
     if callable(init):
-        init = init(X + offset.astype(X.dtype), n_clusters, rng)
+        init = init(X if sp.issparse(X) else X + offset.astype(X.dtype), n_clusters, rng)
     if not isinstance(init, str):
         C = check_array(init, name="init", estimator_name="KMeans")
         if C.shape != (n_clusters, X.shape[1]):
@@ -173,16 +175,21 @@ class KMeans(CentroidClusterer):
 
             with progress_wanted(self.verbose):
                 return fit_kmeans(self, X, sample_weight)
-        X = self._validate_input(X, reset=True)
+        X = self._validate_input(X, reset=True, accept_sparse=True)
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])
         Xc, x_sq, mean_var = self._prepare(X, reset=True)
-        self.algorithm_ = resolve_algorithm(self.algorithm, self.n_clusters, X.shape[1])
+        sparse = sp.issparse(X)
+        # sparse rows: Lloyd from sparse products (the bounds' kernels need dense rows)
+        self.algorithm_ = "lloyd" if sparse else resolve_algorithm(self.algorithm, self.n_clusters, X.shape[1])
         self.n_init_ = self._resolve_n_init()
         rng = check_random_state(self.random_state)
 
         def run_once(rng):
             start = initial_centres(self.init, Xc, self.n_clusters, rng, weights, x_sq, self.offset_)
+            if sparse:
+                return sparse_kmeans(Xc, weights, start, x_sq, max_iter=self.max_iter, tol=self.tol * mean_var,
+                                     callbacks=self.callbacks or (), verbose=self.verbose)
             return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm_,
                                  max_iter=self.max_iter, tol=self.tol * mean_var,
                                  callbacks=self.callbacks or (), verbose=self.verbose)

@@ -1,6 +1,7 @@
 """Initial centres for k-means: greedy k-means++, random rows, and k-means||."""
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..linalg import sq_euclidean
 from ._lloyd import assign
@@ -55,7 +56,20 @@ def kmeans_plusplus(X, n_clusters, rng, *, weights, x_sq, n_local_trials=None):
         best = int(np.argmin(trial_closest @ weights))
         chosen[c] = candidates[best]
         closest = trial_closest[best].astype(np.float64)
-    return X[chosen].astype(np.float64), chosen
+    return dense_rows(X, chosen), chosen
+
+
+def dense_rows(X, rows):
+    """Rows of ``X`` (dense or sparse) as a float64 array.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> dense_rows(sp.csr_matrix(np.eye(3)), [2]).tolist()
+    [[0.0, 0.0, 1.0]]
+    """
+    picked = X[np.asarray(rows)]
+    return np.asarray(picked.toarray() if sp.issparse(picked) else picked, dtype=np.float64)
 
 
 def random_rows(X, n_clusters, rng, *, weights):
@@ -68,7 +82,7 @@ def random_rows(X, n_clusters, rng, *, weights):
     """
     p = weights / weights.sum()
     idx = rng.choice(X.shape[0], size=n_clusters, replace=False, p=p)
-    return X[np.sort(idx)].astype(np.float64)
+    return dense_rows(X, np.sort(idx))
 
 
 def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling=2.0):
@@ -88,7 +102,7 @@ def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling
     """
     first = _sample_by_potential(np.cumsum(weights), rng, 1)
     candidates = [first]
-    labels, closest = assign(X, X[first].astype(np.float64), x_sq)
+    labels, closest = assign(X, dense_rows(X, first), x_sq)
     owner = np.zeros(X.shape[0], dtype=np.int64)
     n_cand = 1
     ell = oversampling * n_clusters
@@ -100,7 +114,7 @@ def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling
         new = np.flatnonzero(rng.random(X.shape[0]) < prob)
         if new.size == 0:
             continue
-        lab, dist = assign(X, X[new].astype(np.float64), x_sq)
+        lab, dist = assign(X, dense_rows(X, new), x_sq)
         closer = dist < closest
         closest = np.where(closer, dist, closest)
         owner = np.where(closer, lab + n_cand, owner)
@@ -110,7 +124,7 @@ def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling
     if idx.size < n_clusters:  # too few candidates: top up by k-means++ on all data
         return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0]
     cand_w = np.bincount(owner, weights=weights, minlength=idx.size)
-    return reduce_candidates(X[idx], cand_w, n_clusters, rng)
+    return reduce_candidates(dense_rows(X, idx), cand_w, n_clusters, rng)
 
 
 def reduce_candidates(C, cand_w, n_clusters, rng):

@@ -1,6 +1,7 @@
 """Mini-batch k-means (Sculley, 2010), with ``partial_fit`` for data streamed in pieces."""
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
@@ -13,7 +14,9 @@ from ._base import (
     warn_fewer_clusters,
 )
 from ._kmeans import INITS, initial_centres
+from ._kmeans_init import dense_rows
 from ._lloyd import _chunks, assign
+from ._sparse_lloyd import cluster_row_sums
 
 
 def minibatch_step(X, x_sq, weights, centres, counts, rng, reassignment_ratio):
@@ -27,7 +30,10 @@ def minibatch_step(X, x_sq, weights, centres, counts, rng, reassignment_ratio):
     from .._kernels.kmeans import cluster_sums
 
     labels, dist = assign(X, centres, x_sq)
-    sums, wsum = cluster_sums(X, labels, weights, centres.shape[0], _chunks(X.shape[0]))
+    if sp.issparse(X):
+        sums, wsum = cluster_row_sums(X, weights, labels, centres.shape[0])
+    else:
+        sums, wsum = cluster_sums(X, labels, weights, centres.shape[0], _chunks(X.shape[0]))
     old = centres.copy()
     counts += wsum
     hit = wsum > 0
@@ -37,7 +43,7 @@ def minibatch_step(X, x_sq, weights, centres, counts, rng, reassignment_ratio):
         if starved.size and X.shape[0] >= starved.size:
             picks = rng.choice(X.shape[0], size=starved.size, replace=False,
                                p=weights / weights.sum())
-            centres[starved] = X[picks]
+            centres[starved] = dense_rows(X, picks)
             counts[starved] = np.min(counts[counts >= reassignment_ratio * counts.max()])
     return float(weights @ dist), float(np.sum((centres - old) ** 2))
 
@@ -159,7 +165,7 @@ class MiniBatchKMeans(CentroidClusterer):
 
             with progress_wanted(self.verbose):
                 return self._fit_dask(X, sample_weight)
-        X = self._validate_input(X, reset=True)
+        X = self._validate_input(X, reset=True, accept_sparse=True)
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])
         Xc, x_sq, mean_var = self._prepare(X, reset=True)
@@ -208,8 +214,12 @@ class MiniBatchKMeans(CentroidClusterer):
     def _label(self, Xc, x_sq, weights):
         """``labels_`` and ``inertia_`` of the (centred) data on the current centres."""
         if self.compute_labels:
-            self.labels_, dist = assign(Xc, self.offset_centers_, x_sq)
+            self.labels_, dist = assign(Xc, self.offset_centers_ + self._shift(Xc), x_sq)
             self.inertia_ = float(weights @ dist)
+
+    def _shift(self, Xc):
+        """From the centred coordinates to those of ``Xc``: sparse data are not centred."""
+        return self.offset_ if sp.issparse(Xc) else np.zeros_like(self.offset_)
 
     def partial_fit(self, X, y=None, sample_weight=None):
         """Update the centres with one batch (the first call initialises them on it).
@@ -237,7 +247,7 @@ class MiniBatchKMeans(CentroidClusterer):
             self._rng = check_random_state(self.random_state)
         elif not hasattr(self, "_rng"):  # a model loaded from a file goes on streaming
             self._rng = check_random_state(self.random_state)
-        X = self._validate_input(X, reset=first, check_fitted=False)
+        X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True)
         weights = check_sample_weight(sample_weight, X.shape[0])
         if first:
             check_n_clusters(self.n_clusters, X.shape[0])
@@ -246,10 +256,10 @@ class MiniBatchKMeans(CentroidClusterer):
             self.counts_, self.n_steps_ = np.zeros(self.n_clusters), 0
         else:
             Xc, x_sq, _ = self._prepare(X, reset=False)
-            centres = self.offset_centers_.copy()
+            centres = self.offset_centers_ + self._shift(Xc)
         minibatch_step(Xc, x_sq, weights, centres, self.counts_, self._rng,
                        self.reassignment_ratio if self.n_steps_ % 10 == 9 else 0.0)
         self.n_steps_ += 1
-        self._store_centres(centres, X.dtype)
+        self._store_centres(centres - self._shift(Xc), X.dtype)
         self._label(Xc, x_sq, weights)
         return self

@@ -6,6 +6,7 @@ unless it asks for the whole thing.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
 from ._blas import matmul
@@ -22,6 +23,10 @@ def row_norms_sq(X):
     >>> row_norms_sq(np.array([[3.0, 4.0]]))
     array([25.])
     """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
+                           weights=np.square(X.data, dtype=np.float64), minlength=X.shape[0])
     X = np.asarray(X)
     return np.einsum("ij,ij->i", X, X, dtype=np.float64)
 
@@ -32,14 +37,15 @@ def sq_euclidean(X, Y, x_sq=None, y_sq=None):
 
     Parameters
     ----------
-    X : ndarray (n, d)
-    Y : ndarray (m, d), same dtype
+    X : ndarray (n, d) or scipy.sparse matrix
+    Y : ndarray (m, d), same dtype, or scipy.sparse matrix
     x_sq, y_sq : ndarray, optional
         Precomputed squared row norms (float64).
 
     Returns
     -------
-    ndarray (n, m) in the dtype of ``X``.
+    ndarray (n, m) in the dtype of ``X`` (dense also for sparse input: the products
+    are sparse, the distances are not).
 
     Examples
     --------
@@ -48,7 +54,11 @@ def sq_euclidean(X, Y, x_sq=None, y_sq=None):
     """
     x_sq = row_norms_sq(X) if x_sq is None else x_sq
     y_sq = row_norms_sq(Y) if y_sq is None else y_sq
-    D = matmul(np.ascontiguousarray(X), np.ascontiguousarray(Y).T)
+    if sp.issparse(X) or sp.issparse(Y):
+        product = X @ Y.T
+        D = np.asarray(product.toarray() if sp.issparse(product) else product, dtype=np.result_type(X.dtype, Y.dtype))
+    else:
+        D = matmul(np.ascontiguousarray(X), np.ascontiguousarray(Y).T)
     D *= -2
     D += x_sq.astype(D.dtype)[:, None]
     D += y_sq.astype(D.dtype)[None, :]
