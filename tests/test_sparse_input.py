@@ -90,3 +90,29 @@ def test_minibatch_kmeans_on_sparse_rows_equals_dense(counts):
     for start in range(0, 400, 100):
         streamed.partial_fit(S[start:start + 100] if start % 200 else D[start:start + 100])  # sparse and dense mixed
     np.testing.assert_array_equal(streamed.predict(S), streamed.predict(D))
+
+
+@pytest.mark.parametrize("params", [{"solver": "cd"}, {"solver": "mu"},
+                                    {"solver": "mu", "beta_loss": "kullback-leibler"}])
+def test_nmf_on_sparse_rows_equals_dense_from_the_same_start(counts, params):
+    S, D, _ = counts
+    rng = np.random.default_rng(0)
+    W0, H0 = rng.random((400, 4)) + 0.1, rng.random((4, 300)) + 0.1
+    sparse = lowdim.NMF(4, init="custom", max_iter=50, tol=0.0, **params)
+    dense = lowdim.NMF(4, init="custom", max_iter=50, tol=0.0, **params)
+    W_sparse = sparse.fit_transform(S, W=W0.copy(), H=H0.copy())
+    W_dense = dense.fit_transform(D, W=W0.copy(), H=H0.copy())
+    np.testing.assert_allclose(W_sparse, W_dense, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(sparse.reconstruction_err_, dense.reconstruction_err_, rtol=1e-10)
+    np.testing.assert_allclose(sparse.transform(S[:5]), dense.transform(D[:5]), rtol=1e-6, atol=1e-10)
+    assert lowdim.NMF(4, random_state=0, **params).fit(S).components_.shape == (4, 300)
+
+
+def test_nmf_refuses_what_sparse_input_cannot_do(counts):
+    S, _, _ = counts
+    with pytest.raises(ValueError, match="would need W H at every entry"):
+        lowdim.NMF(2, solver="mu", beta_loss=0.5).fit(S)
+    negative = S.copy()
+    negative.data[3] = -1.0
+    with pytest.raises(ValueError, match="Negative values"):
+        lowdim.NMF(2).fit(negative)

@@ -6,6 +6,7 @@ Penalties on the updated factor: ``l1 * sum(F) + 0.5 * l2 * ||F||^2``.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 EPS = 1e-12
 
@@ -22,6 +23,36 @@ def beta_value(beta_loss):
     (1.0, 1.5)
     """
     return BETA_NAMES[beta_loss] if isinstance(beta_loss, str) else float(beta_loss)
+
+
+def squared_norm(X):
+    """``||X||_F^2`` of a dense or sparse matrix, in float64.
+
+    Examples
+    --------
+    >>> squared_norm(sp.csr_matrix(np.array([[3.0, 0.0], [0.0, 4.0]])))
+    25.0
+    """
+    if sp.issparse(X):
+        return float(np.sum(np.square(X.data, dtype=np.float64)))
+    return float(np.sum(X * X))
+
+
+def product_at_entries(W, H, X, chunk=1 << 16):
+    """The entries of ``W H`` at the stored entries of sparse ``X`` (in ``X.tocoo()``
+    order): O(nnz k) work, never the dense product.
+
+    Examples
+    --------
+    >>> product_at_entries(np.ones((2, 1)), np.full((1, 2), 3.0), sp.coo_matrix(np.eye(2))).tolist()
+    [3.0, 3.0]
+    """
+    X = sp.coo_matrix(X)
+    out = np.empty(X.nnz)
+    for start in range(0, X.nnz, chunk):
+        rows, cols = X.row[start:start + chunk], X.col[start:start + chunk]
+        out[start:start + chunk] = np.einsum("ij,ji->i", W[rows], H[:, cols])
+    return out
 
 
 def hals_update_h(X, W, H, l1=0.0, l2=0.0, products=False, order=None):
@@ -74,6 +105,8 @@ def mu_update_h(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0):
     array([[1., 1., 1.]])
     """
     b = beta_value(beta)
+    if sp.issparse(X):
+        return _sparse_mu_update_h(X, W, H, b, l1, l2)
     if b == 2.0:
         if mask is None:  # W^T W H costs k x k x d, not the n x d product W H
             numerator = W.T @ X
@@ -94,6 +127,23 @@ def mu_update_h(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0):
     step = numerator / np.maximum(denominator, EPS)
     gamma = 1.0 / (2.0 - b) if b < 1.0 else (1.0 / (b - 1.0) if b > 2.0 else 1.0)
     return H * (step if gamma == 1.0 else step**gamma)
+
+
+def _sparse_mu_update_h(X, W, H, b, l1, l2):
+    """Multiplicative update for sparse X: Frobenius from sparse products, KL from the
+    ratio ``X / (W H)`` at the stored entries only (the zeros contribute ``W^T 1``)."""
+    if b == 2.0:
+        numerator = W.T @ X
+        denominator = (W.T @ W) @ H + l2 * H + l1
+    elif b == 1.0:
+        X = sp.coo_matrix(X)
+        ratio = sp.csr_matrix((X.data / np.maximum(product_at_entries(W, H, X), EPS), (X.row, X.col)), shape=X.shape)
+        numerator = W.T @ ratio
+        denominator = W.sum(axis=0)[:, None] + l2 * H + l1
+    else:
+        raise ValueError(f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
+                         "'frobenius' or 'kullback-leibler', or pass a dense array.")
+    return H * numerator / np.maximum(denominator, EPS)
 
 
 def ridge_update_h(X, W, l2=0.0, mask=None):
@@ -135,9 +185,18 @@ def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None):
     """
     b = beta_value(beta)
     if b == 2.0 and mask is None:
-        sq = float(np.sum(X * X)) if sq_norm is None else sq_norm
+        sq = squared_norm(X) if sq_norm is None else sq_norm
         cross = float(np.sum(W * (X @ H.T)))
         return 0.5 * max(sq - 2 * cross + float(np.sum((W.T @ W) * (H @ H.T))), 0.0)
+    if sp.issparse(X):
+        if b != 1.0:
+            raise ValueError(f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
+                             "'frobenius' or 'kullback-leibler', or pass a dense array.")
+        X = sp.coo_matrix(X)
+        wh = np.maximum(product_at_entries(W, H, X), EPS)
+        positive = X.data > 0
+        stored = float(np.sum(X.data[positive] * np.log(X.data[positive] / wh[positive])) - X.data.sum())
+        return stored + float(W.sum(axis=0) @ H.sum(axis=1))  # + sum(W H) over every entry
     WH = W @ H
     if b == 2.0:
         diff = (X - WH) * mask

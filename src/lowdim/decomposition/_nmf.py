@@ -1,6 +1,7 @@
 """Matrix factorisation X ~ W H by alternating optimisation: NMF and unconstrained ALS."""
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._iterative import run_loop
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
@@ -9,6 +10,7 @@ from .._validation import check_n_components, warn_constant_features
 from ..linalg import CenteredData, column_moments, randomized_svd, symmetrize, syrk_upper, top_eigh
 from ._factorization_updates import (
     beta_value,
+    squared_norm,
     hals_update_h,
     loss,
     loss_from_products,
@@ -25,7 +27,7 @@ def _top_svd(X, k, rng):
     """Top-k singular triplets of X (not centred): exact from the smaller Gram matrix
     when it has at most 4096 rows, else randomized."""
     n, d = X.shape
-    if min(n, d) <= 4096:
+    if min(n, d) <= 4096 and not sp.issparse(X):
         gram = symmetrize(syrk_upper(np.ascontiguousarray(X), gram_of_rows=n < d))
         w, V = top_eigh(gram, k)
         s = np.sqrt(np.maximum(w, 0.0))
@@ -160,6 +162,9 @@ class NMF(_Factorization):
 
     A drop-in for ``sklearn.decomposition.NMF`` (same parameter names and penalty
     scaling), plus missing values: NaN entries are left out of the loss (solver 'mu').
+    Sparse input (scipy.sparse) is factorised without densifying it, for the
+    Frobenius and Kullback-Leibler losses (KL through ``X / (W H)`` at the stored
+    entries only).
 
     Parameters
     ----------
@@ -249,6 +254,8 @@ class NMF(_Factorization):
         self.shuffle = shuffle
 
     def _check(self, X, reset):
+        if sp.issparse(X) or (hasattr(X, "format") and hasattr(X, "nnz")):
+            return self._check_sparse(X, reset)
         X64, mask, dtype = super()._check(X, reset)
         if np.any(X64 < 0):
             r, c = np.argwhere(X64 < 0)[0]
@@ -262,6 +269,22 @@ class NMF(_Factorization):
                              "infinite there. Add a small constant to X, or use a beta above 0.")
         return X64, mask, dtype
 
+    def _check_sparse(self, X, reset):
+        """Sparse X as CSR float64 (missing values need a dense array with NaN)."""
+        X = self._validate_input(X, reset=reset, accept_sparse=True)
+        X64 = sp.csr_matrix(X, dtype=np.float64)
+        if X64.nnz and X64.data.min() < 0:
+            r, c = (a[0] for a in (X64 < 0).nonzero())
+            raise ValueError(f"Negative values in data passed to NMF (first at row {r}, column {c}: "
+                             f"{X64[r, c]!r}); NMF needs non-negative data.")
+        beta = beta_value(self.beta_loss)
+        if beta != 2.0 and self.solver != "mu":
+            raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
+        if beta not in (1.0, 2.0):
+            raise ValueError(f"beta_loss={self.beta_loss!r} on sparse input would need W H at every entry; use "
+                             "'frobenius' or 'kullback-leibler', or pass a dense array.")
+        return X64, None, X.dtype
+
     def _penalties(self, n, d):
         alpha_H = self.alpha_W if self.alpha_H == "same" else self.alpha_H
         return (d * self.alpha_W * self.l1_ratio, d * self.alpha_W * (1 - self.l1_ratio),
@@ -274,7 +297,7 @@ class NMF(_Factorization):
 
     def _updates(self, X, mask, pen, fixed_h=False, rng=None):
         """(update_w, update_h) closures; update_h also returns the objective."""
-        sq = float(np.sum(X * X))
+        sq = squared_norm(X)
         maskT = None if mask is None else mask.T
 
         def order(k):  # shuffle: a fresh order of the components for every update
@@ -405,6 +428,7 @@ class NMF(_Factorization):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
         tags.input_tags.positive_only = True
         tags.input_tags.allow_nan = self.solver == "mu"  # only 'mu' fits observed entries
         return tags
