@@ -116,3 +116,18 @@ def test_nmf_refuses_what_sparse_input_cannot_do(counts):
     negative.data[3] = -1.0
     with pytest.raises(ValueError, match="Negative values"):
         lowdim.NMF(2).fit(negative)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf", "poly", "sigmoid", "cosine"])
+def test_kernel_pca_on_sparse_rows_equals_dense(counts, kernel):
+    S, D, _ = counts
+    sparse = lowdim.KernelPCA(4, kernel=kernel, gamma=1e-2, random_state=0).fit(S)
+    dense = lowdim.KernelPCA(4, kernel=kernel, gamma=1e-2, random_state=0).fit(D)
+    np.testing.assert_allclose(sparse.eigenvalues_, dense.eigenvalues_, rtol=1e-10)
+    for a, b in ((S[:5], D[:5]), (D[:5], S[:5])):  # new rows sparse or dense, either model
+        np.testing.assert_allclose(np.abs(sparse.transform(a)), np.abs(dense.transform(b)), rtol=1e-8, atol=1e-10)
+    landmarks = lowdim.KernelPCA(4, kernel=kernel, gamma=1e-2, n_landmarks=100, random_state=0)
+    np.testing.assert_allclose(np.abs(landmarks.fit(S).transform(S[:5])),
+                               np.abs(landmarks.fit(D).transform(D[:5])), rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="pass a dense array"):
+        lowdim.KernelPCA(2, kernel=kernel, fit_inverse_transform=True).fit(S)

@@ -1,18 +1,21 @@
 """Kernel matrices in BLAS-sized blocks: linear, rbf, poly, sigmoid, cosine, callable."""
 
 import numpy as np
+import scipy.sparse as sp
 
-from ..linalg import iter_row_blocks, syrk_upper
+from ..linalg import iter_row_blocks, row_norms_sq, syrk_upper
 
 KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine")
 
 
 def _sq_norms(X):
-    return np.einsum("ij,ij->i", X, X)
+    return row_norms_sq(X)
 
 
 def _block(kind, A, B, b_sq, gamma, degree, coef0):
     G = A @ B.T
+    if sp.issparse(G):  # sparse rows: the products are sparse, the kernel is not
+        G = G.toarray()
     if kind == "linear":
         return G
     if kind == "rbf":
@@ -51,8 +54,8 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, o
 
     Parameters
     ----------
-    X : ndarray of shape (n, d)
-    Y : ndarray of shape (m, d) or None
+    X : ndarray of shape (n, d) or scipy.sparse matrix (used without densifying)
+    Y : ndarray or sparse matrix of shape (m, d), or None
     kernel : {'linear', 'rbf', 'poly', 'sigmoid', 'cosine'} or callable
         A callable is called as ``kernel(X, Y)`` and must return the (n, m) matrix.
     gamma : float or None
@@ -78,7 +81,8 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, o
                              f"({X.shape[0]}, {Y.shape[0]}).")
         return K
     gamma = 1.0 / X.shape[1] if gamma is None else gamma
-    if Y is X and kernel in ("linear", "rbf", "poly", "sigmoid") and out_dtype == np.float64:
+    sparse = sp.issparse(X) or sp.issparse(Y)
+    if Y is X and not sparse and kernel in ("linear", "rbf", "poly", "sigmoid") and out_dtype == np.float64:
         return _symmetric_kernel(X, kernel, gamma, degree, coef0, out_dtype)
     b_sq = _sq_norms(Y) if kernel in ("rbf", "cosine") else None
     out = np.empty((X.shape[0], Y.shape[0]), dtype=out_dtype)

@@ -3,6 +3,7 @@
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
@@ -212,10 +213,25 @@ class KernelPCA(ComponentTransformer):
             return kernel_matrix(X, Y, kernel=lambda A, B: fn(A, B, **params))
         X = X.astype(np.float64)
         Y = None if Y is None else Y.astype(np.float64)
+        if sp.issparse(X) or sp.issparse(Y):
+            return self._sparse_kernel(X, Y)
         if self.kernel in ("linear", "rbf"):
             X = X - self.kernel_shift_
             Y = None if Y is None else Y - self.kernel_shift_
         return kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0)
+
+    def _sparse_kernel(self, X, Y):
+        """The same kernel with a sparse side, never shifting (densifying) the rows: rbf
+        does not change with a shift; the shifted linear kernel is expanded,
+        ``(x - s).(y - s) = x.y - x.s - s.y + s.s``."""
+        K = kernel_matrix(X, Y, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0)
+        if self.kernel == "linear":
+            s = self.kernel_shift_
+            Y = X if Y is None else Y
+            K -= np.asarray(X @ s).ravel()[:, None]
+            K -= np.asarray(Y @ s).ravel()[None, :]
+            K += float(s @ s)
+        return K
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None):
@@ -251,7 +267,7 @@ class KernelPCA(ComponentTransformer):
     def _fit(self, X):
         """Fit; returns the projection of the training rows (in X's dtype)."""
         validate_params(self)
-        X = self._validate_input(X, reset=True)
+        X = self._validate_input(X, reset=True, accept_sparse=self.kernel != "precomputed")
         n = X.shape[0]
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"kernel='precomputed' needs a square (n_samples, n_samples) matrix; got {X.shape}.")
@@ -277,7 +293,7 @@ class KernelPCA(ComponentTransformer):
         n = X.shape[0]
         require_memory(2 * 8 * n * n, f"exact kernel PCA of {n} samples (an {n} x {n} kernel)",
                        "pass n_landmarks=2000 (Nystroem) to work in O(n x landmarks) memory")
-        self._set_fit_points(np.array(X, copy=True) if self.copy_X else X)
+        self._set_fit_points((X.copy() if sp.issparse(X) else np.array(X, copy=True)) if self.copy_X else X)
         K = self._kernel(X)
         if self.kernel == "precomputed":
             check_symmetric_kernel(K)
@@ -302,7 +318,7 @@ class KernelPCA(ComponentTransformer):
     def _set_fit_points(self, points):
         """Keep the training points (or landmarks) and, once, the shift of ``_kernel``."""
         self.X_fit_ = points
-        self.kernel_shift_ = points.mean(axis=0, dtype=np.float64)
+        self.kernel_shift_ = np.asarray(points.mean(axis=0, dtype=np.float64)).ravel()
 
     def _choose_solver(self, n, k):
         solver = {"lanczos": "arpack"}.get(self.eigen_solver, self.eigen_solver)
@@ -336,6 +352,9 @@ class KernelPCA(ComponentTransformer):
     def _fit_preimage(self, X, embedding):
         if self.kernel == "precomputed":
             raise ValueError("fit_inverse_transform needs the data, not a precomputed kernel.")
+        if sp.issparse(X):
+            raise ValueError("fit_inverse_transform learns dense pre-images of every training row; pass a dense "
+                             "array (sparse input is supported without it).")
         self.X_transformed_fit_ = embedding
         Kz = self._preimage_kernel(embedding)
         Kz.flat[:: Kz.shape[0] + 1] += self.alpha
@@ -354,7 +373,7 @@ class KernelPCA(ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        X = self._validate_input(X, reset=False)
+        X = self._validate_input(X, reset=False, accept_sparse=self.kernel != "precomputed")
         if "nystroem_map_" in self.__dict__:
             Z = self._kernel(X, self.X_fit_) @ self.nystroem_map_ - self.nystroem_offset_
             return Z.astype(X.dtype)
@@ -392,4 +411,5 @@ class KernelPCA(ComponentTransformer):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
