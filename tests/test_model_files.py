@@ -78,14 +78,14 @@ def test_checksum_shape_and_pickle_are_checked(saved, tmp_path):
     np.save(obj, np.array([{"a": 1}], dtype=object), allow_pickle=True)
     manifest["arrays"]["components_"].update(sha256=__import__("hashlib").sha256(obj.getvalue()).hexdigest())
     _rewrite(path, manifest, {"arrays/components_.npy": obj.getvalue()})
-    with pytest.raises(UntrustedModelError, match="cannot be read without pickle"):
+    with pytest.raises(UntrustedModelError, match="which lowdim never saves \\(no pickle"):
         lowdim.load(path)
 
 
 def test_not_a_model_file_and_bad_attribute_names(saved, tmp_path):
     junk = tmp_path / "junk.lowdim"
     junk.write_bytes(b"\x00garbage")
-    with pytest.raises(UntrustedModelError, match="not a zip archive"):
+    with pytest.raises(UntrustedModelError, match="not a readable lowdim model file"):
         lowdim.load(junk)
     path, _ = saved
     manifest = _manifest(path)
@@ -117,3 +117,140 @@ def test_dictionary_parameters_round_trip(tmp_path):
     loaded = lowdim.load(path)
     assert loaded.metric_params == {"p": 3}
     np.testing.assert_array_equal(loaded.transform(X[:4]), model.transform(X[:4]))
+
+
+def _npy(array):
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()
+
+
+def _sha(data):
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_flipped_byte_in_the_archive_is_a_corrupt_file(saved):
+    path, _ = saved
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo("arrays/components_.npy")
+    data[info.header_offset + 30 + len(info.filename) + 10] ^= 0xFF  # inside the compressed data
+    path.write_bytes(bytes(data))
+    with pytest.raises(UntrustedModelError, match="corrupt|checksum|truncated|header"):
+        lowdim.load(path)
+
+
+def test_huge_declared_shape_is_refused_before_allocating(saved):
+    import tracemalloc
+
+    path, _ = saved
+    header = _npy(np.zeros((2, 2)))  # then declare 10^6 x 10^6 in the header text
+    fake = header.replace(b"(2, 2)", b"(1000000, 1000000)".ljust(6)).replace(b"(2, 2)", b"")
+    fake = _npy(np.zeros(0))[:10] + fake[10:]
+    import numpy.lib.format as npy
+
+    buf = __import__("io").BytesIO()
+    npy.write_array_header_1_0(buf, {"descr": "<f8", "fortran_order": False, "shape": (10**6, 10**6)})
+    member = buf.getvalue() + b"\0" * 64
+    manifest = _manifest(path)
+    manifest["arrays"]["components_"].update(shape=[10**6, 10**6], sha256=_sha(member))
+    _rewrite(path, manifest, {"arrays/components_.npy": member})
+    tracemalloc.start()
+    with pytest.raises(UntrustedModelError, match="declares 8000000000000 bytes of data"):
+        lowdim.load(path)
+    assert tracemalloc.get_traced_memory()[1] < 50 << 20
+    tracemalloc.stop()
+
+
+def test_zip_bomb_is_refused_without_unpacking_it(saved):
+    import tracemalloc
+
+    path, _ = saved
+    member = _npy(np.zeros(1 << 27, dtype=np.uint8))  # 128 MiB of zeros, about 130 kB packed
+    manifest = _manifest(path)
+    manifest["arrays"]["components_"].update(shape=[1 << 27], dtype="|u1", sha256=_sha(member))
+    with zipfile.ZipFile(path) as zf:
+        entries = {name: zf.read(name) for name in zf.namelist()}
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    entries["arrays/components_.npy"] = member
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    del member, entries
+    tracemalloc.start()
+    with pytest.raises(UntrustedModelError, match="zip bomb"):
+        lowdim.load(path)
+    assert tracemalloc.get_traced_memory()[1] < 20 << 20
+    tracemalloc.stop()
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda m: m.update(arrays=["x"]), "'arrays' must be a mapping"),
+    (lambda m: m.update(params=json.loads("[" * 100 + "]" * 100)), "'params' must be a mapping"),
+    (lambda m: m["params"].update(n_components=json.loads("[" * 50 + "1" + "]" * 50)), "nested at most"),
+    (lambda m: m["arrays"]["components_"].update(shape="big"), "needs a shape"),
+    (lambda m: m["arrays"]["components_"].update(shape=[-3, 6]), "needs a shape"),
+    (lambda m: m.update({"class": ["PCA"]}), "'class' must be a class name"),
+])
+def test_malformed_manifests_are_refused_by_their_schema(saved, edit, words):
+    path, _ = saved
+    manifest = _manifest(path)
+    edit(manifest)
+    _rewrite(path, manifest)
+    with pytest.raises(UntrustedModelError, match=words):
+        lowdim.load(path)
+
+
+def test_deeply_nested_manifest_is_a_clear_error(saved):
+    path, _ = saved
+    with zipfile.ZipFile(path) as zf:
+        entries = {name: zf.read(name) for name in zf.namelist()}
+    entries["manifest.json"] = b'{"format": "lowdim-model", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    with pytest.raises(UntrustedModelError, match="corrupt manifest"):
+        lowdim.load(path)
+
+
+@pytest.mark.parametrize("other", ["KMeans", "TSNE", "GaussianMixture", "UMAP", "NMF"])
+def test_relabelled_model_is_refused(saved, other):
+    path, _ = saved
+    manifest = _manifest(path)
+    manifest["class"], manifest["params"] = other, {}
+    _rewrite(path, manifest)
+    with pytest.raises(UntrustedModelError, match=f"do not make a working {other}"):
+        lowdim.load(path)
+
+
+def test_attributes_that_disagree_are_refused(saved):
+    path, X = saved
+    model = lowdim.load(path)
+    for name, value, words in [("components_", model.components_[:2], "working PCA"),
+                               ("mean_", model.mean_[:4], "working PCA"),
+                               ("explained_variance_", np.array(["a", "b", "c"]), "text where lowdim saves numbers")]:
+        fresh = path.with_name(f"edited-{name}.lowdim")
+        fresh.write_bytes(path.read_bytes())
+        manifest = _manifest(fresh)
+        member = _npy(value)
+        manifest["arrays"][name].update(shape=list(value.shape), dtype=value.dtype.str, sha256=_sha(member))
+        _rewrite(fresh, manifest, {f"arrays/{name}.npy": member})
+        with pytest.raises(UntrustedModelError, match=words):
+            lowdim.load(fresh)
+
+
+def test_fewer_components_than_declared_is_refused(tmp_path):
+    X = np.random.default_rng(0).normal(size=(50, 6))
+    path = tmp_path / "plain.lowdim"
+    lowdim.save(lowdim.PCA(5).fit(X), path)
+    manifest = _manifest(path)
+    cut = lowdim.load(path).components_[:3]
+    member = _npy(cut)
+    manifest["arrays"]["components_"].update(shape=[3, 6], sha256=_sha(member))
+    _rewrite(path, manifest, {"arrays/components_.npy": member})
+    with pytest.raises(UntrustedModelError, match="transform returned 3 columns, but the model declares 5"):
+        lowdim.load(path)

@@ -269,6 +269,12 @@ class NMF(_Factorization):
                              "infinite there. Add a small constant to X, or use a beta above 0.")
         return X64, mask, dtype
 
+    def _check_loaded(self):
+        """A loaded model's factor must be what NMF fits: finite and non-negative."""
+        H = np.asarray(self.components_)
+        if H.ndim != 2 or not np.all(np.isfinite(H)) or np.any(H < 0):
+            raise ValueError("components_ must be a finite non-negative (n_components, n_features) matrix")
+
     def _check_sparse(self, X, reset):
         """Sparse X as CSR float64 (missing values need a dense array with NaN)."""
         X = self._validate_input(X, reset=reset, accept_sparse=True)

@@ -16,16 +16,26 @@ import io
 import json
 import numbers
 import zipfile
+import zlib
 from importlib import import_module
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import UntrustedModelError
+from ._model_check import check_usable
 
 FORMAT_VERSION = 1
 MAX_MANIFEST_BYTES = 1 << 20
-MAX_ARRAY_BYTES = 1 << 34
+MAX_MANIFEST_DEPTH = 16  # parameters and attributes are shallow; deeper is a hostile file
+READ_CHUNK = 1 << 22  # arrays are decompressed and checksummed in pieces of 4 MiB
+# deflate packs at most about 1,030:1, which only data of one repeated byte reaches;
+# fitted arrays of floats never come close, a zip bomb does
+MAX_COMPRESSION_RATIO = 500
+BOMB_CHECK_FROM = 1 << 26  # members smaller than 64 MiB are not worth the question
+# string arrays are allowed only under these names (labels, column names); every other
+# array must be numeric
+STRING_ATTRIBUTES = ("classes_", "feature_names_in_")
 
 # class name in files -> defining module (only lowdim estimators may be loaded)
 REGISTRY = {
@@ -57,8 +67,9 @@ _JSON_SCALARS = (str, bool, int, float, type(None))
 
 def _is_jsonable(value, depth=0):
     """A JSON value (scalars, lists, dicts with string keys; finite floats), nested at
-    most 16 deep (parameters such as ``metric_params={'p': 3}`` are shallow)."""
-    if depth > 16:
+    most MAX_MANIFEST_DEPTH deep (parameters such as ``metric_params={'p': 3}`` are
+    shallow)."""
+    if depth > MAX_MANIFEST_DEPTH:
         return False
     if isinstance(value, _JSON_SCALARS):
         return not (isinstance(value, float) and not np.isfinite(value))
@@ -158,40 +169,147 @@ def _read_manifest(zf):
     if info.file_size > MAX_MANIFEST_BYTES:
         raise UntrustedModelError(f"oversized manifest ({info.file_size} bytes > {MAX_MANIFEST_BYTES}).")
     try:
-        manifest = json.loads(zf.read(info).decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise UntrustedModelError(f"corrupt manifest.json: {exc}") from None
+        with zf.open(info) as fh:
+            text = fh.read(MAX_MANIFEST_BYTES + 1)
+        if len(text) > MAX_MANIFEST_BYTES:
+            raise UntrustedModelError(f"oversized manifest (more than {MAX_MANIFEST_BYTES} bytes).")
+        manifest = json.loads(text.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise UntrustedModelError(f"corrupt manifest.json: {str(exc)[:200]}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != "lowdim-model":
         raise UntrustedModelError("not a lowdim model file: manifest has no 'format': 'lowdim-model'.")
     version = manifest.get("format_version")
-    if not isinstance(version, numbers.Integral) or version > FORMAT_VERSION or version < 1:
+    if not isinstance(version, numbers.Integral) or isinstance(version, bool) or version > FORMAT_VERSION \
+            or version < 1:
         raise UntrustedModelError(f"unsupported format version {version} (this lowdim reads "
                                   f"version {FORMAT_VERSION}); upgrade lowdim.")
+    _check_schema(manifest)
     return manifest
 
 
-def _read_array(zf, name, meta):
+def _check_schema(manifest):
+    """Every section of the manifest has the type the loader expects, before any is used."""
+    def fail(what):
+        raise UntrustedModelError(f"corrupt manifest: {what}.")
+
+    if not isinstance(manifest.get("class"), str):
+        fail("'class' must be a class name")
+    for section in ("params", "attributes", "arrays", "sparse"):
+        if not isinstance(manifest.get(section, {}), dict):
+            fail(f"{section!r} must be a mapping")
+    if not all(_is_jsonable(v) for v in manifest.get("params", {}).values()):
+        fail(f"params must be JSON values nested at most {MAX_MANIFEST_DEPTH} deep")
+    if not all(_is_jsonable(v) for v in manifest.get("attributes", {}).values()):
+        fail(f"attributes must be JSON values nested at most {MAX_MANIFEST_DEPTH} deep")
+    for name, meta in manifest.get("arrays", {}).items():
+        shape = meta.get("shape") if isinstance(meta, dict) else None
+        if not (isinstance(shape, list) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                                for v in shape) and len(shape) <= 8):
+            fail(f"array {name!r} needs a shape of at most 8 non-negative integers")
+        if not (isinstance(meta.get("dtype"), str) and isinstance(meta.get("sha256"), str)
+                and isinstance(meta.get("scalar", False), bool)):
+            fail(f"array {name!r} needs a dtype, a sha256 and a scalar flag")
+    for name, shape in manifest.get("sparse", {}).items():
+        if not (isinstance(shape, list) and len(shape) == 2 and all(isinstance(v, int) and v >= 0 for v in shape)):
+            fail(f"sparse attribute {name!r} needs a shape of two non-negative integers")
+
+
+def _array_limit():
+    """The most bytes the arrays of one file may decompress to: half the available memory."""
+    from .._memory import available_bytes
+
+    return available_bytes() // 2
+
+
+def _read_array(zf, name, meta, budget):
+    """One array, read against its manifest entry: the .npy header is parsed first and
+    its size checked against the member's declared size and the remaining ``budget``
+    before anything is allocated; then the data is decompressed into the array in
+    pieces, hashed on the way (a corrupt or edited file never costs more memory than
+    the array it claims to be). Returns (array, bytes used)."""
     member = f"arrays/{name}.npy"
     try:
         info = zf.getinfo(member)
     except KeyError:
         raise UntrustedModelError(f"array {name!r} listed in the manifest is missing.") from None
-    if info.file_size > MAX_ARRAY_BYTES:
-        raise UntrustedModelError(f"array {name!r} is oversized ({info.file_size} bytes).")
-    data = zf.read(info)
-    if hashlib.sha256(data).hexdigest() != meta.get("sha256"):
+    digest = hashlib.sha256()
+    with zf.open(info) as fh:
+        header = _HashingReader(fh, digest)
+        dtype, shape, fortran = _npy_header(header, name)
+        if list(shape) != list(meta["shape"]):
+            raise UntrustedModelError(f"inconsistent shape for array {name!r}: manifest says {meta['shape']}, "
+                                      f"data has {list(shape)}.")
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if info.file_size != header.count + nbytes:
+            raise UntrustedModelError(f"array {name!r} declares {nbytes} bytes of data, but its member holds "
+                                      f"{info.file_size - header.count}: the file is corrupt or was edited.")
+        if nbytes > budget:
+            raise UntrustedModelError(f"array {name!r} would need {nbytes} bytes, more than the {budget} bytes this "
+                                      "file may use (half the available memory); the file is corrupt or hostile.")
+        if info.file_size > BOMB_CHECK_FROM and info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1):
+            raise UntrustedModelError(f"array {name!r} unpacks {info.compress_size} bytes into {info.file_size}, a "
+                                      "ratio no fitted model has: the file is a zip bomb or corrupt.")
+        arr = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+        view = memoryview(arr.reshape(-1, order="A").view(np.uint8)) if nbytes else memoryview(b"")
+        filled = 0
+        while filled < nbytes:
+            got = fh.readinto(view[filled:filled + READ_CHUNK])
+            if not got:
+                raise UntrustedModelError(f"array {name!r} is truncated.")
+            digest.update(view[filled:filled + got])
+            filled += got
+        if fh.read(1):
+            raise UntrustedModelError(f"array {name!r} has data beyond its declared size.")
+    if digest.hexdigest() != meta["sha256"]:
         raise UntrustedModelError(f"wrong checksum for array {name!r}: the file is corrupt or was edited.")
+    return _typed(arr, name, meta), nbytes
+
+
+class _HashingReader:
+    """A file-like wrapper that hashes and counts what the .npy header parser reads."""
+
+    def __init__(self, fh, digest):
+        self.fh, self.digest, self.count = fh, digest, 0
+
+    def read(self, size=-1):
+        data = self.fh.read(size)
+        self.digest.update(data)
+        self.count += len(data)
+        return data
+
+
+def _npy_header(reader, name):
+    """(dtype, shape, fortran_order) from a .npy header, refusing object dtypes."""
+    from numpy.lib import format as npy
+
     try:
-        arr = np.load(io.BytesIO(data), allow_pickle=False)
-    except ValueError as exc:
-        raise UntrustedModelError(f"array {name!r} cannot be read without pickle: {exc}") from None
-    if list(arr.shape) != list(meta.get("shape", [])):
-        raise UntrustedModelError(f"inconsistent shape for array {name!r}: manifest says "
-                                  f"{meta.get('shape')}, data has {list(arr.shape)}.")
-    if meta.get("dtype") == "object-str":
+        version = npy.read_magic(reader)
+        if version == (1, 0):
+            shape, fortran, dtype = npy.read_array_header_1_0(reader, max_header_size=1 << 16)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = npy.read_array_header_2_0(reader, max_header_size=1 << 16)
+        else:
+            raise ValueError(f"unknown .npy version {version}")
+    except (ValueError, TypeError, SyntaxError, EOFError) as exc:
+        raise UntrustedModelError(f"array {name!r} has a corrupt .npy header: {str(exc)[:200]}") from None
+    if dtype.hasobject or dtype.kind not in "biufcU" or dtype.fields is not None:
+        raise UntrustedModelError(f"array {name!r} has dtype {dtype}, which lowdim never saves (no pickle, no "
+                                  "objects).")
+    return dtype, shape, fortran
+
+
+def _typed(arr, name, meta):
+    """The array as saved: string arrays only for labels and names, the dtype the
+    manifest declares, a 0-d array back to a scalar when it was one."""
+    if meta["dtype"] == "object-str":
+        if arr.dtype.kind != "U" or name not in STRING_ATTRIBUTES:
+            raise UntrustedModelError(f"array {name!r} holds text where lowdim saves numbers.")
         return arr.astype(object)
-    if arr.dtype.str != meta.get("dtype"):
-        raise UntrustedModelError(f"inconsistent dtype for array {name!r}.")
+    if arr.dtype.kind == "U" and name not in STRING_ATTRIBUTES:
+        raise UntrustedModelError(f"array {name!r} holds text where lowdim saves numbers.")
+    if arr.dtype.str != meta["dtype"]:
+        raise UntrustedModelError(f"inconsistent dtype for array {name!r}: manifest says {meta['dtype']}, data has "
+                                  f"{arr.dtype.str}.")
     return arr[()] if meta.get("scalar") else arr
 
 
@@ -205,6 +323,13 @@ def _attribute_name(name):
 def load(path):
     """Load an estimator saved with ``lowdim.save``.
 
+    The file is checked before it is used: a zip archive whose members decompress
+    correctly, a manifest of the expected schema, arrays whose headers, sizes and
+    checksums agree with it (sizes checked before anything is allocated, at most half
+    the available memory in all), only lowdim's classes, and fitted attributes that
+    work together (the model is tried on two rows of zeros: its outputs must have the
+    shapes its attributes declare).
+
     Parameters
     ----------
     path : str or path-like
@@ -217,38 +342,45 @@ def load(path):
     Raises
     ------
     UntrustedModelError
-        Unknown class, newer format version, bad checksum, inconsistent shapes, or an
-        array that would need pickle.
+        Not a model file, corrupt or edited (bad CRC or checksum, truncated, sizes
+        that disagree), unknown class, newer format version, an array that would need
+        pickle, or attributes that do not make a working model of the class.
 
     Examples
     --------
     >>> import lowdim  # see lowdim.save for a round trip
     """
     try:
-        zf = zipfile.ZipFile(path)
-    except zipfile.BadZipFile:
-        raise UntrustedModelError(f"{path} is not a lowdim model file (not a zip archive).") from None
-    with zf:
-        manifest = _read_manifest(zf)
-        cls_name = manifest.get("class")
-        if cls_name not in REGISTRY:
-            raise UntrustedModelError(f"untrusted type {cls_name!r} in {path}: only lowdim "
-                                      f"estimators ({', '.join(REGISTRY)}) can be loaded.")
-        cls = getattr(import_module(REGISTRY[cls_name]), cls_name)
-        params = manifest.get("params", {})
-        if not isinstance(params, dict) or not all(_is_jsonable(v) for v in params.values()):
-            raise UntrustedModelError("corrupt manifest: params must be a dict of JSON values.")
-        try:
-            estimator = cls(**params)
-        except TypeError as exc:
-            raise UntrustedModelError(f"parameters in the manifest do not fit {cls_name}: {exc}") from None
-        for name, value in manifest.get("attributes", {}).items():
-            setattr(estimator, _attribute_name(name), value)
-        for name, meta in manifest.get("arrays", {}).items():
-            setattr(estimator, _attribute_name(name), _read_array(zf, name, meta))
+        with zipfile.ZipFile(path) as zf:
+            estimator, manifest = _read_model(zf, path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise UntrustedModelError(f"{path} is not a readable lowdim model file (corrupt zip archive: "
+                                  f"{str(exc)[:200]}).") from None
     for name, shape in manifest.get("sparse", {}).items():
         setattr(estimator, _attribute_name(name), _assemble_csr(estimator, name, shape))
+    check_usable(estimator)
     return estimator
+
+
+def _read_model(zf, path):
+    manifest = _read_manifest(zf)
+    cls_name = manifest["class"]
+    if cls_name not in REGISTRY:
+        raise UntrustedModelError(f"untrusted type {cls_name!r} in {path}: only lowdim "
+                                  f"estimators ({', '.join(REGISTRY)}) can be loaded.")
+    cls = getattr(import_module(REGISTRY[cls_name]), cls_name)
+    try:
+        estimator = cls(**manifest.get("params", {}))
+    except TypeError as exc:
+        raise UntrustedModelError(f"parameters in the manifest do not fit {cls_name}: {exc}") from None
+    for name, value in manifest.get("attributes", {}).items():
+        setattr(estimator, _attribute_name(name), value)
+    budget = _array_limit()
+    for name, meta in manifest.get("arrays", {}).items():
+        value, used = _read_array(zf, _attribute_name(name), meta, budget)
+        budget -= used
+        setattr(estimator, name, value)
+    return estimator, manifest
 
 
 def _assemble_csr(estimator, name, shape):

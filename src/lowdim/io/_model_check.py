@@ -1,0 +1,74 @@
+"""Is a loaded model usable? Its attributes come from a file, so before it is returned
+it is tried on two rows: every method that applies it must run and give the shapes its
+own attributes declare (a PCA file relabelled as KMeans, or ``components_`` cut to 3
+rows while ``n_components_`` says 5, are refused here, not at the user's first call)."""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..exceptions import UntrustedModelError
+
+APPLYING_METHODS = ("transform", "predict", "predict_proba", "score_samples", "decision_function")
+
+
+def _declared_width(estimator):
+    """The number of output columns the model's attributes declare, if any."""
+    for getter in (lambda e: e._n_features_out, lambda e: e.n_components_):
+        try:
+            width = getter(estimator)
+        except Exception:  # noqa: BLE001 - a missing or broken attribute just declares nothing
+            continue
+        if isinstance(width, (int, np.integer)):
+            return int(width)
+    return None
+
+
+def _check_output(estimator, method, out, width):
+    rows = out.shape[0] if hasattr(out, "shape") and len(out.shape) else None
+    if rows != 2:
+        raise ValueError(f"{method} of 2 rows returned {getattr(out, 'shape', type(out).__name__)}")
+    if method == "transform" and width is not None and not sp.issparse(out) and out.ndim == 2 \
+            and out.shape[1] != width:
+        raise ValueError(f"transform returned {out.shape[1]} columns, but the model declares {width}")
+    if not sp.issparse(out) and np.asarray(out).dtype.kind == "f" and not np.all(np.isfinite(out)):
+        raise ValueError(f"{method} of two rows of zeros is not finite")
+
+
+def check_usable(estimator):
+    """Raise ``UntrustedModelError`` unless the loaded ``estimator`` works: each of its
+    applying methods on two rows of zeros (of ``n_features_in_`` columns) runs and
+    returns what its attributes declare; a stored ``embedding_`` is a finite 2-D array
+    of ``n_components_`` columns; and a class's own ``_check_loaded()`` passes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import PCA
+    >>> check_usable(PCA(2).fit(np.random.default_rng(0).normal(size=(20, 4))))
+    """
+    name = type(estimator).__name__
+    width = _declared_width(estimator)
+    try:
+        if hasattr(estimator, "_check_loaded"):  # the class's own invariants (e.g. NMF: H >= 0)
+            estimator._check_loaded()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # data warnings about the probe are not the file's fault
+            embedding = estimator.__dict__.get("embedding_")
+            if embedding is not None:
+                embedding = np.asarray(embedding)
+                if embedding.ndim != 2 or (width is not None and embedding.shape[1] != width) \
+                        or not np.all(np.isfinite(embedding)):
+                    raise ValueError(f"embedding_ has shape {embedding.shape}; the model declares {width} columns")
+            n_features = getattr(estimator, "n_features_in_", None)
+            if n_features is not None:
+                probe = np.zeros((2, int(n_features)))
+                for method in APPLYING_METHODS:
+                    if hasattr(estimator, method):
+                        _check_output(estimator, method, getattr(estimator, method)(probe), width)
+    except UntrustedModelError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the attributes break is the file's fault
+        raise UntrustedModelError(f"the file's attributes do not make a working {name}: "
+                                  f"{type(exc).__name__}: {str(exc)[:300]}") from None
