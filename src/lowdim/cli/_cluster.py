@@ -59,7 +59,8 @@ def run(args, say):
         return run_dask_cluster(args, say)
     if args.curve and not args.select:
         raise UsageError("--curve draws the --select curve; pass --select too.")
-    check_outputs(args, args.output, args.plot, args.curve, args.save_model)
+    check_outputs(args, args.output, args.plot, args.curve, args.save_model, tables=[args.output],
+                  figures=[args.plot, args.curve])
     X, _, labels = load_data(args, say)
     params = parse_params(args.param)
     k, selection = _choose_k(args, X, say, params)

@@ -108,14 +108,53 @@ def label_name(args):
     return column if column and not column.isdigit() else "label"
 
 
-def check_outputs(args, *paths):
-    """Refuse to overwrite existing files before any work is done; make parent folders."""
-    for path in paths:
-        if path and os.path.exists(path) and not args.overwrite:
+def check_outputs(args, *paths, tables=(), figures=(), pages=()):
+    """Before any work: refuse two outputs naming one file, existing files (without
+    --overwrite), formats that cannot be written (``tables``: .csv .parquet .npy;
+    ``figures``: matplotlib's formats; ``pages``: .html) and folders that cannot be
+    written to; make missing parent folders."""
+    named = [p for p in paths if p]
+    seen = {}
+    for path in named:
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{path} is named for two outputs ({seen[key]} and {path}); give each output its "
+                             "own file.")
+        seen[key] = path
+    _check_formats(tables, figures, pages)
+    for path in named:
+        if os.path.exists(path) and not args.overwrite:
             raise UsageError(f"{path} exists; pass --overwrite to replace it.")
-    for path in paths:
-        if path and os.path.dirname(path):
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+    for path in named:
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the folder {folder} for {path}: {exc.strerror}; choose another "
+                             "output path.") from None
+        if not os.access(folder, os.W_OK):
+            raise UsageError(f"cannot write {path}: the folder {folder} is not writable; choose another output "
+                             "path.")
+
+
+def _check_formats(tables, figures, pages):
+    from ..io._writers import WRITABLE
+
+    for path in (p for p in tables if p):
+        if os.path.splitext(path)[1].lower() not in WRITABLE:
+            raise UsageError(f"{path}: cannot write this format; the output must end in {', '.join(WRITABLE)}.")
+    for path in (p for p in pages if p):
+        if os.path.splitext(path)[1].lower() not in (".html", ".htm"):
+            raise UsageError(f"{path}: the report is an HTML page; name it *.html.")
+    figures = [p for p in figures if p]
+    if figures:
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        known = FigureCanvasBase.get_supported_filetypes()
+        for path in figures:
+            if os.path.splitext(path)[1].lower().lstrip(".") not in known:
+                raise UsageError(f"{path}: cannot draw a figure in this format; use one of "
+                                 f"{', '.join('.' + k for k in sorted(known))}.")
 
 
 def emit_json(args, summary):

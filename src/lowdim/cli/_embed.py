@@ -62,7 +62,7 @@ def run(args, say):
     estimator = build(args.method, args, EMBEDDINGS)
     if not args.output and not args.plot and not args.save_model:
         raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")
-    check_outputs(args, args.output, args.plot, args.save_model)
+    check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
     X, _, labels = load_data(args, say)
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")

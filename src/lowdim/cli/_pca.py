@@ -52,7 +52,7 @@ def run(args, say):
 
     if args.dask is not None:
         return run_pca(args, say, _n_components, summarize, finish)
-    check_outputs(args, args.output, args.scree)
+    check_outputs(args, args.output, args.scree, tables=[args.output], figures=[args.scree])
     X, _, labels = load_data(args, say)
     pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed,
               verbose=not (args.quiet or args.json))

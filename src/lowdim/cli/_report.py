@@ -32,7 +32,9 @@ def write_report(args, X, labels, methods, source, say):
 
     report = build_report(X, labels, methods, source=source, seed=args.seed, params=method_params(args.param),
                           progress=lambda est, name: progress(est, args, name))
-    with open(args.output, "w", encoding="utf-8") as fh:
+    from ..io._atomic import atomic_path
+
+    with atomic_path(args.output, overwrite=True) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(report.html)
     for r in report.results:
         say(f"  {r.name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in r.metrics.items()) + f"  {r.seconds:.1f} s")
@@ -48,7 +50,7 @@ def run(args, say):
         raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,tsne.")
     for name in methods:
         lookup(name, EMBEDDINGS)
-    check_outputs(args, args.output)
+    check_outputs(args, args.output, pages=[args.output])
     X, _, labels = load_data(args, say)
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)
     emit_json(args, {"command": "report", "output": args.output, "summary": report.summary,

@@ -17,7 +17,7 @@ def run(args, say):
 
     if not os.path.isfile(args.model):
         raise UsageError(f"{args.model}: no such model file; write one with --save-model.")
-    check_outputs(args, args.output)
+    check_outputs(args, args.output, tables=[args.output])
     model = load(args.model)
     X, _, labels = load_data(args, say)
     name = type(model).__name__

@@ -6,6 +6,7 @@ adding one line here. Exit codes: 0 ok, 2 bad input or usage, 1 internal error.
 """
 
 import argparse
+import os
 import sys
 from importlib import import_module
 
@@ -90,7 +91,12 @@ def main(argv=None):
             _numba_threads(threads)
         with threadpool_limits(limits=threads), warnings.catch_warnings():
             warnings.showwarning = show
-            return import_module(COMMANDS[args.command]).run(args, say)
+            code = import_module(COMMANDS[args.command]).run(args, say)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:  # the reader (e.g. head) has all it wanted: end quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(f"lowdim {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -51,7 +51,10 @@ def write_image(path, pixels):
     from PIL import Image
 
     data = np.clip(np.rint(np.asarray(pixels) * 255.0), 0, 255).astype(np.uint8)
-    Image.fromarray(data).save(path)
+    from ._atomic import atomic_path
+
+    with atomic_path(path, overwrite=True) as tmp:
+        Image.fromarray(data).save(tmp)
 
 
 def read_image_folder(folder, *, grey=True):

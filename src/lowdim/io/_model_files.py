@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..exceptions import UntrustedModelError
+from ._atomic import atomic_path
 from ._model_check import check_usable
 
 FORMAT_VERSION = 1
@@ -116,7 +117,8 @@ def save(estimator, path):
         Must be of a class in lowdim's registry. Parameters must be JSON values
         (a ``random_state`` Generator is saved as None).
     path : str or path-like
-        Destination file (conventionally ``*.lowdim``); replaced if it exists.
+        Destination file (conventionally ``*.lowdim``); replaced if it exists, in one
+        step once the new file is complete (an interrupted save keeps the old file).
 
     Examples
     --------
@@ -155,7 +157,7 @@ def save(estimator, path):
             "scalar": isinstance(value, np.generic),
             "sha256": hashlib.sha256(payload[name]).hexdigest(),
         }
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with atomic_path(path, overwrite=True) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("manifest.json", json.dumps(manifest, indent=1))
         for name, data in payload.items():
             zf.writestr(f"arrays/{name}.npy", data)

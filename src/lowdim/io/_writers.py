@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from ..exceptions import DataFileError
+from ._atomic import atomic_path
 
 WRITABLE = (".csv", ".parquet", ".npy")
 
@@ -15,7 +16,8 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     The format follows the extension: ``.csv`` (text cells that spreadsheets would run
     as formulas are prefixed with an apostrophe), ``.parquet`` (labels in a column named
     ``label_name``) or ``.npy`` (numbers only; labels are not written). An existing file is
-    replaced only with ``overwrite=True``.
+    replaced only with ``overwrite=True``; the file appears whole or not at all
+    (``atomic_path``).
 
     Examples
     --------
@@ -32,17 +34,18 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; pass --overwrite to replace it.")
     array = np.asarray(array)
-    if ext == ".csv":
-        from ._csv import write_csv
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        if ext == ".csv":
+            from ._csv import write_csv
 
-        write_csv(path, array, names, labels=labels, label_name=label_name)
-    elif ext == ".npy":
-        np.save(path, array, allow_pickle=False)
-    else:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+            write_csv(tmp, array, names, labels=labels, label_name=label_name)
+        elif ext == ".npy":
+            np.save(tmp, array, allow_pickle=False)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
 
-        columns = {str(n): array[:, j] for j, n in enumerate(names)}
-        if labels is not None:
-            columns[str(label_name)] = np.asarray(labels).astype(str)
-        pq.write_table(pa.table(columns), path)
+            columns = {str(n): array[:, j] for j, n in enumerate(names)}
+            if labels is not None:
+                columns[str(label_name)] = np.asarray(labels).astype(str)
+            pq.write_table(pa.table(columns), tmp)

@@ -21,6 +21,9 @@ def finish(fig, path):
         return
     import matplotlib.pyplot as plt
 
+    from ..io._atomic import atomic_path
+
     fig.tight_layout()
-    fig.savefig(path)
+    with atomic_path(path, overwrite=True) as tmp:  # the CLI has refused existing files before any work
+        fig.savefig(tmp)
     plt.close(fig)

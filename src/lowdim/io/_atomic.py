@@ -1,0 +1,63 @@
+"""Outputs that appear whole or not at all: every file lowdim writes goes to a
+temporary file in the target's folder, which becomes the target in one step when it is
+complete. An interrupted run (Ctrl-C, a kill) leaves the previous file as it was; two
+runs writing the same target either refuse the second (without overwrite) or leave the
+last complete file whole (with overwrite)."""
+
+import os
+import tempfile
+from contextlib import contextmanager
+
+
+def _file_mode():
+    """The permissions a new file gets under the process's umask (mkstemp's are 0600)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+@contextmanager
+def atomic_path(path, *, overwrite):
+    """Yield a temporary path beside ``path`` (same folder and extension) to write to;
+    on success it replaces ``path`` atomically (``overwrite``) or takes its place only
+    if ``path`` still does not exist (``FileExistsError`` otherwise). On any error or
+    interruption the temporary file is removed and ``path`` is untouched.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> target = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> with atomic_path(target, overwrite=False) as tmp:
+    ...     _ = open(tmp, "w").write("whole")
+    >>> open(target).read(), sorted(os.listdir(os.path.dirname(target)))
+    ('whole', ['out.txt'])
+    """
+    path = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    stem, ext = os.path.splitext(name)
+    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".partial{ext}", dir=folder)
+    os.close(fd)
+    try:
+        yield tmp
+        os.chmod(tmp, _file_mode())
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            _place_new(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _place_new(tmp, path):
+    """``tmp`` becomes ``path`` only if ``path`` does not exist (a hard link fails
+    atomically when it does)."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise FileExistsError(f"{path} exists (another run wrote it meanwhile); pass --overwrite to "
+                              "replace it.") from None
+    except OSError:  # a file system without hard links: check, then move
+        if os.path.exists(path):
+            raise FileExistsError(f"{path} exists; pass --overwrite to replace it.") from None
+        os.replace(tmp, path)
