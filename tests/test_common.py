@@ -361,6 +361,9 @@ def test_same_seed_one_thread_and_all_threads(cls):
     with threadpool_limits(limits=1):
         one = _output(_fit(_instance(cls), X), X)
     every = _output(_fit(_instance(cls), X), X)
+    if _amplifies_rounding(cls):  # chaotic: any thread-dependent rounding would show as whole units
+        np.testing.assert_array_equal(one, every)
+        return
     tol = max(_rtol(cls), 1e-9)
     np.testing.assert_allclose(one, every, rtol=tol, atol=tol * np.abs(every).max())
 

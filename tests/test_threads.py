@@ -114,3 +114,61 @@ def test_concurrent_fits_equal_serial_fits_and_restore_blas(two_threads):
     for a, b in zip(found, serial):
         np.testing.assert_allclose(a, b, rtol=1e-10)
     assert counts() == [2] * len(counts())
+
+
+_EMBED = """
+import sys, warnings
+import numpy as np
+from sklearn.datasets import load_digits
+import lowdim
+warnings.simplefilter("ignore")
+X = load_digits().data[:600]
+out = {
+    "tsne_exact": lowdim.TSNE(random_state=0, method="exact", max_iter=300).fit_transform(X),
+    "tsne_bh": lowdim.TSNE(random_state=0, method="barnes_hut", max_iter=300).fit_transform(X),
+    "sne": lowdim.SNE(random_state=0, max_iter=300).fit_transform(X),
+    "umap": lowdim.UMAP(random_state=0, n_epochs=100).fit_transform(X),
+}
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_chaotic_embeddings_are_identical_for_any_thread_count(tmp_path):
+    """t-SNE, SNE and UMAP amplify a difference in the last bit into whole units, so
+    every computation before and inside their optimisation must not depend on the
+    number of BLAS or numba threads: the process-wide settings give identical output."""
+    import os
+    import subprocess
+    import sys
+
+    results = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, NUMBA_NUM_THREADS=threads)
+        path = tmp_path / f"threads-{threads}.npz"
+        done = subprocess.run([sys.executable, "-c", _EMBED, str(path)], env=env, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        results.append(np.load(path))
+    for name in results[0].files:
+        np.testing.assert_array_equal(results[0][name], results[1][name], err_msg=name)
+
+
+def test_cli_threads_option_limits_blas_and_numba(monkeypatch):
+    import numba
+
+    from lowdim.cli.main import main
+
+    seen = {}
+
+    def record(args, say):
+        seen["blas"] = counts()
+        seen["numba"] = numba.get_num_threads()
+        return 0
+
+    monkeypatch.setattr("lowdim.cli._info.run", record)
+    before = numba.get_num_threads()
+    try:
+        assert main(["info", "--dataset", "iris", "--threads", "1"]) == 0
+    finally:
+        numba.set_num_threads(before)
+    assert seen["numba"] == 1 and all(n == 1 for n in seen["blas"])

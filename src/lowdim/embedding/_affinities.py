@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._threads import blas_limit
 from ..neighbors import make_index
 
 ENTROPY_TOL = 1e-5  # nats: the bisection stops within this of log(perplexity)
@@ -118,7 +119,8 @@ def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algo
     index = make_index(algorithm, metric, n, metric_params, sparse=sp.issparse(X)).build(X)
     if n_neighbors >= n - 1 and hasattr(index, "pairwise"):  # every other point: no selection needed
         others = ~np.eye(n, dtype=bool)
-        distances = index.pairwise(X)[others].reshape(n, n - 1)
+        with blas_limit(1):  # a threaded product rounds by thread count; t-SNE would amplify it
+            distances = index.pairwise(X)[others].reshape(n, n - 1)
         indices = np.broadcast_to(np.arange(n), (n, n))[others].reshape(n, n - 1)
     else:
         distances, indices = index.query(X, n_neighbors, exclude_self=True)
