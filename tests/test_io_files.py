@@ -144,3 +144,29 @@ def test_unknown_extension_and_folders(tmp_path):
     os.mkdir(tmp_path / "dir.csv")
     with pytest.raises(DataFileError, match="is a folder"):
         read_table(str(tmp_path / "dir.csv"))
+
+
+def test_infinite_csv_cell_is_named_by_file_line_and_column(tmp_path):
+    from lowdim.exceptions import DataFileError
+    from lowdim.io import read_table
+
+    path = tmp_path / "inf.csv"
+    path.write_text("a,b\n1,2\n3,inf\n5,-Infinity\n")
+    for policy in ("error", "impute", "drop"):
+        with pytest.raises(DataFileError, match=r"inf.csv, line 3, column 2: 'inf' is infinite \(2 infinite cell"):
+            read_table(str(path), missing=policy)
+    with pytest.raises(DataFileError, match="infinity is not a missing value"):
+        read_table(str(path))
+
+
+@pytest.mark.parametrize("name", ["PCA", "KMeans", "TSNE", "GaussianMixture", "UMAP", "Isomap"])
+def test_tiny_data_is_an_underflow_error_not_identical_rows(name):
+    import lowdim
+
+    X = np.random.default_rng(0).normal(size=(60, 3)) * 1e-300
+    with pytest.raises(ValueError, match="underflow"):
+        getattr(lowdim, name)(2).fit(X)
+    mixed = np.random.default_rng(0).normal(size=(60, 3))
+    mixed[:, 1] *= 1e-300  # one column too small to square, the others ordinary
+    with pytest.raises(ValueError, match="column 1 varies"):
+        lowdim.PCA(2).fit(mixed)

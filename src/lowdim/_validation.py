@@ -52,9 +52,19 @@ def _first_nonfinite(X, name):
     )
 
 
+TINY = np.sqrt(np.finfo(np.float64).tiny)  # about 1.5e-154: smaller values square to nothing
+
+
 def _check_magnitude(X, lo, hi, name):
-    """Refuse values so large that squared sums overflow during centering/scaling."""
+    """Refuse values so large that squared sums overflow during centering/scaling, or
+    all so small that their squares underflow (every variance would read 0)."""
     big = max(abs(float(lo)), abs(float(hi)))
+    if 0 < big < TINY:
+        raise ValueError(
+            f"underflow while centering/scaling: {name} has no value larger than {big:.3g} in magnitude, "
+            f"too small to square (below about {TINY:.1g}, squares vanish in float64 and every variance "
+            "would read 0); rescale the data, e.g. divide by its largest absolute value."
+        )
     limit = np.sqrt(np.finfo(np.float64).max / max(1, X.size))
     if big > limit:
         raise ValueError(
@@ -304,9 +314,32 @@ def check_features(estimator, X_raw, X, *, reset):
         )
 
 
+def check_no_underflow(X, columns, estimator_name):
+    """Raise when one of ``columns`` (whose variance read 0) is not constant: its
+    values are too small for their squares to register in float64.
+
+    Examples
+    --------
+    >>> check_no_underflow(np.array([[1.0, 2.0], [1.0, 3.0]]), [0], "PCA")
+    """
+    block = X[:, columns]
+    if sp.issparse(block):
+        lo, hi = block.min(axis=0).toarray().ravel(), block.max(axis=0).toarray().ravel()
+    else:
+        lo, hi = np.nanmin(block, axis=0), np.nanmax(block, axis=0)
+    varying = np.flatnonzero(hi > lo)
+    if varying.size:
+        j = int(np.asarray(columns)[varying[0]])
+        raise ValueError(f"underflow: {estimator_name}'s input column {j} varies (from {lo[varying[0]]:.3g} to "
+                         f"{hi[varying[0]]:.3g}) but its variance underflows to 0 in float64; rescale the data, "
+                         "e.g. divide each column by its largest absolute value.")
+
+
 def warn_constant_features(variances, estimator_name, identical_note="the components are arbitrary and "
-                           "explain no variance"):
-    """Warn naming the zero-variance features (or that all rows are identical).
+                           "explain no variance", X=None):
+    """Warn naming the zero-variance features (or that all rows are identical). With the
+    data ``X``, a zero variance that is really an underflow (a column that varies at
+    about 1e-300) is an error instead of a false warning.
 
     Examples
     --------
@@ -320,6 +353,8 @@ def warn_constant_features(variances, estimator_name, identical_note="the compon
     zero = np.flatnonzero(np.asarray(variances) == 0)
     if zero.size == 0:
         return
+    if X is not None:
+        check_no_underflow(X, zero, estimator_name)
     if zero.size == np.size(variances):
         warnings.warn(f"{estimator_name}: all rows of X are identical (every feature has zero "
                       f"variance); {identical_note}.",

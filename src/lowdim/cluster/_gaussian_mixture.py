@@ -287,7 +287,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.offset_ = mean.astype(X.dtype).astype(np.float64)
         Xc, missing = self._centred(X)
         variances = np.nanvar(Xc, axis=0) if missing is not None else column_moments(Xc)[1]
-        warn_constant_features(variances, "GaussianMixture", CLUSTER_NOTE)
+        warn_constant_features(variances, "GaussianMixture", CLUSTER_NOTE, X=X)
         rng = check_random_state(self.random_state)
         warm = self._warm_params(Xc)
         if warm is not None:  # one run from where the last fit ended (n_init ignored, as scikit-learn)

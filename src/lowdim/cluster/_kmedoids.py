@@ -191,7 +191,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         require_memory(n * n * X.dtype.itemsize, f"KMedoids on {n} samples (an n x n dissimilarity matrix)",
                        "subsample the data, or use KMeans (no pairwise matrix)")
         mean, var = column_moments(X)
-        warn_constant_features(var, "KMedoids", CLUSTER_NOTE)
+        warn_constant_features(var, "KMedoids", CLUSTER_NOTE, X=X)
         # Euclidean distances do not change with a shift; taking out the mean keeps the
         # BLAS expansion precise for data far from the origin
         self.offset_ = mean.astype(X.dtype) if self.metric in EUCLIDEAN_METRICS else np.zeros(X.shape[1], X.dtype)

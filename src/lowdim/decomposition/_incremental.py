@@ -95,8 +95,8 @@ class IncrementalPCA(PCA):
         self.batch_size_ = int(self.n_samples_seen_ - seen)
         return self
 
-    def _set_spectrum(self, spectrum, dtype, solver):
-        super()._set_spectrum(spectrum, dtype, solver)
+    def _set_spectrum(self, spectrum, dtype, solver, X=None):
+        super()._set_spectrum(spectrum, dtype, solver, X)
         n = spectrum.n_samples
         self.var_ = (spectrum.variances * ((n - 1) / n)).astype(dtype)
 

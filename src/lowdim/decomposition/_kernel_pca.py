@@ -277,7 +277,7 @@ class KernelPCA(ComponentTransformer):
                            "KernelPCA")
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
         if self.kernel != "precomputed":
-            warn_constant_features(column_moments(X)[1], "KernelPCA")
+            warn_constant_features(column_moments(X)[1], "KernelPCA", X=X)
         rng = check_random_state(self.random_state)
         self._dtype = X.dtype
         if self.n_landmarks is None:

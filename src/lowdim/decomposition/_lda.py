@@ -153,7 +153,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         if self.shrinkage is not None and self.covariance_estimator is not None:
             raise ValueError("give shrinkage or covariance_estimator, not both (the estimator does its own "
                              "regularisation).")
-        warn_constant_features(column_moments(X)[1], "LinearDiscriminantAnalysis")
+        warn_constant_features(column_moments(X)[1], "LinearDiscriminantAnalysis", X=X)
         X64 = X.astype(np.float64)
         onehot = (y[:, None] == np.arange(len(self.classes_))).astype(np.float64)
         counts = onehot.sum(axis=0)

@@ -113,7 +113,7 @@ class _Factorization(ComponentTransformer):
         n, d = X.shape
         k = self.n_components or min(n, d)
         check_n_components(k, n, d, type(self).__name__)
-        warn_constant_features(column_moments(X)[1], type(self).__name__)
+        warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
         return X, mask, dtype, k
 
     def fit(self, X, y=None):
@@ -398,7 +398,7 @@ class NMF(_Factorization):
         n, d = X.shape
         k = self._n_components(n, d, W, H)
         check_n_components(None, n, d, "NMF")  # needs two samples; more components than min(n, d) is fine
-        warn_constant_features(column_moments(X)[1], "NMF")
+        warn_constant_features(column_moments(X)[1], "NMF", X=X)
         rng = check_random_state(self.random_state)
         if self.init == "custom" or (W is not None and H is not None):
             W, H = self._given_factors(W, H, n, d, k)

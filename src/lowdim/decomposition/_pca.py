@@ -196,7 +196,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         # every solver starts from column moments, which are finite exactly when the
         # data are: the NaN/infinity scan runs only when they are not (defer_finite)
         spectrum = SOLVERS[solver].fit(X, self._solver_k(solver, n, d), self._solver_options(n, d))
-        self._set_spectrum(spectrum, X.dtype, solver)
+        self._set_spectrum(spectrum, X.dtype, solver, X)
         return self
 
     def _fit_chunks(self, chunks):
@@ -319,9 +319,9 @@ class PCA(DensityScoreMixin, ComponentTransformer):
                              rng=check_random_state(self.random_state),
                              stop_fraction=fraction, verbose=int(self.verbose))
 
-    def _set_spectrum(self, spectrum, dtype, solver):
+    def _set_spectrum(self, spectrum, dtype, solver, X=None):
         n, d = spectrum.n_samples, spectrum.mean.size
-        warn_constant_features(spectrum.variances, type(self).__name__)
+        warn_constant_features(spectrum.variances, type(self).__name__, X=X)
         k = min(resolve_n_components(self.n_components, spectrum, n, d), spectrum.eigenvalues.size)
         if self.n_components == 0:
             k = 0

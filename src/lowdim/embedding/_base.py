@@ -98,7 +98,7 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
             if (X < 0).any():
                 raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
         else:
-            warn_constant_features(column_moments(X)[1], type(self).__name__, "every sample is the same point")
+            warn_constant_features(column_moments(X)[1], type(self).__name__, "every sample is the same point", X=X)
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""

@@ -232,7 +232,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
             if (X < 0).any():
                 raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
         else:
-            warn_constant_features(column_moments(X)[1], "UMAP", "every sample is the same point")
+            warn_constant_features(column_moments(X)[1], "UMAP", "every sample is the same point", X=X)
 
     def _algorithm(self):
         if self.metric == "precomputed":

@@ -43,15 +43,22 @@ def _cell_value(path, text, line, column):
 
 
 def _parse_rows(path, rows, columns, first_line):
-    """Numbers of ``columns`` (0-based) of text ``rows``; empty cells become NaN."""
+    """Numbers of ``columns`` (0-based) of text ``rows``; empty cells become NaN, an
+    infinite cell is an error naming its line and column."""
     try:
-        return np.array([[row[j] for j in columns] for row in rows], dtype=float)
-    except (ValueError, IndexError):
-        pass  # the slow path below finds and names the offending cell
-    values = np.empty((len(rows), len(columns)))
-    for i, row in enumerate(rows):
-        for k, j in enumerate(columns):
-            values[i, k] = _cell_value(path, row[j], first_line + i, j + 1)
+        values = np.array([[row[j] for j in columns] for row in rows], dtype=float)
+    except (ValueError, IndexError):  # the slow path below finds and names the offending cell
+        values = np.empty((len(rows), len(columns)))
+        for i, row in enumerate(rows):
+            for k, j in enumerate(columns):
+                values[i, k] = _cell_value(path, row[j], first_line + i, j + 1)
+    infinite = np.argwhere(np.isinf(values))
+    if infinite.size:
+        i, k = (int(v) for v in infinite[0])
+        raise DataFileError(f"{path}, line {first_line + i}, column {columns[k] + 1}: {rows[i][columns[k]].strip()!r} "
+                            f"is infinite ({len(infinite)} infinite cell(s) in all); infinity is not a missing value "
+                            "(--missing handles empty and NaN cells): replace it with a finite number, or empty "
+                            "the cell to treat it as missing.")
     return values
 
 

@@ -215,7 +215,7 @@ class Isomap(ComponentTransformer):
                 raise ValueError(f"metric='precomputed' needs a square matrix of non-negative distances; X has "
                                  f"shape {X.shape}.")
         else:
-            warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point")
+            warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point", X=X)
         # the graph is discontinuous in the data (which neighbour is nearer), so it is
         # built in float64 whatever the input dtype: float32 and float64 input agree
         G = _neighbour_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, metric,

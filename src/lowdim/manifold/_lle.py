@@ -239,7 +239,7 @@ class LocallyLinearEmbedding(ComponentTransformer):
         X = np.array(self._validate_input(X, reset=True), copy=True)
         n, d = X.shape[0], self.n_components
         self._check_sizes(n)
-        warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point")
+        warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point", X=X)
         X64 = np.ascontiguousarray(X, dtype=np.float64)
         _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
         tol = self.hessian_tol if self.method == "hessian" else self.modified_tol

@@ -164,7 +164,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         X = self._validate_input(X, reset=True)
         self._check(X)
         if self._resolved_metric() != "precomputed":
-            warn_constant_features(column_moments(X)[1], "MDS", "every sample is the same point")
+            warn_constant_features(column_moments(X)[1], "MDS", "every sample is the same point", X=X)
         if self.n_landmarks is not None:
             Y = self._fit_landmarks(X)
         else:

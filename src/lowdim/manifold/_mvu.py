@@ -284,7 +284,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         X = self._validate_input(X, reset=True)
         n = X.shape[0]
         self._check_sizes(n)
-        warn_constant_features(column_moments(X)[1], "MaximumVarianceUnfolding", "every sample is the same point")
+        warn_constant_features(column_moments(X)[1], "MaximumVarianceUnfolding", "every sample is the same point", X=X)
         X64 = np.ascontiguousarray(X, dtype=np.float64)
         rows, cols, d2 = edge_list(X64, self.n_neighbors)
         scale = float(np.mean(d2)) or 1.0  # the program is solved on unit-mean squared edges

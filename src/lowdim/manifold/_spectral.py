@@ -288,7 +288,7 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
             k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
             check_n_neighbors(k, n)
             return knn_affinity(X, k, precomputed=True).astype(X.dtype)
-        warn_constant_features(column_moments(X)[1], "SpectralEmbedding", "every sample is the same point")
+        warn_constant_features(column_moments(X)[1], "SpectralEmbedding", "every sample is the same point", X=X)
         if self.affinity == "rbf":
             require_memory(8 * n * n, f"rbf affinity on {n} samples (n x n)", "use affinity='nearest_neighbors'")
             gamma = self.gamma if self.gamma is not None else 1.0 / X.shape[1]
