@@ -67,7 +67,8 @@ def sparse_kmeans(X, weights, centres, x_sq, *, max_iter, tol, callbacks=(), ver
 
     def step(state):
         labels = _relocate_empty(X, weights, state.labels, dist_of[0], state.wsum.copy(), k)
-        sums, wsum = cluster_row_sums(X, weights, labels, k)
+        # the state's sums are those of its labels: recomputed only when a relocation moved points
+        sums, wsum = (state.sums, state.wsum) if labels is state.labels else cluster_row_sums(X, weights, labels, k)
         full = wsum > 0
         new = state.centres.copy()
         new[full] = sums[full] / wsum[full, None]

@@ -5,11 +5,79 @@ Empty cells are read as NaN; the caller applies the missing-value policy.
 """
 
 import csv
+import io
+import os
 import re
 
 import numpy as np
 
 from ..exceptions import DataFileError
+
+# compressed text read as a stream (never unpacked to disk): suffix -> name
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstandard"}
+
+
+def split_compression(path):
+    """``(path without its compression suffix, compression name or None)``.
+
+    Examples
+    --------
+    >>> split_compression("cells.tsv.gz"), split_compression("a.csv")
+    (('cells.tsv', 'gzip'), ('a.csv', None))
+    """
+    base, ext = os.path.splitext(str(path))
+    kind = COMPRESSIONS.get(ext.lower())
+    return (base, kind) if kind else (str(path), None)
+
+
+def _zstd_stream(path):
+    try:
+        import zstandard
+    except ImportError:
+        raise DataFileError(f"{path}: reading .zst files needs the zstandard package; install lowdim[io] "
+                            "(pip install 'lowdim[io]').") from None
+    return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+
+
+def open_text(path, encoding="utf-8-sig"):
+    """A text stream of ``path``, decompressed on the fly for .gz, .bz2, .xz and .zst.
+
+    Examples
+    --------
+    >>> import gzip, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.csv.gz")
+    >>> with gzip.open(p, "wt") as fh:
+    ...     _ = fh.write("a,b\\n1,2\\n")
+    >>> with open_text(p) as fh:
+    ...     fh.readline().strip()
+    'a,b'
+    """
+    kind = split_compression(path)[1]
+    if kind is None:
+        return open(path, newline="", encoding=encoding)
+    if kind == "zstandard":
+        return io.TextIOWrapper(_zstd_stream(path), encoding=encoding, newline="")
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[kind]
+    return opener(path, "rt", newline="", encoding=encoding)
+
+
+def _decompression_errors():
+    import gzip
+    import lzma
+    import zlib
+
+    errors = [gzip.BadGzipFile, lzma.LZMAError, zlib.error, EOFError]
+    try:
+        import zstandard
+
+        errors.append(zstandard.ZstdError)
+    except ImportError:
+        pass
+    return tuple(errors)
 
 
 def _is_number(text):
@@ -74,11 +142,13 @@ def read_csv(path, *, header="auto", delimiter=None):
     Parameters
     ----------
     path : str
+        A .csv / .tsv / .txt file, or one compressed by gzip (.gz), bzip2 (.bz2), xz
+        (.xz) or zstandard (.zst), read as a stream.
     header : {'auto', 'yes', 'no'}
         'auto' treats the first row as a header when any of its cells is not a
         number (the caller announces the decision).
     delimiter : str, optional
-        Default: tab for ``.tsv`` files, else comma.
+        Default: tab for ``.tsv`` files (compressed or not), else comma.
 
     Returns
     -------
@@ -95,14 +165,17 @@ def read_csv(path, *, header="auto", delimiter=None):
     >>> read_csv(p)[0]
     ['a', 'b']
     """
-    delimiter = delimiter or ("\t" if str(path).endswith(".tsv") else ",")
+    base, kind = split_compression(path)
+    delimiter = delimiter or ("\t" if base.lower().endswith(".tsv") else ",")
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
+        with open_text(path) as fh:
             rows = [row for row in csv.reader(fh, delimiter=delimiter)]
     except UnicodeDecodeError as exc:
         raise DataFileError(f"{path}: not a UTF-8 text file (byte {exc.start}); is it a CSV?") from None
     except csv.Error as exc:
         raise DataFileError(f"{path}: malformed CSV ({exc}).") from None
+    except _decompression_errors() as exc:
+        raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
     while rows and not any(c.strip() for c in rows[-1]):
         rows.pop()
     if not rows:

@@ -37,13 +37,20 @@ def file_format(path):
 
     Examples
     --------
-    >>> file_format("data/cells.h5ad"), file_format("x.TSV")
-    ('h5ad', 'csv')
+    >>> file_format("data/cells.h5ad"), file_format("x.TSV"), file_format("counts.csv.gz")
+    ('h5ad', 'csv', 'csv')
     """
-    ext = os.path.splitext(str(path))[1].lower()
+    from ._csv import COMPRESSIONS, split_compression
+
+    base, compression = split_compression(path)
+    ext = os.path.splitext(base)[1].lower()
     if ext not in FORMATS:
         raise DataFileError(f"{path}: unknown file type {ext or '(no extension)'!r}; use one of "
-                            f"{', '.join(sorted(FORMATS))}.")
+                            f"{', '.join(sorted(FORMATS))} (text formats also compressed: "
+                            f"{', '.join(sorted(COMPRESSIONS))}).")
+    if compression and FORMATS[ext] != "csv":
+        raise DataFileError(f"{path}: {compression}-compressed {ext} files are not read (only CSV/TSV text is "
+                            "read compressed); decompress it first.")
     return FORMATS[ext]
 
 
