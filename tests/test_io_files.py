@@ -170,3 +170,37 @@ def test_tiny_data_is_an_underflow_error_not_identical_rows(name):
     mixed[:, 1] *= 1e-300  # one column too small to square, the others ordinary
     with pytest.raises(ValueError, match="column 1 varies"):
         lowdim.PCA(2).fit(mixed)
+
+
+@pytest.mark.parametrize("suffix", [".csv.gz", ".tsv.gz", ".csv.bz2", ".csv.xz", ".csv.zst"])
+def test_compressed_text_is_read_as_a_stream(tmp_path, suffix):
+    import bz2
+    import gzip
+    import lzma
+
+    import zstandard
+
+    sep = "\t" if ".tsv" in suffix else ","
+    text = sep.join(["a", "b", "label"]) + "\n" + "".join(f"{i}{sep}{i * 0.5}{sep}c{i % 2}\n" for i in range(20))
+    path = tmp_path / f"data{suffix}"
+    data = text.encode()
+    packed = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress,
+              ".zst": zstandard.ZstdCompressor().compress}[os.path.splitext(suffix)[1]](data)
+    path.write_bytes(packed)
+    table = read_table(str(path), label_column="label")
+    np.testing.assert_allclose(table.X, [[i, i * 0.5] for i in range(20)])
+    assert table.feature_names == ["a", "b"] and table.labels[:2].tolist() == ["c0", "c1"]
+    assert not any(name.startswith("data") for name in os.listdir(tmp_path) if name != path.name)
+
+
+def test_broken_compressed_file_and_compressed_binary_are_clear_errors(tmp_path):
+    path = tmp_path / "broken.csv.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00not really gzip")
+    with pytest.raises(DataFileError, match="not a readable gzip file"):
+        read_table(str(path))
+    import gzip
+
+    packed_npy = tmp_path / "x.npy.gz"
+    packed_npy.write_bytes(gzip.compress(b"\x93NUMPY"))
+    with pytest.raises(DataFileError, match="only CSV/TSV text is read compressed"):
+        read_table(str(packed_npy))
