@@ -106,7 +106,7 @@ def test_uk_food_builtin_dataset_is_one_command(tmp_path, capsys):
     code, text, _ = run(capsys, "pca", "--dataset", "uk-food", "-k", "2", "-o", str(out))
     assert code == 0 and "4 countries x 17 food groups" in text
     lines = out.read_text().splitlines()
-    assert lines[0] == "PC1,PC2,label" and [line.split(",")[-1] for line in lines[1:]] == [
+    assert lines[0] == "id,PC1,PC2" and [line.split(",")[0] for line in lines[1:]] == [
         "England", "Wales", "Scotland", "N.Ireland"]
-    pc1 = np.array([float(line.split(",")[0]) for line in lines[1:]])
+    pc1 = np.array([float(line.split(",")[1]) for line in lines[1:]])
     assert np.argmax(np.abs(pc1)) == 3  # Northern Ireland stands apart on PC1

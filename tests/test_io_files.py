@@ -204,3 +204,66 @@ def test_broken_compressed_file_and_compressed_binary_are_clear_errors(tmp_path)
     packed_npy.write_bytes(gzip.compress(b"\x93NUMPY"))
     with pytest.raises(DataFileError, match="only CSV/TSV text is read compressed"):
         read_table(str(packed_npy))
+
+
+def _uk_food_csv(path, *, transposed, r_style="write.csv"):
+    """The UK food table as R writes it: countries x foods, or foods x countries."""
+    from lowdim.datasets import load_uk_food
+
+    X, countries, foods = load_uk_food()
+    rows, cols, values = (foods, list(countries), X.T) if transposed else (list(countries), foods, X)
+    header = ([""] if r_style == "write.csv" else []) + [f'"{c}"' for c in cols]
+    lines = [",".join(header)] + [",".join([f'"{r}"'] + [f"{v:g}" for v in row]) for r, row in zip(rows, values)]
+    path.write_text("\n".join(lines) + "\n")
+    return X, countries, foods
+
+
+@pytest.mark.parametrize("r_style", ["write.csv", "write.table"])
+def test_row_names_are_detected_and_kept(tmp_path, r_style):
+    path = tmp_path / "food.csv"
+    X, countries, foods = _uk_food_csv(path, transposed=False, r_style=r_style)
+    table = read_table(str(path))
+    np.testing.assert_array_equal(table.X, X)
+    assert table.feature_names == foods and table.row_ids.tolist() == list(countries)
+    assert any("row names" in note for note in table.notes)
+
+
+def test_foods_by_countries_is_one_transposed_command(tmp_path, capsys):
+    from lowdim.cli.main import main
+
+    path, out = tmp_path / "foods_x_countries.csv", tmp_path / "pca.csv"
+    X, countries, foods = _uk_food_csv(path, transposed=True)
+    table = read_table(str(path), transpose=True)
+    np.testing.assert_array_equal(table.X, X)
+    assert table.row_ids.tolist() == list(countries) and table.feature_names == foods
+    assert main(["pca", str(path), "--transpose", "-k", "2", "-o", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "id,PC1,PC2"
+    ids = [line.split(",")[0] for line in lines[1:]]
+    pc1 = np.array([float(line.split(",")[1]) for line in lines[1:]])
+    assert ids == list(countries)
+    # Northern Ireland alone at one end of the first component
+    ni = ids.index("N.Ireland")
+    assert np.all(np.sign(np.delete(pc1, ni)) == -np.sign(pc1[ni]))
+
+
+def test_index_column_and_missing_rows_keep_ids_aligned(tmp_path):
+    path = tmp_path / "cells.csv"
+    path.write_text("x,cell,y\n1,c1,2\n,c2,3\n5,c3,6\n")
+    table = read_table(str(path), index_column="cell", missing="drop")
+    assert table.row_ids.tolist() == ["c1", "c3"] and table.X.tolist() == [[1.0, 2.0], [5.0, 6.0]]
+    path.write_text("x,cell\n1,c1\n2,c1\n")
+    with pytest.raises(DataFileError, match="row name 'c1' appears twice"):
+        read_table(str(path), index_column="cell")
+    with pytest.raises(DataFileError, match="--label-column names a column, but --transpose"):
+        read_table(str(path), label_column="x", transpose=True)
+    np.save(tmp_path / "a.npy", np.eye(3))
+    with pytest.raises(DataFileError, match="--index-column reads row names from CSV/TSV"):
+        read_table(str(tmp_path / "a.npy"), index_column="1")
+
+
+def test_row_ids_are_written_to_csv_and_parquet(tmp_path):
+    for name in ("z.csv", "z.parquet"):
+        write_table(tmp_path / name, np.eye(2), ["a", "b"], labels=["u", "v"], row_ids=["=r1", "r2"])
+    assert (tmp_path / "z.csv").read_text().splitlines() == ["id,a,b,label", "'=r1,1.0,0.0,u", "r2,0.0,1.0,v"]
+    assert pq.read_table(tmp_path / "z.parquet").column_names == ["id", "a", "b", "label"]

@@ -61,7 +61,7 @@ def run(args, say):
         raise UsageError("--curve draws the --select curve; pass --select too.")
     check_outputs(args, args.output, args.plot, args.curve, args.save_model, tables=[args.output],
                   figures=[args.plot, args.curve])
-    X, _, labels = load_data(args, say)
+    X, _, labels, row_ids = load_data(args, say)
     params = parse_params(args.param)
     k, selection = _choose_k(args, X, say, params)
     estimator = make_estimator(args.method, n_components=k, params=params, seed=args.seed, table=CLUSTERINGS)
@@ -69,7 +69,7 @@ def run(args, say):
     sizes = np.bincount(clusters, minlength=k)
     say(f"{args.method}: {k} clusters of {X.shape[0]} rows in {seconds:.1f} s; sizes {sizes.tolist()}")
     scores = _agreement(clusters, labels, say)
-    _write(args, X, clusters, labels, estimator, selection, say)
+    _write(args, X, clusters, labels, estimator, selection, say, row_ids)
     emit_json(args, {"command": "cluster", "method": args.method, "n_clusters": k, "sizes": sizes,
                      "seconds": round(seconds, 3), "selection": None if selection is None else {
                          "method": selection.method, "candidates": selection.candidates,
@@ -89,13 +89,13 @@ def _agreement(clusters, labels, say):
     return scores
 
 
-def _write(args, X, clusters, labels, estimator, selection, say):
+def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None):
     from ..io import save, write_table
     from ..plot import embedding_scatter, selection_curve
 
     if args.output:
         write_table(args.output, clusters[:, None], ["cluster"], labels=labels, label_name=label_name(args),
-                    overwrite=True)
+                    row_ids=row_ids, overwrite=True)
         say(f"wrote {args.output}")
     if args.plot:
         from ..decomposition import PCA

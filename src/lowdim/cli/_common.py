@@ -25,6 +25,12 @@ def add_data_arguments(parser, *, needs_output=False):
     parser.add_argument("-o", "--output", required=needs_output,
                         help="where to write the result (.csv, .parquet or .npy)")
     parser.add_argument("--label-column", help="column (name or 1-based number) holding labels")
+    parser.add_argument("--index-column", help="CSV column (name or 1-based number) holding row names, kept as "
+                                               "the row ids of every output (default: a first column of "
+                                               "distinct text under an empty header field)")
+    parser.add_argument("--transpose", action="store_true",
+                        help="samples are the file's columns (genes x cells, foods x countries): transpose "
+                             "after reading, before any scaling")
     parser.add_argument("--exclude", action="append", default=[],
                         help="column (name or 1-based number) to ignore; repeatable")
     parser.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
@@ -55,17 +61,17 @@ def _builtin(name, say):
 
         say("loading Fashion-MNIST (70,000 x 784) from the Debian package dataset-fashion-mnist")
         X, y = load_fashion_mnist()
-        return X, [f"pixel{j + 1}" for j in range(X.shape[1])], np.array(FASHION_CLASSES)[y]
+        return X, [f"pixel{j + 1}" for j in range(X.shape[1])], np.array(FASHION_CLASSES)[y], None
     if name == "uk-food":
         from ..datasets import load_uk_food
 
-        say("UK food: 4 countries x 17 food groups (grams per person per week; labels are the countries)")
+        say("UK food: 4 countries x 17 food groups (grams per person per week; the countries are the row ids)")
         X, countries, foods = load_uk_food()
-        return X, foods, countries
+        return X, foods, None, countries
     from ..datasets import load_builtin
 
     X, y, names = load_builtin(name)
-    return X, names, y.astype(str)
+    return X, names, y.astype(str), None
 
 
 def _standardize(X, names):
@@ -80,12 +86,20 @@ def _standardize(X, names):
 
 
 def load_data(args, say):
-    """``(X, feature_names, labels)`` from a built-in dataset or a data file."""
+    """``(X, feature_names, labels, row_ids)`` from a built-in dataset or a data file
+    (transposed first with --transpose, then standardised with --standardize)."""
+    transpose = getattr(args, "transpose", False)
     if args.dataset:
         if args.input:
             raise UsageError(f"pass a data file or --dataset, not both (got {args.input} and "
                              f"--dataset {args.dataset}).")
-        X, names, labels = _builtin(args.dataset, say)
+        X, names, labels, row_ids = _builtin(args.dataset, say)
+        if transpose:
+            from ..io._readers import _transposed
+
+            X, names, row_ids = _transposed(X, names, row_ids)
+            labels = None
+            say(f"transposed: {X.shape[0]} samples x {X.shape[1]} features.")
     else:
         from ..io import read_table
 
@@ -93,13 +107,14 @@ def load_data(args, say):
             raise UsageError("no input: pass a data file (CSV/TSV/NPY/NPZ/Parquet/HDF5/h5ad) or --dataset NAME.")
         table = read_table(args.input, header=args.header, delimiter=args.delimiter,
                            label_column=args.label_column, exclude=args.exclude, key=args.key,
-                           missing=args.missing)
+                           missing=args.missing, index_column=getattr(args, "index_column", None),
+                           transpose=transpose)
         for note in table.notes:
             say(note)
-        X, names, labels = table.X, table.feature_names, table.labels
+        X, names, labels, row_ids = table.X, table.feature_names, table.labels, table.row_ids
     if args.standardize:
         X = _standardize(X, names)
-    return X, names, labels
+    return X, names, labels, row_ids
 
 
 def label_name(args):

@@ -35,7 +35,7 @@ def run(args, say):
     paths = {k: os.path.join(folder, v) for k, v in files.items()}
     paths.update({m: os.path.join(folder, f"{m}.png") for m in methods})
     check_outputs(args, *paths.values())
-    X, _, labels = load_data(args, say)
+    X, _, labels, _ = load_data(args, say)
     say(f"{args.dataset}: {X.shape[0]} x {X.shape[1]}, {len(set(labels.tolist()))} classes")
     report = write_report(Namespace(**{**vars(args), "output": paths["report"]}), X, labels, methods,
                           args.dataset, say)

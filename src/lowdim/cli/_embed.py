@@ -63,23 +63,22 @@ def run(args, say):
     if not args.output and not args.plot and not args.save_model:
         raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")
     check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
-    X, _, labels = load_data(args, say)
+    X, _, labels, row_ids = load_data(args, say)
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
-    _write(args, Z, labels, estimator, say)
+    _write(args, Z, labels, estimator, say, row_ids)
     emit_json(args, {"command": "embed", "method": args.method, "n_samples": X.shape[0],
                      "n_features": X.shape[1], "n_components": Z.shape[1], "seconds": round(seconds, 3),
                      "output": args.output, "plot": args.plot, "model": args.save_model})
     return 0
 
 
-def _write(args, Z, labels, estimator, say):
+def _write(args, Z, labels, estimator, say, row_ids=None):
     if args.output:
         from ..io import write_table
 
         write_table(args.output, Z, [f"{args.method}{i + 1}" for i in range(Z.shape[1])], labels=labels,
-                    label_name=label_name(args),
-                    overwrite=True)
+                    label_name=label_name(args), row_ids=row_ids, overwrite=True)
         say(f"wrote {args.output}")
     if args.plot:
         if Z.shape[1] < 2:

@@ -24,7 +24,7 @@ def run(args, say):
 
     if args.missing == "error":
         args.missing = "keep"  # info reports missing values instead of refusing them
-    X, names, labels = load_data(args, say)
+    X, names, labels, _ = load_data(args, say)
     X = np.asarray(X)
     holes = np.isnan(X).sum(axis=0) if X.dtype.kind == "f" else np.zeros(X.shape[1], int)
     n, d = X.shape

@@ -53,7 +53,7 @@ def run(args, say):
     if args.dask is not None:
         return run_pca(args, say, _n_components, summarize, finish)
     check_outputs(args, args.output, args.scree, tables=[args.output], figures=[args.scree])
-    X, _, labels = load_data(args, say)
+    X, _, labels, row_ids = load_data(args, say)
     pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed,
               verbose=not (args.quiet or args.json))
     Z = pca.fit_transform(X)
@@ -62,8 +62,7 @@ def run(args, say):
         from ..io import write_table
 
         write_table(args.output, Z[:, :dims], [f"PC{i + 1}" for i in range(dims)], labels=labels,
-                    label_name=label_name(args),
-                    overwrite=True)
+                    label_name=label_name(args), row_ids=row_ids, overwrite=True)
         say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
     return finish(args, say, pca, X)
 

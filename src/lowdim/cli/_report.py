@@ -51,7 +51,7 @@ def run(args, say):
     for name in methods:
         lookup(name, EMBEDDINGS)
     check_outputs(args, args.output, pages=[args.output])
-    X, _, labels = load_data(args, say)
+    X, _, labels, _ = load_data(args, say)
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)
     emit_json(args, {"command": "report", "output": args.output, "summary": report.summary,
                      "methods": {r.name: {**r.metrics, "seconds": round(r.seconds, 3)} for r in report.results}})

@@ -186,6 +186,8 @@ def read_csv(path, *, header="auto", delimiter=None):
     if not data:
         raise DataFileError(f"{path}: header only, no data rows.")
     first_line = 2 if has_header else 1
+    if names and all(len(row) == len(names) + 1 for row in data):
+        names = [""] + names  # R's write.table: no header field above the row names
     _check_widths(path, data, len(names) if names else len(data[0]), first_line)
     return names, data, first_line
 
@@ -210,41 +212,76 @@ def column_index(spec, names, path):
     return names.index(spec)
 
 
-def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, exclude=()):
-    """Numeric columns, their names, the label column and how the header was read.
+def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), index_column=None):
+    """Numeric columns, their names, the label column, the row names and what was decided.
+
+    Row names come from ``index_column`` (name or 1-based number), or are detected: a
+    first column of distinct text cells under an empty header field (R's write.csv,
+    pandas' to_csv with an index) or under no header field at all (R's write.table,
+    whose header has one field fewer than the rows).
 
     Returns
     -------
     X : ndarray of shape (n_rows, n_kept), NaN where a cell is empty
     names : list of str
     labels : ndarray of str or None
-    header_note : str
-        One sentence saying whether the first row was read as a header.
+    notes : list of str
+        What was decided: whether the first row is a header, which column holds row names.
+    row_ids : ndarray of str or None
 
     Examples
     --------
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "a.csv")
-    >>> _ = open(p, "w").write("a,b,y\\n1,2,u\\n3,,v\\n")
-    >>> X, names, y, _ = read_csv_table(p, label_column="y")
-    >>> X.tolist(), names, y.tolist()
-    ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'])
+    >>> _ = open(p, "w").write(",a,b,y\\nr1,1,2,u\\nr2,3,,v\\n")
+    >>> X, names, y, _, ids = read_csv_table(p, label_column="y")
+    >>> X.tolist(), names, y.tolist(), ids.tolist()
+    ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'])
     """
     names, rows, first_line = read_csv(path, header=header, delimiter=delimiter)
     width = len(rows[0])
     if names is None:
-        note = (f"{path}: first row is numeric, read as data (no header); use --header yes if it is one."
-                if header == "auto" else f"{path}: read without a header.")
+        notes = [f"{path}: first row is numeric, read as data (no header); use --header yes if it is one."
+                 if header == "auto" else f"{path}: read without a header."]
         names = [f"x{j + 1}" for j in range(width)]
     else:
-        note = f"{path}: first row read as a header ({width} columns)."
+        notes = [f"{path}: first row read as a header ({width} columns)."]
+    index_idx = _row_name_column(path, names, rows, index_column, notes)
     drop = {column_index(s, names, path) for s in exclude}
     label_idx = None if label_column is None else column_index(label_column, names, path)
-    keep = [j for j in range(width) if j not in drop and j != label_idx]
+    if label_idx is not None and label_idx == index_idx:
+        raise DataFileError(f"{path}: column {names[label_idx] or label_idx + 1!r} cannot be both the labels and "
+                            "the row names.")
+    keep = [j for j in range(width) if j not in drop and j != label_idx and j != index_idx]
     if not keep:
-        raise DataFileError(f"{path}: no numeric columns left after --exclude and --label-column.")
+        raise DataFileError(f"{path}: no numeric columns left after --exclude, --label-column and the row names.")
     labels = None if label_idx is None else np.array([row[label_idx].strip() for row in rows])
-    return _parse_rows(path, rows, keep, first_line), [names[j] for j in keep], labels, note
+    row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
+    return _parse_rows(path, rows, keep, first_line), [names[j] for j in keep], labels, notes, row_ids
+
+
+def _row_name_column(path, names, rows, index_column, notes):
+    """The 0-based column of row names: the one asked for, or a first column of distinct
+    text cells under an empty header field; None otherwise."""
+    if index_column is not None:
+        idx = column_index(index_column, names, path)
+        ids = [row[idx].strip() for row in rows]
+        if len(set(ids)) != len(ids):
+            seen = {}
+            for line, cell in enumerate(ids):
+                if cell in seen:
+                    raise DataFileError(f"{path}: row name {cell!r} appears twice in column {names[idx] or idx + 1} "
+                                        f"(lines {seen[cell] + 2} and {line + 2}); row names must be unique.")
+                seen[cell] = line
+        notes.append(f"{path}: column {names[idx] or idx + 1!r} read as row names.")
+        return idx
+    if names and names[0] == "" and len(names) > 1:
+        cells = [row[0].strip() for row in rows]
+        if len(set(cells)) == len(cells) and not all(_is_number(c) for c in cells):
+            notes.append(f"{path}: first column (no header name) read as row names, as R and pandas write them; "
+                         "pass --index-column to choose another.")
+            return 0
+    return None
 
 
 def _safe_text(cell):
@@ -253,8 +290,9 @@ def _safe_text(cell):
     return "'" + text if risky else text
 
 
-def write_csv(path, array, names, *, labels=None, label_name="label"):
-    """Write a numeric array (and optional label column) as CSV with a header.
+def write_csv(path, array, names, *, labels=None, label_name="label", row_ids=None, id_name="id"):
+    """Write a numeric array (and optional label column) as CSV with a header; with
+    ``row_ids``, they come first, in a column named ``id_name``.
 
     Text cells (header, labels) that a spreadsheet would run as a formula are written
     with a leading apostrophe. The caller checks for an existing file first.
@@ -267,6 +305,15 @@ def write_csv(path, array, names, *, labels=None, label_name="label"):
     >>> open(p).read().splitlines()[:2]
     ["a,'=b,label", '1.0,0.0,x']
     """
+    if row_ids is not None:  # the ids as a leading text column of the rows
+        array = np.asarray(array)
+        names = [id_name] + list(names)
+        rows = [[_safe_text(i)] + r for i, r in zip(row_ids, array.tolist())]
+        with open(path, "w", newline="") as fh:
+            writer = csv.writer(fh)
+            write_csv_header(writer, names, None if labels is None else label_name)
+            writer.writerows(rows if labels is None else (r + [_safe_text(b)] for r, b in zip(rows, labels)))
+        return
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
         write_csv_header(writer, names, None if labels is None else label_name)

@@ -23,13 +23,16 @@ class Table:
     feature_names : list of str
     labels : ndarray of str or None
     notes : list of str
-        What the reader decided on the user's behalf (header, dropped rows, ...).
+        What the reader decided on the user's behalf (header, row names, dropped rows, ...).
+    row_ids : ndarray of str or None
+        Row names (CSV/TSV: an index column, given or detected).
     """
 
     X: np.ndarray
     feature_names: list
     labels: object = None
     notes: list = field(default_factory=list)
+    row_ids: object = None
 
 
 def file_format(path):
@@ -54,14 +57,24 @@ def file_format(path):
     return FORMATS[ext]
 
 
-def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes):
-    from . import _anndata, _binary, _csv
+def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes, index_column=None):
+    """``(X, names, labels, notes, row_ids)`` from any supported format."""
+    from . import _csv
+
+    if fmt == "csv":
+        return _csv.read_csv_table(path, header=header, delimiter=delimiter, label_column=label_column,
+                                   exclude=exclude, index_column=index_column)
+    if index_column is not None:
+        raise DataFileError(f"{path}: --index-column reads row names from CSV/TSV files; a {fmt} file has none.")
+    return (*_read_columns(path, fmt, label_column=label_column, exclude=exclude, key=key, max_bytes=max_bytes),
+            None)
+
+
+def _read_columns(path, fmt, *, label_column, exclude, key, max_bytes):
+    """``(X, names, labels, notes)`` from the binary formats."""
+    from . import _anndata, _binary
 
     notes = []
-    if fmt == "csv":
-        X, names, labels, note = _csv.read_csv_table(path, header=header, delimiter=delimiter,
-                                                     label_column=label_column, exclude=exclude)
-        return X, names, labels, [note]
     if fmt == "parquet":
         return (*_binary.read_parquet(path, label_column=label_column, exclude=exclude,
                                       max_bytes=max_bytes), notes)
@@ -128,7 +141,7 @@ def apply_missing_policy(path, X, names, labels, missing):
 
 
 def read_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), key=None,
-               missing="error", max_bytes=None):
+               missing="error", max_bytes=None, index_column=None, transpose=False):
     """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
 
     Parameters
@@ -148,6 +161,13 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
     missing : {'error', 'drop', 'impute', 'keep'}
     max_bytes : int, optional
         Refuse files whose header declares more; default 80% of available memory.
+    index_column : str, optional
+        CSV only: the column (name or 1-based number) of row names. Without it, a first
+        column of distinct text under an empty header field is taken as row names.
+    transpose : bool
+        Samples are the file's columns (genes x cells, foods x countries): after
+        reading, rows become columns, the column names the row ids and the row ids
+        (or ``row1``, ...) the feature names. Not combined with ``label_column``.
 
     Returns
     -------
@@ -167,10 +187,26 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
     if os.path.isdir(path):
         raise DataFileError(f"{path}: is a folder, not a data file.")
     fmt = file_format(path)
-    X, names, labels, notes = _read_any(path, fmt, header=header, delimiter=delimiter,
-                                        label_column=label_column, exclude=list(exclude), key=key,
-                                        max_bytes=max_bytes)
+    if transpose and label_column is not None:
+        raise DataFileError(f"{path}: --label-column names a column, but --transpose makes the columns the "
+                            "samples; label the samples in a row of their own after transposing, or drop one "
+                            "of the two options.")
+    X, names, labels, notes, row_ids = _read_any(path, fmt, header=header, delimiter=delimiter,
+                                                 label_column=label_column, exclude=list(exclude), key=key,
+                                                 max_bytes=max_bytes, index_column=index_column)
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
+    if transpose:
+        X, names, row_ids = _transposed(X, names, row_ids)
+        notes.append(f"{path}: transposed: {X.shape[0]} samples (the file's columns) x {X.shape[1]} features.")
+    if missing == "drop" and row_ids is not None and X.dtype.kind == "f":
+        row_ids = row_ids[~np.isnan(X).any(axis=1)]  # the rows the policy keeps
     X, labels, note = apply_missing_policy(path, X, names, labels, missing)
-    return Table(X, names, labels, notes + ([note] if note else []))
+    return Table(X, names, labels, notes + ([note] if note else []), row_ids)
+
+
+def _transposed(X, names, row_ids):
+    """Columns as samples: the data transposed, the old row ids (or ``row1``, ...) as
+    feature names and the old column names as row ids."""
+    features = list(row_ids) if row_ids is not None else [f"row{i + 1}" for i in range(X.shape[0])]
+    return np.ascontiguousarray(X.T), [str(f) for f in features], np.asarray(names, dtype=str)

@@ -10,14 +10,16 @@ from ._atomic import atomic_path
 WRITABLE = (".csv", ".parquet", ".npy")
 
 
-def write_table(path, array, names, *, labels=None, label_name="label", overwrite=False):
+def write_table(path, array, names, *, labels=None, label_name="label", overwrite=False, row_ids=None,
+                id_name="id"):
     """Write a numeric array with column names (and optional labels) to ``path``.
 
     The format follows the extension: ``.csv`` (text cells that spreadsheets would run
     as formulas are prefixed with an apostrophe), ``.parquet`` (labels in a column named
     ``label_name``) or ``.npy`` (numbers only; labels are not written). An existing file is
     replaced only with ``overwrite=True``; the file appears whole or not at all
-    (``atomic_path``).
+    (``atomic_path``). ``row_ids`` (the input's row names) become the first column,
+    ``id_name``, of CSV and Parquet output.
 
     Examples
     --------
@@ -38,14 +40,15 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
         if ext == ".csv":
             from ._csv import write_csv
 
-            write_csv(tmp, array, names, labels=labels, label_name=label_name)
+            write_csv(tmp, array, names, labels=labels, label_name=label_name, row_ids=row_ids, id_name=id_name)
         elif ext == ".npy":
             np.save(tmp, array, allow_pickle=False)
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            columns = {str(n): array[:, j] for j, n in enumerate(names)}
+            columns = {} if row_ids is None else {str(id_name): np.asarray(row_ids).astype(str)}
+            columns.update({str(n): array[:, j] for j, n in enumerate(names)})
             if labels is not None:
                 columns[str(label_name)] = np.asarray(labels).astype(str)
             pq.write_table(pa.table(columns), tmp)
