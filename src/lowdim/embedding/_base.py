@@ -39,6 +39,18 @@ SHARED_CONSTRAINTS = {
 }
 
 
+def check_rows_or_distances(X, metric, name):
+    """A precomputed distance matrix must be square and non-negative; rows are checked
+    for constant features (and variances that underflow)."""
+    if metric == "precomputed":
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
+        if (X < 0).any():
+            raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
+    else:
+        warn_constant_features(column_moments(X)[1], name, "every sample is the same point", X=X)
+
+
 def own_copy(X):
     """A copy the model owns (dense or sparse)."""
     return X.copy() if sp.issparse(X) else np.array(X, copy=True)
@@ -92,13 +104,7 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
         if self.n_components > n:
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower "
                              "n_components.")
-        if self.metric == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
-            if (X < 0).any():
-                raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
-        else:
-            warn_constant_features(column_moments(X)[1], type(self).__name__, "every sample is the same point", X=X)
+        check_rows_or_distances(X, self.metric, type(self).__name__)
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""

@@ -10,12 +10,11 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .._estimator import ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array, warn_constant_features
-from ..linalg import column_moments
+from .._validation import check_array
 from ..neighbors import ALGORITHMS, PAIRWISE_METRICS, ExactIndex, join_components, make_index
 from ._affinities import warn_duplicates
 from ..neighbors._pairwise import SPARSE_METRICS
-from ._base import own_copy, training_index
+from ._base import check_rows_or_distances, own_copy, training_index
 from ._initialization import initial_embedding
 from ._umap_graph import curve_parameters, fuzzy_union, intersect_labels, intersect_target_graph, local_memberships
 from ._umap_layout import optimize_layout
@@ -226,13 +225,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         if self.output_metric_kwds:
             raise ValueError(f"output_metric='euclidean' takes no parameters; got output_metric_kwds="
                              f"{self.output_metric_kwds!r}.")
-        if self.metric == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
-            if (X < 0).any():
-                raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
-        else:
-            warn_constant_features(column_moments(X)[1], "UMAP", "every sample is the same point", X=X)
+        check_rows_or_distances(X, self.metric, "UMAP")
 
     def _algorithm(self):
         if self.metric == "precomputed":

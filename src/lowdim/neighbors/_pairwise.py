@@ -104,22 +104,28 @@ class PairwiseIndex:
         distances : ndarray (m, k), increasing along each row
         indices : ndarray of int64 (m, k)
         """
-        Q = self._checked(Q)
-        available = self.n_samples_ - (1 if exclude_self else 0)
-        if not 1 <= k <= available:
-            raise ValueError(f"k={k} neighbours asked for, but the index holds {available} candidate points.")
-        m = Q.shape[0]
-        dist, idx = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
-        step = max(1, self.block_bytes // (8 * self.n_samples_))
-        for start in range(0, m, step):
-            stop = min(m, start + step)
-            D = self._block_distances(Q[start:stop])
-            if exclude_self:
-                D[np.arange(stop - start), np.arange(start, stop)] = np.inf
-            order = _smallest(D, k)
-            idx[start:stop] = order
-            dist[start:stop] = np.take_along_axis(D, order, axis=1)
-        return dist, idx
+        return blocked_query(self, self._checked(Q), k, exclude_self)
+
+
+def blocked_query(index, Q, k, exclude_self):
+    """The ``k`` nearest indexed points of each row of ``Q`` from ``index._block_distances``
+    in row blocks of at most ``index.block_bytes`` (the query of the exact indexes
+    whose distances have no BLAS form or come from sparse products)."""
+    available = index.n_samples_ - (1 if exclude_self else 0)
+    if not 1 <= k <= available:
+        raise ValueError(f"k={k} neighbours asked for, but the index holds {available} candidate points.")
+    m = Q.shape[0]
+    dist, idx = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
+    step = max(1, index.block_bytes // (8 * index.n_samples_))
+    for start in range(0, m, step):
+        stop = min(m, start + step)
+        D = index._block_distances(Q[start:stop])
+        if exclude_self:
+            D[np.arange(stop - start), np.arange(start, stop)] = np.inf
+        order = _smallest(D, k)
+        idx[start:stop] = order
+        dist[start:stop] = np.take_along_axis(D, order, axis=1)
+    return dist, idx
 
 
 def _smallest(D, k):
@@ -191,18 +197,4 @@ class SparseIndex:
 
     def query(self, Q, k, *, exclude_self=False):
         """The ``k`` nearest indexed points of each row of ``Q`` (see ``PairwiseIndex.query``)."""
-        m = Q.shape[0]
-        available = self.n_samples_ - (1 if exclude_self else 0)
-        if not 1 <= k <= available:
-            raise ValueError(f"k={k} neighbours asked for, but the index holds {available} candidate points.")
-        dist, idx = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
-        step = max(1, self.block_bytes // (8 * self.n_samples_))
-        for start in range(0, m, step):
-            stop = min(m, start + step)
-            D = self._block_distances(Q[start:stop])
-            if exclude_self:
-                D[np.arange(stop - start), np.arange(start, stop)] = np.inf
-            order = _smallest(D, k)
-            idx[start:stop] = order
-            dist[start:stop] = np.take_along_axis(D, order, axis=1)
-        return dist, idx
+        return blocked_query(self, Q, k, exclude_self)
