@@ -267,3 +267,57 @@ def test_row_ids_are_written_to_csv_and_parquet(tmp_path):
         write_table(tmp_path / name, np.eye(2), ["a", "b"], labels=["u", "v"], row_ids=["=r1", "r2"])
     assert (tmp_path / "z.csv").read_text().splitlines() == ["id,a,b,label", "'=r1,1.0,0.0,u", "r2,0.0,1.0,v"]
     assert pq.read_table(tmp_path / "z.parquet").column_names == ["id", "a", "b", "label"]
+
+
+def test_common_file_mistakes_name_their_fix(tmp_path):
+    import gzip
+    import warnings
+
+    semicolons = tmp_path / "eu.csv"
+    semicolons.write_text("a;b;c\n1,5;2,0;3\n4,5;5,5;6\n")
+    with pytest.raises(DataFileError, match="looks ';'-separated: pass --delimiter ';'; its decimal commas"):
+        read_table(str(semicolons))
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("name,x\nCaf\xe9,1\nTh\xe9,2\n".encode("latin-1"))
+    with pytest.raises(DataFileError, match="pass --encoding cp1252"):
+        read_table(str(latin), label_column="name")
+    assert read_table(str(latin), label_column="name", encoding="latin-1").labels.tolist() == ["Café", "Thé"]
+    nul = tmp_path / "nul.csv"
+    nul.write_bytes(b"a,b\n1,2\n3,\x004\n")
+    with pytest.raises(DataFileError, match="line 3: a NUL byte"):
+        read_table(str(nul))
+    quote = tmp_path / "quote.csv"
+    quote.write_text('a,b\n1,"2\n3,4\n5,6\n')
+    with pytest.raises(DataFileError, match="opened and never closed"):
+        read_table(str(quote))
+    dup = tmp_path / "dup.csv"
+    dup.write_text("x,y,x\n1,2,3\n4,5,6\n")
+    with pytest.warns(UserWarning, match=r"duplicate column names: 'x' \(columns 1, 3\)"):
+        read_table(str(dup))
+    with pytest.raises(DataFileError, match="column name 'x' is ambiguous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        read_table(str(dup), label_column="x")
+    many = tmp_path / "many.npz"
+    np.savez(many, X=np.ones((3, 2)), extra=np.zeros((2, 2)))
+    with pytest.warns(UserWarning, match="holds 2 arrays.*reading 'X'"):
+        read_table(str(many))
+    labelled = tmp_path / "labels.csv"
+    labelled.write_text("a,y\n1,u\n2,u\n3,u\n")
+    with pytest.warns(UserWarning, match="single class"):
+        read_table(str(labelled), label_column="y")
+    labelled.write_text("a,y\n1,u\n2,v\n3,w\n")
+    with pytest.warns(UserWarning, match="different value in every row"):
+        read_table(str(labelled), label_column="y")
+    short = tmp_path / "short.npy"
+    short.write_bytes(_npy_bytes(np.ones((100, 10)))[:500])
+    with pytest.raises(DataFileError, match="truncated: the header declares shape"):
+        read_table(str(short))
+    del gzip
+
+
+def _npy_bytes(array):
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, array)
+    return buf.getvalue()

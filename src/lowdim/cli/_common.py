@@ -36,6 +36,8 @@ def add_data_arguments(parser, *, needs_output=False):
     parser.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
                         help="whether the CSV's first row is a header (auto: decided and announced)")
     parser.add_argument("--delimiter", help="CSV field separator (default: ',' or tab for .tsv)")
+    parser.add_argument("--encoding", default="utf-8",
+                        help="CSV text encoding (default utf-8; e.g. latin-1 or cp1252 for older spreadsheets)")
     parser.add_argument("--key", help="array name in an .npz archive or dataset path in an HDF5 file")
     parser.add_argument("--missing", choices=["error", "drop", "impute", "keep"], default="error",
                         help="missing values: error (default), drop rows, impute column means, or keep "
@@ -108,7 +110,7 @@ def load_data(args, say):
         table = read_table(args.input, header=args.header, delimiter=args.delimiter,
                            label_column=args.label_column, exclude=args.exclude, key=args.key,
                            missing=args.missing, index_column=getattr(args, "index_column", None),
-                           transpose=transpose)
+                           transpose=transpose, encoding=getattr(args, "encoding", "utf-8"))
         for note in table.notes:
             say(note)
         X, names, labels, row_ids = table.X, table.feature_names, table.labels, table.row_ids

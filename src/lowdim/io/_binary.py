@@ -5,6 +5,7 @@ the libraries' own failures on malformed files into :class:`DataFileError`.
 """
 
 import os
+import warnings
 import zipfile
 
 import numpy as np
@@ -22,11 +23,16 @@ def _check_declared(path, shape, itemsize, max_bytes, *, file_bytes=None):
     if len(shape) != 2:
         raise DataFileError(f"{path}: expected a 2-D array, the header says shape {tuple(shape)}.")
     size = int(np.prod(shape, dtype=np.int64)) * itemsize
+    if file_bytes is not None and size > file_bytes:
+        raise DataFileError(f"{path}: truncated: the header declares shape {tuple(shape)} ({size} bytes of data), "
+                            f"but the file holds only {file_bytes} bytes after it; the file is incomplete or "
+                            "corrupt (write it again).")
     limit = _byte_limit(max_bytes)
-    if size > limit or (file_bytes is not None and size > file_bytes):
-        raise DataFileError(f"{path}: header declares shape {tuple(shape)} ({size / 1e9:.2f} GB) but the "
-                            f"file has {os.path.getsize(path)} bytes or the size exceeds the limit of "
-                            f"{limit / 1e9:.1f} GB; subsample the data or use a chunked format.")
+    if size > limit:
+        where = " (80 % of the available memory)" if max_bytes is None else ""
+        raise DataFileError(f"{path}: the header declares shape {tuple(shape)} ({size / 1e9:.2f} GB), which "
+                            f"exceeds the limit of {limit / 1e9:.1f} GB{where}; subsample the data or use a chunked "
+                            "format.")
 
 
 def _check_numeric(path, dtype):
@@ -70,7 +76,8 @@ def read_npy(path, *, max_bytes=None):
 
 
 def read_npz(path, *, key=None, max_bytes=None):
-    """Read one 2-D array of an ``.npz`` archive (``key``; default: the only or first one).
+    """Read one 2-D array of an ``.npz`` archive (``key``; default: ``X``, else the first one,
+    announced with a warning when the archive holds several).
 
     Examples
     --------
@@ -84,7 +91,10 @@ def read_npz(path, *, key=None, max_bytes=None):
             members = [n[:-4] for n in archive.namelist() if n.endswith(".npy")]
             if not members:
                 raise DataFileError(f"{path}: the archive holds no arrays.")
-            name = key or members[0]
+            name = key or ("X" if "X" in members else members[0])
+            if key is None and len(members) > 1:
+                warnings.warn(f"{path}: the archive holds {len(members)} arrays ({', '.join(members[:6])}); "
+                              f"reading {name!r} (choose another with --key).", UserWarning, stacklevel=4)
             if name not in members:
                 raise DataFileError(f"{path}: no array named {name!r}; arrays are {', '.join(members)} "
                                     "(choose with --key).")

@@ -65,6 +65,16 @@ def open_text(path, encoding="utf-8-sig"):
     return opener(path, "rt", newline="", encoding=encoding)
 
 
+def _encoding_hint(path):
+    """Which single-byte encoding the file probably is, and the option that reads it."""
+    with open_text(path, "cp1252") if split_compression(path)[1] else open(path, encoding="cp1252", newline="") as fh:
+        try:
+            fh.read(1 << 20)
+            return "; it reads as Windows-1252 / Latin-1: pass --encoding cp1252 (or latin-1)."
+        except UnicodeDecodeError:
+            return "; is it a CSV? Pass its text encoding with --encoding."
+
+
 def _decompression_errors():
     import gzip
     import lzma
@@ -105,6 +115,9 @@ def _cell_value(path, text, line, column):
     try:
         value = float(text)
     except ValueError:
+        if "\n" in text:
+            raise DataFileError(f"{path}, line {line}, column {column}: a quoted cell runs over several lines "
+                                f"({text[:30]!r}...): a quote (\") is probably opened and never closed there.") from None
         raise DataFileError(f"{path}, line {line}, column {column}: {text!r} is not a number; "
                             f"{_number_hint(text)}") from None
     return value
@@ -130,13 +143,30 @@ def _parse_rows(path, rows, columns, first_line):
     return values
 
 
-def _check_widths(path, rows, width, first_line):
+def _check_widths(path, rows, width, first_line, delimiter=","):
     for i, row in enumerate(rows):
         if len(row) != width:
-            raise DataFileError(f"{path}, line {first_line + i}: expected {width} fields, got {len(row)}.")
+            raise DataFileError(f"{path}, line {first_line + i}: expected {width} fields, got {len(row)}."
+                                + _layout_hint(rows, delimiter))
 
 
-def read_csv(path, *, header="auto", delimiter=None):
+def _layout_hint(rows, delimiter):
+    """What the field-count mismatch probably means: another separator (with decimal
+    commas), or a quote that was opened and never closed."""
+    if any("\n" in cell for row in rows[:200] for cell in row):
+        return (" A quoted cell runs over several lines: a quote (\") is probably opened and never closed; "
+                "check the line above.")
+    sample = [delimiter.join(row) for row in rows[:50]]
+    for other, name in ((";", "';'"), ("\t", "tab"), ("|", "'|'")):
+        if other != delimiter and sample and all(line.count(other) == sample[0].count(other) > 0 for line in sample):
+            hint = f" The file looks {name}-separated: pass --delimiter {name if other != chr(9) else 'tab'}"
+            if other == ";" and any(re.search(r"\d,\d", line) for line in sample):
+                hint += "; its decimal commas (1,5) must then be written with a dot (1.5)"
+            return hint + "."
+    return ""
+
+
+def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
     """Read a CSV/TSV file as text rows.
 
     Parameters
@@ -149,6 +179,9 @@ def read_csv(path, *, header="auto", delimiter=None):
         number (the caller announces the decision).
     delimiter : str, optional
         Default: tab for ``.tsv`` files (compressed or not), else comma.
+    encoding : str, default='utf-8'
+        The text encoding (a UTF-8 byte-order mark is skipped); e.g. 'latin-1' or
+        'cp1252' for files from older spreadsheets.
 
     Returns
     -------
@@ -168,14 +201,21 @@ def read_csv(path, *, header="auto", delimiter=None):
     base, kind = split_compression(path)
     delimiter = delimiter or ("\t" if base.lower().endswith(".tsv") else ",")
     try:
-        with open_text(path) as fh:
+        with open_text(path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding) as fh:
             rows = [row for row in csv.reader(fh, delimiter=delimiter)]
     except UnicodeDecodeError as exc:
-        raise DataFileError(f"{path}: not a UTF-8 text file (byte {exc.start}); is it a CSV?") from None
+        raise DataFileError(f"{path}: not a {encoding} text file (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})"
+                            f"{_encoding_hint(path)}") from None
+    except LookupError:
+        raise DataFileError(f"{path}: unknown text encoding {encoding!r}; use a name such as utf-8, latin-1 or "
+                            "cp1252.") from None
     except csv.Error as exc:
         raise DataFileError(f"{path}: malformed CSV ({exc}).") from None
     except _decompression_errors() as exc:
         raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
+    for number, row in enumerate(rows, start=1):
+        if any("\x00" in cell for cell in row):
+            raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
     while rows and not any(c.strip() for c in rows[-1]):
         rows.pop()
     if not rows:
@@ -188,8 +228,23 @@ def read_csv(path, *, header="auto", delimiter=None):
     first_line = 2 if has_header else 1
     if names and all(len(row) == len(names) + 1 for row in data):
         names = [""] + names  # R's write.table: no header field above the row names
-    _check_widths(path, data, len(names) if names else len(data[0]), first_line)
+    _check_widths(path, data, len(names) if names else len(data[0]), first_line, delimiter)
+    if names:
+        _warn_duplicate_names(path, names)
     return names, data, first_line
+
+
+def _warn_duplicate_names(path, names):
+    import warnings
+
+    seen = {}
+    for j, name in enumerate(names):
+        seen.setdefault(name, []).append(j + 1)
+    repeated = {n: cols for n, cols in seen.items() if n and len(cols) > 1}
+    if repeated:
+        listed = "; ".join(f"{n!r} (columns {', '.join(map(str, cols))})" for n, cols in list(repeated.items())[:5])
+        warnings.warn(f"{path}: duplicate column names: {listed}; name such columns by number.", UserWarning,
+                      stacklevel=5)
 
 
 def column_index(spec, names, path):
@@ -209,10 +264,15 @@ def column_index(spec, names, path):
     if spec not in names:
         raise DataFileError(f"{path}: no column named {spec!r}; columns are {', '.join(names[:10])}"
                             f"{' ...' if len(names) > 10 else ''}.")
+    if names.count(spec) > 1:
+        numbers = [str(j + 1) for j, n in enumerate(names) if n == spec]
+        raise DataFileError(f"{path}: column name {spec!r} is ambiguous (columns {', '.join(numbers)}); name the "
+                            "column by its number.")
     return names.index(spec)
 
 
-def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), index_column=None):
+def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), index_column=None,
+                   encoding="utf-8"):
     """Numeric columns, their names, the label column, the row names and what was decided.
 
     Row names come from ``index_column`` (name or 1-based number), or are detected: a
@@ -238,7 +298,7 @@ def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, ex
     >>> X.tolist(), names, y.tolist(), ids.tolist()
     ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'])
     """
-    names, rows, first_line = read_csv(path, header=header, delimiter=delimiter)
+    names, rows, first_line = read_csv(path, header=header, delimiter=delimiter, encoding=encoding)
     width = len(rows[0])
     if names is None:
         notes = [f"{path}: first row is numeric, read as data (no header); use --header yes if it is one."

@@ -57,13 +57,14 @@ def file_format(path):
     return FORMATS[ext]
 
 
-def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes, index_column=None):
+def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes, index_column=None,
+              encoding="utf-8"):
     """``(X, names, labels, notes, row_ids)`` from any supported format."""
     from . import _csv
 
     if fmt == "csv":
         return _csv.read_csv_table(path, header=header, delimiter=delimiter, label_column=label_column,
-                                   exclude=exclude, index_column=index_column)
+                                   exclude=exclude, index_column=index_column, encoding=encoding)
     if index_column is not None:
         raise DataFileError(f"{path}: --index-column reads row names from CSV/TSV files; a {fmt} file has none.")
     return (*_read_columns(path, fmt, label_column=label_column, exclude=exclude, key=key, max_bytes=max_bytes),
@@ -141,7 +142,7 @@ def apply_missing_policy(path, X, names, labels, missing):
 
 
 def read_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), key=None,
-               missing="error", max_bytes=None, index_column=None, transpose=False):
+               missing="error", max_bytes=None, index_column=None, transpose=False, encoding="utf-8"):
     """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
 
     Parameters
@@ -164,6 +165,8 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
     index_column : str, optional
         CSV only: the column (name or 1-based number) of row names. Without it, a first
         column of distinct text under an empty header field is taken as row names.
+    encoding : str, default='utf-8'
+        CSV only: the text encoding ('latin-1', 'cp1252', ... for older files).
     transpose : bool
         Samples are the file's columns (genes x cells, foods x countries): after
         reading, rows become columns, the column names the row ids and the row ids
@@ -193,7 +196,7 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
                             "of the two options.")
     X, names, labels, notes, row_ids = _read_any(path, fmt, header=header, delimiter=delimiter,
                                                  label_column=label_column, exclude=list(exclude), key=key,
-                                                 max_bytes=max_bytes, index_column=index_column)
+                                                 max_bytes=max_bytes, index_column=index_column, encoding=encoding)
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
     if transpose:
@@ -202,7 +205,34 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
     if missing == "drop" and row_ids is not None and X.dtype.kind == "f":
         row_ids = row_ids[~np.isnan(X).any(axis=1)]  # the rows the policy keeps
     X, labels, note = apply_missing_policy(path, X, names, labels, missing)
+    warn_label_column(path, labels)
     return Table(X, names, labels, notes + ([note] if note else []), row_ids)
+
+
+def warn_label_column(path, labels):
+    """A label column with one class, or a different value in every row, is no class
+    label (scores against it would read 1 or 0 for nothing): warn.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_label_column("f.csv", np.array(["a", "a", "a"]))
+    >>> "single class" in str(caught[0].message)
+    True
+    """
+    import warnings
+
+    if labels is None or len(labels) < 2:
+        return
+    classes = len(np.unique(labels))
+    if classes == 1:
+        warnings.warn(f"{path}: the label column holds a single class ({labels[0]!r}); it is not a class label, "
+                      "and scores against it mean nothing.", UserWarning, stacklevel=3)
+    elif classes == len(labels):
+        warnings.warn(f"{path}: the label column holds a different value in every row; it looks like row names "
+                      "(use --index-column), not a class label.", UserWarning, stacklevel=3)
 
 
 def _transposed(X, names, row_ids):
