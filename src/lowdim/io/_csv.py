@@ -67,7 +67,7 @@ def open_text(path, encoding="utf-8-sig"):
 
 def _encoding_hint(path):
     """Which single-byte encoding the file probably is, and the option that reads it."""
-    with open_text(path, "cp1252") if split_compression(path)[1] else open(path, encoding="cp1252", newline="") as fh:
+    with open_text(path, "cp1252") as fh:
         try:
             fh.read(1 << 20)
             return "; it reads as Windows-1252 / Latin-1: pass --encoding cp1252 (or latin-1)."
@@ -365,19 +365,11 @@ def write_csv(path, array, names, *, labels=None, label_name="label", row_ids=No
     >>> open(p).read().splitlines()[:2]
     ["a,'=b,label", '1.0,0.0,x']
     """
-    if row_ids is not None:  # the ids as a leading text column of the rows
-        array = np.asarray(array)
-        names = [id_name] + list(names)
-        rows = [[_safe_text(i)] + r for i, r in zip(row_ids, array.tolist())]
-        with open(path, "w", newline="") as fh:
-            writer = csv.writer(fh)
-            write_csv_header(writer, names, None if labels is None else label_name)
-            writer.writerows(rows if labels is None else (r + [_safe_text(b)] for r, b in zip(rows, labels)))
-        return
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
-        write_csv_header(writer, names, None if labels is None else label_name)
-        write_csv_rows(writer, array, labels)
+        write_csv_header(writer, names if row_ids is None else [id_name, *names],
+                         None if labels is None else label_name)
+        write_csv_rows(writer, array, labels, row_ids)
 
 
 def write_csv_header(writer, names, label_name=None):
@@ -385,9 +377,9 @@ def write_csv_header(writer, names, label_name=None):
     writer.writerow([_safe_text(n) for n in names] + ([] if label_name is None else [_safe_text(label_name)]))
 
 
-def write_csv_rows(writer, array, labels=None):
-    """Rows of numbers, each followed by its (formula-safe) label when labels are given;
-    called once per block to write a large table in pieces.
+def write_csv_rows(writer, array, labels=None, row_ids=None):
+    """Rows of numbers, each preceded by its (formula-safe) id and followed by its label
+    when those are given; called once per block to write a large table in pieces.
 
     Examples
     --------
@@ -398,6 +390,8 @@ def write_csv_rows(writer, array, labels=None):
     "1.0,1.0,'+x"
     """
     rows = np.asarray(array).tolist()
+    if row_ids is not None:
+        rows = [[_safe_text(i), *row] for i, row in zip(row_ids, rows)]
     if labels is None:
         writer.writerows(rows)
         return
