@@ -49,35 +49,49 @@ def assign(X, centres, x_sq):
     return labels, best
 
 
-def relocate_empty(X, weights, state):
-    """Give each empty cluster the point farthest from its own centre, moving it (label,
-    sums and bounds) out of its old cluster; a point is taken only from a cluster that
-    keeps some weight, so with fewer distinct points than clusters some stay empty.
-    Returns the number of relocated clusters."""
-    from .._kernels.kmeans import point_distances
+def relocations(dist, labels, wsum, weights):
+    """``(cluster, point)`` moves that give each empty cluster the point farthest from its
+    own centre, taking a point only from a cluster that keeps some weight (so with fewer
+    distinct points than clusters some stay empty). ``wsum`` is updated as points move.
 
-    empty = np.flatnonzero(state.wsum <= 0)
-    if empty.size == 0:
-        return 0
-    dist = np.empty(X.shape[0])
-    point_distances(X, state.centres, state.labels, dist)
+    Examples
+    --------
+    >>> relocations(np.array([0.0, 3.0, 1.0]), np.array([0, 0, 0]), np.array([3.0, 0.0]), np.ones(3))
+    [(1, 1)]
+    """
+    moves = []
     candidates = iter(np.argsort(-dist, kind="stable"))
-    relocated = 0
-    for c in empty:
+    for c in np.flatnonzero(wsum <= 0):
         for i in candidates:
-            old = state.labels[i]
-            if state.wsum[old] - weights[i] > 0 and weights[i] > 0:
+            old = labels[i]
+            if wsum[old] - weights[i] > 0 and weights[i] > 0:
+                wsum[old] -= weights[i]
+                wsum[c] += weights[i]
+                moves.append((int(c), int(i)))
                 break
         else:
             break
+    return moves
+
+
+def relocate_empty(X, weights, state):
+    """Apply ``relocations`` to a k-means state: each moved point leaves its old
+    cluster's sums for its new (empty) cluster, and its bounds are reset. Returns the
+    number of relocated clusters."""
+    from .._kernels.kmeans import point_distances
+
+    if np.all(state.wsum > 0):
+        return 0
+    dist = np.empty(X.shape[0])
+    point_distances(X, state.centres, state.labels, dist)
+    moves = relocations(dist, state.labels, state.wsum, weights)
+    for c, i in moves:
         v = weights[i] * X[i].astype(np.float64)
-        state.sums[old] -= v
-        state.wsum[old] -= weights[i]
-        state.sums[c], state.wsum[c], state.labels[i] = v, weights[i], c
+        state.sums[state.labels[i]] -= v
+        state.sums[c], state.labels[i] = v, c
         if state.upper is not None:  # its bounds no longer hold: measure it next time
             state.upper[i], state.lower[i] = np.inf, 0.0
-        relocated += 1
-    return relocated
+    return len(moves)
 
 
 @dataclass

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._iterative import run_loop
-from ._lloyd import KMeansState, assign
+from ._lloyd import KMeansState, assign, relocations
 
 
 def cluster_row_sums(X, weights, labels, k):
@@ -23,23 +23,14 @@ def cluster_row_sums(X, weights, labels, k):
     return np.asarray((member @ X).toarray(), dtype=np.float64), np.bincount(labels, weights=weights, minlength=k)
 
 
-def _relocate_empty(X, weights, labels, dist, wsum, k):
-    """Empty clusters take the points farthest from their centres, each from a cluster
-    that keeps some weight (fewer distinct points than clusters leave some empty)."""
-    empty = np.flatnonzero(wsum <= 0)
-    if empty.size == 0:
+def _relocate_empty(weights, labels, dist, wsum):
+    """Labels after ``relocations`` (the same object when no cluster is empty)."""
+    moves = relocations(dist, labels, wsum, weights) if np.any(wsum <= 0) else []
+    if not moves:
         return labels
     labels = labels.copy()
-    candidates = iter(np.argsort(-dist, kind="stable"))
-    for c in empty:
-        for i in candidates:
-            if wsum[labels[i]] - weights[i] > 0 and weights[i] > 0:
-                wsum[labels[i]] -= weights[i]
-                wsum[c] += weights[i]
-                labels[i] = c
-                break
-        else:
-            break
+    for c, i in moves:
+        labels[i] = c
     return labels
 
 
@@ -66,7 +57,7 @@ def sparse_kmeans(X, weights, centres, x_sq, *, max_iter, tol, callbacks=(), ver
     dist_of = [dist]  # distances of the current labels (the step updates them)
 
     def step(state):
-        labels = _relocate_empty(X, weights, state.labels, dist_of[0], state.wsum.copy(), k)
+        labels = _relocate_empty(weights, state.labels, dist_of[0], state.wsum.copy())
         # the state's sums are those of its labels: recomputed only when a relocation moved points
         sums, wsum = (state.sums, state.wsum) if labels is state.labels else cluster_row_sums(X, weights, labels, k)
         full = wsum > 0
