@@ -92,6 +92,20 @@ def precision_cholesky(covariances, covariance_type):
     return one(C) if covariance_type == "tied" else np.stack([one(c) for c in C])
 
 
+def precision_from_cholesky(U, covariance_type):
+    """``U U^T`` in the layout of ``covariance_type`` (the squares for 'diag' and
+    'spherical').
+
+    Examples
+    --------
+    >>> precision_from_cholesky(np.array([0.5, 2.0]), "spherical").tolist()
+    [0.25, 4.0]
+    """
+    if covariance_type in ("diag", "spherical"):
+        return U**2
+    return U @ np.swapaxes(U, -1, -2)
+
+
 class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, BaseEstimator):
     """Gaussian mixture fitted by EM, a drop-in for ``sklearn.mixture.GaussianMixture``.
 
@@ -308,8 +322,9 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.weights_ = params.weights.astype(dtype)
         self.means_ = (params.means + self.offset_).astype(dtype)
         self.covariances_ = params.covariances.astype(dtype)
-        self.precisions_ = invert_covariance_layout(params.covariances, self.covariance_type).astype(dtype)
-        self.precisions_cholesky_ = precision_cholesky(params.covariances, self.covariance_type).astype(dtype)
+        U = precision_cholesky(params.covariances, self.covariance_type)  # one factorisation for both
+        self.precisions_cholesky_ = U.astype(dtype)
+        self.precisions_ = precision_from_cholesky(U, self.covariance_type).astype(dtype)
         self.offset_means_ = params.means
 
     def _params(self):
