@@ -243,7 +243,10 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         return Sw
 
     def _solve_lsqr(self, X, within, codes):
-        Sw = self._within_covariance(within, codes)
+        self._covariance_classifier(self._within_covariance(within, codes))
+
+    def _covariance_classifier(self, Sw):
+        """The Gaussian classifier from the within-class covariance, by least squares."""
         self.covariance_ = Sw
         coef = scipy.linalg.lstsq(Sw, self.means_.T)[0].T
         self._linear_model(coef, -0.5 * np.sum(self.means_ * coef, axis=1))
@@ -261,9 +264,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         order = np.argsort(w)[::-1][: min(n_classes - 1, X.shape[1])]
         self.scalings_, self._between = V[:, order], np.maximum(w[order], 0.0)
         self._between_total = w.sum()  # shares over all directions (shrinkage spreads them)
-        self.covariance_ = Sw
-        coef = scipy.linalg.lstsq(Sw, self.means_.T)[0].T
-        self._linear_model(coef, -0.5 * np.sum(self.means_ * coef, axis=1))
+        self._covariance_classifier(Sw)
 
     def _linear_model(self, coef, intercept):
         intercept = intercept + np.log(np.maximum(self.priors_, np.finfo(float).tiny))
