@@ -13,7 +13,7 @@ from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Inte
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
-from ..neighbors import ALGORITHMS, PAIRWISE_METRICS, make_index
+from ..neighbors import ALGORITHMS, INDEX_METRICS, make_index
 from ..neighbors._pairwise import SPARSE_METRICS
 from ._affinities import effective_perplexity, neighbour_affinities, warn_duplicates
 from ._initialization import initial_embedding
@@ -28,7 +28,7 @@ SHARED_CONSTRAINTS = {
     "max_iter": [Interval(int, 1, None, closed="left")],
     "n_iter_without_progress": [Interval(int, -1, None, closed="left")],
     "min_grad_norm": [Interval(float, 0, None, closed="left")],
-    "metric": [Options({"euclidean", "sqeuclidean", "cosine", "precomputed", *PAIRWISE_METRICS})],
+    "metric": [Options(set(INDEX_METRICS))],
     "metric_params": [NONE, InstanceOf(dict)],
     "init": [Options({"pca", "spectral", "random"}), ARRAY_LIKE],
     "verbose": [Interval(int, 0, None, closed="left")],

@@ -11,7 +11,7 @@ from .._estimator import ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
-from ..neighbors import ALGORITHMS, PAIRWISE_METRICS, ExactIndex, join_components, make_index
+from ..neighbors import ALGORITHMS, INDEX_METRICS, ExactIndex, join_components, make_index
 from ._affinities import warn_duplicates
 from ..neighbors._pairwise import SPARSE_METRICS
 from ._base import check_rows_or_distances, own_copy, training_index
@@ -22,7 +22,7 @@ from ._umap_layout import optimize_layout
 INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (as umap-learn)
 # the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
 BOUNDED_METRICS = {"cosine": 2.0, "correlation": 2.0, "hamming": 1.0, "jaccard": 1.0, "braycurtis": 1.0}
-METRICS = {"euclidean", "sqeuclidean", "cosine", "precomputed", *PAIRWISE_METRICS}
+METRICS = set(INDEX_METRICS)
 
 
 class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

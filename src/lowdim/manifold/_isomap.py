@@ -12,7 +12,7 @@ from ..decomposition._mixins import ComponentTransformer
 from ..linalg import column_moments
 from ..neighbors import (
     ALGORITHMS,
-    PAIRWISE_METRICS,
+    INDEX_METRICS,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
@@ -138,7 +138,7 @@ class Isomap(ComponentTransformer):
         "radius": [NONE, Interval(float, 0, None, closed="neither")],
         "n_components": [Interval(int, 1, None, closed="left")],
         "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
-        "metric": [Options({"minkowski", "euclidean", "sqeuclidean", "cosine", "precomputed", *PAIRWISE_METRICS})],
+        "metric": [Options({"minkowski", *INDEX_METRICS})],
         "p": [Interval(float, 1, None, closed="left")],
         "metric_params": [NONE, InstanceOf(dict)],
         "eigen_solver": [Options({"auto", "arpack", "dense"})],

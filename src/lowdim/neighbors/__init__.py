@@ -4,7 +4,7 @@ approximate HNSW backend (faiss), the size rule that picks
 one, kNN and radius graphs, symmetrisation, component joining, shortest paths."""
 
 from ._approximate import HNSWIndex, approximate_available
-from ._choose import ALGORITHMS, APPROXIMATE_FROM, make_index, nearest_neighbors
+from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors
 from ._exact import ExactIndex, check_n_neighbors
 from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
 from ._graphs import (
@@ -15,6 +15,6 @@ from ._graphs import (
 )
 from ._paths import shortest_paths
 
-__all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "ExactIndex", "HNSWIndex", "PAIRWISE_METRICS", "PairwiseIndex", "SparseIndex", "approximate_available", "check_n_neighbors",
+__all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "INDEX_METRICS", "ExactIndex", "HNSWIndex", "PAIRWISE_METRICS", "PairwiseIndex", "SparseIndex", "approximate_available", "check_n_neighbors",
            "join_components", "kneighbors_graph", "make_index", "nearest_neighbors", "radius_neighbors_graph",
            "shortest_paths", "symmetrize"]

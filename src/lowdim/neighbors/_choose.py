@@ -1,8 +1,12 @@
 """Which kNN index to use: exact below a size, approximate above it."""
 
 from ._approximate import HNSWIndex, approximate_available
+from ._exact import METRICS as EXACT_METRICS
 from ._exact import ExactIndex
 from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
+
+# every metric some index of make_index takes
+INDEX_METRICS = (*EXACT_METRICS, *PAIRWISE_METRICS)
 
 APPROXIMATE_FROM = 20_000  # 'auto' uses the approximate index from this many points on
 ALGORITHMS = ("auto", "exact", "approximate")

@@ -125,10 +125,10 @@ def _nearest_foreign(distances, n, labels):
 def _euclidean_rows(X):
     """``distances(start, stop)`` for ``_nearest_foreign``: Euclidean, by the expansion
     on centred rows (squared: the order is the same)."""
-    from ..linalg import sq_euclidean
+    from ..linalg import row_norms_sq, sq_euclidean
 
     X = X - X.mean(axis=0)  # the expansion keeps its digits near the origin
-    x_sq = np.einsum("ij,ij->i", X, X)
+    x_sq = row_norms_sq(X)
     return lambda start, stop: sq_euclidean(X[start:stop], X, x_sq[start:stop], x_sq)
 
 
@@ -153,7 +153,7 @@ def _joining_edges(distances, labels):
             if a != b:
                 parent[max(a, b)] = min(a, b)
                 edges.append((int(i), int(nearest[i])))
-        comp = np.array([root(c) for c in comp])
+        comp = np.array([root(c) for c in range(parent.size)])[comp]  # a root per label, not per point
         if np.all(comp == comp[0]):
             return edges
 

@@ -4,9 +4,11 @@ in row blocks, behind the same ``build`` / ``query`` / ``pairwise`` interface as
 ``ExactIndex``."""
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
 from .._validation import check_array
+from ..linalg import row_norms_sq
 
 # lowdim's (and scikit-learn's / umap-learn's) names -> scipy's
 PAIRWISE_METRICS = {
@@ -168,13 +170,12 @@ class SparseIndex:
         self.block_bytes = block_bytes
 
     def _rows(self, X):
-        import scipy.sparse as sp
-
+        """CSR rows in float64 (unit rows for 'cosine') and their squared norms."""
         X = sp.csr_matrix(X, dtype=np.float64)
         if self.metric == "cosine":
-            norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-            X = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X
-        return X.tocsr(), np.asarray(X.multiply(X).sum(axis=1)).ravel()
+            norms = np.sqrt(row_norms_sq(X))
+            X = (sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X).tocsr()
+        return X, row_norms_sq(X)
 
     def build(self, X):
         """Index the sparse rows of ``X``."""
