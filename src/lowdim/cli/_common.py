@@ -39,6 +39,10 @@ def add_data_arguments(parser, *, needs_output=False):
     parser.add_argument("--encoding", default="utf-8",
                         help="CSV text encoding (default utf-8; e.g. latin-1 or cp1252 for older spreadsheets)")
     parser.add_argument("--key", help="array name in an .npz archive or dataset path in an HDF5 file")
+    parser.add_argument("--layer", help=".h5ad: read this layer instead of X")
+    parser.add_argument("--use-raw", action="store_true", help=".h5ad: read raw.X (and raw.var names) instead of X")
+    parser.add_argument("--obsm", metavar="KEY",
+                        help=".h5ad: run on a stored embedding or PCA, e.g. X_pca or X_umap")
     parser.add_argument("--missing", choices=["error", "drop", "impute", "keep"], default="error",
                         help="missing values: error (default), drop rows, impute column means, or keep "
                              "(methods that model them)")
@@ -110,7 +114,8 @@ def load_data(args, say):
         table = read_table(args.input, header=args.header, delimiter=args.delimiter,
                            label_column=args.label_column, exclude=args.exclude, key=args.key,
                            missing=args.missing, index_column=getattr(args, "index_column", None),
-                           transpose=transpose, encoding=getattr(args, "encoding", "utf-8"))
+                           transpose=transpose, encoding=getattr(args, "encoding", "utf-8"),
+                           layer=args.layer, use_raw=args.use_raw, obsm=args.obsm)
         for note in table.notes:
             say(note)
         X, names, labels, row_ids = table.X, table.feature_names, table.labels, table.row_ids

@@ -1,9 +1,13 @@
-"""AnnData ``.h5ad`` files read with h5py from their documented on-disk layout.
+"""AnnData ``.h5ad`` files, read through the anndata package (the ``io`` extra).
 
-``X`` may be a dense dataset or a CSR/CSC group (``data``, ``indices``, ``indptr`` and a
-``shape`` attribute); labels come from an ``obs`` column, plain or categorical (``codes``
-and ``categories``). The anndata package is not needed.
+anndata reads every layout it ever wrote, including the older ones still shipped as
+examples (obs as a compound dataset, categories in ``uns/<column>_categories``, ``raw.X``
+as an h5sparse group), so lowdim does not parse the HDF5 structure itself. The file is
+opened backed: ``X`` and ``raw.X`` stay on disk until the chosen matrix is read, and its
+size is checked against the memory limit before it is made dense.
 """
+
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,81 +16,123 @@ from ..exceptions import DataFileError
 from ._binary import _check_declared, _check_numeric
 
 
-def _text(values):
-    return np.array([v.decode() if isinstance(v, bytes) else str(v) for v in values])
-
-
-def _obs_column(path, obs, name):
-    if name not in obs:
-        columns = [k for k in obs.keys() if not k.startswith("_")]
-        raise DataFileError(f"{path}: obs has no column {name!r}; columns are {', '.join(columns[:10])}.")
-    column = obs[name]
-    if hasattr(column, "keys") and "codes" in column:
-        codes = column["codes"][()]
-        categories = _text(column["categories"][()])
-        return np.where(codes >= 0, categories[np.maximum(codes, 0)], "")
-    return _text(column[()])
-
-
-def _matrix(path, node, max_bytes):
-    if not hasattr(node, "keys"):
-        _check_numeric(path, node.dtype)
-        _check_declared(path, node.shape, node.dtype.itemsize, max_bytes)
-        return np.asarray(node[()])
-    encoding = node.attrs.get("encoding-type", b"")
-    encoding = encoding.decode() if isinstance(encoding, bytes) else str(encoding)
-    shape = tuple(int(s) for s in node.attrs.get("shape", node.attrs.get("h5sparse_shape", ())))
-    if encoding not in ("csr_matrix", "csc_matrix") or len(shape) != 2:
-        raise DataFileError(f"{path}: X is stored as {encoding or 'an unknown group'}; only dense, "
-                            "CSR and CSC matrices are read.")
-    _check_numeric(path, node["data"].dtype)
-    _check_declared(path, shape, 8, max_bytes)
-    kind = sp.csr_matrix if encoding == "csr_matrix" else sp.csc_matrix
+def _anndata_module(path):
     try:
-        matrix = kind((node["data"][()], node["indices"][()], node["indptr"][()]), shape=shape)
-    except ValueError as exc:
-        raise DataFileError(f"{path}: X's sparse arrays are inconsistent ({exc}).") from None
-    return matrix.toarray()
+        import anndata
+    except ImportError:
+        raise DataFileError(f"{path}: reading .h5ad files needs the anndata package; install lowdim[io] "
+                            "(pip install 'lowdim[io]').") from None
+    return anndata
 
 
-def read_h5ad(path, *, label_column=None, max_bytes=None):
-    """``(X, feature_names, labels)`` of an AnnData file.
+def _listed(keys):
+    keys = [str(k) for k in keys]
+    return ", ".join(keys[:10]) + (", ..." if len(keys) > 10 else "") if keys else "none"
+
+
+def _chosen_matrix(path, adata, layer, use_raw, obsm):
+    """``(matrix, feature_names, what)``: the matrix the options select, not yet in memory."""
+    chosen = [name for name, on in (("--layer", layer is not None), ("--use-raw", use_raw),
+                                    ("--obsm", obsm is not None)) if on]
+    if len(chosen) > 1:
+        raise DataFileError(f"{path}: {' and '.join(chosen)} each choose the matrix to read; pass one of them.")
+    if obsm is not None:
+        if obsm not in adata.obsm:
+            raise DataFileError(f"{path}: obsm has no entry {obsm!r}; entries are {_listed(adata.obsm.keys())}.")
+        matrix = adata.obsm[obsm]
+        if hasattr(matrix, "columns"):  # obsm may hold a data frame
+            return matrix.to_numpy(), [str(c) for c in matrix.columns], f"obsm[{obsm!r}]"
+        width = matrix.shape[1] if len(matrix.shape) == 2 else 1
+        return matrix, [f"{obsm}_{j + 1}" for j in range(width)], f"obsm[{obsm!r}]"
+    if layer is not None:
+        if layer not in adata.layers:
+            raise DataFileError(f"{path}: no layer {layer!r}; layers are {_listed(adata.layers.keys())}.")
+        return adata.layers[layer], list(map(str, adata.var_names)), f"layer {layer!r}"
+    if use_raw:
+        if adata.raw is None:
+            raise DataFileError(f"{path}: the file has no raw matrix; drop --use-raw to read X.")
+        return adata.raw.X, list(map(str, adata.raw.var_names)), "raw.X"
+    if adata.X is None:
+        raise DataFileError(f"{path}: X is empty; choose a matrix with --layer (layers: "
+                            f"{_listed(adata.layers.keys())}) or --obsm (entries: {_listed(adata.obsm.keys())}).")
+    return adata.X, list(map(str, adata.var_names)), "X"
+
+
+def _in_memory(path, matrix, max_bytes):
+    """The matrix as a dense 2-D array, refused before reading when it would not fit."""
+    shape = tuple(int(s) for s in matrix.shape)
+    if len(shape) == 1:
+        shape = (shape[0], 1)
+    dtype = np.dtype(matrix.dtype)
+    _check_numeric(path, dtype)
+    _check_declared(path, shape, dtype.itemsize, max_bytes)
+    if hasattr(matrix, "to_memory"):  # a backed sparse matrix
+        matrix = matrix.to_memory()
+    elif not isinstance(matrix, np.ndarray) and not sp.issparse(matrix):
+        matrix = matrix[()]  # a backed h5py dataset
+    dense = matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
+    return dense.reshape(shape)
+
+
+def _labels(path, obs, column):
+    """An obs column as text labels, categorical or not ('' where the value is missing)."""
+    if column not in obs.columns and column.isdigit() and 1 <= int(column) <= obs.shape[1]:
+        column = obs.columns[int(column) - 1]
+    if column not in obs.columns:
+        raise DataFileError(f"{path}: obs has no column {column!r}; columns are {_listed(obs.columns)}.")
+    values = obs[column]
+    return np.where(values.isna().to_numpy(), "", values.astype(str).to_numpy()).astype(str)
+
+
+def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, max_bytes=None):
+    """``(X, feature_names, labels, row_ids, what)`` of an AnnData file.
+
+    Parameters
+    ----------
+    path : str
+    label_column : str, optional
+        An obs column (name or 1-based number), categorical or not.
+    layer : str, optional
+        Read ``layers[layer]`` instead of ``X``.
+    use_raw : bool
+        Read ``raw.X`` (with ``raw.var_names``) instead of ``X``.
+    obsm : str, optional
+        Read a stored embedding such as ``'X_pca'`` or ``'X_umap'``.
+    max_bytes : int, optional
+        Refuse a matrix whose dense size is larger; default 80% of available memory.
+
+    Returns
+    -------
+    X : ndarray, feature_names : list of str, labels : ndarray of str or None,
+    row_ids : ndarray of str (the obs names), what : str (the matrix read).
 
     Examples
     --------
-    >>> import numpy as np, tempfile, os, h5py
+    >>> import anndata, numpy as np, pandas as pd, tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "a.h5ad")
-    >>> with h5py.File(p, "w") as f:
-    ...     _ = f.create_dataset("X", data=np.ones((3, 2)))
-    ...     _ = f.create_dataset("obs/cell", data=np.array([b"a", b"b", b"a"]))
-    >>> X, names, y = read_h5ad(p, label_column="cell")
-    >>> X.shape, y.tolist()
-    ((3, 2), ['a', 'b', 'a'])
+    >>> obs = pd.DataFrame({"cell": pd.Categorical(["T", "B", "T"])}, index=["c1", "c2", "c3"])
+    >>> anndata.AnnData(np.ones((3, 2), dtype=np.float32), obs=obs).write_h5ad(p)
+    >>> X, names, y, ids, what = read_h5ad(p, label_column="cell")
+    >>> X.shape, y.tolist(), ids.tolist(), what
+    ((3, 2), ['T', 'B', 'T'], ['c1', 'c2', 'c3'], 'X')
     """
-    import h5py
-
+    anndata = _anndata_module(path)
+    adata = None
     try:
-        with h5py.File(path, "r") as fh:
-            if "X" not in fh:
-                raise DataFileError(f"{path}: no X matrix; is this an AnnData file?")
-            X = _matrix(path, fh["X"], max_bytes)
-            names = _feature_names(fh, X.shape[1])
-            labels = None if label_column is None else _obs_column(path, fh.get("obs", {}), label_column)
-    except Exception as exc:  # noqa: BLE001 - h5py raises many types on corrupt files
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            adata = anndata.read_h5ad(path, backed="r")
+            matrix, names, what = _chosen_matrix(path, adata, layer, use_raw, obsm)
+            X = _in_memory(path, matrix, max_bytes)
+        labels = None if label_column is None else _labels(path, adata.obs, label_column)
+        row_ids = np.asarray(adata.obs_names, dtype=str)
+    except Exception as exc:  # noqa: BLE001 - h5py and anndata raise many types on damaged files
         if isinstance(exc, DataFileError):
             raise
-        raise DataFileError(f"{path}: not a readable .h5ad file ({exc}).") from None
-    return X, names, labels
-
-
-def _feature_names(fh, width):
-    var = fh.get("var")
-    index = None
-    if var is not None and hasattr(var, "attrs"):
-        key = var.attrs.get("_index", "_index")
-        key = key.decode() if isinstance(key, bytes) else key
-        if key in var and not hasattr(var[key], "keys"):
-            index = _text(var[key][()])
-    if index is None or len(index) != width:
-        return [f"x{j + 1}" for j in range(width)]
-    return index.tolist()
+        raise DataFileError(f"{path}: not a readable .h5ad file ({type(exc).__name__}: {exc}).") from None
+    finally:
+        if adata is not None and getattr(adata, "file", None) is not None:
+            adata.file.close()
+    if any(type(w.message).__name__ == "OldFormatWarning" for w in caught):
+        what += " (an older anndata layout)"  # read correctly; nothing for the user to do
+    return X, names, labels, row_ids, what

@@ -58,7 +58,7 @@ def file_format(path):
 
 
 def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes, index_column=None,
-              encoding="utf-8"):
+              encoding="utf-8", anndata_matrix=None):
     """``(X, names, labels, notes, row_ids)`` from any supported format."""
     from . import _csv
 
@@ -67,28 +67,36 @@ def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_b
                                    exclude=exclude, index_column=index_column, encoding=encoding)
     if index_column is not None:
         raise DataFileError(f"{path}: --index-column reads row names from CSV/TSV files; a {fmt} file has none.")
+    if fmt == "h5ad":
+        return _read_h5ad(path, label_column=label_column, exclude=exclude, max_bytes=max_bytes,
+                          **(anndata_matrix or {}))
     return (*_read_columns(path, fmt, label_column=label_column, exclude=exclude, key=key, max_bytes=max_bytes),
             None)
 
 
+def _read_h5ad(path, *, label_column, exclude, max_bytes, **matrix):
+    from ._anndata import read_h5ad
+
+    X, names, labels, row_ids, what = read_h5ad(path, label_column=label_column, max_bytes=max_bytes, **matrix)
+    X, names = _drop_columns(path, X, names, exclude)
+    return X, names, labels, [f"{path}: read {what}: {X.shape[0]} rows x {X.shape[1]} columns."], row_ids
+
+
 def _read_columns(path, fmt, *, label_column, exclude, key, max_bytes):
-    """``(X, names, labels, notes)`` from the binary formats."""
-    from . import _anndata, _binary
+    """``(X, names, labels, notes)`` from the binary array formats."""
+    from . import _binary
 
     notes = []
     if fmt == "parquet":
         return (*_binary.read_parquet(path, label_column=label_column, exclude=exclude,
                                       max_bytes=max_bytes), notes)
-    if fmt == "h5ad":
-        X, names, labels = _anndata.read_h5ad(path, label_column=label_column, max_bytes=max_bytes)
-    else:
-        if label_column is not None:
-            raise DataFileError(f"{path}: a {fmt} array has no named columns; --label-column works "
-                                "with CSV, Parquet and .h5ad files.")
-        reader = {"npy": _binary.read_npy, "npz": _binary.read_npz, "hdf5": _binary.read_hdf5}[fmt]
-        X = reader(path, max_bytes=max_bytes) if fmt == "npy" else reader(path, key=key, max_bytes=max_bytes)
-        names, labels = [f"x{j + 1}" for j in range(X.shape[1])], None
-    return (*_drop_columns(path, X, names, exclude), labels, notes)
+    if label_column is not None:
+        raise DataFileError(f"{path}: a {fmt} array has no named columns; --label-column works "
+                            "with CSV, Parquet and .h5ad files.")
+    reader = {"npy": _binary.read_npy, "npz": _binary.read_npz, "hdf5": _binary.read_hdf5}[fmt]
+    X = reader(path, max_bytes=max_bytes) if fmt == "npy" else reader(path, key=key, max_bytes=max_bytes)
+    names = [f"x{j + 1}" for j in range(X.shape[1])]
+    return (*_drop_columns(path, X, names, exclude), None, notes)
 
 
 def _drop_columns(path, X, names, exclude):
@@ -142,7 +150,8 @@ def apply_missing_policy(path, X, names, labels, missing):
 
 
 def read_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), key=None,
-               missing="error", max_bytes=None, index_column=None, transpose=False, encoding="utf-8"):
+               missing="error", max_bytes=None, index_column=None, transpose=False, encoding="utf-8",
+               layer=None, use_raw=False, obsm=None):
     """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
 
     Parameters
@@ -171,6 +180,13 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
         Samples are the file's columns (genes x cells, foods x countries): after
         reading, rows become columns, the column names the row ids and the row ids
         (or ``row1``, ...) the feature names. Not combined with ``label_column``.
+    layer : str, optional
+        .h5ad only: read ``layers[layer]`` instead of ``X``.
+    use_raw : bool
+        .h5ad only: read ``raw.X`` and its own feature names instead of ``X``.
+    obsm : str, optional
+        .h5ad only: read a stored embedding or PCA (``'X_pca'``, ``'X_umap'``, ...).
+        A .h5ad file's obs names are the row ids.
 
     Returns
     -------
@@ -190,13 +206,19 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
     if os.path.isdir(path):
         raise DataFileError(f"{path}: is a folder, not a data file.")
     fmt = file_format(path)
+    anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm}
+    given = [f"--{k.replace('_', '-')}" for k, v in anndata_matrix.items() if v not in (None, False)]
+    if given and fmt != "h5ad":
+        raise DataFileError(f"{path}: {', '.join(given)} choose a matrix inside an AnnData .h5ad file; a {fmt} "
+                            "file has one matrix, so drop the option.")
     if transpose and label_column is not None:
         raise DataFileError(f"{path}: --label-column names a column, but --transpose makes the columns the "
                             "samples; label the samples in a row of their own after transposing, or drop one "
                             "of the two options.")
     X, names, labels, notes, row_ids = _read_any(path, fmt, header=header, delimiter=delimiter,
                                                  label_column=label_column, exclude=list(exclude), key=key,
-                                                 max_bytes=max_bytes, index_column=index_column, encoding=encoding)
+                                                 max_bytes=max_bytes, index_column=index_column, encoding=encoding,
+                                                 anndata_matrix=anndata_matrix)
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
     if transpose:
@@ -232,7 +254,7 @@ def warn_label_column(path, labels):
                       "and scores against it mean nothing.", UserWarning, stacklevel=3)
     elif classes == len(labels):
         warnings.warn(f"{path}: the label column holds a different value in every row; it looks like row names "
-                      "(use --index-column), not a class label.", UserWarning, stacklevel=3)
+                      "(--index-column for a CSV) or a measurement, not a class label.", UserWarning, stacklevel=3)
 
 
 def _transposed(X, names, row_ids):
