@@ -387,3 +387,28 @@ def check_n_components(n_components, n_samples, n_features, estimator_name, *, b
     if below_features and n_components >= n_features:
         raise ValueError(f"{estimator_name} needs n_components < n_features (n_features = "
                          f"{n_features}) to leave room for the noise; got n_components={n_components}.")
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Sample weights as float64: ones when None, else finite, non-negative, not all zero.
+
+    Examples
+    --------
+    >>> check_sample_weight(None, 3)
+    array([1., 1., 1.])
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:
+        return np.full(n_samples, float(w))
+    if w.shape != (n_samples,):
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n_samples},), one "
+                         "weight per sample.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("sample_weight must be finite and non-negative; got min "
+                         f"{np.nanmin(w):g}{' and non-finite values' if not np.all(np.isfinite(w)) else ''}.")
+    if w.sum() <= 0:
+        raise ValueError("Sample weights must have a positive sum: every weight is zero; give "
+                         "some samples a positive weight.")
+    return w

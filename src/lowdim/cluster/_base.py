@@ -8,9 +8,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 
 from .._estimator import ValidatedInputMixin
-from .._validation import warn_constant_features
+from .._validation import check_sample_weight, warn_constant_features  # noqa: F401 - shared by the cluster estimators
 from ..exceptions import ConvergenceWarning
-from ..distributed._arrays import is_dask_array
+from ..distributed import is_dask_array, map_rows
 from ..linalg import column_moments
 
 
@@ -28,31 +28,6 @@ def check_n_clusters(n_clusters, n_samples):
     if n_clusters > n_samples:
         raise ValueError(f"n_clusters={n_clusters} must be at most n_samples={n_samples}; "
                          "lower n_clusters or pass more samples.")
-
-
-def check_sample_weight(sample_weight, n_samples):
-    """Sample weights as float64: ones when None, else finite, non-negative, not all zero.
-
-    Examples
-    --------
-    >>> check_sample_weight(None, 3)
-    array([1., 1., 1.])
-    """
-    if sample_weight is None:
-        return np.ones(n_samples)
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.ndim == 0:
-        return np.full(n_samples, float(w))
-    if w.shape != (n_samples,):
-        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n_samples},), one "
-                         "weight per sample.")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative; got min "
-                         f"{np.nanmin(w):g}{' and non-finite values' if not np.all(np.isfinite(w)) else ''}.")
-    if w.sum() <= 0:
-        raise ValueError("Sample weights must have a positive sum: every weight is zero; give "
-                         "some samples a positive weight.")
-    return w
 
 
 def resolve_n_init(n_init, init, random_starts):
@@ -128,8 +103,6 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
 
     def _lazy(self, method, X, n_out, dtype):
         from sklearn.utils.validation import check_is_fitted
-
-        from ..distributed import map_rows
 
         check_is_fitted(self)
         return map_rows(method, X, n_out, dtype, n_features=self.n_features_in_,

@@ -6,15 +6,17 @@ import scipy.sparse as sp
 from .._iterative import best_of_restarts
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from ..distributed._arrays import is_dask_array
-from .._validation import check_array
+from .._validation import check_array, warn_constant_features
+from ..distributed import check_dask_array, is_dask_array, progress_wanted
 from ._base import (
+    CLUSTER_NOTE,
     CentroidClusterer,
     check_n_clusters,
     check_sample_weight,
     resolve_n_init,
     warn_fewer_clusters,
 )
+from ._kmeans_dask import dask_kmeans
 from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_rows
 from ._lloyd import kmeans_single
 from ._sparse_lloyd import sparse_kmeans
@@ -150,6 +152,35 @@ class KMeans(CentroidClusterer):
         self.copy_x = copy_x
         self.callbacks = callbacks
 
+    def _fit_dask(self, X, sample_weight):
+        """Map-reduce over the row blocks; fitted attributes are numpy arrays."""
+        name = type(self).__name__
+        X = check_dask_array(X, name)
+        n, d = X.shape
+        check_n_clusters(self.n_clusters, n)
+        init = self.init
+        if callable(init):
+            raise TypeError("a callable init needs the data in memory; on a dask array use "
+                            "'k-means||' (or 'k-means++', which runs as it), 'random' or an array.")
+        if not isinstance(init, str):
+            init = check_array(init, name="init", estimator_name=name)
+            if init.shape != (self.n_clusters, d):
+                raise ValueError(f"init has shape {init.shape}; it must be (n_clusters, n_features) = "
+                                 f"({self.n_clusters}, {d}).")
+        self.algorithm_ = resolve_algorithm(self.algorithm, self.n_clusters, d)
+        self.n_init_ = self._resolve_n_init()
+        with progress_wanted(self.verbose):
+            fit = dask_kmeans(X, sample_weight, n_clusters=self.n_clusters, init=init, algorithm=self.algorithm_,
+                              n_init=self.n_init_, max_iter=self.max_iter, tol=self.tol,
+                              rng=check_random_state(self.random_state), callbacks=self.callbacks or (),
+                              verbose=self.verbose)
+        warn_constant_features(fit.variances, name, CLUSTER_NOTE)
+        self.n_features_in_, self.offset_ = d, fit.offset
+        self._store_centres(fit.centres, X.dtype)
+        self.labels_, self.inertia_, self.n_iter_ = fit.labels, fit.inertia, fit.n_iter
+        warn_fewer_clusters(self.cluster_centers_, self.n_clusters, name)
+        return self
+
     def _resolve_n_init(self):
         return resolve_n_init(self.n_init, self.init, 10)
 
@@ -170,11 +201,7 @@ class KMeans(CentroidClusterer):
         """
         validate_params(self)
         if is_dask_array(X):
-            from ..distributed._kmeans import fit_kmeans
-            from ..distributed._progress import progress_wanted
-
-            with progress_wanted(self.verbose):
-                return fit_kmeans(self, X, sample_weight)
+            return self._fit_dask(X, sample_weight)
         X = self._validate_input(X, reset=True, accept_sparse=True)
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])

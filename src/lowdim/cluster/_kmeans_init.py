@@ -86,9 +86,9 @@ def random_rows(X, n_clusters, rng, *, weights):
 
 
 def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling=2.0):
-    """k-means|| (Bahmani et al., 2012): a few passes that each sample about
-    ``oversampling * k`` candidates with probability proportional to their weighted
-    squared distance, then weighted k-means++ and Lloyd on the candidates.
+    """k-means|| (Bahmani et al., 2012) on an in-memory array: a few passes that each
+    sample about ``oversampling * k`` candidates with probability proportional to their
+    weighted squared distance, then weighted k-means++ and Lloyd on the candidates.
 
     Few passes over the data instead of k, which is what large data needs.
 
@@ -100,31 +100,55 @@ def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling
     >>> np.sort(c[:, 0]).round().astype(int).tolist()
     [0, 9]
     """
-    first = _sample_by_potential(np.cumsum(weights), rng, 1)
-    candidates = [first]
-    labels, closest = assign(X, dense_rows(X, first), x_sq)
-    owner = np.zeros(X.shape[0], dtype=np.int64)
-    n_cand = 1
-    ell = oversampling * n_clusters
-    for _ in range(rounds):
+    n = X.shape[0]
+    closest, owner = np.full(n, np.inf), np.zeros(n, dtype=np.int64)
+
+    def round_pass(candidates, new, ell, rng):
+        nonlocal closest, owner
+        if new.shape[0]:
+            labels, dist = assign(X, new, x_sq)
+            closer = dist < closest
+            closest = np.where(closer, dist, closest)
+            owner = np.where(closer, labels + candidates.shape[0] - new.shape[0], owner)
         potential = float(weights @ closest)
-        if potential <= 0:
-            break
-        prob = np.minimum(1.0, ell * weights * closest / potential)
-        new = np.flatnonzero(rng.random(X.shape[0]) < prob)
-        if new.size == 0:
-            continue
-        lab, dist = assign(X, dense_rows(X, new), x_sq)
-        closer = dist < closest
-        closest = np.where(closer, dist, closest)
-        owner = np.where(closer, lab + n_cand, owner)
-        candidates.append(new)
-        n_cand += new.size
-    idx = np.concatenate(candidates)
-    if idx.size < n_clusters:  # too few candidates: top up by k-means++ on all data
-        return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0]
-    cand_w = np.bincount(owner, weights=weights, minlength=idx.size)
-    return reduce_candidates(dense_rows(X, idx), cand_w, n_clusters, rng)
+        sampled = np.empty((0, X.shape[1]))
+        if ell > 0 and potential > 0:
+            prob = np.minimum(1.0, ell * weights * closest / potential)
+            sampled = dense_rows(X, np.flatnonzero(rng.random(n) < prob))
+        return sampled, np.bincount(owner, weights=weights, minlength=candidates.shape[0])
+
+    first = dense_rows(X, _sample_by_potential(np.cumsum(weights), rng, 1))
+    return parallel_seeding(round_pass, first, n_clusters, rng, rounds=rounds, oversampling=oversampling,
+                            too_few=lambda: kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0])
+
+
+def parallel_seeding(round_pass, first, n_clusters, rng, *, rounds, oversampling, too_few):
+    """The k-means|| rounds for any layout of the data (in memory, row blocks on a cluster).
+
+    ``round_pass(candidates, new, ell, rng) -> (sampled, owned)`` is one pass over the
+    data: it takes the candidates ``new`` (the last rows of ``candidates``) into each
+    point's nearest-candidate distance, then, when ``ell > 0``, samples rows with
+    probability ``min(1, ell w d^2 / potential)``; ``owned`` is the weight of the points
+    nearest to each candidate. The last pass only counts. ``too_few()`` gives the
+    centres when fewer than ``n_clusters`` candidates were drawn.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> def round_pass(candidates, new, ell, rng):  # every row is a candidate
+    ...     return (X if ell > 0 and len(candidates) == 1 else X[:0]), np.ones(len(candidates))
+    >>> c = parallel_seeding(round_pass, X[:1], 2, np.random.default_rng(0), rounds=2,
+    ...                      oversampling=2.0, too_few=None)
+    >>> sorted(np.round(c.ravel()).tolist())
+    [0.0, 5.0]
+    """
+    candidates = new = first
+    for r in range(rounds + 1):
+        new, owned = round_pass(candidates, new, oversampling * n_clusters if r < rounds else 0.0, rng)
+        candidates = np.vstack([candidates, new])
+    if candidates.shape[0] < n_clusters:
+        return too_few()
+    return reduce_candidates(candidates, owned, n_clusters, rng)
 
 
 def reduce_candidates(C, cand_w, n_clusters, rng):

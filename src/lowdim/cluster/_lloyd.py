@@ -132,7 +132,7 @@ def _objective(state, weighted_sq):
                                                 where=state.wsum > 0)))
 
 
-def _centre_geometry(centres):
+def centre_geometry(centres):
     """Centre-centre distances and half the distance of each centre to its nearest."""
     if centres.shape[0] <= 32:  # small: direct differences beat a BLAS call
         diff = centres[:, None, :] - centres[None, :, :]
@@ -188,7 +188,7 @@ def _elkan_step(X, weights, weighted_sq):
     def step(state):
         new = _means(state, X, weights)
         shift = np.sqrt(np.sum((new - state.centres) ** 2, axis=1))
-        cd, half = _centre_geometry(new)
+        cd, half = centre_geometry(new)
         labels = state.labels.copy()
         elkan_step(X, new, cd, half, shift, labels, state.upper, state.lower)
         moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
@@ -197,7 +197,7 @@ def _elkan_step(X, weights, weighted_sq):
     return step
 
 
-def _bounded_start(X, weights, centres, x_sq, algorithm):
+def bounded_start(X, weights, centres, x_sq, algorithm):
     n = X.shape[0]
     labels, upper = np.zeros(n, dtype=np.int64), np.empty(n)
     if algorithm != "elkan":
@@ -250,7 +250,7 @@ def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callba
             step = _elkan_step(X, weights, weighted_sq)
         else:
             step = _search_step(X, weights, x_sq, weighted_sq, use_bounds=algorithm == "hamerly")
-        start = _bounded_start(X, weights, centres, x_sq, algorithm)
+        start = bounded_start(X, weights, centres, x_sq, algorithm)
         result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks,
                           verbose=verbose, label=f"KMeans ({algorithm})")
     dist = np.empty(X.shape[0])

@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
-from ..distributed._arrays import is_dask_array
+from ..distributed import is_dask_array, label_blocks, progress_wanted, stream_partial_fit
 from ._base import (
     CentroidClusterer,
     check_n_clusters,
@@ -161,8 +161,6 @@ class MiniBatchKMeans(CentroidClusterer):
         """
         validate_params(self)
         if is_dask_array(X):
-            from ..distributed._progress import progress_wanted
-
             with progress_wanted(self.verbose):
                 return self._fit_dask(X, sample_weight)
         X = self._validate_input(X, reset=True, accept_sparse=True)
@@ -200,14 +198,12 @@ class MiniBatchKMeans(CentroidClusterer):
     def _fit_dask(self, X, sample_weight):
         """One streaming pass over the row blocks, then (``compute_labels``) one more
         for ``labels_`` and ``inertia_``."""
-        from ..distributed._stream import label_blocks, stream_partial_fit
-
         for name in ("cluster_centers_", "labels_", "inertia_", "counts_", "n_steps_"):
             self.__dict__.pop(name, None)
         X = stream_partial_fit(self, X, sample_weight)
         self.n_iter_ = 1
         if self.compute_labels:
-            self.labels_, self.inertia_ = label_blocks(self, X, sample_weight)
+            self.labels_, self.inertia_ = label_blocks(lambda block: self._nearest(block)[1:], X, sample_weight)
             warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "MiniBatchKMeans")
         return self
 
@@ -235,9 +231,6 @@ class MiniBatchKMeans(CentroidClusterer):
         self
         """
         if is_dask_array(X):
-            from ..distributed._progress import progress_wanted
-            from ..distributed._stream import stream_partial_fit
-
             with progress_wanted(self.verbose):
                 stream_partial_fit(self, X, sample_weight)
             return self

@@ -7,7 +7,7 @@ from ._incremental import IncrementalPCA
 from ._kernel_pca import KernelPCA
 from ._lda import LinearDiscriminantAnalysis
 from ._nmf import NMF, MatrixFactorization
-from ._n_components import ComponentSelection, select_n_components
+from ._select_components import ComponentSelection, select_n_components
 from ._pca import PCA
 from ._pca_solvers import choose_solver
 from ._ppca import ProbabilisticPCA

@@ -14,9 +14,10 @@ from .._validation import (
     check_n_components,
     warn_constant_features,
 )
-from ..distributed._arrays import is_dask_array, map_rows
+from ..distributed import check_dask_array, is_dask_array, map_rows, progress_wanted
 from ..linalg import ScatterAccumulator, flip_signs
 from ._n_components import resolve_n_components
+from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
 from ._mixins import ComponentTransformer, DensityScoreMixin
@@ -178,11 +179,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         for attr in ("_accumulator", "_pending_dtype", "n_features_in_", "feature_names_in_"):
             self.__dict__.pop(attr, None)  # fit starts afresh, also after partial_fit
         if is_dask_array(X):
-            from ..distributed._pca import fit_pca
-            from ..distributed._progress import progress_wanted
-
-            with progress_wanted(self.verbose):
-                return fit_pca(self, X)
+            return self._fit_dask(X)
         if isinstance(X, Iterator):
             if self._requested_solver() not in ("auto", "covariance"):
                 raise ValueError(f"fit on an iterator of chunks accumulates exact moments (solver "
@@ -197,6 +194,25 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         # data are: the NaN/infinity scan runs only when they are not (defer_finite)
         spectrum = SOLVERS[solver].fit(X, self._solver_k(solver, n, d), self._solver_options(n, d))
         self._set_spectrum(spectrum, X.dtype, solver, X)
+        return self
+
+    def _fit_dask(self, X):
+        """Map-reduce over the row blocks; only small arrays reach the client."""
+        X = check_dask_array(X, type(self).__name__)
+        n, d = X.shape
+        self._check_n_samples(n, d)
+        k = self.n_components
+        want_k = int(k) if isinstance(k, numbers.Integral) else None
+        solver = self._requested_solver()
+        if solver == "auto":
+            solver = choose_dask_solver(n, d, want_k)
+        if solver == "randomized" and want_k is None:
+            raise ValueError(f"n_components={k!r} needs the whole spectrum, which solver='randomized' "
+                             "does not compute; use solver='covariance' or 'svd' (TSQR) on dask arrays.")
+        with progress_wanted(self.verbose):
+            spectrum = dask_spectrum(X, solver, want_k, self._solver_options(n, d))
+        self.n_features_in_ = d
+        self._set_spectrum(spectrum, X.dtype, solver)
         return self
 
     def _fit_chunks(self, chunks):

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._arrays import check_dask_array
+from ._arrays import check_dask_array, compute
 from ._progress import block_bar
 
 
@@ -23,8 +23,6 @@ def iter_blocks(X, aligned=None):
     >>> [b.shape for b, _ in iter_blocks(da.ones((5, 2), chunks=(2, 2)))]
     [(2, 2), (2, 2), (1, 2)]
     """
-    from ._arrays import compute
-
     blocks = list(X.to_delayed().ravel())
     wblocks = [None] * len(blocks) if aligned is None else list(aligned.to_delayed().ravel())
     # the prefetching thread does not inherit pass_progress's context: blocks are
@@ -83,16 +81,22 @@ def stream_partial_fit(est, X, sample_weight=None):
     return X
 
 
-def label_blocks(est, X, sample_weight=None):
-    """Labels (int64, numpy) and the (weighted) inertia of ``X`` on ``est``'s centres,
-    block by block."""
+def label_blocks(nearest, X, sample_weight=None):
+    """Labels (int64, numpy) and the (weighted) inertia of ``X``, block by block:
+    ``nearest(block) -> (labels, squared distances)`` runs on each row block.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> nearest = lambda block: ((block[:, 0] > 1).astype(np.int64), np.zeros(block.shape[0]))
+    >>> label_blocks(nearest, da.arange(4.0, chunks=2).reshape(4, 1))[0].tolist()
+    [0, 0, 1, 1]
+    """
     import dask
     import dask.array as da
 
-    from ._arrays import compute
-
     def one(block, w):
-        _, labels, dist = est._nearest(block)
+        labels, dist = nearest(block)
         return labels, float(dist.sum() if w is None else np.asarray(w, dtype=np.float64) @ dist)
 
     blocks = list(X.to_delayed().ravel())

@@ -248,7 +248,7 @@ def _remove(tmp):
 
 
 def _blocks(Z, labels):
-    from ..distributed._stream import iter_blocks
+    from ..distributed import iter_blocks
 
     if labels is not None and labels.chunks[0] != Z.chunks[0]:
         labels = labels.rechunk((Z.chunks[0],))

@@ -246,7 +246,7 @@ class ScatterAccumulator:
     def _add_centred(self, nb, mean_b, scatter_b, on_nonfinite):
         if on_nonfinite is not None and not (np.isfinite(mean_b).all() and np.isfinite(np.diag(scatter_b)).all()):
             on_nonfinite()
-        self._n, self._mean = _chan_merge(self._n, self._mean, self._scatter, nb, mean_b, scatter_b)
+        self._n, self._mean = merge_scatter_into(self._n, self._mean, self._scatter, nb, mean_b, scatter_b)
 
     def _combined(self):
         """(n, mean, scatter) of everything added, without changing the state."""
@@ -257,7 +257,7 @@ class ScatterAccumulator:
                 return self._raw_n, mean_r, scatter_r
         n, mean, scatter = self._n, self._mean.copy(), self._scatter.copy()
         if self._raw_n:
-            n, mean = _chan_merge(n, mean, scatter, self._raw_n, mean_r, scatter_r)
+            n, mean = merge_scatter_into(n, mean, scatter, self._raw_n, mean_r, scatter_r)
         return n, mean, scatter
 
     def moments(self):
@@ -295,14 +295,37 @@ class ScatterAccumulator:
         return scatter / max(n - ddof, 1)
 
 
-def _chan_merge(na, mean_a, scatter_a, nb, mean_b, scatter_b):
-    """Merge (nb, mean_b, scatter_b) into scatter_a in place; return (n, mean)."""
+def merge_step(na, mean_a, nb, mean_b):
+    """One pairwise merge of two groups' means (Chan, Golub and LeVeque): returns
+    ``(n, mean, delta, weight)``; the union's scatter is ``S_a + S_b + weight * delta
+    delta^T`` (its diagonal, a sum of squared deviations, the same with ``delta**2``).
+
+    Examples
+    --------
+    >>> n, mean, delta, weight = merge_step(2, np.array([0.0]), 2, np.array([2.0]))
+    >>> n, mean.tolist(), delta.tolist(), weight
+    (4, [1.0], [2.0], 1.0)
+    """
     n = na + nb
     delta = mean_b - mean_a
+    return n, mean_a + delta * (nb / n), delta, na * nb / n
+
+
+def merge_scatter_into(na, mean_a, scatter_a, nb, mean_b, scatter_b):
+    """Merge (nb, mean_b, scatter_b) into ``scatter_a`` in place; return (n, mean).
+
+    Examples
+    --------
+    >>> S = np.zeros((1, 1))
+    >>> n, mean = merge_scatter_into(1, np.array([0.0]), S, 1, np.array([2.0]), np.zeros((1, 1)))
+    >>> n, mean.tolist(), S.tolist()
+    (2, [1.0], [[2.0]])
+    """
+    n, mean, delta, weight = merge_step(na, mean_a, nb, mean_b)
     scatter_a += scatter_b
     if na:
-        scatter_a += np.outer(delta, delta * (na * nb / n))
-    return n, mean_a + delta * (nb / n)
+        scatter_a += np.outer(delta, delta * weight)
+    return n, mean
 
 
 SMALL_MOMENTS = 1 << 20  # entries up to which column_moments runs in numpy (8 MiB of float64)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cluster._lloyd import CHUNK, KMeansState, _bounded_start, assign
+from ._lloyd import CHUNK, KMeansState, assign, bounded_start
 from .._threads import blas_limit
 
 
@@ -127,7 +127,7 @@ def lloyd_pass(block, weights, state, offset, geo, algorithm, n_far):
                             state.upper.copy(), state.lower.copy())
     with blas_limit(1):
         if state is None:
-            state = _bounded_start(Xc, w, geo.centres, x_sq, algorithm)
+            state = bounded_start(Xc, w, geo.centres, x_sq, algorithm)
             changed = Xc.shape[0]
         else:
             changed = _step(Xc, x_sq, w, state, geo, algorithm)

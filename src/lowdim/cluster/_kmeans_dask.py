@@ -1,5 +1,5 @@
 """k-means of a dask array: k-means|| seeding and Lloyd / Hamerly / Elkan iterations as
-map-reduce over row blocks.
+map-reduce over row blocks (the backend ``KMeans.fit`` calls for dask input).
 
 Passes over the data: one for the column moments and a uniform sample of up to
 20,000 rows (an eighth of the data at most, once it has 16,000 rows);
@@ -14,22 +14,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._iterative import best_of_restarts, run_loop
-from .._random import check_random_state
-from .._validation import check_array, warn_constant_features
-from ..cluster._base import CLUSTER_NOTE, check_n_clusters, warn_fewer_clusters
-from ..cluster._kmeans import resolve_algorithm
-from ..cluster._kmeans_init import kmeans_plusplus, random_rows, reduce_candidates
-from ..cluster._lloyd import _centre_geometry, assign
-from . import _block_moments as bm
+from ..distributed import BlockPasses, compute
+from ..linalg import _block_moments as moments_of
 from . import _kmeans_blocks as kb
-from ._arrays import check_dask_array, compute
-from ._runner import BlockPasses
+from ._kmeans_init import kmeans_plusplus, parallel_seeding, random_rows
+from ._lloyd import assign, centre_geometry
 
 SAMPLE_ROWS = 20_000
 
 
 def _summary_leaf(block, weights, state, size, start, seed):
-    return None, (bm.block_variances(block, start), kb.sample_rows(block, start, weights, size, seed))
+    return None, (moments_of.block_variances(block, start), kb.sample_rows(block, start, weights, size, seed))
 
 
 def first_pass(runner, rng):
@@ -39,7 +34,7 @@ def first_pass(runner, rng):
     sizes = [int(np.ceil(total * size / n)) for size in runner.sizes]
     extra = [(size, start, seed) for size, start, (seed,) in zip(sizes, runner.starts, runner.seeds(rng))]
     _, smalls = runner.run(_summary_leaf, [None] * len(runner), per_block=extra)
-    moments = bm.merge_variances([m for m, _ in smalls])
+    moments = moments_of.merge_variances([m for m, _ in smalls])
     rows, w, _ = (np.concatenate(parts) for parts in zip(*[s for _, s in smalls]))
     return moments, rows, w
 
@@ -51,24 +46,26 @@ def _potential(S, sw, n_total, candidates):
 
 
 def kmeans_parallel(runner, offset, S, sw, n_clusters, rng, rounds=5, oversampling=2.0):
-    """k-means|| over the blocks: each round one pass; the last pass only counts how
-    many points each candidate is nearest to. Returns the starting centres (centred)."""
+    """k-means|| over the blocks (``parallel_seeding``), each round one pass that also
+    updates the distances; the potential that sets the sampling rate is estimated on
+    the sample ``S`` before the pass. Returns the starting centres (centred)."""
     cumulative = np.cumsum(sw)
-    first = S[min(np.searchsorted(cumulative, rng.random() * cumulative[-1]), S.shape[0] - 1)]
-    candidates, new = first[None, :], first[None, :]
-    states, owned = [None] * len(runner), None
-    for r in range(rounds + 1):
-        phi = _potential(S, sw, runner.n_samples, candidates) if r < rounds else 0.0
-        rate = oversampling * n_clusters / phi if phi > 0 else None
+    first = S[min(np.searchsorted(cumulative, rng.random() * cumulative[-1]), S.shape[0] - 1)][None, :]
+    states = [None] * len(runner)
+
+    def round_pass(candidates, new, ell, rng):
+        nonlocal states
+        phi = _potential(S, sw, runner.n_samples, candidates) if ell > 0 else 0.0
+        rate = ell / phi if phi > 0 else None
         first_index = candidates.shape[0] - new.shape[0]
         per_block = [(offset, new, first_index, rate, seed) for (seed,) in runner.seeds(rng)]
         states, smalls = runner.run(kb.candidate_round, states, per_block=per_block)
-        owned = np.sum([o for _, o in smalls], axis=0)
-        new = np.concatenate([rows for rows, _ in smalls])
-        candidates = np.vstack([candidates, new])
-    if candidates.shape[0] < n_clusters:  # too few candidates: k-means++ on the sample
-        return kmeans_plusplus(S, n_clusters, rng, weights=sw, x_sq=np.einsum("ij,ij->i", S, S))[0]
-    return reduce_candidates(candidates, owned, n_clusters, rng)
+        sampled = np.concatenate([rows for rows, _ in smalls])
+        return sampled, np.sum([owned for _, owned in smalls], axis=0)
+
+    return parallel_seeding(round_pass, first, n_clusters, rng, rounds=rounds, oversampling=oversampling,
+                            too_few=lambda: kmeans_plusplus(S, n_clusters, rng, weights=sw,
+                                                            x_sq=np.einsum("ij,ij->i", S, S))[0])
 
 
 @dataclass
@@ -116,7 +113,7 @@ def lloyd(runner, offset, centres, *, algorithm, max_iter, tol, callbacks, verbo
     def step(res):
         new = _next_centres(res)
         shift = np.sqrt(np.sum((new - res.centres) ** 2, axis=1))
-        cd, half = _centre_geometry(new)
+        cd, half = centre_geometry(new)
         res = _assign_pass(runner, offset, res.block_states, kb.Geometry(new, shift, half, cd), algorithm)
         return res, res.inertia, 0.0 if res.changed == 0 else float(np.sum(shift**2))
 
@@ -124,65 +121,61 @@ def lloyd(runner, offset, centres, *, algorithm, max_iter, tol, callbacks, verbo
                     label=f"KMeans ({algorithm}, dask)")
 
 
-def _start(km, runner, S, sw, rng):
-    init = km.init
-    if callable(init):
-        raise TypeError("a callable init needs the data in memory; on a dask array use "
-                        "'k-means||' (or 'k-means++', which runs as it), 'random' or an array.")
+def _start(init, runner, offset, S, sw, n_clusters, rng):
+    """Starting centres (centred) for an ``init`` already checked by the estimator."""
     if not isinstance(init, str):
-        C = check_array(init, name="init", estimator_name=type(km).__name__)
-        if C.shape != (km.n_clusters, S.shape[1]):
-            raise ValueError(f"init has shape {C.shape}; it must be (n_clusters, n_features) = "
-                             f"({km.n_clusters}, {S.shape[1]}).")
-        return C.astype(np.float64) - km.offset_
+        return np.asarray(init, dtype=np.float64) - offset
     if init == "random":
-        return random_rows(S, km.n_clusters, rng, weights=sw)
-    return kmeans_parallel(runner, km.offset_, S, sw, km.n_clusters, rng)
+        return random_rows(S, n_clusters, rng, weights=sw)
+    return kmeans_parallel(runner, offset, S, sw, n_clusters, rng)
 
 
-def fit_kmeans(km, X, sample_weight=None):
-    """Fit ``km`` (a ``lowdim.KMeans``) on the dask array ``X``.
+@dataclass
+class DaskKMeansFit:
+    """What k-means of a dask array found: the column means it centred on, the centres
+    in those coordinates (float64), and the best run's labels, inertia and iterations."""
 
-    Fitted attributes are numpy arrays (``labels_`` too: 8 bytes per row, gathered
-    once at the end). On a dask array 'k-means++' runs as 'k-means||', its scalable
-    form: greedy k-means++ needs one pass per cluster.
+    offset: np.ndarray
+    variances: np.ndarray
+    centres: np.ndarray
+    labels: np.ndarray
+    inertia: float
+    n_iter: int
+
+
+def dask_kmeans(X, sample_weight, *, n_clusters, init, algorithm, n_init, max_iter, tol, rng, callbacks=(),
+                verbose=0):
+    """k-means of the dask array ``X`` (checked by the caller) over its row blocks.
+
+    ``init`` is 'k-means||' (what 'k-means++' runs as here: greedy k-means++ needs one
+    pass per cluster), 'random' or a (n_clusters, d) array; ``tol`` is relative to the
+    mean column variance, as the estimator's; ``algorithm`` is resolved ('lloyd',
+    'hamerly' or 'elkan'). Labels are gathered once at the end (8 bytes per row).
 
     Examples
     --------
     >>> import dask.array as da
-    >>> from lowdim import KMeans
     >>> X = da.concatenate([da.zeros((50, 2)), da.ones((50, 2)) * 9]).rechunk(25)
-    >>> km = fit_kmeans(KMeans(n_clusters=2, random_state=0), X)
-    >>> np.sort(km.cluster_centers_[:, 0]).tolist(), km.labels_.shape
+    >>> fit = dask_kmeans(X, None, n_clusters=2, init="k-means||", algorithm="lloyd", n_init=1,
+    ...                   max_iter=100, tol=1e-4, rng=np.random.default_rng(0))
+    >>> np.sort((fit.centres + fit.offset)[:, 0]).tolist(), fit.labels.shape
     ([0.0, 9.0], (100,))
     """
-    name = type(km).__name__
-    X = check_dask_array(X, name)
-    n, d = X.shape
-    check_n_clusters(km.n_clusters, n)
+    n = X.shape[0]
     runner = BlockPasses(X, sample_weight)
-    rng = check_random_state(km.random_state)
     (_, mean, ss), sample, sw = first_pass(runner, rng)
-    var = ss / max(n - 1, 1)
-    warn_constant_features(var, name, CLUSTER_NOTE)
-    km.offset_ = mean.astype(X.dtype).astype(np.float64)
-    S = sample - km.offset_
-    mean_var = float(np.mean(var) * (n - 1) / n)
-    km.algorithm_ = resolve_algorithm(km.algorithm, km.n_clusters, d)
-    km.n_init_ = km._resolve_n_init()
+    variances = ss / max(n - 1, 1)
+    offset = mean.astype(X.dtype).astype(np.float64)
+    S = sample - offset
+    mean_var = float(np.mean(variances) * (n - 1) / n)
 
     def run_once(rng):
-        return lloyd(runner, km.offset_, _start(km, runner, S, sw, rng), algorithm=km.algorithm_,
-                     max_iter=km.max_iter, tol=km.tol * mean_var, callbacks=km.callbacks or (),
-                     verbose=km.verbose)
+        return lloyd(runner, offset, _start(init, runner, offset, S, sw, n_clusters, rng), algorithm=algorithm,
+                     max_iter=max_iter, tol=tol * mean_var, callbacks=callbacks, verbose=verbose)
 
-    best = best_of_restarts(run_once, km.n_init_, rng)
-    km.n_features_in_ = d
-    km._store_centres(best.state.centres, X.dtype)
-    km.labels_ = fetch_labels(best.state.block_states)
-    km.inertia_, km.n_iter_ = best.state.inertia, int(best.n_iter)
-    warn_fewer_clusters(km.cluster_centers_, km.n_clusters, name)
-    return km
+    best = best_of_restarts(run_once, n_init, rng)
+    return DaskKMeansFit(offset, variances, best.state.centres, fetch_labels(best.state.block_states),
+                         best.state.inertia, int(best.n_iter))
 
 
 def fetch_labels(states):

@@ -1,89 +1,14 @@
-"""What each row block contributes to a PCA, and how two contributions merge.
+"""What each row block contributes to a distributed PCA beyond its moments (TSQR R
+factors, products with the covariance), and how the contributions merge exactly.
 
-Each function runs on a worker on one row block and returns small float64 arrays;
-each ``merge_*`` combines a list of them exactly (Chan, Golub and LeVeque's pairwise
-update), so any tree of merges gives the same result up to rounding.
+Each function runs on a worker on one row block and returns small float64 arrays; the
+merges use the same pairwise update as the moments (``linalg.merge_step``).
 """
 
 import numpy as np
 
-from .._validation import check_finite
-from ..linalg._moments import _chan_merge, _dense_block_scatter
-
-
-def _checked(block, start, *values):
-    """Raise (naming the global row) when the block's moments show non-finite input."""
-    if all(np.isfinite(v).all() for v in values):
-        return
-    try:
-        check_finite(block)
-    except ValueError as exc:
-        raise ValueError(f"in the row block of the dask array that starts at row {start} "
-                         f"(row numbers below count from there): {exc}") from None
-
-
-def block_scatter(block, start):
-    """(n, mean, centred scatter) of one block, by one syrk in the block's dtype.
-
-    Examples
-    --------
-    >>> n, m, S = block_scatter(np.array([[0.0, 1.0], [2.0, 1.0]]), 0)
-    >>> n, m.tolist(), S.tolist()
-    (2, [1.0, 1.0], [[2.0, 0.0], [0.0, 0.0]])
-    """
-    mean, scatter = _dense_block_scatter(block, True)
-    _checked(block, start, mean, np.diag(scatter))
-    return block.shape[0], mean, scatter
-
-
-def merge_scatter(parts):
-    """Merge ``block_scatter`` results.
-
-    Examples
-    --------
-    >>> X = np.arange(12.0).reshape(6, 2) ** 2
-    >>> n, m, S = merge_scatter([block_scatter(X[:2], 0), block_scatter(X[2:], 2)])
-    >>> bool(np.allclose(S / (n - 1), np.cov(X.T)))
-    True
-    """
-    n, mean, scatter = parts[0][0], parts[0][1].copy(), parts[0][2].copy()
-    for nb, mean_b, scatter_b in parts[1:]:
-        n, mean = _chan_merge(n, mean, scatter, nb, mean_b, scatter_b)
-    return n, mean, scatter
-
-
-def block_variances(block, start):
-    """(n, mean, per-feature sum of squared deviations) of one block, in float64.
-
-    Examples
-    --------
-    >>> block_variances(np.array([[0.0], [2.0]]), 0)[2].tolist()
-    [2.0]
-    """
-    from ..linalg import column_moments
-
-    mean, var = column_moments(block)
-    _checked(block, start, mean, var)
-    return block.shape[0], mean, var * max(block.shape[0] - 1, 0)
-
-
-def merge_variances(parts):
-    """Merge ``block_variances`` results (the diagonal of ``merge_scatter``).
-
-    Examples
-    --------
-    >>> X = np.arange(10.0).reshape(5, 2) ** 2
-    >>> n, m, ss = merge_variances([block_variances(X[:3], 0), block_variances(X[3:], 3)])
-    >>> bool(np.allclose(ss / (n - 1), X.var(axis=0, ddof=1)))
-    True
-    """
-    n, mean, ss = parts[0][0], parts[0][1].copy(), parts[0][2].copy()
-    for nb, mean_b, ss_b in parts[1:]:
-        total = n + nb
-        delta = mean_b - mean
-        ss += ss_b + delta**2 * (n * nb / total)
-        mean, n = mean + delta * (nb / total), total
-    return n, mean, ss
+from ..linalg._block_moments import check_block_finite, merge_variances
+from ..linalg._moments import merge_step
 
 
 def block_r_factor(block, start):
@@ -98,7 +23,7 @@ def block_r_factor(block, start):
     """
     centred = block.astype(np.float64)
     mean = centred.mean(axis=0)
-    _checked(block, start, mean)  # a NaN or infinity anywhere makes its column mean non-finite
+    check_block_finite(block, start, mean)  # a NaN or infinity anywhere makes its column mean non-finite
     centred -= mean
     return block.shape[0], mean, np.linalg.qr(centred, mode="r")  # (min(n, d), d)
 
@@ -117,10 +42,8 @@ def merge_r_factors(parts):
     n, mean = parts[0][0], parts[0][1].copy()
     rows = [parts[0][2]]
     for nb, mean_b, R_b in parts[1:]:
-        total = n + nb
-        delta = mean_b - mean
-        rows += [R_b, np.sqrt(n * nb / total) * delta[None, :]]
-        mean, n = mean + delta * (nb / total), total
+        n, mean, delta, weight = merge_step(n, mean, nb, mean_b)
+        rows += [R_b, np.sqrt(weight) * delta[None, :]]
     return n, mean, np.linalg.qr(np.vstack(rows), mode="r")
 
 
@@ -154,7 +77,7 @@ def block_moments_product(block, start, P):
     """
     nb = block.shape[0]
     mean = block.mean(axis=0, dtype=np.float64)
-    _checked(block, start, mean)
+    check_block_finite(block, start, mean)
     shift = mean.astype(block.dtype)  # x - shift is exact for data near its mean
     Xc = block - shift
     Y = Xc @ P.astype(block.dtype)

@@ -17,15 +17,15 @@ Three solvers, each a few passes over the data with only small arrays on the dri
   integer n_components; 'auto' picks it when d > 4096.
 """
 
-import numbers
 from functools import partial
 
 import numpy as np
 
-from ..decomposition._pca_solvers import Spectrum, feature_scale, resolve_power_iterations, spectrum_from_scatter
+from ..distributed import compute, row_blocks, tree_reduce
 from ..linalg import ScatterAccumulator, subspace_iteration
-from . import _block_moments as bm
-from ._arrays import check_dask_array, compute, row_blocks, tree_reduce
+from ..linalg import _block_moments as moments_of
+from . import _pca_blocks as bm
+from ._pca_solvers import Spectrum, feature_scale, resolve_power_iterations, spectrum_from_scatter
 
 SOLVERS = ("auto", "covariance", "svd", "randomized")
 
@@ -54,7 +54,7 @@ def _reduce_blocks(X, leaf, merge, *args):
 
 def covariance_spectrum(X, k, opts):
     """One pass: merged block scatter matrices, then the top of the eigenproblem."""
-    n, mean, scatter = compute(_reduce_blocks(X, bm.block_scatter, bm.merge_scatter))[0]
+    n, mean, scatter = compute(_reduce_blocks(X, moments_of.block_scatter, moments_of.merge_scatter))[0]
     return spectrum_from_scatter(ScatterAccumulator.from_moments(n, mean, scatter), k, opts)
 
 
@@ -79,8 +79,8 @@ def randomized_spectrum(X, k, opts):
     blocks, starts = row_blocks(X)
     moments = {}
     if opts.standardize:
-        moments.update(zip(("n", "mean", "ss"), compute(_reduce_blocks(X, bm.block_variances,
-                                                                        bm.merge_variances))[0]))
+        moments.update(zip(("n", "mean", "ss"), compute(_reduce_blocks(X, moments_of.block_variances,
+                                                                        moments_of.merge_variances))[0]))
     scale = feature_scale(moments["ss"] / max(n - 1, 1)) if opts.standardize else None
     product = dask.delayed(bm.block_gram_product, pure=True)
     first = dask.delayed(bm.block_moments_product, pure=True)
@@ -105,35 +105,31 @@ def randomized_spectrum(X, k, opts):
 _SPECTRA = {"covariance": covariance_spectrum, "svd": tsqr_spectrum, "randomized": randomized_spectrum}
 
 
-def fit_pca(pca, X):
-    """Fit ``pca`` (a ``lowdim.PCA``) on the dask array ``X``; fitted attributes are numpy.
+def dask_spectrum(X, solver, k, opts):
+    """The ``Spectrum`` of the dask array ``X`` (checked by the caller) by ``solver``.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, d), one column chunk
+    solver : {'covariance', 'svd', 'randomized'}
+        'auto' is resolved by the caller (``choose_dask_solver``).
+    k : int or None
+        Components wanted; None for the whole spectrum (not with 'randomized').
+    opts : SolverOptions
 
     Examples
     --------
     >>> import dask.array as da
-    >>> from lowdim import PCA
+    >>> from lowdim.decomposition._pca_solvers import SolverOptions
     >>> X = da.random.default_rng(0).normal(size=(1000, 5), chunks=(250, 5))
-    >>> pca = fit_pca(PCA(n_components=2), X)
-    >>> pca.components_.shape, pca.solver_
-    ((2, 5), 'covariance')
+    >>> spectrum = dask_spectrum(X, "covariance", 2, SolverOptions())
+    >>> spectrum.components.shape, spectrum.n_samples
+    ((2, 5), 1000)
     """
-    name = type(pca).__name__
-    X = check_dask_array(X, name)
-    n, d = X.shape
-    pca._check_n_samples(n, d)
-    solver = pca._requested_solver()
-    k = pca.n_components
-    want_k = int(k) if isinstance(k, numbers.Integral) else None
-    if solver == "auto":
-        solver = choose_dask_solver(n, d, want_k)
     if solver not in _SPECTRA:
         raise ValueError(f"solver={solver!r} does not run on dask arrays; use one of "
                          f"{list(SOLVERS)} ('covariance' or 'svd' for every n_components form, "
                          "'randomized' for many features).")
-    if solver == "randomized" and want_k is None:
-        raise ValueError(f"n_components={k!r} needs the whole spectrum, which solver='randomized' "
-                         "does not compute; use solver='covariance' or 'svd' (TSQR) on dask arrays.")
-    spectrum = _SPECTRA[solver](X, want_k, pca._solver_options(n, d))
-    pca.n_features_in_ = d
-    pca._set_spectrum(spectrum, X.dtype, solver)
-    return pca
+    if solver == "randomized" and k is None:
+        raise ValueError("solver='randomized' computes the top k components only; give k.")
+    return _SPECTRA[solver](X, k, opts)

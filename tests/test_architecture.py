@@ -1,0 +1,102 @@
+"""The package's layering: no import cycles between modules or between subpackages, and
+the infrastructure layers never reach up into the estimators (docs/architecture.md)."""
+
+import ast
+import pathlib
+
+import pytest
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "lowdim"
+
+
+def _module_name(path):
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(importer, path, node):
+    """The lowdim modules an ``ImportFrom`` node names (relative imports only)."""
+    package = importer if path.name == "__init__.py" else importer.rsplit(".", 1)[0]
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    target = ".".join(base + ([node.module] if node.module else []))
+    modules = []
+    for alias in node.names:  # ``from . import _csv`` names a module, not a function
+        candidate = f"{target}.{alias.name}"
+        as_path = SRC.joinpath(*candidate.split("."))
+        if as_path.with_suffix(".py").exists() or as_path.is_dir():
+            modules.append(candidate)
+    return modules or [target]
+
+
+def import_graph():
+    """module -> the lowdim modules it imports anywhere in its file (inside functions too)."""
+    graph = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = _module_name(path)
+        edges = graph.setdefault(name, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                edges.update(m for m in _resolve(name, path, node) if m != name)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lowdim."):
+                edges.add(node.module)
+    return graph
+
+
+def _collapse(graph, depth):
+    """The graph between the first ``depth`` parts of the names (2: subpackages)."""
+    def key(name):
+        return ".".join(name.split(".")[:depth])
+
+    out = {}
+    for a, targets in graph.items():
+        out.setdefault(key(a), set()).update(key(b) for b in targets if key(b) != key(a))
+    return out
+
+
+def _cycle(graph):
+    """One import cycle as a list of names, or None."""
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def _package_edges(graph):
+    """Edges between modules, ignoring a package's ``__init__`` re-exporting its own modules."""
+    return {a: {b for b in targets if not b.startswith(a + ".")} for a, targets in graph.items()}
+
+
+def test_no_import_cycle_between_modules():
+    assert _cycle(_package_edges(import_graph())) is None
+
+
+def test_no_import_cycle_between_subpackages():
+    assert _cycle(_collapse(import_graph(), 2)) is None
+
+
+@pytest.mark.parametrize("layer", ["lowdim.linalg", "lowdim.neighbors", "lowdim.distributed", "lowdim._kernels"])
+def test_infrastructure_does_not_import_estimators(layer):
+    estimators = {"lowdim.cluster", "lowdim.decomposition", "lowdim.manifold", "lowdim.embedding",
+                  "lowdim.cli", "lowdim.report"}
+    reached = _collapse(import_graph(), 2).get(layer, set())
+    assert not reached & estimators, f"{layer} imports {sorted(reached & estimators)}"
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
