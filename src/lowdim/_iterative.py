@@ -45,6 +45,19 @@ class LoopResult:
     history: list = field(default_factory=list)
 
 
+class _Stop:
+    """The type of ``STOP``."""
+
+    def __repr__(self):
+        return "STOP"
+
+    def __format__(self, spec):
+        return "stop"
+
+
+STOP = _Stop()  # a step's ``change`` when the step itself decided that the loop has converged
+
+
 def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iteration", warn=True):
     """Iterate ``step`` until its change measure drops to ``tol`` or ``max_iter`` steps.
 
@@ -52,13 +65,14 @@ def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iter
     ----------
     step : callable
         ``step(state) -> (state, objective, change)``; ``change`` is the convergence
-        measure compared with ``tol`` (for example a relative objective decrease).
+        measure compared with ``tol`` (for example a relative objective decrease), or
+        ``STOP`` when the step has its own stopping rule and it is met.
     state : object
         Initial state.
     max_iter : int
         Maximum number of steps.
-    tol : float
-        Convergence threshold on ``change``.
+    tol : float or None
+        Convergence threshold on ``change``; None when only ``STOP`` ends the loop early.
     callbacks : sequence of callables
         Each is called as ``callback(iteration, objective, state)``; a truthy return
         value stops the run (not counted as a convergence failure).
@@ -89,13 +103,13 @@ def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iter
         if any(cb(iteration, objective, state) for cb in callbacks):
             result.stopped = True
             return result
-        if change <= tol:
+        if change is STOP or (tol is not None and change <= tol):
             result.converged = True
             return result
     if warn:
+        last = f" (last change {change:.3g} > tol={tol:g})" if tol is not None else ""
         warnings.warn(
-            f"{label} did not converge within max_iter={max_iter} iterations (last change "
-            f"{change:.3g} > tol={tol:g}); increase max_iter or tol.",
+            f"{label} did not converge within max_iter={max_iter} iterations{last}; increase max_iter or tol.",
             ConvergenceWarning,
             stacklevel=3,
         )

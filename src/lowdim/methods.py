@@ -52,50 +52,70 @@ class Method:
         return getattr(import_module(module), name)
 
 
-# working memory in bytes for n rows, d features, k outputs, beyond the data itself
-MEMORY_MODELS = {
-    "linear": lambda n, d, k: 8 * (n * d + n * k + d * d),            # a centred copy, covariance
-    "kernel": lambda n, d, k: 8 * (n * n + n * d),                     # an N x N kernel / distance matrix
-    "neighbors": lambda n, d, k: 8 * (n * d + 100 * n + 40 * n * k),   # kNN graph, layout, buffers
-    "local": lambda n, d, k: 8 * (n * d + n * 30 * 30 + 30 * n),        # local fits, sparse form
-    "clusters": lambda n, d, k: 8 * (2 * n * d + n * k),
-}
+# Working memory in bytes for n rows, d features and k outputs, beyond the data itself.
 
-_D, _M, _E, _C = "lowdim.decomposition", "lowdim.manifold", "lowdim.embedding", "lowdim.cluster"
+
+def linear_memory(n, d, k):
+    """A centred copy of the data, the scores and a d x d covariance."""
+    return 8 * (n * d + n * k + d * d)
+
+
+def kernel_memory(n, d, k):
+    """An n x n kernel or distance matrix."""
+    return 8 * (n * n + n * d)
+
+
+def neighbors_memory(n, d, k):
+    """The kNN graph, the layout and its buffers."""
+    return 8 * (n * d + 100 * n + 40 * n * k)
+
+
+def local_memory(n, d, k):
+    """Local fits on 30 neighbours each, kept in sparse form."""
+    return 8 * (n * d + n * 30 * 30 + 30 * n)
+
+
+def clusters_memory(n, d, k):
+    """A centred copy, the distances to k centres and the bounds."""
+    return 8 * (2 * n * d + n * k)
+
+
+MEMORY_MODELS = {"linear": linear_memory, "kernel": kernel_memory, "neighbors": neighbors_memory,
+                 "local": local_memory, "clusters": clusters_memory}
 
 EMBEDDINGS = {
-    "pca": Method(f"{_D}:PCA", summary="principal component analysis"),
-    "incremental-pca": Method(f"{_D}:IncrementalPCA", summary="PCA from exact streamed moments"),
-    "kernel-pca": Method(f"{_D}:KernelPCA", {"kernel": "rbf"}, memory="kernel", summary="kernel PCA (rbf by default)"),
-    "ppca": Method(f"{_D}:ProbabilisticPCA", missing_ok=True, summary="probabilistic PCA"),
-    "factor-analysis": Method(f"{_D}:FactorAnalysis", missing_ok=True, summary="factor analysis"),
-    "ica": Method(f"{_D}:FastICA", summary="independent component analysis (FastICA)"),
-    "nmf": Method(f"{_D}:NMF", summary="non-negative matrix factorisation"),
-    "mf": Method(f"{_D}:MatrixFactorization", summary="matrix factorisation by alternating least squares"),
-    "lda": Method(f"{_D}:LinearDiscriminantAnalysis", supervised=True,
+    "pca": Method("lowdim.decomposition:PCA", summary="principal component analysis"),
+    "incremental-pca": Method("lowdim.decomposition:IncrementalPCA", summary="PCA from exact streamed moments"),
+    "kernel-pca": Method("lowdim.decomposition:KernelPCA", {"kernel": "rbf"}, memory="kernel", summary="kernel PCA (rbf by default)"),
+    "ppca": Method("lowdim.decomposition:ProbabilisticPCA", missing_ok=True, summary="probabilistic PCA"),
+    "factor-analysis": Method("lowdim.decomposition:FactorAnalysis", missing_ok=True, summary="factor analysis"),
+    "ica": Method("lowdim.decomposition:FastICA", summary="independent component analysis (FastICA)"),
+    "nmf": Method("lowdim.decomposition:NMF", summary="non-negative matrix factorisation"),
+    "mf": Method("lowdim.decomposition:MatrixFactorization", summary="matrix factorisation by alternating least squares"),
+    "lda": Method("lowdim.decomposition:LinearDiscriminantAnalysis", supervised=True,
                   summary="Fisher linear discriminant analysis (needs --label-column)"),
-    "mds": Method(f"{_M}:MDS", memory="kernel", summary="multidimensional scaling"),
-    "isomap": Method(f"{_M}:Isomap", memory="kernel", summary="Isomap"),
-    "lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "standard"}, memory="local", summary="locally linear embedding"),
-    "hessian-lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "hessian", "n_neighbors": 10},
+    "mds": Method("lowdim.manifold:MDS", memory="kernel", summary="multidimensional scaling"),
+    "isomap": Method("lowdim.manifold:Isomap", memory="kernel", summary="Isomap"),
+    "lle": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "standard"}, memory="local", summary="locally linear embedding"),
+    "hessian-lle": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "hessian", "n_neighbors": 10},
                           memory="local", summary="Hessian eigenmaps"),
-    "modified-lle": Method(f"{_M}:LocallyLinearEmbedding", {"method": "modified", "n_neighbors": 10},
+    "modified-lle": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "modified", "n_neighbors": 10},
                            memory="local", summary="modified LLE"),
-    "ltsa": Method(f"{_M}:LocallyLinearEmbedding", {"method": "ltsa", "n_neighbors": 10},
+    "ltsa": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "ltsa", "n_neighbors": 10},
                    memory="local", summary="local tangent space alignment"),
-    "spectral": Method(f"{_M}:SpectralEmbedding", memory="neighbors", summary="Laplacian eigenmaps"),
-    "mvu": Method(f"{_M}:MaximumVarianceUnfolding", memory="kernel",
+    "spectral": Method("lowdim.manifold:SpectralEmbedding", memory="neighbors", summary="Laplacian eigenmaps"),
+    "mvu": Method("lowdim.manifold:MaximumVarianceUnfolding", memory="kernel",
                   summary="maximum variance unfolding (exact up to 300 points; landmarks above, with lowdim[sdp])"),
-    "sne": Method(f"{_E}:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"),
-    "tsne": Method(f"{_E}:TSNE", memory="neighbors", summary="t-SNE"),
-    "umap": Method(f"{_E}:UMAP", memory="neighbors", summary="UMAP"),
+    "sne": Method("lowdim.embedding:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"),
+    "tsne": Method("lowdim.embedding:TSNE", memory="neighbors", summary="t-SNE"),
+    "umap": Method("lowdim.embedding:UMAP", memory="neighbors", summary="UMAP"),
 }
 
 CLUSTERINGS = {
-    "kmeans": Method(f"{_C}:KMeans", size="n_clusters", memory="clusters", summary="k-means"),
-    "minibatch-kmeans": Method(f"{_C}:MiniBatchKMeans", size="n_clusters", memory="clusters", summary="mini-batch k-means"),
-    "kmedoids": Method(f"{_C}:KMedoids", size="n_clusters", memory="kernel", summary="k-medoids (PAM)"),
-    "gmm": Method(f"{_C}:GaussianMixture", missing_ok=True, memory="clusters", summary="Gaussian mixture (EM)"),
+    "kmeans": Method("lowdim.cluster:KMeans", size="n_clusters", memory="clusters", summary="k-means"),
+    "minibatch-kmeans": Method("lowdim.cluster:MiniBatchKMeans", size="n_clusters", memory="clusters", summary="mini-batch k-means"),
+    "kmedoids": Method("lowdim.cluster:KMedoids", size="n_clusters", memory="kernel", summary="k-medoids (PAM)"),
+    "gmm": Method("lowdim.cluster:GaussianMixture", missing_ok=True, memory="clusters", summary="Gaussian mixture (EM)"),
 }
 
 

@@ -2,7 +2,7 @@
 
 import time
 
-from ._common import (UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data, progress)
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data, progress
 
 HELP = "embed data with any method (pca, tsne, umap, isomap, ...; see --list)"
 

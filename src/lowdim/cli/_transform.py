@@ -11,9 +11,9 @@ def add_arguments(parser):
 
 
 def run(args, say):
-    from ..io import load, write_table
-
     import os
+
+    from ..io import load, write_table
 
     if not os.path.isfile(args.model):
         raise UsageError(f"{args.model}: no such model file; write one with --save-model.")

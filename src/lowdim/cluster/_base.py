@@ -9,10 +9,10 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 
 from .._estimator import ValidatedInputMixin
 from .._validation import check_sample_weight, warn_constant_features  # noqa: F401 - shared by the cluster estimators
-from ..exceptions import ConvergenceWarning
 from ..distributed import is_dask_array, map_rows
-from ..linalg import column_moments
-
+from ..exceptions import ConvergenceWarning
+from ..linalg import column_moments, row_norms_sq, sq_euclidean
+from ._lloyd import assign
 
 # what the all-rows-identical warning says for clusterers
 CLUSTER_NOTE = "every sample sits at one point, so there is a single distinct cluster"
@@ -63,14 +63,6 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
     (the column means, in X's dtype), which keeps float32 data far from the origin
     precise; ``offset_centers_`` are the centres in those coordinates (float64)."""
 
-    # seeding draws rows with probability proportional to their weight, so a weight of
-    # 2 and a repeated row lead to different random starts (as in scikit-learn)
-    _expected_failed_checks = {
-        "check_sample_weight_equivalence_on_dense_data":
-            "weighted seeding draws differ from seeding on repeated rows",
-        "check_sample_weight_equivalence_on_sparse_data":
-            "weighted seeding draws differ from seeding on repeated rows",
-    }
 
     @property
     def _n_features_out(self):
@@ -82,7 +74,6 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         ``X`` is not centred (that would fill it): it is used as it is (CSR), with
         ``offset_`` zero."""
         from .._kernels.moments import shifted_copy_with_norms
-        from ..linalg import row_norms_sq
 
         mean_var = None
         if reset:
@@ -117,8 +108,6 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         return X, Xc, x_sq, centres
 
     def _nearest(self, X):
-        from ._lloyd import assign
-
         X, Xc, x_sq, centres = self._centred_input(X)
         labels, dist = assign(Xc, centres, x_sq)
         return X, labels, dist
@@ -151,8 +140,6 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         ndarray of shape (n_samples, n_clusters), in X's dtype
             A lazy dask array when ``X`` is one.
         """
-        from ..linalg import sq_euclidean
-
         if is_dask_array(X):
             # integer input is validated to float64 block by block: declare what comes out
             return self._lazy(self.transform, X, self.n_clusters, X.dtype if X.dtype.kind == "f" else np.float64)

@@ -16,6 +16,9 @@ from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments
 from ._base import CLUSTER_NOTE
 from ._gmm_em import GaussianParams, e_step, e_step_missing, m_step, statistics
+from ._kmeans import KMeans
+from ._kmeans_init import kmeans_plusplus
+from ._lloyd import assign
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 
@@ -36,10 +39,6 @@ def initial_responsibilities(X, k, init_params, rng):
     >>> initial_responsibilities(X, 2, "kmeans", np.random.default_rng(0)).sum(axis=0).tolist()
     [2.0, 2.0]
     """
-    from ._kmeans import KMeans
-    from ._kmeans_init import kmeans_plusplus
-    from ._lloyd import assign
-
     if init_params == "random":
         resp = rng.uniform(size=(X.shape[0], k))
         return resp / resp.sum(axis=1, keepdims=True)
@@ -182,7 +181,6 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         "warm_start": [BOOLEAN],
         "callbacks": [NONE, InstanceOf(list, tuple)],
     }
-    _iterative_fit = True
 
     def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
                  max_iter=100, n_init=1, init_params="kmeans", weights_init=None, means_init=None,

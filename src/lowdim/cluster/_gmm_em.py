@@ -12,7 +12,7 @@ import numpy as np
 import scipy.linalg
 from scipy.special import logsumexp
 
-from ..linalg import matmul, symmetrize, syrk_upper
+from ..linalg import matmul, symmetric_from_upper, syrk_upper
 
 LOG_2PI = np.log(2 * np.pi)
 
@@ -123,7 +123,7 @@ def statistics(X, resp, covariance_type):
     for k in range(K):
         mu = s1[k] / nk[k]
         weighted_centred(X, mu, np.ascontiguousarray(resp[:, k]), buffer)
-        s2[k] = symmetrize(syrk_upper(buffer)) + nk[k] * np.outer(mu, mu)
+        s2[k] = symmetric_from_upper(syrk_upper(buffer)) + nk[k] * np.outer(mu, mu)
     if covariance_type == "tied":
         return nk, s1, s2.sum(axis=0)[None]
     return nk, s1, s2

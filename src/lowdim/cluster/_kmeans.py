@@ -137,7 +137,6 @@ class KMeans(CentroidClusterer):
         "copy_x": [BOOLEAN],
         "callbacks": [NONE, InstanceOf(list, tuple)],
     }
-    _iterative_fit = True
 
     def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4,
                  verbose=0, random_state=None, copy_x=True, algorithm="auto", callbacks=None):

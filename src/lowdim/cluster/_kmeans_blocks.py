@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._lloyd import CHUNK, KMeansState, assign, bounded_start
 from .._threads import blas_limit
+from ._lloyd import CHUNK, KMeansState, assign, bounded_start
 
 
 def centred_block(block, offset, weights):

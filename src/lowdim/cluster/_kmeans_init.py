@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..linalg import sq_euclidean
-from ._lloyd import assign
+from ._lloyd import assign, kmeans_single
 
 
 def _sample_by_potential(cumulative, rng, size):
@@ -162,8 +162,6 @@ def reduce_candidates(C, cand_w, n_clusters, rng):
     >>> np.sort(c.ravel()).round(1).tolist()
     [0.1, 9.2]
     """
-    from ._lloyd import kmeans_single
-
     C = np.asarray(C)
     c_sq = np.einsum("ij,ij->i", C, C).astype(np.float64)
     centres, _ = kmeans_plusplus(C, n_clusters, rng, weights=cand_w + 1e-12, x_sq=c_sq)

@@ -8,7 +8,7 @@ from .._iterative import run_loop
 from .._memory import require_memory
 from .._params import ARRAY_LIKE, CALLABLE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_array, warn_constant_features
 from ..linalg import column_moments, pairwise_distances
 from ..linalg._distances import EUCLIDEAN_METRICS
 from ._base import CLUSTER_NOTE, check_n_clusters, warn_fewer_clusters
@@ -162,7 +162,6 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         "max_iter": [Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
     }
-    _iterative_fit = True
 
     def __init__(self, n_clusters=8, *, metric="euclidean", method="alternate", init="build",
                  max_iter=300, random_state=None):
@@ -255,7 +254,6 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         if self.metric == "precomputed":
             from sklearn.utils.validation import check_is_fitted
 
-            from .._validation import check_array
 
             check_is_fitted(self)
             X = check_array(X, estimator_name="KMedoids")

@@ -114,7 +114,6 @@ class MiniBatchKMeans(CentroidClusterer):
         "n_init": [Options({"auto"}), Interval(int, 1, None, closed="left")],
         "reassignment_ratio": [Interval(float, 0, None, closed="left")],
     }
-    _iterative_fit = True
 
     def __init__(self, n_clusters=8, *, init="k-means++", max_iter=100, batch_size=1024, verbose=0,
                  compute_labels=True, random_state=None, tol=0.0, max_no_improvement=10,

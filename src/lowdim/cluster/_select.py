@@ -6,6 +6,9 @@ import numpy as np
 
 from .._random import check_random_state
 from .._validation import check_array
+from ..metrics import silhouette_score
+from ._gaussian_mixture import GaussianMixture
+from ._kmeans import KMeans
 
 METHODS = ("elbow", "silhouette", "bic", "aic", "gap")
 
@@ -104,10 +107,6 @@ def select_n_clusters(X, method="elbow", *, k_range=range(1, 11), sample_size=10
     >>> select_n_clusters(X, "silhouette", k_range=range(2, 7), random_state=0).n_clusters
     3
     """
-    from ..metrics import silhouette_score
-    from ._gaussian_mixture import GaussianMixture
-    from ._kmeans import KMeans
-
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
     X = check_array(X, estimator_name="select_n_clusters")

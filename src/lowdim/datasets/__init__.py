@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 
+from ..io._images import read_image_folder
 from ._fashion_mnist import load_fashion_mnist
 from ._generators import make_blobs, make_s_curve, make_sources, make_swiss_roll
 
@@ -69,8 +70,6 @@ def load_orl_faces():
     >>> images.shape, len(set(person.tolist()))
     ((400, 112, 92), 40)
     """
-    from ..io._images import read_image_folder
-
     images, folders = read_image_folder(os.path.join(_DATA, "orl_faces"))
     return images, np.array([int(f.lstrip("s")) - 1 for f in folders])
 

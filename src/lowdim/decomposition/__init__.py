@@ -7,9 +7,9 @@ from ._incremental import IncrementalPCA
 from ._kernel_pca import KernelPCA
 from ._lda import LinearDiscriminantAnalysis
 from ._nmf import NMF, MatrixFactorization
-from ._select_components import ComponentSelection, select_n_components
 from ._pca import PCA
 from ._pca_solvers import choose_solver
 from ._ppca import ProbabilisticPCA
+from ._select_components import ComponentSelection, select_n_components
 
 __all__ = ["PCA", "IncrementalPCA", "ProbabilisticPCA", "FactorAnalysis", "LinearDiscriminantAnalysis", "FastICA", "KernelPCA", "NMF", "MatrixFactorization", "ComponentSelection", "select_n_components", "choose_solver"]

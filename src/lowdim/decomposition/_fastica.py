@@ -18,8 +18,8 @@ from .._params import (
 )
 from .._random import check_random_state
 from ..linalg import flip_signs
-from ._pca import PCA
 from ._mixins import ComponentTransformer
+from ._pca import PCA
 
 
 def _logcosh(u, alpha=1.0):
@@ -180,7 +180,6 @@ class FastICA(ComponentTransformer):
         "whiten_solver": [Options({"auto", "covariance", "eigh", "svd"})],
         "random_state": [RANDOM_STATE],
     }
-    _iterative_fit = True  # results agree across runs to tol, not to rounding
 
     def __init__(self, n_components=None, *, algorithm="parallel", whiten="unit-variance",
                  fun="logcosh", fun_args=None, max_iter=200, tol=1e-4, w_init=None,

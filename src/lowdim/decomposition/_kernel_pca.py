@@ -15,6 +15,7 @@ from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments, flip_signs, lanczos_eigh, matmul, subspace_iteration, top_eigh
 from ._kernel_functions import KERNELS, kernel_matrix
 from ._mixins import ComponentTransformer
+from ._pca import PCA
 
 
 def centre_kernel(K):
@@ -333,8 +334,6 @@ class KernelPCA(ComponentTransformer):
         return solver
 
     def _fit_nystroem(self, X, rng):
-        from ._pca import PCA
-
         n, m = X.shape[0], min(self.n_landmarks, X.shape[0])
         require_memory(8 * n * m * 3, f"Nystroem kernel PCA with {m} landmarks",
                        "use fewer landmarks")

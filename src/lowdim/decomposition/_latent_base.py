@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._params import validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
-from ..linalg import ScatterAccumulator, column_moments, top_eigh
+from ..linalg import ScatterAccumulator, column_moments, flip_signs, matmul, subspace_iteration, top_eigh
 from ._latent_gaussian import em_missing, loglik_rows, posterior_mean
 from ._mixins import ComponentTransformer, DensityScoreMixin
 
@@ -21,8 +21,6 @@ def principal_init(S, k, *, method="lapack", rng=None, n_iter=3):
     by LAPACK ('lapack') or by randomized subspace iteration with ``n_iter`` power
     iterations ('randomized', from ``rng``)."""
     if method == "randomized" and k < S.shape[0]:
-        from ..linalg import matmul, subspace_iteration
-
         size = min(S.shape[0], k + 10)
         w, V, _ = subspace_iteration(lambda B: matmul(S, B), S.shape[0], S.dtype, size, k, n_iter=max(n_iter, 1),
                                      rng=rng, tol=None, nystrom=False)
@@ -38,7 +36,6 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
     """Base of ``ProbabilisticPCA`` and ``FactorAnalysis`` (not public)."""
 
     _isotropic = False
-    _iterative_fit = True  # results agree across runs to the EM tolerance, not to rounding
 
     def fit(self, X, y=None):
         """Fit the model; NaN entries are treated as missing and marginalised by EM.
@@ -105,8 +102,6 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
 
     def _orient(self, W):
         """Sign convention (largest-magnitude loading positive); subclasses may rotate."""
-        from ..linalg import flip_signs
-
         return flip_signs(W)[0] if W.size else W
 
     # ------------------------------------------------------------------ using the model

@@ -161,7 +161,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         self.priors_ = self._priors(counts)
         self.xbar_ = self.priors_ @ self.means_
         within = X64 - self.means_[y]
-        getattr(self, f"_solve_{self.solver}")(X64, within, y)
+        solve = {"svd": self._solve_svd, "lsqr": self._solve_lsqr, "eigen": self._solve_eigen}[self.solver]
+        solve(X64, within, y)
         self._finish(X.dtype)
         return self
 

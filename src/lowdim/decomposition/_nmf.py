@@ -7,16 +7,16 @@ from .._iterative import run_loop
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
-from ..linalg import CenteredData, column_moments, randomized_svd, symmetrize, syrk_upper, top_eigh
+from ..linalg import CenteredData, column_moments, randomized_svd, symmetric_from_upper, syrk_upper, top_eigh
 from ._factorization_updates import (
     beta_value,
-    squared_norm,
     hals_update_h,
     loss,
     loss_from_products,
     mu_update_h,
     penalty,
     ridge_update_h,
+    squared_norm,
 )
 from ._mixins import ComponentTransformer
 
@@ -28,7 +28,7 @@ def _top_svd(X, k, rng):
     when it has at most 4096 rows, else randomized."""
     n, d = X.shape
     if min(n, d) <= 4096 and not sp.issparse(X):
-        gram = symmetrize(syrk_upper(np.ascontiguousarray(X), gram_of_rows=n < d))
+        gram = symmetric_from_upper(syrk_upper(np.ascontiguousarray(X), gram_of_rows=n < d))
         w, V = top_eigh(gram, k)
         s = np.sqrt(np.maximum(w, 0.0))
         safe = np.where(s > 0, s, 1.0)
@@ -97,8 +97,6 @@ def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, 
 class _Factorization(ComponentTransformer):
     """Shared input handling, fit and inverse_transform of X ~ W H."""
 
-    _iterative_fit = True
-    _uncentred = True  # no mean is removed: the first factor carries any offset
 
     def _check(self, X, reset):
         X = self._validate_input(X, reset=reset, allow_nan=self.__sklearn_tags__().input_tags.allow_nan)
@@ -221,7 +219,6 @@ class NMF(_Factorization):
     True
     """
 
-    _components_limit = "none"  # more components than min(n, d): an overcomplete factorisation, allowed
     _parameter_constraints = {
         "n_components": [NONE, Interval(int, 1, None, closed="left"), Options({"auto"})],
         "init": [NONE, Options({"random", "nndsvd", "nndsvda", "nndsvdar", "custom"})],

@@ -16,11 +16,11 @@ from .._validation import (
 )
 from ..distributed import check_dask_array, is_dask_array, map_rows, progress_wanted
 from ..linalg import ScatterAccumulator, flip_signs
+from ._mixins import ComponentTransformer, DensityScoreMixin
 from ._n_components import resolve_n_components
 from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
-from ._mixins import ComponentTransformer, DensityScoreMixin
 
 # fitted attributes that partial_fit leaves to be computed on first access
 _DEFERRED = ("components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",

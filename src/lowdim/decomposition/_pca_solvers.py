@@ -26,9 +26,9 @@ from ..linalg import (
     lanczos_eigh,
     needs_centring,
     power_eigh,
-    symmetrize,
-    syrk_upper,
     randomized_svd,
+    symmetric_from_upper,
+    syrk_upper,
     top_eigh,
 )
 
@@ -114,8 +114,7 @@ class CovarianceSolver:
                                          X.dtype)
         acc = ScatterAccumulator(X.shape[1])
         # a memory map is read block by block, with a progress bar when verbose
-        show = bool(opts.verbose) and type(X) is not np.ndarray
-        with tqdm(total=X.shape[0], desc="PCA pass", unit="row", disable=not show) as bar:
+        with tqdm(total=X.shape[0], desc="PCA pass", unit="row", disable=not opts.verbose) as bar:
             acc.update(X, on_nonfinite=lambda: check_finite(X), progress=bar.update)
         return spectrum_from_scatter(acc, k, opts, X.dtype)
 
@@ -140,13 +139,13 @@ class GramSolver:
 
     def _gram(self, X, mean, scale, raw):
         if raw:
-            gram = symmetrize(syrk_upper(X, gram_of_rows=True))
+            gram = symmetric_from_upper(syrk_upper(X, gram_of_rows=True))
             r = (X @ mean.astype(X.dtype)).astype(np.float64)
             return gram - r[:, None] - r[None, :] + mean @ mean
         gram = np.zeros((X.shape[0], X.shape[0]))
         for _, blk in self._column_blocks(X, mean, scale):
             gram += syrk_upper(blk, gram_of_rows=True)
-        return symmetrize(gram)
+        return symmetric_from_upper(gram)
 
     def fit(self, X, k, opts):
         n, d = X.shape

@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ._pca import PCA
+
 
 def principal_scores(X, n_components, rng):
     """Top principal-component scores of ``X``, padded with small noise columns when
@@ -29,8 +31,6 @@ def principal_scores(X, n_components, rng):
     >>> Y.shape, bool(np.var(Y[:, 0]) > np.var(Y[:, 1]))
     ((100, 2), True)
     """
-    from ._pca import PCA
-
     k = min(n_components, X.shape[1], X.shape[0])
     Y = np.zeros((X.shape[0], n_components))
     with warnings.catch_warnings():  # callers have already warned about constant features

@@ -8,6 +8,8 @@ larger than one row block is ever built in one place.
 
 import numpy as np
 
+from ._progress import compute_with_bar
+
 ARITY = 8  # fan-in of the tree reductions
 MAX_BLOCK_BYTES = 512 << 20  # a row block larger than this is split when rechunking
 
@@ -127,7 +129,6 @@ def compute(*objects):
     """
     import dask
 
-    from ._progress import compute_with_bar
 
     try:
         shown = compute_with_bar(objects)  # inside pass_progress, on a distributed client

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._validation import check_sample_weight
 from ._arrays import compute, row_blocks
 
 
@@ -58,7 +59,6 @@ def _weight_blocks(sample_weight, X):
     """Sample weights cut into X's row blocks (as delayed objects), checked block by block."""
     import dask.array as da
 
-    from .._validation import check_sample_weight
 
     w = sample_weight if hasattr(sample_weight, "dask") else np.asarray(sample_weight, dtype=np.float64)
     if np.ndim(w) == 0:

@@ -19,7 +19,6 @@ from ._affinities import effective_perplexity, neighbour_affinities, warn_duplic
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
 
-
 SHARED_CONSTRAINTS = {
     "n_components": [Interval(int, 1, None, closed="left")],
     "perplexity": [Interval(float, 0, None, closed="neither")],
@@ -93,9 +92,6 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
     (grad, aux)``, ``value(Y, aux)`` and ``final(Y)`` (the KL divergence)."""
 
     _joint = True  # symmetric joint affinities (False: the conditionals p(j | i))
-    _iterative_fit = True
-    _amplifies_rounding = True  # chaotic: see tests/test_common.py
-    _components_limit = "samples"
 
     def _check_data(self, X):
         n = X.shape[0]

@@ -6,6 +6,8 @@ import numpy as np
 
 from .._threads import blas_limit
 from .._validation import check_array
+from ..decomposition._principal_scores import principal_scores
+from ..manifold import laplacian_eigenmap
 
 INIT_STD = 1e-4  # standard deviation of the first coordinate after rescaling
 SPECTRAL_TOL = 1e-4  # relative accuracy of a spectral start (umap-learn uses the same): it is
@@ -68,13 +70,10 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
         if precomputed:
             raise ValueError("init='pca' needs feature vectors, but metric='precomputed' gives distances; use "
                              "init='spectral' or 'random'.")
-        from ..decomposition._principal_scores import principal_scores
 
         with blas_limit(1):
             return rescale(principal_scores(X, n_components, rng), rng)
     if init == "spectral":
-        from ..manifold import laplacian_eigenmap
-
         if n_components >= n - 1:
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
         with blas_limit(1):

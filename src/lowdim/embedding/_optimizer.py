@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._iterative import run_loop
+from .._iterative import STOP, run_loop
 
 MIN_GAIN = 0.01
 MAX_STEP_NORM = 5.0  # no point moves further than this in one iteration (as openTSNE)
@@ -90,7 +90,7 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
         step = _step(gradient, objective, phase, learning_rate, min_grad_norm,
                      n_iter_without_progress if k == len(phases) - 1 else None, n_iter_check, verbose, label,
                      recentre)
-        result = run_loop(step, state, max_iter=phase.n_iter, tol=0.0, callbacks=callbacks, warn=False)
+        result = run_loop(step, state, max_iter=phase.n_iter, tol=None, callbacks=callbacks, warn=False)
         if result.stopped or (result.converged and k == len(phases) - 1):
             break
     return state
@@ -98,7 +98,8 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
 
 def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_iter_check, verbose, label,
           recentre):
-    """One iteration of ``phase`` as a ``run_loop`` step; ``change`` is 0 to stop."""
+    """One iteration of ``phase`` as a ``run_loop`` step: ``STOP`` when the gradient is
+    small or the objective has not improved for ``patience`` iterations."""
 
     def step(state):
         grad, aux = gradient(state.Y, phase.exaggeration)
@@ -116,7 +117,7 @@ def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_
                 state.best_objective, state.best_iteration = state.objective, state.iteration
             stop = state.grad_norm < min_grad_norm or (
                 patience is not None and not improved and state.iteration - state.best_iteration > patience)
-        return state, state.objective, 0.0 if stop else 1.0
+        return state, state.objective, STOP if stop else np.inf
 
     return step
 

@@ -3,7 +3,6 @@ conditional distributions) or symmetric (one joint distribution), on t-SNE's mac
 with an exact O(n^2) gradient."""
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._params import Options
 from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding
@@ -128,7 +127,6 @@ class SNE(NeighbourEmbedding):
 
     # its Gaussian output kernel has many local optima of unequal quality: on the common
     # suite's 60 points, trustworthiness(5) over row orders spans 0.84-0.91 (t-SNE 0.976-0.981)
-    _structure_tolerance = 0.1
     _parameter_constraints = {**SHARED_CONSTRAINTS, "variant": [Options({"asymmetric", "symmetric"})]}
 
     def __init__(self, n_components=2, *, perplexity=30.0, variant="asymmetric", early_exaggeration=4.0,

@@ -5,8 +5,8 @@ import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._params import NONE, Interval, Options
-from ._affinities import conditional_probabilities
 from ..neighbors._pairwise import SPARSE_METRICS
+from ._affinities import conditional_probabilities
 from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding, as_float64, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
 from ._placement import place_points
@@ -91,10 +91,6 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
     (300, 2)
     """
 
-    _expected_failed_checks = dict.fromkeys(
-        ("check_transformer_general", "check_transformer_data_not_an_array"),
-        "transform places new points against the fixed training embedding: a training point lands "
-        "near its fitted position, not within 0.01 of it")
     _parameter_constraints = {
         **SHARED_CONSTRAINTS,
         "method": [Options({"auto", *REPULSIONS})],

@@ -12,8 +12,8 @@ from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Inter
 from .._random import check_random_state
 from .._validation import check_array
 from ..neighbors import ALGORITHMS, INDEX_METRICS, ExactIndex, join_components, make_index
-from ._affinities import warn_duplicates
 from ..neighbors._pairwise import SPARSE_METRICS
+from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, own_copy, training_index
 from ._initialization import initial_embedding
 from ._umap_graph import curve_parameters, fuzzy_union, intersect_labels, intersect_target_graph, local_memberships
@@ -133,13 +133,6 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     (500, 2)
     """
 
-    _iterative_fit = True
-    _amplifies_rounding = True
-    _components_limit = "samples"
-    _expected_failed_checks = dict.fromkeys(
-        ("check_transformer_general", "check_transformer_data_not_an_array"),
-        "transform places new points by SGD against the fixed training embedding: a training point lands "
-        "near its fitted position, not within 0.01 of it")
     _parameter_constraints = {
         "n_neighbors": [Interval(int, 2, None, closed="left")],
         "n_components": [Interval(int, 1, None, closed="left")],
@@ -348,9 +341,14 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         from tqdm.auto import tqdm
 
         with tqdm(total=self.n_epochs_, desc="UMAP layout", unit="epoch", disable=not self.verbose) as bar:
+
+            def count_epoch(*_):
+                bar.update()
+                return False  # a callback returning True stops the layout
+
             optimize_layout(Y, self.graph_, self.n_epochs_, self.a_, self.b_, seed=self.layout_seed_,
                             gamma=self.repulsion_strength, negative_sample_rate=self.negative_sample_rate,
-                            learning_rate=self.learning_rate, callbacks=[lambda *_: bar.update() and False])
+                            learning_rate=self.learning_rate, callbacks=[count_epoch])
         Y = Y.astype(X.dtype)  # one row per row of X_fit_; embedding_ has one per input row
         self.embedding_ = Y if self.unique_inverse_ is None else Y[self.unique_inverse_]
         self.X_fit_ = X

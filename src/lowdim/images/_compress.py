@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..decomposition import PCA
 from ._patches import assemble_patches, patch_grid
 
 
@@ -59,8 +60,6 @@ def compress_image(image, *, patch=12, n_components=16, ks=None, random_state=0)
     >>> result.relative_error < 0.05, result.compression_ratio > 1
     (True, True)
     """
-    from ..decomposition import PCA
-
     rows, layout = patch_grid(image, patch, patch)
     limit = min(rows.shape)
     if not 1 <= n_components <= limit:
@@ -113,8 +112,6 @@ def denoise_image(image, *, n_components=15, patch=8, stride=None, random_state=
     >>> err(denoise_image(noisy, n_components=4)) < err(noisy) / 2
     True
     """
-    from ..decomposition import PCA
-
     image = np.asarray(image, dtype=float)
     stride = stride or (1 if image.shape[0] * image.shape[1] <= 1_000_000 else 2)
     rows, layout = patch_grid(image, patch, stride)

@@ -6,6 +6,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .._validation import check_array
+from ..decomposition import PCA
+from ..neighbors import ExactIndex
 
 
 class EigenfaceClassifier(ClassifierMixin, BaseEstimator):
@@ -43,9 +45,6 @@ class EigenfaceClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Learn the face space(s) from rows of flattened images and their labels."""
-        from ..decomposition import PCA
-        from ..neighbors import ExactIndex
-
         if self.method not in ("shared", "per-class"):
             raise ValueError(f"method must be 'shared' or 'per-class'; got {self.method!r}.")
         X = check_array(X, estimator_name="EigenfaceClassifier")

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._memory import available_bytes
 from ..exceptions import DataFileError
+from ._csv import column_index
 
 
 def _byte_limit(max_bytes):
@@ -141,8 +142,6 @@ def read_parquet(path, *, label_column=None, exclude=(), max_bytes=None):
 
 
 def _columns_to_arrays(path, table, names, label_column, exclude):
-    from ._csv import column_index
-
     drop = {column_index(s, names, path) for s in exclude}
     label_idx = None if label_column is None else column_index(label_column, names, path)
     labels = None if label_idx is None else np.asarray(table.column(label_idx).to_pylist()).astype(str)

@@ -5,6 +5,7 @@ import os
 import numpy as np
 
 from ..exceptions import DataFileError
+from ._atomic import atomic_path
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".pgm", ".pnm", ".ppm", ".bmp", ".tif", ".tiff", ".gif")
 MAX_PIXELS = 100_000_000
@@ -51,7 +52,6 @@ def write_image(path, pixels):
     from PIL import Image
 
     data = np.clip(np.rint(np.asarray(pixels) * 255.0), 0, 255).astype(np.uint8)
-    from ._atomic import atomic_path
 
     with atomic_path(path, overwrite=True) as tmp:
         Image.fromarray(data).save(tmp)

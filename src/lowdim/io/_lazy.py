@@ -13,7 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..distributed import compute, iter_blocks
 from ..exceptions import DataFileError
+from ._binary import _columns_to_arrays
+from ._csv import write_csv_header, write_csv_rows
 
 BLOCK_BYTES = 128 << 20  # rows per block of an HDF5 dataset: about this many bytes
 
@@ -128,7 +131,6 @@ def _hdf5(path, key):
 def _parquet_group(path, group, label_column, exclude):
     import pyarrow.parquet as pq
 
-    from ._binary import _columns_to_arrays
 
     fh = pq.ParquetFile(path)
     X, _, labels = _columns_to_arrays(path, fh.read_row_group(group), fh.schema_arrow.names,
@@ -174,7 +176,6 @@ def _feature_names(path, schema, names, label_column, exclude):
     """Names of the feature columns, checked (types, label, exclude) on one empty row."""
     import pyarrow as pa
 
-    from ._binary import _columns_to_arrays
 
     one_row = pa.table({n: pa.array([None], type=schema.field(n).type) for n in names})
     return _columns_to_arrays(path, one_row, names, label_column, exclude)[1]
@@ -248,8 +249,6 @@ def _remove(tmp):
 
 
 def _blocks(Z, labels):
-    from ..distributed import iter_blocks
-
     if labels is not None and labels.chunks[0] != Z.chunks[0]:
         labels = labels.rechunk((Z.chunks[0],))
     return iter_blocks(Z, labels)
@@ -258,7 +257,6 @@ def _blocks(Z, labels):
 def _write_csv(tmp, Z, names, labels, label_name, progress):
     import csv
 
-    from ._csv import write_csv_header, write_csv_rows
 
     with open(tmp, "w", newline="") as fh:
         writer = csv.writer(fh)
@@ -298,8 +296,6 @@ def _write_parquet(tmp, Z, names, labels, label_name, progress):
 
 
 def _write_zarr(tmp, Z, names, labels, label_name, progress):
-    from ..distributed import compute
-
     compute(Z.to_zarr(tmp, compute=False))  # the workers write their blocks in parallel
     progress(Z.shape[0])
 

@@ -22,6 +22,7 @@ from importlib import import_module
 import numpy as np
 import scipy.sparse as sp
 
+from .._memory import available_bytes
 from ..exceptions import UntrustedModelError
 from ._atomic import atomic_path
 from ._model_check import check_usable
@@ -218,8 +219,6 @@ def _check_schema(manifest):
 
 def _array_limit():
     """The most bytes the arrays of one file may decompress to: half the available memory."""
-    from .._memory import available_bytes
-
     return available_bytes() // 2
 
 

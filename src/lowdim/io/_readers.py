@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..exceptions import DataFileError
+from . import _binary, _csv
+from ._anndata import read_h5ad
+from ._csv import COMPRESSIONS, column_index, split_compression
 
 FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".npy": "npy", ".npz": "npz",
            ".parquet": "parquet", ".pq": "parquet", ".h5": "hdf5", ".hdf5": "hdf5", ".hdf": "hdf5",
@@ -43,8 +46,6 @@ def file_format(path):
     >>> file_format("data/cells.h5ad"), file_format("x.TSV"), file_format("counts.csv.gz")
     ('h5ad', 'csv', 'csv')
     """
-    from ._csv import COMPRESSIONS, split_compression
-
     base, compression = split_compression(path)
     ext = os.path.splitext(base)[1].lower()
     if ext not in FORMATS:
@@ -60,8 +61,6 @@ def file_format(path):
 def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes, index_column=None,
               encoding="utf-8", anndata_matrix=None):
     """``(X, names, labels, notes, row_ids)`` from any supported format."""
-    from . import _csv
-
     if fmt == "csv":
         return _csv.read_csv_table(path, header=header, delimiter=delimiter, label_column=label_column,
                                    exclude=exclude, index_column=index_column, encoding=encoding)
@@ -75,8 +74,6 @@ def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_b
 
 
 def _read_h5ad(path, *, label_column, exclude, max_bytes, **matrix):
-    from ._anndata import read_h5ad
-
     X, names, labels, row_ids, what = read_h5ad(path, label_column=label_column, max_bytes=max_bytes, **matrix)
     X, names = _drop_columns(path, X, names, exclude)
     return X, names, labels, [f"{path}: read {what}: {X.shape[0]} rows x {X.shape[1]} columns."], row_ids
@@ -84,8 +81,6 @@ def _read_h5ad(path, *, label_column, exclude, max_bytes, **matrix):
 
 def _read_columns(path, fmt, *, label_column, exclude, key, max_bytes):
     """``(X, names, labels, notes)`` from the binary array formats."""
-    from . import _binary
-
     notes = []
     if fmt == "parquet":
         return (*_binary.read_parquet(path, label_column=label_column, exclude=exclude,
@@ -100,8 +95,6 @@ def _read_columns(path, fmt, *, label_column, exclude, key, max_bytes):
 
 
 def _drop_columns(path, X, names, exclude):
-    from ._csv import column_index
-
     drop = {column_index(s, names, path) for s in exclude}
     if not drop:
         return X, names

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..exceptions import DataFileError
 from ._atomic import atomic_path
+from ._csv import write_csv
 
 WRITABLE = (".csv", ".parquet", ".npy")
 
@@ -38,8 +39,6 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     array = np.asarray(array)
     with atomic_path(path, overwrite=overwrite) as tmp:
         if ext == ".csv":
-            from ._csv import write_csv
-
             write_csv(tmp, array, names, labels=labels, label_name=label_name, row_ids=row_ids, id_name=id_name)
         elif ext == ".npy":
             np.save(tmp, array, allow_pickle=False)

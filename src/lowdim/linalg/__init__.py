@@ -1,7 +1,7 @@
 """Numerical core: eigensolvers, randomized range finder, streaming moments,
 implicit-centering operators and the sign convention."""
 
-from ._blas import matmul, symmetrize, syrk_upper
+from ._blas import matmul, symmetric_from_upper, syrk_upper
 from ._distances import distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
 from ._eigen import top_eigh
 from ._lanczos import ShiftInverse, lanczos_eigh, nearest_null_vectors, smallest_eigh
@@ -37,7 +37,7 @@ __all__ = [
     "smallest_eigh",
     "sq_euclidean",
     "subspace_iteration",
-    "symmetrize",
+    "symmetric_from_upper",
     "syrk_upper",
     "top_eigh",
 ]

@@ -10,6 +10,8 @@ Fortran-contiguous, so nothing is copied), or, where numpy's newer BLAS is faste
 call and do the parallelism in our own workers, so no BLAS thread is left spinning.
 """
 
+from functools import partial
+
 import numpy as np
 from scipy.linalg import blas
 
@@ -23,7 +25,7 @@ def _syrk(dtype):
 def syrk_upper(A, *, gram_of_rows=False):
     """Upper triangle of ``A^T A`` (or ``A A^T`` with ``gram_of_rows=True``).
 
-    The strictly lower triangle of the result is not meaningful; see ``symmetrize``.
+    The strictly lower triangle of the result is not meaningful; see ``symmetric_from_upper``.
 
     Parameters
     ----------
@@ -38,7 +40,7 @@ def syrk_upper(A, *, gram_of_rows=False):
     --------
     >>> import numpy as np
     >>> A = np.arange(6.0).reshape(3, 2)
-    >>> symmetrize(syrk_upper(A))
+    >>> symmetric_from_upper(syrk_upper(A))
     array([[20., 26.],
            [26., 35.]])
     """
@@ -109,7 +111,7 @@ def gram_of_columns(A, sums=False):
     (array([[20., 26.],
            [26., 35.]]), array([6., 9.]))
     """
-    pieces = _product_pieces(A, bool(sums), to_float64=True)  # the main thread only adds
+    pieces = _product_pieces(A, column_sums if sums else None, to_float64=True)  # the main thread only adds
     gram = pieces[0][0]  # a new array: added to in place
     for g, _ in pieces[1:]:
         gram += g
@@ -151,7 +153,7 @@ def add_gram_of_columns(A, gram, sums, *, grouped=False, accept=None):
     (array([[20., 26.],
            [26., 35.]]), array([6., 9.]))
     """
-    pieces = _product_pieces(A, "grouped" if grouped else True, to_float64=False)
+    pieces = _product_pieces(A, partial(column_sums, grouped=grouped), to_float64=False)
     total = sum(t for _, t in pieces)
     if accept is not None and not accept(total, sum(p.diagonal().astype(np.float64) for p, _ in pieces)):
         return False
@@ -170,15 +172,15 @@ def add_gram_of_columns(A, gram, sums, *, grouped=False, accept=None):
     return True
 
 
-def _product_pieces(A, sums, to_float64):
-    """``[(block^T block, column sums or None)]`` for one row block per BLAS thread
-    allowed (one block below ``SPLIT_WORK`` per core), each product on one BLAS thread
-    in its own worker; ``to_float64``: products converted there."""
+def _product_pieces(A, sum_columns, to_float64):
+    """``[(block^T block, sum_columns(block) or None)]`` for one row block per BLAS
+    thread allowed (one block below ``SPLIT_WORK`` per core), each product on one BLAS
+    thread in its own worker; ``to_float64``: products converted there."""
     def piece(block):
         gram = block.T @ block
         if to_float64:
             gram = np.asarray(gram, dtype=np.float64)
-        return gram, (column_sums(block, grouped=sums == "grouped") if sums else None)
+        return gram, (sum_columns(block) if sum_columns is not None else None)
 
     n, d = A.shape
     parts = max(1, min(blas_threads(), cores(), n, int(n * d * d // SPLIT_WORK)))
@@ -189,13 +191,13 @@ def _product_pieces(A, sums, to_float64):
         return list(worker_pool("gram").map(lambda i: piece(A[edges[i]:edges[i + 1]]), range(parts)))
 
 
-def symmetrize(upper):
+def symmetric_from_upper(upper):
     """Full symmetric matrix from its upper triangle (new float64 array).
 
     Examples
     --------
     >>> import numpy as np
-    >>> symmetrize(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    >>> symmetric_from_upper(np.array([[1.0, 2.0], [0.0, 3.0]]))
     array([[1., 2.],
            [2., 3.]])
     """

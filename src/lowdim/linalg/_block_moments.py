@@ -9,7 +9,7 @@ rounding.
 import numpy as np
 
 from .._validation import check_finite
-from ._moments import _dense_block_scatter, column_moments, merge_step, merge_scatter_into
+from ._moments import _dense_block_scatter, column_moments, merge_scatter_into, merge_step
 
 
 def check_block_finite(block, start, *values):

@@ -261,8 +261,7 @@ class ScatterAccumulator:
         return n, mean, scatter
 
     def moments(self):
-        """``(n, mean, scatter)`` of everything added (float64, new arrays): one merge
-        where ``n``, ``mean`` and ``scatter()`` would each make their own."""
+        """``(n, mean, scatter)`` of everything added (float64, new arrays)."""
         return self._combined()
 
     @property
@@ -279,15 +278,6 @@ class ScatterAccumulator:
     def mean(self):
         """Column means (float64)."""
         return self._combined()[1]
-
-    def scatter(self):
-        """The symmetric scatter matrix (float64)."""
-        return self._combined()[2]
-
-    def is_finite(self):
-        """False when some input was NaN/infinite or squares overflowed."""
-        n, mean, scatter = self._combined()
-        return bool(np.isfinite(mean).all() and np.isfinite(np.diag(scatter)).all())
 
     def covariance(self, ddof=1):
         """The covariance matrix (float64)."""

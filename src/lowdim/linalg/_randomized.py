@@ -123,7 +123,7 @@ def subspace_iteration(apply, dim, dtype, size, k, *, n_iter, rng, tol=None, nys
         return (P, Z, w, pairs, change), float(w.sum()), expected
 
     result = run_loop(step, (P, None, None, None, np.inf), max_iter=n_iter + 1,
-                      tol=-1.0 if tol is None else tol, warn=False, label="randomized PCA")
+                      tol=tol, warn=False, label="randomized PCA")
     return *result.state[3], result.n_iter
 
 

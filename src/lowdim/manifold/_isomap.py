@@ -132,7 +132,6 @@ class Isomap(ComponentTransformer):
     (200, 2)
     """
 
-    _components_limit = "samples"  # an embedding dimension is bounded by the points, not the features
     _parameter_constraints = {
         "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
         "radius": [NONE, Interval(float, 0, None, closed="neither")],

@@ -181,7 +181,6 @@ class LocallyLinearEmbedding(ComponentTransformer):
     (300, 2)
     """
 
-    _components_limit = "samples"
     _parameter_constraints = {
         "n_neighbors": [Interval(int, 1, None, closed="left")],
         "n_components": [Interval(int, 1, None, closed="left")],

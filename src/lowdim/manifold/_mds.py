@@ -4,13 +4,14 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils._available_if import available_if
 
+from .._estimator import ValidatedInputMixin
 from .._iterative import best_of_restarts
 from .._memory import require_memory
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
-from .._estimator import ValidatedInputMixin
 from ..linalg import column_moments, pairwise_distances, sq_euclidean
+from ..metrics import stress
 from ._classical import ClassicalModel, classical_mds, landmark_mds
 from ._smacof import smacof
 
@@ -78,8 +79,6 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     (30, 2)
     """
 
-    _components_limit = "samples"
-    _fit_only = "smacof mode has no out-of-sample transform"
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
         "metric_mds": [BOOLEAN],
@@ -98,7 +97,6 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         "dissimilarity": [Options({"deprecated", "euclidean", "precomputed"})],
         "metric_params": [NONE, InstanceOf(dict)],
     }
-    _iterative_fit = True
 
     def __init__(self, n_components=2, *, metric_mds=True, n_init=1, init="classical_mds", max_iter=300,
                  verbose=0, eps=1e-6, n_jobs=None, random_state=None, dissimilarity="deprecated", metric="euclidean",
@@ -196,8 +194,6 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         return Y
 
     def _fit_landmarks(self, X):
-        from ..metrics import stress
-
         X64 = np.asarray(X, dtype=np.float64)
         Y, model, refs = landmark_mds(X64, self.n_components, self.n_landmarks,
                                       check_random_state(self.random_state))

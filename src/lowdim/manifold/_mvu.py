@@ -23,7 +23,7 @@ from .._validation import warn_constant_features
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments, flip_signs
 from ..linalg._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
-from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, symmetrize
+from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, nearest_neighbors, symmetrize
 from ._classical import farthest_points
 from ._local_fits import assemble, standard_blocks
 from ._mvu_face import laplacian_basis, mvu_face
@@ -144,8 +144,6 @@ def landmark_program(B, rows, cols, d2, trace_weight, solver="auto"):
 def landmark_basis(X, n_neighbors, landmarks, reg=1e-3):
     """``Q`` (n, m): every point as the LLE reconstruction from the landmarks' positions,
     ``Y_rest = -Phi_rr^-1 Phi_rl Y_landmarks`` with ``Phi = (I - W)^T (I - W)``."""
-    from ..neighbors import nearest_neighbors
-
     n = X.shape[0]
     _, idx = nearest_neighbors(X, n_neighbors, algorithm="exact")
     Phi = assemble(*standard_blocks(X, idx, 2, reg, 0.0), n).tocsc()
@@ -223,8 +221,6 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     True
     """
 
-    _components_limit = "samples"
-    _iterative_fit = True  # interior-point solution: runs agree to the solver's tolerance
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
         "n_neighbors": [Interval(int, 1, None, closed="left")],

@@ -247,7 +247,6 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
     (100, 2)
     """
 
-    _components_limit = "samples"
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
         "affinity": [Options({"nearest_neighbors", "rbf", "precomputed", "precomputed_nearest_neighbors"}),

@@ -9,7 +9,6 @@ from ._embedding import (
     stress,
     trustworthiness,
 )
-
 from ._partition import (
     adjusted_rand_score,
     contingency_table,

@@ -6,13 +6,13 @@ one, kNN and radius graphs, symmetrisation, component joining, shortest paths.""
 from ._approximate import HNSWIndex, approximate_available
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors
 from ._exact import ExactIndex, check_n_neighbors
-from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
 from ._graphs import (
            join_components,
            kneighbors_graph,
            radius_neighbors_graph,
            symmetrize,
 )
+from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
 from ._paths import shortest_paths
 
 __all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "INDEX_METRICS", "ExactIndex", "HNSWIndex", "PAIRWISE_METRICS", "PairwiseIndex", "SparseIndex", "approximate_available", "check_n_neighbors",

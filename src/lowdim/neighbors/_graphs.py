@@ -7,8 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ..linalg import row_norms_sq, sq_euclidean
 from ._choose import make_index
-from ._exact import ExactIndex
 
 
 def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", algorithm="auto", index=None):
@@ -125,8 +125,6 @@ def _nearest_foreign(distances, n, labels):
 def _euclidean_rows(X):
     """``distances(start, stop)`` for ``_nearest_foreign``: Euclidean, by the expansion
     on centred rows (squared: the order is the same)."""
-    from ..linalg import row_norms_sq, sq_euclidean
-
     X = X - X.mean(axis=0)  # the expansion keeps its digits near the origin
     x_sq = row_norms_sq(X)
     return lambda start, stop: sq_euclidean(X[start:stop], X, x_sq[start:stop], x_sq)

@@ -1,5 +1,7 @@
 """Shared figure handling: use the caller's ``ax`` or make one; save and close when asked."""
 
+from ..io._atomic import atomic_path
+
 
 def axes(ax=None, figsize=(6.4, 4.4), *, headless=False):
     """``(fig, ax)``: the caller's axes, or a new figure (Agg backend when ``headless``)."""
@@ -21,7 +23,6 @@ def finish(fig, path):
         return
     import matplotlib.pyplot as plt
 
-    from ..io._atomic import atomic_path
 
     fig.tight_layout()
     with atomic_path(path, overwrite=True) as tmp:  # the CLI has refused existing files before any work

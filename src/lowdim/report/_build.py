@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..decomposition import PCA
+from ..methods import EMBEDDINGS, lookup, make_estimator
+from ..metrics import continuity, knn_accuracy, trustworthiness
 from . import _html
 
 
@@ -34,8 +37,6 @@ MAX_QUERIES = 5000  # rank metrics are exact averages over this many random quer
 
 
 def _quality(X, Z, labels, n_neighbors, seed):
-    from ..metrics import continuity, knn_accuracy, trustworthiness
-
     sample = {"n_neighbors": n_neighbors, "max_queries": MAX_QUERIES, "random_state": seed}
     scores = {"trustworthiness": trustworthiness(X, Z, **sample), "continuity": continuity(X, Z, **sample)}
     if labels is not None:
@@ -46,8 +47,6 @@ def _quality(X, Z, labels, n_neighbors, seed):
 def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress=None):
     """Fit registered method ``name`` to 2-D and score it; ``progress(estimator, name)`` is an
     optional context manager factory (the CLI's progress bar)."""
-    from ..methods import EMBEDDINGS, lookup, make_estimator
-
     method = lookup(name, EMBEDDINGS)
     estimator = make_estimator(name, n_components=2, params=(params or {}).get(name), seed=seed,
                                table=EMBEDDINGS)
@@ -75,8 +74,6 @@ def _summary(X, labels, source):
 def variance_profile(X, seed):
     """PCA of up to 50 components and the number explaining 90% of the variance
     (None when those components explain less)."""
-    from ..decomposition import PCA
-
     pca = PCA(n_components=min(50, *np.shape(X)), random_state=seed).fit(X)
     cumulative = np.cumsum(pca.explained_variance_ratio_)
     return pca, (int(np.searchsorted(cumulative, 0.9) + 1) if cumulative[-1] >= 0.9 else None)
