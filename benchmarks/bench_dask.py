@@ -47,13 +47,13 @@ def _block(block_id=None, block_info=None, cols=COLS):
 
     rng = np.random.default_rng(1000 + block_id[0])
     base = np.random.default_rng(7)  # the same centres and signal basis in every block
-    centres = base.standard_normal((10, cols), dtype=np.float32) * np.float32(2.5)
+    centers = base.standard_normal((10, cols), dtype=np.float32) * np.float32(2.5)
     basis = base.standard_normal((20, cols), dtype=np.float32) / np.float32(np.sqrt(cols))
     scales = np.linspace(6, 2, 20, dtype=np.float32)
     n = block_info[None]["chunk-shape"][0]
     pool = rng.standard_normal(4_000_000, dtype=np.float32)
     X = sliding_window_view(pool, cols)[rng.integers(0, pool.size - cols, size=n)]
-    X += centres[rng.integers(0, 10, size=n)]
+    X += centers[rng.integers(0, 10, size=n)]
     X += (rng.standard_normal((n, 20), dtype=np.float32) * scales) @ basis
     return X
 
@@ -115,9 +115,9 @@ def case_pca_randomized(X, repeats, exact, q_ours=2, q_ref=2):
                err_ours <= err_ref, r[4:])
 
 
-def squared_inertia(X, centres):
+def squared_inertia(X, centers):
     """Sum over the rows of the squared distance to the nearest centre (float64)."""
-    C = np.asarray(centres, dtype=np.float64)
+    C = np.asarray(centers, dtype=np.float64)
 
     def block(b):
         b = b.astype(np.float64)

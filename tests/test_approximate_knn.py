@@ -42,7 +42,7 @@ def test_recall_on_fashion_mnist_sample(fashion_sample, metric):
     assert np.all(np.diff(dist, axis=1) >= 0)
 
 
-def test_exact_distances_for_the_neighbours_found(fashion_sample):
+def test_exact_distances_for_the_neighbors_found(fashion_sample):
     X = fashion_sample[:2000].astype(np.float64)
     dist, idx = HNSWIndex().build(X).query(X[:100], 5)
     np.testing.assert_allclose(dist, np.linalg.norm(X[:100, None, :] - X[idx], axis=2), rtol=1e-12)
@@ -128,17 +128,17 @@ def _sorted_lists(X, idx):
 
 
 def _round(X, idx, dist):
-    from lowdim._kernels.neighbors import through_neighbours
+    from lowdim._kernels.neighbors import through_neighbors
 
     new_idx, new_dist = np.empty_like(idx), np.empty_like(dist)
-    through_neighbours(X, idx, dist, 16, new_idx, new_dist)
+    through_neighbors(X, idx, dist, 16, new_idx, new_dist)
     assert np.all(new_dist <= dist * (1 + 1e-6))  # the r-th nearest found only gets nearer
     assert np.all(np.diff(new_dist, axis=1) >= 0) and not (new_idx == np.arange(len(X))[:, None]).any()
     assert all(len(set(row)) == idx.shape[1] for row in new_idx)
     return new_idx, new_dist
 
 
-def test_neighbours_round_recovers_missed_neighbours():
+def test_neighbors_round_recovers_missed_neighbors():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 5)).astype(np.float32)
     _, wider = ExactIndex().build(X).query(X, 50, exclude_self=True)

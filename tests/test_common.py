@@ -42,7 +42,7 @@ COMPONENTS_LIMIT = {"Isomap": "samples", "LocallyLinearEmbedding": "samples", "M
                     "MaximumVarianceUnfolding": "samples", "SNE": "samples", "SpectralEmbedding": "samples",
                     "TSNE": "samples", "UMAP": "samples", "NMF": "none"}
 # No mean is removed: the first factor carries any offset.
-UNCENTRED = {"MatrixFactorization", "NMF"}
+UNCENTERED = {"MatrixFactorization", "NMF"}
 # Spread of trustworthiness over local optima, where wider than the default 0.02.
 STRUCTURE_TOLERANCE = {"SNE": 0.1}
 _SEEDING = "weighted seeding draws differ from seeding on repeated rows (as in scikit-learn)"
@@ -147,7 +147,7 @@ def test_estimators_are_discovered():
 
 
 def test_check_tables_name_existing_estimators():
-    named = ITERATIVE | AMPLIFIES_ROUNDING | UNCENTRED | set(COMPONENTS_LIMIT) | set(STRUCTURE_TOLERANCE) \
+    named = ITERATIVE | AMPLIFIES_ROUNDING | UNCENTERED | set(COMPONENTS_LIMIT) | set(STRUCTURE_TOLERANCE) \
         | set(EXPECTED_FAILED_CHECKS)
     assert named <= set(IDS), sorted(named - set(IDS))
 
@@ -292,7 +292,7 @@ def test_float32_far_from_origin_matches_float64(cls):
     out_a, out_b = _output(a, X32), _output(b, X32.astype(np.float64))
     if _amplifies_rounding(cls):
         return _same_structure(X64, out_a, out_b, cls)
-    if type(b).__name__ in UNCENTRED:
+    if type(b).__name__ in UNCENTERED:
         # an uncentred factorisation spends its first factor on the offset: what float32
         # must keep is the reconstruction, to float32 precision of the data
         rec_a, rec_b = a.inverse_transform(out_a), b.inverse_transform(out_b)

@@ -22,8 +22,8 @@ def _low_rank(n=6000, d=24, dtype=np.float64, seed=0, offset=3.0):
 
 def _blobs(n=8000, d=12, k=6, seed=0, dtype=np.float64):
     rng = np.random.default_rng(seed)
-    centres = rng.normal(size=(k, d)) * 6
-    return (centres[rng.integers(0, k, size=n)] + rng.normal(size=(n, d))).astype(dtype)
+    centers = rng.normal(size=(k, d)) * 6
+    return (centers[rng.integers(0, k, size=n)] + rng.normal(size=(n, d))).astype(dtype)
 
 
 def _same_subspace(A, B):

@@ -73,7 +73,7 @@ def test_transform_of_many_points_runs_in_blocks():
     np.testing.assert_allclose(many[::80], iso.embedding_[:50], atol=1e-8)
 
 
-def test_both_neighbourhood_rules_at_once_are_refused():
+def test_both_neighborhood_rules_at_once_are_refused():
     X = np.random.default_rng(0).normal(size=(50, 3))
     with pytest.raises(ValueError, match="both n_neighbors=5 and radius=0.5 are set; pass n_neighbors=None"):
         Isomap(n_neighbors=5, radius=0.5).fit(X)

@@ -105,11 +105,11 @@ def test_the_model_owns_its_training_data():
     assert KernelPCA(2, kernel="rbf", copy_X=False).fit(Q).X_fit_ is Q
 
 
-def test_centring_uses_row_and_column_means():
-    from lowdim.decomposition._kernel_pca import centre_kernel
+def test_centering_uses_row_and_column_means():
+    from lowdim.decomposition._kernel_pca import center_kernel
 
     K = np.array([[1.0, 2.0], [3.0, 40.0]])
-    centre_kernel(K)
+    center_kernel(K)
     np.testing.assert_allclose(K, [[9.0, -9.0], [-9.0, 9.0]])
 
 

@@ -26,7 +26,7 @@ def test_agrees_with_sklearn_projections_up_to_sign_and_scale(load, solver, shri
     np.testing.assert_allclose(ours.explained_variance_ratio_, ref.explained_variance_ratio_, atol=1e-8)
 
 
-def test_directions_maximise_the_fisher_ratio():
+def test_directions_maximize_the_fisher_ratio():
     X, y = load_wine(return_X_y=True)
     lda = LDA().fit(X, y)
     Z = lda.transform(X)

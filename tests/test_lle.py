@@ -135,7 +135,7 @@ def test_transform_places_new_points_where_the_manifold_puts_them():
     assert _affine_r2(est.embedding_, truth[:1600], est.transform(X[1600:]), truth[1600:]).min() > 0.99
 
 
-def test_too_few_neighbours_for_hessian_names_the_fix():
+def test_too_few_neighbors_for_hessian_names_the_fix():
     X = np.random.default_rng(0).normal(size=(50, 3))
     with pytest.raises(ValueError, match=r"n_neighbors >= 6; got n_neighbors=5"):
         LocallyLinearEmbedding(n_neighbors=5, method="hessian").fit(X)
@@ -149,7 +149,7 @@ def _null_basis(M):
 
 
 @pytest.mark.parametrize("method", ["hessian", "ltsa"])
-def test_larger_null_space_gives_the_minimisers_nearest_the_principal_scores(method):
+def test_larger_null_space_gives_the_minimizers_nearest_the_principal_scores(method):
     from scipy.linalg import subspace_angles
 
     X = np.random.default_rng(0).normal(size=(300, 20))
@@ -190,7 +190,7 @@ def test_degenerate_bottom_of_the_spectrum_is_warned_about():
             LocallyLinearEmbedding(n_neighbors=12, method=method, random_state=0).fit(roll)
 
 
-def test_tie_broken_hessian_embedding_of_digits_keeps_their_neighbourhoods():
+def test_tie_broken_hessian_embedding_of_digits_keeps_their_neighborhoods():
     # 64-D digits in 2-D leave Hessian LLE a large null space (warned); the minimisers
     # nearest the principal scores keep neighbourhoods better than those scores do
     # (trustworthiness 0.83, kNN accuracy 0.65); an arbitrary null basis (scikit-learn's
@@ -206,17 +206,17 @@ def test_tie_broken_hessian_embedding_of_digits_keeps_their_neighbourhoods():
     assert knn_accuracy(Y, y, random_state=0) > 0.85
 
 
-def test_principal_minimisers_are_completed_from_the_null_vectors():
+def test_principal_minimizers_are_completed_from_the_null_vectors():
     # four separate pairs: null space = functions constant on each pair (4-D). The second
     # principal coordinate (+1/-1 inside every pair) has no component there, so the
     # second column must come from the eigensolver's null vectors, still an exact minimiser
-    from lowdim.manifold._lle import nearest_principal_minimisers
+    from lowdim.manifold._lle import nearest_principal_minimizers
     import scipy.sparse as sp
 
     M = sp.block_diag([np.array([[1.0, -1.0], [-1.0, 1.0]])] * 4).tocsr()
     X = np.c_[np.repeat([0.0, 10.0, 20.0, 30.0], 2), np.tile([1.0, -1.0], 4)]
     w, V = np.linalg.eigh(M.toarray())
-    ew, Y = nearest_principal_minimisers(M, X, V[:, :4], 2, np.random.default_rng(0))
+    ew, Y = nearest_principal_minimizers(M, X, V[:, :4], 2, np.random.default_rng(0))
     np.testing.assert_allclose(Y.T @ Y, np.eye(2), atol=1e-12)
     np.testing.assert_allclose(Y.sum(axis=0), 0, atol=1e-12)
     np.testing.assert_allclose(M @ Y, 0, atol=1e-9)
@@ -225,7 +225,7 @@ def test_principal_minimisers_are_completed_from_the_null_vectors():
     np.testing.assert_allclose(np.abs(Y[:, 0]), np.abs(means) / np.linalg.norm(means), atol=1e-9)
 
 
-def test_hessian_block_of_a_degenerate_neighbourhood_leaves_dependent_columns_out():
+def test_hessian_block_of_a_degenerate_neighborhood_leaves_dependent_columns_out():
     from lowdim.manifold._local_fits import _hessian_chunk
 
     # two rows of points: along the first axis the neighbourhood takes two values only,

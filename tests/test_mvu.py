@@ -6,7 +6,7 @@ from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
 from lowdim.manifold import MaximumVarianceUnfolding
-from lowdim.manifold._mvu import AUTO_EXACT, CVXPY_EXACT_LIMIT, EXACT_LIMIT, centred_basis, edge_list
+from lowdim.manifold._mvu import AUTO_EXACT, CVXPY_EXACT_LIMIT, EXACT_LIMIT, centered_basis, edge_list
 from lowdim.manifold._mvu_face import mvu_face
 
 
@@ -44,8 +44,8 @@ def test_landmark_mvu_unrolls_a_larger_strip():
     assert est.distance_error_ < 0.15  # least squares: landmarks cannot keep every edge exactly
 
 
-def test_centred_basis_and_edges():
-    P = centred_basis(np.arange(1.0, 6.0))
+def test_centered_basis_and_edges():
+    P = centered_basis(np.arange(1.0, 6.0))
     np.testing.assert_allclose(P.T @ P, np.eye(4), atol=1e-12)
     np.testing.assert_allclose(np.arange(1.0, 6.0) @ P, 0, atol=1e-12)
     X = np.array([[0.0], [1.0], [3.0], [10.0]])

@@ -27,7 +27,7 @@ def test_interrupted_write_keeps_the_previous_file(tmp_path, monkeypatch):
             fh.write("a,b\n1,")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("lowdim.io._csv.write_csv", interrupted)
+    monkeypatch.setattr("lowdim.io._writers.write_csv", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_table(target, np.zeros((500, 2)), ["a", "b"], overwrite=True)
     assert target.read_bytes() == before and not _leftovers(tmp_path)

@@ -18,8 +18,8 @@ def lowdim_command():
 def report(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     rng = np.random.default_rng(0)
-    centres = rng.normal(0, 6, (4, 12))
-    X = np.vstack([c + rng.normal(size=(60, 12)) for c in centres])
+    centers = rng.normal(0, 6, (4, 12))
+    X = np.vstack([c + rng.normal(size=(60, 12)) for c in centers])
     labels = np.repeat(["alpha", "beta", "gamma", "=delta"], 60)
     with open(folder / "data.csv", "w") as fh:
         fh.write(",".join(f"f{j}" for j in range(12)) + ",kind\n")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from lowdim.embedding import SNE, TSNE, GaussianObjective, neighbour_affinities
+from lowdim.embedding import SNE, TSNE, GaussianObjective, neighbor_affinities
 from lowdim.metrics import knn_accuracy, trustworthiness
 
 
@@ -12,7 +12,7 @@ from lowdim.metrics import knn_accuracy, trustworthiness
 def test_gradient_equals_finite_differences(symmetric):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 4))
-    P, _, _ = neighbour_affinities(X, 5.0, 15, joint=symmetric)
+    P, _, _ = neighbor_affinities(X, 5.0, 15, joint=symmetric)
     objective = GaussianObjective(P if symmetric else P / 30, symmetric)
     Y = rng.normal(size=(30, 2))
     grad, _ = objective.gradient(Y, 1.0)
@@ -30,7 +30,7 @@ def test_gradient_equals_finite_differences(symmetric):
 def test_asymmetric_kl_is_the_mean_of_per_point_divergences():
     rng = np.random.default_rng(1)
     X, Y = rng.normal(size=(25, 3)), rng.normal(size=(25, 2))
-    C, _, _ = neighbour_affinities(X, 4.0, 24, joint=False)
+    C, _, _ = neighbor_affinities(X, 4.0, 24, joint=False)
     Cd = C.toarray()
     E = np.exp(-((Y[:, None] - Y[None]) ** 2).sum(-1))
     np.fill_diagonal(E, 0)

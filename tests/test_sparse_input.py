@@ -37,11 +37,11 @@ def _formats(S):
 
 
 def test_tsne_on_sparse_rows_uses_the_same_affinities(counts):
-    from lowdim.embedding._affinities import neighbour_affinities
+    from lowdim.embedding._affinities import neighbor_affinities
 
     S, D, topics = counts
-    P_sparse = neighbour_affinities(S, 20.0, 60)[0]
-    P_dense = neighbour_affinities(D, 20.0, 60)[0]
+    P_sparse = neighbor_affinities(S, 20.0, 60)[0]
+    P_dense = neighbor_affinities(D, 20.0, 60)[0]
     assert abs(P_sparse - P_dense).max() < 1e-9
     for X in _formats(S):
         tsne = lowdim.TSNE(random_state=0, max_iter=400).fit(X)

@@ -58,7 +58,7 @@ def test_float32_and_float64_rows_give_the_same_graph(blobs):
     assert (a.affinity_matrix_ != b.affinity_matrix_).nnz == 0
 
 
-def test_spectral_start_of_neighbour_embeddings_uses_a_loose_tolerance(blobs, monkeypatch):
+def test_spectral_start_of_neighbor_embeddings_uses_a_loose_tolerance(blobs, monkeypatch):
     import lowdim.manifold as manifold
     from lowdim.embedding._initialization import SPECTRAL_TOL, initial_embedding
     from lowdim.neighbors import kneighbors_graph
@@ -86,7 +86,7 @@ def test_rbf_and_precomputed_affinities_agree(blobs):
     np.testing.assert_allclose(np.abs(a.embedding_), np.abs(ref.embedding_), rtol=1e-5, atol=1e-7)
 
 
-def test_keeps_neighbourhoods_of_a_swiss_roll():
+def test_keeps_neighborhoods_of_a_swiss_roll():
     rng = np.random.default_rng(1)
     t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=1200))
     X = np.c_[t * np.cos(t), 20 * rng.uniform(size=1200), t * np.sin(t)]

@@ -14,7 +14,7 @@ from lowdim.embedding import (
     FFTRepulsion,
     conditional_probabilities,
     kl_divergence,
-    neighbour_affinities,
+    neighbor_affinities,
 )
 from lowdim.embedding._gradients import attraction
 from lowdim.metrics import knn_accuracy, trustworthiness
@@ -34,7 +34,7 @@ def _gradient(P, Y, dof, repulsion):
 def _random_problem(n=40, d=2, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 5))
-    P, _, _ = neighbour_affinities(X, 5.0, n - 1)
+    P, _, _ = neighbor_affinities(X, 5.0, n - 1)
     return P, rng.normal(size=(n, d))
 
 
@@ -61,7 +61,7 @@ def test_exact_gradient_equals_finite_differences(dof, d):
 def test_barnes_hut_and_fft_approach_the_exact_gradient():
     rng = np.random.default_rng(1)
     X = np.vstack([rng.normal(c, 1.0, (300, 10)) for c in (0, 4, 8)])
-    P, _, _ = neighbour_affinities(X, 20.0, 61)
+    P, _, _ = neighbor_affinities(X, 20.0, 61)
     Y = rng.normal(size=(900, 2)) * 10
     exact, z0 = _gradient(P, Y, 1.0, ExactRepulsion())
     scale = np.linalg.norm(exact)
@@ -95,7 +95,7 @@ def test_affinities_have_the_requested_perplexity(digits):
     perplexity = np.exp(-(P * np.log(np.maximum(P, 1e-300))).sum(axis=1))
     np.testing.assert_allclose(perplexity, 30.0, rtol=1e-4)
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
-    joint, _, _ = neighbour_affinities(X, 30.0, 90)
+    joint, _, _ = neighbor_affinities(X, 30.0, 90)
     assert abs(joint.sum() - 1) < 1e-12 and abs(joint - joint.T).max() == 0
 
 
@@ -195,8 +195,8 @@ def test_user_init_is_checked():
 def test_precomputed_distances_match_features():
     X = np.random.default_rng(4).normal(size=(120, 5))
     D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
-    P = neighbour_affinities(X, 10.0, 119)[0]
-    assert sp.issparse(P) and abs(P - neighbour_affinities(D, 10.0, 119, metric="precomputed")[0]).max() < 1e-15
+    P = neighbor_affinities(X, 10.0, 119)[0]
+    assert sp.issparse(P) and abs(P - neighbor_affinities(D, 10.0, 119, metric="precomputed")[0]).max() < 1e-15
     # t-SNE amplifies rounding (1e-13 after 10 iterations, whole units after 100), so the
     # two runs are compared by what they preserve
     a = TSNE(perplexity=10, init="random", random_state=0).fit(X).embedding_
@@ -218,11 +218,11 @@ def test_kl_divergence_falls_when_the_early_exaggeration_ends():
     main phase: there the (unexaggerated) KL divergence falls from the first steps."""
     from sklearn.datasets import load_iris
 
-    from lowdim.embedding._affinities import neighbour_affinities
+    from lowdim.embedding._affinities import neighbor_affinities
 
     X = load_iris().data
     X = X + 1e-6 * np.random.default_rng(0).normal(size=X.shape)  # no duplicate rows
-    P = neighbour_affinities(X, 30.0, X.shape[0] - 1)[0].toarray()
+    P = neighbor_affinities(X, 30.0, X.shape[0] - 1)[0].toarray()
     snapshots = {}
 
     def keep(iteration, objective, state):
@@ -244,7 +244,7 @@ def test_kl_divergence_falls_when_the_early_exaggeration_ends():
 
 
 @pytest.mark.parametrize("metric, params", [("manhattan", None), ("minkowski", {"p": 3}), ("correlation", None)])
-def test_other_metrics_build_affinities_from_their_neighbours(metric, params):
+def test_other_metrics_build_affinities_from_their_neighbors(metric, params):
     from scipy.spatial.distance import cdist
     from sklearn.datasets import load_digits
 

@@ -154,7 +154,7 @@ def test_precomputed_knn_gives_the_graph_the_search_gives(digits_600):
 
 
 @pytest.mark.parametrize("metric, kwds", [("manhattan", None), ("minkowski", {"p": 3}), ("correlation", None)])
-def test_other_metrics_use_their_neighbours(digits_600, metric, kwds):
+def test_other_metrics_use_their_neighbors(digits_600, metric, kwds):
     from scipy.spatial.distance import cdist
 
     X, y = digits_600
@@ -200,13 +200,13 @@ def test_metric_target_pulls_similar_targets_together(digits_600):
     X, _ = digits_600
     target = np.random.default_rng(1).uniform(size=len(X))  # unrelated to the data's own structure
 
-    def neighbour_gap(Y):  # mean target difference to the 10 nearest points of the embedding
+    def neighbor_gap(Y):  # mean target difference to the 10 nearest points of the embedding
         _, idx = nearest_neighbors(Y, 10)
         return float(np.mean(np.abs(target[idx] - target[:, None])))
 
     plain = UMAP(random_state=0, n_epochs=100).fit(X)
     guided = UMAP(random_state=0, n_epochs=100, target_metric="euclidean", target_weight=0.9).fit(X, target)
-    assert neighbour_gap(guided.embedding_) < 0.5 * neighbour_gap(plain.embedding_)
+    assert neighbor_gap(guided.embedding_) < 0.5 * neighbor_gap(plain.embedding_)
 
 
 def test_curve_transform_graph_and_output_metric(digits_600):

@@ -134,18 +134,18 @@ def _largest_two(shift):
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
-def _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_err, moved, prev):
+def _search_rows(X, x_sq, rows, m, centers_t, c_sq, labels, upper, lower, rel_err, moved, prev):
     """Nearest and second-nearest centre of ``rows[:m]`` through one small GEMM in X's
     dtype. The bounds are widened by the rounding error of the expansion
     ``|x|^2 + |c|^2 - 2 x.c`` (``rel_err`` times the norms) so they stay valid.
     Rows whose label changes are appended to ``moved`` (their old label in ``prev``);
     returns how many."""
     d = X.shape[1]
-    k = centres_t.shape[1]
+    k = centers_t.shape[1]
     G = np.empty((m, d), dtype=X.dtype)
     for r in range(m):
         G[r] = X[rows[r]]
-    P = np.dot(G, centres_t)
+    P = np.dot(G, centers_t)
     n_moved = 0
     for r in range(m):
         i = rows[r]
@@ -172,13 +172,13 @@ def _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower, rel_er
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upper, lower,
+def hamerly_pass(X, x_sq, centers, centers_t, c_sq, half_sep, shift, labels, upper, lower,
                  use_bounds, chunk, rel_err, moved, prev, n_moved):
     """One assignment pass over row chunks. With ``use_bounds`` (Hamerly): update the
     bounds by the centre ``shift``, measure the own centre again where they overlap,
     and search all centres only for the rows still in doubt; without (Lloyd): search
     every row. ``upper`` bounds the distance to the own centre from above, ``lower``
-    to every other centre from below (``centres`` in X's dtype). The rows of chunk
+    to every other centre from below (``centers`` in X's dtype). The rows of chunk
     ``ch`` that change cluster are ``moved[ch * chunk:][:n_moved[ch]]``, their old
     labels at the same places of ``prev`` (for ``apply_moves``). Call with BLAS limited
     to one thread."""
@@ -198,7 +198,7 @@ def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upp
                 if u <= bound:
                     upper[i] = u
                     continue
-                u = _distance_native(X[i], centres[a]) * (1.0 + rel_err)
+                u = _distance_native(X[i], centers[a]) * (1.0 + rel_err)
                 upper[i] = u
                 if u <= bound:
                     continue
@@ -206,17 +206,17 @@ def hamerly_pass(X, x_sq, centres, centres_t, c_sq, half_sep, shift, labels, upp
             m += 1
         n_moved[ch] = 0
         if m > 0:
-            n_moved[ch] = _search_rows(X, x_sq, rows, m, centres_t, c_sq, labels, upper, lower,
+            n_moved[ch] = _search_rows(X, x_sq, rows, m, centers_t, c_sq, labels, upper, lower,
                                        rel_err, moved[ch * chunk:], prev[ch * chunk:])
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def elkan_step(X, centres, centre_dist, half_sep, shift, labels, upper, lower):
+def elkan_step(X, centers, center_dist, half_sep, shift, labels, upper, lower):
     """One Elkan assignment pass: a lower bound per (point, centre) pair, pruned by
     the triangle inequality with half the centre-centre distances. Returns the
     number of label changes."""
     n = X.shape[0]
-    k = centres.shape[0]
+    k = centers.shape[0]
     changed = np.zeros(n, dtype=np.int64)
     for i in prange(n):
         a = labels[i]
@@ -227,15 +227,15 @@ def elkan_step(X, centres, centre_dist, half_sep, shift, labels, upper, lower):
         if u > half_sep[a]:
             tight = False
             for c in range(k):
-                if c == a or u <= lo[c] or u <= 0.5 * centre_dist[a, c]:
+                if c == a or u <= lo[c] or u <= 0.5 * center_dist[a, c]:
                     continue
                 if not tight:
-                    u = _distance(X[i], centres[a])
+                    u = _distance(X[i], centers[a])
                     lo[a] = u
                     tight = True
-                    if u <= lo[c] or u <= 0.5 * centre_dist[a, c]:
+                    if u <= lo[c] or u <= 0.5 * center_dist[a, c]:
                         continue
-                dc = _distance(X[i], centres[c])
+                dc = _distance(X[i], centers[c])
                 lo[c] = dc
                 if dc < u:
                     a = c
@@ -248,37 +248,37 @@ def elkan_step(X, centres, centre_dist, half_sep, shift, labels, upper, lower):
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def point_distances(X, centres, labels, out):
+def point_distances(X, centers, labels, out):
     """Exact distance of each point to its own centre."""
     for i in prange(X.shape[0]):
-        out[i] = _distance(X[i], centres[labels[i]])
+        out[i] = _distance(X[i], centers[labels[i]])
 
 
 @njit(cache=True)
-def _means_and_geometry(centres, sums, wsum, new, dtype_probe):
+def _means_and_geometry(centers, sums, wsum, new, dtype_probe):
     """New centres (weighted means; a cluster left empty keeps its centre), each centre's
     shift, half the distance of each new centre to its nearest other, the transposed
     centres in X's dtype and their squared norms."""
-    k, d = centres.shape
+    k, d = centers.shape
     shift = np.empty(k)
     for c in range(k):
         s = 0.0
         for j in range(d):
-            v = sums[c, j] / wsum[c] if wsum[c] > 0 else centres[c, j]
-            t = v - centres[c, j]
+            v = sums[c, j] / wsum[c] if wsum[c] > 0 else centers[c, j]
+            t = v - centers[c, j]
             s += t * t
             new[c, j] = v
         shift[c] = np.sqrt(s)
     half = np.full(k, np.inf)
     c_sq = np.empty(k)
-    centres_t = np.empty((d, k), dtype=dtype_probe.dtype)
-    centres_x = np.empty((k, d), dtype=dtype_probe.dtype)
+    centers_t = np.empty((d, k), dtype=dtype_probe.dtype)
+    centers_x = np.empty((k, d), dtype=dtype_probe.dtype)
     for c in range(k):
         s = 0.0
         for j in range(d):
             s += new[c, j] * new[c, j]
-            centres_t[j, c] = new[c, j]
-            centres_x[c, j] = new[c, j]
+            centers_t[j, c] = new[c, j]
+            centers_x[c, j] = new[c, j]
         c_sq[c] = s
         for e in range(c + 1, k):
             s = 0.0
@@ -288,11 +288,11 @@ def _means_and_geometry(centres, sums, wsum, new, dtype_probe):
             s = 0.5 * np.sqrt(s)
             half[c] = min(half[c], s)
             half[e] = min(half[e], s)
-    return shift, half, centres_t, centres_x, c_sq
+    return shift, half, centers_t, centers_x, c_sq
 
 
 @njit(cache=True)
-def search_iteration(X, x_sq, weights, centres, sums, wsum, labels, upper, lower, use_bounds,
+def search_iteration(X, x_sq, weights, centers, sums, wsum, labels, upper, lower, use_bounds,
                      chunk, rel_err, moved, prev, n_moved, new):
     """One whole Lloyd (``use_bounds`` False) or Hamerly iteration in one call: centres
     from the sums (into ``new``), the assignment pass, and the moves of the rows that
@@ -301,12 +301,12 @@ def search_iteration(X, x_sq, weights, centres, sums, wsum, labels, upper, lower
 
     Returns (rows moved, summed squared centre shift, sum_k |S_k|^2 / W_k) -- the last
     gives the inertia of the new labels about their own means."""
-    shift, half, centres_t, centres_x, c_sq = _means_and_geometry(centres, sums, wsum, new, X[:1, 0])
+    shift, half, centers_t, centers_x, c_sq = _means_and_geometry(centers, sums, wsum, new, X[:1, 0])
     shift_sq = float(np.sum(shift * shift))
     if not use_bounds:
         shift[:] = 0.0
         half[:] = 0.0
-    hamerly_pass(X, x_sq, centres_x, centres_t, c_sq, half, shift, labels, upper, lower, use_bounds,
+    hamerly_pass(X, x_sq, centers_x, centers_t, c_sq, half, shift, labels, upper, lower, use_bounds,
                  chunk, rel_err, moved, prev, n_moved)
     total = apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum)
     explained = 0.0

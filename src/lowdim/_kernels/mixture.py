@@ -48,7 +48,7 @@ def squared_distance_column(Y, b, out, col):
 
 
 @njit(cache=True, parallel=True)
-def weighted_centred(X, mu, w, out):
+def weighted_centered(X, mu, w, out):
     """``out[i] = sqrt(w[i]) * (X[i] - mu)`` in X's dtype (for one weighted SYRK)."""
     n, d = X.shape
     for i in prange(n):

@@ -128,7 +128,7 @@ def nearest_candidates(Q, data, candidates, skip_self, out_idx, out_dist):
 
 
 @njit(cache=True, parallel=True, fastmath=REORDER)
-def through_neighbours(data, idx, dist, width, out_idx, out_dist):
+def through_neighbors(data, idx, dist, width, out_idx, out_dist):
     """One round of "a neighbour's neighbour is probably a neighbour" on the kNN lists
     ``(idx, dist)`` of the rows of ``data`` themselves (increasing squared distances):
     each row's list merged with the distinct points among the first ``width`` entries

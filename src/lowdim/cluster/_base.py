@@ -81,15 +81,15 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
             warn_constant_features(var, type(self).__name__, CLUSTER_NOTE, X=X)
             self.offset_ = np.zeros(X.shape[1]) if sp.issparse(X) else mean.astype(X.dtype).astype(np.float64)
             mean_var = float(np.mean(var) * (X.shape[0] - 1) / max(X.shape[0], 1))
-        if sp.issparse(X):  # compared with the centres in absolute coordinates (``_centred_input``)
+        if sp.issparse(X):  # compared with the centres in absolute coordinates (``_centered_input``)
             Xc = sp.csr_matrix(X)
             return Xc, row_norms_sq(Xc), mean_var
         Xc, norms = np.empty(X.shape, dtype=X.dtype), np.empty(X.shape[0])
         shifted_copy_with_norms(X, self.offset_.astype(X.dtype), Xc, norms)
         return Xc, norms, mean_var
 
-    def _store_centres(self, offset_centres, dtype):
-        self.offset_centers_ = np.asarray(offset_centres, dtype=np.float64)
+    def _store_centers(self, offset_centers, dtype):
+        self.offset_centers_ = np.asarray(offset_centers, dtype=np.float64)
         self.cluster_centers_ = (self.offset_centers_ + self.offset_).astype(dtype)
 
     def _lazy(self, method, X, n_out, dtype):
@@ -99,17 +99,17 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         return map_rows(method, X, n_out, dtype, n_features=self.n_features_in_,
                         estimator_name=type(self).__name__)
 
-    def _centred_input(self, X):
+    def _centered_input(self, X):
         """Validated new data, its centred copy (sparse data as they are) and squared
         row norms, and the centres in the same coordinates."""
         X = self._validate_input(X, reset=False, accept_sparse=True)
         Xc, x_sq, _ = self._prepare(X, reset=False)
-        centres = self.cluster_centers_.astype(np.float64) if sp.issparse(X) else self.offset_centers_
-        return X, Xc, x_sq, centres
+        centers = self.cluster_centers_.astype(np.float64) if sp.issparse(X) else self.offset_centers_
+        return X, Xc, x_sq, centers
 
     def _nearest(self, X):
-        X, Xc, x_sq, centres = self._centred_input(X)
-        labels, dist = assign(Xc, centres, x_sq)
+        X, Xc, x_sq, centers = self._centered_input(X)
+        labels, dist = assign(Xc, centers, x_sq)
         return X, labels, dist
 
     def predict(self, X):
@@ -144,8 +144,8 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
             # integer input is validated to float64 block by block: declare what comes out
             return self._lazy(self.transform, X, self.n_clusters, X.dtype if X.dtype.kind == "f" else np.float64)
 
-        X, Xc, x_sq, centres = self._centred_input(X)
-        D = sq_euclidean(Xc.astype(np.float64), centres, x_sq)
+        X, Xc, x_sq, centers = self._centered_input(X)
+        D = sq_euclidean(Xc.astype(np.float64), centers, x_sq)
         return np.sqrt(D).astype(X.dtype, copy=False)
 
     def fit_transform(self, X, y=None, sample_weight=None):

@@ -46,10 +46,10 @@ def initial_responsibilities(X, k, init_params, rng):
         return _one_hot(KMeans(k, n_init=1, random_state=rng).fit(X).labels_, k)
     x_sq = np.einsum("ij,ij->i", X, X)
     if init_params == "k-means++":
-        centres = kmeans_plusplus(X, k, rng, weights=np.ones(X.shape[0]), x_sq=x_sq)[0]
+        centers = kmeans_plusplus(X, k, rng, weights=np.ones(X.shape[0]), x_sq=x_sq)[0]
     else:  # random_from_data
-        centres = X[rng.choice(X.shape[0], size=k, replace=False)]
-    return _one_hot(assign(X, centres, x_sq)[0], k)
+        centers = X[rng.choice(X.shape[0], size=k, replace=False)]
+    return _one_hot(assign(X, centers, x_sq)[0], k)
 
 
 def invert_covariance_layout(matrices, covariance_type):
@@ -203,7 +203,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.callbacks = callbacks
 
     # ----------------------------------------------------------------- fitting
-    def _centred(self, X):
+    def _centered(self, X):
         """``X`` minus the fitted column offset (in X's dtype; float64 when it has NaN,
         for the missing-value algebra) and its NaN mask (or None)."""
         missing = np.isnan(X)
@@ -297,7 +297,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
             raise ValueError(f"X column {empty[0]} has no observed value; drop it.")
         mean = np.nanmean(X, axis=0, dtype=np.float64)
         self.offset_ = mean.astype(X.dtype).astype(np.float64)
-        Xc, missing = self._centred(X)
+        Xc, missing = self._centered(X)
         variances = np.nanvar(Xc, axis=0) if missing is not None else column_moments(Xc)[1]
         warn_constant_features(variances, "GaussianMixture", CLUSTER_NOTE, X=X)
         rng = check_random_state(self.random_state)
@@ -332,7 +332,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
     # ----------------------------------------------------------------- using the model
     def _posterior(self, X):
         X = self._validate_input(X, reset=False, allow_nan=True)
-        Xc, missing = self._centred(X)
+        Xc, missing = self._centered(X)
         log_norm, resp, _ = self._expectation(Xc, missing, self._params())
         return X.dtype, log_norm, resp
 

@@ -110,7 +110,7 @@ def statistics(X, resp, covariance_type):
     precise, where raw float32 moments lose the covariance to cancellation), returned
     as raw moments ``sum r x x^T`` in float64.
     """
-    from .._kernels.mixture import weighted_centred, weighted_moments
+    from .._kernels.mixture import weighted_centered, weighted_moments
 
     nk = resp.sum(axis=0) + 10 * np.finfo(np.float64).eps
     diagonal = covariance_type in ("diag", "spherical")
@@ -122,7 +122,7 @@ def statistics(X, resp, covariance_type):
     buffer = np.empty(X.shape, dtype=X.dtype)
     for k in range(K):
         mu = s1[k] / nk[k]
-        weighted_centred(X, mu, np.ascontiguousarray(resp[:, k]), buffer)
+        weighted_centered(X, mu, np.ascontiguousarray(resp[:, k]), buffer)
         s2[k] = symmetric_from_upper(syrk_upper(buffer)) + nk[k] * np.outer(mu, mu)
     if covariance_type == "tied":
         return nk, s1, s2.sum(axis=0)[None]

@@ -41,13 +41,13 @@ def resolve_algorithm(algorithm, n_clusters, n_features):
     return "elkan" if n_features >= 16 * n_clusters else "hamerly"
 
 
-def initial_centres(init, X, n_clusters, rng, weights, x_sq, offset):
+def initial_centers(init, X, n_clusters, rng, weights, x_sq, offset):
     """Starting centres (float64, in the centred coordinates of ``X``) for any ``init``.
 
     Examples
     --------
     >>> X = np.arange(8.0).reshape(4, 2)
-    >>> initial_centres(np.zeros((2, 2)), X, 2, None, None, None, np.ones(2)).tolist()
+    >>> initial_centers(np.zeros((2, 2)), X, 2, None, None, None, np.ones(2)).tolist()
     [[-1.0, -1.0], [-1.0, -1.0]]
     """
     if callable(init):
@@ -175,7 +175,7 @@ class KMeans(CentroidClusterer):
                               verbose=self.verbose)
         warn_constant_features(fit.variances, name, CLUSTER_NOTE)
         self.n_features_in_, self.offset_ = d, fit.offset
-        self._store_centres(fit.centres, X.dtype)
+        self._store_centers(fit.centers, X.dtype)
         self.labels_, self.inertia_, self.n_iter_ = fit.labels, fit.inertia, fit.n_iter
         warn_fewer_clusters(self.cluster_centers_, self.n_clusters, name)
         return self
@@ -212,7 +212,7 @@ class KMeans(CentroidClusterer):
         rng = check_random_state(self.random_state)
 
         def run_once(rng):
-            start = initial_centres(self.init, Xc, self.n_clusters, rng, weights, x_sq, self.offset_)
+            start = initial_centers(self.init, Xc, self.n_clusters, rng, weights, x_sq, self.offset_)
             if sparse:
                 return sparse_kmeans(Xc, weights, start, x_sq, max_iter=self.max_iter, tol=self.tol * mean_var,
                                      callbacks=self.callbacks or (), verbose=self.verbose)
@@ -221,7 +221,7 @@ class KMeans(CentroidClusterer):
                                  callbacks=self.callbacks or (), verbose=self.verbose)
 
         best = best_of_restarts(run_once, self.n_init_, rng)
-        self._store_centres(best.state.centres, X.dtype)
+        self._store_centers(best.state.centers, X.dtype)
         self.labels_ = best.state.labels
         self.inertia_ = float(best.objective)
         self.n_iter_ = int(best.n_iter)

@@ -14,7 +14,7 @@ from .._threads import blas_limit
 from ._lloyd import CHUNK, KMeansState, assign, bounded_start
 
 
-def centred_block(block, offset, weights):
+def centered_block(block, offset, weights):
     """``block - offset`` in the block's dtype, squared row norms, and the weights
     (ones when None)."""
     from .._kernels.moments import shifted_copy_with_norms
@@ -57,7 +57,7 @@ def candidate_round(block, weights, state, offset, new, first_index, rate, seed)
     Returns (CandidateState, (sampled rows centred in float64, weights per candidate
     owned by this block)).
     """
-    Xc, x_sq, w = centred_block(block, offset, weights)
+    Xc, x_sq, w = centered_block(block, offset, weights)
     if new.shape[0] == 0:  # the last round sampled nothing: distances stay as they are
         lab, dist = np.zeros(Xc.shape[0], dtype=np.int64), np.full(Xc.shape[0], np.inf)
     else:
@@ -82,29 +82,29 @@ class Geometry:
     """What every block needs to update its bounds: the new centres, how far each
     moved, half the distance of each to its nearest other, and centre-centre distances."""
 
-    centres: np.ndarray
+    centers: np.ndarray
     shift: np.ndarray
     half: np.ndarray
-    centre_dist: np.ndarray
+    center_dist: np.ndarray
 
 
 def _step(Xc, x_sq, w, state, geo, algorithm):
-    """Move the block's state to ``geo.centres``: reassign (with bounds) and keep the
+    """Move the block's state to ``geo.centers``: reassign (with bounds) and keep the
     block's cluster sums up to date by the rows that moved."""
     from .._kernels.kmeans import apply_moves, elkan_step, hamerly_pass, move_points
 
     if algorithm == "elkan":
         labels = state.labels.copy()  # the old labels are needed to move the sums
-        elkan_step(Xc, geo.centres, geo.centre_dist, geo.half, geo.shift, labels, state.upper, state.lower)
+        elkan_step(Xc, geo.centers, geo.center_dist, geo.half, geo.shift, labels, state.upper, state.lower)
         changed = move_points(Xc, w, state.labels, labels, state.sums, state.wsum)
         state.labels = labels
         return int(changed)
-    n, k = Xc.shape[0], geo.centres.shape[0]
+    n, k = Xc.shape[0], geo.centers.shape[0]
     bounds = algorithm == "hamerly"
     moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
-    C = np.ascontiguousarray(geo.centres, dtype=Xc.dtype)
-    hamerly_pass(Xc, x_sq, C, np.ascontiguousarray(C.T), np.einsum("ij,ij->i", geo.centres, geo.centres),
+    C = np.ascontiguousarray(geo.centers, dtype=Xc.dtype)
+    hamerly_pass(Xc, x_sq, C, np.ascontiguousarray(C.T), np.einsum("ij,ij->i", geo.centers, geo.centers),
                  geo.half if bounds else np.zeros(k), geo.shift if bounds else np.zeros(k),
                  state.labels, state.upper, state.lower, bounds, CHUNK, 8 * np.finfo(Xc.dtype).eps,
                  moved, prev, n_moved)
@@ -112,7 +112,7 @@ def _step(Xc, x_sq, w, state, geo, algorithm):
 
 
 def lloyd_pass(block, weights, state, offset, geo, algorithm, n_far):
-    """One k-means pass on a block: assign to ``geo.centres`` (from scratch when
+    """One k-means pass on a block: assign to ``geo.centers`` (from scratch when
     ``state`` is None), update the block's sums.
 
     Returns (KMeansState, (sums, weights per cluster, rows that changed cluster, exact
@@ -121,20 +121,20 @@ def lloyd_pass(block, weights, state, offset, geo, algorithm, n_far):
     """
     from .._kernels.kmeans import point_distances
 
-    Xc, x_sq, w = centred_block(block, offset, weights)
+    Xc, x_sq, w = centered_block(block, offset, weights)
     if state is not None:  # never change a task's input: a retried task would see it changed
         state = KMeansState(None, state.labels.copy(), state.sums.copy(), state.wsum.copy(), False,
                             state.upper.copy(), state.lower.copy())
     with blas_limit(1):
         if state is None:
-            state = bounded_start(Xc, w, geo.centres, x_sq, algorithm)
+            state = bounded_start(Xc, w, geo.centers, x_sq, algorithm)
             changed = Xc.shape[0]
         else:
             changed = _step(Xc, x_sq, w, state, geo, algorithm)
     dist = np.empty(Xc.shape[0])
-    point_distances(Xc, geo.centres, state.labels, dist)
+    point_distances(Xc, geo.centers, state.labels, dist)
     far = np.argsort(-dist, kind="stable")[:n_far]
-    state.centres = None  # the driver keeps the centres
+    state.centers = None  # the driver keeps the centres
     return state, (state.sums.copy(), state.wsum.copy(), changed, float(w @ dist**2),
                    (Xc[far].astype(np.float64), dist[far] ** 2))
 

@@ -18,7 +18,7 @@ from ..distributed import BlockPasses, compute
 from ..linalg import _block_moments as moments_of
 from . import _kmeans_blocks as kb
 from ._kmeans_init import kmeans_plusplus, parallel_seeding, random_rows
-from ._lloyd import assign, centre_geometry
+from ._lloyd import assign, center_geometry
 
 SAMPLE_ROWS = 20_000
 
@@ -73,7 +73,7 @@ class PassResult:
     """What the client keeps between passes: the centres assigned to, the persisted
     block states, and the merged small results of the pass."""
 
-    centres: np.ndarray
+    centers: np.ndarray
     block_states: list
     sums: np.ndarray
     wsum: np.ndarray
@@ -84,17 +84,17 @@ class PassResult:
 
 
 def _assign_pass(runner, offset, states, geo, algorithm):
-    n_far = min(geo.centres.shape[0], 16)
+    n_far = min(geo.centers.shape[0], 16)
     states, smalls = runner.run(kb.lloyd_pass, states, offset, geo, algorithm, n_far)
     sums, wsum, changed, inertia, far = zip(*smalls)
     rows, dist = (np.concatenate(p) for p in zip(*far))
-    return PassResult(geo.centres, states, np.sum(sums, axis=0), np.sum(wsum, axis=0),
+    return PassResult(geo.centers, states, np.sum(sums, axis=0), np.sum(wsum, axis=0),
                       int(sum(changed)), float(sum(inertia)), rows, dist)
 
 
-def _next_centres(res):
+def _next_centers(res):
     """Weighted means of the clusters; an empty cluster takes the farthest row seen."""
-    new = res.centres.copy()
+    new = res.centers.copy()
     full = res.wsum > 0
     new[full] = res.sums[full] / res.wsum[full, None]
     empty = np.flatnonzero(~full)
@@ -104,16 +104,16 @@ def _next_centres(res):
     return new
 
 
-def lloyd(runner, offset, centres, *, algorithm, max_iter, tol, callbacks, verbose):
-    """k-means iterations over the blocks from ``centres`` (centred, float64)."""
-    k = centres.shape[0]
-    geo = kb.Geometry(centres, np.zeros(k), np.zeros(k), np.zeros((k, k)))
+def lloyd(runner, offset, centers, *, algorithm, max_iter, tol, callbacks, verbose):
+    """k-means iterations over the blocks from ``centers`` (centred, float64)."""
+    k = centers.shape[0]
+    geo = kb.Geometry(centers, np.zeros(k), np.zeros(k), np.zeros((k, k)))
     start = _assign_pass(runner, offset, [None] * len(runner), geo, algorithm)
 
     def step(res):
-        new = _next_centres(res)
-        shift = np.sqrt(np.sum((new - res.centres) ** 2, axis=1))
-        cd, half = centre_geometry(new)
+        new = _next_centers(res)
+        shift = np.sqrt(np.sum((new - res.centers) ** 2, axis=1))
+        cd, half = center_geometry(new)
         res = _assign_pass(runner, offset, res.block_states, kb.Geometry(new, shift, half, cd), algorithm)
         return res, res.inertia, 0.0 if res.changed == 0 else float(np.sum(shift**2))
 
@@ -137,7 +137,7 @@ class DaskKMeansFit:
 
     offset: np.ndarray
     variances: np.ndarray
-    centres: np.ndarray
+    centers: np.ndarray
     labels: np.ndarray
     inertia: float
     n_iter: int
@@ -158,7 +158,7 @@ def dask_kmeans(X, sample_weight, *, n_clusters, init, algorithm, n_init, max_it
     >>> X = da.concatenate([da.zeros((50, 2)), da.ones((50, 2)) * 9]).rechunk(25)
     >>> fit = dask_kmeans(X, None, n_clusters=2, init="k-means||", algorithm="lloyd", n_init=1,
     ...                   max_iter=100, tol=1e-4, rng=np.random.default_rng(0))
-    >>> np.sort((fit.centres + fit.offset)[:, 0]).tolist(), fit.labels.shape
+    >>> np.sort((fit.centers + fit.offset)[:, 0]).tolist(), fit.labels.shape
     ([0.0, 9.0], (100,))
     """
     n = X.shape[0]
@@ -174,7 +174,7 @@ def dask_kmeans(X, sample_weight, *, n_clusters, init, algorithm, n_init, max_it
                      max_iter=max_iter, tol=tol * mean_var, callbacks=callbacks, verbose=verbose)
 
     best = best_of_restarts(run_once, n_init, rng)
-    return DaskKMeansFit(offset, variances, best.state.centres, fetch_labels(best.state.block_states),
+    return DaskKMeansFit(offset, variances, best.state.centers, fetch_labels(best.state.block_states),
                          best.state.inertia, int(best.n_iter))
 
 

@@ -164,6 +164,6 @@ def reduce_candidates(C, cand_w, n_clusters, rng):
     """
     C = np.asarray(C)
     c_sq = np.einsum("ij,ij->i", C, C).astype(np.float64)
-    centres, _ = kmeans_plusplus(C, n_clusters, rng, weights=cand_w + 1e-12, x_sq=c_sq)
-    result = kmeans_single(C, cand_w, centres, c_sq, algorithm="lloyd", max_iter=30, tol=0.0)
-    return result.state.centres
+    centers, _ = kmeans_plusplus(C, n_clusters, rng, weights=cand_w + 1e-12, x_sq=c_sq)
+    result = kmeans_single(C, cand_w, centers, c_sq, algorithm="lloyd", max_iter=30, tol=0.0)
+    return result.state.centers

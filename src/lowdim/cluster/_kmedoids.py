@@ -262,8 +262,8 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
                                  "points; pass the dissimilarities to every training point.")
             return X[:, self.medoid_indices_]
         X = self._validate_input(X, reset=False)
-        centres = (self.cluster_centers_ - self.offset_).astype(X.dtype)
-        return pairwise_distances(X - self.offset_.astype(X.dtype), centres,
+        centers = (self.cluster_centers_ - self.offset_).astype(X.dtype)
+        return pairwise_distances(X - self.offset_.astype(X.dtype), centers,
                                   metric=self.metric).astype(X.dtype, copy=False)
 
     def predict(self, X):

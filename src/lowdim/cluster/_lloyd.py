@@ -24,7 +24,7 @@ def _block_rows(n, k):
     return max(256, min(n, (8 << 20) // max(1, k)))
 
 
-def assign(X, centres, x_sq):
+def assign(X, centers, x_sq):
     """Nearest centre of every row, by BLAS distances in row blocks.
 
     Returns labels (int64) and squared distances to the nearest centre (float64).
@@ -37,9 +37,9 @@ def assign(X, centres, x_sq):
     """
     from .._kernels.kmeans import argmin_rows
 
-    n, k = X.shape[0], centres.shape[0]
-    C = np.ascontiguousarray(centres, dtype=X.dtype)
-    c_sq = np.einsum("ij,ij->i", centres, centres)
+    n, k = X.shape[0], centers.shape[0]
+    C = np.ascontiguousarray(centers, dtype=X.dtype)
+    c_sq = np.einsum("ij,ij->i", centers, centers)
     labels = np.empty(n, dtype=np.int64)
     best = np.empty(n)
     step = _block_rows(n, k)
@@ -83,7 +83,7 @@ def relocate_empty(X, weights, state):
     if np.all(state.wsum > 0):
         return 0
     dist = np.empty(X.shape[0])
-    point_distances(X, state.centres, state.labels, dist)
+    point_distances(X, state.centers, state.labels, dist)
     moves = relocations(dist, state.labels, state.wsum, weights)
     for c, i in moves:
         v = weights[i] * X[i].astype(np.float64)
@@ -100,7 +100,7 @@ class KMeansState:
     labels, and the weighted sums and weights of the labelled clusters (kept up to date
     by moving only the points that change cluster)."""
 
-    centres: np.ndarray
+    centers: np.ndarray
     labels: np.ndarray
     sums: np.ndarray
     wsum: np.ndarray
@@ -109,17 +109,17 @@ class KMeansState:
     lower: np.ndarray = None
 
 
-def _start_state(X, weights, centres, labels, upper=None, lower=None):
+def _start_state(X, weights, centers, labels, upper=None, lower=None):
     from .._kernels.kmeans import cluster_sums
 
-    sums, wsum = cluster_sums(X, labels, weights, centres.shape[0], _chunks(X.shape[0]))
-    return KMeansState(centres, labels, sums, wsum, False, upper, lower)
+    sums, wsum = cluster_sums(X, labels, weights, centers.shape[0], _chunks(X.shape[0]))
+    return KMeansState(centers, labels, sums, wsum, False, upper, lower)
 
 
 def _means(state, X, weights):
     """Centres as the weighted means of the labelled clusters (empty ones relocated)."""
     relocate_empty(X, weights, state)
-    new = state.centres.copy()
+    new = state.centers.copy()
     full = state.wsum > 0
     new[full] = state.sums[full] / state.wsum[full, None]
     return new
@@ -132,15 +132,15 @@ def _objective(state, weighted_sq):
                                                 where=state.wsum > 0)))
 
 
-def centre_geometry(centres):
+def center_geometry(centers):
     """Centre-centre distances and half the distance of each centre to its nearest."""
-    if centres.shape[0] <= 32:  # small: direct differences beat a BLAS call
-        diff = centres[:, None, :] - centres[None, :, :]
+    if centers.shape[0] <= 32:  # small: direct differences beat a BLAS call
+        diff = centers[:, None, :] - centers[None, :, :]
         cd = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
     else:
-        cd = np.sqrt(sq_euclidean(centres, centres))
+        cd = np.sqrt(sq_euclidean(centers, centers))
     np.fill_diagonal(cd, np.inf)
-    half = 0.5 * cd.min(axis=1) if len(centres) > 1 else np.full(1, np.inf)
+    half = 0.5 * cd.min(axis=1) if len(centers) > 1 else np.full(1, np.inf)
     np.fill_diagonal(cd, 0.0)
     return cd, half
 
@@ -148,15 +148,15 @@ def centre_geometry(centres):
 CHUNK = 512  # rows per kernel work unit: one small GEMM each for the rows in doubt
 
 
-def _search_pass(X, x_sq, centres, labels, upper, lower):
+def _search_pass(X, x_sq, centers, labels, upper, lower):
     """Assign every row to its nearest centre and set Hamerly's bounds (the start)."""
     from .._kernels.kmeans import hamerly_pass
 
-    n, k = X.shape[0], centres.shape[0]
+    n, k = X.shape[0], centers.shape[0]
     moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
-    hamerly_pass(X, x_sq, centres, np.ascontiguousarray(centres.T, dtype=X.dtype),
-                 np.einsum("ij,ij->i", centres, centres), np.zeros(k), np.zeros(k), labels, upper, lower,
+    hamerly_pass(X, x_sq, centers, np.ascontiguousarray(centers.T, dtype=X.dtype),
+                 np.einsum("ij,ij->i", centers, centers), np.zeros(k), np.zeros(k), labels, upper, lower,
                  False, CHUNK, 8 * np.finfo(X.dtype).eps, moved, prev, n_moved)
 
 
@@ -173,11 +173,11 @@ def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
     def step(state):
         if not np.all(state.wsum > 0):
             relocate_empty(X, weights, state)
-        new = np.empty_like(state.centres)
+        new = np.empty_like(state.centers)
         count, shift_sq, explained = search_iteration(
-            X, x_sq, weights, state.centres, state.sums, state.wsum, state.labels, state.upper,
+            X, x_sq, weights, state.centers, state.sums, state.wsum, state.labels, state.upper,
             state.lower, use_bounds, CHUNK, rel_err, moved, prev, n_moved, new)
-        state.centres, state.strict = new, count == 0
+        state.centers, state.strict = new, count == 0
         return state, weighted_sq - explained, 0.0 if count == 0 else shift_sq
     return step
 
@@ -187,8 +187,8 @@ def _elkan_step(X, weights, weighted_sq):
 
     def step(state):
         new = _means(state, X, weights)
-        shift = np.sqrt(np.sum((new - state.centres) ** 2, axis=1))
-        cd, half = centre_geometry(new)
+        shift = np.sqrt(np.sum((new - state.centers) ** 2, axis=1))
+        cd, half = center_geometry(new)
         labels = state.labels.copy()
         elkan_step(X, new, cd, half, shift, labels, state.upper, state.lower)
         moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
@@ -197,22 +197,22 @@ def _elkan_step(X, weights, weighted_sq):
     return step
 
 
-def bounded_start(X, weights, centres, x_sq, algorithm):
+def bounded_start(X, weights, centers, x_sq, algorithm):
     n = X.shape[0]
     labels, upper = np.zeros(n, dtype=np.int64), np.empty(n)
     if algorithm != "elkan":
         lower = np.empty(n)
-        _search_pass(X, x_sq, centres, labels, upper, lower)
-        return _start_state(X, weights, centres, labels, upper, lower)
+        _search_pass(X, x_sq, centers, labels, upper, lower)
+        return _start_state(X, weights, centers, labels, upper, lower)
     from .._kernels.kmeans import argmin_rows
 
-    lower = np.sqrt(sq_euclidean(X, centres.astype(X.dtype), x_sq)).astype(np.float64)
+    lower = np.sqrt(sq_euclidean(X, centers.astype(X.dtype), x_sq)).astype(np.float64)
     argmin_rows(lower, labels, upper)
-    return _start_state(X, weights, centres, labels, upper, lower)
+    return _start_state(X, weights, centers, labels, upper, lower)
 
 
-def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callbacks=(), verbose=0):
-    """Run k-means from ``centres`` with 'lloyd', 'elkan' or 'hamerly' iterations.
+def kmeans_single(X, weights, centers, x_sq, *, algorithm, max_iter, tol, callbacks=(), verbose=0):
+    """Run k-means from ``centers`` with 'lloyd', 'elkan' or 'hamerly' iterations.
 
     Parameters
     ----------
@@ -236,12 +236,12 @@ def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callba
     >>> X = np.array([[0.0], [1.0], [9.0], [10.0]])
     >>> r = kmeans_single(X, np.ones(4), np.array([[0.0], [1.0]]), (X**2).ravel(),
     ...                   algorithm="lloyd", max_iter=10, tol=0.0)
-    >>> r.state.centres.ravel().tolist(), r.objective
+    >>> r.state.centers.ravel().tolist(), r.objective
     ([0.5, 9.5], 1.0)
     """
     from .._kernels.kmeans import point_distances
 
-    centres = np.asarray(centres, dtype=np.float64)
+    centers = np.asarray(centers, dtype=np.float64)
     with blas_limit(1):  # the kernels' small GEMMs run in parallel
         # inside the limit: a threaded BLAS call here (even this dot product) leaves
         # OpenBLAS threads spinning through the first iterations' parallel kernels
@@ -250,10 +250,10 @@ def kmeans_single(X, weights, centres, x_sq, *, algorithm, max_iter, tol, callba
             step = _elkan_step(X, weights, weighted_sq)
         else:
             step = _search_step(X, weights, x_sq, weighted_sq, use_bounds=algorithm == "hamerly")
-        start = bounded_start(X, weights, centres, x_sq, algorithm)
+        start = bounded_start(X, weights, centers, x_sq, algorithm)
         result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks,
                           verbose=verbose, label=f"KMeans ({algorithm})")
     dist = np.empty(X.shape[0])
-    point_distances(X, result.state.centres, result.state.labels, dist)
+    point_distances(X, result.state.centers, result.state.labels, dist)
     result.objective = float(weights @ dist**2)  # exact inertia of the final labels
     return result

@@ -13,39 +13,39 @@ from ._base import (
     resolve_n_init,
     warn_fewer_clusters,
 )
-from ._kmeans import INITS, initial_centres
+from ._kmeans import INITS, initial_centers
 from ._kmeans_init import dense_rows
 from ._lloyd import _chunks, assign
 from ._sparse_lloyd import cluster_row_sums
 
 
-def minibatch_step(X, x_sq, weights, centres, counts, rng, reassignment_ratio):
+def minibatch_step(X, x_sq, weights, centers, counts, rng, reassignment_ratio):
     """Move each centre towards the mean of its batch points with step size
     ``batch weight / accumulated weight``; centres that have collected less than
     ``reassignment_ratio`` times the largest weight jump to random batch points.
 
-    Updates ``centres`` and ``counts`` in place; returns the batch inertia (before the
+    Updates ``centers`` and ``counts`` in place; returns the batch inertia (before the
     update) and the summed squared centre shift.
     """
     from .._kernels.kmeans import cluster_sums
 
-    labels, dist = assign(X, centres, x_sq)
+    labels, dist = assign(X, centers, x_sq)
     if sp.issparse(X):
-        sums, wsum = cluster_row_sums(X, weights, labels, centres.shape[0])
+        sums, wsum = cluster_row_sums(X, weights, labels, centers.shape[0])
     else:
-        sums, wsum = cluster_sums(X, labels, weights, centres.shape[0], _chunks(X.shape[0]))
-    old = centres.copy()
+        sums, wsum = cluster_sums(X, labels, weights, centers.shape[0], _chunks(X.shape[0]))
+    old = centers.copy()
     counts += wsum
     hit = wsum > 0
-    centres[hit] += (sums[hit] - wsum[hit, None] * centres[hit]) / counts[hit, None]
+    centers[hit] += (sums[hit] - wsum[hit, None] * centers[hit]) / counts[hit, None]
     if reassignment_ratio > 0 and counts.max() > 0:
         starved = np.flatnonzero(counts < reassignment_ratio * counts.max())[: max(1, len(counts) // 2)]
         if starved.size and X.shape[0] >= starved.size:
             picks = rng.choice(X.shape[0], size=starved.size, replace=False,
                                p=weights / weights.sum())
-            centres[starved] = dense_rows(X, picks)
+            centers[starved] = dense_rows(X, picks)
             counts[starved] = np.min(counts[counts >= reassignment_ratio * counts.max()])
-    return float(weights @ dist), float(np.sum((centres - old) ** 2))
+    return float(weights @ dist), float(np.sum((centers - old) ** 2))
 
 
 class MiniBatchKMeans(CentroidClusterer):
@@ -131,7 +131,7 @@ class MiniBatchKMeans(CentroidClusterer):
         self.n_init = n_init
         self.reassignment_ratio = reassignment_ratio
 
-    def _initialise(self, Xc, x_sq, weights, rng):
+    def _initialize(self, Xc, x_sq, weights, rng):
         """Centres from the best of ``n_init`` starts, judged on an init sample."""
         n = Xc.shape[0]
         size = min(n, max(self.n_clusters, self.init_size or 3 * self.batch_size))
@@ -139,7 +139,7 @@ class MiniBatchKMeans(CentroidClusterer):
         S, s_sq, sw = Xc[idx], x_sq[idx], weights[idx]
         best, best_inertia = None, np.inf
         for _ in range(resolve_n_init(self.n_init, self.init, 3)):
-            start = initial_centres(self.init, S, self.n_clusters, rng, sw, s_sq, self.offset_)
+            start = initial_centers(self.init, S, self.n_clusters, rng, sw, s_sq, self.offset_)
             inertia = float(sw @ assign(S, start, s_sq)[1])
             if inertia < best_inertia:
                 best, best_inertia = start, inertia
@@ -167,14 +167,14 @@ class MiniBatchKMeans(CentroidClusterer):
         weights = check_sample_weight(sample_weight, X.shape[0])
         Xc, x_sq, mean_var = self._prepare(X, reset=True)
         rng = self._rng = check_random_state(self.random_state)
-        centres = self._initialise(Xc, x_sq, weights, rng)
+        centers = self._initialize(Xc, x_sq, weights, rng)
         counts = np.zeros(self.n_clusters)
         n, batch = X.shape[0], min(self.batch_size, X.shape[0])
         n_steps = max(1, (self.max_iter * n) // batch)
         ewa, best, stale, alpha = None, np.inf, 0, min(1.0, 2.0 * batch / (n + 1))
         for step in range(1, n_steps + 1):
             idx = rng.integers(0, n, size=batch)
-            inertia, shift = minibatch_step(Xc[idx], x_sq[idx], weights[idx], centres, counts, rng,
+            inertia, shift = minibatch_step(Xc[idx], x_sq[idx], weights[idx], centers, counts, rng,
                                             self.reassignment_ratio if step % 10 == 0 else 0.0)
             per_sample = inertia / batch
             ewa = per_sample if ewa is None else (1 - alpha) * ewa + alpha * per_sample
@@ -187,7 +187,7 @@ class MiniBatchKMeans(CentroidClusterer):
                 break
         self.n_steps_ = step
         self.n_iter_ = int(np.ceil(step * batch / n))
-        self._store_centres(centres, X.dtype)
+        self._store_centers(centers, X.dtype)
         self.counts_ = counts
         self._label(Xc, x_sq, weights)
         if self.compute_labels:
@@ -244,14 +244,14 @@ class MiniBatchKMeans(CentroidClusterer):
         if first:
             check_n_clusters(self.n_clusters, X.shape[0])
             Xc, x_sq, _ = self._prepare(X, reset=True)
-            centres = self._initialise(Xc, x_sq, weights, self._rng)
+            centers = self._initialize(Xc, x_sq, weights, self._rng)
             self.counts_, self.n_steps_ = np.zeros(self.n_clusters), 0
         else:
             Xc, x_sq, _ = self._prepare(X, reset=False)
-            centres = self.offset_centers_ + self._shift(Xc)
-        minibatch_step(Xc, x_sq, weights, centres, self.counts_, self._rng,
+            centers = self.offset_centers_ + self._shift(Xc)
+        minibatch_step(Xc, x_sq, weights, centers, self.counts_, self._rng,
                        self.reassignment_ratio if self.n_steps_ % 10 == 9 else 0.0)
         self.n_steps_ += 1
-        self._store_centres(centres - self._shift(Xc), X.dtype)
+        self._store_centers(centers - self._shift(Xc), X.dtype)
         self._label(Xc, x_sq, weights)
         return self

@@ -34,8 +34,8 @@ def _relocate_empty(weights, labels, dist, wsum):
     return labels
 
 
-def sparse_kmeans(X, weights, centres, x_sq, *, max_iter, tol, callbacks=(), verbose=0):
-    """Lloyd's k-means on sparse ``X`` from ``centres`` (float64, (k, d)).
+def sparse_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), verbose=0):
+    """Lloyd's k-means on sparse ``X`` from ``centers`` (float64, (k, d)).
 
     Stops when no label changes or the summed squared centre shift is at most ``tol``
     (scikit-learn's rule). Returns a ``LoopResult`` whose ``state`` is a
@@ -47,13 +47,13 @@ def sparse_kmeans(X, weights, centres, x_sq, *, max_iter, tol, callbacks=(), ver
     >>> X = sp.csr_matrix(np.array([[0.0], [1.0], [9.0], [10.0]]))
     >>> r = sparse_kmeans(X, np.ones(4), np.array([[0.0], [1.0]]), np.array([0.0, 1.0, 81.0, 100.0]),
     ...                   max_iter=10, tol=0.0)
-    >>> r.state.centres.ravel().tolist(), r.objective
+    >>> r.state.centers.ravel().tolist(), r.objective
     ([0.5, 9.5], 1.0)
     """
     X = sp.csr_matrix(X)
-    k = centres.shape[0]
-    labels, dist = assign(X, centres, x_sq)
-    start = KMeansState(np.asarray(centres, dtype=np.float64), labels, *cluster_row_sums(X, weights, labels, k))
+    k = centers.shape[0]
+    labels, dist = assign(X, centers, x_sq)
+    start = KMeansState(np.asarray(centers, dtype=np.float64), labels, *cluster_row_sums(X, weights, labels, k))
     dist_of = [dist]  # distances of the current labels (the step updates them)
 
     def step(state):
@@ -61,9 +61,9 @@ def sparse_kmeans(X, weights, centres, x_sq, *, max_iter, tol, callbacks=(), ver
         # the state's sums are those of its labels: recomputed only when a relocation moved points
         sums, wsum = (state.sums, state.wsum) if labels is state.labels else cluster_row_sums(X, weights, labels, k)
         full = wsum > 0
-        new = state.centres.copy()
+        new = state.centers.copy()
         new[full] = sums[full] / wsum[full, None]
-        shift = float(np.sum((new - state.centres) ** 2))
+        shift = float(np.sum((new - state.centers) ** 2))
         new_labels, dist_of[0] = assign(X, new, x_sq)
         moved = int(np.count_nonzero(new_labels != labels))
         state = KMeansState(new, new_labels, *cluster_row_sums(X, weights, new_labels, k))

@@ -4,7 +4,7 @@
 from .._params import BOOLEAN, NONE, Interval, validate_params
 from .._validation import check_array
 from ..linalg import iter_row_blocks
-from ._pca import _DEFERRED, PCA
+from ._pca import _DEFERRED, PCA, FinishedOnRead
 
 
 class IncrementalPCA(PCA):
@@ -48,6 +48,7 @@ class IncrementalPCA(PCA):
         "batch_size": [NONE, Interval(int, 1, None, closed="left")],
     }
     _deferred = _DEFERRED + ("var_",)
+    var_ = FinishedOnRead()
     # PCA parameters that IncrementalPCA does not expose
     solver, standardize, tol, iterated_power, n_oversamples = "covariance", False, 0.0, "auto", 10
     max_iter, random_state, verbose, svd_solver, power_iteration_normalizer = 1000, None, 0, None, "auto"

@@ -18,14 +18,14 @@ from ._mixins import ComponentTransformer
 from ._pca import PCA
 
 
-def centre_kernel(K):
+def center_kernel(K):
     """Double-centre a training kernel in place (``H K H``: rows and columns each by
     their own means); return (column means, overall mean).
 
     Examples
     --------
     >>> import numpy as np
-    >>> K = np.ones((3, 3)); _ = centre_kernel(K); float(abs(K).max())
+    >>> K = np.ones((3, 3)); _ = center_kernel(K); float(abs(K).max())
     0.0
     """
     col = K.mean(axis=0)
@@ -51,11 +51,11 @@ def check_symmetric_kernel(K, block=1024):
                              f"but K[{j}, {i}] = {K[j, i]:g}; pass (K + K.T) / 2 if the asymmetry is noise.")
 
 
-def check_psd_kernel(K_centred, eigenvalues):
+def check_psd_kernel(K_centered, eigenvalues):
     """Refuse a precomputed kernel that is not positive semi-definite once centred:
     a negative diagonal entry, or a computed eigenvalue below -1e-5 of the largest
     (smaller negatives are rounding and become zero)."""
-    diagonal = np.diag(K_centred)
+    diagonal = np.diag(K_centered)
     largest = max(float(eigenvalues.max(initial=0.0)), float(diagonal.max(initial=0.0)))
     i = int(np.argmin(diagonal))
     fix = ("kernel PCA needs a positive semi-definite kernel (a Gram matrix of some feature map); "
@@ -301,7 +301,7 @@ class KernelPCA(ComponentTransformer):
         K = self._kernel(X)
         if self.kernel == "precomputed":
             check_symmetric_kernel(K)
-        self._centre_col, self._centre_all = centre_kernel(K)
+        self._center_col, self._center_all = center_kernel(K)
         k = self.n_components or n
         solver = self._choose_solver(n, k)
         w, V = top_eigenpairs(K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter,
@@ -314,8 +314,8 @@ class KernelPCA(ComponentTransformer):
         w = np.maximum(w, 0.0)
         (Vt,) = flip_signs(V.T)
         self.eigenvalues_, self.eigenvectors_ = w, Vt.T
-        self.K_fit_rows_, self.K_fit_all_ = self._centre_col, float(self._centre_all)
-        del self._centre_col, self._centre_all
+        self.K_fit_rows_, self.K_fit_all_ = self._center_col, float(self._center_all)
+        del self._center_col, self._center_all
         self.n_components_ = int(w.size)
         return self.eigenvectors_ * np.sqrt(w)
 

@@ -225,8 +225,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
             raise ValueError("all rows within each class are identical (zero within-class variance); "
                              "LDA has no directions to find.")
         whiten = (Vt[:rank] / std).T / s[:rank]  # within-class whitening (d, rank)
-        centred_means = np.sqrt(n * self.priors_ * fac)[:, None] * (self.means_ - self.xbar_)
-        _, sb, Vb = scipy.linalg.svd(centred_means @ whiten, full_matrices=False)
+        centered_means = np.sqrt(n * self.priors_ * fac)[:, None] * (self.means_ - self.xbar_)
+        _, sb, Vb = scipy.linalg.svd(centered_means @ whiten, full_matrices=False)
         rank_b = int(np.sum(sb > self.tol * sb[0])) if sb.size and sb[0] > 0 else 0
         self.scalings_ = whiten @ Vb.T[:, :max(rank_b, 1)]
         self._between = sb[:max(rank_b, 1)] ** 2

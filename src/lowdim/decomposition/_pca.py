@@ -22,6 +22,33 @@ from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
 
+class FinishedOnRead:
+    """A fitted attribute that ``partial_fit`` leaves pending: the first read after the
+    last ``partial_fit`` runs the one eigendecomposition of the streamed moments
+    (``_finish_streaming``), so streaming many chunks costs one, not one per chunk.
+    The value lives in the instance's ``__dict__`` under the attribute's own name.
+    """
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        if obj.__dict__.get("_pending_dtype") is not None:
+            obj._finish_streaming(obj._pending_dtype)
+        try:
+            return obj.__dict__[self.name]
+        except KeyError:
+            raise AttributeError(f"{type(obj).__name__!r} object has no attribute {self.name!r}") from None
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.name] = value
+
+    def __delete__(self, obj):
+        del obj.__dict__[self.name]
+
+
 # fitted attributes that partial_fit leaves to be computed on first access
 _DEFERRED = ("components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
              "mean_", "scale_", "noise_variance_", "total_variance_", "n_components_",
@@ -123,6 +150,19 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     """
 
     _deferred = _DEFERRED
+    # the fitted attributes partial_fit leaves pending
+    components_ = FinishedOnRead()
+    explained_variance_ = FinishedOnRead()
+    explained_variance_ratio_ = FinishedOnRead()
+    singular_values_ = FinishedOnRead()
+    mean_ = FinishedOnRead()
+    scale_ = FinishedOnRead()
+    noise_variance_ = FinishedOnRead()
+    total_variance_ = FinishedOnRead()
+    n_components_ = FinishedOnRead()
+    n_samples_ = FinishedOnRead()
+    solver_ = FinishedOnRead()
+    n_iter_ = FinishedOnRead()
     _parameter_constraints = {
         "n_components": [NONE, Interval(int, 0, None, closed="left"),
                          Interval(float, 0, 1, closed="neither"), Options({"mle"})],
@@ -259,14 +299,6 @@ class PCA(DensityScoreMixin, ComponentTransformer):
             else np.result_type(self._pending_dtype, block.dtype)
         self.n_samples_seen_ = self._accumulator.n
         return self
-
-    def __getattr__(self, name):
-        # fitted attributes after partial_fit are computed on first access
-        pending = self.__dict__.get("_pending_dtype")
-        if pending is None or name not in self._deferred:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self._finish_streaming(pending)
-        return self.__dict__[name]
 
     def _sync_fitted(self):
         """Complete any deferred decomposition (used before saving)."""

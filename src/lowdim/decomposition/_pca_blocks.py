@@ -21,11 +21,11 @@ def block_r_factor(block, start):
     >>> bool(np.allclose(R.T @ R, np.cov(np.array([[0, 1], [2, 1], [4, 4.0]]).T) * 2))
     True
     """
-    centred = block.astype(np.float64)
-    mean = centred.mean(axis=0)
+    centered = block.astype(np.float64)
+    mean = centered.mean(axis=0)
     check_block_finite(block, start, mean)  # a NaN or infinity anywhere makes its column mean non-finite
-    centred -= mean
-    return block.shape[0], mean, np.linalg.qr(centred, mode="r")  # (min(n, d), d)
+    centered -= mean
+    return block.shape[0], mean, np.linalg.qr(centered, mode="r")  # (min(n, d), d)
 
 
 def merge_r_factors(parts):

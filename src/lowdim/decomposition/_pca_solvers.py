@@ -24,7 +24,7 @@ from ..linalg import (
     block_rows,
     column_moments,
     lanczos_eigh,
-    needs_centring,
+    needs_centering,
     power_eigh,
     randomized_svd,
     symmetric_from_upper,
@@ -151,7 +151,7 @@ class GramSolver:
         n, d = X.shape
         mean, variances = checked_moments(X)
         scale = feature_scale(variances) if opts.standardize else None
-        raw = scale is None and not needs_centring(mean, variances, X.dtype)
+        raw = scale is None and not needs_centering(mean, variances, X.dtype)
         w, U = top_eigh(self._gram(X, mean, scale, raw), min(k, n) if k is not None else None,
                         precision=X.dtype)
         w = np.maximum(w, 0.0)
@@ -199,7 +199,7 @@ def _prepare_operator(X, opts):
     centred explicitly (one copy), since implicit centring would cancel digits."""
     mean, variances = checked_moments(X)
     scale = feature_scale(variances) if opts.standardize else None
-    if not sp.issparse(X) and needs_centring(mean, variances, X.dtype):
+    if not sp.issparse(X) and needs_centering(mean, variances, X.dtype):
         return mean, variances, scale, CenteredData(X - mean.astype(X.dtype), np.zeros_like(mean), scale)
     return mean, variances, scale, CenteredData(X, mean, scale)
 

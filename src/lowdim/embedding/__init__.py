@@ -1,7 +1,7 @@
 """Neighbour embeddings: t-SNE and SNE (affinities -> initialisation -> gradient
 strategy -> optimiser, one module each), and UMAP."""
 
-from ._affinities import conditional_probabilities, joint_probabilities, neighbour_affinities
+from ._affinities import conditional_probabilities, joint_probabilities, neighbor_affinities
 from ._gradients import BarnesHutRepulsion, ExactRepulsion, FFTRepulsion, StudentObjective, kl_divergence
 from ._optimizer import Phase, descend
 from ._sne import SNE, GaussianObjective
@@ -10,4 +10,4 @@ from ._umap import UMAP
 
 __all__ = ["BarnesHutRepulsion", "ExactRepulsion", "FFTRepulsion", "GaussianObjective", "Phase", "SNE",
            "StudentObjective", "TSNE", "UMAP", "conditional_probabilities", "descend", "joint_probabilities",
-           "kl_divergence", "neighbour_affinities"]
+           "kl_divergence", "neighbor_affinities"]

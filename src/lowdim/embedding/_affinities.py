@@ -82,7 +82,7 @@ def joint_probabilities(indices, conditional, n_samples):
     return P
 
 
-def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True,
+def neighbor_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True,
                          metric_params=None):
     """t-SNE's input affinities of ``X``: kNN (``n_neighbors``, usually 3 x perplexity)
     by the chosen index, perplexity-calibrated conditionals, symmetrised.
@@ -111,7 +111,7 @@ def neighbour_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algo
     Examples
     --------
     >>> X = np.random.default_rng(0).normal(size=(50, 3))
-    >>> P, index, distances = neighbour_affinities(X, 5.0, 15)
+    >>> P, index, distances = neighbor_affinities(X, 5.0, 15)
     >>> bool(abs(P.sum() - 1) < 1e-12 and abs(P - P.T).max() < 1e-15)
     True
     """

@@ -15,7 +15,7 @@ from .._validation import warn_constant_features
 from ..linalg import column_moments
 from ..neighbors import ALGORITHMS, INDEX_METRICS, make_index
 from ..neighbors._pairwise import SPARSE_METRICS
-from ._affinities import effective_perplexity, neighbour_affinities, warn_duplicates
+from ._affinities import effective_perplexity, neighbor_affinities, warn_duplicates
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
 
@@ -86,7 +86,7 @@ def _in_original_order(callback, order):
     return call
 
 
-class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
+class NeighborEmbedding(ValidatedInputMixin, BaseEstimator):
     """Base of TSNE and SNE. Subclasses define ``_objective_factory(n)``: it sets
     ``method_`` and returns ``P -> objective`` with ``gradient(Y, exaggeration) ->
     (grad, aux)``, ``value(Y, aux)`` and ``final(Y)`` (the KL divergence)."""
@@ -104,13 +104,13 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
-        P, index, distances = neighbour_affinities(X64, self.perplexity_, self._n_neighbours(n), metric=self.metric,
+        P, index, distances = neighbor_affinities(X64, self.perplexity_, self._n_neighbors(n), metric=self.metric,
                                                    algorithm=self.neighbors_algorithm, joint=self._joint,
                                                    metric_params=self.metric_params)
         warn_duplicates(distances, type(self).__name__)
         return P, index
 
-    def _n_neighbours(self, n):
+    def _n_neighbors(self, n):
         """Neighbours per point for the affinities: 3 x perplexity (every other point
         for the exact method)."""
         return n - 1 if self.method_ == "exact" else min(n - 1, int(3 * self.perplexity_ + 1))
@@ -140,13 +140,13 @@ class NeighbourEmbedding(ValidatedInputMixin, BaseEstimator):
         Y = initial_embedding(self.init, X64, P, self.n_components, rng, precomputed=self.metric == "precomputed")
         self.learning_rate_ = (max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto"
                                else float(self.learning_rate))
-        Y, self.kl_divergence_, self.n_iter_ = self._optimise(P, Y, objective)
+        Y, self.kl_divergence_, self.n_iter_ = self._optimize(P, Y, objective)
         self.embedding_ = Y.astype(X.dtype)
         self.X_fit_ = X
         self.n_components_ = self.n_components
         return self
 
-    def _optimise(self, P, Y, make_objective):
+    def _optimize(self, P, Y, make_objective):
         """Gradient descent on a copy of the problem in reverse Cuthill-McKee order of
         the affinity graph (a point's neighbours sit near it in memory: the attraction
         pass reads the embedding about 1.6x faster at 70,000 points); returns the

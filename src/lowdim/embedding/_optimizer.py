@@ -43,7 +43,7 @@ class DescentState:
 
 
 def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7, n_iter_without_progress=300,
-            n_iter_check=50, callbacks=(), verbose=0, label="t-SNE", recentre=True):
+            n_iter_check=50, callbacks=(), verbose=0, label="t-SNE", recenter=True):
     """Run the ``phases`` from ``Y`` (modified in place).
 
     Parameters
@@ -63,7 +63,7 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
         phases only: exaggeration changes the objective's scale).
     callbacks : sequence of callables
         ``callback(iteration, objective, state) -> stop?``, every iteration.
-    recentre : bool
+    recenter : bool
         Keep the embedding's mean at the origin (off when points move against a fixed
         reference embedding).
 
@@ -89,7 +89,7 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
         state.best_objective, state.best_iteration = float("inf"), state.iteration
         step = _step(gradient, objective, phase, learning_rate, min_grad_norm,
                      n_iter_without_progress if k == len(phases) - 1 else None, n_iter_check, verbose, label,
-                     recentre)
+                     recenter)
         result = run_loop(step, state, max_iter=phase.n_iter, tol=None, callbacks=callbacks, warn=False)
         if result.stopped or (result.converged and k == len(phases) - 1):
             break
@@ -97,14 +97,14 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
 
 
 def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_iter_check, verbose, label,
-          recentre):
+          recenter):
     """One iteration of ``phase`` as a ``run_loop`` step: ``STOP`` when the gradient is
     small or the objective has not improved for ``patience`` iterations."""
 
     def step(state):
         grad, aux = gradient(state.Y, phase.exaggeration)
         state.iteration += 1
-        _apply_update(state, grad, phase.momentum, learning_rate, recentre)
+        _apply_update(state, grad, phase.momentum, learning_rate, recenter)
         stop = False
         if state.iteration % n_iter_check == 0:
             state.objective = objective(state.Y, aux)
@@ -122,7 +122,7 @@ def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_
     return step
 
 
-def _apply_update(state, grad, momentum, learning_rate, recentre):
+def _apply_update(state, grad, momentum, learning_rate, recenter):
     """Gains grow (+0.2) where the gradient keeps its sign (the last step went downhill
     and still does) and shrink (x 0.8) where it flips; steps longer than MAX_STEP_NORM
     are shortened; the embedding is recentred if asked."""
@@ -130,5 +130,5 @@ def _apply_update(state, grad, momentum, learning_rate, recentre):
 
     gains_step(state.Y, np.ascontiguousarray(grad, dtype=np.float64), state.update, state.gains, float(momentum),
                float(learning_rate), MIN_GAIN, MAX_STEP_NORM)
-    if recentre:
+    if recenter:
         state.Y -= state.Y.mean(axis=0)

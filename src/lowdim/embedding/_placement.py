@@ -54,5 +54,5 @@ def place_points(Y_ref, indices, conditional, dof, theta, *, n_iter=PLACEMENT_IT
         return c * (A - R / z_rows[:, None]), None
 
     state = descend(Y, gradient, lambda Y, aux: float("nan"), [Phase(n_iter, 1.0, 0.5)], learning_rate,
-                    min_grad_norm=0.0, n_iter_check=n_iter + 1, recentre=False)
+                    min_grad_norm=0.0, n_iter_check=n_iter + 1, recenter=False)
     return state.Y

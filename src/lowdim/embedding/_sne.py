@@ -5,7 +5,7 @@ with an exact O(n^2) gradient."""
 import numpy as np
 
 from .._params import Options
-from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding
+from ._base import SHARED_CONSTRAINTS, NeighborEmbedding
 from ._gradients import attraction, entropy_term
 
 
@@ -16,6 +16,7 @@ class GaussianObjective:
 
     Examples
     --------
+    >>> import scipy.sparse as sp
     >>> P = sp.csr_matrix(np.array([[0.0, 0.5], [0.5, 0.0]]))
     >>> GaussianObjective(P, True).final(np.array([[0.0, 0.0], [1.0, 0.0]]))
     0.0
@@ -32,7 +33,7 @@ class GaussianObjective:
         point for the asymmetric one."""
         from .._kernels.sne import gaussian_repulsion
 
-        log_norm = self._log_normalisers(Y)
+        log_norm = self._log_normalizers(Y)
         z, shift = self._rows
         R = np.empty_like(Y)
         gaussian_repulsion(Y, z, shift, float(log_norm) if self.symmetric else 0.0, self.symmetric, R)
@@ -42,7 +43,7 @@ class GaussianObjective:
         A += attraction(self._transposed(), Y, np.inf)
         return 2.0 * (exaggeration * A - R / Y.shape[0]), log_norm
 
-    def _log_normalisers(self, Y):
+    def _log_normalizers(self, Y):
         from .._kernels.sne import gaussian_row_sums
 
         z, shift = np.empty(Y.shape[0]), np.empty(Y.shape[0])
@@ -71,10 +72,10 @@ class GaussianObjective:
 
     def final(self, Y):
         """KL divergence at ``Y``."""
-        return self.value(Y, self._log_normalisers(Y))
+        return self.value(Y, self._log_normalizers(Y))
 
 
-class SNE(NeighbourEmbedding):
+class SNE(NeighborEmbedding):
     """Stochastic neighbour embedding with a Gaussian output kernel (Hinton & Roweis
     2002): the method t-SNE grew from, for small and medium data (the gradient is exact,
     O(n^2) per iteration).
@@ -151,7 +152,7 @@ class SNE(NeighbourEmbedding):
         self.neighbors_algorithm = neighbors_algorithm
         self.callbacks = callbacks
 
-    def _n_neighbours(self, n):
+    def _n_neighbors(self, n):
         return min(n - 1, int(3 * self.perplexity_ + 1))
 
     @property

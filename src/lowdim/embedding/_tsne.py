@@ -7,12 +7,12 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from .._params import NONE, Interval, Options
 from ..neighbors._pairwise import SPARSE_METRICS
 from ._affinities import conditional_probabilities
-from ._base import SHARED_CONSTRAINTS, NeighbourEmbedding, as_float64, training_index
+from ._base import SHARED_CONSTRAINTS, NeighborEmbedding, as_float64, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
 from ._placement import place_points
 
 
-class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding):
+class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding):
     """t-distributed stochastic neighbour embedding, a drop-in for
     ``sklearn.manifold.TSNE`` with FFT-accelerated gradients and ``transform``.
 
@@ -131,7 +131,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighbourEmbedding
 
     # the base's (return embedding_), not TransformerMixin's, which would place the
     # training points again through transform
-    fit_transform = NeighbourEmbedding.fit_transform
+    fit_transform = NeighborEmbedding.fit_transform
 
     def transform(self, X):
         """Place new points against the fixed training embedding.

@@ -225,7 +225,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
             return "exact"
         return "approximate" if self.force_approximation_algorithm else self.neighbors_algorithm
 
-    def _neighbours(self, X, k):
+    def _neighbors(self, X, k):
         """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
         indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
@@ -260,7 +260,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         stays float32, the neighbours' distances are refined in float64)."""
         n = X.shape[0]
         k = min(self.n_neighbors, n) - 1
-        distances, indices, index = self._neighbours(X, k)
+        distances, indices, index = self._neighbors(X, k)
         warn_duplicates(distances, "UMAP")
         distances = self._disconnect(distances)
         memberships, _, _ = local_memberships(distances, k + 1, self.local_connectivity)

@@ -32,8 +32,8 @@ def read_image(path, *, grey=False):
             if image.width * image.height > MAX_PIXELS:
                 raise DataFileError(f"{path}: {image.width} x {image.height} pixels exceeds the limit "
                                     f"of {MAX_PIXELS:,}; downscale the image first.")
-            colour = not grey and image.mode not in ("1", "L", "I", "I;16", "F", "P", "LA")
-            pixels = np.asarray(image.convert("RGB" if colour else "L"), dtype=np.float64)
+            color = not grey and image.mode not in ("1", "L", "I", "I;16", "F", "P", "LA")
+            pixels = np.asarray(image.convert("RGB" if color else "L"), dtype=np.float64)
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         if isinstance(exc, DataFileError):
             raise

@@ -10,7 +10,7 @@ from ._moments import (
     block_rows,
     column_moments,
     iter_row_blocks,
-    needs_centring,
+    needs_centering,
 )
 from ._operators import CenteredData
 from ._power import power_eigh
@@ -29,7 +29,7 @@ __all__ = [
     "lanczos_eigh",
     "matmul",
     "nearest_null_vectors",
-    "needs_centring",
+    "needs_centering",
     "pairwise_distances",
     "power_eigh",
     "randomized_svd",

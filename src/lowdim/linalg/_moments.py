@@ -56,17 +56,17 @@ def _sparse_block_scatter(block):
 
 
 @np.errstate(invalid="ignore", over="ignore")  # non-finite input is reported by the caller
-def _dense_block_scatter(block, centre, mean=None):
+def _dense_block_scatter(block, center, mean=None):
     """Mean and centred scatter (float64) of one block, by one syrk in the block's dtype.
 
-    ``centre``: subtract the (rounded) block mean first, which is exact for data far
+    ``center``: subtract the (rounded) block mean first, which is exact for data far
     from the origin; otherwise use ``X^T X - n m m^T``, which saves a copy of the block.
     ``mean``: the block's column mean in float64, when already known.
     """
     nb = block.shape[0]
     if mean is None:
         mean = block.mean(axis=0, dtype=np.float64)
-    if not centre:
+    if not center:
         return mean, gram_of_columns(block) - nb * np.outer(mean, mean)
     shift = mean.astype(block.dtype)  # rounded mean: x - shift is exact for float32 data
     scatter = gram_of_columns(block - shift)
@@ -76,13 +76,13 @@ def _dense_block_scatter(block, centre, mean=None):
     return mean, scatter
 
 
-def needs_centring(mean, var, dtype):
+def needs_centering(mean, var, dtype):
     """Whether raw second moments (``X^T X - n m m^T``) would cancel badly for such data.
 
     Examples
     --------
     >>> import numpy as np
-    >>> needs_centring(np.array([1e6]), np.array([1.0]), np.float32)
+    >>> needs_centering(np.array([1e6]), np.array([1.0]), np.float32)
     True
     """
     m2 = mean**2
@@ -91,12 +91,13 @@ def needs_centring(mean, var, dtype):
 
 
 DECIDING_ROWS = 64  # a block of this many rows tells whether the data lie far from the origin
+UNDECIDED, RAW, CENTERED = "undecided", "raw", "centered"  # ScatterAccumulator's modes
 
 
 @np.errstate(invalid="ignore", over="ignore")
 def raw_moments_safe(n, sums, sq_diagonal, dtype, on_nonfinite=None):
     """Whether raw moments of ``n`` rows (column sums, diagonal of ``X^T X``) can be
-    kept as they are: they do not cancel (``needs_centring``). ``on_nonfinite`` is
+    kept as they are: they do not cancel (``needs_centering``). ``on_nonfinite`` is
     called (and expected to raise) first when they are not finite.
 
     Examples
@@ -108,18 +109,21 @@ def raw_moments_safe(n, sums, sq_diagonal, dtype, on_nonfinite=None):
     if on_nonfinite is not None and not (np.isfinite(sums).all() and np.isfinite(sq_diagonal).all()):
         on_nonfinite()
     mean = sums / n
-    return not needs_centring(mean, (sq_diagonal - n * mean**2) / max(n - 1, 1), dtype)
+    return not needs_centering(mean, (sq_diagonal - n * mean**2) / max(n - 1, 1), dtype)
 
 
 class ScatterAccumulator:
     """Running count, mean and centered scatter ``sum (x - mean)(x - mean)^T``.
 
-    Dense blocks near the origin add raw sums ``X^T X`` and ``sum x`` (one syrk per
-    block, no per-block merging; centred once at the end in float64). Each block's own
-    raw moments are checked first (``needs_centring``): a block far from the origin (the
-    data start there, or drift there later) is redone centred and merged exactly (Chan
-    et al.), and from a block of ``DECIDING_ROWS`` rows on, so is every later block;
-    smaller blocks are too few to tell and decide only for themselves.
+    The exact path: every block is centered on its own mean and merged (Chan et al.).
+    The fast path (``_add_raw_if_safe``): dense blocks near the origin add raw sums
+    ``X^T X`` and ``sum x`` instead (one syrk per block, no per-block merging; centered
+    once at the end in float64). Each block's own raw moments are checked first
+    (``needs_centering``): a block far from the origin (the data start there, or drift
+    there later) takes the exact path, and from a block of ``DECIDING_ROWS`` rows on, so
+    does every later block; smaller blocks are too few to tell and decide only for
+    themselves. ``_mode`` records the decision: UNDECIDED, RAW (raw blocks so far) or
+    CENTERED (the exact path from here on).
 
     Parameters
     ----------
@@ -141,7 +145,7 @@ class ScatterAccumulator:
         self._scatter = np.zeros((n_features, n_features))
         self._raw_n, self._raw_sum = 0, np.zeros(n_features)
         self._raw_sq = np.zeros((n_features, n_features))
-        self._centre = None  # None: undecided; False: raw blocks so far; True: centred from here on
+        self._mode = UNDECIDED
 
     @classmethod
     def from_moments(cls, n, mean, scatter):
@@ -158,7 +162,7 @@ class ScatterAccumulator:
         acc = cls(mean.size)
         acc._n, acc._mean, acc._scatter = int(n), np.array(mean, dtype=np.float64), \
             np.array(scatter, dtype=np.float64)
-        acc._centre = True  # rows added later are merged exactly, block by block
+        acc._mode = CENTERED  # rows added later are merged exactly, block by block
         return acc
 
     @classmethod
@@ -176,9 +180,9 @@ class ScatterAccumulator:
         >>> bool(np.allclose(acc.covariance(), np.cov(X.T)))
         True
         """
-        if needs_centring(mean, variances, X.dtype):
+        if needs_centering(mean, variances, X.dtype):
             acc = cls(X.shape[1])
-            acc._centre = True  # known already: no raw attempt on the first block
+            acc._mode = CENTERED  # known already: no raw attempt on the first block
             acc.update(X)
             return acc
         return cls.from_moments(X.shape[0], *_dense_block_scatter(X, False, mean))
@@ -205,11 +209,14 @@ class ScatterAccumulator:
             if nb == 0:
                 continue
             if sp.issparse(block):
-                self._add_centred(nb, *_sparse_block_scatter(block), on_nonfinite)
-            elif self._centre:
-                self._add_centred(nb, *_dense_block_scatter(block, True), on_nonfinite)
-            else:
-                self._add_dense(block, rows, on_nonfinite)
+                self._add_centered(nb, *_sparse_block_scatter(block), on_nonfinite)
+            elif self._mode == CENTERED:
+                self._add_centered(nb, *_dense_block_scatter(block, True), on_nonfinite)
+            elif not self._add_raw_if_safe(block, on_nonfinite):
+                for sub in iter_row_blocks(block, rows):
+                    self._add_centered(sub.shape[0], *_dense_block_scatter(sub, True), on_nonfinite)
+                if nb >= DECIDING_ROWS:
+                    self._mode = CENTERED
             if progress is not None:
                 progress(nb)
 
@@ -219,31 +226,27 @@ class ScatterAccumulator:
         if first is None:
             return
         yield first
-        if self._centre is False and rows is None and type(X) is np.ndarray \
-                and first.shape[0] < X.shape[0]:
+        if self._mode == RAW and rows is None and type(X) is np.ndarray and first.shape[0] < X.shape[0]:
             yield X[first.shape[0]:]
             return
         yield from blocks
 
-    def _add_dense(self, block, rows, on_nonfinite):
-        """Raw moments when the block's own show they do not cancel (its column sums
-        grouped: near the origin they are as accurate as the float32 products); else
-        the block centred, in blocks of ``rows``."""
+    def _add_raw_if_safe(self, block, on_nonfinite):
+        """The fast path: add the block's raw moments when its own show they do not
+        cancel (column sums grouped: near the origin they are as accurate as the float32
+        products). Returns whether it did; if not, nothing was added."""
         nb = block.shape[0]
 
         def near_origin(sums, sq_diagonal):
             return raw_moments_safe(nb, sums, sq_diagonal, block.dtype, on_nonfinite)
 
-        if add_gram_of_columns(block, self._raw_sq, self._raw_sum, grouped=True, accept=near_origin):
-            self._raw_n += nb
-            self._centre = False
-            return
-        for sub in iter_row_blocks(block, rows):
-            self._add_centred(sub.shape[0], *_dense_block_scatter(sub, True), on_nonfinite)
-        if nb >= DECIDING_ROWS:
-            self._centre = True
+        if not add_gram_of_columns(block, self._raw_sq, self._raw_sum, grouped=True, accept=near_origin):
+            return False
+        self._raw_n += nb
+        self._mode = RAW
+        return True
 
-    def _add_centred(self, nb, mean_b, scatter_b, on_nonfinite):
+    def _add_centered(self, nb, mean_b, scatter_b, on_nonfinite):
         if on_nonfinite is not None and not (np.isfinite(mean_b).all() and np.isfinite(np.diag(scatter_b)).all()):
             on_nonfinite()
         self._n, self._mean = merge_scatter_into(self._n, self._mean, self._scatter, nb, mean_b, scatter_b)

@@ -74,7 +74,7 @@ class CenteredData:
         """``Xc^T Xc P`` for P of shape (d, m), fused over row blocks (one pass).
 
         Uses ``Xc^T Xc = X^T X - n m m^T`` (callers centre explicitly when the data
-        are far from the origin, see ``needs_centring``).
+        are far from the origin, see ``needs_centering``).
         """
         X, n = self.X, self.shape[0]
         P = np.asarray(P, dtype=self.dtype)

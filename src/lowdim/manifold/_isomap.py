@@ -44,7 +44,7 @@ def resolve_metric(metric, p, metric_params):
     return metric, params or None
 
 
-def _neighbour_graph(X, n_neighbors, radius, metric, algorithm, metric_params=None):
+def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=None):
     """Symmetric neighbour graph with zero-length edges (duplicate rows) kept as tiny
     positive weights, joined into one component (in the graph's metric)."""
     index = make_index(algorithm if metric != "precomputed" else "exact", metric, len(X), metric_params).build(X)
@@ -217,7 +217,7 @@ class Isomap(ComponentTransformer):
             warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point", X=X)
         # the graph is discontinuous in the data (which neighbour is nearer), so it is
         # built in float64 whatever the input dtype: float32 and float64 input agree
-        G = _neighbour_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, metric,
+        G = _neighbor_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, metric,
                              self.neighbors_algorithm, params)
         if self.n_landmarks is None:
             refs = np.arange(n)

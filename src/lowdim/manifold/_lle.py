@@ -40,7 +40,7 @@ def null_beyond_kept(w, M):
     return bool(w[-1] <= NULL_RELATIVE * float(np.max(np.abs(M.diagonal()))))
 
 
-def nearest_principal_minimisers(M, X, V, d, rng, inverse=None):
+def nearest_principal_minimizers(M, X, V, d, rng, inverse=None):
     """The embedding used when the null space of ``M`` is larger than ``d + 1``: of all
     exact minimisers, the ones closest to the data's first ``d`` principal-component
     scores (:func:`~lowdim.linalg.nearest_null_vectors`), centred and orthonormalised by
@@ -79,18 +79,18 @@ def nearest_principal_minimisers(M, X, V, d, rng, inverse=None):
     >>> M = sp.block_diag([np.array([[1.0, -1.0], [-1.0, 1.0]])] * 3).tocsr()
     >>> X = np.arange(6.0)[:, None]
     >>> V = np.linalg.eigh(M.toarray())[1][:, :3]
-    >>> w, Y = nearest_principal_minimisers(M, X, V, 1, np.random.default_rng(0))
+    >>> w, Y = nearest_principal_minimizers(M, X, V, 1, np.random.default_rng(0))
     >>> np.round(np.abs(Y.ravel()), 6), bool(abs(w[0]) < 1e-9)
     (array([0.5, 0.5, 0. , 0. , 0.5, 0.5]), True)
     """
-    U = _centred_orthonormal(nearest_null_vectors(M, principal_scores(X, d, rng), inverse))
+    U = _centered_orthonormal(nearest_null_vectors(M, principal_scores(X, d, rng), inverse))
     if U.shape[1] < d:  # complete from the null vectors, without U's directions
-        rest = _centred_orthonormal(V - U @ (U.T @ V))
+        rest = _centered_orthonormal(V - U @ (U.T @ V))
         U = np.c_[U, rest[:, :d - U.shape[1]]]
     return np.einsum("ij,ij->j", U, M @ U), U
 
 
-def _centred_orthonormal(Y, rtol=1e-8):
+def _centered_orthonormal(Y, rtol=1e-8):
     """Orthonormal basis of the centred columns' span, by their principal axes
     (directions with singular values below ``rtol`` of the largest are left out)."""
     U, s, _ = np.linalg.svd(Y - Y.mean(axis=0), full_matrices=False)
@@ -251,7 +251,7 @@ class LocallyLinearEmbedding(ComponentTransformer):
                              max_iter=self.max_iter, inverse=inverse)
         if extra and null_beyond_kept(w, M):
             warn_null_beyond_kept(w, M, self.method)
-            w, V = nearest_principal_minimisers(M, X64, V, d, rng, inverse)
+            w, V = nearest_principal_minimizers(M, X64, V, d, rng, inverse)
         else:
             w, V = w[1:d + 1], V[:, 1:d + 1]
         (Vt,) = flip_signs(V.T)

@@ -234,8 +234,8 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         """Raw stress, or Kruskal's stress-1 when normalised (default for non-metric)."""
         d = np.sqrt(sq_euclidean(Y, Y))
         raw = 0.5 * float(np.sum(W * (d - delta) ** 2)) if raw is None else raw
-        normalise = (not self.metric_mds) if self.normalized_stress == "auto" else self.normalized_stress
-        return float(np.sqrt(raw / max(0.5 * np.sum(W * delta**2), 1e-300))) if normalise else raw
+        normalize = (not self.metric_mds) if self.normalized_stress == "auto" else self.normalized_stress
+        return float(np.sqrt(raw / max(0.5 * np.sum(W * delta**2), 1e-300))) if normalize else raw
 
     @available_if(_placeable)
     def transform(self, X):

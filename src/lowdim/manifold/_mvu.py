@@ -106,7 +106,7 @@ def exact_program(V, rows, cols, d2, solver="auto"):
     return (Z.value + Z.value.T) / 2, status, None
 
 
-def centred_basis(v):
+def centered_basis(v):
     """Orthonormal basis (len(v), len(v) - 1) of the complement of ``v``: Gram matrices
     ``B M B^T`` with ``M`` PSD are then centred by construction, and the landmark
     program keeps an interior (with the centring as a constraint it has none, and
@@ -114,7 +114,7 @@ def centred_basis(v):
 
     Examples
     --------
-    >>> P = centred_basis(np.ones(4))
+    >>> P = centered_basis(np.ones(4))
     >>> np.allclose(P.T @ P, np.eye(3)), np.allclose(np.ones(4) @ P, 0)
     (True, True)
     """
@@ -311,7 +311,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
             return face @ (V * np.sqrt(np.clip(w, 0, None)))
         landmarks = np.sort(farthest_points(X, m, check_random_state(self.random_state)))
         Q = landmark_basis(X, self.n_neighbors, landmarks)
-        B = Q @ centred_basis(Q.sum(axis=0))  # centred by construction: the program keeps an interior
+        B = Q @ centered_basis(Q.sum(axis=0))  # centred by construction: the program keeps an interior
         # the trace is weighted so that stretching every edge by about 1 % costs what it
         # gains at the data's own variance (unit-mean squared edges)
         variance = np.sum((X - X.mean(axis=0)) ** 2) / np.mean(np.sum((X[rows] - X[cols]) ** 2, axis=1))

@@ -131,7 +131,7 @@ class HNSWIndex:
             self._graph.hnsw.efSearch = max(self.ef_search or 64, want)
             found = self._graph.search(self._searched(shifted), want)[1]
             return _drop_self(found, k) if exclude_self else found.astype(np.int64)
-        from .._kernels.neighbors import nearest_candidates, through_neighbours
+        from .._kernels.neighbors import nearest_candidates, through_neighbors
 
         n_candidates = (2 if exclude_self else 4) * want  # new points get no neighbours' round
         self._graph.hnsw.efSearch = max(self.ef_search or 64, n_candidates)
@@ -141,7 +141,7 @@ class HNSWIndex:
         nearest_candidates(shifted, self._data, found, exclude_self, idx, dist)
         if exclude_self:
             rounded = np.empty_like(idx), np.empty_like(dist)
-            through_neighbours(self._data, idx, dist, ROUND_WIDTH, *rounded)
+            through_neighbors(self._data, idx, dist, ROUND_WIDTH, *rounded)
             idx = rounded[0]
         return idx
 

@@ -27,9 +27,9 @@ def _draw_labels(ax, Z, labels, size, alpha):
         rank[order] = np.arange(order.size)
         names, codes = names[order], rank[codes]
     cmap = plt.get_cmap("tab10" if names.size <= 10 else "tab20" if names.size <= 20 else "viridis")
-    colours = cmap(codes / max(names.size - 1, 1)) if names.size > 20 else cmap(codes % cmap.N)
+    colors = cmap(codes / max(names.size - 1, 1)) if names.size > 20 else cmap(codes % cmap.N)
     shuffle = np.random.default_rng(0).permutation(Z.shape[0])
-    ax.scatter(Z[shuffle, 0], Z[shuffle, 1], c=colours[shuffle], s=size, alpha=alpha, lw=0, rasterized=True)
+    ax.scatter(Z[shuffle, 0], Z[shuffle, 1], c=colors[shuffle], s=size, alpha=alpha, lw=0, rasterized=True)
     if names.size <= MAX_LEGEND:
         for k, name in enumerate(names):
             ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=name)
