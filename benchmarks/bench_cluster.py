@@ -16,9 +16,8 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_pca import compare, row, run_cli  # noqa: E402
-
 import _data  # noqa: E402
+from bench_pca import compare, row, run_cli  # noqa: E402
 
 warnings.filterwarnings("ignore", category=FutureWarning)
 
@@ -36,19 +35,22 @@ def _kmeans_case(X, k, label, repeats, target=0.8):
     from lowdim import KMeans
 
     init = X[np.random.default_rng(0).choice(X.shape[0], k, replace=False)]
-    r = compare(lambda: KMeans(k, init=init, n_init=1).fit(X),
-                lambda: SkKMeans(k, init=init, n_init=1).fit(X), repeats)
+    r = compare(lambda: KMeans(k, init=init, n_init=1).fit(X), lambda: SkKMeans(k, init=init, n_init=1).fit(X), repeats)
     ours, ref = r[2], r[3]
     gap = ours.inertia_ / ref.inertia_ - 1
-    acc = (f"inertia lowdim {ours.inertia_:.6g} ({ours.algorithm_}, {ours.n_iter_} it) vs sklearn "
-           f"{ref.inertia_:.6g} ({ref.n_iter_} it): {gap:+.2e}")
+    acc = (
+        f"inertia lowdim {ours.inertia_:.6g} ({ours.algorithm_}, {ours.n_iter_} it) vs sklearn "
+        f"{ref.inertia_:.6g} ({ref.n_iter_} it): {gap:+.2e}"
+    )
     return row(label, r[0], r[1], acc, target, gap <= 1e-3, r[4:])
 
 
 def case_kmeans(repeats):
     X = fashion_pca50()
-    return [_kmeans_case(X, 10, "KMeans k=10, Fashion-MNIST PCA-50 float32", repeats),
-            _kmeans_case(X, 100, "KMeans k=100, Fashion-MNIST PCA-50 float32", repeats)]
+    return [
+        _kmeans_case(X, 10, "KMeans k=10, Fashion-MNIST PCA-50 float32", repeats),
+        _kmeans_case(X, 100, "KMeans k=100, Fashion-MNIST PCA-50 float32", repeats),
+    ]
 
 
 def case_kmeans_raw(repeats):
@@ -78,14 +80,25 @@ def _gmm_case(X, covariance_type, target, repeats):
     from lowdim import GaussianMixture
 
     start = _gmm_start(X, 10, covariance_type)
-    r = compare(lambda: GaussianMixture(10, covariance_type=covariance_type, **start).fit(X),
-                lambda: SkGMM(10, covariance_type=covariance_type, **start).fit(X), repeats)
+    r = compare(
+        lambda: GaussianMixture(10, covariance_type=covariance_type, **start).fit(X),
+        lambda: SkGMM(10, covariance_type=covariance_type, **start).fit(X),
+        repeats,
+    )
     ours, ref = r[2], r[3]
     ll_ours, ll_ref = ours.score(X), ref.score(X)
-    acc = (f"log-likelihood per sample lowdim {ll_ours:.5f} ({ours.n_iter_} it) vs sklearn "
-           f"{ll_ref:.5f} ({ref.n_iter_} it)")
-    return row(f"GaussianMixture {covariance_type} k=10, Fashion-MNIST PCA-50 float32", r[0], r[1], acc,
-               target, ll_ours >= ll_ref - 1e-6 * abs(ll_ref), r[4:])
+    acc = (
+        f"log-likelihood per sample lowdim {ll_ours:.5f} ({ours.n_iter_} it) vs sklearn {ll_ref:.5f} ({ref.n_iter_} it)"
+    )
+    return row(
+        f"GaussianMixture {covariance_type} k=10, Fashion-MNIST PCA-50 float32",
+        r[0],
+        r[1],
+        acc,
+        target,
+        ll_ours >= ll_ref - 1e-6 * abs(ll_ref),
+        r[4:],
+    )
 
 
 def case_gmm(repeats):
@@ -103,11 +116,23 @@ def case_kmedoids(repeats):
         model = KMedoids(10, method="pam").fit(X)
         times.append(time.perf_counter() - start)
     t = sorted(times)[len(times) // 2]
-    acc = (f"total distance {model.inertia_:.6g} after {model.n_iter_} swaps "
-           f"(alternate from the same BUILD: {KMedoids(10, method='alternate').fit(X).inertia_:.6g})")
-    return [{"case": "KMedoids pam k=10, 10,000 Fashion-MNIST PCA-50 points", "lowdim_s": round(t, 3),
-             "reference_s": None, "ratio": None, "target": "< 60 s", "accuracy": acc,
-             "met": t < 60, "runs_lowdim": [round(x, 3) for x in times], "runs_reference": []}]
+    acc = (
+        f"total distance {model.inertia_:.6g} after {model.n_iter_} swaps "
+        f"(alternate from the same BUILD: {KMedoids(10, method='alternate').fit(X).inertia_:.6g})"
+    )
+    return [
+        {
+            "case": "KMedoids pam k=10, 10,000 Fashion-MNIST PCA-50 points",
+            "lowdim_s": round(t, 3),
+            "reference_s": None,
+            "ratio": None,
+            "target": "< 60 s",
+            "accuracy": acc,
+            "met": t < 60,
+            "runs_lowdim": [round(x, 3) for x in times],
+            "runs_reference": [],
+        }
+    ]
 
 
 CASES = {"kmeans": case_kmeans, "kmeans-raw": case_kmeans_raw, "gmm": case_gmm, "kmedoids": case_kmedoids}

@@ -3,7 +3,8 @@
 The data: 2,000,000 x 500 float32 (4 GB) generated block by block (50,000 rows per
 block, seeded by the block's index) and never persisted, so every pass over the data
 regenerates it, as reading from disk would: 10 well-separated clusters (centres
-2.5 N(0, 1)), a rank-20 signal with scales 6 .. 2, unit noise (see ``_block``). The cluster: ``LocalCluster`` with 2 worker
+2.5 N(0, 1)), a rank-20 signal with scales 6 .. 2, unit noise (see ``_block``). The
+cluster: ``LocalCluster`` with 2 worker
 processes x 1 thread (the machine's 2 cores), shared by both libraries, started once.
 
 Cases (same settings for both, median of --repeats alternating runs after a warm-up
@@ -100,19 +101,23 @@ def case_pca_randomized(X, repeats, exact, q_ours=2, q_ref=2):
         errors[name].append(rel_diff(model.explained_variance_, exact))
         return model
 
-    r = compare(lambda: run("lowdim", lambda s: PCA(50, solver="randomized", iterated_power=q_ours,
-                                                    random_state=s)),
-                lambda: run("dask-ml", lambda s: DmlPCA(50, svd_solver="randomized", iterated_power=q_ref,
-                                                        random_state=s)), repeats)
+    r = compare(
+        lambda: run("lowdim", lambda s: PCA(50, solver="randomized", iterated_power=q_ours, random_state=s)),
+        lambda: run("dask-ml", lambda s: DmlPCA(50, svd_solver="randomized", iterated_power=q_ref, random_state=s)),
+        repeats,
+    )
     err_ours, err_ref = statistics.median(errors["lowdim"]), statistics.median(errors["dask-ml"])
     default = DmlPCA(50, svd_solver="randomized", random_state=0).fit(X)
     err_default = rel_diff(default.explained_variance_, exact)
-    acc = (f"top-50 eigenvalue max rel error, median over seeds 0-{repeats - 1}: lowdim {err_ours:.1e} "
-           f"{[f'{e:.1e}' for e in errors['lowdim']]}, dask-ml {err_ref:.1e} "
-           f"{[f'{e:.1e}' for e in errors['dask-ml']]} (dask-ml default iterated_power=0: {err_default:.1e})")
+    acc = (
+        f"top-50 eigenvalue max rel error, median over seeds 0-{repeats - 1}: lowdim {err_ours:.1e} "
+        f"{[f'{e:.1e}' for e in errors['lowdim']]}, dask-ml {err_ref:.1e} "
+        f"{[f'{e:.1e}' for e in errors['dask-ml']]} (dask-ml default iterated_power=0: {err_default:.1e})"
+    )
     q = f"q={q_ours}" if q_ours == q_ref else f"lowdim q={q_ours}, dask-ml q={q_ref}"
-    return row(f"PCA(50) randomized {q}, {X.shape[0]} x {X.shape[1]} float32", r[0], r[1], acc, 0.7,
-               err_ours <= err_ref, r[4:])
+    return row(
+        f"PCA(50) randomized {q}, {X.shape[0]} x {X.shape[1]} float32", r[0], r[1], acc, 0.7, err_ours <= err_ref, r[4:]
+    )
 
 
 def squared_inertia(X, centers):
@@ -135,17 +140,21 @@ def case_kmeans(X, repeats, mean_variance):
 
     from lowdim import KMeans
 
-    r = compare(lambda: KMeans(10, init="k-means||", tol=1e-4, random_state=0).fit(X),
-                lambda: DmlKMeans(10, init="k-means||", tol=1e-4 * mean_variance, random_state=0).fit(X),
-                repeats)
+    r = compare(
+        lambda: KMeans(10, init="k-means||", tol=1e-4, random_state=0).fit(X),
+        lambda: DmlKMeans(10, init="k-means||", tol=1e-4 * mean_variance, random_state=0).fit(X),
+        repeats,
+    )
     ours, ref = r[2], r[3]
     # dask-ml's inertia_ sums plain (not squared) distances when its last shift exceeds
     # 1e-7: both sets of centres are scored here by the same pass instead
     mine, theirs = squared_inertia(X, ours.cluster_centers_), squared_inertia(X, ref.cluster_centers_)
     gap = mine / theirs - 1
-    acc = (f"inertia (sum of squared distances, recomputed for both) lowdim {mine:.6g} ({ours.algorithm_}, "
-           f"{ours.n_iter_} it; its inertia_ {ours.inertia_:.6g}) vs dask-ml {theirs:.6g} ({ref.n_iter_} it; "
-           f"its inertia_ {ref.inertia_:.6g}): {gap:+.2e}")
+    acc = (
+        f"inertia (sum of squared distances, recomputed for both) lowdim {mine:.6g} ({ours.algorithm_}, "
+        f"{ours.n_iter_} it; its inertia_ {ours.inertia_:.6g}) vs dask-ml {theirs:.6g} ({ref.n_iter_} it; "
+        f"its inertia_ {ref.inertia_:.6g}): {gap:+.2e}"
+    )
     return row(f"KMeans k=10, {X.shape[0]} x {X.shape[1]} float32", r[0], r[1], acc, 0.7, gap <= 1e-3, r[4:])
 
 
@@ -157,30 +166,42 @@ def warm_up():
     from lowdim import PCA, KMeans
 
     small = generated(20_000, 5_000)
-    for fit in (lambda: PCA(5).fit(small), lambda: PCA(5, solver="randomized", random_state=0).fit(small),
-                lambda: KMeans(10, init="k-means||", random_state=0).fit(small),
-                lambda: DmlPCA(5, svd_solver="full").fit(small), lambda: DmlKMeans(10, tol=1e-3, random_state=0).fit(small)):
+    for fit in (
+        lambda: PCA(5).fit(small),
+        lambda: PCA(5, solver="randomized", random_state=0).fit(small),
+        lambda: KMeans(10, init="k-means||", random_state=0).fit(small),
+        lambda: DmlPCA(5, svd_solver="full").fit(small),
+        lambda: DmlKMeans(10, tol=1e-3, random_state=0).fit(small),
+    ):
         seconds, _ = timed(fit)
         print(f"  warm-up {seconds:.1f} s", flush=True)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("cases", nargs="*", choices=[[], "pca-exact", "pca-randomized", "pca-randomized-q3", "kmeans"],
-                        default=[])
+    parser.add_argument(
+        "cases", nargs="*", choices=[[], "pca-exact", "pca-randomized", "pca-randomized-q3", "kmeans"], default=[]
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=ROWS)
     args = parser.parse_args(argv)
     from distributed import Client, LocalCluster
 
     print(machine())
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      memory_limit="10GiB") as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="10GiB"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         import dask
         import dask_ml
 
-        print(f"dask {dask.__version__}, dask-ml {dask_ml.__version__}, "
-              f"{len(client.scheduler_info()['workers'])} workers x 1 thread", flush=True)
+        print(
+            f"dask {dask.__version__}, dask-ml {dask_ml.__version__}, "
+            f"{len(client.scheduler_info()['workers'])} workers x 1 thread",
+            flush=True,
+        )
         warm_up()
         X = generated(args.rows)
         cases = args.cases or ["pca-exact", "pca-randomized", "kmeans"]
@@ -199,9 +220,12 @@ def main(argv=None):
             else:
                 rows.append(case_kmeans(X, args.repeats, mean_variance))
             r = rows[-1]
-            print(f"| {r['case']} | {r['lowdim_s']:.3f} | {r['reference_s']:.3f} | {r['ratio']:.3f} | "
-                  f"{r['target']} | {'yes' if r['met'] else 'NO'} | {r['accuracy']} | {r['runs_lowdim']} / "
-                  f"{r['runs_reference']} |", flush=True)
+            print(
+                f"| {r['case']} | {r['lowdim_s']:.3f} | {r['reference_s']:.3f} | {r['ratio']:.3f} | "
+                f"{r['target']} | {'yes' if r['met'] else 'NO'} | {r['accuracy']} | {r['runs_lowdim']} / "
+                f"{r['runs_reference']} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

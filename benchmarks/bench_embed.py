@@ -34,18 +34,20 @@ THREADS = 2
 def _quality(X, y, Y):
     from lowdim.metrics import knn_accuracy, trustworthiness
 
-    return (trustworthiness(X, Y, n_neighbors=10, max_queries=5000, random_state=0),
-            knn_accuracy(Y, y, n_neighbors=10, test_size=0.2, random_state=0))
+    return (
+        trustworthiness(X, Y, n_neighbors=10, max_queries=5000, random_state=0),
+        knn_accuracy(Y, y, n_neighbors=10, test_size=0.2, random_state=0),
+    )
 
 
 def _alternate(ours, theirs, X, y, repeats):
     """Medians of alternating timed runs and of each run's (trustworthiness, accuracy)."""
     t_ours, t_theirs, q_ours, q_theirs = [], [], [], []
     for seed in range(repeats):
-        t, Y = timed(lambda: ours(seed))
+        t, Y = timed(lambda seed=seed: ours(seed))
         t_ours.append(t)
         q_ours.append(_quality(X, y, Y))
-        t, Y = timed(lambda: theirs(seed))
+        t, Y = timed(lambda seed=seed: theirs(seed))
         t_theirs.append(t)
         q_theirs.append(_quality(X, y, Y))
     med = [tuple(statistics.median(q[i] for q in qs) for i in range(2)) for qs in (q_ours, q_theirs)]
@@ -54,8 +56,7 @@ def _alternate(ours, theirs, X, y, repeats):
 
 def _quality_row(label, t_ours, t_theirs, med, reference, target):
     (to, ao), (tr, ar) = med
-    text = (f"median trustworthiness(10) lowdim {to:.4f} vs {reference} {tr:.4f}; kNN accuracy(10) {ao:.4f} vs "
-            f"{ar:.4f}")
+    text = f"median trustworthiness(10) lowdim {to:.4f} vs {reference} {tr:.4f}; kNN accuracy(10) {ao:.4f} vs {ar:.4f}"
     ok = to >= tr - 0.005 and ao >= ar - 0.005
     return row(label, statistics.median(t_ours), statistics.median(t_theirs), text, target, ok, (t_ours, t_theirs))
 
@@ -113,17 +114,26 @@ print(time.perf_counter() - t)
 """
 
 _CALLS = {
-    "t-SNE": ("from lowdim import TSNE; TSNE(random_state=0, method='fft', max_iter=300).fit(X)",
-              "import openTSNE; openTSNE.TSNE(random_state=0, n_iter=50, negative_gradient_method='fft').fit(X)"),
-    "UMAP": ("from lowdim import UMAP; UMAP(random_state=0, n_epochs=50).fit(X)",
-             "import umap; umap.UMAP(n_epochs=50).fit(X)"),
+    "t-SNE": (
+        "from lowdim import TSNE; TSNE(random_state=0, method='fft', max_iter=300).fit(X)",
+        "import openTSNE; openTSNE.TSNE(random_state=0, n_iter=50, negative_gradient_method='fft').fit(X)",
+    ),
+    "UMAP": (
+        "from lowdim import UMAP; UMAP(random_state=0, n_epochs=50).fit(X)",
+        "import umap; umap.UMAP(n_epochs=50).fit(X)",
+    ),
 }
 
 
 def _first_call(call, cache_dir):
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    out = subprocess.run([sys.executable, "-W", "ignore", "-c", _FIRST_CALL.format(call=call)], env=env,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", _FIRST_CALL.format(call=call)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return float(out.strip().splitlines()[-1])
 
 
@@ -138,10 +148,19 @@ def case_first(repeats):
             cold = _first_call(ours, cache)
             warm = statistics.median(_first_call(ours, cache) for _ in range(repeats))
         ref = statistics.median(_first_call(theirs, tempfile.gettempdir()) for _ in range(repeats))
-        rows.append({"case": f"{name} first call (digits, fresh process)", "lowdim_s": round(cold, 3),
-                     "reference_s": round(ref, 3), "ratio": None, "target": "< 20 s", "met": cold < 20,
-                     "accuracy": f"empty numba cache {cold:.1f} s (compiles); cached {warm:.1f} s",
-                     "runs_lowdim": [round(cold, 3), round(warm, 3)], "runs_reference": [round(ref, 3)]})
+        rows.append(
+            {
+                "case": f"{name} first call (digits, fresh process)",
+                "lowdim_s": round(cold, 3),
+                "reference_s": round(ref, 3),
+                "ratio": None,
+                "target": "< 20 s",
+                "met": cold < 20,
+                "accuracy": f"empty numba cache {cold:.1f} s (compiles); cached {warm:.1f} s",
+                "runs_lowdim": [round(cold, 3), round(warm, 3)],
+                "runs_reference": [round(ref, 3)],
+            }
+        )
     return rows
 
 

@@ -11,9 +11,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_pca import compare, row, run_cli  # noqa: E402
-
 import _data  # noqa: E402
+from bench_pca import compare, row, run_cli  # noqa: E402
 
 
 def case_factor_analysis(repeats):
@@ -25,10 +24,21 @@ def case_factor_analysis(repeats):
     r = compare(lambda: FactorAnalysis(20).fit(X), lambda: SkFA(20, random_state=0).fit(X), repeats)
     ours, ref = r[2], r[3]
     ll_ours, ll_ref = ours.score(X), ref.score(X)
-    acc = (f"average log-likelihood lowdim {ll_ours:.4f} ({ours.n_iter_} SQUAREM cycles) vs sklearn "
-           f"{ll_ref:.4f} ({ref.n_iter_} iterations)")
-    return [row("FactorAnalysis, Fashion-MNIST 20000 images, 20 factors", r[0], r[1], acc, 0.7,
-                ll_ours >= ll_ref - 1e-9, r[4:])]
+    acc = (
+        f"average log-likelihood lowdim {ll_ours:.4f} ({ours.n_iter_} SQUAREM cycles) vs sklearn "
+        f"{ll_ref:.4f} ({ref.n_iter_} iterations)"
+    )
+    return [
+        row(
+            "FactorAnalysis, Fashion-MNIST 20000 images, 20 factors",
+            r[0],
+            r[1],
+            acc,
+            0.7,
+            ll_ours >= ll_ref - 1e-9,
+            r[4:],
+        )
+    ]
 
 
 def negentropy(S):
@@ -67,20 +77,39 @@ def case_fastica(repeats):
     alignment = axes_ref @ axes_ours.T
     signs = np.sign(np.diag(alignment))
     assert np.allclose(np.abs(alignment) / np.abs(np.diag(alignment))[:, None], np.eye(20), atol=1e-6)
-    r = compare(lambda: FastICA(20, w_init=w0 * signs[None, :]).fit(X),
-                lambda: SkFastICA(20, whiten="unit-variance", w_init=w0).fit(X), repeats)
+    r = compare(
+        lambda: FastICA(20, w_init=w0 * signs[None, :]).fit(X),
+        lambda: SkFastICA(20, whiten="unit-variance", w_init=w0).fit(X),
+        repeats,
+    )
     ours, ref = r[2], r[3]
     j_ours, j_ref = negentropy(ours.transform(X)), negentropy(ref.transform(X))
     agreement = amari_distance(ours.components_ @ ref.mixing_)
-    own = [(negentropy(FastICA(20, random_state=s).fit(X).transform(X)),
-            negentropy(SkFastICA(20, whiten="unit-variance", random_state=s).fit(X).transform(X))) for s in range(5)]
-    acc = (f"same start: negentropy (logcosh) of the sources lowdim {j_ours:.7f} ({ours.n_iter_} iterations) vs "
-           f"sklearn {j_ref:.7f} ({ref.n_iter_} iterations), Amari distance between the two unmixings "
-           f"{agreement:.1e}; own seeds 0-4: lowdim {', '.join(f'{a:.5f}' for a, _ in own)} (median "
-           f"{np.median([a for a, _ in own]):.5f}) vs sklearn {', '.join(f'{b:.5f}' for _, b in own)} (median "
-           f"{np.median([b for _, b in own]):.5f})")
-    return [row("FastICA, Fashion-MNIST 20000 images, 20 components, same start", r[0], r[1], acc, 0.7,
-                j_ours >= j_ref * (1 - 1e-6), r[4:])]
+    own = [
+        (
+            negentropy(FastICA(20, random_state=s).fit(X).transform(X)),
+            negentropy(SkFastICA(20, whiten="unit-variance", random_state=s).fit(X).transform(X)),
+        )
+        for s in range(5)
+    ]
+    acc = (
+        f"same start: negentropy (logcosh) of the sources lowdim {j_ours:.7f} ({ours.n_iter_} iterations) vs "
+        f"sklearn {j_ref:.7f} ({ref.n_iter_} iterations), Amari distance between the two unmixings "
+        f"{agreement:.1e}; own seeds 0-4: lowdim {', '.join(f'{a:.5f}' for a, _ in own)} (median "
+        f"{np.median([a for a, _ in own]):.5f}) vs sklearn {', '.join(f'{b:.5f}' for _, b in own)} (median "
+        f"{np.median([b for _, b in own]):.5f})"
+    )
+    return [
+        row(
+            "FastICA, Fashion-MNIST 20000 images, 20 components, same start",
+            r[0],
+            r[1],
+            acc,
+            0.7,
+            j_ours >= j_ref * (1 - 1e-6),
+            r[4:],
+        )
+    ]
 
 
 def case_kernel_pca(repeats):
@@ -89,15 +118,27 @@ def case_kernel_pca(repeats):
     from lowdim import KernelPCA
 
     X = _data.fashion_mnist(np.float64)[:10000]
-    r = compare(lambda: KernelPCA(50, kernel="rbf", eigen_solver="randomized", random_state=0).fit(X),
-                lambda: SkKernelPCA(50, kernel="rbf", eigen_solver="randomized", random_state=0).fit(X),
-                repeats)
+    r = compare(
+        lambda: KernelPCA(50, kernel="rbf", eigen_solver="randomized", random_state=0).fit(X),
+        lambda: SkKernelPCA(50, kernel="rbf", eigen_solver="randomized", random_state=0).fit(X),
+        repeats,
+    )
     ours, ref = r[2], r[3]
     exact = np.sort(ref.eigenvalues_)[::-1]
     err = float(np.max(np.abs(np.sort(ours.eigenvalues_)[::-1] - exact) / exact))
-    acc = f"eigenvalues lowdim vs sklearn: max relative difference {err:.1e}; sum {ours.eigenvalues_.sum():.2f} vs {exact.sum():.2f}"
-    rows = [row("KernelPCA rbf, Fashion-MNIST 10000 images, 50 components, randomized", r[0], r[1], acc,
-                1.0, ours.eigenvalues_.sum() >= exact.sum() * (1 - 1e-6), r[4:])]
+    sums = f"sum {ours.eigenvalues_.sum():.2f} vs {exact.sum():.2f}"
+    acc = f"eigenvalues lowdim vs sklearn: max relative difference {err:.1e}; {sums}"
+    rows = [
+        row(
+            "KernelPCA rbf, Fashion-MNIST 10000 images, 50 components, randomized",
+            r[0],
+            r[1],
+            acc,
+            1.0,
+            ours.eigenvalues_.sum() >= exact.sum() * (1 - 1e-6),
+            r[4:],
+        )
+    ]
     rows.append(_nystroem_all())
     return rows
 
@@ -119,13 +160,24 @@ print(elapsed, peak)
 def _nystroem_all():
     import subprocess
 
-    out = subprocess.run([sys.executable, "-c", _NYSTROEM.format(bench=os.path.dirname(__file__))],
-                         capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", _NYSTROEM.format(bench=os.path.dirname(__file__))],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     elapsed, peak = float(out[-2]), float(out[-1])
-    return {"case": "KernelPCA rbf Nystroem (2000 landmarks), all 70000 images, 50 components",
-            "lowdim_s": round(elapsed, 3), "reference_s": float("nan"), "ratio": float("nan"),
-            "target": "< 60 s, < 8 GB", "accuracy": f"peak RSS of the process {peak:.0f} MB (data included)",
-            "met": elapsed < 60 and peak < 8192, "runs_lowdim": [elapsed], "runs_reference": []}
+    return {
+        "case": "KernelPCA rbf Nystroem (2000 landmarks), all 70000 images, 50 components",
+        "lowdim_s": round(elapsed, 3),
+        "reference_s": float("nan"),
+        "ratio": float("nan"),
+        "target": "< 60 s, < 8 GB",
+        "accuracy": f"peak RSS of the process {peak:.0f} MB (data included)",
+        "met": elapsed < 60 and peak < 8192,
+        "runs_lowdim": [elapsed],
+        "runs_reference": [],
+    }
 
 
 def case_nmf(repeats):
@@ -158,11 +210,22 @@ def case_nmf(repeats):
     same_ours, same_ref = r[2], r[3]
     own_ours = NMF(20, max_iter=200, tol=0, random_state=0).fit(X).reconstruction_err_
     own_ref = SkNMF(20, max_iter=200, tol=0, random_state=0).fit(X).reconstruction_err_
-    acc = (f"final error from scikit-learn's start: lowdim {same_ours.reconstruction_err_:.6f} vs sklearn "
-           f"{same_ref.reconstruction_err_:.6f}; each from its own nndsvda start: lowdim {own_ours:.4f} vs "
-           f"sklearn {own_ref:.4f}")
-    return [row("NMF (cd), Fashion-MNIST 20000 images, 20 components, 200 iterations, same start", r[0], r[1],
-                acc, 1.0, same_ours.reconstruction_err_ <= same_ref.reconstruction_err_ * (1 + 1e-9), r[4:])]
+    acc = (
+        f"final error from scikit-learn's start: lowdim {same_ours.reconstruction_err_:.6f} vs sklearn "
+        f"{same_ref.reconstruction_err_:.6f}; each from its own nndsvda start: lowdim {own_ours:.4f} vs "
+        f"sklearn {own_ref:.4f}"
+    )
+    return [
+        row(
+            "NMF (cd), Fashion-MNIST 20000 images, 20 components, 200 iterations, same start",
+            r[0],
+            r[1],
+            acc,
+            1.0,
+            same_ours.reconstruction_err_ <= same_ref.reconstruction_err_ * (1 + 1e-9),
+            r[4:],
+        )
+    ]
 
 
 CASES = {"fa": case_factor_analysis, "ica": case_fastica, "kpca": case_kernel_pca, "nmf": case_nmf}

@@ -37,8 +37,7 @@ def _quality(X, y, Y_ours, Y_ref):
 
     t = [trustworthiness(X, Y, n_neighbors=10) for Y in (Y_ours, Y_ref)]
     a = [knn_accuracy(Y, y, random_state=0) for Y in (Y_ours, Y_ref)]
-    text = (f"trustworthiness(10) lowdim {t[0]:.4f} vs sklearn {t[1]:.4f}; kNN accuracy "
-            f"{a[0]:.4f} vs {a[1]:.4f}")
+    text = f"trustworthiness(10) lowdim {t[0]:.4f} vs sklearn {t[1]:.4f}; kNN accuracy {a[0]:.4f} vs {a[1]:.4f}"
     return text, t[0] >= t[1] - 0.01 and a[0] >= a[1] - 0.01
 
 
@@ -63,8 +62,17 @@ def case_spectral(repeats):
     from lowdim.manifold import SpectralEmbedding
 
     X, y = fashion_pca50(5000)
-    return [_case("SpectralEmbedding n=5000, k=10", SpectralEmbedding(n_neighbors=10, random_state=0),
-                  SkSpectral(n_neighbors=10, random_state=0), X, y, 0.5, repeats)]
+    return [
+        _case(
+            "SpectralEmbedding n=5000, k=10",
+            SpectralEmbedding(n_neighbors=10, random_state=0),
+            SkSpectral(n_neighbors=10, random_state=0),
+            X,
+            y,
+            0.5,
+            repeats,
+        )
+    ]
 
 
 def case_mds(repeats):
@@ -73,8 +81,9 @@ def case_mds(repeats):
     from lowdim.manifold import MDS
 
     X, y = fashion_pca50(2000)
-    return [_case("SMACOF MDS n=2000", MDS(random_state=0), SkMDS(random_state=0, init="classical_mds"),
-                  X, y, 0.5, repeats)]
+    return [
+        _case("SMACOF MDS n=2000", MDS(random_state=0), SkMDS(random_state=0, init="classical_mds"), X, y, 0.5, repeats)
+    ]
 
 
 def case_lle(repeats):
@@ -85,10 +94,18 @@ def case_lle(repeats):
     X, y = fashion_pca50(5000)
     # scikit-learn's Hessian LLE stops with 'Factor is exactly singular' under ARPACK here
     # (shift-invert at exactly 0); its dense solver is the one that runs
-    return [_case(f"LLE {method} n=5000, k={k}" + (" (sklearn dense)" if solver == "dense" else ""),
-                  LocallyLinearEmbedding(n_neighbors=k, method=method, random_state=0),
-                  SkLLE(n_neighbors=k, method=method, eigen_solver=solver, random_state=0), X, y, target, repeats)
-            for method, k, solver, target in (("standard", 10, "auto", 1.0), ("hessian", 12, "dense", 0.2))]
+    return [
+        _case(
+            f"LLE {method} n=5000, k={k}" + (" (sklearn dense)" if solver == "dense" else ""),
+            LocallyLinearEmbedding(n_neighbors=k, method=method, random_state=0),
+            SkLLE(n_neighbors=k, method=method, eigen_solver=solver, random_state=0),
+            X,
+            y,
+            target,
+            repeats,
+        )
+        for method, k, solver, target in (("standard", 10, "auto", 1.0), ("hessian", 12, "dense", 0.2))
+    ]
 
 
 _FULL_RUN = """
@@ -129,19 +146,31 @@ def case_full(repeats):
     """Landmark Isomap and landmark MDS on all 70,000 images (scikit-learn's Isomap needs
     a 39 GB geodesic matrix here, so there is no reference run)."""
     rows = []
-    for label, estimator in (("landmark Isomap n=70000, k=10, 500 landmarks",
-                              "Isomap(n_neighbors=10, n_landmarks=500, random_state=0)"),
-                             ("landmark MDS n=70000, 500 landmarks",
-                              "MDS(n_landmarks=500, solver='classical', random_state=0)")):
+    for label, estimator in (
+        ("landmark Isomap n=70000, k=10, 500 landmarks", "Isomap(n_neighbors=10, n_landmarks=500, random_state=0)"),
+        ("landmark MDS n=70000, 500 landmarks", "MDS(n_landmarks=500, solver='classical', random_state=0)"),
+    ):
         runs = [_full_run(estimator) for _ in range(repeats)]
         seconds = [r[0] for r in runs]
         peak = max(r[1] for r in runs)
         t = sorted(seconds)[len(seconds) // 2]
-        acc = (f"peak RSS during fit {peak / 1024:.2f} GB (process, incl. {runs[0][2] / 1024:.2f} GB before); "
-               f"trustworthiness(10) on 5000 sampled queries {runs[0][3]:.4f}")
-        rows.append({"case": label, "lowdim_s": round(t, 3), "reference_s": None, "ratio": None,
-                     "target": "< 60 s, < 8 GB", "accuracy": acc, "met": t < 60 and peak < 8 * 1024,
-                     "runs_lowdim": [round(x, 3) for x in seconds], "runs_reference": []})
+        acc = (
+            f"peak RSS during fit {peak / 1024:.2f} GB (process, incl. {runs[0][2] / 1024:.2f} GB before); "
+            f"trustworthiness(10) on 5000 sampled queries {runs[0][3]:.4f}"
+        )
+        rows.append(
+            {
+                "case": label,
+                "lowdim_s": round(t, 3),
+                "reference_s": None,
+                "ratio": None,
+                "target": "< 60 s, < 8 GB",
+                "accuracy": acc,
+                "met": t < 60 and peak < 8 * 1024,
+                "runs_lowdim": [round(x, 3) for x in seconds],
+                "runs_reference": [],
+            }
+        )
     return rows
 
 
@@ -168,12 +197,18 @@ def _mvu_row(label, X, repeats, reference=None):
     total = [None if e is None else float(np.sum(e.eigenvalues_) / e.variance_fraction_) for e in (ours, ref)]
     acc = f"lowdim {ours.solver_status_}, distance error {ours.distance_error_:.1e}, variance {total[0]:.6g}"
     if ref is not None:
-        acc += (f"; cvxpy {ref.solver_status_}, distance error {ref.distance_error_:.1e}, variance "
-                f"{total[1]:.6g}")
-    return {"case": label, "lowdim_s": round(t_ours, 3), "reference_s": None if t_ref is None else round(t_ref, 3),
-            "ratio": None if t_ref is None else round(t_ours / t_ref, 3), "target": "a few hundred points",
-            "accuracy": acc, "met": ours.distance_error_ < 1e-3,
-            "runs_lowdim": [round(t, 3) for t in runs[0]], "runs_reference": [round(t, 3) for t in runs[1]]}
+        acc += f"; cvxpy {ref.solver_status_}, distance error {ref.distance_error_:.1e}, variance {total[1]:.6g}"
+    return {
+        "case": label,
+        "lowdim_s": round(t_ours, 3),
+        "reference_s": None if t_ref is None else round(t_ref, 3),
+        "ratio": None if t_ref is None else round(t_ours / t_ref, 3),
+        "target": "a few hundred points",
+        "accuracy": acc,
+        "met": ours.distance_error_ < 1e-3,
+        "runs_lowdim": [round(t, 3) for t in runs[0]],
+        "runs_reference": [round(t, 3) for t in runs[1]],
+    }
 
 
 def case_mvu(repeats):
@@ -215,10 +250,19 @@ def case_knn(repeats):
     _, ref = NearestNeighbors(n_neighbors=15, algorithm="brute").fit(X).kneighbors()
     t_ref = time.perf_counter() - t
     agree = _recall(exact, ref)
-    rows = [{"case": "exact kNN graph 70000x784, k=15 (1 run)", "lowdim_s": round(t_exact, 3),
-             "reference_s": round(t_ref, 3), "ratio": round(t_exact / t_ref, 3), "target": "recorded",
-             "accuracy": f"neighbour sets equal to scikit-learn's: {agree:.5f}", "met": agree > 0.999,
-             "runs_lowdim": [round(t_exact, 3)], "runs_reference": [round(t_ref, 3)]}]
+    rows = [
+        {
+            "case": "exact kNN graph 70000x784, k=15 (1 run)",
+            "lowdim_s": round(t_exact, 3),
+            "reference_s": round(t_ref, 3),
+            "ratio": round(t_exact / t_ref, 3),
+            "target": "recorded",
+            "accuracy": f"neighbour sets equal to scikit-learn's: {agree:.5f}",
+            "met": agree > 0.999,
+            "runs_lowdim": [round(t_exact, 3)],
+            "runs_reference": [round(t_ref, 3)],
+        }
+    ]
     ours, theirs, rec = [], [], []
     pynndescent.NNDescent(X[:2000], n_neighbors=16, random_state=0)  # compile its numba code first
     for _ in range(repeats):
@@ -230,16 +274,31 @@ def case_knn(repeats):
         theirs.append(time.perf_counter() - t)
         rec = [_recall(approx, exact), _recall(nnd[:, 1:], exact)]
     t_o, t_t = sorted(ours)[len(ours) // 2], sorted(theirs)[len(theirs) // 2]
-    rows.append({"case": "approximate kNN graph 70000x784, k=15: HNSW (faiss) vs pynndescent",
-                 "lowdim_s": round(t_o, 3), "reference_s": round(t_t, 3), "ratio": round(t_o / t_t, 3),
-                 "target": "recall >= 0.95", "accuracy": f"recall lowdim {rec[0]:.4f} vs pynndescent {rec[1]:.4f}",
-                 "met": rec[0] >= 0.95, "runs_lowdim": [round(x, 3) for x in ours],
-                 "runs_reference": [round(x, 3) for x in theirs]})
+    rows.append(
+        {
+            "case": "approximate kNN graph 70000x784, k=15: HNSW (faiss) vs pynndescent",
+            "lowdim_s": round(t_o, 3),
+            "reference_s": round(t_t, 3),
+            "ratio": round(t_o / t_t, 3),
+            "target": "recall >= 0.95",
+            "accuracy": f"recall lowdim {rec[0]:.4f} vs pynndescent {rec[1]:.4f}",
+            "met": rec[0] >= 0.95,
+            "runs_lowdim": [round(x, 3) for x in ours],
+            "runs_reference": [round(x, 3) for x in theirs],
+        }
+    )
     return rows
 
 
-CASES = {"isomap": case_isomap, "spectral": case_spectral, "mds": case_mds, "lle": case_lle, "full": case_full,
-         "knn": case_knn, "mvu": case_mvu}
+CASES = {
+    "isomap": case_isomap,
+    "spectral": case_spectral,
+    "mds": case_mds,
+    "lle": case_lle,
+    "full": case_full,
+    "knn": case_knn,
+    "mvu": case_mvu,
+}
 
 
 def main(argv=None):

@@ -56,10 +56,17 @@ def compare(ours, theirs, repeats, *, warm_up=True, show=False):
 def row(case, t_ours, t_ref, accuracy, target_ratio, accurate, runs):
     ratio = t_ours / t_ref
     met = ratio <= target_ratio and accurate
-    return {"case": case, "lowdim_s": round(t_ours, 3), "reference_s": round(t_ref, 3),
-            "ratio": round(ratio, 3), "target": f"<= {target_ratio}x", "accuracy": accuracy,
-            "met": bool(met), "runs_lowdim": [round(t, 3) for t in runs[0]],
-            "runs_reference": [round(t, 3) for t in runs[1]]}
+    return {
+        "case": case,
+        "lowdim_s": round(t_ours, 3),
+        "reference_s": round(t_ref, 3),
+        "ratio": round(ratio, 3),
+        "target": f"<= {target_ratio}x",
+        "accuracy": accuracy,
+        "met": bool(met),
+        "runs_lowdim": [round(t, 3) for t in runs[0]],
+        "runs_reference": [round(t, 3) for t in runs[1]],
+    }
 
 
 def rel_diff(a, b):
@@ -77,14 +84,25 @@ def case_fashion(repeats):
     exact = SkPCA(50, svd_solver="covariance_eigh").fit(X64).explained_variance_
     for dtype, tol in ((np.float32, 1e-4), (np.float64, 1e-8)):
         X = X64.astype(dtype)
-        r = compare(lambda: PCA(50).fit(X), lambda: SkPCA(50, svd_solver="covariance_eigh").fit(X), repeats)
+        r = compare(lambda X=X: PCA(50).fit(X), lambda X=X: SkPCA(50, svd_solver="covariance_eigh").fit(X), repeats)
         ours, ref = r[2], r[3]
         err_ours, err_ref = rel_diff(ours.explained_variance_, exact), rel_diff(ref.explained_variance_, exact)
         err_vs_ref = rel_diff(ours.explained_variance_, ref.explained_variance_)
-        acc = (f"solver_={ours.solver_}; eigenvalues vs float64 reference: lowdim {err_ours:.1e}, "
-               f"sklearn {err_ref:.1e}; lowdim vs sklearn {err_vs_ref:.1e} (tol {tol:g})")
-        rows.append(row(f"1. Fashion-MNIST 70000x784 k=50 {np.dtype(dtype).name}, auto vs "
-                        "covariance_eigh", r[0], r[1], acc, 1.0, err_ours <= tol, r[4:]))
+        acc = (
+            f"solver_={ours.solver_}; eigenvalues vs float64 reference: lowdim {err_ours:.1e}, "
+            f"sklearn {err_ref:.1e}; lowdim vs sklearn {err_vs_ref:.1e} (tol {tol:g})"
+        )
+        rows.append(
+            row(
+                f"1. Fashion-MNIST 70000x784 k=50 {np.dtype(dtype).name}, auto vs covariance_eigh",
+                r[0],
+                r[1],
+                acc,
+                1.0,
+                err_ours <= tol,
+                r[4:],
+            )
+        )
     return rows
 
 
@@ -94,7 +112,7 @@ def case_streaming(repeats):
     from lowdim import PCA
 
     X = _data.fashion_mnist(np.float32)
-    chunks = [X[i:i + 5000] for i in range(0, X.shape[0], 5000)]
+    chunks = [X[i : i + 5000] for i in range(0, X.shape[0], 5000)]
 
     def ours():
         pca = PCA(50)
@@ -108,8 +126,17 @@ def case_streaming(repeats):
     err = rel_diff(r[2].explained_variance_, batch.explained_variance_)
     overlap = np.abs(r[2].components_ @ batch.components_.T).diagonal().min()
     acc = f"vs batch fit: eigenvalues {err:.1e} rel, min |cos| between components {overlap:.6f}"
-    return [row("2. Fashion-MNIST streamed in 5000-row chunks, partial_fit vs IncrementalPCA",
-                r[0], r[1], acc, 1 / 20, err <= 1e-5, r[4:])]
+    return [
+        row(
+            "2. Fashion-MNIST streamed in 5000-row chunks, partial_fit vs IncrementalPCA",
+            r[0],
+            r[1],
+            acc,
+            1 / 20,
+            err <= 1e-5,
+            r[4:],
+        )
+    ]
 
 
 def case_wide(repeats):
@@ -120,8 +147,10 @@ def case_wide(repeats):
     X = _data.wide_gaussian()
     r = compare(lambda: PCA(50).fit(X), lambda: SkPCA(50).fit(X), repeats)
     ours, ref = r[2], r[3]
-    acc = (f"solver_={ours.solver_}; captured variance lowdim {ours.explained_variance_.sum():.2f} vs "
-           f"sklearn ({ref._fit_svd_solver}) {ref.explained_variance_.sum():.2f}")
+    acc = (
+        f"solver_={ours.solver_}; captured variance lowdim {ours.explained_variance_.sum():.2f} vs "
+        f"sklearn ({ref._fit_svd_solver}) {ref.explained_variance_.sum():.2f}"
+    )
     good = ours.explained_variance_.sum() >= ref.explained_variance_.sum() * (1 - 1e-6)
     return [row("3. wide 2000x50000 float32 Gaussian k=50, auto vs auto", r[0], r[1], acc, 0.7, good, r[4:])]
 
@@ -136,17 +165,30 @@ def case_tall(repeats):
     # scikit-learn's best: time each of its solvers once, keep the fastest
     ref_times = {}
     for solver in ("covariance_eigh", "randomized"):
-        ref_times[solver] = timed(lambda: SkPCA(20, svd_solver=solver, random_state=0).fit(X))[0]
+        ref_times[solver] = timed(lambda solver=solver: SkPCA(20, svd_solver=solver, random_state=0).fit(X))[0]
     best = min(ref_times, key=ref_times.get)
     for solver in ("randomized", "covariance"):
-        r = compare(lambda: PCA(20, solver=solver, random_state=0).fit(X),
-                    lambda: SkPCA(20, svd_solver=best, random_state=0).fit(X), repeats)
+        r = compare(
+            lambda solver=solver: PCA(20, solver=solver, random_state=0).fit(X),
+            lambda: SkPCA(20, svd_solver=best, random_state=0).fit(X),
+            repeats,
+        )
         ours, ref = r[2], r[3]
         captured, captured_ref = ours.explained_variance_.sum(), ref.explained_variance_.sum()
-        acc = (f"captured variance {captured:.4f} vs {captured_ref:.4f}; sklearn single runs "
-               + ", ".join(f"{k} {v:.2f} s" for k, v in ref_times.items()))
-        rows.append(row(f"4. tall 200000x2000 float32 rank-20 k=20, lowdim {solver} vs sklearn's best "
-                        f"({best})", r[0], r[1], acc, 0.5, captured >= captured_ref * (1 - 1e-6), r[4:]))
+        acc = f"captured variance {captured:.4f} vs {captured_ref:.4f}; sklearn single runs " + ", ".join(
+            f"{k} {v:.2f} s" for k, v in ref_times.items()
+        )
+        rows.append(
+            row(
+                f"4. tall 200000x2000 float32 rank-20 k=20, lowdim {solver} vs sklearn's best ({best})",
+                r[0],
+                r[1],
+                acc,
+                0.5,
+                captured >= captured_ref * (1 - 1e-6),
+                r[4:],
+            )
+        )
     return rows
 
 
@@ -174,31 +216,65 @@ def case_sparse(repeats):
     from lowdim import PCA
 
     S = _data.sparse_counts()
-    r = compare(lambda: PCA(20, random_state=0).fit(S),
-                lambda: SkPCA(20, svd_solver="arpack", random_state=0).fit(S), repeats)
+    r = compare(
+        lambda: PCA(20, random_state=0).fit(S), lambda: SkPCA(20, svd_solver="arpack", random_state=0).fit(S), repeats
+    )
     ours, ref = r[2], r[3]
-    out = subprocess.run([sys.executable, "-c", _SPARSE_PEAK.format(bench=os.path.dirname(__file__))],
-                         capture_output=True, text=True, check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", _SPARSE_PEAK.format(bench=os.path.dirname(__file__))],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     peak, before = float(out[-2]), float(out[-1])
     err = rel_diff(ours.explained_variance_, ref.explained_variance_)
-    acc = (f"solver_={ours.solver_}, {S.nnz} non-zeros; eigenvalues vs arpack {err:.1e}; peak RSS during "
-           f"fit {peak:.0f} MB (process, incl. {before:.0f} MB before the fit)")
-    return [row("5. sparse CSR 100000x50000 k=20 centered, auto vs arpack", r[0], r[1], acc, 1.0,
-                err <= 1e-8 and peak < 1024, r[4:])]
+    acc = (
+        f"solver_={ours.solver_}, {S.nnz} non-zeros; eigenvalues vs arpack {err:.1e}; peak RSS during "
+        f"fit {peak:.0f} MB (process, incl. {before:.0f} MB before the fit)"
+    )
+    return [
+        row(
+            "5. sparse CSR 100000x50000 k=20 centered, auto vs arpack",
+            r[0],
+            r[1],
+            acc,
+            1.0,
+            err <= 1e-8 and peak < 1024,
+            r[4:],
+        )
+    ]
 
 
 def case_import(repeats):
     code = "import time; t = time.perf_counter(); import lowdim; print(time.perf_counter() - t)"
-    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                  check=True).stdout) for _ in range(max(5, repeats))]
+    times = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+        for _ in range(max(5, repeats))
+    ]
     t = statistics.median(times)
-    return [{"case": "6. import lowdim", "lowdim_s": round(t, 3), "reference_s": None, "ratio": None,
-             "target": "< 0.5 s", "accuracy": "", "met": t < 0.5,
-             "runs_lowdim": [round(x, 3) for x in times], "runs_reference": []}]
+    return [
+        {
+            "case": "6. import lowdim",
+            "lowdim_s": round(t, 3),
+            "reference_s": None,
+            "ratio": None,
+            "target": "< 0.5 s",
+            "accuracy": "",
+            "met": t < 0.5,
+            "runs_lowdim": [round(x, 3) for x in times],
+            "runs_reference": [],
+        }
+    ]
 
 
-CASES = {"fashion": case_fashion, "streaming": case_streaming, "wide": case_wide,
-         "tall": case_tall, "sparse": case_sparse, "import": case_import}
+CASES = {
+    "fashion": case_fashion,
+    "streaming": case_streaming,
+    "wide": case_wide,
+    "tall": case_tall,
+    "sparse": case_sparse,
+    "import": case_import,
+}
 
 
 def machine():
@@ -208,11 +284,15 @@ def machine():
     from threadpoolctl import threadpool_info
 
     blas = {(i["internal_api"], i.get("architecture")) for i in threadpool_info()}
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                if line.startswith("model name")), platform.processor())
-    return (f"{datetime.date.today()} | {cpu}, {os.cpu_count()} cores | Python {platform.python_version()}, "
-            f"numpy {numpy.__version__}, scipy {scipy.__version__}, scikit-learn {sklearn.__version__} | "
-            f"BLAS {sorted(blas)}")
+    cpu = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")),
+        platform.processor(),
+    )
+    return (
+        f"{datetime.date.today()} | {cpu}, {os.cpu_count()} cores | Python {platform.python_version()}, "
+        f"numpy {numpy.__version__}, scipy {scipy.__version__}, scikit-learn {sklearn.__version__} | "
+        f"BLAS {sorted(blas)}"
+    )
 
 
 def run_cli(cases, description, argv=None):
@@ -233,9 +313,12 @@ def run_cli(cases, description, argv=None):
             rows.append(r)
             ratio = "" if r["ratio"] is None else f"{r['ratio']:.3f}"
             ref = "" if r["reference_s"] is None else f"{r['reference_s']:.3f}"
-            print(f"| {r['case']} | {r['lowdim_s']:.3f} | {ref} | {ratio} | {r['target']} | "
-                  f"{'yes' if r['met'] else 'NO'} | {r['accuracy']} | {r['runs_lowdim']} / "
-                  f"{r['runs_reference']} |", flush=True)
+            print(
+                f"| {r['case']} | {r['lowdim_s']:.3f} | {ref} | {ratio} | {r['target']} | "
+                f"{'yes' if r['met'] else 'NO'} | {r['accuracy']} | {r['runs_lowdim']} / "
+                f"{r['runs_reference']} |",
+                flush=True,
+            )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

@@ -150,8 +150,9 @@ def test_neighbors_round_recovers_missed_neighbors():
     idx, dist = _round(X, idx, dist)
     assert before < 0.65 and _recall(idx, exact) >= 0.85  # most of the missed 3 in 8 recovered in one round
     # from random lists, every round finds more (only with reverse neighbours would it reach all)
-    idx, dist = _sorted_lists(X, np.stack([rng.choice(np.delete(np.arange(2000), r), 8, replace=False)
-                                             for r in range(2000)]))
+    idx, dist = _sorted_lists(
+        X, np.stack([rng.choice(np.delete(np.arange(2000), r), 8, replace=False) for r in range(2000)])
+    )
     recalls = [_recall(idx, exact)]
     for _ in range(4):
         idx, dist = _round(X, idx, dist)

@@ -45,6 +45,7 @@ def import_graph():
 
 def _collapse(graph, depth):
     """The graph between the first ``depth`` parts of the names (2: subpackages)."""
+
     def key(name):
         return ".".join(name.split(".")[:depth])
 
@@ -63,7 +64,7 @@ def _cycle(graph):
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
@@ -91,8 +92,14 @@ def test_no_import_cycle_between_subpackages():
 
 @pytest.mark.parametrize("layer", ["lowdim.linalg", "lowdim.neighbors", "lowdim.distributed", "lowdim._kernels"])
 def test_infrastructure_does_not_import_estimators(layer):
-    estimators = {"lowdim.cluster", "lowdim.decomposition", "lowdim.manifold", "lowdim.embedding",
-                  "lowdim.cli", "lowdim.report"}
+    estimators = {
+        "lowdim.cluster",
+        "lowdim.decomposition",
+        "lowdim.manifold",
+        "lowdim.embedding",
+        "lowdim.cli",
+        "lowdim.report",
+    }
     reached = _collapse(import_graph(), 2).get(layer, set())
     assert not reached & estimators, f"{layer} imports {sorted(reached & estimators)}"
 

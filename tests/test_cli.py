@@ -16,8 +16,20 @@ def run(capsys, *argv):
 
 def test_pca_on_builtin_digits_writes_table_projection_and_scree(tmp_path, capsys):
     out, scree = tmp_path / "z.csv", tmp_path / "scree.png"
-    code, text, _ = run(capsys, "pca", "--dataset", "digits", "--variance", "0.9", "-o", str(out),
-                        "--scree", str(scree), "--embedding-dims", "2")
+    code, text, _ = run(
+        capsys,
+        "pca",
+        "--dataset",
+        "digits",
+        "--variance",
+        "0.9",
+        "-o",
+        str(out),
+        "--scree",
+        str(scree),
+        "--embedding-dims",
+        "2",
+    )
     assert code == 0
     assert "kept 21 components" in text and "cumulative" in text
     Z = np.loadtxt(out, delimiter=",", skiprows=1)
@@ -29,8 +41,9 @@ def test_pca_on_builtin_digits_writes_table_projection_and_scree(tmp_path, capsy
 def test_csv_header_is_announced_and_labels_excluded(tmp_path, capsys):
     path = tmp_path / "d.csv"
     rng = np.random.default_rng(0)
-    rows = ["a,b,c,label"] + [f"{x:.4f},{y:.4f},{z:.4f},{'cat' if i % 2 else 'dog'}"
-                              for i, (x, y, z) in enumerate(rng.normal(size=(30, 3)))]
+    rows = ["a,b,c,label"] + [
+        f"{x:.4f},{y:.4f},{z:.4f},{'cat' if i % 2 else 'dog'}" for i, (x, y, z) in enumerate(rng.normal(size=(30, 3)))
+    ]
     path.write_text("\n".join(rows) + "\n")
     code, text, _ = run(capsys, "pca", str(path), "-k", "2", "--label-column", "label")
     assert code == 0 and "first row read as a header (4 columns)" in text
@@ -40,16 +53,19 @@ def test_csv_header_is_announced_and_labels_excluded(tmp_path, capsys):
     assert code == 0 and "read as data (no header)" in text and "5 x 3" in text
 
 
-@pytest.mark.parametrize("content, message", [
-    ("a,b\n1,2\n3\n", "line 3: expected 2 fields, got 1"),
-    ("a,b\n1,2\n3,x\n", "line 3, column 2: 'x' is not a number"),
-    ("a,b\n1,2\n3,\n", "1 missing values ('b': 1); pass --missing drop, impute or keep"),
-    ("a,b\n", "header only, no data rows"),
-    ("", "empty file"),
-    ("a;b\n1.5;2\n", "another delimiter; pass it with --delimiter"),
-    ("a;b\n1,5;2\n--delimiter=;", "line 2, column 1: '1,5' is not a number; a decimal comma"),
-    ("a,b\n\"1,234.5\",2\n", "thousands separators"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("a,b\n1,2\n3\n", "line 3: expected 2 fields, got 1"),
+        ("a,b\n1,2\n3,x\n", "line 3, column 2: 'x' is not a number"),
+        ("a,b\n1,2\n3,\n", "1 missing values ('b': 1); pass --missing drop, impute or keep"),
+        ("a,b\n", "header only, no data rows"),
+        ("", "empty file"),
+        ("a;b\n1.5;2\n", "another delimiter; pass it with --delimiter"),
+        ("a;b\n1,5;2\n--delimiter=;", "line 2, column 1: '1,5' is not a number; a decimal comma"),
+        ('a,b\n"1,234.5",2\n', "thousands separators"),
+    ],
+)
 def test_bad_csv_gets_one_clear_sentence_and_exit_2(tmp_path, capsys, content, message):
     path = tmp_path / "bad.csv"
     content, _, option = content.partition("--")
@@ -107,6 +123,10 @@ def test_uk_food_builtin_dataset_is_one_command(tmp_path, capsys):
     assert code == 0 and "4 countries x 17 food groups" in text
     lines = out.read_text().splitlines()
     assert lines[0] == "id,PC1,PC2" and [line.split(",")[0] for line in lines[1:]] == [
-        "England", "Wales", "Scotland", "N.Ireland"]
+        "England",
+        "Wales",
+        "Scotland",
+        "N.Ireland",
+    ]
     pc1 = np.array([float(line.split(",")[1]) for line in lines[1:]])
     assert np.argmax(np.abs(pc1)) == 3  # Northern Ireland stands apart on PC1

@@ -13,8 +13,7 @@ from PIL import Image
 from lowdim.datasets import load_builtin
 
 LOWDIM = os.path.join(os.path.dirname(sys.executable), "lowdim")
-FACE = os.path.join(os.path.dirname(__file__), "..", "src", "lowdim", "datasets", "data", "orl_faces",
-                    "s1", "1.pgm")
+FACE = os.path.join(os.path.dirname(__file__), "..", "src", "lowdim", "datasets", "data", "orl_faces", "s1", "1.pgm")
 
 
 def lowdim(*argv, timeout=300):
@@ -40,15 +39,39 @@ def wine_csv(tmp_path_factory):
 
 def test_embed_plot_model_then_transform(wine_csv, tmp_path):
     out, plot, model = tmp_path / "z.csv", tmp_path / "z.png", tmp_path / "m.lowdim"
-    code, text, err = lowdim("embed", wine_csv, "-m", "umap", "--label-column", "cultivar", "--standardize",
-                             "--param", "n_neighbors=10", "-o", out, "--plot", plot, "--save-model", model)
+    code, text, err = lowdim(
+        "embed",
+        wine_csv,
+        "-m",
+        "umap",
+        "--label-column",
+        "cultivar",
+        "--standardize",
+        "--param",
+        "n_neighbors=10",
+        "-o",
+        out,
+        "--plot",
+        plot,
+        "--save-model",
+        model,
+    )
     assert code == 0, err
     assert "first row read as a header (14 columns)" in text and "embedded 178 x 13 into 2" in text
     lines = out.read_text().splitlines()
     assert lines[0] == "umap1,umap2,cultivar" and len(lines) == 179 and lines[1].endswith(",c0")
     assert_png(plot)
-    code, _, err = lowdim("transform", model, wine_csv, "--label-column", "cultivar", "--standardize",
-                          "-o", tmp_path / "again.parquet", "--json")
+    code, _, err = lowdim(
+        "transform",
+        model,
+        wine_csv,
+        "--label-column",
+        "cultivar",
+        "--standardize",
+        "-o",
+        tmp_path / "again.parquet",
+        "--json",
+    )
     assert code == 0, err
     import pyarrow.parquet as pq
 
@@ -59,11 +82,13 @@ def test_embed_plot_model_then_transform(wine_csv, tmp_path):
 def test_embed_lda_needs_labels_and_params_are_checked(wine_csv, tmp_path):
     code, _, err = lowdim("embed", wine_csv, "--exclude", "cultivar", "-m", "lda", "-o", tmp_path / "l.csv")
     assert code == 2 and "lda is supervised: name the label column with --label-column" in err
-    code, _, err = lowdim("embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexty=5", "-o",
-                          tmp_path / "t.csv")
+    code, _, err = lowdim(
+        "embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexty=5", "-o", tmp_path / "t.csv"
+    )
     assert code == 2 and "tsne has no parameter 'perplexty'; did you mean 'perplexity'?" in err
-    code, _, err = lowdim("embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexity=-5", "-o",
-                          tmp_path / "t.csv")
+    code, _, err = lowdim(
+        "embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexity=-5", "-o", tmp_path / "t.csv"
+    )
     assert code == 2 and "perplexity" in err and "Traceback" not in err
     code, _, err = lowdim("embed", "--dataset", "iris", "-m", "umapp", "-o", tmp_path / "t.csv")
     assert code == 2 and "did you mean 'umap'" in err
@@ -90,14 +115,17 @@ def test_every_registered_method_embeds_from_the_cli(tmp_path, capsys):
         assert Z.shape == (150, 2) and np.isfinite(Z).all(), name
 
 
-@pytest.mark.parametrize("content, args, message", [
-    ("a,b\n1,2\n3\n", [], "line 3: expected 2 fields, got 1"),
-    ("a;b\n1,5;2\n", ["--delimiter", ";"], "line 2, column 1: '1,5' is not a number; a decimal comma"),
-    ("", [], "empty file, no data rows"),
-    ("a,b\n", [], "header only, no data rows"),
-    ("a,b\n1,2\n,4\n5,\n", [], "2 missing values ('a': 1, 'b': 1); pass --missing drop"),
-    ("a,b\n1,2\n3,4\n", ["--label-column", "c"], "no column named 'c'; columns are a, b"),
-])
+@pytest.mark.parametrize(
+    "content, args, message",
+    [
+        ("a,b\n1,2\n3\n", [], "line 3: expected 2 fields, got 1"),
+        ("a;b\n1,5;2\n", ["--delimiter", ";"], "line 2, column 1: '1,5' is not a number; a decimal comma"),
+        ("", [], "empty file, no data rows"),
+        ("a,b\n", [], "header only, no data rows"),
+        ("a,b\n1,2\n,4\n5,\n", [], "2 missing values ('a': 1, 'b': 1); pass --missing drop"),
+        ("a,b\n1,2\n3,4\n", ["--label-column", "c"], "no column named 'c'; columns are a, b"),
+    ],
+)
 def test_malformed_csv_exit_2_with_one_sentence(tmp_path, content, args, message):
     path = tmp_path / "bad.csv"
     path.write_text(content)
@@ -109,8 +137,9 @@ def test_malformed_csv_exit_2_with_one_sentence(tmp_path, content, args, message
 def test_missing_policies_and_headerless_csv(tmp_path):
     path = tmp_path / "holes.csv"
     rows = np.random.default_rng(0).normal(size=(40, 4))
-    text = "\n".join(",".join("" if (i * 4 + j) % 23 == 5 else f"{v:.4f}" for j, v in enumerate(row))
-                     for i, row in enumerate(rows))
+    text = "\n".join(
+        ",".join("" if (i * 4 + j) % 23 == 5 else f"{v:.4f}" for j, v in enumerate(row)) for i, row in enumerate(rows)
+    )
     path.write_text(text + "\n")
     code, out, err = lowdim("embed", path, "-m", "pca", "-o", tmp_path / "d.csv", "--missing", "drop")
     assert code == 0, err
@@ -139,9 +168,25 @@ def test_cluster_select_and_info_json(tmp_path, wine_csv):
     rng = np.random.default_rng(0)
     blobs = np.vstack([rng.normal(c, 1.0, (80, 4)) for c in (0, 8, 16)])
     np.save(tmp_path / "blobs.npy", blobs)
-    code, out, err = lowdim("cluster", tmp_path / "blobs.npy", "-m", "gmm", "--select", "bic", "--k-range",
-                            "1-6", "--param", "covariance_type='diag'", "--curve", tmp_path / "bic.png",
-                            "--plot", tmp_path / "c.png", "-o", tmp_path / "c.csv", "--json")
+    code, out, err = lowdim(
+        "cluster",
+        tmp_path / "blobs.npy",
+        "-m",
+        "gmm",
+        "--select",
+        "bic",
+        "--k-range",
+        "1-6",
+        "--param",
+        "covariance_type='diag'",
+        "--curve",
+        tmp_path / "bic.png",
+        "--plot",
+        tmp_path / "c.png",
+        "-o",
+        tmp_path / "c.csv",
+        "--json",
+    )
     assert code == 0, err
     summary = json.loads(out)
     assert summary["n_clusters"] == 3 and sorted(summary["sizes"]) == [80, 80, 80]
@@ -157,16 +202,37 @@ def test_cluster_select_and_info_json(tmp_path, wine_csv):
 
 
 def test_pca_scree_marks_the_choice(tmp_path):
-    code, out, err = lowdim("pca", "--dataset", "digits", "--variance", "0.8", "--scree", tmp_path / "s.png",
-                            "-o", tmp_path / "p.csv", "--json")
+    code, out, err = lowdim(
+        "pca",
+        "--dataset",
+        "digits",
+        "--variance",
+        "0.8",
+        "--scree",
+        tmp_path / "s.png",
+        "-o",
+        tmp_path / "p.csv",
+        "--json",
+    )
     assert code == 0, err
     assert json.loads(out)["n_components"] == 13
     assert_png(tmp_path / "s.png")
 
 
 def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
-    code, out, err = lowdim("compress", FACE, "--patch", "8", "-k", "16", "-o", tmp_path / "c.png",
-                            "--curve", tmp_path / "curve.png", "--json")
+    code, out, err = lowdim(
+        "compress",
+        FACE,
+        "--patch",
+        "8",
+        "-k",
+        "16",
+        "-o",
+        tmp_path / "c.png",
+        "--curve",
+        tmp_path / "curve.png",
+        "--json",
+    )
     assert code == 0, err
     summary = json.loads(out)
     errors = summary["curve"]["relative_error"]

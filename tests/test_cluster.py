@@ -43,8 +43,15 @@ def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs):
 def test_inertia_never_increases(blobs, algorithm):
     X, _ = blobs
     history = []
-    KMeans(6, init="random", n_init=1, algorithm=algorithm, random_state=1, tol=0,
-           callbacks=[lambda it, obj, state: history.append(obj)]).fit(X)
+    KMeans(
+        6,
+        init="random",
+        n_init=1,
+        algorithm=algorithm,
+        random_state=1,
+        tol=0,
+        callbacks=[lambda it, obj, state: history.append(obj)],
+    ).fit(X)
     assert len(history) > 2
     assert np.all(np.diff(history) <= 1e-9 * history[0])
 
@@ -117,8 +124,12 @@ def test_ari_on_digits_pca_comparable_to_sklearn():
     X, y = load_digits(return_X_y=True)
     Z = lowdim.PCA(30, random_state=0).fit_transform(X)
     ours = np.mean([metrics.adjusted_rand_score(y, KMeans(10, random_state=s).fit(Z).labels_) for s in range(5)])
-    ref = np.mean([metrics.adjusted_rand_score(y, skcluster.KMeans(10, n_init=1, random_state=s).fit(Z).labels_)
-                   for s in range(5)])
+    ref = np.mean(
+        [
+            metrics.adjusted_rand_score(y, skcluster.KMeans(10, n_init=1, random_state=s).fit(Z).labels_)
+            for s in range(5)
+        ]
+    )
     assert ours > 0.5 and ours >= ref - 0.05
 
 
@@ -130,7 +141,7 @@ def test_minibatch_close_to_full_kmeans_and_streams(blobs):
     stream = MiniBatchKMeans(6, random_state=0)
     for _ in range(5):
         for start in range(0, X.shape[0], 300):
-            stream.partial_fit(X[start:start + 300])
+            stream.partial_fit(X[start : start + 300])
     assert -stream.score(X) <= 1.1 * full
     assert stream.n_steps_ == 25
 
@@ -209,16 +220,21 @@ def test_gmm_recovers_generating_parameters(covariance_type):
 def test_gmm_log_likelihood_never_decreases():
     X, *_ = _synthetic_mixture(3000)
     history = []
-    GaussianMixture(3, init_params="random", tol=1e-8, max_iter=300, random_state=0,
-                    callbacks=[lambda it, obj, state: history.append(-obj)]).fit(X)
+    GaussianMixture(
+        3,
+        init_params="random",
+        tol=1e-8,
+        max_iter=300,
+        random_state=0,
+        callbacks=[lambda it, obj, state: history.append(-obj)],
+    ).fit(X)
     assert len(history) > 3
     assert np.all(np.diff(history) >= -1e-10)
 
 
 def test_gmm_matches_sklearn_from_the_same_start():
     X, *_ = _synthetic_mixture(3000)
-    start = dict(weights_init=np.full(3, 1 / 3), means_init=X[[0, 1, 2]],
-                 precisions_init=np.stack([np.eye(3)] * 3))
+    start = dict(weights_init=np.full(3, 1 / 3), means_init=X[[0, 1, 2]], precisions_init=np.stack([np.eye(3)] * 3))
     ours = GaussianMixture(3, tol=1e-6, max_iter=500, **start).fit(X)
     ref = skmixture.GaussianMixture(3, tol=1e-6, max_iter=500, **start).fit(X)
     assert ours.score(X) == pytest.approx(ref.score(X), rel=1e-8)
@@ -271,7 +287,8 @@ def test_partition_metrics_match_sklearn():
         assert metrics.adjusted_rand_score(a, b) == pytest.approx(skmetrics.adjusted_rand_score(a, b), abs=1e-12)
         for avg in ("arithmetic", "geometric", "min", "max"):
             assert metrics.normalized_mutual_info_score(a, b, average_method=avg) == pytest.approx(
-                skmetrics.normalized_mutual_info_score(a, b, average_method=avg), abs=1e-12)
+                skmetrics.normalized_mutual_info_score(a, b, average_method=avg), abs=1e-12
+            )
 
 
 def test_silhouette_exact_and_sampled(blobs):
@@ -280,7 +297,8 @@ def test_silhouette_exact_and_sampled(blobs):
     assert exact == pytest.approx(skmetrics.silhouette_score(X, y), abs=1e-9)
     D = cdist(X, X, "cityblock")
     assert metrics.silhouette_score(D, y, metric="precomputed") == pytest.approx(
-        skmetrics.silhouette_score(X, y, metric="manhattan"), abs=1e-9)
+        skmetrics.silhouette_score(X, y, metric="manhattan"), abs=1e-9
+    )
     sampled = [metrics.silhouette_score(X, y, sample_size=300, random_state=s) for s in range(5)]
     assert abs(np.mean(sampled) - exact) < 0.02
     with pytest.raises(ValueError, match="Number of labels is 1"):
@@ -291,8 +309,7 @@ def test_no_warnings_from_clean_clustering(blobs):
     X, _ = blobs
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        models = [KMeans(6, random_state=0).fit(X), GaussianMixture(6, random_state=0).fit(X),
-                  KMedoids(6).fit(X[:300])]
+        models = [KMeans(6, random_state=0).fit(X), GaussianMixture(6, random_state=0).fit(X), KMedoids(6).fit(X[:300])]
     assert not caught, [str(w.message) for w in caught]
     assert all(np.unique(m.predict(X[:300])).size == 6 for m in models)
 
@@ -301,7 +318,7 @@ def test_minibatch_partial_fit_continues_after_save_and_load(blobs, tmp_path):
     X, _ = blobs
     a = MiniBatchKMeans(6, random_state=0)
     for start in range(0, 900, 300):
-        a.partial_fit(X[start:start + 300])
+        a.partial_fit(X[start : start + 300])
     lowdim.save(a, tmp_path / "mbk.lowdim")
     b = lowdim.load(tmp_path / "mbk.lowdim")
     np.testing.assert_array_equal(b.counts_, a.counts_)

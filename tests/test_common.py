@@ -32,27 +32,53 @@ IDS = [cls.__name__ for cls in ESTIMATORS]
 # What the common checks must know about each estimator (scikit-learn keeps the same kind
 # of table beside its checks, not in the estimators).
 # Fitted by iteration to a tolerance: runs agree to about that tolerance, not to rounding.
-ITERATIVE = {"FactorAnalysis", "FastICA", "GaussianMixture", "KMeans", "KMedoids", "MDS", "MatrixFactorization",
-             "MaximumVarianceUnfolding", "MiniBatchKMeans", "NMF", "ProbabilisticPCA", "SNE", "TSNE", "UMAP"}
+ITERATIVE = {
+    "FactorAnalysis",
+    "FastICA",
+    "GaussianMixture",
+    "KMeans",
+    "KMedoids",
+    "MDS",
+    "MatrixFactorization",
+    "MaximumVarianceUnfolding",
+    "MiniBatchKMeans",
+    "NMF",
+    "ProbabilisticPCA",
+    "SNE",
+    "TSNE",
+    "UMAP",
+}
 # Chaotic: a difference in the last bit of the input grows to whole units of the output.
 AMPLIFIES_ROUNDING = {"SNE", "TSNE", "UMAP"}
 # The largest n_components: bounded by the points ('samples'), or unbounded ('none': an
 # overcomplete factorisation is valid); min(n_samples, n_features) otherwise.
-COMPONENTS_LIMIT = {"Isomap": "samples", "LocallyLinearEmbedding": "samples", "MDS": "samples",
-                    "MaximumVarianceUnfolding": "samples", "SNE": "samples", "SpectralEmbedding": "samples",
-                    "TSNE": "samples", "UMAP": "samples", "NMF": "none"}
+COMPONENTS_LIMIT = {
+    "Isomap": "samples",
+    "LocallyLinearEmbedding": "samples",
+    "MDS": "samples",
+    "MaximumVarianceUnfolding": "samples",
+    "SNE": "samples",
+    "SpectralEmbedding": "samples",
+    "TSNE": "samples",
+    "UMAP": "samples",
+    "NMF": "none",
+}
 # No mean is removed: the first factor carries any offset.
 UNCENTERED = {"MatrixFactorization", "NMF"}
 # Spread of trustworthiness over local optima, where wider than the default 0.02.
 STRUCTURE_TOLERANCE = {"SNE": 0.1}
 _SEEDING = "weighted seeding draws differ from seeding on repeated rows (as in scikit-learn)"
-_TRANSFORM = ("transform places new points against the fixed training embedding: a training point lands "
-              "near its fitted position, not within 0.01 of it")
+_TRANSFORM = (
+    "transform places new points against the fixed training embedding: a training point lands "
+    "near its fitted position, not within 0.01 of it"
+)
 EXPECTED_FAILED_CHECKS = {
-    "KMeans": dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
-                             "check_sample_weight_equivalence_on_sparse_data"), _SEEDING),
-    "MiniBatchKMeans": dict.fromkeys(("check_sample_weight_equivalence_on_dense_data",
-                                      "check_sample_weight_equivalence_on_sparse_data"), _SEEDING),
+    "KMeans": dict.fromkeys(
+        ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"), _SEEDING
+    ),
+    "MiniBatchKMeans": dict.fromkeys(
+        ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"), _SEEDING
+    ),
     "TSNE": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),
     "UMAP": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),
 }
@@ -147,8 +173,14 @@ def test_estimators_are_discovered():
 
 
 def test_check_tables_name_existing_estimators():
-    named = ITERATIVE | AMPLIFIES_ROUNDING | UNCENTERED | set(COMPONENTS_LIMIT) | set(STRUCTURE_TOLERANCE) \
+    named = (
+        ITERATIVE
+        | AMPLIFIES_ROUNDING
+        | UNCENTERED
+        | set(COMPONENTS_LIMIT)
+        | set(STRUCTURE_TOLERANCE)
         | set(EXPECTED_FAILED_CHECKS)
+    )
     assert named <= set(IDS), sorted(named - set(IDS))
 
 
@@ -162,17 +194,24 @@ def _sklearn_checks():
 
     for cls in ESTIMATORS:
         est = _instance(cls, n_components=1) if "n_components" in cls().get_params() else _instance(cls)
-        for item in estimator_checks_generator(est, legacy=True, mark="xfail",
-                                               expected_failed_checks=EXPECTED_FAILED_CHECKS.get(cls.__name__, {})):
+        for item in estimator_checks_generator(
+            est, legacy=True, mark="xfail", expected_failed_checks=EXPECTED_FAILED_CHECKS.get(cls.__name__, {})
+        ):
             check = item.values[1] if hasattr(item, "values") else item[1]
             name = (check.func if isinstance(check, partial) else check).__name__
             if "array_api" not in name:
                 yield item
 
 
-@pytest.mark.parametrize("estimator, check", list(_sklearn_checks()),
-                         ids=lambda value: value.__class__.__name__ if not callable(value) else
-                         getattr(getattr(value, "func", value), "__name__", str(value)))
+@pytest.mark.parametrize(
+    "estimator, check",
+    list(_sklearn_checks()),
+    ids=lambda value: (
+        value.__class__.__name__
+        if not callable(value)
+        else getattr(getattr(value, "func", value), "__name__", str(value))
+    ),
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -203,9 +242,14 @@ def test_huge_values_overflow_message(cls):
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
-@pytest.mark.parametrize("shape, words", [((0, 3), r"0 sample\(s\).*shape=\(0, 3\)"),
-                                          ((5, 0), r"0 feature\(s\).*shape=\(5, 0\)"),
-                                          ((6,), "1D array.*[Rr]eshape your data")])
+@pytest.mark.parametrize(
+    "shape, words",
+    [
+        ((0, 3), r"0 sample\(s\).*shape=\(0, 3\)"),
+        ((5, 0), r"0 feature\(s\).*shape=\(5, 0\)"),
+        ((6,), "1D array.*[Rr]eshape your data"),
+    ],
+)
 def test_empty_and_1d_shapes(cls, shape, words):
     with pytest.raises(ValueError, match=words):
         _fit(_instance(cls), np.zeros(shape))
@@ -392,8 +436,8 @@ def test_transform_rowwise_equals_batch(cls):
     X = _data(n=30)
     est = _fit(_instance(cls), X)
     batch = _output(est, X)
-    rows = np.vstack([_output(est, X[i:i + 1]) for i in range(X.shape[0])])
-    tol = 1e-12 if not cls.__name__ in ITERATIVE else 1e-6  # iterative transforms
+    rows = np.vstack([_output(est, X[i : i + 1]) for i in range(X.shape[0])])
+    tol = 1e-12 if cls.__name__ not in ITERATIVE else 1e-6  # iterative transforms
     np.testing.assert_allclose(rows, batch, rtol=tol, atol=tol * np.abs(batch).max())
 
 

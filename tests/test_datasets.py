@@ -72,9 +72,23 @@ def test_fashion_mnist_tests_stop_with_the_loaders_error_when_the_data_is_missin
     and say what to install."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, LOWDIM_FASHION_MNIST_DIR=str(tmp_path))
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                           "tests/test_approximate_knn.py::test_recall_on_fashion_mnist_sample"],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-x",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_approximate_knn.py::test_recall_on_fashion_mnist_sample",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode != 0, done.stdout
     assert "Fashion-MNIST not found" in done.stdout and "dataset-fashion-mnist" in done.stdout
     assert "skipped" not in done.stdout.splitlines()[-1]

@@ -216,19 +216,27 @@ def _nbytes(obj):
 
 def _generated(n_blocks=12, rows=2000, d=30, dtype=np.float32):
     """A dask array generated block by block (never in memory as a whole)."""
+
     def block(block_id=None):
         rng = np.random.default_rng(block_id[0])
-        return (rng.normal(size=(rows, 4)) @ np.arange(4 * d).reshape(4, d) / 50 + rng.normal(size=(rows, d))).astype(dtype)
+        return (rng.normal(size=(rows, 4)) @ np.arange(4 * d).reshape(4, d) / 50 + rng.normal(size=(rows, d))).astype(
+            dtype
+        )
+
     return da.map_blocks(block, dtype=dtype, chunks=((rows,) * n_blocks, (d,)))
 
 
-@pytest.mark.parametrize("fit", [
-    lambda X: PCA(5, solver="covariance").fit(X),
-    lambda X: PCA(5, solver="svd").fit(X),
-    lambda X: PCA(5, solver="randomized", random_state=0).fit(X),
-    lambda X: KMeans(8, random_state=0, algorithm="elkan").fit(X),
-    lambda X: MiniBatchKMeans(8, random_state=0).fit(X),
-], ids=["covariance", "tsqr", "randomized", "kmeans", "minibatch"])
+@pytest.mark.parametrize(
+    "fit",
+    [
+        lambda X: PCA(5, solver="covariance").fit(X),
+        lambda X: PCA(5, solver="svd").fit(X),
+        lambda X: PCA(5, solver="randomized", random_state=0).fit(X),
+        lambda X: KMeans(8, random_state=0, algorithm="elkan").fit(X),
+        lambda X: MiniBatchKMeans(8, random_state=0).fit(X),
+    ],
+    ids=["covariance", "tsqr", "randomized", "kmeans", "minibatch"],
+)
 def test_no_task_result_is_larger_than_a_block(fit):
     X = _generated()
     block = 2000 * 30 * 4
@@ -244,8 +252,9 @@ def cluster():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
         with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
-            cl = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                          dashboard_address=None, memory_limit="3GiB")
+            cl = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, memory_limit="3GiB"
+            )
             client = distributed.Client(cl)
             yield cl, client
             client.close()
@@ -301,7 +310,6 @@ def test_local_cluster_never_holds_more_than_a_block_per_task(cluster):
     assert 0 < plugin.largest <= 1.3 * block < X.nbytes / 10
 
 
-
 def test_progress_bar_per_pass_on_the_cluster(cluster, capsys):
     from lowdim.distributed import pass_progress
 
@@ -321,15 +329,18 @@ def test_progress_bar_per_pass_on_the_cluster(cluster, capsys):
     KMeans(4, random_state=0, verbose=1).fit(X)
     assert "lowdim on Dask: pass 1" in capsys.readouterr().err
 
+
 def _dying_blocks(marker_dir, always):
     """Blocks whose generation kills the worker process: once (the first attempt of
     block 3) or every time."""
+
     def block(block_id=None):
         marker = os.path.join(marker_dir, f"died-{block_id[0]}")
         if block_id[0] == 3 and (always or not os.path.exists(marker)):
             open(marker, "w").close()
             os._exit(1)
         return np.random.default_rng(block_id[0]).normal(size=(1000, 6))
+
     return da.map_blocks(block, dtype=np.float64, chunks=((1000,) * 8, (6,)))
 
 
@@ -340,8 +351,9 @@ def test_fit_completes_when_a_worker_dies_once(cluster, tmp_path):
     assert (tmp_path / "died-3").exists()  # a worker really died
     client.wait_for_workers(2, timeout=180)
     expected = np.vstack([np.random.default_rng(i).normal(size=(1000, 6)) for i in range(8)])
-    np.testing.assert_allclose(pca.explained_variance_, PCA(3, solver="svd").fit(expected).explained_variance_,
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        pca.explained_variance_, PCA(3, solver="svd").fit(expected).explained_variance_, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("ext", [".csv", ".npy", ".parquet", ".zarr"])
@@ -360,6 +372,7 @@ def test_writing_survives_one_worker_death(cluster, tmp_path, ext):
         np.testing.assert_allclose(np.loadtxt(out, delimiter=",", skiprows=1), expected, rtol=1e-15)
     else:
         import pyarrow.parquet as pq
+
         np.testing.assert_array_equal(np.column_stack(list(pq.read_table(out).to_pydict().values())), expected)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["died-3", out.name]  # no temporary left
     cluster[1].wait_for_workers(2, timeout=180)
@@ -412,7 +425,7 @@ def stored(tmp_path_factory):
     z[:] = X
     (root / "parts").mkdir()
     for i in range(3):
-        part = X[4000 * i:4000 * (i + 1)]
+        part = X[4000 * i : 4000 * (i + 1)]
         columns = {f"g{j}": part[:, j] for j in range(8)}
         columns["kind"] = np.array(["a", "=b"])[np.arange(4000) % 2]
         pq.write_table(pa.table(columns), str(root / "parts" / f"{i}.parquet"), row_group_size=1500)
@@ -425,8 +438,9 @@ def test_cli_pca_on_a_zarr_store_writes_the_projection_block_by_block(cluster, s
     cl, _ = cluster
     root, X = stored
     out = tmp_path / "pcs.npy"
-    code, stdout, stderr = _cli("pca", root / "x.zarr", "--dask", cl.scheduler_address, "-k", "3",
-                                "-o", out, "--scree", tmp_path / "scree.png")
+    code, stdout, stderr = _cli(
+        "pca", root / "x.zarr", "--dask", cl.scheduler_address, "-k", "3", "-o", out, "--scree", tmp_path / "scree.png"
+    )
     assert code == 0, stderr
     assert "lazily: 12000 x 8 in 5 row blocks" in stdout and "block by block" in stdout
     assert "PCA on Dask: pass 1" in stderr  # a bar per pass over the store
@@ -441,8 +455,20 @@ def test_cli_cluster_on_a_parquet_folder_keeps_labels(cluster, stored, tmp_path)
     cl, _ = cluster
     root, X = stored
     out = tmp_path / "clusters.parquet"
-    code, stdout, stderr = _cli("cluster", root / "parts", "--dask", cl.scheduler_address, "-k", "4",
-                                "--label-column", "kind", "-o", out, "--seed", "1")
+    code, stdout, stderr = _cli(
+        "cluster",
+        root / "parts",
+        "--dask",
+        cl.scheduler_address,
+        "-k",
+        "4",
+        "--label-column",
+        "kind",
+        "-o",
+        out,
+        "--seed",
+        "1",
+    )
     assert code == 0, stderr
     table = pq.read_table(out)
     assert table.column_names == ["cluster", "kind"] and table.num_rows == 12000
@@ -451,6 +477,7 @@ def test_cli_cluster_on_a_parquet_folder_keeps_labels(cluster, stored, tmp_path)
     assert len(np.unique(found)) == 4
     mem = KMeans(4, random_state=0).fit(X)
     from lowdim.metrics import adjusted_rand_score
+
     assert adjusted_rand_score(mem.labels_, found) > 0.99
 
 
@@ -466,8 +493,9 @@ def test_cli_hdf5_on_a_local_cluster_and_csv_output(stored, tmp_path):
     except OSError:
         pass  # already taken by something else: just as good
     try:
-        code, stdout, stderr = _cli("pca", root / "x.h5", "--key", "data/X", "--dask", "--variance", "0.6",
-                                    "-o", out, "--json")
+        code, stdout, stderr = _cli(
+            "pca", root / "x.h5", "--key", "data/X", "--dask", "--variance", "0.6", "-o", out, "--json"
+        )
     finally:
         holder.close()
     assert code == 0, stderr
@@ -488,8 +516,9 @@ def test_cli_failure_leaves_the_previous_output_intact(cluster, tmp_path):
     z[:] = X
     out = tmp_path / "old.csv"
     out.write_text("previous result\n")
-    code, _, stderr = _cli("pca", tmp_path / "bad.zarr", "--dask", cl.scheduler_address, "-k", "2",
-                           "-o", out, "--overwrite")
+    code, _, stderr = _cli(
+        "pca", tmp_path / "bad.zarr", "--dask", cl.scheduler_address, "-k", "2", "-o", out, "--overwrite"
+    )
     assert code == 2 and "starts at row 5000" in stderr and "NaN at row 500, column 2" in stderr
     assert out.read_text() == "previous result\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.zarr", "old.csv"]

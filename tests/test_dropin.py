@@ -51,13 +51,12 @@ MISSING_PARAMETERS = {
 DIFFERENT_DEFAULTS = {
     ("PCA", "svd_solver"): "None: lowdim's own 'solver' parameter (default 'auto') chooses unless svd_solver is set",
     ("FactorAnalysis", "tol"): "per-sample average log-likelihood here, the total there: 1e-8 per sample is as "
-                               "tight as 1e-2 on the total for up to a million rows",
+    "tight as 1e-2 on the total for up to a million rows",
     ("FastICA", "whiten_solver"): "'auto' whitens tall data by the covariance (one pass) with the same result",
     ("KMeans", "algorithm"): "'auto' picks Lloyd, Hamerly or Elkan by size (recorded in algorithm_); all give "
-                             "the same clusters",
+    "the same clusters",
     ("MDS", "init"): "scikit-learn's 'warn' announces its move to 'classical_mds', lowdim's default already",
-    ("SpectralEmbedding", "eigen_solver"): "'auto' (LAPACK below 1000 samples, else Lanczos) is what None "
-                                           "means there",
+    ("SpectralEmbedding", "eigen_solver"): "'auto' (LAPACK below 1000 samples, else Lanczos) is what None means there",
     ("TSNE", "method"): "'auto' picks exact, Barnes-Hut or FFT interpolation by size (recorded in method_)",
     ("UMAP", "n_jobs"): "None: numba's thread pool (all cores); umap-learn's -1 means the same",
 }
@@ -79,8 +78,11 @@ def _reference(name):
 
 
 def _parameters(cls):
-    return {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
-            if name != "self" and p.kind != p.VAR_KEYWORD}
+    return {
+        name: p.default
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if name != "self" and p.kind != p.VAR_KEYWORD
+    }
 
 
 def _same(a, b):
@@ -98,8 +100,10 @@ def test_constructor_takes_the_namesakes_parameters_and_defaults(name):
 
 def _fitted_attributes(estimator):
     return {k for k in vars(estimator) if k.endswith("_") and not k.startswith("_")} | {
-        k for k, v in inspect.getmembers(type(estimator), lambda m: isinstance(m, property))
-        if k.endswith("_") and not k.startswith("_")}
+        k
+        for k, v in inspect.getmembers(type(estimator), lambda m: isinstance(m, property))
+        if k.endswith("_") and not k.startswith("_")
+    }
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCES))

@@ -19,8 +19,7 @@ def amari_distance(P):
 def mixed_sources(n=5000, seed=0):
     rng = np.random.default_rng(seed)
     t = np.linspace(0, 40, n)
-    S = np.column_stack([np.sign(np.sin(1.3 * t)), rng.uniform(-1, 1, n), rng.laplace(size=n),
-                         np.sin(2.7 * t) ** 3])
+    S = np.column_stack([np.sign(np.sin(1.3 * t)), rng.uniform(-1, 1, n), rng.laplace(size=n), np.sin(2.7 * t) ** 3])
     S = (S - S.mean(0)) / S.std(0)
     A = rng.normal(size=(6, 4))
     return S, A, S @ A.T + 0.01 * rng.normal(size=(n, 6))

@@ -170,8 +170,12 @@ def test_compressed_text_is_read_as_a_stream(tmp_path, suffix):
     text = sep.join(["a", "b", "label"]) + "\n" + "".join(f"{i}{sep}{i * 0.5}{sep}c{i % 2}\n" for i in range(20))
     path = tmp_path / f"data{suffix}"
     data = text.encode()
-    packed = {".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress,
-              ".zst": zstandard.ZstdCompressor().compress}[os.path.splitext(suffix)[1]](data)
+    packed = {
+        ".gz": gzip.compress,
+        ".bz2": bz2.compress,
+        ".xz": lzma.compress,
+        ".zst": zstandard.ZstdCompressor().compress,
+    }[os.path.splitext(suffix)[1]](data)
     path.write_bytes(packed)
     table = read_table(str(path), label_column="label")
     np.testing.assert_allclose(table.X, [[i, i * 0.5] for i in range(20)])

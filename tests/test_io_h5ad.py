@@ -20,8 +20,14 @@ TYPES = np.array(["T cell", "B cell", "NK"])[np.arange(40) % 3]
 def _current(path):
     """A file as anndata writes it today: sparse X, a layer, raw, obsm and mixed obs."""
     dense = np.where(RNG.random((40, 6)) < 0.6, 0.0, RNG.random((40, 6))).astype(np.float32)
-    obs = pd.DataFrame({"cell_type": pd.Categorical(TYPES), "donor": np.where(np.arange(40) < 20, "d1", "d2"),
-                        "n_genes": np.arange(40) % 4}, index=CELLS)
+    obs = pd.DataFrame(
+        {
+            "cell_type": pd.Categorical(TYPES),
+            "donor": np.where(np.arange(40) < 20, "d1", "d2"),
+            "n_genes": np.arange(40) % 4,
+        },
+        index=CELLS,
+    )
     obs.loc[CELLS[5], "cell_type"] = np.nan
     var = pd.DataFrame(index=[f"GENE{j}" for j in range(6)])
     adata = anndata.AnnData(sp.csr_matrix(dense), obs=obs, var=var)

@@ -38,7 +38,10 @@ def test_landmark_isomap_close_to_exact_and_places_new_points():
     exact = Isomap(n_neighbors=10).fit_transform(X)
     lm = Isomap(n_neighbors=10, n_landmarks=150, random_state=0).fit(X)
     assert lm.geodesic_to_references_.shape == (1500, 150)
-    D = lambda A: np.sqrt(((A[:, None] - A[None]) ** 2).sum(-1))[np.triu_indices(len(A), 1)]
+
+    def D(A):
+        return np.sqrt(((A[:, None] - A[None]) ** 2).sum(-1))[np.triu_indices(len(A), 1)]
+
     assert np.corrcoef(D(lm.embedding_[:400]), D(exact[:400]))[0, 1] > 0.99
     X_new, t_new, _ = _swiss_roll(200, seed=3)
     Y_new = lm.transform(X_new)
@@ -116,9 +119,19 @@ def test_many_components_are_joined_in_near_linear_passes():
     np.testing.assert_allclose(added.data.sum() / 2, minimum_spanning_tree(C).sum(), rtol=1e-12)
 
 
-@pytest.mark.parametrize("params", [{}, {"metric": "manhattan"}, {"p": 3}, {"eigen_solver": "arpack"},
-                                    {"eigen_solver": "dense"}, {"path_method": "FW"}, {"metric": "cosine"},
-                                    {"metric": "chebyshev"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"metric": "manhattan"},
+        {"p": 3},
+        {"eigen_solver": "arpack"},
+        {"eigen_solver": "dense"},
+        {"path_method": "FW"},
+        {"metric": "cosine"},
+        {"metric": "chebyshev"},
+    ],
+)
 def test_sklearn_parameters_give_sklearn_results(params):
     X = np.random.default_rng(0).normal(size=(300, 4))
     ours, theirs = Isomap(n_neighbors=10, **params).fit(X), SkIsomap(n_neighbors=10, **params).fit(X)
@@ -133,7 +146,10 @@ def test_precomputed_distances():
 
     X = np.random.default_rng(0).normal(size=(300, 4))
     D = cdist(X, X)
-    ours, theirs = Isomap(n_neighbors=10, metric="precomputed").fit(D), SkIsomap(n_neighbors=10, metric="precomputed").fit(D)
+    ours, theirs = (
+        Isomap(n_neighbors=10, metric="precomputed").fit(D),
+        SkIsomap(n_neighbors=10, metric="precomputed").fit(D),
+    )
     np.testing.assert_allclose(np.abs(ours.embedding_), np.abs(theirs.embedding_), atol=1e-10)
     np.testing.assert_allclose(np.abs(ours.transform(D[:5])), np.abs(theirs.transform(D[:5])), atol=1e-10)
     with pytest.raises(ValueError, match="n_landmarks needs the data's coordinates"):

@@ -17,8 +17,7 @@ def data(n=300, d=6, seed=0):
 
 def test_linear_kernel_equals_pca_up_to_sign():
     X = data()
-    np.testing.assert_allclose(np.abs(KernelPCA(4).fit(X).transform(X)), np.abs(PCA(4).fit(X).transform(X)),
-                               atol=1e-9)
+    np.testing.assert_allclose(np.abs(KernelPCA(4).fit(X).transform(X)), np.abs(PCA(4).fit(X).transform(X)), atol=1e-9)
 
 
 @pytest.mark.parametrize("kernel", ["linear", "rbf", "poly", "sigmoid", "cosine"])
@@ -47,8 +46,7 @@ def test_precomputed_and_callable_kernels():
     K = kernel_matrix(X, kernel="rbf", gamma=0.1)
     a = KernelPCA(3, kernel="precomputed").fit(K)
     b = KernelPCA(3, kernel="rbf", gamma=0.1).fit(X)
-    c = KernelPCA(3, kernel=lambda A, B, g: kernel_matrix(A, B, kernel="rbf", gamma=g),
-                  kernel_params={"g": 0.1}).fit(X)
+    c = KernelPCA(3, kernel=lambda A, B, g: kernel_matrix(A, B, kernel="rbf", gamma=g), kernel_params={"g": 0.1}).fit(X)
     np.testing.assert_allclose(a.transform(K), b.transform(X), atol=1e-10)
     np.testing.assert_allclose(c.transform(X), b.transform(X), atol=1e-10)
 
@@ -84,8 +82,9 @@ def test_exact_mode_refuses_a_kernel_that_does_not_fit(monkeypatch):
         KernelPCA(2, kernel="rbf").fit(data())
 
 
-@pytest.mark.parametrize("params", [{}, {"eigen_solver": "randomized", "random_state": 0},
-                                    {"n_landmarks": 100, "random_state": 0}])
+@pytest.mark.parametrize(
+    "params", [{}, {"eigen_solver": "randomized", "random_state": 0}, {"n_landmarks": 100, "random_state": 0}]
+)
 def test_fit_transform_uses_the_fitted_eigenpairs_not_a_second_kernel(params, monkeypatch):
     X = data(n=400).astype(np.float32)
     expected = KernelPCA(4, kernel="rbf", **params).fit(X).transform(X)
@@ -113,11 +112,14 @@ def test_centering_uses_row_and_column_means():
     np.testing.assert_allclose(K, [[9.0, -9.0], [-9.0, 9.0]])
 
 
-@pytest.mark.parametrize("K, words", [
-    (np.array([[1.0, 2.0], [3.0, 40.0]]), "symmetric kernel matrix: K[0, 1] = 2 but K[1, 0] = 3"),
-    (np.array([[1.0, 2.0], [2.0, 1.0]]), "not positive semi-definite: entry [0, 0]"),
-    (np.diag([2.0, 1.0, -3.0]), "not positive semi-definite"),
-])
+@pytest.mark.parametrize(
+    "K, words",
+    [
+        (np.array([[1.0, 2.0], [3.0, 40.0]]), "symmetric kernel matrix: K[0, 1] = 2 but K[1, 0] = 3"),
+        (np.array([[1.0, 2.0], [2.0, 1.0]]), "not positive semi-definite: entry [0, 0]"),
+        (np.diag([2.0, 1.0, -3.0]), "not positive semi-definite"),
+    ],
+)
 def test_precomputed_kernel_that_is_not_a_gram_matrix_is_refused(K, words):
     with pytest.raises(ValueError, match=re.escape(words)):
         KernelPCA(kernel="precomputed").fit(K)

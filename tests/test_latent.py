@@ -30,8 +30,11 @@ def test_ppca_closed_form_is_pca_subspace_and_noise():
     assert ppca.noise_variance_[0] == pytest.approx(pca.noise_variance_ * (n - 1) / n, rel=1e-10)
     # scaled loadings: W W^T has eigenvalues lambda - s2 (maximum likelihood, ddof 0)
     lam = pca.explained_variance_ * (n - 1) / n
-    np.testing.assert_allclose(np.sort(np.linalg.eigvalsh(ppca.components_ @ ppca.components_.T))[::-1],
-                               lam - ppca.noise_variance_[0], rtol=1e-8)
+    np.testing.assert_allclose(
+        np.sort(np.linalg.eigvalsh(ppca.components_ @ ppca.components_.T))[::-1],
+        lam - ppca.noise_variance_[0],
+        rtol=1e-8,
+    )
     np.testing.assert_allclose(ppca.score_samples(X), pca.score_samples(X), rtol=5e-3)  # ddof 0 vs 1
 
 
@@ -118,7 +121,9 @@ def test_sample_reproduces_the_model_covariance():
     X, _ = low_rank()
     model = ProbabilisticPCA(3).fit(X)
     draws = model.sample(200_000, random_state=0)
-    np.testing.assert_allclose(np.cov(draws.T), model.get_covariance(), atol=0.05 * np.abs(model.get_covariance()).max())
+    np.testing.assert_allclose(
+        np.cov(draws.T), model.get_covariance(), atol=0.05 * np.abs(model.get_covariance()).max()
+    )
     np.testing.assert_allclose(model.get_precision() @ model.get_covariance(), np.eye(12), atol=1e-8)
 
 
@@ -145,8 +150,9 @@ def test_factor_analysis_start_methods_reach_the_same_optimum(svd_method):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(500, 3)) @ rng.normal(size=(3, 12)) + rng.normal(size=(500, 12)) * np.linspace(0.1, 1, 12)
     ours = FactorAnalysis(3, svd_method=svd_method, iterated_power=2, random_state=1).fit(X)
-    theirs = SkFactorAnalysis(3, svd_method=svd_method, iterated_power=2, random_state=1, tol=1e-10,
-                              max_iter=20000).fit(X)
+    theirs = SkFactorAnalysis(
+        3, svd_method=svd_method, iterated_power=2, random_state=1, tol=1e-10, max_iter=20000
+    ).fit(X)
     # lowdim's loglike_ is per sample, scikit-learn's the total over the samples
     assert ours.loglike_[-1] >= theirs.loglike_[-1] / X.shape[0] - 1e-6
     np.testing.assert_allclose(ours.noise_variance_, theirs.noise_variance_, rtol=1e-3, atol=1e-5)

@@ -57,9 +57,16 @@ def test_string_labels_priors_and_errors():
         LDA().fit(X, X[:, 0] + 0.5)
 
 
-@pytest.mark.parametrize("params", [{"solver": "lsqr"}, {"solver": "lsqr", "shrinkage": "auto"},
-                                    {"solver": "lsqr", "shrinkage": 0.3}, {"solver": "eigen", "cov": "oas"},
-                                    {"solver": "lsqr", "cov": "oas"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"solver": "lsqr"},
+        {"solver": "lsqr", "shrinkage": "auto"},
+        {"solver": "lsqr", "shrinkage": 0.3},
+        {"solver": "eigen", "cov": "oas"},
+        {"solver": "lsqr", "cov": "oas"},
+    ],
+)
 def test_lsqr_and_covariance_estimators_match_sklearn(params):
     from sklearn.covariance import OAS
     from sklearn.datasets import load_wine

@@ -63,8 +63,7 @@ def test_hessian_lle_keeps_the_hole():
     p0, p1, h0, h1 = SWISS_HOLE
     s0, s1 = _arc_length(np.array([p0, p1]))
     ds, dh = 0.15 * (s1 - s0), 0.15 * (h1 - h0)
-    inside = ((fitted[:, 0] > s0 + ds) & (fitted[:, 0] < s1 - ds) & (fitted[:, 1] > h0 + dh)
-              & (fitted[:, 1] < h1 - dh))
+    inside = (fitted[:, 0] > s0 + ds) & (fitted[:, 0] < s1 - ds) & (fitted[:, 1] > h0 + dh) & (fitted[:, 1] < h1 - dh)
     assert not inside.any()
     assert trustworthiness(X, Y, n_neighbors=10) > 0.99
 
@@ -92,8 +91,9 @@ def test_barycenter_weights_sum_to_one_and_rebuild_points_in_the_hull():
 @pytest.mark.parametrize("method", ["standard", "ltsa"])
 def test_arpack_and_dense_solvers_agree(roll, method):
     X = roll[0][:500]
-    a = LocallyLinearEmbedding(n_neighbors=10, method=method, eigen_solver="arpack", tol=0,
-                               random_state=0).fit_transform(X)
+    a = LocallyLinearEmbedding(
+        n_neighbors=10, method=method, eigen_solver="arpack", tol=0, random_state=0
+    ).fit_transform(X)
     b = LocallyLinearEmbedding(n_neighbors=10, method=method, eigen_solver="dense").fit_transform(X)
     np.testing.assert_allclose(a, b, atol=1e-6)
 
@@ -210,8 +210,9 @@ def test_principal_minimizers_are_completed_from_the_null_vectors():
     # four separate pairs: null space = functions constant on each pair (4-D). The second
     # principal coordinate (+1/-1 inside every pair) has no component there, so the
     # second column must come from the eigensolver's null vectors, still an exact minimiser
-    from lowdim.manifold._lle import nearest_principal_minimizers
     import scipy.sparse as sp
+
+    from lowdim.manifold._lle import nearest_principal_minimizers
 
     M = sp.block_diag([np.array([[1.0, -1.0], [-1.0, 1.0]])] * 4).tocsr()
     X = np.c_[np.repeat([0.0, 10.0, 20.0, 30.0], 2), np.tile([1.0, -1.0], 4)]

@@ -47,7 +47,7 @@ def test_streamed_moments_near_the_origin_keep_float32_accuracy():
     X = (rng.normal(size=(30_000, 50)) * 2 + 3).astype(np.float32)
     pca = PCA(5)
     for start in range(0, X.shape[0], 5000):
-        pca.partial_fit(X[start:start + 5000])
+        pca.partial_fit(X[start : start + 5000])
     X64 = X.astype(np.float64)
     np.testing.assert_allclose(pca.mean_, X64.mean(axis=0), rtol=1e-6)
     exact = np.linalg.eigvalsh(np.cov(X64.T))[::-1][:5]
@@ -69,7 +69,7 @@ def test_a_stream_drifting_away_from_the_origin_is_centered_from_there_on():
     pca.partial_fit(first)
     assert pca._accumulator._center is False
     for start in range(0, later.shape[0], 5000):
-        pca.partial_fit(later[start:start + 5000])
+        pca.partial_fit(later[start : start + 5000])
     assert pca._accumulator._center is True
     exact = np.linalg.eigvalsh(np.cov(np.vstack([first, later]).astype(np.float64).T))[::-1]
     # raw moments gave 1.35 against 1.05 for the second eigenvalue (30 % off)
@@ -85,7 +85,7 @@ def test_a_few_rows_far_from_the_origin_are_centered_alone():
     first, later = drifting_stream()
     acc = ScatterAccumulator(20)
     acc.update(first)
-    few = later[:DECIDING_ROWS - 1]
+    few = later[: DECIDING_ROWS - 1]
     acc.update(few)
     assert acc._center is False and acc._n == few.shape[0]  # centred alone, raw mode kept
     acc.update(first[:1000])
@@ -130,10 +130,13 @@ def rotated(spectrum, seed=5):
     return (Q * spectrum) @ Q.T
 
 
-@pytest.mark.parametrize("spectrum", [
-    np.r_[1e6, np.linspace(1.0, 0.5, 99)],  # one direction far above the rest (drifting data)
-    np.r_[np.linspace(3.0, 1.0, 3), np.zeros(97)],  # rank 3: zero eigenvalues among the top 10
-])
+@pytest.mark.parametrize(
+    "spectrum",
+    [
+        np.r_[1e6, np.linspace(1.0, 0.5, 99)],  # one direction far above the rest (drifting data)
+        np.r_[np.linspace(3.0, 1.0, 3), np.zeros(97)],  # rank 3: zero eigenvalues among the top 10
+    ],
+)
 def test_float32_subspace_too_coarse_falls_back_to_float64(spectrum):
     C = rotated(spectrum)
     assert refined_single_eigh(C, 10) is None  # residuals above REFINE_RTOL * eigenvalue

@@ -188,14 +188,17 @@ def test_zip_bomb_is_refused_without_unpacking_it(saved):
     tracemalloc.stop()
 
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda m: m.update(arrays=["x"]), "'arrays' must be a mapping"),
-    (lambda m: m.update(params=json.loads("[" * 100 + "]" * 100)), "'params' must be a mapping"),
-    (lambda m: m["params"].update(n_components=json.loads("[" * 50 + "1" + "]" * 50)), "nested at most"),
-    (lambda m: m["arrays"]["components_"].update(shape="big"), "needs a shape"),
-    (lambda m: m["arrays"]["components_"].update(shape=[-3, 6]), "needs a shape"),
-    (lambda m: m.update({"class": ["PCA"]}), "'class' must be a class name"),
-])
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda m: m.update(arrays=["x"]), "'arrays' must be a mapping"),
+        (lambda m: m.update(params=json.loads("[" * 100 + "]" * 100)), "'params' must be a mapping"),
+        (lambda m: m["params"].update(n_components=json.loads("[" * 50 + "1" + "]" * 50)), "nested at most"),
+        (lambda m: m["arrays"]["components_"].update(shape="big"), "needs a shape"),
+        (lambda m: m["arrays"]["components_"].update(shape=[-3, 6]), "needs a shape"),
+        (lambda m: m.update({"class": ["PCA"]}), "'class' must be a class name"),
+    ],
+)
 def test_malformed_manifests_are_refused_by_their_schema(saved, edit, words):
     path, _ = saved
     manifest = _manifest(path)
@@ -230,9 +233,11 @@ def test_relabelled_model_is_refused(saved, other):
 def test_attributes_that_disagree_are_refused(saved):
     path, X = saved
     model = lowdim.load(path)
-    for name, value, words in [("components_", model.components_[:2], "working PCA"),
-                               ("mean_", model.mean_[:4], "working PCA"),
-                               ("explained_variance_", np.array(["a", "b", "c"]), "text where lowdim saves numbers")]:
+    for name, value, words in [
+        ("components_", model.components_[:2], "working PCA"),
+        ("mean_", model.mean_[:4], "working PCA"),
+        ("explained_variance_", np.array(["a", "b", "c"]), "text where lowdim saves numbers"),
+    ]:
         fresh = path.with_name(f"edited-{name}.lowdim")
         fresh.write_bytes(path.read_bytes())
         manifest = _manifest(fresh)

@@ -18,8 +18,19 @@ from lowdim.io._model_files import REGISTRY
 def _fitted(name):
     cls = getattr(lowdim, name)
     params = cls().get_params()
-    chosen = {k: v for k, v in {"n_components": 2, "n_clusters": 2, "perplexity": 5.0, "random_state": 0,
-                                "n_neighbors": 5, "max_iter": 50, "n_epochs": 20}.items() if k in params}
+    chosen = {
+        k: v
+        for k, v in {
+            "n_components": 2,
+            "n_clusters": 2,
+            "perplexity": 5.0,
+            "random_state": 0,
+            "n_neighbors": 5,
+            "max_iter": 50,
+            "n_epochs": 20,
+        }.items()
+        if k in params
+    }
     rng = np.random.default_rng(0)
     X = np.abs(rng.normal(size=(40, 5))) + 0.1
     with warnings.catch_warnings():
@@ -37,10 +48,12 @@ def _mutations(data, manifest, rng):
     for cut in rng.integers(1, len(data), size=3):
         yield "truncate", data[:cut]
     names = sorted(manifest.get("arrays", {}))
-    edits = [lambda m: m.update({"class": str(rng.choice(sorted(REGISTRY)))}),
-             lambda m: m["arrays"].pop(str(rng.choice(names))) if names else None,
-             lambda m: m["arrays"][str(rng.choice(names))].update(shape=[int(rng.integers(0, 9))]) if names else None,
-             lambda m: m["attributes"].update({str(rng.choice(sorted(m["attributes"]) or ["n_features_in_"])): "x"})]
+    edits = [
+        lambda m: m.update({"class": str(rng.choice(sorted(REGISTRY)))}),
+        lambda m: m["arrays"].pop(str(rng.choice(names))) if names else None,
+        lambda m: m["arrays"][str(rng.choice(names))].update(shape=[int(rng.integers(0, 9))]) if names else None,
+        lambda m: m["attributes"].update({str(rng.choice(sorted(m["attributes"]) or ["n_features_in_"])): "x"}),
+    ]
     for edit in edits:
         edited = json.loads(json.dumps(manifest))
         edit(edited)

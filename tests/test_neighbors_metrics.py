@@ -57,9 +57,11 @@ def test_exact_index_ties_go_to_the_lower_index_on_both_paths(exact_path):
     X = np.repeat(np.arange(6.0)[:, None], 3, axis=0)  # every point three times
     dist, idx = ExactIndex().build(X).query(X, 2, exclude_self=True)
     first = 3 * (np.arange(18) // 3)  # the copies of row r: first, first + 1, first + 2
-    expected = np.where(np.arange(18)[:, None] == first[:, None], first[:, None] + [1, 2],
-                        np.where(np.arange(18)[:, None] == first[:, None] + 1, first[:, None] + [0, 2],
-                                 first[:, None] + [0, 1]))
+    expected = np.where(
+        np.arange(18)[:, None] == first[:, None],
+        first[:, None] + [1, 2],
+        np.where(np.arange(18)[:, None] == first[:, None] + 1, first[:, None] + [0, 2], first[:, None] + [0, 1]),
+    )
     np.testing.assert_array_equal(idx, expected)
     np.testing.assert_array_equal(dist, 0.0)
 
@@ -92,8 +94,9 @@ def test_exact_index_float32_ties_are_searched_again_in_float64(exact_path, monk
 
     searched = []
     original = exact.ExactIndex._exact_rows
-    monkeypatch.setattr(exact.ExactIndex, "_exact_rows",
-                        lambda self, Q, *a: searched.append(len(Q)) or original(self, Q, *a))
+    monkeypatch.setattr(
+        exact.ExactIndex, "_exact_rows", lambda self, Q, *a: searched.append(len(Q)) or original(self, Q, *a)
+    )
     X = np.stack(np.meshgrid(np.arange(12.0), np.arange(11.0)), axis=-1).reshape(-1, 2).astype(np.float32)
     # 13th neighbour of an inner point: the distance-sqrt(5) ring of 8 (13th to 20th)
     dist, idx = ExactIndex().build(X).query(X, 13, exclude_self=True)
@@ -214,21 +217,31 @@ def test_all_pairs_shortest_paths_equal_scipy(directed):
     G = sp.csr_matrix(G)
     order = np.random.default_rng(6).permutation(400)
     for sources in (np.arange(400), order):
-        np.testing.assert_allclose(shortest_paths(G, sources), dijkstra(G, directed=True, indices=sources),
-                                   rtol=1e-12)
+        np.testing.assert_allclose(shortest_paths(G, sources), dijkstra(G, directed=True, indices=sources), rtol=1e-12)
 
 
-@pytest.mark.parametrize("metric, params, scipy_name", [
-    ("manhattan", None, "cityblock"), ("chebyshev", None, "chebyshev"), ("minkowski", {"p": 3}, "minkowski"),
-    ("correlation", None, "correlation"), ("hamming", None, "hamming"), ("jaccard", None, "jaccard"),
-])
+@pytest.mark.parametrize(
+    "metric, params, scipy_name",
+    [
+        ("manhattan", None, "cityblock"),
+        ("chebyshev", None, "chebyshev"),
+        ("minkowski", {"p": 3}, "minkowski"),
+        ("correlation", None, "correlation"),
+        ("hamming", None, "hamming"),
+        ("jaccard", None, "jaccard"),
+    ],
+)
 def test_pairwise_index_matches_brute_force(metric, params, scipy_name):
     from scipy.spatial.distance import cdist
 
     from lowdim.neighbors import make_index
 
     rng = np.random.default_rng(0)
-    X = rng.integers(0, 3, size=(300, 6)).astype(float) if metric in ("hamming", "jaccard") else rng.normal(size=(300, 6))
+    X = (
+        rng.integers(0, 3, size=(300, 6)).astype(float)
+        if metric in ("hamming", "jaccard")
+        else rng.normal(size=(300, 6))
+    )
     index = make_index("auto", metric, len(X), params).build(X)
     dist, idx = index.query(X, 7, exclude_self=True)
     D = cdist(X, X, scipy_name, **(params or {}))

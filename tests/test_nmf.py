@@ -50,8 +50,9 @@ def test_transform_of_training_rows_is_close_to_the_fitted_w():
     X = nonneg()
     model = NMF(5, random_state=0, max_iter=1000, tol=1e-8)
     W = model.fit_transform(X)
-    np.testing.assert_allclose(model.inverse_transform(model.transform(X)), model.inverse_transform(W),
-                               rtol=1e-3, atol=1e-3 * np.abs(X).max())
+    np.testing.assert_allclose(
+        model.inverse_transform(model.transform(X)), model.inverse_transform(W), rtol=1e-3, atol=1e-3 * np.abs(X).max()
+    )
 
 
 def test_masked_entries_are_ignored_and_recovered():

@@ -36,10 +36,12 @@ def test_interrupted_write_keeps_the_previous_file(tmp_path, monkeypatch):
 def test_killed_writer_leaves_the_previous_output_whole(tmp_path):
     target = tmp_path / "big.csv"
     target.write_text("previous\n" * 5001)
-    code = (f"import os, signal\nfrom lowdim.io._atomic import atomic_path\n"
-            f"with atomic_path({str(target)!r}, overwrite=True) as tmp:\n"
-            f"    open(tmp, 'w').write('partial\\n' * 173)\n"
-            f"    os.kill(os.getpid(), signal.SIGKILL)\n")
+    code = (
+        f"import os, signal\nfrom lowdim.io._atomic import atomic_path\n"
+        f"with atomic_path({str(target)!r}, overwrite=True) as tmp:\n"
+        f"    open(tmp, 'w').write('partial\\n' * 173)\n"
+        f"    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert done.returncode == -9
     assert target.read_text() == "previous\n" * 5001
@@ -63,16 +65,26 @@ def _run(capsys, *argv):
     return code, capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/x.npy", "--save-model", "{d}/x.npy"],
-     "named for two outputs"),
-    (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/p.png", "--plot", "{d}/p.png"], "named for two outputs"),
-    (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/out.txt"], "cannot write this format"),
-    (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/z.csv", "--plot", "{d}/x.csv"],
-     "cannot draw a figure in this format"),
-    (["report", "--dataset", "iris", "--methods", "pca", "-o", "{d}/report.txt"], "name it \\*.html"),
-    (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/file/z.csv"], "cannot create the folder"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (
+            ["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/x.npy", "--save-model", "{d}/x.npy"],
+            "named for two outputs",
+        ),
+        (
+            ["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/p.png", "--plot", "{d}/p.png"],
+            "named for two outputs",
+        ),
+        (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/out.txt"], "cannot write this format"),
+        (
+            ["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/z.csv", "--plot", "{d}/x.csv"],
+            "cannot draw a figure in this format",
+        ),
+        (["report", "--dataset", "iris", "--methods", "pca", "-o", "{d}/report.txt"], "name it \\*.html"),
+        (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/file/z.csv"], "cannot create the folder"),
+    ],
+)
 def test_impossible_outputs_are_refused_before_any_work(tmp_path, capsys, monkeypatch, argv, words):
     (tmp_path / "file").write_text("a file where a folder is needed")
 
@@ -88,8 +100,11 @@ def test_impossible_outputs_are_refused_before_any_work(tmp_path, capsys, monkey
 
 
 def test_closed_pipe_ends_quietly():
-    reader = subprocess.Popen([sys.executable, "-m", "lowdim.cli.main", "info", "--dataset", "digits"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "lowdim.cli.main", "info", "--dataset", "digits"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     reader.stdout.close()  # the reader is gone before anything is written (as `head` after its lines)
     err = reader.stderr.read()
     reader.wait(timeout=120)

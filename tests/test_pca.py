@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA as SkPCA
 
@@ -76,8 +78,11 @@ def test_whitened_output_has_unit_variance(solver, digits):
     pca = PCA(15, whiten=True, solver=solver).fit(digits)
     Z = pca.transform(digits)
     np.testing.assert_allclose(Z.var(axis=0, ddof=1), 1.0, rtol=1e-8)
-    np.testing.assert_allclose(pca.inverse_transform(Z), PCA(15, solver=solver).fit(digits).inverse_transform(
-        PCA(15, solver=solver).fit(digits).transform(digits)), atol=1e-8)
+    np.testing.assert_allclose(
+        pca.inverse_transform(Z),
+        PCA(15, solver=solver).fit(digits).inverse_transform(PCA(15, solver=solver).fit(digits).transform(digits)),
+        atol=1e-8,
+    )
 
 
 @pytest.mark.parametrize("solver", ["covariance", "svd", "gram", "randomized", "lanczos"])
@@ -87,8 +92,9 @@ def test_standardize_is_pca_of_correlation(solver):
     ref = SkPCA(5).fit(Xs)
     pca = fit(solver, X, 5, standardize=True)
     np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=1e-6)
-    np.testing.assert_allclose(pca.transform(X), ref.transform(Xs) * np.sign(
-        np.diag(pca.components_ @ ref.components_.T)), atol=1e-6)
+    np.testing.assert_allclose(
+        pca.transform(X), ref.transform(Xs) * np.sign(np.diag(pca.components_ @ ref.components_.T)), atol=1e-6
+    )
     np.testing.assert_allclose(pca.inverse_transform(pca.transform(X)), X, rtol=0, atol=np.abs(X).max())
     assert pca.total_variance_ == pytest.approx(40)
 
@@ -108,7 +114,7 @@ def test_partial_fit_over_any_chunking_equals_fit(chunks):
     stream = PCA(6)
     start = 0
     for size in chunks:
-        stream.partial_fit(X[start:start + size])
+        stream.partial_fit(X[start : start + size])
         start += size
     assert stream.n_samples_seen_ == 300
     np.testing.assert_allclose(stream.components_, batch.components_, atol=1e-10)
@@ -279,8 +285,9 @@ def test_partial_fit_rejects_bad_chunk_and_keeps_state():
     with pytest.raises(ValueError, match="NaN at row 5, column 2"):
         stream.partial_fit(bad)
     stream.partial_fit(X[100:])
-    np.testing.assert_allclose(stream.explained_variance_,
-                               PCA(3, solver="covariance").fit(X).explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(
+        stream.explained_variance_, PCA(3, solver="covariance").fit(X).explained_variance_, rtol=1e-10
+    )
 
 
 def test_accumulator_modes_agree_near_and_far_from_origin():
@@ -330,8 +337,7 @@ def test_gram_of_columns_sums_columns_in_float64_on_one_blas_thread(monkeypatch)
     monkeypatch.setattr(_blas, "blas_limit", lambda n: limits.append(n) or real_limit(n))
     rng = np.random.default_rng(1)
     base = rng.normal(size=(split_rows(), 64)) * 1e3 + 1e4
-    for A in (base.astype(np.float32), base, np.asfortranarray(base), base[::2], base.astype(np.int64),
-              base[:5]):
+    for A in (base.astype(np.float32), base, np.asfortranarray(base), base[::2], base.astype(np.int64), base[:5]):
         G, sums = _blas.gram_of_columns(A, sums=True)
         exact = A.astype(np.float64)
         np.testing.assert_allclose(sums, exact.sum(axis=0), rtol=1e-12)
@@ -405,8 +411,9 @@ def test_memmap_fit_shows_progress_when_verbose(tmp_path, capsys):
     mm = np.load(tmp_path / "x.npy", mmap_mode="r")
     pca = PCA(3, solver="covariance", verbose=1).fit(mm)
     assert "PCA pass" in capsys.readouterr().err
-    np.testing.assert_allclose(pca.explained_variance_, PCA(3, solver="covariance").fit(X).explained_variance_,
-                               rtol=1e-10)
+    np.testing.assert_allclose(
+        pca.explained_variance_, PCA(3, solver="covariance").fit(X).explained_variance_, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("solver", ["randomized", "power", "lanczos", "svd", "gram"])
@@ -434,12 +441,11 @@ def test_lanczos_falls_back_to_lobpcg_with_a_warning(monkeypatch):
     np.testing.assert_allclose(pca.explained_variance_, ref.explained_variance_, rtol=1e-6)
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-
 @settings(max_examples=25, deadline=None)
-@given(cuts=st.lists(st.integers(min_value=1, max_value=299), max_size=12, unique=True),
-       dtype=st.sampled_from([np.float64, np.float32]))
+@given(
+    cuts=st.lists(st.integers(min_value=1, max_value=299), max_size=12, unique=True),
+    dtype=st.sampled_from([np.float64, np.float32]),
+)
 def test_any_chunking_equals_batch_fit(cuts, dtype):
     X = low_rank(dtype=dtype)
     stream = PCA(5)
@@ -474,8 +480,16 @@ def test_nystrom_final_step_is_at_least_as_accurate_as_rayleigh_ritz(dtype):
     exact = np.linalg.eigvalsh(M)[::-1][:10]
 
     def run(nystrom):
-        return subspace_iteration(lambda P: A.T @ (A @ P.astype(dtype)), 120, dtype, 15, 10, n_iter=1,
-                                  rng=np.random.default_rng(0), nystrom=nystrom)
+        return subspace_iteration(
+            lambda P: A.T @ (A @ P.astype(dtype)),
+            120,
+            dtype,
+            15,
+            10,
+            n_iter=1,
+            rng=np.random.default_rng(0),
+            nystrom=nystrom,
+        )
 
     w_ritz, _, _ = run(False)
     w, V, applications = run(True)
@@ -563,6 +577,6 @@ def test_incremental_pca_var_and_batch_size_as_sklearn():
     assert ours.batch_size_ == theirs.batch_size_ == 30
     streamed = IncrementalPCA(2)
     for start in range(0, 100, 25):
-        streamed.partial_fit(X[start:start + 25].tolist())
+        streamed.partial_fit(X[start : start + 25].tolist())
     np.testing.assert_allclose(streamed.var_, theirs.var_, rtol=1e-12)
     assert streamed.batch_size_ == 25

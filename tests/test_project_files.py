@@ -5,8 +5,18 @@ import pathlib
 import re
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHECKED = ["README.md", "BENCHMARKS.md", "CHANGELOG.md", "pyproject.toml", ".ci", "scripts", "src", "tests",
-           "benchmarks", "docs"]
+CHECKED = [
+    "README.md",
+    "BENCHMARKS.md",
+    "CHANGELOG.md",
+    "pyproject.toml",
+    ".ci",
+    "scripts",
+    "src",
+    "tests",
+    "benchmarks",
+    "docs",
+]
 PATTERNS = {
     "a path outside the repository": re.compile(r"\.\./shared"),
     "a work-log reference": re.compile(r"\(issues? \d+|\bissue #?\d+\b|\bsession\b", re.IGNORECASE),

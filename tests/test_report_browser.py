@@ -26,9 +26,23 @@ def report(tmp_path_factory):
         for row, label in zip(X, labels):
             fh.write(",".join(f"{v:.5f}" for v in row) + f",{label}\n")
     out = folder / "report.html"
-    result = subprocess.run(lowdim_command() + ["report", str(folder / "data.csv"), "--methods", "pca,tsne,umap",
-                                                "--label-column", "kind", "-o", str(out), "--json"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        lowdim_command()
+        + [
+            "report",
+            str(folder / "data.csv"),
+            "--methods",
+            "pca,tsne,umap",
+            "--label-column",
+            "kind",
+            "-o",
+            str(out),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     return out, result.stdout
 
@@ -61,9 +75,17 @@ def test_report_renders_in_headless_chromium(report):
     path, _ = report
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium")
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
@@ -71,7 +93,8 @@ def test_report_renders_in_headless_chromium(report):
         driver.set_window_size(1280, 2000)
         driver.get(path.as_uri())
         images = driver.execute_script(
-            "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight]);")
+            "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight]);"
+        )
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         rows = driver.execute_script("return document.querySelectorAll('table')[1].rows.length;")
         driver.save_screenshot(str(path.with_suffix(".png")))

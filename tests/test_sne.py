@@ -45,8 +45,12 @@ def test_sne_embeds_digits_but_crowds_more_than_tsne(variant):
     X, y = load_digits(return_X_y=True)
     X, y = X[:800, X.std(axis=0) > 0], y[:800]
     seen = []
-    model = SNE(variant=variant, random_state=0, max_iter=600,
-                callbacks=[lambda it, kl, state: seen.append(kl) if it % 50 == 0 and it >= 250 else None]).fit(X)
+    model = SNE(
+        variant=variant,
+        random_state=0,
+        max_iter=600,
+        callbacks=[lambda it, kl, state: seen.append(kl) if it % 50 == 0 and it >= 250 else None],
+    ).fit(X)
     Y = model.embedding_
     assert np.isfinite(Y).all() and model.method_ == "exact"
     assert knn_accuracy(Y, y, n_neighbors=10, random_state=0) > 0.85

@@ -88,12 +88,15 @@ def test_minibatch_kmeans_on_sparse_rows_equals_dense(counts):
     np.testing.assert_allclose(sparse.cluster_centers_, dense.cluster_centers_, rtol=1e-9, atol=1e-12)
     streamed = lowdim.MiniBatchKMeans(3, random_state=0)
     for start in range(0, 400, 100):
-        streamed.partial_fit(S[start:start + 100] if start % 200 else D[start:start + 100])  # sparse and dense mixed
+        streamed.partial_fit(
+            S[start : start + 100] if start % 200 else D[start : start + 100]
+        )  # sparse and dense mixed
     np.testing.assert_array_equal(streamed.predict(S), streamed.predict(D))
 
 
-@pytest.mark.parametrize("params", [{"solver": "cd"}, {"solver": "mu"},
-                                    {"solver": "mu", "beta_loss": "kullback-leibler"}])
+@pytest.mark.parametrize(
+    "params", [{"solver": "cd"}, {"solver": "mu"}, {"solver": "mu", "beta_loss": "kullback-leibler"}]
+)
 def test_nmf_on_sparse_rows_equals_dense_from_the_same_start(counts, params):
     S, D, _ = counts
     rng = np.random.default_rng(0)
@@ -127,7 +130,8 @@ def test_kernel_pca_on_sparse_rows_equals_dense(counts, kernel):
     for a, b in ((S[:5], D[:5]), (D[:5], S[:5])):  # new rows sparse or dense, either model
         np.testing.assert_allclose(np.abs(sparse.transform(a)), np.abs(dense.transform(b)), rtol=1e-8, atol=1e-10)
     landmarks = lowdim.KernelPCA(4, kernel=kernel, gamma=1e-2, n_landmarks=100, random_state=0)
-    np.testing.assert_allclose(np.abs(landmarks.fit(S).transform(S[:5])),
-                               np.abs(landmarks.fit(D).transform(D[:5])), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(
+        np.abs(landmarks.fit(S).transform(S[:5])), np.abs(landmarks.fit(D).transform(D[:5])), rtol=1e-8, atol=1e-10
+    )
     with pytest.raises(ValueError, match="pass a dense array"):
         lowdim.KernelPCA(2, kernel=kernel, fit_inverse_transform=True).fit(S)

@@ -27,7 +27,9 @@ def test_lanczos_and_its_shift_invert_fallback_agree(blobs, monkeypatch):
     # plain Lanczos within its product budget, or (budget too small) shift-invert on the LU
     import lowdim.manifold._spectral as spectral
 
-    fit = lambda: SpectralEmbedding(2, n_neighbors=12, eigen_solver="arpack", random_state=0).fit(blobs)
+    def fit():
+        return SpectralEmbedding(2, n_neighbors=12, eigen_solver="arpack", random_state=0).fit(blobs)
+
     lanczos = fit()
     monkeypatch.setattr(spectral, "LANCZOS_PRODUCTS", 1)
     fallback = fit()
@@ -42,8 +44,9 @@ def test_lanczos_and_its_shift_invert_fallback_agree(blobs, monkeypatch):
 
 def test_eigen_tol_auto_agrees_with_machine_precision(blobs):
     # 'auto' stops at a 1e-10 residual: eigenvalues to ~1e-20, vectors to 1e-10 / gap
-    fit = lambda tol: SpectralEmbedding(2, n_neighbors=12, eigen_solver="arpack", eigen_tol=tol,
-                                        random_state=0).fit(blobs)
+    def fit(tol):
+        return SpectralEmbedding(2, n_neighbors=12, eigen_solver="arpack", eigen_tol=tol, random_state=0).fit(blobs)
+
     auto, exact = fit("auto"), fit(0.0)
     np.testing.assert_allclose(auto.eigenvalues_, exact.eigenvalues_, rtol=1e-12)
     np.testing.assert_allclose(np.abs(auto.embedding_), np.abs(exact.embedding_), rtol=1e-6, atol=1e-9)
@@ -136,7 +139,7 @@ def test_lobpcg_callable_affinity_and_float32(jittered_digits):
     lanczos = SpectralEmbedding(n_neighbors=10, eigen_solver="arpack", random_state=0).fit(X)
     lobpcg = SpectralEmbedding(n_neighbors=10, eigen_solver="lobpcg", random_state=0).fit(X)
     np.testing.assert_allclose(np.abs(lobpcg.embedding_), np.abs(lanczos.embedding_), atol=1e-6)
-    kernel = SpectralEmbedding(affinity=lambda Z: np.exp(-cdist(Z, Z) ** 2 / 500.0), random_state=0).fit(X)
+    kernel = SpectralEmbedding(affinity=lambda Z: np.exp(-(cdist(Z, Z) ** 2) / 500.0), random_state=0).fit(X)
     rbf = SpectralEmbedding(affinity="rbf", gamma=1 / 500.0, random_state=0).fit(X)
     np.testing.assert_allclose(np.abs(kernel.embedding_), np.abs(rbf.embedding_), rtol=1e-6, atol=1e-9)
     single = SpectralEmbedding(n_neighbors=10, random_state=0).fit(X.astype(np.float32))

@@ -145,8 +145,9 @@ def test_chaotic_embeddings_are_identical_for_any_thread_count(tmp_path):
     for threads in ("1", "2"):
         env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, NUMBA_NUM_THREADS=threads)
         path = tmp_path / f"threads-{threads}.npz"
-        done = subprocess.run([sys.executable, "-c", _EMBED, str(path)], env=env, capture_output=True, text=True,
-                              timeout=600)
+        done = subprocess.run(
+            [sys.executable, "-c", _EMBED, str(path)], env=env, capture_output=True, text=True, timeout=600
+        )
         assert done.returncode == 0, done.stderr[-2000:]
         results.append(np.load(path))
     for name in results[0].files:

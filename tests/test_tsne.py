@@ -65,14 +65,18 @@ def test_barnes_hut_and_fft_approach_the_exact_gradient():
     Y = rng.normal(size=(900, 2)) * 10
     exact, z0 = _gradient(P, Y, 1.0, ExactRepulsion())
     scale = np.linalg.norm(exact)
-    errors = {theta: np.linalg.norm(_gradient(P, Y, 1.0, BarnesHutRepulsion(theta))[0] - exact) / scale
-              for theta in (0.8, 0.5, 0.2, 0.0)}
+    errors = {
+        theta: np.linalg.norm(_gradient(P, Y, 1.0, BarnesHutRepulsion(theta))[0] - exact) / scale
+        for theta in (0.8, 0.5, 0.2, 0.0)
+    }
     assert errors[0.8] > errors[0.5] > errors[0.2] > errors[0.0] and errors[0.0] < 1e-12
     assert errors[0.5] < 0.05
     # FIt-SNE's default grid (3 nodes per unit-wide box) is a few per cent off; finer
     # grids converge to the exact gradient
-    fft = {(p, w): _gradient(P, Y, 1.0, FFTRepulsion(n_interpolation_points=p, interval_width=w))
-           for p, w in ((3, 1.0), (4, 0.5), (5, 0.25))}
+    fft = {
+        (p, w): _gradient(P, Y, 1.0, FFTRepulsion(n_interpolation_points=p, interval_width=w))
+        for p, w in ((3, 1.0), (4, 0.5), (5, 0.25))
+    }
     errors = [np.linalg.norm(g - exact) / scale for g, _ in fft.values()]
     assert errors[0] < 0.06 and errors[1] < 0.01 and errors[2] < 1e-3 and errors == sorted(errors, reverse=True)
     assert abs(fft[5, 0.25][1] / z0 - 1) < 1e-5
@@ -147,7 +151,7 @@ def test_transform_places_training_points_near_their_embedding(digits):
     span = np.ptp(model.embedding_, axis=0).max()
     moved = np.linalg.norm(Z - model.embedding_[:200], axis=1)
     assert np.median(moved) < 0.02 * span
-    one_by_one = np.vstack([model.transform(X[i:i + 1]) for i in range(0, 200, 20)])
+    one_by_one = np.vstack([model.transform(X[i : i + 1]) for i in range(0, 200, 20)])
     np.testing.assert_allclose(one_by_one, Z[::20], rtol=1e-6, atol=1e-6)
     # unseen digits land among their own class
     W = model.transform(X[1200:1500])

@@ -84,7 +84,7 @@ def test_transform_lands_near_training_positions_and_is_pointwise(digits):
     Z = model.transform(X[:200])
     span = np.ptp(model.embedding_, axis=0).max()
     assert np.median(np.linalg.norm(Z - model.embedding_[:200], axis=1)) < 0.02 * span
-    single = np.vstack([model.transform(X[i:i + 1]) for i in range(0, 200, 25)])
+    single = np.vstack([model.transform(X[i : i + 1]) for i in range(0, 200, 25)])
     np.testing.assert_allclose(single, Z[::25], rtol=1e-10)
     W = model.transform(X[1400:])
     nearest = np.argmin(((W[:, None] - model.embedding_[None]) ** 2).sum(-1), axis=1)
@@ -96,8 +96,9 @@ def test_supervised_mode_separates_classes(digits):
     X, y = X[:900], y[:900]
     plain = UMAP(random_state=0, n_epochs=200).fit_transform(X)
     supervised = UMAP(random_state=0, n_epochs=200).fit_transform(X, y)
-    assert knn_accuracy(supervised, y, n_neighbors=10, random_state=0) >= knn_accuracy(plain, y, n_neighbors=10,
-                                                                                       random_state=0)
+    assert knn_accuracy(supervised, y, n_neighbors=10, random_state=0) >= knn_accuracy(
+        plain, y, n_neighbors=10, random_state=0
+    )
 
     from lowdim.metrics import silhouette_score
 

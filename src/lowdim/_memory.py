@@ -33,5 +33,6 @@ def require_memory(nbytes, what, alternatives, fraction=0.8):
     """
     limit = fraction * available_bytes()
     if nbytes > limit:
-        raise MemoryBudgetError(f"{what} needs {nbytes / 2**30:.1f} GiB but only {limit / 2**30:.1f} GiB "
-                                f"is available; {alternatives}.")
+        raise MemoryBudgetError(
+            f"{what} needs {nbytes / 2**30:.1f} GiB but only {limit / 2**30:.1f} GiB is available; {alternatives}."
+        )

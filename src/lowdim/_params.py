@@ -184,6 +184,4 @@ def validate_params(estimator):
         if any(c.accepts(value) for c in constraints):
             continue
         allowed = " or ".join(str(c) for c in constraints)
-        raise InvalidParameterError(
-            f"The {param!r} parameter of {name_of} must be {allowed}. Got {value!r} instead."
-        )
+        raise InvalidParameterError(f"The {param!r} parameter of {name_of} must be {allowed}. Got {value!r} instead.")

@@ -37,6 +37,4 @@ def check_random_state(seed):
         if seed < 0:
             raise ValueError(f"random_state must be a non-negative int; got {seed}.")
         return np.random.default_rng(int(seed))
-    raise ValueError(
-        f"random_state must be None, an int, a numpy RandomState or Generator; got {seed!r}."
-    )
+    raise ValueError(f"random_state must be None, an int, a numpy RandomState or Generator; got {seed!r}.")

@@ -14,7 +14,7 @@ threadpoolctl >= 3.8 ignores every thread but one when it sets OpenBLAS's count)
 
 import threading
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import cache, lru_cache
 
 _lock = threading.Lock()  # serialises every change lowdim makes to the BLAS counts
 _open_limits = []  # the limits of the blas_limit blocks open now, in every thread
@@ -110,7 +110,7 @@ def cores():
         return max(1, os.cpu_count() or 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def worker_pool(name):
     """A thread pool with one worker per core, made once per ``name`` (a pool per
     purpose, so a task never waits for a pool its caller is occupying). For work whose

@@ -193,7 +193,8 @@ def check_array(
             raise ValueError(
                 f"{name} has non-numeric dtype {X.dtype} (first value {X.flat[0]!r} if any); "
                 "convert the text columns to numbers or drop them."
-                if X.size else f"{name} has non-numeric dtype {X.dtype}."
+                if X.size
+                else f"{name} has non-numeric dtype {X.dtype}."
             )
         X = _convert_object_array(X, name)
     elif X.dtype.kind not in "biuf":
@@ -253,8 +254,7 @@ def _compare_names(fitted, names, estimator_name):
         return
     if fitted is not None and names is None:
         warnings.warn(
-            f"X does not have valid feature names, but {estimator_name} was fitted with "
-            "feature names",
+            f"X does not have valid feature names, but {estimator_name} was fitted with feature names",
             UserWarning,
             stacklevel=4,
         )
@@ -267,9 +267,7 @@ def _compare_names(fitted, names, estimator_name):
     if unseen:
         message += "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unseen)
     if missing:
-        message += "Feature names seen at fit time, yet now missing:\n" + "".join(
-            f"- {n}\n" for n in missing
-        )
+        message += "Feature names seen at fit time, yet now missing:\n" + "".join(f"- {n}\n" for n in missing)
     if not unseen and not missing:
         message += "Feature names must be in the same order as they were in fit.\n"
     raise ValueError(message)
@@ -330,13 +328,16 @@ def check_no_underflow(X, columns, estimator_name):
     varying = np.flatnonzero(hi > lo)
     if varying.size:
         j = int(np.asarray(columns)[varying[0]])
-        raise ValueError(f"underflow: {estimator_name}'s input column {j} varies (from {lo[varying[0]]:.3g} to "
-                         f"{hi[varying[0]]:.3g}) but its variance underflows to 0 in float64; rescale the data, "
-                         "e.g. divide each column by its largest absolute value.")
+        raise ValueError(
+            f"underflow: {estimator_name}'s input column {j} varies (from {lo[varying[0]]:.3g} to "
+            f"{hi[varying[0]]:.3g}) but its variance underflows to 0 in float64; rescale the data, "
+            "e.g. divide each column by its largest absolute value."
+        )
 
 
-def warn_constant_features(variances, estimator_name, identical_note="the components are arbitrary and "
-                           "explain no variance", X=None):
+def warn_constant_features(
+    variances, estimator_name, identical_note="the components are arbitrary and explain no variance", X=None
+):
     """Warn naming the zero-variance features (or that all rows are identical). With the
     data ``X``, a zero variance that is really an underflow (a column that varies at
     about 1e-300) is an error instead of a false warning.
@@ -356,13 +357,19 @@ def warn_constant_features(variances, estimator_name, identical_note="the compon
     if X is not None:
         check_no_underflow(X, zero, estimator_name)
     if zero.size == np.size(variances):
-        warnings.warn(f"{estimator_name}: all rows of X are identical (every feature has zero "
-                      f"variance); {identical_note}.",
-                      UserWarning, stacklevel=4)
+        warnings.warn(
+            f"{estimator_name}: all rows of X are identical (every feature has zero variance); {identical_note}.",
+            UserWarning,
+            stacklevel=4,
+        )
         return
     shown = ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else "")
-    warnings.warn(f"{estimator_name}: {zero.size} feature(s) have zero variance (columns {shown}); "
-                  "they carry no information, consider dropping them.", UserWarning, stacklevel=4)
+    warnings.warn(
+        f"{estimator_name}: {zero.size} feature(s) have zero variance (columns {shown}); "
+        "they carry no information, consider dropping them.",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def check_n_components(n_components, n_samples, n_features, estimator_name, *, below_features=False):
@@ -373,20 +380,28 @@ def check_n_components(n_components, n_samples, n_features, estimator_name, *, b
     >>> check_n_components(2, 10, 5, "PCA")
     """
     if n_samples < 2:
-        raise ValueError(f"{estimator_name} needs at least 2 samples to estimate variance; got "
-                         f"{n_samples} sample (n_samples = {n_samples}). Pass more rows.")
+        raise ValueError(
+            f"{estimator_name} needs at least 2 samples to estimate variance; got "
+            f"{n_samples} sample (n_samples = {n_samples}). Pass more rows."
+        )
     if below_features and n_features < 2:
-        raise ValueError(f"{estimator_name} needs at least 2 features, one latent and one for the "
-                         f"noise; got n_features = {n_features}.")
+        raise ValueError(
+            f"{estimator_name} needs at least 2 features, one latent and one for the "
+            f"noise; got n_features = {n_features}."
+        )
     if n_components is None:
         return
     if n_components > min(n_samples, n_features):
-        raise ValueError(f"n_components={n_components} must be at most min(n_samples, n_features) = "
-                         f"min({n_samples}, {n_features}) = {min(n_samples, n_features)}; lower "
-                         "n_components.")
+        raise ValueError(
+            f"n_components={n_components} must be at most min(n_samples, n_features) = "
+            f"min({n_samples}, {n_features}) = {min(n_samples, n_features)}; lower "
+            "n_components."
+        )
     if below_features and n_components >= n_features:
-        raise ValueError(f"{estimator_name} needs n_components < n_features (n_features = "
-                         f"{n_features}) to leave room for the noise; got n_components={n_components}.")
+        raise ValueError(
+            f"{estimator_name} needs n_components < n_features (n_features = "
+            f"{n_features}) to leave room for the noise; got n_components={n_components}."
+        )
 
 
 def check_sample_weight(sample_weight, n_samples):
@@ -403,12 +418,14 @@ def check_sample_weight(sample_weight, n_samples):
     if w.ndim == 0:
         return np.full(n_samples, float(w))
     if w.shape != (n_samples,):
-        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n_samples},), one "
-                         "weight per sample.")
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({n_samples},), one weight per sample.")
     if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative; got min "
-                         f"{np.nanmin(w):g}{' and non-finite values' if not np.all(np.isfinite(w)) else ''}.")
+        raise ValueError(
+            "sample_weight must be finite and non-negative; got min "
+            f"{np.nanmin(w):g}{' and non-finite values' if not np.all(np.isfinite(w)) else ''}."
+        )
     if w.sum() <= 0:
-        raise ValueError("Sample weights must have a positive sum: every weight is zero; give "
-                         "some samples a positive weight.")
+        raise ValueError(
+            "Sample weights must have a positive sum: every weight is zero; give some samples a positive weight."
+        )
     return w

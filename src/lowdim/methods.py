@@ -80,42 +80,80 @@ def clusters_memory(n, d, k):
     return 8 * (2 * n * d + n * k)
 
 
-MEMORY_MODELS = {"linear": linear_memory, "kernel": kernel_memory, "neighbors": neighbors_memory,
-                 "local": local_memory, "clusters": clusters_memory}
+MEMORY_MODELS = {
+    "linear": linear_memory,
+    "kernel": kernel_memory,
+    "neighbors": neighbors_memory,
+    "local": local_memory,
+    "clusters": clusters_memory,
+}
 
 EMBEDDINGS = {
     "pca": Method("lowdim.decomposition:PCA", summary="principal component analysis"),
     "incremental-pca": Method("lowdim.decomposition:IncrementalPCA", summary="PCA from exact streamed moments"),
-    "kernel-pca": Method("lowdim.decomposition:KernelPCA", {"kernel": "rbf"}, memory="kernel", summary="kernel PCA (rbf by default)"),
+    "kernel-pca": Method(
+        "lowdim.decomposition:KernelPCA", {"kernel": "rbf"}, memory="kernel", summary="kernel PCA (rbf by default)"
+    ),
     "ppca": Method("lowdim.decomposition:ProbabilisticPCA", missing_ok=True, summary="probabilistic PCA"),
     "factor-analysis": Method("lowdim.decomposition:FactorAnalysis", missing_ok=True, summary="factor analysis"),
     "ica": Method("lowdim.decomposition:FastICA", summary="independent component analysis (FastICA)"),
     "nmf": Method("lowdim.decomposition:NMF", summary="non-negative matrix factorisation"),
-    "mf": Method("lowdim.decomposition:MatrixFactorization", summary="matrix factorisation by alternating least squares"),
-    "lda": Method("lowdim.decomposition:LinearDiscriminantAnalysis", supervised=True,
-                  summary="Fisher linear discriminant analysis (needs --label-column)"),
+    "mf": Method(
+        "lowdim.decomposition:MatrixFactorization", summary="matrix factorisation by alternating least squares"
+    ),
+    "lda": Method(
+        "lowdim.decomposition:LinearDiscriminantAnalysis",
+        supervised=True,
+        summary="Fisher linear discriminant analysis (needs --label-column)",
+    ),
     "mds": Method("lowdim.manifold:MDS", memory="kernel", summary="multidimensional scaling"),
     "isomap": Method("lowdim.manifold:Isomap", memory="kernel", summary="Isomap"),
-    "lle": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "standard"}, memory="local", summary="locally linear embedding"),
-    "hessian-lle": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "hessian", "n_neighbors": 10},
-                          memory="local", summary="Hessian eigenmaps"),
-    "modified-lle": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "modified", "n_neighbors": 10},
-                           memory="local", summary="modified LLE"),
-    "ltsa": Method("lowdim.manifold:LocallyLinearEmbedding", {"method": "ltsa", "n_neighbors": 10},
-                   memory="local", summary="local tangent space alignment"),
+    "lle": Method(
+        "lowdim.manifold:LocallyLinearEmbedding",
+        {"method": "standard"},
+        memory="local",
+        summary="locally linear embedding",
+    ),
+    "hessian-lle": Method(
+        "lowdim.manifold:LocallyLinearEmbedding",
+        {"method": "hessian", "n_neighbors": 10},
+        memory="local",
+        summary="Hessian eigenmaps",
+    ),
+    "modified-lle": Method(
+        "lowdim.manifold:LocallyLinearEmbedding",
+        {"method": "modified", "n_neighbors": 10},
+        memory="local",
+        summary="modified LLE",
+    ),
+    "ltsa": Method(
+        "lowdim.manifold:LocallyLinearEmbedding",
+        {"method": "ltsa", "n_neighbors": 10},
+        memory="local",
+        summary="local tangent space alignment",
+    ),
     "spectral": Method("lowdim.manifold:SpectralEmbedding", memory="neighbors", summary="Laplacian eigenmaps"),
-    "mvu": Method("lowdim.manifold:MaximumVarianceUnfolding", memory="kernel",
-                  summary="maximum variance unfolding (exact up to 300 points; landmarks above, with lowdim[sdp])"),
-    "sne": Method("lowdim.embedding:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"),
+    "mvu": Method(
+        "lowdim.manifold:MaximumVarianceUnfolding",
+        memory="kernel",
+        summary="maximum variance unfolding (exact up to 300 points; landmarks above, with lowdim[sdp])",
+    ),
+    "sne": Method(
+        "lowdim.embedding:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"
+    ),
     "tsne": Method("lowdim.embedding:TSNE", memory="neighbors", summary="t-SNE"),
     "umap": Method("lowdim.embedding:UMAP", memory="neighbors", summary="UMAP"),
 }
 
 CLUSTERINGS = {
     "kmeans": Method("lowdim.cluster:KMeans", size="n_clusters", memory="clusters", summary="k-means"),
-    "minibatch-kmeans": Method("lowdim.cluster:MiniBatchKMeans", size="n_clusters", memory="clusters", summary="mini-batch k-means"),
+    "minibatch-kmeans": Method(
+        "lowdim.cluster:MiniBatchKMeans", size="n_clusters", memory="clusters", summary="mini-batch k-means"
+    ),
     "kmedoids": Method("lowdim.cluster:KMedoids", size="n_clusters", memory="kernel", summary="k-medoids (PAM)"),
-    "gmm": Method("lowdim.cluster:GaussianMixture", missing_ok=True, memory="clusters", summary="Gaussian mixture (EM)"),
+    "gmm": Method(
+        "lowdim.cluster:GaussianMixture", missing_ok=True, memory="clusters", summary="Gaussian mixture (EM)"
+    ),
 }
 
 
@@ -188,8 +226,7 @@ def make_estimator(name, *, n_components=None, params=None, seed=None, table=Non
         if key not in valid:
             close = difflib.get_close_matches(key, valid, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"{name} has no parameter {key!r}; {hint}valid parameters are "
-                             f"{', '.join(sorted(valid))}.")
+            raise ValueError(f"{name} has no parameter {key!r}; {hint}valid parameters are {', '.join(sorted(valid))}.")
     chosen = {**method.fixed, **params}
     if n_components is not None:
         chosen.setdefault(method.size, n_components)

@@ -13,25 +13,42 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-LOG2_POLY = (-0.02512376941740513, 0.11930087953805923, -0.27462756633758545, 0.4555302858352661,
-             -0.7175589799880981, 1.442475438117981, 2.117247731803218e-06)
-EXP2_POLY = (0.0018951086094602942, 0.008946225047111511, 0.05586325749754906, 0.24014078080654144,
-             0.6931546330451965, 0.9999998807907104)
+LOG2_POLY = (
+    -0.02512376941740513,
+    0.11930087953805923,
+    -0.27462756633758545,
+    0.4555302858352661,
+    -0.7175589799880981,
+    1.442475438117981,
+    2.117247731803218e-06,
+)
+EXP2_POLY = (
+    0.0018951086094602942,
+    0.008946225047111511,
+    0.05586325749754906,
+    0.24014078080654144,
+    0.6931546330451965,
+    0.9999998807907104,
+)
 
 
 @intrinsic
 def _float_bits(typingctx, x):
     """The int32 with the bits of float32 ``x``."""
+
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], context.get_value_type(types.int32))
+
     return types.int32(types.float32), codegen
 
 
 @intrinsic
 def _bits_float(typingctx, i):
     """The float32 with the bits of int32 ``i``."""
+
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], context.get_value_type(types.float32))
+
     return types.float32(types.int32), codegen
 
 

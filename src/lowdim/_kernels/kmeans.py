@@ -172,8 +172,24 @@ def _search_rows(X, x_sq, rows, m, centers_t, c_sq, labels, upper, lower, rel_er
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def hamerly_pass(X, x_sq, centers, centers_t, c_sq, half_sep, shift, labels, upper, lower,
-                 use_bounds, chunk, rel_err, moved, prev, n_moved):
+def hamerly_pass(
+    X,
+    x_sq,
+    centers,
+    centers_t,
+    c_sq,
+    half_sep,
+    shift,
+    labels,
+    upper,
+    lower,
+    use_bounds,
+    chunk,
+    rel_err,
+    moved,
+    prev,
+    n_moved,
+):
     """One assignment pass over row chunks. With ``use_bounds`` (Hamerly): update the
     bounds by the centre ``shift``, measure the own centre again where they overlap,
     and search all centres only for the rows still in doubt; without (Lloyd): search
@@ -206,8 +222,20 @@ def hamerly_pass(X, x_sq, centers, centers_t, c_sq, half_sep, shift, labels, upp
             m += 1
         n_moved[ch] = 0
         if m > 0:
-            n_moved[ch] = _search_rows(X, x_sq, rows, m, centers_t, c_sq, labels, upper, lower,
-                                       rel_err, moved[ch * chunk:], prev[ch * chunk:])
+            n_moved[ch] = _search_rows(
+                X,
+                x_sq,
+                rows,
+                m,
+                centers_t,
+                c_sq,
+                labels,
+                upper,
+                lower,
+                rel_err,
+                moved[ch * chunk :],
+                prev[ch * chunk :],
+            )
 
 
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
@@ -292,8 +320,9 @@ def _means_and_geometry(centers, sums, wsum, new, dtype_probe):
 
 
 @njit(cache=True)
-def search_iteration(X, x_sq, weights, centers, sums, wsum, labels, upper, lower, use_bounds,
-                     chunk, rel_err, moved, prev, n_moved, new):
+def search_iteration(
+    X, x_sq, weights, centers, sums, wsum, labels, upper, lower, use_bounds, chunk, rel_err, moved, prev, n_moved, new
+):
     """One whole Lloyd (``use_bounds`` False) or Hamerly iteration in one call: centres
     from the sums (into ``new``), the assignment pass, and the moves of the rows that
     changed cluster. Relocate empty clusters first; one that stays empty (fewer distinct
@@ -306,8 +335,24 @@ def search_iteration(X, x_sq, weights, centers, sums, wsum, labels, upper, lower
     if not use_bounds:
         shift[:] = 0.0
         half[:] = 0.0
-    hamerly_pass(X, x_sq, centers_x, centers_t, c_sq, half, shift, labels, upper, lower, use_bounds,
-                 chunk, rel_err, moved, prev, n_moved)
+    hamerly_pass(
+        X,
+        x_sq,
+        centers_x,
+        centers_t,
+        c_sq,
+        half,
+        shift,
+        labels,
+        upper,
+        lower,
+        use_bounds,
+        chunk,
+        rel_err,
+        moved,
+        prev,
+        n_moved,
+    )
     total = apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum)
     explained = 0.0
     for c in range(sums.shape[0]):

@@ -57,7 +57,6 @@ def weighted_centered(X, mu, w, out):
             out[i, j] = s * (np.float64(X[i, j]) - mu[j])
 
 
-
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
 def diagonal_mahalanobis(X, means, precisions, out):
     """``out[i, k] = sum_j (X[i, j] - means[k, j])^2 * precisions[k, j]`` in float64

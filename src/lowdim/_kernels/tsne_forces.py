@@ -52,7 +52,7 @@ def _attract_row(indptr, indices, pvals, y, Yref, inv_dof, out_row):
 def attractive_forces(indptr, indices, pvals, Y, dof, out):
     """``out[i] = sum_j p_ij w_ij (y_i - y_j)`` over the CSR affinities."""
     for i in prange(Y.shape[0]):
-        _attract_row(indptr[i:i + 2], indices, pvals, Y[i], Y, 1.0 / dof, out[i])
+        _attract_row(indptr[i : i + 2], indices, pvals, Y[i], Y, 1.0 / dof, out[i])
 
 
 @njit(cache=True, parallel=True)
@@ -60,7 +60,7 @@ def attractive_forces_to(indptr, indices, pvals, Y, Yref, dof, out):
     """As ``attractive_forces`` for points ``Y`` whose affinities (CSR rows) point into
     a fixed reference embedding ``Yref`` (t-SNE's transform of new points)."""
     for i in prange(Y.shape[0]):
-        _attract_row(indptr[i:i + 2], indices, pvals, Y[i], Yref, 1.0 / dof, out[i])
+        _attract_row(indptr[i : i + 2], indices, pvals, Y[i], Yref, 1.0 / dof, out[i])
 
 
 @njit(cache=True, fastmath=True)

@@ -78,8 +78,25 @@ def _add_step(move, cur, other, coef, alpha):
 
 
 @njit(cache=True, parallel=True, fastmath=True)
-def layout_epoch(Y, ref, self_embedding, indptr, indices, edge_keys, epochs_per_sample, next_sample, next_negative,
-                 epochs_per_negative, a, b, gamma, alpha, epoch, seed, pulls):
+def layout_epoch(
+    Y,
+    ref,
+    self_embedding,
+    indptr,
+    indices,
+    edge_keys,
+    epochs_per_sample,
+    next_sample,
+    next_negative,
+    epochs_per_negative,
+    a,
+    b,
+    gamma,
+    alpha,
+    epoch,
+    seed,
+    pulls,
+):
     """Move every row of ``Y`` by its edges (CSR, pointing into ``ref``) due at
     ``epoch``: per edge, its attractive step counted ``pulls`` times plus the
     repulsive steps of the negative samples owed since the last visit (drawn from

@@ -14,11 +14,17 @@ def add_arguments(parser):
     parser.add_argument("-m", "--method", default="kmeans", help="kmeans, minibatch-kmeans, kmedoids or gmm")
     size = parser.add_mutually_exclusive_group()
     size.add_argument("-k", "--n-clusters", type=int, help="number of clusters")
-    size.add_argument("--select", choices=["elbow", "silhouette", "bic", "aic", "gap"],
-                      help="choose k from a curve over --k-range")
+    size.add_argument(
+        "--select", choices=["elbow", "silhouette", "bic", "aic", "gap"], help="choose k from a curve over --k-range"
+    )
     parser.add_argument("--k-range", default="1-10", help="candidates for --select, e.g. 2-12 (default 1-10)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="method parameter, e.g. --param n_init=4; repeatable")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="method parameter, e.g. --param n_init=4; repeatable",
+    )
     parser.add_argument("--plot", metavar="PNG", help="scatter of the first two principal components by cluster")
     parser.add_argument("--curve", metavar="PNG", help="the selection curve (with --select)")
     parser.add_argument("--save-model", metavar="PATH", help="save the fitted model")
@@ -43,10 +49,17 @@ def _choose_k(args, X, say, params):
         return args.n_clusters or 8, None
     if args.select in ("bic", "aic") and args.method != "gmm":
         raise UsageError(f"--select {args.select} scores Gaussian mixtures; use -m gmm or --select elbow.")
-    selection = select_n_clusters(X, args.select, k_range=_k_range(args.k_range), random_state=args.seed,
-                                  covariance_type=params.get("covariance_type", "full"))
-    say(f"--select {args.select}: k = {selection.n_clusters} (candidates "
-        f"{selection.candidates[0]}-{selection.candidates[-1]})")
+    selection = select_n_clusters(
+        X,
+        args.select,
+        k_range=_k_range(args.k_range),
+        random_state=args.seed,
+        covariance_type=params.get("covariance_type", "full"),
+    )
+    say(
+        f"--select {args.select}: k = {selection.n_clusters} (candidates "
+        f"{selection.candidates[0]}-{selection.candidates[-1]})"
+    )
     return selection.n_clusters, selection
 
 
@@ -59,8 +72,9 @@ def run(args, say):
         return run_dask_cluster(args, say)
     if args.curve and not args.select:
         raise UsageError("--curve draws the --select curve; pass --select too.")
-    check_outputs(args, args.output, args.plot, args.curve, args.save_model, tables=[args.output],
-                  figures=[args.plot, args.curve])
+    check_outputs(
+        args, args.output, args.plot, args.curve, args.save_model, tables=[args.output], figures=[args.plot, args.curve]
+    )
     X, _, labels, row_ids = load_data(args, say)
     params = parse_params(args.param)
     k, selection = _choose_k(args, X, say, params)
@@ -70,10 +84,21 @@ def run(args, say):
     say(f"{args.method}: {k} clusters of {X.shape[0]} rows in {seconds:.1f} s; sizes {sizes.tolist()}")
     scores = _agreement(clusters, labels, say)
     _write(args, X, clusters, labels, estimator, selection, say, row_ids)
-    emit_json(args, {"command": "cluster", "method": args.method, "n_clusters": k, "sizes": sizes,
-                     "seconds": round(seconds, 3), "selection": None if selection is None else {
-                         "method": selection.method, "candidates": selection.candidates,
-                         "scores": selection.scores}, **scores, "output": args.output})
+    emit_json(
+        args,
+        {
+            "command": "cluster",
+            "method": args.method,
+            "n_clusters": k,
+            "sizes": sizes,
+            "seconds": round(seconds, 3),
+            "selection": None
+            if selection is None
+            else {"method": selection.method, "candidates": selection.candidates, "scores": selection.scores},
+            **scores,
+            "output": args.output,
+        },
+    )
     return 0
 
 
@@ -82,10 +107,11 @@ def _agreement(clusters, labels, say):
         return {}
     from ..metrics import adjusted_rand_score, normalized_mutual_info_score
 
-    scores = {"adjusted_rand": adjusted_rand_score(labels, clusters),
-              "normalized_mutual_info": normalized_mutual_info_score(labels, clusters)}
-    say(f"agreement with the labels: ARI {scores['adjusted_rand']:.3f}, NMI "
-        f"{scores['normalized_mutual_info']:.3f}")
+    scores = {
+        "adjusted_rand": adjusted_rand_score(labels, clusters),
+        "normalized_mutual_info": normalized_mutual_info_score(labels, clusters),
+    }
+    say(f"agreement with the labels: ARI {scores['adjusted_rand']:.3f}, NMI {scores['normalized_mutual_info']:.3f}")
     return scores
 
 
@@ -94,8 +120,15 @@ def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None):
     from ..plot import embedding_scatter, selection_curve
 
     if args.output:
-        write_table(args.output, clusters[:, None], ["cluster"], labels=labels, label_name=label_name(args),
-                    row_ids=row_ids, overwrite=True)
+        write_table(
+            args.output,
+            clusters[:, None],
+            ["cluster"],
+            labels=labels,
+            label_name=label_name(args),
+            row_ids=row_ids,
+            overwrite=True,
+        )
         say(f"wrote {args.output}")
     if args.plot:
         from ..decomposition import PCA

@@ -10,8 +10,18 @@ from contextlib import contextmanager
 import numpy as np
 
 DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food")
-FASHION_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-                   "Ankle boot")
+FASHION_CLASSES = (
+    "T-shirt/top",
+    "Trouser",
+    "Pullover",
+    "Dress",
+    "Coat",
+    "Sandal",
+    "Shirt",
+    "Sneaker",
+    "Bag",
+    "Ankle boot",
+)
 
 
 class UsageError(ValueError):
@@ -22,30 +32,47 @@ def add_data_arguments(parser, *, needs_output=False):
     """Input, output and the common options of every data-reading command."""
     parser.add_argument("input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad")
     parser.add_argument("--dataset", choices=DATASETS, help="use a built-in dataset instead of INPUT")
-    parser.add_argument("-o", "--output", required=needs_output,
-                        help="where to write the result (.csv, .parquet or .npy)")
+    parser.add_argument(
+        "-o", "--output", required=needs_output, help="where to write the result (.csv, .parquet or .npy)"
+    )
     parser.add_argument("--label-column", help="column (name or 1-based number) holding labels")
-    parser.add_argument("--index-column", help="CSV column (name or 1-based number) holding row names, kept as "
-                                               "the row ids of every output (default: a first column of "
-                                               "distinct text under an empty header field)")
-    parser.add_argument("--transpose", action="store_true",
-                        help="samples are the file's columns (genes x cells, foods x countries): transpose "
-                             "after reading, before any scaling")
-    parser.add_argument("--exclude", action="append", default=[],
-                        help="column (name or 1-based number) to ignore; repeatable")
-    parser.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
-                        help="whether the CSV's first row is a header (auto: decided and announced)")
+    parser.add_argument(
+        "--index-column",
+        help="CSV column (name or 1-based number) holding row names, kept as "
+        "the row ids of every output (default: a first column of "
+        "distinct text under an empty header field)",
+    )
+    parser.add_argument(
+        "--transpose",
+        action="store_true",
+        help="samples are the file's columns (genes x cells, foods x countries): transpose "
+        "after reading, before any scaling",
+    )
+    parser.add_argument(
+        "--exclude", action="append", default=[], help="column (name or 1-based number) to ignore; repeatable"
+    )
+    parser.add_argument(
+        "--header",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="whether the CSV's first row is a header (auto: decided and announced)",
+    )
     parser.add_argument("--delimiter", help="CSV field separator (default: ',' or tab for .tsv)")
-    parser.add_argument("--encoding", default="utf-8",
-                        help="CSV text encoding (default utf-8; e.g. latin-1 or cp1252 for older spreadsheets)")
+    parser.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="CSV text encoding (default utf-8; e.g. latin-1 or cp1252 for older spreadsheets)",
+    )
     parser.add_argument("--key", help="array name in an .npz archive or dataset path in an HDF5 file")
     parser.add_argument("--layer", help=".h5ad: read this layer instead of X")
     parser.add_argument("--use-raw", action="store_true", help=".h5ad: read raw.X (and raw.var names) instead of X")
-    parser.add_argument("--obsm", metavar="KEY",
-                        help=".h5ad: run on a stored embedding or PCA, e.g. X_pca or X_umap")
-    parser.add_argument("--missing", choices=["error", "drop", "impute", "keep"], default="error",
-                        help="missing values: error (default), drop rows, impute column means, or keep "
-                             "(methods that model them)")
+    parser.add_argument("--obsm", metavar="KEY", help=".h5ad: run on a stored embedding or PCA, e.g. X_pca or X_umap")
+    parser.add_argument(
+        "--missing",
+        choices=["error", "drop", "impute", "keep"],
+        default="error",
+        help="missing values: error (default), drop rows, impute column means, or keep (methods that model them)",
+    )
     parser.add_argument("--standardize", action="store_true", help="scale features to unit variance")
     add_run_arguments(parser)
 
@@ -57,8 +84,9 @@ def add_run_arguments(parser):
     parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--json", action="store_true", help="print a machine-readable summary only")
-    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                        help="show tracebacks instead of one-sentence errors")
+    parser.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks instead of one-sentence errors"
+    )
 
 
 def _builtin(name, say):
@@ -86,8 +114,9 @@ def _standardize(X, names):
     constant = np.flatnonzero(scale == 0)
     if constant.size:
         listed = ", ".join(names[j] for j in constant[:5])
-        raise UsageError(f"--standardize: {constant.size} constant column(s) ({listed}) cannot be scaled; "
-                         "drop them with --exclude.")
+        raise UsageError(
+            f"--standardize: {constant.size} constant column(s) ({listed}) cannot be scaled; drop them with --exclude."
+        )
     return (X - np.nanmean(X, axis=0)) / scale
 
 
@@ -97,8 +126,9 @@ def load_data(args, say):
     transpose = getattr(args, "transpose", False)
     if args.dataset:
         if args.input:
-            raise UsageError(f"pass a data file or --dataset, not both (got {args.input} and "
-                             f"--dataset {args.dataset}).")
+            raise UsageError(
+                f"pass a data file or --dataset, not both (got {args.input} and --dataset {args.dataset})."
+            )
         X, names, labels, row_ids = _builtin(args.dataset, say)
         if transpose:
             from ..io._readers import _transposed
@@ -111,11 +141,21 @@ def load_data(args, say):
 
         if not args.input:
             raise UsageError("no input: pass a data file (CSV/TSV/NPY/NPZ/Parquet/HDF5/h5ad) or --dataset NAME.")
-        table = read_table(args.input, header=args.header, delimiter=args.delimiter,
-                           label_column=args.label_column, exclude=args.exclude, key=args.key,
-                           missing=args.missing, index_column=getattr(args, "index_column", None),
-                           transpose=transpose, encoding=getattr(args, "encoding", "utf-8"),
-                           layer=args.layer, use_raw=args.use_raw, obsm=args.obsm)
+        table = read_table(
+            args.input,
+            header=args.header,
+            delimiter=args.delimiter,
+            label_column=args.label_column,
+            exclude=args.exclude,
+            key=args.key,
+            missing=args.missing,
+            index_column=getattr(args, "index_column", None),
+            transpose=transpose,
+            encoding=getattr(args, "encoding", "utf-8"),
+            layer=args.layer,
+            use_raw=args.use_raw,
+            obsm=args.obsm,
+        )
         for note in table.notes:
             say(note)
         X, names, labels, row_ids = table.X, table.feature_names, table.labels, table.row_ids
@@ -140,8 +180,9 @@ def check_outputs(args, *paths, tables=(), figures=(), pages=()):
     for path in named:
         key = os.path.realpath(path)
         if key in seen:
-            raise UsageError(f"{path} is named for two outputs ({seen[key]} and {path}); give each output its "
-                             "own file.")
+            raise UsageError(
+                f"{path} is named for two outputs ({seen[key]} and {path}); give each output its own file."
+            )
         seen[key] = path
     _check_formats(tables, figures, pages)
     for path in named:
@@ -152,11 +193,11 @@ def check_outputs(args, *paths, tables=(), figures=(), pages=()):
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError as exc:
-            raise UsageError(f"cannot create the folder {folder} for {path}: {exc.strerror}; choose another "
-                             "output path.") from None
+            raise UsageError(
+                f"cannot create the folder {folder} for {path}: {exc.strerror}; choose another output path."
+            ) from None
         if not os.access(folder, os.W_OK):
-            raise UsageError(f"cannot write {path}: the folder {folder} is not writable; choose another output "
-                             "path.")
+            raise UsageError(f"cannot write {path}: the folder {folder} is not writable; choose another output path.")
 
 
 def _check_formats(tables, figures, pages):
@@ -175,8 +216,10 @@ def _check_formats(tables, figures, pages):
         known = FigureCanvasBase.get_supported_filetypes()
         for path in figures:
             if os.path.splitext(path)[1].lower().lstrip(".") not in known:
-                raise UsageError(f"{path}: cannot draw a figure in this format; use one of "
-                                 f"{', '.join('.' + k for k in sorted(known))}.")
+                raise UsageError(
+                    f"{path}: cannot draw a figure in this format; use one of "
+                    f"{', '.join('.' + k for k in sorted(known))}."
+                )
 
 
 def emit_json(args, summary):
@@ -209,8 +252,10 @@ def progress(estimator, args, description):
     if "callbacks" in params and not quiet:
         total = params.get("max_iter") or None
         with tqdm(total=total, desc=description, unit="it", leave=False, mininterval=0.5) as bar:
+
             def tick(iteration, *_):
                 bar.update(max(0, min(iteration, total or iteration) - bar.n))
+
             estimator.set_params(callbacks=[*(params["callbacks"] or []), tick])
             try:
                 yield

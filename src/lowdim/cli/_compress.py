@@ -35,15 +35,32 @@ def run(args, say):
     with progress(None, args, "compress"):
         result = compress_image(image, patch=args.patch, n_components=args.n_components, random_state=args.seed)
     write_image(output, result.reconstruction)
-    error_curve(result.curve["k"], result.curve["relative_error"], curve, chosen=args.n_components,
-                title=f"{os.path.basename(args.image)}: {args.patch}x{args.patch} patches")
-    say(f"{args.image}: {image.shape[1]} x {image.shape[0]} pixels, {args.patch}x{args.patch} patches, "
+    error_curve(
+        result.curve["k"],
+        result.curve["relative_error"],
+        curve,
+        chosen=args.n_components,
+        title=f"{os.path.basename(args.image)}: {args.patch}x{args.patch} patches",
+    )
+    say(
+        f"{args.image}: {image.shape[1]} x {image.shape[0]} pixels, {args.patch}x{args.patch} patches, "
         f"k = {args.n_components}: relative L2 error {result.relative_error:.4f}, "
-        f"{result.compression_ratio:.1f}x fewer numbers")
+        f"{result.compression_ratio:.1f}x fewer numbers"
+    )
     say("  k: " + "  ".join(f"{k}:{e:.4f}" for k, e in zip(result.curve["k"], result.curve["relative_error"])))
     say(f"wrote {output} and {curve}")
-    emit_json(args, {"command": "compress", "image": args.image, "patch": args.patch,
-                     "n_components": args.n_components, "relative_error": result.relative_error,
-                     "compression_ratio": result.compression_ratio, "curve": result.curve,
-                     "output": output, "curve_plot": curve})
+    emit_json(
+        args,
+        {
+            "command": "compress",
+            "image": args.image,
+            "patch": args.patch,
+            "n_components": args.n_components,
+            "relative_error": result.relative_error,
+            "compression_ratio": result.compression_ratio,
+            "curve": result.curve,
+            "output": output,
+            "curve_plot": curve,
+        },
+    )
     return 0

@@ -12,11 +12,16 @@ LAZY_METHODS = ("kmeans", "minibatch-kmeans")
 
 def add_dask_argument(parser):
     """The ``--dask`` option (no value: a local cluster of this machine's cores)."""
-    parser.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER_ADDRESS",
-                        help="read INPUT lazily (Zarr store, Parquet file or folder of them, HDF5 "
-                             "dataset) and compute on a Dask cluster: the scheduler at the address "
-                             "given, or a local cluster of this machine's cores; the output is "
-                             "written block by block (.csv .parquet .npy .zarr)")
+    parser.add_argument(
+        "--dask",
+        nargs="?",
+        const="local",
+        metavar="SCHEDULER_ADDRESS",
+        help="read INPUT lazily (Zarr store, Parquet file or folder of them, HDF5 "
+        "dataset) and compute on a Dask cluster: the scheduler at the address "
+        "given, or a local cluster of this machine's cores; the output is "
+        "written block by block (.csv .parquet .npy .zarr)",
+    )
 
 
 @contextmanager
@@ -32,19 +37,21 @@ def dask_client(address, say):
         if address == "local":
             # the scheduler's HTTP server on any free port: with None it still tries 8787
             # and warns through the CLI when another cluster holds it
-            cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
-                                   dashboard_address=":0", processes=True)
+            cluster = LocalCluster(
+                n_workers=os.cpu_count() or 1, threads_per_worker=1, dashboard_address=":0", processes=True
+            )
             client = Client(cluster)
         else:
             client = Client(address, timeout="10s")
     except (OSError, TimeoutError) as exc:
-        raise UsageError(f"cannot reach the Dask scheduler at {address} ({exc}); start one with "
-                         "'dask scheduler', or give --dask without an address for a local "
-                         "cluster.") from None
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address} ({exc}); start one with "
+            "'dask scheduler', or give --dask without an address for a local "
+            "cluster."
+        ) from None
     try:
         workers = len(client.scheduler_info()["workers"])
-        say(f"Dask: {'local cluster' if cluster else 'scheduler'} at {client.scheduler.address}, "
-            f"{workers} worker(s)")
+        say(f"Dask: {'local cluster' if cluster else 'scheduler'} at {client.scheduler.address}, {workers} worker(s)")
         yield client
     finally:
         client.close()
@@ -57,11 +64,14 @@ def check_lazy_arguments(args):
     from ..io._lazy import lazy_format
 
     if args.dataset or not args.input:
-        raise UsageError("--dask reads INPUT from disk (Zarr, Parquet, HDF5); built-in datasets fit "
-                         "in memory: drop --dask.")
+        raise UsageError(
+            "--dask reads INPUT from disk (Zarr, Parquet, HDF5); built-in datasets fit in memory: drop --dask."
+        )
     if args.missing != "error":
-        raise UsageError(f"--missing {args.missing} is not available with --dask; remove or impute "
-                         "missing values first (a NaN stops the fit naming its row).")
+        raise UsageError(
+            f"--missing {args.missing} is not available with --dask; remove or impute "
+            "missing values first (a NaN stops the fit naming its row)."
+        )
     if not os.path.exists(args.input):
         raise UsageError(f"{args.input}: no such file or folder.")
     lazy_format(args.input)
@@ -100,16 +110,18 @@ def run_pca(args, say, n_components_of, summarize, finish):
     from ..decomposition import PCA
 
     if args.select == "cv":
-        raise UsageError("--select cv refits on folds of in-memory data; with --dask use -k, "
-                         "--variance or --select mle.")
+        raise UsageError(
+            "--select cv refits on folds of in-memory data; with --dask use -k, --variance or --select mle."
+        )
     check_lazy_arguments(args)
     check_outputs(args, args.output, args.scree)
     with dask_client(args.dask, say):
         X, _, labels = load_lazy(args, say)
         start = time.perf_counter()
         with fit_progress(args, "PCA on Dask"):
-            pca = PCA(n_components_of(args, X), solver=args.solver, standardize=args.standardize,
-                      random_state=args.seed).fit(X)
+            pca = PCA(
+                n_components_of(args, X), solver=args.solver, standardize=args.standardize, random_state=args.seed
+            ).fit(X)
         dims = summarize(args, say, pca, X, f" on Dask in {time.perf_counter() - start:.1f} s")
         if args.output:
             _write(args, pca.transform(X)[:, :dims], [f"PC{i + 1}" for i in range(dims)], labels, say)
@@ -122,32 +134,42 @@ def run_cluster(args, say):
     from ..methods import CLUSTERINGS, make_estimator, parse_params
 
     if args.method not in LAZY_METHODS:
-        raise UsageError(f"-m {args.method} needs the data in memory; with --dask use "
-                         f"{' or '.join(LAZY_METHODS)}.")
+        raise UsageError(f"-m {args.method} needs the data in memory; with --dask use {' or '.join(LAZY_METHODS)}.")
     for option in ("select", "plot", "curve"):
         if getattr(args, option):
             raise UsageError(f"--{option} works on in-memory data; with --dask give -k.")
     if args.standardize:
-        raise UsageError("--standardize is not available for clustering with --dask; scale the "
-                         "stored data first.")
+        raise UsageError("--standardize is not available for clustering with --dask; scale the stored data first.")
     check_lazy_arguments(args)
     check_outputs(args, args.output, args.save_model)
     k = args.n_clusters or 8
-    estimator = make_estimator(args.method, n_components=k, params=parse_params(args.param),
-                               seed=args.seed, table=CLUSTERINGS)
+    estimator = make_estimator(
+        args.method, n_components=k, params=parse_params(args.param), seed=args.seed, table=CLUSTERINGS
+    )
     with dask_client(args.dask, say):
         X, _, labels = load_lazy(args, say)
         start = time.perf_counter()
         with fit_progress(args, f"{args.method} on Dask"):
             estimator.fit(X)
-        say(f"{args.method} on Dask: {k} clusters of {X.shape[0]} rows in "
+        say(
+            f"{args.method} on Dask: {k} clusters of {X.shape[0]} rows in "
             f"{time.perf_counter() - start:.1f} s, {getattr(estimator, 'n_iter_', 1)} iteration(s), "
-            f"inertia {estimator.inertia_:.6g}")
+            f"inertia {estimator.inertia_:.6g}"
+        )
         if args.output:
             _write(args, estimator.predict(X)[:, None], ["cluster"], labels, say)
     if args.save_model:
         save(estimator, args.save_model)
         say(f"wrote {args.save_model}")
-    emit_json(args, {"command": "cluster", "dask": args.dask, "method": args.method, "n_clusters": k,
-                     "inertia": estimator.inertia_, "output": args.output})
+    emit_json(
+        args,
+        {
+            "command": "cluster",
+            "dask": args.dask,
+            "method": args.method,
+            "n_clusters": k,
+            "inertia": estimator.inertia_,
+            "output": args.output,
+        },
+    )
     return 0

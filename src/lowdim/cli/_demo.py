@@ -8,9 +8,12 @@ HELP = "run PCA, t-SNE, UMAP and k-means on built-in data; write a report and pl
 
 
 def add_arguments(parser):
-    parser.add_argument("--dataset", choices=DATASETS,
-                        default="digits", help="built-in data (default digits; fashion-mnist needs the "
-                                               "Debian package dataset-fashion-mnist)")
+    parser.add_argument(
+        "--dataset",
+        choices=DATASETS,
+        default="digits",
+        help="built-in data (default digits; fashion-mnist needs the Debian package dataset-fashion-mnist)",
+    )
     parser.add_argument("-o", "--output", default="lowdim-demo", help="output folder (default lowdim-demo)")
     parser.add_argument("--methods", default="pca,tsne,umap", help="embedding methods (default pca,tsne,umap)")
     add_run_arguments(parser)
@@ -37,15 +40,21 @@ def run(args, say):
     check_outputs(args, *paths.values())
     X, _, labels, _ = load_data(args, say)
     say(f"{args.dataset}: {X.shape[0]} x {X.shape[1]}, {len(set(labels.tolist()))} classes")
-    report = write_report(Namespace(**{**vars(args), "output": paths["report"]}), X, labels, methods,
-                          args.dataset, say)
+    report = write_report(Namespace(**{**vars(args), "output": paths["report"]}), X, labels, methods, args.dataset, say)
     for r in report.results:
         embedding_scatter(r.embedding, labels, paths[r.name], title=f"{r.name} of {args.dataset}")
     _scree_and_clusters(args, X, labels, report, paths, say)
     say(f"\nopen {os.path.abspath(paths['report'])}\nfigures in {os.path.abspath(folder)}/")
-    emit_json(args, {"command": "demo", "dataset": args.dataset, "folder": os.path.abspath(folder),
-                     "files": {k: os.path.abspath(v) for k, v in paths.items()},
-                     "methods": {r.name: {**r.metrics, "seconds": round(r.seconds, 3)} for r in report.results}})
+    emit_json(
+        args,
+        {
+            "command": "demo",
+            "dataset": args.dataset,
+            "folder": os.path.abspath(folder),
+            "files": {k: os.path.abspath(v) for k, v in paths.items()},
+            "methods": {r.name: {**r.metrics, "seconds": round(r.seconds, 3)} for r in report.results},
+        },
+    )
     return 0
 
 
@@ -58,7 +67,8 @@ def _scree_and_clusters(args, X, labels, report, paths, say):
     k = len(set(labels.tolist()))
     clusters = KMeans(n_clusters=k, random_state=args.seed).fit_predict(X)
     shown = report.results[-1]
-    embedding_scatter(shown.embedding, clusters, paths["clusters"],
-                      title=f"k-means (k={k}) clusters on the {shown.name} map")
+    embedding_scatter(
+        shown.embedding, clusters, paths["clusters"], title=f"k-means (k={k}) clusters on the {shown.name} map"
+    )
     say(f"k-means with k = {k} (the number of classes):")
     _agreement(clusters, labels, say)

@@ -33,15 +33,15 @@ def run(args, say):
     check_outputs(args, output)
     image = read_image(args.image)
     with progress(None, args, "denoise"):
-        cleaned = denoise_image(image, n_components=args.n_components, patch=args.patch, stride=args.stride,
-                                random_state=args.seed)
+        cleaned = denoise_image(
+            image, n_components=args.n_components, patch=args.patch, stride=args.stride, random_state=args.seed
+        )
     write_image(output, cleaned)
     summary = {"command": "denoise", "image": args.image, "n_components": args.n_components, "output": output}
     if args.reference:
         reference = read_image(args.reference, grey=image.ndim == 2)
         if reference.shape != image.shape:
-            raise DataFileError(f"{args.reference}: shape {reference.shape} differs from {args.image}'s "
-                                f"{image.shape}.")
+            raise DataFileError(f"{args.reference}: shape {reference.shape} differs from {args.image}'s {image.shape}.")
         summary.update(psnr_input=psnr(image, reference), psnr_output=psnr(cleaned, reference))
         say(f"PSNR against {args.reference}: {summary['psnr_input']:.2f} dB -> {summary['psnr_output']:.2f} dB")
     say(f"wrote {output}")

@@ -10,11 +10,19 @@ HELP = "eigenfaces of a folder of face images (one sub-folder per person) or an 
 
 
 def add_arguments(parser):
-    parser.add_argument("input", nargs="?", help="folder with one sub-folder per person, or .npz with "
-                                                 "'images' (n, H, W) and 'labels'; default: the ORL faces")
+    parser.add_argument(
+        "input",
+        nargs="?",
+        help="folder with one sub-folder per person, or .npz with "
+        "'images' (n, H, W) and 'labels'; default: the ORL faces",
+    )
     parser.add_argument("-k", "--n-components", type=int, default=40, help="components (default 40)")
-    parser.add_argument("--train-per-person", type=int, default=5,
-                        help="training images per person for the recognition test (default 5)")
+    parser.add_argument(
+        "--train-per-person",
+        type=int,
+        default=5,
+        help="training images per person for the recognition test (default 5)",
+    )
     parser.add_argument("-o", "--output", default="eigenfaces", help="output folder (default eigenfaces)")
     add_run_arguments(parser)
 
@@ -32,7 +40,6 @@ def load_faces(path):
 
         return read_image_folder(path)
     if path.endswith(".npz"):
-
         images = np.load(path, allow_pickle=False)
         if "images" not in images or images["images"].ndim != 3:
             raise DataFileError(f"{path}: needs an array 'images' of shape (n, H, W).")
@@ -55,8 +62,9 @@ def run(args, say):
     pca = PCA(n_components=k, random_state=args.seed).fit(X)
     say(f"{n} faces of {h} x {w} pixels; {k} eigenfaces explain {pca.explained_variance_ratio_.sum():.1%}")
     image_grid(pca.mean_[None], (h, w), paths[0], normalize=False, title="mean face")
-    image_grid(pca.components_[:16], (h, w), paths[1], titles=[f"{i + 1}" for i in range(min(16, k))],
-               title="eigenfaces")
+    image_grid(
+        pca.components_[:16], (h, w), paths[1], titles=[f"{i + 1}" for i in range(min(16, k))], title="eigenfaces"
+    )
     _reconstructions(pca, X, (h, w), paths[2])
     with progress(None, args, "recognition"):
         accuracy = _recognition(X, labels, args) if labels is not None else {}
@@ -65,9 +73,18 @@ def run(args, say):
         say(f"  one face space for all, nearest neighbour on weights: {accuracy['shared']:.3f}")
         say(f"  one subspace per person, best reconstruction:        {accuracy['per-class']:.3f}")
     say(f"wrote {', '.join(paths)}")
-    emit_json(args, {"command": "eigenfaces", "n_images": n, "image_shape": [h, w], "n_components": k,
-                     "explained_variance": float(pca.explained_variance_ratio_.sum()), "accuracy": accuracy,
-                     "files": paths})
+    emit_json(
+        args,
+        {
+            "command": "eigenfaces",
+            "n_images": n,
+            "image_shape": [h, w],
+            "n_components": k,
+            "explained_variance": float(pca.explained_variance_ratio_.sum()),
+            "accuracy": accuracy,
+            "files": paths,
+        },
+    )
     return 0
 
 
@@ -82,8 +99,15 @@ def _reconstructions(pca, X, shape, path):
         rows.append(face)
         rows.extend(w[:k] @ pca.components_[:k] + pca.mean_ for k in ks)
     titles = (["original"] + [f"k={k}" for k in ks]) * len(faces)
-    image_grid(np.array(rows), shape, path, titles=titles, n_cols=len(ks) + 1, normalize=False,
-               title="reconstructions from the leading eigenfaces")
+    image_grid(
+        np.array(rows),
+        shape,
+        path,
+        titles=titles,
+        n_cols=len(ks) + 1,
+        normalize=False,
+        title="reconstructions from the leading eigenfaces",
+    )
 
 
 def _recognition(X, labels, args):

@@ -11,8 +11,13 @@ def add_arguments(parser):
     add_data_arguments(parser)
     parser.add_argument("-m", "--method", default="pca", help="method name (default pca; --list shows all)")
     parser.add_argument("-k", "--n-components", type=int, default=2, help="output dimensions (default 2)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="method parameter, e.g. --param perplexity=50; repeatable")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="method parameter, e.g. --param perplexity=50; repeatable",
+    )
     parser.add_argument("--plot", metavar="PNG", help="write a scatter plot of the first two dimensions")
     parser.add_argument("--save-model", metavar="PATH", help="save the fitted model (lowdim transform uses it)")
     parser.add_argument("--list", action="store_true", help="list the methods and exit")
@@ -22,8 +27,9 @@ def build(method_name, args, table):
     """The estimator for ``method_name`` with --param, -k and --seed applied."""
     from ..methods import make_estimator, parse_params
 
-    return make_estimator(method_name, n_components=args.n_components, params=parse_params(args.param),
-                          seed=args.seed, table=table)
+    return make_estimator(
+        method_name, n_components=args.n_components, params=parse_params(args.param), seed=args.seed, table=table
+    )
 
 
 def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
@@ -67,9 +73,20 @@ def run(args, say):
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
     _write(args, Z, labels, estimator, say, row_ids)
-    emit_json(args, {"command": "embed", "method": args.method, "n_samples": X.shape[0],
-                     "n_features": X.shape[1], "n_components": Z.shape[1], "seconds": round(seconds, 3),
-                     "output": args.output, "plot": args.plot, "model": args.save_model})
+    emit_json(
+        args,
+        {
+            "command": "embed",
+            "method": args.method,
+            "n_samples": X.shape[0],
+            "n_features": X.shape[1],
+            "n_components": Z.shape[1],
+            "seconds": round(seconds, 3),
+            "output": args.output,
+            "plot": args.plot,
+            "model": args.save_model,
+        },
+    )
     return 0
 
 
@@ -77,8 +94,15 @@ def _write(args, Z, labels, estimator, say, row_ids=None):
     if args.output:
         from ..io import write_table
 
-        write_table(args.output, Z, [f"{args.method}{i + 1}" for i in range(Z.shape[1])], labels=labels,
-                    label_name=label_name(args), row_ids=row_ids, overwrite=True)
+        write_table(
+            args.output,
+            Z,
+            [f"{args.method}{i + 1}" for i in range(Z.shape[1])],
+            labels=labels,
+            label_name=label_name(args),
+            row_ids=row_ids,
+            overwrite=True,
+        )
         say(f"wrote {args.output}")
     if args.plot:
         if Z.shape[1] < 2:

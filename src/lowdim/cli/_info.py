@@ -32,20 +32,38 @@ def run(args, say):
     estimates = {name: memory_estimate(name, n, d) for name in {**EMBEDDINGS, **CLUSTERINGS}}
     if not (args.quiet or args.json):
         print(f"{n} rows x {d} numeric columns, dtype {X.dtype}, {_size(X.nbytes)} in memory")
-        print(f"missing values: {int(holes.sum())}" + (
-            " (" + ", ".join(f"{names[j]}: {holes[j]}" for j in np.flatnonzero(holes)[:8]) + ")"
-            if holes.any() else ""))
+        print(
+            f"missing values: {int(holes.sum())}"
+            + (
+                " (" + ", ".join(f"{names[j]}: {holes[j]}" for j in np.flatnonzero(holes)[:8]) + ")"
+                if holes.any()
+                else ""
+            )
+        )
         if labels is not None:
             classes, counts = np.unique(labels, return_counts=True)
-            print(f"labels: {classes.size} classes (" + ", ".join(
-                f"{c}: {k}" for c, k in zip(classes[:10], counts[:10])) + (", ..." if classes.size > 10 else "") + ")")
+            print(
+                f"labels: {classes.size} classes ("
+                + ", ".join(f"{c}: {k}" for c, k in zip(classes[:10], counts[:10]))
+                + (", ..." if classes.size > 10 else "")
+                + ")"
+            )
         print(f"memory estimate per method (available: {_size(avail)}):")
         for name, need in estimates.items():
             flag = "" if need < 0.8 * avail else "  <- exceeds available memory"
             print(f"  {name:<18} {_size(need):>10}{flag}")
-    emit_json(args, {"command": "info", "n_samples": n, "n_features": d, "dtype": str(X.dtype),
-                     "missing": int(holes.sum()), "missing_per_column": {names[j]: int(holes[j])
-                                                                        for j in np.flatnonzero(holes)},
-                     "n_classes": None if labels is None else int(np.unique(labels).size),
-                     "memory_bytes": estimates, "available_bytes": avail})
+    emit_json(
+        args,
+        {
+            "command": "info",
+            "n_samples": n,
+            "n_features": d,
+            "dtype": str(X.dtype),
+            "missing": int(holes.sum()),
+            "missing_per_column": {names[j]: int(holes[j]) for j in np.flatnonzero(holes)},
+            "n_classes": None if labels is None else int(np.unique(labels).size),
+            "memory_bytes": estimates,
+            "available_bytes": avail,
+        },
+    )
     return 0

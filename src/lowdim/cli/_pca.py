@@ -14,11 +14,13 @@ def add_arguments(parser):
     size.add_argument("-k", "--n-components", type=int, help="number of components")
     size.add_argument("--variance", type=float, help="keep the smallest k explaining this fraction (0-1)")
     size.add_argument("--select", choices=["mle", "cv"], help="choose k by Minka's MLE or cross-validation")
-    parser.add_argument("--solver", default="auto",
-                        choices=["auto", "covariance", "gram", "svd", "randomized", "power", "lanczos"])
+    parser.add_argument(
+        "--solver", default="auto", choices=["auto", "covariance", "gram", "svd", "randomized", "power", "lanczos"]
+    )
     parser.add_argument("--scree", metavar="PNG", help="write a scree plot")
-    parser.add_argument("--embedding-dims", type=int,
-                        help="write only the first D projected coordinates (default: all kept)")
+    parser.add_argument(
+        "--embedding-dims", type=int, help="write only the first D projected coordinates (default: all kept)"
+    )
     add_dask_argument(parser)
 
 
@@ -54,15 +56,21 @@ def run(args, say):
         return run_pca(args, say, _n_components, summarize, finish)
     check_outputs(args, args.output, args.scree, tables=[args.output], figures=[args.scree])
     X, _, labels, row_ids = load_data(args, say)
-    pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed,
-              verbose=not (args.quiet or args.json))
+    pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed, verbose=not (args.quiet or args.json))
     Z = pca.fit_transform(X)
     dims = summarize(args, say, pca, X)
     if args.output:
         from ..io import write_table
 
-        write_table(args.output, Z[:, :dims], [f"PC{i + 1}" for i in range(dims)], labels=labels,
-                    label_name=label_name(args), row_ids=row_ids, overwrite=True)
+        write_table(
+            args.output,
+            Z[:, :dims],
+            [f"PC{i + 1}" for i in range(dims)],
+            labels=labels,
+            label_name=label_name(args),
+            row_ids=row_ids,
+            overwrite=True,
+        )
         say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
     return finish(args, say, pca, X)
 
@@ -72,17 +80,28 @@ def finish(args, say, pca, X, **summary):
     if args.scree:
         _scree(args, X, pca)
         say(f"wrote {args.scree}")
-    emit_json(args, {"command": "pca", **summary, "solver": pca.solver_, "n_components": pca.n_components_,
-                     "explained_variance_ratio": pca.explained_variance_ratio_,
-                     "output": args.output, "scree": args.scree})
+    emit_json(
+        args,
+        {
+            "command": "pca",
+            **summary,
+            "solver": pca.solver_,
+            "n_components": pca.n_components_,
+            "explained_variance_ratio": pca.explained_variance_ratio_,
+            "output": args.output,
+            "scree": args.scree,
+        },
+    )
     return 0
 
 
 def summarize(args, say, pca, X, how=""):
     """Print what was kept and the variance table; return the number of coordinates to
     write (``--embedding-dims``, checked)."""
-    say(f"PCA of {X.shape[0]} x {X.shape[1]} data{how}, solver '{pca.solver_}', kept {pca.n_components_} "
-        f"components explaining {pca.explained_variance_ratio_.sum():.2%} of the variance")
+    say(
+        f"PCA of {X.shape[0]} x {X.shape[1]} data{how}, solver '{pca.solver_}', kept {pca.n_components_} "
+        f"components explaining {pca.explained_variance_ratio_.sum():.2%} of the variance"
+    )
     say(format_table(pca))
     dims = pca.n_components_ if args.embedding_dims is None else args.embedding_dims
     if not 1 <= dims <= pca.n_components_:
@@ -97,5 +116,4 @@ def _scree(args, X, pca):
 
     shown = min(50, *X.shape)
     full = pca if pca.n_components_ >= shown else PCA(shown, random_state=args.seed).fit(X)
-    scree_plot(full.explained_variance_ratio_[:shown], args.scree, n_chosen=pca.n_components_,
-               title="PCA scree plot")
+    scree_plot(full.explained_variance_ratio_[:shown], args.scree, n_chosen=pca.n_components_, title="PCA scree plot")

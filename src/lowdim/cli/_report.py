@@ -7,10 +7,16 @@ HELP = "fit several methods and write one HTML page: summary, scree plot, embedd
 
 def add_arguments(parser):
     add_data_arguments(parser, needs_output=True)
-    parser.add_argument("--methods", default="pca,tsne,umap", help="comma-separated method names (default "
-                                                                   "pca,tsne,umap)")
-    parser.add_argument("--param", action="append", default=[], metavar="METHOD.NAME=VALUE",
-                        help="a method's parameter, e.g. --param tsne.perplexity=50; repeatable")
+    parser.add_argument(
+        "--methods", default="pca,tsne,umap", help="comma-separated method names (default pca,tsne,umap)"
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="METHOD.NAME=VALUE",
+        help="a method's parameter, e.g. --param tsne.perplexity=50; repeatable",
+    )
 
 
 def method_params(pairs):
@@ -30,8 +36,15 @@ def write_report(args, X, labels, methods, source, say):
     """Build the report with progress bars, write it, print the quality table; returns it."""
     from ..report import build_report
 
-    report = build_report(X, labels, methods, source=source, seed=args.seed, params=method_params(args.param),
-                          progress=lambda est, name: progress(est, args, name))
+    report = build_report(
+        X,
+        labels,
+        methods,
+        source=source,
+        seed=args.seed,
+        params=method_params(args.param),
+        progress=lambda est, name: progress(est, args, name),
+    )
     from ..io._atomic import atomic_path
 
     with atomic_path(args.output, overwrite=True) as tmp, open(tmp, "w", encoding="utf-8") as fh:
@@ -53,6 +66,13 @@ def run(args, say):
     check_outputs(args, args.output, pages=[args.output])
     X, _, labels, _ = load_data(args, say)
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)
-    emit_json(args, {"command": "report", "output": args.output, "summary": report.summary,
-                     "methods": {r.name: {**r.metrics, "seconds": round(r.seconds, 3)} for r in report.results}})
+    emit_json(
+        args,
+        {
+            "command": "report",
+            "output": args.output,
+            "summary": report.summary,
+            "methods": {r.name: {**r.metrics, "seconds": round(r.seconds, 3)} for r in report.results},
+        },
+    )
     return 0

@@ -26,8 +26,9 @@ COMMANDS = {
 
 def build_parser():
     """The argument parser with one sub-parser per registered command."""
-    parser = argparse.ArgumentParser(prog="lowdim", description="Dimensionality reduction and "
-                                     "unsupervised structure discovery.")
+    parser = argparse.ArgumentParser(
+        prog="lowdim", description="Dimensionality reduction and unsupervised structure discovery."
+    )
     from .._version import __version__
 
     parser.add_argument("--version", action="version", version=f"lowdim {__version__}")
@@ -108,8 +109,10 @@ def main(argv=None):
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
         if args.debug:
             raise
-        print(f"lowdim {args.command}: internal error: {type(exc).__name__}: {exc} "
-              "(rerun with --debug for a traceback)", file=sys.stderr)
+        print(
+            f"lowdim {args.command}: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 

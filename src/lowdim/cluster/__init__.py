@@ -6,5 +6,12 @@ from ._kmedoids import KMedoids
 from ._minibatch import MiniBatchKMeans
 from ._select import ClusterCountSelection, knee_point, select_n_clusters
 
-__all__ = ["ClusterCountSelection", "GaussianMixture", "KMeans", "KMedoids", "MiniBatchKMeans", "knee_point",
-           "select_n_clusters"]
+__all__ = [
+    "ClusterCountSelection",
+    "GaussianMixture",
+    "KMeans",
+    "KMedoids",
+    "MiniBatchKMeans",
+    "knee_point",
+    "select_n_clusters",
+]

@@ -26,8 +26,9 @@ def check_n_clusters(n_clusters, n_samples):
     >>> check_n_clusters(2, 5)
     """
     if n_clusters > n_samples:
-        raise ValueError(f"n_clusters={n_clusters} must be at most n_samples={n_samples}; "
-                         "lower n_clusters or pass more samples.")
+        raise ValueError(
+            f"n_clusters={n_clusters} must be at most n_samples={n_samples}; lower n_clusters or pass more samples."
+        )
 
 
 def resolve_n_init(n_init, init, random_starts):
@@ -52,17 +53,20 @@ def warn_fewer_clusters(representatives, n_clusters, name):
     ``representatives`` are the centres (rows) or, without coordinates, the labels."""
     found = np.unique(representatives, axis=0).shape[0]
     if found < n_clusters:
-        warnings.warn(f"{name}: only {found} distinct clusters found for n_clusters={n_clusters}; "
-                      "X has fewer distinct points than clusters. Lower n_clusters.",
-                      ConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"{name}: only {found} distinct clusters found for n_clusters={n_clusters}; "
+            "X has fewer distinct points than clusters. Lower n_clusters.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
-class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin,
-                        TransformerMixin, BaseEstimator):
+class CentroidClusterer(
+    ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
+):
     """Clusters represented by centres: distances to them are computed on ``X - offset_``
     (the column means, in X's dtype), which keeps float32 data far from the origin
     precise; ``offset_centers_`` are the centres in those coordinates (float64)."""
-
 
     @property
     def _n_features_out(self):
@@ -96,8 +100,7 @@ class CentroidClusterer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, Cl
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self)
-        return map_rows(method, X, n_out, dtype, n_features=self.n_features_in_,
-                        estimator_name=type(self).__name__)
+        return map_rows(method, X, n_out, dtype, n_features=self.n_features_in_, estimator_name=type(self).__name__)
 
     def _centered_input(self, X):
         """Validated new data, its centred copy (sparse data as they are) and squared

@@ -182,10 +182,25 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         "callbacks": [NONE, InstanceOf(list, tuple)],
     }
 
-    def __init__(self, n_components=1, *, covariance_type="full", tol=1e-3, reg_covar=1e-6,
-                 max_iter=100, n_init=1, init_params="kmeans", weights_init=None, means_init=None,
-                 precisions_init=None, random_state=None, warm_start=False, verbose=0, verbose_interval=10,
-                 callbacks=None):
+    def __init__(
+        self,
+        n_components=1,
+        *,
+        covariance_type="full",
+        tol=1e-3,
+        reg_covar=1e-6,
+        max_iter=100,
+        n_init=1,
+        init_params="kmeans",
+        weights_init=None,
+        means_init=None,
+        precisions_init=None,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+        verbose_interval=10,
+        callbacks=None,
+    ):
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.tol = tol
@@ -237,7 +252,8 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         if self.precisions_init is not None:
             shape = {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[self.covariance_type]
             params.covariances = invert_covariance_layout(
-                self._given(self.precisions_init, shape, "precisions_init"), self.covariance_type)
+                self._given(self.precisions_init, shape, "precisions_init"), self.covariance_type
+            )
         return params
 
     @staticmethod
@@ -258,21 +274,35 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         if self.max_iter == 0:  # the initialisation itself, scored (scikit-learn's way to inspect it)
             bound = float(np.mean(self._expectation(Xc, missing, params)[0]))
             return LoopResult(state=(params, bound), objective=-bound, n_iter=0, history=[])
-        return run_loop(step, (params, -np.inf), max_iter=self.max_iter, tol=self.tol,
-                        callbacks=self.callbacks or (), verbose=self.verbose_interval if self.verbose else 0,
-                        label="GaussianMixture EM")
+        return run_loop(
+            step,
+            (params, -np.inf),
+            max_iter=self.max_iter,
+            tol=self.tol,
+            callbacks=self.callbacks or (),
+            verbose=self.verbose_interval if self.verbose else 0,
+            label="GaussianMixture EM",
+        )
 
     def _warm_params(self, Xc):
         """The last fit's parameters, in the new data's centred coordinates (warm_start)."""
         if not (self.warm_start and "weights_" in self.__dict__):
             return None
-        if self.means_.shape != (self.n_components, Xc.shape[1]) or self.covariances_.ndim != {
-                "full": 3, "tied": 2, "diag": 2, "spherical": 1}[self.covariance_type]:
-            raise ValueError(f"warm_start continues the last fit, which had {self.means_.shape[0]} components on "
-                             f"{self.means_.shape[1]} features and covariance_type to match; refit without "
-                             "warm_start to change them.")
-        return GaussianParams(self.weights_.astype(np.float64), self.means_.astype(np.float64) - self.offset_,
-                              self.covariances_.astype(np.float64), self.covariance_type)
+        if (
+            self.means_.shape != (self.n_components, Xc.shape[1])
+            or self.covariances_.ndim != {"full": 3, "tied": 2, "diag": 2, "spherical": 1}[self.covariance_type]
+        ):
+            raise ValueError(
+                f"warm_start continues the last fit, which had {self.means_.shape[0]} components on "
+                f"{self.means_.shape[1]} features and covariance_type to match; refit without "
+                "warm_start to change them."
+            )
+        return GaussianParams(
+            self.weights_.astype(np.float64),
+            self.means_.astype(np.float64) - self.offset_,
+            self.covariances_.astype(np.float64),
+            self.covariance_type,
+        )
 
     def fit(self, X, y=None):
         """Estimate the mixture parameters by EM.
@@ -289,8 +319,10 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         validate_params(self)
         X = self._validate_input(X, reset=True, allow_nan=True)
         if self.n_components > X.shape[0]:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={X.shape[0]}; "
-                             "lower n_components or pass more samples.")
+            raise ValueError(
+                f"n_components={self.n_components} must be at most n_samples={X.shape[0]}; "
+                "lower n_components or pass more samples."
+            )
         with np.errstate(invalid="ignore"):
             empty = np.flatnonzero(np.all(np.isnan(X), axis=0))
         if empty.size:
@@ -305,15 +337,19 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         if warm is not None:  # one run from where the last fit ended (n_init ignored, as scikit-learn)
             best = self._em(Xc, missing, warm)
         else:
-            best = best_of_restarts(lambda r: self._em(Xc, missing, self._initial_params(Xc, missing, r)),
-                                    self.n_init, rng)
+            best = best_of_restarts(
+                lambda r: self._em(Xc, missing, self._initial_params(Xc, missing, r)), self.n_init, rng
+            )
         params, bound = best.state
         self._store(params, X.dtype)
         self.lower_bound_, self.n_iter_, self.converged_ = bound, int(best.n_iter), bool(best.converged)
         self.lower_bounds_ = [-value for value in best.history]
         if self.max_iter == 0:
-            warnings.warn("GaussianMixture: max_iter=0 returns the initialisation without any EM step; "
-                          "raise max_iter to fit.", ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                "GaussianMixture: max_iter=0 returns the initialisation without any EM step; raise max_iter to fit.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def _store(self, params, dtype):
@@ -326,8 +362,12 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.offset_means_ = params.means
 
     def _params(self):
-        return GaussianParams(self.weights_.astype(np.float64), self.offset_means_,
-                              self.covariances_.astype(np.float64), self.covariance_type)
+        return GaussianParams(
+            self.weights_.astype(np.float64),
+            self.offset_means_,
+            self.covariances_.astype(np.float64),
+            self.covariance_type,
+        )
 
     # ----------------------------------------------------------------- using the model
     def _posterior(self, X):

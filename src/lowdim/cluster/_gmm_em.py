@@ -47,7 +47,8 @@ def _collapse(k, reg_covar):
     return CollapsedComponentError(
         f"Gaussian mixture component {k} collapsed: its covariance is not positive definite "
         f"(too few or identical points in it). Increase reg_covar (now {reg_covar:g}), lower "
-        "n_components, or scale the data.")
+        "n_components, or scale the data."
+    )
 
 
 def _cholesky(S, k, reg_covar):

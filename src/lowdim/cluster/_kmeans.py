@@ -55,8 +55,9 @@ def initial_centers(init, X, n_clusters, rng, weights, x_sq, offset):
     if not isinstance(init, str):
         C = check_array(init, name="init", estimator_name="KMeans")
         if C.shape != (n_clusters, X.shape[1]):
-            raise ValueError(f"init has shape {C.shape}; it must be (n_clusters, n_features) = "
-                             f"({n_clusters}, {X.shape[1]}).")
+            raise ValueError(
+                f"init has shape {C.shape}; it must be (n_clusters, n_features) = ({n_clusters}, {X.shape[1]})."
+            )
         return C.astype(np.float64) - offset
     if init == "random":
         return random_rows(X, n_clusters, rng, weights=weights)
@@ -138,8 +139,20 @@ class KMeans(CentroidClusterer):
         "callbacks": [NONE, InstanceOf(list, tuple)],
     }
 
-    def __init__(self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4,
-                 verbose=0, random_state=None, copy_x=True, algorithm="auto", callbacks=None):
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="k-means++",
+        n_init="auto",
+        max_iter=300,
+        tol=1e-4,
+        verbose=0,
+        random_state=None,
+        copy_x=True,
+        algorithm="auto",
+        callbacks=None,
+    ):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -159,20 +172,32 @@ class KMeans(CentroidClusterer):
         check_n_clusters(self.n_clusters, n)
         init = self.init
         if callable(init):
-            raise TypeError("a callable init needs the data in memory; on a dask array use "
-                            "'k-means||' (or 'k-means++', which runs as it), 'random' or an array.")
+            raise TypeError(
+                "a callable init needs the data in memory; on a dask array use "
+                "'k-means||' (or 'k-means++', which runs as it), 'random' or an array."
+            )
         if not isinstance(init, str):
             init = check_array(init, name="init", estimator_name=name)
             if init.shape != (self.n_clusters, d):
-                raise ValueError(f"init has shape {init.shape}; it must be (n_clusters, n_features) = "
-                                 f"({self.n_clusters}, {d}).")
+                raise ValueError(
+                    f"init has shape {init.shape}; it must be (n_clusters, n_features) = ({self.n_clusters}, {d})."
+                )
         self.algorithm_ = resolve_algorithm(self.algorithm, self.n_clusters, d)
         self.n_init_ = self._resolve_n_init()
         with progress_wanted(self.verbose):
-            fit = dask_kmeans(X, sample_weight, n_clusters=self.n_clusters, init=init, algorithm=self.algorithm_,
-                              n_init=self.n_init_, max_iter=self.max_iter, tol=self.tol,
-                              rng=check_random_state(self.random_state), callbacks=self.callbacks or (),
-                              verbose=self.verbose)
+            fit = dask_kmeans(
+                X,
+                sample_weight,
+                n_clusters=self.n_clusters,
+                init=init,
+                algorithm=self.algorithm_,
+                n_init=self.n_init_,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                rng=check_random_state(self.random_state),
+                callbacks=self.callbacks or (),
+                verbose=self.verbose,
+            )
         warn_constant_features(fit.variances, name, CLUSTER_NOTE)
         self.n_features_in_, self.offset_ = d, fit.offset
         self._store_centers(fit.centers, X.dtype)
@@ -214,11 +239,27 @@ class KMeans(CentroidClusterer):
         def run_once(rng):
             start = initial_centers(self.init, Xc, self.n_clusters, rng, weights, x_sq, self.offset_)
             if sparse:
-                return sparse_kmeans(Xc, weights, start, x_sq, max_iter=self.max_iter, tol=self.tol * mean_var,
-                                     callbacks=self.callbacks or (), verbose=self.verbose)
-            return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm_,
-                                 max_iter=self.max_iter, tol=self.tol * mean_var,
-                                 callbacks=self.callbacks or (), verbose=self.verbose)
+                return sparse_kmeans(
+                    Xc,
+                    weights,
+                    start,
+                    x_sq,
+                    max_iter=self.max_iter,
+                    tol=self.tol * mean_var,
+                    callbacks=self.callbacks or (),
+                    verbose=self.verbose,
+                )
+            return kmeans_single(
+                Xc,
+                weights,
+                start,
+                x_sq,
+                algorithm=self.algorithm_,
+                max_iter=self.max_iter,
+                tol=self.tol * mean_var,
+                callbacks=self.callbacks or (),
+                verbose=self.verbose,
+            )
 
         best = best_of_restarts(run_once, self.n_init_, rng)
         self._store_centers(best.state.centers, X.dtype)

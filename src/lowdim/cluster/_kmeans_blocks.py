@@ -67,8 +67,7 @@ def candidate_round(block, weights, state, offset, new, first_index, rate, seed)
         state = CandidateState(dist, lab + first_index)
     else:
         closer = dist < state.closest
-        state = CandidateState(np.where(closer, dist, state.closest),
-                               np.where(closer, lab + first_index, state.owner))
+        state = CandidateState(np.where(closer, dist, state.closest), np.where(closer, lab + first_index, state.owner))
     rows = np.empty((0, Xc.shape[1]))
     if rate is not None:
         u = np.random.default_rng(seed).random(Xc.shape[0])
@@ -104,10 +103,24 @@ def _step(Xc, x_sq, w, state, geo, algorithm):
     moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
     C = np.ascontiguousarray(geo.centers, dtype=Xc.dtype)
-    hamerly_pass(Xc, x_sq, C, np.ascontiguousarray(C.T), np.einsum("ij,ij->i", geo.centers, geo.centers),
-                 geo.half if bounds else np.zeros(k), geo.shift if bounds else np.zeros(k),
-                 state.labels, state.upper, state.lower, bounds, CHUNK, 8 * np.finfo(Xc.dtype).eps,
-                 moved, prev, n_moved)
+    hamerly_pass(
+        Xc,
+        x_sq,
+        C,
+        np.ascontiguousarray(C.T),
+        np.einsum("ij,ij->i", geo.centers, geo.centers),
+        geo.half if bounds else np.zeros(k),
+        geo.shift if bounds else np.zeros(k),
+        state.labels,
+        state.upper,
+        state.lower,
+        bounds,
+        CHUNK,
+        8 * np.finfo(Xc.dtype).eps,
+        moved,
+        prev,
+        n_moved,
+    )
     return int(apply_moves(Xc, w, moved, prev, state.labels, n_moved, CHUNK, state.sums, state.wsum))
 
 
@@ -123,8 +136,15 @@ def lloyd_pass(block, weights, state, offset, geo, algorithm, n_far):
 
     Xc, x_sq, w = centered_block(block, offset, weights)
     if state is not None:  # never change a task's input: a retried task would see it changed
-        state = KMeansState(None, state.labels.copy(), state.sums.copy(), state.wsum.copy(), False,
-                            state.upper.copy(), state.lower.copy())
+        state = KMeansState(
+            None,
+            state.labels.copy(),
+            state.sums.copy(),
+            state.wsum.copy(),
+            False,
+            state.upper.copy(),
+            state.lower.copy(),
+        )
     with blas_limit(1):
         if state is None:
             state = bounded_start(Xc, w, geo.centers, x_sq, algorithm)
@@ -135,11 +155,15 @@ def lloyd_pass(block, weights, state, offset, geo, algorithm, n_far):
     point_distances(Xc, geo.centers, state.labels, dist)
     far = np.argsort(-dist, kind="stable")[:n_far]
     state.centers = None  # the driver keeps the centres
-    return state, (state.sums.copy(), state.wsum.copy(), changed, float(w @ dist**2),
-                   (Xc[far].astype(np.float64), dist[far] ** 2))
+    return state, (
+        state.sums.copy(),
+        state.wsum.copy(),
+        changed,
+        float(w @ dist**2),
+        (Xc[far].astype(np.float64), dist[far] ** 2),
+    )
 
 
 def block_labels(state):
     """The labels a block state holds (fetched once, at the end of a fit)."""
     return state.labels
-

@@ -63,9 +63,15 @@ def kmeans_parallel(runner, offset, S, sw, n_clusters, rng, rounds=5, oversampli
         sampled = np.concatenate([rows for rows, _ in smalls])
         return sampled, np.sum([owned for _, owned in smalls], axis=0)
 
-    return parallel_seeding(round_pass, first, n_clusters, rng, rounds=rounds, oversampling=oversampling,
-                            too_few=lambda: kmeans_plusplus(S, n_clusters, rng, weights=sw,
-                                                            x_sq=np.einsum("ij,ij->i", S, S))[0])
+    return parallel_seeding(
+        round_pass,
+        first,
+        n_clusters,
+        rng,
+        rounds=rounds,
+        oversampling=oversampling,
+        too_few=lambda: kmeans_plusplus(S, n_clusters, rng, weights=sw, x_sq=np.einsum("ij,ij->i", S, S))[0],
+    )
 
 
 @dataclass
@@ -88,8 +94,16 @@ def _assign_pass(runner, offset, states, geo, algorithm):
     states, smalls = runner.run(kb.lloyd_pass, states, offset, geo, algorithm, n_far)
     sums, wsum, changed, inertia, far = zip(*smalls)
     rows, dist = (np.concatenate(p) for p in zip(*far))
-    return PassResult(geo.centers, states, np.sum(sums, axis=0), np.sum(wsum, axis=0),
-                      int(sum(changed)), float(sum(inertia)), rows, dist)
+    return PassResult(
+        geo.centers,
+        states,
+        np.sum(sums, axis=0),
+        np.sum(wsum, axis=0),
+        int(sum(changed)),
+        float(sum(inertia)),
+        rows,
+        dist,
+    )
 
 
 def _next_centers(res):
@@ -117,8 +131,15 @@ def lloyd(runner, offset, centers, *, algorithm, max_iter, tol, callbacks, verbo
         res = _assign_pass(runner, offset, res.block_states, kb.Geometry(new, shift, half, cd), algorithm)
         return res, res.inertia, 0.0 if res.changed == 0 else float(np.sum(shift**2))
 
-    return run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose,
-                    label=f"KMeans ({algorithm}, dask)")
+    return run_loop(
+        step,
+        start,
+        max_iter=max_iter,
+        tol=tol,
+        callbacks=callbacks,
+        verbose=verbose,
+        label=f"KMeans ({algorithm}, dask)",
+    )
 
 
 def _start(init, runner, offset, S, sw, n_clusters, rng):
@@ -143,8 +164,7 @@ class DaskKMeansFit:
     n_iter: int
 
 
-def dask_kmeans(X, sample_weight, *, n_clusters, init, algorithm, n_init, max_iter, tol, rng, callbacks=(),
-                verbose=0):
+def dask_kmeans(X, sample_weight, *, n_clusters, init, algorithm, n_init, max_iter, tol, rng, callbacks=(), verbose=0):
     """k-means of the dask array ``X`` (checked by the caller) over its row blocks.
 
     ``init`` is 'k-means||' (what 'k-means++' runs as here: greedy k-means++ needs one
@@ -170,12 +190,26 @@ def dask_kmeans(X, sample_weight, *, n_clusters, init, algorithm, n_init, max_it
     mean_var = float(np.mean(variances) * (n - 1) / n)
 
     def run_once(rng):
-        return lloyd(runner, offset, _start(init, runner, offset, S, sw, n_clusters, rng), algorithm=algorithm,
-                     max_iter=max_iter, tol=tol * mean_var, callbacks=callbacks, verbose=verbose)
+        return lloyd(
+            runner,
+            offset,
+            _start(init, runner, offset, S, sw, n_clusters, rng),
+            algorithm=algorithm,
+            max_iter=max_iter,
+            tol=tol * mean_var,
+            callbacks=callbacks,
+            verbose=verbose,
+        )
 
     best = best_of_restarts(run_once, n_init, rng)
-    return DaskKMeansFit(offset, variances, best.state.centers, fetch_labels(best.state.block_states),
-                         best.state.inertia, int(best.n_iter))
+    return DaskKMeansFit(
+        offset,
+        variances,
+        best.state.centers,
+        fetch_labels(best.state.block_states),
+        best.state.inertia,
+        int(best.n_iter),
+    )
 
 
 def fetch_labels(states):
@@ -183,4 +217,3 @@ def fetch_labels(states):
     import dask
 
     return np.concatenate(compute(*[dask.delayed(kb.block_labels)(s) for s in states]))
-

@@ -118,8 +118,15 @@ def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling
         return sampled, np.bincount(owner, weights=weights, minlength=candidates.shape[0])
 
     first = dense_rows(X, _sample_by_potential(np.cumsum(weights), rng, 1))
-    return parallel_seeding(round_pass, first, n_clusters, rng, rounds=rounds, oversampling=oversampling,
-                            too_few=lambda: kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0])
+    return parallel_seeding(
+        round_pass,
+        first,
+        n_clusters,
+        rng,
+        rounds=rounds,
+        oversampling=oversampling,
+        too_few=lambda: kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0],
+    )
 
 
 def parallel_seeding(round_pass, first, n_clusters, rng, *, rounds, oversampling, too_few):

@@ -92,8 +92,15 @@ def pam_swap(D, medoids, *, max_iter, callbacks=(), verbose=0):
         medoids[pos[c]] = c
         return medoids, total + float(delta[c]), 1.0
 
-    return run_loop(step, np.asarray(medoids, dtype=np.int64), max_iter=max_iter, tol=0.0,
-                    callbacks=callbacks, verbose=verbose, label="KMedoids (pam)")
+    return run_loop(
+        step,
+        np.asarray(medoids, dtype=np.int64),
+        max_iter=max_iter,
+        tol=0.0,
+        callbacks=callbacks,
+        verbose=verbose,
+        label="KMedoids (pam)",
+    )
 
 
 def alternate(D, medoids, *, max_iter, callbacks=(), verbose=0):
@@ -107,12 +114,18 @@ def alternate(D, medoids, *, max_iter, callbacks=(), verbose=0):
         changed = cluster_medoids(D, nearest, medoids)
         return medoids, float(_nearest(D, medoids)[1].sum()), 1.0 if changed else 0.0
 
-    return run_loop(step, np.asarray(medoids, dtype=np.int64), max_iter=max_iter, tol=0.0,
-                    callbacks=callbacks, verbose=verbose, label="KMedoids (alternate)")
+    return run_loop(
+        step,
+        np.asarray(medoids, dtype=np.int64),
+        max_iter=max_iter,
+        tol=0.0,
+        callbacks=callbacks,
+        verbose=verbose,
+        label="KMedoids (alternate)",
+    )
 
 
-class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin,
-               BaseEstimator):
+class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """k-medoids: clusters represented by actual data points, for any dissimilarity.
 
     Minimises the total dissimilarity of the points to their nearest medoid. 'pam' is
@@ -163,8 +176,9 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         "random_state": [RANDOM_STATE],
     }
 
-    def __init__(self, n_clusters=8, *, metric="euclidean", method="alternate", init="build",
-                 max_iter=300, random_state=None):
+    def __init__(
+        self, n_clusters=8, *, metric="euclidean", method="alternate", init="build", max_iter=300, random_state=None
+    ):
         self.n_clusters = n_clusters
         self.metric = metric
         self.method = method
@@ -181,14 +195,18 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         n = X.shape[0]
         if self.metric == "precomputed":
             if X.shape[0] != X.shape[1]:
-                raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has "
-                                 f"shape {X.shape}.")
+                raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has shape {X.shape}.")
             if np.any(X < 0):
-                raise ValueError("metric='precomputed' needs non-negative dissimilarities; X has "
-                                 f"negative entries (min {X.min():g}).")
+                raise ValueError(
+                    "metric='precomputed' needs non-negative dissimilarities; X has "
+                    f"negative entries (min {X.min():g})."
+                )
             return X
-        require_memory(n * n * X.dtype.itemsize, f"KMedoids on {n} samples (an n x n dissimilarity matrix)",
-                       "subsample the data, or use KMeans (no pairwise matrix)")
+        require_memory(
+            n * n * X.dtype.itemsize,
+            f"KMedoids on {n} samples (an n x n dissimilarity matrix)",
+            "subsample the data, or use KMeans (no pairwise matrix)",
+        )
         mean, var = column_moments(X)
         warn_constant_features(var, "KMedoids", CLUSTER_NOTE, X=X)
         # Euclidean distances do not change with a shift; taking out the mean keeps the
@@ -201,8 +219,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         if not isinstance(self.init, str):
             idx = np.asarray(self.init, dtype=np.int64).ravel()
             if idx.shape != (self.n_clusters,) or idx.min() < 0 or idx.max() >= n or np.unique(idx).size != idx.size:
-                raise ValueError(f"init must be {self.n_clusters} distinct row indices in [0, {n}); "
-                                 f"got {self.init!r}.")
+                raise ValueError(f"init must be {self.n_clusters} distinct row indices in [0, {n}); got {self.init!r}.")
             return idx
         if self.init == "build":
             return build(D, self.n_clusters)
@@ -235,8 +252,9 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         self.inertia_ = float(dn.sum())
         self.n_iter_ = int(result.n_iter)
         self.cluster_centers_ = None if self.metric == "precomputed" else X[self.medoid_indices_].copy()
-        warn_fewer_clusters(self.labels_ if self.cluster_centers_ is None else self.cluster_centers_,
-                            self.n_clusters, "KMedoids")
+        warn_fewer_clusters(
+            self.labels_ if self.cluster_centers_ is None else self.cluster_centers_, self.n_clusters, "KMedoids"
+        )
         return self
 
     def transform(self, X):
@@ -254,17 +272,19 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         if self.metric == "precomputed":
             from sklearn.utils.validation import check_is_fitted
 
-
             check_is_fitted(self)
             X = check_array(X, estimator_name="KMedoids")
             if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} columns, but KMedoids was fitted on {self.n_features_in_} "
-                                 "points; pass the dissimilarities to every training point.")
+                raise ValueError(
+                    f"X has {X.shape[1]} columns, but KMedoids was fitted on {self.n_features_in_} "
+                    "points; pass the dissimilarities to every training point."
+                )
             return X[:, self.medoid_indices_]
         X = self._validate_input(X, reset=False)
         centers = (self.cluster_centers_ - self.offset_).astype(X.dtype)
-        return pairwise_distances(X - self.offset_.astype(X.dtype), centers,
-                                  metric=self.metric).astype(X.dtype, copy=False)
+        return pairwise_distances(X - self.offset_.astype(X.dtype), centers, metric=self.metric).astype(
+            X.dtype, copy=False
+        )
 
     def predict(self, X):
         """Index of the nearest medoid of each sample.

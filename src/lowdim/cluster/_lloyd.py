@@ -128,8 +128,7 @@ def _means(state, X, weights):
 def _objective(state, weighted_sq):
     """Inertia of the labels with respect to their own means, from the sums alone."""
     norms = np.einsum("ij,ij->i", state.sums, state.sums)
-    return weighted_sq - float(np.sum(np.divide(norms, state.wsum, out=np.zeros_like(norms),
-                                                where=state.wsum > 0)))
+    return weighted_sq - float(np.sum(np.divide(norms, state.wsum, out=np.zeros_like(norms), where=state.wsum > 0)))
 
 
 def center_geometry(centers):
@@ -155,9 +154,24 @@ def _search_pass(X, x_sq, centers, labels, upper, lower):
     n, k = X.shape[0], centers.shape[0]
     moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
-    hamerly_pass(X, x_sq, centers, np.ascontiguousarray(centers.T, dtype=X.dtype),
-                 np.einsum("ij,ij->i", centers, centers), np.zeros(k), np.zeros(k), labels, upper, lower,
-                 False, CHUNK, 8 * np.finfo(X.dtype).eps, moved, prev, n_moved)
+    hamerly_pass(
+        X,
+        x_sq,
+        centers,
+        np.ascontiguousarray(centers.T, dtype=X.dtype),
+        np.einsum("ij,ij->i", centers, centers),
+        np.zeros(k),
+        np.zeros(k),
+        labels,
+        upper,
+        lower,
+        False,
+        CHUNK,
+        8 * np.finfo(X.dtype).eps,
+        moved,
+        prev,
+        n_moved,
+    )
 
 
 def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
@@ -175,10 +189,26 @@ def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
             relocate_empty(X, weights, state)
         new = np.empty_like(state.centers)
         count, shift_sq, explained = search_iteration(
-            X, x_sq, weights, state.centers, state.sums, state.wsum, state.labels, state.upper,
-            state.lower, use_bounds, CHUNK, rel_err, moved, prev, n_moved, new)
+            X,
+            x_sq,
+            weights,
+            state.centers,
+            state.sums,
+            state.wsum,
+            state.labels,
+            state.upper,
+            state.lower,
+            use_bounds,
+            CHUNK,
+            rel_err,
+            moved,
+            prev,
+            n_moved,
+            new,
+        )
         state.centers, state.strict = new, count == 0
         return state, weighted_sq - explained, 0.0 if count == 0 else shift_sq
+
     return step
 
 
@@ -194,6 +224,7 @@ def _elkan_step(X, weights, weighted_sq):
         moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
         state = KMeansState(new, labels, state.sums, state.wsum, moved == 0, state.upper, state.lower)
         return state, _objective(state, weighted_sq), 0.0 if moved == 0 else float(np.sum(shift**2))
+
     return step
 
 
@@ -251,8 +282,9 @@ def kmeans_single(X, weights, centers, x_sq, *, algorithm, max_iter, tol, callba
         else:
             step = _search_step(X, weights, x_sq, weighted_sq, use_bounds=algorithm == "hamerly")
         start = bounded_start(X, weights, centers, x_sq, algorithm)
-        result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks,
-                          verbose=verbose, label=f"KMeans ({algorithm})")
+        result = run_loop(
+            step, start, max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose, label=f"KMeans ({algorithm})"
+        )
     dist = np.empty(X.shape[0])
     point_distances(X, result.state.centers, result.state.labels, dist)
     result.objective = float(weights @ dist**2)  # exact inertia of the final labels

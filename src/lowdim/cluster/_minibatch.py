@@ -41,8 +41,7 @@ def minibatch_step(X, x_sq, weights, centers, counts, rng, reassignment_ratio):
     if reassignment_ratio > 0 and counts.max() > 0:
         starved = np.flatnonzero(counts < reassignment_ratio * counts.max())[: max(1, len(counts) // 2)]
         if starved.size and X.shape[0] >= starved.size:
-            picks = rng.choice(X.shape[0], size=starved.size, replace=False,
-                               p=weights / weights.sum())
+            picks = rng.choice(X.shape[0], size=starved.size, replace=False, p=weights / weights.sum())
             centers[starved] = dense_rows(X, picks)
             counts[starved] = np.min(counts[counts >= reassignment_ratio * counts.max()])
     return float(weights @ dist), float(np.sum((centers - old) ** 2))
@@ -115,9 +114,22 @@ class MiniBatchKMeans(CentroidClusterer):
         "reassignment_ratio": [Interval(float, 0, None, closed="left")],
     }
 
-    def __init__(self, n_clusters=8, *, init="k-means++", max_iter=100, batch_size=1024, verbose=0,
-                 compute_labels=True, random_state=None, tol=0.0, max_no_improvement=10,
-                 init_size=None, n_init="auto", reassignment_ratio=0.01):
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="k-means++",
+        max_iter=100,
+        batch_size=1024,
+        verbose=0,
+        compute_labels=True,
+        random_state=None,
+        tol=0.0,
+        max_no_improvement=10,
+        init_size=None,
+        n_init="auto",
+        reassignment_ratio=0.01,
+    ):
         self.n_clusters = n_clusters
         self.init = init
         self.max_iter = max_iter
@@ -174,8 +186,15 @@ class MiniBatchKMeans(CentroidClusterer):
         ewa, best, stale, alpha = None, np.inf, 0, min(1.0, 2.0 * batch / (n + 1))
         for step in range(1, n_steps + 1):
             idx = rng.integers(0, n, size=batch)
-            inertia, shift = minibatch_step(Xc[idx], x_sq[idx], weights[idx], centers, counts, rng,
-                                            self.reassignment_ratio if step % 10 == 0 else 0.0)
+            inertia, shift = minibatch_step(
+                Xc[idx],
+                x_sq[idx],
+                weights[idx],
+                centers,
+                counts,
+                rng,
+                self.reassignment_ratio if step % 10 == 0 else 0.0,
+            )
             per_sample = inertia / batch
             ewa = per_sample if ewa is None else (1 - alpha) * ewa + alpha * per_sample
             if self.verbose:
@@ -249,8 +268,15 @@ class MiniBatchKMeans(CentroidClusterer):
         else:
             Xc, x_sq, _ = self._prepare(X, reset=False)
             centers = self.offset_centers_ + self._shift(Xc)
-        minibatch_step(Xc, x_sq, weights, centers, self.counts_, self._rng,
-                       self.reassignment_ratio if self.n_steps_ % 10 == 9 else 0.0)
+        minibatch_step(
+            Xc,
+            x_sq,
+            weights,
+            centers,
+            self.counts_,
+            self._rng,
+            self.reassignment_ratio if self.n_steps_ % 10 == 9 else 0.0,
+        )
         self.n_steps_ += 1
         self._store_centers(centers - self._shift(Xc), X.dtype)
         self._label(Xc, x_sq, weights)

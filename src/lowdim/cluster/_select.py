@@ -74,8 +74,9 @@ def _gap(X, ks, fit, rng, n_refs):
     return gap, s, (int(ok[0]) if ok.size else int(np.argmax(gap)))
 
 
-def select_n_clusters(X, method="elbow", *, k_range=range(1, 11), sample_size=10000, n_refs=10,
-                      covariance_type="full", random_state=None):
+def select_n_clusters(
+    X, method="elbow", *, k_range=range(1, 11), sample_size=10000, n_refs=10, covariance_type="full", random_state=None
+):
     """Choose the number of clusters and return the curve the choice was read from.
 
     Parameters
@@ -127,8 +128,7 @@ def select_n_clusters(X, method="elbow", *, k_range=range(1, 11), sample_size=10
     elif method == "silhouette":
         n_query = min(sample_size, X.shape[0])
         details["sample_size"] = n_query
-        scores = np.array([silhouette_score(X, fit(X, k).labels_, sample_size=n_query, random_state=rng)
-                           for k in ks])
+        scores = np.array([silhouette_score(X, fit(X, k).labels_, sample_size=n_query, random_state=rng) for k in ks])
         choice = int(np.argmax(scores))
     elif method in ("bic", "aic"):
         models = [GaussianMixture(k, covariance_type=covariance_type, random_state=rng).fit(X) for k in ks]

@@ -69,7 +69,8 @@ def sparse_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), ver
         state = KMeansState(new, new_labels, *cluster_row_sums(X, weights, new_labels, k))
         return state, float(weights @ dist_of[0]), 0.0 if moved == 0 else shift
 
-    result = run_loop(step, start, max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose,
-                      label="KMeans (sparse Lloyd)")
+    result = run_loop(
+        step, start, max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose, label="KMeans (sparse Lloyd)"
+    )
     result.objective = float(weights @ dist_of[0])
     return result

@@ -9,8 +9,7 @@ from ..io._images import read_image_folder
 from ._fashion_mnist import load_fashion_mnist
 from ._generators import make_blobs, make_s_curve, make_sources, make_swiss_roll
 
-_LOADERS = {"digits": "load_digits", "iris": "load_iris", "wine": "load_wine",
-            "breast_cancer": "load_breast_cancer"}
+_LOADERS = {"digits": "load_digits", "iris": "load_iris", "wine": "load_wine", "breast_cancer": "load_breast_cancer"}
 
 BUILTIN = tuple(_LOADERS)
 
@@ -50,8 +49,18 @@ def load_digits():
     return X, y
 
 
-__all__ = ["BUILTIN", "load_builtin", "load_digits", "load_fashion_mnist", "load_orl_faces", "load_uk_food",
-           "make_blobs", "make_s_curve", "make_sources", "make_swiss_roll"]
+__all__ = [
+    "BUILTIN",
+    "load_builtin",
+    "load_digits",
+    "load_fashion_mnist",
+    "load_orl_faces",
+    "load_uk_food",
+    "make_blobs",
+    "make_s_curve",
+    "make_sources",
+    "make_swiss_roll",
+]
 
 _DATA = os.path.join(os.path.dirname(__file__), "data")
 

@@ -13,7 +13,7 @@ def _read_idx(path):
     with gzip.open(path, "rb") as fh:
         data = fh.read()
     ndim = data[3]
-    shape = tuple(int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim))
+    shape = tuple(int.from_bytes(data[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
     return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(shape)
 
 
@@ -41,14 +41,20 @@ def load_fashion_mnist(directory=None, dtype=np.float32):
     """
     if directory is None:
         directory = os.environ.get(ENV_VAR) or DEFAULT_DIR
-    names = ["train-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte.gz",
-             "train-labels-idx1-ubyte.gz", "t10k-labels-idx1-ubyte.gz"]
+    names = [
+        "train-images-idx3-ubyte.gz",
+        "t10k-images-idx3-ubyte.gz",
+        "train-labels-idx1-ubyte.gz",
+        "t10k-labels-idx1-ubyte.gz",
+    ]
     paths = [os.path.join(directory, n) for n in names]
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
-        raise FileNotFoundError(f"Fashion-MNIST not found ({missing[0]}); install it with "
-                                "'apt-get install -y dataset-fashion-mnist', or point "
-                                f"{ENV_VAR} at a folder holding its four files.")
+        raise FileNotFoundError(
+            f"Fashion-MNIST not found ({missing[0]}); install it with "
+            "'apt-get install -y dataset-fashion-mnist', or point "
+            f"{ENV_VAR} at a folder holding its four files."
+        )
     images = [_read_idx(p).reshape(-1, 784) for p in paths[:2]]
     labels = [_read_idx(p) for p in paths[2:]]
     X = np.vstack(images).astype(dtype) / dtype(255)

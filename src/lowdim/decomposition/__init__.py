@@ -12,4 +12,17 @@ from ._pca_solvers import choose_solver
 from ._ppca import ProbabilisticPCA
 from ._select_components import ComponentSelection, select_n_components
 
-__all__ = ["PCA", "IncrementalPCA", "ProbabilisticPCA", "FactorAnalysis", "LinearDiscriminantAnalysis", "FastICA", "KernelPCA", "NMF", "MatrixFactorization", "ComponentSelection", "select_n_components", "choose_solver"]
+__all__ = [
+    "PCA",
+    "IncrementalPCA",
+    "ProbabilisticPCA",
+    "FactorAnalysis",
+    "LinearDiscriminantAnalysis",
+    "FastICA",
+    "KernelPCA",
+    "NMF",
+    "MatrixFactorization",
+    "ComponentSelection",
+    "select_n_components",
+    "choose_solver",
+]

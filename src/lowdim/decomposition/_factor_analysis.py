@@ -65,7 +65,8 @@ class FactorAnalysis(LatentGaussianMixin):
     >>> import numpy as np
     >>> from lowdim import FactorAnalysis
     >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(300, 2)) @ rng.normal(size=(2, 6)) + rng.normal(size=(300, 6)) * [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    >>> noise = rng.normal(size=(300, 6)) * [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    >>> X = rng.normal(size=(300, 2)) @ rng.normal(size=(2, 6)) + noise
     >>> FactorAnalysis(n_components=2, rotation="varimax").fit(X).components_.shape
     (2, 6)
     """
@@ -83,9 +84,20 @@ class FactorAnalysis(LatentGaussianMixin):
         "random_state": [RANDOM_STATE],
     }
 
-    def __init__(self, n_components=None, *, tol=1e-8, copy=True, max_iter=1000,
-                 noise_variance_init=None, svd_method="randomized", iterated_power=3, rotation=None,
-                 random_state=0, verbose=0):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        tol=1e-8,
+        copy=True,
+        max_iter=1000,
+        noise_variance_init=None,
+        svd_method="randomized",
+        iterated_power=3,
+        rotation=None,
+        random_state=0,
+        verbose=0,
+    ):
         self.n_components = n_components
         self.tol = tol
         self.copy = copy
@@ -104,11 +116,17 @@ class FactorAnalysis(LatentGaussianMixin):
         else:
             psi = np.asarray(self.noise_variance_init, dtype=np.float64)
             if psi.shape != (S.shape[0],) or np.any(psi <= 0):
-                raise ValueError(f"noise_variance_init must hold {S.shape[0]} positive values; got "
-                                 f"shape {psi.shape}.")
+                raise ValueError(f"noise_variance_init must hold {S.shape[0]} positive values; got shape {psi.shape}.")
         W, psi, history, n_iter, _ = em_from_moments(
-            S, W, psi, isotropic=False, max_iter=self.max_iter, tol=self.tol,
-            verbose=self.verbose, label="FactorAnalysis EM")
+            S,
+            W,
+            psi,
+            isotropic=False,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            verbose=self.verbose,
+            label="FactorAnalysis EM",
+        )
         return W, mean, psi, history, n_iter
 
     def _orient(self, W):

@@ -50,8 +50,8 @@ def product_at_entries(W, H, X, chunk=1 << 16):
     X = sp.coo_matrix(X)
     out = np.empty(X.nnz)
     for start in range(0, X.nnz, chunk):
-        rows, cols = X.row[start:start + chunk], X.col[start:start + chunk]
-        out[start:start + chunk] = np.einsum("ij,ji->i", W[rows], H[:, cols])
+        rows, cols = X.row[start : start + chunk], X.col[start : start + chunk]
+        out[start : start + chunk] = np.einsum("ij,ji->i", W[rows], H[:, cols])
     return out
 
 
@@ -141,8 +141,10 @@ def _sparse_mu_update_h(X, W, H, b, l1, l2):
         numerator = W.T @ ratio
         denominator = W.sum(axis=0)[:, None] + l2 * H + l1
     else:
-        raise ValueError(f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
-                         "'frobenius' or 'kullback-leibler', or pass a dense array.")
+        raise ValueError(
+            f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
+            "'frobenius' or 'kullback-leibler', or pass a dense array."
+        )
     return H * numerator / np.maximum(denominator, EPS)
 
 
@@ -190,8 +192,10 @@ def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None):
         return 0.5 * max(sq - 2 * cross + float(np.sum((W.T @ W) * (H @ H.T))), 0.0)
     if sp.issparse(X):
         if b != 1.0:
-            raise ValueError(f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
-                             "'frobenius' or 'kullback-leibler', or pass a dense array.")
+            raise ValueError(
+                f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
+                "'frobenius' or 'kullback-leibler', or pass a dense array."
+            )
         X = sp.coo_matrix(X)
         wh = np.maximum(product_at_entries(W, H, X), EPS)
         positive = X.data > 0

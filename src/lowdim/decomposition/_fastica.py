@@ -75,8 +75,15 @@ def ica_parallel(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
         change = float(np.max(np.abs(np.abs(np.einsum("ij,ij->i", W_new, W)) - 1)))
         return W_new, change, change
 
-    result = run_loop(step, _symmetric_decorrelation(W0), max_iter=max_iter, tol=tol,
-                      callbacks=callbacks, verbose=verbose, label="FastICA (parallel)")
+    result = run_loop(
+        step,
+        _symmetric_decorrelation(W0),
+        max_iter=max_iter,
+        tol=tol,
+        callbacks=callbacks,
+        verbose=verbose,
+        label="FastICA (parallel)",
+    )
     return result.state, result.n_iter
 
 
@@ -102,8 +109,15 @@ def ica_deflation(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
             return w_new, change, change
 
         w0 = W0[j] - W[:j].T @ (W[:j] @ W0[j])
-        result = run_loop(step, w0 / np.linalg.norm(w0), max_iter=max_iter, tol=tol,
-                          callbacks=callbacks, verbose=verbose, label=f"FastICA (component {j})")
+        result = run_loop(
+            step,
+            w0 / np.linalg.norm(w0),
+            max_iter=max_iter,
+            tol=tol,
+            callbacks=callbacks,
+            verbose=verbose,
+            label=f"FastICA (component {j})",
+        )
         W[j] = result.state
         most = max(most, result.n_iter)
     return W, most
@@ -181,9 +195,20 @@ class FastICA(ComponentTransformer):
         "random_state": [RANDOM_STATE],
     }
 
-    def __init__(self, n_components=None, *, algorithm="parallel", whiten="unit-variance",
-                 fun="logcosh", fun_args=None, max_iter=200, tol=1e-4, w_init=None,
-                 whiten_solver="auto", random_state=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        algorithm="parallel",
+        whiten="unit-variance",
+        fun="logcosh",
+        fun_args=None,
+        max_iter=200,
+        tol=1e-4,
+        w_init=None,
+        whiten_solver="auto",
+        random_state=None,
+    ):
         self.n_components = n_components
         self.algorithm = algorithm
         self.whiten = whiten
@@ -217,8 +242,7 @@ class FastICA(ComponentTransformer):
         rng = check_random_state(self.random_state)
         W0 = self._initial(k, rng)
         solve = ica_parallel if self.algorithm == "parallel" else ica_deflation
-        W, self.n_iter_ = solve(Z, W0, _contrast(self.fun, self.fun_args), max_iter=self.max_iter,
-                                tol=self.tol)
+        W, self.n_iter_ = solve(Z, W0, _contrast(self.fun, self.fun_args), max_iter=self.max_iter, tol=self.tol)
         (unmixing,) = flip_signs(W @ whitening)
         mixing = np.linalg.pinv(unmixing)
         # sources come in no particular order: sort them by the variance they put into X
@@ -238,16 +262,22 @@ class FastICA(ComponentTransformer):
         # scikit-learn's FastICA: the contrast's fixed points depend on the scale
         unit = np.sqrt(X.shape[0] / max(X.shape[0] - 1, 1))
         Z = pca.transform(X).astype(np.float64) * unit
-        whitening = unit * pca.components_.astype(np.float64) / np.sqrt(
-            np.maximum(pca.explained_variance_.astype(np.float64), np.finfo(np.float64).tiny))[:, None]
+        whitening = (
+            unit
+            * pca.components_.astype(np.float64)
+            / np.sqrt(np.maximum(pca.explained_variance_.astype(np.float64), np.finfo(np.float64).tiny))[:, None]
+        )
         return Z, whitening, pca.mean_.astype(np.float64)
 
     def _as_white(self, X):
         """``whiten=False``: the data as they are, every feature a component."""
         if self.n_components is not None and self.n_components != X.shape[1]:
-            warnings.warn(f"FastICA: ignoring n_components={self.n_components} with whiten=False (the data "
-                          f"are taken as already white: all {X.shape[1]} features are components).",
-                          UserWarning, stacklevel=3)
+            warnings.warn(
+                f"FastICA: ignoring n_components={self.n_components} with whiten=False (the data "
+                f"are taken as already white: all {X.shape[1]} features are components).",
+                UserWarning,
+                stacklevel=3,
+            )
         d = X.shape[1]
         return X.astype(np.float64), np.eye(d), np.zeros(d)
 
@@ -286,5 +316,3 @@ class FastICA(ComponentTransformer):
         """
         S = self._validate_codes(X)
         return (S @ self.mixing_.T + self.mean_).astype(self.components_.dtype)
-
-

@@ -1,6 +1,5 @@
 """``IncrementalPCA``: scikit-learn's name for lowdim's exact streaming PCA."""
 
-
 from .._params import BOOLEAN, NONE, Interval, validate_params
 from .._validation import check_array
 from ..linalg import iter_row_blocks

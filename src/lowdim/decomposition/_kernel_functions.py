@@ -77,8 +77,7 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, o
     if callable(kernel):
         K = np.asarray(kernel(X, Y), dtype=out_dtype)
         if K.shape != (X.shape[0], Y.shape[0]):
-            raise ValueError(f"the kernel callable returned shape {K.shape}; expected "
-                             f"({X.shape[0]}, {Y.shape[0]}).")
+            raise ValueError(f"the kernel callable returned shape {K.shape}; expected ({X.shape[0]}, {Y.shape[0]}).")
         return K
     gamma = 1.0 / X.shape[1] if gamma is None else gamma
     sparse = sp.issparse(X) or sp.issparse(Y)
@@ -88,6 +87,6 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, o
     out = np.empty((X.shape[0], Y.shape[0]), dtype=out_dtype)
     start = 0
     for A in iter_row_blocks(X, rows=max(256, (1 << 24) // max(1, 8 * Y.shape[0]))):
-        out[start:start + A.shape[0]] = _block(kernel, A, Y, b_sq, gamma, degree, coef0)
+        out[start : start + A.shape[0]] = _block(kernel, A, Y, b_sq, gamma, degree, coef0)
         start += A.shape[0]
     return out

@@ -1,6 +1,5 @@
 """Kernel PCA: exact (centred N x N kernel) or Nystroem landmarks for large N."""
 
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -43,12 +42,14 @@ def check_symmetric_kernel(K, block=1024):
     bands of rows, so no second n x n matrix is made."""
     scale = max(float(np.abs(K).max(initial=0.0)), np.finfo(np.float64).tiny)
     for start in range(0, K.shape[0], block):
-        gap = np.abs(K[start:start + block] - K[:, start:start + block].T)
+        gap = np.abs(K[start : start + block] - K[:, start : start + block].T)
         r, j = np.unravel_index(np.argmax(gap), gap.shape)
         if gap[r, j] > 1e-8 * scale:
             i = start + r
-            raise ValueError(f"kernel='precomputed' needs a symmetric kernel matrix: K[{i}, {j}] = {K[i, j]:g} "
-                             f"but K[{j}, {i}] = {K[j, i]:g}; pass (K + K.T) / 2 if the asymmetry is noise.")
+            raise ValueError(
+                f"kernel='precomputed' needs a symmetric kernel matrix: K[{i}, {j}] = {K[i, j]:g} "
+                f"but K[{j}, {i}] = {K[j, i]:g}; pass (K + K.T) / 2 if the asymmetry is noise."
+            )
 
 
 def check_psd_kernel(K_centered, eigenvalues):
@@ -58,15 +59,21 @@ def check_psd_kernel(K_centered, eigenvalues):
     diagonal = np.diag(K_centered)
     largest = max(float(eigenvalues.max(initial=0.0)), float(diagonal.max(initial=0.0)))
     i = int(np.argmin(diagonal))
-    fix = ("kernel PCA needs a positive semi-definite kernel (a Gram matrix of some feature map); "
-           "check how K was built, or add c * I to K with c at least the magnitude of the most negative eigenvalue.")
+    fix = (
+        "kernel PCA needs a positive semi-definite kernel (a Gram matrix of some feature map); "
+        "check how K was built, or add c * I to K with c at least the magnitude of the most negative eigenvalue."
+    )
     if diagonal[i] < -1e-5 * largest:
-        raise ValueError(f"kernel='precomputed' is not positive semi-definite: entry [{i}, {i}] of the centred "
-                         f"kernel is {diagonal[i]:g}; {fix}")
+        raise ValueError(
+            f"kernel='precomputed' is not positive semi-definite: entry [{i}, {i}] of the centred "
+            f"kernel is {diagonal[i]:g}; {fix}"
+        )
     low = float(eigenvalues.min(initial=0.0))
     if low < -1e-5 * largest:
-        raise ValueError(f"kernel='precomputed' is not positive semi-definite: the centred kernel has the "
-                         f"eigenvalue {low:g} (largest {largest:g}); {fix}")
+        raise ValueError(
+            f"kernel='precomputed' is not positive semi-definite: the centred kernel has the "
+            f"eigenvalue {low:g} (largest {largest:g}); {fix}"
+        )
 
 
 def top_eigenpairs(K, k, solver, rng, tol, max_iter, iterated_power="auto"):
@@ -79,9 +86,17 @@ def top_eigenpairs(K, k, solver, rng, tol, max_iter, iterated_power="auto"):
         return lanczos_eigh(spla.aslinearoperator(K), k, rng=rng, tol=tol, max_iter=max_iter)
     size = min(K.shape[0], k + 20)
     fixed = iterated_power != "auto"
-    w, V, _ = subspace_iteration(lambda B: matmul(K, B), K.shape[0], K.dtype, size, k,
-                                 n_iter=int(iterated_power) if fixed else 15, rng=rng, tol=None if fixed else 1e-9,
-                                 nystrom=False)
+    w, V, _ = subspace_iteration(
+        lambda B: matmul(K, B),
+        K.shape[0],
+        K.dtype,
+        size,
+        k,
+        n_iter=int(iterated_power) if fixed else 15,
+        rng=rng,
+        tol=None if fixed else 1e-9,
+        nystrom=False,
+    )
     return w, V
 
 
@@ -182,10 +197,27 @@ class KernelPCA(ComponentTransformer):
         "n_jobs": [NONE, Interval(int, None, None)],
     }
 
-    def __init__(self, n_components=None, *, kernel="linear", gamma=None, degree=3, coef0=1,
-                 kernel_params=None, alpha=1.0, fit_inverse_transform=False, eigen_solver="auto",
-                 tol=0, max_iter=None, iterated_power="auto", remove_zero_eig=False, random_state=None,
-                 copy_X=True, n_jobs=None, n_landmarks=None):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="linear",
+        gamma=None,
+        degree=3,
+        coef0=1,
+        kernel_params=None,
+        alpha=1.0,
+        fit_inverse_transform=False,
+        eigen_solver="auto",
+        tol=0,
+        max_iter=None,
+        iterated_power="auto",
+        remove_zero_eig=False,
+        random_state=None,
+        copy_X=True,
+        n_jobs=None,
+        n_landmarks=None,
+    ):
         self.n_components = n_components
         self.kernel = kernel
         self.gamma = gamma
@@ -277,8 +309,7 @@ class KernelPCA(ComponentTransformer):
             raise ValueError(f"kernel='precomputed' needs a square (n_samples, n_samples) matrix; got {X.shape}.")
         if self.n_landmarks is not None and self.kernel == "precomputed":
             raise ValueError("n_landmarks needs the data, not a precomputed kernel.")
-        check_n_components(self.n_components, n, n if self.n_landmarks is None else self.n_landmarks,
-                           "KernelPCA")
+        check_n_components(self.n_components, n, n if self.n_landmarks is None else self.n_landmarks, "KernelPCA")
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
         if self.kernel != "precomputed":
             warn_constant_features(column_moments(X)[1], "KernelPCA", X=X)
@@ -295,8 +326,11 @@ class KernelPCA(ComponentTransformer):
 
     def _fit_exact(self, X, rng):
         n = X.shape[0]
-        require_memory(2 * 8 * n * n, f"exact kernel PCA of {n} samples (an {n} x {n} kernel)",
-                       "pass n_landmarks=2000 (Nystroem) to work in O(n x landmarks) memory")
+        require_memory(
+            2 * 8 * n * n,
+            f"exact kernel PCA of {n} samples (an {n} x {n} kernel)",
+            "pass n_landmarks=2000 (Nystroem) to work in O(n x landmarks) memory",
+        )
         self._set_fit_points((X.copy() if sp.issparse(X) else np.array(X, copy=True)) if self.copy_X else X)
         K = self._kernel(X)
         if self.kernel == "precomputed":
@@ -304,8 +338,9 @@ class KernelPCA(ComponentTransformer):
         self._center_col, self._center_all = center_kernel(K)
         k = self.n_components or n
         solver = self._choose_solver(n, k)
-        w, V = top_eigenpairs(K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter,
-                              self.iterated_power)
+        w, V = top_eigenpairs(
+            K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter, self.iterated_power
+        )
         if self.kernel == "precomputed":
             check_psd_kernel(K, w)
         keep = w > (w.max(initial=0.0) * n * np.finfo(np.float64).eps)
@@ -335,8 +370,7 @@ class KernelPCA(ComponentTransformer):
 
     def _fit_nystroem(self, X, rng):
         n, m = X.shape[0], min(self.n_landmarks, X.shape[0])
-        require_memory(8 * n * m * 3, f"Nystroem kernel PCA with {m} landmarks",
-                       "use fewer landmarks")
+        require_memory(8 * n * m * 3, f"Nystroem kernel PCA with {m} landmarks", "use fewer landmarks")
         self._set_fit_points(X[np.sort(rng.choice(n, size=m, replace=False))])
         w, U = scipy.linalg.eigh(self._kernel(self.X_fit_))
         keep = w > w.max() * m * np.finfo(np.float64).eps
@@ -355,8 +389,10 @@ class KernelPCA(ComponentTransformer):
         if self.kernel == "precomputed":
             raise ValueError("fit_inverse_transform needs the data, not a precomputed kernel.")
         if sp.issparse(X):
-            raise ValueError("fit_inverse_transform learns dense pre-images of every training row; pass a dense "
-                             "array (sparse input is supported without it).")
+            raise ValueError(
+                "fit_inverse_transform learns dense pre-images of every training row; pass a dense "
+                "array (sparse input is supported without it)."
+            )
         self.X_transformed_fit_ = embedding
         Kz = self._preimage_kernel(embedding)
         Kz.flat[:: Kz.shape[0] + 1] += self.alpha
@@ -397,8 +433,10 @@ class KernelPCA(ComponentTransformer):
         """
         check_is_fitted(self)
         if "dual_coef_" not in self.__dict__:
-            raise NotFittedError("inverse_transform needs the pre-image map, which is learned only with "
-                                 "fit_inverse_transform=True: refit with KernelPCA(..., fit_inverse_transform=True).")
+            raise NotFittedError(
+                "inverse_transform needs the pre-image map, which is learned only with "
+                "fit_inverse_transform=True: refit with KernelPCA(..., fit_inverse_transform=True)."
+            )
         Z = self._validate_codes(X)
         return (self._preimage_kernel(Z, self.X_transformed_fit_) @ self.dual_coef_).astype(Z.dtype)
 
@@ -406,9 +444,14 @@ class KernelPCA(ComponentTransformer):
         """The same kernel, on embedded points (no training-data shift applies there)."""
         if callable(self.kernel):
             return self._kernel(Z, Y)
-        return kernel_matrix(Z.astype(np.float64), None if Y is None else Y.astype(np.float64),
-                             kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0)
-
+        return kernel_matrix(
+            Z.astype(np.float64),
+            None if Y is None else Y.astype(np.float64),
+            kernel=self.kernel,
+            gamma=self.gamma_,
+            degree=self.degree,
+            coef0=self.coef0,
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

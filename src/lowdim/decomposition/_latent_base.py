@@ -22,8 +22,17 @@ def principal_init(S, k, *, method="lapack", rng=None, n_iter=3):
     iterations ('randomized', from ``rng``)."""
     if method == "randomized" and k < S.shape[0]:
         size = min(S.shape[0], k + 10)
-        w, V, _ = subspace_iteration(lambda B: matmul(S, B), S.shape[0], S.dtype, size, k, n_iter=max(n_iter, 1),
-                                     rng=rng, tol=None, nystrom=False)
+        w, V, _ = subspace_iteration(
+            lambda B: matmul(S, B),
+            S.shape[0],
+            S.dtype,
+            size,
+            k,
+            n_iter=max(n_iter, 1),
+            rng=rng,
+            tol=None,
+            nystrom=False,
+        )
     else:
         w, V = top_eigh(S, k)
     d = S.shape[0]
@@ -71,12 +80,16 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
 
     def _fit_missing(self, X, mask, k):
         if getattr(self, "method", "em") == "closed_form":
-            raise ValueError(f"X has {int((~mask).sum())} missing values; method='closed_form' needs "
-                             "complete data. Use method='auto' or 'em' to marginalise them.")
+            raise ValueError(
+                f"X has {int((~mask).sum())} missing values; method='closed_form' needs "
+                "complete data. Use method='auto' or 'em' to marginalise them."
+            )
         empty = np.flatnonzero(mask.sum(axis=0) < 2)
         if empty.size:
-            raise ValueError(f"feature(s) {', '.join(map(str, empty[:10]))} have fewer than 2 observed "
-                             "values; drop them or observe more rows.")
+            raise ValueError(
+                f"feature(s) {', '.join(map(str, empty[:10]))} have fewer than 2 observed "
+                "values; drop them or observe more rows."
+            )
         X0 = np.where(mask, X, 0.0).astype(np.float64)
         m = mask.astype(np.float64)
         mean0 = X0.sum(axis=0) / m.sum(axis=0)
@@ -87,8 +100,17 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
         W, noise = principal_init(S, k)
         psi = np.full(X.shape[1], noise) if self._isotropic else np.maximum(np.diag(S) - (W**2).sum(0), noise)
         W, mean, psi, history, n_iter, _ = em_missing(
-            X0, m, W, mean_f, psi, isotropic=self._isotropic, max_iter=self.max_iter, tol=self.tol,
-            verbose=self.verbose, label=f"{type(self).__name__} EM")
+            X0,
+            m,
+            W,
+            mean_f,
+            psi,
+            isotropic=self._isotropic,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            verbose=self.verbose,
+            label=f"{type(self).__name__} EM",
+        )
         return W, mean, psi, history, n_iter
 
     def _store(self, W, mean, psi, history, n_iter, dtype):
@@ -111,8 +133,11 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
         return np.where(mask, X, 0.0).astype(np.float64), mask.astype(np.float64), X.dtype
 
     def _params64(self):
-        return (self.mean_.astype(np.float64), self.components_.astype(np.float64),
-                np.broadcast_to(self.noise_variance_, self.mean_.shape).astype(np.float64))
+        return (
+            self.mean_.astype(np.float64),
+            self.components_.astype(np.float64),
+            np.broadcast_to(self.noise_variance_, self.mean_.shape).astype(np.float64),
+        )
 
     def transform(self, X):
         """Posterior mean of the latent factors, from each row's observed entries.
@@ -200,7 +225,6 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
         z = rng.standard_normal((n_samples, W.shape[0]))
         noise = rng.standard_normal((n_samples, W.shape[1])) * np.sqrt(psi)
         return (z @ W + mean + noise).astype(self.components_.dtype)
-
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

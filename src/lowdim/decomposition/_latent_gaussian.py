@@ -79,7 +79,7 @@ def _squarem_step(S, isotropic):
         if vnorm > 0:
             alpha = min(-np.linalg.norm(r) / vnorm, -1.0)
             theta = np.concatenate([W0.ravel(), psi0]) - 2 * alpha * r + alpha**2 * v
-            W_x, psi_x = theta[:W0.size].reshape(W0.shape), theta[W0.size:]
+            W_x, psi_x = theta[: W0.size].reshape(W0.shape), theta[W0.size :]
             if np.all(psi_x > floor):
                 W_x, psi_x = em(W_x, psi_x)
                 ll_x = loglik_from_moments(S, W_x, psi_x)
@@ -102,8 +102,15 @@ def em_from_moments(S, W, psi, *, isotropic, max_iter, tol, callbacks=(), verbos
     W, psi, loglik_history, n_iter, converged
     """
     state = (W, psi, loglik_from_moments(S, W, psi))
-    result = run_loop(_squarem_step(S, isotropic), state, max_iter=max_iter,
-                      tol=tol, callbacks=callbacks, verbose=verbose, label=label)
+    result = run_loop(
+        _squarem_step(S, isotropic),
+        state,
+        max_iter=max_iter,
+        tol=tol,
+        callbacks=callbacks,
+        verbose=verbose,
+        label=label,
+    )
     W, psi, _ = result.state
     return W, psi, [-v for v in result.history], result.n_iter, result.converged
 
@@ -192,8 +199,15 @@ def em_missing(X0, mask, W, mean, psi, *, isotropic, max_iter, tol, callbacks=()
     -------
     W, mean, psi, loglik_history, n_iter, converged
     """
-    result = run_loop(_em_step_missing(X0, mask, isotropic), (W, mean, psi, -np.inf),
-                      max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose, label=label)
+    result = run_loop(
+        _em_step_missing(X0, mask, isotropic),
+        (W, mean, psi, -np.inf),
+        max_iter=max_iter,
+        tol=tol,
+        callbacks=callbacks,
+        verbose=verbose,
+        label=label,
+    )
     W, mean, psi, _ = result.state
     return W, mean, psi, [-v for v in result.history], result.n_iter, result.converged
 

@@ -121,8 +121,16 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         "covariance_estimator": [NONE, HasMethods(["fit"])],
     }
 
-    def __init__(self, solver="svd", shrinkage=None, priors=None, n_components=None,
-                 store_covariance=False, tol=1e-4, covariance_estimator=None):
+    def __init__(
+        self,
+        solver="svd",
+        shrinkage=None,
+        priors=None,
+        n_components=None,
+        store_covariance=False,
+        tol=1e-4,
+        covariance_estimator=None,
+    ):
         self.solver = solver
         self.shrinkage = shrinkage
         self.priors = priors
@@ -148,11 +156,13 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         y = self._check_targets(y, X.shape[0])  # sets classes_
         self._check_shapes(X)
         if self.solver == "svd" and (self.shrinkage is not None or self.covariance_estimator is not None):
-            raise ValueError("shrinkage and covariance_estimator are not supported by solver='svd'; use "
-                             "solver='eigen' or 'lsqr'.")
+            raise ValueError(
+                "shrinkage and covariance_estimator are not supported by solver='svd'; use solver='eigen' or 'lsqr'."
+            )
         if self.shrinkage is not None and self.covariance_estimator is not None:
-            raise ValueError("give shrinkage or covariance_estimator, not both (the estimator does its own "
-                             "regularisation).")
+            raise ValueError(
+                "give shrinkage or covariance_estimator, not both (the estimator does its own regularisation)."
+            )
         warn_constant_features(column_moments(X)[1], "LinearDiscriminantAnalysis", X=X)
         X64 = X.astype(np.float64)
         onehot = (y[:, None] == np.arange(len(self.classes_))).astype(np.float64)
@@ -173,12 +183,17 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         from sklearn.utils.multiclass import type_of_target
 
         if y is None:
-            raise ValueError("LinearDiscriminantAnalysis requires y to be passed, but the target y "
-                             "is None: fit(X, y) needs class labels.")
+            raise ValueError(
+                "LinearDiscriminantAnalysis requires y to be passed, but the target y "
+                "is None: fit(X, y) needs class labels."
+            )
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn("A column-vector y was passed when a 1d array was expected; it is "
-                          "flattened (pass y.ravel()).", DataConversionWarning, stacklevel=3)
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; it is flattened (pass y.ravel()).",
+                DataConversionWarning,
+                stacklevel=3,
+            )
             y = y.ravel()
         if y.ndim != 1 or y.shape[0] != n:
             raise ValueError(f"y should be a 1d array with one label per row of X ({n}); got shape {y.shape}.")
@@ -186,8 +201,10 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
             raise ValueError("Input y contains NaN or infinity; every row needs a class label.")
         kind = type_of_target(y)
         if kind not in ("binary", "multiclass"):
-            raise ValueError(f"Unknown label type: {kind}. LinearDiscriminantAnalysis needs class "
-                             "labels (integers or strings), not a continuous target.")
+            raise ValueError(
+                f"Unknown label type: {kind}. LinearDiscriminantAnalysis needs class "
+                "labels (integers or strings), not a continuous target."
+            )
         self.classes_, codes = np.unique(y, return_inverse=True)
         return codes
 
@@ -197,14 +214,17 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         if n < 2:
             raise ValueError(f"LinearDiscriminantAnalysis needs at least 2 samples; got {n} sample.")
         if n_classes < 2:
-            raise ValueError(f"LinearDiscriminantAnalysis needs at least 2 classes; y has 1 class "
-                             f"({self.classes_[0]!r}).")
+            raise ValueError(
+                f"LinearDiscriminantAnalysis needs at least 2 classes; y has 1 class ({self.classes_[0]!r})."
+            )
         if n <= n_classes:
             raise ValueError(f"The number of samples ({n}) must exceed the number of classes ({n_classes}).")
         top = min(n_classes - 1, d)
         if self.n_components is not None and self.n_components > top:
-            raise ValueError(f"n_components={self.n_components} must be at most min(n_features, "
-                             f"n_classes - 1) = min({d}, {n_classes - 1}) = {top}.")
+            raise ValueError(
+                f"n_components={self.n_components} must be at most min(n_features, "
+                f"n_classes - 1) = min({d}, {n_classes - 1}) = {top}."
+            )
 
     def _priors(self, counts):
         if self.priors is None:
@@ -222,14 +242,15 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         _, s, Vt = scipy.linalg.svd(np.sqrt(fac) * within / std, full_matrices=False)
         rank = int(np.sum(s > self.tol * s[0])) if s.size and s[0] > 0 else 0
         if rank == 0:
-            raise ValueError("all rows within each class are identical (zero within-class variance); "
-                             "LDA has no directions to find.")
+            raise ValueError(
+                "all rows within each class are identical (zero within-class variance); LDA has no directions to find."
+            )
         whiten = (Vt[:rank] / std).T / s[:rank]  # within-class whitening (d, rank)
         centered_means = np.sqrt(n * self.priors_ * fac)[:, None] * (self.means_ - self.xbar_)
         _, sb, Vb = scipy.linalg.svd(centered_means @ whiten, full_matrices=False)
         rank_b = int(np.sum(sb > self.tol * sb[0])) if sb.size and sb[0] > 0 else 0
-        self.scalings_ = whiten @ Vb.T[:, :max(rank_b, 1)]
-        self._between = sb[:max(rank_b, 1)] ** 2
+        self.scalings_ = whiten @ Vb.T[:, : max(rank_b, 1)]
+        self._between = sb[: max(rank_b, 1)] ** 2
         coef = (self.means_ - self.xbar_) @ self.scalings_
         self._linear_model(coef @ self.scalings_.T, -0.5 * np.sum(coef**2, axis=1))
         if self.store_covariance:
@@ -239,8 +260,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         """Prior-weighted within-class covariance (shrunk or estimated as asked)."""
         Sw = np.zeros((within.shape[1], within.shape[1]))
         for c in range(len(self.classes_)):
-            Sw += self.priors_[c] * _shrunk_covariance(within[codes == c], self.shrinkage,
-                                                       self.covariance_estimator)
+            Sw += self.priors_[c] * _shrunk_covariance(within[codes == c], self.shrinkage, self.covariance_estimator)
         return Sw
 
     def _solve_lsqr(self, X, within, codes):
@@ -260,8 +280,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         try:
             w, V = scipy.linalg.eigh(Sb, Sw)
         except np.linalg.LinAlgError:
-            raise ValueError("the within-class covariance is singular; use shrinkage='auto' or "
-                             "solver='svd'.") from None
+            raise ValueError("the within-class covariance is singular; use shrinkage='auto' or solver='svd'.") from None
         order = np.argsort(w)[::-1][: min(n_classes - 1, X.shape[1])]
         self.scalings_, self._between = V[:, order], np.maximum(w[order], 0.0)
         self._between_total = w.sum()  # shares over all directions (shrinkage spreads them)
@@ -302,8 +321,10 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         ndarray of shape (n_samples, n_components_)
         """
         if self.solver == "lsqr":
-            raise NotImplementedError("transform is not implemented for solver='lsqr' (it fits the classifier "
-                                      "only); use solver='svd' or 'eigen'.")
+            raise NotImplementedError(
+                "transform is not implemented for solver='lsqr' (it fits the classifier "
+                "only); use solver='svd' or 'eigen'."
+            )
         X = self._validated(X)
         Z = (X - self.xbar_.astype(X.dtype)) @ self.scalings_[:, : self.n_components_]
         return Z.astype(X.dtype, copy=False)
@@ -367,5 +388,3 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         """
         best = np.argmax(self.predict_log_proba(X), axis=1)  # checks fitted first
         return self.classes_[best]
-
-

@@ -7,8 +7,7 @@ from .._estimator import DensityScoreMixin, ValidatedInputMixin  # noqa: F401 (r
 from .._validation import check_array
 
 
-class ComponentTransformer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                           BaseEstimator):
+class ComponentTransformer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """A transformer with ``n_components_`` outputs (named ``<class>0``, ...) that keeps
     float32 input in float32 (scikit-learn tags say so)."""
 
@@ -21,8 +20,10 @@ class ComponentTransformer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         check_is_fitted(self)
         Z = check_array(Z, estimator_name=type(self).__name__)
         if Z.shape[1] != self.n_components_:
-            raise ValueError(f"X has {Z.shape[1]} columns, but {type(self).__name__} has "
-                             f"{self.n_components_} components; pass transform's output.")
+            raise ValueError(
+                f"X has {Z.shape[1]} columns, but {type(self).__name__} has "
+                f"{self.n_components_} components; pass transform's output."
+            )
         return Z
 
     def __sklearn_tags__(self):

@@ -31,10 +31,12 @@ def k_by_mle(eigenvalues, n_samples):
     scikit-learn); fewer raise ``ValueError``."""
     d = eigenvalues.size
     if n_samples < d:
-        raise ValueError(f"n_components='mle' needs at least as many samples as features (Minka's estimate "
-                         f"uses the whole covariance spectrum); got {n_samples} samples and {d} features. "
-                         "Choose n_components as a variance fraction (e.g. 0.9), or use "
-                         "select_n_components(X, method='cv').")
+        raise ValueError(
+            f"n_components='mle' needs at least as many samples as features (Minka's estimate "
+            f"uses the whole covariance spectrum); got {n_samples} samples and {d} features. "
+            "Choose n_components as a variance fraction (e.g. 0.9), or use "
+            "select_n_components(X, method='cv')."
+        )
     ks = np.arange(1, max(d, 2))
     curve = np.array([minka_log_evidence(eigenvalues, k, n_samples) if k < d else -np.inf for k in ks])
     return int(ks[np.argmax(curve)]), ks, curve

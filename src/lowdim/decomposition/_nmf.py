@@ -84,19 +84,19 @@ def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, 
         W, H, recent = state
         W = update_w(W, H)
         H, value = update_h(W, H)
-        recent = (recent + [np.sqrt(2 * max(value, 0.0))])[-(CHECK_EVERY + 1):]
+        recent = (recent + [np.sqrt(2 * max(value, 0.0))])[-(CHECK_EVERY + 1) :]
         change = (recent[0] - recent[-1]) / max(recent[-1], 1e-300) if len(recent) > CHECK_EVERY else np.inf
         return (W, H, recent), value, change
 
-    result = run_loop(step, (W, H, [np.sqrt(2 * start_value)]), max_iter=max_iter, tol=tol,
-                      verbose=verbose, label=label)
+    result = run_loop(
+        step, (W, H, [np.sqrt(2 * start_value)]), max_iter=max_iter, tol=tol, verbose=verbose, label=label
+    )
     W, H, _ = result.state
     return W, H, result.objective, result
 
 
 class _Factorization(ComponentTransformer):
     """Shared input handling, fit and inverse_transform of X ~ W H."""
-
 
     def _check(self, X, reset):
         X = self._validate_input(X, reset=reset, allow_nan=self.__sklearn_tags__().input_tags.allow_nan)
@@ -234,9 +234,22 @@ class NMF(_Factorization):
         "shuffle": [BOOLEAN],
     }
 
-    def __init__(self, n_components="auto", *, init=None, solver="cd", beta_loss="frobenius", tol=1e-4,
-                 max_iter=200, random_state=None, alpha_W=0.0, alpha_H="same", l1_ratio=0.0, verbose=0,
-                 shuffle=False):
+    def __init__(
+        self,
+        n_components="auto",
+        *,
+        init=None,
+        solver="cd",
+        beta_loss="frobenius",
+        tol=1e-4,
+        max_iter=200,
+        random_state=None,
+        alpha_W=0.0,
+        alpha_H="same",
+        l1_ratio=0.0,
+        verbose=0,
+        shuffle=False,
+    ):
         self.n_components = n_components
         self.init = init
         self.solver = solver
@@ -256,14 +269,18 @@ class NMF(_Factorization):
         X64, mask, dtype = super()._check(X, reset)
         if np.any(X64 < 0):
             r, c = np.argwhere(X64 < 0)[0]
-            raise ValueError(f"Negative values in data passed to NMF (first at row {r}, column {c}: "
-                             f"{X64[r, c]!r}); NMF needs non-negative data.")
+            raise ValueError(
+                f"Negative values in data passed to NMF (first at row {r}, column {c}: "
+                f"{X64[r, c]!r}); NMF needs non-negative data."
+            )
         beta = beta_value(self.beta_loss)
         if beta != 2.0 and self.solver != "mu":
             raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
         if beta <= 0 and np.any((X64 == 0) & (mask if mask is not None else True)):
-            raise ValueError(f"beta_loss={self.beta_loss!r} (beta <= 0) needs X without zeros: the divergence is "
-                             "infinite there. Add a small constant to X, or use a beta above 0.")
+            raise ValueError(
+                f"beta_loss={self.beta_loss!r} (beta <= 0) needs X without zeros: the divergence is "
+                "infinite there. Add a small constant to X, or use a beta above 0."
+            )
         return X64, mask, dtype
 
     def _check_loaded(self):
@@ -278,20 +295,28 @@ class NMF(_Factorization):
         X64 = sp.csr_matrix(X, dtype=np.float64)
         if X64.nnz and X64.data.min() < 0:
             r, c = (a[0] for a in (X64 < 0).nonzero())
-            raise ValueError(f"Negative values in data passed to NMF (first at row {r}, column {c}: "
-                             f"{X64[r, c]!r}); NMF needs non-negative data.")
+            raise ValueError(
+                f"Negative values in data passed to NMF (first at row {r}, column {c}: "
+                f"{X64[r, c]!r}); NMF needs non-negative data."
+            )
         beta = beta_value(self.beta_loss)
         if beta != 2.0 and self.solver != "mu":
             raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
         if beta not in (1.0, 2.0):
-            raise ValueError(f"beta_loss={self.beta_loss!r} on sparse input would need W H at every entry; use "
-                             "'frobenius' or 'kullback-leibler', or pass a dense array.")
+            raise ValueError(
+                f"beta_loss={self.beta_loss!r} on sparse input would need W H at every entry; use "
+                "'frobenius' or 'kullback-leibler', or pass a dense array."
+            )
         return X64, None, X.dtype
 
     def _penalties(self, n, d):
         alpha_H = self.alpha_W if self.alpha_H == "same" else self.alpha_H
-        return (d * self.alpha_W * self.l1_ratio, d * self.alpha_W * (1 - self.l1_ratio),
-                n * alpha_H * self.l1_ratio, n * alpha_H * (1 - self.l1_ratio))
+        return (
+            d * self.alpha_W * self.l1_ratio,
+            d * self.alpha_W * (1 - self.l1_ratio),
+            n * alpha_H * self.l1_ratio,
+            n * alpha_H * (1 - self.l1_ratio),
+        )
 
     def _update(self, X, W, H, mask, l1, l2, order=None):
         if self.solver == "cd":
@@ -324,11 +349,15 @@ class NMF(_Factorization):
         init = self.init or ("nndsvda" if k <= min(X.shape) else "random")
         if init == "random":
             scale = np.sqrt(max(X.mean(), 1e-12) / k)
-            return (np.abs(rng.standard_normal((X.shape[0], k))) * scale,
-                    np.abs(rng.standard_normal((k, X.shape[1]))) * scale)
+            return (
+                np.abs(rng.standard_normal((X.shape[0], k))) * scale,
+                np.abs(rng.standard_normal((k, X.shape[1]))) * scale,
+            )
         if k > min(X.shape):
-            raise ValueError(f"init={init!r} needs n_components <= min(n_samples, n_features) = {min(X.shape)}; "
-                             f"got {k}. Use init='random' for an overcomplete factorisation.")
+            raise ValueError(
+                f"init={init!r} needs n_components <= min(n_samples, n_features) = {min(X.shape)}; "
+                f"got {k}. Use init='random' for an overcomplete factorisation."
+            )
         # multiplicative updates cannot leave exact zeros: always fill them for 'mu'
         fill = "random" if init == "nndsvdar" else (init == "nndsvda" or self.solver == "mu")
         return nndsvd_init(X, k, rng, fill=fill)
@@ -403,8 +432,16 @@ class NMF(_Factorization):
             W, H = self._initial(X, k, rng)
         pen = self._penalties(n, d)
         start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
-        W, H, _, result = alternate(W, H, *self._updates(X, mask, pen, rng=rng), start, tol=self.tol,
-                                    max_iter=self.max_iter, verbose=self.verbose, label="NMF")
+        W, H, _, result = alternate(
+            W,
+            H,
+            *self._updates(X, mask, pen, rng=rng),
+            start,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            verbose=self.verbose,
+            label="NMF",
+        )
         self.reconstruction_err_ = float(np.sqrt(2 * loss(X, W, H, mask, self.beta_loss)))
         self._store(H, result, k, dtype)
         return W.astype(dtype)
@@ -425,8 +462,16 @@ class NMF(_Factorization):
         pen = self._penalties(X.shape[0], X.shape[1])
         W = np.full((X.shape[0], H.shape[0]), np.sqrt(max(X.mean(), 1e-12) / H.shape[0]))
         start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
-        W, _, _, _ = alternate(W, H, *self._updates(X, mask, pen, fixed_h=True), start,
-                               tol=self.tol, max_iter=self.max_iter, verbose=0, label="NMF transform")
+        W, _, _, _ = alternate(
+            W,
+            H,
+            *self._updates(X, mask, pen, fixed_h=True),
+            start,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            verbose=0,
+            label="NMF transform",
+        )
         return W.astype(dtype)
 
     def __sklearn_tags__(self):
@@ -480,8 +525,7 @@ class MatrixFactorization(_Factorization):
         "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
     }
 
-    def __init__(self, n_components=None, *, alpha=1e-6, tol=1e-6, max_iter=500, random_state=None,
-                 verbose=0):
+    def __init__(self, n_components=None, *, alpha=1e-6, tol=1e-6, max_iter=500, random_state=None, verbose=0):
         self.n_components = n_components
         self.alpha = alpha
         self.tol = tol
@@ -513,9 +557,16 @@ class MatrixFactorization(_Factorization):
             return H, loss(X, W, H, mask) + penalty(W, H, pen)
 
         W, H, _, result = alternate(
-            W, H, lambda W, H: ridge_update_h(X.T, H.T, self.alpha, maskT).T, update_h,
-            loss(X, W, H, mask) + penalty(W, H, pen), tol=self.tol, max_iter=self.max_iter,
-            verbose=self.verbose, label="MatrixFactorization")
+            W,
+            H,
+            lambda W, H: ridge_update_h(X.T, H.T, self.alpha, maskT).T,
+            update_h,
+            loss(X, W, H, mask) + penalty(W, H, pen),
+            tol=self.tol,
+            max_iter=self.max_iter,
+            verbose=self.verbose,
+            label="MatrixFactorization",
+        )
         # W H is unchanged by W_j * c, H_j / c: pick the balance ||W_j|| = ||H_j|| that the
         # ridge penalty prefers, so the scale of the output is determined
         c = np.sqrt(np.linalg.norm(H, axis=1) / np.maximum(np.linalg.norm(W, axis=0), 1e-300))

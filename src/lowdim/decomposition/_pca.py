@@ -22,6 +22,7 @@ from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
 
+
 class FinishedOnRead:
     """A fitted attribute that ``partial_fit`` leaves pending: the first read after the
     last ``partial_fit`` runs the one eigendecomposition of the streamed moments
@@ -50,12 +51,28 @@ class FinishedOnRead:
 
 
 # fitted attributes that partial_fit leaves to be computed on first access
-_DEFERRED = ("components_", "explained_variance_", "explained_variance_ratio_", "singular_values_",
-             "mean_", "scale_", "noise_variance_", "total_variance_", "n_components_",
-             "n_samples_", "solver_", "n_iter_")
+_DEFERRED = (
+    "components_",
+    "explained_variance_",
+    "explained_variance_ratio_",
+    "singular_values_",
+    "mean_",
+    "scale_",
+    "noise_variance_",
+    "total_variance_",
+    "n_components_",
+    "n_samples_",
+    "solver_",
+    "n_iter_",
+)
 
-_SKLEARN_SOLVER_NAMES = {"auto": "auto", "full": "svd", "covariance_eigh": "covariance",
-                         "arpack": "lanczos", "randomized": "randomized"}
+_SKLEARN_SOLVER_NAMES = {
+    "auto": "auto",
+    "full": "svd",
+    "covariance_eigh": "covariance",
+    "arpack": "lanczos",
+    "randomized": "randomized",
+}
 
 
 class PCA(DensityScoreMixin, ComponentTransformer):
@@ -164,8 +181,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     solver_ = FinishedOnRead()
     n_iter_ = FinishedOnRead()
     _parameter_constraints = {
-        "n_components": [NONE, Interval(int, 0, None, closed="left"),
-                         Interval(float, 0, 1, closed="neither"), Options({"mle"})],
+        "n_components": [
+            NONE,
+            Interval(int, 0, None, closed="left"),
+            Interval(float, 0, 1, closed="neither"),
+            Options({"mle"}),
+        ],
         "solver": [Options({"auto", "covariance", "gram", "svd", "randomized", "power", "lanczos"})],
         "whiten": [BOOLEAN],
         "standardize": [BOOLEAN],
@@ -180,9 +201,23 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         "power_iteration_normalizer": [Options({"auto", "QR", "LU", "none"})],
     }
 
-    def __init__(self, n_components=None, *, solver="auto", whiten=False, standardize=False,
-                 copy=True, tol=0.0, iterated_power="auto", n_oversamples=10, max_iter=1000,
-                 random_state=None, verbose=0, svd_solver=None, power_iteration_normalizer="auto"):
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        solver="auto",
+        whiten=False,
+        standardize=False,
+        copy=True,
+        tol=0.0,
+        iterated_power="auto",
+        n_oversamples=10,
+        max_iter=1000,
+        random_state=None,
+        verbose=0,
+        svd_solver=None,
+        power_iteration_normalizer="auto",
+    ):
         self.n_components = n_components
         self.solver = solver
         self.whiten = whiten
@@ -222,9 +257,11 @@ class PCA(DensityScoreMixin, ComponentTransformer):
             return self._fit_dask(X)
         if isinstance(X, Iterator):
             if self._requested_solver() not in ("auto", "covariance"):
-                raise ValueError(f"fit on an iterator of chunks accumulates exact moments (solver "
-                                 f"'covariance'); solver={self._requested_solver()!r} needs the whole "
-                                 "array: pass an array or memory map, or use solver='auto'.")
+                raise ValueError(
+                    f"fit on an iterator of chunks accumulates exact moments (solver "
+                    f"'covariance'); solver={self._requested_solver()!r} needs the whole "
+                    "array: pass an array or memory map, or use solver='auto'."
+                )
             return self._fit_chunks(X)
         X = self._validate_input(X, reset=True, accept_sparse=True, defer_finite=True)
         n, d = X.shape
@@ -247,8 +284,10 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         if solver == "auto":
             solver = choose_dask_solver(n, d, want_k)
         if solver == "randomized" and want_k is None:
-            raise ValueError(f"n_components={k!r} needs the whole spectrum, which solver='randomized' "
-                             "does not compute; use solver='covariance' or 'svd' (TSQR) on dask arrays.")
+            raise ValueError(
+                f"n_components={k!r} needs the whole spectrum, which solver='randomized' "
+                "does not compute; use solver='covariance' or 'svd' (TSQR) on dask arrays."
+            )
         with progress_wanted(self.verbose):
             spectrum = dask_spectrum(X, solver, want_k, self._solver_options(n, d))
         self.n_features_in_ = d
@@ -288,15 +327,20 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         """
         if "_accumulator" not in self.__dict__:
             if "solver_" in self.__dict__:
-                raise ValueError(f"partial_fit continues exact running moments, but this model "
-                                 f"was fitted with solver={self.solver_!r}, which keeps none; fit "
-                                 "with solver='covariance' first, or use a fresh estimator.")
+                raise ValueError(
+                    f"partial_fit continues exact running moments, but this model "
+                    f"was fitted with solver={self.solver_!r}, which keeps none; fit "
+                    "with solver='covariance' first, or use a fresh estimator."
+                )
             validate_params(self)
         block = self._accumulate(X)
         for name in self._deferred:
             self.__dict__.pop(name, None)
-        self._pending_dtype = block.dtype if self.__dict__.get("_pending_dtype") is None \
+        self._pending_dtype = (
+            block.dtype
+            if self.__dict__.get("_pending_dtype") is None
             else np.result_type(self._pending_dtype, block.dtype)
+        )
         self.n_samples_seen_ = self._accumulator.n
         return self
 
@@ -307,8 +351,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     def _accumulate(self, X):
         first = "_accumulator" not in self.__dict__
-        X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True,
-                                 defer_finite=True)
+        X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True, defer_finite=True)
         if first:
             self._accumulator = ScatterAccumulator(X.shape[1])
         self._accumulator.update(X, on_nonfinite=lambda: check_finite(X))
@@ -318,8 +361,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         acc = self._accumulator
         n, d = acc.n, acc.n_features
         self._check_n_samples(n, d)
-        spectrum = spectrum_from_scatter(acc, self._solver_k("covariance", n, d), self._solver_options(n, d),
-                                         dtype)
+        spectrum = spectrum_from_scatter(acc, self._solver_k("covariance", n, d), self._solver_options(n, d), dtype)
         self._set_spectrum(spectrum, dtype, "covariance")
         self._pending_dtype = None
 
@@ -337,17 +379,23 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         if solver == "auto":
             solver = choose_solver(n, d, want_k, sparse)
         if sparse and not SOLVERS[solver].sparse_ok:
-            raise TypeError(f"solver={solver!r} does not accept sparse input; use 'lanczos', "
-                            "'randomized', 'power' or 'covariance' (or 'auto').")
+            raise TypeError(
+                f"solver={solver!r} does not accept sparse input; use 'lanczos', "
+                "'randomized', 'power' or 'covariance' (or 'auto')."
+            )
         # None: every component, min(n, d) (ARPACK: one fewer, as scikit-learn's 'arpack')
         partial_ok = want_k is not None or k is None or (solver == "power" and k != "mle")
         if not SOLVERS[solver].complete and not partial_ok:
-            raise ValueError(f"n_components={k!r} needs the whole spectrum, which solver={solver!r} "
-                             "does not compute; use solver='covariance', 'svd', 'gram' or 'auto'"
-                             + (" (or 'power' for a variance fraction)." if k != "mle" else "."))
+            raise ValueError(
+                f"n_components={k!r} needs the whole spectrum, which solver={solver!r} "
+                "does not compute; use solver='covariance', 'svd', 'gram' or 'auto'"
+                + (" (or 'power' for a variance fraction)." if k != "mle" else ".")
+            )
         if solver == "lanczos" and want_k is not None and want_k >= min(n, d):
-            raise ValueError(f"solver='lanczos' needs n_components < min(n_samples, n_features) = "
-                             f"{min(n, d)}; got {want_k}. Use solver='covariance' or 'svd'.")
+            raise ValueError(
+                f"solver='lanczos' needs n_components < min(n_samples, n_features) = "
+                f"{min(n, d)}; got {want_k}. Use solver='covariance' or 'svd'."
+            )
         return solver
 
     def _solver_k(self, solver, n, d):
@@ -361,11 +409,16 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     def _solver_options(self, n, d):
         k = self.n_components
         fraction = float(k) if isinstance(k, float) else None
-        return SolverOptions(standardize=bool(self.standardize), tol=float(self.tol),
-                             max_iter=self.max_iter, n_oversamples=self.n_oversamples,
-                             iterated_power=self.iterated_power,
-                             rng=check_random_state(self.random_state),
-                             stop_fraction=fraction, verbose=int(self.verbose))
+        return SolverOptions(
+            standardize=bool(self.standardize),
+            tol=float(self.tol),
+            max_iter=self.max_iter,
+            n_oversamples=self.n_oversamples,
+            iterated_power=self.iterated_power,
+            rng=check_random_state(self.random_state),
+            stop_fraction=fraction,
+            verbose=int(self.verbose),
+        )
 
     def _set_spectrum(self, spectrum, dtype, solver, X=None):
         n, d = spectrum.n_samples, spectrum.mean.size
@@ -420,8 +473,14 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         """
         if is_dask_array(X):
             check_is_fitted(self)
-            return map_rows(self.transform, X, self.n_components_, self.components_.dtype,
-                            n_features=self.n_features_in_, estimator_name=type(self).__name__)
+            return map_rows(
+                self.transform,
+                X,
+                self.n_components_,
+                self.components_.dtype,
+                n_features=self.n_features_in_,
+                estimator_name=type(self).__name__,
+            )
         Xc, X = self._centered(X)
         W = self.components_
         if Xc is None:  # large sparse input: never densified
@@ -447,8 +506,14 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         """
         if is_dask_array(X):
             check_is_fitted(self)
-            return map_rows(self.inverse_transform, X, self.n_features_in_, self.components_.dtype,
-                            n_features=self.n_components_, estimator_name=type(self).__name__)
+            return map_rows(
+                self.inverse_transform,
+                X,
+                self.n_features_in_,
+                self.components_.dtype,
+                n_features=self.n_components_,
+                estimator_name=type(self).__name__,
+            )
         Z = self._validate_codes(X)
         if self.whiten:
             Z = Z * np.sqrt(self.explained_variance_)
@@ -493,8 +558,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         W = self.components_.astype(np.float64)
         d, k = W.shape[1], self.n_components_
         total = float(self.explained_variance_.astype(np.float64).sum()) + self.noise_variance_ * (d - k)
-        ll = ppca_loglik_curve(Xc @ W.T, np.einsum("ij,ij->i", Xc, Xc), self.explained_variance_,
-                               total, d, [k])[:, 0]
+        ll = ppca_loglik_curve(Xc @ W.T, np.einsum("ij,ij->i", Xc, Xc), self.explained_variance_, total, d, [k])[:, 0]
         if self.scale_ is not None:
             ll -= np.log(self.scale_.astype(np.float64)).sum()
         return ll
@@ -532,7 +596,6 @@ class PCA(DensityScoreMixin, ComponentTransformer):
             inv = 1.0 / self.scale_.astype(np.float64)
             prec *= np.outer(inv, inv)
         return prec
-
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -79,8 +79,12 @@ def randomized_spectrum(X, k, opts):
     blocks, starts = row_blocks(X)
     moments = {}
     if opts.standardize:
-        moments.update(zip(("n", "mean", "ss"), compute(_reduce_blocks(X, moments_of.block_variances,
-                                                                        moments_of.merge_variances))[0]))
+        moments.update(
+            zip(
+                ("n", "mean", "ss"),
+                compute(_reduce_blocks(X, moments_of.block_variances, moments_of.merge_variances))[0],
+            )
+        )
     scale = feature_scale(moments["ss"] / max(n - 1, 1)) if opts.standardize else None
     product = dask.delayed(bm.block_gram_product, pure=True)
     first = dask.delayed(bm.block_moments_product, pure=True)
@@ -98,8 +102,7 @@ def randomized_spectrum(X, k, opts):
     size = min(k + opts.n_oversamples, n, d)
     w, V, passes = subspace_iteration(apply, d, X.dtype, size, k, n_iter=q, rng=opts.rng, tol=tol)
     variances = moments["ss"] / max(n - 1, 1)
-    return Spectrum(moments["mean"], variances, scale, V.T, np.maximum(w, 0.0) / max(n - 1, 1), n, False,
-                    n_iter=passes)
+    return Spectrum(moments["mean"], variances, scale, V.T, np.maximum(w, 0.0) / max(n - 1, 1), n, False, n_iter=passes)
 
 
 _SPECTRA = {"covariance": covariance_spectrum, "svd": tsqr_spectrum, "randomized": randomized_spectrum}
@@ -127,9 +130,11 @@ def dask_spectrum(X, solver, k, opts):
     ((2, 5), 1000)
     """
     if solver not in _SPECTRA:
-        raise ValueError(f"solver={solver!r} does not run on dask arrays; use one of "
-                         f"{list(SOLVERS)} ('covariance' or 'svd' for every n_components form, "
-                         "'randomized' for many features).")
+        raise ValueError(
+            f"solver={solver!r} does not run on dask arrays; use one of "
+            f"{list(SOLVERS)} ('covariance' or 'svd' for every n_components form, "
+            "'randomized' for many features)."
+        )
     if solver == "randomized" and k is None:
         raise ValueError("solver='randomized' computes the top k components only; give k.")
     return _SPECTRA[solver](X, k, opts)

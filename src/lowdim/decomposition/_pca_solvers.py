@@ -93,8 +93,7 @@ def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
     # the scatter's products ran on one BLAS thread each (gram_of_columns), so no
     # BLAS thread is left spinning and the eigensolver may use all the caller allows
     w, V = top_eigh(cov, k, precision=dtype)
-    return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None,
-                    accumulator=acc)
+    return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None, accumulator=acc)
 
 
 class CovarianceSolver:
@@ -110,8 +109,7 @@ class CovarianceSolver:
         from tqdm.auto import tqdm
 
         if type(X) is np.ndarray:
-            return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts,
-                                         X.dtype)
+            return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts, X.dtype)
         acc = ScatterAccumulator(X.shape[1])
         # a memory map is read block by block, with a progress bar when verbose
         with tqdm(total=X.shape[0], desc="PCA pass", unit="row", disable=not opts.verbose) as bar:
@@ -132,9 +130,9 @@ class GramSolver:
     def _column_blocks(self, X, mean, scale):
         step = block_rows(X.shape[0], X.dtype.itemsize)
         for j in range(0, X.shape[1], step):
-            blk = X[:, j:j + step] - mean[j:j + step].astype(X.dtype)
+            blk = X[:, j : j + step] - mean[j : j + step].astype(X.dtype)
             if scale is not None:
-                blk /= scale[j:j + step].astype(X.dtype)
+                blk /= scale[j : j + step].astype(X.dtype)
             yield j, blk
 
     def _gram(self, X, mean, scale, raw):
@@ -152,8 +150,7 @@ class GramSolver:
         mean, variances = checked_moments(X)
         scale = feature_scale(variances) if opts.standardize else None
         raw = scale is None and not needs_centering(mean, variances, X.dtype)
-        w, U = top_eigh(self._gram(X, mean, scale, raw), min(k, n) if k is not None else None,
-                        precision=X.dtype)
+        w, U = top_eigh(self._gram(X, mean, scale, raw), min(k, n) if k is not None else None, precision=X.dtype)
         w = np.maximum(w, 0.0)
         keep = w > (w[0] * np.finfo(X.dtype).eps * n if w.size else 0.0)
         Uk = (U[:, keep] / np.sqrt(w[keep])).astype(X.dtype)
@@ -162,7 +159,7 @@ class GramSolver:
             components[keep] = Uk.T @ X - np.outer(Uk.sum(axis=0), mean.astype(X.dtype))
         else:
             for j, blk in self._column_blocks(X, mean, scale):
-                components[keep, j:j + blk.shape[1]] = Uk.T @ blk
+                components[keep, j : j + blk.shape[1]] = Uk.T @ blk
         return Spectrum(mean, variances, scale, components, w / (n - 1), n, k is None)
 
 
@@ -178,8 +175,9 @@ class SVDSolver:
         Xc = X - mean.astype(X.dtype)
         if scale is not None:
             Xc /= scale.astype(X.dtype)
-        _, s, Vt = scipy.linalg.svd(Xc, full_matrices=False, check_finite=False,
-                                    overwrite_a=True, lapack_driver="gesdd")
+        _, s, Vt = scipy.linalg.svd(
+            Xc, full_matrices=False, check_finite=False, overwrite_a=True, lapack_driver="gesdd"
+        )
         if k is not None:
             s, Vt = s[:k], Vt[:k]
         return Spectrum(mean, variances, scale, Vt, s.astype(np.float64) ** 2 / (n - 1), n, k is None)
@@ -242,8 +240,7 @@ class RandomizedSolver:
         n, d = X.shape
         mean, variances, scale, op = _prepare_operator(X, opts)
         q, tol = resolve_power_iterations(opts.iterated_power, X.dtype)
-        _, Vt, passes = randomized_svd(op, k, n_oversamples=opts.n_oversamples, n_iter=q,
-                                       rng=opts.rng, tol=tol)
+        _, Vt, passes = randomized_svd(op, k, n_oversamples=opts.n_oversamples, n_iter=q, rng=opts.rng, tol=tol)
         eigenvalues, Vt = variances_along(op, Vt)
         return Spectrum(mean, variances, scale, Vt, eigenvalues, n, False, n_iter=passes + 1)
 
@@ -261,9 +258,17 @@ class PowerSolver:
         stop = None
         if opts.stop_fraction is not None:
             stop = opts.stop_fraction * spectrum.total_variance
-        w, V, iters = power_eigh(cov.matvec, d, X.dtype, n_components=k, rng=opts.rng,
-                             tol=opts.tol or 1e-6, max_iter=opts.max_iter,
-                             stop_variance=stop, verbose=opts.verbose)
+        w, V, iters = power_eigh(
+            cov.matvec,
+            d,
+            X.dtype,
+            n_components=k,
+            rng=opts.rng,
+            tol=opts.tol or 1e-6,
+            max_iter=opts.max_iter,
+            stop_variance=stop,
+            verbose=opts.verbose,
+        )
         spectrum.components, spectrum.eigenvalues = V.T, np.maximum(w, 0.0)
         spectrum.n_iter = int(sum(iters))
         return spectrum
@@ -283,14 +288,15 @@ class LanczosSolver:
         mean, variances, scale, op = _prepare_operator(X, opts)
         cov = op.covariance_operator()
         with blas_limit(1 if sp.issparse(X) else None):
-            w, V = lanczos_eigh(cov, k, rng=opts.rng, tol=opts.tol,
-                                max_iter=None if opts.max_iter is None else 10 * opts.max_iter)
-        return Spectrum(mean, variances, scale, V.T.astype(X.dtype), np.maximum(w, 0.0), n, False,
-                        n_iter=op.n_products)
+            w, V = lanczos_eigh(
+                cov, k, rng=opts.rng, tol=opts.tol, max_iter=None if opts.max_iter is None else 10 * opts.max_iter
+            )
+        return Spectrum(mean, variances, scale, V.T.astype(X.dtype), np.maximum(w, 0.0), n, False, n_iter=op.n_products)
 
 
-SOLVERS = {cls.name: cls() for cls in
-           (CovarianceSolver, GramSolver, SVDSolver, RandomizedSolver, PowerSolver, LanczosSolver)}
+SOLVERS = {
+    cls.name: cls() for cls in (CovarianceSolver, GramSolver, SVDSolver, RandomizedSolver, PowerSolver, LanczosSolver)
+}
 
 
 def choose_solver(n, d, k, sparse):

@@ -66,8 +66,7 @@ class ProbabilisticPCA(LatentGaussianMixin):
         "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
     }
 
-    def __init__(self, n_components=None, *, method="auto", max_iter=1000, tol=1e-8,
-                 random_state=None, verbose=0):
+    def __init__(self, n_components=None, *, method="auto", max_iter=1000, tol=1e-8, random_state=None, verbose=0):
         self.n_components = n_components
         self.method = method
         self.max_iter = max_iter
@@ -84,8 +83,15 @@ class ProbabilisticPCA(LatentGaussianMixin):
         W0 = rng.standard_normal((k, d)) * np.sqrt(np.trace(S) / d / k)
         psi0 = np.full(d, np.trace(S) / d)
         W, psi, history, n_iter, _ = em_from_moments(
-            S, W0, psi0, isotropic=True, max_iter=self.max_iter, tol=self.tol,
-            verbose=self.verbose, label="ProbabilisticPCA EM")
+            S,
+            W0,
+            psi0,
+            isotropic=True,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            verbose=self.verbose,
+            label="ProbabilisticPCA EM",
+        )
         W = _principal_axes(W, psi)
         return W, mean, psi, history, n_iter
 

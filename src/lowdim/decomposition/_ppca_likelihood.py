@@ -102,6 +102,9 @@ def minka_log_evidence(eigenvalues, rank, n_samples):
     for a in range(k):
         b = np.arange(a + 1, d)
         gap = np.maximum(np.abs(rest[a] - rest[b]), floor)
-        log_az += np.sum(np.log(np.maximum(np.abs(1.0 / hat[b] - 1.0 / hat[a]), 1.0 / rest[a] * np.finfo(np.float64).eps))
-                         + np.log(gap) + np.log(n))
+        log_az += np.sum(
+            np.log(np.maximum(np.abs(1.0 / hat[b] - 1.0 / hat[a]), 1.0 / rest[a] * np.finfo(np.float64).eps))
+            + np.log(gap)
+            + np.log(n)
+        )
     return log_pu + log_lik + (m + k) / 2.0 * np.log(2 * np.pi) - log_az / 2.0 - k / 2.0 * np.log(n)

@@ -43,14 +43,16 @@ def _cv_curve(X, ks, n_folds, rng, solver):
         model = PCA(n_components=min(train.size, d), solver=solver).fit(X[train])
         Xt = X[test] - model.mean_
         Z = Xt @ model.components_.T
-        ll = ppca_loglik_curve(Z, np.einsum("ij,ij->i", Xt, Xt), model.explained_variance_,
-                               model.total_variance_, d, ks)
+        ll = ppca_loglik_curve(
+            Z, np.einsum("ij,ij->i", Xt, Xt), model.explained_variance_, model.total_variance_, d, ks
+        )
         total += ll.sum(axis=0)
     return total / n
 
 
-def select_n_components(X, method="variance", *, threshold=0.9, max_components=None,
-                        n_folds=5, solver="auto", random_state=None):
+def select_n_components(
+    X, method="variance", *, threshold=0.9, max_components=None, n_folds=5, solver="auto", random_state=None
+):
     """Choose how many principal components to keep, and return the curve behind it.
 
     Parameters

@@ -23,5 +23,17 @@ from ._progress import pass_progress, progress_wanted
 from ._runner import BlockPasses
 from ._stream import iter_blocks, label_blocks, stream_partial_fit
 
-__all__ = ["BlockPasses", "check_dask_array", "compute", "is_dask_array", "iter_blocks", "label_blocks",
-           "map_rows", "pass_progress", "progress_wanted", "row_blocks", "stream_partial_fit", "tree_reduce"]
+__all__ = [
+    "BlockPasses",
+    "check_dask_array",
+    "compute",
+    "is_dask_array",
+    "iter_blocks",
+    "label_blocks",
+    "map_rows",
+    "pass_progress",
+    "progress_wanted",
+    "row_blocks",
+    "stream_partial_fit",
+    "tree_reduce",
+]

@@ -53,21 +53,23 @@ def check_dask_array(X, estimator_name, *, min_samples=2):
     ('float64', (2, 1))
     """
     if X.ndim != 2:
-        raise ValueError(f"{estimator_name} expects a 2-D dask array (samples x features); got "
-                         f"{X.ndim} dimension(s) with shape {X.shape}. Reshape it, e.g. "
-                         "X.reshape(-1, 1) for a single feature.")
+        raise ValueError(
+            f"{estimator_name} expects a 2-D dask array (samples x features); got "
+            f"{X.ndim} dimension(s) with shape {X.shape}. Reshape it, e.g. "
+            "X.reshape(-1, 1) for a single feature."
+        )
     kind = X.dtype.kind
     if kind not in "fiub":
-        raise TypeError(f"{estimator_name} needs a numeric dask array; got dtype {X.dtype}. "
-                        "Convert it with X.astype('float64').")
+        raise TypeError(
+            f"{estimator_name} needs a numeric dask array; got dtype {X.dtype}. Convert it with X.astype('float64')."
+        )
     if kind != "f" or X.dtype.itemsize not in (4, 8):
         X = X.astype(np.float64)
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
     n, d = X.shape
     if n < min_samples:
-        raise ValueError(f"{estimator_name} needs at least {min_samples} samples; the dask array "
-                         f"has {n}.")
+        raise ValueError(f"{estimator_name} needs at least {min_samples} samples; the dask array has {n}.")
     if d < 1:
         raise ValueError(f"{estimator_name} needs at least one feature; the dask array has shape {X.shape}.")
     if X.numblocks[1] > 1:
@@ -110,8 +112,10 @@ def tree_reduce(parts, merge):
         raise ValueError("nothing to reduce: the dask array has no row blocks")
     merge_task = dask.delayed(merge, pure=True)
     while len(level) > 1:
-        level = [merge_task(level[i:i + ARITY]) if len(level[i:i + ARITY]) > 1 else level[i]
-                 for i in range(0, len(level), ARITY)]
+        level = [
+            merge_task(level[i : i + ARITY]) if len(level[i : i + ARITY]) > 1 else level[i]
+            for i in range(0, len(level), ARITY)
+        ]
     return level[0]
 
 
@@ -129,7 +133,6 @@ def compute(*objects):
     """
     import dask
 
-
     try:
         shown = compute_with_bar(objects)  # inside pass_progress, on a distributed client
         return shown if shown is not None else dask.compute(*objects)
@@ -140,7 +143,8 @@ def compute(*objects):
             f"a Dask worker died while computing a lowdim fit ({exc}); the task was retried "
             "on other workers until Dask's allowed-failures limit. Usually a worker ran out "
             "of memory: give workers more memory, use smaller row chunks, or check the "
-            "worker logs. Nothing was stored in the estimator.") from exc
+            "worker logs. Nothing was stored in the estimator."
+        ) from exc
 
 
 def map_rows(func, X, n_out, dtype, *, n_features, estimator_name):
@@ -160,8 +164,10 @@ def map_rows(func, X, n_out, dtype, *, n_features, estimator_name):
     """
     X = check_dask_array(X, estimator_name, min_samples=0)
     if X.shape[1] != n_features:
-        raise ValueError(f"X has {X.shape[1]} features, but {estimator_name} was fitted with "
-                         f"{n_features}; pass data with the columns used in fit.")
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {estimator_name} was fitted with "
+            f"{n_features}; pass data with the columns used in fit."
+        )
     if n_out is None:
         return X.map_blocks(func, dtype=dtype, chunks=(X.chunks[0],), drop_axis=1)
     return X.map_blocks(func, dtype=dtype, chunks=(X.chunks[0], (n_out,)))

@@ -78,6 +78,7 @@ def _watch(futures, description):
     from tqdm.auto import tqdm
 
     with tqdm(total=None, desc=description, unit="task", leave=False, mininterval=0.5) as bar:
+
         class Bar(TextProgressBar):
             def _draw_bar(self, remaining, all, **kwargs):  # distributed passes these by name
                 bar.total = all
@@ -95,5 +96,10 @@ def block_bar(n_blocks, description):
     from tqdm.auto import tqdm
 
     state = _STATE.get()
-    return tqdm(total=n_blocks, desc=f"{state['description'] if state else ''}: {description}",
-                unit="block", leave=False, disable=state is None)
+    return tqdm(
+        total=n_blocks,
+        desc=f"{state['description'] if state else ''}: {description}",
+        unit="block",
+        leave=False,
+        disable=state is None,
+    )

@@ -59,14 +59,12 @@ def _weight_blocks(sample_weight, X):
     """Sample weights cut into X's row blocks (as delayed objects), checked block by block."""
     import dask.array as da
 
-
     w = sample_weight if hasattr(sample_weight, "dask") else np.asarray(sample_weight, dtype=np.float64)
     if np.ndim(w) == 0:
         w = np.full(X.shape[0], float(w))
     w = da.asarray(w)
     if w.shape != (X.shape[0],):
-        raise ValueError(f"sample_weight has shape {w.shape}; expected ({X.shape[0]},), one weight "
-                         "per sample.")
+        raise ValueError(f"sample_weight has shape {w.shape}; expected ({X.shape[0]},), one weight per sample.")
     w = w.rechunk((X.chunks[0],)).astype(np.float64)
     total, lowest = (float(v) for v in compute(w.sum(), w.min()))  # one pass over the weights
     if not np.isfinite(total) or total <= 0 or lowest < 0:

@@ -70,8 +70,7 @@ def stream_partial_fit(est, X, sample_weight=None):
     w = None
     if sample_weight is not None:
         w = da.asarray(sample_weight).astype(np.float64).rechunk((X.chunks[0],))
-    first = 0 if hasattr(est, "cluster_centers_") else \
-        max(3 * est.batch_size, est.init_size or 0, est.n_clusters)
+    first = 0 if hasattr(est, "cluster_centers_") else max(3 * est.batch_size, est.init_size or 0, est.n_clusters)
     with block_bar(X.numblocks[0], f"streaming {type(est).__name__}") as bar:
         for block, wb in iter_blocks(X, w):
             for start, stop in _batches(block.shape[0], first, est.batch_size):

@@ -8,6 +8,19 @@ from ._sne import SNE, GaussianObjective
 from ._tsne import TSNE
 from ._umap import UMAP
 
-__all__ = ["BarnesHutRepulsion", "ExactRepulsion", "FFTRepulsion", "GaussianObjective", "Phase", "SNE",
-           "StudentObjective", "TSNE", "UMAP", "conditional_probabilities", "descend", "joint_probabilities",
-           "kl_divergence", "neighbor_affinities"]
+__all__ = [
+    "BarnesHutRepulsion",
+    "ExactRepulsion",
+    "FFTRepulsion",
+    "GaussianObjective",
+    "Phase",
+    "SNE",
+    "StudentObjective",
+    "TSNE",
+    "UMAP",
+    "conditional_probabilities",
+    "descend",
+    "joint_probabilities",
+    "kl_divergence",
+    "neighbor_affinities",
+]

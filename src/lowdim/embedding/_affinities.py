@@ -25,9 +25,13 @@ def effective_perplexity(perplexity, n_samples, name="TSNE"):
     if 3 * perplexity <= n_samples - 1:
         return float(perplexity)
     lowered = max((n_samples - 1) / 3.0, 1.0)
-    warnings.warn(f"{name}: perplexity={perplexity:g} is too large for {n_samples} samples (it needs about "
-                  f"3 x perplexity neighbours per point); using perplexity={lowered:g}. Lower perplexity to "
-                  "silence this.", UserWarning, stacklevel=3)
+    warnings.warn(
+        f"{name}: perplexity={perplexity:g} is too large for {n_samples} samples (it needs about "
+        f"3 x perplexity neighbours per point); using perplexity={lowered:g}. Lower perplexity to "
+        "silence this.",
+        UserWarning,
+        stacklevel=3,
+    )
     return lowered
 
 
@@ -82,8 +86,9 @@ def joint_probabilities(indices, conditional, n_samples):
     return P
 
 
-def neighbor_affinities(X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True,
-                         metric_params=None):
+def neighbor_affinities(
+    X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True, metric_params=None
+):
     """t-SNE's input affinities of ``X``: kNN (``n_neighbors``, usually 3 x perplexity)
     by the chosen index, perplexity-calibrated conditionals, symmetrised.
 
@@ -143,5 +148,8 @@ def warn_duplicates(distances, name):
     """
     n_dup = int(np.count_nonzero(distances.min(axis=1) <= 0.0))
     if n_dup:
-        warnings.warn(f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed "
-                      "together.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed together.",
+            UserWarning,
+            stacklevel=3,
+        )

@@ -68,9 +68,13 @@ def training_index(estimator, dtype=None):
         precomputed = estimator.metric == "precomputed"
         params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
         X = estimator.X_fit_
-        index = make_index("exact" if precomputed else estimator.neighbors_algorithm, estimator.metric,
-                           X.shape[0], params, sparse=sp.issparse(X)).build(X if sp.issparse(X) else
-                                                                           np.asarray(X, dtype=dtype))
+        index = make_index(
+            "exact" if precomputed else estimator.neighbors_algorithm,
+            estimator.metric,
+            X.shape[0],
+            params,
+            sparse=sp.issparse(X),
+        ).build(X if sp.issparse(X) else np.asarray(X, dtype=dtype))
         estimator._index = index
     return index
 
@@ -98,15 +102,20 @@ class NeighborEmbedding(ValidatedInputMixin, BaseEstimator):
         if n < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples; got {n} sample.")
         if self.n_components > n:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower "
-                             "n_components.")
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
         check_rows_or_distances(X, self.metric, type(self).__name__)
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
-        P, index, distances = neighbor_affinities(X64, self.perplexity_, self._n_neighbors(n), metric=self.metric,
-                                                   algorithm=self.neighbors_algorithm, joint=self._joint,
-                                                   metric_params=self.metric_params)
+        P, index, distances = neighbor_affinities(
+            X64,
+            self.perplexity_,
+            self._n_neighbors(n),
+            metric=self.metric,
+            algorithm=self.neighbors_algorithm,
+            joint=self._joint,
+            metric_params=self.metric_params,
+        )
         warn_duplicates(distances, type(self).__name__)
         return P, index
 
@@ -138,8 +147,9 @@ class NeighborEmbedding(ValidatedInputMixin, BaseEstimator):
         objective = self._objective_factory(n)
         P, self._index = self._affinities(X64, n)
         Y = initial_embedding(self.init, X64, P, self.n_components, rng, precomputed=self.metric == "precomputed")
-        self.learning_rate_ = (max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto"
-                               else float(self.learning_rate))
+        self.learning_rate_ = (
+            max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto" else float(self.learning_rate)
+        )
         Y, self.kl_divergence_, self.n_iter_ = self._optimize(P, Y, objective)
         self.embedding_ = Y.astype(X.dtype)
         self.X_fit_ = X
@@ -157,10 +167,18 @@ class NeighborEmbedding(ValidatedInputMixin, BaseEstimator):
         objective = make_objective(P)
         given = [self.callbacks] if callable(self.callbacks) else list(self.callbacks or ())
         callbacks = [_in_original_order(callback, order) for callback in given]
-        state = descend(np.ascontiguousarray(Y[order]), objective.gradient, objective.value, self._phases(),
-                        self.learning_rate_, min_grad_norm=self.min_grad_norm,
-                        n_iter_without_progress=self.n_iter_without_progress, callbacks=callbacks,
-                        verbose=self.verbose, label=type(self).__name__)
+        state = descend(
+            np.ascontiguousarray(Y[order]),
+            objective.gradient,
+            objective.value,
+            self._phases(),
+            self.learning_rate_,
+            min_grad_norm=self.min_grad_norm,
+            n_iter_without_progress=self.n_iter_without_progress,
+            callbacks=callbacks,
+            verbose=self.verbose,
+            label=type(self).__name__,
+        )
         out = np.empty_like(state.Y)
         out[order] = state.Y
         return out, objective.final(state.Y), state.iteration

@@ -80,8 +80,14 @@ class SpaceTree:
         n, d = Y.shape
         capacity = 2 * n + 16
         while True:
-            arrays = (np.full((capacity, 2 ** d), -1, dtype=np.int64), np.empty((capacity, d)), np.empty(capacity),
-                      np.zeros((capacity, d)), np.zeros(capacity), np.full(capacity, -1, dtype=np.int64))
+            arrays = (
+                np.full((capacity, 2**d), -1, dtype=np.int64),
+                np.empty((capacity, d)),
+                np.empty(capacity),
+                np.zeros((capacity, d)),
+                np.zeros(capacity),
+                np.full(capacity, -1, dtype=np.int64),
+            )
             used = build_tree(np.ascontiguousarray(Y, dtype=np.float64), *arrays)
             if used > 0:
                 break
@@ -95,8 +101,19 @@ class SpaceTree:
         Q = np.ascontiguousarray(Q, dtype=np.float64)
         R = np.empty_like(Q)
         z_rows = np.empty(Q.shape[0])
-        tree_repulsion(Q, self.child, self.half, self.com, self.count, self.point, float(theta), float(dof),
-                       exclude_self, R, z_rows)
+        tree_repulsion(
+            Q,
+            self.child,
+            self.half,
+            self.com,
+            self.count,
+            self.point,
+            float(theta),
+            float(dof),
+            exclude_self,
+            R,
+            z_rows,
+        )
         return R, z_rows
 
 
@@ -130,8 +147,11 @@ class FFTRepulsion:
         lo, hi = bounding_box(Y2)
         span = hi - lo
         width = self.interval_width / (ONE_DIM_REFINEMENT if one_dim else 1)
-        n_boxes = np.clip(np.ceil(span / width).astype(np.int64), self.min_intervals,
-                          MAX_BOXES * (ONE_DIM_REFINEMENT if one_dim else 1))
+        n_boxes = np.clip(
+            np.ceil(span / width).astype(np.int64),
+            self.min_intervals,
+            MAX_BOXES * (ONE_DIM_REFINEMENT if one_dim else 1),
+        )
         if one_dim:  # the second axis is a single box around 0 (only its middle node is used)
             lo[1], span[1], n_boxes[1] = -0.5, 1.0, 1
         h = np.maximum(span, 1e-12) * (1 + 1e-9) / n_boxes
@@ -142,8 +162,10 @@ class FFTRepulsion:
 
         n, d = Y.shape
         if d > 2:
-            raise ValueError(f"the FFT repulsion handles 1- or 2-D embeddings; this one has {d} dimensions "
-                             "(use method='barnes_hut' or 'exact').")
+            raise ValueError(
+                f"the FFT repulsion handles 1- or 2-D embeddings; this one has {d} dimensions "
+                "(use method='barnes_hut' or 'exact')."
+            )
         Y2 = np.zeros((n, 2))
         Y2[:, :d] = Y
         lo, h, n_boxes = self._boxes(Y2, d == 1)
@@ -203,11 +225,14 @@ def choose_repulsion(method, n_samples, n_components, angle):
         else:
             method = "fft"
     if method == "barnes_hut" and n_components > 3:
-        raise ValueError(f"method='barnes_hut' handles n_components <= 3; got n_components={n_components} "
-                         "(use method='exact').")
+        raise ValueError(
+            f"method='barnes_hut' handles n_components <= 3; got n_components={n_components} (use method='exact')."
+        )
     if method == "fft" and n_components > 2:
-        raise ValueError(f"method='fft' handles n_components 1 or 2; got n_components={n_components} "
-                         "(use method='barnes_hut' or 'exact').")
+        raise ValueError(
+            f"method='fft' handles n_components 1 or 2; got n_components={n_components} "
+            "(use method='barnes_hut' or 'exact')."
+        )
     return {"exact": ExactRepulsion, "fft": FFTRepulsion}.get(method, lambda: BarnesHutRepulsion(angle))()
 
 

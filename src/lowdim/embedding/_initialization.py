@@ -68,8 +68,10 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
     # which t-SNE and UMAP would amplify into a different embedding
     if init == "pca":
         if precomputed:
-            raise ValueError("init='pca' needs feature vectors, but metric='precomputed' gives distances; use "
-                             "init='spectral' or 'random'.")
+            raise ValueError(
+                "init='pca' needs feature vectors, but metric='precomputed' gives distances; use "
+                "init='spectral' or 'random'."
+            )
 
         with blas_limit(1):
             return rescale(principal_scores(X, n_components, rng), rng)

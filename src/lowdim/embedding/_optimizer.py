@@ -42,8 +42,21 @@ class DescentState:
     grad_norm: float = float("inf")
 
 
-def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7, n_iter_without_progress=300,
-            n_iter_check=50, callbacks=(), verbose=0, label="t-SNE", recenter=True):
+def descend(
+    Y,
+    gradient,
+    objective,
+    phases,
+    learning_rate,
+    *,
+    min_grad_norm=1e-7,
+    n_iter_without_progress=300,
+    n_iter_check=50,
+    callbacks=(),
+    verbose=0,
+    label="t-SNE",
+    recenter=True,
+):
     """Run the ``phases`` from ``Y`` (modified in place).
 
     Parameters
@@ -87,17 +100,25 @@ def descend(Y, gradient, objective, phases, learning_rate, *, min_grad_norm=1e-7
             state.update[:] = 0.0
             state.gains[:] = 1.0
         state.best_objective, state.best_iteration = float("inf"), state.iteration
-        step = _step(gradient, objective, phase, learning_rate, min_grad_norm,
-                     n_iter_without_progress if k == len(phases) - 1 else None, n_iter_check, verbose, label,
-                     recenter)
+        step = _step(
+            gradient,
+            objective,
+            phase,
+            learning_rate,
+            min_grad_norm,
+            n_iter_without_progress if k == len(phases) - 1 else None,
+            n_iter_check,
+            verbose,
+            label,
+            recenter,
+        )
         result = run_loop(step, state, max_iter=phase.n_iter, tol=None, callbacks=callbacks, warn=False)
         if result.stopped or (result.converged and k == len(phases) - 1):
             break
     return state
 
 
-def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_iter_check, verbose, label,
-          recenter):
+def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_iter_check, verbose, label, recenter):
     """One iteration of ``phase`` as a ``run_loop`` step: ``STOP`` when the gradient is
     small or the objective has not improved for ``patience`` iterations."""
 
@@ -110,13 +131,16 @@ def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_
             state.objective = objective(state.Y, aux)
             state.grad_norm = float(np.linalg.norm(grad))
             if verbose:
-                print(f"[{label}] iteration {state.iteration}: KL divergence {state.objective:.4f}, "
-                      f"gradient norm {state.grad_norm:.3g}")
+                print(
+                    f"[{label}] iteration {state.iteration}: KL divergence {state.objective:.4f}, "
+                    f"gradient norm {state.grad_norm:.3g}"
+                )
             improved = state.objective < state.best_objective
             if improved:
                 state.best_objective, state.best_iteration = state.objective, state.iteration
             stop = state.grad_norm < min_grad_norm or (
-                patience is not None and not improved and state.iteration - state.best_iteration > patience)
+                patience is not None and not improved and state.iteration - state.best_iteration > patience
+            )
         return state, state.objective, STOP if stop else np.inf
 
     return step
@@ -128,7 +152,15 @@ def _apply_update(state, grad, momentum, learning_rate, recenter):
     are shortened; the embedding is recentred if asked."""
     from .._kernels.descent import gains_step
 
-    gains_step(state.Y, np.ascontiguousarray(grad, dtype=np.float64), state.update, state.gains, float(momentum),
-               float(learning_rate), MIN_GAIN, MAX_STEP_NORM)
+    gains_step(
+        state.Y,
+        np.ascontiguousarray(grad, dtype=np.float64),
+        state.update,
+        state.gains,
+        float(momentum),
+        float(learning_rate),
+        MIN_GAIN,
+        MAX_STEP_NORM,
+    )
     if recenter:
         state.Y -= state.Y.mean(axis=0)

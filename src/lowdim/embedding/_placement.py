@@ -11,8 +11,9 @@ PLACEMENT_ITER = 250
 PLACEMENT_LEARNING_RATE = 1.0
 
 
-def place_points(Y_ref, indices, conditional, dof, theta, *, n_iter=PLACEMENT_ITER,
-                 learning_rate=PLACEMENT_LEARNING_RATE):
+def place_points(
+    Y_ref, indices, conditional, dof, theta, *, n_iter=PLACEMENT_ITER, learning_rate=PLACEMENT_LEARNING_RATE
+):
     """Positions of new points given their affinities to the reference points.
 
     Parameters
@@ -53,6 +54,14 @@ def place_points(Y_ref, indices, conditional, dof, theta, *, n_iter=PLACEMENT_IT
         R, z_rows = tree.repulsion(Y, theta, dof, exclude_self=False)
         return c * (A - R / z_rows[:, None]), None
 
-    state = descend(Y, gradient, lambda Y, aux: float("nan"), [Phase(n_iter, 1.0, 0.5)], learning_rate,
-                    min_grad_norm=0.0, n_iter_check=n_iter + 1, recenter=False)
+    state = descend(
+        Y,
+        gradient,
+        lambda Y, aux: float("nan"),
+        [Phase(n_iter, 1.0, 0.5)],
+        learning_rate,
+        min_grad_norm=0.0,
+        n_iter_check=n_iter + 1,
+        recenter=False,
+    )
     return state.Y

@@ -130,11 +130,26 @@ class SNE(NeighborEmbedding):
     # suite's 60 points, trustworthiness(5) over row orders spans 0.84-0.91 (t-SNE 0.976-0.981)
     _parameter_constraints = {**SHARED_CONSTRAINTS, "variant": [Options({"asymmetric", "symmetric"})]}
 
-    def __init__(self, n_components=2, *, perplexity=30.0, variant="asymmetric", early_exaggeration=4.0,
-                 learning_rate="auto", max_iter=1000, n_iter_without_progress=300, min_grad_norm=1e-7,
-                 metric="euclidean", metric_params=None, init="pca", verbose=0, random_state=None,
-                 early_exaggeration_iter=250,
-                 neighbors_algorithm="auto", callbacks=None):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        perplexity=30.0,
+        variant="asymmetric",
+        early_exaggeration=4.0,
+        learning_rate="auto",
+        max_iter=1000,
+        n_iter_without_progress=300,
+        min_grad_norm=1e-7,
+        metric="euclidean",
+        metric_params=None,
+        init="pca",
+        verbose=0,
+        random_state=None,
+        early_exaggeration_iter=250,
+        neighbors_algorithm="auto",
+        callbacks=None,
+    ):
         self.n_components = n_components
         self.perplexity = perplexity
         self.variant = variant

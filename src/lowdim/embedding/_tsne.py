@@ -99,11 +99,29 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         "dof": [Interval(float, 0, None, closed="neither")],
     }
 
-    def __init__(self, n_components=2, *, perplexity=30.0, early_exaggeration=12.0, learning_rate="auto",
-                 max_iter=1000, n_iter_without_progress=300, min_grad_norm=1e-7, metric="euclidean",
-                 metric_params=None, init="pca",
-                 verbose=0, random_state=None, method="auto", angle=0.5, n_jobs=None, dof=1.0,
-                 early_exaggeration_iter=250, neighbors_algorithm="auto", callbacks=None):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        perplexity=30.0,
+        early_exaggeration=12.0,
+        learning_rate="auto",
+        max_iter=1000,
+        n_iter_without_progress=300,
+        min_grad_norm=1e-7,
+        metric="euclidean",
+        metric_params=None,
+        init="pca",
+        verbose=0,
+        random_state=None,
+        method="auto",
+        angle=0.5,
+        n_jobs=None,
+        dof=1.0,
+        early_exaggeration_iter=250,
+        neighbors_algorithm="auto",
+        callbacks=None,
+    ):
         self.n_components = n_components
         self.perplexity = perplexity
         self.early_exaggeration = early_exaggeration
@@ -151,8 +169,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         """
         X = self._validate_input(X, reset=False, accept_sparse=self.metric in SPARSE_METRICS)
         if self.metric == "precomputed" and X.shape[1] != self.X_fit_.shape[0]:
-            raise ValueError(f"with metric='precomputed', X must hold distances to the {self.X_fit_.shape[0]} "
-                             f"training points; it has {X.shape[1]} columns.")
+            raise ValueError(
+                f"with metric='precomputed', X must hold distances to the {self.X_fit_.shape[0]} "
+                f"training points; it has {X.shape[1]} columns."
+            )
         index = training_index(self, np.float64)
         n_train = self.embedding_.shape[0]
         k = min(n_train, int(3 * self.perplexity_ + 1))

@@ -164,17 +164,44 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         "random_state": [RANDOM_STATE],
         "n_jobs": [NONE, Interval(int, None, None)],
         "neighbors_algorithm": [Options(set(ALGORITHMS))],
-        "verbose": [Options({True, False, 0, 1})],
+        "verbose": [Options({True, False})],
     }
 
-    def __init__(self, n_neighbors=15, n_components=2, *, metric="euclidean", metric_kwds=None,
-                 output_metric="euclidean", output_metric_kwds=None, n_epochs=None, learning_rate=1.0,
-                 init="spectral", min_dist=0.1, spread=1.0, set_op_mix_ratio=1.0, local_connectivity=1.0,
-                 repulsion_strength=1.0, negative_sample_rate=5, a=None, b=None, random_state=None,
-                 target_n_neighbors=-1, target_metric="categorical", target_metric_kwds=None, target_weight=0.5,
-                 transform_seed=42, transform_mode="embedding", force_approximation_algorithm=False,
-                 unique=False, disconnection_distance=None, precomputed_knn=(None, None, None), n_jobs=None,
-                 neighbors_algorithm="auto", verbose=False):
+    def __init__(
+        self,
+        n_neighbors=15,
+        n_components=2,
+        *,
+        metric="euclidean",
+        metric_kwds=None,
+        output_metric="euclidean",
+        output_metric_kwds=None,
+        n_epochs=None,
+        learning_rate=1.0,
+        init="spectral",
+        min_dist=0.1,
+        spread=1.0,
+        set_op_mix_ratio=1.0,
+        local_connectivity=1.0,
+        repulsion_strength=1.0,
+        negative_sample_rate=5,
+        a=None,
+        b=None,
+        random_state=None,
+        target_n_neighbors=-1,
+        target_metric="categorical",
+        target_metric_kwds=None,
+        target_weight=0.5,
+        transform_seed=42,
+        transform_mode="embedding",
+        force_approximation_algorithm=False,
+        unique=False,
+        disconnection_distance=None,
+        precomputed_knn=(None, None, None),
+        n_jobs=None,
+        neighbors_algorithm="auto",
+        verbose=False,
+    ):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.metric = metric
@@ -216,8 +243,9 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         if self.min_dist > self.spread:
             raise ValueError(f"min_dist={self.min_dist:g} must be at most spread={self.spread:g}.")
         if self.output_metric_kwds:
-            raise ValueError(f"output_metric='euclidean' takes no parameters; got output_metric_kwds="
-                             f"{self.output_metric_kwds!r}.")
+            raise ValueError(
+                f"output_metric='euclidean' takes no parameters; got output_metric_kwds={self.output_metric_kwds!r}."
+            )
         check_rows_or_distances(X, self.metric, "UMAP")
 
     def _algorithm(self):
@@ -230,16 +258,19 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
         indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
         if indices is None:
-            index = make_index(self._algorithm(), self.metric, X.shape[0], self.metric_kwds,
-                               sparse=sp.issparse(X)).build(X)
+            index = make_index(
+                self._algorithm(), self.metric, X.shape[0], self.metric_kwds, sparse=sp.issparse(X)
+            ).build(X)
             distances, indices = index.query(X, k, exclude_self=True)
             return distances, indices, index
         indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float64)
         n = X.shape[0]
         if indices.shape != distances.shape or indices.shape[0] != n or indices.shape[1] < k + 1:
-            raise ValueError(f"precomputed_knn must hold ({n}, at least {k + 1}) indices and distances, each "
-                             f"point itself first; got indices {indices.shape} and distances {distances.shape}.")
-        return distances[:, 1:k + 1], indices[:, 1:k + 1].astype(np.int64), None
+            raise ValueError(
+                f"precomputed_knn must hold ({n}, at least {k + 1}) indices and distances, each "
+                f"point itself first; got indices {indices.shape} and distances {distances.shape}."
+            )
+        return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int64), None
 
     def _disconnect(self, distances):
         limit = self.disconnection_distance
@@ -249,8 +280,11 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
             return distances
         far = distances >= limit
         if far.any():
-            warnings.warn(f"UMAP: {int(far.sum())} neighbour edges at least disconnection_distance={limit:g} long "
-                          "were dropped.", UserWarning, stacklevel=4)
+            warnings.warn(
+                f"UMAP: {int(far.sum())} neighbour edges at least disconnection_distance={limit:g} long were dropped.",
+                UserWarning,
+                stacklevel=4,
+            )
             distances = np.where(far, np.inf, distances)
         return distances
 
@@ -265,8 +299,10 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         distances = self._disconnect(distances)
         memberships, _, _ = local_memberships(distances, k + 1, self.local_connectivity)
         W = fuzzy_union(indices, np.nan_to_num(memberships), n, self.set_op_mix_ratio)
-        D = sp.csr_matrix((np.where(np.isfinite(distances), distances, 0.0).ravel(), indices.ravel(),
-                           np.arange(0, n * k + 1, k)), shape=(n, n))
+        D = sp.csr_matrix(
+            (np.where(np.isfinite(distances), distances, 0.0).ravel(), indices.ravel(), np.arange(0, n * k + 1, k)),
+            shape=(n, n),
+        )
         self.graph_dists_ = D.maximum(D.T).tocsr()
         if y is not None and self.target_weight > 0:
             W = self._supervised(W, y)
@@ -320,8 +356,10 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         if y is not None:
             y = np.asarray(y)
             if y.shape[0] != X.shape[0] or (self.target_metric == "categorical" and y.ndim != 1):
-                raise ValueError(f"y has shape {y.shape}; expected ({X.shape[0]},), one label per sample"
-                                 + (" (or (n_samples, k) for a metric target)." if y.ndim > 1 else "."))
+                raise ValueError(
+                    f"y has shape {y.shape}; expected ({X.shape[0]},), one label per sample"
+                    + (" (or (n_samples, k) for a metric target)." if y.ndim > 1 else ".")
+                )
         self.unique_inverse_ = None
         if self.unique and self.metric != "precomputed" and not sp.issparse(X):
             X, first, self.unique_inverse_ = np.unique(X, axis=0, return_index=True, return_inverse=True)
@@ -333,8 +371,9 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         self.graph_, self._index = self._graph(X, y)
         if (self.a is None) != (self.b is None):
             raise ValueError(f"give both a and b of the output curve, or neither; got a={self.a}, b={self.b}.")
-        self.a_, self.b_ = ((float(self.a), float(self.b)) if self.a is not None
-                            else curve_parameters(self.spread, self.min_dist))
+        self.a_, self.b_ = (
+            (float(self.a), float(self.b)) if self.a is not None else curve_parameters(self.spread, self.min_dist)
+        )
         Y = self._initial(X, self.graph_, rng)
         self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
         self.layout_seed_ = int(rng.integers(2**62))
@@ -346,9 +385,18 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
                 bar.update()
                 return False  # a callback returning True stops the layout
 
-            optimize_layout(Y, self.graph_, self.n_epochs_, self.a_, self.b_, seed=self.layout_seed_,
-                            gamma=self.repulsion_strength, negative_sample_rate=self.negative_sample_rate,
-                            learning_rate=self.learning_rate, callbacks=[count_epoch])
+            optimize_layout(
+                Y,
+                self.graph_,
+                self.n_epochs_,
+                self.a_,
+                self.b_,
+                seed=self.layout_seed_,
+                gamma=self.repulsion_strength,
+                negative_sample_rate=self.negative_sample_rate,
+                learning_rate=self.learning_rate,
+                callbacks=[count_epoch],
+            )
         Y = Y.astype(X.dtype)  # one row per row of X_fit_; embedding_ has one per input row
         self.embedding_ = Y if self.unique_inverse_ is None else Y[self.unique_inverse_]
         self.X_fit_ = X
@@ -390,21 +438,33 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         reference = self._reference()
         n_train = reference.shape[0]
         if self.metric == "precomputed" and X.shape[1] != n_train:
-            raise ValueError(f"with metric='precomputed', X must hold distances to the {n_train} training points; "
-                             f"got {X.shape[1]} columns.")
+            raise ValueError(
+                f"with metric='precomputed', X must hold distances to the {n_train} training points; "
+                f"got {X.shape[1]} columns."
+            )
         k = min(self.n_neighbors, n_train)
         distances, indices = training_index(self).query(X, k)
         memberships, _, _ = local_memberships(distances, k, max(self.local_connectivity - 1.0, 0.0))
-        W = sp.csr_matrix((memberships.ravel(), indices.ravel(), np.arange(0, X.shape[0] * k + 1, k)),
-                          shape=(X.shape[0], n_train))
+        W = sp.csr_matrix(
+            (memberships.ravel(), indices.ravel(), np.arange(0, X.shape[0] * k + 1, k)), shape=(X.shape[0], n_train)
+        )
         if self.transform_mode == "graph":
             return W
         weights = memberships / np.maximum(memberships.sum(axis=1, keepdims=True), np.finfo(float).tiny)
         ref = np.ascontiguousarray(reference, dtype=np.float32)
         Y = np.einsum("mk,mkd->md", weights, ref[indices]).astype(np.float32)
-        optimize_layout(Y, W, max(self.n_epochs_ // 3, 30), self.a_, self.b_, seed=self.transform_seed,
-                        gamma=self.repulsion_strength, negative_sample_rate=self.negative_sample_rate,
-                        learning_rate=self.learning_rate / 4.0, reference=ref)
+        optimize_layout(
+            Y,
+            W,
+            max(self.n_epochs_ // 3, 30),
+            self.a_,
+            self.b_,
+            seed=self.transform_seed,
+            gamma=self.repulsion_strength,
+            negative_sample_rate=self.negative_sample_rate,
+            learning_rate=self.learning_rate / 4.0,
+            reference=ref,
+        )
         return Y.astype(X.dtype)
 
     def inverse_transform(self, Y):
@@ -425,8 +485,10 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         if Y.shape[1] != self.n_components_:
             raise ValueError(f"Y has {Y.shape[1]} columns; the embedding has {self.n_components_}.")
         if self.metric == "precomputed":
-            raise ValueError("inverse_transform needs the data's coordinates; with metric='precomputed' UMAP was "
-                             "given distances only.")
+            raise ValueError(
+                "inverse_transform needs the data's coordinates; with metric='precomputed' UMAP was "
+                "given distances only."
+            )
         reference = self._reference()
         k = min(self.n_neighbors, reference.shape[0])
         dist, idx = ExactIndex().build(reference.astype(np.float64)).query(Y.astype(np.float64), k)

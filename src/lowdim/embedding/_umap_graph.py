@@ -39,8 +39,16 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0):
     D = np.ascontiguousarray(distances, dtype=np.float64)
     n = D.shape[0]
     rho, sigma = np.empty(n), np.empty(n)
-    smooth_knn(D, float(np.log2(n_neighbors)), float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS,
-               float(D.mean()) if D.size else 0.0, rho, sigma)
+    smooth_knn(
+        D,
+        float(np.log2(n_neighbors)),
+        float(local_connectivity),
+        SMOOTH_KNN_TOL,
+        SMOOTH_KNN_STEPS,
+        float(D.mean()) if D.size else 0.0,
+        rho,
+        sigma,
+    )
     memberships = np.exp(-np.maximum(D - rho[:, None], 0.0) / sigma[:, None])
     return memberships, rho, sigma
 

@@ -5,8 +5,9 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def optimize_layout(Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_rate=5, learning_rate=1.0,
-                    reference=None, callbacks=()):
+def optimize_layout(
+    Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_rate=5, learning_rate=1.0, reference=None, callbacks=()
+):
     """Run ``n_epochs`` epochs of SGD on ``Y`` (modified in place).
 
     Parameters
@@ -65,9 +66,25 @@ def optimize_layout(Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_ra
     for epoch in range(1, n_epochs + 1):
         ref = Y.copy() if self_embedding else reference
         alpha = learning_rate * (1.0 - (epoch - 1) / n_epochs)
-        layout_epoch(Y, ref, self_embedding, W.indptr, W.indices, keys, epochs_per_sample, state[0], state[1],
-                     epochs_per_negative, float(a), float(b), float(gamma), alpha, epoch, int(seed),
-                     2 if self_embedding else 1)
+        layout_epoch(
+            Y,
+            ref,
+            self_embedding,
+            W.indptr,
+            W.indices,
+            keys,
+            epochs_per_sample,
+            state[0],
+            state[1],
+            epochs_per_negative,
+            float(a),
+            float(b),
+            float(gamma),
+            alpha,
+            epoch,
+            int(seed),
+            2 if self_embedding else 1,
+        )
         if any(cb(epoch, Y) for cb in callbacks):
             return epoch
     return n_epochs

@@ -63,9 +63,11 @@ def compress_image(image, *, patch=12, n_components=16, ks=None, random_state=0)
     rows, layout = patch_grid(image, patch, patch)
     limit = min(rows.shape)
     if not 1 <= n_components <= limit:
-        raise ValueError(f"n_components={n_components} must be between 1 and {limit} (patches: "
-                         f"{rows.shape[0]}, pixels per patch: {rows.shape[1]}).")
-    ks = sorted({k for k in (ks or [2 ** i for i in range(12)]) if 1 <= k <= limit} | {n_components})
+        raise ValueError(
+            f"n_components={n_components} must be between 1 and {limit} (patches: "
+            f"{rows.shape[0]}, pixels per patch: {rows.shape[1]})."
+        )
+    ks = sorted({k for k in (ks or [2**i for i in range(12)]) if 1 <= k <= limit} | {n_components})
     pca = PCA(n_components=max(ks), random_state=random_state).fit(rows)
     weights = pca.transform(rows)
     norm = np.linalg.norm(rows)
@@ -77,8 +79,13 @@ def compress_image(image, *, patch=12, n_components=16, ks=None, random_state=0)
             best = approx
     stored = rows.shape[0] * n_components + n_components * rows.shape[1] + rows.shape[1]
     reconstruction = assemble_patches(best, layout)
-    return PatchCompression(np.clip(reconstruction, 0.0, 1.0), n_components, errors[ks.index(n_components)],
-                            float(np.asarray(image).size / stored), {"k": ks, "relative_error": errors})
+    return PatchCompression(
+        np.clip(reconstruction, 0.0, 1.0),
+        n_components,
+        errors[ks.index(n_components)],
+        float(np.asarray(image).size / stored),
+        {"k": ks, "relative_error": errors},
+    )
 
 
 def denoise_image(image, *, n_components=15, patch=8, stride=None, random_state=0):

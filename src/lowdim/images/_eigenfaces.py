@@ -95,7 +95,9 @@ def split_per_class(labels, n_train, random_state=0):
     for label in np.unique(labels):
         members = np.flatnonzero(labels == label)
         if members.size <= n_train:
-            raise ValueError(f"class {label!r} has {members.size} images; n_train={n_train} leaves none "
-                             "to test. Lower --train-per-person.")
+            raise ValueError(
+                f"class {label!r} has {members.size} images; n_train={n_train} leaves none "
+                "to test. Lower --train-per-person."
+            )
         mask[rng.choice(members, n_train, replace=False)] = True
     return mask

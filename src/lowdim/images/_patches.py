@@ -61,7 +61,7 @@ def assemble_patches(rows, layout):
     count = np.zeros(total.shape[:2] + (1,))
     for di in range(patch):
         for dj in range(patch):
-            total[di:di + gh * stride:stride, dj:dj + gw * stride:stride] += blocks[:, :, di, dj]
-            count[di:di + gh * stride:stride, dj:dj + gw * stride:stride] += 1
+            total[di : di + gh * stride : stride, dj : dj + gw * stride : stride] += blocks[:, :, di, dj]
+            count[di : di + gh * stride : stride, dj : dj + gw * stride : stride] += 1
     image = (total / count)[:h, :w]
     return image[:, :, 0] if c == 1 else image

@@ -5,5 +5,14 @@ from ._model_files import load, save
 from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table
 from ._writers import write_table
 
-__all__ = ["DataFileError", "MISSING_POLICIES", "Table", "apply_missing_policy", "file_format", "load",
-           "read_table", "save", "write_table"]
+__all__ = [
+    "DataFileError",
+    "MISSING_POLICIES",
+    "Table",
+    "apply_missing_policy",
+    "file_format",
+    "load",
+    "read_table",
+    "save",
+    "write_table",
+]

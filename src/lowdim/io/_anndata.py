@@ -20,8 +20,9 @@ def _anndata_module(path):
     try:
         import anndata
     except ImportError:
-        raise DataFileError(f"{path}: reading .h5ad files needs the anndata package; install lowdim[io] "
-                            "(pip install 'lowdim[io]').") from None
+        raise DataFileError(
+            f"{path}: reading .h5ad files needs the anndata package; install lowdim[io] (pip install 'lowdim[io]')."
+        ) from None
     return anndata
 
 
@@ -32,8 +33,11 @@ def _listed(keys):
 
 def _chosen_matrix(path, adata, layer, use_raw, obsm):
     """``(matrix, feature_names, what)``: the matrix the options select, not yet in memory."""
-    chosen = [name for name, on in (("--layer", layer is not None), ("--use-raw", use_raw),
-                                    ("--obsm", obsm is not None)) if on]
+    chosen = [
+        name
+        for name, on in (("--layer", layer is not None), ("--use-raw", use_raw), ("--obsm", obsm is not None))
+        if on
+    ]
     if len(chosen) > 1:
         raise DataFileError(f"{path}: {' and '.join(chosen)} each choose the matrix to read; pass one of them.")
     if obsm is not None:
@@ -53,8 +57,10 @@ def _chosen_matrix(path, adata, layer, use_raw, obsm):
             raise DataFileError(f"{path}: the file has no raw matrix; drop --use-raw to read X.")
         return adata.raw.X, list(map(str, adata.raw.var_names)), "raw.X"
     if adata.X is None:
-        raise DataFileError(f"{path}: X is empty; choose a matrix with --layer (layers: "
-                            f"{_listed(adata.layers.keys())}) or --obsm (entries: {_listed(adata.obsm.keys())}).")
+        raise DataFileError(
+            f"{path}: X is empty; choose a matrix with --layer (layers: "
+            f"{_listed(adata.layers.keys())}) or --obsm (entries: {_listed(adata.obsm.keys())})."
+        )
     return adata.X, list(map(str, adata.var_names)), "X"
 
 

@@ -55,8 +55,9 @@ def _place_new(tmp, path):
     try:
         os.link(tmp, path)
     except FileExistsError:
-        raise FileExistsError(f"{path} exists (another run wrote it meanwhile); pass --overwrite to "
-                              "replace it.") from None
+        raise FileExistsError(
+            f"{path} exists (another run wrote it meanwhile); pass --overwrite to replace it."
+        ) from None
     except OSError:  # a file system without hard links: check, then move
         if os.path.exists(path):
             raise FileExistsError(f"{path} exists; pass --overwrite to replace it.") from None

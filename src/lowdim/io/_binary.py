@@ -25,15 +25,19 @@ def _check_declared(path, shape, itemsize, max_bytes, *, file_bytes=None):
         raise DataFileError(f"{path}: expected a 2-D array, the header says shape {tuple(shape)}.")
     size = int(np.prod(shape, dtype=np.int64)) * itemsize
     if file_bytes is not None and size > file_bytes:
-        raise DataFileError(f"{path}: truncated: the header declares shape {tuple(shape)} ({size} bytes of data), "
-                            f"but the file holds only {file_bytes} bytes after it; the file is incomplete or "
-                            "corrupt (write it again).")
+        raise DataFileError(
+            f"{path}: truncated: the header declares shape {tuple(shape)} ({size} bytes of data), "
+            f"but the file holds only {file_bytes} bytes after it; the file is incomplete or "
+            "corrupt (write it again)."
+        )
     limit = _byte_limit(max_bytes)
     if size > limit:
         where = " (80 % of the available memory)" if max_bytes is None else ""
-        raise DataFileError(f"{path}: the header declares shape {tuple(shape)} ({size / 1e9:.2f} GB), which "
-                            f"exceeds the limit of {limit / 1e9:.1f} GB{where}; subsample the data or use a chunked "
-                            "format.")
+        raise DataFileError(
+            f"{path}: the header declares shape {tuple(shape)} ({size / 1e9:.2f} GB), which "
+            f"exceeds the limit of {limit / 1e9:.1f} GB{where}; subsample the data or use a chunked "
+            "format."
+        )
 
 
 def _check_numeric(path, dtype):
@@ -44,8 +48,7 @@ def _check_numeric(path, dtype):
 def _npy_header(fh, path):
     try:
         version = np.lib.format.read_magic(fh)
-        reader = {(1, 0): np.lib.format.read_array_header_1_0,
-                  (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}.get(version)
         if reader is None:
             raise ValueError(f"unsupported .npy version {version}")
         return reader(fh, max_header_size=10000)
@@ -72,8 +75,7 @@ def read_npy(path, *, max_bytes=None):
     _check_declared(path, shape, dtype.itemsize, max_bytes, file_bytes=os.path.getsize(path) - offset)
     if 0 in shape:
         raise DataFileError(f"{path}: the array has shape {tuple(shape)}, no data.")
-    return np.memmap(path, dtype=dtype, mode="r", shape=tuple(shape), offset=offset,
-                     order="F" if fortran else "C")
+    return np.memmap(path, dtype=dtype, mode="r", shape=tuple(shape), offset=offset, order="F" if fortran else "C")
 
 
 def read_npz(path, *, key=None, max_bytes=None):
@@ -94,11 +96,16 @@ def read_npz(path, *, key=None, max_bytes=None):
                 raise DataFileError(f"{path}: the archive holds no arrays.")
             name = key or ("X" if "X" in members else members[0])
             if key is None and len(members) > 1:
-                warnings.warn(f"{path}: the archive holds {len(members)} arrays ({', '.join(members[:6])}); "
-                              f"reading {name!r} (choose another with --key).", UserWarning, stacklevel=4)
+                warnings.warn(
+                    f"{path}: the archive holds {len(members)} arrays ({', '.join(members[:6])}); "
+                    f"reading {name!r} (choose another with --key).",
+                    UserWarning,
+                    stacklevel=4,
+                )
             if name not in members:
-                raise DataFileError(f"{path}: no array named {name!r}; arrays are {', '.join(members)} "
-                                    "(choose with --key).")
+                raise DataFileError(
+                    f"{path}: no array named {name!r}; arrays are {', '.join(members)} (choose with --key)."
+                )
             with archive.open(name + ".npy") as fh:
                 shape, fortran, dtype = _npy_header(fh, path)
                 _check_numeric(path, dtype)
@@ -110,8 +117,7 @@ def read_npz(path, *, key=None, max_bytes=None):
         raise DataFileError(f"{path}: not a valid .npz archive ({type(exc).__name__}: {exc}).") from None
     count = int(np.prod(shape, dtype=np.int64))
     if len(data) != count * dtype.itemsize:
-        raise DataFileError(f"{path}: array {name!r} is truncated ({len(data)} of "
-                            f"{count * dtype.itemsize} bytes).")
+        raise DataFileError(f"{path}: array {name!r} is truncated ({len(data)} of {count * dtype.itemsize} bytes).")
     return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
@@ -150,8 +156,10 @@ def _columns_to_arrays(path, table, names, label_column, exclude):
     for j in keep:
         column = table.column(j)
         if not (column.type.num_fields == 0 and _is_numeric_arrow(column.type)):
-            raise DataFileError(f"{path}: column {names[j]!r} has type {column.type}, not a number; "
-                                "exclude it with --exclude or name it with --label-column.")
+            raise DataFileError(
+                f"{path}: column {names[j]!r} has type {column.type}, not a number; "
+                "exclude it with --exclude or name it with --label-column."
+            )
         columns.append(column.to_numpy(zero_copy_only=False).astype(float))
     if not columns:
         raise DataFileError(f"{path}: no numeric columns left after --exclude and --label-column.")
@@ -184,8 +192,7 @@ def read_hdf5(path, *, key=None, max_bytes=None):
             names = []
             fh.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset) else None)
             if key is None and len(names) != 1:
-                raise DataFileError(f"{path}: {len(names)} datasets ({', '.join(names[:8])}); "
-                                    "choose one with --key.")
+                raise DataFileError(f"{path}: {len(names)} datasets ({', '.join(names[:8])}); choose one with --key.")
             key = key or names[0]
             if key not in names:
                 raise DataFileError(f"{path}: no dataset named {key!r}; datasets are {', '.join(names[:8])}.")

@@ -34,8 +34,9 @@ def _zstd_stream(path):
     try:
         import zstandard
     except ImportError:
-        raise DataFileError(f"{path}: reading .zst files needs the zstandard package; install lowdim[io] "
-                            "(pip install 'lowdim[io]').") from None
+        raise DataFileError(
+            f"{path}: reading .zst files needs the zstandard package; install lowdim[io] (pip install 'lowdim[io]')."
+        ) from None
     return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
 
 
@@ -116,10 +117,13 @@ def _cell_value(path, text, line, column):
         value = float(text)
     except ValueError:
         if "\n" in text:
-            raise DataFileError(f"{path}, line {line}, column {column}: a quoted cell runs over several lines "
-                                f"({text[:30]!r}...): a quote (\") is probably opened and never closed there.") from None
-        raise DataFileError(f"{path}, line {line}, column {column}: {text!r} is not a number; "
-                            f"{_number_hint(text)}") from None
+            raise DataFileError(
+                f"{path}, line {line}, column {column}: a quoted cell runs over several lines "
+                f'({text[:30]!r}...): a quote (") is probably opened and never closed there.'
+            ) from None
+        raise DataFileError(
+            f"{path}, line {line}, column {column}: {text!r} is not a number; {_number_hint(text)}"
+        ) from None
     return value
 
 
@@ -136,26 +140,32 @@ def _parse_rows(path, rows, columns, first_line):
     infinite = np.argwhere(np.isinf(values))
     if infinite.size:
         i, k = (int(v) for v in infinite[0])
-        raise DataFileError(f"{path}, line {first_line + i}, column {columns[k] + 1}: {rows[i][columns[k]].strip()!r} "
-                            f"is infinite ({len(infinite)} infinite cell(s) in all); infinity is not a missing value "
-                            "(--missing handles empty and NaN cells): replace it with a finite number, or empty "
-                            "the cell to treat it as missing.")
+        raise DataFileError(
+            f"{path}, line {first_line + i}, column {columns[k] + 1}: {rows[i][columns[k]].strip()!r} "
+            f"is infinite ({len(infinite)} infinite cell(s) in all); infinity is not a missing value "
+            "(--missing handles empty and NaN cells): replace it with a finite number, or empty "
+            "the cell to treat it as missing."
+        )
     return values
 
 
 def _check_widths(path, rows, width, first_line, delimiter=","):
     for i, row in enumerate(rows):
         if len(row) != width:
-            raise DataFileError(f"{path}, line {first_line + i}: expected {width} fields, got {len(row)}."
-                                + _layout_hint(rows, delimiter))
+            raise DataFileError(
+                f"{path}, line {first_line + i}: expected {width} fields, got {len(row)}."
+                + _layout_hint(rows, delimiter)
+            )
 
 
 def _layout_hint(rows, delimiter):
     """What the field-count mismatch probably means: another separator (with decimal
     commas), or a quote that was opened and never closed."""
     if any("\n" in cell for row in rows[:200] for cell in row):
-        return (" A quoted cell runs over several lines: a quote (\") is probably opened and never closed; "
-                "check the line above.")
+        return (
+            ' A quoted cell runs over several lines: a quote (") is probably opened and never closed; '
+            "check the line above."
+        )
     sample = [delimiter.join(row) for row in rows[:50]]
     for other, name in ((";", "';'"), ("\t", "tab"), ("|", "'|'")):
         if other != delimiter and sample and all(line.count(other) == sample[0].count(other) > 0 for line in sample):
@@ -201,14 +211,19 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
     base, kind = split_compression(path)
     delimiter = delimiter or ("\t" if base.lower().endswith(".tsv") else ",")
     try:
-        with open_text(path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding) as fh:
+        with open_text(
+            path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+        ) as fh:
             rows = [row for row in csv.reader(fh, delimiter=delimiter)]
     except UnicodeDecodeError as exc:
-        raise DataFileError(f"{path}: not a {encoding} text file (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r})"
-                            f"{_encoding_hint(path)}") from None
+        raise DataFileError(
+            f"{path}: not a {encoding} text file (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r})"
+            f"{_encoding_hint(path)}"
+        ) from None
     except LookupError:
-        raise DataFileError(f"{path}: unknown text encoding {encoding!r}; use a name such as utf-8, latin-1 or "
-                            "cp1252.") from None
+        raise DataFileError(
+            f"{path}: unknown text encoding {encoding!r}; use a name such as utf-8, latin-1 or cp1252."
+        ) from None
     except csv.Error as exc:
         raise DataFileError(f"{path}: malformed CSV ({exc}).") from None
     except _decompression_errors() as exc:
@@ -243,8 +258,9 @@ def _warn_duplicate_names(path, names):
     repeated = {n: cols for n, cols in seen.items() if n and len(cols) > 1}
     if repeated:
         listed = "; ".join(f"{n!r} (columns {', '.join(map(str, cols))})" for n, cols in list(repeated.items())[:5])
-        warnings.warn(f"{path}: duplicate column names: {listed}; name such columns by number.", UserWarning,
-                      stacklevel=5)
+        warnings.warn(
+            f"{path}: duplicate column names: {listed}; name such columns by number.", UserWarning, stacklevel=5
+        )
 
 
 def column_index(spec, names, path):
@@ -262,17 +278,20 @@ def column_index(spec, names, path):
             raise DataFileError(f"{path}: column {spec} does not exist (the file has {len(names)} columns).")
         return idx
     if spec not in names:
-        raise DataFileError(f"{path}: no column named {spec!r}; columns are {', '.join(names[:10])}"
-                            f"{' ...' if len(names) > 10 else ''}.")
+        raise DataFileError(
+            f"{path}: no column named {spec!r}; columns are {', '.join(names[:10])}{' ...' if len(names) > 10 else ''}."
+        )
     if names.count(spec) > 1:
         numbers = [str(j + 1) for j, n in enumerate(names) if n == spec]
-        raise DataFileError(f"{path}: column name {spec!r} is ambiguous (columns {', '.join(numbers)}); name the "
-                            "column by its number.")
+        raise DataFileError(
+            f"{path}: column name {spec!r} is ambiguous (columns {', '.join(numbers)}); name the column by its number."
+        )
     return names.index(spec)
 
 
-def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), index_column=None,
-                   encoding="utf-8"):
+def read_csv_table(
+    path, *, header="auto", delimiter=None, label_column=None, exclude=(), index_column=None, encoding="utf-8"
+):
     """Numeric columns, their names, the label column, the row names and what was decided.
 
     Row names come from ``index_column`` (name or 1-based number), or are detected: a
@@ -301,8 +320,11 @@ def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, ex
     names, rows, first_line = read_csv(path, header=header, delimiter=delimiter, encoding=encoding)
     width = len(rows[0])
     if names is None:
-        notes = [f"{path}: first row is numeric, read as data (no header); use --header yes if it is one."
-                 if header == "auto" else f"{path}: read without a header."]
+        notes = [
+            f"{path}: first row is numeric, read as data (no header); use --header yes if it is one."
+            if header == "auto"
+            else f"{path}: read without a header."
+        ]
         names = [f"x{j + 1}" for j in range(width)]
     else:
         notes = [f"{path}: first row read as a header ({width} columns)."]
@@ -310,8 +332,9 @@ def read_csv_table(path, *, header="auto", delimiter=None, label_column=None, ex
     drop = {column_index(s, names, path) for s in exclude}
     label_idx = None if label_column is None else column_index(label_column, names, path)
     if label_idx is not None and label_idx == index_idx:
-        raise DataFileError(f"{path}: column {names[label_idx] or label_idx + 1!r} cannot be both the labels and "
-                            "the row names.")
+        raise DataFileError(
+            f"{path}: column {names[label_idx] or label_idx + 1!r} cannot be both the labels and the row names."
+        )
     keep = [j for j in range(width) if j not in drop and j != label_idx and j != index_idx]
     if not keep:
         raise DataFileError(f"{path}: no numeric columns left after --exclude, --label-column and the row names.")
@@ -330,16 +353,20 @@ def _row_name_column(path, names, rows, index_column, notes):
             seen = {}
             for line, cell in enumerate(ids):
                 if cell in seen:
-                    raise DataFileError(f"{path}: row name {cell!r} appears twice in column {names[idx] or idx + 1} "
-                                        f"(lines {seen[cell] + 2} and {line + 2}); row names must be unique.")
+                    raise DataFileError(
+                        f"{path}: row name {cell!r} appears twice in column {names[idx] or idx + 1} "
+                        f"(lines {seen[cell] + 2} and {line + 2}); row names must be unique."
+                    )
                 seen[cell] = line
         notes.append(f"{path}: column {names[idx] or idx + 1!r} read as row names.")
         return idx
     if names and names[0] == "" and len(names) > 1:
         cells = [row[0].strip() for row in rows]
         if len(set(cells)) == len(cells) and not all(_is_number(c) for c in cells):
-            notes.append(f"{path}: first column (no header name) read as row names, as R and pandas write them; "
-                         "pass --index-column to choose another.")
+            notes.append(
+                f"{path}: first column (no header name) read as row names, as R and pandas write them; "
+                "pass --index-column to choose another."
+            )
             return 0
     return None
 
@@ -367,8 +394,9 @@ def write_csv(path, array, names, *, labels=None, label_name="label", row_ids=No
     """
     with open(path, "w", newline="") as fh:
         writer = csv.writer(fh)
-        write_csv_header(writer, names if row_ids is None else [id_name, *names],
-                         None if labels is None else label_name)
+        write_csv_header(
+            writer, names if row_ids is None else [id_name, *names], None if labels is None else label_name
+        )
         write_csv_rows(writer, array, labels, row_ids)
 
 

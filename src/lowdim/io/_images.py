@@ -30,8 +30,10 @@ def read_image(path, *, grey=False):
     try:
         with Image.open(path) as image:
             if image.width * image.height > MAX_PIXELS:
-                raise DataFileError(f"{path}: {image.width} x {image.height} pixels exceeds the limit "
-                                    f"of {MAX_PIXELS:,}; downscale the image first.")
+                raise DataFileError(
+                    f"{path}: {image.width} x {image.height} pixels exceeds the limit "
+                    f"of {MAX_PIXELS:,}; downscale the image first."
+                )
             color = not grey and image.mode not in ("1", "L", "I", "I;16", "F", "P", "LA")
             pixels = np.asarray(image.convert("RGB" if color else "L"), dtype=np.float64)
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
@@ -78,8 +80,10 @@ def read_image_folder(folder, *, grey=True):
     """
     if not os.path.isdir(folder):
         raise DataFileError(f"{folder}: not a folder of images.")
-    paths = sorted((os.path.join(d, f) for d, _, files in os.walk(folder) for f in files
-                    if f.lower().endswith(IMAGE_EXTENSIONS)), key=_natural_key)
+    paths = sorted(
+        (os.path.join(d, f) for d, _, files in os.walk(folder) for f in files if f.lower().endswith(IMAGE_EXTENSIONS)),
+        key=_natural_key,
+    )
     if not paths:
         raise DataFileError(f"{folder}: no image files ({', '.join(IMAGE_EXTENSIONS)}).")
     images = [read_image(p, grey=grey) for p in paths]
@@ -87,8 +91,7 @@ def read_image_folder(folder, *, grey=True):
     if len(shapes) > 1:
         first = images[0].shape
         odd, shape = next((p, im.shape) for p, im in zip(paths, images) if im.shape != first)
-        raise DataFileError(f"{odd}: size {shape} differs from {paths[0]}'s {first}; all images "
-                            "must have one size.")
+        raise DataFileError(f"{odd}: size {shape} differs from {paths[0]}'s {first}; all images must have one size.")
     labels = [os.path.relpath(os.path.dirname(p), folder) for p in paths]
     return np.stack(images), np.array(["" if lab == "." else lab for lab in labels])
 

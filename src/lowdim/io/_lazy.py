@@ -47,9 +47,11 @@ def lazy_format(path):
         return "parquet"
     if ext in (".h5", ".hdf5", ".hdf"):
         return "hdf5"
-    raise DataFileError(f"{path}: --dask reads a Zarr store (.zarr), a Parquet file or a folder of "
-                        ".parquet files, or an HDF5 file (.h5/.hdf5 with --key); convert other "
-                        "formats to one of these.")
+    raise DataFileError(
+        f"{path}: --dask reads a Zarr store (.zarr), a Parquet file or a folder of "
+        ".parquet files, or an HDF5 file (.h5/.hdf5 with --key); convert other "
+        "formats to one of these."
+    )
 
 
 def read_lazy(path, *, key=None, label_column=None, exclude=()):
@@ -68,8 +70,9 @@ def read_lazy(path, *, key=None, label_column=None, exclude=()):
         raise DataFileError(f"{path}: no such file or folder.")
     fmt = lazy_format(path)
     if fmt != "parquet" and (label_column or exclude):
-        raise DataFileError(f"{path}: --label-column and --exclude apply to Parquet columns; a "
-                            f"{fmt} array has numbers only.")
+        raise DataFileError(
+            f"{path}: --label-column and --exclude apply to Parquet columns; a {fmt} array has numbers only."
+        )
     if fmt == "zarr":
         return _zarr(path, key)
     if fmt == "hdf5":
@@ -87,11 +90,14 @@ def _zarr(path, key):
     try:
         X = da.from_zarr(path, component=key)
     except Exception as exc:  # noqa: BLE001 - zarr raises many types on bad stores
-        raise DataFileError(f"{path}: not a readable Zarr array{f' at {key!r}' if key else ''} "
-                            f"({type(exc).__name__}: {exc}); name the array with --key.") from None
+        raise DataFileError(
+            f"{path}: not a readable Zarr array{f' at {key!r}' if key else ''} "
+            f"({type(exc).__name__}: {exc}); name the array with --key."
+        ) from None
     if X.ndim != 2 or X.dtype.kind not in "fiub":
-        raise DataFileError(f"{path}: the Zarr array has shape {X.shape} and dtype {X.dtype}; "
-                            "a 2-D numeric array is needed.")
+        raise DataFileError(
+            f"{path}: the Zarr array has shape {X.shape} and dtype {X.dtype}; a 2-D numeric array is needed."
+        )
     return LazyTable(X, _numbered(X.shape[1]), None, f"Zarr store {path}")
 
 
@@ -117,24 +123,27 @@ def _hdf5(path, key):
             raise DataFileError(f"{path}: no dataset named {key!r}; datasets are {', '.join(names[:8])}.")
         shape, dtype, chunks = fh[key].shape, fh[key].dtype, fh[key].chunks
     if len(shape) != 2 or dtype.kind not in "fiub":
-        raise DataFileError(f"{path}: dataset {key!r} has shape {shape} and dtype {dtype}; a 2-D "
-                            "numeric dataset is needed.")
+        raise DataFileError(
+            f"{path}: dataset {key!r} has shape {shape} and dtype {dtype}; a 2-D numeric dataset is needed."
+        )
     rows = max(1, BLOCK_BYTES // max(1, shape[1] * dtype.itemsize))
     if chunks:  # whole HDF5 chunks per block
         rows = max(chunks[0], rows // chunks[0] * chunks[0])
     read = dask.delayed(_hdf5_rows, pure=True)
-    parts = [da.from_delayed(read(path, key, s, min(shape[0], s + rows)), (min(shape[0], s + rows) - s, shape[1]),
-                             dtype=dtype) for s in range(0, shape[0], rows)]
+    parts = [
+        da.from_delayed(
+            read(path, key, s, min(shape[0], s + rows)), (min(shape[0], s + rows) - s, shape[1]), dtype=dtype
+        )
+        for s in range(0, shape[0], rows)
+    ]
     return LazyTable(da.concatenate(parts), _numbered(shape[1]), None, f"HDF5 dataset {key} of {path}")
 
 
 def _parquet_group(path, group, label_column, exclude):
     import pyarrow.parquet as pq
 
-
     fh = pq.ParquetFile(path)
-    X, _, labels = _columns_to_arrays(path, fh.read_row_group(group), fh.schema_arrow.names,
-                                      label_column, exclude)
+    X, _, labels = _columns_to_arrays(path, fh.read_row_group(group), fh.schema_arrow.names, label_column, exclude)
     return X, labels
 
 
@@ -155,27 +164,30 @@ def _parquet(path, label_column, exclude):
             names = these
             kept = _feature_names(f, fh.schema_arrow, names, label_column, exclude)
         elif these != names:
-            raise DataFileError(f"{f}: columns differ from those of {files[0]}; every file of the "
-                                "folder needs the same columns in the same order.")
+            raise DataFileError(
+                f"{f}: columns differ from those of {files[0]}; every file of the "
+                "folder needs the same columns in the same order."
+            )
         pieces += [(f, g, fh.metadata.row_group(g).num_rows) for g in range(fh.num_row_groups)]
     pieces = [p for p in pieces if p[2] > 0]
     if not pieces:
         raise DataFileError(f"{path}: no data rows.")
     read = dask.delayed(_parquet_group, pure=True, nout=2)
     parts = [read(f, g, label_column, exclude) for f, g, _ in pieces]
-    X = da.concatenate([da.from_delayed(p[0], (rows, len(kept)), dtype=np.float64)
-                        for p, (_, _, rows) in zip(parts, pieces)])
+    X = da.concatenate(
+        [da.from_delayed(p[0], (rows, len(kept)), dtype=np.float64) for p, (_, _, rows) in zip(parts, pieces)]
+    )
     labels = None
     if label_column is not None:
-        labels = da.concatenate([da.from_delayed(p[1], (rows,), dtype=object)
-                                 for p, (_, _, rows) in zip(parts, pieces)])
+        labels = da.concatenate(
+            [da.from_delayed(p[1], (rows,), dtype=object) for p, (_, _, rows) in zip(parts, pieces)]
+        )
     return LazyTable(X, kept, labels, f"{len(files)} Parquet file(s) in {path}")
 
 
 def _feature_names(path, schema, names, label_column, exclude):
     """Names of the feature columns, checked (types, label, exclude) on one empty row."""
     import pyarrow as pa
-
 
     one_row = pa.table({n: pa.array([None], type=schema.field(n).type) for n in names})
     return _columns_to_arrays(path, one_row, names, label_column, exclude)[1]
@@ -215,8 +227,10 @@ def write_blocks(path, Z, names, *, labels=None, label_name="label", progress=No
     """
     ext = os.path.splitext(str(path).rstrip("/"))[1].lower()
     if ext not in WRITABLE_LAZY:
-        raise DataFileError(f"{path}: cannot write {ext or 'a file without extension'!r} block by "
-                            f"block; use {', '.join(WRITABLE_LAZY)}.")
+        raise DataFileError(
+            f"{path}: cannot write {ext or 'a file without extension'!r} block by "
+            f"block; use {', '.join(WRITABLE_LAZY)}."
+        )
     if Z.numblocks[1] > 1:
         Z = Z.rechunk({1: -1})
     tmp = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.partial")
@@ -257,7 +271,6 @@ def _blocks(Z, labels):
 def _write_csv(tmp, Z, names, labels, label_name, progress):
     import csv
 
-
     with open(tmp, "w", newline="") as fh:
         writer = csv.writer(fh)
         write_csv_header(writer, names, None if labels is None else label_name)
@@ -272,7 +285,7 @@ def _write_npy(tmp, Z, names, labels, label_name, progress):
     out = open_memmap(tmp, mode="w+", dtype=Z.dtype, shape=Z.shape)
     start = 0
     for block, _ in _blocks(Z, None):
-        out[start:start + block.shape[0]] = block
+        out[start : start + block.shape[0]] = block
         start += block.shape[0]
         progress(block.shape[0])
     out.flush()

@@ -29,8 +29,7 @@ def _check_output(estimator, method, out, width):
     rows = out.shape[0] if hasattr(out, "shape") and len(out.shape) else None
     if rows != 2:
         raise ValueError(f"{method} of 2 rows returned {getattr(out, 'shape', type(out).__name__)}")
-    if method == "transform" and width is not None and not sp.issparse(out) and out.ndim == 2 \
-            and out.shape[1] != width:
+    if method == "transform" and width is not None and not sp.issparse(out) and out.ndim == 2 and out.shape[1] != width:
         raise ValueError(f"transform returned {out.shape[1]} columns, but the model declares {width}")
     if not sp.issparse(out) and np.asarray(out).dtype.kind == "f" and not np.all(np.isfinite(out)):
         raise ValueError(f"{method} of two rows of zeros is not finite")
@@ -58,8 +57,11 @@ def check_usable(estimator):
             embedding = estimator.__dict__.get("embedding_")
             if embedding is not None:
                 embedding = np.asarray(embedding)
-                if embedding.ndim != 2 or (width is not None and embedding.shape[1] != width) \
-                        or not np.all(np.isfinite(embedding)):
+                if (
+                    embedding.ndim != 2
+                    or (width is not None and embedding.shape[1] != width)
+                    or not np.all(np.isfinite(embedding))
+                ):
                     raise ValueError(f"embedding_ has shape {embedding.shape}; the model declares {width} columns")
             n_features = getattr(estimator, "n_features_in_", None)
             if n_features is not None:
@@ -70,5 +72,6 @@ def check_usable(estimator):
     except UntrustedModelError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever the attributes break is the file's fault
-        raise UntrustedModelError(f"the file's attributes do not make a working {name}: "
-                                  f"{type(exc).__name__}: {str(exc)[:300]}") from None
+        raise UntrustedModelError(
+            f"the file's attributes do not make a working {name}: {type(exc).__name__}: {str(exc)[:300]}"
+        ) from None

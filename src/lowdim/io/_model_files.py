@@ -143,8 +143,15 @@ def save(estimator, path):
     if hasattr(type(estimator), "_sync_fitted"):
         estimator._sync_fitted()
     arrays, plain, sparse = _split_state(estimator)
-    manifest = {"format": "lowdim-model", "format_version": FORMAT_VERSION, "class": cls,
-                "params": params, "attributes": plain, "arrays": {}, "sparse": sparse}
+    manifest = {
+        "format": "lowdim-model",
+        "format_version": FORMAT_VERSION,
+        "class": cls,
+        "params": params,
+        "attributes": plain,
+        "arrays": {},
+        "sparse": sparse,
+    }
     payload = {}
     for name, value in arrays.items():
         arr = np.asarray(value)
@@ -182,16 +189,22 @@ def _read_manifest(zf):
     if not isinstance(manifest, dict) or manifest.get("format") != "lowdim-model":
         raise UntrustedModelError("not a lowdim model file: manifest has no 'format': 'lowdim-model'.")
     version = manifest.get("format_version")
-    if not isinstance(version, numbers.Integral) or isinstance(version, bool) or version > FORMAT_VERSION \
-            or version < 1:
-        raise UntrustedModelError(f"unsupported format version {version} (this lowdim reads "
-                                  f"version {FORMAT_VERSION}); upgrade lowdim.")
+    if (
+        not isinstance(version, numbers.Integral)
+        or isinstance(version, bool)
+        or version > FORMAT_VERSION
+        or version < 1
+    ):
+        raise UntrustedModelError(
+            f"unsupported format version {version} (this lowdim reads version {FORMAT_VERSION}); upgrade lowdim."
+        )
     _check_schema(manifest)
     return manifest
 
 
 def _check_schema(manifest):
     """Every section of the manifest has the type the loader expects, before any is used."""
+
     def fail(what):
         raise UntrustedModelError(f"corrupt manifest: {what}.")
 
@@ -206,11 +219,17 @@ def _check_schema(manifest):
         fail(f"attributes must be JSON values nested at most {MAX_MANIFEST_DEPTH} deep")
     for name, meta in manifest.get("arrays", {}).items():
         shape = meta.get("shape") if isinstance(meta, dict) else None
-        if not (isinstance(shape, list) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
-                                                for v in shape) and len(shape) <= 8):
+        if not (
+            isinstance(shape, list)
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in shape)
+            and len(shape) <= 8
+        ):
             fail(f"array {name!r} needs a shape of at most 8 non-negative integers")
-        if not (isinstance(meta.get("dtype"), str) and isinstance(meta.get("sha256"), str)
-                and isinstance(meta.get("scalar", False), bool)):
+        if not (
+            isinstance(meta.get("dtype"), str)
+            and isinstance(meta.get("sha256"), str)
+            and isinstance(meta.get("scalar", False), bool)
+        ):
             fail(f"array {name!r} needs a dtype, a sha256 and a scalar flag")
     for name, shape in manifest.get("sparse", {}).items():
         if not (isinstance(shape, list) and len(shape) == 2 and all(isinstance(v, int) and v >= 0 for v in shape)):
@@ -238,26 +257,33 @@ def _read_array(zf, name, meta, budget):
         header = _HashingReader(fh, digest)
         dtype, shape, fortran = _npy_header(header, name)
         if list(shape) != list(meta["shape"]):
-            raise UntrustedModelError(f"inconsistent shape for array {name!r}: manifest says {meta['shape']}, "
-                                      f"data has {list(shape)}.")
+            raise UntrustedModelError(
+                f"inconsistent shape for array {name!r}: manifest says {meta['shape']}, data has {list(shape)}."
+            )
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         if info.file_size != header.count + nbytes:
-            raise UntrustedModelError(f"array {name!r} declares {nbytes} bytes of data, but its member holds "
-                                      f"{info.file_size - header.count}: the file is corrupt or was edited.")
+            raise UntrustedModelError(
+                f"array {name!r} declares {nbytes} bytes of data, but its member holds "
+                f"{info.file_size - header.count}: the file is corrupt or was edited."
+            )
         if nbytes > budget:
-            raise UntrustedModelError(f"array {name!r} would need {nbytes} bytes, more than the {budget} bytes this "
-                                      "file may use (half the available memory); the file is corrupt or hostile.")
+            raise UntrustedModelError(
+                f"array {name!r} would need {nbytes} bytes, more than the {budget} bytes this "
+                "file may use (half the available memory); the file is corrupt or hostile."
+            )
         if info.file_size > BOMB_CHECK_FROM and info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1):
-            raise UntrustedModelError(f"array {name!r} unpacks {info.compress_size} bytes into {info.file_size}, a "
-                                      "ratio no fitted model has: the file is a zip bomb or corrupt.")
+            raise UntrustedModelError(
+                f"array {name!r} unpacks {info.compress_size} bytes into {info.file_size}, a "
+                "ratio no fitted model has: the file is a zip bomb or corrupt."
+            )
         arr = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
         view = memoryview(arr.reshape(-1, order="A").view(np.uint8)) if nbytes else memoryview(b"")
         filled = 0
         while filled < nbytes:
-            got = fh.readinto(view[filled:filled + READ_CHUNK])
+            got = fh.readinto(view[filled : filled + READ_CHUNK])
             if not got:
                 raise UntrustedModelError(f"array {name!r} is truncated.")
-            digest.update(view[filled:filled + got])
+            digest.update(view[filled : filled + got])
             filled += got
         if fh.read(1):
             raise UntrustedModelError(f"array {name!r} has data beyond its declared size.")
@@ -294,8 +320,9 @@ def _npy_header(reader, name):
     except (ValueError, TypeError, SyntaxError, EOFError) as exc:
         raise UntrustedModelError(f"array {name!r} has a corrupt .npy header: {str(exc)[:200]}") from None
     if dtype.hasobject or dtype.kind not in "biufcU" or dtype.fields is not None:
-        raise UntrustedModelError(f"array {name!r} has dtype {dtype}, which lowdim never saves (no pickle, no "
-                                  "objects).")
+        raise UntrustedModelError(
+            f"array {name!r} has dtype {dtype}, which lowdim never saves (no pickle, no objects)."
+        )
     return dtype, shape, fortran
 
 
@@ -309,14 +336,14 @@ def _typed(arr, name, meta):
     if arr.dtype.kind == "U" and name not in STRING_ATTRIBUTES:
         raise UntrustedModelError(f"array {name!r} holds text where lowdim saves numbers.")
     if arr.dtype.str != meta["dtype"]:
-        raise UntrustedModelError(f"inconsistent dtype for array {name!r}: manifest says {meta['dtype']}, data has "
-                                  f"{arr.dtype.str}.")
+        raise UntrustedModelError(
+            f"inconsistent dtype for array {name!r}: manifest says {meta['dtype']}, data has {arr.dtype.str}."
+        )
     return arr[()] if meta.get("scalar") else arr
 
 
 def _attribute_name(name):
-    if not (isinstance(name, str) and name.isidentifier() and name.endswith("_")
-            and not name.startswith("_")):
+    if not (isinstance(name, str) and name.isidentifier() and name.endswith("_") and not name.startswith("_")):
         raise UntrustedModelError(f"corrupt manifest: {name!r} is not a fitted-attribute name.")
     return name
 
@@ -355,8 +382,9 @@ def load(path):
         with zipfile.ZipFile(path) as zf:
             estimator, manifest = _read_model(zf, path)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise UntrustedModelError(f"{path} is not a readable lowdim model file (corrupt zip archive: "
-                                  f"{str(exc)[:200]}).") from None
+        raise UntrustedModelError(
+            f"{path} is not a readable lowdim model file (corrupt zip archive: {str(exc)[:200]})."
+        ) from None
     for name, shape in manifest.get("sparse", {}).items():
         setattr(estimator, _attribute_name(name), _assemble_csr(estimator, name, shape))
     check_usable(estimator)
@@ -367,8 +395,9 @@ def _read_model(zf, path):
     manifest = _read_manifest(zf)
     cls_name = manifest["class"]
     if cls_name not in REGISTRY:
-        raise UntrustedModelError(f"untrusted type {cls_name!r} in {path}: only lowdim "
-                                  f"estimators ({', '.join(REGISTRY)}) can be loaded.")
+        raise UntrustedModelError(
+            f"untrusted type {cls_name!r} in {path}: only lowdim estimators ({', '.join(REGISTRY)}) can be loaded."
+        )
     cls = getattr(import_module(REGISTRY[cls_name]), cls_name)
     try:
         estimator = cls(**manifest.get("params", {}))

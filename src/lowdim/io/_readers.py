@@ -10,9 +10,19 @@ from . import _binary, _csv
 from ._anndata import read_h5ad
 from ._csv import COMPRESSIONS, column_index, split_compression
 
-FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".npy": "npy", ".npz": "npz",
-           ".parquet": "parquet", ".pq": "parquet", ".h5": "hdf5", ".hdf5": "hdf5", ".hdf": "hdf5",
-           ".h5ad": "h5ad"}
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".txt": "csv",
+    ".npy": "npy",
+    ".npz": "npz",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".h5": "hdf5",
+    ".hdf5": "hdf5",
+    ".hdf": "hdf5",
+    ".h5ad": "h5ad",
+}
 MISSING_POLICIES = ("error", "drop", "impute", "keep")
 
 
@@ -49,28 +59,51 @@ def file_format(path):
     base, compression = split_compression(path)
     ext = os.path.splitext(base)[1].lower()
     if ext not in FORMATS:
-        raise DataFileError(f"{path}: unknown file type {ext or '(no extension)'!r}; use one of "
-                            f"{', '.join(sorted(FORMATS))} (text formats also compressed: "
-                            f"{', '.join(sorted(COMPRESSIONS))}).")
+        raise DataFileError(
+            f"{path}: unknown file type {ext or '(no extension)'!r}; use one of "
+            f"{', '.join(sorted(FORMATS))} (text formats also compressed: "
+            f"{', '.join(sorted(COMPRESSIONS))})."
+        )
     if compression and FORMATS[ext] != "csv":
-        raise DataFileError(f"{path}: {compression}-compressed {ext} files are not read (only CSV/TSV text is "
-                            "read compressed); decompress it first.")
+        raise DataFileError(
+            f"{path}: {compression}-compressed {ext} files are not read (only CSV/TSV text is "
+            "read compressed); decompress it first."
+        )
     return FORMATS[ext]
 
 
-def _read_any(path, fmt, *, header, delimiter, label_column, exclude, key, max_bytes, index_column=None,
-              encoding="utf-8", anndata_matrix=None):
+def _read_any(
+    path,
+    fmt,
+    *,
+    header,
+    delimiter,
+    label_column,
+    exclude,
+    key,
+    max_bytes,
+    index_column=None,
+    encoding="utf-8",
+    anndata_matrix=None,
+):
     """``(X, names, labels, notes, row_ids)`` from any supported format."""
     if fmt == "csv":
-        return _csv.read_csv_table(path, header=header, delimiter=delimiter, label_column=label_column,
-                                   exclude=exclude, index_column=index_column, encoding=encoding)
+        return _csv.read_csv_table(
+            path,
+            header=header,
+            delimiter=delimiter,
+            label_column=label_column,
+            exclude=exclude,
+            index_column=index_column,
+            encoding=encoding,
+        )
     if index_column is not None:
         raise DataFileError(f"{path}: --index-column reads row names from CSV/TSV files; a {fmt} file has none.")
     if fmt == "h5ad":
-        return _read_h5ad(path, label_column=label_column, exclude=exclude, max_bytes=max_bytes,
-                          **(anndata_matrix or {}))
-    return (*_read_columns(path, fmt, label_column=label_column, exclude=exclude, key=key, max_bytes=max_bytes),
-            None)
+        return _read_h5ad(
+            path, label_column=label_column, exclude=exclude, max_bytes=max_bytes, **(anndata_matrix or {})
+        )
+    return (*_read_columns(path, fmt, label_column=label_column, exclude=exclude, key=key, max_bytes=max_bytes), None)
 
 
 def _read_h5ad(path, *, label_column, exclude, max_bytes, **matrix):
@@ -83,11 +116,11 @@ def _read_columns(path, fmt, *, label_column, exclude, key, max_bytes):
     """``(X, names, labels, notes)`` from the binary array formats."""
     notes = []
     if fmt == "parquet":
-        return (*_binary.read_parquet(path, label_column=label_column, exclude=exclude,
-                                      max_bytes=max_bytes), notes)
+        return (*_binary.read_parquet(path, label_column=label_column, exclude=exclude, max_bytes=max_bytes), notes)
     if label_column is not None:
-        raise DataFileError(f"{path}: a {fmt} array has no named columns; --label-column works "
-                            "with CSV, Parquet and .h5ad files.")
+        raise DataFileError(
+            f"{path}: a {fmt} array has no named columns; --label-column works with CSV, Parquet and .h5ad files."
+        )
     reader = {"npy": _binary.read_npy, "npz": _binary.read_npz, "hdf5": _binary.read_hdf5}[fmt]
     X = reader(path, max_bytes=max_bytes) if fmt == "npy" else reader(path, key=key, max_bytes=max_bytes)
     names = [f"x{j + 1}" for j in range(X.shape[1])]
@@ -128,9 +161,11 @@ def apply_missing_policy(path, X, names, labels, missing):
     if missing == "error":
         worst = np.flatnonzero(counts)
         listed = ", ".join(f"{names[j]!r}: {counts[j]}" for j in worst[:5])
-        raise DataFileError(f"{path}: {int(counts.sum())} missing values ({listed}"
-                            f"{', ...' if worst.size > 5 else ''}); pass --missing drop, impute or "
-                            "keep (for ppca, factor-analysis and gmm, which model them).")
+        raise DataFileError(
+            f"{path}: {int(counts.sum())} missing values ({listed}"
+            f"{', ...' if worst.size > 5 else ''}); pass --missing drop, impute or "
+            "keep (for ppca, factor-analysis and gmm, which model them)."
+        )
     if missing == "drop":
         complete = ~holes.any(axis=1)
         if not complete.any():
@@ -142,9 +177,23 @@ def apply_missing_policy(path, X, names, labels, missing):
     return X, labels, f"{path}: imputed {int(counts.sum())} missing values with column means."
 
 
-def read_table(path, *, header="auto", delimiter=None, label_column=None, exclude=(), key=None,
-               missing="error", max_bytes=None, index_column=None, transpose=False, encoding="utf-8",
-               layer=None, use_raw=False, obsm=None):
+def read_table(
+    path,
+    *,
+    header="auto",
+    delimiter=None,
+    label_column=None,
+    exclude=(),
+    key=None,
+    missing="error",
+    max_bytes=None,
+    index_column=None,
+    transpose=False,
+    encoding="utf-8",
+    layer=None,
+    use_raw=False,
+    obsm=None,
+):
     """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
 
     Parameters
@@ -202,16 +251,29 @@ def read_table(path, *, header="auto", delimiter=None, label_column=None, exclud
     anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm}
     given = [f"--{k.replace('_', '-')}" for k, v in anndata_matrix.items() if v not in (None, False)]
     if given and fmt != "h5ad":
-        raise DataFileError(f"{path}: {', '.join(given)} choose a matrix inside an AnnData .h5ad file; a {fmt} "
-                            "file has one matrix, so drop the option.")
+        raise DataFileError(
+            f"{path}: {', '.join(given)} choose a matrix inside an AnnData .h5ad file; a {fmt} "
+            "file has one matrix, so drop the option."
+        )
     if transpose and label_column is not None:
-        raise DataFileError(f"{path}: --label-column names a column, but --transpose makes the columns the "
-                            "samples; label the samples in a row of their own after transposing, or drop one "
-                            "of the two options.")
-    X, names, labels, notes, row_ids = _read_any(path, fmt, header=header, delimiter=delimiter,
-                                                 label_column=label_column, exclude=list(exclude), key=key,
-                                                 max_bytes=max_bytes, index_column=index_column, encoding=encoding,
-                                                 anndata_matrix=anndata_matrix)
+        raise DataFileError(
+            f"{path}: --label-column names a column, but --transpose makes the columns the "
+            "samples; label the samples in a row of their own after transposing, or drop one "
+            "of the two options."
+        )
+    X, names, labels, notes, row_ids = _read_any(
+        path,
+        fmt,
+        header=header,
+        delimiter=delimiter,
+        label_column=label_column,
+        exclude=list(exclude),
+        key=key,
+        max_bytes=max_bytes,
+        index_column=index_column,
+        encoding=encoding,
+        anndata_matrix=anndata_matrix,
+    )
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
     if transpose:
@@ -243,11 +305,19 @@ def warn_label_column(path, labels):
         return
     classes = len(np.unique(labels))
     if classes == 1:
-        warnings.warn(f"{path}: the label column holds a single class ({labels[0]!r}); it is not a class label, "
-                      "and scores against it mean nothing.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{path}: the label column holds a single class ({labels[0]!r}); it is not a class label, "
+            "and scores against it mean nothing.",
+            UserWarning,
+            stacklevel=3,
+        )
     elif classes == len(labels):
-        warnings.warn(f"{path}: the label column holds a different value in every row; it looks like row names "
-                      "(--index-column for a CSV) or a measurement, not a class label.", UserWarning, stacklevel=3)
+        warnings.warn(
+            f"{path}: the label column holds a different value in every row; it looks like row names "
+            "(--index-column for a CSV) or a measurement, not a class label.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _transposed(X, names, row_ids):

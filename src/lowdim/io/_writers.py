@@ -11,8 +11,7 @@ from ._csv import write_csv
 WRITABLE = (".csv", ".parquet", ".npy")
 
 
-def write_table(path, array, names, *, labels=None, label_name="label", overwrite=False, row_ids=None,
-                id_name="id"):
+def write_table(path, array, names, *, labels=None, label_name="label", overwrite=False, row_ids=None, id_name="id"):
     """Write a numeric array with column names (and optional labels) to ``path``.
 
     The format follows the extension: ``.csv`` (text cells that spreadsheets would run
@@ -32,8 +31,7 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     """
     ext = os.path.splitext(str(path))[1].lower()
     if ext not in WRITABLE:
-        raise DataFileError(f"{path}: cannot write {ext or 'a file without extension'!r}; use "
-                            f"{', '.join(WRITABLE)}.")
+        raise DataFileError(f"{path}: cannot write {ext or 'a file without extension'!r}; use {', '.join(WRITABLE)}.")
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; pass --overwrite to replace it.")
     array = np.asarray(array)

@@ -176,6 +176,7 @@ def _product_pieces(A, sum_columns, to_float64):
     """``[(block^T block, sum_columns(block) or None)]`` for one row block per BLAS
     thread allowed (one block below ``SPLIT_WORK`` per core), each product on one BLAS
     thread in its own worker; ``to_float64``: products converted there."""
+
     def piece(block):
         gram = block.T @ block
         if to_float64:
@@ -188,7 +189,7 @@ def _product_pieces(A, sum_columns, to_float64):
     with blas_limit(1):  # numpy's BLAS threads never start, so none is left spinning
         if parts == 1:
             return [piece(A)]
-        return list(worker_pool("gram").map(lambda i: piece(A[edges[i]:edges[i + 1]]), range(parts)))
+        return list(worker_pool("gram").map(lambda i: piece(A[edges[i] : edges[i + 1]]), range(parts)))
 
 
 def symmetric_from_upper(upper):
@@ -224,9 +225,14 @@ def matmul(A, B):
     array([[ 3.,  3.],
            [12., 12.]])
     """
-    if (A.ndim != 2 or B.ndim != 2 or A.dtype != B.dtype or A.dtype not in (np.float32, np.float64)
-            or not (A.flags.c_contiguous or A.flags.f_contiguous)
-            or not (B.flags.c_contiguous or B.flags.f_contiguous)):
+    if (
+        A.ndim != 2
+        or B.ndim != 2
+        or A.dtype != B.dtype
+        or A.dtype not in (np.float32, np.float64)
+        or not (A.flags.c_contiguous or A.flags.f_contiguous)
+        or not (B.flags.c_contiguous or B.flags.f_contiguous)
+    ):
         return A @ B
     gemm = blas.sgemm if A.dtype == np.float32 else blas.dgemm
     # (A B)^T = B^T A^T: with C-ordered inputs the transposes are Fortran-ordered views

@@ -19,8 +19,9 @@ def check_block_finite(block, start, *values):
     try:
         check_finite(block)
     except ValueError as exc:
-        raise ValueError(f"in the row block of the dask array that starts at row {start} "
-                         f"(row numbers below count from there): {exc}") from None
+        raise ValueError(
+            f"in the row block of the dask array that starts at row {start} (row numbers below count from there): {exc}"
+        ) from None
 
 
 def block_scatter(block, start):

@@ -25,8 +25,11 @@ def row_norms_sq(X):
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X)
-        return np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
-                           weights=np.square(X.data, dtype=np.float64), minlength=X.shape[0])
+        return np.bincount(
+            np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)),
+            weights=np.square(X.data, dtype=np.float64),
+            minlength=X.shape[0],
+        )
     X = np.asarray(X)
     return np.einsum("ij,ij->i", X, X, dtype=np.float64)
 
@@ -97,8 +100,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
         return D if metric == "sqeuclidean" else np.sqrt(D, out=D)
     if metric == "manhattan":
         metric = "cityblock"
-    return cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32),
-                                                                      copy=False)
+    return cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32), copy=False)
 
 
 def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None):

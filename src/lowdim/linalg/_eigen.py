@@ -45,15 +45,12 @@ def top_eigh(C, k=None, *, precision=np.float64):
     if k is None or k >= d or k > d // 2:
         w, V = scipy.linalg.eigh(C, lower=False, driver="evd", check_finite=False)
         if k is not None:
-            w, V = w[d - k:], V[:, d - k:]
+            w, V = w[d - k :], V[:, d - k :]
     else:
-        refined = refined_single_eigh(C, k) if np.dtype(precision) == np.float32 and C.dtype == np.float64 \
-            else None
+        refined = refined_single_eigh(C, k) if np.dtype(precision) == np.float32 and C.dtype == np.float64 else None
         if refined is not None:
             return refined
-        w, V = scipy.linalg.eigh(
-            C, lower=False, subset_by_index=[d - k, d - 1], driver="evx", check_finite=False
-        )
+        w, V = scipy.linalg.eigh(C, lower=False, subset_by_index=[d - k, d - 1], driver="evx", check_finite=False)
     return w[::-1].copy(), V[:, ::-1].copy()
 
 
@@ -109,8 +106,9 @@ def refined_single_eigh(C, k, extra=None, rtol=REFINE_RTOL):
     # into float32's range: for a positive semi-definite C the largest diagonal entry is its largest
     scale = float(np.abs(np.diag(C)).max()) or 1.0
     single = np.divide(C, scale, out=np.empty(C.shape, np.float32), casting="same_kind")  # one pass
-    _, Q = scipy.linalg.eigh(single, lower=False, subset_by_index=[d - m, d - 1], driver="evx",
-                             check_finite=False, overwrite_a=True)
+    _, Q = scipy.linalg.eigh(
+        single, lower=False, subset_by_index=[d - m, d - 1], driver="evx", check_finite=False, overwrite_a=True
+    )
     Q, _ = scipy.linalg.qr(Q.astype(np.float64), mode="economic", overwrite_a=True, check_finite=False)
     CQ = _symmetric_times(C, Q)
     w, S = scipy.linalg.eigh(matmul(Q.T, CQ), lower=False, check_finite=False, overwrite_a=True)

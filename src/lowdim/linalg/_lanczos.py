@@ -170,13 +170,25 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
     if solver == "arpack" and k < n - 1:
         inverse = inverse or ShiftInverse(M)
         try:
-            w, V = spla.eigsh(M, k, sigma=-inverse.shift, which="LM", v0=rng.uniform(-1, 1, n), tol=tol,
-                              maxiter=max_iter, OPinv=inverse.operator)
+            w, V = spla.eigsh(
+                M,
+                k,
+                sigma=-inverse.shift,
+                which="LM",
+                v0=rng.uniform(-1, 1, n),
+                tol=tol,
+                maxiter=max_iter,
+                OPinv=inverse.operator,
+            )
             order = np.argsort(w)
             return w[order], V[:, order]
         except (spla.ArpackNoConvergence, RuntimeError) as exc:
-            warnings.warn(f"ARPACK shift-invert did not converge for the {k} smallest eigenpairs ({exc}); "
-                          "using the dense solver.", ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                f"ARPACK shift-invert did not converge for the {k} smallest eigenpairs ({exc}); "
+                "using the dense solver.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
     require_memory(8 * n * n, f"dense eigendecomposition of a {n} x {n} matrix", "use solver='arpack'")
     dense = M.toarray() if sp.issparse(M) else np.asarray(M)
     return eigh(dense, subset_by_index=[0, k - 1], check_finite=False)

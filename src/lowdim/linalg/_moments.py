@@ -41,7 +41,7 @@ def iter_row_blocks(X, rows=None):
         itemsize = X.dtype.itemsize
         rows = block_rows(X.shape[1], itemsize)
     for start in range(0, n, rows):
-        yield X[start:start + rows]
+        yield X[start : start + rows]
 
 
 # Centre each block explicitly when mean^2 / variance exceeds this for some feature:
@@ -160,8 +160,7 @@ class ScatterAccumulator:
         (3, 0.5)
         """
         acc = cls(mean.size)
-        acc._n, acc._mean, acc._scatter = int(n), np.array(mean, dtype=np.float64), \
-            np.array(scatter, dtype=np.float64)
+        acc._n, acc._mean, acc._scatter = int(n), np.array(mean, dtype=np.float64), np.array(scatter, dtype=np.float64)
         acc._mode = CENTERED  # rows added later are merged exactly, block by block
         return acc
 
@@ -227,7 +226,7 @@ class ScatterAccumulator:
             return
         yield first
         if self._mode == RAW and rows is None and type(X) is np.ndarray and first.shape[0] < X.shape[0]:
-            yield X[first.shape[0]:]
+            yield X[first.shape[0] :]
             return
         yield from blocks
 

@@ -85,7 +85,7 @@ class CenteredData:
             Z = np.zeros((self.shape[1], P.shape[1]), dtype=self.dtype)
             rows = max(64, block_bytes // max(1, self.shape[1] * X.dtype.itemsize))
             for start in range(0, n, rows):
-                Xb = X[start:start + rows]
+                Xb = X[start : start + rows]
                 Z += matmul(Xb.T, matmul(Xb, Ps))
         self.n_products += 2
         Z -= np.outer(self._mean, n * (self._mean @ Ps)).astype(self.dtype, copy=False)
@@ -104,9 +104,9 @@ class CenteredData:
         r = np.zeros(self.shape[0], dtype=self.dtype)
         cols = max(64, block_bytes // max(1, self.shape[0] * X.dtype.itemsize))
         for start in range(0, self.shape[1], cols):
-            Xj = X[:, start:start + cols]
+            Xj = X[:, start : start + cols]
             Z += Xj @ (Xj.T @ P)
-            r += Xj @ mean[start:start + cols]
+            r += Xj @ mean[start : start + cols]
         self.n_products += 2
         ones_p = P.sum(axis=0)
         Z -= np.outer(r, ones_p) + np.outer(np.ones(len(r), dtype=self.dtype), r @ P)

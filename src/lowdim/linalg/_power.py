@@ -24,8 +24,9 @@ def _power_step(apply, basis):
     return step
 
 
-def power_eigh(apply, dim, dtype, *, n_components, rng, tol=1e-7, max_iter=1000,
-               stop_variance=None, callbacks=(), verbose=0):
+def power_eigh(
+    apply, dim, dtype, *, n_components, rng, tol=1e-7, max_iter=1000, stop_variance=None, callbacks=(), verbose=0
+):
     """Top eigenpairs of a symmetric positive semi-definite operator by power iteration.
 
     Each eigenvector is iterated until the sine of the angle between successive
@@ -72,8 +73,15 @@ def power_eigh(apply, dim, dtype, *, n_components, rng, tol=1e-7, max_iter=1000,
         if basis.shape[1]:
             x -= basis @ (basis.T @ x)
         x /= np.linalg.norm(x)
-        result = run_loop(_power_step(apply, basis), (x, 0.0), max_iter=max_iter, tol=tol,
-                          callbacks=callbacks, verbose=verbose, label=f"power iteration (component {j})")
+        result = run_loop(
+            _power_step(apply, basis),
+            (x, 0.0),
+            max_iter=max_iter,
+            tol=tol,
+            callbacks=callbacks,
+            verbose=verbose,
+            label=f"power iteration (component {j})",
+        )
         vec, value = result.state
         vec = vec - basis @ (basis.T @ vec)
         vec /= np.linalg.norm(vec)

@@ -122,8 +122,9 @@ def subspace_iteration(apply, dim, dtype, size, k, *, n_iter, rng, tol=None, nys
         expected = change * min(1.0, change / last_change) if np.isfinite(last_change) else change
         return (P, Z, w, pairs, change), float(w.sum()), expected
 
-    result = run_loop(step, (P, None, None, None, np.inf), max_iter=n_iter + 1,
-                      tol=tol, warn=False, label="randomized PCA")
+    result = run_loop(
+        step, (P, None, None, None, np.inf), max_iter=n_iter + 1, tol=tol, warn=False, label="randomized PCA"
+    )
     return *result.state[3], result.n_iter
 
 
@@ -163,8 +164,7 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng, tol=None):
     n, d = op.shape
     size = min(k + n_oversamples, n, d)
     apply = op.cogram_matmat if n <= d else op.gram_matmat
-    w, basis, applications = subspace_iteration(apply, min(n, d), op.dtype, size, k, n_iter=n_iter,
-                                                rng=rng, tol=tol)
+    w, basis, applications = subspace_iteration(apply, min(n, d), op.dtype, size, k, n_iter=n_iter, rng=rng, tol=tol)
     s = np.sqrt(w)
     if n <= d:  # basis holds left singular vectors: V = Xc^T U / s
         V = op.rmatmat(basis.astype(op.dtype)).astype(np.float64) / np.where(s > 0, s, 1.0)

@@ -142,8 +142,9 @@ def _schur_factor(cons, X, S_inv):
             return scipy.linalg.cho_factor(M + jitter * np.eye(len(M)), lower=True, check_finite=False)
         except np.linalg.LinAlgError:
             jitter = max(jitter * 100, 1e-14 * float(np.max(np.diag(M))))
-    raise np.linalg.LinAlgError("the Schur complement of the SDP is not positive definite; are two "
-                                "constraints the same?")
+    raise np.linalg.LinAlgError(
+        "the Schur complement of the SDP is not positive definite; are two constraints the same?"
+    )
 
 
 class _Newton:
@@ -203,8 +204,11 @@ def _measures(newton, C, b):
     pt = newton.pt
     primal, dual = float(np.sum(C * pt.X)), float(b @ pt.y)
     gap = abs(primal - dual) / (1.0 + abs(primal) + abs(dual))
-    return gap, np.linalg.norm(newton.rp) / (1.0 + np.linalg.norm(b)), np.linalg.norm(newton.Rd) / (
-        1.0 + np.linalg.norm(C))
+    return (
+        gap,
+        np.linalg.norm(newton.rp) / (1.0 + np.linalg.norm(b)),
+        np.linalg.norm(newton.Rd) / (1.0 + np.linalg.norm(C)),
+    )
 
 
 def _step(newton):

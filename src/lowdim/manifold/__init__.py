@@ -10,5 +10,16 @@ from ._mvu import MaximumVarianceUnfolding
 from ._smacof import smacof
 from ._spectral import SpectralEmbedding, laplacian_eigenmap
 
-__all__ = ["ClassicalModel", "Isomap", "LocallyLinearEmbedding", "MDS", "MaximumVarianceUnfolding", "SpectralEmbedding",
-           "classical_mds", "farthest_points", "landmark_mds", "laplacian_eigenmap", "smacof"]
+__all__ = [
+    "ClassicalModel",
+    "Isomap",
+    "LocallyLinearEmbedding",
+    "MDS",
+    "MaximumVarianceUnfolding",
+    "SpectralEmbedding",
+    "classical_mds",
+    "farthest_points",
+    "landmark_mds",
+    "laplacian_eigenmap",
+    "smacof",
+]

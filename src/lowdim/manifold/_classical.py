@@ -85,8 +85,7 @@ def classical_mds(D, n_components, *, squared=False, overwrite=False, solver="au
     if solver == "auto":  # a few eigenpairs of a large matrix: Lanczos
         solver = "arpack" if B.shape[0] > 500 and n_components < B.shape[0] // 10 else "dense"
     if solver == "arpack" and n_components < B.shape[0]:
-        w, V = lanczos_eigh(aslinearoperator(B), n_components, rng=np.random.default_rng(0), tol=tol,
-                            max_iter=max_iter)
+        w, V = lanczos_eigh(aslinearoperator(B), n_components, rng=np.random.default_rng(0), tol=tol, max_iter=max_iter)
     else:
         w, V = top_eigh(B, n_components)
     (Vt,) = flip_signs(V.T)
@@ -137,6 +136,5 @@ def landmark_mds(X, n_components, n_landmarks, rng):
     landmarks = farthest_points(X, n_landmarks, rng)
     L = X[landmarks]
     _, model = classical_mds(sq_euclidean(L, L), n_components, squared=True)
-    embedding = np.vstack([model.place(sq_euclidean(X[s:s + 8192], L))
-                           for s in range(0, X.shape[0], 8192)])
+    embedding = np.vstack([model.place(sq_euclidean(X[s : s + 8192], L)) for s in range(0, X.shape[0], 8192)])
     return embedding, model, landmarks

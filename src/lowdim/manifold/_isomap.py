@@ -56,11 +56,15 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
     if zero.any():
         rows = np.repeat(np.arange(G.shape[0]), np.diff(G.indptr))
         n_dup = np.unique(rows[zero]).size
-        warnings.warn(f"Isomap: {n_dup} samples have a duplicate (another row at distance 0); they "
-                      "get the same coordinates.", UserWarning, stacklevel=4)
+        warnings.warn(
+            f"Isomap: {n_dup} samples have a duplicate (another row at distance 0); they get the same coordinates.",
+            UserWarning,
+            stacklevel=4,
+        )
         G.data[zero] = np.finfo(np.float64).tiny
-    return join_components(symmetrize(G), X, name="Isomap neighbour graph",
-                           index=index if metric != "euclidean" else None)
+    return join_components(
+        symmetrize(G), X, name="Isomap neighbour graph", index=index if metric != "euclidean" else None
+    )
 
 
 class Isomap(ComponentTransformer):
@@ -149,9 +153,24 @@ class Isomap(ComponentTransformer):
         "neighbors_algorithm": [Options(set(ALGORITHMS))],
     }
 
-    def __init__(self, n_neighbors=5, *, radius=None, n_components=2, eigen_solver="auto", tol=0, max_iter=None,
-                 path_method="auto", neighbors_algorithm="auto", n_jobs=None, metric="minkowski", p=2,
-                 metric_params=None, n_landmarks=None, random_state=None):
+    def __init__(
+        self,
+        n_neighbors=5,
+        *,
+        radius=None,
+        n_components=2,
+        eigen_solver="auto",
+        tol=0,
+        max_iter=None,
+        path_method="auto",
+        neighbors_algorithm="auto",
+        n_jobs=None,
+        metric="minkowski",
+        p=2,
+        metric_params=None,
+        n_landmarks=None,
+        random_state=None,
+    ):
         self.n_neighbors = n_neighbors
         self.radius = radius
         self.n_components = n_components
@@ -169,9 +188,11 @@ class Isomap(ComponentTransformer):
 
     def _check_sizes(self, n):
         if self.n_neighbors is not None and self.radius is not None:
-            raise ValueError(f"Isomap: both n_neighbors={self.n_neighbors} and radius={self.radius} are set; pass "
-                             "n_neighbors=None for the radius graph (as in scikit-learn), or radius=None for the "
-                             "kNN graph.")
+            raise ValueError(
+                f"Isomap: both n_neighbors={self.n_neighbors} and radius={self.radius} are set; pass "
+                "n_neighbors=None for the radius graph (as in scikit-learn), or radius=None for the "
+                "kNN graph."
+            )
         if self.n_neighbors is None and self.radius is None:
             raise ValueError("Isomap: n_neighbors and radius are both None; set one of them.")
         if self.radius is None:
@@ -180,17 +201,25 @@ class Isomap(ComponentTransformer):
         if m > n:
             raise ValueError(f"n_landmarks={m} must be at most n_samples={n}.")
         if self.n_components > m:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}"
-                             f"{' (the number of landmarks)' if self.n_landmarks else ''}; lower n_components.")
+            raise ValueError(
+                f"n_components={self.n_components} must be at most n_samples={m}"
+                f"{' (the number of landmarks)' if self.n_landmarks else ''}; lower n_components."
+            )
         if self.n_landmarks is None:
-            require_memory(8 * n * n, f"exact Isomap on {n} samples (an n x n geodesic matrix)",
-                           "set n_landmarks (landmark Isomap, O(n x n_landmarks) memory)")
+            require_memory(
+                8 * n * n,
+                f"exact Isomap on {n} samples (an n x n geodesic matrix)",
+                "set n_landmarks (landmark Isomap, O(n x n_landmarks) memory)",
+            )
         elif self.metric == "precomputed":
-            raise ValueError("n_landmarks needs the data's coordinates; with metric='precomputed' the n x n "
-                             "distances are already in memory: use exact Isomap (n_landmarks=None).")
+            raise ValueError(
+                "n_landmarks needs the data's coordinates; with metric='precomputed' the n x n "
+                "distances are already in memory: use exact Isomap (n_landmarks=None)."
+            )
         if self.path_method == "FW" and self.n_landmarks is not None:
-            raise ValueError("path_method='FW' computes all n x n geodesics; landmark Isomap needs path_method="
-                             "'auto' or 'D'.")
+            raise ValueError(
+                "path_method='FW' computes all n x n geodesics; landmark Isomap needs path_method='auto' or 'D'."
+            )
 
     def fit(self, X, y=None):
         """Compute the embedding of ``X``.
@@ -211,14 +240,21 @@ class Isomap(ComponentTransformer):
         metric, params = resolve_metric(self.metric, self.p, self.metric_params)
         if metric == "precomputed":
             if X.shape[0] != X.shape[1] or (X < 0).any():
-                raise ValueError(f"metric='precomputed' needs a square matrix of non-negative distances; X has "
-                                 f"shape {X.shape}.")
+                raise ValueError(
+                    f"metric='precomputed' needs a square matrix of non-negative distances; X has shape {X.shape}."
+                )
         else:
             warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point", X=X)
         # the graph is discontinuous in the data (which neighbour is nearer), so it is
         # built in float64 whatever the input dtype: float32 and float64 input agree
-        G = _neighbor_graph(np.ascontiguousarray(X, dtype=np.float64), self.n_neighbors, self.radius, metric,
-                             self.neighbors_algorithm, params)
+        G = _neighbor_graph(
+            np.ascontiguousarray(X, dtype=np.float64),
+            self.n_neighbors,
+            self.radius,
+            metric,
+            self.neighbors_algorithm,
+            params,
+        )
         if self.n_landmarks is None:
             refs = np.arange(n)
         else:
@@ -230,8 +266,15 @@ class Isomap(ComponentTransformer):
         else:
             geodesic = shortest_paths(G, refs).T  # (n, m)
         among_refs = geodesic if self.n_landmarks is None else geodesic[refs]
-        Y, model = classical_mds(np.square(among_refs), self.n_components, squared=True, overwrite=True,
-                                 solver=self.eigen_solver, tol=float(self.tol), max_iter=self.max_iter)
+        Y, model = classical_mds(
+            np.square(among_refs),
+            self.n_components,
+            squared=True,
+            overwrite=True,
+            solver=self.eigen_solver,
+            tol=float(self.tol),
+            max_iter=self.max_iter,
+        )
         self.X_fit_ = np.array(X, copy=True)  # transform needs it; the caller may reuse its array
         self.reference_indices_ = refs
         self.geodesic_to_references_ = geodesic
@@ -273,8 +316,12 @@ class Isomap(ComponentTransformer):
         dist, idx = self._index().query(X.astype(np.float64), k)
         m = self.geodesic_to_references_.shape[1]
         step = max(1, (64 << 20) // (8 * k * m))  # the (rows, k, m) candidate block stays small
-        geo = np.vstack([np.min(dist[s:s + step, :, None] + self.geodesic_to_references_[idx[s:s + step]], axis=1)
-                         for s in range(0, X.shape[0], step)])
+        geo = np.vstack(
+            [
+                np.min(dist[s : s + step, :, None] + self.geodesic_to_references_[idx[s : s + step]], axis=1)
+                for s in range(0, X.shape[0], step)
+            ]
+        )
         return self._model().place(geo**2).astype(X.dtype)
 
     def _radius_geodesics(self, X):
@@ -286,7 +333,7 @@ class Isomap(ComponentTransformer):
         dist, idx = self._index().query(X, 1)
         geo = np.empty((X.shape[0], self.geodesic_to_references_.shape[1]))
         for i in range(X.shape[0]):
-            cols, d = R.indices[R.indptr[i]:R.indptr[i + 1]], R.data[R.indptr[i]:R.indptr[i + 1]]
+            cols, d = R.indices[R.indptr[i] : R.indptr[i + 1]], R.data[R.indptr[i] : R.indptr[i + 1]]
             if cols.size == 0:
                 cols, d = idx[i], dist[i]
             geo[i] = np.min(d[:, None] + self.geodesic_to_references_[cols], axis=0)

@@ -86,7 +86,7 @@ def nearest_principal_minimizers(M, X, V, d, rng, inverse=None):
     U = _centered_orthonormal(nearest_null_vectors(M, principal_scores(X, d, rng), inverse))
     if U.shape[1] < d:  # complete from the null vectors, without U's directions
         rest = _centered_orthonormal(V - U @ (U.T @ V))
-        U = np.c_[U, rest[:, :d - U.shape[1]]]
+        U = np.c_[U, rest[:, : d - U.shape[1]]]
     return np.einsum("ij,ij->j", U, M @ U), U
 
 
@@ -94,7 +94,7 @@ def _centered_orthonormal(Y, rtol=1e-8):
     """Orthonormal basis of the centred columns' span, by their principal axes
     (directions with singular values below ``rtol`` of the largest are left out)."""
     U, s, _ = np.linalg.svd(Y - Y.mean(axis=0), full_matrices=False)
-    return U[:, :int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0]
+    return U[:, : int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0]
 
 
 def warn_null_beyond_kept(w, M, method):
@@ -108,7 +108,10 @@ def warn_null_beyond_kept(w, M, method):
         "closest to the data's leading principal components. The local fits leave more "
         "directions free than the embedding has, as they do when the data are far from a "
         f"manifold of {len(w) - 2} dimensions; more neighbours, method='modified' or "
-        "'standard' are less prone to it.", UserWarning, stacklevel=3)
+        "'standard' are less prone to it.",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 class LocallyLinearEmbedding(ComponentTransformer):
@@ -196,9 +199,22 @@ class LocallyLinearEmbedding(ComponentTransformer):
         "n_jobs": [NONE, Interval(int, None, None)],
     }
 
-    def __init__(self, *, n_neighbors=5, n_components=2, reg=1e-3, eigen_solver="auto", tol=1e-6,
-                 max_iter=100, method="standard", hessian_tol=1e-4, modified_tol=1e-12,
-                 neighbors_algorithm="auto", random_state=None, n_jobs=None):
+    def __init__(
+        self,
+        *,
+        n_neighbors=5,
+        n_components=2,
+        reg=1e-3,
+        eigen_solver="auto",
+        tol=1e-6,
+        max_iter=100,
+        method="standard",
+        hessian_tol=1e-4,
+        modified_tol=1e-12,
+        neighbors_algorithm="auto",
+        random_state=None,
+        n_jobs=None,
+    ):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
         self.reg = reg
@@ -216,9 +232,11 @@ class LocallyLinearEmbedding(ComponentTransformer):
         check_n_neighbors(self.n_neighbors, n)
         need = _min_neighbors(self.method, self.n_components)
         if self.n_neighbors < need:
-            raise ValueError(f"method={self.method!r} with n_components={self.n_components} needs "
-                             f"n_neighbors >= {need}; got n_neighbors={self.n_neighbors}. Raise n_neighbors "
-                             "or lower n_components.")
+            raise ValueError(
+                f"method={self.method!r} with n_components={self.n_components} needs "
+                f"n_neighbors >= {need}; got n_neighbors={self.n_neighbors}. Raise n_neighbors "
+                "or lower n_components."
+            )
         check_nontrivial_components(self.n_components, n)
 
     def fit(self, X, y=None):
@@ -247,13 +265,14 @@ class LocallyLinearEmbedding(ComponentTransformer):
         rng = check_random_state(self.random_state)
         extra = 1 if n > d + 2 else 0  # one more eigenpair tells whether the choice is determined
         inverse = ShiftInverse(M)  # factorised at most once, for both solves
-        w, V = smallest_eigh(M, d + 1 + extra, rng=rng, solver=self.eigen_solver, tol=self.tol,
-                             max_iter=self.max_iter, inverse=inverse)
+        w, V = smallest_eigh(
+            M, d + 1 + extra, rng=rng, solver=self.eigen_solver, tol=self.tol, max_iter=self.max_iter, inverse=inverse
+        )
         if extra and null_beyond_kept(w, M):
             warn_null_beyond_kept(w, M, self.method)
             w, V = nearest_principal_minimizers(M, X64, V, d, rng, inverse)
         else:
-            w, V = w[1:d + 1], V[:, 1:d + 1]
+            w, V = w[1 : d + 1], V[:, 1 : d + 1]
         (Vt,) = flip_signs(V.T)
         self.eigenvalues_ = w
         self.reconstruction_error_ = float(np.sum(w))

@@ -85,7 +85,7 @@ def _hessian_chunk(Z, d, tol=1e-4):
     Q, R = np.linalg.qr(Y)
     size = np.abs(np.diagonal(R, axis1=1, axis2=2))
     independent = size >= tol * size.max(axis=1, keepdims=True)
-    H = Q[:, :, 1 + d:] * independent[:, None, 1 + d:]
+    H = Q[:, :, 1 + d :] * independent[:, None, 1 + d :]
     return H @ H.transpose(0, 2, 1)
 
 
@@ -180,5 +180,9 @@ def assemble(groups, blocks, n):
     return M
 
 
-BLOCK_BUILDERS = {"standard": standard_blocks, "hessian": hessian_blocks, "ltsa": ltsa_blocks,
-                  "modified": modified_blocks}
+BLOCK_BUILDERS = {
+    "standard": standard_blocks,
+    "hessian": hessian_blocks,
+    "ltsa": ltsa_blocks,
+    "modified": modified_blocks,
+}

@@ -98,9 +98,26 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         "metric_params": [NONE, InstanceOf(dict)],
     }
 
-    def __init__(self, n_components=2, *, metric_mds=True, n_init=1, init="classical_mds", max_iter=300,
-                 verbose=0, eps=1e-6, n_jobs=None, random_state=None, dissimilarity="deprecated", metric="euclidean",
-                 metric_params=None, normalized_stress="auto", weights=None, solver="smacof", n_landmarks=None):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        metric_mds=True,
+        n_init=1,
+        init="classical_mds",
+        max_iter=300,
+        verbose=0,
+        eps=1e-6,
+        n_jobs=None,
+        random_state=None,
+        dissimilarity="deprecated",
+        metric="euclidean",
+        metric_params=None,
+        normalized_stress="auto",
+        weights=None,
+        solver="smacof",
+        n_landmarks=None,
+    ):
         self.n_components = n_components
         self.verbose = verbose
         self.n_jobs = n_jobs
@@ -130,8 +147,9 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         if self.n_landmarks is not None and self._resolved_metric() != "euclidean":
             raise ValueError("n_landmarks needs metric='euclidean' (landmarks are placed by Euclidean distances).")
         if self.n_landmarks is None:
-            require_memory(8 * n * n * 3, f"MDS on {n} samples (n x n matrices)",
-                           "set n_landmarks (landmark MDS) or subsample")
+            require_memory(
+                8 * n * n * 3, f"MDS on {n} samples (n x n matrices)", "set n_landmarks (landmark MDS) or subsample"
+            )
 
     def fit(self, X, y=None, init=None):
         """Compute the embedding.
@@ -157,8 +175,12 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         if self.dissimilarity != "deprecated":
             import warnings
 
-            warnings.warn("MDS: dissimilarity is scikit-learn's deprecated name for metric; pass "
-                          f"metric={self.dissimilarity!r} instead.", FutureWarning, stacklevel=2)
+            warnings.warn(
+                "MDS: dissimilarity is scikit-learn's deprecated name for metric; pass "
+                f"metric={self.dissimilarity!r} instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
         X = self._validate_input(X, reset=True)
         self._check(X)
         if self._resolved_metric() != "precomputed":
@@ -169,9 +191,13 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             # Euclidean distances do not change with a shift; centring keeps them precise
             metric = self._resolved_metric()
             self.offset_ = X.mean(axis=0, dtype=np.float64) if metric == "euclidean" else np.zeros(X.shape[1])
-            delta = X.astype(np.float64) if metric == "precomputed" else \
-                pairwise_distances(X.astype(np.float64) - self.offset_, metric=metric,
-                                   metric_params=self.metric_params)
+            delta = (
+                X.astype(np.float64)
+                if metric == "precomputed"
+                else pairwise_distances(
+                    X.astype(np.float64) - self.offset_, metric=metric, metric_params=self.metric_params
+                )
+            )
             self.dissimilarity_matrix_ = delta
             Y = self._fit_classical(delta, X) if self.solver == "classical" else self._fit_smacof(delta)
         self.embedding_ = Y.astype(X.dtype)
@@ -195,8 +221,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
 
     def _fit_landmarks(self, X):
         X64 = np.asarray(X, dtype=np.float64)
-        Y, model, refs = landmark_mds(X64, self.n_components, self.n_landmarks,
-                                      check_random_state(self.random_state))
+        Y, model, refs = landmark_mds(X64, self.n_components, self.n_landmarks, check_random_state(self.random_state))
         self._store_model(model)
         self.reference_, self.offset_ = X64[refs], np.zeros(X.shape[1])
         self.landmark_indices_, self.n_iter_ = refs, 0
@@ -212,8 +237,9 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             return rng.uniform(size=(n, self.n_components)) * delta.max()
         init = check_array(given, name="init", estimator_name="MDS").astype(np.float64)
         if init.shape != (n, self.n_components):
-            raise ValueError(f"init has shape {init.shape}; expected (n_samples, n_components) = "
-                             f"({n}, {self.n_components}).")
+            raise ValueError(
+                f"init has shape {init.shape}; expected (n_samples, n_components) = ({n}, {self.n_components})."
+            )
         return init
 
     def _fit_smacof(self, delta):
@@ -222,10 +248,20 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             raise ValueError(f"weights has shape {W.shape}; expected {delta.shape}.")
         rng = check_random_state(self.random_state)
         random = self._init_given is None and isinstance(self.init, str) and self.init == "random"
-        best = best_of_restarts(lambda r: smacof(delta, self.n_components, self._start(delta, r), weights=W,
-                                                 metric=self.metric_mds, max_iter=self.max_iter, eps=self.eps,
-                                                 verbose=int(self.verbose)),
-                                self.n_init if random else 1, rng)
+        best = best_of_restarts(
+            lambda r: smacof(
+                delta,
+                self.n_components,
+                self._start(delta, r),
+                weights=W,
+                metric=self.metric_mds,
+                max_iter=self.max_iter,
+                eps=self.eps,
+                verbose=int(self.verbose),
+            ),
+            self.n_init if random else 1,
+            rng,
+        )
         self.n_iter_ = int(best.n_iter)
         self.stress_ = self._report(delta, best.state, np.ones_like(delta) if W is None else W, best.objective)
         return best.state
@@ -257,7 +293,11 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             X = check_array(X, estimator_name="MDS")
             return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_).place(X**2).astype(X.dtype)
         X = self._validate_input(X, reset=False)
-        D = pairwise_distances(X.astype(np.float64) - self.offset_, self.reference_, metric=self._resolved_metric(),
-                               metric_params=self.metric_params)
+        D = pairwise_distances(
+            X.astype(np.float64) - self.offset_,
+            self.reference_,
+            metric=self._resolved_metric(),
+            metric_params=self.metric_params,
+        )
         model = ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)
         return model.place(D**2).astype(X.dtype)

@@ -77,8 +77,10 @@ def _solve(problem, solver):
             continue
         if problem.status in ("optimal", "optimal_inaccurate"):
             return f"{problem.status} ({name})"
-    raise RuntimeError(f"the MVU semidefinite program was not solved ({', '.join(names)}: status "
-                       f"{problem.status!r}); try fewer n_neighbors or n_landmarks.")
+    raise RuntimeError(
+        f"the MVU semidefinite program was not solved ({', '.join(names)}: status "
+        f"{problem.status!r}); try fewer n_neighbors or n_landmarks."
+    )
 
 
 def _outer_rows(diff):
@@ -94,10 +96,11 @@ def exact_program(V, rows, cols, d2, solver="auto"):
     gap)``, the gap None from cvxpy."""
     r = V.shape[1]
     if solver in ("auto", "interior-point"):
-        res = solve_rank_one_sdp(-np.eye(r), EdgeConstraints(V, rows, cols), d2, tol=EXACT_TOL,
-                                 max_iter=EXACT_MAX_ITER)
-        status = (f"{'optimal' if res.converged else 'stopped'} (interior point, {res.n_iter} iterations, "
-                  f"relative gap {res.gap:.1e}, primal infeasibility {res.primal_infeasibility:.1e})")
+        res = solve_rank_one_sdp(-np.eye(r), EdgeConstraints(V, rows, cols), d2, tol=EXACT_TOL, max_iter=EXACT_MAX_ITER)
+        status = (
+            f"{'optimal' if res.converged else 'stopped'} (interior point, {res.n_iter} iterations, "
+            f"relative gap {res.gap:.1e}, primal infeasibility {res.primal_infeasibility:.1e})"
+        )
         return res.X, status, res.gap
     cp = _cvxpy()
     Z = cp.Variable((r, r), PSD=True)
@@ -249,20 +252,29 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         cvxpy_exact = self.solver in ("clarabel", "scs")
         limit = CVXPY_EXACT_LIMIT if cvxpy_exact else EXACT_LIMIT
         if landmarks is None and n > limit:
-            raise ValueError(f"exact MVU on {n} samples is a semidefinite program with {n * (n + 1) // 2} "
-                             f"unknowns; set n_landmarks (e.g. {min(100, n)}) for landmark MVU"
-                             + (", or solver='auto' (lowdim's interior-point method, up to "
-                                f"{EXACT_LIMIT} samples)" if cvxpy_exact else "")
-                             + f", or use at most {limit} samples.")
+            raise ValueError(
+                f"exact MVU on {n} samples is a semidefinite program with {n * (n + 1) // 2} "
+                f"unknowns; set n_landmarks (e.g. {min(100, n)}) for landmark MVU"
+                + (
+                    f", or solver='auto' (lowdim's interior-point method, up to {EXACT_LIMIT} samples)"
+                    if cvxpy_exact
+                    else ""
+                )
+                + f", or use at most {limit} samples."
+            )
         if landmarks is not None and self.solver == "interior-point":
-            raise ValueError("solver='interior-point' solves the exact program only; for landmark MVU "
-                             f"(n_landmarks={landmarks}) use solver='auto', 'clarabel' or 'scs', or set "
-                             "n_landmarks=None.")
+            raise ValueError(
+                "solver='interior-point' solves the exact program only; for landmark MVU "
+                f"(n_landmarks={landmarks}) use solver='auto', 'clarabel' or 'scs', or set "
+                "n_landmarks=None."
+            )
         if m > n:
             raise ValueError(f"n_landmarks={m} must be at most n_samples={n}.")
         if self.n_components > m:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}"
-                             f"{' (the number of landmarks)' if landmarks else ''}; lower n_components.")
+            raise ValueError(
+                f"n_components={self.n_components} must be at most n_samples={m}"
+                f"{' (the number of landmarks)' if landmarks else ''}; lower n_components."
+            )
 
     def fit(self, X, y=None):
         """Learn the embedding of ``X``.
@@ -288,12 +300,15 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         self._embed(factor, rows, cols, d2, X.dtype)
         gap_ok = self.duality_gap_ is None or self.duality_gap_ <= GAP_WARN
         if self.n_landmarks_ is None and not (gap_ok and self.distance_error_ <= DISTANCE_WARN):
-            warnings.warn(f"MaximumVarianceUnfolding: the semidefinite program keeps the kNN distances to "
-                          f"{self.distance_error_:.1e} relative error (rms); solver: {self.solver_status_}. "
-                          "A neighbour graph "
-                          "nearly rigid in the data's own dimension leaves the program (almost) no interior "
-                          "point; landmark MVU (n_landmarks) solves a better-posed one.",
-                          ConvergenceWarning, stacklevel=2)
+            warnings.warn(
+                f"MaximumVarianceUnfolding: the semidefinite program keeps the kNN distances to "
+                f"{self.distance_error_:.1e} relative error (rms); solver: {self.solver_status_}. "
+                "A neighbour graph "
+                "nearly rigid in the data's own dimension leaves the program (almost) no interior "
+                "point; landmark MVU (n_landmarks) solves a better-posed one.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def _learn_factor(self, X, rows, cols, d2):

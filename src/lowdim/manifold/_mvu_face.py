@@ -15,6 +15,8 @@ keeps its optimum and loses most of the directions in which it had no interior p
 which interior-point methods need (not all: other rigid structures remain, e.g. on a
 50-point strip in 3-D the stresses span 48 directions and the clusters cut 25)."""
 
+import itertools
+
 import numpy as np
 import scipy.linalg
 
@@ -53,8 +55,9 @@ def _grow(cluster, adj, X, D):
     members of ``cluster`` (in place)."""
     frontier = set().union(*(adj[c] for c in cluster)) - cluster
     while frontier:
-        added = [u for u in sorted(frontier)
-                 if len(adj[u] & cluster) > D and affine_rank(X[sorted(adj[u] & cluster)]) == D]
+        added = [
+            u for u in sorted(frontier) if len(adj[u] & cluster) > D and affine_rank(X[sorted(adj[u] & cluster)]) == D
+        ]
         cluster.update(added)
         frontier = set().union(*(adj[a] for a in added)) - cluster
 
@@ -65,7 +68,7 @@ def _merge(clusters, adj, X, D):
     merged = True
     while merged:
         merged = False
-        for i, j in ((i, j) for i in range(len(clusters)) for j in range(i + 1, len(clusters))):
+        for i, j in itertools.combinations(range(len(clusters)), 2):
             common = clusters[i] & clusters[j]
             if len(common) > D and affine_rank(X[sorted(common)]) == D:
                 clusters[i] |= clusters.pop(j)

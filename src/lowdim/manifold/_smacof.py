@@ -28,8 +28,7 @@ def disparities(delta, d, weights, upper):
     return out + out.T
 
 
-def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300, eps=1e-6,
-           callbacks=(), verbose=0):
+def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300, eps=1e-6, callbacks=(), verbose=0):
     """Minimise stress by Guttman transforms from ``init``.
 
     Each step replaces X by ``V^+ B(X) X`` (``n^-1 B(X) X`` without weights), which
@@ -87,8 +86,15 @@ def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300
         change = (previous - stress) / max(squares, np.finfo(float).tiny) if np.isfinite(previous) else np.inf
         return (X_new, stress), stress, 0.0 if stress <= floor else abs(change)
 
-    result = run_loop(step, (np.ascontiguousarray(init, dtype=np.float64), np.inf), max_iter=max_iter, tol=eps,
-                      callbacks=callbacks, verbose=verbose, label="SMACOF")
+    result = run_loop(
+        step,
+        (np.ascontiguousarray(init, dtype=np.float64), np.inf),
+        max_iter=max_iter,
+        tol=eps,
+        callbacks=callbacks,
+        verbose=verbose,
+        label="SMACOF",
+    )
     result.state = result.state[0]
     D_hat = delta if metric else disparities(delta, _distances(result.state), W, upper)
     result.objective = guttman_pass(result.state, D_hat, W_kernel, np.empty_like(result.state))[0]

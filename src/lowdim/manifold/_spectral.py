@@ -80,10 +80,12 @@ def _precomputed_knn_graph(D, k):
     D = sp.csr_matrix(D)
     rows, cols = [], []
     for i in range(n):
-        c, v = D.indices[D.indptr[i]:D.indptr[i + 1]], D.data[D.indptr[i]:D.indptr[i + 1]]
+        c, v = D.indices[D.indptr[i] : D.indptr[i + 1]], D.data[D.indptr[i] : D.indptr[i + 1]]
         if c.size < k:
-            raise ValueError(f"affinity='precomputed_nearest_neighbors': row {i} stores {c.size} neighbours, "
-                             f"fewer than n_neighbors = {k}; store more neighbours or lower n_neighbors.")
+            raise ValueError(
+                f"affinity='precomputed_nearest_neighbors': row {i} stores {c.size} neighbours, "
+                f"fewer than n_neighbors = {k}; store more neighbours or lower n_neighbors."
+            )
         chosen = c[np.lexsort((c, v))[:k]]
         rows.append(np.full(k, i))
         cols.append(chosen)
@@ -98,8 +100,10 @@ def check_nontrivial_components(n_components, n_samples):
     >>> check_nontrivial_components(2, 3)
     """
     if n_components > n_samples - 1:
-        raise ValueError(f"n_components={n_components} must be at most n_samples={n_samples} minus one "
-                         f"({n_samples - 1}: the constant eigenvector is dropped); lower n_components.")
+        raise ValueError(
+            f"n_components={n_components} must be at most n_samples={n_samples} minus one "
+            f"({n_samples - 1}: the constant eigenvector is dropped); lower n_components."
+        )
 
 
 def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
@@ -179,14 +183,12 @@ def _sparse_bottom(M, k, rng, tol=0.0):
     except spla.ArpackNoConvergence:
         if n > LU_BELOW:
             return _top_as_bottom(M, k, rng, min(n, 2 * ncv), tol, None)
-        return smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=tol,
-                             max_iter=None)
+        return smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=tol, max_iter=None)
 
 
 def _top_as_bottom(M, k, rng, ncv, tol, max_restarts):
     """Lanczos for the top ``k`` eigenpairs of ``M``, returned as ``(1 - w, U)``."""
-    w, U = spla.eigsh(M, k=k, which="LA", v0=rng.uniform(-1, 1, M.shape[0]), ncv=ncv, tol=tol,
-                      maxiter=max_restarts)
+    w, U = spla.eigsh(M, k=k, which="LA", v0=rng.uniform(-1, 1, M.shape[0]), ncv=ncv, tol=tol, maxiter=max_restarts)
     order = np.argsort(w)[::-1]
     return 1.0 - w[order], U[:, order]
 
@@ -249,8 +251,7 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_components": [Interval(int, 1, None, closed="left")],
-        "affinity": [Options({"nearest_neighbors", "rbf", "precomputed", "precomputed_nearest_neighbors"}),
-                     CALLABLE],
+        "affinity": [Options({"nearest_neighbors", "rbf", "precomputed", "precomputed_nearest_neighbors"}), CALLABLE],
         "gamma": [NONE, Interval(float, 0, None, closed="neither")],
         "random_state": [RANDOM_STATE],
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
@@ -260,8 +261,19 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         "n_jobs": [NONE, Interval(int, None, None)],
     }
 
-    def __init__(self, n_components=2, *, affinity="nearest_neighbors", gamma=None, random_state=None,
-                 eigen_solver="auto", eigen_tol="auto", n_neighbors=None, n_jobs=None, neighbors_algorithm="auto"):
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        affinity="nearest_neighbors",
+        gamma=None,
+        random_state=None,
+        eigen_solver="auto",
+        eigen_tol="auto",
+        n_neighbors=None,
+        n_jobs=None,
+        neighbors_algorithm="auto",
+    ):
         self.n_components = n_components
         self.affinity = affinity
         self.gamma = gamma
@@ -325,8 +337,9 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         A = self.affinity_matrix_
         A = A.astype(np.float64) if sp.issparse(A) else np.asarray(A, dtype=np.float64)
         tol = EIGEN_TOL_AUTO if self.eigen_tol == "auto" else self.eigen_tol
-        Y, self.eigenvalues_ = laplacian_eigenmap(A, self.n_components,
-                                                  check_random_state(self.random_state), self.eigen_solver, tol)
+        Y, self.eigenvalues_ = laplacian_eigenmap(
+            A, self.n_components, check_random_state(self.random_state), self.eigen_solver, tol
+        )
         self.embedding_ = Y.astype(X.dtype)
         return self
 

@@ -17,15 +17,15 @@ def _pair(X, Z):
     X = check_array(X, estimator_name="embedding metric")
     Z = check_array(Z, name="X_embedded", estimator_name="embedding metric")
     if X.shape[0] != Z.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} samples but X_embedded has {Z.shape[0]}; pass the "
-                         "embedding of the same rows.")
+        raise ValueError(
+            f"X has {X.shape[0]} samples but X_embedded has {Z.shape[0]}; pass the embedding of the same rows."
+        )
     return X, Z
 
 
 def _check_k(k, n):
     if not 1 <= k < n / 2:
-        raise ValueError(f"n_neighbors ({k}) should be less than n_samples / 2 ({n / 2}); lower "
-                         "n_neighbors.")
+        raise ValueError(f"n_neighbors ({k}) should be less than n_samples / 2 ({n / 2}); lower n_neighbors.")
 
 
 def _rank_penalty(A, B, k, rows, metric):
@@ -39,7 +39,7 @@ def _rank_penalty(A, B, k, rows, metric):
     total = 0.0
     step = max(1, (32 << 20) // (8 * n))
     for start in range(0, len(rows), step):
-        block = rows[start:start + step]
+        block = rows[start : start + step]
         D = index_a._block_distances(A[block])
         D[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
         near_a = np.empty((len(block), k), dtype=np.int64)
@@ -55,8 +55,7 @@ def _rank_penalty(A, B, k, rows, metric):
     return total
 
 
-def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_queries=MAX_QUERIES,
-                    random_state=None):
+def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_queries=MAX_QUERIES, random_state=None):
     """Trustworthiness (Venna & Kaski): penalises points that are near in the embedding
     but far in the data, by how far down the data's neighbour ranking they are.
 
@@ -175,8 +174,8 @@ def _pair_distances(A, i, j):
     step = max(1, (32 << 20) // (8 * A.shape[1]))
     out = np.empty(len(i))
     for s in range(0, len(i), step):
-        diff = A[i[s:s + step]].astype(np.float64) - A[j[s:s + step]]
-        out[s:s + step] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        diff = A[i[s : s + step]].astype(np.float64) - A[j[s : s + step]]
+        out[s : s + step] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
     return out
 
 

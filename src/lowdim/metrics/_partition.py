@@ -8,8 +8,9 @@ def _check_labelings(labels_true, labels_pred):
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(f"labels must be 1-D; got shapes {a.shape} and {b.shape}.")
     if a.shape != b.shape:
-        raise ValueError(f"labels_true has {a.size} entries but labels_pred has {b.size}; "
-                         "pass one label per sample in both.")
+        raise ValueError(
+            f"labels_true has {a.size} entries but labels_pred has {b.size}; pass one label per sample in both."
+        )
     return a, b
 
 

@@ -11,16 +11,19 @@ def _check_silhouette_input(X, labels, metric):
     X = check_array(X, estimator_name="silhouette")
     labels = np.asarray(labels)
     if labels.ndim != 1 or labels.shape[0] != X.shape[0]:
-        raise ValueError(f"labels has shape {labels.shape}, but X has {X.shape[0]} samples; "
-                         "pass one label per row of X.")
+        raise ValueError(
+            f"labels has shape {labels.shape}, but X has {X.shape[0]} samples; pass one label per row of X."
+        )
     if metric == "precomputed" and X.shape[0] != X.shape[1]:
         raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
     _, codes = np.unique(labels, return_inverse=True)
     k = int(codes.max()) + 1
     if not 2 <= k <= X.shape[0] - 1:
-        raise ValueError(f"Number of labels is {k}. Valid values are 2 to n_samples - 1 "
-                         f"(inclusive) = {X.shape[0] - 1}; the silhouette needs at least two "
-                         "clusters and one cluster with two points.")
+        raise ValueError(
+            f"Number of labels is {k}. Valid values are 2 to n_samples - 1 "
+            f"(inclusive) = {X.shape[0] - 1}; the silhouette needs at least two "
+            "clusters and one cluster with two points."
+        )
     return X, codes.astype(np.int64), k
 
 
@@ -71,9 +74,9 @@ def silhouette_samples(X, labels, *, metric="euclidean", rows=None):
     out = np.empty(len(query))
     if metric == "precomputed":
         for start in range(0, len(query), 2048):
-            block = query[start:start + 2048]
+            block = query[start : start + 2048]
             D = X[block][:, order]
-            out[start:start + len(block)] = _block_silhouettes(D, codes[block], starts, counts)
+            out[start : start + len(block)] = _block_silhouettes(D, codes[block], starts, counts)
         return out
     reference = X[order]
     for start, stop, D in distance_blocks(X, reference, metric, rows=query):

@@ -7,14 +7,30 @@ from ._approximate import HNSWIndex, approximate_available
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors
 from ._exact import ExactIndex, check_n_neighbors
 from ._graphs import (
-           join_components,
-           kneighbors_graph,
-           radius_neighbors_graph,
-           symmetrize,
+    join_components,
+    kneighbors_graph,
+    radius_neighbors_graph,
+    symmetrize,
 )
 from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
 from ._paths import shortest_paths
 
-__all__ = ["ALGORITHMS", "APPROXIMATE_FROM", "INDEX_METRICS", "ExactIndex", "HNSWIndex", "PAIRWISE_METRICS", "PairwiseIndex", "SparseIndex", "approximate_available", "check_n_neighbors",
-           "join_components", "kneighbors_graph", "make_index", "nearest_neighbors", "radius_neighbors_graph",
-           "shortest_paths", "symmetrize"]
+__all__ = [
+    "ALGORITHMS",
+    "APPROXIMATE_FROM",
+    "INDEX_METRICS",
+    "ExactIndex",
+    "HNSWIndex",
+    "PAIRWISE_METRICS",
+    "PairwiseIndex",
+    "SparseIndex",
+    "approximate_available",
+    "check_n_neighbors",
+    "join_components",
+    "kneighbors_graph",
+    "make_index",
+    "nearest_neighbors",
+    "radius_neighbors_graph",
+    "shortest_paths",
+    "symmetrize",
+]

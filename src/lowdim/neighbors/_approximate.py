@@ -80,8 +80,10 @@ class HNSWIndex:
 
     def __init__(self, metric="euclidean", *, M=16, ef_construction=40, ef_search=None, n_projected=100):
         if metric not in ("euclidean", "sqeuclidean", "cosine"):
-            raise ValueError(f"the approximate index supports metric 'euclidean', 'sqeuclidean' or 'cosine'; "
-                             f"got {metric!r} (use algorithm='exact').")
+            raise ValueError(
+                f"the approximate index supports metric 'euclidean', 'sqeuclidean' or 'cosine'; "
+                f"got {metric!r} (use algorithm='exact')."
+            )
         self.metric = metric
         self.M = M
         self.ef_construction = ef_construction
@@ -153,7 +155,7 @@ def _principal_axes(shifted, n_projected):
     the variance (a flat spectrum: the projection would propose poor candidates)."""
     if n_projected is None or shifted.shape[1] <= 2 * n_projected:
         return None
-    scatter = syrk_upper(np.ascontiguousarray(shifted[::max(1, len(shifted) // AXES_FROM)]))
+    scatter = syrk_upper(np.ascontiguousarray(shifted[:: max(1, len(shifted) // AXES_FROM)]))
     values, axes = top_eigh(scatter, min(n_projected, shifted.shape[0]))
     if values.sum() < RETAINED * np.trace(scatter):
         return None

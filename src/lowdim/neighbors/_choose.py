@@ -35,14 +35,21 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
         return SparseIndex(metric)
     if metric in PAIRWISE_METRICS:
         if algorithm == "approximate":
-            raise ValueError(f"the approximate index supports the euclidean and cosine metrics; metric={metric!r} "
-                             "needs the exact one: use algorithm='exact' or 'auto'.")
+            raise ValueError(
+                f"the approximate index supports the euclidean and cosine metrics; metric={metric!r} "
+                "needs the exact one: use algorithm='exact' or 'auto'."
+            )
         return PairwiseIndex(metric, metric_params)
     if metric_params:
         raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
     if algorithm == "auto":
-        algorithm = ("approximate" if n_samples >= APPROXIMATE_FROM and metric in ("euclidean", "sqeuclidean", "cosine")
-                     and approximate_available() else "exact")
+        algorithm = (
+            "approximate"
+            if n_samples >= APPROXIMATE_FROM
+            and metric in ("euclidean", "sqeuclidean", "cosine")
+            and approximate_available()
+            else "exact"
+        )
     return HNSWIndex(metric) if algorithm == "approximate" else ExactIndex(metric)
 
 

@@ -33,8 +33,10 @@ def check_n_neighbors(n_neighbors, n_samples):
     >>> check_n_neighbors(5, 10)
     """
     if n_neighbors >= n_samples:
-        raise ValueError(f"n_neighbors={n_neighbors} must be less than the number of samples "
-                         f"({n_samples} sample{'s' if n_samples != 1 else ''}); lower n_neighbors.")
+        raise ValueError(
+            f"n_neighbors={n_neighbors} must be less than the number of samples "
+            f"({n_samples} sample{'s' if n_samples != 1 else ''}); lower n_neighbors."
+        )
 
 
 class ExactIndex:
@@ -159,7 +161,7 @@ class ExactIndex:
             q_sq = q_norms[start:stop] = row_norms_sq(q)
             for c0 in range(0, n, DATA_COLS):
                 c1 = min(n, c0 + DATA_COLS)
-                G = buffers.buf[:(stop - start) * (c1 - c0)].reshape(stop - start, c1 - c0)
+                G = buffers.buf[: (stop - start) * (c1 - c0)].reshape(stop - start, c1 - c0)
                 np.matmul(q, self._data[c0:c1].T, out=G)
                 merge_smallest_sq(G, q_sq, self._sq[c0:c1], c0, skip[start:stop], idx[start:stop], sq[start:stop])
 
@@ -198,8 +200,9 @@ class ExactIndex:
         sq, idx, q_sq = self._candidates(Q, wide, skip)
         compiled = self._compiled(Q)
         rows = np.repeat(np.arange(idx.shape[0]), wide)
-        exact = pair_sq_distances(Q, self._rows, np.zeros(Q.shape[1], dtype=self._rows.dtype), rows,
-                                  idx.ravel(), compiled).reshape(idx.shape)
+        exact = pair_sq_distances(
+            Q, self._rows, np.zeros(Q.shape[1], dtype=self._rows.dtype), rows, idx.ravel(), compiled
+        ).reshape(idx.shape)
         order = np.lexsort((idx, exact), axis=1)[:, :k]
         exact, chosen = np.take_along_axis(exact, order, axis=1), np.take_along_axis(idx, order, axis=1)
         if wide == available:  # every point is a candidate: nothing was left out
@@ -222,8 +225,9 @@ class ExactIndex:
         step = max(1, SMALL_PAIRS // 4 // n)
         for a in range(0, m, step):
             b = min(m, a + step)
-            D = pair_sq_distances(Q, self._rows, zero, np.repeat(np.arange(a, b), n),
-                                  np.tile(np.arange(n), b - a), compiled).reshape(b - a, n)
+            D = pair_sq_distances(
+                Q, self._rows, zero, np.repeat(np.arange(a, b), n), np.tile(np.arange(n), b - a), compiled
+            ).reshape(b - a, n)
             own = np.flatnonzero(skip[a:b] >= 0)
             D[own, skip[a:b][own]] = np.inf
             idx[a:b] = np.argsort(D, axis=1, kind="stable")[:, :k]
@@ -266,8 +270,10 @@ def query_rows(index, Q, k, exclude_self):
     Q = check_array(Q, name="Q", estimator_name=type(index).__name__)
     available = index.n_samples_ - (1 if exclude_self else 0)
     if not 1 <= k <= available:
-        raise ValueError(f"n_neighbors={k} must be between 1 and {available} (the number of "
-                         f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors.")
+        raise ValueError(
+            f"n_neighbors={k} must be between 1 and {available} (the number of "
+            f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors."
+        )
     return unit_rows(Q) if index.metric == "cosine" else Q
 
 
@@ -304,7 +310,7 @@ def pair_sq_distances(Q, data, offset, rows, cols, compiled=False):
         return out
     step = max(1, SMALL_PAIRS // max(Q.shape[1], 1))  # 32 MiB of differences at a time
     for a in range(0, rows.size, step):
-        r, c = rows[a:a + step], cols[a:a + step]
+        r, c = rows[a : a + step], cols[a : a + step]
         diff = (Q[r].astype(np.float64) - offset.astype(np.float64)) - data[c].astype(np.float64)
-        np.einsum("ij,ij->i", diff, diff, out=out[a:a + step])
+        np.einsum("ij,ij->i", diff, diff, out=out[a : a + step])
     return out

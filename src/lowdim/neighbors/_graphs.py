@@ -47,8 +47,9 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", alg
     return sp.csr_matrix((data, idx.ravel(), indptr), shape=(n, index.n_samples_))
 
 
-def radius_neighbors_graph(X, radius, *, Y=None, mode="distance", metric="euclidean", metric_params=None,
-                           block_bytes=64 << 20):
+def radius_neighbors_graph(
+    X, radius, *, Y=None, mode="distance", metric="euclidean", metric_params=None, block_bytes=64 << 20
+):
     """Sparse graph with an edge between every two distinct points closer than ``radius``.
 
     With ``Y``, the edges go from each row of ``Y`` to the rows of ``X`` closer than
@@ -69,15 +70,16 @@ def radius_neighbors_graph(X, radius, *, Y=None, mode="distance", metric="euclid
     rows, cols, vals = [], [], []
     step = max(1, block_bytes // (8 * n))
     for start in range(0, queries.shape[0], step):
-        D = index._block_distances(queries[start:start + step])
+        D = index._block_distances(queries[start : start + step])
         r, c = np.nonzero(D < radius)
         keep = r + start != c if Y is None else np.ones(r.size, dtype=bool)
         rows.append(r[keep] + start)
         cols.append(c[keep])
         found = np.maximum(D[r[keep], c[keep]], np.finfo(np.float64).tiny) if Y is not None else D[r[keep], c[keep]]
         vals.append(found if mode == "distance" else np.ones(keep.sum()))
-    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                         shape=(queries.shape[0], n))
+    return sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(queries.shape[0], n)
+    )
 
 
 def symmetrize(G, how="max"):
@@ -178,13 +180,17 @@ def join_components(G, X, *, name="graph", index=None):
     n_comp, labels = connected_components(G, directed=False)
     if n_comp == 1:
         return G
-    warnings.warn(f"the {name} has {n_comp} connected components; joining them by their shortest "
-                  "edges (raise n_neighbors to connect it yourself).", UserWarning, stacklevel=2)
+    warnings.warn(
+        f"the {name} has {n_comp} connected components; joining them by their shortest "
+        "edges (raise n_neighbors to connect it yourself).",
+        UserWarning,
+        stacklevel=2,
+    )
     if not sp.issparse(X):
         X = np.asarray(X, dtype=np.float64)
     if index is not None and hasattr(index, "_block_distances"):
         distances = lambda start, stop: index._block_distances(X[start:stop])  # noqa: E731
-        length = lambda i, j: float(index._block_distances(X[i:i + 1])[0, j])  # noqa: E731
+        length = lambda i, j: float(index._block_distances(X[i : i + 1])[0, j])  # noqa: E731
     else:
         distances, length = _euclidean_rows(X), lambda i, j: float(np.linalg.norm(X[i] - X[j]))  # noqa: E731
     G = sp.lil_matrix(G)

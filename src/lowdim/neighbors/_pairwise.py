@@ -12,10 +12,19 @@ from ..linalg import row_norms_sq
 
 # lowdim's (and scikit-learn's / umap-learn's) names -> scipy's
 PAIRWISE_METRICS = {
-    "manhattan": "cityblock", "cityblock": "cityblock", "l1": "cityblock", "taxicab": "cityblock",
-    "chebyshev": "chebyshev", "linfinity": "chebyshev", "infinity": "chebyshev",
-    "minkowski": "minkowski", "correlation": "correlation", "hamming": "hamming", "jaccard": "jaccard",
-    "canberra": "canberra", "braycurtis": "braycurtis",
+    "manhattan": "cityblock",
+    "cityblock": "cityblock",
+    "l1": "cityblock",
+    "taxicab": "cityblock",
+    "chebyshev": "chebyshev",
+    "linfinity": "chebyshev",
+    "infinity": "chebyshev",
+    "minkowski": "minkowski",
+    "correlation": "correlation",
+    "hamming": "hamming",
+    "jaccard": "jaccard",
+    "canberra": "canberra",
+    "braycurtis": "braycurtis",
 }
 _PARAMS = {"minkowski": {"p"}}
 
@@ -33,8 +42,10 @@ def check_metric_params(metric, metric_params):
     allowed = _PARAMS.get(PAIRWISE_METRICS.get(metric, metric), set())
     unknown = sorted(set(params) - allowed)
     if unknown:
-        raise ValueError(f"metric={metric!r} takes {'no parameters' if not allowed else sorted(allowed)}; "
-                         f"got metric_params with {unknown}.")
+        raise ValueError(
+            f"metric={metric!r} takes {'no parameters' if not allowed else sorted(allowed)}; "
+            f"got metric_params with {unknown}."
+        )
     if "p" in params:
         p = float(params["p"])
         if not p >= 1:
@@ -78,8 +89,7 @@ class PairwiseIndex:
         return self
 
     def _block_distances(self, Qb):
-        return cdist(np.asarray(Qb, dtype=np.float64), self._data, PAIRWISE_METRICS[self.metric],
-                     **self.metric_params)
+        return cdist(np.asarray(Qb, dtype=np.float64), self._data, PAIRWISE_METRICS[self.metric], **self.metric_params)
 
     def pairwise(self, Q):
         """All distances from the rows of ``Q`` to the indexed points, (m, n) float64."""
@@ -164,8 +174,10 @@ class SparseIndex:
 
     def __init__(self, metric="euclidean", block_bytes=64 << 20):
         if metric not in SPARSE_METRICS:
-            raise ValueError(f"sparse input supports the metrics {', '.join(SPARSE_METRICS)}; got metric={metric!r}. "
-                             "Pass a dense array for other metrics.")
+            raise ValueError(
+                f"sparse input supports the metrics {', '.join(SPARSE_METRICS)}; got metric={metric!r}. "
+                "Pass a dense array for other metrics."
+            )
         self.metric = metric
         self.block_bytes = block_bytes
 

@@ -4,8 +4,13 @@ import numpy as np
 
 from ._figure import axes, finish
 
-_YLABELS = {"elbow": "inertia (within-cluster sum of squares)", "silhouette": "mean silhouette",
-            "bic": "BIC (lower is better)", "aic": "AIC (lower is better)", "gap": "gap statistic"}
+_YLABELS = {
+    "elbow": "inertia (within-cluster sum of squares)",
+    "silhouette": "mean silhouette",
+    "bic": "BIC (lower is better)",
+    "aic": "AIC (lower is better)",
+    "gap": "gap statistic",
+}
 
 
 def selection_curve(selection, path=None, *, ax=None, title=None):
@@ -35,8 +40,16 @@ def selection_curve(selection, path=None, *, ax=None, title=None):
     ax.errorbar(ks, scores, yerr=errors, marker="o", ms=4, color="#4C72B0", capsize=2)
     chosen = np.flatnonzero(ks == selection.n_clusters)
     if chosen.size:
-        ax.plot(ks[chosen], scores[chosen], "o", ms=11, mfc="none", mec="#C44E52", mew=2,
-                label=f"chosen k = {selection.n_clusters}")
+        ax.plot(
+            ks[chosen],
+            scores[chosen],
+            "o",
+            ms=11,
+            mfc="none",
+            mec="#C44E52",
+            mew=2,
+            label=f"chosen k = {selection.n_clusters}",
+        )
         ax.legend()
     ax.set_xlabel("number of clusters k")
     ax.set_ylabel(_YLABELS.get(selection.method, selection.method))
@@ -46,8 +59,9 @@ def selection_curve(selection, path=None, *, ax=None, title=None):
     return ax
 
 
-def error_curve(ks, errors, path=None, *, ax=None, title="Reconstruction error against k",
-                ylabel="relative L2 error", chosen=None):
+def error_curve(
+    ks, errors, path=None, *, ax=None, title="Reconstruction error against k", ylabel="relative L2 error", chosen=None
+):
     """Draw an error (compression, reconstruction) against the number of components.
 
     Examples
@@ -59,8 +73,7 @@ def error_curve(ks, errors, path=None, *, ax=None, title="Reconstruction error a
     if chosen is not None:
         at = list(ks).index(chosen) if chosen in list(ks) else None
         if at is not None:
-            ax.plot([chosen], [errors[at]], "o", ms=11, mfc="none", mec="#C44E52", mew=2,
-                    label=f"k = {chosen}")
+            ax.plot([chosen], [errors[at]], "o", ms=11, mfc="none", mec="#C44E52", mew=2, label=f"k = {chosen}")
             ax.legend()
     ax.set_xlabel("number of components k")
     ax.set_ylabel(ylabel)

@@ -23,7 +23,6 @@ def finish(fig, path):
         return
     import matplotlib.pyplot as plt
 
-
     fig.tight_layout()
     with atomic_path(path, overwrite=True) as tmp:  # the CLI has refused existing files before any work
         fig.savefig(tmp)

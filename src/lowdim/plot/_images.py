@@ -10,8 +10,7 @@ def _as_images(images, image_shape):
     if image_shape is not None:
         images = images.reshape((-1, *image_shape))
     if images.ndim != 3:
-        raise ValueError(f"image_grid needs (n, H, W) images or flat rows with image_shape; got shape "
-                         f"{images.shape}.")
+        raise ValueError(f"image_grid needs (n, H, W) images or flat rows with image_shape; got shape {images.shape}.")
     return images
 
 
@@ -32,12 +31,13 @@ def mosaic(images, n_cols, *, pad=2, normalize=True):
             lo, hi = image.min(), image.max()
             image = (image - lo) / (hi - lo) if hi > lo else np.zeros_like(image)
         r, c = divmod(i, n_cols)
-        out[r * (h + pad):r * (h + pad) + h, c * (w + pad):c * (w + pad) + w] = image
+        out[r * (h + pad) : r * (h + pad) + h, c * (w + pad) : c * (w + pad) + w] = image
     return out
 
 
-def image_grid(images, image_shape=None, path=None, *, titles=None, n_cols=None, ax=None, title=None,
-               normalize=True, cmap="gray"):
+def image_grid(
+    images, image_shape=None, path=None, *, titles=None, n_cols=None, ax=None, title=None, normalize=True, cmap="gray"
+):
     """Show images (or a fitted estimator's ``components_`` as images) in one grid.
 
     Parameters
@@ -70,14 +70,22 @@ def image_grid(images, image_shape=None, path=None, *, titles=None, n_cols=None,
     n, h, w = images.shape
     n_cols = n_cols or int(np.ceil(np.sqrt(n)))
     pad = max(1, h // 16)
-    fig, ax = axes(ax, (min(1.3 * n_cols + 0.5, 14), min(1.3 * -(-n // n_cols) * h / w + 0.6, 14)),
-                   headless=path is not None)
-    ax.imshow(mosaic(images, n_cols, pad=pad, normalize=normalize), cmap=cmap, vmin=0, vmax=1,
-              interpolation="nearest")
+    fig, ax = axes(
+        ax, (min(1.3 * n_cols + 0.5, 14), min(1.3 * -(-n // n_cols) * h / w + 0.6, 14)), headless=path is not None
+    )
+    ax.imshow(mosaic(images, n_cols, pad=pad, normalize=normalize), cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     for i, caption in enumerate(titles or []):
         r, c = divmod(i, n_cols)
-        ax.text(c * (w + pad) + w / 2, r * (h + pad) + 1, caption, ha="center", va="top", fontsize=7,
-                color="yellow", bbox={"facecolor": "black", "alpha": 0.4, "pad": 1, "lw": 0})
+        ax.text(
+            c * (w + pad) + w / 2,
+            r * (h + pad) + 1,
+            caption,
+            ha="center",
+            va="top",
+            fontsize=7,
+            color="yellow",
+            bbox={"facecolor": "black", "alpha": 0.4, "pad": 1, "lw": 0},
+        )
     ax.set_axis_off()
     if title:
         ax.set_title(title)

@@ -33,8 +33,9 @@ def _draw_labels(ax, Z, labels, size, alpha):
     if names.size <= MAX_LEGEND:
         for k, name in enumerate(names):
             ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=name)
-        ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8,
-                  markerscale=1.0, handletextpad=0.2)
+        ax.legend(
+            loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8, markerscale=1.0, handletextpad=0.2
+        )
 
 
 def _is_float(text):

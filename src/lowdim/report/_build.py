@@ -48,8 +48,7 @@ def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress
     """Fit registered method ``name`` to 2-D and score it; ``progress(estimator, name)`` is an
     optional context manager factory (the CLI's progress bar)."""
     method = lookup(name, EMBEDDINGS)
-    estimator = make_estimator(name, n_components=2, params=(params or {}).get(name), seed=seed,
-                               table=EMBEDDINGS)
+    estimator = make_estimator(name, n_components=2, params=(params or {}).get(name), seed=seed, table=EMBEDDINGS)
     if method.supervised and labels is None:
         raise ValueError(f"{name} is supervised and the data have no labels; pass a label column.")
     start = time.perf_counter()
@@ -63,8 +62,13 @@ def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress
 
 def _summary(X, labels, source):
     X = np.asarray(X)
-    summary = {"source": source, "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
-               "dtype": str(X.dtype), "missing": int(np.isnan(X).sum()) if X.dtype.kind == "f" else 0}
+    summary = {
+        "source": source,
+        "n_samples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "dtype": str(X.dtype),
+        "missing": int(np.isnan(X).sum()) if X.dtype.kind == "f" else 0,
+    }
     if labels is not None:
         classes, counts = np.unique(labels, return_counts=True)
         summary["classes"] = {str(c): int(k) for c, k in zip(classes, counts)}
@@ -83,11 +87,16 @@ def _scree_section(pca, k90):
     from ..plot import scree_plot
 
     ax = scree_plot(pca.explained_variance_ratio_, n_chosen=k90, title="PCA scree plot")
-    note = (f"{k90} components explain 90% of the variance." if k90 else
-            f"the first {pca.n_components_} components explain {pca.explained_variance_ratio_.sum():.1%} "
-            "of the variance.")
-    return _html.figure(_html.figure_uri(ax.figure), "explained variance per component", narrow=True) + \
-        f'<p class="note">{note}</p>'
+    note = (
+        f"{k90} components explain 90% of the variance."
+        if k90
+        else f"the first {pca.n_components_} components explain {pca.explained_variance_ratio_.sum():.1%} "
+        "of the variance."
+    )
+    return (
+        _html.figure(_html.figure_uri(ax.figure), "explained variance per component", narrow=True)
+        + f'<p class="note">{note}</p>'
+    )
 
 
 def _embedding_section(results, labels):
@@ -102,18 +111,34 @@ def _embedding_section(results, labels):
 
 def _metrics_section(results, n_neighbors):
     keys = [k for k in ("trustworthiness", "continuity", "knn_accuracy") if any(k in r.metrics for r in results)]
-    rows = [[r.name] + [f"{r.metrics[k]:.4f}" if k in r.metrics else "" for k in keys] + [f"{r.seconds:.2f}"]
-            for r in results]
+    rows = [
+        [r.name] + [f"{r.metrics[k]:.4f}" if k in r.metrics else "" for k in keys] + [f"{r.seconds:.2f}"]
+        for r in results
+    ]
     n = results[0].embedding.shape[0] if results else 0
-    sample = ("every point" if n <= MAX_QUERIES else
-              f"a random sample of {MAX_QUERIES:,} query points, each ranked against all {n:,}")
-    note = (f'<p class="note">Trustworthiness and continuity with {n_neighbors} neighbours over {sample}; '
-            "kNN accuracy: held-out 5-NN classifier in the embedding (20% test).</p>")
+    sample = (
+        "every point"
+        if n <= MAX_QUERIES
+        else f"a random sample of {MAX_QUERIES:,} query points, each ranked against all {n:,}"
+    )
+    note = (
+        f'<p class="note">Trustworthiness and continuity with {n_neighbors} neighbours over {sample}; '
+        "kNN accuracy: held-out 5-NN classifier in the embedding (20% test).</p>"
+    )
     return _html.table(["method"] + [k.replace("_", " ") for k in keys] + ["time (s)"], rows) + note
 
 
-def build_report(X, labels=None, methods=("pca", "tsne", "umap"), *, source="data", seed=0, params=None,
-                 n_neighbors=10, progress=None):
+def build_report(
+    X,
+    labels=None,
+    methods=("pca", "tsne", "umap"),
+    *,
+    source="data",
+    seed=0,
+    params=None,
+    n_neighbors=10,
+    progress=None,
+):
     """Fit ``methods`` to 2-D, score them and return a self-contained HTML report.
 
     Parameters
@@ -146,17 +171,28 @@ def build_report(X, labels=None, methods=("pca", "tsne", "umap"), *, source="dat
     (True, 0.98)
     """
     X = np.asarray(X)
-    results = [run_method(m, X, labels, seed=seed, params=params, n_neighbors=n_neighbors, progress=progress)
-               for m in methods]
+    results = [
+        run_method(m, X, labels, seed=seed, params=params, n_neighbors=n_neighbors, progress=progress) for m in methods
+    ]
     summary = _summary(X, labels, source)
-    rows = [["rows", summary["n_samples"]], ["features", summary["n_features"]], ["dtype", summary["dtype"]],
-            ["missing values", summary["missing"]]]
+    rows = [
+        ["rows", summary["n_samples"]],
+        ["features", summary["n_features"]],
+        ["dtype", summary["dtype"]],
+        ["missing values", summary["missing"]],
+    ]
     if "classes" in summary:
         rows.append(["classes", f"{len(summary['classes'])} ({', '.join(list(summary['classes'])[:12])})"])
     pca, k90 = variance_profile(X, seed)
-    sections = [("Data", _html.table(["", ""], rows)), ("Principal components", _scree_section(pca, k90)),
-                ("Embeddings", _embedding_section(results, labels)),
-                ("Quality", _metrics_section(results, n_neighbors))]
-    page = _html.page(f"lowdim report: {source}",
-                      f"{summary['n_samples']} x {summary['n_features']}; methods: {', '.join(methods)}", sections)
+    sections = [
+        ("Data", _html.table(["", ""], rows)),
+        ("Principal components", _scree_section(pca, k90)),
+        ("Embeddings", _embedding_section(results, labels)),
+        ("Quality", _metrics_section(results, n_neighbors)),
+    ]
+    page = _html.page(
+        f"lowdim report: {source}",
+        f"{summary['n_samples']} x {summary['n_features']}; methods: {', '.join(methods)}",
+        sections,
+    )
     return Report(page, results, summary, pca, k90)

@@ -41,14 +41,18 @@ def table(header, rows):
 def figure(uri, caption, *, narrow=False):
     """An embedded image with its caption; ``narrow`` caps the width (single plots)."""
     cls = ' class="narrow"' if narrow else ""
-    return f'<figure{cls}><img src="{uri}" alt="{html.escape(caption)}"><figcaption>{html.escape(caption)}</figcaption></figure>'
+    text = html.escape(caption)
+    return f'<figure{cls}><img src="{uri}" alt="{text}"><figcaption>{text}</figcaption></figure>'
 
 
 def page(title, subtitle, sections):
     """The whole document; ``sections`` are (heading, html body) pairs."""
     parts = [f"<h2>{html.escape(h)}</h2>\n{body}" for h, body in sections]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{html.escape(title)}</h1><p class=\"sub\">{html.escape(subtitle)}</p>"
-            + "\n".join(parts) + "</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f'<h1>{html.escape(title)}</h1><p class="sub">{html.escape(subtitle)}</p>'
+        + "\n".join(parts)
+        + "</body></html>\n"
+    )
