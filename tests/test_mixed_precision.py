@@ -67,10 +67,10 @@ def test_a_stream_drifting_away_from_the_origin_is_centered_from_there_on():
     first, later = drifting_stream()
     pca = PCA(5)
     pca.partial_fit(first)
-    assert pca._accumulator._center is False
+    assert pca._accumulator._mode == "raw"
     for start in range(0, later.shape[0], 5000):
         pca.partial_fit(later[start : start + 5000])
-    assert pca._accumulator._center is True
+    assert pca._accumulator._mode == "centered"
     exact = np.linalg.eigvalsh(np.cov(np.vstack([first, later]).astype(np.float64).T))[::-1]
     # raw moments gave 1.35 against 1.05 for the second eigenvalue (30 % off)
     np.testing.assert_allclose(pca.explained_variance_, exact[:5], rtol=1e-6)
@@ -87,7 +87,7 @@ def test_a_few_rows_far_from_the_origin_are_centered_alone():
     acc.update(first)
     few = later[: DECIDING_ROWS - 1]
     acc.update(few)
-    assert acc._center is False and acc._n == few.shape[0]  # centred alone, raw mode kept
+    assert acc._mode == "raw" and acc._n == few.shape[0]  # centred alone, raw mode kept
     acc.update(first[:1000])
     both = np.vstack([first, few, first[:1000]]).astype(np.float64)
     np.testing.assert_allclose(acc.covariance(), np.cov(both.T), rtol=1e-6, atol=1e-6)

@@ -301,7 +301,7 @@ def test_accumulator_modes_agree_near_and_far_from_origin():
             acc.update(chunk)
         ref = np.cov(X.astype(np.float64).T)
         np.testing.assert_allclose(acc.covariance(), ref, rtol=1e-5, atol=1e-6)
-        assert acc.n == 3000 and acc._center == (offset > 0)
+        assert acc.n == 3000 and acc._mode == ("centered" if offset > 0 else "raw")
 
 
 def split_rows(d=64):

@@ -62,18 +62,18 @@ def test_float32_and_float64_rows_give_the_same_graph(blobs):
 
 
 def test_spectral_start_of_neighbor_embeddings_uses_a_loose_tolerance(blobs, monkeypatch):
-    import lowdim.manifold as manifold
     from lowdim.embedding._initialization import SPECTRAL_TOL, initial_embedding
+    from lowdim.manifold import laplacian_eigenmap
     from lowdim.neighbors import kneighbors_graph
 
     seen = []
-    exact = manifold.laplacian_eigenmap
+    exact = laplacian_eigenmap
 
     def spy(*args, **kwargs):
         seen.append(kwargs.get("tol"))
         return exact(*args, **kwargs)
 
-    monkeypatch.setattr(manifold, "laplacian_eigenmap", spy)
+    monkeypatch.setattr("lowdim.embedding._initialization.laplacian_eigenmap", spy)
     A = kneighbors_graph(blobs, 12, mode="connectivity")
     A = A.maximum(A.T)
     Y = initial_embedding("spectral", blobs, A, 2, np.random.default_rng(0))

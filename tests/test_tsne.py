@@ -268,3 +268,32 @@ def test_n_iter_without_progress_minus_one_stops_at_the_first_check_without_prog
     patient = TSNE(random_state=0, method="exact", max_iter=1000).fit(X)
     hasty = TSNE(random_state=0, method="exact", max_iter=1000, n_iter_without_progress=-1).fit(X)
     assert hasty.n_iter_ <= patient.n_iter_ and hasty.n_iter_ < 1000
+
+
+def test_the_stages_build_a_map_by_hand_and_continue_a_fitted_one():
+    from sklearn.datasets import load_digits
+
+    from lowdim.embedding import (
+        BarnesHutRepulsion,
+        Phase,
+        StudentObjective,
+        descend,
+        initial_embedding,
+        neighbor_affinities,
+    )
+
+    X = load_digits().data[:500].astype(np.float64)
+    P, _, _ = neighbor_affinities(X, 30.0, 91)  # 3 x perplexity + 1 neighbours, as TSNE
+    Y = initial_embedding("pca", X, P, 2, np.random.default_rng(0))
+    objective = StudentObjective(P, BarnesHutRepulsion(0.5), 1.0)
+    start = objective.final(Y)
+    descend(Y, objective.gradient, objective.value, [Phase(250, 12.0, 0.5), Phase(300, 1.0, 0.8)], 50.0)
+    by_hand = objective.final(Y)
+    assert by_hand < 0.5 * start
+    fitted = TSNE(random_state=0, max_iter=550).fit(X)
+    assert abs(by_hand - fitted.kl_divergence_) < 0.1  # the same problem, the same optimum quality
+    # continuing the fitted map lowers its KL divergence further (or keeps it)
+    Y = fitted.embedding_.astype(np.float64)
+    before = objective.final(Y)
+    descend(Y, objective.gradient, objective.value, [Phase(200, 1.0, 0.8)], 50.0)
+    assert objective.final(Y) <= before + 1e-3

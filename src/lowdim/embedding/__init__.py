@@ -1,8 +1,18 @@
 """Neighbour embeddings: t-SNE and SNE (affinities -> initialisation -> gradient
-strategy -> optimiser, one module each), and UMAP."""
+strategy -> optimiser, one module each), and UMAP.
+
+The stages are public, so a map can be built by hand or a fitted one continued::
+
+    P, index, _ = neighbor_affinities(X, perplexity=30.0, n_neighbors=90)
+    Y = initial_embedding("pca", X, P, 2, np.random.default_rng(0))
+    objective = StudentObjective(P, BarnesHutRepulsion(0.5), dof=1.0)
+    descend(Y, objective.gradient, objective.value, [Phase(250, 12.0, 0.5), Phase(750, 1.0, 0.8)],
+            learning_rate=max(len(X) / 48.0, 50.0))
+"""
 
 from ._affinities import conditional_probabilities, joint_probabilities, neighbor_affinities
 from ._gradients import BarnesHutRepulsion, ExactRepulsion, FFTRepulsion, StudentObjective, kl_divergence
+from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
 from ._sne import SNE, GaussianObjective
 from ._tsne import TSNE
@@ -20,6 +30,7 @@ __all__ = [
     "UMAP",
     "conditional_probabilities",
     "descend",
+    "initial_embedding",
     "joint_probabilities",
     "kl_divergence",
     "neighbor_affinities",

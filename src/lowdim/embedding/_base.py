@@ -13,7 +13,7 @@ from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Inte
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
-from ..neighbors import ALGORITHMS, INDEX_METRICS, make_index
+from ..neighbors import ALGORITHMS, INDEX_METRICS, KNNIndex, make_index
 from ..neighbors._pairwise import SPARSE_METRICS
 from ._affinities import effective_perplexity, neighbor_affinities, warn_duplicates
 from ._initialization import initial_embedding
@@ -33,7 +33,7 @@ SHARED_CONSTRAINTS = {
     "verbose": [Interval(int, 0, None, closed="left")],
     "random_state": [RANDOM_STATE],
     "early_exaggeration_iter": [Interval(int, 0, None, closed="left")],
-    "neighbors_algorithm": [Options(set(ALGORITHMS))],
+    "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
     "callbacks": [NONE, CALLABLE, InstanceOf(list, tuple, label="a list of callables")],
 }
 

@@ -106,7 +106,8 @@ class SNE(NeighborEmbedding):
     verbose : int, default=0
     random_state : None, int or Generator
     early_exaggeration_iter : int, default=250
-    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
+        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
     callbacks : sequence of callables, optional
         As TSNE's.
 

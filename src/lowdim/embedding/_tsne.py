@@ -67,8 +67,9 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         Degrees of freedom of the Student-t output kernel (1 = Cauchy, t-SNE; larger
         values give less heavy tails, towards SNE's Gaussian; below 1 tighter clusters).
     early_exaggeration_iter : int, default=250
-    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
+        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
     callbacks : sequence of callables, optional
         ``callback(iteration, kl_divergence, state) -> stop?`` after every iteration
         (``state.Y`` is the current embedding; KL is re-evaluated every 50 iterations).

@@ -11,7 +11,7 @@ from .._estimator import ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
-from ..neighbors import ALGORITHMS, INDEX_METRICS, ExactIndex, join_components, make_index
+from ..neighbors import ALGORITHMS, INDEX_METRICS, ExactIndex, KNNIndex, join_components, make_index
 from ..neighbors._pairwise import SPARSE_METRICS
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, own_copy, training_index
@@ -105,8 +105,9 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     n_jobs : int, optional
         Accepted for compatibility; numba's thread pool is used (results do not depend
         on it).
-    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
+        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
     verbose : bool, default=False
         Show a progress bar over the layout epochs (tqdm, on standard error).
 
@@ -163,7 +164,7 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         "target_weight": [Interval(float, 0, 1, closed="both")],
         "random_state": [RANDOM_STATE],
         "n_jobs": [NONE, Interval(int, None, None)],
-        "neighbors_algorithm": [Options(set(ALGORITHMS))],
+        "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "verbose": [Options({True, False})],
     }
 

@@ -13,6 +13,7 @@ from ..linalg import column_moments
 from ..neighbors import (
     ALGORITHMS,
     INDEX_METRICS,
+    KNNIndex,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
@@ -96,9 +97,10 @@ class Isomap(ComponentTransformer):
         Shortest paths: 'D' and 'auto' run lowdim's parallel Dijkstra from every
         reference point; 'FW' Floyd-Warshall (scipy, exact Isomap only; O(n^3), for
         small dense graphs). All give the same geodesics.
-    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index for the graph: 'auto' is approximate (HNSW) from 20,000 points on when
         faiss is installed (``lowdim[ann]``), exact blocked BLAS otherwise.
+        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
     n_jobs : int, optional
         Accepted for compatibility; lowdim's kernels use its own thread pools.
     metric : str, default='minkowski'
@@ -150,7 +152,7 @@ class Isomap(ComponentTransformer):
         "path_method": [Options({"auto", "D", "FW"})],
         "n_jobs": [NONE, Interval(int, None, None)],
         "random_state": [RANDOM_STATE],
-        "neighbors_algorithm": [Options(set(ALGORITHMS))],
+        "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
     }
 
     def __init__(

@@ -6,13 +6,13 @@ import warnings
 
 import numpy as np
 
-from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition._mixins import ComponentTransformer
 from ..decomposition._principal_scores import principal_scores
 from ..linalg import ShiftInverse, column_moments, flip_signs, nearest_null_vectors, smallest_eigh
-from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, nearest_neighbors
+from ..neighbors import ALGORITHMS, ExactIndex, KNNIndex, check_n_neighbors, nearest_neighbors
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
 
@@ -151,9 +151,10 @@ class LocallyLinearEmbedding(ComponentTransformer):
         Floor of the local eigenvalues in 'modified', relative to the largest.
     random_state : None, int or Generator
         ARPACK start vector.
-    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points on when faiss is
         installed (``lowdim[ann]``), exact blocked BLAS otherwise.
+        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
     n_jobs : int, optional
         Accepted for compatibility; lowdim's neighbour search uses its own thread pool.
 
@@ -195,7 +196,7 @@ class LocallyLinearEmbedding(ComponentTransformer):
         "modified_tol": [Interval(float, 0, None, closed="left")],
         "hessian_tol": [Interval(float, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
-        "neighbors_algorithm": [Options(set(ALGORITHMS))],
+        "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "n_jobs": [NONE, Interval(int, None, None)],
     }
 

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
-from .._params import CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import (
@@ -20,7 +20,15 @@ from ..linalg import (
     sq_euclidean,
     top_eigh,
 )
-from ..neighbors import ALGORITHMS, ExactIndex, check_n_neighbors, join_components, kneighbors_graph, make_index
+from ..neighbors import (
+    ALGORITHMS,
+    ExactIndex,
+    KNNIndex,
+    check_n_neighbors,
+    join_components,
+    kneighbors_graph,
+    make_index,
+)
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
 LANCZOS_PRODUCTS = 600  # matrix-vector products tried before the sparse LU (_sparse_bottom)
@@ -219,9 +227,10 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         converge). 'auto' is dense LAPACK below 1000 samples.
     n_neighbors : int, optional
         Default ``max(n_samples // 10, 1)``.
-    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points on when faiss is
         installed (``lowdim[ann]``), exact blocked BLAS otherwise.
+        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
     eigen_tol : 'auto' or float >= 0, default='auto'
         Relative residual at which the sparse eigensolver stops (0: machine precision).
         'auto' is 1e-10: eigenvalues then agree with the exact ones to about 1e-20 and
@@ -256,7 +265,7 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         "random_state": [RANDOM_STATE],
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
-        "neighbors_algorithm": [Options(set(ALGORITHMS))],
+        "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "eigen_tol": [Options({"auto"}), Interval(float, 0, None, closed="left")],
         "n_jobs": [NONE, Interval(int, None, None)],
     }

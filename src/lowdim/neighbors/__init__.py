@@ -1,9 +1,11 @@
-"""Neighbour graphs: a kNN index interface (``build`` / ``query``) with an exact
+"""Neighbour graphs: a kNN index interface (``KNNIndex``: ``build`` / ``query``, which
+users implement to bring their own search) with an exact
 blocked-BLAS backend, an exact backend for the other metrics (``PairwiseIndex``) and an
 approximate HNSW backend (faiss), the size rule that picks
 one, kNN and radius graphs, symmetrisation, component joining, shortest paths."""
 
 from ._approximate import HNSWIndex, approximate_available
+from ._base import KNNIndex
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors
 from ._exact import ExactIndex, check_n_neighbors
 from ._graphs import (
@@ -21,6 +23,7 @@ __all__ = [
     "INDEX_METRICS",
     "ExactIndex",
     "HNSWIndex",
+    "KNNIndex",
     "PAIRWISE_METRICS",
     "PairwiseIndex",
     "SparseIndex",

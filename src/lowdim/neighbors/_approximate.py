@@ -20,6 +20,7 @@ import numpy as np
 
 from .._validation import check_array
 from ..linalg import syrk_upper, top_eigh
+from ._base import KNNIndex
 from ._exact import from_squared, query_rows, refine_sq_distances, shifted_rows
 
 AXES_FROM = 20_000  # rows the projection's principal axes are estimated from: ample for
@@ -46,7 +47,7 @@ def approximate_available():
     return True
 
 
-class HNSWIndex:
+class HNSWIndex(KNNIndex):
     """Approximate kNN index: a hierarchical navigable small-world graph (faiss'
     ``IndexHNSWFlat``) over float32 copies of the rows. The neighbours it returns have
     their distances recomputed exactly (float64), and rows are re-sorted by them.
@@ -78,6 +79,8 @@ class HNSWIndex:
     (500, 5)
     """
 
+    metrics = ("euclidean", "sqeuclidean", "cosine")
+
     def __init__(self, metric="euclidean", *, M=16, ef_construction=40, ef_search=None, n_projected=100):
         if metric not in ("euclidean", "sqeuclidean", "cosine"):
             raise ValueError(
@@ -90,7 +93,7 @@ class HNSWIndex:
         self.ef_search = ef_search
         self.n_projected = n_projected
 
-    def build(self, X):
+    def _build(self, X):
         """Index the rows of ``X``."""
         try:
             import faiss
@@ -104,8 +107,6 @@ class HNSWIndex:
         self._graph.hnsw.efConstruction = self.ef_construction
         self._graph.add(points)
         self._projected = points if self._basis is not None else None  # searched again by self-queries
-        self.n_samples_ = X.shape[0]
-        return self
 
     def _searched(self, shifted):
         """The float32 coordinates the graph holds for shifted rows."""

@@ -1,6 +1,9 @@
-"""Which kNN index to use: exact below a size, approximate above it."""
+"""Which kNN index to use: the user's own, or exact below a size and approximate above it."""
+
+import copy
 
 from ._approximate import HNSWIndex, approximate_available
+from ._base import KNNIndex
 from ._exact import METRICS as EXACT_METRICS
 from ._exact import ExactIndex
 from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
@@ -13,7 +16,8 @@ ALGORITHMS = ("auto", "exact", "approximate")
 
 
 def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
-    """The kNN index for ``algorithm`` in {'auto', 'exact', 'approximate'}: 'auto' is
+    """The kNN index for ``algorithm``: a user's ``KNNIndex`` (a copy of it, whose
+    metric must be ``metric``), or one of 'auto', 'exact', 'approximate': 'auto' is
     approximate from ``APPROXIMATE_FROM`` points on when faiss is installed and the
     metric allows it (Euclidean, cosine), exact otherwise. Metrics without a BLAS form
     (``PAIRWISE_METRICS``: Manhattan, Chebyshev, Minkowski with ``metric_params={'p':
@@ -27,8 +31,15 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
     >>> type(make_index("auto", "manhattan", 100000)).__name__
     'PairwiseIndex'
     """
+    if isinstance(algorithm, KNNIndex):
+        if algorithm.metric != metric:
+            raise ValueError(
+                f"the {type(algorithm).__name__} given as the neighbour index has metric {algorithm.metric!r}, "
+                f"but metric={metric!r} was asked for; make the index with metric={metric!r}."
+            )
+        return copy.deepcopy(algorithm)  # each estimator builds its own
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm must be 'auto', 'exact' or 'approximate'; got {algorithm!r}.")
+        raise ValueError(f"algorithm must be 'auto', 'exact', 'approximate' or a KNNIndex instance; got {algorithm!r}.")
     if sparse:
         if metric_params:
             raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
@@ -61,7 +72,7 @@ def nearest_neighbors(X, n_neighbors, *, metric="euclidean", algorithm="auto"):
     X : array-like (n, d)
     n_neighbors : int
     metric : str
-    algorithm : {'auto', 'exact', 'approximate'}
+    algorithm : {'auto', 'exact', 'approximate'} or KNNIndex
         See ``make_index``.
 
     Returns

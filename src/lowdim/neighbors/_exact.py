@@ -7,6 +7,7 @@ import numpy as np
 from .._threads import blas_limit, worker_pool
 from .._validation import check_array
 from ..linalg import matmul, row_norms_sq, sq_euclidean
+from ._base import KNNIndex
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
@@ -39,7 +40,7 @@ def check_n_neighbors(n_neighbors, n_samples):
         )
 
 
-class ExactIndex:
+class ExactIndex(KNNIndex):
     """Exact kNN index: ``build(X)`` then ``query(Q, k)``; distances are computed in
     row blocks of at most ``block_bytes`` (BLAS for Euclidean and cosine), so memory
     stays bounded whatever the number of points.
@@ -59,21 +60,21 @@ class ExactIndex:
     ([1, 0, 1], [1.0, 1.0, 2.0])
     """
 
+    metrics = METRICS
+
     def __init__(self, metric="euclidean", block_bytes=64 << 20):
         if metric not in METRICS:
             raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}.")
         self.metric = metric
         self.block_bytes = block_bytes
 
-    def build(self, X):
+    def _build(self, X):
         """Index the rows of ``X`` (for 'precomputed': the number of points)."""
         X = check_array(X, estimator_name="ExactIndex")
         if self.metric != "precomputed":
             self._offset, self._data = shifted_rows(X, self.metric)
             self._sq = row_norms_sq(self._data)
             self._rows = unit_rows(X) if self.metric == "cosine" else X  # for exact re-ranking
-        self.n_samples_ = X.shape[0]
-        return self
 
     def pairwise(self, Q):
         """All distances from the rows of ``Q`` to the indexed points, (m, n) in

@@ -9,6 +9,7 @@ from scipy.spatial.distance import cdist
 
 from .._validation import check_array
 from ..linalg import row_norms_sq
+from ._base import KNNIndex
 
 # lowdim's (and scikit-learn's / umap-learn's) names -> scipy's
 PAIRWISE_METRICS = {
@@ -54,7 +55,7 @@ def check_metric_params(metric, metric_params):
     return params
 
 
-class PairwiseIndex:
+class PairwiseIndex(KNNIndex):
     """Exact kNN index for the metrics in ``PAIRWISE_METRICS``: ``build(X)`` then
     ``query(Q, k)``, distances computed in row blocks of at most ``block_bytes``.
 
@@ -74,6 +75,8 @@ class PairwiseIndex:
     ([1, 0, 0], [2.0, 2.0, 3.0])
     """
 
+    metrics = tuple(PAIRWISE_METRICS)
+
     def __init__(self, metric, metric_params=None, block_bytes=64 << 20):
         if metric not in PAIRWISE_METRICS:
             raise ValueError(f"metric must be one of {', '.join(PAIRWISE_METRICS)}; got {metric!r}.")
@@ -81,12 +84,10 @@ class PairwiseIndex:
         self.metric_params = check_metric_params(metric, metric_params)
         self.block_bytes = block_bytes
 
-    def build(self, X):
+    def _build(self, X):
         """Index the rows of ``X`` (kept as float64)."""
         X = check_array(X, estimator_name="PairwiseIndex")
         self._data = np.array(X, dtype=np.float64)
-        self.n_samples_ = X.shape[0]
-        return self
 
     def _block_distances(self, Qb):
         return cdist(np.asarray(Qb, dtype=np.float64), self._data, PAIRWISE_METRICS[self.metric], **self.metric_params)
@@ -154,7 +155,7 @@ def _smallest(D, k):
 SPARSE_METRICS = ("euclidean", "sqeuclidean", "cosine")
 
 
-class SparseIndex:
+class SparseIndex(KNNIndex):
     """Exact kNN index for scipy.sparse rows (text, counts, single-cell data): Euclidean
     or cosine distances from sparse products ``Q X^T`` in row blocks, never densifying
     the data (each block of distances is dense: at most ``block_bytes``).
@@ -171,6 +172,8 @@ class SparseIndex:
     >>> SparseIndex().build(X).query(X, 1, exclude_self=True)[1].ravel().tolist()
     [1, 0, 1]
     """
+
+    metrics = SPARSE_METRICS
 
     def __init__(self, metric="euclidean", block_bytes=64 << 20):
         if metric not in SPARSE_METRICS:
@@ -189,12 +192,10 @@ class SparseIndex:
             X = (sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X).tocsr()
         return X, row_norms_sq(X)
 
-    def build(self, X):
+    def _build(self, X):
         """Index the sparse rows of ``X``."""
         self._data, self._sq = self._rows(X)
         self._data_t = self._data.T.tocsr()
-        self.n_samples_ = self._data.shape[0]
-        return self
 
     def _block_distances(self, Qb):
         q, q_sq = self._rows(Qb)
