@@ -15,7 +15,7 @@ import numpy as np
 
 from .._iterative import best_of_restarts, run_loop
 from ..distributed import BlockPasses, compute
-from ..linalg import _block_moments as moments_of
+from ..linalg import block_variances, merge_variances
 from . import _kmeans_blocks as kb
 from ._kmeans_init import kmeans_plusplus, parallel_seeding, random_rows
 from ._lloyd import assign, center_geometry
@@ -24,7 +24,7 @@ SAMPLE_ROWS = 20_000
 
 
 def _summary_leaf(block, weights, state, size, start, seed):
-    return None, (moments_of.block_variances(block, start), kb.sample_rows(block, start, weights, size, seed))
+    return None, (block_variances(block, start), kb.sample_rows(block, start, weights, size, seed))
 
 
 def first_pass(runner, rng):
@@ -34,7 +34,7 @@ def first_pass(runner, rng):
     sizes = [int(np.ceil(total * size / n)) for size in runner.sizes]
     extra = [(size, start, seed) for size, start, (seed,) in zip(sizes, runner.starts, runner.seeds(rng))]
     _, smalls = runner.run(_summary_leaf, [None] * len(runner), per_block=extra)
-    moments = moments_of.merge_variances([m for m, _ in smalls])
+    moments = merge_variances([m for m, _ in smalls])
     rows, w, _ = (np.concatenate(parts) for parts in zip(*[s for _, s in smalls]))
     return moments, rows, w
 

@@ -9,8 +9,7 @@ from .._memory import require_memory
 from .._params import ARRAY_LIKE, CALLABLE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
-from ..linalg import column_moments, pairwise_distances
-from ..linalg._distances import EUCLIDEAN_METRICS
+from ..linalg import EUCLIDEAN_METRICS, column_moments, pairwise_distances
 from ._base import CLUSTER_NOTE, check_n_clusters, warn_fewer_clusters
 
 

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from ..io._images import read_image_folder
+from ..io import read_image_folder
 from ._fashion_mnist import load_fashion_mnist
 from ._generators import make_blobs, make_s_curve, make_sources, make_swiss_roll
 

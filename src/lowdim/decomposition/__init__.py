@@ -10,6 +10,7 @@ from ._nmf import NMF, MatrixFactorization
 from ._pca import PCA
 from ._pca_solvers import choose_solver
 from ._ppca import ProbabilisticPCA
+from ._principal_scores import principal_scores
 from ._select_components import ComponentSelection, select_n_components
 
 __all__ = [
@@ -25,4 +26,5 @@ __all__ = [
     "ComponentSelection",
     "select_n_components",
     "choose_solver",
+    "principal_scores",
 ]

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import scipy.linalg
 
+from .._estimator import ComponentTransformer
 from .._iterative import run_loop
 from .._params import (
     ARRAY_LIKE,
@@ -18,7 +19,6 @@ from .._params import (
 )
 from .._random import check_random_state
 from ..linalg import flip_signs
-from ._mixins import ComponentTransformer
 from ._pca import PCA
 
 

@@ -7,13 +7,13 @@ import scipy.sparse.linalg as spla
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import ComponentTransformer
 from .._memory import require_memory
 from .._params import BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments, flip_signs, lanczos_eigh, matmul, subspace_iteration, top_eigh
 from ._kernel_functions import KERNELS, kernel_matrix
-from ._mixins import ComponentTransformer
 from ._pca import PCA
 
 

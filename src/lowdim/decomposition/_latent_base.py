@@ -8,12 +8,12 @@ without NaN; the missing-value EM, the posterior transform, the likelihood,
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import ComponentTransformer, DensityScoreMixin
 from .._params import validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import ScatterAccumulator, column_moments, flip_signs, matmul, subspace_iteration, top_eigh
 from ._latent_gaussian import em_missing, loglik_rows, posterior_mean
-from ._mixins import ComponentTransformer, DensityScoreMixin
 
 
 def principal_init(S, k, *, method="lapack", rng=None, n_iter=3):

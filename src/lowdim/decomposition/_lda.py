@@ -5,10 +5,10 @@ import scipy.linalg
 from scipy.special import logsumexp
 from sklearn.base import ClassifierMixin
 
+from .._estimator import ComponentTransformer
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, HasMethods, Interval, Options, validate_params
 from .._validation import warn_constant_features
 from ..linalg import column_moments, flip_signs
-from ._mixins import ComponentTransformer
 
 
 def ledoit_wolf_shrinkage(Xc):

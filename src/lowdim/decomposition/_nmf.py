@@ -3,6 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
+from .._estimator import ComponentTransformer
 from .._iterative import run_loop
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
@@ -18,7 +19,6 @@ from ._factorization_updates import (
     ridge_update_h,
     squared_norm,
 )
-from ._mixins import ComponentTransformer
 
 CHECK_EVERY = 10  # iterations over which the decrease of the error is measured
 

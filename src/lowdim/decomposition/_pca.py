@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
+from .._estimator import ComponentTransformer, DensityScoreMixin
 from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import (
@@ -16,7 +17,6 @@ from .._validation import (
 )
 from ..distributed import check_dask_array, is_dask_array, map_rows, progress_wanted
 from ..linalg import ScatterAccumulator, flip_signs
-from ._mixins import ComponentTransformer, DensityScoreMixin
 from ._n_components import resolve_n_components
 from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter

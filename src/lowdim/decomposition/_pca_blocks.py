@@ -7,8 +7,7 @@ merges use the same pairwise update as the moments (``linalg.merge_step``).
 
 import numpy as np
 
-from ..linalg._block_moments import check_block_finite, merge_variances
-from ..linalg._moments import merge_step
+from ..linalg import check_block_finite, merge_step, merge_variances
 
 
 def block_r_factor(block, start):

@@ -22,8 +22,14 @@ from functools import partial
 import numpy as np
 
 from ..distributed import compute, row_blocks, tree_reduce
-from ..linalg import ScatterAccumulator, subspace_iteration
-from ..linalg import _block_moments as moments_of
+from ..linalg import (
+    ScatterAccumulator,
+    block_scatter,
+    block_variances,
+    merge_scatter,
+    merge_variances,
+    subspace_iteration,
+)
 from . import _pca_blocks as bm
 from ._pca_solvers import Spectrum, feature_scale, resolve_power_iterations, spectrum_from_scatter
 
@@ -54,7 +60,7 @@ def _reduce_blocks(X, leaf, merge, *args):
 
 def covariance_spectrum(X, k, opts):
     """One pass: merged block scatter matrices, then the top of the eigenproblem."""
-    n, mean, scatter = compute(_reduce_blocks(X, moments_of.block_scatter, moments_of.merge_scatter))[0]
+    n, mean, scatter = compute(_reduce_blocks(X, block_scatter, merge_scatter))[0]
     return spectrum_from_scatter(ScatterAccumulator.from_moments(n, mean, scatter), k, opts)
 
 
@@ -82,7 +88,7 @@ def randomized_spectrum(X, k, opts):
         moments.update(
             zip(
                 ("n", "mean", "ss"),
-                compute(_reduce_blocks(X, moments_of.block_variances, moments_of.merge_variances))[0],
+                compute(_reduce_blocks(X, block_variances, merge_variances))[0],
             )
         )
     scale = feature_scale(moments["ss"] / max(n - 1, 1)) if opts.standardize else None

@@ -13,8 +13,7 @@ from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Inte
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
-from ..neighbors import ALGORITHMS, INDEX_METRICS, KNNIndex, make_index
-from ..neighbors._pairwise import SPARSE_METRICS
+from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, KNNIndex, make_index
 from ._affinities import effective_perplexity, neighbor_affinities, warn_duplicates
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._threads import blas_limit
 from .._validation import check_array
-from ..decomposition._principal_scores import principal_scores
+from ..decomposition import principal_scores
 from ..manifold import laplacian_eigenmap
 
 INIT_STD = 1e-4  # standard deviation of the first coordinate after rescaling

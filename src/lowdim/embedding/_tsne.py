@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._params import NONE, Interval, Options
-from ..neighbors._pairwise import SPARSE_METRICS
+from ..neighbors import SPARSE_METRICS
 from ._affinities import conditional_probabilities
 from ._base import SHARED_CONSTRAINTS, NeighborEmbedding, as_float64, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion

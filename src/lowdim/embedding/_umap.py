@@ -11,8 +11,7 @@ from .._estimator import ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
-from ..neighbors import ALGORITHMS, INDEX_METRICS, ExactIndex, KNNIndex, join_components, make_index
-from ..neighbors._pairwise import SPARSE_METRICS
+from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, ExactIndex, KNNIndex, join_components, make_index
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, own_copy, training_index
 from ._initialization import initial_embedding

@@ -1,6 +1,8 @@
 """Files: data tables (CSV/TSV, NPY/NPZ, Parquet, HDF5, .h5ad), images, safe model files."""
 
 from ..exceptions import DataFileError
+from ._atomic import atomic_path
+from ._images import read_image_folder
 from ._model_files import load, save
 from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table
 from ._writers import write_table
@@ -10,8 +12,10 @@ __all__ = [
     "MISSING_POLICIES",
     "Table",
     "apply_missing_policy",
+    "atomic_path",
     "file_format",
     "load",
+    "read_image_folder",
     "read_table",
     "save",
     "write_table",

@@ -2,7 +2,14 @@
 implicit-centering operators and the sign convention."""
 
 from ._blas import matmul, symmetric_from_upper, syrk_upper
-from ._distances import distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
+from ._block_moments import (
+    block_scatter,
+    block_variances,
+    check_block_finite,
+    merge_scatter,
+    merge_variances,
+)
+from ._distances import EUCLIDEAN_METRICS, distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
 from ._eigen import top_eigh
 from ._lanczos import ShiftInverse, lanczos_eigh, nearest_null_vectors, smallest_eigh
 from ._moments import (
@@ -10,14 +17,25 @@ from ._moments import (
     block_rows,
     column_moments,
     iter_row_blocks,
+    merge_step,
     needs_centering,
 )
 from ._operators import CenteredData
 from ._power import power_eigh
 from ._randomized import randomized_svd, subspace_iteration
+from ._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ._sign import flip_signs
 
 __all__ = [
+    "EUCLIDEAN_METRICS",
+    "EdgeConstraints",
+    "block_scatter",
+    "block_variances",
+    "check_block_finite",
+    "merge_scatter",
+    "merge_step",
+    "merge_variances",
+    "solve_rank_one_sdp",
     "CenteredData",
     "ScatterAccumulator",
     "ShiftInverse",

@@ -4,11 +4,11 @@ import warnings
 
 import numpy as np
 
+from .._estimator import ComponentTransformer
 from .._memory import require_memory
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
-from ..decomposition._mixins import ComponentTransformer
 from ..linalg import column_moments
 from ..neighbors import (
     ALGORITHMS,

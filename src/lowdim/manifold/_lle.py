@@ -6,11 +6,11 @@ import warnings
 
 import numpy as np
 
+from .._estimator import ComponentTransformer
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
-from ..decomposition._mixins import ComponentTransformer
-from ..decomposition._principal_scores import principal_scores
+from ..decomposition import principal_scores
 from ..linalg import ShiftInverse, column_moments, flip_signs, nearest_null_vectors, smallest_eigh
 from ..neighbors import ALGORITHMS, ExactIndex, KNNIndex, check_n_neighbors, nearest_neighbors
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights

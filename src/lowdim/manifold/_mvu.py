@@ -21,8 +21,7 @@ from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..exceptions import ConvergenceWarning
-from ..linalg import column_moments, flip_signs
-from ..linalg._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
+from ..linalg import EdgeConstraints, column_moments, flip_signs, solve_rank_one_sdp
 from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, nearest_neighbors, symmetrize
 from ._classical import farthest_points
 from ._local_fits import assemble, standard_blocks

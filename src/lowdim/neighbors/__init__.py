@@ -14,7 +14,7 @@ from ._graphs import (
     radius_neighbors_graph,
     symmetrize,
 )
-from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
+from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex
 from ._paths import shortest_paths
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "HNSWIndex",
     "KNNIndex",
     "PAIRWISE_METRICS",
+    "SPARSE_METRICS",
     "PairwiseIndex",
     "SparseIndex",
     "approximate_available",

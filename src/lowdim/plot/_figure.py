@@ -1,6 +1,6 @@
 """Shared figure handling: use the caller's ``ax`` or make one; save and close when asked."""
 
-from ..io._atomic import atomic_path
+from ..io import atomic_path
 
 
 def axes(ax=None, figsize=(6.4, 4.4), *, headless=False):
