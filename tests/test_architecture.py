@@ -107,3 +107,18 @@ def test_infrastructure_does_not_import_estimators(layer):
 def test_the_cycle_finder_finds_cycles():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_packages_use_each_other_through_public_names():
+    """A package reaches another only through names its ``__init__`` exports (numba
+    kernels and the command line, which call the modules they drive, excepted)."""
+    crossings = []
+    for name, targets in import_graph().items():
+        own = ".".join(name.split(".")[:2])
+        for target in targets:
+            parts = target.split(".")
+            private = len(parts) > 2 and parts[2].startswith("_")
+            other = ".".join(parts[:2]) != own
+            if other and private and parts[1] not in ("_kernels",) and not name.startswith("lowdim.cli"):
+                crossings.append(f"{name} -> {target}")
+    assert not crossings, crossings
