@@ -1,7 +1,7 @@
 """BLAS thread limits without rescanning the process each time, safe across threads.
 
-``threadpoolctl.threadpool_limits`` inspects every loaded library on each call (about
-7 ms here), which a fit that limits BLAS once per call site can afford but an
+``threadpoolctl.threadpool_limits`` inspects every loaded library on each call
+(BENCHMARKS.md, Design choices: threads), which a fit that limits BLAS once per call site can afford but an
 iterative method should not pay per restart. One controller, made on first use (after
 loading numpy's and scipy's BLAS, the two lowdim calls), is reused.
 

@@ -11,7 +11,7 @@ def gains_step(Y, grad, update, gains, momentum, learning_rate, min_gain, max_st
     * gains * grad``, shortened to norm ``max_step`` per point; ``Y += update``.
 
     Serial: a few operations per coordinate (under a millisecond at 70,000 points)
-    gain nothing from threads, and a parallel loop cost 1.4 s of first-call compilation."""
+    gain nothing from threads, and a parallel loop would add seconds of first-call compilation."""
     n, d = Y.shape
     for i in range(n):
         norm2 = 0.0

@@ -32,7 +32,7 @@ def cluster_sums(X, labels, weights, k, n_chunks):
     """Weighted sums of the points of each cluster and the total weights (float64).
 
     Runs once per k-means start (iterations update the sums by the moved rows), so it
-    is serial: a parallel loop here cost 6 s of compilation for a few milliseconds.
+    is serial: a parallel loop would cost more first-call compilation than it saves in a fit.
     The chunked summation order is kept, so the sums do not change.
 
     Returns

@@ -116,7 +116,7 @@ def exact_repulsion(Y, dof, out, z_rows):
 def kl_edge_terms(indptr, indices, pvals, Y, dof, out):
     """``out[i] = -sum_j p_ij log K1_ij``: with sum p = 1, the KL divergence is
     ``sum p log p + out.sum() + log Z``. Serial: it runs once per objective check (every
-    50 iterations), and a parallel loop cost 1.1 s of first-call compilation."""
+    50 iterations), and a parallel loop would add more first-call compilation than it saves."""
     n, d = Y.shape
     half_power = 0.5 * (dof + 1.0)
     for i in range(n):

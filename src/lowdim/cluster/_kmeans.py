@@ -27,9 +27,9 @@ INITS = ("k-means++", "random", "k-means||")
 def resolve_algorithm(algorithm, n_clusters, n_features):
     """The iteration 'auto' stands for. Bounds beat plain Lloyd at every size measured
     (BENCHMARKS.md); Elkan keeps a bound per centre, which pays when a distance is
-    expensive next to ``k`` bound updates (``n_features >= 16 * n_clusters``: 0.29x
-    scikit-learn's time on raw Fashion-MNIST, k = 10), Hamerly keeps one, which wins
-    otherwise (PCA-50 Fashion-MNIST, k = 10 and 100).
+    expensive next to ``k`` bound updates (``n_features >= 16 * n_clusters``: raw
+    Fashion-MNIST, k = 10), Hamerly keeps one, which wins otherwise (PCA-50
+    Fashion-MNIST, k = 10 and 100; BENCHMARKS.md, Clustering).
 
     Examples
     --------

@@ -157,9 +157,9 @@ class NeighborEmbedding(ValidatedInputMixin, BaseEstimator):
 
     def _optimize(self, P, Y, make_objective):
         """Gradient descent on a copy of the problem in reverse Cuthill-McKee order of
-        the affinity graph (a point's neighbours sit near it in memory: the attraction
-        pass reads the embedding about 1.6x faster at 70,000 points); returns the
-        embedding in the original order, the final KL and the iteration count."""
+        the affinity graph: a point's neighbours sit near it in memory, so the attraction
+        pass reads the embedding in cache order (BENCHMARKS.md, Design choices: rcm).
+        Returns the embedding in the original order, the final KL and the iteration count."""
         order = reverse_cuthill_mckee(P if self._joint else (P + P.T).tocsr(), symmetric_mode=True)
         P = P[order][:, order].tocsr()
         P.sort_indices()

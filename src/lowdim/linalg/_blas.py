@@ -2,9 +2,9 @@
 
 numpy and scipy wheels each bundle their own OpenBLAS. After a large numpy product,
 numpy's BLAS threads keep spinning for a while and slow down a threaded LAPACK call
-that follows in scipy's library (seen here: eigh of 784 x 784 took 0.15 s instead of
-0.05 s). Two ways out, both used: do the big products with scipy's BLAS (``syrk_upper``,
-``matmul``: one thread pool for a whole solver; the transposed views below are
+that follows in scipy's library (a 784 x 784 eigh several times over). Two ways out,
+both used: do the big products with scipy's BLAS (``syrk_upper``, ``matmul``: one
+thread pool for a whole solver; the transposed views below are
 Fortran-contiguous, so nothing is copied), or, where numpy's newer BLAS is faster
 (``gram_of_columns``, the covariance scatter), keep numpy's BLAS on one thread per
 call and do the parallelism in our own workers, so no BLAS thread is left spinning.
@@ -50,7 +50,7 @@ def syrk_upper(A, *, gram_of_rows=False):
     return syrk(1.0, A, trans=0 if gram_of_rows else 1)
 
 
-SPLIT_WORK = 5e7  # multiply-adds per core (about 2 ms on one) from which the product is split
+SPLIT_WORK = 5e7  # multiply-adds per core from which the product is split (below, threads cost more than they save)
 GROUP_ROWS = 32  # rows summed in the input's dtype before the float64 sum (``column_sums``)
 
 
@@ -58,7 +58,8 @@ def column_sums(A, grouped=False):
     """Column sums of ``A`` in float64.
 
     ``grouped=True`` first adds ``GROUP_ROWS`` consecutive rows in ``A``'s own dtype
-    (3-4 times faster for float32 than converting every entry), then those group sums
+    (no float64 conversion of every entry; BENCHMARKS.md, Design choices: sums), then
+    those group sums
     in float64: each group sum is off by at most ``(GROUP_ROWS - 1) * eps`` of the dtype
     relative to its absolute sum, below the rounding of a float32 ``A^T A`` over the
     same rows. Meant for data near the origin, where the raw second moments are used
@@ -82,15 +83,13 @@ def column_sums(A, grouped=False):
 
 def gram_of_columns(A, sums=False):
     """Full ``A^T A`` in float64, by numpy's matmul (which recognises the pattern and
-    calls syrk of numpy's own BLAS; its OpenBLAS 0.3.31 is faster here than scipy's).
+    calls syrk of numpy's own BLAS, newer and faster than scipy's).
 
     Every product runs on one BLAS thread. From ``SPLIT_WORK`` multiply-adds per core
     on, the rows are cut into one block per BLAS thread allowed (``blas_threads``: a
     caller's thread limit is kept), each block's product runs in its own worker,
     concurrently, and the pieces are added in float64. OpenBLAS's own threads scale
-    worse on this product (70,000 x 784 here: float64 0.63 s threaded against 0.48 s
-    as two one-thread halves, float32 0.29 against 0.23 s; one thread alone 0.92 /
-    0.45 s).
+    worse on this product (BENCHMARKS.md, Design choices: gram).
 
     Parameters
     ----------
@@ -124,8 +123,7 @@ def add_gram_of_columns(A, gram, sums, *, grouped=False, accept=None):
 
     The products run as in ``gram_of_columns``; the workers then add them into
     ``gram`` in bands of rows, concurrently, so the caller's thread never makes a
-    float64 copy nor adds a whole d x d matrix alone (a 70,000-row stream in 14 blocks:
-    about 10 ms less than ``gram_of_columns`` and adding its result).
+    float64 copy nor adds a whole d x d matrix alone.
 
     Parameters
     ----------

@@ -22,8 +22,8 @@ def top_eigh(C, k=None, *, precision=np.float64):
     precision : dtype, default float64
         The precision the entries of ``C`` carry (e.g. float32 for a covariance made
         from float32 data). With float32 and ``k`` at most half the size, the subspace
-        is found in float32 and refined in float64 (``refined_single_eigh``): a
-        quarter to a third faster (784 x 784, top 50: 23 against 31 ms). Where its
+        is found in float32 and refined in float64 (``refined_single_eigh``), which is
+        faster (BENCHMARKS.md, Design choices: eigh). Where its
         residuals show the float32 subspace too coarse for these eigenvalues (a
         spectrum spanning more than about three decades), float64 LAPACK is used.
 

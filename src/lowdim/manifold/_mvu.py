@@ -27,10 +27,10 @@ from ._classical import farthest_points
 from ._local_fits import assemble, standard_blocks
 from ._mvu_face import laplacian_basis, mvu_face
 
-# lowdim's interior-point method (measured here, float64 Fashion-MNIST PCA-50 points,
-# 5 neighbours): 20-24 iterations, 1.4 s at n = 100, 6.4 s at 300, 16 s at 500. Through
-# cvxpy the program has n^2 / 2 unknowns and Clarabel factorises their n^4 / 4 Hessian:
-# 6 s / 0.3 GB at n = 50, 114 s / 3 GB at 120 (SCS: 221 s at 120).
+# lowdim's interior-point method takes 20-24 iterations of O(n^3) each (times in
+# BENCHMARKS.md, Manifold learning: exact MVU). Through cvxpy the program has n^2 / 2
+# unknowns and Clarabel factorises their n^4 / 4 Hessian: minutes and gigabytes from
+# about a hundred points, hence the lower limit.
 EXACT_LIMIT = 2000
 CVXPY_EXACT_LIMIT = 100
 AUTO_EXACT = 300
@@ -164,7 +164,7 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     Pulls the points as far apart as possible while every kNN distance stays as it is:
     the Gram matrix of largest trace under those equalities, a semidefinite program,
     then embedded by its top eigenvectors. The exact program is solved for up to a few
-    hundred points (500 in about 16 s here; each iteration costs O(n^3)) by lowdim's
+    hundred points (each iteration costs O(n^3); times in BENCHMARKS.md) by lowdim's
     interior-point method, which exploits that every constraint has rank one and
     returns its optimality certificate (``duality_gap_``). When the data live in few
     dimensions, the program has no interior point (rigid groups of neighbours fix
@@ -183,12 +183,12 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
     n_neighbors : int, default=5
     n_landmarks : 'auto', int or None, default='auto'
         Landmarks of landmark MVU; None solves the exact program (at most 2,000
-        samples; about 6 s at 300 points, 16 s at 500); 'auto' is exact up to 300
+        samples; seconds at a few hundred points); 'auto' is exact up to 300
         samples and 20 landmarks above.
     solver : {'auto', 'interior-point', 'clarabel', 'scs'}, default='auto'
         'interior-point' is lowdim's own (exact program only); 'clarabel' and 'scs'
-        go through cvxpy (exact program: at most 100 samples, its cost grows as n^4 —
-        114 s and 3 GB at 120 points). 'auto' is 'interior-point' for the exact
+        go through cvxpy (exact program: at most 100 samples, its cost grows as n^4).
+        'auto' is 'interior-point' for the exact
         program and Clarabel (then SCS) for the landmark program.
     random_state : None, int or Generator
         The first landmark.

@@ -34,7 +34,7 @@ DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many sam
 LANCZOS_PRODUCTS = 600  # matrix-vector products tried before the sparse LU (_sparse_bottom)
 EIGEN_TOL_AUTO = 1e-10  # eigen_tol='auto': Ritz residuals below 1e-10 (eigenvalues to ~1e-20)
 LU_BELOW = 20_000  # above, no sparse LU: its fill-in on a kNN graph of high intrinsic
-# dimension grows out of bounds (70,000 Fashion-MNIST images: 173 s); Lanczos goes on instead
+# dimension grows out of bounds (minutes on all 70,000 Fashion-MNIST images); Lanczos goes on instead
 
 
 def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False):
@@ -178,11 +178,9 @@ def _lobpcg_top(M, k, rng, tol):
 def _sparse_bottom(M, k, rng, tol=0.0):
     """Bottom ``k`` eigenpairs of ``I - M``: plain Lanczos on ``M`` within a budget of
     LANCZOS_PRODUCTS products, then shift-invert on a sparse LU of ``I - M`` (up to
-    LU_BELOW points; beyond, Lanczos without the budget). Neither wins everywhere: the
-    LU fills in on graphs of high intrinsic dimension (Fashion-MNIST PCA-50, 5,000
-    points: 0.18 s against Lanczos's 0.08 s; 10-D blobs: 0.34 s against 0.03 s; all
-    70,000 raw images: 173 s), while a low-dimensional manifold (Swiss roll) factorises
-    in 0.05 s but needs 1,300 products."""
+    LU_BELOW points; beyond, Lanczos without the budget). Neither wins everywhere
+    (BENCHMARKS.md, Design choices: spectral): the LU fills in on graphs of high intrinsic dimension, while a
+    low-dimensional manifold (a Swiss roll) factorises quickly but needs many products."""
     n = M.shape[0]
     ncv = min(n, max(2 * k + 1, 20))
     budget = max(1, LANCZOS_PRODUCTS // (ncv - k))

@@ -1,10 +1,10 @@
 """Approximate k-nearest neighbours: an HNSW graph (faiss), behind the same
 ``build`` / ``query`` interface as the exact index (``_choose`` picks between them).
 
-Chosen by measurement (BENCHMARKS.md): on Fashion-MNIST (70,000 x 784, k = 15)
-faiss' HNSW reached recall 0.999 in 25 s and 0.98 in 11 s, hnswlib 0.996 in 25 s,
-pynndescent 0.989 in 5 s once compiled but 50 s of numba compilation in every new
-process, exact blocked BLAS about 175 s.
+Chosen by measurement on Fashion-MNIST over hnswlib (lower recall in the same time) and
+pynndescent (faster once compiled, but its numba compilation costs every new process
+far more than it saves); BENCHMARKS.md, Manifold learning, has the graph against
+pynndescent in the same run.
 
 Rows with many features are searched in their top principal components
 when those keep most of the variance: the graph on 100 PCA coordinates proposes
@@ -12,8 +12,8 @@ candidates (twice the wanted number for the indexed points, four times for new o
 they are ranked by their distance in all features, and for the indexed points one round
 of neighbours' neighbours (in all features) recovers what the projection missed.
 Fashion-MNIST, 70,000 x 784, 14 neighbours of the indexed points: recall 0.939 from the
-candidates, 0.989 after the round, in about 7 s instead of 13.9 s for the graph on all
-784 features (0.993); new points 0.989.
+candidates, 0.989 after the round (the graph on all 784 features: 0.993, in about twice
+the time); new points 0.989.
 """
 
 import numpy as np
@@ -57,14 +57,13 @@ class HNSWIndex(KNNIndex):
     metric : {'euclidean', 'sqeuclidean', 'cosine'}
     M : int, default=16
         Graph degree: higher is more accurate, slower to build, larger (70,000 x 784
-        Fashion-MNIST, k = 15: M = 16 builds and queries in 11.5 s at recall 0.98, M = 32
-        in 29.5 s at 0.999).
+        Fashion-MNIST, k = 15: recall 0.98 at M = 16, 0.999 at M = 32).
     ef_construction : int, default=40
         Candidate list while building.
     ef_search : int, optional
         Candidate list while querying; default ``max(64, k + 1)`` (at least the number
-        of candidates). Recall grows with it (Fashion-MNIST PCA-50, 70,000 points,
-        k = 91, M = 16: 0.991 at 92 in 4.1 s, 0.998 at 184 in 7.0 s).
+        of candidates). Recall grows with it, and so does the time (Fashion-MNIST
+        PCA-50, 70,000 points, k = 91, M = 16: 0.991 at 92, 0.998 at 184).
     n_projected : int or None, default=100
         Rows with more than twice this many features are searched in this many top
         principal components if they keep at least ``RETAINED`` (0.85) of the variance,

@@ -13,7 +13,7 @@ METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
 # Up to this many query x point pairs numpy does the selection, and up to a sixteenth
 # as many chosen pairs the exact recomputation (in chunks of this many terms): small
-# data then need no numba compilation (about 2.5 s for these kernels on a first call),
+# data then need no numba compilation (seconds for these kernels on a first call),
 # and lose nothing in speed.
 SMALL_PAIRS = 1 << 22
 EXTRA_CANDIDATES = 4  # candidates kept beyond k for the exact re-ranking (``_certified``)
@@ -168,8 +168,7 @@ class ExactIndex(KNNIndex):
 
         # One query block at a time per worker thread, each with a single-threaded product
         # and a serial merge: BLAS and the merge never wait for each other's spinning
-        # threads (5,000 x 50 points, k = 9: 0.038 / 0.062 s in float32 / float64 against
-        # 0.075 / 0.096 s with parallel BLAS and a parallel merge taking turns).
+        # threads, as a parallel product and a parallel merge taking turns would.
         with blas_limit(1):
             list(worker_pool("knn").map(query_block, range(0, m, QUERY_ROWS)))
         return sq, idx, q_norms

@@ -4,9 +4,8 @@ import numpy as np
 import scipy.sparse as sp
 
 # components of the deferred node set (see _all_pairs) are kept to at most this fraction
-# of the nodes: measured on 5,000-point kNN graphs (Fashion-MNIST PCA-50, Swiss roll,
-# 10-D cube), all pairs took 0.55-0.75x the time of a Dijkstra from every node with 0.4
-# to 0.6; 40-60 % of the rows are deferred, each costing a tenth of a full search
+# of the nodes: about half of the rows are then deferred, each costing a fraction of a
+# full search (BENCHMARKS.md, Design choices: paths)
 DEFERRED_COMPONENT = 0.5
 
 
