@@ -61,7 +61,9 @@ def test_auto_picks_by_size():
     assert isinstance(make_index("auto", "euclidean", APPROXIMATE_FROM - 1), ExactIndex)
     assert isinstance(make_index("auto", "euclidean", APPROXIMATE_FROM), HNSWIndex)
     assert isinstance(make_index("auto", "precomputed", 10**6), ExactIndex)
-    with pytest.raises(ValueError, match="algorithm must be 'auto', 'exact' or 'approximate'; got 'kd_tree'"):
+    with pytest.raises(
+        ValueError, match="algorithm must be 'auto', 'exact', 'approximate' or a KNNIndex instance; got 'kd_tree'"
+    ):
         make_index("kd_tree", "euclidean", 10)
     with pytest.raises(ValueError, match="supports metric 'euclidean', 'sqeuclidean' or 'cosine'; got 'precomputed'"):
         HNSWIndex("precomputed")
