@@ -104,3 +104,13 @@ def test_whiten_solver_eigh_is_the_covariance_whitening():
     a = FastICA(2, whiten_solver="eigh", random_state=0).fit(X)
     b = FastICA(2, whiten_solver="svd", random_state=0).fit(X)
     np.testing.assert_allclose(a.components_, b.components_, rtol=1e-6, atol=1e-8)
+
+
+def test_rank_deficient_data_give_as_many_sources_as_directions_with_variance():
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data[:200]  # 11 constant pixels: rank 53 of 64
+    with pytest.warns(UserWarning, match="X has rank 53, below the 64 components asked for"):
+        model = FastICA(random_state=0).fit(X)
+    assert model.n_components_ == 53 and np.isfinite(model.components_).all()
+    np.testing.assert_allclose(model.inverse_transform(model.transform(X)), X, atol=1e-8)

@@ -16,7 +16,9 @@ CHECKED = [
     "tests",
     "benchmarks",
     "docs",
+    "examples",
 ]
+GENERATED = ("egg-info", "__pycache__", "docs/_build", "docs/generated", "docs/auto_examples")
 PATTERNS = {
     "a path outside the repository": re.compile(r"\.\./shared"),
     "a work-log reference": re.compile(r"\(issues? \d+|\bissue #?\d+\b|\bsession\b", re.IGNORECASE),
@@ -28,7 +30,7 @@ def _text_files():
         path = ROOT / name
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
         for file in files:
-            if "egg-info" in str(file) or "__pycache__" in str(file) or file.suffix in {".pgm", ".npy", ".png"}:
+            if any(part in str(file) for part in GENERATED) or file.suffix in {".pgm", ".npy", ".png"}:
                 continue
             yield file
 

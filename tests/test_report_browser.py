@@ -2,7 +2,6 @@
 image loaded and no console errors."""
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -67,39 +66,15 @@ def test_report_is_self_contained(report):
         assert f"<h2>{heading}</h2>" in page
 
 
-@pytest.mark.skipif(shutil.which("chromedriver") is None, reason="scripts/test.sh installs chromium-driver")
-def test_report_renders_in_headless_chromium(report):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
+def test_report_renders_in_headless_chromium(report, chromium):
     path, _ = report
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    try:
-        driver.set_window_size(1280, 2000)
-        driver.get(path.as_uri())
-        images = driver.execute_script(
-            "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight]);"
-        )
-        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
-        rows = driver.execute_script("return document.querySelectorAll('table')[1].rows.length;")
-        driver.save_screenshot(str(path.with_suffix(".png")))
-    finally:
-        driver.quit()
+    chromium.get(path.as_uri())
+    images = chromium.execute_script(
+        "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight]);"
+    )
+    errors = [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    rows = chromium.execute_script("return document.querySelectorAll('table')[1].rows.length;")
+    chromium.save_screenshot(str(path.with_suffix(".png")))
     assert len(images) == 4 and all(done and w > 100 and h > 100 for done, w, h in images)
     assert errors == []
     assert rows == 4  # header + one row per method

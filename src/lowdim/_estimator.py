@@ -63,3 +63,24 @@ class ComponentTransformer(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+class EmbeddingMixin:
+    """``fit_transform`` for the estimators whose fit computes ``embedding_``."""
+
+    def fit_transform(self, X, y=None):
+        """Fit the model on ``X`` and return the embedding of its rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The data (or distances / affinities, as the estimator's ``fit`` takes them).
+        y : array-like of shape (n_samples,), optional
+            Ignored, except by UMAP's supervised fit (-1 marks an unknown label).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            ``embedding_``.
+        """
+        return self.fit(X, y).embedding_

@@ -152,7 +152,19 @@ class CentroidClusterer(
         return np.sqrt(D).astype(X.dtype, copy=False)
 
     def fit_transform(self, X, y=None, sample_weight=None):
-        """Fit, then return the distances of ``X`` to the centres."""
+        """Fit, then return the distances of ``X`` to the centres.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like (n_samples,), optional
+
+        Returns
+        -------
+        ndarray (n_samples, n_clusters)
+            Euclidean distances to the centres.
+        """
         return self.fit(X, sample_weight=sample_weight).transform(X)
 
     def score(self, X, y=None, sample_weight=None):

@@ -152,6 +152,12 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         Mean log-likelihood per sample at the last E-step.
     lower_bounds_ : list of float
         ``lower_bound_`` after each EM iteration of the kept run.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    offset_ : ndarray (n_features,)
+        Column means the distances are computed about (``X - offset_``, for precision).
+    offset_means_ : ndarray (n_components, n_features)
+        ``means_`` in those coordinates.
 
     Examples
     --------
@@ -417,7 +423,17 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         return np.argmax(self._posterior(X)[2], axis=1).astype(np.int64)
 
     def fit_predict(self, X, y=None):
-        """Fit, then return the most probable component of each sample."""
+        """Fit, then return the most probable component of each sample.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        ndarray of int (n_samples,)
+        """
         return self.fit(X).predict(X)
 
     def sample(self, n_samples=1):

@@ -115,6 +115,8 @@ class KMeans(CentroidClusterer):
         Column means in X's dtype; distances are computed on ``X - offset_``.
     offset_centers_ : ndarray (n_clusters, n_features), float64
         The centres in those coordinates.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
 
     Examples
     --------

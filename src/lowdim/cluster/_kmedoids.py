@@ -155,6 +155,10 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
     inertia_ : float
         Total dissimilarity to the nearest medoid.
     n_iter_ : int
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    offset_ : ndarray (n_features,)
+        Column means the distances are computed about (``X - offset_``, for precision).
 
     Examples
     --------

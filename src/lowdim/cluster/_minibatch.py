@@ -87,6 +87,8 @@ class MiniBatchKMeans(CentroidClusterer):
     counts_ : ndarray (n_clusters,)
         Weight each centre has accumulated (its step sizes shrink with it); saved with
         the model, so a loaded model can go on with ``partial_fit``.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
 
     Examples
     --------

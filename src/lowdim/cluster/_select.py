@@ -29,6 +29,15 @@ class ClusterCountSelection:
     details : dict
         Extra curves (for 'gap': the standard errors ``s_k``) and notes (for
         'silhouette': the sample size used).
+
+    Examples
+    --------
+    >>> from lowdim import select_n_clusters
+    >>> from lowdim.datasets import make_blobs
+    >>> X, _ = make_blobs(300, centers=3, random_state=0)
+    >>> choice = select_n_clusters(X, method="silhouette", k_range=range(2, 6), random_state=0)
+    >>> choice.n_clusters, len(choice.scores)
+    (3, 4)
     """
 
     n_clusters: int
@@ -41,6 +50,16 @@ class ClusterCountSelection:
 def knee_point(x, y):
     """Index of the knee of a decreasing curve: the point farthest from the chord
     joining its ends, both axes scaled to [0, 1] (the 'kneedle' construction).
+
+    Parameters
+    ----------
+    x, y : array-like (m,)
+        The curve's abscissae and (decreasing) values.
+
+    Returns
+    -------
+    int
+        Index into ``x``.
 
     Examples
     --------

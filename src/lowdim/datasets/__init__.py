@@ -21,6 +21,12 @@ def load_builtin(name):
     ----------
     name : {'digits', 'iris', 'wine', 'breast_cancer'}
 
+    Returns
+    -------
+    X : ndarray (n, d)
+    y : ndarray (n,)
+    feature_names : list of str
+
     Examples
     --------
     >>> X, y, names = load_builtin("iris")
@@ -38,6 +44,11 @@ def load_builtin(name):
 
 def load_digits():
     """The 1797 8x8 digit images of scikit-learn as ``(X, y)`` (X: 1797 x 64 floats).
+
+    Returns
+    -------
+    X : ndarray (1797, 64)
+    y : ndarray (1797,)
 
     Examples
     --------

@@ -62,6 +62,13 @@ def make_swiss_roll(n_samples=1000, *, noise=0.0, hole=False, random_state=None)
 def make_s_curve(n_samples=1000, *, noise=0.0, random_state=None):
     """Points on an S-shaped surface in 3-D.
 
+    Parameters
+    ----------
+    n_samples : int, default=1000
+    noise : float, default=0.0
+        Standard deviation of Gaussian noise added to the points.
+    random_state : int, Generator or None
+
     Returns
     -------
     X : ndarray (n_samples, 3)
@@ -90,6 +97,7 @@ def make_blobs(n_samples=300, *, n_features=2, centers=3, cluster_std=1.0, rando
     centers : int or array (k, n_features)
         Number of centres (drawn uniformly in [-10, 10]) or the centres themselves.
     cluster_std : float or array (k,)
+    random_state : int, Generator or None
 
     Returns
     -------
@@ -116,6 +124,13 @@ def make_blobs(n_samples=300, *, n_features=2, centers=3, cluster_std=1.0, rando
 def make_sources(n_samples=2000, *, n_mixtures=None, random_state=None):
     """Independent non-Gaussian sources (sine, square wave, sawtooth, Laplace noise) and
     a random mixture of them: the classic test of ICA.
+
+    Parameters
+    ----------
+    n_samples : int, default=2000
+    n_mixtures : int, optional
+        Observed mixtures (default: as many as sources).
+    random_state : int, Generator or None
 
     Returns
     -------

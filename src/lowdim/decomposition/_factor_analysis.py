@@ -49,13 +49,13 @@ class FactorAnalysis(LatentGaussianMixin):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         Loadings (rows).
     noise_variance_ : ndarray of shape (n_features,)
     mean_ : ndarray of shape (n_features,)
     loglike_ : list of float
         Average log-likelihood per sample after each EM iteration.
-    rotation_matrix_ : ndarray of shape (n_components_, n_components_) or None
+    rotation_matrix_ : ndarray of shape (n_components, n_components) or None
     n_iter_, n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when fitted on a DataFrame.

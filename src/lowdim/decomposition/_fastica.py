@@ -258,15 +258,13 @@ class FastICA(ComponentTransformer):
         """Whitened data (unit variance over the n samples), the whitening matrix, the mean."""
         solver = "covariance" if self.whiten_solver == "eigh" else self.whiten_solver
         pca = PCA(self.n_components, whiten=True, solver=solver).fit(X)
+        variances = pca.explained_variance_.astype(np.float64)
+        rank = _numerical_rank(variances, X.shape, X.dtype)
         # unit variance over the n samples (PCA's whitening divides by n - 1), as
         # scikit-learn's FastICA: the contrast's fixed points depend on the scale
         unit = np.sqrt(X.shape[0] / max(X.shape[0] - 1, 1))
-        Z = pca.transform(X).astype(np.float64) * unit
-        whitening = (
-            unit
-            * pca.components_.astype(np.float64)
-            / np.sqrt(np.maximum(pca.explained_variance_.astype(np.float64), np.finfo(np.float64).tiny))[:, None]
-        )
+        Z = pca.transform(X).astype(np.float64)[:, :rank] * unit
+        whitening = unit * pca.components_[:rank].astype(np.float64) / np.sqrt(variances[:rank])[:, None]
         return Z, whitening, pca.mean_.astype(np.float64)
 
     def _as_white(self, X):
@@ -316,3 +314,27 @@ class FastICA(ComponentTransformer):
         """
         S = self._validate_codes(X)
         return (S @ self.mixing_.T + self.mean_).astype(self.components_.dtype)
+
+
+def _numerical_rank(variances, shape, dtype):
+    """How many of the descending component ``variances`` are not zero up to rounding;
+    the rest cannot be whitened (a source needs variance): warn and leave them out.
+
+    Examples
+    --------
+    >>> _numerical_rank(np.array([2.0, 1.0]), (10, 2), np.float64)
+    2
+    """
+    if variances.size == 0 or variances[0] <= 0:
+        raise ValueError("FastICA: X has no variance in any direction; there are no sources to find.")
+    tol = variances[0] * np.finfo(dtype).eps * max(shape)
+    rank = int(np.count_nonzero(variances > tol))
+    if rank < variances.size:
+        warnings.warn(
+            f"FastICA: X has rank {rank}, below the {variances.size} components asked for; the "
+            f"{variances.size - rank} directions without variance carry no source, so {rank} components "
+            f"are found (pass n_components={rank} to silence this).",
+            UserWarning,
+            stacklevel=4,
+        )
+    return rank

@@ -30,6 +30,9 @@ class IncrementalPCA(PCA):
         Per-feature variance over all rows seen (divided by n, as scikit-learn's).
     batch_size_ : int
         Rows per batch of the last ``fit`` (or of the last ``partial_fit`` call).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_iter_, n_samples_, solver_, scale_, total_variance_ : as in ``PCA``.
 
     Examples
     --------

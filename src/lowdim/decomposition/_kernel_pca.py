@@ -144,6 +144,8 @@ class KernelPCA(ComponentTransformer):
         Keep a copy of the training data in ``X_fit_`` (``transform`` needs it). With
         False the model keeps a reference to the caller's array, which saves memory
         but makes later changes to that array change ``transform``.
+    kernel_params : dict, optional
+        Keyword arguments of a callable kernel.
 
     Notes
     -----
@@ -153,8 +155,8 @@ class KernelPCA(ComponentTransformer):
 
     Attributes
     ----------
-    eigenvalues_ : ndarray of shape (n_components_,)
-    eigenvectors_ : ndarray of shape (n_samples, n_components_)
+    eigenvalues_ : ndarray of shape (n_components,)
+    eigenvectors_ : ndarray of shape (n_samples, n_components)
         Exact mode only.
     X_fit_ : ndarray
         Training data (exact mode) or the landmarks (Nystroem mode).
@@ -167,6 +169,10 @@ class KernelPCA(ComponentTransformer):
     n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when fitted on a DataFrame.
+    K_fit_rows_ : ndarray (n_samples,)
+        Column means of the training kernel (centring new rows).
+    K_fit_all_ : float
+        Mean of the training kernel.
 
     Examples
     --------
@@ -296,7 +302,7 @@ class KernelPCA(ComponentTransformer):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         return self._fit(X)
 
@@ -409,7 +415,7 @@ class KernelPCA(ComponentTransformer):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         X = self._validate_input(X, reset=False, accept_sparse=self.kernel != "precomputed")
         if "nystroem_map_" in self.__dict__:
@@ -425,7 +431,7 @@ class KernelPCA(ComponentTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
 
         Returns
         -------

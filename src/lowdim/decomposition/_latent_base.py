@@ -148,7 +148,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         X0, mask, dtype = self._prepare(X)
         mean, W, psi = self._params64()
@@ -159,7 +159,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
 
         Returns
         -------

@@ -92,7 +92,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
     scalings_ : ndarray of shape (n_features, rank)
         Discriminant directions (columns), largest-magnitude entry positive ('svd' and
         'eigen').
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of between-class variance along each direction.
     coef_, intercept_ : linear decision function (one row for two classes)
     covariance_ : ndarray of shape (n_features, n_features)
@@ -318,7 +318,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         if self.solver == "lsqr":
             raise NotImplementedError(

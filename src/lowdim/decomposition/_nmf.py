@@ -134,7 +134,7 @@ class _Factorization(ComponentTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
 
         Returns
         -------
@@ -199,7 +199,7 @@ class NMF(_Factorization):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         H.
     reconstruction_err_ : float
         ``sqrt(2 * loss)``: the Frobenius norm of the residual, or of the KL divergence.
@@ -417,7 +417,7 @@ class NMF(_Factorization):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         validate_params(self)
         X, mask, dtype = self._check(X, reset=True)
@@ -455,7 +455,7 @@ class NMF(_Factorization):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
         H = self.components_.astype(np.float64)
@@ -501,7 +501,7 @@ class MatrixFactorization(_Factorization):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
     loss_history_ : list of float
     n_iter_, n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -543,7 +543,7 @@ class MatrixFactorization(_Factorization):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         X, mask, dtype, k = self._start_fit(X)
         n, d = X.shape
@@ -584,7 +584,7 @@ class MatrixFactorization(_Factorization):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
         """
         X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
         H = self.components_.astype(np.float64)

@@ -135,12 +135,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         Principal axes (rows, orthonormal); the largest-magnitude entry of each is positive.
-    explained_variance_ : ndarray of shape (n_components_,)
+    explained_variance_ : ndarray of shape (n_components,)
         Variance along each component (ddof = 1).
-    explained_variance_ratio_ : ndarray of shape (n_components_,)
-    singular_values_ : ndarray of shape (n_components_,)
+    explained_variance_ratio_ : ndarray of shape (n_components,)
+    singular_values_ : ndarray of shape (n_components,)
     mean_ : ndarray of shape (n_features,)
     scale_ : ndarray of shape (n_features,) or None
         Standard deviations used when ``standardize=True``.
@@ -468,7 +468,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray of shape (n_samples, n_components)
             A lazy dask array when ``X`` is one.
         """
         if is_dask_array(X):
@@ -497,7 +497,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
 
         Returns
         -------

@@ -306,6 +306,19 @@ def choose_solver(n, d, k, sparse):
     - n >= d: 'covariance' when d <= 4096, else 'randomized' for k < 10% of d, else 'svd';
     - d > n: 'gram' when n <= 8192, else 'randomized' for k < 10% of n, else 'svd'.
 
+    Parameters
+    ----------
+    n, d : int
+        Rows and columns of the data.
+    k : int or None
+        Components wanted (None: the whole spectrum).
+    sparse : bool
+
+    Returns
+    -------
+    str
+        The solver's name.
+
     Examples
     --------
     >>> choose_solver(70000, 784, 50, False)

@@ -32,7 +32,7 @@ class ProbabilisticPCA(LatentGaussianMixin):
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_, n_features)
+    components_ : ndarray of shape (n_components, n_features)
         Loadings ``W`` (rows), scaled by ``sqrt(eigenvalue - noise)``; the
         largest-magnitude entry of each is positive.
     noise_variance_ : ndarray of shape (n_features,)

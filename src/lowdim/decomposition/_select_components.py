@@ -26,6 +26,14 @@ class ComponentSelection:
     curve : ndarray
         Cumulative explained-variance ratio ('variance'), log-evidence ('mle') or mean
         held-out log-likelihood per sample ('cv'), one value per candidate.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from lowdim import select_n_components
+    >>> choice = select_n_components(load_iris().data, method="variance", threshold=0.95)
+    >>> choice.n_components, choice.method
+    (2, 'variance')
     """
 
     n_components: int

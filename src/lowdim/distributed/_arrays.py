@@ -17,6 +17,15 @@ MAX_BLOCK_BYTES = 512 << 20  # a row block larger than this is split when rechun
 def is_dask_array(X):
     """Whether ``X`` is a ``dask.array.Array`` (without importing dask when it is not).
 
+    Parameters
+    ----------
+    X : object
+
+    Returns
+    -------
+    bool
+        Whether ``X`` is a ``dask.array.Array`` (False when dask is not installed).
+
     Examples
     --------
     >>> import numpy as np
@@ -82,6 +91,15 @@ def row_blocks(X):
     """The row blocks of a one-column-chunk dask array as delayed objects, with the
     index of each block's first row.
 
+    Parameters
+    ----------
+    X : dask.array.Array (n, d)
+
+    Returns
+    -------
+    blocks : list of dask.delayed.Delayed
+    starts : list of int
+
     Examples
     --------
     >>> import dask.array as da
@@ -97,6 +115,17 @@ def row_blocks(X):
 def tree_reduce(parts, merge):
     """Merge delayed ``parts`` pairwise-associatively in a tree of fan-in ``ARITY``:
     ``merge(list_of_results) -> result`` runs on the workers, log depth, small results.
+
+    Parameters
+    ----------
+    parts : list of dask.delayed.Delayed
+    merge : callable
+        ``merge(list_of_results) -> result``, associative.
+
+    Returns
+    -------
+    dask.delayed.Delayed
+        The merged result.
 
     Examples
     --------
@@ -124,6 +153,15 @@ def compute(*objects):
     (out of memory, killed) on the same task more often than Dask's allowed-failures
     limit becomes a ``RuntimeError`` that says so and what to try. Inside
     ``pass_progress`` a distributed computation shows a bar of its tasks.
+
+    Parameters
+    ----------
+    *objects : dask collections or delayed objects
+
+    Returns
+    -------
+    tuple
+        Their computed values, as ``dask.compute`` returns them.
 
     Examples
     --------
@@ -153,6 +191,25 @@ def map_rows(func, X, n_out, dtype, *, n_features, estimator_name):
     ``func`` maps an in-memory block (rows x ``n_features``) to rows x ``n_out``; the
     result is a dask array with X's row chunks (``n_out=None``: a 1-D array, e.g.
     labels). Nothing is computed here.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(block) -> ndarray``.
+    X : dask.array.Array (n, n_features)
+    n_out : int or None
+        Output columns; None for a 1-D output.
+    dtype : numpy dtype
+        Of the output.
+    n_features : int
+        The fitted model's; ``X`` must have as many columns.
+    estimator_name : str
+        For error messages.
+
+    Returns
+    -------
+    dask.array.Array
+        Lazy, with ``X``'s row chunks.
 
     Examples
     --------

@@ -42,7 +42,22 @@ def pass_progress(description):
 
 def progress_wanted(verbose):
     """``pass_progress`` for an estimator's fit when its ``verbose`` asks for it and no
-    enclosing block already shows progress; else a no-op context."""
+    enclosing block already shows progress; else a no-op context.
+
+    Parameters
+    ----------
+    verbose : int or bool
+        The estimator's ``verbose``.
+
+    Returns
+    -------
+    context manager
+
+    Examples
+    --------
+    >>> with progress_wanted(0):
+    ...     pass
+    """
     if verbose and _STATE.get() is None:
         return pass_progress("lowdim on Dask")
     return nullcontext()

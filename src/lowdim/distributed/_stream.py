@@ -17,6 +17,11 @@ def iter_blocks(X, aligned=None):
     order, computing the next block in the background. ``aligned`` is a 1-D dask array
     with X's row chunks (weights, labels) or None.
 
+    Parameters
+    ----------
+    X : dask.array.Array (n, d)
+    aligned : dask.array.Array (n,), optional
+
     Examples
     --------
     >>> import dask.array as da
@@ -54,6 +59,17 @@ def stream_partial_fit(est, X, sample_weight=None):
     Returns the validated dask array (whole rows per block), which the caller may use
     for a labelling pass.
 
+    Parameters
+    ----------
+    est : estimator with ``partial_fit``, ``batch_size`` and ``n_clusters``
+    X : dask.array.Array (n, d)
+    sample_weight : dask or numpy array (n,), optional
+
+    Returns
+    -------
+    dask.array.Array
+        ``X`` as validated.
+
     Examples
     --------
     >>> import dask.array as da
@@ -83,6 +99,17 @@ def stream_partial_fit(est, X, sample_weight=None):
 def label_blocks(nearest, X, sample_weight=None):
     """Labels (int64, numpy) and the (weighted) inertia of ``X``, block by block:
     ``nearest(block) -> (labels, squared distances)`` runs on each row block.
+
+    Parameters
+    ----------
+    nearest : callable
+    X : dask.array.Array (n, d)
+    sample_weight : dask or numpy array (n,), optional
+
+    Returns
+    -------
+    labels : ndarray of int64 (n,)
+    inertia : float
 
     Examples
     --------

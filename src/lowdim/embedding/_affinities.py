@@ -70,6 +70,18 @@ def joint_probabilities(indices, conditional, n_samples):
     """Symmetric joint affinities ``(p(j|i) + p(i|j)) / (2 n)`` as a CSR matrix summing
     to one (float64, sorted indices, no explicit zeros).
 
+    Parameters
+    ----------
+    indices : ndarray of int (n, k)
+        Each point's neighbours.
+    conditional : ndarray (n, k)
+        ``p(j | i)`` for those neighbours.
+    n_samples : int
+
+    Returns
+    -------
+    P : scipy.sparse.csr_matrix (n, n)
+
     Examples
     --------
     >>> P = joint_probabilities(np.array([[1], [0], [1]]), np.ones((3, 1)), 3)

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 from sklearn.base import BaseEstimator
 
-from .._estimator import ValidatedInputMixin
+from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
@@ -89,7 +89,7 @@ def _in_original_order(callback, order):
     return call
 
 
-class NeighborEmbedding(ValidatedInputMixin, BaseEstimator):
+class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     """Base of TSNE and SNE. Subclasses define ``_objective_factory(n)``: it sets
     ``method_`` and returns ``P -> objective`` with ``gradient(Y, exaggeration) ->
     (grad, aux)``, ``value(Y, aux)`` and ``final(Y)`` (the KL divergence)."""
@@ -188,10 +188,6 @@ class NeighborEmbedding(ValidatedInputMixin, BaseEstimator):
         if self.max_iter > early:
             phases.append(Phase(self.max_iter - early, 1.0, 0.8))
         return phases
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_``."""
-        return self.fit(X).embedding_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -43,6 +43,12 @@ class BarnesHutRepulsion:
     """Barnes-Hut: cells seen under an angle below ``theta`` act as their centre of
     mass; ``theta = 0`` is exact. Embeddings of 1 to 3 dimensions.
 
+    Parameters
+    ----------
+    theta : float, default=0.5
+        Opening angle: a cell whose size over distance is below it acts as one point
+        (0: exact).
+
     Examples
     --------
     >>> Y = np.random.default_rng(0).normal(size=(200, 2))
@@ -124,6 +130,15 @@ class FFTRepulsion:
     both kernels applied by FFT convolution, potentials read back. O(n + grid log grid);
     1-D and 2-D. The default grid (FIt-SNE's) puts the repulsion of a spread-out
     embedding a few per cent off, which t-SNE tolerates; finer grids converge to exact.
+
+    Parameters
+    ----------
+    n_interpolation_points : int, default=3
+        Interpolation nodes per grid interval.
+    min_intervals : int, default=50
+        Grid intervals per dimension at least.
+    interval_width : float, default=1.0
+        Largest width of an interval in embedding units.
 
     Examples
     --------
@@ -240,6 +255,14 @@ class StudentObjective:
     """t-SNE's objective KL(P || Q), Q from the Student-t kernel with ``dof`` degrees
     of freedom: exact attraction over the sparse ``P`` plus a repulsion strategy.
 
+    Parameters
+    ----------
+    P : scipy.sparse.csr_matrix (n, n)
+        Joint affinities summing to one.
+    repulsion : ExactRepulsion, BarnesHutRepulsion or FFTRepulsion
+    dof : float
+        Degrees of freedom of the Student-t kernel (1: t-SNE).
+
     Examples
     --------
     >>> import scipy.sparse as sp
@@ -281,6 +304,19 @@ def kl_divergence(P, Y, dof, Z, p_log_p=None):
     """KL(P || Q) for joint affinities ``P`` summing to one and the embedding's
     normaliser ``Z``; ``p_log_p`` is ``sum P log P`` if already known (it does not
     change during a fit).
+
+    Parameters
+    ----------
+    P : scipy.sparse.csr_matrix (n, n)
+    Y : ndarray (n, d)
+    dof : float
+    Z : float
+        The normaliser ``sum_{i != j} K(y_i, y_j)``.
+    p_log_p : float, optional
+
+    Returns
+    -------
+    float
 
     Examples
     --------

@@ -16,6 +16,13 @@ MAX_STEP_NORM = 5.0  # no point moves further than this in one iteration (as ope
 class Phase:
     """``n_iter`` iterations at one exaggeration and momentum.
 
+    Parameters
+    ----------
+    n_iter : int
+    exaggeration : float
+        The attraction's multiplier (early exaggeration).
+    momentum : float
+
     Examples
     --------
     >>> Phase(250, 12.0, 0.5).exaggeration
@@ -79,6 +86,11 @@ def descend(
     recenter : bool
         Keep the embedding's mean at the origin (off when points move against a fixed
         reference embedding).
+    n_iter_check : int, default=50
+        Iterations between objective evaluations.
+    verbose : int, default=0
+    label : str, default='t-SNE'
+        The name in progress messages.
 
     Returns
     -------

@@ -14,6 +14,12 @@ class GaussianObjective:
     ``exp(-d_ij^2)``, or asymmetric ``mean_i KL(P_i || Q_i)`` over the conditional
     distributions (``P`` then holds ``p(j | i) / n``).
 
+    Parameters
+    ----------
+    P : scipy.sparse.csr_matrix (n, n)
+        Input probabilities: joint (symmetric SNE) or conditional divided by n.
+    symmetric : bool
+
     Examples
     --------
     >>> import scipy.sparse as sp
@@ -118,6 +124,14 @@ class SNE(NeighborEmbedding):
     n_iter_ : int
     learning_rate_ : float
     perplexity_ : float
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    X_fit_ : ndarray (n_samples, n_features)
+        The training data, kept for ``transform``.
+    n_components_ : int
+        Dimension of the embedding.
+    method_ : str
+        'exact' (SNE's gradient is exact).
 
     Examples
     --------

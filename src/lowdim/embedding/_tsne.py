@@ -82,6 +82,12 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
     learning_rate_ : float
     perplexity_ : float
     method_ : str
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    X_fit_ : ndarray (n_samples, n_features)
+        The training data, kept for ``transform``.
+    n_components_ : int
+        Dimension of the embedding.
 
     Examples
     --------

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .._estimator import ValidatedInputMixin
+from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
@@ -24,7 +24,7 @@ BOUNDED_METRICS = {"cosine": 2.0, "correlation": 2.0, "hamming": 1.0, "jaccard":
 METRICS = set(INDEX_METRICS)
 
 
-class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Uniform manifold approximation and projection, with umap-learn's parameter names.
 
     The kNN graph's local fuzzy sets (each point fully connected to its nearest
@@ -124,6 +124,12 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
     n_epochs_ : int
     layout_seed_ : int
         Key of the layout's random numbers (drawn from ``random_state``).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    X_fit_ : ndarray (n_samples, n_features)
+        The training data, kept for ``transform``.
+    n_components_ : int
+        Dimension of the embedding.
 
     Examples
     --------
@@ -411,10 +417,6 @@ class UMAP(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixi
         ref = np.empty((self.X_fit_.shape[0], self.embedding_.shape[1]), dtype=self.embedding_.dtype)
         ref[self.unique_inverse_] = self.embedding_
         return ref
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_``."""
-        return self.fit(X, y).embedding_
 
     def transform(self, X):
         """Place new points in the fixed training embedding.

@@ -22,6 +22,15 @@ class PatchCompression:
         Numbers in the image over numbers stored (patch weights, components, mean).
     curve : dict
         ``{'k': [...], 'relative_error': [...]}`` for every k tried.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.images import compress_image
+    >>> image = np.add.outer(np.arange(48.0), np.arange(48.0)) / 96
+    >>> result = compress_image(image, patch=8, n_components=4)
+    >>> result.reconstruction.shape, result.n_components
+    ((48, 48), 4)
     """
 
     reconstruction: np.ndarray

@@ -44,7 +44,18 @@ class EigenfaceClassifier(ClassifierMixin, BaseEstimator):
         self.method = method
 
     def fit(self, X, y):
-        """Learn the face space(s) from rows of flattened images and their labels."""
+        """Learn the face space(s) from rows of flattened images and their labels.
+
+        Parameters
+        ----------
+        X : ndarray (n_images, n_pixels)
+        y : array-like (n_images,)
+            The person of every image.
+
+        Returns
+        -------
+        self
+        """
         if self.method not in ("shared", "per-class"):
             raise ValueError(f"method must be 'shared' or 'per-class'; got {self.method!r}.")
         X = check_array(X, estimator_name="EigenfaceClassifier")
@@ -74,7 +85,17 @@ class EigenfaceClassifier(ClassifierMixin, BaseEstimator):
         return errors
 
     def predict(self, X):
-        """The label of each face."""
+        """The label of each face.
+
+        Parameters
+        ----------
+        X : ndarray (n_images, n_pixels)
+
+        Returns
+        -------
+        ndarray (n_images,)
+            The predicted person.
+        """
         if self.method == "shared":
             _, idx = self._index.query(self.pca_.transform(check_array(X)), 1)
             return self.classes_[self._codes[idx[:, 0]]]
@@ -83,6 +104,17 @@ class EigenfaceClassifier(ClassifierMixin, BaseEstimator):
 
 def split_per_class(labels, n_train, random_state=0):
     """A boolean training mask with ``n_train`` random items of every class.
+
+    Parameters
+    ----------
+    labels : array-like (n,)
+    n_train : int
+        Items per class in the training part.
+    random_state : int, Generator or None, default=0
+
+    Returns
+    -------
+    ndarray of bool (n,)
 
     Examples
     --------

@@ -16,6 +16,14 @@ def patch_grid(image, patch, stride):
 
     The image is padded by reflection so that the patches cover it completely.
 
+    Parameters
+    ----------
+    image : ndarray (H, W) or (H, W, C)
+    patch : int
+        Side of the square patches.
+    stride : int
+        Pixels between patch corners (``patch``: no overlap).
+
     Returns
     -------
     rows : ndarray of shape (n_patches, patch * patch * C)
@@ -46,6 +54,17 @@ def patch_grid(image, patch, stride):
 
 def assemble_patches(rows, layout):
     """Rebuild the image from patch rows, averaging where patches overlap.
+
+    Parameters
+    ----------
+    rows : ndarray (n_patches, patch * patch * C)
+    layout : tuple
+        As returned by ``patch_grid``.
+
+    Returns
+    -------
+    ndarray
+        The image (H, W) or (H, W, C).
 
     Examples
     --------

@@ -23,6 +23,11 @@ def atomic_path(path, *, overwrite):
     if ``path`` still does not exist (``FileExistsError`` otherwise). On any error or
     interruption the temporary file is removed and ``path`` is untouched.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+    overwrite : bool
+
     Examples
     --------
     >>> import tempfile, os

@@ -64,6 +64,12 @@ def read_image_folder(folder, *, grey=True):
 
     Images directly in ``folder`` get the label ``''``. All images must share a size.
 
+    Parameters
+    ----------
+    folder : str or os.PathLike
+    grey : bool, default=True
+        Convert colour images to grey.
+
     Returns
     -------
     images : ndarray of shape (n_images, H, W) (or (n, H, W, 3) in colour)

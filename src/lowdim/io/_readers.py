@@ -39,6 +39,16 @@ class Table:
         What the reader decided on the user's behalf (header, row names, dropped rows, ...).
     row_ids : ndarray of str or None
         Row names (CSV/TSV: an index column, given or detected).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from lowdim.io import read_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> _ = open(path, "w").write(",a,b\\nx,1,2\\ny,3,4\\n")
+    >>> table = read_table(path)
+    >>> table.X.tolist(), table.feature_names, table.row_ids.tolist()
+    ([[1.0, 2.0], [3.0, 4.0]], ['a', 'b'], ['x', 'y'])
     """
 
     X: np.ndarray
@@ -50,6 +60,15 @@ class Table:
 
 def file_format(path):
     """The reader a path's extension selects.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    str
+        'csv', 'npy', 'npz', 'parquet', 'hdf5' or 'h5ad'.
 
     Examples
     --------
@@ -142,6 +161,24 @@ def apply_missing_policy(path, X, names, labels, missing):
 
     'error' raises with the count per column, 'drop' removes incomplete rows, 'impute'
     fills with the column mean, 'keep' leaves NaN for methods that marginalise it.
+
+    Parameters
+    ----------
+    path : str
+        Named in messages.
+    X : ndarray (n, d)
+    names : list of str
+        Column names (named in messages).
+    labels : ndarray (n,) or None
+    missing : {'error', 'drop', 'impute', 'keep'}
+
+    Returns
+    -------
+    X : ndarray
+    labels : ndarray or None
+        The rows kept.
+    note : str or None
+        What was done, to show the user.
 
     Examples
     --------

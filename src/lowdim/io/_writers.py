@@ -21,6 +21,22 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     (``atomic_path``). ``row_ids`` (the input's row names) become the first column,
     ``id_name``, of CSV and Parquet output.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``.csv``, ``.tsv``, ``.parquet`` or ``.npy``.
+    array : ndarray (n, d)
+    names : list of str
+        Column names.
+    labels : array-like (n,), optional
+        Written as a last column named ``label_name`` (not in ``.npy``).
+    label_name : str, default='label'
+    overwrite : bool, default=False
+        Replace an existing file (otherwise it is an error).
+    row_ids : array-like (n,), optional
+        Written as a first column named ``id_name``.
+    id_name : str, default='id'
+
     Examples
     --------
     >>> import numpy as np, tempfile, os

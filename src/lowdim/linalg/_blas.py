@@ -193,6 +193,15 @@ def _product_pieces(A, sum_columns, to_float64):
 def symmetric_from_upper(upper):
     """Full symmetric matrix from its upper triangle (new float64 array).
 
+    Parameters
+    ----------
+    upper : ndarray (d, d)
+        Only its upper triangle is read.
+
+    Returns
+    -------
+    ndarray (d, d), float64
+
     Examples
     --------
     >>> import numpy as np
@@ -214,6 +223,15 @@ def matmul(A, B):
     """``A @ B`` for 2-D float32/float64 arrays through scipy's BLAS (one thread pool
     with the LAPACK calls around it). Row-major inputs are passed as their
     column-major transposes, so nothing is copied; other cases fall back to numpy.
+
+    Parameters
+    ----------
+    A, B : ndarray (2-D, float32 or float64)
+
+    Returns
+    -------
+    ndarray
+        ``A @ B``.
 
     Examples
     --------

@@ -13,7 +13,21 @@ from ._moments import _dense_block_scatter, column_moments, merge_scatter_into, 
 
 
 def check_block_finite(block, start, *values):
-    """Raise (naming the global row) when the block's moments show non-finite input."""
+    """Raise (naming the global row) when the block's moments show non-finite input.
+
+    Parameters
+    ----------
+    block : ndarray (rows, d)
+    start : int
+        Index of the block's first row in the whole array (named in the message).
+    *values : ndarray
+        Moments computed from every entry of the block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_block_finite(np.ones((2, 2)), 0, np.ones(2))  # finite: returns quietly
+    """
     if all(np.isfinite(v).all() for v in values):
         return
     try:
@@ -26,6 +40,17 @@ def check_block_finite(block, start, *values):
 
 def block_scatter(block, start):
     """(n, mean, centred scatter) of one block, by one syrk in the block's dtype.
+
+    Parameters
+    ----------
+    block : ndarray (rows, d)
+    start : int
+        Index of the block's first row in the whole array (for error messages).
+
+    Returns
+    -------
+    tuple
+        (n, mean, scatter) in float64.
 
     Examples
     --------
@@ -40,6 +65,16 @@ def block_scatter(block, start):
 
 def merge_scatter(parts):
     """Merge ``block_scatter`` results.
+
+    Parameters
+    ----------
+    parts : list of tuple
+        Results of the matching ``block_*`` function.
+
+    Returns
+    -------
+    tuple
+        The moments of all the parts' rows, as one block's.
 
     Examples
     --------
@@ -57,6 +92,17 @@ def merge_scatter(parts):
 def block_variances(block, start):
     """(n, mean, per-feature sum of squared deviations) of one block, in float64.
 
+    Parameters
+    ----------
+    block : ndarray (rows, d)
+    start : int
+        Index of the block's first row in the whole array (for error messages).
+
+    Returns
+    -------
+    tuple
+        (n, mean, per-feature sum of squared deviations) in float64.
+
     Examples
     --------
     >>> block_variances(np.array([[0.0], [2.0]]), 0)[2].tolist()
@@ -69,6 +115,16 @@ def block_variances(block, start):
 
 def merge_variances(parts):
     """Merge ``block_variances`` results (the diagonal of ``merge_scatter``).
+
+    Parameters
+    ----------
+    parts : list of tuple
+        Results of the matching ``block_*`` function.
+
+    Returns
+    -------
+    tuple
+        The moments of all the parts' rows, as one block's.
 
     Examples
     --------

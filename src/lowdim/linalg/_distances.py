@@ -18,6 +18,15 @@ EUCLIDEAN_METRICS = ("euclidean", "sqeuclidean")
 def row_norms_sq(X):
     """Squared Euclidean norm of each row, accumulated in float64.
 
+    Parameters
+    ----------
+    X : ndarray or sparse matrix (n, d)
+
+    Returns
+    -------
+    ndarray (n,), float64
+        The squared Euclidean norm of every row.
+
     Examples
     --------
     >>> row_norms_sq(np.array([[3.0, 4.0]]))

@@ -70,6 +70,11 @@ class ShiftInverse:
     symmetric positive definite matrix. Pass one to :func:`smallest_eigh` and
     :func:`nearest_null_vectors` to factorise ``M`` once for both.
 
+    Parameters
+    ----------
+    M : sparse matrix (n, n)
+        Symmetric positive semi-definite.
+
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
@@ -150,6 +155,8 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
     tol, max_iter : ARPACK accuracy and restart cap.
     inverse : ShiftInverse, optional
         Of ``M``, to share its factorisation with other solves.
+    dense_below : int, default=200
+        Matrices smaller than this are solved densely by LAPACK.
 
     Returns
     -------

@@ -19,6 +19,18 @@ BLOCK_BYTES = 1 << 25  # ~32 MB of rows per BLAS call
 def block_rows(n_features, itemsize, block_bytes=BLOCK_BYTES):
     """Rows per block so that one block holds about ``block_bytes`` bytes.
 
+    Parameters
+    ----------
+    n_features : int
+    itemsize : int
+        Bytes per entry.
+    block_bytes : int, default=32 MiB
+
+    Returns
+    -------
+    int
+        Rows per block (at least 256).
+
     Examples
     --------
     >>> block_rows(1000, 8) >= 256
@@ -29,6 +41,12 @@ def block_rows(n_features, itemsize, block_bytes=BLOCK_BYTES):
 
 def iter_row_blocks(X, rows=None):
     """Yield ``X[start:stop]`` for consecutive row blocks (views for dense arrays).
+
+    Parameters
+    ----------
+    X : ndarray, memmap or sparse matrix (n, d)
+    rows : int, optional
+        Rows per block; default ``block_rows`` for about 32 MiB.
 
     Examples
     --------
@@ -78,6 +96,18 @@ def _dense_block_scatter(block, center, mean=None):
 
 def needs_centering(mean, var, dtype):
     """Whether raw second moments (``X^T X - n m m^T``) would cancel badly for such data.
+
+    Parameters
+    ----------
+    mean : ndarray (d,)
+    var : ndarray (d,)
+        Column means and variances.
+    dtype : numpy dtype
+        The data's.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -292,6 +322,24 @@ def merge_step(na, mean_a, nb, mean_b):
     ``(n, mean, delta, weight)``; the union's scatter is ``S_a + S_b + weight * delta
     delta^T`` (its diagonal, a sum of squared deviations, the same with ``delta**2``).
 
+    Parameters
+    ----------
+    na : int
+    mean_a : ndarray (d,)
+    nb : int
+    mean_b : ndarray (d,)
+        The row counts and means of the two groups.
+
+    Returns
+    -------
+    n : int
+    mean : ndarray (d,)
+        Of the union.
+    delta : ndarray (d,)
+        ``mean_b - mean_a``.
+    weight : float
+        ``na nb / n``.
+
     Examples
     --------
     >>> n, mean, delta, weight = merge_step(2, np.array([0.0]), 2, np.array([2.0]))
@@ -330,6 +378,16 @@ def column_moments(X):
     float64, with ``x0`` the first row (so data far from the origin keeps its
     precision); up to ``SMALL_MOMENTS`` entries numpy does the same sums (no
     compilation on a first call with small data). Sparse matrices are never densified.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix (n, d)
+
+    Returns
+    -------
+    mean : ndarray (d,), float64
+    variance : ndarray (d,), float64
+        With ddof=1.
 
     Examples
     --------

@@ -86,6 +86,13 @@ class EdgeConstraints:
     matrix ``V X V^T`` (n, n). Every product goes through that matrix, so the Schur
     complement costs gathers from it instead of ``p m^2`` multiplications.
 
+    Parameters
+    ----------
+    V : ndarray (n, m)
+        The basis of the face the program is restricted to.
+    rows, cols : ndarray of int (p,)
+        The two end points of every edge.
+
     Examples
     --------
     >>> cons = EdgeConstraints(np.eye(3), np.array([0, 1]), np.array([1, 2]))
@@ -224,7 +231,7 @@ def _step(newton):
 
 
 def solve_rank_one_sdp(C, A, b, *, tol=1e-8, max_iter=100):
-    """Solve ``min <C, X> s.t. a_i^T X a_i = b_i, X PSD``.
+    """Solve the semidefinite program min <C, X> subject to a_i^T X a_i = b_i, X PSD.
 
     Each iteration costs two Gram matrices of the constraint vectors (``a_i^T X a_j``
     and ``a_i^T S^-1 a_j``, m x m), one m x m Cholesky factorisation and a few p x p

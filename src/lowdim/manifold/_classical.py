@@ -26,6 +26,15 @@ class ClassicalModel:
     eigenvalues : ndarray (k,)
     mean_sq : ndarray (m,)
         Column means of the reference points' squared dissimilarities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(30, 3))
+    >>> D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    >>> embedding, model = classical_mds(D, 2)
+    >>> model.vectors.shape, model.eigenvalues.shape
+    ((30, 2), (2,))
     """
 
     vectors: np.ndarray
@@ -98,6 +107,17 @@ def farthest_points(X, n_points, rng):
     """Max-min (farthest-point) landmarks: a random first point, then repeatedly the
     point farthest from those chosen; spreads landmarks over the data.
 
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    n_points : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int (n_points,)
+        Row indices of the landmarks.
+
     Examples
     --------
     >>> farthest_points(np.array([[0.0], [1.0], [10.0]]), 2, np.random.default_rng(0)).size
@@ -117,6 +137,13 @@ def landmark_mds(X, n_components, n_landmarks, rng):
     """Landmark MDS of the Euclidean distances of the rows of ``X``: classical MDS of
     ``n_landmarks`` farthest-point landmarks, every point placed by Gower's formula from
     its distances to them. O(n m) memory instead of O(n^2).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    n_components : int
+    n_landmarks : int
+    rng : numpy.random.Generator
 
     Returns
     -------

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from .._estimator import ComponentTransformer
+from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._memory import require_memory
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
@@ -68,7 +68,7 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
     )
 
 
-class Isomap(ComponentTransformer):
+class Isomap(EmbeddingMixin, ComponentTransformer):
     """Isomap embedding (Tenenbaum, de Silva & Langford, 2000).
 
     Geodesic distances along the neighbour graph, embedded by classical MDS. With
@@ -127,6 +127,16 @@ class Isomap(ComponentTransformer):
         Geodesic distances from every point to the references.
     dist_matrix_ : ndarray (n_samples, n_references)
         scikit-learn's name for ``geodesic_to_references_`` (n x n for exact Isomap).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    X_fit_ : ndarray (n_samples, n_features)
+        The training data, kept for ``transform``.
+    n_components_ : int
+        Dimension of the embedding.
+    eigenvectors_ : ndarray (n_references, n_components)
+        Eigenvectors of the double-centred squared geodesics (placing new points).
+    mean_sq_ : ndarray (n_references,)
+        Mean squared geodesic from each reference point.
 
     Examples
     --------
@@ -340,10 +350,6 @@ class Isomap(ComponentTransformer):
                 cols, d = idx[i], dist[i]
             geo[i] = np.min(d[:, None] + self.geodesic_to_references_[cols], axis=0)
         return geo
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_``."""
-        return self.fit(X).embedding_
 
     def reconstruction_error(self):
         """How far the reference geodesics are from the embedding's Euclidean geometry:

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .._estimator import ComponentTransformer
+from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
@@ -114,7 +114,7 @@ def warn_null_beyond_kept(w, M, method):
     )
 
 
-class LocallyLinearEmbedding(ComponentTransformer):
+class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
     """Locally linear embedding, a drop-in for ``sklearn.manifold.LocallyLinearEmbedding``.
 
     Every point is fitted from its neighbours; the fits of all neighbourhoods add up to a
@@ -164,6 +164,12 @@ class LocallyLinearEmbedding(ComponentTransformer):
     reconstruction_error_ : float
         Sum of the kept eigenvalues of the quadratic form.
     eigenvalues_ : ndarray (n_components,)
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    X_fit_ : ndarray (n_samples, n_features)
+        The training data, kept for ``transform``.
+    n_components_ : int
+        Dimension of the embedding.
 
     Notes
     -----
@@ -281,10 +287,6 @@ class LocallyLinearEmbedding(ComponentTransformer):
         self.X_fit_ = X
         self.n_components_ = d
         return self
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_``."""
-        return self.fit(X).embedding_
 
     def transform(self, X):
         """Embed new points: each is rebuilt from its ``n_neighbors`` nearest training

@@ -69,6 +69,14 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     stress_ : float
     n_iter_ : int
     eigenvalues_ : ndarray (classical and landmark modes)
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_components_ : int
+        Dimension of the embedding.
+    offset_ : ndarray (n_features,)
+        Column means the distances are computed about (``X - offset_``, for precision).
+    dissimilarity_matrix_ : ndarray (n_samples, n_samples)
+        The dissimilarities the embedding fits.
 
     Examples
     --------
@@ -169,7 +177,20 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         return self
 
     def fit_transform(self, X, y=None, init=None):
-        """Compute and return the embedding (``embedding_``); ``init`` as in ``fit``."""
+        """Compute and return the embedding (``embedding_``); ``init`` as in ``fit``.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or (n_samples, n_samples) dissimilarities
+        y : ignored
+        init : ndarray (n_samples, n_components), optional
+            The starting configuration (overrides the ``init`` parameter).
+
+        Returns
+        -------
+        ndarray (n_samples, n_components)
+            ``embedding_``.
+        """
         validate_params(self)
         self._init_given = init
         if self.dissimilarity != "deprecated":

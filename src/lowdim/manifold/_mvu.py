@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import splu
 from sklearn.base import BaseEstimator
 
-from .._estimator import ValidatedInputMixin
+from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
@@ -158,7 +158,7 @@ def landmark_basis(X, n_neighbors, landmarks, reg=1e-3):
     return Q
 
 
-class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
+class MaximumVarianceUnfolding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     """Maximum variance unfolding (semidefinite embedding).
 
     Pulls the points as far apart as possible while every kNN distance stays as it is:
@@ -211,6 +211,10 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         distance error.
     n_landmarks_ : int or None
         Landmarks used (None: the exact program).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_components_ : int
+        Dimension of the embedding.
 
     Examples
     --------
@@ -345,7 +349,3 @@ class MaximumVarianceUnfolding(ValidatedInputMixin, BaseEstimator):
         relative = (learned - d2) / np.maximum(d2, np.finfo(float).eps * max(float(d2.max()), 1.0))
         self.distance_error_ = float(np.sqrt(np.mean(relative**2)))
         self.n_components_ = k
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_``."""
-        return self.fit(X).embedding_

@@ -49,6 +49,9 @@ def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300
     metric : bool
     max_iter : int
     eps : float
+    callbacks : sequence of callables
+        ``callback(iteration, stress, state) -> stop?``.
+    verbose : int, default=0
 
     Returns
     -------

@@ -7,7 +7,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.linalg import aslinearoperator
 from sklearn.base import BaseEstimator
 
-from .._estimator import ValidatedInputMixin
+from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
@@ -120,10 +120,28 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
     ``D^-1/2 A D^-1/2``. ``tol`` is the sparse solvers' relative accuracy (0: machine
     precision; a starting layout needs far less).
 
+    Parameters
+    ----------
+    A : ndarray or sparse matrix (n, n)
+        Symmetric affinities.
+    n_components : int
+    rng : numpy.random.Generator
+    solver : {'auto', 'dense', 'lobpcg', 'arpack'}, default='auto'
+    tol : float, default=0.0
+
     Returns
     -------
     embedding : ndarray (n, n_components)
     eigenvalues : ndarray (n_components,) of the normalised Laplacian
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.ones((5, 5)) - np.eye(5)
+    >>> A[0, 1] = A[1, 0] = 5.0
+    >>> Y, eigenvalues = laplacian_eigenmap(A, 1, np.random.default_rng(0))
+    >>> Y.shape
+    (5, 1)
     """
     n = A.shape[0]
     # self-loops (the diagonal) do not count, as in scipy's normalised Laplacian
@@ -199,7 +217,7 @@ def _top_as_bottom(M, k, rng, ncv, tol, max_restarts):
     return 1.0 - w[order], U[:, order]
 
 
-class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
+class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     """Laplacian eigenmaps, a drop-in for ``sklearn.manifold.SpectralEmbedding``.
 
     Sparse input (scipy.sparse) is used without densifying it: neighbours and rbf
@@ -246,6 +264,8 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         Neighbours per point of the kNN affinities (resolved from ``n_neighbors``).
     eigenvalues_ : ndarray (n_components,)
         Of the normalised Laplacian, increasing.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
 
     Examples
     --------
@@ -349,10 +369,6 @@ class SpectralEmbedding(ValidatedInputMixin, BaseEstimator):
         )
         self.embedding_ = Y.astype(X.dtype)
         return self
-
-    def fit_transform(self, X, y=None):
-        """Fit, then return ``embedding_``."""
-        return self.fit(X).embedding_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

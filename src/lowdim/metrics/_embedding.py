@@ -97,6 +97,22 @@ def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_
     """Continuity (Venna & Kaski): penalises data neighbours that the embedding pulls
     apart; trustworthiness with the roles of data and embedding swapped.
 
+    Parameters
+    ----------
+    X : array-like (n, d)
+        The data.
+    X_embedded : array-like (n, k)
+        The embedding.
+    n_neighbors : int
+    max_queries : int, default=20000
+        Larger data are estimated from this many random query points (against all).
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    float
+        Between 0 and 1; 1 is perfect.
+
     Examples
     --------
     >>> import numpy as np
@@ -115,6 +131,22 @@ def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_
 def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, random_state=None):
     """Mean fraction of each point's ``n_neighbors`` nearest data neighbours that are
     also among its nearest embedding neighbours (recall of the kNN graph).
+
+    Parameters
+    ----------
+    X : array-like (n, d)
+        The data.
+    X_embedded : array-like (n, k)
+        The embedding.
+    n_neighbors : int
+    max_queries : int, default=20000
+        Larger data are estimated from this many random query points (against all).
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    float
+        Between 0 and 1; 1 is perfect.
 
     Examples
     --------
@@ -137,6 +169,20 @@ def knn_accuracy(X_embedded, y, *, n_neighbors=5, test_size=0.2, random_state=No
 
     A random ``test_size`` fraction of the points is classified by its neighbours
     among the others.
+
+    Parameters
+    ----------
+    X_embedded : array-like (n, k)
+    y : array-like (n,)
+        Class labels.
+    n_neighbors : int, default=5
+    test_size : float, default=0.2
+        Fraction of points held out.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -184,6 +230,20 @@ def stress(X, X_embedded, *, normalized=True, n_pairs=1_000_000, random_state=No
     normalised (Kruskal's stress-1, ``sqrt(raw / sum delta_ij^2)``), over all pairs or
     ``n_pairs`` random pairs when there are more.
 
+    Parameters
+    ----------
+    X : array-like (n, d)
+    X_embedded : array-like (n, k)
+    normalized : bool, default=True
+        Kruskal's stress-1 instead of the raw sum.
+    n_pairs : int, default=1,000,000
+        Above this many pairs, a random sample of them.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> import numpy as np
@@ -201,6 +261,19 @@ def stress(X, X_embedded, *, normalized=True, n_pairs=1_000_000, random_state=No
 def spearman_distance_correlation(X, X_embedded, *, n_pairs=1_000_000, random_state=None):
     """Spearman rank correlation between data and embedding distances over all pairs,
     or ``n_pairs`` random pairs when there are more.
+
+    Parameters
+    ----------
+    X : array-like (n, d)
+    X_embedded : array-like (n, k)
+    n_pairs : int, default=1,000,000
+        Above this many pairs, a random sample of them.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    float
+        Between -1 and 1.
 
     Examples
     --------

@@ -85,6 +85,15 @@ def _entropy(counts):
 def mutual_info_score(labels_true, labels_pred):
     """Mutual information (in nats) between two partitions.
 
+    Parameters
+    ----------
+    labels_true, labels_pred : array-like (n,)
+
+    Returns
+    -------
+    float
+        In nats.
+
     Examples
     --------
     >>> round(mutual_info_score([0, 0, 1, 1], [0, 0, 1, 1]), 4)

@@ -35,6 +35,10 @@ _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use a
 def approximate_available():
     """Whether the approximate backend (faiss) can be imported.
 
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> isinstance(approximate_available(), bool)
@@ -115,7 +119,20 @@ class HNSWIndex(KNNIndex):
 
     def query(self, Q, k, *, exclude_self=False):
         """The (approximately) ``k`` nearest indexed points of each row of ``Q``; same
-        contract as ``ExactIndex.query``."""
+        contract as ``ExactIndex.query``.
+
+        Parameters
+        ----------
+        Q : array-like (m, d)
+        k : int
+        exclude_self : bool, default=False
+            ``Q`` is the indexed data: a row is not its own neighbour.
+
+        Returns
+        -------
+        distances : ndarray (m, k)
+        indices : ndarray of int64 (m, k)
+        """
         Q = query_rows(self, Q, k, exclude_self)
         shifted = self._data if exclude_self else (Q - self._offset).astype(self._data.dtype)
         idx = self._nearest(shifted, k, exclude_self)

@@ -53,7 +53,16 @@ class KNNIndex(ABC):
         self.metric = metric
 
     def build(self, X):
-        """Index the rows of ``X`` (n, d); returns ``self``."""
+        """Index the rows of ``X`` (n, d); returns ``self``.
+
+        Parameters
+        ----------
+        X : array-like (n, d)
+
+        Returns
+        -------
+        self
+        """
         self._build(X)
         self.n_samples_ = X.shape[0] if hasattr(X, "shape") else len(X)
         return self

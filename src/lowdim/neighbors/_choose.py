@@ -24,6 +24,21 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
     p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``; ``sparse``
     data (scipy.sparse) the exact ``SparseIndex`` (Euclidean or cosine).
 
+    Parameters
+    ----------
+    algorithm : {'auto', 'exact', 'approximate'} or KNNIndex
+    metric : str
+    n_samples : int
+        The number of points ('auto' decides by it).
+    metric_params : dict, optional
+    sparse : bool, default=False
+        The data are a scipy.sparse matrix.
+
+    Returns
+    -------
+    KNNIndex
+        Not yet built.
+
     Examples
     --------
     >>> type(make_index("auto", "euclidean", 1000)).__name__

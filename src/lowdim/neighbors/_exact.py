@@ -29,6 +29,11 @@ def unit_rows(X):
 def check_n_neighbors(n_neighbors, n_samples):
     """Raise unless there are more samples than neighbours asked for.
 
+    Parameters
+    ----------
+    n_neighbors : int
+    n_samples : int
+
     Examples
     --------
     >>> check_n_neighbors(5, 10)

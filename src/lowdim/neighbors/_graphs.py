@@ -56,6 +56,22 @@ def radius_neighbors_graph(
     ``radius`` (shape ``(len(Y), len(X))``; a row of Y equal to a row of X keeps that
     edge, with weight ``tiny`` in place of 0 so that the sparse matrix stores it).
 
+    Parameters
+    ----------
+    X : array-like (n, d)
+    radius : float
+    Y : array-like (m, d), optional
+        Query points (default: ``X`` itself, without self-loops).
+    mode : {'distance', 'connectivity'}, default='distance'
+    metric : str, default='euclidean'
+    metric_params : dict, optional
+    block_bytes : int, default=64 MiB
+        Memory for one block of distances.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix (m, n)
+
     Examples
     --------
     >>> radius_neighbors_graph(np.array([[0.0], [1.0], [3.0]]), 1.5).nnz
@@ -91,6 +107,10 @@ def symmetrize(G, how="max"):
     how : {'max', 'min', 'mean'}
         'max' keeps an edge present in either direction (the usual kNN graph union),
         'min' only mutual edges, 'mean' averages (a missing direction counts as 0).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix (n, n)
 
     Examples
     --------
@@ -165,6 +185,20 @@ def join_components(G, X, *, name="graph", index=None):
 
     Distances are Euclidean between the rows of ``X``, or those of ``index`` (a built
     exact index of ``X``: its metric, or a precomputed distance matrix ``X``).
+
+    Parameters
+    ----------
+    G : sparse matrix (n, n)
+        Symmetric graph.
+    X : ndarray (n, d)
+    name : str, default='graph'
+        What to call the graph in the warning.
+    index : KNNIndex, optional
+        A built exact index of ``X``.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix (n, n)
 
     Examples
     --------

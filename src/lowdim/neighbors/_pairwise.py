@@ -210,5 +210,18 @@ class SparseIndex(KNNIndex):
         return self._block_distances(Q)
 
     def query(self, Q, k, *, exclude_self=False):
-        """The ``k`` nearest indexed points of each row of ``Q`` (see ``PairwiseIndex.query``)."""
+        """The ``k`` nearest indexed points of each row of ``Q`` (see ``PairwiseIndex.query``).
+
+        Parameters
+        ----------
+        Q : array-like (m, d)
+        k : int
+        exclude_self : bool, default=False
+            ``Q`` is the indexed data: a row is not its own neighbour.
+
+        Returns
+        -------
+        distances : ndarray (m, k)
+        indices : ndarray of int64 (m, k)
+        """
         return blocked_query(self, Q, k, exclude_self)

@@ -64,6 +64,22 @@ def error_curve(
 ):
     """Draw an error (compression, reconstruction) against the number of components.
 
+    Parameters
+    ----------
+    ks : sequence of int
+    errors : sequence of float
+    path : str, optional
+        Save the figure there.
+    ax : matplotlib Axes, optional
+    title : str
+    ylabel : str
+    chosen : int, optional
+        A k to mark.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> ax = error_curve([1, 2, 4, 8], [0.5, 0.3, 0.1, 0.05], chosen=4)
