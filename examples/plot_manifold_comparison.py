@@ -7,7 +7,8 @@ A method that unrolls the surface shows the colours (the position along the roll
 as a smooth gradient; one that
 squashes it overlays different colours. PCA (linear) cannot unroll anything; Isomap
 keeps geodesic distances but a hole bends its map; Hessian LLE and LTSA recover the
-rectangle, hole included; t-SNE and UMAP keep neighbourhoods but not the shape.
+rectangle, hole included; maximum variance unfolding (20 landmarks here) pulls the
+sheet flat; t-SNE and UMAP keep neighbourhoods but not the shape.
 """
 
 import time
@@ -31,6 +32,7 @@ methods = {
     "Hessian LLE": lambda: lowdim.LocallyLinearEmbedding(n_neighbors=12, method="hessian", random_state=0),
     "LTSA": lambda: lowdim.LocallyLinearEmbedding(n_neighbors=12, method="ltsa", random_state=0),
     "Spectral": lambda: lowdim.SpectralEmbedding(n_neighbors=10, random_state=0),
+    "MVU": lambda: lowdim.MaximumVarianceUnfolding(n_neighbors=8, random_state=0),
     "MDS": lambda: lowdim.MDS(n_init=1, random_state=0),
     "t-SNE": lambda: lowdim.TSNE(perplexity=30, random_state=0),
     "UMAP": lambda: lowdim.UMAP(n_neighbors=15, random_state=0),

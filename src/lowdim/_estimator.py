@@ -10,14 +10,16 @@ from ._validation import check_array, check_features
 class ValidatedInputMixin:
     """``_validate_input``: one call that checks ``X`` and its feature count/names."""
 
-    def _validate_input(self, X, *, reset, check_fitted=None, **check_kwargs):
-        """Validate ``X`` (``check_array`` options as keywords) and record (``reset``) or
-        check its feature count and names; later calls need a fitted model."""
+    def _validate_input(self, X, *, reset, check_fitted=None, validate=check_array, **check_kwargs):
+        """Validate ``X`` (``validate``: ``check_array``, or ``convert_array`` for a fit
+        that proves the data finite from its own sums; their options as keywords) and
+        record (``reset``) or check its feature count and names; later calls need a
+        fitted model."""
         if check_fitted is None:
             check_fitted = not reset
         if check_fitted:
             check_is_fitted(self)
-        X_checked = check_array(X, estimator_name=type(self).__name__, **check_kwargs)
+        X_checked = validate(X, estimator_name=type(self).__name__, **check_kwargs)
         check_features(self, X, X_checked, reset=reset)
         return X_checked
 

@@ -142,7 +142,6 @@ def check_array(
     allow_nan=False,
     min_samples=1,
     min_features=1,
-    defer_finite=False,
 ):
     """Validate and convert ``X`` to a 2-D float32/float64 array.
 
@@ -160,11 +159,6 @@ def check_array(
         Whether NaN is allowed (infinity never is).
     min_samples, min_features : int
         Smallest allowed shape.
-    defer_finite : bool
-        Skip the NaN/infinity/overflow scan of dense input; the caller promises to call
-        ``check_finite(X)`` unless a result computed from every entry (such as column
-        sums and squared sums) came out finite, which proves the data finite.
-
     Returns
     -------
     ndarray or sparse matrix
@@ -175,6 +169,44 @@ def check_array(
     --------
     >>> check_array([[1, 2], [3, 4]]).dtype
     dtype('float64')
+    """
+    X = convert_array(
+        X,
+        name=name,
+        estimator_name=estimator_name,
+        accept_sparse=accept_sparse,
+        allow_nan=allow_nan,
+        min_samples=min_samples,
+        min_features=min_features,
+    )
+    if not sp.issparse(X):  # sparse data had their stored values checked
+        _check_finite_dense(X, name, allow_nan)
+    return X
+
+
+def convert_array(
+    X, *, name="X", estimator_name=None, accept_sparse=False, allow_nan=False, min_samples=1, min_features=1
+):
+    """``check_array`` without the NaN/infinity scan of dense data: for a caller whose
+    first pass reads every entry into sums (column moments, ``X^T X``), which are
+    finite exactly when the data are, and which calls ``check_finite(X)`` to name the
+    bad entry only when they are not (PCA: ``checked_moments``). The scan is a full
+    pass over the data; this saves it.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix
+    name, estimator_name, accept_sparse, allow_nan, min_samples, min_features
+        As in ``check_array``.
+
+    Returns
+    -------
+    ndarray or sparse matrix
+
+    Examples
+    --------
+    >>> convert_array([[1.0, float("inf")]]).shape  # not scanned: the caller's sums will show it
+    (1, 2)
     """
     if sp.issparse(X):
         X = _check_sparse(X, name, estimator_name, accept_sparse, allow_nan)
@@ -203,8 +235,6 @@ def check_array(
     dtype = _as_float_dtype(X.dtype.type)
     if X.dtype != dtype:
         X = X.astype(dtype)
-    if not defer_finite:
-        _check_finite_dense(X, name, allow_nan)
     return X
 
 

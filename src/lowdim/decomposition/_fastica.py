@@ -326,7 +326,9 @@ def _numerical_rank(variances, shape, dtype):
     2
     """
     if variances.size == 0 or variances[0] <= 0:
-        raise ValueError("FastICA: X has no variance in any direction; there are no sources to find.")
+        raise ValueError(
+            "FastICA: every row of X is identical (no variance in any direction); there are no sources to find."
+        )
     tol = variances[0] * np.finfo(dtype).eps * max(shape)
     rank = int(np.count_nonzero(variances > tol))
     if rank < variances.size:

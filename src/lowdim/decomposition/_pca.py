@@ -13,6 +13,7 @@ from .._random import check_random_state
 from .._validation import (
     check_finite,
     check_n_components,
+    convert_array,
     warn_constant_features,
 )
 from ..distributed import check_dask_array, is_dask_array, map_rows, progress_wanted
@@ -263,12 +264,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
                     "array: pass an array or memory map, or use solver='auto'."
                 )
             return self._fit_chunks(X)
-        X = self._validate_input(X, reset=True, accept_sparse=True, defer_finite=True)
+        X = self._validate_input(X, reset=True, accept_sparse=True, validate=convert_array)
         n, d = X.shape
         self._check_n_samples(n, d)
         solver = self._resolve_solver(n, d, sp.issparse(X))
         # every solver starts from column moments, which are finite exactly when the
-        # data are: the NaN/infinity scan runs only when they are not (defer_finite)
+        # data are: the NaN/infinity scan runs only when they are not (convert_array)
         spectrum = SOLVERS[solver].fit(X, self._solver_k(solver, n, d), self._solver_options(n, d))
         self._set_spectrum(spectrum, X.dtype, solver, X)
         return self
@@ -351,7 +352,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     def _accumulate(self, X):
         first = "_accumulator" not in self.__dict__
-        X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True, defer_finite=True)
+        X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True, validate=convert_array)
         if first:
             self._accumulator = ScatterAccumulator(X.shape[1])
         self._accumulator.update(X, on_nonfinite=lambda: check_finite(X))

@@ -5,7 +5,7 @@ scale, the leading eigenvectors of the (standardised) covariance as rows, their
 eigenvalues (ddof = 1) and the total variance, so the estimator never needs to know
 which solver ran. ``choose_solver`` is the documented 'auto' rule.
 
-Dense input arrives without the NaN/infinity scan (``check_array(defer_finite=True)``):
+Dense input arrives without the NaN/infinity scan (``convert_array``):
 each solver first computes moments in which every entry takes part, and only when
 they are not finite runs ``check_finite`` to report the first bad position.
 """
@@ -185,7 +185,7 @@ class SVDSolver:
 
 def checked_moments(X):
     """Column mean and variance; non-finite moments mean non-finite (or overflowing)
-    data, so the exact position is looked up only then (see ``defer_finite``)."""
+    data, so the exact position is looked up only then (see ``convert_array``)."""
     mean, variances = column_moments(X)
     if not (np.isfinite(mean).all() and np.isfinite(variances).all()):
         check_finite(X)

@@ -109,12 +109,15 @@ def mutual_info_score(labels_true, labels_pred):
     return float(max(0.0, np.sum(nij / n * (np.log(nij) + np.log(n) - np.log(outer)))))
 
 
-_MEANS = {
-    "arithmetic": lambda a, b: (a + b) / 2,
-    "geometric": lambda a, b: np.sqrt(a * b),
-    "min": min,
-    "max": max,
-}
+def _arithmetic_mean(a, b):
+    return (a + b) / 2
+
+
+def _geometric_mean(a, b):
+    return np.sqrt(a * b)
+
+
+_MEANS = {"arithmetic": _arithmetic_mean, "geometric": _geometric_mean, "min": min, "max": max}
 
 
 def normalized_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic"):
