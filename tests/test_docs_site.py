@@ -13,6 +13,7 @@ import sys
 import urllib.parse
 
 import pytest
+from test_docstrings import MODULES
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs" / "_build" / "html"
@@ -95,27 +96,10 @@ def test_search_finds_perplexity(site, chromium):
     assert any("neighbor_embeddings" in h or "TSNE" in h for h in hits), hits[:10]
 
 
-PUBLIC_MODULES = [
-    "lowdim",
-    "lowdim.decomposition",
-    "lowdim.manifold",
-    "lowdim.embedding",
-    "lowdim.cluster",
-    "lowdim.metrics",
-    "lowdim.neighbors",
-    "lowdim.linalg",
-    "lowdim.images",
-    "lowdim.io",
-    "lowdim.datasets",
-    "lowdim.plot",
-    "lowdim.distributed",
-]
-
-
 def test_api_reference_lists_every_public_name():
     listed = set(re.findall(r"^   (\w+)$", (ROOT / "docs" / "api.rst").read_text(), flags=re.M))
     missing = []
-    for module_name in PUBLIC_MODULES:
+    for module_name in MODULES:
         module = importlib.import_module(module_name)
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name)
