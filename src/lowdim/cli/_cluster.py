@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
+from ._common import UsageError, add_data_arguments, add_pca_argument, check_outputs, emit_json, label_name, load_data
 from ._dask import add_dask_argument
 from ._dask import run_cluster as run_dask_cluster
 
@@ -11,6 +11,7 @@ HELP = "cluster with kmeans, kmedoids or gmm; -k N or --select elbow|silhouette|
 
 def add_arguments(parser):
     add_data_arguments(parser)
+    add_pca_argument(parser)
     parser.add_argument("-m", "--method", default="kmeans", help="kmeans, minibatch-kmeans, kmedoids or gmm")
     size = parser.add_mutually_exclusive_group()
     size.add_argument("-k", "--n-clusters", type=int, help="number of clusters")

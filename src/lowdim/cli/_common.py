@@ -120,9 +120,54 @@ def _standardize(X, names):
     return (X - np.nanmean(X, axis=0)) / scale
 
 
+def add_pca_argument(parser):
+    """--pca K: the commands that can work on principal-component scores."""
+    parser.add_argument(
+        "--pca",
+        type=int,
+        metavar="K",
+        help="first reduce the data to K principal components by exact PCA streamed in row blocks "
+        "(an .npy file is memory-mapped and read once, so it may be larger than memory), then "
+        "run the method on the scores",
+    )
+
+
 def load_data(args, say):
     """``(X, feature_names, labels, row_ids)`` from a built-in dataset or a data file
-    (transposed first with --transpose, then standardised with --standardize)."""
+    (transposed first with --transpose, then standardised with --standardize; with
+    --pca, the principal-component scores of that)."""
+    X, names, labels, row_ids = _read_data(args, say)
+    if getattr(args, "pca", None):
+        return pca_scores(X, args, say), [f"PC{j + 1}" for j in range(args.pca)], labels, row_ids
+    if args.standardize:
+        X = _standardize(X, names)
+    return X, names, labels, row_ids
+
+
+def pca_scores(X, args, say):
+    """--pca K: the scores of exact PCA, fitted and applied in row blocks (a memory map
+    is read once to fit, once to project; memory holds one block and the scores)."""
+    import time
+
+    from ..decomposition import PCA
+
+    k = args.pca
+    if not 1 <= k < X.shape[1]:
+        raise UsageError(f"--pca {k} must be between 1 and the number of features minus one ({X.shape[1] - 1}).")
+    start = time.perf_counter()
+    quiet = args.quiet or args.json
+    pca = PCA(k, solver="covariance", standardize=args.standardize, verbose=int(not quiet))
+    Z = pca.fit(X).transform(X)
+    mapped = " (memory-mapped, one pass to fit)" if isinstance(X, np.memmap) else ""
+    say(
+        f"PCA: {X.shape[0]} x {X.shape[1]} -> {k} components{mapped} keeping "
+        f"{100 * pca.explained_variance_ratio_.sum():.1f}% of the variance, {time.perf_counter() - start:.1f} s"
+    )
+    return Z
+
+
+def _read_data(args, say):
+    """``(X, feature_names, labels, row_ids)`` as read (and transposed), before scaling."""
     transpose = getattr(args, "transpose", False)
     if args.dataset:
         if args.input:
@@ -141,14 +186,17 @@ def load_data(args, say):
 
         if not args.input:
             raise UsageError("no input: pass a data file (CSV/TSV/NPY/NPZ/Parquet/HDF5/h5ad) or --dataset NAME.")
+        streamed = bool(getattr(args, "pca", None)) and args.missing == "error"
         table = read_table(
             args.input,
+            max_bytes=float("inf") if streamed else None,  # a memory map need not fit in memory
             header=args.header,
             delimiter=args.delimiter,
             label_column=args.label_column,
             exclude=args.exclude,
             key=args.key,
-            missing=args.missing,
+            # PCA's moments find NaN and infinity in the same pass (and name the cell)
+            missing="keep" if streamed else args.missing,
             index_column=getattr(args, "index_column", None),
             transpose=transpose,
             encoding=getattr(args, "encoding", "utf-8"),
@@ -159,8 +207,6 @@ def load_data(args, say):
         for note in table.notes:
             say(note)
         X, names, labels, row_ids = table.X, table.feature_names, table.labels, table.row_ids
-    if args.standardize:
-        X = _standardize(X, names)
     return X, names, labels, row_ids
 
 

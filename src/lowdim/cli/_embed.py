@@ -2,13 +2,23 @@
 
 import time
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data, progress
+from ._common import (
+    UsageError,
+    add_data_arguments,
+    add_pca_argument,
+    check_outputs,
+    emit_json,
+    label_name,
+    load_data,
+    progress,
+)
 
 HELP = "embed data with any method (pca, tsne, umap, isomap, ...; see --list)"
 
 
 def add_arguments(parser):
     add_data_arguments(parser)
+    add_pca_argument(parser)
     parser.add_argument("-m", "--method", default="pca", help="method name (default pca; --list shows all)")
     parser.add_argument("-k", "--n-components", type=int, default=2, help="output dimensions (default 2)")
     parser.add_argument(

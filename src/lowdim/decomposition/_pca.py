@@ -17,11 +17,14 @@ from .._validation import (
     warn_constant_features,
 )
 from ..distributed import check_dask_array, is_dask_array, map_rows, progress_wanted
-from ..linalg import ScatterAccumulator, flip_signs
+from ..linalg import ScatterAccumulator, block_rows, flip_signs
 from ._n_components import resolve_n_components
 from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
+
+
+TRANSFORM_BLOCK_BYTES = 1 << 25  # rows of a memory map projected at once (~32 MB)
 
 
 class FinishedOnRead:
@@ -448,6 +451,24 @@ class PCA(DensityScoreMixin, ComponentTransformer):
             self._accumulator = spectrum.accumulator  # partial_fit may continue from here
 
     # ------------------------------------------------------------------ using the model
+    def _transform_blocks(self, X):
+        """``transform`` of a memory map, one row block at a time."""
+        rows = block_rows(X.shape[1], X.dtype.itemsize, TRANSFORM_BLOCK_BYTES)
+        out = None
+        for start in range(0, X.shape[0], rows):
+            stop = min(X.shape[0], start + rows)
+            try:
+                Z = self.transform(np.asarray(X[start:stop]))
+            except ValueError as exc:  # name the rows of the file, not of the block
+                raise ValueError(
+                    f"in rows {start} to {stop - 1} of the memory-mapped X (row numbers below count "
+                    f"from {start}): {exc}"
+                ) from None
+            if out is None:
+                out = np.empty((X.shape[0], Z.shape[1]), dtype=Z.dtype)
+            out[start:stop] = Z
+        return out
+
     def _centered(self, X):
         """Validated, centred (and scaled) copy of X, float dtype of the model."""
         X = self._validate_input(X, reset=False, accept_sparse=True)
@@ -470,8 +491,11 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         Returns
         -------
         ndarray of shape (n_samples, n_components)
-            A lazy dask array when ``X`` is one.
+            A lazy dask array when ``X`` is one. A memory map is read in row blocks:
+            memory holds one block and the scores, never a copy of the file.
         """
+        if isinstance(X, np.memmap) and X.ndim == 2 and X.shape[0] > 0:
+            return self._transform_blocks(X)
         if is_dask_array(X):
             check_is_fitted(self)
             return map_rows(
