@@ -23,7 +23,6 @@ from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
 
-
 TRANSFORM_BLOCK_BYTES = 1 << 25  # rows of a memory map projected at once (~32 MB)
 
 
