@@ -36,3 +36,51 @@ def require_memory(nbytes, what, alternatives, fraction=0.8):
         raise MemoryBudgetError(
             f"{what} needs {nbytes / 2**30:.1f} GiB but only {limit / 2**30:.1f} GiB is available; {alternatives}."
         )
+
+
+def resident_bytes():
+    """Resident memory of this process now (Linux ``/proc/self/statm``; 0 elsewhere).
+
+    Examples
+    --------
+    >>> resident_bytes() >= 0
+    True
+    """
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def peak_during(work, interval=0.005):
+    """Run ``work()`` and return ``(result, peak working bytes)``: the highest resident
+    memory sampled every ``interval`` seconds during the call, minus the resident memory
+    before it (what the memory models in ``lowdim._memory_models`` predict).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _, peak = peak_during(lambda: np.ones(10_000_000).sum())
+    >>> peak > 40_000_000
+    True
+    """
+    import threading
+    import time
+
+    base = resident_bytes()
+    peak, done = [base], threading.Event()
+
+    def poll():
+        while not done.is_set():
+            peak[0] = max(peak[0], resident_bytes())
+            time.sleep(interval)
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        result = work()
+    finally:
+        done.set()
+        thread.join()
+    return result, max(peak[0], resident_bytes()) - base

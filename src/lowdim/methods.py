@@ -16,6 +16,8 @@ import difflib
 from dataclasses import dataclass, field
 from importlib import import_module
 
+from ._memory_models import estimate
+
 
 @dataclass(frozen=True)
 class Method:
@@ -35,7 +37,7 @@ class Method:
         Models missing values (NaN) itself.
     summary : str
     memory : str
-        Which working-memory model applies (a key of ``MEMORY_MODELS``).
+        Which working-memory model applies (a key of ``lowdim._memory_models.MODELS``).
     """
 
     path: str
@@ -44,7 +46,7 @@ class Method:
     supervised: bool = False
     missing_ok: bool = False
     summary: str = ""
-    memory: str = "linear"
+    memory: str = "pca"
 
     @property
     def cls(self):
@@ -52,108 +54,82 @@ class Method:
         return getattr(import_module(module), name)
 
 
-# Working memory in bytes for n rows, d features and k outputs, beyond the data itself.
-
-
-def linear_memory(n, d, k):
-    """A centred copy of the data, the scores and a d x d covariance."""
-    return 8 * (n * d + n * k + d * d)
-
-
-def kernel_memory(n, d, k):
-    """An n x n kernel or distance matrix."""
-    return 8 * (n * n + n * d)
-
-
-def neighbors_memory(n, d, k):
-    """The kNN graph, the layout and its buffers."""
-    return 8 * (n * d + 100 * n + 40 * n * k)
-
-
-def local_memory(n, d, k):
-    """Local fits on 30 neighbours each, kept in sparse form."""
-    return 8 * (n * d + n * 30 * 30 + 30 * n)
-
-
-def clusters_memory(n, d, k):
-    """A centred copy, the distances to k centres and the bounds."""
-    return 8 * (2 * n * d + n * k)
-
-
-MEMORY_MODELS = {
-    "linear": linear_memory,
-    "kernel": kernel_memory,
-    "neighbors": neighbors_memory,
-    "local": local_memory,
-    "clusters": clusters_memory,
-}
-
 EMBEDDINGS = {
-    "pca": Method("lowdim.decomposition:PCA", summary="principal component analysis"),
-    "incremental-pca": Method("lowdim.decomposition:IncrementalPCA", summary="PCA from exact streamed moments"),
-    "kernel-pca": Method(
-        "lowdim.decomposition:KernelPCA", {"kernel": "rbf"}, memory="kernel", summary="kernel PCA (rbf by default)"
+    "pca": Method("lowdim.decomposition:PCA", memory="pca", summary="principal component analysis"),
+    "incremental-pca": Method(
+        "lowdim.decomposition:IncrementalPCA", memory="pca", summary="PCA from exact streamed moments"
     ),
-    "ppca": Method("lowdim.decomposition:ProbabilisticPCA", missing_ok=True, summary="probabilistic PCA"),
-    "factor-analysis": Method("lowdim.decomposition:FactorAnalysis", missing_ok=True, summary="factor analysis"),
-    "ica": Method("lowdim.decomposition:FastICA", summary="independent component analysis (FastICA)"),
-    "nmf": Method("lowdim.decomposition:NMF", summary="non-negative matrix factorisation"),
+    "kernel-pca": Method(
+        "lowdim.decomposition:KernelPCA",
+        {"kernel": "rbf"},
+        memory="kernel_matrix",
+        summary="kernel PCA (rbf by default)",
+    ),
+    "ppca": Method(
+        "lowdim.decomposition:ProbabilisticPCA", missing_ok=True, memory="latent", summary="probabilistic PCA"
+    ),
+    "factor-analysis": Method(
+        "lowdim.decomposition:FactorAnalysis", missing_ok=True, memory="latent", summary="factor analysis"
+    ),
+    "ica": Method("lowdim.decomposition:FastICA", memory="ica", summary="independent component analysis (FastICA)"),
+    "nmf": Method("lowdim.decomposition:NMF", memory="factorization", summary="non-negative matrix factorisation"),
     "mf": Method(
-        "lowdim.decomposition:MatrixFactorization", summary="matrix factorisation by alternating least squares"
+        "lowdim.decomposition:MatrixFactorization",
+        memory="factorization",
+        summary="matrix factorisation by alternating least squares",
     ),
     "lda": Method(
         "lowdim.decomposition:LinearDiscriminantAnalysis",
         supervised=True,
+        memory="lda",
         summary="Fisher linear discriminant analysis (needs --label-column)",
     ),
-    "mds": Method("lowdim.manifold:MDS", memory="kernel", summary="multidimensional scaling"),
-    "isomap": Method("lowdim.manifold:Isomap", memory="kernel", summary="Isomap"),
+    "mds": Method("lowdim.manifold:MDS", memory="mds", summary="multidimensional scaling"),
+    "isomap": Method("lowdim.manifold:Isomap", memory="isomap", summary="Isomap"),
     "lle": Method(
         "lowdim.manifold:LocallyLinearEmbedding",
         {"method": "standard"},
-        memory="local",
+        memory="local_fits",
         summary="locally linear embedding",
     ),
     "hessian-lle": Method(
         "lowdim.manifold:LocallyLinearEmbedding",
         {"method": "hessian", "n_neighbors": 10},
-        memory="local",
+        memory="local_fits",
         summary="Hessian eigenmaps",
     ),
     "modified-lle": Method(
         "lowdim.manifold:LocallyLinearEmbedding",
         {"method": "modified", "n_neighbors": 10},
-        memory="local",
+        memory="local_fits",
         summary="modified LLE",
     ),
     "ltsa": Method(
         "lowdim.manifold:LocallyLinearEmbedding",
         {"method": "ltsa", "n_neighbors": 10},
-        memory="local",
+        memory="local_fits",
         summary="local tangent space alignment",
     ),
-    "spectral": Method("lowdim.manifold:SpectralEmbedding", memory="neighbors", summary="Laplacian eigenmaps"),
+    "spectral": Method("lowdim.manifold:SpectralEmbedding", memory="spectral", summary="Laplacian eigenmaps"),
     "mvu": Method(
         "lowdim.manifold:MaximumVarianceUnfolding",
-        memory="kernel",
+        memory="mvu",
         summary="maximum variance unfolding (exact up to 300 points; landmarks above, with lowdim[sdp])",
     ),
     "sne": Method(
-        "lowdim.embedding:SNE", memory="kernel", summary="stochastic neighbour embedding (Gaussian output kernel)"
+        "lowdim.embedding:SNE", memory="sne", summary="stochastic neighbour embedding (Gaussian output kernel)"
     ),
-    "tsne": Method("lowdim.embedding:TSNE", memory="neighbors", summary="t-SNE"),
-    "umap": Method("lowdim.embedding:UMAP", memory="neighbors", summary="UMAP"),
+    "tsne": Method("lowdim.embedding:TSNE", memory="tsne", summary="t-SNE"),
+    "umap": Method("lowdim.embedding:UMAP", memory="umap", summary="UMAP"),
 }
 
 CLUSTERINGS = {
-    "kmeans": Method("lowdim.cluster:KMeans", size="n_clusters", memory="clusters", summary="k-means"),
+    "kmeans": Method("lowdim.cluster:KMeans", size="n_clusters", memory="kmeans", summary="k-means"),
     "minibatch-kmeans": Method(
-        "lowdim.cluster:MiniBatchKMeans", size="n_clusters", memory="clusters", summary="mini-batch k-means"
+        "lowdim.cluster:MiniBatchKMeans", size="n_clusters", memory="minibatch_kmeans", summary="mini-batch k-means"
     ),
-    "kmedoids": Method("lowdim.cluster:KMedoids", size="n_clusters", memory="kernel", summary="k-medoids (PAM)"),
-    "gmm": Method(
-        "lowdim.cluster:GaussianMixture", missing_ok=True, memory="clusters", summary="Gaussian mixture (EM)"
-    ),
+    "kmedoids": Method("lowdim.cluster:KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
+    "gmm": Method("lowdim.cluster:GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
 }
 
 
@@ -235,12 +211,31 @@ def make_estimator(name, *, n_components=None, params=None, seed=None, table=Non
     return cls(**chosen)
 
 
-def memory_estimate(name, n_samples, n_features, n_components=2):
-    """Rough peak working memory in bytes of method ``name`` on an n x d table.
+def memory_estimate(name, n_samples, n_features, n_components=2, params=None, itemsize=8):
+    """Peak working memory in bytes of method ``name``'s fit on an n x d table, beyond
+    the data (``lowdim._memory_models``; checked against measured peaks).
+
+    Parameters
+    ----------
+    name : str
+        A registered method.
+    n_samples, n_features : int
+    n_components : int, default=2
+        Output dimensions (clusters for the clusterings).
+    params : dict, optional
+        Method parameters (those that set the size: ``n_neighbors``, ``perplexity``, ...).
+    itemsize : int, default=8
+        Bytes per entry of the data.
+
+    Returns
+    -------
+    int
 
     Examples
     --------
     >>> memory_estimate("mds", 10_000, 50) > memory_estimate("pca", 10_000, 50)
     True
     """
-    return int(MEMORY_MODELS[lookup(name).memory](n_samples, n_features, n_components))
+    method = lookup(name)
+    chosen = {**method.fixed, **(params or {})}
+    return estimate(method.memory, n_samples, n_features, n_components, chosen, itemsize)

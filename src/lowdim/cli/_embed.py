@@ -6,6 +6,7 @@ from ._common import (
     UsageError,
     add_data_arguments,
     add_pca_argument,
+    check_memory,
     check_outputs,
     emit_json,
     label_name,
@@ -53,6 +54,8 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
         raise UsageError(f"{name} is supervised: name the label column with --label-column.")
     if not method.missing_ok and np.asarray(X).dtype.kind == "f" and np.isnan(X).any():
         raise UsageError(f"{name} cannot use missing values; pass --missing drop or impute.")
+    params = estimator.get_params()
+    check_memory(name, X, params.get(method.size) or 2, params)
     start = time.perf_counter()
     with progress(estimator, args, name):
         if output == "labels":

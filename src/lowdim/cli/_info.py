@@ -4,7 +4,7 @@ import numpy as np
 
 from ._common import add_data_arguments, emit_json, load_data
 
-HELP = "shape, types, missing values and a memory estimate per method"
+HELP = "shape, types, missing values and the working memory each method would need"
 
 
 def add_arguments(parser):
@@ -29,7 +29,7 @@ def run(args, say):
     holes = np.isnan(X).sum(axis=0) if X.dtype.kind == "f" else np.zeros(X.shape[1], int)
     n, d = X.shape
     avail = available_bytes()
-    estimates = {name: memory_estimate(name, n, d) for name in {**EMBEDDINGS, **CLUSTERINGS}}
+    estimates = {name: memory_estimate(name, n, d, itemsize=X.dtype.itemsize) for name in {**EMBEDDINGS, **CLUSTERINGS}}
     if not (args.quiet or args.json):
         print(f"{n} rows x {d} numeric columns, dtype {X.dtype}, {_size(X.nbytes)} in memory")
         print(
@@ -48,7 +48,7 @@ def run(args, say):
                 + (", ..." if classes.size > 10 else "")
                 + ")"
             )
-        print(f"memory estimate per method (available: {_size(avail)}):")
+        print(f"working memory per method beyond the data (available: {_size(avail)}):")
         for name, need in estimates.items():
             flag = "" if need < 0.8 * avail else "  <- exceeds available memory"
             print(f"  {name:<18} {_size(need):>10}{flag}")

@@ -1,0 +1,203 @@
+"""Peak working memory of each method's fit, beyond the data already in memory.
+
+Each model is a few terms, each for a structure the method really allocates (a
+float64 copy of the data, the kNN graph, an n x n matrix, BLAS and thread buffers),
+with constants measured by ``benchmarks/bench_memory.py`` (resident memory sampled
+during the fit, minus what was resident before it); BENCHMARKS.md, "Memory", compares
+the models with the measured peaks. The CLI refuses a run whose estimate exceeds the
+available memory before it starts, and ``lowdim info`` prints every estimate.
+"""
+
+MB = 1 << 20
+BLAS_BUFFERS = 100 * MB  # OpenBLAS's per-thread buffers and numba's thread pool, on first threaded use
+
+
+def _neighbors(params, n, default):
+    k = params.get("n_neighbors") or default
+    return max(1, min(int(k), n - 1))
+
+
+def pca(n, d, k, params, itemsize):
+    """Moments in d x d float64 (a few copies), the scores, thread buffers."""
+    return BLAS_BUFFERS + 24 * d * d + n * k * itemsize
+
+
+def latent(n, d, k, params, itemsize):
+    """Probabilistic PCA and factor analysis work on the covariance."""
+    return 4 * MB + 24 * d * d + n * k * 8
+
+
+def ica(n, d, k, params, itemsize):
+    """Whitened float64 data and its projection."""
+    return 50 * MB + 16 * n * d
+
+
+def factorization(n, d, k, params, itemsize):
+    """float64 data, factors, products and gradients."""
+    return 50 * MB + 32 * n * d + 32 * n * k
+
+
+def lda(n, d, k, params, itemsize):
+    """float64 copies of the data: centred, within-class, projections."""
+    return 30 * MB + 48 * n * d
+
+
+def kernel_matrix(n, d, k, params, itemsize):
+    """The n x n kernel (float64), centred in place, and its eigenvectors."""
+    if params.get("n_landmarks"):
+        m = int(params["n_landmarks"])
+        return 24 * n * m + 8 * m * m + 8 * n * d
+    return 8.4 * n * n + 8 * n * d
+
+
+def mds(n, d, k, params, itemsize):
+    """Distances, the disparities and the Guttman transform's n x n matrices."""
+    if params.get("n_landmarks"):
+        return 16 * n * int(params["n_landmarks"]) + 8 * n * d
+    return 32 * n * n + 8 * n * d
+
+
+def isomap(n, d, k, params, itemsize):
+    """Geodesic distances (n x n float64) and their double centring."""
+    m = params.get("n_landmarks")
+    rows = int(m) if m else n
+    return 16 * n * rows + 8 * n * d
+
+
+def local_fits(n, d, k, params, itemsize):
+    """LLE and its variants: the neighbours, local Gram matrices, the sparse problem."""
+    nn = _neighbors(params, n, 10)
+    return BLAS_BUFFERS + n * (8 * d + 48 * nn + 8 * nn * nn)
+
+
+def spectral(n, d, k, params, itemsize):
+    """The kNN affinity graph (scikit-learn's default is n / 10 neighbours) and the
+    normalised Laplacian: about 80 bytes per edge."""
+    nn = _neighbors(params, n, max(n // 10, 1))
+    return 30 * MB + 80 * n * nn + 8 * n * d
+
+
+def mvu(n, d, k, params, itemsize):
+    """The exact program's n x n Gram matrices (or the landmark program's)."""
+    return 80 * min(n, 2000) ** 2 + 8 * n * d + BLAS_BUFFERS
+
+
+def sne(n, d, k, params, itemsize):
+    """SNE's exact gradient: n x n affinities in float32."""
+    return 4 * n * n + 8 * n * d
+
+
+def tsne(n, d, k, params, itemsize):
+    """kNN distances and indices (3 x perplexity + 1 per point), the symmetrised
+    sparse affinities and the gradient buffers: about 90 bytes per neighbour."""
+    perplexity = float(params.get("perplexity", 30.0))
+    nn = max(1, min(n - 1, int(3 * perplexity + 1)))
+    return n * (90 * nn + 8 * d)
+
+
+def umap(n, d, k, params, itemsize):
+    """The kNN graph, the fuzzy union and the layout's edge lists: about 133 bytes per
+    neighbour per point, plus a float64 copy of the data."""
+    nn = _neighbors(params, n, 15)
+    return 10 * MB + n * (133 * nn + 8 * d)
+
+
+def kmeans(n, d, k, params, itemsize):
+    """A centred copy in the data's dtype, row norms, labels and bounds."""
+    return 12 * MB + n * (d * itemsize + 56)
+
+
+def minibatch_kmeans(n, d, k, params, itemsize):
+    """A centred copy in the data's dtype and the labels."""
+    return 4 * MB + n * (d * itemsize + 40)
+
+
+def kmedoids(n, d, k, params, itemsize):
+    """The n x n dissimilarities in float32."""
+    return 4 * n * n + 8 * n * d
+
+
+def gmm(n, d, k, params, itemsize):
+    """A float64 copy of the data, responsibilities and per-component work."""
+    return n * (12 * d + 24 * k + 60)
+
+
+MODELS = {
+    "pca": pca,
+    "latent": latent,
+    "ica": ica,
+    "factorization": factorization,
+    "lda": lda,
+    "kernel_matrix": kernel_matrix,
+    "mds": mds,
+    "isomap": isomap,
+    "local_fits": local_fits,
+    "spectral": spectral,
+    "mvu": mvu,
+    "sne": sne,
+    "tsne": tsne,
+    "umap": umap,
+    "kmeans": kmeans,
+    "minibatch_kmeans": minibatch_kmeans,
+    "kmedoids": kmedoids,
+    "gmm": gmm,
+}
+
+
+_N_BY_N = (
+    "an n x n matrix grows with the square of the rows: subsample, use landmarks (--param n_landmarks=1000 "
+    "where the method has them) or a neighbour method (umap, tsne)"
+)
+_NEIGHBORS = "lower --param n_neighbors (or perplexity), subsample, or reduce the columns first with --pca 50"
+FIXES = {
+    "kernel_matrix": _N_BY_N,
+    "mds": _N_BY_N,
+    "isomap": _N_BY_N,
+    "sne": "SNE's gradient is exact (n x n): use tsne, which is not",
+    "kmedoids": "k-medoids keeps n x n dissimilarities: use kmeans, or subsample",
+    "mvu": _N_BY_N,
+    "spectral": "pass --param n_neighbors=15 (scikit-learn's default is a tenth of the rows)",
+    "tsne": _NEIGHBORS,
+    "umap": _NEIGHBORS,
+    "local_fits": _NEIGHBORS,
+}
+STREAMING = "save the data as .npy and reduce them first with --pca K (streamed, memory-mapped), or subsample"
+
+
+def fix_for(model):
+    """What to do when a method's estimate does not fit (for the error message).
+
+    Examples
+    --------
+    >>> "n_neighbors=15" in fix_for("spectral")
+    True
+    """
+    return FIXES.get(model, STREAMING)
+
+
+def estimate(model, n, d, k, params=None, itemsize=8):
+    """Peak working memory in bytes of a method's fit by the model named ``model``.
+
+    Parameters
+    ----------
+    model : str
+        A key of ``MODELS`` (``Method.memory`` names it).
+    n, d : int
+        Rows and columns of the data.
+    k : int
+        Output dimensions (clusters for the clusterings).
+    params : dict, optional
+        The method's parameters (``n_neighbors``, ``perplexity``, ``n_landmarks``).
+    itemsize : int, default=8
+        Bytes per entry of the data (4 for float32).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> estimate("umap", 100_000, 50, 2) / 2**20 > estimate("kmeans", 100_000, 50, 2) / 2**20
+    True
+    """
+    return int(MODELS[model](n, d, k, params or {}, itemsize))

@@ -1,0 +1,86 @@
+"""Memory estimates that hold: the model of each method's working memory against the
+peak measured during a fit at 10^5 rows, and the command line refusing at the start,
+with the estimate and the fix, a run that will not fit."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lowdim.cli.main import main
+from lowdim.methods import CLUSTERINGS, EMBEDDINGS, memory_estimate
+
+# The fit's peak working memory (lowdim._memory.peak_during), in a fresh process whose
+# kernels were compiled and BLAS started by a small fit first, so only the fit counts.
+MEASURE = r"""
+import json, sys, warnings
+import numpy as np
+warnings.filterwarnings("ignore")
+from lowdim._memory import peak_during
+from lowdim.methods import CLUSTERINGS, make_estimator
+name, n, d, params = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+rng = np.random.default_rng(0)
+X = (rng.normal(size=(n, 10)) @ rng.normal(size=(10, d)) + rng.normal(size=(n, d))).astype(np.float32)
+table = CLUSTERINGS if name in CLUSTERINGS else None
+def fit(rows):
+    return make_estimator(name, n_components=2, params=params, seed=0, table=table).fit(rows)
+fit(X[:600])
+print(json.dumps(peak_during(lambda: fit(X))[1]))
+"""
+
+
+def measured_peak(name, n, d, params):
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, name, str(n), str(d), json.dumps(params)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("pca", {}),
+        ("kmeans", {}),
+        ("gmm", {}),
+        ("umap", {"n_epochs": 20}),  # the peak is the graph's; the epochs do not add to it
+        ("tsne", {"max_iter": 260}),  # the peak is the affinities' and the gradient's
+    ],
+)
+def test_the_estimate_is_within_30_percent_of_the_measured_peak_at_100000_rows(name, params):
+    n, d = 100_000, 50
+    peak = measured_peak(name, n, d, params)
+    predicted = memory_estimate(name, n, d, 2, params, itemsize=4)
+    assert abs(predicted - peak) <= 0.3 * peak, (name, predicted / 2**20, peak / 2**20)
+
+
+def test_every_method_has_an_estimate_that_grows_with_the_rows():
+    for name in {**EMBEDDINGS, **CLUSTERINGS}:
+        small, large = memory_estimate(name, 10_000, 50), memory_estimate(name, 1_000_000, 50)
+        assert 0 < small < large, name
+
+
+def test_a_run_that_will_not_fit_is_refused_at_the_start_with_the_fix(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "x.npy"
+    np.save(path, np.random.default_rng(0).normal(size=(3000, 10)))
+    monkeypatch.setattr("lowdim._memory.available_bytes", lambda: 60 * 2**20)  # "60 MiB free"
+    assert main(["embed", str(path), "-m", "mds", "-o", str(tmp_path / "m.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "mds on 3000 x 10 needs about 0.3 GiB of working memory beyond the data, but 0.0 GiB is available" in err
+    assert "use landmarks" in err and not (tmp_path / "m.csv").exists()
+    assert main(["embed", str(path), "-m", "spectral", "-o", str(tmp_path / "s.csv")]) == 2
+    assert "pass --param n_neighbors=15" in capsys.readouterr().err
+    assert main(["embed", str(path), "-m", "spectral", "--param", "n_neighbors=15", "-o", str(tmp_path / "s.csv")]) == 0
+
+
+def test_info_prints_an_estimate_per_method(tmp_path, capsys):
+    path = tmp_path / "x.npy"
+    np.save(path, np.zeros((100, 4), dtype=np.float32) + np.arange(4))
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "working memory per method beyond the data" in out and "umap" in out and "kmedoids" in out
