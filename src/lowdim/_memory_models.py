@@ -10,6 +10,12 @@ available memory before it starts, and ``lowdim info`` prints every estimate.
 
 MB = 1 << 20
 BLAS_BUFFERS = 100 * MB  # OpenBLAS's per-thread buffers and numba's thread pool, on first threaded use
+THREADED_WORK = 5e7  # multiply-adds from which products run in threads (linalg._blas.SPLIT_WORK)
+
+
+def _threads(n, d):
+    """The thread buffers, once the fit's products are large enough to run threaded."""
+    return BLAS_BUFFERS if n * d * d >= THREADED_WORK else 0
 
 
 def _neighbors(params, n, default):
@@ -19,7 +25,7 @@ def _neighbors(params, n, default):
 
 def pca(n, d, k, params, itemsize):
     """Moments in d x d float64 (a few copies), the scores, thread buffers."""
-    return BLAS_BUFFERS + 24 * d * d + n * k * itemsize
+    return _threads(n, d) + 24 * d * d + n * k * itemsize
 
 
 def latent(n, d, k, params, itemsize):
@@ -67,7 +73,7 @@ def isomap(n, d, k, params, itemsize):
 def local_fits(n, d, k, params, itemsize):
     """LLE and its variants: the neighbours, local Gram matrices, the sparse problem."""
     nn = _neighbors(params, n, 10)
-    return BLAS_BUFFERS + n * (8 * d + 48 * nn + 8 * nn * nn)
+    return _threads(n, d) + n * (8 * d + 48 * nn + 8 * nn * nn)
 
 
 def spectral(n, d, k, params, itemsize):
@@ -79,7 +85,7 @@ def spectral(n, d, k, params, itemsize):
 
 def mvu(n, d, k, params, itemsize):
     """The exact program's n x n Gram matrices (or the landmark program's)."""
-    return 80 * min(n, 2000) ** 2 + 8 * n * d + BLAS_BUFFERS
+    return 80 * min(n, 2000) ** 2 + 8 * n * d + _threads(n, d)
 
 
 def sne(n, d, k, params, itemsize):
