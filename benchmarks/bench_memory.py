@@ -47,9 +47,11 @@ print(json.dumps(peak_during(lambda: fit(X))[1]))
 """
 
 
-def measure(name, n, params):
+def measure(name, n, params, d=D):
+    """Peak working memory in bytes of ``name``'s fit on n x d float32 rows, in a fresh
+    process (tests/test_memory_models.py uses it too)."""
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT, name, str(n), str(D), json.dumps(params)],
+        [sys.executable, "-c", SCRIPT, name, str(n), str(d), json.dumps(params)],
         capture_output=True,
         text=True,
         check=True,

@@ -2,8 +2,7 @@
 peak measured during a fit at 10^5 rows, and the command line refusing at the start,
 with the estimate and the fix, a run that will not fit."""
 
-import json
-import subprocess
+import pathlib
 import sys
 
 import numpy as np
@@ -12,34 +11,8 @@ import pytest
 from lowdim.cli.main import main
 from lowdim.methods import CLUSTERINGS, EMBEDDINGS, memory_estimate
 
-# The fit's peak working memory (lowdim._memory.peak_during), in a fresh process whose
-# kernels were compiled and BLAS started by a small fit first, so only the fit counts.
-MEASURE = r"""
-import json, sys, warnings
-import numpy as np
-warnings.filterwarnings("ignore")
-from lowdim._memory import peak_during
-from lowdim.methods import CLUSTERINGS, make_estimator
-name, n, d, params = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
-rng = np.random.default_rng(0)
-X = (rng.normal(size=(n, 10)) @ rng.normal(size=(10, d)) + rng.normal(size=(n, d))).astype(np.float32)
-table = CLUSTERINGS if name in CLUSTERINGS else None
-def fit(rows):
-    return make_estimator(name, n_components=2, params=params, seed=0, table=table).fit(rows)
-fit(X[:600])
-print(json.dumps(peak_during(lambda: fit(X))[1]))
-"""
-
-
-def measured_peak(name, n, d, params):
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, name, str(n), str(d), json.dumps(params)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_memory import measure  # noqa: E402 - the measurement the benchmark records
 
 
 @pytest.mark.parametrize(
@@ -54,7 +27,7 @@ def measured_peak(name, n, d, params):
 )
 def test_the_estimate_is_within_30_percent_of_the_measured_peak_at_100000_rows(name, params):
     n, d = 100_000, 100  # large enough that resident-memory noise (huge pages, allocator reuse) is small
-    peak = measured_peak(name, n, d, params)
+    peak = measure(name, n, params, d=d)  # in a fresh process, after a small warm-up fit
     predicted = memory_estimate(name, n, d, 2, params, itemsize=4)
     assert abs(predicted - peak) <= 0.3 * peak, (name, predicted / 2**20, peak / 2**20)
 
