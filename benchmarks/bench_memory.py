@@ -1,8 +1,8 @@
 """Memory models against measured peaks: for each method, the working memory its fit
 needs beyond the data (``lowdim.methods.memory_estimate``, which ``lowdim info`` prints
 and the CLI checks before a run) next to the peak measured during the fit
-(``lowdim._memory.peak_during``: resident memory sampled every 5 ms, minus what was
-resident before), at 100,000 and 1,000,000 rows of 50 float32 columns (a rank-10 signal
+(``lowdim._memory.peak_during``: the kernel's resident high-water mark, reset before the
+fit, minus what was resident before), at 100,000 and 1,000,000 rows of 50 float32 columns (a rank-10 signal
 plus noise). Each fit runs in a fresh process after a small warm-up fit (kernels
 compiled, BLAS started). t-SNE and UMAP run fewer iterations than by default: their
 peak is the neighbour graph's and the gradient's, which every iteration reuses.
