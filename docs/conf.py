@@ -1,12 +1,9 @@
 """Sphinx configuration of lowdim's documentation site (built by scripts/docs.sh)."""
 
 import os
-import sys
 import warnings
 
 import lowdim
-
-sys.path.insert(0, os.path.abspath("."))
 
 project = "lowdim"
 author = "the lowdim developers"
@@ -61,8 +58,6 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_context = {"default_mode": "light"}  # a fresh browser has no stored mode
-html_static_path = []
-html_last_updated_fmt = None
 
 # matplotlib draws off screen while the gallery runs
 os.environ.setdefault("MPLBACKEND", "Agg")

@@ -117,8 +117,11 @@ def _guide_pages():
 
 
 @pytest.mark.parametrize("blocks", list(_guide_pages()))
-def test_guide_code_blocks_run(blocks, tmp_path, monkeypatch):
+def test_guide_code_blocks_run(blocks, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": "__guide__"}
     for code in blocks:
         exec(compile(code, "<guide>", "exec"), namespace)
+    printed = capsys.readouterr().out
+    # every page shows its reader a result, and no result is undefined
+    assert printed.strip() and "nan" not in printed.lower().split()

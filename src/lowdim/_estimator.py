@@ -1,4 +1,5 @@
-"""Input handling shared by every lowdim estimator (transformers and clusterers)."""
+"""What lowdim's estimators share: input validation, the density score, the transformer
+base with ``n_components_`` outputs, and ``fit_transform`` for the embeddings."""
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin

@@ -34,7 +34,8 @@ def require_memory(nbytes, what, alternatives, fraction=0.8):
     limit = fraction * available_bytes()
     if nbytes > limit:
         raise MemoryBudgetError(
-            f"{what} needs {nbytes / 2**30:.1f} GiB but only {limit / 2**30:.1f} GiB is available; {alternatives}."
+            f"{what} needs about {nbytes / 2**30:.1f} GiB of working memory beyond the data, but "
+            f"{limit / 2**30:.1f} GiB is available; {alternatives}."
         )
 
 

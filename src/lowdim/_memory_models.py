@@ -8,14 +8,15 @@ the models with the measured peaks. The CLI refuses a run whose estimate exceeds
 available memory before it starts, and ``lowdim info`` prints every estimate.
 """
 
+from .linalg import SPLIT_WORK
+
 MB = 1 << 20
 BLAS_BUFFERS = 100 * MB  # OpenBLAS's per-thread buffers and numba's thread pool, on first threaded use
-THREADED_WORK = 5e7  # multiply-adds from which products run in threads (linalg._blas.SPLIT_WORK)
 
 
 def _threads(n, d):
     """The thread buffers, once the fit's products are large enough to run threaded."""
-    return BLAS_BUFFERS if n * d * d >= THREADED_WORK else 0
+    return BLAS_BUFFERS if n * d * d >= SPLIT_WORK else 0
 
 
 def _neighbors(params, n, default):

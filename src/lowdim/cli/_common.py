@@ -213,18 +213,13 @@ def _read_data(args, say):
 def check_memory(name, X, n_components, params, table=None):
     """Before a fit: refuse, with the estimate and the fix, a method whose working
     memory (``methods.memory_estimate``) exceeds 80 % of what is available."""
-    from .._memory import available_bytes
+    from .._memory import require_memory
     from .._memory_models import fix_for
     from ..methods import lookup, memory_estimate
 
     n, d = X.shape
     need = memory_estimate(name, n, d, n_components, params, np.dtype(X.dtype).itemsize)
-    limit = 0.8 * available_bytes()
-    if need > limit:
-        raise UsageError(
-            f"{name} on {n} x {d} needs about {need / 2**30:.1f} GiB of working memory beyond the data, but "
-            f"{limit / 2**30:.1f} GiB is available; {fix_for(lookup(name, table).memory)}."
-        )
+    require_memory(need, f"{name} on {n} x {d}", fix_for(lookup(name, table).memory))
 
 
 def label_name(args):

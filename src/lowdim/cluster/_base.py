@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 
 from .._estimator import ValidatedInputMixin
-from .._validation import check_sample_weight, warn_constant_features  # noqa: F401 - shared by the cluster estimators
+from .._validation import check_sample_weight, warn_constant_features
 from ..distributed import is_dask_array, map_rows
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments, row_norms_sq, sq_euclidean

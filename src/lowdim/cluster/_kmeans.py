@@ -6,13 +6,12 @@ import scipy.sparse as sp
 from .._iterative import best_of_restarts
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array, warn_constant_features
+from .._validation import check_array, check_sample_weight, warn_constant_features
 from ..distributed import check_dask_array, is_dask_array, progress_wanted
 from ._base import (
     CLUSTER_NOTE,
     CentroidClusterer,
     check_n_clusters,
-    check_sample_weight,
     resolve_n_init,
     warn_fewer_clusters,
 )

@@ -5,11 +5,11 @@ import scipy.sparse as sp
 
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
+from .._validation import check_sample_weight
 from ..distributed import is_dask_array, label_blocks, progress_wanted, stream_partial_fit
 from ._base import (
     CentroidClusterer,
     check_n_clusters,
-    check_sample_weight,
     resolve_n_init,
     warn_fewer_clusters,
 )

@@ -54,15 +54,8 @@ def optimize_layout(
     from .._kernels.umap_sgd import layout_epoch
 
     self_embedding = reference is None
-    W = sp.csr_matrix(W, dtype=np.float64, copy=True)
-    heaviest = W.data.max(initial=0.0) if self_embedding else 1.0
-    W.data[W.data < heaviest / n_epochs] = 0.0
-    W.eliminate_zeros()
-    W.sort_indices()
-    epochs_per_sample = heaviest / W.data
-    epochs_per_negative = epochs_per_sample / negative_sample_rate
+    W, epochs_per_sample, epochs_per_negative, keys = _edge_schedule(W, n_epochs, negative_sample_rate, self_embedding)
     state = (epochs_per_sample.copy(), epochs_per_negative.copy())
-    keys = np.arange(W.nnz, dtype=np.int64) if self_embedding else _end_keys(W)
     for epoch in range(1, n_epochs + 1):
         ref = Y.copy() if self_embedding else reference
         alpha = learning_rate * (1.0 - (epoch - 1) / n_epochs)
@@ -88,6 +81,20 @@ def optimize_layout(
         if any(cb(epoch, Y) for cb in callbacks):
             return epoch
     return n_epochs
+
+
+def _edge_schedule(W, n_epochs, negative_sample_rate, self_embedding):
+    """The edges the layout samples (those too weak to be sampled once in ``n_epochs``
+    dropped), how often each is sampled and its negative samples drawn, and each edge's
+    random-number key."""
+    W = sp.csr_matrix(W, dtype=np.float64, copy=True)
+    heaviest = W.data.max(initial=0.0) if self_embedding else 1.0
+    W.data[W.data < heaviest / n_epochs] = 0.0
+    W.eliminate_zeros()
+    W.sort_indices()
+    epochs_per_sample = heaviest / W.data
+    keys = np.arange(W.nnz, dtype=np.int64) if self_embedding else _end_keys(W)
+    return W, epochs_per_sample, epochs_per_sample / negative_sample_rate, keys
 
 
 def _end_keys(W):

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from ..exceptions import DataFileError
 from ._binary import _check_declared, _check_numeric
+from ._csv import listed
 
 
 def _anndata_module(path):
@@ -24,11 +25,6 @@ def _anndata_module(path):
             f"{path}: reading .h5ad files needs the anndata package; install lowdim[io] (pip install 'lowdim[io]')."
         ) from None
     return anndata
-
-
-def _listed(keys):
-    keys = [str(k) for k in keys]
-    return ", ".join(keys[:10]) + (", ..." if len(keys) > 10 else "") if keys else "none"
 
 
 def _chosen_matrix(path, adata, layer, use_raw, obsm):
@@ -42,7 +38,7 @@ def _chosen_matrix(path, adata, layer, use_raw, obsm):
         raise DataFileError(f"{path}: {' and '.join(chosen)} each choose the matrix to read; pass one of them.")
     if obsm is not None:
         if obsm not in adata.obsm:
-            raise DataFileError(f"{path}: obsm has no entry {obsm!r}; entries are {_listed(adata.obsm.keys())}.")
+            raise DataFileError(f"{path}: obsm has no entry {obsm!r}; entries are {listed(adata.obsm.keys())}.")
         matrix = adata.obsm[obsm]
         if hasattr(matrix, "columns"):  # obsm may hold a data frame
             return matrix.to_numpy(), [str(c) for c in matrix.columns], f"obsm[{obsm!r}]"
@@ -50,7 +46,7 @@ def _chosen_matrix(path, adata, layer, use_raw, obsm):
         return matrix, [f"{obsm}_{j + 1}" for j in range(width)], f"obsm[{obsm!r}]"
     if layer is not None:
         if layer not in adata.layers:
-            raise DataFileError(f"{path}: no layer {layer!r}; layers are {_listed(adata.layers.keys())}.")
+            raise DataFileError(f"{path}: no layer {layer!r}; layers are {listed(adata.layers.keys())}.")
         return adata.layers[layer], list(map(str, adata.var_names)), f"layer {layer!r}"
     if use_raw:
         if adata.raw is None:
@@ -59,7 +55,7 @@ def _chosen_matrix(path, adata, layer, use_raw, obsm):
     if adata.X is None:
         raise DataFileError(
             f"{path}: X is empty; choose a matrix with --layer (layers: "
-            f"{_listed(adata.layers.keys())}) or --obsm (entries: {_listed(adata.obsm.keys())})."
+            f"{listed(adata.layers.keys())}) or --obsm (entries: {listed(adata.obsm.keys())})."
         )
     return adata.X, list(map(str, adata.var_names)), "X"
 
@@ -85,7 +81,7 @@ def _labels(path, obs, column):
     if column not in obs.columns and column.isdigit() and 1 <= int(column) <= obs.shape[1]:
         column = obs.columns[int(column) - 1]
     if column not in obs.columns:
-        raise DataFileError(f"{path}: obs has no column {column!r}; columns are {_listed(obs.columns)}.")
+        raise DataFileError(f"{path}: obs has no column {column!r}; columns are {listed(obs.columns)}.")
     values = obs[column]
     return np.where(values.isna().to_numpy(), "", values.astype(str).to_numpy()).astype(str)
 

@@ -17,6 +17,18 @@ from ..exceptions import DataFileError
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstandard"}
 
 
+def listed(names, most=10):
+    """Names for a message: the first ``most``, then ', ...' ('none' for none).
+
+    Examples
+    --------
+    >>> listed(["a", "b"]), listed([])
+    ('a, b', 'none')
+    """
+    names = [str(n) for n in names]
+    return ", ".join(names[:most]) + (", ..." if len(names) > most else "") if names else "none"
+
+
 def split_compression(path):
     """``(path without its compression suffix, compression name or None)``.
 
@@ -278,9 +290,7 @@ def column_index(spec, names, path):
             raise DataFileError(f"{path}: column {spec} does not exist (the file has {len(names)} columns).")
         return idx
     if spec not in names:
-        raise DataFileError(
-            f"{path}: no column named {spec!r}; columns are {', '.join(names[:10])}{' ...' if len(names) > 10 else ''}."
-        )
+        raise DataFileError(f"{path}: no column named {spec!r}; columns are {listed(names)}.")
     if names.count(spec) > 1:
         numbers = [str(j + 1) for j, n in enumerate(names) if n == spec]
         raise DataFileError(

@@ -286,18 +286,7 @@ def read_table(
         raise DataFileError(f"{path}: is a folder, not a data file.")
     fmt = file_format(path)
     anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm}
-    given = [f"--{k.replace('_', '-')}" for k, v in anndata_matrix.items() if v not in (None, False)]
-    if given and fmt != "h5ad":
-        raise DataFileError(
-            f"{path}: {', '.join(given)} choose a matrix inside an AnnData .h5ad file; a {fmt} "
-            "file has one matrix, so drop the option."
-        )
-    if transpose and label_column is not None:
-        raise DataFileError(
-            f"{path}: --label-column names a column, but --transpose makes the columns the "
-            "samples; label the samples in a row of their own after transposing, or drop one "
-            "of the two options."
-        )
+    _check_options(path, fmt, anndata_matrix, transpose, label_column)
     X, names, labels, notes, row_ids = _read_any(
         path,
         fmt,
@@ -321,6 +310,22 @@ def read_table(
     X, labels, note = apply_missing_policy(path, X, names, labels, missing)
     warn_label_column(path, labels)
     return Table(X, names, labels, notes + ([note] if note else []), row_ids)
+
+
+def _check_options(path, fmt, anndata_matrix, transpose, label_column):
+    """Refuse options that do not apply to this file or to each other."""
+    given = [f"--{k.replace('_', '-')}" for k, v in anndata_matrix.items() if v not in (None, False)]
+    if given and fmt != "h5ad":
+        raise DataFileError(
+            f"{path}: {', '.join(given)} choose a matrix inside an AnnData .h5ad file; a {fmt} "
+            "file has one matrix, so drop the option."
+        )
+    if transpose and label_column is not None:
+        raise DataFileError(
+            f"{path}: --label-column names a column, but --transpose makes the columns the "
+            "samples; label the samples in a row of their own after transposing, or drop one "
+            "of the two options."
+        )
 
 
 def warn_label_column(path, labels):

@@ -1,7 +1,7 @@
 """Numerical core: eigensolvers, randomized range finder, streaming moments,
 implicit-centering operators and the sign convention."""
 
-from ._blas import matmul, symmetric_from_upper, syrk_upper
+from ._blas import SPLIT_WORK, matmul, symmetric_from_upper, syrk_upper
 from ._block_moments import (
     block_scatter,
     block_variances,
@@ -27,6 +27,7 @@ from ._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ._sign import flip_signs
 
 __all__ = [
+    "SPLIT_WORK",
     "EUCLIDEAN_METRICS",
     "EdgeConstraints",
     "block_scatter",
