@@ -37,7 +37,8 @@ def test_asymmetric_kl_is_the_mean_of_per_point_divergences():
     Q = E / E.sum(axis=1, keepdims=True)
     mask = Cd > 0
     expected = np.sum(Cd[mask] * np.log(Cd[mask] / Q[mask])) / 25
-    assert abs(GaussianObjective(C / 25, False).final(Y) - expected) < 1e-10
+    # float32 affinities: their rows sum to one within float32 rounding
+    assert abs(GaussianObjective(C / 25, False).final(Y) - expected) < 1e-7
 
 
 @pytest.mark.parametrize("variant", ["asymmetric", "symmetric"])

@@ -84,11 +84,12 @@ def layout_epoch(
     self_embedding,
     indptr,
     indices,
+    weights,
+    heaviest,
     edge_keys,
-    epochs_per_sample,
     next_sample,
     next_negative,
-    epochs_per_negative,
+    negative_sample_rate,
     a,
     b,
     gamma,
@@ -106,7 +107,10 @@ def layout_epoch(
     have moved it away and weakened the rest; summed unclipped, they could throw it far.
     ``self_embedding``: ``ref`` is ``Y`` as it was at the start of the epoch (a point
     never repels itself); otherwise ``ref`` is a fixed embedding the rows of ``Y`` are
-    placed in. ``ref`` has fewer than 2**32 rows."""
+    placed in. ``ref`` has fewer than 2**32 rows. An edge of weight ``w`` is sampled
+    every ``heaviest / w`` epochs, its negative samples ``negative_sample_rate`` times
+    as often (computed per visit: no per-edge schedule arrays); ``edge_keys`` empty
+    keys each edge's random numbers by its position."""
     n, n_ref = Y.shape[0], ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     step = np.float32(alpha * pulls)
@@ -125,13 +129,15 @@ def layout_epoch(
                 repel[:] = 0.0
                 j = indices[e]
                 _add_step(attract, cur, ref[j], _attraction(cur, ref[j], a, b), step)
-                next_sample[e] += epochs_per_sample[e]
-                n_neg = int((epoch - next_negative[e]) / epochs_per_negative[e])
-                visit = visit_key(key, edge_keys[e])
+                every = heaviest / np.float64(weights[e])
+                next_sample[e] += every
+                every_negative = every / negative_sample_rate
+                n_neg = int((epoch - next_negative[e]) / every_negative)
+                visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
                 for p in range(n_neg):
                     k = random_index(visit, p, n_ref)
                     if not (self_embedding and k == i):
                         _add_step(repel, cur, ref[k], _repulsion(cur, ref[k], a, b, gamma), np.float32(1.0))
-                next_negative[e] += n_neg * epochs_per_negative[e]
+                next_negative[e] += n_neg * every_negative
                 for c in range(cur.shape[0]):  # the samples' repulsion, clipped as one step
                     cur[c] += attract[c] + min(max(repel[c], -CLIP), CLIP) * alpha

@@ -7,10 +7,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._threads import blas_limit
-from ..neighbors import make_index
+from ..neighbors import make_index, self_neighbors
 
 ENTROPY_TOL = 1e-5  # nats: the bisection stops within this of log(perplexity)
 BISECTION_STEPS = 200
+CALIBRATION_ROWS = 65_536  # rows calibrated at a time (their float64 work: ~50 MB at 90 neighbours)
 
 
 def effective_perplexity(perplexity, n_samples, name="TSNE"):
@@ -48,6 +49,8 @@ def conditional_probabilities(distances, perplexity):
     Returns
     -------
     P : ndarray (n, k), rows summing to one
+        In the distances' dtype (float32 distances give float32 probabilities, each
+        row computed in float64).
     beta : ndarray (n,)
         Precision ``1 / (2 sigma^2)`` of each row's Gaussian.
 
@@ -59,16 +62,22 @@ def conditional_probabilities(distances, perplexity):
     """
     from .._kernels.perplexity import calibrate_rows
 
-    sq = np.square(np.asarray(distances, dtype=np.float64))
-    P = np.empty_like(sq)
-    beta = np.empty(sq.shape[0])
-    calibrate_rows(sq, float(np.log(perplexity)), ENTROPY_TOL, BISECTION_STEPS, P, beta)
+    distances = np.asarray(distances)
+    dtype = np.float32 if distances.dtype == np.float32 else np.float64
+    P = np.empty(distances.shape, dtype=dtype)
+    beta = np.empty(distances.shape[0])
+    for start in range(0, distances.shape[0], CALIBRATION_ROWS):  # float64 work one block at a time
+        stop = start + CALIBRATION_ROWS
+        sq = np.square(np.asarray(distances[start:stop], dtype=np.float64))
+        block = np.empty_like(sq)
+        calibrate_rows(sq, float(np.log(perplexity)), ENTROPY_TOL, BISECTION_STEPS, block, beta[start:stop])
+        P[start:stop] = block
     return P, beta
 
 
 def joint_probabilities(indices, conditional, n_samples):
     """Symmetric joint affinities ``(p(j|i) + p(i|j)) / (2 n)`` as a CSR matrix summing
-    to one (float64, sorted indices, no explicit zeros).
+    to one (in the conditionals' dtype, int32 indices, sorted, no explicit zeros).
 
     Parameters
     ----------
@@ -88,18 +97,26 @@ def joint_probabilities(indices, conditional, n_samples):
     >>> P.toarray().round(4).tolist()
     [[0.0, 0.3333, 0.0], [0.3333, 0.0, 0.1667], [0.0, 0.1667, 0.0]]
     """
-    n, k = indices.shape
-    rows = np.repeat(np.arange(n), k)
-    C = sp.csr_matrix((conditional.ravel(), (rows, indices.ravel())), shape=(n_samples, n_samples))
-    P = (C + C.T).tocsr()
-    P.eliminate_zeros()
-    P.sort_indices()
-    P.data /= P.data.sum()
+    from .._kernels.symmetric_graph import symmetric_csr
+
+    indptr, cols, data = symmetric_csr(np.ascontiguousarray(indices), np.ascontiguousarray(conditional), "sum")
+    data /= data.sum(dtype=np.float64)
+    P = sp.csr_matrix((data, cols, indptr), shape=(n_samples, n_samples))
+    P.has_sorted_indices = True
     return P
 
 
 def neighbor_affinities(
-    X, perplexity, n_neighbors, *, metric="euclidean", algorithm="auto", joint=True, metric_params=None
+    X,
+    perplexity,
+    n_neighbors,
+    *,
+    metric="euclidean",
+    algorithm="auto",
+    joint=True,
+    metric_params=None,
+    verbose=False,
+    keep_index=True,
 ):
     """t-SNE's input affinities of ``X``: kNN (``n_neighbors``, usually 3 x perplexity)
     by the chosen index, perplexity-calibrated conditionals, symmetrised.
@@ -116,20 +133,26 @@ def neighbor_affinities(
         False: return the conditionals p(j | i) themselves (rows sum to one).
     metric_params : dict, optional
         Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
+    verbose : bool, default=False
+        A progress bar over the kNN queries.
+    keep_index : bool, default=True
+        False: the index is released as soon as the neighbours are found, before the
+        affinities are built (at a million points it holds about 0.7 GB), and None is
+        returned in its place.
 
     Returns
     -------
-    P : CSR (n, n), symmetric, sums to one (or the conditionals)
-    index : the built kNN index (for placing new points)
-    distances : ndarray (n, n_neighbors)
-        Each point's neighbour distances (increasing, except when every other point is
-        a neighbour: then in index order).
+    P : CSR (n, n), symmetric, sums to one (or the conditionals); float32 data, int32
+        indices (the compact graph millions of points need)
+    index : the built kNN index (for placing new points), or None
+    nearest : ndarray of float32 (n,)
+        Each point's distance to its nearest neighbour (0: it has a duplicate).
 
     Examples
     --------
     >>> X = np.random.default_rng(0).normal(size=(50, 3))
-    >>> P, index, distances = neighbor_affinities(X, 5.0, 15)
-    >>> bool(abs(P.sum() - 1) < 1e-12 and abs(P - P.T).max() < 1e-15)
+    >>> P, index, nearest = neighbor_affinities(X, 5.0, 15)
+    >>> bool(abs(P.sum() - 1) < 1e-6 and abs(P - P.T).max() == 0)
     True
     """
     n = X.shape[0]
@@ -137,28 +160,41 @@ def neighbor_affinities(
     if n_neighbors >= n - 1 and hasattr(index, "pairwise"):  # every other point: no selection needed
         others = ~np.eye(n, dtype=bool)
         with blas_limit(1):  # a threaded product rounds by thread count; t-SNE would amplify it
-            distances = index.pairwise(X)[others].reshape(n, n - 1)
-        indices = np.broadcast_to(np.arange(n), (n, n))[others].reshape(n, n - 1)
+            distances = index.pairwise(X)[others].reshape(n, n - 1).astype(np.float32)
+        indices = np.broadcast_to(np.arange(n, dtype=np.int32), (n, n))[others].reshape(n, n - 1)
     else:
-        distances, indices = index.query(X, n_neighbors, exclude_self=True)
+        distances, indices = self_neighbors(index, X, n_neighbors, verbose=verbose)
+    if not keep_index:
+        index = None
     conditional, _ = conditional_probabilities(distances, perplexity)
+    nearest = distances.min(axis=1)
+    del distances  # the graph is built from the probabilities alone
     if joint:
-        return joint_probabilities(indices, conditional, n), index, distances
+        return joint_probabilities(indices, conditional, n), index, nearest
     k = indices.shape[1]
     C = sp.csr_matrix((conditional.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
     C.sort_indices()
-    return C, index, distances
+    return C, index, nearest
 
 
 def warn_duplicates(distances, name):
     """Warn with the number of samples that have an identical twin (a neighbour at
     distance 0): they get nearly the same coordinates.
 
+    Parameters
+    ----------
+    distances : ndarray (n, k) or (n,)
+        Each point's neighbour distances, or its distance to its nearest neighbour.
+    name : str
+        The estimator, for the message.
+
     Examples
     --------
     >>> warn_duplicates(np.array([[1.0], [2.0]]), "TSNE")
     """
-    n_dup = int(np.count_nonzero(distances.min(axis=1) <= 0.0))
+    distances = np.asarray(distances)
+    nearest = distances.min(axis=1) if distances.ndim == 2 else distances
+    n_dup = int(np.count_nonzero(nearest <= 0.0))
     if n_dup:
         warnings.warn(
             f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed together.",

@@ -18,6 +18,10 @@ from ._affinities import effective_perplexity, neighbor_affinities, warn_duplica
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
 
+# Above this many points the kNN index is released once the neighbours are found (about
+# 0.7 GB a million points, at the fit's peak) and rebuilt by the first transform.
+KEEP_INDEX_UP_TO = 100_000
+
 SHARED_CONSTRAINTS = {
     "n_components": [Interval(int, 1, None, closed="left")],
     "perplexity": [Interval(float, 0, None, closed="neither")],
@@ -106,7 +110,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
-        P, index, distances = neighbor_affinities(
+        P, index, nearest = neighbor_affinities(
             X64,
             self.perplexity_,
             self._n_neighbors(n),
@@ -114,8 +118,10 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             algorithm=self.neighbors_algorithm,
             joint=self._joint,
             metric_params=self.metric_params,
+            verbose=self.verbose > 0,
+            keep_index=n <= KEEP_INDEX_UP_TO,
         )
-        warn_duplicates(distances, type(self).__name__)
+        warn_duplicates(nearest, type(self).__name__)
         return P, index
 
     def _n_neighbors(self, n):
@@ -149,20 +155,29 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.learning_rate_ = (
             max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto" else float(self.learning_rate)
         )
-        Y, self.kl_divergence_, self.n_iter_ = self._optimize(P, Y, objective)
+        P, order = self._cache_order(P)  # the unordered graph is freed: one copy in memory
+        Y, self.kl_divergence_, self.n_iter_ = self._optimize(P, order, Y, objective)
         self.embedding_ = Y.astype(X.dtype)
         self.X_fit_ = X
         self.n_components_ = self.n_components
         return self
 
-    def _optimize(self, P, Y, make_objective):
-        """Gradient descent on a copy of the problem in reverse Cuthill-McKee order of
-        the affinity graph: a point's neighbours sit near it in memory, so the attraction
-        pass reads the embedding in cache order (BENCHMARKS.md, Design choices: rcm).
-        Returns the embedding in the original order, the final KL and the iteration count."""
+    def _cache_order(self, P):
+        """``P`` in reverse Cuthill-McKee order of the affinity graph, and the order: a
+        point's neighbours then sit near it in memory, so the attraction pass reads the
+        embedding in cache order (BENCHMARKS.md, Design choices: rcm)."""
+        from .._kernels.symmetric_graph import permuted_csr
+
         order = reverse_cuthill_mckee(P if self._joint else (P + P.T).tocsr(), symmetric_mode=True)
-        P = P[order][:, order].tocsr()
-        P.sort_indices()
+        indptr, indices, data = permuted_csr(P.indptr, P.indices, P.data, order)
+        P = sp.csr_matrix((data, indices, indptr), shape=P.shape)
+        P.has_sorted_indices = True
+        return P, order
+
+    def _optimize(self, P, order, Y, make_objective):
+        """Gradient descent on the problem in cache order (``P`` already permuted by
+        ``order``). Returns the embedding in the original order, the final KL and the
+        iteration count."""
         objective = make_objective(P)
         given = [self.callbacks] if callable(self.callbacks) else list(self.callbacks or ())
         callbacks = [_in_original_order(callback, order) for callback in given]

@@ -13,6 +13,7 @@ import numba
 import numpy as np
 import scipy.fft
 
+ENTROPY_CHUNK = 1 << 22  # affinities per chunk of sum P log P
 MAX_BOXES = 512  # per axis: the FFT grid is capped, boxes widen beyond this span
 ONE_DIM_REFINEMENT = 8  # 1-D grids are cheap: boxes 8 times narrower (accuracy as a 2-D grid of 1/8)
 
@@ -211,11 +212,15 @@ def _grid_potentials(grid, spacing, dof):
     workers = numba.get_num_threads()
     quarter = scipy.fft.dctn(np.stack([k1 * w, k1]).astype(np.float32), type=1, axes=(1, 2), workers=workers)
     kernels = np.concatenate([quarter, quarter[:, -2:0:-1]], axis=1)  # mirror the first axis: (2, L0, L1 / 2 + 1)
-    charges = scipy.fft.rfft2(grid.astype(np.float32), s=shape, workers=workers)
-    potential = scipy.fft.irfft2(charges * kernels[0], s=shape, workers=workers)[:, :g0, :g1]
-    power = (charges[0].real ** 2 + charges[0].imag ** 2) * kernels[1]
-    total = 2.0 * power.sum(dtype=np.float64) - power[:, 0].sum(dtype=np.float64) - power[:, -1].sum(dtype=np.float64)
-    return np.ascontiguousarray(potential, dtype=np.float64), float(total / (shape[0] * shape[1]))
+    potential = np.empty(grid.shape)
+    for c in range(n_ch):  # one channel at a time: the padded spectra of a 1536^2 grid are 100 MB each
+        charges = scipy.fft.rfft2(grid[c].astype(np.float32), s=shape, workers=workers)
+        potential[c] = scipy.fft.irfft2(charges * kernels[0], s=shape, workers=workers)[:g0, :g1]
+        if c == 0:
+            power = (charges.real**2 + charges.imag**2) * kernels[1]
+            edges = power[:, 0].sum(dtype=np.float64) + power[:, -1].sum(dtype=np.float64)
+            total = 2.0 * power.sum(dtype=np.float64) - edges
+    return potential, float(total / (shape[0] * shape[1]))
 
 
 REPULSIONS = ("exact", "barnes_hut", "fft")
@@ -344,5 +349,9 @@ def entropy_term(P):
     >>> round(entropy_term(sp.csr_matrix(np.array([[0.0, 0.5], [0.5, 0.0]]))), 4)
     -0.6931
     """
-    p = P.data[P.data > 0]
-    return float(np.dot(p, np.log(p)))
+    total = 0.0
+    for start in range(0, P.data.size, ENTROPY_CHUNK):  # bounded temporaries on large graphs
+        p = P.data[start : start + ENTROPY_CHUNK].astype(np.float64)
+        p = p[p > 0]
+        total += float(np.dot(p, np.log(p)))
+    return total

@@ -11,11 +11,27 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
-from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, ExactIndex, KNNIndex, join_components, make_index
+from ..neighbors import (
+    ALGORITHMS,
+    INDEX_METRICS,
+    SPARSE_METRICS,
+    ExactIndex,
+    KNNIndex,
+    join_components,
+    make_index,
+    self_neighbors,
+)
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, own_copy, training_index
 from ._initialization import initial_embedding
-from ._umap_graph import curve_parameters, fuzzy_union, intersect_labels, intersect_target_graph, local_memberships
+from ._umap_graph import (
+    curve_parameters,
+    fuzzy_union,
+    intersect_labels,
+    intersect_target_graph,
+    local_memberships,
+    symmetric_graph,
+)
 from ._umap_layout import optimize_layout
 
 INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (as umap-learn)
@@ -267,16 +283,16 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             index = make_index(
                 self._algorithm(), self.metric, X.shape[0], self.metric_kwds, sparse=sp.issparse(X)
             ).build(X)
-            distances, indices = index.query(X, k, exclude_self=True)
+            distances, indices = self_neighbors(index, X, k, verbose=self.verbose)
             return distances, indices, index
-        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float64)
+        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
         n = X.shape[0]
         if indices.shape != distances.shape or indices.shape[0] != n or indices.shape[1] < k + 1:
             raise ValueError(
                 f"precomputed_knn must hold ({n}, at least {k + 1}) indices and distances, each "
                 f"point itself first; got indices {indices.shape} and distances {distances.shape}."
             )
-        return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int64), None
+        return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int32), None
 
     def _disconnect(self, distances):
         limit = self.disconnection_distance
@@ -304,12 +320,9 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         warn_duplicates(distances, "UMAP")
         distances = self._disconnect(distances)
         memberships, _, _ = local_memberships(distances, k + 1, self.local_connectivity)
-        W = fuzzy_union(indices, np.nan_to_num(memberships), n, self.set_op_mix_ratio)
-        D = sp.csr_matrix(
-            (np.where(np.isfinite(distances), distances, 0.0).ravel(), indices.ravel(), np.arange(0, n * k + 1, k)),
-            shape=(n, n),
-        )
-        self.graph_dists_ = D.maximum(D.T).tocsr()
+        W = fuzzy_union(indices, np.nan_to_num(memberships, copy=False), n, self.set_op_mix_ratio)
+        del memberships
+        self.graph_dists_ = symmetric_graph(indices, np.where(np.isfinite(distances), distances, 0), n, "maximum")
         if y is not None and self.target_weight > 0:
             W = self._supervised(W, y)
         joined = join_components(W, X, name="UMAP neighbour graph", index=index)

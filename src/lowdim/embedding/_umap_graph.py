@@ -8,6 +8,7 @@ from scipy.optimize import curve_fit
 
 SMOOTH_KNN_TOL = 1e-5
 SMOOTH_KNN_STEPS = 64
+MEMBERSHIP_ROWS = 65_536  # rows calibrated at a time (their float64 work stays small)
 
 
 def local_memberships(distances, n_neighbors, local_connectivity=1.0):
@@ -26,6 +27,7 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0):
     Returns
     -------
     memberships : ndarray (n, k) in [0, 1]
+        In the distances' dtype (float32 distances give float32 memberships).
     rho, sigma : ndarray (n,)
 
     Examples
@@ -36,26 +38,33 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0):
     """
     from .._kernels.umap_graph import smooth_knn
 
-    D = np.ascontiguousarray(distances, dtype=np.float64)
-    n = D.shape[0]
-    rho, sigma = np.empty(n), np.empty(n)
-    smooth_knn(
-        D,
-        float(np.log2(n_neighbors)),
-        float(local_connectivity),
-        SMOOTH_KNN_TOL,
-        SMOOTH_KNN_STEPS,
-        float(D.mean()) if D.size else 0.0,
-        rho,
-        sigma,
-    )
-    memberships = np.exp(-np.maximum(D - rho[:, None], 0.0) / sigma[:, None])
+    distances = np.asarray(distances)
+    n = distances.shape[0]
+    dtype = np.float32 if distances.dtype == np.float32 else np.float64
+    memberships, rho, sigma = np.empty(distances.shape, dtype=dtype), np.empty(n), np.empty(n)
+    mean = float(distances.mean(dtype=np.float64)) if distances.size else 0.0
+    for start in range(0, n, MEMBERSHIP_ROWS):  # float64 work one block at a time
+        stop = min(n, start + MEMBERSHIP_ROWS)
+        D = np.ascontiguousarray(distances[start:stop], dtype=np.float64)
+        smooth_knn(
+            D,
+            float(np.log2(n_neighbors)),
+            float(local_connectivity),
+            SMOOTH_KNN_TOL,
+            SMOOTH_KNN_STEPS,
+            mean,
+            rho[start:stop],
+            sigma[start:stop],
+        )
+        with np.errstate(invalid="ignore"):  # dropped (infinite) edges: NaN, removed by the caller
+            memberships[start:stop] = np.exp(-np.maximum(D - rho[start:stop, None], 0.0) / sigma[start:stop, None])
     return memberships, rho, sigma
 
 
 def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0):
     """Symmetric fuzzy graph ``mix (A + A^T - A o A^T) + (1 - mix) A o A^T`` of the
-    directed memberships (CSR, weights in [0, 1], no zeros stored).
+    directed memberships (CSR in the memberships' dtype, int32 indices, weights in
+    [0, 1], no zeros stored).
 
     Examples
     --------
@@ -63,14 +72,25 @@ def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0):
     >>> W.toarray().tolist()
     [[0.0, 0.75], [0.75, 0.0]]
     """
-    n, k = indices.shape
-    A = sp.csr_matrix((memberships.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n_samples, n_samples))
-    A.sum_duplicates()
-    T = A.T.tocsr()
-    both = A.multiply(T).tocsr()
-    W = (mix_ratio * (A + T - both) + (1.0 - mix_ratio) * both).tocsr()
-    W.eliminate_zeros()
-    W.sort_indices()
+    return symmetric_graph(indices, memberships, n_samples, "fuzzy_union", mix_ratio)
+
+
+def symmetric_graph(indices, values, n_samples, mode, mix=1.0):
+    """The symmetric CSR (n_samples x n_samples) of the directed edges ``i ->
+    indices[i, t]`` weighted ``values[i, t]``, each pair's two weights combined by
+    ``mode``: 'sum', 'fuzzy_union' (with ``mix``) or 'maximum'; compact (the values'
+    dtype, int32 indices), sorted, no zeros stored.
+
+    Examples
+    --------
+    >>> symmetric_graph(np.array([[1], [0]]), np.array([[2.0], [3.0]]), 2, "maximum").toarray().tolist()
+    [[0.0, 3.0], [3.0, 0.0]]
+    """
+    from .._kernels.symmetric_graph import symmetric_csr
+
+    indptr, cols, data = symmetric_csr(np.ascontiguousarray(indices), np.ascontiguousarray(values), mode, mix)
+    W = sp.csr_matrix((data, cols, indptr), shape=(n_samples, n_samples))
+    W.has_sorted_indices = True
     return W
 
 

@@ -54,8 +54,10 @@ def optimize_layout(
     from .._kernels.umap_sgd import layout_epoch
 
     self_embedding = reference is None
-    W, epochs_per_sample, epochs_per_negative, keys = _edge_schedule(W, n_epochs, negative_sample_rate, self_embedding)
-    state = (epochs_per_sample.copy(), epochs_per_negative.copy())
+    W, heaviest, keys = _sampled_edges(W, n_epochs, self_embedding)
+    # when each edge is next due for a sample and for its negative samples
+    next_sample = heaviest / W.data.astype(np.float64)
+    next_negative = next_sample / negative_sample_rate
     for epoch in range(1, n_epochs + 1):
         ref = Y.copy() if self_embedding else reference
         alpha = learning_rate * (1.0 - (epoch - 1) / n_epochs)
@@ -65,11 +67,12 @@ def optimize_layout(
             self_embedding,
             W.indptr,
             W.indices,
+            W.data,
+            float(heaviest),
             keys,
-            epochs_per_sample,
-            state[0],
-            state[1],
-            epochs_per_negative,
+            next_sample,
+            next_negative,
+            float(negative_sample_rate),
             float(a),
             float(b),
             float(gamma),
@@ -83,18 +86,18 @@ def optimize_layout(
     return n_epochs
 
 
-def _edge_schedule(W, n_epochs, negative_sample_rate, self_embedding):
+def _sampled_edges(W, n_epochs, self_embedding):
     """The edges the layout samples (those too weak to be sampled once in ``n_epochs``
-    dropped), how often each is sampled and its negative samples drawn, and each edge's
-    random-number key."""
-    W = sp.csr_matrix(W, dtype=np.float64, copy=True)
-    heaviest = W.data.max(initial=0.0) if self_embedding else 1.0
-    W.data[W.data < heaviest / n_epochs] = 0.0
+    dropped; in the graph's own dtypes), the heaviest weight (an edge of weight w is
+    sampled every heaviest / w epochs) and the edges' random-number keys (empty: keyed
+    by position)."""
+    W = sp.csr_matrix(W, copy=True)
+    heaviest = float(W.data.max(initial=0.0)) if self_embedding else 1.0
+    W.data[W.data < heaviest / n_epochs] = 0
     W.eliminate_zeros()
     W.sort_indices()
-    epochs_per_sample = heaviest / W.data
-    keys = np.arange(W.nnz, dtype=np.int64) if self_embedding else _end_keys(W)
-    return W, epochs_per_sample, epochs_per_sample / negative_sample_rate, keys
+    keys = np.zeros(0, dtype=np.int64) if self_embedding else _end_keys(W)
+    return W, heaviest, keys
 
 
 def _end_keys(W):

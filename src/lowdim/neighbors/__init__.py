@@ -16,6 +16,7 @@ from ._graphs import (
 )
 from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex
 from ._paths import shortest_paths
+from ._self_query import self_neighbors
 
 __all__ = [
     "ALGORITHMS",
@@ -35,6 +36,7 @@ __all__ = [
     "make_index",
     "nearest_neighbors",
     "radius_neighbors_graph",
+    "self_neighbors",
     "shortest_paths",
     "symmetrize",
 ]

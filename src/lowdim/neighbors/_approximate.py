@@ -22,6 +22,7 @@ from .._validation import check_array
 from ..linalg import syrk_upper, top_eigh
 from ._base import KNNIndex
 from ._exact import from_squared, query_rows, refine_sq_distances, shifted_rows
+from ._self_query import BLOCK_ROWS
 
 AXES_FROM = 20_000  # rows the projection's principal axes are estimated from: ample for
 # proposing candidates (all are ranked in every feature), and a third of the time at 70,000
@@ -134,22 +135,42 @@ class HNSWIndex(KNNIndex):
         indices : ndarray of int64 (m, k)
         """
         Q = query_rows(self, Q, k, exclude_self)
+        if exclude_self and self._basis is None:  # in blocks: bounded transient memory
+            blocks = [self._query_indexed(a, min(len(Q), a + BLOCK_ROWS), k) for a in range(0, len(Q), BLOCK_ROWS)]
+            return np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
         shifted = self._data if exclude_self else (Q - self._offset).astype(self._data.dtype)
-        idx = self._nearest(shifted, k, exclude_self)
+        return self._ranked(Q, self._offset, self._nearest(shifted, k, exclude_self))
+
+    def _query_indexed(self, start, stop, k):
+        """Neighbours of the indexed rows ``start:stop`` among the others (the search on
+        all features only: the projected search's neighbours' round reads every row's
+        candidates, so it answers whole self-queries)."""
+        if self._basis is not None:
+            return None
+        self._graph.hnsw.efSearch = max(self.ef_search or 64, k + 1)
+        found = self._graph.search(self._searched(self._data[start:stop]), k + 1)[1]
+        idx = _drop_self(found, k, start)
+        # distances between the shifted rows themselves (shift-invariant)
+        return self._ranked(self._data[start:stop], np.zeros_like(self._offset), idx)
+
+    def _ranked(self, Q, offset, idx):
+        """Exact distances to the found neighbours ``idx``, each row sorted by them."""
         if (idx < 0).any():
-            raise RuntimeError(f"the HNSW search found fewer than {k} neighbours for some rows; raise ef_search.")
-        dist = refine_sq_distances(Q, self._data, self._offset, idx, np.empty(idx.shape))
+            raise RuntimeError(
+                f"the HNSW search found fewer than {idx.shape[1]} neighbours for some rows; raise ef_search."
+            )
+        dist = refine_sq_distances(Q, self._data, offset, idx, np.empty(idx.shape))
         order = np.argsort(dist, axis=1, kind="stable")
         dist, idx = np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
         return from_squared(dist, self.metric), idx
 
     def _nearest(self, shifted, k, exclude_self):
-        """Indices of the (approximately) k nearest indexed rows of each shifted row."""
+        """Indices of the (approximately) k nearest indexed rows of each shifted row
+        (self-queries without a projection go through ``_query_indexed``)."""
         want = k + 1 if exclude_self else k
         if self._basis is None:
             self._graph.hnsw.efSearch = max(self.ef_search or 64, want)
-            found = self._graph.search(self._searched(shifted), want)[1]
-            return _drop_self(found, k) if exclude_self else found.astype(np.int64)
+            return self._graph.search(self._searched(shifted), want)[1].astype(np.int64)
         from .._kernels.neighbors import nearest_candidates, through_neighbors
 
         n_candidates = (2 if exclude_self else 4) * want  # new points get no neighbours' round
@@ -179,11 +200,11 @@ def _principal_axes(shifted, n_projected):
     return axes.astype(shifted.dtype)
 
 
-def _drop_self(found, k):
-    """Remove each row's own index from ``found`` (m, k + 1), or its last entry when the
-    search did not return it."""
+def _drop_self(found, k, start):
+    """Remove each row's own index (``start`` + its position) from ``found`` (m, k + 1),
+    or its last entry when the search did not return it."""
     m = found.shape[0]
-    own = found == np.arange(m)[:, None]
+    own = found == np.arange(start, start + m)[:, None]
     own[~own.any(axis=1), -1] = True
     own &= np.cumsum(own, axis=1) == 1  # at most one dropped per row
     return found[~own].reshape(m, k).astype(np.int64)

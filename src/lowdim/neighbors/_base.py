@@ -88,3 +88,9 @@ class KNNIndex(ABC):
         distances : ndarray (m, k), ascending along each row
         indices : ndarray of int64 (m, k)
         """
+
+    def _query_indexed(self, start, stop, k):
+        """``(distances, indices)`` of the indexed rows ``start:stop`` among the other
+        indexed rows, for ``self_neighbors``'s blocks; None (the default) where the
+        index answers self-queries only as a whole, through ``query``."""
+        return None

@@ -127,6 +127,14 @@ class ExactIndex(KNNIndex):
         sq, idx = self._certified(Q, k, skip, self.n_samples_ - (1 if exclude_self else 0))
         return from_squared(sq, self.metric), idx
 
+    def _query_indexed(self, start, stop, k):
+        """Neighbours of the indexed rows ``start:stop`` among the others (None for
+        'precomputed', which keeps no rows)."""
+        if self.metric == "precomputed":
+            return None
+        sq, idx = self._certified(self._rows[start:stop], k, np.arange(start, stop), self.n_samples_ - 1)
+        return from_squared(sq, self.metric), idx
+
     def _query_precomputed(self, Q, k, exclude_self):
         from .._kernels.neighbors import smallest_k
 

@@ -1,0 +1,113 @@
+"""The compact neighbour graphs that let t-SNE and UMAP hold millions of points: kNN in
+row blocks into float32 / int32 arrays, symmetrisation and reordering without scipy's
+float64 / int64 intermediates, the t-SNE index released above a size."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits
+
+import lowdim
+import lowdim.neighbors._self_query as self_query
+from lowdim._kernels.symmetric_graph import permuted_csr, symmetric_csr
+from lowdim.embedding import neighbor_affinities
+from lowdim.neighbors import ExactIndex, HNSWIndex, KNNIndex, self_neighbors
+
+X = load_digits().data[:600] / 16.0
+
+
+def _directed(n=400, k=8, seed=0):
+    rng = np.random.default_rng(seed)
+    idx = np.array([rng.choice(n, k, replace=False) for _ in range(n)], dtype=np.int32)
+    w = rng.random((n, k)).astype(np.float32)
+    w[0, 0] = 0.0  # a zero weight is not an edge
+    idx[1, 0] = 1  # nor is a self-loop
+    idx[2, 0] = -1  # nor a missing neighbour
+    A = sp.csr_matrix((w.ravel().astype(np.float64), np.maximum(idx, 0).ravel(), np.arange(0, n * k + 1, k)), (n, n))
+    A.data[(np.arange(n * k) // k == idx.ravel()) | (idx.ravel() < 0)] = 0.0
+    A.eliminate_zeros()
+    return idx, w, A
+
+
+@pytest.mark.parametrize("mode", ["sum", "fuzzy_union", "maximum"])
+def test_symmetric_csr_equals_scipy(mode):
+    idx, w, A = _directed()
+    T = A.T.tocsr()
+    expected = {"sum": A + T, "fuzzy_union": A + T - A.multiply(T), "maximum": A.maximum(T)}[mode].tocsr()
+    indptr, cols, data = symmetric_csr(idx, w, mode)
+    M = sp.csr_matrix((data, cols, indptr), shape=A.shape)
+    assert cols.dtype == np.int32 and data.dtype == np.float32 and len(cols) == indptr[-1]
+    assert M.nnz == expected.nnz and abs(M - expected).max() < 1e-6
+    assert all((np.diff(cols[a:b]) > 0).all() for a, b in zip(indptr[:-1], indptr[1:]))  # sorted, no repeats
+
+
+def test_symmetric_csr_fuzzy_intersection_at_mix_zero():
+    idx, w, A = _directed()
+    indptr, cols, data = symmetric_csr(idx, w, "fuzzy_union", 0.0)
+    M = sp.csr_matrix((data, cols, indptr), shape=A.shape)
+    assert abs(M - A.multiply(A.T)).max() < 1e-6
+
+
+def test_permuted_csr_equals_fancy_indexing():
+    _, _, A = _directed()
+    P = (A + A.T).tocsr().astype(np.float32)
+    order = np.random.default_rng(1).permutation(P.shape[0]).astype(np.int32)
+    indptr, cols, data = permuted_csr(P.indptr, P.indices, P.data, order)
+    assert abs(sp.csr_matrix((data, cols, indptr), shape=P.shape) - P[order][:, order]).max() == 0
+
+
+@pytest.mark.parametrize("make", [lambda: ExactIndex(), lambda: HNSWIndex(), lambda: ExactIndex("cosine")])
+def test_self_neighbors_in_blocks_equal_the_whole_query(make, monkeypatch):
+    monkeypatch.setattr(self_query, "BLOCK_ROWS", 128)  # five blocks, the last one short
+    index = make().build(X)
+    dist, idx = self_neighbors(index, X, 10)
+    whole_dist, whole_idx = index.query(X, 10, exclude_self=True)
+    assert dist.dtype == np.float32 and idx.dtype == np.int32
+    assert (idx == whole_idx).all() and np.allclose(dist, whole_dist, rtol=1e-6, atol=1e-7)
+    assert not (idx == np.arange(len(X))[:, None]).any()
+
+
+def test_self_neighbors_of_a_user_index_go_through_query():
+    class Brute(KNNIndex):
+        metrics = ("euclidean",)
+
+        def _build(self, X):
+            self.X_ = np.asarray(X, dtype=np.float64)
+
+        def query(self, Q, k, *, exclude_self=False):
+            D = np.sqrt(((np.asarray(Q)[:, None] - self.X_[None]) ** 2).sum(-1))
+            if exclude_self:
+                np.fill_diagonal(D, np.inf)
+            order = np.argsort(D, axis=1, kind="stable")[:, :k]
+            return np.take_along_axis(D, order, axis=1), order
+
+    dist, idx = self_neighbors(Brute().build(X), X, 5)
+    expected = ExactIndex().build(X).query(X, 5, exclude_self=True)[1]
+    assert idx.dtype == np.int32 and (idx == expected).mean() > 0.99
+
+
+def test_tsne_affinities_are_compact_and_still_sum_to_one():
+    P, index, nearest = neighbor_affinities(X, 20.0, 61)
+    assert P.data.dtype == np.float32 and P.indices.dtype == np.int32
+    assert abs(P.sum() - 1) < 1e-5 and abs(P - P.T).max() == 0
+    assert nearest.shape == (len(X),) and index is not None
+    assert neighbor_affinities(X, 20.0, 61, keep_index=False)[1] is None
+
+
+def test_tsne_above_the_kept_index_size_rebuilds_it_for_transform(monkeypatch):
+    import lowdim.embedding._base as base
+
+    kept = lowdim.TSNE(random_state=0, max_iter=250).fit(X[:500])
+    monkeypatch.setattr(base, "KEEP_INDEX_UP_TO", 100)
+    released = lowdim.TSNE(random_state=0, max_iter=250).fit(X[:500])
+    assert released._index is None
+    np.testing.assert_array_equal(released.embedding_, kept.embedding_)
+    np.testing.assert_allclose(released.transform(X[500:]), kept.transform(X[500:]), rtol=1e-6, atol=1e-6)
+
+
+def test_umap_graphs_are_compact():
+    model = lowdim.UMAP(random_state=0, n_epochs=30).fit(X)
+    for graph in (model.graph_, model.graph_dists_):
+        assert graph.data.dtype == np.float32 and graph.indices.dtype == np.int32
+        assert abs(graph - graph.T).max() == 0
+    assert model.graph_.data.max() <= 1.0 and model.graph_.nnz == model.graph_dists_.nnz
