@@ -10,6 +10,7 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+from sklearn.datasets import load_digits
 
 from lowdim import PCA, KMeans, MiniBatchKMeans
 
@@ -275,6 +276,52 @@ def test_local_cluster_fits_equal_the_in_memory_fits(cluster):
     np.testing.assert_array_equal(km.labels_, KMeans(8, init=start, algorithm="hamerly").fit(Xn).labels_)
     Z = PCA(3).fit(X).transform(X)
     assert isinstance(Z, da.Array) and Z.compute().shape == (24000, 3)
+
+
+def test_local_cluster_knn_graph_recall_against_exact_neighbours(cluster):
+    from lowdim.datasets._fashion_mnist import load_fashion_mnist
+    from lowdim.neighbors import ExactIndex, dask_self_neighbors
+
+    Xn = PCA(50, random_state=0).fit_transform(load_fashion_mnist()[0][:16000])
+    dist, idx = dask_self_neighbors(da.from_array(Xn, chunks=(4000, 50)), 15, algorithm="approximate")
+    assert dist.dtype == np.float32 and idx.dtype == np.int32 and idx.shape == (16000, 15)
+    sample = np.random.default_rng(0).choice(16000, 1000, replace=False)
+    exact = ExactIndex().build(Xn)
+    _, truth = exact.query(Xn[sample], 16)
+    recall = np.mean([len(set(idx[i]) & set(t[t != i][:15])) / 15 for i, t in zip(sample, truth)])
+    assert recall >= 0.98
+    assert (np.diff(dist, axis=1) >= 0).all() and not (idx == np.arange(16000)[:, None]).any()
+
+
+@pytest.mark.parametrize("method", ["UMAP", "TSNE"])
+def test_local_cluster_embedding_equals_the_in_memory_one_in_quality(cluster, method):
+    import lowdim
+    from lowdim.metrics import knn_accuracy, trustworthiness
+
+    Xn, y = load_digits(return_X_y=True)
+    Xn = Xn[:, Xn.std(axis=0) > 0]
+    Estimator = getattr(lowdim, method)
+    on_cluster = Estimator(random_state=0).fit(da.from_array(Xn, chunks=(450, Xn.shape[1])))
+    in_memory = Estimator(random_state=0).fit(Xn)
+    for model in (on_cluster, in_memory):
+        model.quality = (trustworthiness(Xn, model.embedding_, n_neighbors=10), knn_accuracy(model.embedding_, y))
+    assert abs(on_cluster.quality[0] - in_memory.quality[0]) < 0.005
+    assert abs(on_cluster.quality[1] - in_memory.quality[1]) < 0.01
+    assert on_cluster.n_features_in_ == Xn.shape[1]
+    if method == "UMAP":  # exact neighbours both ways: the same graph, the same layout
+        np.testing.assert_allclose(on_cluster.embedding_, in_memory.embedding_)
+    placed = on_cluster.transform(Xn[:20])  # the training rows are read in for the index
+    assert placed.shape == (20, 2) and np.isfinite(placed).all()
+
+
+def test_neighbor_embeddings_on_dask_refuse_what_needs_rows_in_memory():
+    import lowdim
+
+    X = da.from_array(_blobs(n=600), chunks=(200, 12))
+    with pytest.raises(ValueError, match="unique=False"):
+        lowdim.UMAP(unique=True).fit(X)
+    with pytest.raises(ValueError, match="precomputed"):
+        lowdim.TSNE(metric="precomputed").fit(X)
 
 
 class _LargestResult:

@@ -169,12 +169,46 @@ def neighbor_affinities(
     conditional, _ = conditional_probabilities(distances, perplexity)
     nearest = distances.min(axis=1)
     del distances  # the graph is built from the probabilities alone
+    return _joint_or_conditional(indices, conditional, joint), index, nearest
+
+
+def affinities_from_neighbors(distances, indices, perplexity, *, joint=True):
+    """t-SNE's input affinities from a kNN graph found elsewhere (a dask cluster, a
+    user's search): perplexity-calibrated conditionals over each row's neighbours,
+    symmetrised.
+
+    Parameters
+    ----------
+    distances : ndarray (n, k)
+    indices : ndarray of int (n, k)
+    perplexity : float
+    joint : bool, default=True
+        False: the conditionals p(j | i) themselves (rows sum to one).
+
+    Returns
+    -------
+    P : CSR (n, n)
+    nearest : ndarray (n,)
+        Each point's distance to its nearest neighbour.
+
+    Examples
+    --------
+    >>> P, nearest = affinities_from_neighbors(np.array([[1.0], [1.0], [2.0]]), np.array([[1], [0], [1]]), 1.0)
+    >>> P.toarray().round(4).tolist(), nearest.tolist()
+    ([[0.0, 0.3333, 0.0], [0.3333, 0.0, 0.1667], [0.0, 0.1667, 0.0]], [1.0, 1.0, 2.0])
+    """
+    conditional, _ = conditional_probabilities(distances, perplexity)
+    return _joint_or_conditional(indices, conditional, joint), distances.min(axis=1)
+
+
+def _joint_or_conditional(indices, conditional, joint):
+    """The symmetrised joint affinities, or (``joint=False``) the conditionals as CSR."""
+    n, k = indices.shape
     if joint:
-        return joint_probabilities(indices, conditional, n), index, nearest
-    k = indices.shape[1]
+        return joint_probabilities(indices, conditional, n)
     C = sp.csr_matrix((conditional.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
     C.sort_indices()
-    return C, index, nearest
+    return C
 
 
 def warn_duplicates(distances, name):

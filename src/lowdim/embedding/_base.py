@@ -12,9 +12,10 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
+from ..distributed import check_dask_array, is_dask_array
 from ..linalg import column_moments
-from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, KNNIndex, make_index
-from ._affinities import effective_perplexity, neighbor_affinities, warn_duplicates
+from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, KNNIndex, dask_self_neighbors, make_index
+from ._affinities import affinities_from_neighbors, effective_perplexity, neighbor_affinities, warn_duplicates
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
 
@@ -59,8 +60,40 @@ def own_copy(X):
 
 
 def as_float64(X):
-    """``X`` in float64, contiguous when dense, CSR when sparse."""
+    """``X`` in float64, contiguous when dense, CSR when sparse, lazily for a dask array."""
+    if is_dask_array(X):
+        return X.astype(np.float64)
     return sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
+
+
+def training_rows(estimator, X, accept_sparse):
+    """The rows a neighbour embedding fits, validated (and the feature count recorded):
+    a dask array stays on the cluster (the kNN graph is built there, the layout runs
+    here from the graph); anything else becomes an own copy, which the model keeps (and
+    indexes built on it) for transform."""
+    name = type(estimator).__name__
+    if not is_dask_array(X):
+        return own_copy(estimator._validate_input(X, reset=True, accept_sparse=accept_sparse))
+    if estimator.metric == "precomputed":
+        raise ValueError(f"{name} on a dask array needs feature vectors; metric='precomputed' takes a NumPy array.")
+    if isinstance(estimator.neighbors_algorithm, KNNIndex):
+        raise ValueError(
+            f"{name} on a dask array builds its kNN graph on the cluster with 'auto', 'exact' or "
+            f"'approximate' indexes; got neighbors_algorithm={estimator.neighbors_algorithm!r}."
+        )
+    X = check_dask_array(X, name)
+    estimator.n_features_in_ = X.shape[1]
+    return X
+
+
+def init_rows(init, X, n_components):
+    """What ``initial_embedding`` reads for ``init``: for 'pca' on a dask array, the
+    principal scores computed on the cluster (only they come to the client)."""
+    if not (is_dask_array(X) and isinstance(init, str) and init == "pca"):
+        return X
+    from ..decomposition import PCA
+
+    return np.asarray(PCA(n_components, random_state=0).fit(X).transform(X))
 
 
 def training_index(estimator, dtype=None):
@@ -106,10 +139,22 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} needs at least 2 samples; got {n} sample.")
         if self.n_components > n:
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
-        check_rows_or_distances(X, self.metric, type(self).__name__)
+        if not is_dask_array(X):  # a dask array's columns are not scanned on the client
+            check_rows_or_distances(X, self.metric, type(self).__name__)
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
+        if is_dask_array(X64):  # the graph is built on the cluster; no index to keep
+            graph = dask_self_neighbors(
+                X64,
+                self._n_neighbors(n),
+                metric=self.metric,
+                algorithm=self.neighbors_algorithm,
+                metric_params=self.metric_params,
+            )
+            P, nearest = affinities_from_neighbors(*graph, self.perplexity_, joint=self._joint)
+            warn_duplicates(nearest, type(self).__name__)
+            return P, None
         P, index, nearest = neighbor_affinities(
             X64,
             self.perplexity_,
@@ -142,8 +187,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        # an own copy: the model keeps the training rows (and indexes built on them) for transform
-        X = own_copy(self._validate_input(X, reset=True, accept_sparse=self.metric in SPARSE_METRICS))
+        X = training_rows(self, X, accept_sparse=self.metric in SPARSE_METRICS)
         self._check_data(X)
         n = X.shape[0]
         rng = check_random_state(self.random_state)
@@ -151,7 +195,14 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.perplexity_ = effective_perplexity(self.perplexity, n, type(self).__name__)
         objective = self._objective_factory(n)
         P, self._index = self._affinities(X64, n)
-        Y = initial_embedding(self.init, X64, P, self.n_components, rng, precomputed=self.metric == "precomputed")
+        Y = initial_embedding(
+            self.init,
+            init_rows(self.init, X64, self.n_components),
+            P,
+            self.n_components,
+            rng,
+            precomputed=self.metric == "precomputed",
+        )
         self.learning_rate_ = (
             max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto" else float(self.learning_rate)
         )

@@ -11,18 +11,20 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
+from ..distributed import is_dask_array
 from ..neighbors import (
     ALGORITHMS,
     INDEX_METRICS,
     SPARSE_METRICS,
     ExactIndex,
     KNNIndex,
+    dask_self_neighbors,
     join_components,
     make_index,
     self_neighbors,
 )
 from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances, own_copy, training_index
+from ._base import check_rows_or_distances, init_rows, training_index, training_rows
 from ._initialization import initial_embedding
 from ._umap_graph import (
     curve_parameters,
@@ -268,7 +270,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             raise ValueError(
                 f"output_metric='euclidean' takes no parameters; got output_metric_kwds={self.output_metric_kwds!r}."
             )
-        check_rows_or_distances(X, self.metric, "UMAP")
+        if not is_dask_array(X):  # a dask array's columns are not scanned on the client
+            check_rows_or_distances(X, self.metric, "UMAP")
 
     def _algorithm(self):
         if self.metric == "precomputed":
@@ -279,6 +282,11 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
         indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
+        if indices is None and is_dask_array(X):  # built on the cluster
+            distances, indices = dask_self_neighbors(
+                X, k, metric=self.metric, algorithm=self._algorithm(), metric_params=self.metric_kwds
+            )
+            return distances, indices, None
         if indices is None:
             index = make_index(
                 self._algorithm(), self.metric, X.shape[0], self.metric_kwds, sparse=sp.issparse(X)
@@ -349,7 +357,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     def _initial(self, X, W, rng):
         with warnings.catch_warnings():  # eigensolver fallbacks on tiny graphs are not the user's concern
             warnings.simplefilter("ignore")
-            Y = initial_embedding(self.init, X, W, self.n_components, rng)
+            Y = initial_embedding(self.init, init_rows(self.init, X, self.n_components), W, self.n_components, rng)
         if isinstance(self.init, str):
             lo, span = Y.min(axis=0), np.ptp(Y, axis=0)
             Y = INIT_BOX * (Y - lo) / np.where(span > 0, span, 1.0)
@@ -369,8 +377,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self
         """
         validate_params(self)
-        # an own copy: the model keeps the training rows (and indexes built on them) for transform
-        X = own_copy(self._validate_input(X, reset=True, accept_sparse=self.metric in SPARSE_METRICS))
+        X = training_rows(self, X, accept_sparse=self.metric in SPARSE_METRICS)
         self._check_data(X)
         if y is not None:
             y = np.asarray(y)
@@ -380,6 +387,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                     + (" (or (n_samples, k) for a metric target)." if y.ndim > 1 else ".")
                 )
         self.unique_inverse_ = None
+        if self.unique and is_dask_array(X):
+            raise ValueError("unique=True needs the rows in memory; on a dask array pass unique=False.")
         if self.unique and self.metric != "precomputed" and not sp.issparse(X):
             X, first, self.unique_inverse_ = np.unique(X, axis=0, return_index=True, return_inverse=True)
             self.unique_inverse_ = self.unique_inverse_.ravel()

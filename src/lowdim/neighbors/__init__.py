@@ -7,6 +7,7 @@ one, kNN and radius graphs, symmetrisation, component joining, shortest paths.""
 from ._approximate import HNSWIndex, approximate_available
 from ._base import KNNIndex
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors
+from ._dask_graph import dask_self_neighbors
 from ._exact import ExactIndex, check_n_neighbors
 from ._graphs import (
     join_components,
@@ -31,6 +32,7 @@ __all__ = [
     "SparseIndex",
     "approximate_available",
     "check_n_neighbors",
+    "dask_self_neighbors",
     "join_components",
     "kneighbors_graph",
     "make_index",
