@@ -51,6 +51,18 @@ def test_a_run_that_will_not_fit_is_refused_at_the_start_with_the_fix(tmp_path, 
     assert main(["embed", str(path), "-m", "spectral", "--param", "n_neighbors=15", "-o", str(tmp_path / "s.csv")]) == 0
 
 
+def test_report_and_pca_refuse_at_the_start_too(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "x.npy"
+    np.save(path, np.random.default_rng(0).normal(size=(3000, 10)))
+    monkeypatch.setattr("lowdim._memory.available_bytes", lambda: 60 * 2**20)
+    report = tmp_path / "r.html"
+    assert main(["report", str(path), "--methods", "pca,mds", "-o", str(report)]) == 2
+    assert "mds on 3000 x 10 needs about" in capsys.readouterr().err and not report.exists()
+    monkeypatch.setattr("lowdim._memory.available_bytes", lambda: 2**10)  # nothing fits
+    assert main(["pca", str(path), "-k", "2", "-o", str(tmp_path / "p.csv")]) == 2
+    assert "pca on 3000 x 10 needs about" in capsys.readouterr().err
+
+
 def test_info_prints_an_estimate_per_method(tmp_path, capsys):
     path = tmp_path / "x.npy"
     np.save(path, np.zeros((100, 4), dtype=np.float32) + np.arange(4))

@@ -95,18 +95,27 @@ def sne(n, d, k, params, itemsize):
 
 
 def tsne(n, d, k, params, itemsize):
-    """kNN distances and indices (3 x perplexity + 1 per point), the symmetrised
-    sparse affinities and the gradient buffers: about 90 bytes per neighbour."""
+    """The kNN graph in compact arrays (3 x perplexity + 1 neighbours) and its
+    symmetrisation, or the reordered affinities (two copies): about 24 bytes per
+    neighbour; the model's copy of the data and float64 rows for the graph; the kNN
+    index up to ``KEEP_INDEX_UP_TO`` points (above, it is released before the graph is
+    built)."""
+    from .embedding import KEEP_INDEX_UP_TO
+
     perplexity = float(params.get("perplexity", 30.0))
     nn = max(1, min(n - 1, int(3 * perplexity + 1)))
-    return n * (90 * nn + 8 * d)
+    copies = d * itemsize + (8 * d if itemsize != 8 else 0)
+    index = 12 * d + 150 if n <= KEEP_INDEX_UP_TO else 0
+    return _threads(n, d) + n * (24 * nn + copies + index)
 
 
 def umap(n, d, k, params, itemsize):
-    """The kNN graph, the fuzzy union and the layout's edge lists: about 133 bytes per
-    neighbour per point, plus a float64 copy of the data."""
+    """The kNN graph in compact arrays, the fuzzy union and the distance graph (float32,
+    int32 indices) and the layout's per-edge schedule: about 73 bytes per neighbour per
+    point; the model's copy of the data and its index (a shifted copy, faiss' float32
+    copy and the HNSW links)."""
     nn = _neighbors(params, n, 15)
-    return 10 * MB + n * (133 * nn + 8 * d)
+    return 10 * MB + n * (73 * nn + 2 * d * itemsize + 4 * d + 150)
 
 
 def kmeans(n, d, k, params, itemsize):

@@ -314,11 +314,12 @@ def progress(estimator, args, description):
             def tick(iteration, *_):
                 bar.update(max(0, min(iteration, total or iteration) - bar.n))
 
-            estimator.set_params(callbacks=[*(params["callbacks"] or []), tick])
+            stages = {"verbose": 1} if type(estimator).__name__ in ("TSNE", "SNE") else {}  # the kNN stage's bar
+            estimator.set_params(callbacks=[*(params["callbacks"] or []), tick], **stages)
             try:
                 yield
             finally:  # the bar's callback is not part of the model (and cannot be saved)
-                estimator.set_params(callbacks=params["callbacks"])
+                estimator.set_params(callbacks=params["callbacks"], **{k: params[k] for k in stages})
         return
     if "verbose" in params and type(estimator).__name__ == "UMAP" and not quiet:
         estimator.set_params(verbose=True)

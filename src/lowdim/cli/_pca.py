@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
+from ._common import UsageError, add_data_arguments, check_memory, check_outputs, emit_json, label_name, load_data
 from ._dask import add_dask_argument, run_pca
 
 HELP = "principal component analysis with a variance table and scree plot"
@@ -56,7 +56,9 @@ def run(args, say):
         return run_pca(args, say, _n_components, summarize, finish)
     check_outputs(args, args.output, args.scree, tables=[args.output], figures=[args.scree])
     X, _, labels, row_ids = load_data(args, say)
-    pca = PCA(_n_components(args, X), solver=args.solver, random_state=args.seed, verbose=not (args.quiet or args.json))
+    k = _n_components(args, X)
+    check_memory("pca", X, k if isinstance(k, int) else min(X.shape), {})
+    pca = PCA(k, solver=args.solver, random_state=args.seed, verbose=not (args.quiet or args.json))
     Z = pca.fit_transform(X)
     dims = summarize(args, say, pca, X)
     if args.output:

@@ -1,6 +1,6 @@
 """``lowdim report``: several methods on one table, as one self-contained HTML page."""
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, load_data, progress
+from ._common import UsageError, add_data_arguments, check_memory, check_outputs, emit_json, load_data, progress
 
 HELP = "fit several methods and write one HTML page: summary, scree plot, embeddings, quality table"
 
@@ -34,15 +34,19 @@ def method_params(pairs):
 
 def write_report(args, X, labels, methods, source, say):
     """Build the report with progress bars, write it, print the quality table; returns it."""
+    from ..methods import EMBEDDINGS
     from ..report import build_report
 
+    params = method_params(args.param)
+    for name in methods:  # refuse at the start, before the first fit, a method that will not fit
+        check_memory(name, X, 2, params.get(name, {}), table=EMBEDDINGS)
     report = build_report(
         X,
         labels,
         methods,
         source=source,
         seed=args.seed,
-        params=method_params(args.param),
+        params=params,
         progress=lambda est, name: progress(est, args, name),
     )
     from ..io._atomic import atomic_path

@@ -10,7 +10,13 @@ The stages are public, so a map can be built by hand or a fitted one continued::
             learning_rate=max(len(X) / 48.0, 50.0))
 """
 
-from ._affinities import conditional_probabilities, joint_probabilities, neighbor_affinities
+from ._affinities import (
+    affinities_from_neighbors,
+    conditional_probabilities,
+    joint_probabilities,
+    neighbor_affinities,
+)
+from ._base import KEEP_INDEX_UP_TO
 from ._gradients import BarnesHutRepulsion, ExactRepulsion, FFTRepulsion, StudentObjective, kl_divergence
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
@@ -19,6 +25,7 @@ from ._tsne import TSNE
 from ._umap import UMAP
 
 __all__ = [
+    "KEEP_INDEX_UP_TO",
     "BarnesHutRepulsion",
     "ExactRepulsion",
     "FFTRepulsion",
@@ -28,6 +35,7 @@ __all__ = [
     "StudentObjective",
     "TSNE",
     "UMAP",
+    "affinities_from_neighbors",
     "conditional_probabilities",
     "descend",
     "initial_embedding",

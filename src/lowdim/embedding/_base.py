@@ -241,7 +241,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             min_grad_norm=self.min_grad_norm,
             n_iter_without_progress=self.n_iter_without_progress,
             callbacks=callbacks,
-            verbose=self.verbose,
+            verbose=self.verbose >= 2,
             label=type(self).__name__,
         )
         out = np.empty_like(state.Y)
