@@ -111,3 +111,36 @@ def test_umap_graphs_are_compact():
         assert graph.data.dtype == np.float32 and graph.indices.dtype == np.int32
         assert abs(graph - graph.T).max() == 0
     assert model.graph_.data.max() <= 1.0 and model.graph_.nnz == model.graph_dists_.nnz
+
+
+def test_hnsw_built_in_blocks_shows_progress_and_finds_the_same_neighbours(monkeypatch, capsys):
+    import lowdim.neighbors._approximate as approximate
+
+    exact = ExactIndex().build(X).query(X, 10, exclude_self=True)[1]
+    monkeypatch.setattr(approximate, "ADD_ROWS", 128)
+    idx = HNSWIndex(verbose=True).build(X).query(X, 10, exclude_self=True)[1]
+    assert "kNN index" in capsys.readouterr().err
+    assert np.mean([len(set(a) & set(b)) / 10 for a, b in zip(idx, exact)]) > 0.97
+
+
+def test_components_of_millions_are_joined_through_the_index(monkeypatch):
+    import warnings
+
+    from scipy.sparse.csgraph import connected_components
+
+    import lowdim.neighbors._graphs as graphs
+    from lowdim.neighbors import join_components, kneighbors_graph, symmetrize
+
+    rng = np.random.default_rng(0)
+    Xb = np.concatenate([rng.normal(size=(300, 3)) + 20 * i for i in range(6)])  # six far blobs
+    G = symmetrize(kneighbors_graph(Xb, 5)).astype(np.float32)
+    index = ExactIndex().build(Xb)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = join_components(G, Xb, index=index)
+        monkeypatch.setattr(graphs, "JOIN_BY_SEARCH_FROM", 0)
+        searched = join_components(G, Xb, index=index)
+    assert connected_components(searched)[0] == 1 and searched.dtype == np.float32
+    added = [(J - G).tocsr() for J in (exact, searched)]
+    assert added[1].nnz == added[0].nnz == 10  # five joining edges, both directions
+    assert added[1].sum() <= 1.05 * added[0].sum()  # as short as the all-pairs minimum spanning tree

@@ -134,7 +134,7 @@ def neighbor_affinities(
     metric_params : dict, optional
         Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
     verbose : bool, default=False
-        A progress bar over the kNN queries.
+        Progress bars over building the kNN index and querying it.
     keep_index : bool, default=True
         False: the index is released as soon as the neighbours are found, before the
         affinities are built (at a million points it holds about 0.7 GB), and None is
@@ -156,7 +156,7 @@ def neighbor_affinities(
     True
     """
     n = X.shape[0]
-    index = make_index(algorithm, metric, n, metric_params, sparse=sp.issparse(X)).build(X)
+    index = make_index(algorithm, metric, n, metric_params, sparse=sp.issparse(X), verbose=verbose).build(X)
     if n_neighbors >= n - 1 and hasattr(index, "pairwise"):  # every other point: no selection needed
         others = ~np.eye(n, dtype=bool)
         with blas_limit(1):  # a threaded product rounds by thread count; t-SNE would amplify it

@@ -288,9 +288,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             )
             return distances, indices, None
         if indices is None:
-            index = make_index(
-                self._algorithm(), self.metric, X.shape[0], self.metric_kwds, sparse=sp.issparse(X)
-            ).build(X)
+            algorithm, sparse = self._algorithm(), sp.issparse(X)
+            index = make_index(algorithm, self.metric, X.shape[0], self.metric_kwds, sparse, self.verbose).build(X)
             distances, indices = self_neighbors(index, X, k, verbose=self.verbose)
             return distances, indices, index
         indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)

@@ -28,6 +28,7 @@ AXES_FROM = 20_000  # rows the projection's principal axes are estimated from: a
 # proposing candidates (all are ranked in every feature), and a third of the time at 70,000
 RETAINED = 0.85  # least fraction of the variance the projection must keep (Fashion-MNIST: 0.91;
 # 5,000 points in 400-D with variances 1/i keep 0.79 and lost recall, isotropic 300-D lost half)
+ADD_ROWS = 100_000  # rows added to the graph per call (the progress bar's step)
 ROUND_WIDTH = 16  # the neighbours' round reads the first 16 entries of the first 16 neighbours'
 # lists: all of them for UMAP's 15 neighbours; t-SNE's 90 would otherwise cost 8,100 per point
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
@@ -74,6 +75,8 @@ class HNSWIndex(KNNIndex):
         principal components if they keep at least ``RETAINED`` (0.85) of the variance,
         and the candidates are ranked in all features (see the module notes); None
         searches all features.
+    verbose : bool, default=False
+        A progress bar (tqdm, with an ETA) while the graph is built.
 
     Examples
     --------
@@ -85,7 +88,7 @@ class HNSWIndex(KNNIndex):
 
     metrics = ("euclidean", "sqeuclidean", "cosine")
 
-    def __init__(self, metric="euclidean", *, M=16, ef_construction=40, ef_search=None, n_projected=100):
+    def __init__(self, metric="euclidean", *, M=16, ef_construction=40, ef_search=None, n_projected=100, verbose=False):
         if metric not in ("euclidean", "sqeuclidean", "cosine"):
             raise ValueError(
                 f"the approximate index supports metric 'euclidean', 'sqeuclidean' or 'cosine'; "
@@ -96,6 +99,7 @@ class HNSWIndex(KNNIndex):
         self.ef_construction = ef_construction
         self.ef_search = ef_search
         self.n_projected = n_projected
+        self.verbose = verbose
 
     def _build(self, X):
         """Index the rows of ``X``."""
@@ -109,7 +113,12 @@ class HNSWIndex(KNNIndex):
         points = self._searched(self._data)
         self._graph = faiss.IndexHNSWFlat(points.shape[1], self.M)
         self._graph.hnsw.efConstruction = self.ef_construction
-        self._graph.add(points)
+        from tqdm.auto import tqdm
+
+        with tqdm(total=len(points), desc="kNN index", unit="row", disable=not self.verbose, mininterval=0.5) as bar:
+            for start in range(0, len(points), ADD_ROWS):  # in blocks, for the bar
+                self._graph.add(points[start : start + ADD_ROWS])
+                bar.update(min(ADD_ROWS, len(points) - start))
         self._projected = points if self._basis is not None else None  # searched again by self-queries
 
     def _searched(self, shifted):

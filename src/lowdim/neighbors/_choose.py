@@ -15,7 +15,7 @@ APPROXIMATE_FROM = 20_000  # 'auto' uses the approximate index from this many po
 ALGORITHMS = ("auto", "exact", "approximate")
 
 
-def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
+def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, verbose=False):
     """The kNN index for ``algorithm``: a user's ``KNNIndex`` (a copy of it, whose
     metric must be ``metric``), or one of 'auto', 'exact', 'approximate': 'auto' is
     approximate from ``APPROXIMATE_FROM`` points on when faiss is installed and the
@@ -33,6 +33,8 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
     metric_params : dict, optional
     sparse : bool, default=False
         The data are a scipy.sparse matrix.
+    verbose : bool, default=False
+        The approximate index shows a progress bar while it is built.
 
     Returns
     -------
@@ -76,7 +78,7 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False):
             and approximate_available()
             else "exact"
         )
-    return HNSWIndex(metric) if algorithm == "approximate" else ExactIndex(metric)
+    return HNSWIndex(metric, verbose=verbose) if algorithm == "approximate" else ExactIndex(metric)
 
 
 def nearest_neighbors(X, n_neighbors, *, metric="euclidean", algorithm="auto"):

@@ -130,6 +130,9 @@ def symmetrize(G, how="max"):
     raise ValueError(f"how must be 'max', 'min' or 'mean'; got {how!r}.")
 
 
+JOIN_BY_SEARCH_FROM = 50_000  # points: above, components are joined through the kNN index
+
+
 def _nearest_foreign(distances, n, labels):
     """For every row, the nearest row with another label: (distance, index).
     ``distances(start, stop)`` gives rows ``start:stop`` against all, about 64 MB at a time."""
@@ -220,6 +223,8 @@ def join_components(G, X, *, name="graph", index=None):
         UserWarning,
         stacklevel=2,
     )
+    if index is not None and n_comp > 1 and G.shape[0] > JOIN_BY_SEARCH_FROM:
+        return _with_edges(G, _joining_edges_by_search(index, X, labels))
     if not sp.issparse(X):
         X = np.asarray(X, dtype=np.float64)
     if index is not None and hasattr(index, "_block_distances"):
@@ -227,7 +232,59 @@ def join_components(G, X, *, name="graph", index=None):
         length = lambda i, j: float(index._block_distances(X[i : i + 1])[0, j])  # noqa: E731
     else:
         distances, length = _euclidean_rows(X), lambda i, j: float(np.linalg.norm(X[i] - X[j]))  # noqa: E731
-    G = sp.lil_matrix(G)
-    for i, j in _joining_edges(distances, labels):
-        G[i, j] = G[j, i] = max(length(i, j), np.finfo(float).tiny)
-    return G.tocsr()
+    return _with_edges(G, [(i, j, length(i, j)) for i, j in _joining_edges(distances, labels)])
+
+
+def _with_edges(G, edges):
+    """``G`` (CSR, its dtype kept) with the symmetric edges ``(i, j, length)`` added."""
+    i, j, w = (np.array(v) for v in zip(*edges))
+    w = np.maximum(w, np.finfo(np.float32).tiny).astype(G.dtype)
+    bridge = sp.csr_matrix((np.r_[w, w], (np.r_[i, j], np.r_[j, i])), shape=G.shape)
+    return (sp.csr_matrix(G) + bridge).tocsr()
+
+
+def _joining_edges_by_search(index, X, labels):
+    """Edges joining the components ``labels`` found with the kNN ``index`` instead of
+    all-pairs distances (Boruvka over components; every component but the largest
+    searches its members' nearest points, k doubling until one lies outside it): for
+    millions of points, where each round of ``_joining_edges`` costs n^2 distances."""
+    parent = np.arange(labels.max() + 1)
+
+    def root(c):
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    comp, edges = labels.copy(), []
+    while not np.all(comp == comp[0]):
+        found = _shortest_foreign(index, X, comp)
+        for c, (length, i, j) in found.items():
+            a, b = root(c), root(comp[j])
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+                edges.append((i, j, length))
+        comp = np.array([root(c) for c in range(parent.size)])[comp]
+    return edges
+
+
+def _shortest_foreign(index, X, comp):
+    """For every component but the largest: ``{component: (length, i, j)}``, the
+    shortest edge its members' k-nearest lists show to another component."""
+    giant = np.argmax(np.bincount(comp))
+    pending = np.flatnonzero(comp != giant)
+    found, k = {}, 16
+    while pending.size:
+        k = min(k, index.n_samples_)
+        dist, idx = index.query(np.asarray(X[pending]), k)
+        foreign = comp[idx] != comp[pending][:, None]
+        first = np.argmax(foreign, axis=1)
+        for r in np.flatnonzero(foreign.any(axis=1)):
+            c, length = comp[pending[r]], float(dist[r, first[r]])
+            if c not in found or length < found[c][0]:
+                found[c] = (length, int(pending[r]), int(idx[r, first[r]]))
+        searched = np.array([c not in found for c in comp[pending]], dtype=bool)
+        if k == index.n_samples_:
+            break
+        pending, k = pending[searched], 2 * k
+    return found
