@@ -144,3 +144,22 @@ def test_components_of_millions_are_joined_through_the_index(monkeypatch):
     added = [(J - G).tocsr() for J in (exact, searched)]
     assert added[1].nnz == added[0].nnz == 10  # five joining edges, both directions
     assert added[1].sum() <= 1.05 * added[0].sum()  # as short as the all-pairs minimum spanning tree
+
+
+def test_a_spectral_start_that_does_not_converge_falls_back_to_pca(monkeypatch):
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    import lowdim.manifold._spectral as spectral
+    from lowdim.embedding import initial_embedding
+
+    def no_convergence(*args):  # as Lanczos on millions of points in weakly joined parts
+        raise ArpackNoConvergence("not converged", np.zeros(0), np.zeros((0, 0)))
+
+    monkeypatch.setattr(spectral, "_top_as_bottom", no_convergence)
+    monkeypatch.setattr(spectral, "LU_BELOW", 0)  # as for millions of points: no sparse LU
+    monkeypatch.setattr(spectral, "DENSE_BELOW", 0)
+    P = neighbor_affinities(X, 20.0, 61)[0]
+    with pytest.warns(UserWarning, match="spectral start did not converge"):
+        Y = initial_embedding("spectral", X, P, 2, np.random.default_rng(0))
+    pca = initial_embedding("pca", X, P, 2, np.random.default_rng(0))
+    assert all(abs(np.corrcoef(Y[:, c], pca[:, c])[0, 1]) > 0.99 for c in range(2))

@@ -2,7 +2,10 @@
 to a small spread (so early exaggeration acts as intended), Gaussian noise, or the
 user's array."""
 
+import warnings
+
 import numpy as np
+from scipy.sparse.linalg import ArpackNoConvergence
 
 from .._threads import blas_limit
 from .._validation import check_array
@@ -78,7 +81,18 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
     if init == "spectral":
         if n_components >= n - 1:
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
-        with blas_limit(1):
-            Y, _ = laplacian_eigenmap(affinities, n_components, rng, tol=SPECTRAL_TOL)
+        try:
+            with blas_limit(1):
+                Y, _ = laplacian_eigenmap(affinities, n_components, rng, tol=SPECTRAL_TOL, bounded=True)
+        except ArpackNoConvergence:
+            fallback = "pca" if isinstance(X, np.ndarray) and not precomputed else "random"
+            warnings.warn(
+                f"the spectral start did not converge within its budget of Lanczos products (the graph has "
+                f"weakly joined parts, whose eigenvalues are nearly equal); starting from '{fallback}' instead. "
+                f"Pass init='{fallback}' to skip the attempt.",
+                UserWarning,
+                stacklevel=3,
+            )
+            return initial_embedding(fallback, X, affinities, n_components, rng, precomputed=precomputed)
         return rescale(Y, rng)
     raise ValueError(f"init must be 'pca', 'spectral', 'random' or an array; got {init!r}.")

@@ -114,7 +114,7 @@ def check_nontrivial_components(n_components, n_samples):
         )
 
 
-def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
+def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=False):
     """Bottom non-trivial eigenvectors of ``I - D^-1/2 A D^-1/2`` (the diagonal of ``A``
     ignored), divided by ``sqrt(degree)``; computed as the top eigenvectors of
     ``D^-1/2 A D^-1/2``. ``tol`` is the sparse solvers' relative accuracy (0: machine
@@ -128,6 +128,11 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
     rng : numpy.random.Generator
     solver : {'auto', 'dense', 'lobpcg', 'arpack'}, default='auto'
     tol : float, default=0.0
+    bounded : bool, default=False
+        Above ``LU_BELOW`` points, give up (``scipy.sparse.linalg.ArpackNoConvergence``)
+        when Lanczos has not converged within its budget of products, instead of
+        running on (a graph of weakly joined parts has nearly equal eigenvalues, which
+        Lanczos separates slowly): for a starting layout, which has alternatives.
 
     Returns
     -------
@@ -168,7 +173,7 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0):
         w, U = top_eigh(dense, min(k, n))
         lam = 1.0 - w
     elif sp.issparse(M):
-        lam, U = _sparse_bottom(M, k, rng, tol)
+        lam, U = _sparse_bottom(M, k, rng, tol, bounded)
     else:
         w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng, tol=tol)
         lam = 1.0 - w
@@ -193,7 +198,7 @@ def _lobpcg_top(M, k, rng, tol):
     return 1.0 - w, U
 
 
-def _sparse_bottom(M, k, rng, tol=0.0):
+def _sparse_bottom(M, k, rng, tol=0.0, bounded=False):
     """Bottom ``k`` eigenpairs of ``I - M``: plain Lanczos on ``M`` within a budget of
     LANCZOS_PRODUCTS products, then shift-invert on a sparse LU of ``I - M`` (up to
     LU_BELOW points; beyond, Lanczos without the budget). Neither wins everywhere
@@ -206,6 +211,8 @@ def _sparse_bottom(M, k, rng, tol=0.0):
         return _top_as_bottom(M, k, rng, ncv, tol, budget)
     except spla.ArpackNoConvergence:
         if n > LU_BELOW:
+            if bounded:
+                raise
             return _top_as_bottom(M, k, rng, min(n, 2 * ncv), tol, None)
         return smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=tol, max_iter=None)
 
