@@ -155,11 +155,10 @@ def _euclidean_rows(X):
     return lambda start, stop: sq_euclidean(X[start:stop], X, x_sq[start:stop], x_sq)
 
 
-def _joining_edges(distances, labels):
-    """Edges of a minimum spanning tree between the components ``labels`` (Boruvka:
-    every round adds each component's shortest edge to another, at least halving
-    their number, so log2(components) passes of blocked distances)."""
-    n = labels.size
+def _boruvka(labels, shortest):
+    """Edges ``(i, j, length)`` joining the components ``labels`` (Boruvka: every round
+    adds each component's shortest edge to another, ``shortest(comp) -> {component:
+    (length, i, j)}``, at least halving their number, so log2(components) rounds)."""
     parent = np.arange(labels.max() + 1)
 
     def root(c):
@@ -169,16 +168,25 @@ def _joining_edges(distances, labels):
         return c
 
     comp, edges = labels.copy(), []
-    while True:
-        dist, nearest = _nearest_foreign(distances, n, comp)
-        for i in np.lexsort((dist, comp))[np.r_[True, np.diff(np.sort(comp)) != 0]]:
-            a, b = root(comp[i]), root(comp[nearest[i]])
+    while not np.all(comp == comp[0]):
+        for length, i, j in shortest(comp).values():
+            a, b = root(comp[i]), root(comp[j])
             if a != b:
                 parent[max(a, b)] = min(a, b)
-                edges.append((int(i), int(nearest[i])))
+                edges.append((i, j, length))
         comp = np.array([root(c) for c in range(parent.size)])[comp]  # a root per label, not per point
-        if np.all(comp == comp[0]):
-            return edges
+    return edges
+
+
+def _shortest_by_distances(distances, n):
+    """``shortest`` for ``_boruvka`` from blocked distances to all points (n^2 work)."""
+
+    def shortest(comp):
+        dist, nearest = _nearest_foreign(distances, n, comp)
+        firsts = np.lexsort((dist, comp))[np.r_[True, np.diff(np.sort(comp)) != 0]]
+        return {comp[i]: (float(dist[i]), int(i), int(nearest[i])) for i in firsts}
+
+    return shortest
 
 
 def join_components(G, X, *, name="graph", index=None):
@@ -224,7 +232,7 @@ def join_components(G, X, *, name="graph", index=None):
         stacklevel=2,
     )
     if index is not None and n_comp > 1 and G.shape[0] > JOIN_BY_SEARCH_FROM:
-        return _with_edges(G, _joining_edges_by_search(index, X, labels))
+        return _with_edges(G, _boruvka(labels, lambda comp: _shortest_foreign(index, X, comp)))
     if not sp.issparse(X):
         X = np.asarray(X, dtype=np.float64)
     if index is not None and hasattr(index, "_block_distances"):
@@ -232,7 +240,8 @@ def join_components(G, X, *, name="graph", index=None):
         length = lambda i, j: float(index._block_distances(X[i : i + 1])[0, j])  # noqa: E731
     else:
         distances, length = _euclidean_rows(X), lambda i, j: float(np.linalg.norm(X[i] - X[j]))  # noqa: E731
-    return _with_edges(G, [(i, j, length(i, j)) for i, j in _joining_edges(distances, labels)])
+    edges = _boruvka(labels, _shortest_by_distances(distances, G.shape[0]))
+    return _with_edges(G, [(i, j, length(i, j)) for i, j, _ in edges])
 
 
 def _with_edges(G, edges):
@@ -243,34 +252,10 @@ def _with_edges(G, edges):
     return (sp.csr_matrix(G) + bridge).tocsr()
 
 
-def _joining_edges_by_search(index, X, labels):
-    """Edges joining the components ``labels`` found with the kNN ``index`` instead of
-    all-pairs distances (Boruvka over components; every component but the largest
-    searches its members' nearest points, k doubling until one lies outside it): for
-    millions of points, where each round of ``_joining_edges`` costs n^2 distances."""
-    parent = np.arange(labels.max() + 1)
-
-    def root(c):
-        while parent[c] != c:
-            parent[c] = parent[parent[c]]
-            c = parent[c]
-        return c
-
-    comp, edges = labels.copy(), []
-    while not np.all(comp == comp[0]):
-        found = _shortest_foreign(index, X, comp)
-        for c, (length, i, j) in found.items():
-            a, b = root(c), root(comp[j])
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-                edges.append((i, j, length))
-        comp = np.array([root(c) for c in range(parent.size)])[comp]
-    return edges
-
-
 def _shortest_foreign(index, X, comp):
-    """For every component but the largest: ``{component: (length, i, j)}``, the
-    shortest edge its members' k-nearest lists show to another component."""
+    """``shortest`` for ``_boruvka`` through the kNN ``index``, for millions of points:
+    for every component but the largest, the shortest edge to another component among
+    its members' k nearest (k doubling until one lies outside it)."""
     giant = np.argmax(np.bincount(comp))
     pending = np.flatnonzero(comp != giant)
     found, k = {}, 16
