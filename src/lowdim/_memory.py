@@ -13,14 +13,20 @@ def available_bytes():
     >>> available_bytes() > 0
     True
     """
+    found = _proc_bytes("/proc/meminfo", "MemAvailable:")
+    return found if found is not None else os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def _proc_bytes(path, field):
+    """A ``field: N kB`` line of a /proc file in bytes, or None (not Linux, no such line)."""
     try:
-        with open("/proc/meminfo") as fh:
+        with open(path) as fh:
             for line in fh:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(field):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return None
 
 
 def require_memory(nbytes, what, alternatives, fraction=0.8):
@@ -66,14 +72,7 @@ def _reset_peak():
 
 def _peak_resident():
     """The resident high-water mark (VmHWM) since the last reset, or None."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    return _proc_bytes("/proc/self/status", "VmHWM:")
 
 
 def peak_during(work, interval=0.005):

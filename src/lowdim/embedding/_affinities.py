@@ -8,10 +8,10 @@ import scipy.sparse as sp
 
 from .._threads import blas_limit
 from ..neighbors import make_index, self_neighbors
+from ._graph_arrays import float64_row_blocks, symmetric_graph
 
 ENTROPY_TOL = 1e-5  # nats: the bisection stops within this of log(perplexity)
 BISECTION_STEPS = 200
-CALIBRATION_ROWS = 65_536  # rows calibrated at a time (their float64 work: ~50 MB at 90 neighbours)
 
 
 def effective_perplexity(perplexity, n_samples, name="TSNE"):
@@ -62,16 +62,12 @@ def conditional_probabilities(distances, perplexity):
     """
     from .._kernels.perplexity import calibrate_rows
 
-    distances = np.asarray(distances)
-    dtype = np.float32 if distances.dtype == np.float32 else np.float64
-    P = np.empty(distances.shape, dtype=dtype)
-    beta = np.empty(distances.shape[0])
-    for start in range(0, distances.shape[0], CALIBRATION_ROWS):  # float64 work one block at a time
-        stop = start + CALIBRATION_ROWS
-        sq = np.square(np.asarray(distances[start:stop], dtype=np.float64))
-        block = np.empty_like(sq)
-        calibrate_rows(sq, float(np.log(perplexity)), ENTROPY_TOL, BISECTION_STEPS, block, beta[start:stop])
-        P[start:stop] = block
+    P, blocks = float64_row_blocks(distances)
+    beta = np.empty(P.shape[0])
+    for rows, block in blocks:
+        sq = np.square(block)
+        calibrate_rows(sq, float(np.log(perplexity)), ENTROPY_TOL, BISECTION_STEPS, block, beta[rows])
+        P[rows] = block
     return P, beta
 
 
@@ -97,12 +93,8 @@ def joint_probabilities(indices, conditional, n_samples):
     >>> P.toarray().round(4).tolist()
     [[0.0, 0.3333, 0.0], [0.3333, 0.0, 0.1667], [0.0, 0.1667, 0.0]]
     """
-    from .._kernels.symmetric_graph import symmetric_csr
-
-    indptr, cols, data = symmetric_csr(np.ascontiguousarray(indices), np.ascontiguousarray(conditional), "sum")
-    data /= data.sum(dtype=np.float64)
-    P = sp.csr_matrix((data, cols, indptr), shape=(n_samples, n_samples))
-    P.has_sorted_indices = True
+    P = symmetric_graph(indices, conditional, n_samples, "sum")
+    P.data /= P.data.sum(dtype=np.float64)
     return P
 
 

@@ -16,6 +16,7 @@ from ..distributed import check_dask_array, is_dask_array
 from ..linalg import column_moments
 from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, KNNIndex, dask_self_neighbors, make_index
 from ._affinities import affinities_from_neighbors, effective_perplexity, neighbor_affinities, warn_duplicates
+from ._graph_arrays import sorted_csr
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
 
@@ -220,10 +221,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         from .._kernels.symmetric_graph import permuted_csr
 
         order = reverse_cuthill_mckee(P if self._joint else (P + P.T).tocsr(), symmetric_mode=True)
-        indptr, indices, data = permuted_csr(P.indptr, P.indices, P.data, order)
-        P = sp.csr_matrix((data, indices, indptr), shape=P.shape)
-        P.has_sorted_indices = True
-        return P, order
+        return sorted_csr(*permuted_csr(P.indptr, P.indices, P.data, order), P.shape[0]), order
 
     def _optimize(self, P, order, Y, make_objective):
         """Gradient descent on the problem in cache order (``P`` already permuted by

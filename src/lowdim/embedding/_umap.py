@@ -25,6 +25,7 @@ from ..neighbors import (
 )
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, init_rows, training_index, training_rows
+from ._graph_arrays import symmetric_graph
 from ._initialization import initial_embedding
 from ._umap_graph import (
     curve_parameters,
@@ -32,7 +33,6 @@ from ._umap_graph import (
     intersect_labels,
     intersect_target_graph,
     local_memberships,
-    symmetric_graph,
 )
 from ._umap_layout import optimize_layout
 

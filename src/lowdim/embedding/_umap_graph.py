@@ -6,9 +6,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import curve_fit
 
+from ._graph_arrays import float64_row_blocks, symmetric_graph
+
 SMOOTH_KNN_TOL = 1e-5
 SMOOTH_KNN_STEPS = 64
-MEMBERSHIP_ROWS = 65_536  # rows calibrated at a time (their float64 work stays small)
 
 
 def local_memberships(distances, n_neighbors, local_connectivity=1.0):
@@ -38,26 +39,15 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0):
     """
     from .._kernels.umap_graph import smooth_knn
 
-    distances = np.asarray(distances)
-    n = distances.shape[0]
-    dtype = np.float32 if distances.dtype == np.float32 else np.float64
-    memberships, rho, sigma = np.empty(distances.shape, dtype=dtype), np.empty(n), np.empty(n)
-    mean = float(distances.mean(dtype=np.float64)) if distances.size else 0.0
-    for start in range(0, n, MEMBERSHIP_ROWS):  # float64 work one block at a time
-        stop = min(n, start + MEMBERSHIP_ROWS)
-        D = np.ascontiguousarray(distances[start:stop], dtype=np.float64)
-        smooth_knn(
-            D,
-            float(np.log2(n_neighbors)),
-            float(local_connectivity),
-            SMOOTH_KNN_TOL,
-            SMOOTH_KNN_STEPS,
-            mean,
-            rho[start:stop],
-            sigma[start:stop],
-        )
+    memberships, blocks = float64_row_blocks(distances)
+    n = memberships.shape[0]
+    rho, sigma = np.empty(n), np.empty(n)
+    mean = float(np.mean(distances, dtype=np.float64)) if memberships.size else 0.0
+    target = float(np.log2(n_neighbors))
+    for rows, D in blocks:
+        smooth_knn(D, target, float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS, mean, rho[rows], sigma[rows])
         with np.errstate(invalid="ignore"):  # dropped (infinite) edges: NaN, removed by the caller
-            memberships[start:stop] = np.exp(-np.maximum(D - rho[start:stop, None], 0.0) / sigma[start:stop, None])
+            memberships[rows] = np.exp(-np.maximum(D - rho[rows, None], 0.0) / sigma[rows, None])
     return memberships, rho, sigma
 
 
@@ -73,25 +63,6 @@ def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0):
     [[0.0, 0.75], [0.75, 0.0]]
     """
     return symmetric_graph(indices, memberships, n_samples, "fuzzy_union", mix_ratio)
-
-
-def symmetric_graph(indices, values, n_samples, mode, mix=1.0):
-    """The symmetric CSR (n_samples x n_samples) of the directed edges ``i ->
-    indices[i, t]`` weighted ``values[i, t]``, each pair's two weights combined by
-    ``mode``: 'sum', 'fuzzy_union' (with ``mix``) or 'maximum'; compact (the values'
-    dtype, int32 indices), sorted, no zeros stored.
-
-    Examples
-    --------
-    >>> symmetric_graph(np.array([[1], [0]]), np.array([[2.0], [3.0]]), 2, "maximum").toarray().tolist()
-    [[0.0, 3.0], [3.0, 0.0]]
-    """
-    from .._kernels.symmetric_graph import symmetric_csr
-
-    indptr, cols, data = symmetric_csr(np.ascontiguousarray(indices), np.ascontiguousarray(values), mode, mix)
-    W = sp.csr_matrix((data, cols, indptr), shape=(n_samples, n_samples))
-    W.has_sorted_indices = True
-    return W
 
 
 def intersect_labels(W, y, far_dist=5.0, unknown_dist=1.0):

@@ -145,8 +145,11 @@ class HNSWIndex(KNNIndex):
         """
         Q = query_rows(self, Q, k, exclude_self)
         if exclude_self and self._basis is None:  # in blocks: bounded transient memory
-            blocks = [self._query_indexed(a, min(len(Q), a + BLOCK_ROWS), k) for a in range(0, len(Q), BLOCK_ROWS)]
-            return np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+            dist, idx = np.empty((len(Q), k)), np.empty((len(Q), k), dtype=np.int64)
+            for a in range(0, len(Q), BLOCK_ROWS):
+                b = min(len(Q), a + BLOCK_ROWS)
+                dist[a:b], idx[a:b] = self._query_indexed(a, b, k)
+            return dist, idx
         shifted = self._data if exclude_self else (Q - self._offset).astype(self._data.dtype)
         return self._ranked(Q, self._offset, self._nearest(shifted, k, exclude_self))
 

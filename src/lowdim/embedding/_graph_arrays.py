@@ -1,0 +1,50 @@
+"""What the neighbour embeddings share to hold millions of points: the symmetric graph
+of a compact kNN graph, a CSR built from arrays without a copy, and per-row work in
+float64 one block of rows at a time."""
+
+import numpy as np
+import scipy.sparse as sp
+
+ROWS_PER_BLOCK = 65_536  # rows worked on in float64 at a time (~50 MB at 90 neighbours)
+
+
+def sorted_csr(indptr, indices, data, n):
+    """The n x n CSR of arrays whose rows are already sorted (no copy, no check)."""
+    M = sp.csr_matrix((data, indices, indptr), shape=(n, n))
+    M.has_sorted_indices = True
+    return M
+
+
+def symmetric_graph(indices, values, n_samples, mode, mix=1.0):
+    """The symmetric CSR (n_samples x n_samples) of the directed edges ``i ->
+    indices[i, t]`` weighted ``values[i, t]``, each pair's two weights combined by
+    ``mode``: 'sum', 'fuzzy_union' (with ``mix``) or 'maximum'; compact (the values'
+    dtype, int32 indices), sorted, no zeros stored.
+
+    Examples
+    --------
+    >>> symmetric_graph(np.array([[1], [0]]), np.array([[2.0], [3.0]]), 2, "maximum").toarray().tolist()
+    [[0.0, 3.0], [3.0, 0.0]]
+    """
+    from .._kernels.symmetric_graph import symmetric_csr
+
+    indptr, cols, data = symmetric_csr(np.ascontiguousarray(indices), np.ascontiguousarray(values), mode, mix)
+    return sorted_csr(indptr, cols, data, n_samples)
+
+
+def float64_row_blocks(distances):
+    """``(out, blocks)``: an empty array shaped like ``distances`` in their dtype (float32
+    stays float32, anything else float64) and the ``(rows, float64 copy of the block)`` pairs
+    to compute it from, ``ROWS_PER_BLOCK`` rows at a time.
+
+    Examples
+    --------
+    >>> out, blocks = float64_row_blocks(np.ones((3, 2), dtype=np.float32))
+    >>> out.dtype, [(rows, block.dtype) for rows, block in blocks]
+    (dtype('float32'), [(slice(0, 3, None), dtype('float64'))])
+    """
+    distances = np.asarray(distances)
+    out = np.empty(distances.shape, dtype=np.float32 if distances.dtype == np.float32 else np.float64)
+    n = distances.shape[0]
+    rows = (slice(a, min(n, a + ROWS_PER_BLOCK)) for a in range(0, n, ROWS_PER_BLOCK))
+    return out, ((r, np.array(distances[r], dtype=np.float64)) for r in rows)  # copies: callers may write
