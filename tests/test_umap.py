@@ -102,8 +102,12 @@ def test_supervised_mode_separates_classes(digits):
 
     from lowdim.metrics import silhouette_score
 
-    strongly = UMAP(random_state=0, n_epochs=200, target_weight=0.9).fit_transform(X, y)
-    assert silhouette_score(strongly, y) > silhouette_score(plain, y) + 0.05
+    # over three seeds: one layout's silhouette moves by +-0.05 with the last bits of its start
+    def mean_silhouette(labels, **params):
+        fits = [UMAP(random_state=s, n_epochs=200, **params).fit_transform(X, labels) for s in range(3)]
+        return np.mean([silhouette_score(Y, y) for Y in fits])
+
+    assert mean_silhouette(y, target_weight=0.9) > mean_silhouette(None) + 0.05
     partial = y.copy()
     partial[::2] = -1  # unknown labels are allowed
     assert np.isfinite(UMAP(random_state=0, n_epochs=50).fit_transform(X, partial)).all()

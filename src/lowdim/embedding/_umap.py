@@ -332,11 +332,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self.graph_dists_ = symmetric_graph(indices, np.where(np.isfinite(distances), distances, 0), n, "maximum")
         if y is not None and self.target_weight > 0:
             W = self._supervised(W, y)
-        joined = join_components(W, X, name="UMAP neighbour graph", index=index)
-        if joined is not W:  # the joining edges get the weakest weight of the graph
-            bridge = (joined - W).tocsr()
-            bridge.data[:] = W.data.min(initial=1.0)
-            W = (W + bridge).tocsr()
+        # the joining edges get the weakest weight of the graph
+        W = join_components(W, X, name="UMAP neighbour graph", index=index, edge_weight=W.data.min(initial=1.0))
         return W, index
 
     def _supervised(self, W, y):

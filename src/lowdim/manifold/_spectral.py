@@ -8,6 +8,7 @@ from scipy.sparse.linalg import aslinearoperator
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
+from .._kernels.normalized_graph import normalized_values
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
@@ -60,10 +61,7 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False):
         A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", index=index)
         index = index if sp.issparse(X) else None  # dense rows join by BLAS distances
     S = ((A + A.T) * 0.5).tocsr()
-    joined = join_components(S, X, name="SpectralEmbedding neighbour graph", index=index)
-    bridge = (joined - S).tocsr()
-    bridge.data[:] = 1.0
-    return (S + bridge).tocsr()
+    return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
 
 
 class _StoredDistances:
@@ -149,17 +147,7 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
     (5, 1)
     """
     n = A.shape[0]
-    # self-loops (the diagonal) do not count, as in scipy's normalised Laplacian
-    if sp.issparse(A):
-        A = (A - sp.diags(A.diagonal())).tocsr()
-    else:
-        A = A - np.diag(np.diag(A))
-    degree = np.asarray(A.sum(axis=1)).ravel()
-    scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
-    if sp.issparse(A):
-        M = sp.diags(scale) @ A @ sp.diags(scale)
-    else:
-        M = scale[:, None] * A * scale[None, :]
+    M, scale = _normalized_affinity(A)
     k = n_components + 1
     if solver == "lobpcg" and 5 * k < n:
         found = _lobpcg_top(M, k, rng, tol)
@@ -179,6 +167,21 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
         lam = 1.0 - w
     (Ut,) = flip_signs(U[:, 1:k].T)
     return Ut.T * scale[:, None], lam[1:k]
+
+
+def _normalized_affinity(A):
+    """``(D^-1/2 A D^-1/2, D^-1/2)`` with the diagonal of ``A`` (self-loops) left out, as
+    in scipy's normalised Laplacian. A sparse ``A`` keeps its structure: the result
+    shares its index arrays and adds only one float64 value per edge (on millions of
+    points the graph is gigabytes)."""
+    if not sp.issparse(A):
+        A = A - np.diag(np.diag(A))
+        degree = np.asarray(A.sum(axis=1)).ravel()
+        scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
+        return scale[:, None] * A * scale[None, :], scale
+    A = sp.csr_matrix(A)
+    values, scale = normalized_values(A.indptr, A.indices, A.data)
+    return sp.csr_matrix((values, A.indices, A.indptr), shape=A.shape), scale
 
 
 def _lobpcg_top(M, k, rng, tol):

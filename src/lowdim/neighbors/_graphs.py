@@ -189,7 +189,7 @@ def _shortest_by_distances(distances, n):
     return shortest
 
 
-def join_components(G, X, *, name="graph", index=None):
+def join_components(G, X, *, name="graph", index=None, edge_weight=None):
     """Connect a disconnected symmetric graph: warn with the number of components, then
     add, between components, the edges of a minimum spanning tree of their closest
     pairs of points. Returns the graph unchanged when connected.
@@ -206,6 +206,8 @@ def join_components(G, X, *, name="graph", index=None):
         What to call the graph in the warning.
     index : KNNIndex, optional
         A built exact index of ``X``.
+    edge_weight : float, optional
+        Weight of the joining edges (an affinity graph's); default their lengths.
 
     Returns
     -------
@@ -232,7 +234,7 @@ def join_components(G, X, *, name="graph", index=None):
         stacklevel=2,
     )
     if index is not None and n_comp > 1 and G.shape[0] > JOIN_BY_SEARCH_FROM:
-        return _with_edges(G, _boruvka(labels, lambda comp: _shortest_foreign(index, X, comp)))
+        return _with_edges(G, _boruvka(labels, lambda comp: _shortest_foreign(index, X, comp)), edge_weight)
     if not sp.issparse(X):
         X = np.asarray(X, dtype=np.float64)
     if index is not None and hasattr(index, "_block_distances"):
@@ -241,13 +243,15 @@ def join_components(G, X, *, name="graph", index=None):
     else:
         distances, length = _euclidean_rows(X), lambda i, j: float(np.linalg.norm(X[i] - X[j]))  # noqa: E731
     edges = _boruvka(labels, _shortest_by_distances(distances, G.shape[0]))
-    return _with_edges(G, [(i, j, length(i, j)) for i, j, _ in edges])
+    return _with_edges(G, [(i, j, length(i, j) if edge_weight is None else 0.0) for i, j, _ in edges], edge_weight)
 
 
-def _with_edges(G, edges):
-    """``G`` (CSR, its dtype kept) with the symmetric edges ``(i, j, length)`` added."""
+def _with_edges(G, edges, weight=None):
+    """``G`` (CSR, its dtype kept) with the symmetric edges ``(i, j, length)`` added,
+    weighted by their lengths or by ``weight``; one sum, the only copy of ``G``."""
     i, j, w = (np.array(v) for v in zip(*edges))
-    w = np.maximum(w, np.finfo(np.float32).tiny).astype(G.dtype)
+    w = np.full(w.shape, weight) if weight is not None else np.maximum(w, np.finfo(np.float32).tiny)
+    w = w.astype(G.dtype)
     bridge = sp.csr_matrix((np.r_[w, w], (np.r_[i, j], np.r_[j, i])), shape=G.shape)
     return (sp.csr_matrix(G) + bridge).tocsr()
 
