@@ -1,17 +1,30 @@
-"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, choosing k."""
+"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, HDBSCAN,
+Leiden / Louvain communities of a neighbour graph, spectral clustering, choosing k."""
 
 from ._gaussian_mixture import GaussianMixture
+from ._gmeans import anderson_darling_normal, gmeans
+from ._graph_clustering import Leiden, Louvain, neighbor_graph
+from ._hdbscan import HDBSCAN
 from ._kmeans import KMeans
 from ._kmedoids import KMedoids
 from ._minibatch import MiniBatchKMeans
 from ._select import ClusterCountSelection, knee_point, select_n_clusters
+from ._spectral_clustering import SpectralClustering, cluster_qr
 
 __all__ = [
+    "HDBSCAN",
     "ClusterCountSelection",
     "GaussianMixture",
     "KMeans",
     "KMedoids",
+    "Leiden",
+    "Louvain",
     "MiniBatchKMeans",
+    "SpectralClustering",
+    "anderson_darling_normal",
+    "cluster_qr",
+    "gmeans",
     "knee_point",
+    "neighbor_graph",
     "select_n_clusters",
 ]

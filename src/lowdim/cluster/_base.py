@@ -18,6 +18,17 @@ from ._lloyd import assign
 CLUSTER_NOTE = "every sample sits at one point, so there is a single distinct cluster"
 
 
+def warn_constant_columns(X, name):
+    """Warn about zero-variance columns of ``X`` (or that all its rows are identical).
+
+    Examples
+    --------
+    >>> warn_constant_columns(np.array([[0.0, 1.0], [1.0, 2.0]]), "HDBSCAN")
+    """
+    _, var = column_moments(X)
+    warn_constant_features(var, name, CLUSTER_NOTE, X=X)
+
+
 def check_n_clusters(n_clusters, n_samples):
     """Raise when there are fewer samples than clusters.
 
@@ -33,7 +44,8 @@ def check_n_clusters(n_clusters, n_samples):
 
 def resolve_n_init(n_init, init, random_starts):
     """How many starts to run: one for an explicit array of centres (the same start every
-    time); for ``n_init='auto'``, ``random_starts`` with ``init='random'`` and one with
+    time); for ``n_init='auto'``, ``random_starts`` with a random start ('random',
+    'random-partition') and one with
     the other named starts (scikit-learn's rule: 10 for KMeans, 3 for MiniBatchKMeans).
 
     Examples
@@ -44,7 +56,7 @@ def resolve_n_init(n_init, init, random_starts):
     if not isinstance(init, str):
         return 1
     if n_init == "auto":
-        return random_starts if init == "random" else 1
+        return random_starts if init in ("random", "random-partition") else 1
     return n_init
 
 

@@ -16,11 +16,11 @@ from ._base import (
     warn_fewer_clusters,
 )
 from ._kmeans_dask import dask_kmeans
-from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_rows
+from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_partition, random_rows
 from ._lloyd import kmeans_single
 from ._sparse_lloyd import sparse_kmeans
 
-INITS = ("k-means++", "random", "k-means||")
+INITS = ("k-means++", "random", "random-partition", "k-means||")
 
 
 def resolve_algorithm(algorithm, n_clusters, n_features):
@@ -60,6 +60,8 @@ def initial_centers(init, X, n_clusters, rng, weights, x_sq, offset):
         return C.astype(np.float64) - offset
     if init == "random":
         return random_rows(X, n_clusters, rng, weights=weights)
+    if init == "random-partition":
+        return random_partition(X, n_clusters, rng, weights=weights)
     if init == "k-means||":
         return kmeans_parallel(X, n_clusters, rng, weights=weights, x_sq=x_sq)
     return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0]
@@ -77,13 +79,15 @@ class KMeans(CentroidClusterer):
     Parameters
     ----------
     n_clusters : int, default=8
-    init : {'k-means++', 'random', 'k-means||'}, callable or array of shape (n_clusters, n_features)
-        'k-means++' is greedy k-means++ with ``2 + log(k)`` local trials; 'k-means||'
-        samples candidates in 5 passes (for large data); a callable is called as
-        ``init(X, n_clusters, rng)``.
+    init : {'k-means++', 'random', 'random-partition', 'k-means||'}, callable or array of shape (n_clusters, n_features)
+        'k-means++' is greedy k-means++ with ``2 + log(k)`` local trials; 'random'
+        (Forgy) takes k random rows; 'random-partition' puts every row in a random
+        cluster and starts from their means; 'k-means||' samples candidates in 5
+        passes (for large data); a callable is called as ``init(X, n_clusters, rng)``.
     n_init : int or 'auto', default='auto'
         Restarts (best inertia kept); 'auto' is 1 for 'k-means++' / 'k-means||' and an
-        array, 10 for 'random'. Restarts draw from the one random state.
+        array, 10 for 'random' and 'random-partition'. Restarts draw from the one
+        random state.
     max_iter : int, default=300
     tol : float, default=1e-4
         Stop when the summed squared centre shift is at most ``tol`` times the mean

@@ -17,7 +17,7 @@ from .._iterative import best_of_restarts, run_loop
 from ..distributed import BlockPasses, compute
 from ..linalg import block_variances, merge_variances
 from . import _kmeans_blocks as kb
-from ._kmeans_init import kmeans_plusplus, parallel_seeding, random_rows
+from ._kmeans_init import kmeans_plusplus, parallel_seeding, random_partition, random_rows
 from ._lloyd import assign, center_geometry
 
 SAMPLE_ROWS = 20_000
@@ -148,6 +148,8 @@ def _start(init, runner, offset, S, sw, n_clusters, rng):
         return np.asarray(init, dtype=np.float64) - offset
     if init == "random":
         return random_rows(S, n_clusters, rng, weights=sw)
+    if init == "random-partition":  # the means of a random partition of the sample: near the data's mean
+        return random_partition(S, n_clusters, rng, weights=sw)
     return kmeans_parallel(runner, offset, S, sw, n_clusters, rng)
 
 

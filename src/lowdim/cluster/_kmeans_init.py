@@ -1,4 +1,5 @@
-"""Initial centres for k-means: greedy k-means++, random rows, and k-means||."""
+"""Initial centres for k-means: greedy k-means++, random rows (Forgy), random partition,
+and k-means||."""
 
 import numpy as np
 import scipy.sparse as sp
@@ -83,6 +84,31 @@ def random_rows(X, n_clusters, rng, *, weights):
     p = weights / weights.sum()
     idx = rng.choice(X.shape[0], size=n_clusters, replace=False, p=p)
     return dense_rows(X, np.sort(idx))
+
+
+def random_partition(X, n_clusters, rng, *, weights):
+    """The "random partition" start: every row put in a uniformly random cluster, the
+    centres the (weighted) means of their rows. The centres start close to the overall
+    mean, unlike Forgy's random rows (``random_rows``); a cluster that drew no row
+    (fewer rows than about k log k) takes a random row instead.
+
+    Examples
+    --------
+    >>> X = np.arange(20.0).reshape(10, 2)
+    >>> C = random_partition(X, 2, np.random.default_rng(0), weights=np.ones(10))
+    >>> C.shape, bool(np.all(np.abs(C - X.mean(0)) < 6))
+    ((2, 2), True)
+    """
+    n = X.shape[0]
+    labels = rng.integers(n_clusters, size=n)
+    member = sp.csr_matrix((weights, (labels, np.arange(n))), shape=(n_clusters, n))
+    totals = np.asarray(member @ X, dtype=np.float64)
+    counts = np.asarray(member.sum(axis=1)).ravel()
+    empty = counts <= 0
+    centres = totals / np.where(empty, 1.0, counts)[:, None]
+    if empty.any():
+        centres[empty] = dense_rows(X, rng.choice(n, size=int(empty.sum()), replace=False))
+    return centres
 
 
 def kmeans_parallel(X, n_clusters, rng, *, weights, x_sq, rounds=5, oversampling=2.0):

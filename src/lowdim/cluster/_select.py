@@ -1,4 +1,5 @@
-"""Choosing the number of clusters: elbow, silhouette, BIC / AIC and the gap statistic."""
+"""Choosing the number of clusters: elbow, silhouette, BIC / AIC, the gap statistic and
+G-means."""
 
 from dataclasses import dataclass, field
 
@@ -8,9 +9,10 @@ from .._random import check_random_state
 from .._validation import check_array
 from ..metrics import silhouette_score
 from ._gaussian_mixture import GaussianMixture
+from ._gmeans import gmeans
 from ._kmeans import KMeans
 
-METHODS = ("elbow", "silhouette", "bic", "aic", "gap")
+METHODS = ("elbow", "silhouette", "bic", "aic", "gap", "gmeans")
 
 
 @dataclass
@@ -25,9 +27,11 @@ class ClusterCountSelection:
     candidates : ndarray of int
         The cluster counts tried.
     scores : ndarray
-        The curve over ``candidates`` (inertia, silhouette, BIC, AIC or gap).
+        The curve over ``candidates`` (inertia, silhouette, BIC, AIC or gap; for
+        'gmeans' the inertia of each round's k).
     details : dict
-        Extra curves (for 'gap': the standard errors ``s_k``) and notes (for
+        Extra curves (for 'gap': the standard errors ``s_k``; for 'gmeans': the
+        clusters split in each round and the final ``centers``) and notes (for
         'silhouette': the sample size used).
 
     Examples
@@ -94,7 +98,15 @@ def _gap(X, ks, fit, rng, n_refs):
 
 
 def select_n_clusters(
-    X, method="elbow", *, k_range=range(1, 11), sample_size=10000, n_refs=10, covariance_type="full", random_state=None
+    X,
+    method="elbow",
+    *,
+    k_range=range(1, 11),
+    sample_size=10000,
+    n_refs=10,
+    covariance_type="full",
+    significance=1e-4,
+    random_state=None,
 ):
     """Choose the number of clusters and return the curve the choice was read from.
 
@@ -106,13 +118,17 @@ def select_n_clusters(
         highest mean silhouette of the k-means labels (k >= 2), estimated from
         ``sample_size`` query points when n is larger (stated in ``details``);
         'bic' / 'aic': lowest criterion of a ``GaussianMixture``; 'gap': smallest k
-        with ``gap(k) >= gap(k+1) - s(k+1)``.
+        with ``gap(k) >= gap(k+1) - s(k+1)``; 'gmeans': G-means from the smallest k of
+        ``k_range``, splitting every cluster that fails an Anderson-Darling test of
+        normality at ``significance``, up to the largest k.
     k_range : iterable of int, default=range(1, 11)
     sample_size : int, default=10000
     n_refs : int, default=10
         Reference data sets for 'gap'.
     covariance_type : str, default='full'
         For 'bic' / 'aic'.
+    significance : float, default=1e-4
+        For 'gmeans': the p-value below which a cluster is split.
     random_state : None, int or Generator
 
     Returns
@@ -153,6 +169,11 @@ def select_n_clusters(
         models = [GaussianMixture(k, covariance_type=covariance_type, random_state=rng).fit(X) for k in ks]
         scores = np.array([getattr(m, method)(X) for m in models])
         choice = int(np.argmin(scores))
+    elif method == "gmeans":
+        model, history = gmeans(X, int(ks[0]), int(ks[-1]), significance, rng)
+        ks, scores = np.array([h[0] for h in history]), np.array([h[1] for h in history])
+        details.update(splits=np.array([h[2] for h in history]), centers=model.cluster_centers_)
+        choice = len(ks) - 1
     else:
         scores, details["s"], choice = _gap(X, ks, fit, rng, n_refs)
     return ClusterCountSelection(int(ks[choice]), method, ks, scores, details)

@@ -23,6 +23,7 @@ from ._optimizer import Phase, descend
 from ._sne import SNE, GaussianObjective
 from ._tsne import TSNE
 from ._umap import UMAP
+from ._umap_graph import fuzzy_graph
 
 __all__ = [
     "KEEP_INDEX_UP_TO",
@@ -38,6 +39,7 @@ __all__ = [
     "affinities_from_neighbors",
     "conditional_probabilities",
     "descend",
+    "fuzzy_graph",
     "initial_embedding",
     "joint_probabilities",
     "kl_divergence",

@@ -29,6 +29,7 @@ from ._graph_arrays import symmetric_graph
 from ._initialization import initial_embedding
 from ._umap_graph import (
     curve_parameters,
+    fuzzy_graph,
     fuzzy_union,
     intersect_labels,
     intersect_target_graph,
@@ -326,9 +327,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         distances, indices, index = self._neighbors(X, k)
         warn_duplicates(distances, "UMAP")
         distances = self._disconnect(distances)
-        memberships, _, _ = local_memberships(distances, k + 1, self.local_connectivity)
-        W = fuzzy_union(indices, np.nan_to_num(memberships, copy=False), n, self.set_op_mix_ratio)
-        del memberships
+        W = fuzzy_graph(distances, indices, self.local_connectivity, self.set_op_mix_ratio)
         self.graph_dists_ = symmetric_graph(indices, np.where(np.isfinite(distances), distances, 0), n, "maximum")
         if y is not None and self.target_weight > 0:
             W = self._supervised(W, y)

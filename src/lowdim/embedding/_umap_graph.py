@@ -65,6 +65,34 @@ def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0):
     return symmetric_graph(indices, memberships, n_samples, "fuzzy_union", mix_ratio)
 
 
+def fuzzy_graph(distances, indices, local_connectivity=1.0, mix_ratio=1.0):
+    """UMAP's fuzzy simplicial set of a kNN graph: each point's local memberships
+    (``local_memberships``, the point itself counting as its first neighbour) combined
+    by fuzzy union (``fuzzy_union``). Infinite distances (dropped edges) give no edge.
+
+    Parameters
+    ----------
+    distances : ndarray (n, k)
+        Distances to each point's k nearest other points, increasing.
+    indices : ndarray (n, k)
+    local_connectivity : float, default=1.0
+    mix_ratio : float, default=1.0
+        1 is the fuzzy union, 0 the fuzzy intersection.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix (n, n), symmetric, weights in [0, 1]
+
+    Examples
+    --------
+    >>> W = fuzzy_graph(np.array([[1.0], [1.0], [2.0]]), np.array([[1], [0], [1]]))
+    >>> W.toarray().round(2).tolist()
+    [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
+    """
+    memberships, _, _ = local_memberships(distances, distances.shape[1] + 1, local_connectivity)
+    return fuzzy_union(indices, np.nan_to_num(memberships, copy=False), distances.shape[0], mix_ratio)
+
+
 def intersect_labels(W, y, far_dist=5.0, unknown_dist=1.0):
     """Supervised UMAP: weaken edges between points of different labels by
     ``exp(-far_dist)`` (``exp(-unknown_dist)`` when either label is -1, unknown), then

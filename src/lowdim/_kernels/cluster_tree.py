@@ -1,0 +1,172 @@
+"""HDBSCAN's trees in linear passes: the single-linkage dendrogram of a spanning tree's
+edges, and that dendrogram condensed by a minimum cluster size (Campello et al. 2013,
+as in the hdbscan package: a split where both sides have ``min_cluster_size`` points
+gives two new clusters, a smaller side's points fall out of the cluster at that
+lambda = 1 / distance)."""
+
+import heapq
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _root(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(cache=True)
+def single_linkage(a, b, w):
+    """scipy-style linkage ``(left, right, distance, size)`` of the spanning tree edges
+    ``(a, b, w)``, sorted by weight (the caller's order of ties is kept).
+
+    Examples
+    --------
+    >>> left, right, dist, size = single_linkage(np.array([0, 1]), np.array([1, 2]), np.array([1.0, 3.0]))
+    >>> left.tolist(), right.tolist(), size.tolist()
+    ([0, 3], [1, 2], [2, 3])
+    """
+    m = a.size
+    n = m + 1
+    parent = np.arange(2 * n - 1)
+    size = np.ones(2 * n - 1, dtype=np.int64)
+    left, right = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
+    dist, sizes = np.empty(m), np.empty(m, dtype=np.int64)
+    for step in range(m):
+        e = step
+        ra, rb = _root(parent, a[e]), _root(parent, b[e])
+        node = n + step
+        parent[ra], parent[rb] = node, node
+        size[node] = size[ra] + size[rb]
+        left[step], right[step], dist[step], sizes[step] = ra, rb, w[e], size[node]
+    return left, right, dist, sizes
+
+
+@njit(cache=True)
+def _adjacency(a, b, w, knn, knn_w):
+    """CSR of the tree edges and the kNN edges, both directions: ``(starts, ends, weights)``."""
+    n, k = knn.shape
+    degree = np.zeros(n + 1, dtype=np.int64)
+    for e in range(a.size):
+        degree[a[e] + 1] += 1
+        degree[b[e] + 1] += 1
+    for i in range(n):
+        for t in range(k):
+            degree[i + 1] += 1
+            degree[knn[i, t] + 1] += 1
+    starts = np.cumsum(degree)
+    fill = starts[:-1].copy()
+    ends, weights = np.empty(starts[-1], dtype=np.int64), np.empty(starts[-1])
+    for e in range(a.size):
+        for u, v in ((a[e], b[e]), (b[e], a[e])):
+            ends[fill[u]], weights[fill[u]] = v, w[e]
+            fill[u] += 1
+    for i in range(n):
+        for t in range(k):
+            for u, v in ((i, knn[i, t]), (knn[i, t], i)):
+                ends[fill[u]], weights[fill[u]] = v, knn_w[i, t]
+                fill[u] += 1
+    return starts, ends, weights
+
+
+@njit(cache=True)
+def prim_tree(a, b, w, knn, knn_w):
+    """The spanning tree as Prim's algorithm from point 0 builds it on the complete
+    graph, scikit-learn's way: the lightest frontier point next, the smallest index
+    among equal weights, joined to the earliest tree point offering that weight.
+    Where weights tie, this decides which edges the tree has and how merges at equal
+    heights stack, and so the condensed tree.
+
+    On a mutual-reachability graph it suffices to search the minimum spanning tree
+    ``(a, b, w)`` and each point's core neighbours ``knn`` (mutual reachabilities
+    ``knn_w``): an edge of another weight is never chosen, and one tied with the tree
+    has its weight from a core distance, so its ends are core neighbours.
+
+    Returns
+    -------
+    source, target, weight : the n - 1 edges in the order Prim adds them
+
+    Examples
+    --------
+    >>> knn, knn_w = np.zeros((4, 0), dtype=np.int64), np.zeros((4, 0))
+    >>> s, t, _ = prim_tree(np.array([2, 0, 1]), np.array([3, 1, 2]), np.ones(3), knn, knn_w)
+    >>> s.tolist(), t.tolist()
+    ([0, 1, 2], [1, 2, 3])
+    """
+    n = knn.shape[0]
+    starts, ends, weights = _adjacency(a, b, w, knn, knn_w)
+    rank = np.full(n, -1, dtype=np.int64)
+    source, target, weight = np.empty(n - 1, dtype=np.int64), np.empty(n - 1, dtype=np.int64), np.empty(n - 1)
+    heap = [(0.0, 0, -1, -1)]
+    count = 0
+    while len(heap) > 0:
+        wt, v, _, src = heapq.heappop(heap)
+        if rank[v] >= 0:
+            continue
+        rank[v] = count + 1 if src >= 0 else 0
+        if src >= 0:
+            source[count], target[count], weight[count] = src, v, wt
+            count += 1
+        for t in range(starts[v], starts[v + 1]):
+            u = ends[t]
+            if rank[u] < 0:
+                heapq.heappush(heap, (weights[t], u, rank[v], v))
+    return source, target, weight
+
+
+@njit(cache=True)
+def _emit_points(node, n, left, right, label, lam, out_parent, out_child, out_lambda, out_size, pos):
+    """Write every point under dendrogram ``node`` as falling out of ``label`` at ``lam``."""
+    stack = [node]
+    while len(stack) > 0:
+        x = stack.pop()
+        if x < n:
+            out_parent[pos], out_child[pos], out_lambda[pos], out_size[pos] = label, x, lam, 1
+            pos += 1
+        else:
+            stack.append(left[x - n])
+            stack.append(right[x - n])
+    return pos
+
+
+@njit(cache=True)
+def condense(left, right, dist, sizes, min_cluster_size):
+    """The condensed tree as rows ``(parent, child, lambda, child_size)``: clusters are
+    numbered from ``n`` (the root) in breadth-first order, points are ``0 .. n - 1``."""
+    m = left.size
+    n = m + 1
+    out_parent, out_child = np.empty(2 * n, dtype=np.int64), np.empty(2 * n, dtype=np.int64)
+    out_lambda, out_size = np.empty(2 * n), np.empty(2 * n, dtype=np.int64)
+    relabel = np.empty(2 * n - 1, dtype=np.int64)
+    queue = np.empty(2 * n - 1, dtype=np.int64)
+    root = 2 * n - 2
+    relabel[root] = n
+    queue[0], head, tail, pos, next_label = root, 0, 1, 0, n + 1
+    while head < tail:
+        node = queue[head]
+        head += 1
+        if node < n:
+            continue
+        r = node - n
+        lam = 1.0 / dist[r] if dist[r] > 0.0 else np.inf
+        label = relabel[node]
+        lc = sizes[left[r] - n] if left[r] >= n else 1
+        rc = sizes[right[r] - n] if right[r] >= n else 1
+        for child, count, other in ((left[r], lc, rc), (right[r], rc, lc)):
+            if count >= min_cluster_size and other >= min_cluster_size:
+                relabel[child] = next_label
+                next_label += 1
+                out_parent[pos], out_child[pos], out_lambda[pos], out_size[pos] = label, relabel[child], lam, count
+                pos += 1
+                queue[tail] = child
+                tail += 1
+            elif count >= min_cluster_size:  # the cluster goes on as this child
+                relabel[child] = label
+                queue[tail] = child
+                tail += 1
+            else:
+                pos = _emit_points(child, n, left, right, label, lam, out_parent, out_child, out_lambda, out_size, pos)
+    return out_parent[:pos], out_child[:pos], out_lambda[:pos], out_size[:pos]

@@ -1,0 +1,325 @@
+"""Community detection on a neighbour graph (scanpy's standard after an embedding):
+Leiden (Traag, Waltman & van Eck 2019) and Louvain (Blondel et al. 2008) through the
+field's libraries, ``leidenalg`` on an ``igraph`` graph (optional extra ``graph``).
+The graph is UMAP's fuzzy kNN graph or the plain kNN graph of the data, built on
+lowdim's neighbour layer, or a graph the caller passes."""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from .._estimator import ValidatedInputMixin
+from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from ..neighbors import ALGORITHMS, make_index, self_neighbors
+from ._base import warn_constant_columns
+
+GRAPHS = ("fuzzy", "knn", "precomputed")
+
+
+def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorithm="auto"):
+    """Symmetric affinity graph of the rows of ``X``: UMAP's fuzzy simplicial set
+    ('fuzzy', weights in (0, 1]) or the kNN connectivity ('knn', an edge of weight 1
+    where either point is among the other's ``n_neighbors - 1`` nearest; the point
+    itself counts as the first, as in UMAP and scikit-learn).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix (n, d)
+    n_neighbors : int, default=15
+    kind : {'fuzzy', 'knn'}, default='fuzzy'
+    metric : {'euclidean', 'sqeuclidean', 'cosine'}, default='euclidean'
+    algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+        The kNN index (``lowdim.neighbors.make_index``).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix (n, n)
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [2.0], [10.0], [11.0]])
+    >>> neighbor_graph(X, 2, "knn").toarray().astype(int).tolist()[3]
+    [0, 0, 0, 0, 1]
+    """
+    from ..embedding import fuzzy_graph
+
+    n = X.shape[0]
+    k = min(n_neighbors, n) - 1
+    if k < 1:
+        raise ValueError(f"n_neighbors={n_neighbors} leaves no neighbours; use at least 2 (and more samples).")
+    index = make_index(algorithm, metric, n, sparse=sp.issparse(X)).build(X)
+    distances, indices = self_neighbors(index, X, k)
+    if kind == "fuzzy":
+        return fuzzy_graph(distances, indices).astype(np.float64)
+    rows = np.repeat(np.arange(n), k)
+    A = sp.csr_matrix((np.ones(n * k), (rows, indices.ravel())), shape=(n, n))
+    return A.maximum(A.T).tocsr()
+
+
+def check_graph(A, name):
+    """A square, symmetric, non-negative sparse affinity with no isolated point.
+
+    Examples
+    --------
+    >>> check_graph(sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]])), "Leiden").nnz
+    2
+    """
+    A = sp.csr_matrix(A, dtype=np.float64)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name}: graph='precomputed' needs a square affinity matrix; got shape {A.shape}.")
+    if A.nnz and A.data.min() < 0:
+        raise ValueError(f"{name}: affinities must be non-negative; the graph has {A.data.min():g}.")
+    asymmetry = abs(A - A.T)
+    if asymmetry.nnz and asymmetry.max() > 1e-8 * abs(A).max():
+        raise ValueError(f"{name}: the graph is not symmetric; pass (A + A.T) / 2 or A.maximum(A.T).")
+    A = A - sp.diags(A.diagonal())
+    A.eliminate_zeros()
+    isolated = np.flatnonzero(np.diff(A.indptr) == 0)
+    if isolated.size:
+        shown = ", ".join(map(str, isolated[:5])) + (", ..." if isolated.size > 5 else "")
+        raise ValueError(
+            f"{name}: the graph has {isolated.size} isolated point(s) (rows {shown}) with no edge to another "
+            "point; drop them, or build the graph with more neighbours."
+        )
+    return A
+
+
+class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+    """What Leiden and Louvain share: the graph, the call into leidenalg, the labels."""
+
+    _parameter_constraints = {
+        "resolution": [Interval(float, 0, None, closed="neither")],
+        "n_neighbors": [Interval(int, 2, None, closed="left")],
+        "graph": [Options(set(GRAPHS))],
+        "metric": [Options({"euclidean", "sqeuclidean", "cosine"})],
+        "use_weights": [BOOLEAN],
+        "neighbors_algorithm": [Options(set(ALGORITHMS))],
+        "random_state": [RANDOM_STATE],
+    }
+
+    def fit(self, X, y=None):
+        """Find the communities.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or with ``graph='precomputed'`` a
+            symmetric sparse or dense affinity matrix (n_samples, n_samples), such as
+            a fitted UMAP's ``graph_``
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        name = type(self).__name__
+        if self.graph == "precomputed":
+            X = self._validate_input(X, reset=True, accept_sparse=True)
+            A = check_graph(X, name)
+        else:
+            X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)
+            warn_constant_columns(X, name)
+            A = neighbor_graph(X, self.n_neighbors, self.graph, self.metric, self.neighbors_algorithm)
+        self.graph_ = A
+        membership, self.quality_ = self._partition(A)
+        self.labels_ = _by_size(membership)
+        self.n_clusters_ = int(self.labels_.max()) + 1
+        return self
+
+    def _edges(self, A):
+        """The graph as igraph's: upper-triangle edges and their weights (or None)."""
+        igraph, _ = _graph_libraries(type(self).__name__)
+        upper = sp.triu(A, k=1).tocoo()
+        g = igraph.Graph(n=A.shape[0], edges=np.column_stack([upper.row, upper.col]).tolist(), directed=False)
+        return g, (upper.data.tolist() if self.use_weights else None)
+
+    def _seed(self):
+        return int(check_random_state(self.random_state).integers(2**31 - 1))
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like, as for ``fit``
+        y : ignored
+
+        Returns
+        -------
+        ndarray of int64 (n_samples,)
+        """
+        return self.fit(X).labels_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.graph == "precomputed"
+        return tags
+
+
+ITERATIONS_DOC = """
+    n_iterations : int, default=-1
+        Optimiser passes; -1 runs until a pass improves nothing."""
+
+_DOC_PARAMETERS = """
+    Parameters
+    ----------
+    resolution : float, default=1.0
+        Higher values give more, smaller communities (the RB configuration model:
+        modularity at 1).
+    n_neighbors : int, default=15
+        Neighbours per point of the graph (the point itself counted, as in UMAP).
+    graph : {'fuzzy', 'knn', 'precomputed'}, default='fuzzy'
+        UMAP's fuzzy kNN graph, the plain kNN graph, or ``X`` itself as the graph.
+    metric : {'euclidean', 'sqeuclidean', 'cosine'}, default='euclidean'
+    use_weights : bool, default=True
+        Use the edge weights (False: every edge counts 1).{iterations}
+    neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
+    random_state : None, int or Generator
+        The same seed gives the same labels.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64 (n_samples,)
+        Community of each point, numbered by decreasing size.
+    n_clusters_ : int
+    quality_ : float
+        The partition's quality (modularity at resolution 1).
+    graph_ : scipy.sparse.csr_matrix
+        The graph that was partitioned.
+    n_features_in_ : int
+"""
+
+
+class Leiden(_CommunityDetection):
+    __doc__ = (
+        """Leiden communities of a neighbour graph (leidenalg; ``pip install lowdim[graph]``).
+
+    Louvain's local moves, then a refinement that splits badly connected communities,
+    so every community is connected.
+"""
+        + _DOC_PARAMETERS.replace("{iterations}", ITERATIONS_DOC)
+        + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.cluster import Leiden
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 0.3, (60, 2)), rng.normal(6, 0.3, (60, 2))])
+    >>> Leiden(resolution=0.1, random_state=0).fit(X).n_clusters_
+    2
+    """
+    )
+
+    _parameter_constraints = {
+        **_CommunityDetection._parameter_constraints,
+        "n_iterations": [Interval(int, -1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        resolution=1.0,
+        *,
+        n_neighbors=15,
+        graph="fuzzy",
+        metric="euclidean",
+        use_weights=True,
+        n_iterations=-1,
+        neighbors_algorithm="auto",
+        random_state=None,
+    ):
+        self.resolution = resolution
+        self.n_neighbors = n_neighbors
+        self.graph = graph
+        self.metric = metric
+        self.use_weights = use_weights
+        self.n_iterations = n_iterations
+        self.neighbors_algorithm = neighbors_algorithm
+        self.random_state = random_state
+
+    def _partition(self, A):
+        _, leidenalg = _graph_libraries("Leiden")
+        g, weights = self._edges(A)
+        partition = leidenalg.RBConfigurationVertexPartition(g, weights=weights, resolution_parameter=self.resolution)
+        optimiser = leidenalg.Optimiser()
+        optimiser.set_rng_seed(self._seed())
+        if self.n_iterations < 0:
+            while optimiser.optimise_partition(partition) > 0:  # until a pass improves nothing
+                pass
+        else:
+            for _ in range(self.n_iterations):
+                optimiser.optimise_partition(partition)
+        return np.asarray(partition.membership, dtype=np.int64), float(partition.quality())
+
+
+class Louvain(_CommunityDetection):
+    __doc__ = (
+        """Louvain communities of a neighbour graph (igraph's multilevel algorithm, run
+    to convergence; ``pip install lowdim[graph]``). Unlike Leiden's, a community may
+    be internally disconnected.
+"""
+        + _DOC_PARAMETERS.replace("{iterations}", "")
+        + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.cluster import Louvain
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 0.3, (60, 2)), rng.normal(6, 0.3, (60, 2))])
+    >>> Louvain(resolution=0.1, random_state=0).fit(X).n_clusters_
+    2
+    """
+    )
+
+    def __init__(
+        self,
+        resolution=1.0,
+        *,
+        n_neighbors=15,
+        graph="fuzzy",
+        metric="euclidean",
+        use_weights=True,
+        neighbors_algorithm="auto",
+        random_state=None,
+    ):
+        self.resolution = resolution
+        self.n_neighbors = n_neighbors
+        self.graph = graph
+        self.metric = metric
+        self.use_weights = use_weights
+        self.neighbors_algorithm = neighbors_algorithm
+        self.random_state = random_state
+
+    def _partition(self, A):
+        import random
+
+        igraph, _ = _graph_libraries("Louvain")
+        g, weights = self._edges(A)
+        igraph.set_random_number_generator(random.Random(self._seed()))
+        try:
+            membership = g.community_multilevel(weights=weights, resolution=self.resolution).membership
+        finally:
+            igraph.set_random_number_generator(random)  # igraph's default again
+        return np.asarray(membership, dtype=np.int64), float(g.modularity(membership, weights, self.resolution))
+
+
+def _graph_libraries(name):
+    try:
+        import igraph
+        import leidenalg
+    except ImportError:
+        raise ImportError(
+            f"{name} needs the igraph and leidenalg packages: pip install 'lowdim[graph]' "
+            "(or pip install igraph leidenalg)."
+        ) from None
+    return igraph, leidenalg
+
+
+def _by_size(membership):
+    """Labels renumbered so that 0 is the largest community (ties by first appearance)."""
+    sizes = np.bincount(membership)
+    order = np.lexsort((np.arange(sizes.size), -sizes))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return rank[membership].astype(np.int64)

@@ -1,0 +1,401 @@
+"""HDBSCAN (Campello, Moulavi & Sander 2013; McInnes & Healy 2017): density-based
+clusters of varying density from the minimum spanning tree of mutual reachability,
+computed exactly on a k-d tree without forming any n x n matrix."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._estimator import ValidatedInputMixin
+from .._params import BOOLEAN, NONE, Interval, Options, validate_params
+from ._base import warn_constant_columns
+from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
+
+METRICS = ("euclidean", "precomputed")
+MIN_CANDIDATES = 8  # neighbours each point offers the first Boruvka round, at least
+
+
+class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+    """Hierarchical density-based clustering, a drop-in for ``sklearn.cluster.HDBSCAN``
+    with the hdbscan package's outlier scores and ``approximate_predict``.
+
+    A point's core distance is the distance to its ``min_samples``-th nearest point
+    (itself the first); two points are ``max(core_a, core_b, distance / alpha)`` apart
+    in mutual reachability. The minimum spanning tree of that graph is found exactly by
+    Boruvka rounds on a k-d tree, its single-linkage hierarchy condensed to clusters of
+    at least ``min_cluster_size`` points, and the most stable of them kept.
+
+    Parameters
+    ----------
+    min_cluster_size : int, default=5
+        Smallest group of points that counts as a cluster (at least 2).
+    min_samples : int, optional
+        Neighbourhood size of the core distance (itself included); default
+        ``min_cluster_size``. Larger values call more points noise.
+    cluster_selection_epsilon : float, default=0.0
+        Clusters that split at a distance below it are merged back into their parent.
+    max_cluster_size : int, optional
+        'eom' does not keep clusters larger than this (no limit by default).
+    metric : {'euclidean', 'precomputed'}, default='euclidean'
+        'precomputed': ``X`` is a square distance matrix (n^2 time).
+    alpha : float, default=1.0
+        Distances are divided by it in mutual reachability (core distances are not).
+        Where weights tie, the tree is scikit-learn's (and so are the labels) for
+        ``alpha <= 1``; above, ties may be resolved differently.
+    algorithm : {'auto', 'kd_tree', 'ball_tree', 'brute'}, default='auto'
+        Accepted for scikit-learn compatibility: feature vectors always use the k-d
+        tree (exact), precomputed distances Prim's algorithm.
+    leaf_size : int, default=40
+        Points per leaf of the k-d tree.
+    cluster_selection_method : {'eom', 'leaf'}, default='eom'
+        Excess of mass (the most persistent clusters) or the leaves of the condensed
+        tree (many small, homogeneous clusters).
+    allow_single_cluster : bool, default=False
+        Allow one cluster with noise as the result.
+    store_centers : {'centroid', 'medoid', 'both'}, optional
+        Also compute each cluster's probability-weighted mean and/or medoid.
+    prediction_data : bool, default=True
+        Keep the k-d tree (the training data) for ``approximate_predict``.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64 (n_samples,)
+        Cluster of each point, -1 for noise.
+    probabilities_ : ndarray (n_samples,)
+        Strength of each point's membership, in [0, 1] (0 for noise).
+    outlier_scores_ : ndarray (n_samples,)
+        GLOSH outlier score of each point, in [0, 1].
+    core_distances_ : ndarray (n_samples,)
+    condensed_tree_ : ndarray (n_rows, 4)
+        Columns parent, child, lambda_val, child_size as in the hdbscan package:
+        clusters numbered from ``n_samples`` (the root), points ``0 .. n_samples - 1``,
+        lambda = 1 / distance.
+    single_linkage_tree_ : ndarray (n_samples - 1, 4)
+        scipy-style linkage of the mutual-reachability spanning tree.
+    cluster_persistence_ : ndarray (n_clusters,)
+        Stability of each selected cluster.
+    centroids_, medoids_ : ndarray (n_clusters, n_features)
+        With ``store_centers``.
+    training_points_ : ndarray (n_samples, n_features)
+        With ``prediction_data`` (for ``approximate_predict``).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.cluster import HDBSCAN
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 0.3, (50, 2)), rng.normal(5, 0.3, (50, 2))])
+    >>> model = HDBSCAN(min_cluster_size=10).fit(X)
+    >>> sorted(set(model.labels_.tolist()) - {-1})
+    [0, 1]
+    """
+
+    _parameter_constraints = {
+        "min_cluster_size": [Interval(int, 2, None, closed="left")],
+        "min_samples": [NONE, Interval(int, 1, None, closed="left")],
+        "cluster_selection_epsilon": [Interval(float, 0, None, closed="left")],
+        "max_cluster_size": [NONE, Interval(int, 1, None, closed="left")],
+        "metric": [Options(set(METRICS))],
+        "alpha": [Interval(float, 0, None, closed="neither")],
+        "algorithm": [Options({"auto", "kd_tree", "ball_tree", "brute"})],
+        "leaf_size": [Interval(int, 1, None, closed="left")],
+        "cluster_selection_method": [Options({"eom", "leaf"})],
+        "allow_single_cluster": [BOOLEAN],
+        "store_centers": [NONE, Options({"centroid", "medoid", "both"})],
+        "prediction_data": [BOOLEAN],
+    }
+
+    def __init__(
+        self,
+        min_cluster_size=5,
+        min_samples=None,
+        cluster_selection_epsilon=0.0,
+        max_cluster_size=None,
+        metric="euclidean",
+        alpha=1.0,
+        algorithm="auto",
+        leaf_size=40,
+        cluster_selection_method="eom",
+        allow_single_cluster=False,
+        store_centers=None,
+        prediction_data=True,
+    ):
+        self.min_cluster_size = min_cluster_size
+        self.min_samples = min_samples
+        self.cluster_selection_epsilon = cluster_selection_epsilon
+        self.max_cluster_size = max_cluster_size
+        self.metric = metric
+        self.alpha = alpha
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.cluster_selection_method = cluster_selection_method
+        self.allow_single_cluster = allow_single_cluster
+        self.store_centers = store_centers
+        self.prediction_data = prediction_data
+
+    def _min_samples(self):
+        return self.min_cluster_size if self.min_samples is None else self.min_samples
+
+    def fit(self, X, y=None):
+        """Find the clusters.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            distances with ``metric='precomputed'``
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        for stale in ("training_points_", "centroids_", "medoids_"):  # from an earlier fit
+            self.__dict__.pop(stale, None)
+        self._selected_cache = None
+        n, m = X.shape[0], self._min_samples()
+        if m > n:
+            raise ValueError(
+                f"min_samples={m} must be at most the number of samples ({n} sample{'s' if n != 1 else ''}); "
+                "lower min_samples (or min_cluster_size, its default) or pass more samples."
+            )
+        if self.metric != "precomputed":
+            warn_constant_columns(X, "HDBSCAN")
+        self._build_hierarchy(*self._spanning_tree(X, m))
+        if self.store_centers is not None and self.metric != "precomputed":
+            self._store_centers(X)
+        return self
+
+    def _spanning_tree(self, X, m):
+        """Core distances, the mutual-reachability spanning tree (original indices) and
+        each point's core neighbours with their mutual reachabilities."""
+        from .._kernels.kdtree import build_tree, knn_query
+        from .._kernels.reachability_tree import dense_reachability_mst, reachability_mst
+
+        if self.metric == "precomputed":
+            D = _check_distances(X)
+            self.core_distances_ = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
+            self._tree_cache = self._selected_cache = None
+            knn = np.argsort(D, axis=1, kind="stable")[:, :m]
+            knn_w = _reachability(self.core_distances_, knn, np.take_along_axis(D, knn, 1), self.alpha)
+            return (*dense_reachability_mst(D, self.core_distances_, float(self.alpha)), knn, knn_w)
+        tree = build_tree(X, leaf_size=self.leaf_size)
+        points, order = tree[0], tree[1]
+        dist, pos = knn_query(points, *tree[2:], points, min(max(m, MIN_CANDIDATES), X.shape[0]))
+        core = dist[:, m - 1].copy()
+        a, b, w = reachability_mst(points, *tree[2:], core, dist, pos, float(self.alpha))
+        self.core_distances_ = np.empty(X.shape[0])
+        self.core_distances_[order] = core
+        self._tree_cache = tree if self.prediction_data else None
+        if self.prediction_data:
+            self.training_points_ = np.asarray(X, dtype=np.float64)
+        knn = np.empty((X.shape[0], m), dtype=np.int64)  # the core neighbours: they decide Prim's ties
+        knn[order] = order[pos[:, :m]]
+        knn_w = np.empty((X.shape[0], m))
+        knn_w[order] = dist[:, :m]
+        return order[a], order[b], w, knn, _reachability(self.core_distances_, knn, knn_w, self.alpha)
+
+    def _build_hierarchy(self, a, b, w, knn, knn_w):
+        from .._kernels.cluster_tree import condense, prim_tree, single_linkage
+
+        n = self.core_distances_.size
+        if n == 1:  # no edges: one point, noise
+            left = right = np.empty(0, dtype=np.int64)
+            dist, sizes = np.empty(0), np.empty(0, dtype=np.int64)
+        else:
+            source, target, weight = prim_tree(a, b, w, knn, knn_w)
+            # numpy's default (unstable) sort, as scikit-learn: it orders the merges at equal heights
+            ranks = np.argsort(weight)
+            left, right, dist, sizes = single_linkage(source[ranks], target[ranks], weight[ranks])
+        self.single_linkage_tree_ = np.column_stack([left, right, dist, sizes]).astype(np.float64)
+        rows = condense(left, right, dist, sizes, self.min_cluster_size) if n > 1 else (np.empty(0, np.int64),) * 4
+        self.condensed_tree_ = np.column_stack([np.asarray(r, dtype=np.float64) for r in rows]).reshape(-1, 4)
+        tree, selected = self._selection()
+        self.labels_, self.probabilities_ = label_points(
+            tree, selected, tree.point_parent, tree.point_lambda, self.cluster_selection_epsilon
+        )
+        self.outlier_scores_ = outlier_scores(tree)
+        self.cluster_persistence_ = _persistence(tree, selected, self.labels_)
+
+    def _selection(self):
+        """The cluster tree of ``condensed_tree_`` and the selected clusters (cached:
+        a loaded model rebuilds them on first use)."""
+        if getattr(self, "_selected_cache", None) is None:
+            rows = self.condensed_tree_
+            ints = [rows[:, c].astype(np.int64) for c in (0, 1, 3)]
+            tree = ClusterTree.from_condensed(self.core_distances_.size, ints[0], ints[1], rows[:, 2], ints[2])
+            selected = select_clusters(
+                tree,
+                self.cluster_selection_method,
+                epsilon=self.cluster_selection_epsilon,
+                max_cluster_size=self.max_cluster_size,
+                allow_single_cluster=self.allow_single_cluster,
+            )
+            self._selected_cache = (tree, selected)
+        return self._selected_cache
+
+    def _kd_tree(self):
+        """The k-d tree of ``training_points_`` (cached; rebuilt after loading)."""
+        from .._kernels.kdtree import build_tree
+
+        if getattr(self, "_tree_cache", None) is None:
+            self._tree_cache = build_tree(self.training_points_, leaf_size=self.leaf_size)
+        return self._tree_cache
+
+    def _store_centers(self, X):
+        k = int(self.labels_.max()) + 1
+        X64 = np.asarray(X, dtype=np.float64)
+        if self.store_centers in ("centroid", "both"):
+            self.centroids_ = np.array(
+                [
+                    np.average(X64[self.labels_ == c], axis=0, weights=self.probabilities_[self.labels_ == c])
+                    for c in range(k)
+                ]
+            ).reshape(k, X.shape[1])
+        if self.store_centers in ("medoid", "both"):
+            self.medoids_ = np.array(
+                [_medoid(X64[self.labels_ == c], self.probabilities_[self.labels_ == c]) for c in range(k)]
+            ).reshape(k, X.shape[1])
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like, as for ``fit``
+        y : ignored
+
+        Returns
+        -------
+        ndarray of int64 (n_samples,)
+        """
+        return self.fit(X).labels_
+
+    def approximate_predict(self, X):
+        """Labels and membership strengths of new points, placed in the fitted tree
+        without refitting: each joins the cluster alive at the lambda of its nearest
+        mutual-reachability neighbour among the training points (the hdbscan
+        package's method). A new point's core distance is that of the fit, counting
+        itself: the distance to its ``min_samples - 1``-th nearest training point. A
+        training point passed again thus has a smaller core distance than in the fit
+        (its copy in the training set is one of its neighbours), and keeps its label
+        except at the fringe of a cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+
+        Returns
+        -------
+        labels : ndarray of int64 (n_new,)
+        probabilities : ndarray (n_new,)
+        """
+        from .._kernels.kdtree import knn_query
+
+        check_is_fitted(self)
+        if not hasattr(self, "training_points_"):
+            raise ValueError(
+                "approximate_predict needs the training points: fit with prediction_data=True and metric='euclidean'."
+            )
+        X = self._validate_input(X, reset=False)
+        tree = self._kd_tree()
+        points, order = tree[0], tree[1]
+        m = self._min_samples()
+        dist, pos = knn_query(points, *tree[2:], np.asarray(X, dtype=np.float64), m)
+        own_core = dist[:, m - 2] if m > 1 else np.zeros(X.shape[0])
+        reach = np.maximum(np.maximum(own_core[:, None], self.core_distances_[order[pos]]), dist / self.alpha)
+        best = np.argmin(reach, axis=1)
+        nearest = order[pos[np.arange(X.shape[0]), best]]
+        with np.errstate(divide="ignore"):
+            lam = 1.0 / reach[np.arange(X.shape[0]), best]
+        cluster_tree, selected = self._selection()
+        clusters = _alive_clusters(cluster_tree, nearest, lam)
+        return label_points(cluster_tree, selected, clusters, lam, self.cluster_selection_epsilon)
+
+    def dbscan_clustering(self, cut_distance, min_cluster_size=5):
+        """DBSCAN-like labels at one cut of the single-linkage tree: points joined at
+        mutual-reachability distance below ``cut_distance``, in groups of at least
+        ``min_cluster_size``; the rest noise (-1).
+
+        Parameters
+        ----------
+        cut_distance : float
+        min_cluster_size : int, default=5
+
+        Returns
+        -------
+        ndarray of int64 (n_samples,)
+        """
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
+        check_is_fitted(self)
+        n = self.core_distances_.size
+        L = self.single_linkage_tree_
+        parent = np.arange(2 * n - 1)
+        for r in range(L.shape[0]):  # union the merges below the cut
+            if L[r, 2] < cut_distance:
+                parent[int(L[r, 0])] = parent[int(L[r, 1])] = n + r
+        joined = np.flatnonzero(parent[: 2 * n - 2] != np.arange(2 * n - 2))
+        G = coo_matrix((np.ones(joined.size), (joined, parent[joined])), shape=(2 * n - 1, 2 * n - 1))
+        _, comp = connected_components(G, directed=False)
+        comp = comp[:n]
+        sizes = np.bincount(comp)
+        big = np.flatnonzero(sizes >= min_cluster_size)
+        numbers = np.full(sizes.size, -1)
+        numbers[big] = np.arange(big.size)
+        return numbers[comp].astype(np.int64)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags
+
+
+def _alive_clusters(tree, nearest, lam):
+    """The cluster a new point at ``lam`` joins: its neighbour's, or the ancestor still
+    alive at ``lam`` when the neighbour stayed in to a larger lambda."""
+    out = tree.point_parent[nearest].copy()
+    for i in np.flatnonzero(tree.point_lambda[nearest] > lam):
+        c = out[i] - tree.n
+        while c > 0 and tree.birth[c] >= lam[i]:
+            c = tree.parent[c] - tree.n
+        out[i] = c + tree.n
+    return out
+
+
+def _reachability(core, knn, distances, alpha):
+    """Mutual reachability of each point to its listed neighbours."""
+    return np.maximum(np.maximum(core[:, None], core[knn]), distances / alpha)
+
+
+def _persistence(tree, selected, labels):
+    """Each selected cluster's stability over its size times the largest lambda (in [0, 1])."""
+    top = tree.point_lambda.max(initial=0.0)
+    sizes = np.bincount(labels[labels >= 0], minlength=int(selected.sum()))
+    if not np.isfinite(top) or top == 0:
+        return np.ones(sizes.size)
+    return tree.stability[selected] / (np.maximum(sizes, 1) * top)
+
+
+def _check_distances(D):
+    if D.shape[0] != D.shape[1]:
+        raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {D.shape}.")
+    if np.any(D < 0):
+        raise ValueError(
+            f"metric='precomputed' needs non-negative distances; X has negative entries (min {D.min():g})."
+        )
+    return np.asarray(D, dtype=np.float64)
+
+
+def _medoid(points, weights, block=2048):
+    """The point with the smallest weighted sum of distances to the others."""
+    from ..linalg import sq_euclidean
+
+    totals = np.empty(points.shape[0])
+    for start in range(0, points.shape[0], block):
+        D = np.sqrt(np.maximum(sq_euclidean(points[start : start + block], points), 0.0))
+        totals[start : start + block] = D @ weights
+    return points[np.argmin(totals)]

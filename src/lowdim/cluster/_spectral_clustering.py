@@ -1,0 +1,210 @@
+"""Spectral clustering (Ng, Jordan & Weiss 2002; von Luxburg 2007): k-means, or
+Damle et al.'s column-pivoted QR, on the bottom eigenvectors of the normalised
+Laplacian of an affinity graph."""
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from .._estimator import ValidatedInputMixin
+from .._memory import require_memory
+from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from ..linalg import sq_euclidean
+from ..manifold import laplacian_eigenmap
+from ..neighbors import kneighbors_graph
+from ._base import warn_constant_columns
+from ._graph_clustering import check_graph, neighbor_graph
+from ._kmeans import KMeans
+
+AFFINITIES = ("rbf", "nearest_neighbors", "fuzzy", "precomputed")
+SOLVERS = {None: "auto", "arpack": "arpack", "lobpcg": "lobpcg", "dense": "dense"}
+
+
+class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+    """Spectral clustering, a drop-in for ``sklearn.cluster.SpectralClustering`` that
+    also clusters UMAP's fuzzy neighbour graph.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    eigen_solver : {None, 'arpack', 'lobpcg', 'dense'}, default=None
+        None picks dense LAPACK for small graphs, Lanczos otherwise.
+    n_components : int, optional
+        Eigenvectors used (the constant one included); default ``n_clusters``.
+    random_state : None, int or Generator
+    n_init : int, default=10
+        k-means restarts.
+    gamma : float, default=1.0
+        Width of the 'rbf' affinity ``exp(-gamma |x - y|^2)``.
+    affinity : {'rbf', 'nearest_neighbors', 'fuzzy', 'precomputed'}, default='rbf'
+        'rbf': dense n x n (small data); 'nearest_neighbors': ``(C + C^T) / 2`` of the
+        kNN connectivity (itself included); 'fuzzy': UMAP's fuzzy
+        kNN graph; 'precomputed': ``X`` is the affinity matrix (a UMAP ``graph_``).
+    n_neighbors : int, default=10
+    eigen_tol : float, default=0.0
+        Relative accuracy of the sparse eigensolver (0: machine precision).
+    assign_labels : {'kmeans', 'cluster_qr'}, default='kmeans'
+        'cluster_qr' needs no restarts and no random start.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64 (n_samples,)
+    affinity_matrix_ : ndarray or sparse matrix (n_samples, n_samples)
+    embedding_ : ndarray (n_samples, n_components)
+        The spectral coordinates the labels were read from.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.cluster import SpectralClustering
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 0.3, (40, 2)), rng.normal(4, 0.3, (40, 2))])
+    >>> labels = SpectralClustering(2, affinity="nearest_neighbors", random_state=0).fit(X).labels_
+    >>> len(set(labels[:40].tolist())), len(set(labels[40:].tolist())), bool(labels[0] != labels[-1])
+    (1, 1, True)
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(int, 1, None, closed="left")],
+        "eigen_solver": [NONE, Options({"arpack", "lobpcg", "dense"})],
+        "n_components": [NONE, Interval(int, 1, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "n_init": [Interval(int, 1, None, closed="left")],
+        "gamma": [Interval(float, 0, None, closed="neither")],
+        "affinity": [Options(set(AFFINITIES))],
+        "n_neighbors": [Interval(int, 1, None, closed="left")],
+        "eigen_tol": [Interval(float, 0, None, closed="left")],
+        "assign_labels": [Options({"kmeans", "cluster_qr"})],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        eigen_solver=None,
+        n_components=None,
+        random_state=None,
+        n_init=10,
+        gamma=1.0,
+        affinity="rbf",
+        n_neighbors=10,
+        eigen_tol=0.0,
+        assign_labels="kmeans",
+    ):
+        self.n_clusters = n_clusters
+        self.eigen_solver = eigen_solver
+        self.n_components = n_components
+        self.random_state = random_state
+        self.n_init = n_init
+        self.gamma = gamma
+        self.affinity = affinity
+        self.n_neighbors = n_neighbors
+        self.eigen_tol = eigen_tol
+        self.assign_labels = assign_labels
+
+    def _affinity(self, X):
+        n = X.shape[0]
+        if self.affinity == "precomputed":
+            return check_graph(X, "SpectralClustering")
+        if self.affinity == "rbf":
+            require_memory(
+                n * n * 8, f"SpectralClustering(affinity='rbf') on {n} samples", "use affinity='nearest_neighbors'"
+            )
+            X64 = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+            return np.exp(-self.gamma * np.maximum(sq_euclidean(X64, X64), 0.0))
+        if self.affinity == "fuzzy":
+            return check_graph(neighbor_graph(X, self.n_neighbors, "fuzzy"), "SpectralClustering")
+        # scikit-learn's graph, components not joined: a component is a cluster in itself
+        k = min(self.n_neighbors, n)
+        C = sp.identity(n, format="csr")
+        if k > 1:
+            C = C + kneighbors_graph(X, k - 1, mode="connectivity")
+        return ((C + C.T) * 0.5).tocsr()
+
+    def fit(self, X, y=None):
+        """Cluster ``X``.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features), or the affinity matrix with
+            ``affinity='precomputed'``
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True, accept_sparse=True)
+        n = X.shape[0]
+        if self.n_clusters > n:
+            raise ValueError(f"n_clusters={self.n_clusters} must be at most n_samples={n}; lower n_clusters.")
+        rng = check_random_state(self.random_state)
+        if self.affinity != "precomputed":
+            warn_constant_columns(X, "SpectralClustering")
+        A = self._affinity(X)
+        self.affinity_matrix_ = A
+        k = min(self.n_components or self.n_clusters, n - 1)
+        maps = np.full((n, 1), 1.0 / np.sqrt(max(float(A.sum()) - float(A.diagonal().sum()), 1e-300)))
+        if k > 1:
+            U, _ = laplacian_eigenmap(A, k - 1, rng, solver=SOLVERS[self.eigen_solver], tol=self.eigen_tol)
+            maps = np.hstack([maps, U])
+        self.embedding_ = maps
+        if self.n_clusters == 1:
+            self.labels_ = np.zeros(n, dtype=np.int64)
+        elif self.assign_labels == "cluster_qr":
+            self.labels_ = cluster_qr(maps[:, : self.n_clusters])
+        else:  # the constant first column changes no distance
+            features = maps[:, 1:] if maps.shape[1] > 1 else maps
+            km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(features)
+            self.labels_ = km.labels_.astype(np.int64)
+        return self
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like, as for ``fit``
+        y : ignored
+
+        Returns
+        -------
+        ndarray of int64 (n_samples,)
+        """
+        return self.fit(X).labels_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.affinity == "precomputed"
+        return tags
+
+
+def cluster_qr(maps):
+    """Labels from spectral coordinates by column-pivoted QR (Damle, Minden & Ying
+    2019): the k rows QR pivots on span the clusters; each point goes to the direction
+    its row is most aligned with. Deterministic, no k-means.
+
+    Parameters
+    ----------
+    maps : ndarray (n, k)
+        Spectral coordinates, one column per cluster.
+
+    Returns
+    -------
+    ndarray of int64 (n,)
+
+    Examples
+    --------
+    >>> maps = np.array([[1.0, 0.1], [0.9, 0.0], [0.1, 1.0], [0.0, 0.8]])
+    >>> cluster_qr(maps).tolist()
+    [0, 0, 1, 1]
+    """
+    k = maps.shape[1]
+    _, _, pivots = scipy.linalg.qr(maps.T, pivoting=True, mode="economic")
+    left, _, right = np.linalg.svd(maps[pivots[:k]].T)
+    return np.argmax(np.abs(maps @ (left @ right)), axis=1).astype(np.int64)

@@ -1,0 +1,132 @@
+"""Leiden, Louvain and spectral clustering on neighbour graphs; G-means and k-means'
+random-partition start."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.cluster import SpectralClustering as SklearnSpectral
+from sklearn.datasets import load_digits, make_blobs, make_moons
+
+from lowdim.cluster import (
+    KMeans,
+    Leiden,
+    Louvain,
+    SpectralClustering,
+    anderson_darling_normal,
+    neighbor_graph,
+    select_n_clusters,
+)
+from lowdim.metrics import adjusted_rand_score
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return X[:800], y[:800]
+
+
+@pytest.mark.parametrize("cls", [Leiden, Louvain])
+def test_communities_follow_the_classes_and_repeat_per_seed(cls, digits):
+    X, y = digits
+    a = cls(resolution=0.5, random_state=3).fit(X)
+    b = cls(resolution=0.5, random_state=3).fit(X)
+    assert np.array_equal(a.labels_, b.labels_)
+    assert adjusted_rand_score(y, a.labels_) > 0.6
+    sizes = np.bincount(a.labels_)
+    assert np.all(np.diff(sizes) <= 0)  # numbered by decreasing size
+    # a higher resolution splits the graph further
+    assert cls(resolution=3.0, random_state=3).fit(X).n_clusters_ > a.n_clusters_
+
+
+def test_leiden_on_a_precomputed_umap_graph(digits):
+    from lowdim import UMAP
+
+    X, y = digits
+    umap = UMAP(random_state=0, n_epochs=10).fit(X)
+    model = Leiden(graph="precomputed", resolution=0.5, random_state=0).fit(umap.graph_)
+    assert adjusted_rand_score(y, model.labels_) > 0.6
+    unweighted = Leiden(graph="knn", use_weights=False, random_state=0).fit(X)
+    assert unweighted.graph_.data.max() == 1.0
+
+
+def test_graphs_with_isolated_points_are_refused():
+    A = sp.csr_matrix(np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=float))
+    with pytest.raises(ValueError, match=r"1 isolated point\(s\) \(rows 2\)"):
+        Leiden(graph="precomputed").fit(A)
+    with pytest.raises(ValueError, match="not symmetric"):
+        Louvain(graph="precomputed").fit(sp.csr_matrix(np.triu(np.ones((3, 3)))))
+    with pytest.raises(ValueError, match="isolated"):
+        SpectralClustering(2, affinity="precomputed").fit(A)
+
+
+def test_neighbor_graph_is_symmetric_with_unit_knn_weights():
+    X = np.random.default_rng(0).normal(size=(200, 4))
+    for kind in ("fuzzy", "knn"):
+        A = neighbor_graph(X, 10, kind)
+        assert abs(A - A.T).max() == 0
+        assert A.diagonal().sum() == 0
+        assert (np.diff(A.indptr) >= 9).all()  # each point keeps its own neighbours
+    assert set(np.unique(neighbor_graph(X, 10, "knn").data)) == {1.0}
+
+
+def test_spectral_clustering_separates_moons_like_sklearn():
+    X, y = make_moons(400, noise=0.05, random_state=0)
+    ours = SpectralClustering(2, affinity="nearest_neighbors", random_state=0).fit(X)
+    theirs = SklearnSpectral(2, affinity="nearest_neighbors", random_state=0).fit(X)
+    assert adjusted_rand_score(y, ours.labels_) == 1.0
+    assert adjusted_rand_score(theirs.labels_, ours.labels_) == 1.0
+    qr = SpectralClustering(2, affinity="nearest_neighbors", assign_labels="cluster_qr").fit(X)
+    assert adjusted_rand_score(y, qr.labels_) == 1.0
+
+
+def test_spectral_clustering_rbf_and_fuzzy(digits):
+    X, _ = make_blobs(300, centers=3, cluster_std=0.5, random_state=1)
+    rbf = SpectralClustering(3, gamma=0.5, random_state=0).fit(X)
+    assert adjusted_rand_score(KMeans(3, random_state=0).fit(X).labels_, rbf.labels_) == 1.0
+    Xd, yd = digits
+    fuzzy = SpectralClustering(10, affinity="fuzzy", n_neighbors=15, random_state=0).fit(Xd)
+    assert adjusted_rand_score(yd, fuzzy.labels_) > 0.6
+
+
+def test_anderson_darling_p_values_are_calibrated():
+    """Under normality the p-value is about uniform: P(p < 0.05) near 5 %."""
+    rng = np.random.default_rng(0)
+    p = np.array([anderson_darling_normal(rng.normal(size=100))[1] for _ in range(400)])
+    assert 0.02 < np.mean(p < 0.05) < 0.09
+    from scipy.stats import anderson
+
+    z = rng.normal(size=300) ** 2
+    ours = anderson_darling_normal(z)[0]
+    plain = anderson(z).statistic
+    assert ours == pytest.approx(plain * (1 + 0.75 / 300 + 2.25 / 300**2), rel=1e-9)
+
+
+@pytest.mark.parametrize("k", range(1, 9))
+def test_gmeans_finds_k_well_separated_blobs(k):
+    rng = np.random.default_rng(k)
+    centres = np.array([[12.0 * (i % 3), 12.0 * (i // 3)] for i in range(k)])
+    X = np.vstack([rng.normal(c, 1.0, (150, 2)) for c in centres])
+    choice = select_n_clusters(X, "gmeans", k_range=range(1, 20), random_state=0)
+    assert choice.n_clusters == k
+    assert choice.details["centers"].shape == (k, 2)
+    assert choice.candidates[0] == 1 and choice.details["splits"][-1] == 0
+
+
+def test_gmeans_stops_at_the_largest_k():
+    X = np.random.default_rng(0).uniform(size=(2000, 2))  # never Gaussian: it keeps splitting
+    assert select_n_clusters(X, "gmeans", k_range=range(1, 6), random_state=0).n_clusters <= 5
+
+
+def test_random_partition_starts_near_the_mean_and_converges():
+    X, y = make_blobs(600, centers=4, cluster_std=0.6, random_state=2)
+    from lowdim.cluster._kmeans_init import random_partition
+
+    C = random_partition(X, 4, np.random.default_rng(0), weights=np.ones(600))
+    assert np.abs(C - X.mean(0)).max() < 0.3 * np.ptp(X, axis=0).max()
+    model = KMeans(4, init="random-partition", random_state=0).fit(X)
+    plus = KMeans(4, random_state=0).fit(X)
+    assert adjusted_rand_score(plus.labels_, model.labels_) == 1.0
+    assert model.inertia_ == pytest.approx(plus.inertia_, rel=1e-9)
+    assert model.n_init == "auto"  # 'auto' makes random starts restart: 10 runs
+    weighted = KMeans(4, init="random-partition", n_init=1, random_state=0).fit(X, sample_weight=np.arange(600) + 1.0)
+    assert np.isfinite(weighted.inertia_)

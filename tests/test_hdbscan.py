@@ -1,0 +1,150 @@
+"""HDBSCAN against scikit-learn's, and its own properties: the exact spanning tree,
+selection options, outlier scores, approximate_predict, bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.cluster import HDBSCAN as SklearnHDBSCAN
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+
+from lowdim.cluster import HDBSCAN
+
+
+def _blobs(seed, n=600):
+    X, _ = make_blobs(n, centers=5, cluster_std=[0.5, 1, 1.5, 0.8, 2], random_state=seed)
+    # distinct pairwise distances: the only ties left are those of mutual reachability
+    return X + np.random.default_rng(seed).normal(0, 1e-6, X.shape)
+
+
+def _sklearn(X, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # its `copy` default is changing
+        return SklearnHDBSCAN(copy=True, **params).fit(X)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"min_cluster_size": 10},
+        {"min_cluster_size": 5, "min_samples": 3},
+        {"min_cluster_size": 8, "min_samples": 1},
+        {"min_cluster_size": 15, "cluster_selection_method": "leaf"},
+        {"min_cluster_size": 20, "allow_single_cluster": True},
+        {"min_cluster_size": 10, "max_cluster_size": 100},
+        {"min_cluster_size": 10, "alpha": 0.7},
+    ],
+)
+def test_labels_and_probabilities_equal_sklearn(seed, params):
+    X = _blobs(seed)
+    ours, theirs = HDBSCAN(**params).fit(X), _sklearn(X, **params)
+    assert adjusted_rand_score(ours.labels_, theirs.labels_) == 1.0
+    assert np.array_equal(ours.labels_ == -1, theirs.labels_ == -1)
+    np.testing.assert_allclose(ours.probabilities_, theirs.probabilities_, atol=1e-12)
+
+
+def test_alpha_above_one_nearly_equals_sklearn():
+    """Ties of mutual reachability may then go another way than scikit-learn's."""
+    X = _blobs(0)
+    ours, theirs = HDBSCAN(min_cluster_size=10, alpha=1.5).fit(X), _sklearn(X, min_cluster_size=10, alpha=1.5)
+    assert adjusted_rand_score(ours.labels_, theirs.labels_) > 0.99
+
+
+def test_precomputed_distances_equal_feature_vectors():
+    X = _blobs(2, 300)
+    D = np.linalg.norm(X[:, None] - X[None], axis=2)
+    a, b = HDBSCAN(min_cluster_size=10, metric="precomputed").fit(D), HDBSCAN(min_cluster_size=10).fit(X)
+    assert np.array_equal(a.labels_, b.labels_)
+    np.testing.assert_allclose(a.core_distances_, b.core_distances_)
+
+
+def test_spanning_tree_is_the_minimum_one():
+    """Total mutual-reachability weight equals Prim's on the full matrix."""
+    from lowdim._kernels.reachability_tree import dense_reachability_mst
+
+    X = np.random.default_rng(3).normal(size=(400, 3))
+    model = HDBSCAN(min_cluster_size=5).fit(X)
+    D = np.linalg.norm(X[:, None] - X[None], axis=2)
+    _, _, w = dense_reachability_mst(D, model.core_distances_)
+    assert model.single_linkage_tree_[:, 2].sum() == pytest.approx(w.sum(), rel=1e-12)
+    assert model.single_linkage_tree_[-1, 3] == 400
+
+
+def test_scores_are_in_range_and_noise_has_zero_probability():
+    X = np.vstack([_blobs(4, 500), np.random.default_rng(4).uniform(-15, 15, (60, 2))])
+    model = HDBSCAN(min_cluster_size=15).fit(X)
+    assert set(np.unique(model.labels_)) >= {-1, 0}
+    assert np.all((model.probabilities_ >= 0) & (model.probabilities_ <= 1))
+    assert np.all(model.probabilities_[model.labels_ == -1] == 0)
+    assert np.all((model.outlier_scores_ >= 0) & (model.outlier_scores_ <= 1))
+    # the uniform background is more outlying than the blob points
+    assert model.outlier_scores_[500:].mean() > model.outlier_scores_[:500].mean() + 0.2
+    assert np.all((model.cluster_persistence_ >= 0) & (model.cluster_persistence_ <= 1))
+
+
+def test_epsilon_merges_clusters_born_closer():
+    X = _blobs(5)
+    plain = HDBSCAN(min_cluster_size=5, cluster_selection_method="leaf").fit(X)
+    merged = HDBSCAN(min_cluster_size=5, cluster_selection_method="leaf", cluster_selection_epsilon=1.0).fit(X)
+    assert merged.labels_.max() < plain.labels_.max()
+    # every point clustered before stays clustered, in one merged cluster per old cluster
+    kept = plain.labels_ >= 0
+    assert np.all(merged.labels_[kept] >= 0)
+    for c in range(plain.labels_.max() + 1):
+        assert np.unique(merged.labels_[plain.labels_ == c]).size == 1
+
+
+def test_approximate_predict_agrees_with_the_fit():
+    X = _blobs(6, 2000)
+    model = HDBSCAN(min_cluster_size=20).fit(X)
+    labels, strengths = model.approximate_predict(X)
+    assert np.mean(labels == model.labels_) > 0.99
+    assert np.all((strengths >= 0) & (strengths <= 1))
+    # points drawn near a cluster's densest members join that cluster
+    core = np.flatnonzero(model.probabilities_ == 1.0)
+    near = X[core] + np.random.default_rng(0).normal(0, 1e-3, (core.size, 2))
+    assert np.array_equal(model.approximate_predict(near)[0], model.labels_[core])
+
+
+def test_save_load_keeps_approximate_predict(tmp_path):
+    from lowdim.io import load, save
+
+    X = _blobs(7, 400)
+    model = HDBSCAN(min_cluster_size=10).fit(X)
+    save(model, tmp_path / "h.lowdim")
+    again = load(tmp_path / "h.lowdim")
+    assert np.array_equal(again.labels_, model.labels_)
+    for got, want in zip(again.approximate_predict(X[:50]), model.approximate_predict(X[:50])):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_centers_and_dbscan_cut():
+    X = _blobs(8, 500)
+    model = HDBSCAN(min_cluster_size=10, store_centers="both").fit(X)
+    k = model.labels_.max() + 1
+    assert model.centroids_.shape == model.medoids_.shape == (k, 2)
+    for c in range(k):  # a medoid is a member of its cluster
+        assert np.any(np.all(X[model.labels_ == c] == model.medoids_[c], axis=1))
+    cut = model.dbscan_clustering(cut_distance=0.5, min_cluster_size=10)
+    assert cut.shape == (500,) and cut.max() >= 0 and cut.min() >= -1
+
+
+def test_float32_and_duplicates():
+    X = np.repeat(_blobs(9, 200), 3, axis=0).astype(np.float32)
+    model = HDBSCAN(min_cluster_size=6).fit(X)
+    assert model.labels_.max() >= 1
+    assert np.all(np.isfinite(model.outlier_scores_))
+
+
+def test_bad_input_gets_clear_errors():
+    X = _blobs(0, 50)
+    with pytest.raises(ValueError, match="min_cluster_size"):
+        HDBSCAN(min_cluster_size=1).fit(X)
+    with pytest.raises(ValueError, match="min_samples=60 must be at most the number of samples"):
+        HDBSCAN(min_samples=60).fit(X)
+    with pytest.raises(ValueError, match="square distance matrix"):
+        HDBSCAN(metric="precomputed").fit(X)
+    with pytest.raises(ValueError, match="prediction_data=True"):
+        HDBSCAN(prediction_data=False).fit(X).approximate_predict(X)
