@@ -282,3 +282,60 @@ def test_demo_writes_report_and_figures_within_a_minute(tmp_path):
         assert os.path.getsize(tmp_path / "demo" / name) > 10_000
     assert summary["methods"]["tsne"]["knn_accuracy"] > 0.95
     assert summary["methods"]["umap"]["trustworthiness"] > 0.95
+
+
+def test_density_and_graph_clusterings_from_the_cli(tmp_path, capsys):
+    """In-process (the same main() the script calls): every clustering of the registry,
+    those that find k themselves refusing -k, and clustering an embedding (--on)."""
+    from lowdim.cli.main import main
+    from lowdim.methods import CLUSTERINGS
+
+    rng = np.random.default_rng(0)
+    blobs = np.vstack([rng.normal(c, 0.5, (60, 3)) for c in (0, 6, 12)] + [rng.uniform(-3, 15, (12, 3))])
+    np.save(tmp_path / "b.npy", blobs)
+    for name, method in CLUSTERINGS.items():
+        size = ["-k", "3"] if method.size else ["--param", "min_cluster_size=20"] if name == "hdbscan" else []
+        code = main(["cluster", str(tmp_path / "b.npy"), "-m", name, *size, "-o", str(tmp_path / f"{name}.csv")])
+        assert code == 0, (name, capsys.readouterr().err)
+    capsys.readouterr()
+    code = main(["cluster", str(tmp_path / "b.npy"), "-m", "hdbscan", "--param", "min_cluster_size=20", "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["n_clusters"] == 3 and summary["noise"] > 0
+    assert sum(summary["sizes"]) + summary["noise"] == 192
+    code = main(["cluster", str(tmp_path / "b.npy"), "-m", "leiden", "--on", "umap", "--plot", str(tmp_path / "l.png")])
+    captured = capsys.readouterr()
+    assert code == 0 and "clustering the embedding" in captured.out
+    assert_png(tmp_path / "l.png")
+    code, _, err = lowdim("cluster", tmp_path / "b.npy", "-m", "hdbscan", "-k", "3")
+    assert code == 2 and "finds the number of clusters itself" in err
+    np.save(tmp_path / "clean.npy", blobs[:180])  # G-means' clusters are Gaussian: no uniform noise
+    code, out, err = lowdim("cluster", tmp_path / "clean.npy", "-m", "spectral", "--select", "gmeans", "--json")
+    assert code == 0, err
+    assert json.loads(out)["n_clusters"] == 3 and json.loads(out)["selection"]["method"] == "gmeans"
+
+
+def test_report_colours_the_embeddings_by_clusters(tmp_path):
+    code, out, err = lowdim(
+        "report",
+        "--dataset",
+        "iris",
+        "--methods",
+        "pca,umap",
+        "--cluster",
+        "hdbscan",
+        "--cluster-on",
+        "umap",
+        "--param",
+        "hdbscan.min_cluster_size=15",
+        "-o",
+        tmp_path / "r.html",
+        "--json",
+    )
+    assert code == 0, err
+    clusters = json.loads(out)["clusters"]
+    assert clusters["method"] == "hdbscan" and clusters["on"] == "umap"
+    assert sum(clusters["sizes"]) + clusters["noise"] == 150
+    page = (tmp_path / "r.html").read_text()
+    assert "Clusters" in page and "noise (label -1)" in page and page.count("<img") >= 5
+    code, _, err = lowdim("report", "--dataset", "iris", "--cluster-on", "umap", "-o", tmp_path / "s.html")
+    assert code == 2 and "--cluster-on" in err

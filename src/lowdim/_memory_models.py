@@ -118,6 +118,27 @@ def umap(n, d, k, params, itemsize):
     return 10 * MB + n * (73 * nn + 2 * d * itemsize + 4 * d + 150)
 
 
+def hdbscan(n, d, k, params, itemsize):
+    """The k-d tree's float64 copy of the points (and the model's), each point's
+    candidate neighbours and the Boruvka and Prim work arrays."""
+    m = int(params.get("min_samples") or params.get("min_cluster_size", 5))
+    return 10 * MB + n * (16 * d + 40 * max(m, 8) + 400)
+
+
+def graph_clustering(n, d, k, params, itemsize):
+    """The kNN graph and its fuzzy union (as UMAP's), the index, and igraph's edges."""
+    nn = _neighbors(params, n, 15)
+    return 20 * MB + n * (100 * nn + 2 * d * itemsize + 150)
+
+
+def spectral_clustering(n, d, k, params, itemsize):
+    """The dense rbf affinity (scikit-learn's default) and its normalised copy, or the
+    kNN graph as for Laplacian eigenmaps."""
+    if params.get("affinity", "rbf") == "rbf":
+        return 16 * n * n + 8 * n * d
+    return spectral(n, d, k, {"n_neighbors": params.get("n_neighbors", 10)}, itemsize)
+
+
 def kmeans(n, d, k, params, itemsize):
     """A centred copy in the data's dtype, row norms, labels and bounds."""
     return 12 * MB + n * (d * itemsize + 56)
@@ -157,6 +178,9 @@ MODELS = {
     "minibatch_kmeans": minibatch_kmeans,
     "kmedoids": kmedoids,
     "gmm": gmm,
+    "hdbscan": hdbscan,
+    "graph_clustering": graph_clustering,
+    "spectral_clustering": spectral_clustering,
 }
 
 
@@ -171,6 +195,8 @@ FIXES = {
     "isomap": _N_BY_N,
     "sne": "SNE's gradient is exact (n x n): use tsne, which is not",
     "kmedoids": "k-medoids keeps n x n dissimilarities: use kmeans, or subsample",
+    "spectral_clustering": "the rbf affinity is n x n: pass --param affinity=nearest_neighbors (or fuzzy)",
+    "graph_clustering": _NEIGHBORS,
     "mvu": _N_BY_N,
     "spectral": "pass --param n_neighbors=15 (scikit-learn's default is a tenth of the rows)",
     "tsne": _NEIGHBORS,

@@ -30,7 +30,8 @@ class Method:
     fixed : dict
         Parameters this name implies (``hessian-lle`` is LLE with method='hessian').
     size : str
-        The parameter that sets the output size (n_components or n_clusters).
+        The parameter that sets the output size (n_components or n_clusters; empty
+        for clusterings that find the number of clusters themselves).
     supervised : bool
         Needs labels (``fit(X, y)``).
     missing_ok : bool
@@ -130,7 +131,25 @@ CLUSTERINGS = {
     ),
     "kmedoids": Method("lowdim.cluster:KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
     "gmm": Method("lowdim.cluster:GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
+    "hdbscan": Method(
+        "lowdim.cluster:HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"
+    ),
+    "leiden": Method(
+        "lowdim.cluster:Leiden", size="", memory="graph_clustering", summary="Leiden communities of the kNN graph"
+    ),
+    "louvain": Method(
+        "lowdim.cluster:Louvain", size="", memory="graph_clustering", summary="Louvain communities of the kNN graph"
+    ),
+    "spectral-clustering": Method(
+        "lowdim.cluster:SpectralClustering",
+        {"affinity": "nearest_neighbors"},
+        size="n_clusters",
+        memory="spectral_clustering",
+        summary="spectral clustering of the kNN graph (cluster -m spectral)",
+    ),
 }
+# the cluster command's short names for clusterings whose names embeddings also use
+CLUSTER_ALIASES = {"spectral": "spectral-clustering"}
 
 
 def parse_params(pairs):
@@ -204,14 +223,14 @@ def make_estimator(name, *, n_components=None, params=None, seed=None, table=Non
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise ValueError(f"{name} has no parameter {key!r}; {hint}valid parameters are {', '.join(sorted(valid))}.")
     chosen = {**method.fixed, **params}
-    if n_components is not None:
+    if n_components is not None and method.size:
         chosen.setdefault(method.size, n_components)
     if seed is not None and "random_state" in valid:
         chosen.setdefault("random_state", seed)
     return cls(**chosen)
 
 
-def memory_estimate(name, n_samples, n_features, n_components=2, params=None, itemsize=8):
+def memory_estimate(name, n_samples, n_features, n_components=2, params=None, itemsize=8, table=None):
     """Peak working memory in bytes of method ``name``'s fit on an n x d table, beyond
     the data (``lowdim._memory_models``; checked against measured peaks).
 
@@ -226,6 +245,8 @@ def memory_estimate(name, n_samples, n_features, n_components=2, params=None, it
         Method parameters (those that set the size: ``n_neighbors``, ``perplexity``, ...).
     itemsize : int, default=8
         Bytes per entry of the data.
+    table : dict, optional
+        Restrict to ``EMBEDDINGS`` or ``CLUSTERINGS``.
 
     Returns
     -------
@@ -236,6 +257,6 @@ def memory_estimate(name, n_samples, n_features, n_components=2, params=None, it
     >>> memory_estimate("mds", 10_000, 50) > memory_estimate("pca", 10_000, 50)
     True
     """
-    method = lookup(name)
+    method = lookup(name, table)
     chosen = {**method.fixed, **(params or {})}
     return estimate(method.memory, n_samples, n_features, n_components, chosen, itemsize)

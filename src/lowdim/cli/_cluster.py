@@ -1,4 +1,6 @@
-"""``lowdim cluster``: k-means, k-medoids or a Gaussian mixture, k given or chosen."""
+"""``lowdim cluster``: k-means, k-medoids, a Gaussian mixture or spectral clustering with k
+given or chosen; HDBSCAN, Leiden or Louvain finding k themselves; on the data or on an
+embedding of it (``--on umap``)."""
 
 import numpy as np
 
@@ -6,17 +8,33 @@ from ._common import UsageError, add_data_arguments, add_pca_argument, check_out
 from ._dask import add_dask_argument
 from ._dask import run_cluster as run_dask_cluster
 
-HELP = "cluster with kmeans, kmedoids or gmm; -k N or --select elbow|silhouette|bic|aic|gap"
+HELP = (
+    "cluster with kmeans, kmedoids, gmm, spectral (-k N or --select elbow|silhouette|bic|aic|gap|gmeans) "
+    "or hdbscan, leiden, louvain; --on umap clusters an embedding"
+)
+SELECTIONS = ["elbow", "silhouette", "bic", "aic", "gap", "gmeans"]
 
 
 def add_arguments(parser):
     add_data_arguments(parser)
     add_pca_argument(parser)
-    parser.add_argument("-m", "--method", default="kmeans", help="kmeans, minibatch-kmeans, kmedoids or gmm")
+    parser.add_argument(
+        "-m",
+        "--method",
+        default="kmeans",
+        help="kmeans, minibatch-kmeans, kmedoids, gmm, spectral, hdbscan, leiden or louvain",
+    )
     size = parser.add_mutually_exclusive_group()
     size.add_argument("-k", "--n-clusters", type=int, help="number of clusters")
     size.add_argument(
-        "--select", choices=["elbow", "silhouette", "bic", "aic", "gap"], help="choose k from a curve over --k-range"
+        "--select",
+        choices=SELECTIONS,
+        help="choose k from a curve over --k-range (gmeans: grow k while clusters fail a normality test)",
+    )
+    parser.add_argument(
+        "--on",
+        metavar="METHOD",
+        help="cluster a 2-D embedding by this method (umap, tsne, pca, ...) instead of the data",
     )
     parser.add_argument("--k-range", default="1-10", help="candidates for --select, e.g. 2-12 (default 1-10)")
     parser.add_argument(
@@ -47,9 +65,16 @@ def _choose_k(args, X, say, params):
     from ..cluster import select_n_clusters
 
     if args.select is None:
+        if args.n_clusters is not None and not _finds_k(args.method):
+            raise UsageError(
+                f"{args.method} finds the number of clusters itself; drop -k (tune it with --param, e.g. "
+                "min_cluster_size for hdbscan or resolution for leiden)."
+            )
         return args.n_clusters or 8, None
     if args.select in ("bic", "aic") and args.method != "gmm":
         raise UsageError(f"--select {args.select} scores Gaussian mixtures; use -m gmm or --select elbow.")
+    if not _finds_k(args.method):
+        raise UsageError(f"--select chooses k, which {args.method} finds by itself; drop --select.")
     selection = select_n_clusters(
         X,
         args.select,
@@ -64,10 +89,36 @@ def _choose_k(args, X, say, params):
     return selection.n_clusters, selection
 
 
+def _finds_k(name):
+    """Whether the clustering takes k (rather than finding it)."""
+    from ..methods import CLUSTERINGS
+
+    return bool(CLUSTERINGS[name].size)
+
+
+def _embedded(args, X, say):
+    """The 2-D embedding ``--on`` names, for clustering it."""
+    from ..methods import EMBEDDINGS, lookup
+    from ._embed import build, fit_method
+
+    method = lookup(args.on, EMBEDDINGS)
+    estimator = build(args.on, argparse_namespace(args, n_components=2, param=[]), EMBEDDINGS)
+    Z, seconds = fit_method(args.on, method, estimator, X, None, args)
+    say(f"{args.on}: embedded {X.shape[0]} rows in 2-D in {seconds:.1f} s; clustering the embedding")
+    return Z
+
+
+def argparse_namespace(args, **changes):
+    import argparse
+
+    return argparse.Namespace(**{**vars(args), **changes})
+
+
 def run(args, say):
-    from ..methods import CLUSTERINGS, lookup, make_estimator, parse_params
+    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, lookup, make_estimator, parse_params
     from ._embed import fit_method
 
+    args.method = CLUSTER_ALIASES.get(args.method, args.method)
     method = lookup(args.method, CLUSTERINGS)
     if args.dask is not None:
         return run_dask_cluster(args, say)
@@ -77,14 +128,21 @@ def run(args, say):
         args, args.output, args.plot, args.curve, args.save_model, tables=[args.output], figures=[args.plot, args.curve]
     )
     X, _, labels, row_ids = load_data(args, say)
+    embedding = _embedded(args, X, say) if args.on else None
+    data = X if embedding is None else embedding
     params = parse_params(args.param)
-    k, selection = _choose_k(args, X, say, params)
+    k, selection = _choose_k(args, data, say, params)
     estimator = make_estimator(args.method, n_components=k, params=params, seed=args.seed, table=CLUSTERINGS)
-    clusters, seconds = fit_method(args.method, method, estimator, X, None, args, output="labels")
-    sizes = np.bincount(clusters, minlength=k)
-    say(f"{args.method}: {k} clusters of {X.shape[0]} rows in {seconds:.1f} s; sizes {sizes.tolist()}")
+    clusters, seconds = fit_method(args.method, method, estimator, data, None, args, output="labels")
+    clusters = np.asarray(clusters, dtype=np.int64)
+    k = int(clusters.max()) + 1
+    sizes, noise = np.bincount(clusters[clusters >= 0], minlength=k), int(np.sum(clusters < 0))
+    say(
+        f"{args.method}: {k} clusters of {X.shape[0]} rows in {seconds:.1f} s; sizes {sizes.tolist()}"
+        + (f"; noise {noise}" if noise else "")
+    )
     scores = _agreement(clusters, labels, say)
-    _write(args, X, clusters, labels, estimator, selection, say, row_ids)
+    _write(args, X, clusters, labels, estimator, selection, say, row_ids, embedding)
     emit_json(
         args,
         {
@@ -92,6 +150,8 @@ def run(args, say):
             "method": args.method,
             "n_clusters": k,
             "sizes": sizes,
+            "noise": noise,
+            "on": args.on,
             "seconds": round(seconds, 3),
             "selection": None
             if selection is None
@@ -116,7 +176,7 @@ def _agreement(clusters, labels, say):
     return scores
 
 
-def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None):
+def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None, embedding=None):
     from ..io import save, write_table
     from ..plot import embedding_scatter, selection_curve
 
@@ -134,8 +194,11 @@ def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None):
     if args.plot:
         from ..decomposition import PCA
 
-        Z = PCA(n_components=2, random_state=args.seed).fit_transform(X)
-        embedding_scatter(Z, clusters, args.plot, title=f"{args.method} clusters on PC1-PC2")
+        if embedding is None:
+            Z, where = PCA(n_components=2, random_state=args.seed).fit_transform(X), "PC1-PC2"
+        else:
+            Z, where = embedding, f"the {args.on} embedding"
+        embedding_scatter(Z, clusters, args.plot, title=f"{args.method} clusters on {where}")
         say(f"wrote {args.plot}")
     if args.curve:
         selection_curve(selection, args.curve)

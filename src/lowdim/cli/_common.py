@@ -218,7 +218,7 @@ def check_memory(name, X, n_components, params, table=None):
     from ..methods import lookup, memory_estimate
 
     n, d = X.shape
-    need = memory_estimate(name, n, d, n_components, params, np.dtype(X.dtype).itemsize)
+    need = memory_estimate(name, n, d, n_components, params, np.dtype(X.dtype).itemsize, table)
     require_memory(need, f"{name} on {n} x {d}", fix_for(lookup(name, table).memory))
 
 

@@ -58,8 +58,9 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
     check_memory(name, X, params.get(method.size) or 2, params)
     start = time.perf_counter()
     with progress(estimator, args, name):
-        if output == "labels":
-            out = estimator.fit(X).predict(X)
+        if output == "labels":  # density and graph clusterings label their training rows only
+            fitted = estimator.fit(X)
+            out = fitted.predict(X) if hasattr(fitted, "predict") else fitted.labels_
         elif method.supervised:
             out = estimator.fit(X, labels).transform(X)
         else:

@@ -1,5 +1,7 @@
 """``lowdim report``: several methods on one table, as one self-contained HTML page."""
 
+import numpy as np
+
 from ._common import UsageError, add_data_arguments, check_memory, check_outputs, emit_json, load_data, progress
 
 HELP = "fit several methods and write one HTML page: summary, scree plot, embeddings, quality table"
@@ -16,6 +18,17 @@ def add_arguments(parser):
         default=[],
         metavar="METHOD.NAME=VALUE",
         help="a method's parameter, e.g. --param tsne.perplexity=50; repeatable",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="METHOD",
+        help="also cluster (hdbscan, leiden, kmeans, ...) and colour every embedding by the clusters",
+    )
+    parser.add_argument(
+        "--cluster-on", metavar="METHOD", help="cluster this embedding (one of --methods), not the data"
+    )
+    parser.add_argument(
+        "-k", "--n-clusters", type=int, default=8, help="k for --cluster methods that take it (default 8)"
     )
 
 
@@ -48,6 +61,9 @@ def write_report(args, X, labels, methods, source, say):
         seed=args.seed,
         params=params,
         progress=lambda est, name: progress(est, args, name),
+        cluster=getattr(args, "cluster", None),  # the demo's arguments have no clustering
+        cluster_on=getattr(args, "cluster_on", None),
+        n_clusters=getattr(args, "n_clusters", 8),
     )
     from ..io._atomic import atomic_path
 
@@ -55,6 +71,9 @@ def write_report(args, X, labels, methods, source, say):
         fh.write(report.html)
     for r in report.results:
         say(f"  {r.name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in r.metrics.items()) + f"  {r.seconds:.1f} s")
+    if report.clusters is not None:
+        c = report.clusters.labels
+        say(f"  {report.clusters.name}: {int(c.max()) + 1} clusters, {int((c < 0).sum())} noise points")
     say(f"wrote {args.output}")
     return report
 
@@ -67,6 +86,12 @@ def run(args, say):
         raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,tsne.")
     for name in methods:
         lookup(name, EMBEDDINGS)
+    if args.cluster is not None:
+        from ..methods import CLUSTER_ALIASES, CLUSTERINGS
+
+        lookup(CLUSTER_ALIASES.get(args.cluster, args.cluster), CLUSTERINGS)
+    if args.cluster_on is not None and (args.cluster is None or args.cluster_on not in methods):
+        raise UsageError("--cluster-on names one of --methods, and needs --cluster.")
     check_outputs(args, args.output, pages=[args.output])
     X, _, labels, _ = load_data(args, say)
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)
@@ -77,6 +102,14 @@ def run(args, say):
             "output": args.output,
             "summary": report.summary,
             "methods": {r.name: {**r.metrics, "seconds": round(r.seconds, 3)} for r in report.results},
+            "clusters": None
+            if report.clusters is None
+            else {
+                "method": report.clusters.name,
+                "on": report.clusters.on,
+                "sizes": np.bincount(report.clusters.labels[report.clusters.labels >= 0]),
+                "noise": int((report.clusters.labels < 0).sum()),
+            },
         },
     )
     return 0

@@ -128,11 +128,15 @@ class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         return self
 
     def _edges(self, A):
-        """The graph as igraph's: upper-triangle edges and their weights (or None)."""
+        """The graph as igraph's (upper-triangle edges, weights in its 'weight' attribute)
+        and the weights' name for leidenalg/igraph (None: unweighted)."""
         igraph, _ = _graph_libraries(type(self).__name__)
         upper = sp.triu(A, k=1).tocoo()
-        g = igraph.Graph(n=A.shape[0], edges=np.column_stack([upper.row, upper.col]).tolist(), directed=False)
-        return g, (upper.data.tolist() if self.use_weights else None)
+        g = igraph.Graph(n=A.shape[0], edges=np.column_stack([upper.row, upper.col]), directed=False)
+        if not self.use_weights:
+            return g, None
+        g.es["weight"] = upper.data
+        return g, "weight"
 
     def _seed(self):
         return int(check_random_state(self.random_state).integers(2**31 - 1))

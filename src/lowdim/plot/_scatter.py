@@ -16,6 +16,9 @@ def _marker_style(n):
     return 1.2, 0.45
 
 
+NOISE_COLOR = (0.75, 0.75, 0.75, 1.0)
+
+
 def _draw_labels(ax, Z, labels, size, alpha):
     import matplotlib.pyplot as plt
 
@@ -26,11 +29,21 @@ def _draw_labels(ax, Z, labels, size, alpha):
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
         names, codes = names[order], rank[codes]
+    # -1 among integer labels is a clusterer's noise (HDBSCAN): grey, under the clusters
+    noise = numeric and names[0] in ("-1", "-1.0")
+    if noise:
+        names, codes = names[1:], codes - 1
     cmap = plt.get_cmap("tab10" if names.size <= 10 else "tab20" if names.size <= 20 else "viridis")
-    colors = cmap(codes / max(names.size - 1, 1)) if names.size > 20 else cmap(codes % cmap.N)
+    colors = (
+        cmap(np.maximum(codes, 0) / max(names.size - 1, 1)) if names.size > 20 else cmap(np.maximum(codes, 0) % cmap.N)
+    )
+    colors[codes < 0] = NOISE_COLOR
     shuffle = np.random.default_rng(0).permutation(Z.shape[0])
+    shuffle = shuffle[np.argsort(codes[shuffle] >= 0, kind="stable")]  # noise drawn first, below
     ax.scatter(Z[shuffle, 0], Z[shuffle, 1], c=colors[shuffle], s=size, alpha=alpha, lw=0, rasterized=True)
-    if names.size <= MAX_LEGEND:
+    if names.size + noise <= MAX_LEGEND:
+        if noise:
+            ax.scatter([], [], color=NOISE_COLOR, s=30, label="noise")
         for k, name in enumerate(names):
             ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=name)
         ax.legend(
@@ -54,7 +67,8 @@ def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density
     Z : array-like of shape (n, >= 2) or fitted estimator with ``embedding_``
         Only the first two columns are drawn.
     labels : array-like of shape (n,), optional
-        Categories (numbers or text); up to 20 get a legend.
+        Categories (numbers or text); up to 20 get a legend. -1 among integer
+        labels (a clusterer's noise) is drawn grey, under the rest.
     path : str, optional
         Write the figure there and close it.
     ax : matplotlib Axes, optional

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..decomposition import PCA
-from ..methods import EMBEDDINGS, lookup, make_estimator
+from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, lookup, make_estimator
 from ..metrics import continuity, knn_accuracy, trustworthiness
 from . import _html
 
@@ -31,6 +31,17 @@ class Report:
     summary: dict
     pca: object = None
     k90: object = None
+    clusters: object = None
+
+
+@dataclass
+class Clustering:
+    """A clustering shown in the report: its labels (-1 noise) and what it ran on."""
+
+    name: str
+    on: str
+    labels: np.ndarray
+    seconds: float
 
 
 MAX_QUERIES = 5000  # rank metrics are exact averages over this many random query points
@@ -58,6 +69,56 @@ def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress
     with progress(None, f"quality of {name}") if progress else nullcontext():
         scores = _quality(X, Z, labels, n_neighbors, seed)
     return MethodResult(name, np.asarray(Z), seconds, scores)
+
+
+def run_clustering(name, X, results, *, on=None, seed=0, params=None, n_clusters=8, progress=None):
+    """Fit registered clustering ``name`` on ``X``, or on the embedding of method ``on``
+    among ``results``; ``n_clusters`` for those that take k."""
+    name = CLUSTER_ALIASES.get(name, name)
+    method = lookup(name, CLUSTERINGS)
+    data = X
+    if on is not None:
+        found = [r for r in results if r.name == on]
+        if not found:
+            raise ValueError(f"cluster_on={on!r} is not among the methods ({', '.join(r.name for r in results)}).")
+        data = found[0].embedding
+    estimator = make_estimator(
+        name,
+        n_components=n_clusters if method.size else None,
+        params=(params or {}).get(name),
+        seed=seed,
+        table=CLUSTERINGS,
+    )
+    start = time.perf_counter()
+    with progress(estimator, name) if progress else nullcontext():
+        fitted = estimator.fit(data)
+        labels = fitted.predict(data) if hasattr(fitted, "predict") else fitted.labels_
+    return Clustering(name, on or "the data", np.asarray(labels, dtype=np.int64), time.perf_counter() - start)
+
+
+def _cluster_section(clustering, results, labels):
+    from ..metrics import adjusted_rand_score
+    from ..plot import embedding_scatter
+
+    c = clustering.labels
+    k, noise = int(c.max()) + 1, int(np.sum(c < 0))
+    sizes = np.bincount(c[c >= 0], minlength=k)
+    rows = [["method", clustering.name], ["clustered", clustering.on], ["clusters", k]]
+    rows += [["noise (label -1)", f"{noise} ({noise / c.size:.1%})"], ["time (s)", f"{clustering.seconds:.2f}"]]
+    if labels is not None:
+        rows.append(["adjusted Rand index with the labels", f"{adjusted_rand_score(labels, c):.4f}"])
+    size_rows = [[str(j), int(sizes[j]), f"{sizes[j] / c.size:.1%}"] for j in np.argsort(-sizes, kind="stable")]
+    figures = []
+    for r in results:
+        ax = embedding_scatter(r.embedding, c, title=f"{r.name}, coloured by {clustering.name}")
+        figures.append(_html.figure(_html.figure_uri(ax.figure), f"{r.name}: {k} clusters, {noise} noise points"))
+    return (
+        _html.table(["", ""], rows)
+        + '<div class="grid">'
+        + "".join(figures)
+        + "</div>"
+        + _html.table(["cluster", "size", "share"], size_rows)
+    )
 
 
 def _summary(X, labels, source):
@@ -138,6 +199,9 @@ def build_report(
     params=None,
     n_neighbors=10,
     progress=None,
+    cluster=None,
+    cluster_on=None,
+    n_clusters=8,
 ):
     """Fit ``methods`` to 2-D, score them and return a self-contained HTML report.
 
@@ -157,6 +221,14 @@ def build_report(
     progress : callable, optional
         ``progress(estimator, name)`` returning a context manager around each fit (and
         ``progress(None, name)`` around each quality computation).
+    cluster : str, optional
+        A registered clustering (``lowdim.methods.CLUSTERINGS``: 'hdbscan', 'leiden',
+        'kmeans', ...): a section shows every embedding coloured by its clusters, with
+        their sizes and the noise.
+    cluster_on : str, optional
+        Cluster this method's embedding (one of ``methods``) instead of the data.
+    n_clusters : int, default=8
+        For clusterings that take k.
 
     Returns
     -------
@@ -190,9 +262,15 @@ def build_report(
         ("Embeddings", _embedding_section(results, labels)),
         ("Quality", _metrics_section(results, n_neighbors)),
     ]
+    clustering = None
+    if cluster is not None:
+        clustering = run_clustering(
+            cluster, X, results, on=cluster_on, seed=seed, params=params, n_clusters=n_clusters, progress=progress
+        )
+        sections.append(("Clusters", _cluster_section(clustering, results, labels)))
     page = _html.page(
         f"lowdim report: {source}",
         f"{summary['n_samples']} x {summary['n_features']}; methods: {', '.join(methods)}",
         sections,
     )
-    return Report(page, results, summary, pca, k90)
+    return Report(page, results, summary, pca, k90, clustering)
