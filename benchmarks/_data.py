@@ -10,6 +10,12 @@ def fashion_mnist(dtype=np.float32):
     return load_fashion_mnist(dtype=dtype)[0]
 
 
+def fashion_mnist_labels():
+    from lowdim.datasets._fashion_mnist import load_fashion_mnist
+
+    return load_fashion_mnist()[1]
+
+
 def wide_gaussian(n=2000, d=50000, seed=0):
     return np.random.default_rng(seed).standard_normal((n, d), dtype=np.float32)
 

@@ -1,0 +1,177 @@
+"""Clustering after an embedding: HDBSCAN against scikit-learn's and the hdbscan
+package's, and graph clusterings of Fashion-MNIST next to k-means and HDBSCAN.
+
+Cases:
+  hdbscan-70k   the 2-D UMAP map of Fashion-MNIST (70,000 points; lowdim's UMAP, seed 0,
+                computed once and kept in LOWDIM_SCALE_DATA), min_cluster_size=50:
+                lowdim vs scikit-learn vs hdbscan (boruvka_kdtree, 2 threads), the ratio
+                against the faster reference; ARI against scikit-learn's labels
+  hdbscan-1m    1,000,000 2-D points (60 Gaussian clusters of varied spread and 10 %
+                uniform noise, generated), min_cluster_size=100, min_samples=10:
+                lowdim vs hdbscan; scikit-learn's HDBSCAN runs Prim's algorithm over all
+                pairs on such data (n^2 work: about 200x its 70,000-point time) and is
+                not run. The hdbscan package counts min_samples without the point itself,
+                so it gets min_samples - 1 for the same core distances; ARI against its
+                labels
+  graph-70k     Fashion-MNIST PCA-50 (70,000 x 50): KMeans k=10, HDBSCAN on the UMAP map,
+                Leiden and Louvain (UMAP's fuzzy graph, 15 neighbours), SpectralClustering
+                k=10 (fuzzy graph): time and ARI / NMI against the 10 classes
+Same protocol as bench_pca.py: alternating runs after a warm-up, medians.
+Run:  scripts/bench.sh density [CASE ...] [--repeats 3]
+"""
+
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import _data  # noqa: E402
+import _scale_data  # noqa: E402
+from bench_cluster import fashion_pca50  # noqa: E402
+from bench_pca import compare, run_cli, timed  # noqa: E402
+
+warnings.filterwarnings("ignore", category=FutureWarning)
+THREADS = 2
+
+
+def fashion_map():
+    """The 2-D UMAP map of the 70,000 Fashion-MNIST images, computed once."""
+    from lowdim import UMAP
+
+    path = os.path.join(_scale_data.DATA, "fashion_umap2d.npy")
+    if not os.path.exists(path):
+        os.makedirs(_scale_data.DATA, exist_ok=True)
+        np.save(path, UMAP(random_state=0).fit_transform(fashion_pca50()).astype(np.float64))
+    return np.load(path)
+
+
+def synthetic_million(n=1_000_000, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(-100, 100, (60, 2))
+    spread = rng.uniform(0.5, 4.0, 60)
+    clustered = int(0.9 * n)
+    owner = rng.integers(60, size=clustered)
+    X = centres[owner] + rng.normal(size=(clustered, 2)) * spread[owner, None]
+    return np.vstack([X, rng.uniform(-110, 110, (n - clustered, 2))])
+
+
+def _ari(a, b):
+    from lowdim.metrics import adjusted_rand_score
+
+    return adjusted_rand_score(a, b)
+
+
+def _row(case, ours, refs, accuracy, target, met):
+    """``refs``: {name: median seconds}; the ratio is against the fastest."""
+    best = min(refs, key=refs.get) if refs else None
+    return {
+        "case": case,
+        "lowdim_s": round(ours[0], 3),
+        "reference_s": None if best is None else round(refs[best], 3),
+        "ratio": None if best is None else round(ours[0] / refs[best], 3),
+        "target": target,
+        "accuracy": accuracy + ("" if best is None else f"; fastest reference: {best}"),
+        "met": bool(met),
+        "runs_lowdim": [round(t, 3) for t in ours[1]],
+        "runs_reference": {k: round(v, 3) for k, v in refs.items()},
+    }
+
+
+def _hdbscan_case(X, label, repeats, params, with_sklearn):
+    import hdbscan
+    from sklearn.cluster import HDBSCAN as SkHDBSCAN
+
+    from lowdim import HDBSCAN
+
+    ms = params.get("min_samples", params["min_cluster_size"])
+    ref_params = {**params, "min_samples": ms - 1, "core_dist_n_jobs": THREADS}
+
+    def ours():
+        return HDBSCAN(**params).fit(X)
+
+    def package():
+        return hdbscan.HDBSCAN(algorithm="boruvka_kdtree", **ref_params).fit(X)
+
+    r = compare(ours, package, repeats)
+    refs, accuracy = {"hdbscan": r[1]}, []
+    model = r[2]
+    k, noise = model.labels_.max() + 1, float(np.mean(model.labels_ < 0))
+    accuracy.append(f"{k} clusters, {noise:.1%} noise; ARI vs hdbscan {_ari(model.labels_, r[3].labels_):.4f}")
+    ari_sklearn = None
+    if with_sklearn:
+        t_sk, sk = [], None
+        for _ in range(max(1, repeats)):  # minutes per run: not alternated, median of the runs
+            t, sk = timed(lambda: SkHDBSCAN(copy=True, **params).fit(X))
+            t_sk.append(t)
+        refs["scikit-learn"] = sorted(t_sk)[len(t_sk) // 2]
+        ari_sklearn = _ari(model.labels_, sk.labels_)
+        accuracy.append(f"ARI vs scikit-learn {ari_sklearn:.4f}")
+    ratio = r[0] / min(refs.values())
+    met = ratio <= 0.5 and (ari_sklearn is None or ari_sklearn >= 0.99)
+    return _row(label, (r[0], r[4]), refs, "; ".join(accuracy), "<= 0.5x the faster", met)
+
+
+def case_hdbscan_70k(repeats):
+    X = fashion_map()
+    params = {"min_cluster_size": 50}
+    return [_hdbscan_case(X, "HDBSCAN, Fashion-MNIST UMAP map (70,000 x 2)", repeats, params, True)]
+
+
+def case_hdbscan_1m(repeats):
+    X = synthetic_million()
+    params = {"min_cluster_size": 100, "min_samples": 10}
+    return [_hdbscan_case(X, "HDBSCAN, 1,000,000 2-D points (60 clusters + noise)", repeats, params, False)]
+
+
+def case_graph_70k(repeats):
+    from lowdim import HDBSCAN, KMeans, Leiden, Louvain, SpectralClustering
+    from lowdim.metrics import normalized_mutual_info_score
+
+    X, y = fashion_pca50(), _data.fashion_mnist_labels()
+    Y = fashion_map()
+    fits = {
+        "KMeans k=10 (PCA-50)": lambda: KMeans(10, random_state=0).fit(X).labels_,
+        "HDBSCAN mcs=50 (UMAP map)": lambda: HDBSCAN(min_cluster_size=50).fit(Y).labels_,
+        "Leiden res=1 (fuzzy graph, PCA-50)": lambda: Leiden(random_state=0).fit(X).labels_,
+        "Leiden res=0.3 (fuzzy graph, PCA-50)": lambda: Leiden(resolution=0.3, random_state=0).fit(X).labels_,
+        "Louvain res=0.3 (fuzzy graph, PCA-50)": lambda: Louvain(resolution=0.3, random_state=0).fit(X).labels_,
+        "SpectralClustering k=10 (fuzzy graph, PCA-50)": lambda: (
+            SpectralClustering(10, affinity="fuzzy", n_neighbors=15, random_state=0).fit(X).labels_
+        ),
+    }
+    rows = []
+    for name, fit in fits.items():
+        times, labels = [], None
+        for _ in range(max(1, repeats)):
+            t, labels = timed(fit)
+            times.append(t)
+        k, noise = labels.max() + 1, float(np.mean(labels < 0))
+        rows.append(
+            {
+                "case": name,
+                "lowdim_s": round(sorted(times)[len(times) // 2], 3),
+                "reference_s": None,
+                "ratio": None,
+                "target": "ARI reported",
+                "accuracy": f"{k} clusters, {noise:.1%} noise; ARI {_ari(y, labels):.3f}, "
+                f"NMI {normalized_mutual_info_score(y, labels):.3f}",
+                "met": True,
+                "runs_lowdim": [round(t, 3) for t in times],
+                "runs_reference": [],
+            }
+        )
+    return rows
+
+
+CASES = {"hdbscan-70k": case_hdbscan_70k, "hdbscan-1m": case_hdbscan_1m, "graph-70k": case_graph_70k}
+
+
+def main(argv=None):
+    run_cli(CASES, __doc__, argv)
+
+
+if __name__ == "__main__":
+    main()
