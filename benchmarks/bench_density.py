@@ -22,7 +22,6 @@ Run:  scripts/bench.sh density [CASE ...] [--repeats 3]
 
 import os
 import sys
-import time
 import warnings
 
 import numpy as np
