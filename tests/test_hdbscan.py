@@ -144,7 +144,7 @@ def test_bad_input_gets_clear_errors():
         HDBSCAN(min_cluster_size=1).fit(X)
     with pytest.raises(ValueError, match="min_samples=60 must be at most the number of samples"):
         HDBSCAN(min_samples=60).fit(X)
-    with pytest.raises(ValueError, match="square distance matrix"):
+    with pytest.raises(ValueError, match="square matrix of distances"):
         HDBSCAN(metric="precomputed").fit(X)
     with pytest.raises(ValueError, match="prediction_data=True"):
         HDBSCAN(prediction_data=False).fit(X).approximate_predict(X)

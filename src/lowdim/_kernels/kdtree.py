@@ -113,6 +113,18 @@ def sq_distance(points, i, q):
     return total
 
 
+@njit(cache=True, inline="always")
+def push_children(q, low, high, node, stack, gaps, top):
+    """Push ``node``'s children with their box distances to ``q``, the nearer last (so
+    it is searched first); returns the new stack top."""
+    left = 2 * node + 1
+    dl, dr = box_sq_distance(q, low, high, left), box_sq_distance(q, low, high, left + 1)
+    near, far, dn, df = (left, left + 1, dl, dr) if dl <= dr else (left + 1, left, dr, dl)
+    stack[top], gaps[top] = far, df
+    stack[top + 1], gaps[top + 1] = near, dn
+    return top + 2
+
+
 @njit(cache=True)
 def _push_heap(dist, idx, d, j):
     """Replace the largest of the k kept (a max-heap on ``dist``) by ``(d, j)``."""
@@ -152,11 +164,7 @@ def _knn_one(points, start, stop, low, high, q, dist, idx):
                 if d < dist[0]:
                     _push_heap(dist, idx, d, t)
             continue
-        dl, dr = box_sq_distance(q, low, high, left), box_sq_distance(q, low, high, left + 1)
-        near, far, dn, df = (left, left + 1, dl, dr) if dl <= dr else (left + 1, left, dr, dl)
-        stack[top], bound[top] = far, df
-        stack[top + 1], bound[top + 1] = near, dn
-        top += 2
+        top = push_children(q, low, high, node, stack, bound, top)
 
 
 @njit(cache=True, parallel=True)

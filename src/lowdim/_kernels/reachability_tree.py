@@ -13,7 +13,7 @@ timing."""
 import numpy as np
 from numba import njit, prange
 
-from .kdtree import box_sq_distance, sq_distance
+from .kdtree import push_children, sq_distance
 
 
 @njit(cache=True)
@@ -89,11 +89,7 @@ def _search(a, points, start, stop, low, high, comp, core, node_comp, node_core,
                     if w < shared[ca]:
                         shared[ca] = w  # a racy write: a lost update only leaves the bound higher
             continue
-        dl, dr = box_sq_distance(q, low, high, left), box_sq_distance(q, low, high, left + 1)
-        near, far, dn, df = (left, left + 1, dl, dr) if dl <= dr else (left + 1, left, dr, dl)
-        stack[top], gaps[top] = far, df
-        stack[top + 1], gaps[top + 1] = near, dn
-        top += 2
+        top = push_children(q, low, high, node, stack, gaps, top)
     return best, best_t
 
 

@@ -141,20 +141,6 @@ class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     def _seed(self):
         return int(check_random_state(self.random_state).integers(2**31 - 1))
 
-    def fit_predict(self, X, y=None):
-        """Fit and return ``labels_``.
-
-        Parameters
-        ----------
-        X : array-like, as for ``fit``
-        y : ignored
-
-        Returns
-        -------
-        ndarray of int64 (n_samples,)
-        """
-        return self.fit(X).labels_
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

@@ -8,7 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, NONE, Interval, Options, validate_params
-from ._base import warn_constant_columns
+from ._base import check_precomputed, warn_constant_columns
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
 METRICS = ("euclidean", "precomputed")
@@ -175,7 +175,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         from .._kernels.reachability_tree import dense_reachability_mst, reachability_mst
 
         if self.metric == "precomputed":
-            D = _check_distances(X)
+            D = np.asarray(check_precomputed(X), dtype=np.float64)
             self.core_distances_ = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
             self._tree_cache = self._selected_cache = None
             knn = np.argsort(D, axis=1, kind="stable")[:, :m]
@@ -258,20 +258,6 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             self.medoids_ = np.array(
                 [_medoid(X64[self.labels_ == c], self.probabilities_[self.labels_ == c]) for c in range(k)]
             ).reshape(k, X.shape[1])
-
-    def fit_predict(self, X, y=None):
-        """Fit and return ``labels_``.
-
-        Parameters
-        ----------
-        X : array-like, as for ``fit``
-        y : ignored
-
-        Returns
-        -------
-        ndarray of int64 (n_samples,)
-        """
-        return self.fit(X).labels_
 
     def approximate_predict(self, X):
         """Labels and membership strengths of new points, placed in the fitted tree
@@ -378,16 +364,6 @@ def _persistence(tree, selected, labels):
     if not np.isfinite(top) or top == 0:
         return np.ones(sizes.size)
     return tree.stability[selected] / (np.maximum(sizes, 1) * top)
-
-
-def _check_distances(D):
-    if D.shape[0] != D.shape[1]:
-        raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {D.shape}.")
-    if np.any(D < 0):
-        raise ValueError(
-            f"metric='precomputed' needs non-negative distances; X has negative entries (min {D.min():g})."
-        )
-    return np.asarray(D, dtype=np.float64)
 
 
 def _medoid(points, weights, block=2048):

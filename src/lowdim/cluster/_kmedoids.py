@@ -10,7 +10,7 @@ from .._params import ARRAY_LIKE, CALLABLE, RANDOM_STATE, InstanceOf, Interval, 
 from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
 from ..linalg import EUCLIDEAN_METRICS, column_moments, pairwise_distances
-from ._base import CLUSTER_NOTE, check_n_clusters, warn_fewer_clusters
+from ._base import CLUSTER_NOTE, check_n_clusters, check_precomputed, warn_fewer_clusters
 
 
 def _nearest(D, medoids):
@@ -197,14 +197,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         """The n x n dissimilarity matrix of the training data, after a memory check."""
         n = X.shape[0]
         if self.metric == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has shape {X.shape}.")
-            if np.any(X < 0):
-                raise ValueError(
-                    "metric='precomputed' needs non-negative dissimilarities; X has "
-                    f"negative entries (min {X.min():g})."
-                )
-            return X
+            return check_precomputed(X, "dissimilarities")
         require_memory(
             n * n * X.dtype.itemsize,
             f"KMedoids on {n} samples (an n x n dissimilarity matrix)",

@@ -14,7 +14,7 @@ from .._random import check_random_state
 from ..linalg import sq_euclidean
 from ..manifold import laplacian_eigenmap
 from ..neighbors import kneighbors_graph
-from ._base import warn_constant_columns
+from ._base import check_n_clusters, warn_constant_columns
 from ._graph_clustering import check_graph, neighbor_graph
 from ._kmeans import KMeans
 
@@ -140,8 +140,7 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         validate_params(self)
         X = self._validate_input(X, reset=True, accept_sparse=True)
         n = X.shape[0]
-        if self.n_clusters > n:
-            raise ValueError(f"n_clusters={self.n_clusters} must be at most n_samples={n}; lower n_clusters.")
+        check_n_clusters(self.n_clusters, n)
         rng = check_random_state(self.random_state)
         if self.affinity != "precomputed":
             warn_constant_columns(X, "SpectralClustering")
@@ -162,20 +161,6 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(features)
             self.labels_ = km.labels_.astype(np.int64)
         return self
-
-    def fit_predict(self, X, y=None):
-        """Fit and return ``labels_``.
-
-        Parameters
-        ----------
-        X : array-like, as for ``fit``
-        y : ignored
-
-        Returns
-        -------
-        ndarray of int64 (n_samples,)
-        """
-        return self.fit(X).labels_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
