@@ -46,17 +46,48 @@ def single_linkage(a, b, w):
 
 
 @njit(cache=True)
-def _adjacency(a, b, w, knn, knn_w):
-    """CSR of the tree edges and the kNN edges, both directions: ``(starts, ends, weights)``."""
-    n, k = knn.shape
+def _tie_mask(a, b, w, order, nbr, nbr_dist, core, alpha):
+    """Which core-neighbour edges can tie with the tree in Prim's algorithm: those of
+    weight ``W`` equal to the heaviest tree edge on the path between their ends (so
+    that Prim may reach a point through either). Such an edge weighs a core distance
+    (pairwise distances being distinct), that of its end ``x`` with the larger core
+    distance, so it joins ``x`` to one of its core neighbours; it counts when the
+    tree's edges lighter than ``W`` leave the two ends apart. Points in increasing core
+    distance, tree edges in increasing weight joined as they pass: a union-find sweep."""
+    n, k = nbr.shape
+    parent = np.arange(n)
+    by_weight, by_core = np.argsort(w), np.argsort(core)
+    keep = np.zeros((n, k), dtype=np.bool_)
+    e = 0
+    for idx in range(n):
+        r = by_core[idx]
+        level = core[r]
+        while e < w.size and w[by_weight[e]] < level:
+            ra, rb = _root(parent, a[by_weight[e]]), _root(parent, b[by_weight[e]])
+            parent[max(ra, rb)] = min(ra, rb)
+            e += 1
+        for t in range(k):
+            q = nbr[r, t]
+            if q != r and core[q] <= level and nbr_dist[r, t] / alpha <= level:
+                keep[r, t] = _root(parent, order[r]) != _root(parent, order[q])
+    return keep
+
+
+@njit(cache=True)
+def _adjacency(a, b, w, order, nbr, core, keep):
+    """CSR over original indices of the tree edges ``(a, b, w)`` and the kept
+    core-neighbour edges (weighing their row's core distance), both directions:
+    ``(starts, ends, weights)``."""
+    n, k = nbr.shape
     degree = np.zeros(n + 1, dtype=np.int64)
     for e in range(a.size):
         degree[a[e] + 1] += 1
         degree[b[e] + 1] += 1
-    for i in range(n):
+    for r in range(n):
         for t in range(k):
-            degree[i + 1] += 1
-            degree[knn[i, t] + 1] += 1
+            if keep[r, t]:
+                degree[order[r] + 1] += 1
+                degree[order[nbr[r, t]] + 1] += 1
     starts = np.cumsum(degree)
     fill = starts[:-1].copy()
     ends, weights = np.empty(starts[-1], dtype=np.int64), np.empty(starts[-1])
@@ -64,16 +95,17 @@ def _adjacency(a, b, w, knn, knn_w):
         for u, v in ((a[e], b[e]), (b[e], a[e])):
             ends[fill[u]], weights[fill[u]] = v, w[e]
             fill[u] += 1
-    for i in range(n):
+    for r in range(n):
         for t in range(k):
-            for u, v in ((i, knn[i, t]), (knn[i, t], i)):
-                ends[fill[u]], weights[fill[u]] = v, knn_w[i, t]
-                fill[u] += 1
+            if keep[r, t]:
+                for u, v in ((order[r], order[nbr[r, t]]), (order[nbr[r, t]], order[r])):
+                    ends[fill[u]], weights[fill[u]] = v, core[r]
+                    fill[u] += 1
     return starts, ends, weights
 
 
 @njit(cache=True)
-def prim_tree(a, b, w, knn, knn_w):
+def prim_tree(a, b, w, order, nbr, nbr_dist, core, alpha=1.0):
     """The spanning tree as Prim's algorithm from point 0 builds it on the complete
     graph, scikit-learn's way: the lightest frontier point next, the smallest index
     among equal weights, joined to the earliest tree point offering that weight.
@@ -81,9 +113,10 @@ def prim_tree(a, b, w, knn, knn_w):
     heights stack, and so the condensed tree.
 
     On a mutual-reachability graph it suffices to search the minimum spanning tree
-    ``(a, b, w)`` and each point's core neighbours ``knn`` (mutual reachabilities
-    ``knn_w``): an edge of another weight is never chosen, and one tied with the tree
-    has its weight from a core distance, so its ends are core neighbours.
+    ``(a, b, w)`` (original indices) and the few edges that tie with it
+    (``_tie_mask``): any other edge is heavier than a path Prim's algorithm reaches
+    first. Row ``r`` of ``nbr`` (core neighbour rows), ``nbr_dist`` and ``core`` is
+    point ``order[r]``.
 
     Returns
     -------
@@ -91,29 +124,32 @@ def prim_tree(a, b, w, knn, knn_w):
 
     Examples
     --------
-    >>> knn, knn_w = np.zeros((4, 0), dtype=np.int64), np.zeros((4, 0))
-    >>> s, t, _ = prim_tree(np.array([2, 0, 1]), np.array([3, 1, 2]), np.ones(3), knn, knn_w)
+    >>> nbr, dist, core = np.zeros((4, 0), dtype=np.int64), np.zeros((4, 0)), np.zeros(4)
+    >>> s, t, _ = prim_tree(np.array([2, 0, 1]), np.array([3, 1, 2]), np.ones(3), np.arange(4), nbr, dist, core)
     >>> s.tolist(), t.tolist()
     ([0, 1, 2], [1, 2, 3])
     """
-    n = knn.shape[0]
-    starts, ends, weights = _adjacency(a, b, w, knn, knn_w)
-    rank = np.full(n, -1, dtype=np.int64)
+    n = order.size
+    keep = _tie_mask(a, b, w, order, nbr, nbr_dist, core, alpha)
+    starts, ends, weights = _adjacency(a, b, w, order, nbr, core, keep)
+    done = np.zeros(n, dtype=np.bool_)
+    best, via = np.full(n, np.inf), np.full(n, -1, dtype=np.int64)
     source, target, weight = np.empty(n - 1, dtype=np.int64), np.empty(n - 1, dtype=np.int64), np.empty(n - 1)
-    heap = [(0.0, 0, -1, -1)]
+    heap = [(0.0, 0)]
     count = 0
     while len(heap) > 0:
-        wt, v, _, src = heapq.heappop(heap)
-        if rank[v] >= 0:
-            continue
-        rank[v] = count + 1 if src >= 0 else 0
-        if src >= 0:
-            source[count], target[count], weight[count] = src, v, wt
+        wt, v = heapq.heappop(heap)
+        if done[v] or wt > best[v] and v != 0:
+            continue  # already in the tree, or a stale entry
+        done[v] = True
+        if v != 0:
+            source[count], target[count], weight[count] = via[v], v, wt
             count += 1
         for t in range(starts[v], starts[v + 1]):
             u = ends[t]
-            if rank[u] < 0:
-                heapq.heappush(heap, (weights[t], u, rank[v], v))
+            if not done[u] and weights[t] < best[u]:  # a tie keeps the earlier tree point
+                best[u], via[u] = weights[t], v
+                heapq.heappush(heap, (weights[t], u))
     return source, target, weight
 
 

@@ -15,6 +15,8 @@ from numba import njit, prange
 
 from .kdtree import push_children, sq_distance
 
+CANDIDATES = 16  # kNN columns read for each round's first bounds
+
 
 @njit(cache=True)
 def _node_components(comp, start, stop):
@@ -95,8 +97,9 @@ def _search(a, points, start, stop, low, high, comp, core, node_comp, node_core,
 
 @njit(cache=True)
 def _knn_candidates(comp, core, knn_dist, knn_pos, alpha, cw, ca_, cb_):
-    """Each component's best edge among its points' kNN lists."""
-    n, k = knn_pos.shape
+    """Each component's best edge among its points' nearest ``CANDIDATES`` neighbours
+    (farther ones seldom give a better bound than the searches find)."""
+    n, k = knn_pos.shape[0], min(knn_pos.shape[1], CANDIDATES)
     for a in range(n):
         c = comp[a]
         for t in range(k):

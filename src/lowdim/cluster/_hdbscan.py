@@ -169,8 +169,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         return self
 
     def _spanning_tree(self, X, m):
-        """Core distances, the mutual-reachability spanning tree (original indices) and
-        each point's core neighbours with their mutual reachabilities."""
+        """Core distances and the mutual-reachability spanning tree (original indices),
+        with what Prim's tie rule needs: each row's order, core neighbours (rows),
+        their distances and the rows' core distances."""
         from .._kernels.kdtree import build_tree, knn_query
         from .._kernels.reachability_tree import dense_reachability_mst, reachability_mst
 
@@ -179,8 +180,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             self.core_distances_ = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
             self._tree_cache = self._selected_cache = None
             knn = np.argsort(D, axis=1, kind="stable")[:, :m]
-            knn_w = _reachability(self.core_distances_, knn, np.take_along_axis(D, knn, 1), self.alpha)
-            return (*dense_reachability_mst(D, self.core_distances_, float(self.alpha)), knn, knn_w)
+            mst = dense_reachability_mst(D, self.core_distances_, float(self.alpha))
+            return (*mst, np.arange(D.shape[0]), knn, np.take_along_axis(D, knn, 1), self.core_distances_)
         tree = build_tree(X, leaf_size=self.leaf_size)
         points, order = tree[0], tree[1]
         dist, pos = knn_query(points, *tree[2:], points, min(max(m, MIN_CANDIDATES), X.shape[0]))
@@ -191,13 +192,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self._tree_cache = tree if self.prediction_data else None
         if self.prediction_data:
             self.training_points_ = np.asarray(X, dtype=np.float64)
-        knn = np.empty((X.shape[0], m), dtype=np.int64)  # the core neighbours: they decide Prim's ties
-        knn[order] = order[pos[:, :m]]
-        knn_w = np.empty((X.shape[0], m))
-        knn_w[order] = dist[:, :m]
-        return order[a], order[b], w, knn, _reachability(self.core_distances_, knn, knn_w, self.alpha)
+        return order[a], order[b], w, order, pos[:, :m], dist[:, :m], core
 
-    def _build_hierarchy(self, a, b, w, knn, knn_w):
+    def _build_hierarchy(self, a, b, w, *neighbors):
         from .._kernels.cluster_tree import condense, prim_tree, single_linkage
 
         n = self.core_distances_.size
@@ -205,7 +202,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             left = right = np.empty(0, dtype=np.int64)
             dist, sizes = np.empty(0), np.empty(0, dtype=np.int64)
         else:
-            source, target, weight = prim_tree(a, b, w, knn, knn_w)
+            source, target, weight = prim_tree(a, b, w, *neighbors, float(self.alpha))
             # numpy's default (unstable) sort, as scikit-learn: it orders the merges at equal heights
             ranks = np.argsort(weight)
             left, right, dist, sizes = single_linkage(source[ranks], target[ranks], weight[ranks])
@@ -350,11 +347,6 @@ def _alive_clusters(tree, nearest, lam):
             c = tree.parent[c] - tree.n
         out[i] = c + tree.n
     return out
-
-
-def _reachability(core, knn, distances, alpha):
-    """Mutual reachability of each point to its listed neighbours."""
-    return np.maximum(np.maximum(core[:, None], core[knn]), distances / alpha)
 
 
 def _persistence(tree, selected, labels):
