@@ -149,8 +149,9 @@ class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
 
 
 ITERATIONS_DOC = """
-    n_iterations : int, default=-1
-        Optimiser passes; -1 runs until a pass improves nothing."""
+    n_iterations : int, default=2
+        Optimiser passes (2, as leidenalg and scanpy); -1 runs until a pass improves
+        nothing (on 70,000 Fashion-MNIST points: 8x the time for 1 % of ARI)."""
 
 _DOC_PARAMETERS = """
     Parameters
@@ -215,7 +216,7 @@ class Leiden(_CommunityDetection):
         graph="fuzzy",
         metric="euclidean",
         use_weights=True,
-        n_iterations=-1,
+        n_iterations=2,
         neighbors_algorithm="auto",
         random_state=None,
     ):
