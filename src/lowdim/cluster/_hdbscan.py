@@ -312,7 +312,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         ndarray of int64 (n_samples,)
         """
         from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+
+        from .._kernels.components import connected_components
 
         check_is_fitted(self)
         n = self.core_distances_.size
@@ -323,7 +324,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
                 parent[int(L[r, 0])] = parent[int(L[r, 1])] = n + r
         joined = np.flatnonzero(parent[: 2 * n - 2] != np.arange(2 * n - 2))
         G = coo_matrix((np.ones(joined.size), (joined, parent[joined])), shape=(2 * n - 1, 2 * n - 1))
-        _, comp = connected_components(G, directed=False)
+        _, comp = connected_components(G.tocsr())  # union-find: one direction suffices
         comp = comp[:n]
         sizes = np.bincount(comp)
         big = np.flatnonzero(sizes >= min_cluster_size)

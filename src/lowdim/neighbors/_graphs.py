@@ -5,8 +5,8 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
+from .._kernels.components import connected_components
 from ..linalg import row_norms_sq, sq_euclidean
 from ._choose import make_index
 
@@ -224,7 +224,7 @@ def join_components(G, X, *, name="graph", index=None, edge_weight=None):
     >>> connected_components(J)[0]
     1
     """
-    n_comp, labels = connected_components(G, directed=False)
+    n_comp, labels = connected_components(G)
     if n_comp == 1:
         return G
     warnings.warn(
