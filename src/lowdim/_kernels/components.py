@@ -1,7 +1,6 @@
 """Connected components of a sparse graph (its edges taken as undirected) by union-find
-over its CSR arrays,
-without the float64 copy and transpose scipy's ``connected_components`` makes (gigabytes
-for a neighbour graph of millions of points)."""
+over its CSR arrays, without the float64 copy and transpose scipy's
+``connected_components`` makes (gigabytes for a neighbour graph of millions of points)."""
 
 import numpy as np
 from numba import njit
