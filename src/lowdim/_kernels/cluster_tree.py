@@ -9,13 +9,7 @@ import heapq
 import numpy as np
 from numba import njit
 
-
-@njit(cache=True)
-def _root(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
+from .components import root
 
 
 @njit(cache=True)
@@ -37,7 +31,7 @@ def single_linkage(a, b, w):
     dist, sizes = np.empty(m), np.empty(m, dtype=np.int64)
     for step in range(m):
         e = step
-        ra, rb = _root(parent, a[e]), _root(parent, b[e])
+        ra, rb = root(parent, a[e]), root(parent, b[e])
         node = n + step
         parent[ra], parent[rb] = node, node
         size[node] = size[ra] + size[rb]
@@ -63,13 +57,13 @@ def _tie_mask(a, b, w, order, nbr, nbr_dist, core, alpha):
         r = by_core[idx]
         level = core[r]
         while e < w.size and w[by_weight[e]] < level:
-            ra, rb = _root(parent, a[by_weight[e]]), _root(parent, b[by_weight[e]])
+            ra, rb = root(parent, a[by_weight[e]]), root(parent, b[by_weight[e]])
             parent[max(ra, rb)] = min(ra, rb)
             e += 1
         for t in range(k):
             q = nbr[r, t]
             if q != r and core[q] <= level and nbr_dist[r, t] / alpha <= level:
-                keep[r, t] = _root(parent, order[r]) != _root(parent, order[q])
+                keep[r, t] = root(parent, order[r]) != root(parent, order[q])
     return keep
 
 

@@ -7,7 +7,8 @@ from numba import njit
 
 
 @njit(cache=True)
-def _root(parent, x):
+def root(parent, x):
+    """Union-find: the root of ``x``, halving the path on the way."""
     while parent[x] != x:
         parent[x] = parent[parent[x]]
         x = parent[x]
@@ -19,13 +20,13 @@ def _label(indptr, indices, n):
     parent = np.arange(n)
     for i in range(n):
         for p in range(indptr[i], indptr[i + 1]):
-            ri, rj = _root(parent, i), _root(parent, indices[p])
+            ri, rj = root(parent, i), root(parent, indices[p])
             if ri != rj:
                 parent[max(ri, rj)] = min(ri, rj)
     labels, number = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
     count = 0
     for i in range(n):
-        r = _root(parent, i)
+        r = root(parent, i)
         if number[r] < 0:
             number[r] = count
             count += 1

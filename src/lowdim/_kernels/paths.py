@@ -4,6 +4,8 @@ all pairs with the rows of a deferred node set assembled from the others' rows."
 import numpy as np
 from numba import njit, prange
 
+from .components import root
+
 
 @njit(cache=True, inline="always")
 def _sift_down(keys, nodes, size, pos):
@@ -94,14 +96,6 @@ def _rows_from_sources(indptr, indices, weights, sources, rows, out, known):
 
 
 @njit(cache=True)
-def _root(parent, a):
-    while parent[a] != a:
-        parent[a] = parent[parent[a]]
-        a = parent[a]
-    return a
-
-
-@njit(cache=True)
 def deferrable_nodes(indptr, indices, order, cap):
     """Greedy (in ``order``) set of nodes whose induced subgraph has components of at
     most ``cap`` nodes: their rows are cheap once every other row is known."""
@@ -115,7 +109,7 @@ def deferrable_nodes(indptr, indices, order, cap):
         for e in range(indptr[v], indptr[v + 1]):
             w = indices[e]
             if chosen[w]:
-                r = _root(parent, w)
+                r = root(parent, w)
                 seen = False
                 for i in range(n_roots):
                     seen = seen or roots[i] == r

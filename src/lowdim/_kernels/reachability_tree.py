@@ -13,6 +13,7 @@ timing."""
 import numpy as np
 from numba import njit, prange
 
+from .components import root
 from .kdtree import push_children, sq_distance
 
 CANDIDATES = 16  # kNN columns read for each round's first bounds
@@ -124,14 +125,6 @@ def _round(points, start, stop, low, high, comp, core, node_comp, node_core, alp
 
 
 @njit(cache=True)
-def _find(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@njit(cache=True)
 def _merge_round(comp, found_w, found_t, cw, ca_, cb_, parent, edges_a, edges_b, edges_w, n_edges):
     """Add each component's best edge (skipping one that would close a cycle)."""
     n = comp.size
@@ -143,14 +136,14 @@ def _merge_round(comp, found_w, found_t, cw, ca_, cb_, parent, edges_a, edges_b,
     for c in range(n):
         if ca_[c] < 0:  # not a component, or (one left) nothing to join
             continue
-        ra, rb = _find(parent, c), _find(parent, comp[cb_[c]])
+        ra, rb = root(parent, c), root(parent, comp[cb_[c]])
         if ra == rb:
             continue
         parent[max(ra, rb)] = min(ra, rb)
         edges_a[n_edges], edges_b[n_edges], edges_w[n_edges] = ca_[c], cb_[c], cw[c]
         n_edges += 1
     for a in range(n):
-        comp[a] = _find(parent, comp[a])
+        comp[a] = root(parent, comp[a])
     return n_edges
 
 
