@@ -122,7 +122,7 @@ def hdbscan(n, d, k, params, itemsize):
     """The k-d tree's float64 copy of the points (and the model's), each point's
     candidate neighbours and the Boruvka and Prim work arrays."""
     m = int(params.get("min_samples") or params.get("min_cluster_size", 5))
-    return 10 * MB + n * (16 * d + 40 * max(m, 8) + 400)
+    return 10 * MB + n * (16 * d + 20 * max(m, 8) + 250)
 
 
 def graph_clustering(n, d, k, params, itemsize):
