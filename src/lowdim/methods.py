@@ -230,6 +230,22 @@ def make_estimator(name, *, n_components=None, params=None, seed=None, table=Non
     return cls(**chosen)
 
 
+def fit_labels(estimator, X):
+    """Fit a clustering and return the cluster of each row of ``X``: ``predict`` where
+    the method has one, else ``labels_`` (density and graph clusterings label their
+    training rows only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> sorted(set(fit_labels(make_estimator("kmeans", n_components=2, seed=0), X).tolist()))
+    [0, 1]
+    """
+    fitted = estimator.fit(X)
+    return fitted.predict(X) if hasattr(fitted, "predict") else fitted.labels_
+
+
 def memory_estimate(name, n_samples, n_features, n_components=2, params=None, itemsize=8, table=None):
     """Peak working memory in bytes of method ``name``'s fit on an n x d table, beyond
     the data (``lowdim._memory_models``; checked against measured peaks).

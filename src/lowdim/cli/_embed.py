@@ -50,6 +50,8 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
     ``output='labels'``."""
     import numpy as np
 
+    from ..methods import fit_labels
+
     if method.supervised and labels is None:
         raise UsageError(f"{name} is supervised: name the label column with --label-column.")
     if not method.missing_ok and np.asarray(X).dtype.kind == "f" and np.isnan(X).any():
@@ -58,9 +60,8 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
     check_memory(name, X, params.get(method.size) or 2, params)
     start = time.perf_counter()
     with progress(estimator, args, name):
-        if output == "labels":  # density and graph clusterings label their training rows only
-            fitted = estimator.fit(X)
-            out = fitted.predict(X) if hasattr(fitted, "predict") else fitted.labels_
+        if output == "labels":
+            out = fit_labels(estimator, X)
         elif method.supervised:
             out = estimator.fit(X, labels).transform(X)
         else:

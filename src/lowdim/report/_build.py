@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..decomposition import PCA
-from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, lookup, make_estimator
+from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, fit_labels, lookup, make_estimator
 from ..metrics import continuity, knn_accuracy, trustworthiness
 from . import _html
 
@@ -91,8 +91,7 @@ def run_clustering(name, X, results, *, on=None, seed=0, params=None, n_clusters
     )
     start = time.perf_counter()
     with progress(estimator, name) if progress else nullcontext():
-        fitted = estimator.fit(data)
-        labels = fitted.predict(data) if hasattr(fitted, "predict") else fitted.labels_
+        labels = fit_labels(estimator, data)
     return Clustering(name, on or "the data", np.asarray(labels, dtype=np.int64), time.perf_counter() - start)
 
 
@@ -119,6 +118,18 @@ def _cluster_section(clustering, results, labels):
         + "</div>"
         + _html.table(["cluster", "size", "share"], size_rows)
     )
+
+
+def _data_table(summary):
+    rows = [
+        ["rows", summary["n_samples"]],
+        ["features", summary["n_features"]],
+        ["dtype", summary["dtype"]],
+        ["missing values", summary["missing"]],
+    ]
+    if "classes" in summary:
+        rows.append(["classes", f"{len(summary['classes'])} ({', '.join(list(summary['classes'])[:12])})"])
+    return _html.table(["", ""], rows)
 
 
 def _summary(X, labels, source):
@@ -247,17 +258,9 @@ def build_report(
         run_method(m, X, labels, seed=seed, params=params, n_neighbors=n_neighbors, progress=progress) for m in methods
     ]
     summary = _summary(X, labels, source)
-    rows = [
-        ["rows", summary["n_samples"]],
-        ["features", summary["n_features"]],
-        ["dtype", summary["dtype"]],
-        ["missing values", summary["missing"]],
-    ]
-    if "classes" in summary:
-        rows.append(["classes", f"{len(summary['classes'])} ({', '.join(list(summary['classes'])[:12])})"])
     pca, k90 = variance_profile(X, seed)
     sections = [
-        ("Data", _html.table(["", ""], rows)),
+        ("Data", _data_table(summary)),
         ("Principal components", _scree_section(pca, k90)),
         ("Embeddings", _embedding_section(results, labels)),
         ("Quality", _metrics_section(results, n_neighbors)),
