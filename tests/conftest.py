@@ -8,6 +8,7 @@ CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
+    "--enable-unsafe-swiftshader",  # WebGL (the interactive map) in software, as without a GPU
     "--disable-quic",
     "--no-first-run",
     "--disable-background-networking",

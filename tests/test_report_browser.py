@@ -1,7 +1,8 @@
 """End to end: `lowdim report` writes one page that headless Chromium renders with every
-image loaded and no console errors."""
+image loaded, the interactive map drawn, and no console errors."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -60,8 +61,9 @@ def test_report_json_names_every_method_with_its_quality(report):
 def test_report_is_self_contained(report):
     path, _ = report
     page = path.read_text()
-    assert page.count('<img src="data:image/png;base64,') == 4  # scree + three embeddings
-    assert "http://" not in page and "https://" not in page
+    assert page.count('<img src="data:image/png;base64,') == 4  # scree + three embeddings (printed)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # nothing fetched from a network
+    assert page.count('class="lowdim-explorer"') == 1
     for heading in ("Data", "Principal components", "Embeddings", "Quality"):
         assert f"<h2>{heading}</h2>" in page
 
@@ -72,9 +74,18 @@ def test_report_renders_in_headless_chromium(report, chromium):
     images = chromium.execute_script(
         "return Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight]);"
     )
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(chromium, 30).until(
+        lambda d: d.execute_script(
+            "return !!(window.lowdimExplorers[0] && window.lowdimExplorers[0].timing.firstFrame)"
+        )
+    )
+    maps = chromium.execute_script("return window.lowdimExplorers[0].maps.map(m => m.spec.name.split(' ')[0])")
     errors = [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     rows = chromium.execute_script("return document.querySelectorAll('table')[1].rows.length;")
     chromium.save_screenshot(str(path.with_suffix(".png")))
     assert len(images) == 4 and all(done and w > 100 and h > 100 for done, w, h in images)
     assert errors == []
-    assert rows == 4  # header + one row per method
+    assert maps == ["pca", "tsne", "umap"]
+    assert rows == 4  # the quality table: header + one row per method

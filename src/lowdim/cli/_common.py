@@ -9,7 +9,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food")
+DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food", "orl-faces")
+# built-in datasets whose rows are images: (height, width) of each
+IMAGE_SHAPES = {"digits": (8, 8), "fashion-mnist": (28, 28), "orl-faces": (112, 92)}
 FASHION_CLASSES = (
     "T-shirt/top",
     "Trouser",
@@ -96,6 +98,13 @@ def _builtin(name, say):
         say("loading Fashion-MNIST (70,000 x 784) from the Debian package dataset-fashion-mnist")
         X, y = load_fashion_mnist()
         return X, [f"pixel{j + 1}" for j in range(X.shape[1])], np.array(FASHION_CLASSES)[y], None
+    if name == "orl-faces":
+        from ..datasets import load_orl_faces
+
+        say("ORL faces: 400 grey 112 x 92 images of 40 people (the labels)")
+        images, person = load_orl_faces()
+        names = [f"pixel{j + 1}" for j in range(images[0].size)]
+        return images.reshape(len(images), -1), names, np.array([f"person {p + 1}" for p in person]), None
     if name == "uk-food":
         from ..datasets import load_uk_food
 
@@ -136,12 +145,18 @@ def load_data(args, say):
     """``(X, feature_names, labels, row_ids)`` from a built-in dataset or a data file
     (transposed first with --transpose, then standardised with --standardize; with
     --pca, the principal-component scores of that)."""
-    X, names, labels, row_ids = _read_data(args, say)
+    X, names, labels, row_ids = read_data(args, say)
+    X, names = prepare_data(X, names, args, say)
+    return X, names, labels, row_ids
+
+
+def prepare_data(X, names, args, say):
+    """``(X, names)`` after --standardize, or the principal-component scores with --pca."""
     if getattr(args, "pca", None):
-        return pca_scores(X, args, say), [f"PC{j + 1}" for j in range(args.pca)], labels, row_ids
+        return pca_scores(X, args, say), [f"PC{j + 1}" for j in range(args.pca)]
     if args.standardize:
         X = _standardize(X, names)
-    return X, names, labels, row_ids
+    return X, names
 
 
 def pca_scores(X, args, say):
@@ -166,7 +181,7 @@ def pca_scores(X, args, say):
     return Z
 
 
-def _read_data(args, say):
+def read_data(args, say):
     """``(X, feature_names, labels, row_ids)`` as read (and transposed), before scaling."""
     transpose = getattr(args, "transpose", False)
     if args.dataset:

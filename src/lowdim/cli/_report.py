@@ -65,7 +65,7 @@ def write_report(args, X, labels, methods, source, say):
         cluster_on=getattr(args, "cluster_on", None),
         n_clusters=getattr(args, "n_clusters", 8),
     )
-    from ..io._atomic import atomic_path
+    from ..io import atomic_path
 
     with atomic_path(args.output, overwrite=True) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(report.html)

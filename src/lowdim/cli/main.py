@@ -17,6 +17,7 @@ COMMANDS = {
     "transform": "lowdim.cli._transform",
     "info": "lowdim.cli._info",
     "report": "lowdim.cli._report",
+    "explore": "lowdim.cli._explore",
     "demo": "lowdim.cli._demo",
     "compress": "lowdim.cli._compress",
     "denoise": "lowdim.cli._denoise",

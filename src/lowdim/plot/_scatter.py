@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ._categories import categories
 from ._figure import axes, finish
 
 MAX_LEGEND = 20
@@ -22,17 +23,7 @@ NOISE_COLOR = (0.75, 0.75, 0.75, 1.0)
 def _draw_labels(ax, Z, labels, size, alpha):
     import matplotlib.pyplot as plt
 
-    names, codes = np.unique(np.asarray(labels).astype(str), return_inverse=True)
-    numeric = all(_is_float(n) for n in names)
-    if numeric:
-        order = np.argsort([float(n) for n in names])
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        names, codes = names[order], rank[codes]
-    # -1 among integer labels is a clusterer's noise (HDBSCAN): grey, under the clusters
-    noise = numeric and names[0] in ("-1", "-1.0")
-    if noise:
-        names, codes = names[1:], codes - 1
+    names, codes, noise = categories(labels)
     cmap = plt.get_cmap("tab10" if names.size <= 10 else "tab20" if names.size <= 20 else "viridis")
     colors = (
         cmap(np.maximum(codes, 0) / max(names.size - 1, 1)) if names.size > 20 else cmap(np.maximum(codes, 0) % cmap.N)
@@ -49,14 +40,6 @@ def _draw_labels(ax, Z, labels, size, alpha):
         ax.legend(
             loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8, markerscale=1.0, handletextpad=0.2
         )
-
-
-def _is_float(text):
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return False
 
 
 def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density=None):

@@ -171,14 +171,18 @@ def _scree_section(pca, k90):
     )
 
 
-def _embedding_section(results, labels):
-    from ..plot import embedding_scatter
+def _embedding_section(results, labels, clustering=None):
+    """The interactive map of every embedding (linked hover and selection), with the
+    static PNGs kept for printing."""
+    from ..plot import embedding_scatter, explorer_fragment
 
     figures = []
     for r in results:
         ax = embedding_scatter(r.embedding, labels, title=r.name)
         figures.append(_html.figure(_html.figure_uri(ax.figure), f"{r.name} ({r.seconds:.1f} s)"))
-    return '<div class="grid">' + "".join(figures) + "</div>"
+    maps = {f"{r.name} ({r.seconds:.1f} s)": r.embedding for r in results}
+    interactive = explorer_fragment(maps, labels, clusters=None if clustering is None else clustering.labels)
+    return interactive + '<div class="grid print-only">' + "".join(figures) + "</div>"
 
 
 def _metrics_section(results, n_neighbors):
@@ -259,17 +263,18 @@ def build_report(
     ]
     summary = _summary(X, labels, source)
     pca, k90 = variance_profile(X, seed)
-    sections = [
-        ("Data", _data_table(summary)),
-        ("Principal components", _scree_section(pca, k90)),
-        ("Embeddings", _embedding_section(results, labels)),
-        ("Quality", _metrics_section(results, n_neighbors)),
-    ]
     clustering = None
     if cluster is not None:
         clustering = run_clustering(
             cluster, X, results, on=cluster_on, seed=seed, params=params, n_clusters=n_clusters, progress=progress
         )
+    sections = [
+        ("Data", _data_table(summary)),
+        ("Principal components", _scree_section(pca, k90)),
+        ("Embeddings", _embedding_section(results, labels, clustering)),
+        ("Quality", _metrics_section(results, n_neighbors)),
+    ]
+    if clustering is not None:
         sections.append(("Clusters", _cluster_section(clustering, results, labels)))
     page = _html.page(
         f"lowdim report: {source}",

@@ -17,6 +17,8 @@ figure { margin: 0; } figure img { width: 100%; height: auto; border: 1px solid 
 figure.narrow { max-width: 720px; }
 figcaption { text-align: center; color: #444; font-size: 0.9rem; }
 .note { color: #666; font-size: 0.85rem; }
+.print-only { display: none; }
+@media print { .print-only { display: grid; } .lowdim-explorer { display: none; } }
 """
 
 

@@ -1,0 +1,176 @@
+"""``lowdim explore``: several maps of one table as one interactive HTML page."""
+
+import re
+
+import numpy as np
+
+from ._common import (
+    IMAGE_SHAPES,
+    UsageError,
+    add_data_arguments,
+    add_pca_argument,
+    check_outputs,
+    emit_json,
+    prepare_data,
+    read_data,
+)
+
+HELP = "fit several 2-D maps and write one interactive page: hover, select across maps, colour, search"
+MAX_DEFAULT_COLUMNS = 10  # tables this narrow show every column on hover by default
+
+
+def add_arguments(parser):
+    add_data_arguments(parser, needs_output=True)
+    add_pca_argument(parser)
+    parser.add_argument("--methods", default="pca,umap", help="comma-separated method names (default pca,umap)")
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="METHOD.NAME=VALUE",
+        help="a method's parameter, e.g. --param umap.n_neighbors=30; repeatable",
+    )
+    parser.add_argument(
+        "--columns",
+        help="comma-separated columns to show on hover and offer for colouring ('none' for none; "
+        f"default: every column of tables with at most {MAX_DEFAULT_COLUMNS})",
+    )
+    parser.add_argument(
+        "--images",
+        metavar="WxH",
+        help="rows are W x H images (WxHx3 for colour): show each row's image on hover "
+        "(built-in digits, fashion-mnist and orl-faces are known)",
+    )
+    parser.add_argument("--no-images", action="store_true", help="no thumbnails, even for built-in image data")
+    parser.add_argument(
+        "--max-image-mb", type=float, default=50, help="thumbnail budget in MB; beyond it a random subset (default 50)"
+    )
+    parser.add_argument("--cluster", metavar="METHOD", help="also cluster (hdbscan, leiden, kmeans, ...): colour by it")
+    parser.add_argument("--cluster-on", metavar="METHOD", help="cluster this map (one of --methods), not the data")
+    parser.add_argument("-k", "--n-clusters", type=int, default=8, help="k for --cluster methods that take it")
+    parser.add_argument("--title", help="page title (default: the input's name)")
+
+
+def image_shape(args, n_features):
+    """(height, width[, 3]) from --images WxH[x3], the built-in dataset, or None."""
+    if args.no_images:
+        return None
+    if args.images is None:
+        return IMAGE_SHAPES.get(args.dataset)
+    match = re.fullmatch(r"(\d+)x(\d+)(x3)?", args.images.strip().lower())
+    if not match:
+        raise UsageError(f"--images {args.images!r} must be WIDTHxHEIGHT (e.g. 28x28) or WIDTHxHEIGHTx3 for colour.")
+    width, height = int(match[1]), int(match[2])
+    shape = (height, width, 3) if match[3] else (height, width)
+    if int(np.prod(shape)) != n_features:
+        raise UsageError(
+            f"--images {args.images}: {int(np.prod(shape))} values per image, but the rows have {n_features} "
+            "columns; check the width and height (and --exclude non-pixel columns)."
+        )
+    return shape
+
+
+def hover_columns(args, X, names):
+    """``{name: values}`` of the columns named by --columns (or every one of a narrow table)."""
+    if args.columns is None:
+        chosen = list(names) if len(names) <= MAX_DEFAULT_COLUMNS else []
+    elif args.columns.strip().lower() == "none":
+        chosen = []
+    else:
+        chosen = [c.strip() for c in args.columns.split(",") if c.strip()]
+    where = {name: j for j, name in enumerate(names)}
+    missing = [c for c in chosen if c not in where]
+    if missing:
+        shown = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
+        raise UsageError(f"--columns: no column named {', '.join(missing)}; the columns are {shown}.")
+    return {c: np.asarray(X[:, where[c]]) for c in chosen}
+
+
+def _maps(args, X, labels, methods, say):
+    from ..methods import EMBEDDINGS, lookup, make_estimator
+    from ._embed import fit_method
+    from ._report import method_params
+
+    params = method_params(args.param)
+    maps, seconds = {}, {}
+    for name in methods:
+        estimator = make_estimator(name, n_components=2, params=params.get(name), seed=args.seed, table=EMBEDDINGS)
+        maps[name], seconds[name] = fit_method(name, lookup(name, EMBEDDINGS), estimator, X, labels, args)
+        say(f"  {name:<10} {seconds[name]:.1f} s")
+    return maps, seconds, params
+
+
+def _clusters(args, X, maps, params, say):
+    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, lookup, make_estimator
+    from ._embed import fit_method
+
+    name = CLUSTER_ALIASES.get(args.cluster, args.cluster)
+    method = lookup(name, CLUSTERINGS)
+    data = maps[args.cluster_on] if args.cluster_on else X
+    estimator = make_estimator(
+        name,
+        n_components=args.n_clusters if method.size else None,
+        params=params.get(name),
+        seed=args.seed,
+        table=CLUSTERINGS,
+    )
+    labels, seconds = fit_method(name, method, estimator, data, None, args, output="labels")
+    labels = np.asarray(labels, dtype=np.int64)
+    say(f"  {name}: {int(labels.max()) + 1} clusters, {int((labels < 0).sum())} noise points, {seconds:.1f} s")
+    return labels
+
+
+def _check_methods(args):
+    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, lookup
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if not methods:
+        raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,umap.")
+    for name in methods:
+        lookup(name, EMBEDDINGS)
+    if args.cluster is not None:
+        lookup(CLUSTER_ALIASES.get(args.cluster, args.cluster), CLUSTERINGS)
+    if args.cluster_on is not None and (args.cluster is None or args.cluster_on not in methods):
+        raise UsageError("--cluster-on names one of --methods, and needs --cluster.")
+    return methods
+
+
+def run(args, say):
+    from ..plot import explore
+
+    methods = _check_methods(args)
+    check_outputs(args, args.output, pages=[args.output])
+    raw, names, labels, row_ids = read_data(args, say)
+    shape = image_shape(args, raw.shape[1])
+    columns = hover_columns(args, raw, names)
+    X, _ = prepare_data(raw, names, args, say)
+    maps, seconds, params = _maps(args, X, labels, methods, say)
+    clusters = _clusters(args, X, maps, params, say) if args.cluster else None
+    page = explore(
+        maps,
+        labels,
+        clusters=clusters,
+        ids=row_ids,
+        columns=columns,
+        images=raw if shape else None,
+        image_shape=shape,
+        title=args.title or f"lowdim map: {args.dataset or args.input}",
+        max_image_bytes=int(args.max_image_mb * 1e6),
+        random_state=args.seed,
+    )
+    page.save(args.output)
+    say(f"wrote {args.output} ({len(page) / 1e6:.1f} MB)")
+    emit_json(
+        args,
+        {
+            "command": "explore",
+            "output": args.output,
+            "n_samples": int(X.shape[0]),
+            "methods": {m: {"seconds": round(s, 3)} for m, s in seconds.items()},
+            "columns": list(columns),
+            "images": list(shape) if shape else None,
+            "clusters": None if clusters is None else int(clusters.max()) + 1,
+            "bytes": len(page),
+        },
+    )
+    return 0

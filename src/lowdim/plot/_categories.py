@@ -1,0 +1,46 @@
+"""Labels as ordered categories, the same for the PNG scatter and the interactive map."""
+
+import re
+
+import numpy as np
+
+
+def _is_float(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _natural_key(text):
+    """'person 10' after 'person 9': runs of digits compare as numbers."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
+
+
+def categories(labels):
+    """``(names, codes, noise)``: the distinct labels as text, in numeric order when every
+    one is a number (else natural text order: 'person 9' before 'person 10'), each row's
+    code into ``names``, and whether -1 among numeric labels was taken as a clusterer's
+    noise (code -1, not in ``names``).
+
+    Examples
+    --------
+    >>> names, codes, noise = categories([2, -1, 10, 2])
+    >>> names.tolist(), codes.tolist(), noise
+    (['2', '10'], [0, -1, 1, 0], True)
+    >>> categories(["person 10", "person 9"])[0].tolist()
+    ['person 9', 'person 10']
+    """
+    names, codes = np.unique(np.asarray(labels).astype(str), return_inverse=True)
+    codes = codes.reshape(-1)
+    numeric = names.size > 0 and all(_is_float(n) for n in names)
+    key = (lambda j: float(names[j])) if numeric else (lambda j: _natural_key(names[j]))
+    order = np.array(sorted(range(names.size), key=key), dtype=np.intp)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    names, codes = names[order], rank[codes]
+    noise = bool(numeric and names[0] in ("-1", "-1.0"))
+    if noise:
+        names, codes = names[1:], codes - 1
+    return names, codes, noise
