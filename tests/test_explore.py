@@ -7,6 +7,7 @@ import base64
 import html
 import json
 import re
+import zlib
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ def unpack(page):
 
     def blob(spec):
         raw = base64.b64decode(blobs[spec["blob"]])
+        raw = zlib.decompress(raw) if spec["deflate"] else raw
         return raw.decode("utf-8").split("\n") if spec["dtype"] == "text" else np.frombuffer(raw, ARRAYS[spec["dtype"]])
 
     return header, blob

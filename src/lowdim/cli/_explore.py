@@ -43,7 +43,10 @@ def add_arguments(parser):
     )
     parser.add_argument("--no-images", action="store_true", help="no thumbnails, even for built-in image data")
     parser.add_argument(
-        "--max-image-mb", type=float, default=50, help="thumbnail budget in MB; beyond it a random subset (default 50)"
+        "--max-image-mb",
+        type=float,
+        default=64,
+        help="thumbnail budget in MB, one byte per pixel and channel; beyond it a random subset (default 64)",
     )
     parser.add_argument("--cluster", metavar="METHOD", help="also cluster (hdbscan, leiden, kmeans, ...): colour by it")
     parser.add_argument("--cluster-on", metavar="METHOD", help="cluster this map (one of --methods), not the data")

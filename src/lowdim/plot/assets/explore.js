@@ -30,7 +30,8 @@
 
   async function decode(root, spec) {
     const el = root.querySelector(`script[data-blob="${spec.blob}"]`);
-    const response = await fetch("data:application/octet-stream;base64," + el.textContent.trim());
+    let response = await fetch("data:application/octet-stream;base64," + el.textContent.trim());
+    if (spec.deflate) response = new Response(response.body.pipeThrough(new DecompressionStream("deflate")));
     const buffer = await response.arrayBuffer();
     el.textContent = ""; // the typed array holds the data now; let the text go
     if (spec.dtype === "text") return new TextDecoder().decode(buffer).split("\n");
@@ -127,6 +128,7 @@
             pointOutlineWidth: 1, pointColor: "#4c72b0", pointColorActive: "#000000", pointColorHover: "#000000",
             opacityInactiveScale: 0.15, opacityBy: "density", lassoColor: "#e4572e", lassoMinDelay: 5,
             reticleColor: [0, 0, 0, 0.3], deselectOnDblClick: true,
+            spatialIndexUseWorker: false, // the library's worker copies every point: slower than building here
           });
           const map = { spec, panel, canvas, plot, x: this.data.maps[m].x, y: this.data.maps[m].y };
           this.maps.push(map);
