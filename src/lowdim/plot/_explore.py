@@ -184,7 +184,7 @@ def explore(
         default: the row numbers, from 0.
     columns : dict of name -> array-like of shape (n,), or pandas DataFrame, optional
         Shown on hover and offered for colouring (numbers on a scale, text as categories).
-    images : array of shape (n, h, w), (n, h, w, 3) or (n, h*w[*3]), optional
+    images : array of shape (n, h, w), (n, h, w, 3) or rows (n, pixels), optional
         A thumbnail per row, shown on hover; rows need ``image_shape``.
     image_shape : tuple, optional
         ``(height, width)`` or ``(height, width, 3)`` of row-stored images.
