@@ -32,4 +32,6 @@ assert X.shape == (4, 17), X.shape
 for f in report.html scree.png kmeans.png; do
     [ -s "$work/demo/$f" ] || { echo "wheel check: lowdim demo wrote no $f" >&2; exit 1; }
 done
+grep -q "regl-scatterplot" "$work/demo/report.html" || {
+    echo "wheel check: the report has no interactive map (plot/assets missing from the wheel?)" >&2; exit 1; }
 echo "wheel check: $(basename "$wheel") installs and runs outside the source tree (lowdim $version)"
