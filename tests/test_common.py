@@ -43,13 +43,14 @@ ITERATIVE = {
     "MaximumVarianceUnfolding",
     "MiniBatchKMeans",
     "NMF",
+    "PaCMAP",
     "ProbabilisticPCA",
     "SNE",
     "TSNE",
     "UMAP",
 }
 # Chaotic: a difference in the last bit of the input grows to whole units of the output.
-AMPLIFIES_ROUNDING = {"SNE", "TSNE", "UMAP"}
+AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP"}
 # The largest n_components: bounded by the points ('samples'), or unbounded ('none': an
 # overcomplete factorisation is valid); min(n_samples, n_features) otherwise.
 COMPONENTS_LIMIT = {
@@ -83,6 +84,7 @@ EXPECTED_FAILED_CHECKS = {
         ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"), _SEEDING
     ),
     "TSNE": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),
+    "PaCMAP": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),
     "UMAP": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),
 }
 

@@ -45,6 +45,7 @@ _EXPORTS = {
     "TSNE": "lowdim.embedding",
     "SNE": "lowdim.embedding",
     "UMAP": "lowdim.embedding",
+    "PaCMAP": "lowdim.embedding",
     "datasets": "lowdim.datasets",
     "load_orl_faces": "lowdim.datasets",
     "load_uk_food": "lowdim.datasets",

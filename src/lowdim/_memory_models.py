@@ -8,6 +8,8 @@ the models with the measured peaks. The CLI refuses a run whose estimate exceeds
 available memory before it starts, and ``lowdim info`` prints every estimate.
 """
 
+import numpy as np
+
 from .linalg import SPLIT_WORK
 
 MB = 1 << 20
@@ -118,6 +120,18 @@ def umap(n, d, k, params, itemsize):
     return 10 * MB + n * (73 * nn + 2 * d * itemsize + 4 * d + 150)
 
 
+def pacmap(n, d, k, params, itemsize):
+    """The neighbours of the pair choice (n_neighbors + 50 per point, float32 distances
+    and int64 indices), the three pair arrays and their (n_pairs, 2) copies, the float32
+    rows (at most 100 columns after PCA) and the index over them, and the gradient's
+    eight chunk buffers."""
+    nn = params.get("n_neighbors", 10)
+    nn = int(nn if nn is not None else (10 if n <= 10_000 else round(10 + 15 * (np.log10(n) - 4))))
+    pairs = nn * (1 + float(params.get("MN_ratio", 0.5)) + float(params.get("FP_ratio", 2.0)))
+    rows = min(d, 100)
+    return 10 * MB + n * (12 * (nn + 50) + 12 * pairs + 8 * rows + 12 * rows + 150 + 8 * 8 * max(k, 2))
+
+
 def hdbscan(n, d, k, params, itemsize):
     """The k-d tree's float64 copy of the points (and the model's), each point's
     candidate neighbours and the Boruvka and Prim work arrays."""
@@ -174,6 +188,7 @@ MODELS = {
     "sne": sne,
     "tsne": tsne,
     "umap": umap,
+    "pacmap": pacmap,
     "kmeans": kmeans,
     "minibatch_kmeans": minibatch_kmeans,
     "kmedoids": kmedoids,
@@ -201,6 +216,7 @@ FIXES = {
     "spectral": "pass --param n_neighbors=15 (scikit-learn's default is a tenth of the rows)",
     "tsne": _NEIGHBORS,
     "umap": _NEIGHBORS,
+    "pacmap": _NEIGHBORS,
     "local_fits": _NEIGHBORS,
 }
 STREAMING = "save the data as .npy and reduce them first with --pca K (streamed, memory-mapped), or subsample"

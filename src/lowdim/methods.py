@@ -122,6 +122,7 @@ EMBEDDINGS = {
     ),
     "tsne": Method("lowdim.embedding:TSNE", memory="tsne", summary="t-SNE"),
     "umap": Method("lowdim.embedding:UMAP", memory="umap", summary="UMAP"),
+    "pacmap": Method("lowdim.embedding:PaCMAP", memory="pacmap", summary="PaCMAP (near, mid-near and further pairs)"),
 }
 
 CLUSTERINGS = {

@@ -1,5 +1,5 @@
 """Neighbour embeddings: t-SNE and SNE (affinities -> initialisation -> gradient
-strategy -> optimiser, one module each), and UMAP.
+strategy -> optimiser, one module each), UMAP and PaCMAP.
 
 The stages are public, so a map can be built by hand or a fitted one continued::
 
@@ -20,6 +20,7 @@ from ._base import KEEP_INDEX_UP_TO
 from ._gradients import BarnesHutRepulsion, ExactRepulsion, FFTRepulsion, StudentObjective, kl_divergence
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
+from ._pacmap import PaCMAP
 from ._sne import SNE, GaussianObjective
 from ._tsne import TSNE
 from ._umap import UMAP
@@ -31,6 +32,7 @@ __all__ = [
     "ExactRepulsion",
     "FFTRepulsion",
     "GaussianObjective",
+    "PaCMAP",
     "Phase",
     "SNE",
     "StudentObjective",

@@ -66,6 +66,7 @@ REGISTRY = {
     "TSNE": "lowdim.embedding._tsne",
     "SNE": "lowdim.embedding._sne",
     "UMAP": "lowdim.embedding._umap",
+    "PaCMAP": "lowdim.embedding._pacmap",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))

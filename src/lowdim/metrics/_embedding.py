@@ -287,3 +287,40 @@ def spearman_distance_correlation(X, X_embedded, *, n_pairs=1_000_000, random_st
     X, Z = _pair(X, X_embedded)
     i, j = _sampled_pairs(X.shape[0], n_pairs, check_random_state(random_state))
     return float(spearmanr(_pair_distances(X, i, j), _pair_distances(Z, i, j))[0])
+
+
+def random_triplet_accuracy(X, X_embedded, *, n_triplets=100_000, random_state=None):
+    """Share of random triplets (i, j, l) whose order of distances, ``d(i, j) < d(i, l)``
+    or the reverse, the embedding keeps: a measure of global structure (Wang et al.,
+    JMLR 2021, where the triplets are drawn as here; 0.5 is chance).
+
+    Parameters
+    ----------
+    X : array-like (n, d)
+    X_embedded : array-like (n, k)
+    n_triplets : int, default=100,000
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    float
+        Between 0 and 1; triplets tied in the data are left out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> random_triplet_accuracy(X, 2 * X + 1, random_state=0)
+    1.0
+    """
+    X, Z = _pair(X, X_embedded)
+    n = X.shape[0]
+    if n < 3:
+        raise ValueError(f"random_triplet_accuracy needs at least 3 points; got {n}.")
+    rng = check_random_state(random_state)
+    i = rng.integers(0, n, size=n_triplets)
+    j, l = (i + rng.integers(1, n, size=n_triplets)) % n, (i + rng.integers(1, n, size=n_triplets)) % n
+    data = np.sign(_pair_distances(X, i, j) - _pair_distances(X, i, l))
+    kept = data != 0
+    embedded = np.sign(_pair_distances(Z, i, j) - _pair_distances(Z, i, l))
+    return float(np.mean(data[kept] == embedded[kept])) if kept.any() else 1.0

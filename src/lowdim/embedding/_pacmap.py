@@ -1,0 +1,324 @@
+"""PaCMAP (Wang, Huang, Rudin & Shaposhnik, JMLR 2021): near, mid-near and further
+pairs, a three-phase weight schedule, and Adam on the pair losses."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+
+from .._estimator import EmbeddingMixin, ValidatedInputMixin
+from .._kernels.pacmap import CHUNKS, adam_step, anchored_gradient, pair_gradient
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._random import check_random_state
+from ..neighbors import ALGORITHMS, KNNIndex, make_index
+from ._affinities import warn_duplicates
+from ._base import check_rows_or_distances
+from ._initialization import initial_embedding, rescale
+from ._pacmap_pairs import (
+    EXTRA_NEIGHBORS,
+    further_partners,
+    local_scales,
+    mid_near_partners,
+    near_partners,
+    pairs_from_rows,
+    rows_from_pairs,
+)
+
+PCA_DIMENSIONS = 100  # with apply_pca, wider data are reduced to this many components first
+PCA_INIT_STD = 0.01  # the PCA start's first coordinate has this standard deviation
+METRICS = {"euclidean": "euclidean", "angular": "euclidean", "cosine": "euclidean"}  # angular: unit rows
+
+
+def default_n_neighbors(n):
+    """10 up to 10,000 points, then 10 + 15 (log10 n - 4) (the pacmap package's rule)."""
+    return 10 if n <= 10_000 else int(round(10 + 15 * (np.log10(n) - 4)))
+
+
+def phase_weights(t, phases):
+    """``(w_near, w_mid, w_far)`` at iteration ``t``: mid-near weight from 1000 down to
+    3 over the first phase (near 2), then 3 and 3, then the mid-near pairs off (near 1)."""
+    p1, p2, _ = phases
+    if t < p1:
+        f = t / max(p1, 1)
+        return 2.0, 1000.0 * (1.0 - f) + 3.0 * f, 1.0
+    if t < p1 + p2:
+        return 3.0, 3.0, 1.0
+    return 1.0, 0.0, 1.0
+
+
+class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Pairwise controlled manifold approximation, with the pacmap package's parameter names.
+
+    Three kinds of pairs shape the map: each point's ``n_neighbors`` near pairs (chosen
+    among its nearest 50 more by the distance scaled by both points' local scales),
+    mid-near pairs (the second closest of six random points: they carry the global
+    layout) and further pairs (random non-neighbours, pushed apart). The losses
+    ``d / (10 + d)``, ``d / (10000 + d)`` and ``1 / (1 + d)`` of ``d = 1 + |y_i - y_j|^2``
+    are weighted in three phases: mid-near pairs strong first (1000 down to 3) to fix the
+    global layout, then balanced, then off while near pairs refine the clusters. Adam
+    (learning rate ``lr``) on the full gradient.
+
+    The gradient is summed in a fixed number of row chunks, so a seed gives the same map
+    on any number of threads.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    n_neighbors : int or None, default=10
+        Near pairs per point (the pacmap package's default); None: 10 up to 10,000
+        points, ``10 + 15 (log10 n - 4)`` above (its rule for large data).
+    MN_ratio : float, default=0.5
+        Mid-near pairs per point, as a multiple of ``n_neighbors``.
+    FP_ratio : float, default=2.0
+        Further pairs per point, as a multiple of ``n_neighbors``.
+    pair_neighbors, pair_MN, pair_FP : ndarray of shape (n_pairs, 2), optional
+        Pairs given instead of sampled (rows of the training data; the fitted ones are
+        ``pair_neighbors_`` etc.).
+    distance : {'euclidean', 'angular', 'cosine'}, default='euclidean'
+        'angular' (= 'cosine'): rows are scaled to unit length first.
+    lr : float, default=1.0
+        Adam's learning rate.
+    num_iters : int or tuple of 3 int, default=(100, 100, 250)
+        Iterations of the three phases; an int is the total, 100 + 100 + the rest (a
+        third each below 300).
+    apply_pca : bool, default=True
+        Reduce data of more than 100 columns to 100 principal components before the
+        pairs are chosen (the pacmap package does the same).
+    init : {'pca', 'random'} or ndarray, default='pca'
+        'pca': the first principal components scaled to a standard deviation of 0.01.
+    random_state : None, int or Generator
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
+        'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
+    verbose : bool, default=False
+        A progress bar over the iterations.
+
+    Attributes
+    ----------
+    embedding_ : ndarray (n_samples, n_components)
+    n_neighbors_ : int
+    pair_neighbors_, pair_MN_, pair_FP_ : ndarray (n_pairs, 2)
+        The pairs used (rows of the training data).
+    scales_ : ndarray (n_samples,)
+        Each training row's local scale (mean distance to its 4th-6th neighbours).
+    P_fit_ : ndarray (n_samples, n_features or 100), float32
+        The training rows as the pairs saw them (after 'angular' scaling and PCA), kept
+        for ``transform``.
+    pca_mean_, pca_components_ : ndarray or None
+        The PCA applied first (``apply_pca`` and more than 100 columns).
+    n_features_in_ : int
+    n_components_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> X = load_digits().data[:400]
+    >>> PaCMAP(random_state=0, num_iters=(50, 50, 100)).fit_transform(X).shape
+    (400, 2)
+    """
+
+    _parameter_constraints = {
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
+        "MN_ratio": [Interval(float, 0, None, closed="left")],
+        "FP_ratio": [Interval(float, 0, None, closed="left")],
+        "pair_neighbors": [NONE, ARRAY_LIKE],
+        "pair_MN": [NONE, ARRAY_LIKE],
+        "pair_FP": [NONE, ARRAY_LIKE],
+        "distance": [Options(set(METRICS))],
+        "lr": [Interval(float, 0, None, closed="neither")],
+        "num_iters": [Interval(int, 1, None, closed="left"), InstanceOf(tuple, list, label="a tuple of 3 ints")],
+        "apply_pca": [BOOLEAN],
+        "init": [Options({"pca", "random"}), ARRAY_LIKE],
+        "random_state": [RANDOM_STATE],
+        "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
+        "verbose": [Options({True, False})],
+    }
+
+    def __init__(
+        self,
+        n_components=2,
+        n_neighbors=10,
+        MN_ratio=0.5,
+        FP_ratio=2.0,
+        pair_neighbors=None,
+        pair_MN=None,
+        pair_FP=None,
+        distance="euclidean",
+        lr=1.0,
+        num_iters=(100, 100, 250),
+        apply_pca=True,
+        init="pca",
+        random_state=None,
+        neighbors_algorithm="auto",
+        verbose=False,
+    ):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.MN_ratio = MN_ratio
+        self.FP_ratio = FP_ratio
+        self.pair_neighbors = pair_neighbors
+        self.pair_MN = pair_MN
+        self.pair_FP = pair_FP
+        self.distance = distance
+        self.lr = lr
+        self.num_iters = num_iters
+        self.apply_pca = apply_pca
+        self.init = init
+        self.random_state = random_state
+        self.neighbors_algorithm = neighbors_algorithm
+        self.verbose = verbose
+
+    def _phases(self):
+        if isinstance(self.num_iters, tuple | list):
+            if len(self.num_iters) != 3 or any(int(p) != p or p < 0 for p in self.num_iters):
+                raise ValueError(f"num_iters must be an int or 3 non-negative ints; got {self.num_iters!r}.")
+            return tuple(int(p) for p in self.num_iters)
+        total = int(self.num_iters)
+        first = 100 if total >= 300 else total // 3
+        return first, first, total - 2 * first
+
+    def _preprocess(self, X, fitting):
+        """Rows as the pairs see them: unit length for 'angular', then (with
+        ``apply_pca`` and more than 100 columns) 100 principal components; float32."""
+        X = np.asarray(X, dtype=np.float64)
+        if self.distance != "euclidean":
+            X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), np.finfo(float).tiny)
+        if fitting:
+            self.pca_mean_ = self.pca_components_ = None
+            if self.apply_pca and X.shape[1] > PCA_DIMENSIONS and X.shape[0] > PCA_DIMENSIONS:
+                from ..decomposition import PCA
+
+                pca = PCA(PCA_DIMENSIONS, random_state=0).fit(X)
+                self.pca_mean_, self.pca_components_ = pca.mean_, pca.components_
+        if self.pca_components_ is not None:
+            X = (X - self.pca_mean_) @ self.pca_components_.T
+        return np.ascontiguousarray(X, dtype=np.float32)
+
+    def _check_data(self, X):
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"PaCMAP needs at least 2 samples; got {n} sample.")
+        if isinstance(self.init, str) and self.init == "pca" and self.n_components > min(X.shape):
+            raise ValueError(
+                f"n_components={self.n_components} must be at most min(n_samples, n_features) = "
+                f"min({n}, {X.shape[1]}) for init='pca'; lower n_components or pass init='random'."
+            )
+        if self.n_components > n:
+            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
+        check_rows_or_distances(X, self.distance, "PaCMAP")
+
+    def _near(self, P, k):
+        """Near partners from each row's ``k + 50`` nearest others, and every row's scale."""
+        n = P.shape[0]
+        extra = min(k + EXTRA_NEIGHBORS, n - 1)
+        self._index = make_index(self.neighbors_algorithm, "euclidean", n, verbose=self.verbose).build(P)
+        distances, indices = self._index.query(P, extra, exclude_self=True)
+        warn_duplicates(distances, "PaCMAP")
+        self.scales_ = local_scales(distances)
+        return near_partners(distances, indices, k, self.scales_, self.scales_)
+
+    def _pairs(self, P, rng):
+        n = P.shape[0]
+        k = min(self.n_neighbors or default_n_neighbors(n), n - 1)
+        self.n_neighbors_ = k
+        given = {"pair_neighbors": self.pair_neighbors, "pair_MN": self.pair_MN, "pair_FP": self.pair_FP}
+        rows = {name: None if p is None else rows_from_pairs(p, n, name) for name, p in given.items()}
+        near = self._near(P, k)  # also the scales and the index that transform needs
+        if rows["pair_neighbors"] is not None:
+            near = rows["pair_neighbors"]
+        n_mid = int(round(self.MN_ratio * k))
+        n_far = min(int(round(self.FP_ratio * k)), max(n - 1 - k, 0))
+        mid = rows["pair_MN"] if rows["pair_MN"] is not None else mid_near_partners(P, n_mid, rng)
+        far = rows["pair_FP"] if rows["pair_FP"] is not None else further_partners(near, n_far, n, rng)
+        return near, mid, far
+
+    def _initial(self, P, rng):
+        Y = initial_embedding(self.init, P, None, self.n_components, rng)
+        if isinstance(self.init, str) and self.init == "pca":
+            Y = rescale(Y, rng, PCA_INIT_STD)
+        return np.ascontiguousarray(Y, dtype=np.float32)
+
+    def _optimize(self, Y, gradient, desc):
+        """Adam over the three phases; ``gradient(Y, weights, out)`` fills ``out``."""
+        from tqdm.auto import tqdm
+
+        phases = self._phases()
+        grad, m, v = np.zeros_like(Y), np.zeros_like(Y), np.zeros_like(Y)
+        for t in tqdm(range(sum(phases)), desc=desc, unit="it", disable=not self.verbose):
+            gradient(Y, phase_weights(t, phases), grad)
+            adam_step(Y, grad, m, v, self.lr, 0.9, 0.999, 1e-7, t + 1)
+        return Y
+
+    def fit(self, X, y=None):
+        """Embed ``X``.
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True)
+        self._check_data(X)
+        rng = check_random_state(self.random_state)
+        P = self._preprocess(X, fitting=True)
+        near, mid, far = self._pairs(P, rng)
+        Y = self._initial(P, rng)
+        buffers = np.empty((CHUNKS, *Y.shape), dtype=Y.dtype)
+
+        def gradient(Y, weights, out):
+            pair_gradient(Y, near, mid, far, *weights, buffers, out)
+
+        self._optimize(Y, gradient, "PaCMAP")
+        self.pair_neighbors_, self.pair_MN_, self.pair_FP_ = (pairs_from_rows(p) for p in (near, mid, far))
+        self.P_fit_ = P
+        self.embedding_ = Y.astype(X.dtype)
+        self.n_components_ = self.n_components
+        return self
+
+    def transform(self, X):
+        """Place new points in the fixed training map.
+
+        Each new point's near partners are training points chosen as in ``fit``
+        (scaled distances among its nearest 50 more); it inherits the mid-near and
+        further partners of its nearest training point, starts at the mean of its
+        near partners' positions and moves alone through the three phases. Points do
+        not interact, so a batch gives the same result as one point at a time.
+
+        Parameters
+        ----------
+        X : array-like (m, n_features)
+
+        Returns
+        -------
+        ndarray (m, n_components)
+        """
+        X = self._validate_input(X, reset=False)
+        P = self._preprocess(X, fitting=False)
+        n_train = self.P_fit_.shape[0]
+        if getattr(self, "_index", None) is None:  # a loaded model: its file holds the rows, not the index
+            self._index = make_index(self.neighbors_algorithm, "euclidean", n_train).build(self.P_fit_)
+        k = min(self.n_neighbors_, n_train)
+        distances, indices = self._index.query(P, min(k + EXTRA_NEIGHBORS, n_train))
+        near = near_partners(distances, indices, k, local_scales(distances), self.scales_)
+        nearest = indices[:, 0]
+        mid = rows_from_pairs(self.pair_MN_, n_train, "pair_MN_")[nearest]
+        far = rows_from_pairs(self.pair_FP_, n_train, "pair_FP_")[nearest]
+        reference = np.ascontiguousarray(self.embedding_, dtype=np.float32)
+        Y = reference[near].mean(axis=1)
+
+        def gradient(Y, weights, out):
+            anchored_gradient(Y, reference, near, mid, far, *weights, out)
+
+        return self._optimize(np.ascontiguousarray(Y), gradient, "PaCMAP transform").astype(X.dtype)
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

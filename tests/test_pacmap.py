@@ -1,0 +1,159 @@
+"""PaCMAP: the pairs it chooses, the gradient it descends (against finite differences of
+the written loss), the weight schedule, its maps of real data, transform, and the
+pacmap package's conventions (given pairs, 'angular', PCA to 100 columns)."""
+
+import numba
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from lowdim import PaCMAP
+from lowdim._kernels.pacmap import CHUNKS, anchored_gradient, pair_gradient
+from lowdim.embedding._pacmap import phase_weights
+from lowdim.embedding._pacmap_pairs import rows_from_pairs
+from lowdim.metrics import knn_accuracy, random_triplet_accuracy, trustworthiness
+from lowdim.neighbors import nearest_neighbors
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return X[:, X.std(axis=0) > 0], y
+
+
+@pytest.fixture(scope="module")
+def fitted(digits):
+    X, _ = digits
+    return PaCMAP(random_state=0).fit(X)
+
+
+def loss(Y, near, mid, far, weights):
+    """The three pair losses as written in the paper, summed over the pairs."""
+    total = 0.0
+    for pairs, kind, w in zip((near, mid, far), range(3), weights):
+        for i, row in enumerate(pairs):
+            for j in row[row >= 0]:
+                d = 1.0 + np.sum((Y[i] - Y[j]) ** 2)
+                total += w * (d / (10 + d) if kind == 0 else d / (10000 + d) if kind == 1 else 1 / (1 + d))
+    return total
+
+
+def test_gradient_is_the_derivative_of_the_pair_losses():
+    rng = np.random.default_rng(0)
+    n = 30
+    Y = rng.normal(scale=3.0, size=(n, 2))
+    near, mid, far = (rng.integers(0, n, size=(n, k)).astype(np.int32) for k in (3, 2, 4))
+    near[near == np.arange(n)[:, None]] = -1  # padding is skipped
+    weights = (2.0, 500.0, 1.0)
+    grad = np.empty_like(Y)
+    pair_gradient(Y, near, mid, far, *weights, np.empty((CHUNKS, n, 2)), grad)
+    eps = 1e-6
+    numeric = np.zeros_like(Y)
+    for i in range(n):
+        for c in range(2):
+            up, down = Y.copy(), Y.copy()
+            up[i, c] += eps
+            down[i, c] -= eps
+            numeric[i, c] = (loss(up, near, mid, far, weights) - loss(down, near, mid, far, weights)) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+    # new points against fixed ones: the same derivative, the fixed rows not moving
+    reference = rng.normal(size=(n, 2))
+    new = rng.normal(size=(5, 2))
+    out = np.empty_like(new)
+    anchored_gradient(new, reference, near[:5], mid[:5], far[:5], *weights, out)
+    stacked = np.vstack([new, reference])
+    shift = lambda p: np.where(p >= 0, p + 5, -1)  # noqa: E731 - partner rows after the new ones
+    full = np.empty_like(stacked)
+    pad = lambda p: np.vstack([shift(p[:5]), np.full((n, p.shape[1]), -1, dtype=np.int32)])  # noqa: E731
+    pair_gradient(stacked, pad(near), pad(mid), pad(far), *weights, np.empty((CHUNKS, n + 5, 2)), full)
+    np.testing.assert_allclose(out, full[:5], rtol=1e-10)
+
+
+def test_three_phase_weights():
+    phases = (100, 100, 250)
+    assert phase_weights(0, phases) == (2.0, 1000.0, 1.0)
+    assert phase_weights(50, phases) == pytest.approx((2.0, 501.5, 1.0))
+    assert phase_weights(100, phases) == phase_weights(199, phases) == (3.0, 3.0, 1.0)
+    assert phase_weights(200, phases) == phase_weights(449, phases) == (1.0, 0.0, 1.0)
+
+
+def test_pairs_follow_the_definitions(digits, fitted):
+    X, _ = digits
+    n, k = X.shape[0], fitted.n_neighbors_
+    assert k == 10 and fitted.pair_neighbors_.shape == (n * k, 2) and fitted.pair_FP_.shape == (n * 2 * k, 2)
+    near, mid, far = (rows_from_pairs(p, n, "p") for p in (fitted.pair_neighbors_, fitted.pair_MN_, fitted.pair_FP_))
+    _, candidates = nearest_neighbors(X, k + 50, algorithm="exact")
+    for i in range(0, n, 97):
+        assert set(near[i]) <= set(candidates[i])  # chosen among the 60 nearest
+        assert i not in set(far[i]) | set(mid[i]) | set(near[i])
+        assert not set(far[i]) & set(near[i])
+    # mid-near partners lie between the near partners and random points
+    dist = lambda a, b: np.linalg.norm(X[a] - X[b], axis=-1)  # noqa: E731
+    rows = np.arange(n)[:, None]
+    assert dist(rows, near).mean() < dist(rows, mid).mean() < dist(rows, far).mean()
+
+
+def test_map_of_the_digits_keeps_local_and_global_structure(digits, fitted):
+    X, y = digits
+    Y = fitted.embedding_
+    assert knn_accuracy(Y, y, n_neighbors=10, random_state=0) > 0.97
+    assert trustworthiness(X, Y, n_neighbors=10) > 0.97
+    assert random_triplet_accuracy(X, Y, random_state=0) > 0.6
+
+
+def test_same_map_for_a_seed_whatever_the_thread_count(digits):
+    X, _ = digits
+    params = dict(random_state=3, num_iters=(20, 20, 40))
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = PaCMAP(**params).fit_transform(X[:600])
+        numba.set_num_threads(before)
+        many = PaCMAP(**params).fit_transform(X[:600])
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(one, many)
+
+
+def test_given_pairs_give_the_same_map(digits, fitted):
+    X, _ = digits
+    again = PaCMAP(
+        random_state=0, pair_neighbors=fitted.pair_neighbors_, pair_MN=fitted.pair_MN_, pair_FP=fitted.pair_FP_
+    ).fit(X)
+    np.testing.assert_allclose(again.embedding_, fitted.embedding_, atol=1e-4)
+
+
+def test_transform_places_training_points_near_themselves_and_batches_do_not_matter(digits, fitted):
+    X, _ = digits
+    Y = fitted.embedding_
+    Z = fitted.transform(X[:300])
+    spread = np.ptp(Y, axis=0).max()
+    assert np.median(np.linalg.norm(Z - Y[:300], axis=1)) < 0.02 * spread
+    np.testing.assert_allclose(fitted.transform(X[:40]), Z[:40], rtol=1e-5, atol=1e-5)
+
+
+def test_angular_distance_ignores_row_length_and_wide_data_go_through_pca(digits):
+    X, _ = digits
+    scale = np.random.default_rng(0).uniform(0.5, 3.0, size=(len(X), 1))
+    a = PaCMAP(distance="angular", random_state=0, num_iters=(10, 10, 10)).fit(X)
+    b = PaCMAP(distance="angular", random_state=0, num_iters=(10, 10, 10)).fit(X * scale)
+    np.testing.assert_array_equal(a.pair_neighbors_, b.pair_neighbors_)
+    wide = np.hstack([X, X[:, :50] ** 2])  # 111 columns
+    m = PaCMAP(random_state=0, num_iters=(10, 10, 10)).fit(wide)
+    assert m.pca_components_.shape == (100, 111) and m.P_fit_.shape == (len(X), 100)
+    assert PaCMAP(apply_pca=False, num_iters=(5, 5, 5)).fit(wide).pca_components_ is None
+
+
+def test_bad_parameters_are_refused_with_the_fix(digits):
+    X, _ = digits
+    with pytest.raises(ValueError, match="num_iters must be an int or 3 non-negative ints"):
+        PaCMAP(num_iters=(10, 10)).fit(X[:50])
+    with pytest.raises(
+        ValueError,
+        match=r"n_components=70 must be at most min\(n_samples, n_features\) = min\(100, 61\) .* init='random'",
+    ):
+        PaCMAP(n_components=70).fit(X[:100])
+    with pytest.raises(ValueError, match="pair_MN must be an \\(n_pairs, 2\\) integer array"):
+        PaCMAP(pair_MN=np.zeros((5, 3), dtype=int)).fit(X[:50])
+    with pytest.raises(ValueError, match="pair_FP refers to rows outside 0..49"):
+        PaCMAP(pair_FP=np.array([[0, 50]])).fit(X[:50])
