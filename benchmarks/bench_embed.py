@@ -11,6 +11,11 @@ points first (UMAP: 25,000, so that both libraries' large-data paths are compile
 then runs alternate, 0.3 s pause, medians. Quality of every run with
 lowdim.metrics: trustworthiness (k = 10) on 5,000 sampled points, kNN accuracy (k = 10,
 80/20 split); medians reported.
+'pacmap': PaCMAP of Fashion-MNIST's 70,000 images, raw (784-D: both libraries reduce
+to 100 PCA dimensions first) and PCA-50, lowdim against the pacmap package, both with
+their defaults (10 near pairs; faiss neighbours for pacmap, lowdim's HNSW via faiss),
+seeded; quality: 10-NN accuracy (80/20 split) and random-triplet accuracy (global
+structure, 100,000 triplets).
 Run:  scripts/bench.sh embed [CASE ...] [--repeats 3]
 """
 
@@ -103,6 +108,42 @@ def case_umap(repeats):
     return [_quality_row("UMAP n=70000 (784-D)", t_ours, t_theirs, med, "umap-learn", 0.7)]
 
 
+def _pacmap_quality(X, y, Y):
+    from lowdim.metrics import knn_accuracy, random_triplet_accuracy
+
+    return (
+        knn_accuracy(Y, y, n_neighbors=10, test_size=0.2, random_state=0),
+        random_triplet_accuracy(X, Y, random_state=0),
+    )
+
+
+def case_pacmap(repeats):
+    import pacmap
+
+    from lowdim import PaCMAP
+    from lowdim.datasets._fashion_mnist import load_fashion_mnist
+
+    raw, y = load_fashion_mnist()
+    rows = []
+    for label, X in (("raw 784-D", raw), ("PCA-50", fashion_pca50(70000)[0])):
+        PaCMAP(random_state=0, num_iters=(5, 5, 5)).fit(X[:25000])  # compile / load the kernels
+        pacmap.PaCMAP(random_state=0, num_iters=(5, 5, 5)).fit_transform(X[:25000])
+        t_ours, t_theirs, q_ours, q_theirs = [], [], [], []
+        for seed in range(repeats):
+            t, Y = timed(lambda seed=seed, X=X: PaCMAP(random_state=seed).fit_transform(X))
+            t_ours.append(t)
+            q_ours.append(_pacmap_quality(X, y, Y))
+            t, Y = timed(lambda seed=seed, X=X: pacmap.PaCMAP(random_state=seed).fit_transform(X))
+            t_theirs.append(t)
+            q_theirs.append(_pacmap_quality(X, y, Y))
+        (ao, go), (ar, gr) = [tuple(statistics.median(q[i] for q in qs) for i in range(2)) for qs in (q_ours, q_theirs)]
+        text = f"median 10-NN accuracy lowdim {ao:.4f} vs pacmap {ar:.4f}; random-triplet accuracy {go:.4f} vs {gr:.4f}"
+        ok = ao >= ar - 0.005 and go >= gr - 0.005
+        med = statistics.median(t_ours), statistics.median(t_theirs)
+        rows.append(row(f"PaCMAP n=70000 ({label})", *med, text, 0.7, ok, (t_ours, t_theirs)))
+    return rows
+
+
 _FIRST_CALL = """
 import time
 t = time.perf_counter()
@@ -164,7 +205,7 @@ def case_first(repeats):
     return rows
 
 
-CASES = {"tsne": case_tsne, "umap": case_umap, "first": case_first}
+CASES = {"tsne": case_tsne, "umap": case_umap, "pacmap": case_pacmap, "first": case_first}
 
 
 def main(argv=None):
