@@ -16,6 +16,12 @@ to 100 PCA dimensions first) and PCA-50, lowdim against the pacmap package, both
 their defaults (10 near pairs; faiss neighbours for pacmap, lowdim's HNSW via faiss),
 seeded; quality: 10-NN accuracy (80/20 split) and random-triplet accuracy (global
 structure, 100,000 triplets).
+'densmap': densMAP of Fashion-MNIST PCA-50 (70,000 x 50): lowdim's against umap-learn's
+(both densmap=True, their defaults, 2 threads) and against lowdim's plain UMAP (time
+target: <= 1.3x). Quality: the Pearson correlation between each point's local radius in
+the data and in the map, by one definition for every map (log of the mean squared
+distance to the point's 15 nearest data neighbours, in the data and in the map), and
+10-NN accuracy.
 Run:  scripts/bench.sh embed [CASE ...] [--repeats 3]
 """
 
@@ -144,6 +150,66 @@ def case_pacmap(repeats):
     return rows
 
 
+def _radius_correlation(X, Y, neighbors):
+    """Pearson correlation of log mean squared distances to the data's 15 nearest
+    neighbours, in the data and in the map."""
+    d, idx = neighbors
+    data = np.log((d.astype(np.float64) ** 2).mean(axis=1))
+    mapped = np.log(((Y[:, None, :].astype(np.float64) - Y[idx]) ** 2).sum(-1).mean(axis=1))
+    return float(np.corrcoef(data, mapped)[0, 1])
+
+
+def case_densmap(repeats):
+    import umap
+
+    from lowdim import UMAP
+    from lowdim.metrics import knn_accuracy
+    from lowdim.neighbors import nearest_neighbors
+
+    X, y = fashion_pca50(70000)
+    neighbors = nearest_neighbors(X, 15, algorithm="exact")
+    fits = {
+        "lowdim densMAP": lambda seed: UMAP(densmap=True, random_state=seed, n_jobs=THREADS).fit_transform(X),
+        "umap-learn densMAP": lambda seed: umap.UMAP(densmap=True, n_jobs=THREADS).fit_transform(X),
+        "lowdim UMAP": lambda seed: UMAP(random_state=seed, n_jobs=THREADS).fit_transform(X),
+    }
+    UMAP(densmap=True, random_state=0, n_epochs=20).fit(X[:25000])  # compile / load the kernels
+    umap.UMAP(densmap=True, n_jobs=THREADS, n_epochs=20).fit(X[:25000])
+    times = {name: [] for name in fits}
+    quality = {name: [] for name in fits}
+    for seed in range(repeats):
+        for name, fit in fits.items():
+            t, Y = timed(lambda fit=fit, seed=seed: fit(seed))
+            times[name].append(t)
+            quality[name].append(
+                (_radius_correlation(X, Y, neighbors), knn_accuracy(Y, y, n_neighbors=10, random_state=0))
+            )
+    med = {name: tuple(statistics.median(q[i] for q in qs) for i in range(2)) for name, qs in quality.items()}
+    text = "; ".join(f"{name}: radius correlation {c:.3f}, 10-NN accuracy {a:.4f}" for name, (c, a) in med.items())
+    ok = med["lowdim densMAP"][0] >= med["umap-learn densMAP"][0]
+    ours, theirs, plain = (times[name] for name in fits)
+    return [
+        row(
+            "densMAP n=70000 (PCA-50) vs umap-learn densMAP",
+            statistics.median(ours),
+            statistics.median(theirs),
+            text,
+            1.0,
+            ok,
+            (ours, theirs),
+        ),
+        row(
+            "densMAP n=70000 (PCA-50) vs lowdim's plain UMAP",
+            statistics.median(ours),
+            statistics.median(plain),
+            "time only",
+            1.3,
+            True,
+            (ours, plain),
+        ),
+    ]
+
+
 _FIRST_CALL = """
 import time
 t = time.perf_counter()
@@ -205,7 +271,7 @@ def case_first(repeats):
     return rows
 
 
-CASES = {"tsne": case_tsne, "umap": case_umap, "pacmap": case_pacmap, "first": case_first}
+CASES = {"tsne": case_tsne, "umap": case_umap, "pacmap": case_pacmap, "densmap": case_densmap, "first": case_first}
 
 
 def main(argv=None):

@@ -77,6 +77,40 @@ def _add_step(move, cur, other, coef, alpha):
         move[c] += min(max(coef * (cur[c] - other[c]), -CLIP), CLIP) * alpha
 
 
+@njit(cache=True, inline="always", fastmath=True)
+def _density(cur, other, a, b, i, j, dens):
+    """densMAP's coefficient of (cur - other) for the edge (i, j): the derivative of the
+    correlation between embedding and data radii through this edge's squared distance D,
+    which enters both ends' radii ``r = log(A / B)``, ``A = sum q D``, ``B = sum q``
+    (``dens``: rows of (dCorr/dr, 1/A, 1/B) per point; the edge weight is left out, the
+    sampling frequency carries it)."""
+    d2 = row_sq_distance(cur, other)
+    power = fast_pow(d2, b) if d2 > 0.0 else np.float32(0.0)
+    q = np.float32(1.0) / (np.float32(1.0) + a * power)
+    # dq/dD = -a b D^(b-1) q^2, and D dq/dD = -a b D^b q^2
+    dq_dd = -a * b * (power / d2 if d2 > 0.0 else np.float32(0.0)) * q * q
+    through_a = q - a * b * power * q * q  # d(qD)/dD
+    s = dens[i, 0] * (through_a * dens[i, 1] - dq_dd * dens[i, 2])
+    s += dens[j, 0] * (through_a * dens[j, 1] - dq_dd * dens[j, 2])
+    return np.float32(2.0) * s
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def radius_sums(Y, indptr, indices, weights, a, b, out):
+    """Per point, ``A = sum_j w q D`` and ``B = sum_j w q`` over its edges (D the squared
+    embedding distance, q = 1 / (1 + a D^b)): densMAP's embedding radius is log(A / B)."""
+    a, b = np.float32(a), np.float32(b)
+    for i in prange(Y.shape[0]):
+        A, B = 0.0, 0.0
+        for e in range(indptr[i], indptr[i + 1]):
+            d2 = row_sq_distance(Y[i], Y[indices[e]])
+            q = 1.0 / (1.0 + a * (fast_pow(d2, b) if d2 > 0.0 else np.float32(0.0)))
+            A += weights[e] * q * d2
+            B += weights[e] * q
+        out[i, 0] = A
+        out[i, 1] = B
+
+
 @njit(cache=True, parallel=True, fastmath=True)
 def layout_epoch(
     Y,
@@ -97,6 +131,8 @@ def layout_epoch(
     epoch,
     seed,
     pulls,
+    dens,
+    dens_lambda,
 ):
     """Move every row of ``Y`` by its edges (CSR, pointing into ``ref``) due at
     ``epoch``: per edge, its attractive step counted ``pulls`` times plus the
@@ -110,7 +146,8 @@ def layout_epoch(
     placed in. ``ref`` has fewer than 2**32 rows. An edge of weight ``w`` is sampled
     every ``heaviest / w`` epochs, its negative samples ``negative_sample_rate`` times
     as often (computed per visit: no per-edge schedule arrays); ``edge_keys`` empty
-    keys each edge's random numbers by its position."""
+    keys each edge's random numbers by its position. ``dens_lambda`` > 0 adds
+    densMAP's step along each visited edge (``dens``: per point dCorr/dr, 1/A, 1/B)."""
     n, n_ref = Y.shape[0], ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     step = np.float32(alpha * pulls)
@@ -129,6 +166,9 @@ def layout_epoch(
                 repel[:] = 0.0
                 j = indices[e]
                 _add_step(attract, cur, ref[j], _attraction(cur, ref[j], a, b), step)
+                if dens_lambda > 0.0:
+                    coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
+                    _add_step(attract, cur, ref[j], coef, alpha)
                 every = heaviest / np.float64(weights[e])
                 next_sample[e] += every
                 every_negative = every / negative_sample_rate

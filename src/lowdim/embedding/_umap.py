@@ -35,7 +35,7 @@ from ._umap_graph import (
     intersect_target_graph,
     local_memberships,
 )
-from ._umap_layout import optimize_layout
+from ._umap_layout import Density, data_radii, embedding_radii, optimize_layout
 
 INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (as umap-learn)
 # the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
@@ -107,6 +107,22 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         then joined by their shortest edges, as always). Default: the largest
         possible distance of bounded metrics (cosine and correlation 2, Hamming,
         Jaccard and Bray-Curtis 1), none for the others.
+    densmap : bool, default=False
+        densMAP (Narayan, Berger & Cho 2021): in the last ``dens_frac`` of the epochs the
+        layout also raises the correlation between each point's local radius in the
+        embedding and in the data, so dense regions stay dense and sparse ones sparse
+        (plain UMAP evens them out).
+    dens_lambda : float, default=2.0
+        Weight of that correlation against UMAP's objective.
+    dens_frac : float, default=0.3
+        Share of the epochs, at the end, with the density term.
+    dens_var_shift : float, default=0.1
+        Added to the variance of the embedding radii in the correlation (keeps its
+        gradient finite while the radii are nearly equal).
+    output_dens : bool, default=False
+        ``fit_transform`` returns ``(embedding, rad_orig, rad_emb)``: the local radii
+        (log scale) in the data and in the embedding (also kept as ``rad_orig_`` and
+        ``rad_emb_`` when ``densmap=True``).
     transform_mode : {'embedding', 'graph'}, default='embedding'
         What ``transform`` returns: coordinates, or the new points' membership graph
         to the training points (sparse, (m, n_samples)).
@@ -138,6 +154,10 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         The neighbour distances behind it (each kNN edge, in either direction).
     a_, b_ : float
         The output curve ``1 / (1 + a d^(2b))``.
+    rad_orig_, rad_emb_ : ndarray (n_samples,)
+        With ``densmap`` or ``output_dens``: each point's local radius, log scale, in the
+        data (``log(sum w d^2 / sum w)`` over its graph edges) and in the embedding (the
+        same with the embedding's distances, weighted also by the output similarity).
     unique_inverse_ : ndarray of int or None
         With ``unique=True``: the distinct row (of ``X_fit_``) each input row is.
     n_epochs_ : int
@@ -172,6 +192,11 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         "b": [NONE, Interval(float, 0, None, closed="neither")],
         "unique": [BOOLEAN],
         "disconnection_distance": [NONE, Interval(float, 0, None, closed="neither")],
+        "densmap": [BOOLEAN],
+        "dens_lambda": [Interval(float, 0, None, closed="left")],
+        "dens_frac": [Interval(float, 0, 1, closed="both")],
+        "dens_var_shift": [Interval(float, 0, None, closed="left")],
+        "output_dens": [BOOLEAN],
         "transform_mode": [Options({"embedding", "graph"})],
         "transform_seed": [Interval(int, 0, None, closed="left")],
         "force_approximation_algorithm": [BOOLEAN],
@@ -222,6 +247,11 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         force_approximation_algorithm=False,
         unique=False,
         disconnection_distance=None,
+        densmap=False,
+        dens_lambda=2.0,
+        dens_frac=0.3,
+        dens_var_shift=0.1,
+        output_dens=False,
         precomputed_knn=(None, None, None),
         n_jobs=None,
         neighbors_algorithm="auto",
@@ -243,6 +273,11 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self.force_approximation_algorithm = force_approximation_algorithm
         self.unique = unique
         self.disconnection_distance = disconnection_distance
+        self.densmap = densmap
+        self.dens_lambda = dens_lambda
+        self.dens_frac = dens_frac
+        self.dens_var_shift = dens_var_shift
+        self.output_dens = output_dens
         self.precomputed_knn = precomputed_knn
         self.n_epochs = n_epochs
         self.learning_rate = learning_rate
@@ -399,6 +434,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         )
         Y = self._initial(X, self.graph_, rng)
         self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
+        radii = self._data_radii() if self.densmap or self.output_dens else None
+        density = Density(radii, self.dens_lambda, self.dens_frac, self.dens_var_shift) if self.densmap else None
         self.layout_seed_ = int(rng.integers(2**62))
         from tqdm.auto import tqdm
 
@@ -419,12 +456,46 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                 negative_sample_rate=self.negative_sample_rate,
                 learning_rate=self.learning_rate,
                 callbacks=[count_epoch],
+                density=density,
             )
+        if radii is not None:
+            self.rad_orig_, self.rad_emb_ = radii, embedding_radii(Y, self.graph_, self.a_, self.b_)
+            if self.unique_inverse_ is not None:  # one radius per input row, as embedding_
+                self.rad_orig_, self.rad_emb_ = (
+                    self.rad_orig_[self.unique_inverse_],
+                    self.rad_emb_[self.unique_inverse_],
+                )
         Y = Y.astype(X.dtype)  # one row per row of X_fit_; embedding_ has one per input row
         self.embedding_ = Y if self.unique_inverse_ is None else Y[self.unique_inverse_]
         self.X_fit_ = X
         self.n_components_ = self.n_components
         return self
+
+    def _data_radii(self):
+        """Local radii of the data over the neighbour edges (the joining edges, which
+        have no input distance, left out)."""
+        D = self.graph_dists_.tocsr()
+        present = D.copy()
+        present.data[:] = 1.0
+        return data_radii(self.graph_.multiply(present).tocsr(), D)
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the embedding (with ``output_dens``: also the data's and the
+        embedding's local radii).
+
+        Parameters
+        ----------
+        X : array-like (n_samples, n_features)
+        y : array-like (n_samples,), optional
+
+        Returns
+        -------
+        ndarray (n_samples, n_components), or ``(embedding, rad_orig, rad_emb)``
+        """
+        self.fit(X, y)
+        if self.output_dens:
+            return self.embedding_, self.rad_orig_, self.rad_emb_
+        return self.embedding_
 
     def _reference(self):
         """The embedding of the rows of ``X_fit_`` (``embedding_`` has one row per input

@@ -6,7 +6,19 @@ import scipy.sparse as sp
 
 
 def optimize_layout(
-    Y, W, n_epochs, a, b, *, seed, gamma=1.0, negative_sample_rate=5, learning_rate=1.0, reference=None, callbacks=()
+    Y,
+    W,
+    n_epochs,
+    a,
+    b,
+    *,
+    seed,
+    gamma=1.0,
+    negative_sample_rate=5,
+    learning_rate=1.0,
+    reference=None,
+    callbacks=(),
+    density=None,
 ):
     """Run ``n_epochs`` epochs of SGD on ``Y`` (modified in place).
 
@@ -36,6 +48,9 @@ def optimize_layout(
         move-the-other-end-too; random numbers keyed by edge position).
     callbacks : sequence of callables
         ``callback(epoch, Y) -> stop?`` after every epoch.
+    density : Density, optional
+        densMAP: in its last epochs the layout also raises the correlation between
+        the embedding's local radii and the data's.
 
     Returns
     -------
@@ -58,9 +73,12 @@ def optimize_layout(
     # when each edge is next due for a sample and for its negative samples
     next_sample = heaviest / W.data.astype(np.float64)
     next_negative = next_sample / negative_sample_rate
+    off = np.zeros((1, 3), dtype=np.float32)
+    first_dense = n_epochs + 1 if density is None else n_epochs - int(round(density.fraction * n_epochs)) + 1
     for epoch in range(1, n_epochs + 1):
         ref = Y.copy() if self_embedding else reference
         alpha = learning_rate * (1.0 - (epoch - 1) / n_epochs)
+        dens, lam = (density.coefficients(ref, W, a, b), density.weight) if epoch >= first_dense else (off, 0.0)
         layout_epoch(
             Y,
             ref,
@@ -80,10 +98,62 @@ def optimize_layout(
             epoch,
             int(seed),
             2 if self_embedding else 1,
+            dens,
+            float(lam),
         )
         if any(cb(epoch, Y) for cb in callbacks):
             return epoch
     return n_epochs
+
+
+# The step of n * Corr per unit of dens_lambda, scaled so that a dens_lambda means about
+# what it means to umap-learn's densMAP: at 2.0 on three Gaussian clusters of 10x
+# different spreads, radius correlation 0.95 here vs 0.96 there (unscaled: 0.81).
+DENSITY_SCALE = 10.0
+
+
+class Density:
+    """densMAP's term (Narayan, Berger & Cho 2021): the data's local radii, standardised,
+    and how strongly (``weight``: dens_lambda), over which final share of the epochs
+    (``fraction``: dens_frac) and with which shift of the embedding radii's variance
+    (``var_shift``) their correlation with the embedding's radii is raised."""
+
+    def __init__(self, data_radii, weight, fraction, var_shift):
+        r = np.asarray(data_radii, dtype=np.float64)
+        self.standard = (r - r.mean()) / max(float(r.std()), 1e-12)
+        self.weight = DENSITY_SCALE * float(weight)
+        self.fraction, self.var_shift = float(fraction), float(var_shift)
+
+    def coefficients(self, Y, W, a, b):
+        """Per point (n * dCorr/dr, 1/A, 1/B) at the embedding ``Y`` (the step's kernel reads them)."""
+        from .._kernels.umap_sgd import radius_sums
+
+        sums = np.empty((Y.shape[0], 2))
+        radius_sums(Y, W.indptr, W.indices, W.data, a, b, sums)
+        A, B = np.maximum(sums[:, 0], 1e-12), np.maximum(sums[:, 1], 1e-12)
+        r = np.log(A / B)
+        sd = np.sqrt(r.var() + self.var_shift)
+        centred = (r - r.mean()) / sd
+        corr = float(np.mean(centred * self.standard))
+        return np.column_stack([(self.standard - corr * centred) / sd, 1.0 / A, 1.0 / B]).astype(np.float32)
+
+
+def embedding_radii(Y, W, a, b):
+    """Each point's local radius in the embedding, ``log(sum w q D / sum w q)`` over its
+    edges (densMAP's definition; the data's uses the input distances)."""
+    from .._kernels.umap_sgd import radius_sums
+
+    sums = np.empty((Y.shape[0], 2))
+    radius_sums(np.ascontiguousarray(Y, dtype=np.float32), W.indptr, W.indices, W.data, a, b, sums)
+    return np.log(np.maximum(sums[:, 0], 1e-12) / np.maximum(sums[:, 1], 1e-12))
+
+
+def data_radii(W, distances):
+    """Each point's local radius in the data: ``log(sum w d^2 / sum w)`` over its edges
+    (``distances``: the graph's input distances, same pattern as ``W``)."""
+    weights = np.asarray(W.sum(axis=1)).ravel()
+    spread = np.asarray(W.multiply(distances.multiply(distances)).sum(axis=1)).ravel()
+    return np.log(np.maximum(spread, 1e-12) / np.maximum(weights, 1e-12))
 
 
 def _sampled_edges(W, n_epochs, self_embedding):
