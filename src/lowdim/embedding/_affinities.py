@@ -71,6 +71,44 @@ def conditional_probabilities(distances, perplexity):
     return P, beta
 
 
+KERNELS = ("perplexity", "multiscale", "uniform")
+
+
+def kernel_neighbors(perplexity, kernel, n_samples):
+    """Neighbours per point that ``kernel`` needs: 3 x perplexity + 1 (multiscale: of the
+    largest), or round(perplexity) for the uniform kernel (a uniform distribution over k
+    points has perplexity k); at most n_samples - 1."""
+    if kernel == "uniform":
+        k = max(1, int(round(perplexity)))
+    else:
+        k = int(3 * max(np.atleast_1d(perplexity)) + 1)
+    return min(n_samples - 1, k)
+
+
+def row_affinities(distances, perplexity, kernel="perplexity"):
+    """p(j | i) over each row's neighbours: Gaussian calibrated to ``perplexity``
+    ('perplexity'), the mean of such Gaussians at each of several perplexities
+    ('multiscale', ``perplexity`` a sequence; Lee et al. 2015, as openTSNE's), or equal
+    weights ('uniform').
+
+    Examples
+    --------
+    >>> row_affinities(np.array([[1.0, 2.0, 4.0, 8.0]]), None, "uniform").tolist()
+    [[0.25, 0.25, 0.25, 0.25]]
+    >>> P = row_affinities(np.array([[1.0, 2.0, 4.0, 8.0]]), (1.5, 3.0), "multiscale")
+    >>> round(float(P.sum()), 6)
+    1.0
+    """
+    if kernel == "uniform":
+        return np.full(distances.shape, 1.0 / distances.shape[1], dtype=np.result_type(distances.dtype, np.float32))
+    if kernel == "multiscale":
+        scales = [conditional_probabilities(distances, p)[0] for p in perplexity]
+        return sum(scales[1:], scales[0]) / len(scales)
+    if kernel != "perplexity":
+        raise ValueError(f"affinity must be one of {', '.join(KERNELS)}; got {kernel!r}.")
+    return conditional_probabilities(distances, perplexity)[0]
+
+
 def joint_probabilities(indices, conditional, n_samples):
     """Symmetric joint affinities ``(p(j|i) + p(i|j)) / (2 n)`` as a CSR matrix summing
     to one (in the conditionals' dtype, int32 indices, sorted, no explicit zeros).
@@ -109,6 +147,7 @@ def neighbor_affinities(
     metric_params=None,
     verbose=False,
     keep_index=True,
+    kernel="perplexity",
 ):
     """t-SNE's input affinities of ``X``: kNN (``n_neighbors``, usually 3 x perplexity)
     by the chosen index, perplexity-calibrated conditionals, symmetrised.
@@ -131,6 +170,8 @@ def neighbor_affinities(
         False: the index is released as soon as the neighbours are found, before the
         affinities are built (at a million points it holds about 0.7 GB), and None is
         returned in its place.
+    kernel : {'perplexity', 'multiscale', 'uniform'}, default='perplexity'
+        See ``row_affinities`` (multiscale: ``perplexity`` is a sequence).
 
     Returns
     -------
@@ -158,13 +199,13 @@ def neighbor_affinities(
         distances, indices = self_neighbors(index, X, n_neighbors, verbose=verbose)
     if not keep_index:
         index = None
-    conditional, _ = conditional_probabilities(distances, perplexity)
+    conditional = row_affinities(distances, perplexity, kernel)
     nearest = distances.min(axis=1)
     del distances  # the graph is built from the probabilities alone
     return _joint_or_conditional(indices, conditional, joint), index, nearest
 
 
-def affinities_from_neighbors(distances, indices, perplexity, *, joint=True):
+def affinities_from_neighbors(distances, indices, perplexity, *, joint=True, kernel="perplexity"):
     """t-SNE's input affinities from a kNN graph found elsewhere (a dask cluster, a
     user's search): perplexity-calibrated conditionals over each row's neighbours,
     symmetrised.
@@ -176,6 +217,7 @@ def affinities_from_neighbors(distances, indices, perplexity, *, joint=True):
     perplexity : float
     joint : bool, default=True
         False: the conditionals p(j | i) themselves (rows sum to one).
+    kernel : {'perplexity', 'multiscale', 'uniform'}, default='perplexity'
 
     Returns
     -------
@@ -189,7 +231,7 @@ def affinities_from_neighbors(distances, indices, perplexity, *, joint=True):
     >>> P.toarray().round(4).tolist(), nearest.tolist()
     ([[0.0, 0.3333, 0.0], [0.3333, 0.0, 0.1667], [0.0, 0.1667, 0.0]], [1.0, 1.0, 2.0])
     """
-    conditional, _ = conditional_probabilities(distances, perplexity)
+    conditional = row_affinities(distances, perplexity, kernel)
     return _joint_or_conditional(indices, conditional, joint), distances.min(axis=1)
 
 

@@ -15,7 +15,13 @@ from .._validation import warn_constant_features
 from ..distributed import check_dask_array, is_dask_array
 from ..linalg import column_moments
 from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, KNNIndex, dask_self_neighbors, make_index
-from ._affinities import affinities_from_neighbors, effective_perplexity, neighbor_affinities, warn_duplicates
+from ._affinities import (
+    affinities_from_neighbors,
+    effective_perplexity,
+    kernel_neighbors,
+    neighbor_affinities,
+    warn_duplicates,
+)
 from ._graph_arrays import sorted_csr
 from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
@@ -143,8 +149,15 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
             check_rows_or_distances(X, self.metric, type(self).__name__)
 
+    def _kernel(self):
+        """(the perplexity argument, the kernel) of the affinities: t-SNE's 'affinity'
+        (multiscale takes the effective perplexities), SNE's Gaussian."""
+        kernel = getattr(self, "affinity", "perplexity")
+        return (self.perplexities_ if kernel == "multiscale" else self.perplexity_), kernel
+
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
+        perplexity, kernel = self._kernel()
         if is_dask_array(X64):  # the graph is built on the cluster; no index to keep
             graph = dask_self_neighbors(
                 X64,
@@ -153,12 +166,12 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
                 algorithm=self.neighbors_algorithm,
                 metric_params=self.metric_params,
             )
-            P, nearest = affinities_from_neighbors(*graph, self.perplexity_, joint=self._joint)
+            P, nearest = affinities_from_neighbors(*graph, perplexity, joint=self._joint, kernel=kernel)
             warn_duplicates(nearest, type(self).__name__)
             return P, None
         P, index, nearest = neighbor_affinities(
             X64,
-            self.perplexity_,
+            perplexity,
             self._n_neighbors(n),
             metric=self.metric,
             algorithm=self.neighbors_algorithm,
@@ -166,14 +179,19 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             metric_params=self.metric_params,
             verbose=self.verbose > 0,
             keep_index=n <= KEEP_INDEX_UP_TO,
+            kernel=kernel,
         )
         warn_duplicates(nearest, type(self).__name__)
         return P, index
 
     def _n_neighbors(self, n):
-        """Neighbours per point for the affinities: 3 x perplexity (every other point
-        for the exact method)."""
-        return n - 1 if self.method_ == "exact" else min(n - 1, int(3 * self.perplexity_ + 1))
+        """Neighbours per point for the affinities: 3 x perplexity (of the largest, for
+        multiscale; the perplexity itself for the uniform kernel; every other point for
+        the exact method with a Gaussian)."""
+        perplexity, kernel = self._kernel()
+        if self.method_ == "exact" and kernel != "uniform":
+            return n - 1
+        return kernel_neighbors(perplexity, kernel, n)
 
     def fit(self, X, y=None):
         """Embed ``X``.
@@ -194,6 +212,9 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         X64 = as_float64(X)  # one graph whatever the input dtype
         self.perplexity_ = effective_perplexity(self.perplexity, n, type(self).__name__)
+        if getattr(self, "affinity", "perplexity") == "multiscale":
+            given = self.perplexities if self.perplexities is not None else (self.perplexity, 10 * self.perplexity)
+            self.perplexities_ = tuple(effective_perplexity(float(p), n, type(self).__name__) for p in given)
         objective = self._objective_factory(n)
         P, self._index = self._affinities(X64, n)
         Y = initial_embedding(
@@ -209,6 +230,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         )
         P, order = self._cache_order(P)  # the unordered graph is freed: one copy in memory
         Y, self.kl_divergence_, self.n_iter_ = self._optimize(P, order, Y, objective)
+        self.affinities_ = self._original_order(P, order)
         self.embedding_ = Y.astype(X.dtype)
         self.X_fit_ = X
         self.n_components_ = self.n_components
@@ -223,10 +245,19 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         order = reverse_cuthill_mckee(P if self._joint else (P + P.T).tocsr(), symmetric_mode=True)
         return sorted_csr(*permuted_csr(P.indptr, P.indices, P.data, order), P.shape[0]), order
 
-    def _optimize(self, P, order, Y, make_objective):
+    @staticmethod
+    def _original_order(P, order):
+        """``P`` (permuted by ``order``) back in the rows' own order."""
+        from .._kernels.symmetric_graph import permuted_csr
+
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(order.size, dtype=order.dtype)
+        return sorted_csr(*permuted_csr(P.indptr, P.indices, P.data, inverse), P.shape[0])
+
+    def _optimize(self, P, order, Y, make_objective, phases=None):
         """Gradient descent on the problem in cache order (``P`` already permuted by
-        ``order``). Returns the embedding in the original order, the final KL and the
-        iteration count."""
+        ``order``), through ``phases`` (default: the estimator's). Returns the embedding
+        in the original order, the final KL and the iteration count."""
         objective = make_objective(P)
         given = [self.callbacks] if callable(self.callbacks) else list(self.callbacks or ())
         callbacks = [_in_original_order(callback, order) for callback in given]
@@ -234,7 +265,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             np.ascontiguousarray(Y[order]),
             objective.gradient,
             objective.value,
-            self._phases(),
+            phases or self._phases(),
             self.learning_rate_,
             min_grad_norm=self.min_grad_norm,
             n_iter_without_progress=self.n_iter_without_progress,
@@ -250,7 +281,8 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         early = min(self.early_exaggeration_iter, self.max_iter)
         phases = [Phase(early, self.early_exaggeration, 0.5)] if early else []
         if self.max_iter > early:
-            phases.append(Phase(self.max_iter - early, 1.0, 0.8))
+            exaggeration = getattr(self, "exaggeration", None)  # openTSNE's, for the main phase
+            phases.append(Phase(self.max_iter - early, exaggeration or 1.0, 0.8))
         return phases
 
     def __sklearn_tags__(self):

@@ -126,6 +126,8 @@ class SNE(NeighborEmbedding):
     n_iter_ : int
     learning_rate_ : float
     perplexity_ : float
+    affinities_ : sparse (n_samples, n_samples)
+        The input affinities (conditionals p(j | i), rows summing to one).
     n_features_in_ : int
         Number of features seen in ``fit``.
     X_fit_ : ndarray (n_samples, n_features)

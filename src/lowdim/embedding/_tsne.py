@@ -3,12 +3,14 @@ descent with a repulsion strategy (exact, Barnes-Hut, FFT interpolation)."""
 
 import numpy as np
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
-from .._params import NONE, Interval, Options
+from .._params import NONE, InstanceOf, Interval, Options
 from ..neighbors import SPARSE_METRICS
-from ._affinities import conditional_probabilities
+from ._affinities import KERNELS, kernel_neighbors, row_affinities
 from ._base import SHARED_CONSTRAINTS, NeighborEmbedding, as_float64, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
+from ._optimizer import Phase
 from ._placement import place_points
 
 
@@ -69,6 +71,18 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         Degrees of freedom of the Student-t output kernel (1 = Cauchy, t-SNE; larger
         values give less heavy tails, towards SNE's Gaussian; below 1 tighter clusters).
     early_exaggeration_iter : int, default=250
+    exaggeration : float, optional
+        Attraction multiplied by this in the main phase too (openTSNE's
+        ``exaggeration``): values above 1 (2-4 for a million points) pull clusters
+        tighter and show more of the global arrangement, as UMAP's maps do.
+    affinity : {'perplexity', 'multiscale', 'uniform'}, default='perplexity'
+        The input kernel: a Gaussian per point calibrated to ``perplexity``; the mean of
+        such Gaussians at each of ``perplexities`` (multiscale, keeps local and coarser
+        structure); or equal weights on each point's ``round(perplexity)`` nearest
+        neighbours (uniform, as openTSNE's ``Uniform``: a uniform distribution over k
+        points has perplexity k).
+    perplexities : sequence of float, optional
+        The scales of ``affinity='multiscale'``; default ``(perplexity, 10 * perplexity)``.
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
         Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
@@ -83,6 +97,11 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
     n_iter_ : int
     learning_rate_ : float
     perplexity_ : float
+    perplexities_ : tuple of float
+        With ``affinity='multiscale'``: the perplexities used (lowered on small data).
+    affinities_ : sparse (n_samples, n_samples)
+        The symmetric input affinities P (summing to one), kept for :meth:`optimize`
+        (and saved with the model).
     method_ : str
     n_features_in_ : int
         Number of features seen in ``fit``.
@@ -106,6 +125,9 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         "angle": [Interval(float, 0, 1, closed="both")],
         "n_jobs": [NONE, Interval(int, None, None)],
         "dof": [Interval(float, 0, None, closed="neither")],
+        "exaggeration": [NONE, Interval(float, 0, None, closed="neither")],
+        "affinity": [Options(set(KERNELS))],
+        "perplexities": [NONE, InstanceOf(list, tuple, label="a sequence of perplexities")],
     }
 
     def __init__(
@@ -130,6 +152,9 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         early_exaggeration_iter=250,
         neighbors_algorithm="auto",
         callbacks=None,
+        exaggeration=None,
+        affinity="perplexity",
+        perplexities=None,
     ):
         self.n_components = n_components
         self.perplexity = perplexity
@@ -150,11 +175,48 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         self.early_exaggeration_iter = early_exaggeration_iter
         self.neighbors_algorithm = neighbors_algorithm
         self.callbacks = callbacks
+        self.exaggeration = exaggeration
+        self.affinity = affinity
+        self.perplexities = perplexities
 
     def _objective_factory(self, n):
         repulsion = choose_repulsion(self.method, n, self.n_components, self.angle)
         self.method_ = repulsion.name
         return lambda P: StudentObjective(P, repulsion, self.dof)
+
+    def optimize(self, n_iter, *, exaggeration=1.0, momentum=0.8, learning_rate=None):
+        """Continue the gradient descent of a fitted map (openTSNE's ``optimize``).
+
+        For example, a map fitted with ``exaggeration=4`` and then continued with
+        ``exaggeration=1`` shows the global arrangement first and the clusters' detail
+        after; or more iterations for a map that stopped early.
+
+        Parameters
+        ----------
+        n_iter : int
+        exaggeration : float, default=1.0
+            Attraction multiplied by this during these iterations.
+        momentum : float, default=0.8
+        learning_rate : float, optional
+            Default: the fit's ``learning_rate_``.
+
+        Returns
+        -------
+        self
+            With ``embedding_``, ``kl_divergence_`` and ``n_iter_`` (counted on) updated.
+        """
+        check_is_fitted(self)
+        if int(n_iter) != n_iter or n_iter < 1:
+            raise ValueError(f"n_iter must be a positive integer; got {n_iter!r}.")
+        if learning_rate is not None:
+            self.learning_rate_ = float(learning_rate)
+        P, order = self._cache_order(self.affinities_)
+        phases = [Phase(int(n_iter), float(exaggeration), float(momentum))]
+        start = self.embedding_.astype(np.float64)
+        Y, self.kl_divergence_, done = self._optimize(P, order, start, self._objective_factory(start.shape[0]), phases)
+        self.embedding_ = Y.astype(self.embedding_.dtype)
+        self.n_iter_ += done
+        return self
 
     # the base's (return embedding_), not TransformerMixin's, which would place the
     # training points again through transform
@@ -184,9 +246,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
             )
         index = training_index(self, np.float64)
         n_train = self.embedding_.shape[0]
-        k = min(n_train, int(3 * self.perplexity_ + 1))
+        perplexity, kernel = self._kernel()
+        k = min(n_train, kernel_neighbors(perplexity, kernel, n_train + 1))
         distances, indices = index.query(as_float64(X), k)
-        conditional, _ = conditional_probabilities(distances, self.perplexity_)
+        conditional = row_affinities(distances, perplexity, kernel)
         theta = 0.0 if self.method_ == "exact" else self.angle
         Y = place_points(self.embedding_.astype(np.float64), indices, conditional, self.dof, theta)
         return Y.astype(X.dtype)
