@@ -4,8 +4,9 @@ and the CLI checks before a run) next to the peak measured during the fit
 (``lowdim._memory.peak_during``: the kernel's resident high-water mark, reset before the
 fit, minus what was resident before), at 100,000 and 1,000,000 rows of 50 float32 columns (a rank-10 signal
 plus noise). Each fit runs in a fresh process after a small warm-up fit (kernels
-compiled, BLAS started). t-SNE and UMAP run fewer iterations than by default: their
-peak is the neighbour graph's and the gradient's, which every iteration reuses.
+compiled, BLAS started). t-SNE, UMAP and PaCMAP run fewer iterations than by default:
+their peak is the neighbour graph's (or pairs') and the gradient's, which every
+iteration reuses.
 Target: prediction within 30 % of the measured peak.
 Run:  scripts/bench.sh memory [CASE ...]   (cases: the method names below)
 """
@@ -26,6 +27,7 @@ METHODS = {
     "gmm": {},
     "umap": {"n_epochs": 20},
     "tsne": {"max_iter": 260},
+    "pacmap": {"num_iters": [5, 5, 10]},
 }
 ROWS = (100_000, 1_000_000)
 D = 50

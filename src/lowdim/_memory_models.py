@@ -122,14 +122,14 @@ def umap(n, d, k, params, itemsize):
 
 def pacmap(n, d, k, params, itemsize):
     """The neighbours of the pair choice (n_neighbors + 50 per point, float32 distances
-    and int64 indices), the three pair arrays and their (n_pairs, 2) copies, the float32
-    rows (at most 100 columns after PCA) and the index over them, and the gradient's
-    eight chunk buffers."""
+    and int64 indices) and their scaled distances and order (float64, int64), the three
+    pair arrays and their (n_pairs, 2) copies, the float32 rows (at most 100 columns
+    after PCA) and the index over them, and the gradient's eight chunk buffers."""
     nn = params.get("n_neighbors", 10)
     nn = int(nn if nn is not None else (10 if n <= 10_000 else round(10 + 15 * (np.log10(n) - 4))))
     pairs = nn * (1 + float(params.get("MN_ratio", 0.5)) + float(params.get("FP_ratio", 2.0)))
     rows = min(d, 100)
-    return 10 * MB + n * (12 * (nn + 50) + 12 * pairs + 8 * rows + 12 * rows + 150 + 8 * 8 * max(k, 2))
+    return 10 * MB + n * (28 * (nn + 50) + 12 * pairs + 8 * rows + 12 * rows + 150 + 8 * 8 * max(k, 2))
 
 
 def hdbscan(n, d, k, params, itemsize):
