@@ -123,25 +123,11 @@ def _clusters(args, X, maps, params, say):
     return labels
 
 
-def _check_methods(args):
-    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, lookup
-
-    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
-    if not methods:
-        raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,umap.")
-    for name in methods:
-        lookup(name, EMBEDDINGS)
-    if args.cluster is not None:
-        lookup(CLUSTER_ALIASES.get(args.cluster, args.cluster), CLUSTERINGS)
-    if args.cluster_on is not None and (args.cluster is None or args.cluster_on not in methods):
-        raise UsageError("--cluster-on names one of --methods, and needs --cluster.")
-    return methods
-
-
 def run(args, say):
     from ..plot import explore
+    from ._report import check_methods
 
-    methods = _check_methods(args)
+    methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
     raw, names, labels, row_ids = read_data(args, say)
     shape = image_shape(args, raw.shape[1])

@@ -78,20 +78,25 @@ def write_report(args, X, labels, methods, source, say):
     return report
 
 
-def run(args, say):
-    from ..methods import EMBEDDINGS, lookup
+def check_methods(args):
+    """The embedding methods of --methods (each known), with --cluster and --cluster-on
+    checked; before any data is read."""
+    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, lookup
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
-        raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,tsne.")
+        raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,umap.")
     for name in methods:
         lookup(name, EMBEDDINGS)
     if args.cluster is not None:
-        from ..methods import CLUSTER_ALIASES, CLUSTERINGS
-
         lookup(CLUSTER_ALIASES.get(args.cluster, args.cluster), CLUSTERINGS)
     if args.cluster_on is not None and (args.cluster is None or args.cluster_on not in methods):
         raise UsageError("--cluster-on names one of --methods, and needs --cluster.")
+    return methods
+
+
+def run(args, say):
+    methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
     X, _, labels, _ = load_data(args, say)
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)
