@@ -40,11 +40,6 @@ MISSING_PARAMETERS = {
     ("UMAP", "angular_rp_forest"): "pynndescent's random-projection forest; not used by lowdim",
     ("UMAP", "tqdm_kwds"): "lowdim's progress bar takes no options (verbose=True shows it)",
     # densMAP is planned as its own feature
-    ("UMAP", "densmap"): "densMAP is not implemented yet",
-    ("UMAP", "dens_lambda"): "densMAP is not implemented yet",
-    ("UMAP", "dens_frac"): "densMAP is not implemented yet",
-    ("UMAP", "dens_var_shift"): "densMAP is not implemented yet",
-    ("UMAP", "output_dens"): "densMAP is not implemented yet",
 }
 
 # Defaults that differ on purpose: (lowdim's, the namesake's) and why.
