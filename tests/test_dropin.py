@@ -39,7 +39,6 @@ MISSING_PARAMETERS = {
     ("UMAP", "transform_queue_size"): "pynndescent's search queue; lowdim's transform queries its own index",
     ("UMAP", "angular_rp_forest"): "pynndescent's random-projection forest; not used by lowdim",
     ("UMAP", "tqdm_kwds"): "lowdim's progress bar takes no options (verbose=True shows it)",
-    # densMAP is planned as its own feature
 }
 
 # Defaults that differ on purpose: (lowdim's, the namesake's) and why.
