@@ -157,3 +157,19 @@ def test_bad_parameters_are_refused_with_the_fix(digits):
         PaCMAP(pair_MN=np.zeros((5, 3), dtype=int)).fit(X[:50])
     with pytest.raises(ValueError, match="pair_FP refers to rows outside 0..49"):
         PaCMAP(pair_FP=np.array([[0, 50]])).fit(X[:50])
+
+
+def test_a_precomputed_neighbour_graph_gives_the_same_map(digits):
+    X, _ = digits
+    P = X.astype(np.float32)
+    d, idx = nearest_neighbors(P, 60, algorithm="exact")
+    rows = np.arange(len(X))[:, None]
+    knn = (np.hstack([rows, idx]), np.hstack([np.zeros((len(X), 1), dtype=d.dtype), d]))
+    params = dict(random_state=0, num_iters=(20, 20, 40))
+    searched = PaCMAP(neighbors_algorithm="exact", **params).fit(X)
+    given = PaCMAP(precomputed_knn=knn, **params).fit(X)
+    np.testing.assert_array_equal(given.pair_neighbors_, searched.pair_neighbors_)
+    np.testing.assert_array_equal(given.embedding_, searched.embedding_)
+    assert given.transform(X[:3]).shape == (3, 2)  # the index for new points is built when needed
+    with pytest.raises(ValueError, match=r"precomputed_knn must hold \(1797, at least 2\) indices and distances"):
+        PaCMAP(precomputed_knn=(idx[:10], d[:10])).fit(X)

@@ -87,6 +87,11 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
     random_state : None, int or Generator
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
+    precomputed_knn : tuple, default=(None, None)
+        ``(indices, distances)`` of each point's nearest neighbours, the point itself
+        first (umap-learn's layout, e.g. from ``UMAP``'s own search or ``lowdim.neighbors``):
+        the near pairs are chosen among them (best with ``n_neighbors + 50`` columns;
+        fewer are used as given) and the search of ``fit`` is skipped.
     verbose : bool, default=False
         A progress bar over the iterations.
 
@@ -129,6 +134,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         "init": [Options({"pca", "random"}), ARRAY_LIKE],
         "random_state": [RANDOM_STATE],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
+        "precomputed_knn": [InstanceOf(tuple, list)],
         "verbose": [Options({True, False})],
     }
 
@@ -148,6 +154,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         init="pca",
         random_state=None,
         neighbors_algorithm="auto",
+        precomputed_knn=(None, None),
         verbose=False,
     ):
         self.n_components = n_components
@@ -164,6 +171,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         self.init = init
         self.random_state = random_state
         self.neighbors_algorithm = neighbors_algorithm
+        self.precomputed_knn = precomputed_knn
         self.verbose = verbose
 
     def _phases(self):
@@ -205,12 +213,30 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
         check_rows_or_distances(X, self.distance, "PaCMAP")
 
+    def _given_neighbors(self, n, extra):
+        """``(distances, indices)`` from ``precomputed_knn`` without the point itself."""
+        indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
+        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
+        if indices.shape != distances.shape or indices.ndim != 2 or indices.shape[0] != n or indices.shape[1] < 2:
+            raise ValueError(
+                f"precomputed_knn must hold ({n}, at least 2) indices and distances, each point itself first "
+                f"(best {extra + 1} columns); got indices {indices.shape} and distances {distances.shape}."
+            )
+        m = min(indices.shape[1], extra + 1)
+        return distances[:, 1:m], indices[:, 1:m].astype(np.int64)
+
     def _near(self, P, k):
         """Near partners from each row's ``k + 50`` nearest others, and every row's scale."""
         n = P.shape[0]
         extra = min(k + EXTRA_NEIGHBORS, n - 1)
-        self._index = make_index(self.neighbors_algorithm, "euclidean", n, verbose=self.verbose).build(P)
-        distances, indices = self._index.query(P, extra, exclude_self=True)
+        if self.precomputed_knn[0] is not None:
+            self._index = None  # built by the first transform
+            distances, indices = self._given_neighbors(n, extra)
+            k = min(k, indices.shape[1])
+            self.n_neighbors_ = k
+        else:
+            self._index = make_index(self.neighbors_algorithm, "euclidean", n, verbose=self.verbose).build(P)
+            distances, indices = self._index.query(P, extra, exclude_self=True)
         warn_duplicates(distances, "PaCMAP")
         self.scales_ = local_scales(distances)
         return near_partners(distances, indices, k, self.scales_, self.scales_)
