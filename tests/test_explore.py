@@ -318,3 +318,29 @@ def test_explore_command_images_from_the_builtin_data_and_bad_shapes(tmp_path, c
     quiet = ["--methods", "pca", "--no-images", "--quiet"]
     assert main(["explore", "--dataset", "digits", *quiet, "-o", str(tmp_path / "z.html")]) == 0
     assert "images" not in unpack((tmp_path / "z.html").read_text())[0]
+
+
+def test_a_large_map_draws_a_sample_while_it_moves_and_keeps_the_selection(tmp_path, chromium):
+    """Above 100,000 points a moving map draws an even sample (and every selected row),
+    and all points once it is still; selections made meanwhile are not cut to the sample."""
+    import time
+
+    rng = np.random.default_rng(5)
+    n = 120_000
+    path = tmp_path / "large.html"
+    explore({"A": rng.normal(size=(n, 2)), "B": rng.normal(size=(n, 2))}).save(path)
+    ex = open_map(chromium, path)
+    state = f"const p = {ex}.maps.map(m => m.plot); return [p.map(q => q.get('isPointsFiltered')), " + (
+        "p.map(q => q.get('selectedPoints'))]"
+    )
+    chromium.execute_script(
+        f"{ex}.maps[0].plot.zoomToLocation([0.1, 0.1], 0.3, {{transition: true, transitionDuration: 1500}})"
+    )
+    time.sleep(0.5)
+    chromium.execute_script(f"{ex}.select(-1, [5, 11, 17])")  # not in the sample (rows floor(1.2 k))
+    moving, selected = chromium.execute_script(state)
+    assert moving == [True, False] and selected == [[5, 11, 17], [5, 11, 17]]
+    time.sleep(2.0)
+    still, selected = chromium.execute_script(state)
+    assert still == [False, False] and selected == [[5, 11, 17], [5, 11, 17]]
+    assert [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []

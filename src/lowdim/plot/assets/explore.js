@@ -8,6 +8,11 @@
   const VIRIDIS = ["#440154", "#482475", "#414487", "#355f8d", "#2a788e", "#21918c",
     "#22a884", "#44bf70", "#7ad151", "#bddf26", "#fde725"];
   const ARRAYS = { uint8: Uint8Array, uint16: Uint16Array, int32: Int32Array, float32: Float32Array };
+  // While a map with more points than this moves, it draws an even sample of them (and
+  // the selection), and everything again once it has been still for SETTLE_MS: a
+  // renderer without a GPU redraws a million points a few times a second, 100,000 twenty.
+  const MOVING_POINTS = 100000;
+  const SETTLE_MS = 200;
 
   function hexRgb(hex) {
     const v = parseInt(hex.slice(1), 16);
@@ -138,6 +143,7 @@
           plot.subscribe("pointOut", () => this.hideTooltip());
           plot.subscribe("select", ({ points }) => this.select(m, points));
           plot.subscribe("deselect", () => this.select(m, []));
+          if (this.n > MOVING_POINTS) plot.subscribe("view", () => this.moving(map));
           plot.subscribe("draw", () => {
             if (map.firstFrame === undefined) {
               map.firstFrame = performance.now();
@@ -150,6 +156,30 @@
         });
         this.colourBy(this.header.colorBy);
       });
+    }
+
+    movingSample() {
+      if (!this.sample) { // every (n / MOVING_POINTS)-th row: an even, fixed subset, sorted
+        const step = this.n / MOVING_POINTS;
+        this.sample = Array.from({ length: MOVING_POINTS }, (_, k) => Math.floor(k * step));
+      }
+      if (!this.selection.length) return this.sample;
+      const chosen = new Set(this.sample);
+      this.selection.forEach((i) => chosen.add(i)); // filtered-out points would lose their selection
+      return Array.from(chosen).sort((a, b) => a - b);
+    }
+
+    moving(map) {
+      if (this.timing.firstFrame === undefined) return; // the first frame's own view change
+      if (!map.coarse) {
+        map.coarse = true;
+        map.plot.filter(this.movingSample(), { preventEvent: true });
+      }
+      clearTimeout(map.settle);
+      map.settle = setTimeout(() => {
+        map.coarse = false;
+        map.plot.unfilter({ preventEvent: true });
+      }, SETTLE_MS);
     }
 
     points(map) {
@@ -221,6 +251,8 @@
       this.selection = Array.from(points);
       this.maps.forEach((map, m) => {
         if (m === source) return;
+        // a moving map draws a sample: widen it first, or the selection would be cut to it
+        if (map.coarse) map.plot.filter(this.movingSample(), { preventEvent: true });
         if (this.selection.length) map.plot.select(this.selection, { preventEvent: true });
         else map.plot.deselect({ preventEvent: true });
       });
