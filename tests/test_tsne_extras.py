@@ -70,3 +70,17 @@ def test_optimize_continues_the_descent(digits, tmp_path):
     np.testing.assert_allclose(loaded.optimize(50).embedding_, model.optimize(50).embedding_)
     with pytest.raises(ValueError, match="n_iter must be a positive integer; got 0"):
         model.optimize(0)
+
+
+def test_a_precomputed_neighbour_graph_gives_the_same_map(digits):
+    X, _ = digits
+    d, idx = nearest_neighbors(X, 91, algorithm="exact")  # 3 x 30 + 1
+    rows = np.arange(len(X))[:, None]
+    knn = (np.hstack([rows, idx]), np.hstack([np.zeros((len(X), 1)), d]))
+    searched = fitted(X, method="barnes_hut")
+    given = fitted(X, method="barnes_hut", precomputed_knn=knn)
+    assert abs(given.affinities_ - searched.affinities_).max() == 0
+    np.testing.assert_array_equal(given.embedding_, searched.embedding_)
+    assert given.transform(X[:3]).shape == (3, 2)  # the index for new points is built when needed
+    with pytest.raises(ValueError, match=r"precomputed_knn must hold \(500, at least 2\) indices"):
+        fitted(X, precomputed_knn=(idx[:5], d[:5]))

@@ -155,9 +155,29 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         kernel = getattr(self, "affinity", "perplexity")
         return (self.perplexities_ if kernel == "multiscale" else self.perplexity_), kernel
 
+    def _given_neighbors(self, n):
+        """``(distances, indices)`` of ``precomputed_knn`` without each point itself, as
+        many columns as the affinities use (None when not given)."""
+        indices, distances = (tuple(getattr(self, "precomputed_knn", (None, None))) + (None, None))[:2]
+        if indices is None:
+            return None
+        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
+        if indices.shape != distances.shape or indices.ndim != 2 or indices.shape[0] != n or indices.shape[1] < 2:
+            raise ValueError(
+                f"precomputed_knn must hold ({n}, at least 2) indices and distances, each point itself first; "
+                f"got indices {indices.shape} and distances {distances.shape}."
+            )
+        k = min(self._n_neighbors(n), indices.shape[1] - 1)
+        return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int32)
+
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
         perplexity, kernel = self._kernel()
+        given = self._given_neighbors(n)
+        if given is not None:  # the index for transform is built when first needed
+            P, nearest = affinities_from_neighbors(*given, perplexity, joint=self._joint, kernel=kernel)
+            warn_duplicates(nearest, type(self).__name__)
+            return P, None
         if is_dask_array(X64):  # the graph is built on the cluster; no index to keep
             graph = dask_self_neighbors(
                 X64,

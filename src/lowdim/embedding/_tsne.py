@@ -83,6 +83,11 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         points has perplexity k).
     perplexities : sequence of float, optional
         The scales of ``affinity='multiscale'``; default ``(perplexity, 10 * perplexity)``.
+    precomputed_knn : tuple, default=(None, None)
+        ``(indices, distances)`` of each point's nearest neighbours, the point itself
+        first (umap-learn's layout: one graph for UMAP, PaCMAP and t-SNE), with at
+        least the neighbours the affinity needs (3 x perplexity + 1; fewer lower the
+        perplexity's reach); the kNN search of ``fit`` is skipped.
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
         Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
@@ -128,6 +133,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         "exaggeration": [NONE, Interval(float, 0, None, closed="neither")],
         "affinity": [Options(set(KERNELS))],
         "perplexities": [NONE, InstanceOf(list, tuple, label="a sequence of perplexities")],
+        "precomputed_knn": [InstanceOf(tuple, list)],
     }
 
     def __init__(
@@ -155,6 +161,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         exaggeration=None,
         affinity="perplexity",
         perplexities=None,
+        precomputed_knn=(None, None),
     ):
         self.n_components = n_components
         self.perplexity = perplexity
@@ -178,6 +185,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         self.exaggeration = exaggeration
         self.affinity = affinity
         self.perplexities = perplexities
+        self.precomputed_knn = precomputed_knn
 
     def _objective_factory(self, n):
         repulsion = choose_repulsion(self.method, n, self.n_components, self.angle)
