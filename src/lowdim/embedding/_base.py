@@ -103,6 +103,21 @@ def init_rows(init, X, n_components):
     return np.asarray(PCA(n_components, random_state=0).fit(X).transform(X))
 
 
+def given_neighbors(precomputed_knn, n, k):
+    """``(distances, indices)`` of at most ``k`` neighbours from a ``precomputed_knn``
+    tuple in umap-learn's layout (``(indices, distances)``, each point itself first),
+    without the point itself; float32 distances, int32 indices."""
+    indices, distances = (tuple(precomputed_knn) + (None, None))[:2]
+    indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
+    if indices.shape != distances.shape or indices.ndim != 2 or indices.shape[0] != n or indices.shape[1] < 2:
+        raise ValueError(
+            f"precomputed_knn must hold ({n}, at least 2) indices and distances, each point itself first; "
+            f"got indices {indices.shape} and distances {distances.shape}."
+        )
+    k = min(k, indices.shape[1] - 1)
+    return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int32)
+
+
 def training_index(estimator, dtype=None):
     """The kNN index over ``estimator.X_fit_`` (in ``dtype`` if given, as at fit time),
     rebuilt once for a loaded model, whose file holds the data but not the index."""
@@ -156,19 +171,9 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         return (self.perplexities_ if kernel == "multiscale" else self.perplexity_), kernel
 
     def _given_neighbors(self, n):
-        """``(distances, indices)`` of ``precomputed_knn`` without each point itself, as
-        many columns as the affinities use (None when not given)."""
-        indices, distances = (tuple(getattr(self, "precomputed_knn", (None, None))) + (None, None))[:2]
-        if indices is None:
-            return None
-        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
-        if indices.shape != distances.shape or indices.ndim != 2 or indices.shape[0] != n or indices.shape[1] < 2:
-            raise ValueError(
-                f"precomputed_knn must hold ({n}, at least 2) indices and distances, each point itself first; "
-                f"got indices {indices.shape} and distances {distances.shape}."
-            )
-        k = min(self._n_neighbors(n), indices.shape[1] - 1)
-        return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int32)
+        """``precomputed_knn`` (as many columns as the affinities use), or None."""
+        given = getattr(self, "precomputed_knn", (None, None))
+        return None if given[0] is None else given_neighbors(given, n, self._n_neighbors(n))
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""

@@ -10,7 +10,7 @@ from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Inter
 from .._random import check_random_state
 from ..neighbors import ALGORITHMS, KNNIndex, make_index
 from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances
+from ._base import check_rows_or_distances, given_neighbors
 from ._initialization import initial_embedding, rescale
 from ._pacmap_pairs import (
     EXTRA_NEIGHBORS,
@@ -213,25 +213,13 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
         check_rows_or_distances(X, self.distance, "PaCMAP")
 
-    def _given_neighbors(self, n, extra):
-        """``(distances, indices)`` from ``precomputed_knn`` without the point itself."""
-        indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
-        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
-        if indices.shape != distances.shape or indices.ndim != 2 or indices.shape[0] != n or indices.shape[1] < 2:
-            raise ValueError(
-                f"precomputed_knn must hold ({n}, at least 2) indices and distances, each point itself first "
-                f"(best {extra + 1} columns); got indices {indices.shape} and distances {distances.shape}."
-            )
-        m = min(indices.shape[1], extra + 1)
-        return distances[:, 1:m], indices[:, 1:m].astype(np.int64)
-
     def _near(self, P, k):
         """Near partners from each row's ``k + 50`` nearest others, and every row's scale."""
         n = P.shape[0]
         extra = min(k + EXTRA_NEIGHBORS, n - 1)
         if self.precomputed_knn[0] is not None:
             self._index = None  # built by the first transform
-            distances, indices = self._given_neighbors(n, extra)
+            distances, indices = given_neighbors(self.precomputed_knn, n, extra)
             k = min(k, indices.shape[1])
             self.n_neighbors_ = k
         else:
@@ -253,7 +241,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         n_mid = int(round(self.MN_ratio * k))
         n_far = min(int(round(self.FP_ratio * k)), max(n - 1 - k, 0))
         mid = rows["pair_MN"] if rows["pair_MN"] is not None else mid_near_partners(P, n_mid, rng)
-        far = rows["pair_FP"] if rows["pair_FP"] is not None else further_partners(near, n_far, n, rng)
+        far = rows["pair_FP"] if rows["pair_FP"] is not None else further_partners(near, n_far, rng)
         return near, mid, far
 
     def _initial(self, P, rng):

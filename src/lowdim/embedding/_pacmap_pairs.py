@@ -44,14 +44,14 @@ def mid_near_partners(X, k, rng):
     return second_closest(X, X, candidates)
 
 
-def further_partners(near, k, n_pool, rng, exclude_self=True):
-    """``k`` random partners per row that are not its near partners."""
+def further_partners(near, k, rng):
+    """``k`` random other rows per row that are not its near partners."""
     n = near.shape[0]
     if k == 0:
         return np.full((n, 0), -1, dtype=np.int32)
     spare = 2 * k + 16  # enough draws that k of them miss the near partners
-    candidates = random_others(rng, n, n_pool, (spare,), exclude_self and n_pool > 1)
-    return first_not_near(candidates, near, k, exclude_self)
+    candidates = random_others(rng, n, n, (spare,), n > 1)
+    return first_not_near(candidates, near, k, True)
 
 
 def rows_from_pairs(pairs, n, name):

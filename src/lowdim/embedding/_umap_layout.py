@@ -73,12 +73,10 @@ def optimize_layout(
     # when each edge is next due for a sample and for its negative samples
     next_sample = heaviest / W.data.astype(np.float64)
     next_negative = next_sample / negative_sample_rate
-    off = np.zeros((1, 3), dtype=np.float32)
-    first_dense = n_epochs + 1 if density is None else n_epochs - int(round(density.fraction * n_epochs)) + 1
     for epoch in range(1, n_epochs + 1):
         ref = Y.copy() if self_embedding else reference
         alpha = learning_rate * (1.0 - (epoch - 1) / n_epochs)
-        dens, lam = (density.coefficients(ref, W, a, b), density.weight) if epoch >= first_dense else (off, 0.0)
+        dens, lam = Density.step(density, epoch, n_epochs, ref, W, a, b)
         layout_epoch(
             Y,
             ref,
@@ -124,13 +122,17 @@ class Density:
         self.weight = DENSITY_SCALE * float(weight)
         self.fraction, self.var_shift = float(fraction), float(var_shift)
 
+    @staticmethod
+    def step(density, epoch, n_epochs, Y, W, a, b):
+        """What the layout's epoch gets: (coefficients, weight) in the final share of the
+        epochs, (placeholder, 0) before it or without densMAP (``density`` None)."""
+        if density is None or epoch <= n_epochs - int(round(density.fraction * n_epochs)):
+            return np.zeros((1, 3), dtype=np.float32), 0.0
+        return density.coefficients(Y, W, a, b), density.weight
+
     def coefficients(self, Y, W, a, b):
         """Per point (n * dCorr/dr, 1/A, 1/B) at the embedding ``Y`` (the step's kernel reads them)."""
-        from .._kernels.umap_sgd import radius_sums
-
-        sums = np.empty((Y.shape[0], 2))
-        radius_sums(Y, W.indptr, W.indices, W.data, a, b, sums)
-        A, B = np.maximum(sums[:, 0], 1e-12), np.maximum(sums[:, 1], 1e-12)
+        A, B = _radius_sums(Y, W, a, b)
         r = np.log(A / B)
         sd = np.sqrt(r.var() + self.var_shift)
         centred = (r - r.mean()) / sd
@@ -141,11 +143,17 @@ class Density:
 def embedding_radii(Y, W, a, b):
     """Each point's local radius in the embedding, ``log(sum w q D / sum w q)`` over its
     edges (densMAP's definition; the data's uses the input distances)."""
+    A, B = _radius_sums(np.ascontiguousarray(Y, dtype=np.float32), W, a, b)
+    return np.log(A / B)
+
+
+def _radius_sums(Y, W, a, b):
+    """Per point ``A = sum w q D`` and ``B = sum w q`` over its edges (kept above 0)."""
     from .._kernels.umap_sgd import radius_sums
 
     sums = np.empty((Y.shape[0], 2))
-    radius_sums(np.ascontiguousarray(Y, dtype=np.float32), W.indptr, W.indices, W.data, a, b, sums)
-    return np.log(np.maximum(sums[:, 0], 1e-12) / np.maximum(sums[:, 1], 1e-12))
+    radius_sums(Y, W.indptr, W.indices, W.data, a, b, sums)
+    return np.maximum(sums[:, 0], 1e-12), np.maximum(sums[:, 1], 1e-12)
 
 
 def data_radii(W, distances):

@@ -182,22 +182,18 @@
       }, SETTLE_MS);
     }
 
-    points(map) {
-      const field = this.header.fields[this.colourField];
-      const values = field ? this.data.fields[field.index] : null;
-      const points = { x: map.x, y: map.y };
-      if (field && field.kind === "category") {
-        points.z = values;
-      } else if (field) {
-        const span = field.max - field.min || 1;
-        const w = new Float32Array(this.n);
-        for (let i = 0; i < this.n; i++) {
-          const t = (values[i] - field.min) / span;
-          w[i] = Number.isFinite(t) ? Math.min(Math.max(t, 0), 1) : 0;
-        }
-        points.w = w;
+    colourValues(field) {
+      // the values every map draws: category codes as they are, numbers scaled to [0, 1]
+      if (!field) return {};
+      const values = this.data.fields[field.index];
+      if (field.kind === "category") return { z: values };
+      const span = field.max - field.min || 1;
+      const w = new Float32Array(this.n);
+      for (let i = 0; i < this.n; i++) {
+        const t = (values[i] - field.min) / span;
+        w[i] = Number.isFinite(t) ? Math.min(Math.max(t, 0), 1) : 0;
       }
-      return points;
+      return { w };
     }
 
     colourBy(j) {
@@ -207,10 +203,11 @@
       const style = !field ? { colorBy: null, pointColor: "#4c72b0" }
         : field.kind === "category" ? { colorBy: "valueA", pointColor: field.colors }
         : { colorBy: "valueB", pointColor: SCALE };
+      const values = this.colourValues(field); // once for all maps
       this.maps.forEach((map) => {
         map.plot.set(style);
         const spatialIndex = map.plot.get("spatialIndex"); // the positions do not change: keep the index
-        map.plot.draw(this.points(map), { ...options, select: this.selection, spatialIndex });
+        map.plot.draw({ x: map.x, y: map.y, ...values }, { ...options, select: this.selection, spatialIndex });
       });
       this.drawLegend(field);
     }
