@@ -171,5 +171,5 @@ def test_a_precomputed_neighbour_graph_gives_the_same_map(digits):
     np.testing.assert_array_equal(given.pair_neighbors_, searched.pair_neighbors_)
     np.testing.assert_array_equal(given.embedding_, searched.embedding_)
     assert given.transform(X[:3]).shape == (3, 2)  # the index for new points is built when needed
-    with pytest.raises(ValueError, match=r"precomputed_knn must hold \(1797, at least 2\) indices and distances"):
-        PaCMAP(precomputed_knn=(idx[:10], d[:10])).fit(X)
+    with pytest.raises(ValueError, match="precomputed_knn describes 10 points but X has 1797 rows"):
+        PaCMAP(precomputed_knn=(knn[0][:10], knn[1][:10])).fit(X)

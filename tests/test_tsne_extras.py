@@ -82,5 +82,5 @@ def test_a_precomputed_neighbour_graph_gives_the_same_map(digits):
     assert abs(given.affinities_ - searched.affinities_).max() == 0
     np.testing.assert_array_equal(given.embedding_, searched.embedding_)
     assert given.transform(X[:3]).shape == (3, 2)  # the index for new points is built when needed
-    with pytest.raises(ValueError, match=r"precomputed_knn must hold \(500, at least 2\) indices"):
-        fitted(X, precomputed_knn=(idx[:5], d[:5]))
+    with pytest.raises(ValueError, match="precomputed_knn describes 5 points but X has 500 rows"):
+        fitted(X, precomputed_knn=(knn[0][:5], knn[1][:5]))

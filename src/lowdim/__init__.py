@@ -51,6 +51,7 @@ _EXPORTS = {
     "load_uk_food": "lowdim.datasets",
     "metrics": "lowdim.metrics",
     "neighbors": "lowdim.neighbors",
+    "NeighborGraph": "lowdim.neighbors",
     "save": "lowdim.io",
     "load": "lowdim.io",
     "ConvergenceWarning": "lowdim.exceptions",

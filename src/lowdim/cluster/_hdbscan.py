@@ -8,6 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, NONE, Interval, Options, validate_params
+from ..neighbors import PRECOMPUTED_KNN, knn_given, precomputed_neighbors
 from ._base import check_precomputed, warn_constant_columns
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
@@ -56,6 +57,14 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         Also compute each cluster's probability-weighted mean and/or medoid.
     prediction_data : bool, default=True
         Keep the k-d tree (the training data) for ``approximate_predict``.
+    precomputed_knn : NeighborGraph or tuple, optional
+        Each row's nearest neighbours, found once for many fits (a Euclidean
+        ``lowdim.neighbors.NeighborGraph``, or umap-learn's ``(indices, distances)``,
+        the point itself first), at least ``min_samples - 1`` of them: the core
+        distances come from it and the spanning tree is the minimum one over its
+        edges (components it leaves apart joined by their shortest edges). No search
+        over the rows: fast on many dimensions, and the exact tree whenever the graph
+        holds its edges (more neighbours than ``min_samples`` make that likely).
 
     Attributes
     ----------
@@ -104,6 +113,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         "allow_single_cluster": [BOOLEAN],
         "store_centers": [NONE, Options({"centroid", "medoid", "both"})],
         "prediction_data": [BOOLEAN],
+        "precomputed_knn": PRECOMPUTED_KNN,
     }
 
     def __init__(
@@ -120,6 +130,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         allow_single_cluster=False,
         store_centers=None,
         prediction_data=True,
+        precomputed_knn=None,
     ):
         self.min_cluster_size = min_cluster_size
         self.min_samples = min_samples
@@ -133,6 +144,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self.allow_single_cluster = allow_single_cluster
         self.store_centers = store_centers
         self.prediction_data = prediction_data
+        self.precomputed_knn = precomputed_knn
 
     def _min_samples(self):
         return self.min_cluster_size if self.min_samples is None else self.min_samples
@@ -175,6 +187,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         from .._kernels.kdtree import build_tree, knn_query
         from .._kernels.reachability_tree import dense_reachability_mst, reachability_mst
 
+        if knn_given(self.precomputed_knn):
+            return self._graph_tree(X, m)
         if self.metric == "precomputed":
             D = np.asarray(check_precomputed(X), dtype=np.float64)
             self.core_distances_ = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
@@ -193,6 +207,27 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.prediction_data:
             self.training_points_ = np.asarray(X, dtype=np.float64)
         return order[a], order[b], w, order, pos[:, :m], dist[:, :m], core
+
+    def _graph_tree(self, X, m):
+        """``_spanning_tree`` from ``precomputed_knn``: no search over the rows."""
+        from ._hdbscan_graph import graph_spanning_tree
+
+        if self.metric == "precomputed":
+            raise ValueError(
+                "precomputed_knn replaces the search over the rows; with metric='precomputed' every "
+                "distance is given already: pass one of them."
+            )
+        n = X.shape[0]
+        given = precomputed_neighbors(  # every column: the more edges, the nearer the exact tree
+            self.precomputed_knn, n, n - 1, metric="euclidean", name="HDBSCAN", minimum=max(m - 1, 1)
+        )
+        X64 = np.asarray(X, dtype=np.float64)
+        tree = graph_spanning_tree(X64, *given, m, float(self.alpha))
+        self.core_distances_ = tree[-1]
+        self._tree_cache = None
+        if self.prediction_data:
+            self.training_points_ = X64
+        return tree
 
     def _build_hierarchy(self, a, b, w, *neighbors):
         from .._kernels.cluster_tree import condense, prim_tree, single_linkage

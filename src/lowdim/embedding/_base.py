@@ -14,7 +14,16 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..distributed import check_dask_array, is_dask_array
 from ..linalg import column_moments
-from ..neighbors import ALGORITHMS, INDEX_METRICS, SPARSE_METRICS, KNNIndex, dask_self_neighbors, make_index
+from ..neighbors import (
+    ALGORITHMS,
+    INDEX_METRICS,
+    SPARSE_METRICS,
+    KNNIndex,
+    dask_self_neighbors,
+    knn_given,
+    make_index,
+    precomputed_neighbors,
+)
 from ._affinities import (
     affinities_from_neighbors,
     effective_perplexity,
@@ -103,21 +112,6 @@ def init_rows(init, X, n_components):
     return np.asarray(PCA(n_components, random_state=0).fit(X).transform(X))
 
 
-def given_neighbors(precomputed_knn, n, k):
-    """``(distances, indices)`` of at most ``k`` neighbours from a ``precomputed_knn``
-    tuple in umap-learn's layout (``(indices, distances)``, each point itself first),
-    without the point itself; float32 distances, int32 indices."""
-    indices, distances = (tuple(precomputed_knn) + (None, None))[:2]
-    indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
-    if indices.shape != distances.shape or indices.ndim != 2 or indices.shape[0] != n or indices.shape[1] < 2:
-        raise ValueError(
-            f"precomputed_knn must hold ({n}, at least 2) indices and distances, each point itself first; "
-            f"got indices {indices.shape} and distances {distances.shape}."
-        )
-    k = min(k, indices.shape[1] - 1)
-    return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int32)
-
-
 def training_index(estimator, dtype=None):
     """The kNN index over ``estimator.X_fit_`` (in ``dtype`` if given, as at fit time),
     rebuilt once for a loaded model, whose file holds the data but not the index."""
@@ -171,9 +165,15 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         return (self.perplexities_ if kernel == "multiscale" else self.perplexity_), kernel
 
     def _given_neighbors(self, n):
-        """``precomputed_knn`` (as many columns as the affinities use), or None."""
-        given = getattr(self, "precomputed_knn", (None, None))
-        return None if given[0] is None else given_neighbors(given, n, self._n_neighbors(n))
+        """``precomputed_knn`` (as many columns as the affinities use, at least the
+        perplexity's), or None."""
+        given = getattr(self, "precomputed_knn", None)
+        if not knn_given(given):
+            return None
+        perplexity, _ = self._kernel()
+        reach = min(n - 1, int(np.ceil(max(np.atleast_1d(perplexity)))))
+        name = type(self).__name__
+        return precomputed_neighbors(given, n, self._n_neighbors(n), metric=self.metric, name=name, minimum=reach)
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""

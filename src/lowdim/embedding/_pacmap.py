@@ -8,9 +8,9 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._kernels.pacmap import CHUNKS, adam_step, anchored_gradient, pair_gradient
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from ..neighbors import ALGORITHMS, KNNIndex, make_index
+from ..neighbors import ALGORITHMS, PRECOMPUTED_KNN, KNNIndex, knn_given, make_index, precomputed_neighbors
 from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances, given_neighbors
+from ._base import check_rows_or_distances
 from ._initialization import initial_embedding, rescale
 from ._pacmap_pairs import (
     EXTRA_NEIGHBORS,
@@ -87,11 +87,12 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
     random_state : None, int or Generator
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
-    precomputed_knn : tuple, default=(None, None)
-        ``(indices, distances)`` of each point's nearest neighbours, the point itself
-        first (umap-learn's layout, e.g. from ``UMAP``'s own search or ``lowdim.neighbors``):
-        the near pairs are chosen among them (best with ``n_neighbors + 50`` columns;
-        fewer are used as given) and the search of ``fit`` is skipped.
+    precomputed_knn : NeighborGraph or tuple, default=(None, None)
+        Each point's nearest neighbours, found once for many fits: a
+        ``lowdim.neighbors.NeighborGraph`` or umap-learn's ``(indices, distances)``,
+        the point itself first. The near pairs are chosen among them (best with
+        ``n_neighbors + 50`` columns; at least ``n_neighbors``) and the search of
+        ``fit`` is skipped.
     verbose : bool, default=False
         A progress bar over the iterations.
 
@@ -134,7 +135,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         "init": [Options({"pca", "random"}), ARRAY_LIKE],
         "random_state": [RANDOM_STATE],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
-        "precomputed_knn": [InstanceOf(tuple, list)],
+        "precomputed_knn": PRECOMPUTED_KNN,
         "verbose": [Options({True, False})],
     }
 
@@ -217,10 +218,12 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         """Near partners from each row's ``k + 50`` nearest others, and every row's scale."""
         n = P.shape[0]
         extra = min(k + EXTRA_NEIGHBORS, n - 1)
-        if self.precomputed_knn[0] is not None:
+        if knn_given(self.precomputed_knn):
             self._index = None  # built by the first transform
-            distances, indices = given_neighbors(self.precomputed_knn, n, extra)
-            k = min(k, indices.shape[1])
+            metric = "euclidean" if self.distance == "euclidean" else "cosine"
+            distances, indices = precomputed_neighbors(
+                self.precomputed_knn, n, extra, metric=metric, name="PaCMAP", minimum=min(k, n - 1)
+            )
             self.n_neighbors_ = k
         else:
             self._index = make_index(self.neighbors_algorithm, "euclidean", n, verbose=self.verbose).build(P)

@@ -6,7 +6,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import NONE, InstanceOf, Interval, Options
-from ..neighbors import SPARSE_METRICS
+from ..neighbors import PRECOMPUTED_KNN, SPARSE_METRICS
 from ._affinities import KERNELS, kernel_neighbors, row_affinities
 from ._base import SHARED_CONSTRAINTS, NeighborEmbedding, as_float64, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
@@ -83,11 +83,12 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         points has perplexity k).
     perplexities : sequence of float, optional
         The scales of ``affinity='multiscale'``; default ``(perplexity, 10 * perplexity)``.
-    precomputed_knn : tuple, default=(None, None)
-        ``(indices, distances)`` of each point's nearest neighbours, the point itself
-        first (umap-learn's layout: one graph for UMAP, PaCMAP and t-SNE), with at
-        least the neighbours the affinity needs (3 x perplexity + 1; fewer lower the
-        perplexity's reach); the kNN search of ``fit`` is skipped.
+    precomputed_knn : NeighborGraph or tuple, default=(None, None)
+        Each point's nearest neighbours, found once for many fits: a
+        ``lowdim.neighbors.NeighborGraph`` (built with this metric) or umap-learn's
+        ``(indices, distances)``, the point itself first. At least ``ceil(perplexity)``
+        neighbours; the affinities use up to 3 x perplexity + 1 of them. The kNN
+        search of ``fit`` is skipped.
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
         Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
@@ -133,7 +134,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         "exaggeration": [NONE, Interval(float, 0, None, closed="neither")],
         "affinity": [Options(set(KERNELS))],
         "perplexities": [NONE, InstanceOf(list, tuple, label="a sequence of perplexities")],
-        "precomputed_knn": [InstanceOf(tuple, list)],
+        "precomputed_knn": PRECOMPUTED_KNN,
     }
 
     def __init__(

@@ -15,12 +15,15 @@ from ..distributed import is_dask_array
 from ..neighbors import (
     ALGORITHMS,
     INDEX_METRICS,
+    PRECOMPUTED_KNN,
     SPARSE_METRICS,
     ExactIndex,
     KNNIndex,
     dask_self_neighbors,
     join_components,
+    knn_given,
     make_index,
+    precomputed_neighbors,
     self_neighbors,
 )
 from ._affinities import warn_duplicates
@@ -130,11 +133,13 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         Seed of ``transform``'s placement (the same points always land in the same place).
     force_approximation_algorithm : bool, default=False
         Use the approximate (HNSW) neighbour index whatever the size.
-    precomputed_knn : tuple, default=(None, None, None)
-        ``(indices, distances)`` or ``(indices, distances, search_index)`` of each
-        point's nearest neighbours, the point itself first (umap-learn's layout); at
-        least ``n_neighbors`` columns. The kNN search of ``fit`` is then skipped (the
-        third entry is ignored: ``transform`` builds lowdim's own index when needed).
+    precomputed_knn : NeighborGraph or tuple, default=(None, None, None)
+        Each point's nearest neighbours, found once for many fits: a
+        ``lowdim.neighbors.NeighborGraph`` (built with this metric; its first
+        ``n_neighbors - 1`` columns are read) or umap-learn's ``(indices, distances)``
+        or ``(indices, distances, search_index)``, the point itself first, at least
+        ``n_neighbors`` columns. The kNN search of ``fit`` is then skipped (a search
+        index is ignored: ``transform`` builds lowdim's own index when needed).
     random_state : None, int or Generator
     n_jobs : int, optional
         Accepted for compatibility; numba's thread pool is used (results do not depend
@@ -200,7 +205,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         "transform_mode": [Options({"embedding", "graph"})],
         "transform_seed": [Interval(int, 0, None, closed="left")],
         "force_approximation_algorithm": [BOOLEAN],
-        "precomputed_knn": [InstanceOf(tuple, list)],
+        "precomputed_knn": PRECOMPUTED_KNN,
         "n_epochs": [NONE, Interval(int, 1, None, closed="left")],
         "learning_rate": [Interval(float, 0, None, closed="neither")],
         "init": [Options({"spectral", "pca", "random"}), ARRAY_LIKE],
@@ -317,25 +322,20 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     def _neighbors(self, X, k):
         """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
-        indices, distances = (tuple(self.precomputed_knn) + (None, None))[:2]
-        if indices is None and is_dask_array(X):  # built on the cluster
+        if knn_given(self.precomputed_knn):  # the index for transform is built when first needed
+            distances, indices = precomputed_neighbors(
+                self.precomputed_knn, X.shape[0], k, metric=self.metric, name="UMAP"
+            )
+            return distances, indices, None
+        if is_dask_array(X):  # built on the cluster
             distances, indices = dask_self_neighbors(
                 X, k, metric=self.metric, algorithm=self._algorithm(), metric_params=self.metric_kwds
             )
             return distances, indices, None
-        if indices is None:
-            algorithm, sparse = self._algorithm(), sp.issparse(X)
-            index = make_index(algorithm, self.metric, X.shape[0], self.metric_kwds, sparse, self.verbose).build(X)
-            distances, indices = self_neighbors(index, X, k, verbose=self.verbose)
-            return distances, indices, index
-        indices, distances = np.asarray(indices), np.asarray(distances, dtype=np.float32)
-        n = X.shape[0]
-        if indices.shape != distances.shape or indices.shape[0] != n or indices.shape[1] < k + 1:
-            raise ValueError(
-                f"precomputed_knn must hold ({n}, at least {k + 1}) indices and distances, each "
-                f"point itself first; got indices {indices.shape} and distances {distances.shape}."
-            )
-        return distances[:, 1 : k + 1], indices[:, 1 : k + 1].astype(np.int32), None
+        algorithm, sparse = self._algorithm(), sp.issparse(X)
+        index = make_index(algorithm, self.metric, X.shape[0], self.metric_kwds, sparse, self.verbose).build(X)
+        distances, indices = self_neighbors(index, X, k, verbose=self.verbose)
+        return distances, indices, index
 
     def _disconnect(self, distances):
         limit = self.disconnection_distance
@@ -423,7 +423,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             X, first, self.unique_inverse_ = np.unique(X, axis=0, return_index=True, return_inverse=True)
             self.unique_inverse_ = self.unique_inverse_.ravel()
             y = None if y is None else y[first]
-            if self.precomputed_knn[0] is not None:
+            if knn_given(self.precomputed_knn):
                 raise ValueError("precomputed_knn refers to the rows as given; it cannot be combined with unique=True.")
         rng = check_random_state(self.random_state)
         self.graph_, self._index = self._graph(X, y)

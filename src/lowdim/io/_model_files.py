@@ -114,6 +114,10 @@ def _split_state(estimator):
     return arrays, plain, sparse
 
 
+# parameters that only feed fit (the model does not read them again): saved as None
+FIT_INPUTS = ("precomputed_knn",)
+
+
 def save(estimator, path):
     """Save a fitted lowdim estimator to ``path`` (JSON manifest + arrays, no pickle).
 
@@ -121,7 +125,8 @@ def save(estimator, path):
     ----------
     estimator : lowdim estimator
         Must be of a class in lowdim's registry. Parameters must be JSON values
-        (a ``random_state`` Generator is saved as None).
+        (a ``random_state`` Generator is saved as None, and so is a
+        ``precomputed_knn`` graph: the fitted model does not read it again).
     path : str or path-like
         Destination file (conventionally ``*.lowdim``); replaced if it exists, in one
         step once the new file is complete (an interrupted save keeps the old file).
@@ -140,7 +145,7 @@ def save(estimator, path):
         raise TypeError(f"cannot save {cls}: only lowdim estimators ({', '.join(REGISTRY)}) can be saved.")
     params = {}
     for key, value in estimator.get_params(deep=False).items():
-        if isinstance(value, np.random.Generator | np.random.RandomState):
+        if isinstance(value, np.random.Generator | np.random.RandomState) or key in FIT_INPUTS:
             value = None
         if not _is_jsonable(value):
             raise TypeError(f"cannot save parameter {key}={value!r}: only JSON values can be saved.")

@@ -13,11 +13,15 @@ from ..linalg import column_moments
 from ..neighbors import (
     ALGORITHMS,
     INDEX_METRICS,
+    PRECOMPUTED_KNN,
     KNNIndex,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
+    knn_csr,
+    knn_given,
     make_index,
+    precomputed_neighbors,
     radius_neighbors_graph,
     shortest_paths,
     symmetrize,
@@ -45,11 +49,15 @@ def resolve_metric(metric, p, metric_params):
     return metric, params or None
 
 
-def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=None):
-    """Symmetric neighbour graph with zero-length edges (duplicate rows) kept as tiny
-    positive weights, joined into one component (in the graph's metric)."""
-    index = make_index(algorithm if metric != "precomputed" else "exact", metric, len(X), metric_params).build(X)
-    if radius is None:
+def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=None, given=None):
+    """Symmetric neighbour graph (found here, or the ``given`` ``(distances,
+    indices)``) with zero-length edges (duplicate rows) kept as tiny positive weights,
+    joined into one component (in the graph's metric)."""
+    exact = given is not None or metric == "precomputed"  # a given graph needs the index only to join
+    index = make_index("exact" if exact else algorithm, metric, len(X), metric_params).build(X)
+    if given is not None:
+        G = knn_csr(*given)
+    elif radius is None:
         G = kneighbors_graph(X, n_neighbors, index=index)
     else:
         G = radius_neighbors_graph(X, radius, metric=metric, metric_params=metric_params)
@@ -112,6 +120,11 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         Minkowski power (scikit-learn's default metric).
     metric_params : dict, optional
         Further keyword arguments of the metric.
+    precomputed_knn : NeighborGraph or tuple, optional
+        Each point's nearest neighbours, found once for many fits: a
+        ``lowdim.neighbors.NeighborGraph`` (built with this metric) or umap-learn's
+        ``(indices, distances)``, the point itself first; its first ``n_neighbors``
+        are the graph and the search of ``fit`` is skipped (not with ``radius``).
     n_landmarks : int, optional
         None: exact Isomap (an n x n geodesic matrix, memory-checked).
     random_state : None, int or Generator
@@ -163,6 +176,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         "n_jobs": [NONE, Interval(int, None, None)],
         "random_state": [RANDOM_STATE],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
+        "precomputed_knn": PRECOMPUTED_KNN,
     }
 
     def __init__(
@@ -182,6 +196,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         metric_params=None,
         n_landmarks=None,
         random_state=None,
+        precomputed_knn=None,
     ):
         self.n_neighbors = n_neighbors
         self.radius = radius
@@ -197,6 +212,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         self.n_jobs = n_jobs
         self.p = p
         self.metric_params = metric_params
+        self.precomputed_knn = precomputed_knn
 
     def _check_sizes(self, n):
         if self.n_neighbors is not None and self.radius is not None:
@@ -266,6 +282,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
             metric,
             self.neighbors_algorithm,
             params,
+            given=self._given_neighbors(n, metric),
         )
         if self.n_landmarks is None:
             refs = np.arange(n)
@@ -295,6 +312,17 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         self.embedding_ = (Y if self.n_landmarks is None else model.place(geodesic**2)).astype(X.dtype)
         self.n_components_ = self.n_components
         return self
+
+    def _given_neighbors(self, n, metric):
+        """``precomputed_knn``'s first ``n_neighbors`` columns, or None."""
+        if not knn_given(self.precomputed_knn):
+            return None
+        if self.radius is not None:
+            raise ValueError(
+                f"precomputed_knn lists each point's nearest neighbours; radius={self.radius:g} needs every "
+                "neighbour within the radius: set radius=None and use n_neighbors."
+            )
+        return precomputed_neighbors(self.precomputed_knn, n, self.n_neighbors, metric=metric, name="Isomap")
 
     def _model(self):
         return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)

@@ -12,7 +12,16 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..decomposition import principal_scores
 from ..linalg import ShiftInverse, column_moments, flip_signs, nearest_null_vectors, smallest_eigh
-from ..neighbors import ALGORITHMS, ExactIndex, KNNIndex, check_n_neighbors, nearest_neighbors
+from ..neighbors import (
+    ALGORITHMS,
+    PRECOMPUTED_KNN,
+    ExactIndex,
+    KNNIndex,
+    check_n_neighbors,
+    knn_given,
+    nearest_neighbors,
+    precomputed_neighbors,
+)
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
 
@@ -157,6 +166,11 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
     n_jobs : int, optional
         Accepted for compatibility; lowdim's neighbour search uses its own thread pool.
+    precomputed_knn : NeighborGraph or tuple, optional
+        Each point's nearest neighbours, found once for many fits (a Euclidean
+        ``lowdim.neighbors.NeighborGraph``, or umap-learn's ``(indices, distances)``,
+        the point itself first); the local fits use its first ``n_neighbors`` and the
+        search of ``fit`` is skipped.
 
     Attributes
     ----------
@@ -204,6 +218,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         "random_state": [RANDOM_STATE],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "n_jobs": [NONE, Interval(int, None, None)],
+        "precomputed_knn": PRECOMPUTED_KNN,
     }
 
     def __init__(
@@ -221,6 +236,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         neighbors_algorithm="auto",
         random_state=None,
         n_jobs=None,
+        precomputed_knn=None,
     ):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
@@ -234,6 +250,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.neighbors_algorithm = neighbors_algorithm
+        self.precomputed_knn = precomputed_knn
 
     def _check_sizes(self, n):
         check_n_neighbors(self.n_neighbors, n)
@@ -265,7 +282,11 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         self._check_sizes(n)
         warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point", X=X)
         X64 = np.ascontiguousarray(X, dtype=np.float64)
-        _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
+        if knn_given(self.precomputed_knn):
+            name = "LocallyLinearEmbedding"
+            _, idx = precomputed_neighbors(self.precomputed_knn, n, self.n_neighbors, metric="euclidean", name=name)
+        else:
+            _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
         tol = self.hessian_tol if self.method == "hessian" else self.modified_tol
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, tol)
         M = assemble(groups, blocks, n)

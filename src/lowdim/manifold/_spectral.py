@@ -23,12 +23,16 @@ from ..linalg import (
 )
 from ..neighbors import (
     ALGORITHMS,
+    PRECOMPUTED_KNN,
     ExactIndex,
     KNNIndex,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
+    knn_csr,
+    knn_given,
     make_index,
+    precomputed_neighbors,
 )
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
@@ -38,12 +42,13 @@ LU_BELOW = 20_000  # above, no sparse LU: its fill-in on a kNN graph of high int
 # dimension grows out of bounds (minutes on all 70,000 Fashion-MNIST images); Lanczos goes on instead
 
 
-def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False):
+def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None):
     """Symmetric kNN connectivity ``(A + A^T) / 2`` where, as in scikit-learn, each
     point counts itself among its ``n_neighbors`` (a unit self-loop and n_neighbors - 1
-    others); components joined by their shortest edges (with a warning), the joining
-    edges given weight 1. With ``precomputed``, ``X`` holds the distances (dense, or
-    sparse with each row's candidate neighbours stored).
+    others, found here or ``given`` as ``(distances, indices)``); components joined by
+    their shortest edges (with a warning), the joining edges given weight 1. With
+    ``precomputed``, ``X`` holds the distances (dense, or sparse with each row's
+    candidate neighbours stored).
 
     Examples
     --------
@@ -57,8 +62,12 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False):
         index = _StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
         A = _precomputed_knn_graph(X, n_neighbors)
     elif n_neighbors > 1:
-        index = make_index(algorithm, "euclidean", n, sparse=sp.issparse(X))
-        A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", index=index)
+        index = make_index(algorithm if given is None else "exact", "euclidean", n, sparse=sp.issparse(X))
+        if given is None:
+            A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", index=index)
+        else:
+            A = A + knn_csr(*given, mode="connectivity")
+            index.build(X)
         index = index if sp.issparse(X) else None  # dense rows join by BLAS distances
     S = ((A + A.T) * 0.5).tocsr()
     return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
@@ -264,6 +273,11 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         time than 0 (scikit-learn's 'auto' is 0 with ARPACK).
     n_jobs : int, optional
         Accepted for compatibility; the neighbour search uses lowdim's thread pools.
+    precomputed_knn : NeighborGraph or tuple, optional
+        With ``affinity='nearest_neighbors'``: each point's nearest neighbours, found
+        once for many fits (a Euclidean ``lowdim.neighbors.NeighborGraph``, or
+        umap-learn's ``(indices, distances)``, the point itself first); its first
+        ``n_neighbors - 1`` columns join each point, and the search is skipped.
 
     Attributes
     ----------
@@ -296,6 +310,7 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "eigen_tol": [Options({"auto"}), Interval(float, 0, None, closed="left")],
         "n_jobs": [NONE, Interval(int, None, None)],
+        "precomputed_knn": PRECOMPUTED_KNN,
     }
 
     def __init__(
@@ -310,6 +325,7 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         n_neighbors=None,
         n_jobs=None,
         neighbors_algorithm="auto",
+        precomputed_knn=None,
     ):
         self.n_components = n_components
         self.affinity = affinity
@@ -318,6 +334,7 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.eigen_solver = eigen_solver
         self.n_neighbors = n_neighbors
         self.neighbors_algorithm = neighbors_algorithm
+        self.precomputed_knn = precomputed_knn
         self.eigen_tol = eigen_tol
         self.n_jobs = n_jobs
 
@@ -328,6 +345,10 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             if A.shape != (n, n):
                 raise ValueError(f"the affinity callable returned shape {A.shape}; expected ({n}, {n}).")
             return A
+        if knn_given(self.precomputed_knn) and self.affinity != "nearest_neighbors":
+            raise ValueError(
+                f"precomputed_knn gives the neighbours of affinity='nearest_neighbors'; got affinity={self.affinity!r}."
+            )
         if self.affinity.startswith("precomputed"):
             if X.shape[0] != X.shape[1]:
                 raise ValueError(f"affinity={self.affinity!r} needs a square matrix; X has shape {X.shape}.")
@@ -350,7 +371,13 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
-        return knn_affinity(X, k, self.neighbors_algorithm).astype(X.dtype)
+        return knn_affinity(X, k, self.neighbors_algorithm, given=self._given_neighbors(n, k)).astype(X.dtype)
+
+    def _given_neighbors(self, n, k):
+        """``precomputed_knn``'s first ``k - 1`` columns (each point counts itself), or None."""
+        if not knn_given(self.precomputed_knn) or k == 1:
+            return None
+        return precomputed_neighbors(self.precomputed_knn, n, k - 1, metric="euclidean", name="SpectralEmbedding")
 
     def fit(self, X, y=None):
         """Compute the embedding.

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._random import check_random_state
 from .._validation import check_array
-from ..neighbors import ExactIndex
+from ..neighbors import ExactIndex, NeighborGraph
 from ._sampling import query_rows
 
 MAX_QUERIES = 20000
@@ -23,19 +23,40 @@ def _pair(X, Z):
     return X, Z
 
 
+def _graph_pair(graph, Z, k):
+    """The embedding checked against a data ``NeighborGraph`` of the same rows."""
+    Z = check_array(Z, name="X_embedded", estimator_name="embedding metric")
+    if graph.n_samples != Z.shape[0]:
+        raise ValueError(
+            f"the NeighborGraph has {graph.n_samples} rows but X_embedded has {Z.shape[0]}; "
+            "pass the embedding of the same rows."
+        )
+    graph.neighbors(k, name="the metric")  # refuses a graph with fewer than k neighbours
+    return Z
+
+
+def _nearest(X, rows, k):
+    """Each query row's ``k`` nearest other rows of ``X``: from a ``NeighborGraph``
+    given as ``X``, or searched exactly."""
+    if isinstance(X, NeighborGraph):
+        return X.indices[rows, :k]
+    _, near = ExactIndex().build(X).query(X[rows], k + 1)
+    return np.array([r[r != i][:k] for i, r in zip(rows, near)])
+
+
 def _check_k(k, n):
     if not 1 <= k < n / 2:
         raise ValueError(f"n_neighbors ({k}) should be less than n_samples / 2 ({n / 2}); lower n_neighbors.")
 
 
-def _rank_penalty(A, B, k, rows, metric):
+def _rank_penalty(A, near_b, k, rows, metric):
     """Sum over queries of ``sum (rank_A(i, j) - k)`` for the points ``j`` among the k
-    nearest in B but not in A, ranks counted in A (1 = nearest other point)."""
+    nearest in B (``near_b``: each query row's, itself excluded) but not in A, ranks
+    counted in A (1 = nearest other point)."""
     from .._kernels.neighbors import smallest_k
 
     n = A.shape[0]
     index_a = ExactIndex(metric).build(A)
-    _, near_b = ExactIndex().build(B).query(B[rows], k + 1)
     total = 0.0
     step = max(1, (32 << 20) // (8 * n))
     for start in range(0, len(rows), step):
@@ -44,9 +65,8 @@ def _rank_penalty(A, B, k, rows, metric):
         D[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
         near_a = np.empty((len(block), k), dtype=np.int64)
         smallest_k(D, k, np.full(len(block), -1), near_a, np.empty((len(block), k)))
-        for r, i in enumerate(block):
-            others = near_b[start + r][near_b[start + r] != i][:k]
-            missing = np.setdiff1d(others, near_a[r], assume_unique=True)
+        for r in range(len(block)):
+            missing = np.setdiff1d(near_b[start + r], near_a[r], assume_unique=True)
             if missing.size:
                 row = D[r]
                 # rank with ties broken by index, as a stable sort would order them
@@ -85,11 +105,16 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_que
     >>> trustworthiness(X, X[:, :2]) > 0.8
     True
     """
+    if isinstance(X, NeighborGraph):
+        raise ValueError(
+            "trustworthiness ranks embedding neighbours among all data points, beyond any kNN graph; "
+            "pass the data X (continuity and knn_preservation take a NeighborGraph)."
+        )
     X, Z = _pair(X, X_embedded)
     n, k = X.shape[0], n_neighbors
     _check_k(k, n)
     rows = query_rows(n, max_queries, random_state)
-    penalty = _rank_penalty(X, Z, k, rows, metric)
+    penalty = _rank_penalty(X, _nearest(Z, rows, k), k, rows, metric)
     return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
 
 
@@ -99,8 +124,9 @@ def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_
 
     Parameters
     ----------
-    X : array-like (n, d)
-        The data.
+    X : array-like (n, d) or NeighborGraph
+        The data, or their neighbour graph (at least ``n_neighbors`` per row: the
+        data's side of continuity is their nearest neighbours only).
     X_embedded : array-like (n, k)
         The embedding.
     n_neighbors : int
@@ -120,11 +146,14 @@ def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_
     >>> continuity(X, X) == 1.0
     True
     """
-    X, Z = _pair(X, X_embedded)
-    n, k = X.shape[0], n_neighbors
+    if isinstance(X, NeighborGraph):
+        Z = _graph_pair(X, X_embedded, n_neighbors)
+    else:
+        X, Z = _pair(X, X_embedded)
+    n, k = Z.shape[0], n_neighbors
     _check_k(k, n)
     rows = query_rows(n, max_queries, random_state)
-    penalty = _rank_penalty(Z, X, k, rows, "euclidean")
+    penalty = _rank_penalty(Z, _nearest(X, rows, k), k, rows, "euclidean")
     return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
 
 
@@ -134,8 +163,8 @@ def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, 
 
     Parameters
     ----------
-    X : array-like (n, d)
-        The data.
+    X : array-like (n, d) or NeighborGraph
+        The data, or their neighbour graph (at least ``n_neighbors`` per row).
     X_embedded : array-like (n, k)
         The embedding.
     n_neighbors : int
@@ -155,12 +184,14 @@ def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, 
     >>> knn_preservation(X, 2 * X)
     1.0
     """
-    X, Z = _pair(X, X_embedded)
-    rows = query_rows(X.shape[0], max_queries, random_state)
     k = n_neighbors
-    _, a = ExactIndex().build(X).query(X[rows], k + 1)
-    _, b = ExactIndex().build(Z).query(Z[rows], k + 1)
-    hits = [np.intersect1d(ai[ai != i][:k], bi[bi != i][:k]).size for i, ai, bi in zip(rows, a, b)]
+    if isinstance(X, NeighborGraph):
+        Z = _graph_pair(X, X_embedded, k)
+    else:
+        X, Z = _pair(X, X_embedded)
+    rows = query_rows(Z.shape[0], max_queries, random_state)
+    a, b = _nearest(X, rows, k), _nearest(Z, rows, k)
+    hits = [np.intersect1d(ai, bi).size for ai, bi in zip(a, b)]
     return float(np.mean(hits) / k)
 
 

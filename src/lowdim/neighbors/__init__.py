@@ -1,7 +1,8 @@
-"""Neighbour graphs: a kNN index interface (``KNNIndex``: ``build`` / ``query``, which
-users implement to bring their own search) with an exact
-blocked-BLAS backend, an exact backend for the other metrics (``PairwiseIndex``) and an
-approximate HNSW backend (faiss), the size rule that picks
+"""Neighbour graphs: ``NeighborGraph`` (each row's nearest rows, computed once and
+given to every neighbour method as ``precomputed_knn``), a kNN index interface
+(``KNNIndex``: ``build`` / ``query``, which users implement to bring their own search)
+with an exact blocked-BLAS backend, an exact backend for the other metrics
+(``PairwiseIndex``) and an approximate HNSW backend (faiss), the size rule that picks
 one, kNN and radius graphs, symmetrisation, component joining, shortest paths."""
 
 from ._approximate import HNSWIndex, approximate_available
@@ -15,6 +16,7 @@ from ._graphs import (
     radius_neighbors_graph,
     symmetrize,
 )
+from ._neighbor_graph import PRECOMPUTED_KNN, NeighborGraph, knn_csr, knn_given, precomputed_neighbors
 from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex
 from ._paths import shortest_paths
 from ._self_query import self_neighbors
@@ -26,7 +28,9 @@ __all__ = [
     "ExactIndex",
     "HNSWIndex",
     "KNNIndex",
+    "NeighborGraph",
     "PAIRWISE_METRICS",
+    "PRECOMPUTED_KNN",
     "SPARSE_METRICS",
     "PairwiseIndex",
     "SparseIndex",
@@ -35,8 +39,11 @@ __all__ = [
     "dask_self_neighbors",
     "join_components",
     "kneighbors_graph",
+    "knn_csr",
+    "knn_given",
     "make_index",
     "nearest_neighbors",
+    "precomputed_neighbors",
     "radius_neighbors_graph",
     "self_neighbors",
     "shortest_paths",

@@ -1,0 +1,201 @@
+"""One neighbour graph, many maps: NeighborGraph's constructors and checks, and every
+neighbour method given the graph fits what its own search gives."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+import lowdim
+from lowdim.metrics import continuity, knn_preservation, trustworthiness
+from lowdim.neighbors import NeighborGraph, kneighbors_graph, nearest_neighbors
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    # jitter: no tied distances, so every search orders the neighbours the same way
+    return X + 1e-3 * np.random.default_rng(0).normal(size=X.shape), y
+
+
+@pytest.fixture(scope="module")
+def graph(digits):
+    return NeighborGraph.build(digits[0], 100, algorithm="exact")
+
+
+def test_build_finds_the_exact_neighbours_in_compact_arrays(digits, graph):
+    X, _ = digits
+    d, idx = nearest_neighbors(X, 100, algorithm="exact")
+    np.testing.assert_array_equal(graph.indices, idx)
+    np.testing.assert_allclose(graph.distances, d, rtol=1e-6)
+    assert graph.indices.dtype == np.int32 and graph.distances.dtype == np.float32
+    assert (graph.n_samples, graph.n_neighbors) == (1797, 100)
+    assert (graph.metric, graph.algorithm, graph.exact) == ("euclidean", "exact", True)
+    assert "n_neighbors=100" in repr(graph)
+
+
+def test_approximate_build_is_recorded_and_close_to_exact(digits, graph):
+    approx = NeighborGraph.build(digits[0], 15, algorithm="approximate")
+    assert (approx.algorithm, approx.exact) == ("approximate", False)
+    recall = np.mean([np.intersect1d(a, b).size / 15 for a, b in zip(approx.indices, graph.indices[:, :15])])
+    assert recall > 0.95
+
+
+def test_umap_layout_round_trips_and_csr_is_kneighbors_graph(digits, graph):
+    X, _ = digits
+    indices, distances = graph.knn(10)
+    assert indices.shape == (1797, 11) and (indices[:, 0] == np.arange(1797)).all() and (distances[:, 0] == 0).all()
+    again = NeighborGraph.from_knn((indices, distances), metric="euclidean")
+    np.testing.assert_array_equal(again.indices, graph.indices[:, :10])
+    G = graph.to_csr(10)
+    ref = kneighbors_graph(X, 10, algorithm="exact")
+    assert abs(G - ref).max() < 1e-4 and (G.indices == ref.indices).all()
+    assert set(graph.to_csr(3, mode="connectivity").data) == {1.0}
+
+
+def test_from_distances_dense_and_sparse(digits, graph):
+    X = digits[0][:300]
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    dense = NeighborGraph.from_distances(D, 8)
+    searched = NeighborGraph.build(X, 8, algorithm="exact")
+    np.testing.assert_array_equal(dense.indices, searched.indices)
+    assert (dense.metric, dense.algorithm, dense.exact) == ("precomputed", "precomputed", True)
+    # a sparse matrix of each row's 20 nearest: its 8 smallest stored entries are the same
+    sparse = NeighborGraph.from_distances(NeighborGraph.build(X, 20, algorithm="exact").to_csr(), 8)
+    np.testing.assert_array_equal(sparse.indices, searched.indices)
+    with pytest.raises(
+        ValueError, match="row 0 of the sparse distance matrix stores 8 neighbours, fewer than n_neighbors=25"
+    ):
+        NeighborGraph.from_distances(searched.to_csr(), 25)
+
+
+@pytest.mark.parametrize(
+    ("indices", "distances", "message"),
+    [
+        ([[1], [0]], [[1.0], [1.0], [2.0]], "one shape"),
+        ([[1], [2]], [[1.0], [1.0]], r"must lie in \[0, 2\)"),
+        ([[0], [0]], [[1.0], [1.0]], "row 0 lists itself"),
+        ([[1, 2], [0, 2], [0, 1]], [[2.0, 1.0], [1, 2], [1, 2]], "row 0's distances decrease"),
+        ([[1], [0]], [[np.nan], [1.0]], "finite and non-negative"),
+        ([[1.0], [0.0]], [[1.0], [1.0]], "must be integers"),
+    ],
+)
+def test_bad_graphs_are_refused_with_the_fix(indices, distances, message):
+    with pytest.raises(ValueError, match=message):
+        NeighborGraph(indices, distances)
+
+
+def test_umap_layout_needs_each_point_first():
+    with pytest.raises(ValueError, match="row 0 starts with 1"):
+        NeighborGraph.from_knn(([[1, 0], [0, 1]], [[0.0, 1.0], [0.0, 1.0]]))
+
+
+# each estimator's own exact search, and the same estimator reading the 100-column graph
+ESTIMATORS = {
+    "TSNE": lambda **kw: lowdim.TSNE(method="barnes_hut", max_iter=250, random_state=0, **kw),
+    "UMAP": lambda **kw: lowdim.UMAP(n_epochs=30, random_state=0, **kw),
+    "PaCMAP": lambda **kw: lowdim.PaCMAP(num_iters=(20, 20, 40), random_state=0, **kw),
+    "Isomap": lambda **kw: lowdim.Isomap(n_neighbors=10, **kw),
+    "SpectralEmbedding": lambda **kw: lowdim.SpectralEmbedding(n_neighbors=10, random_state=0, **kw),
+    "LocallyLinearEmbedding": lambda **kw: lowdim.LocallyLinearEmbedding(n_neighbors=12, random_state=0, **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_every_neighbour_method_fits_the_same_map_from_one_graph(digits, graph, name):
+    X, _ = digits
+    make = ESTIMATORS[name]
+    searched = make(neighbors_algorithm="exact").fit(X).embedding_
+    given = make(precomputed_knn=graph).fit(X).embedding_
+    np.testing.assert_allclose(given, searched, rtol=1e-5, atol=1e-5 * np.abs(searched).max())
+
+
+def test_hdbscan_from_the_graph_finds_the_exact_tree(digits):
+    X, _ = digits
+    graph = NeighborGraph.build(X, 30, algorithm="exact")
+    for size in (5, 10):
+        exact = lowdim.HDBSCAN(min_cluster_size=size).fit(X)
+        given = lowdim.HDBSCAN(min_cluster_size=size, precomputed_knn=graph).fit(X)
+        np.testing.assert_allclose(given.core_distances_, exact.core_distances_, rtol=1e-5)
+        np.testing.assert_array_equal(given.labels_, exact.labels_)
+        total = exact.single_linkage_tree_[:, 2].sum()
+        assert abs(given.single_linkage_tree_[:, 2].sum() - total) < 1e-6 * total
+    np.testing.assert_array_equal(given.approximate_predict(X[:50])[0], exact.approximate_predict(X[:50])[0])
+
+
+def test_hdbscan_joins_what_a_thin_graph_leaves_apart():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.1, (60, 2)), rng.normal(5, 0.1, (60, 2))])
+    graph = NeighborGraph.build(X, 5)
+    with pytest.warns(UserWarning, match="HDBSCAN neighbour graph has 2 connected components"):
+        labels = lowdim.HDBSCAN(min_cluster_size=10, min_samples=3, precomputed_knn=graph).fit(X).labels_
+    np.testing.assert_array_equal(labels, lowdim.HDBSCAN(min_cluster_size=10, min_samples=3).fit(X).labels_)
+
+
+def test_a_sweep_reads_the_first_columns(digits, graph):
+    X, _ = digits
+    for k in (5, 15):
+        own = NeighborGraph.build(X, k - 1, algorithm="exact")
+        a = lowdim.UMAP(n_neighbors=k, n_epochs=20, random_state=0, precomputed_knn=graph).fit(X)
+        b = lowdim.UMAP(n_neighbors=k, n_epochs=20, random_state=0, precomputed_knn=own).fit(X)
+        np.testing.assert_array_equal(a.embedding_, b.embedding_)
+    for perplexity in (5.0, 20.0):
+        a = lowdim.TSNE(perplexity=perplexity, method="barnes_hut", max_iter=250, random_state=0)
+        b = lowdim.TSNE(perplexity=perplexity, method="barnes_hut", max_iter=250, random_state=0)
+        own = NeighborGraph.build(X, int(3 * perplexity + 1), algorithm="exact")
+        np.testing.assert_array_equal(
+            a.set_params(precomputed_knn=graph).fit(X).embedding_, b.set_params(precomputed_knn=own).fit(X).embedding_
+        )
+
+
+def test_a_graph_too_small_or_of_another_metric_is_refused(digits, graph):
+    X, _ = digits
+    with pytest.raises(ValueError, match="TSNE needs 50 neighbours per point besides itself but the NeighborGraph has"):
+        lowdim.TSNE(perplexity=50, precomputed_knn=NeighborGraph.build(X[:200], 40)).fit(X[:200])
+    with pytest.raises(ValueError, match="built with metric='euclidean' but UMAP has metric='cosine'"):
+        lowdim.UMAP(metric="cosine", precomputed_knn=graph).fit(X)
+    with pytest.raises(ValueError, match="precomputed_knn describes 1797 points but X has 100 rows"):
+        lowdim.Isomap(precomputed_knn=graph).fit(X[:100])
+    with pytest.raises(ValueError, match="radius=2 needs every neighbour within the radius"):
+        lowdim.Isomap(n_neighbors=None, radius=2.0, precomputed_knn=graph).fit(X)
+    with pytest.raises(ValueError, match="affinity='nearest_neighbors'; got affinity='rbf'"):
+        lowdim.SpectralEmbedding(affinity="rbf", precomputed_knn=graph).fit(X)
+    with pytest.raises(ValueError, match="with metric='precomputed' every distance is given"):
+        lowdim.HDBSCAN(metric="precomputed", precomputed_knn=graph).fit(np.zeros((1797, 1797)))
+    cosine = NeighborGraph.build(X[:300], 10, metric="cosine")
+    assert lowdim.UMAP(11, metric="cosine", n_epochs=10, precomputed_knn=cosine).fit(X[:300]).embedding_.shape == (
+        300,
+        2,
+    )
+
+
+def test_metrics_read_the_data_side_from_the_graph(digits, graph):
+    X, _ = digits
+    Y = lowdim.PCA(2).fit_transform(X)
+    assert continuity(graph, Y, n_neighbors=10) == continuity(X, Y, n_neighbors=10)
+    assert knn_preservation(graph, Y, n_neighbors=10) == knn_preservation(X, Y, n_neighbors=10)
+    with pytest.raises(ValueError, match="trustworthiness ranks embedding neighbours among all data points"):
+        trustworthiness(graph, Y)
+    with pytest.raises(ValueError, match="needs 200 neighbours"):
+        knn_preservation(graph, Y, n_neighbors=200)
+
+
+def test_the_graph_is_built_on_a_dask_cluster(digits):
+    import dask.array as da
+
+    X = digits[0][:600]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        graph = NeighborGraph.build(da.from_array(X, chunks=(200, 64)), 10, algorithm="exact")
+    np.testing.assert_array_equal(graph.indices, NeighborGraph.build(X, 10, algorithm="exact").indices)
+    assert graph.algorithm == "dask exact" and graph.exact
+
+
+def test_a_model_fitted_from_a_graph_saves_without_it(tmp_path, digits, graph):
+    X, _ = digits
+    model = lowdim.UMAP(n_epochs=20, random_state=0, precomputed_knn=graph).fit(X)
+    lowdim.save(model, tmp_path / "umap.lowdim")
+    loaded = lowdim.load(tmp_path / "umap.lowdim")
+    assert loaded.precomputed_knn is None
+    np.testing.assert_allclose(loaded.transform(X[:5]), model.transform(X[:5]))
