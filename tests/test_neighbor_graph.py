@@ -199,3 +199,45 @@ def test_a_model_fitted_from_a_graph_saves_without_it(tmp_path, digits, graph):
     loaded = lowdim.load(tmp_path / "umap.lowdim")
     assert loaded.precomputed_knn is None
     np.testing.assert_allclose(loaded.transform(X[:5]), model.transform(X[:5]))
+
+
+@pytest.fixture(scope="module")
+def sparse_distances(digits):
+    """Each row's 100 nearest distances stored, nothing else (what a user's own search writes)."""
+    return NeighborGraph.build(digits[0], 100, algorithm="exact").to_csr()
+
+
+SPARSE_PRECOMPUTED = {
+    "TSNE": lambda **kw: lowdim.TSNE(method="barnes_hut", init="random", max_iter=250, random_state=0, **kw),
+    "UMAP": lambda **kw: lowdim.UMAP(n_epochs=30, random_state=0, **kw),
+    "Isomap": lambda **kw: lowdim.Isomap(n_neighbors=10, **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPARSE_PRECOMPUTED))
+def test_a_sparse_distance_matrix_gives_the_map_of_the_rows(digits, graph, sparse_distances, name):
+    X, _ = digits
+    make = SPARSE_PRECOMPUTED[name]
+    from_rows = make(precomputed_knn=graph).fit(X)
+    from_distances = make(metric="precomputed").fit(sparse_distances)
+    np.testing.assert_allclose(from_distances.embedding_, from_rows.embedding_, rtol=1e-5, atol=1e-4)
+    # new points bring their distances to the training rows (dense)
+    D_new = np.sqrt(((X[:5, None] - X[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(from_distances.transform(D_new), from_rows.transform(X[:5]), atol=1e-3)
+
+
+def test_hdbscan_on_a_sparse_distance_matrix(digits, sparse_distances):
+    X, _ = digits
+    exact = lowdim.HDBSCAN(min_cluster_size=10).fit(X)
+    sparse = lowdim.HDBSCAN(min_cluster_size=10, metric="precomputed").fit(sparse_distances)
+    np.testing.assert_array_equal(sparse.labels_, exact.labels_)
+
+
+def test_a_sparse_matrix_with_too_few_distances_is_refused(digits):
+    thin = NeighborGraph.build(digits[0][:300], 5).to_csr()
+    with pytest.raises(ValueError, match="TSNE needs 30 stored distances per row besides the diagonal"):
+        lowdim.TSNE(metric="precomputed", init="random").fit(thin)
+    with pytest.raises(ValueError, match="UMAP needs 14 stored distances per row"):
+        lowdim.UMAP(metric="precomputed").fit(thin)
+    with pytest.raises(ValueError, match="non-negative distances"):
+        lowdim.Isomap(metric="precomputed").fit(-thin)

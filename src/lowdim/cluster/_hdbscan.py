@@ -3,12 +3,20 @@ clusters of varying density from the minimum spanning tree of mutual reachabilit
 computed exactly on a k-d tree without forming any n x n matrix."""
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, NONE, Interval, Options, validate_params
-from ..neighbors import PRECOMPUTED_KNN, knn_given, precomputed_neighbors
+from ..neighbors import (
+    PRECOMPUTED_KNN,
+    ExactIndex,
+    StoredDistances,
+    knn_given,
+    precomputed_neighbors,
+    sparse_distance_neighbors,
+)
 from ._base import check_precomputed, warn_constant_columns
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
@@ -163,7 +171,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        X = self._validate_input(X, reset=True)
+        X = self._validate_input(X, reset=True, accept_sparse=self.metric == "precomputed")
         for stale in ("training_points_", "centroids_", "medoids_"):  # from an earlier fit
             self.__dict__.pop(stale, None)
         self._selected_cache = None
@@ -187,7 +195,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         from .._kernels.kdtree import build_tree, knn_query
         from .._kernels.reachability_tree import dense_reachability_mst, reachability_mst
 
-        if knn_given(self.precomputed_knn):
+        if knn_given(self.precomputed_knn) or sp.issparse(X):
             return self._graph_tree(X, m)
         if self.metric == "precomputed":
             D = np.asarray(check_precomputed(X), dtype=np.float64)
@@ -209,22 +217,28 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         return order[a], order[b], w, order, pos[:, :m], dist[:, :m], core
 
     def _graph_tree(self, X, m):
-        """``_spanning_tree`` from ``precomputed_knn``: no search over the rows."""
+        """``_spanning_tree`` from ``precomputed_knn`` or a sparse precomputed ``X``'s
+        stored distances: no search over the rows."""
         from ._hdbscan_graph import graph_spanning_tree
 
+        n, fewest = X.shape[0], max(m - 1, 1)
+        if sp.issparse(X):  # every stored distance: the more edges, the nearer the exact tree
+            given = sparse_distance_neighbors(X, n - 1, name="HDBSCAN", minimum=fewest)
+            D = sp.csr_matrix(X, dtype=np.float64)
+            tree = graph_spanning_tree(D, *given, m, float(self.alpha), StoredDistances())
+            self.core_distances_, self._tree_cache = tree[-1], None
+            return tree
         if self.metric == "precomputed":
             raise ValueError(
                 "precomputed_knn replaces the search over the rows; with metric='precomputed' every "
                 "distance is given already: pass one of them."
             )
-        n = X.shape[0]
-        given = precomputed_neighbors(  # every column: the more edges, the nearer the exact tree
-            self.precomputed_knn, n, n - 1, metric="euclidean", name="HDBSCAN", minimum=max(m - 1, 1)
+        given = precomputed_neighbors(
+            self.precomputed_knn, n, n - 1, metric="euclidean", name="HDBSCAN", minimum=fewest
         )
         X64 = np.asarray(X, dtype=np.float64)
-        tree = graph_spanning_tree(X64, *given, m, float(self.alpha))
-        self.core_distances_ = tree[-1]
-        self._tree_cache = None
+        tree = graph_spanning_tree(X64, *given, m, float(self.alpha), ExactIndex().build(X64))
+        self.core_distances_, self._tree_cache = tree[-1], None
         if self.prediction_data:
             self.training_points_ = X64
         return tree

@@ -7,24 +7,27 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import minimum_spanning_tree
 
-from ..neighbors import ExactIndex, join_components, knn_csr, symmetrize
+from ..neighbors import join_components, knn_csr, symmetrize
 
 TINY = np.finfo(np.float64).tiny  # scipy's spanning tree reads a zero weight as no edge
 
 
-def graph_spanning_tree(X, distances, indices, m, alpha):
+def graph_spanning_tree(X, distances, indices, m, alpha, index):
     """The mutual-reachability spanning tree over a kNN graph, with what Prim's tie
     rule needs (as ``HDBSCAN._spanning_tree`` returns them).
 
     Parameters
     ----------
-    X : ndarray (n, d)
-        The rows (only components the graph leaves apart are joined through them).
+    X : ndarray (n, d) or sparse (n, n)
+        The rows, or a sparse precomputed distance matrix (only components the graph
+        leaves apart are joined through them).
     distances, indices : ndarray (n, k)
         Each row's ``k >= m - 1`` nearest other rows, nearest first.
     m : int
         ``min_samples``: the core distance is the distance to the ``m - 1``-th other row.
     alpha : float
+    index : KNNIndex or StoredDistances
+        Built on ``X``: the distances that join components.
 
     Returns
     -------
@@ -34,7 +37,8 @@ def graph_spanning_tree(X, distances, indices, m, alpha):
     --------
     >>> X = np.array([[0.0], [1.0], [2.0], [10.0]])
     >>> d, i = np.array([[1.0], [1.0], [1.0], [8.0]]), np.array([[1], [0], [1], [2]])
-    >>> a, b, w, *_ = graph_spanning_tree(X, d, i, 2, 1.0)
+    >>> from lowdim.neighbors import ExactIndex
+    >>> a, b, w, *_ = graph_spanning_tree(X, d, i, 2, 1.0, ExactIndex().build(X))
     >>> sorted(w.tolist())
     [1.0, 1.0, 8.0]
     """
@@ -43,7 +47,7 @@ def graph_spanning_tree(X, distances, indices, m, alpha):
     core = d[:, m - 2].copy() if m >= 2 else np.zeros(n)
     G = symmetrize(knn_csr(d, indices))
     G.data = np.maximum(G.data, TINY)
-    G = join_components(G, X, name="HDBSCAN neighbour graph", index=ExactIndex().build(X)).tocoo()
+    G = join_components(G, X, name="HDBSCAN neighbour graph", index=index).tocoo()
     reach = np.maximum(np.maximum(core[G.row], core[G.col]), G.data / alpha)
     tree = minimum_spanning_tree(sp.csr_matrix((np.maximum(reach, TINY), (G.row, G.col)), shape=(n, n))).tocoo()
     weight = np.where(tree.data <= TINY, 0.0, tree.data)

@@ -23,6 +23,7 @@ from ..neighbors import (
     knn_given,
     make_index,
     precomputed_neighbors,
+    sparse_distance_neighbors,
 )
 from ._affinities import (
     affinities_from_neighbors,
@@ -64,10 +65,16 @@ def check_rows_or_distances(X, metric, name):
     if metric == "precomputed":
         if X.shape[0] != X.shape[1]:
             raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
-        if (X < 0).any():
+        if ((X.data if sp.issparse(X) else X) < 0).any():
             raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
     else:
         warn_constant_features(column_moments(X)[1], name, "every sample is the same point", X=X)
+
+
+def sparse_input(metric):
+    """Whether a neighbour embedding with ``metric`` takes scipy.sparse rows (or, for
+    'precomputed', a sparse distance matrix: each row's stored neighbours)."""
+    return metric in SPARSE_METRICS or metric == "precomputed"
 
 
 def own_copy(X):
@@ -120,6 +127,8 @@ def training_index(estimator, dtype=None):
         precomputed = estimator.metric == "precomputed"
         params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
         X = estimator.X_fit_
+        if precomputed:  # new rows bring their distances; the index holds only the count
+            X = np.zeros((X.shape[0], 1))
         index = make_index(
             "exact" if precomputed else estimator.neighbors_algorithm,
             estimator.metric,
@@ -164,21 +173,23 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         kernel = getattr(self, "affinity", "perplexity")
         return (self.perplexities_ if kernel == "multiscale" else self.perplexity_), kernel
 
-    def _given_neighbors(self, n):
-        """``precomputed_knn`` (as many columns as the affinities use, at least the
-        perplexity's), or None."""
+    def _given_neighbors(self, X):
+        """``precomputed_knn``, or a sparse precomputed ``X``'s stored distances (as
+        many columns as the affinities use, at least the perplexity's), or None."""
+        n, name = X.shape[0], type(self).__name__
+        perplexity, _ = self._kernel()
+        reach = min(n - 1, int(np.ceil(max(np.atleast_1d(perplexity)))))
+        if self.metric == "precomputed" and sp.issparse(X):
+            return sparse_distance_neighbors(X, self._n_neighbors(n), name=name, minimum=reach)
         given = getattr(self, "precomputed_knn", None)
         if not knn_given(given):
             return None
-        perplexity, _ = self._kernel()
-        reach = min(n - 1, int(np.ceil(max(np.atleast_1d(perplexity)))))
-        name = type(self).__name__
         return precomputed_neighbors(given, n, self._n_neighbors(n), metric=self.metric, name=name, minimum=reach)
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
         perplexity, kernel = self._kernel()
-        given = self._given_neighbors(n)
+        given = self._given_neighbors(X64)
         if given is not None:  # the index for transform is built when first needed
             P, nearest = affinities_from_neighbors(*given, perplexity, joint=self._joint, kernel=kernel)
             warn_duplicates(nearest, type(self).__name__)
@@ -231,7 +242,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        X = training_rows(self, X, accept_sparse=self.metric in SPARSE_METRICS)
+        X = training_rows(self, X, accept_sparse=sparse_input(self.metric))
         self._check_data(X)
         n = X.shape[0]
         rng = check_random_state(self.random_state)

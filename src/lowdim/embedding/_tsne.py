@@ -6,9 +6,9 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._params import NONE, InstanceOf, Interval, Options
-from ..neighbors import PRECOMPUTED_KNN, SPARSE_METRICS
+from ..neighbors import PRECOMPUTED_KNN
 from ._affinities import KERNELS, kernel_neighbors, row_affinities
-from ._base import SHARED_CONSTRAINTS, NeighborEmbedding, as_float64, training_index
+from ._base import SHARED_CONSTRAINTS, NeighborEmbedding, as_float64, sparse_input, training_index
 from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
 from ._optimizer import Phase
 from ._placement import place_points
@@ -247,7 +247,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         -------
         ndarray (m, n_components)
         """
-        X = self._validate_input(X, reset=False, accept_sparse=self.metric in SPARSE_METRICS)
+        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
         if self.metric == "precomputed" and X.shape[1] != self.X_fit_.shape[0]:
             raise ValueError(
                 f"with metric='precomputed', X must hold distances to the {self.X_fit_.shape[0]} "

@@ -25,9 +25,10 @@ from ..neighbors import (
     make_index,
     precomputed_neighbors,
     self_neighbors,
+    sparse_distance_neighbors,
 )
 from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances, init_rows, training_index, training_rows
+from ._base import check_rows_or_distances, init_rows, sparse_input, training_index, training_rows
 from ._graph_arrays import symmetric_graph
 from ._initialization import initial_embedding
 from ._umap_graph import (
@@ -322,6 +323,9 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     def _neighbors(self, X, k):
         """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
+        if self.metric == "precomputed" and sp.issparse(X):  # each row's stored distances
+            distances, indices = sparse_distance_neighbors(X, k, name="UMAP", minimum=k)
+            return distances, indices, None
         if knn_given(self.precomputed_knn):  # the index for transform is built when first needed
             distances, indices = precomputed_neighbors(
                 self.precomputed_knn, X.shape[0], k, metric=self.metric, name="UMAP"
@@ -407,7 +411,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self
         """
         validate_params(self)
-        X = training_rows(self, X, accept_sparse=self.metric in SPARSE_METRICS)
+        X = training_rows(self, X, accept_sparse=sparse_input(self.metric))
         self._check_data(X)
         if y is not None:
             y = np.asarray(y)
@@ -524,7 +528,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         ndarray (m, n_components), or with ``transform_mode='graph'`` the sparse (m,
         n_samples) memberships
         """
-        X = self._validate_input(X, reset=False, accept_sparse=self.metric in SPARSE_METRICS)
+        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
         reference = self._reference()
         n_train = reference.shape[0]
         if self.metric == "precomputed" and X.shape[1] != n_train:

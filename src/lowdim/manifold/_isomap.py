@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._memory import require_memory
@@ -15,6 +16,7 @@ from ..neighbors import (
     INDEX_METRICS,
     PRECOMPUTED_KNN,
     KNNIndex,
+    StoredDistances,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
@@ -24,6 +26,7 @@ from ..neighbors import (
     precomputed_neighbors,
     radius_neighbors_graph,
     shortest_paths,
+    sparse_distance_neighbors,
     symmetrize,
 )
 from ._classical import ClassicalModel, classical_mds, farthest_points
@@ -53,8 +56,11 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
     """Symmetric neighbour graph (found here, or the ``given`` ``(distances,
     indices)``) with zero-length edges (duplicate rows) kept as tiny positive weights,
     joined into one component (in the graph's metric)."""
-    exact = given is not None or metric == "precomputed"  # a given graph needs the index only to join
-    index = make_index("exact" if exact else algorithm, metric, len(X), metric_params).build(X)
+    if sp.issparse(X):  # a sparse precomputed matrix: joined through its stored distances
+        index = StoredDistances()
+    else:
+        exact = given is not None or metric == "precomputed"  # a given graph needs the index only to join
+        index = make_index("exact" if exact else algorithm, metric, X.shape[0], metric_params).build(X)
     if given is not None:
         G = knn_csr(*given)
     elif radius is None:
@@ -79,86 +85,87 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
 class Isomap(EmbeddingMixin, ComponentTransformer):
     """Isomap embedding (Tenenbaum, de Silva & Langford, 2000).
 
-    Geodesic distances along the neighbour graph, embedded by classical MDS. With
-    ``n_landmarks``, geodesics are computed from that many farthest-point landmarks only
-    and every point is placed from its geodesics to them (landmark Isomap), which needs
-    O(n m) memory instead of O(n^2), so 70,000 points fit. A disconnected graph is
-    joined by its shortest edges, with a warning.
+        Geodesic distances along the neighbour graph, embedded by classical MDS. With
+        ``n_landmarks``, geodesics are computed from that many farthest-point landmarks only
+        and every point is placed from its geodesics to them (landmark Isomap), which needs
+        O(n m) memory instead of O(n^2), so 70,000 points fit. A disconnected graph is
+        joined by its shortest edges, with a warning.
 
-    Parameters
-    ----------
-    n_neighbors : int or None, default=5
-        Neighbours per point of the kNN graph; None with ``radius`` set.
-    radius : float, optional
-        Use a radius graph instead of the kNN graph (with ``n_neighbors=None``, as in
-        scikit-learn; setting both raises ``ValueError``). New points are placed
-        through the training points within ``radius`` of them, or their nearest one.
-    n_components : int, default=2
-    eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
-        Classical MDS's eigensolver: LAPACK, or Lanczos ('auto': Lanczos for a few
-        components of more than 500 points).
-    tol : float, default=0
-        'arpack' convergence tolerance (0: machine precision).
-    max_iter : int, optional
-        'arpack' iteration cap.
-    path_method : {'auto', 'D', 'FW'}, default='auto'
-        Shortest paths: 'D' and 'auto' run lowdim's parallel Dijkstra from every
-        reference point; 'FW' Floyd-Warshall (scipy, exact Isomap only; O(n^3), for
-        small dense graphs). All give the same geodesics.
-    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
-        kNN index for the graph: 'auto' is approximate (HNSW) from 20,000 points on when
-        faiss is installed (``lowdim[ann]``), exact blocked BLAS otherwise.
-        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
-    n_jobs : int, optional
-        Accepted for compatibility; lowdim's kernels use its own thread pools.
-    metric : str, default='minkowski'
-        With ``p``: 'minkowski' with p = 2 is Euclidean (the default), p = 1 Manhattan;
-        'euclidean', 'cosine', any of ``lowdim.neighbors.PAIRWISE_METRICS``, or
-        'precomputed' (X is a square distance matrix; ``transform`` takes distances to
-        the training points).
-    p : float, default=2
-        Minkowski power (scikit-learn's default metric).
-    metric_params : dict, optional
-        Further keyword arguments of the metric.
-    precomputed_knn : NeighborGraph or tuple, optional
-        Each point's nearest neighbours, found once for many fits: a
-        ``lowdim.neighbors.NeighborGraph`` (built with this metric) or umap-learn's
-        ``(indices, distances)``, the point itself first; its first ``n_neighbors``
-        are the graph and the search of ``fit`` is skipped (not with ``radius``).
-    n_landmarks : int, optional
-        None: exact Isomap (an n x n geodesic matrix, memory-checked).
-    random_state : None, int or Generator
-        The first landmark.
+        Parameters
+        ----------
+        n_neighbors : int or None, default=5
+            Neighbours per point of the kNN graph; None with ``radius`` set.
+        radius : float, optional
+            Use a radius graph instead of the kNN graph (with ``n_neighbors=None``, as in
+            scikit-learn; setting both raises ``ValueError``). New points are placed
+            through the training points within ``radius`` of them, or their nearest one.
+        n_components : int, default=2
+        eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
+            Classical MDS's eigensolver: LAPACK, or Lanczos ('auto': Lanczos for a few
+            components of more than 500 points).
+        tol : float, default=0
+            'arpack' convergence tolerance (0: machine precision).
+        max_iter : int, optional
+            'arpack' iteration cap.
+        path_method : {'auto', 'D', 'FW'}, default='auto'
+            Shortest paths: 'D' and 'auto' run lowdim's parallel Dijkstra from every
+            reference point; 'FW' Floyd-Warshall (scipy, exact Isomap only; O(n^3), for
+            small dense graphs). All give the same geodesics.
+        neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
+            kNN index for the graph: 'auto' is approximate (HNSW) from 20,000 points on when
+            faiss is installed (``lowdim[ann]``), exact blocked BLAS otherwise.
+            Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
+        n_jobs : int, optional
+            Accepted for compatibility; lowdim's kernels use its own thread pools.
+        metric : str, default='minkowski'
+            With ``p``: 'minkowski' with p = 2 is Euclidean (the default), p = 1 Manhattan;
+            'euclidean', 'cosine', any of ``lowdim.neighbors.PAIRWISE_METRICS``, or
+            'precomputed' (X is a square distance matrix; ``transform`` takes distances to
+            the training points).
+        p : float, default=2
+            Minkowski power (scikit-learn's default metric).
+        metric_params : dict, optional
+            Further keyword arguments of the metric.
+        precomputed_knn : NeighborGraph or tuple, optional
+            Each point's nearest neighbours, found once for many fits: a
+            ``lowdim.neighbors.NeighborGraph`` (built with this metric) or umap-learn's
+            ``(indices, distances)``, the point itself first; its first ``n_neighbors``
+            are the graph and the search of ``fit`` is skipped (not with ``radius``).
+        n_landmarks : int, optional
+            None: exact Isomap (an n x n geodesic matrix, memory-checked).
+        random_state : None, int or Generator
+            The first landmark.
 
-    Attributes
-    ----------
-    embedding_ : ndarray (n_samples, n_components)
-    eigenvalues_ : ndarray (n_components,)
-    reference_indices_ : ndarray of int64
-        The landmarks (all samples for exact Isomap).
-    geodesic_to_references_ : ndarray (n_samples, n_references)
-        Geodesic distances from every point to the references.
-    dist_matrix_ : ndarray (n_samples, n_references)
-        scikit-learn's name for ``geodesic_to_references_`` (n x n for exact Isomap).
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    X_fit_ : ndarray (n_samples, n_features)
-        The training data, kept for ``transform``.
-    n_components_ : int
-        Dimension of the embedding.
-    eigenvectors_ : ndarray (n_references, n_components)
-        Eigenvectors of the double-centred squared geodesics (placing new points).
-    mean_sq_ : ndarray (n_references,)
-        Mean squared geodesic from each reference point.
+        Attributes
+        ----------
+        embedding_ : ndarray (n_samples, n_components)
+        eigenvalues_ : ndarray (n_components,)
+        reference_indices_ : ndarray of int64
+            The landmarks (all samples for exact Isomap).
+        geodesic_to_references_ : ndarray (n_samples, n_references)
+            Geodesic distances from every point to the references.
+        dist_matrix_ : ndarray (n_samples, n_references)
+            scikit-learn's name for ``geodesic_to_references_`` (n x n for exact Isomap).
+        n_features_in_ : int
+            Number of features seen in ``fit``.
+        X_fit_ : ndarray (n_samples, n_features)
+            The training data, kept for ``transform``.
+        n_components_ : int
+            Dimension of the embedding.
+        eigenvectors_ : ndarray (n_references, n_components)
+            Eigenvectors of the double-centred squared geodesics (placing new points).
+        mean_sq_ : ndarray (n_references,)
+            Mean squared geodesic from each reference point.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from lowdim.manifold import Isomap
-    >>> t = np.linspace(0, 3 * np.pi, 200)
-    >>> X = np.c_[t * np.cos(t), t * np.sin(t), np.random.default_rng(0).uniform(0, 5, 200)]
-    >>> Isomap(n_neighbors=8, n_components=2).fit_transform(X).shape
-    (200, 2)
+        Examples
+        --------
+        >>> import numpy as np
+    import scipy.sparse as sp
+        >>> from lowdim.manifold import Isomap
+        >>> t = np.linspace(0, 3 * np.pi, 200)
+        >>> X = np.c_[t * np.cos(t), t * np.sin(t), np.random.default_rng(0).uniform(0, 5, 200)]
+        >>> Isomap(n_neighbors=8, n_components=2).fit_transform(X).shape
+        (200, 2)
     """
 
     _parameter_constraints = {
@@ -262,12 +269,12 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         self
         """
         validate_params(self)
-        X = self._validate_input(X, reset=True)
+        X = self._validate_input(X, reset=True, accept_sparse=self.metric == "precomputed")
         n = X.shape[0]
         self._check_sizes(n)
         metric, params = resolve_metric(self.metric, self.p, self.metric_params)
         if metric == "precomputed":
-            if X.shape[0] != X.shape[1] or (X < 0).any():
+            if X.shape[0] != X.shape[1] or ((X.data if sp.issparse(X) else X) < 0).any():
                 raise ValueError(
                     f"metric='precomputed' needs a square matrix of non-negative distances; X has shape {X.shape}."
                 )
@@ -276,13 +283,13 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         # the graph is discontinuous in the data (which neighbour is nearer), so it is
         # built in float64 whatever the input dtype: float32 and float64 input agree
         G = _neighbor_graph(
-            np.ascontiguousarray(X, dtype=np.float64),
+            sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64),
             self.n_neighbors,
             self.radius,
             metric,
             self.neighbors_algorithm,
             params,
-            given=self._given_neighbors(n, metric),
+            given=self._given_neighbors(X, metric),
         )
         if self.n_landmarks is None:
             refs = np.arange(n)
@@ -304,7 +311,8 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
             tol=float(self.tol),
             max_iter=self.max_iter,
         )
-        self.X_fit_ = np.array(X, copy=True)  # transform needs it; the caller may reuse its array
+        # transform needs it; the caller may reuse its array
+        self.X_fit_ = X.copy() if sp.issparse(X) else np.array(X, copy=True)
         self.reference_indices_ = refs
         self.geodesic_to_references_ = geodesic
         self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
@@ -313,16 +321,22 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         self.n_components_ = self.n_components
         return self
 
-    def _given_neighbors(self, n, metric):
-        """``precomputed_knn``'s first ``n_neighbors`` columns, or None."""
-        if not knn_given(self.precomputed_knn):
+    def _given_neighbors(self, X, metric):
+        """``precomputed_knn``'s first ``n_neighbors`` columns, or a sparse precomputed
+        ``X``'s nearest stored distances, or None."""
+        sparse = metric == "precomputed" and sp.issparse(X)
+        if not (sparse or knn_given(self.precomputed_knn)):
             return None
         if self.radius is not None:
             raise ValueError(
-                f"precomputed_knn lists each point's nearest neighbours; radius={self.radius:g} needs every "
-                "neighbour within the radius: set radius=None and use n_neighbors."
+                f"{'a sparse distance matrix' if sparse else 'precomputed_knn'} lists each point's nearest "
+                f"neighbours; radius={self.radius:g} needs every neighbour within the radius: set radius=None "
+                "and use n_neighbors."
             )
-        return precomputed_neighbors(self.precomputed_knn, n, self.n_neighbors, metric=metric, name="Isomap")
+        k = self.n_neighbors
+        if sparse:
+            return sparse_distance_neighbors(X, k, name="Isomap", minimum=k)
+        return precomputed_neighbors(self.precomputed_knn, X.shape[0], k, metric=metric, name="Isomap")
 
     def _model(self):
         return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)
@@ -334,7 +348,10 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
 
     def _index(self):
         metric, params = resolve_metric(self.metric, self.p, self.metric_params)
-        return make_index("exact", metric, self.X_fit_.shape[0], params).build(self.X_fit_.astype(np.float64))
+        n = self.X_fit_.shape[0]
+        # 'precomputed': new rows bring their distances; the index holds only the count
+        X = np.zeros((n, 1)) if metric == "precomputed" else self.X_fit_.astype(np.float64)
+        return make_index("exact", metric, n, params).build(X)
 
     def transform(self, X):
         """Embed new points: geodesics through their nearest training points, then

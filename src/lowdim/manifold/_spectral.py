@@ -26,6 +26,7 @@ from ..neighbors import (
     PRECOMPUTED_KNN,
     ExactIndex,
     KNNIndex,
+    StoredDistances,
     check_n_neighbors,
     join_components,
     kneighbors_graph,
@@ -33,6 +34,7 @@ from ..neighbors import (
     knn_given,
     make_index,
     precomputed_neighbors,
+    stored_smallest,
 )
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
@@ -59,7 +61,7 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None
     A = sp.identity(n, format="csr")
     index = None
     if precomputed:  # the k smallest entries of each row, as scikit-learn (self included if it is among them)
-        index = _StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
+        index = StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
         A = _precomputed_knn_graph(X, n_neighbors)
     elif n_neighbors > 1:
         index = make_index(algorithm if given is None else "exact", "euclidean", n, sparse=sp.issparse(X))
@@ -73,17 +75,6 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None
     return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
 
 
-class _StoredDistances:
-    """Rows of a sparse precomputed distance matrix as dense blocks, entries not stored
-    being infinitely far (what ``join_components`` reads through ``_block_distances``)."""
-
-    def _block_distances(self, rows):
-        rows = sp.coo_matrix(rows)
-        block = np.full(rows.shape, np.inf)
-        block[rows.row, rows.col] = rows.data
-        return block
-
-
 def _precomputed_knn_graph(D, k):
     """Connectivity to the ``k`` smallest entries of each row of a precomputed distance
     matrix (sparse: among the stored entries, an explicit 0 counting as distance 0)."""
@@ -91,20 +82,9 @@ def _precomputed_knn_graph(D, k):
     if not sp.issparse(D):
         D = np.asarray(D, dtype=np.float64)
         _, idx = ExactIndex("precomputed").build(D).query(D, k)
-        return sp.csr_matrix((np.ones(idx.size), idx.ravel(), np.arange(0, idx.size + 1, k)), shape=(n, n))
-    D = sp.csr_matrix(D)
-    rows, cols = [], []
-    for i in range(n):
-        c, v = D.indices[D.indptr[i] : D.indptr[i + 1]], D.data[D.indptr[i] : D.indptr[i + 1]]
-        if c.size < k:
-            raise ValueError(
-                f"affinity='precomputed_nearest_neighbors': row {i} stores {c.size} neighbours, "
-                f"fewer than n_neighbors = {k}; store more neighbours or lower n_neighbors."
-            )
-        chosen = c[np.lexsort((c, v))[:k]]
-        rows.append(np.full(k, i))
-        cols.append(chosen)
-    return sp.csr_matrix((np.ones(n * k), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+    else:
+        _, idx = stored_smallest(D, k, exclude_self=False)
+    return sp.csr_matrix((np.ones(idx.size), idx.ravel(), np.arange(0, idx.size + 1, k)), shape=(n, n))
 
 
 def check_nontrivial_components(n_components, n_samples):

@@ -16,7 +16,16 @@ from ._graphs import (
     radius_neighbors_graph,
     symmetrize,
 )
-from ._neighbor_graph import PRECOMPUTED_KNN, NeighborGraph, knn_csr, knn_given, precomputed_neighbors
+from ._neighbor_graph import (
+    PRECOMPUTED_KNN,
+    NeighborGraph,
+    StoredDistances,
+    knn_csr,
+    knn_given,
+    precomputed_neighbors,
+    sparse_distance_neighbors,
+    stored_smallest,
+)
 from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex
 from ._paths import shortest_paths
 from ._self_query import self_neighbors
@@ -34,6 +43,7 @@ __all__ = [
     "SPARSE_METRICS",
     "PairwiseIndex",
     "SparseIndex",
+    "StoredDistances",
     "approximate_available",
     "check_n_neighbors",
     "dask_self_neighbors",
@@ -47,5 +57,7 @@ __all__ = [
     "radius_neighbors_graph",
     "self_neighbors",
     "shortest_paths",
+    "sparse_distance_neighbors",
+    "stored_smallest",
     "symmetrize",
 ]

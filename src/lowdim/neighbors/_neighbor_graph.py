@@ -200,7 +200,7 @@ class NeighborGraph:
         n = D.shape[0]
         check_n_neighbors(n_neighbors, n)
         if sp.issparse(D):
-            dist, idx = _sparse_rows_smallest(sp.csr_matrix(D), n_neighbors)
+            dist, idx = stored_smallest(D, n_neighbors)
         else:
             index = make_index("exact", "precomputed", n).build(np.asarray(D, dtype=np.float64))
             dist, idx = self_neighbors(index, D, n_neighbors)
@@ -413,15 +413,38 @@ def _index_name(algorithm, index):
     return "approximate" if isinstance(index, HNSWIndex) else "exact"
 
 
-def _sparse_rows_smallest(D, k):
-    """The ``k`` smallest stored off-diagonal entries of each row of a CSR matrix."""
+def stored_smallest(D, k, *, exclude_self=True):
+    """The ``k`` smallest stored entries of each row of a sparse distance matrix
+    (entries not stored are not neighbours; a stored zero is a distance of zero), ties
+    by column.
+
+    Parameters
+    ----------
+    D : scipy.sparse matrix (n, n)
+    k : int
+    exclude_self : bool, default=True
+        Leave each row's diagonal entry out (scikit-learn's
+        'precomputed_nearest_neighbors' keeps it).
+
+    Returns
+    -------
+    distances : ndarray of float32 (n, k)
+    indices : ndarray of int64 (n, k)
+
+    Examples
+    --------
+    >>> D = sp.csr_matrix(np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]]))
+    >>> stored_smallest(D, 1)[1].ravel().tolist()
+    [1, 0, 1]
+    """
+    D = sp.csr_matrix(D)
     n = D.shape[0]
     dist, idx = np.empty((n, k), dtype=np.float32), np.empty((n, k), dtype=np.int64)
     for i in range(n):
         cols = D.indices[D.indptr[i] : D.indptr[i + 1]]
         vals = D.data[D.indptr[i] : D.indptr[i + 1]]
-        other = cols != i
-        cols, vals = cols[other], vals[other]
+        if exclude_self:
+            cols, vals = cols[cols != i], vals[cols != i]
         if cols.size < k:
             raise ValueError(
                 f"row {i} of the sparse distance matrix stores {cols.size} neighbours, fewer than "
@@ -430,3 +453,66 @@ def _sparse_rows_smallest(D, k):
         order = np.lexsort((cols, vals))[:k]  # ties by index, as a stable sort
         dist[i], idx[i] = vals[order], cols[order]
     return dist, idx
+
+
+def sparse_distance_neighbors(D, k, *, name, minimum):
+    """``(distances, indices)`` of up to ``k`` nearest other rows from a sparse
+    ``metric='precomputed'`` matrix: as many as every row stores (at least
+    ``minimum``), nearest first.
+
+    Parameters
+    ----------
+    D : scipy.sparse matrix (n, n)
+        Distances; entries not stored are not neighbours.
+    k : int
+    name : str
+        The estimator, for the message.
+    minimum : int
+
+    Returns
+    -------
+    distances : ndarray of float32 (n, m), indices : ndarray of int32 (n, m)
+        ``minimum <= m <= k``.
+
+    Examples
+    --------
+    >>> D = sp.csr_matrix(np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]]))
+    >>> sparse_distance_neighbors(D, 5, name="TSNE", minimum=1)[1].tolist()
+    [[1, 2], [0, 2], [1, 0]]
+    """
+    D = sp.csr_matrix(D)
+    n = D.shape[0]
+    if D.shape[1] != n or (D.data < 0).any():
+        raise ValueError(
+            f"metric='precomputed' needs a square matrix of non-negative distances; X has shape {D.shape}."
+        )
+    rows = np.repeat(np.arange(n), np.diff(D.indptr))
+    counts = np.bincount(rows[D.indices != rows], minlength=n)
+    fewest = int(counts.min())
+    if fewest < minimum:
+        i = int(np.argmin(counts))
+        raise ValueError(
+            f"{name} needs {minimum} stored distances per row besides the diagonal of a sparse metric='precomputed' "
+            f"matrix; row {i} stores {fewest}. Store each row's {minimum} nearest (or more)."
+        )
+    graph = NeighborGraph.from_distances(D, min(k, fewest))
+    return graph.distances, graph.indices
+
+
+class StoredDistances:
+    """Rows of a sparse precomputed distance matrix as dense blocks, entries not stored
+    being infinitely far: what ``join_components`` reads (``_block_distances``) to join
+    a graph's components through the stored distances only.
+
+    Examples
+    --------
+    >>> D = sp.csr_matrix(np.array([[0.0, 2.0], [2.0, 0.0]]))
+    >>> StoredDistances()._block_distances(D[:1]).tolist()
+    [[inf, 2.0]]
+    """
+
+    def _block_distances(self, rows):
+        rows = sp.coo_matrix(rows)
+        block = np.full(rows.shape, np.inf)
+        block[rows.row, rows.col] = rows.data
+        return block
