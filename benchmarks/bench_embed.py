@@ -22,6 +22,10 @@ target: <= 1.3x). Quality: the Pearson correlation between each point's local ra
 the data and in the map, by one definition for every map (log of the mean squared
 distance to the point's 15 nearest data neighbours, in the data and in the map), and
 10-NN accuracy.
+'aligned': AlignedUMAP on umap-learn's sliding-window digits (ordered by ink, 10 windows
+of 400 rows 150 apart, each related to the next), lowdim against umap-learn with both
+defaults, seeded: consecutive-map Procrustes disparity on the shared rows (lower: the
+maps agree), mean trustworthiness (k = 10) of the maps, time.
 Run:  scripts/bench.sh embed [CASE ...] [--repeats 3]
 """
 
@@ -271,7 +275,76 @@ def case_first(repeats):
     return rows
 
 
-CASES = {"tsne": case_tsne, "umap": case_umap, "pacmap": case_pacmap, "densmap": case_densmap, "first": case_first}
+def _sliding_digits():
+    """umap-learn's AlignedUMAP example: digits ordered by ink, 10 windows of 400 rows 150 apart."""
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data
+    X = X[np.argsort(X.sum(axis=1), kind="stable")]
+    return [X[150 * i : 150 * i + 400] for i in range(10)], [{i + 150: i for i in range(250)} for _ in range(9)]
+
+
+def _aligned_quality(slices, relations, maps):
+    """(mean consecutive Procrustes disparity on the shared rows, mean trustworthiness(10))."""
+    from scipy.spatial import procrustes
+
+    from lowdim.metrics import trustworthiness
+
+    disparity = [procrustes(maps[t][list(rel)], maps[t + 1][list(rel.values())])[2] for t, rel in enumerate(relations)]
+    trust = [trustworthiness(X, Y, n_neighbors=10) for X, Y in zip(slices, maps)]
+    return float(np.mean(disparity)), float(np.mean(trust))
+
+
+def case_aligned(repeats):
+    import umap
+
+    from lowdim import AlignedUMAP
+
+    slices, relations = _sliding_digits()
+
+    def ours(seed):
+        return AlignedUMAP(random_state=seed).fit_transform(slices, relations=relations)
+
+    def theirs(seed):
+        return umap.AlignedUMAP(random_state=seed).fit_transform(slices, relations=relations)
+
+    ours(0), theirs(0)  # compile both
+    t_ours, t_theirs, q_ours, q_theirs = [], [], [], []
+    for seed in range(repeats):
+        t, maps = timed(lambda seed=seed: ours(seed))
+        t_ours.append(t)
+        q_ours.append(_aligned_quality(slices, relations, maps))
+        t, maps = timed(lambda seed=seed: theirs(seed))
+        t_theirs.append(t)
+        q_theirs.append(_aligned_quality(slices, relations, maps))
+    (do, to), (dr, tr) = [tuple(statistics.median(q[i] for q in qs) for i in range(2)) for qs in (q_ours, q_theirs)]
+    text = (
+        f"median consecutive Procrustes disparity lowdim {do:.4f} vs umap-learn {dr:.4f}; "
+        f"mean trustworthiness(10) {to:.4f} vs {tr:.4f}"
+    )
+    ok = do <= dr and to >= tr - 0.005
+    med = statistics.median
+    return [
+        row(
+            "AlignedUMAP sliding-window digits (10 x 400)",
+            med(t_ours),
+            med(t_theirs),
+            text,
+            1.0,
+            ok,
+            (t_ours, t_theirs),
+        )
+    ]
+
+
+CASES = {
+    "tsne": case_tsne,
+    "umap": case_umap,
+    "pacmap": case_pacmap,
+    "densmap": case_densmap,
+    "aligned": case_aligned,
+    "first": case_first,
+}
 
 
 def main(argv=None):

@@ -118,7 +118,12 @@ def test_fitted_attributes_are_documented(cls):
         est.set_params(n_components=2)
     if "perplexity" in est.get_params():
         est.set_params(perplexity=5.0, max_iter=250)
-    est.fit(X, y) if cls.__name__ == "LinearDiscriminantAnalysis" else est.fit(X)
+    if cls.__name__ == "LinearDiscriminantAnalysis":
+        est.fit(X, y)
+    elif cls.__name__ == "AlignedUMAP":  # a sequence of datasets, related row for row
+        est.fit([X[:40], X[20:]], relations=[{i + 20: i for i in range(20)}])
+    else:
+        est.fit(X)
     attributes = {a for a in vars(est) if a.endswith("_") and not a.startswith("_")}
     documented = {name.strip() for item in ClassDoc(cls)["Attributes"] for name in item.name.split(",")}
     assert attributes <= documented, sorted(attributes - documented)

@@ -45,6 +45,7 @@ _EXPORTS = {
     "TSNE": "lowdim.embedding",
     "SNE": "lowdim.embedding",
     "UMAP": "lowdim.embedding",
+    "AlignedUMAP": "lowdim.embedding",
     "PaCMAP": "lowdim.embedding",
     "datasets": "lowdim.datasets",
     "load_orl_faces": "lowdim.datasets",

@@ -1,5 +1,5 @@
 """Neighbour embeddings: t-SNE and SNE (affinities -> initialisation -> gradient
-strategy -> optimiser, one module each), UMAP and PaCMAP.
+strategy -> optimiser, one module each), UMAP (and AlignedUMAP) and PaCMAP.
 
 The stages are public, so a map can be built by hand or a fitted one continued::
 
@@ -16,6 +16,7 @@ from ._affinities import (
     joint_probabilities,
     neighbor_affinities,
 )
+from ._aligned_umap import AlignedUMAP
 from ._base import KEEP_INDEX_UP_TO
 from ._gradients import BarnesHutRepulsion, ExactRepulsion, FFTRepulsion, StudentObjective, kl_divergence
 from ._initialization import initial_embedding
@@ -27,6 +28,7 @@ from ._umap import UMAP
 from ._umap_graph import fuzzy_graph
 
 __all__ = [
+    "AlignedUMAP",
     "KEEP_INDEX_UP_TO",
     "BarnesHutRepulsion",
     "ExactRepulsion",

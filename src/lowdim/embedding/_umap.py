@@ -167,6 +167,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     unique_inverse_ : ndarray of int or None
         With ``unique=True``: the distinct row (of ``X_fit_``) each input row is.
     n_epochs_ : int
+    supervised_ : bool
+        Whether ``fit`` had labels (``update`` refuses such a model).
     layout_seed_ : int
         Key of the layout's random numbers (drawn from ``random_state``).
     n_features_in_ : int
@@ -360,19 +362,33 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     def _graph(self, X, y):
         """The fuzzy simplicial set (label- or target-intersected when ``y`` is given),
         joined into one component, and the kNN index (built on ``X`` as given: float32
-        stays float32, the neighbours' distances are refined in float64)."""
+        stays float32, the neighbours' distances are refined in float64). With
+        ``verbose``, the search has its own bar and the steps after it one more."""
+        from tqdm.auto import tqdm
+
         n = X.shape[0]
         k = min(self.n_neighbors, n) - 1
         distances, indices, index = self._neighbors(X, k)
+        with tqdm(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
+            bar.set_postfix_str("fuzzy memberships and union")
+            W = self._fuzzy(X, y, distances, indices)
+            bar.update()
+            bar.set_postfix_str("joining components")
+            # the joining edges get the weakest weight of the graph
+            W = join_components(W, X, name="UMAP neighbour graph", index=index, edge_weight=W.data.min(initial=1.0))
+            bar.update()
+        return W, index
+
+    def _fuzzy(self, X, y, distances, indices):
+        """The fuzzy simplicial set of the kNN lists (and ``graph_dists_``)."""
+        n = X.shape[0]
         warn_duplicates(distances, "UMAP")
         distances = self._disconnect(distances)
         W = fuzzy_graph(distances, indices, self.local_connectivity, self.set_op_mix_ratio)
         self.graph_dists_ = symmetric_graph(indices, np.where(np.isfinite(distances), distances, 0), n, "maximum")
         if y is not None and self.target_weight > 0:
             W = self._supervised(W, y)
-        # the joining edges get the weakest weight of the graph
-        W = join_components(W, X, name="UMAP neighbour graph", index=index, edge_weight=W.data.min(initial=1.0))
-        return W, index
+        return W
 
     def _supervised(self, W, y):
         """The data graph intersected with the labels (categorical) or with the fuzzy
@@ -389,9 +405,13 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         return intersect_target_graph(W, fuzzy_union(indices, memberships, n), self.target_weight)
 
     def _initial(self, X, W, rng):
-        with warnings.catch_warnings():  # eigensolver fallbacks on tiny graphs are not the user's concern
-            warnings.simplefilter("ignore")
+        from tqdm.auto import tqdm
+
+        label = f"UMAP start ({self.init if isinstance(self.init, str) else 'given'})"
+        with warnings.catch_warnings(), tqdm(total=1, desc=label, unit="step", disable=not self.verbose) as bar:
+            warnings.simplefilter("ignore")  # eigensolver fallbacks on tiny graphs are not the user's concern
             Y = initial_embedding(self.init, init_rows(self.init, X, self.n_components), W, self.n_components, rng)
+            bar.update()
         if isinstance(self.init, str):
             lo, span = Y.min(axis=0), np.ptp(Y, axis=0)
             Y = INIT_BOX * (Y - lo) / np.where(span > 0, span, 1.0)
@@ -410,6 +430,14 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         -------
         self
         """
+        X, rng = self._fit_graph(X, y)
+        self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
+        self._layout(X, self._initial(X, self.graph_, rng), self.n_epochs_, rng)
+        return self
+
+    def _fit_graph(self, X, y):
+        """What ``fit`` does before the layout: checks, ``graph_``, ``a_``/``b_``; the
+        rows fitted (distinct ones with ``unique``) and the random generator."""
         validate_params(self)
         X = training_rows(self, X, accept_sparse=sparse_input(self.metric))
         self._check_data(X)
@@ -436,14 +464,18 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self.a_, self.b_ = (
             (float(self.a), float(self.b)) if self.a is not None else curve_parameters(self.spread, self.min_dist)
         )
-        Y = self._initial(X, self.graph_, rng)
-        self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
+        self.supervised_ = y is not None
+        return X, rng
+
+    def _layout(self, X, Y, n_epochs, rng, learning_rate=None):
+        """Optimise the start ``Y`` over ``graph_`` for ``n_epochs`` and keep the map
+        (``embedding_``, the radii, ``X_fit_ = X``)."""
         radii = self._data_radii() if self.densmap or self.output_dens else None
         density = Density(radii, self.dens_lambda, self.dens_frac, self.dens_var_shift) if self.densmap else None
         self.layout_seed_ = int(rng.integers(2**62))
         from tqdm.auto import tqdm
 
-        with tqdm(total=self.n_epochs_, desc="UMAP layout", unit="epoch", disable=not self.verbose) as bar:
+        with tqdm(total=n_epochs, desc="UMAP layout", unit="epoch", disable=not self.verbose) as bar:
 
             def count_epoch(*_):
                 bar.update()
@@ -452,16 +484,20 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             optimize_layout(
                 Y,
                 self.graph_,
-                self.n_epochs_,
+                n_epochs,
                 self.a_,
                 self.b_,
                 seed=self.layout_seed_,
                 gamma=self.repulsion_strength,
                 negative_sample_rate=self.negative_sample_rate,
-                learning_rate=self.learning_rate,
+                learning_rate=self.learning_rate if learning_rate is None else learning_rate,
                 callbacks=[count_epoch],
                 density=density,
             )
+        self._keep(X, Y, radii)
+
+    def _keep(self, X, Y, radii=None):
+        """Keep the laid-out map ``Y`` of the rows ``X`` (and the radii)."""
         if radii is not None:
             self.rad_orig_, self.rad_emb_ = radii, embedding_radii(Y, self.graph_, self.a_, self.b_)
             if self.unique_inverse_ is not None:  # one radius per input row, as embedding_
@@ -473,7 +509,67 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self.embedding_ = Y if self.unique_inverse_ is None else Y[self.unique_inverse_]
         self.X_fit_ = X
         self.n_components_ = self.n_components
+
+    def update(self, X, *, n_epochs=None, learning_rate=None):
+        """Add rows to the fitted map without refitting it from scratch.
+
+        The new rows are placed as ``transform`` places them; then the neighbour graph
+        is built over all rows (old and new: a new row can be an old row's neighbour)
+        and the whole map is optimised from the current positions with
+        ``transform``'s gentler schedule, so the old points stay where they were up to
+        the moves the new neighbours ask for. Afterwards the model is as if fitted on
+        the rows together: ``embedding_``, ``graph_`` and ``X_fit_`` have a row for
+        each. (umap-learn's ``update`` places the new rows and does not optimise.)
+
+        Parameters
+        ----------
+        X : array-like (n_new, n_features)
+        n_epochs : int, optional
+            Epochs of the joint optimisation; default a third of the fit's (at least
+            30), as ``transform``.
+        learning_rate : float, optional
+            Its initial step; default a quarter of ``learning_rate``, as ``transform``.
+            Larger values let the map rearrange more around the new rows.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_digits
+        >>> X = load_digits().data
+        >>> model = UMAP(random_state=0, n_epochs=100).fit(X[:1000]).update(X[1000:])
+        >>> model.embedding_.shape
+        (1797, 2)
+        """
+        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
+        self._check_updatable()
+        placed = self._placed(X)
+        X = X.astype(self.X_fit_.dtype)
+        rows = sp.vstack([self.X_fit_, X]).tocsr() if sp.issparse(X) else np.vstack([self.X_fit_, X])
+        rng = check_random_state(self.transform_seed)
+        self.graph_, self._index = self._graph(rows, None)
+        start = np.ascontiguousarray(np.vstack([self.embedding_, placed]), dtype=np.float32)
+        epochs = int(n_epochs or max(self.n_epochs_ // 3, 30))
+        step = self.learning_rate / 4.0 if learning_rate is None else float(learning_rate)
+        self._layout(rows, start, epochs, rng, learning_rate=step)
         return self
+
+    def _check_updatable(self):
+        """``update`` needs the rows themselves, as given, and no labels."""
+        reasons = {
+            "metric='precomputed'": self.metric == "precomputed",
+            "a supervised fit (y)": getattr(self, "supervised_", False),
+            "unique=True": self.unique_inverse_ is not None,
+            "a dask array": is_dask_array(self.X_fit_),
+        }
+        for what, applies in reasons.items():
+            if applies:
+                raise ValueError(
+                    f"UMAP.update adds rows to a map fitted on the rows themselves; this model was fitted with "
+                    f"{what}. Fit a new model on all the rows."
+                )
 
     def _data_radii(self):
         """Local radii of the data over the neighbour edges (the joining edges, which
@@ -529,6 +625,11 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         n_samples) memberships
         """
         X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
+        return self._placed(X, graph_only=self.transform_mode == "graph")
+
+    def _placed(self, X, graph_only=False):
+        """``transform`` of validated rows: their memberships to the training points
+        (``graph_only``), or their positions."""
         reference = self._reference()
         n_train = reference.shape[0]
         if self.metric == "precomputed" and X.shape[1] != n_train:
@@ -542,7 +643,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         W = sp.csr_matrix(
             (memberships.ravel(), indices.ravel(), np.arange(0, X.shape[0] * k + 1, k)), shape=(X.shape[0], n_train)
         )
-        if self.transform_mode == "graph":
+        if graph_only:
             return W
         weights = memberships / np.maximum(memberships.sum(axis=1, keepdims=True), np.finfo(float).tiny)
         ref = np.ascontiguousarray(reference, dtype=np.float32)

@@ -66,42 +66,62 @@ def optimize_layout(
     >>> bool(np.linalg.norm(Y[0] - Y[1]) < 3.0)
     True
     """
-    from .._kernels.umap_sgd import layout_epoch
-
-    self_embedding = reference is None
-    W, heaviest, keys = _sampled_edges(W, n_epochs, self_embedding)
-    # when each edge is next due for a sample and for its negative samples
-    next_sample = heaviest / W.data.astype(np.float64)
-    next_negative = next_sample / negative_sample_rate
+    layout = Layout(Y, W, n_epochs, a, b, seed, gamma, negative_sample_rate, learning_rate, reference, density)
     for epoch in range(1, n_epochs + 1):
-        ref = Y.copy() if self_embedding else reference
-        alpha = learning_rate * (1.0 - (epoch - 1) / n_epochs)
-        dens, lam = Density.step(density, epoch, n_epochs, ref, W, a, b)
-        layout_epoch(
-            Y,
-            ref,
-            self_embedding,
-            W.indptr,
-            W.indices,
-            W.data,
-            float(heaviest),
-            keys,
-            next_sample,
-            next_negative,
-            float(negative_sample_rate),
-            float(a),
-            float(b),
-            float(gamma),
-            alpha,
-            epoch,
-            int(seed),
-            2 if self_embedding else 1,
-            dens,
-            float(lam),
-        )
+        layout.step(epoch)
         if any(cb(epoch, Y) for cb in callbacks):
             return epoch
     return n_epochs
+
+
+class Layout:
+    """One layout's SGD state between epochs (``optimize_layout``'s parameters): each
+    edge's next sample and negative samples are due at their own epochs, so several
+    layouts can advance in step (AlignedUMAP) with every edge sampled at its rate."""
+
+    def __init__(self, Y, W, n_epochs, a, b, seed, gamma, negative_sample_rate, learning_rate, reference, density):
+        self.Y, self.reference, self.density = Y, reference, density
+        self.self_embedding = reference is None
+        self.W, self.heaviest, self.keys = _sampled_edges(W, n_epochs, self.self_embedding)
+        # when each edge is next due for a sample and for its negative samples
+        self.next_sample = self.heaviest / self.W.data.astype(np.float64)
+        self.next_negative = self.next_sample / negative_sample_rate
+        self.n_epochs, self.a, self.b, self.seed, self.gamma = n_epochs, float(a), float(b), int(seed), float(gamma)
+        self.negative_sample_rate, self.learning_rate = float(negative_sample_rate), float(learning_rate)
+
+    def alpha(self, epoch):
+        """The step size of ``epoch`` (1-based): linear decay to 0."""
+        return self.learning_rate * (1.0 - (epoch - 1) / self.n_epochs)
+
+    def step(self, epoch):
+        """Run epoch ``epoch`` (1-based) on ``Y`` in place."""
+        from .._kernels.umap_sgd import layout_epoch
+
+        Y, W = self.Y, self.W
+        ref = Y.copy() if self.self_embedding else self.reference
+        dens, lam = Density.step(self.density, epoch, self.n_epochs, ref, W, self.a, self.b)
+        layout_epoch(
+            Y,
+            ref,
+            self.self_embedding,
+            W.indptr,
+            W.indices,
+            W.data,
+            float(self.heaviest),
+            self.keys,
+            self.next_sample,
+            self.next_negative,
+            self.negative_sample_rate,
+            self.a,
+            self.b,
+            self.gamma,
+            self.alpha(epoch),
+            epoch,
+            self.seed,
+            2 if self.self_embedding else 1,
+            dens,
+            float(lam),
+        )
 
 
 # The step of n * Corr per unit of dens_lambda, scaled so that a dens_lambda means about
