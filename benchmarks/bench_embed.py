@@ -55,16 +55,18 @@ def _quality(X, y, Y):
     )
 
 
-def _alternate(ours, theirs, X, y, repeats):
-    """Medians of alternating timed runs and of each run's (trustworthiness, accuracy)."""
+def _alternate(ours, theirs, X, y, repeats, quality=None):
+    """Medians of alternating timed runs and of each run's two quality figures
+    (``quality(Y)``; default (trustworthiness, accuracy) on ``X``, ``y``)."""
+    quality = quality or (lambda Y: _quality(X, y, Y))
     t_ours, t_theirs, q_ours, q_theirs = [], [], [], []
     for seed in range(repeats):
         t, Y = timed(lambda seed=seed: ours(seed))
         t_ours.append(t)
-        q_ours.append(_quality(X, y, Y))
+        q_ours.append(quality(Y))
         t, Y = timed(lambda seed=seed: theirs(seed))
         t_theirs.append(t)
-        q_theirs.append(_quality(X, y, Y))
+        q_theirs.append(quality(Y))
     med = [tuple(statistics.median(q[i] for q in qs) for i in range(2)) for qs in (q_ours, q_theirs)]
     return t_ours, t_theirs, med
 
@@ -309,15 +311,8 @@ def case_aligned(repeats):
         return umap.AlignedUMAP(random_state=seed).fit_transform(slices, relations=relations)
 
     ours(0), theirs(0)  # compile both
-    t_ours, t_theirs, q_ours, q_theirs = [], [], [], []
-    for seed in range(repeats):
-        t, maps = timed(lambda seed=seed: ours(seed))
-        t_ours.append(t)
-        q_ours.append(_aligned_quality(slices, relations, maps))
-        t, maps = timed(lambda seed=seed: theirs(seed))
-        t_theirs.append(t)
-        q_theirs.append(_aligned_quality(slices, relations, maps))
-    (do, to), (dr, tr) = [tuple(statistics.median(q[i] for q in qs) for i in range(2)) for qs in (q_ours, q_theirs)]
+    quality = lambda maps: _aligned_quality(slices, relations, maps)  # noqa: E731
+    t_ours, t_theirs, ((do, to), (dr, tr)) = _alternate(ours, theirs, None, None, repeats, quality)
     text = (
         f"median consecutive Procrustes disparity lowdim {do:.4f} vs umap-learn {dr:.4f}; "
         f"mean trustworthiness(10) {to:.4f} vs {tr:.4f}"

@@ -4,6 +4,7 @@ import numpy as np
 from numba import njit, prange
 
 LINEAR, RBF, POLY, SIGMOID = 0, 1, 2, 3
+TILE = 64
 
 
 @njit(cache=True, parallel=True)
@@ -13,7 +14,7 @@ def kernel_from_upper_gram(G, kind, gamma, degree, coef0):
 
     Parameters
     ----------
-    G : 2-D float64 array (n, n), any memory order
+    G : 2-D float64 or float32 array (n, n), any memory order
     kind : int
         0 linear, 1 rbf ``exp(-gamma |x - y|^2)``, 2 poly ``(gamma g + coef0)^degree``,
         3 sigmoid ``tanh(gamma g + coef0)``.
@@ -22,17 +23,25 @@ def kernel_from_upper_gram(G, kind, gamma, degree, coef0):
     sq = np.empty(n)
     for i in range(n):
         sq[i] = G[i, i]
-    for i in prange(n):
-        for j in range(i, n):
-            g = G[i, j]
-            if kind == 1:
-                d = sq[i] + sq[j] - 2.0 * g
-                v = np.exp(-gamma * (d if d > 0.0 else 0.0))
-            elif kind == 2:
-                v = (gamma * g + coef0) ** degree
-            elif kind == 3:
-                v = np.tanh(gamma * g + coef0)
-            else:
-                v = g
-            G[i, j] = v
-            G[j, i] = v
+    # square tiles, each with its mirror image: both stay in cache whatever G's memory
+    # order (row by row, the mirrored writes or the reads stride by n)
+    tiles = (n + TILE - 1) // TILE
+    for ti in prange(tiles):
+        for tj in range(ti, tiles):
+            for i in range(ti * TILE, min(n, (ti + 1) * TILE)):
+                for j in range(max(i, tj * TILE), min(n, (tj + 1) * TILE)):
+                    v = _kernel_value(G[i, j], sq[i], sq[j], kind, gamma, degree, coef0)
+                    G[i, j] = v
+                    G[j, i] = v
+
+
+@njit(cache=True, inline="always")
+def _kernel_value(g, sq_i, sq_j, kind, gamma, degree, coef0):
+    if kind == 1:
+        d = sq_i + sq_j - 2.0 * g
+        return np.exp(-gamma * (d if d > 0.0 else 0.0))
+    if kind == 2:
+        return (gamma * g + coef0) ** degree
+    if kind == 3:
+        return np.tanh(gamma * g + coef0)
+    return g

@@ -81,7 +81,12 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, o
         return K
     gamma = 1.0 / X.shape[1] if gamma is None else gamma
     sparse = sp.issparse(X) or sp.issparse(Y)
-    if Y is X and not sparse and kernel in ("linear", "rbf", "poly", "sigmoid") and out_dtype == np.float64:
+    if (
+        Y is X
+        and not sparse
+        and kernel in ("linear", "rbf", "poly", "sigmoid")
+        and out_dtype in (np.float32, np.float64)
+    ):
         return _symmetric_kernel(X, kernel, gamma, degree, coef0, out_dtype)
     b_sq = _sq_norms(Y) if kernel in ("rbf", "cosine") else None
     out = np.empty((X.shape[0], Y.shape[0]), dtype=out_dtype)
