@@ -65,6 +65,7 @@ def test_per_dataset_parameters_and_the_window():
     np.testing.assert_array_equal(pairs[(0, 2)][0], np.arange(300, 400))
     np.testing.assert_array_equal(pairs[(0, 2)][1], np.arange(100))
     assert set(related_pairs(relations[:2], [400, 400, 400], 2)) == {(0, 1), (1, 1)}
+    assert set(related_pairs(relations[:2], [400, 400, 400], 1)) == {(0, 1), (1, 1)}
 
 
 def test_bad_sequences_are_refused_with_the_fix():

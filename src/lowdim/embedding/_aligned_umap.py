@@ -72,8 +72,8 @@ class AlignedUMAP(BaseEstimator):
         neighbourhoods are related rows (Jaccard) and by ``exp(-(gap - 1))`` for maps
         ``gap`` apart.
     alignment_window_size : int, default=3
-        Maps up to ``alignment_window_size - 1`` apart are aligned (relations composed
-        along the sequence).
+        Maps up to ``alignment_window_size - 1`` apart (consecutive ones at least) are
+        aligned, relations composed along the sequence.
     a, b : float, optional
     random_state : None, int or Generator
     target_n_neighbors, target_metric, target_metric_kwds, target_weight
@@ -286,7 +286,8 @@ def _check_sequence(X, relations):
 
 def related_pairs(relations, sizes, window):
     """``{(t, gap): (rows of map t, rows of map t + gap)}`` for every pair of maps
-    fewer than ``window`` apart, the relations composed along the sequence.
+    fewer than ``window`` apart (consecutive ones at least), the relations composed
+    along the sequence.
 
     Examples
     --------
@@ -301,7 +302,7 @@ def related_pairs(relations, sizes, window):
     pairs = {}
     for t in range(len(relations)):
         reach = steps[t]
-        for gap in range(1, min(window, len(relations) - t + 1)):
+        for gap in range(1, min(max(window, 2), len(relations) - t + 1)):
             if gap > 1:
                 reach = np.where(reach >= 0, steps[t + gap - 1][np.maximum(reach, 0)], -1)
             rows = np.flatnonzero(reach >= 0)
