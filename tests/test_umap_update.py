@@ -54,6 +54,15 @@ def test_new_rows_land_among_their_kind_and_the_old_map_stays(digits, updated):
     assert procrustes(before, freer[:1200])[2] > disparity
 
 
+def test_a_model_fitted_from_a_graph_searches_the_new_rows(digits):
+    from lowdim.neighbors import NeighborGraph
+
+    X, _ = digits
+    graph = NeighborGraph.build(X[:500], 14)
+    model = UMAP(n_epochs=30, random_state=0, precomputed_knn=graph).fit(X[:500]).update(X[500:600])
+    assert model.embedding_.shape == (600, 2) and model.graph_.shape == (600, 600)
+
+
 def test_update_refuses_models_it_cannot_extend(digits):
     X, y = digits
     with pytest.raises(ValueError, match="fitted with a supervised fit"):

@@ -322,13 +322,13 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             return "exact"
         return "approximate" if self.force_approximation_algorithm else self.neighbors_algorithm
 
-    def _neighbors(self, X, k):
+    def _neighbors(self, X, k, search=False):
         """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
         if self.metric == "precomputed" and sp.issparse(X):  # each row's stored distances
             distances, indices = sparse_distance_neighbors(X, k, name="UMAP", minimum=k)
             return distances, indices, None
-        if knn_given(self.precomputed_knn):  # the index for transform is built when first needed
+        if knn_given(self.precomputed_knn) and not search:  # the index for transform is built when first needed
             distances, indices = precomputed_neighbors(
                 self.precomputed_knn, X.shape[0], k, metric=self.metric, name="UMAP"
             )
@@ -359,16 +359,17 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             distances = np.where(far, np.inf, distances)
         return distances
 
-    def _graph(self, X, y):
+    def _graph(self, X, y, search=False):
         """The fuzzy simplicial set (label- or target-intersected when ``y`` is given),
         joined into one component, and the kNN index (built on ``X`` as given: float32
         stays float32, the neighbours' distances are refined in float64). With
-        ``verbose``, the search has its own bar and the steps after it one more."""
+        ``verbose``, the search has its own bar and the steps after it one more.
+        ``search``: find the neighbours even if ``precomputed_knn`` is given."""
         from tqdm.auto import tqdm
 
         n = X.shape[0]
         k = min(self.n_neighbors, n) - 1
-        distances, indices, index = self._neighbors(X, k)
+        distances, indices, index = self._neighbors(X, k, search)
         with tqdm(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
             bar.set_postfix_str("fuzzy memberships and union")
             W = self._fuzzy(X, y, distances, indices)
@@ -549,7 +550,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         X = X.astype(self.X_fit_.dtype)
         rows = sp.vstack([self.X_fit_, X]).tocsr() if sp.issparse(X) else np.vstack([self.X_fit_, X])
         rng = check_random_state(self.transform_seed)
-        self.graph_, self._index = self._graph(rows, None)
+        self.graph_, self._index = self._graph(rows, None, search=True)  # a given graph lacks the new rows
         start = np.ascontiguousarray(np.vstack([self.embedding_, placed]), dtype=np.float32)
         epochs = int(n_epochs or max(self.n_epochs_ // 3, 30))
         step = self.learning_rate / 4.0 if learning_rate is None else float(learning_rate)

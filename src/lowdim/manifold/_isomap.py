@@ -85,87 +85,86 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
 class Isomap(EmbeddingMixin, ComponentTransformer):
     """Isomap embedding (Tenenbaum, de Silva & Langford, 2000).
 
-        Geodesic distances along the neighbour graph, embedded by classical MDS. With
-        ``n_landmarks``, geodesics are computed from that many farthest-point landmarks only
-        and every point is placed from its geodesics to them (landmark Isomap), which needs
-        O(n m) memory instead of O(n^2), so 70,000 points fit. A disconnected graph is
-        joined by its shortest edges, with a warning.
+    Geodesic distances along the neighbour graph, embedded by classical MDS. With
+    ``n_landmarks``, geodesics are computed from that many farthest-point landmarks only
+    and every point is placed from its geodesics to them (landmark Isomap), which needs
+    O(n m) memory instead of O(n^2), so 70,000 points fit. A disconnected graph is
+    joined by its shortest edges, with a warning.
 
-        Parameters
-        ----------
-        n_neighbors : int or None, default=5
-            Neighbours per point of the kNN graph; None with ``radius`` set.
-        radius : float, optional
-            Use a radius graph instead of the kNN graph (with ``n_neighbors=None``, as in
-            scikit-learn; setting both raises ``ValueError``). New points are placed
-            through the training points within ``radius`` of them, or their nearest one.
-        n_components : int, default=2
-        eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
-            Classical MDS's eigensolver: LAPACK, or Lanczos ('auto': Lanczos for a few
-            components of more than 500 points).
-        tol : float, default=0
-            'arpack' convergence tolerance (0: machine precision).
-        max_iter : int, optional
-            'arpack' iteration cap.
-        path_method : {'auto', 'D', 'FW'}, default='auto'
-            Shortest paths: 'D' and 'auto' run lowdim's parallel Dijkstra from every
-            reference point; 'FW' Floyd-Warshall (scipy, exact Isomap only; O(n^3), for
-            small dense graphs). All give the same geodesics.
-        neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
-            kNN index for the graph: 'auto' is approximate (HNSW) from 20,000 points on when
-            faiss is installed (``lowdim[ann]``), exact blocked BLAS otherwise.
-            Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
-        n_jobs : int, optional
-            Accepted for compatibility; lowdim's kernels use its own thread pools.
-        metric : str, default='minkowski'
-            With ``p``: 'minkowski' with p = 2 is Euclidean (the default), p = 1 Manhattan;
-            'euclidean', 'cosine', any of ``lowdim.neighbors.PAIRWISE_METRICS``, or
-            'precomputed' (X is a square distance matrix; ``transform`` takes distances to
-            the training points).
-        p : float, default=2
-            Minkowski power (scikit-learn's default metric).
-        metric_params : dict, optional
-            Further keyword arguments of the metric.
-        precomputed_knn : NeighborGraph or tuple, optional
-            Each point's nearest neighbours, found once for many fits: a
-            ``lowdim.neighbors.NeighborGraph`` (built with this metric) or umap-learn's
-            ``(indices, distances)``, the point itself first; its first ``n_neighbors``
-            are the graph and the search of ``fit`` is skipped (not with ``radius``).
-        n_landmarks : int, optional
-            None: exact Isomap (an n x n geodesic matrix, memory-checked).
-        random_state : None, int or Generator
-            The first landmark.
+    Parameters
+    ----------
+    n_neighbors : int or None, default=5
+        Neighbours per point of the kNN graph; None with ``radius`` set.
+    radius : float, optional
+        Use a radius graph instead of the kNN graph (with ``n_neighbors=None``, as in
+        scikit-learn; setting both raises ``ValueError``). New points are placed
+        through the training points within ``radius`` of them, or their nearest one.
+    n_components : int, default=2
+    eigen_solver : {'auto', 'arpack', 'dense'}, default='auto'
+        Classical MDS's eigensolver: LAPACK, or Lanczos ('auto': Lanczos for a few
+        components of more than 500 points).
+    tol : float, default=0
+        'arpack' convergence tolerance (0: machine precision).
+    max_iter : int, optional
+        'arpack' iteration cap.
+    path_method : {'auto', 'D', 'FW'}, default='auto'
+        Shortest paths: 'D' and 'auto' run lowdim's parallel Dijkstra from every
+        reference point; 'FW' Floyd-Warshall (scipy, exact Isomap only; O(n^3), for
+        small dense graphs). All give the same geodesics.
+    neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
+        kNN index for the graph: 'auto' is approximate (HNSW) from 20,000 points on when
+        faiss is installed (``lowdim[ann]``), exact blocked BLAS otherwise.
+        Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
+    n_jobs : int, optional
+        Accepted for compatibility; lowdim's kernels use its own thread pools.
+    metric : str, default='minkowski'
+        With ``p``: 'minkowski' with p = 2 is Euclidean (the default), p = 1 Manhattan;
+        'euclidean', 'cosine', any of ``lowdim.neighbors.PAIRWISE_METRICS``, or
+        'precomputed' (X is a square distance matrix; ``transform`` takes distances to
+        the training points).
+    p : float, default=2
+        Minkowski power (scikit-learn's default metric).
+    metric_params : dict, optional
+        Further keyword arguments of the metric.
+    precomputed_knn : NeighborGraph or tuple, optional
+        Each point's nearest neighbours, found once for many fits: a
+        ``lowdim.neighbors.NeighborGraph`` (built with this metric) or umap-learn's
+        ``(indices, distances)``, the point itself first; its first ``n_neighbors``
+        are the graph and the search of ``fit`` is skipped (not with ``radius``).
+    n_landmarks : int, optional
+        None: exact Isomap (an n x n geodesic matrix, memory-checked).
+    random_state : None, int or Generator
+        The first landmark.
 
-        Attributes
-        ----------
-        embedding_ : ndarray (n_samples, n_components)
-        eigenvalues_ : ndarray (n_components,)
-        reference_indices_ : ndarray of int64
-            The landmarks (all samples for exact Isomap).
-        geodesic_to_references_ : ndarray (n_samples, n_references)
-            Geodesic distances from every point to the references.
-        dist_matrix_ : ndarray (n_samples, n_references)
-            scikit-learn's name for ``geodesic_to_references_`` (n x n for exact Isomap).
-        n_features_in_ : int
-            Number of features seen in ``fit``.
-        X_fit_ : ndarray (n_samples, n_features)
-            The training data, kept for ``transform``.
-        n_components_ : int
-            Dimension of the embedding.
-        eigenvectors_ : ndarray (n_references, n_components)
-            Eigenvectors of the double-centred squared geodesics (placing new points).
-        mean_sq_ : ndarray (n_references,)
-            Mean squared geodesic from each reference point.
+    Attributes
+    ----------
+    embedding_ : ndarray (n_samples, n_components)
+    eigenvalues_ : ndarray (n_components,)
+    reference_indices_ : ndarray of int64
+        The landmarks (all samples for exact Isomap).
+    geodesic_to_references_ : ndarray (n_samples, n_references)
+        Geodesic distances from every point to the references.
+    dist_matrix_ : ndarray (n_samples, n_references)
+        scikit-learn's name for ``geodesic_to_references_`` (n x n for exact Isomap).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    X_fit_ : ndarray (n_samples, n_features)
+        The training data, kept for ``transform``.
+    n_components_ : int
+        Dimension of the embedding.
+    eigenvectors_ : ndarray (n_references, n_components)
+        Eigenvectors of the double-centred squared geodesics (placing new points).
+    mean_sq_ : ndarray (n_references,)
+        Mean squared geodesic from each reference point.
 
-        Examples
-        --------
-        >>> import numpy as np
-    import scipy.sparse as sp
-        >>> from lowdim.manifold import Isomap
-        >>> t = np.linspace(0, 3 * np.pi, 200)
-        >>> X = np.c_[t * np.cos(t), t * np.sin(t), np.random.default_rng(0).uniform(0, 5, 200)]
-        >>> Isomap(n_neighbors=8, n_components=2).fit_transform(X).shape
-        (200, 2)
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.manifold import Isomap
+    >>> t = np.linspace(0, 3 * np.pi, 200)
+    >>> X = np.c_[t * np.cos(t), t * np.sin(t), np.random.default_rng(0).uniform(0, 5, 200)]
+    >>> Isomap(n_neighbors=8, n_components=2).fit_transform(X).shape
+    (200, 2)
     """
 
     _parameter_constraints = {
