@@ -93,19 +93,24 @@ def case_decomposition(repeats):
             score=False,
         ),
         _compare(
-            "FastICA(20), 10000 images (mean |excess kurtosis| of the sources)",
+            "FastICA(20), 10000 images (logcosh negentropy of the sources, summed)",
             lambda: lowdim.FastICA(20, random_state=0).fit(X10),
             lambda: sk.FastICA(20, random_state=0).fit(X10),
-            lambda m: _kurtosis(m.transform(X10)),
+            lambda m: _negentropy(m.transform(X10)),
             repeats,
             score=False,
         ),
     ]
 
 
-def _kurtosis(S):
+GAUSSIAN_LOGCOSH = 0.3745672075  # E[log cosh(v)] for a standard normal v
+
+
+def _negentropy(S):
+    """Sum over the sources of (E[log cosh s] - E[log cosh v])^2, each source
+    standardised: the contrast both libraries' default FastICA maximises."""
     S = (S - S.mean(axis=0)) / S.std(axis=0)
-    return float(np.mean(np.abs((S**4).mean(axis=0) - 3.0)))
+    return float(np.sum((np.log(np.cosh(S)).mean(axis=0) - GAUSSIAN_LOGCOSH) ** 2))
 
 
 def case_kernel_pca(repeats):
