@@ -58,6 +58,8 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
     joined into one component (in the graph's metric)."""
     if sp.issparse(X):  # a sparse precomputed matrix: joined through its stored distances
         index = StoredDistances()
+    elif given is not None and metric == "euclidean":
+        index = None  # nothing to search, and Euclidean rows are joined by BLAS distances
     else:
         exact = given is not None or metric == "precomputed"  # a given graph needs the index only to join
         index = make_index("exact" if exact else algorithm, metric, X.shape[0], metric_params).build(X)

@@ -69,7 +69,8 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None
             A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", index=index)
         else:
             A = A + knn_csr(*given, mode="connectivity")
-            index.build(X)
+            if sp.issparse(X):  # sparse rows are joined through the index; dense ones need none
+                index.build(X)
         index = index if sp.issparse(X) else None  # dense rows join by BLAS distances
     S = ((A + A.T) * 0.5).tocsr()
     return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
