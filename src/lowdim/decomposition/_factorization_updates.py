@@ -35,7 +35,9 @@ def squared_norm(X):
     """
     if sp.issparse(X):
         return float(np.sum(np.square(X.data, dtype=np.float64)))
-    return float(np.sum(X * X))
+    X = np.asarray(X)  # float64 sums over row blocks, with no temporary copy of X
+    blocks = (X[i : i + 1024] for i in range(0, len(X), 1024))
+    return float(sum(np.einsum("ij,ij->", B, B, dtype=np.float64) for B in blocks))
 
 
 def product_at_entries(W, H, X, chunk=1 << 16):
@@ -59,7 +61,9 @@ def hals_update_h(X, W, H, l1=0.0, l2=0.0, products=False, order=None):
     """HALS / coordinate descent for non-negative H (Frobenius loss, complete data).
 
     Each row of H is the exact minimiser with the other rows fixed (Cichocki & Phan),
-    visited in ``order`` (default: first to last).
+    visited in ``order`` (default: first to last). A row whose column of W is zero has
+    no minimiser and is left as it is: when the other update has zeroed a component,
+    keeping this half lets it come back (as scikit-learn's coordinate descent does).
     With ``products``, also returns ``W^T X`` and ``W^T W`` (for ``loss_from_products``).
 
     Examples
@@ -74,6 +78,8 @@ def hals_update_h(X, W, H, l1=0.0, l2=0.0, products=False, order=None):
     WtW = W.T @ W
     H = H.copy()
     for r in range(H.shape[0]) if order is None else order:
+        if WtW[r, r] + l2 == 0:  # W's column r is zero: keep H's row, so the pair can revive
+            continue
         numerator = WtX[r] - WtW[r] @ H + WtW[r, r] * H[r] - l1
         H[r] = np.maximum(numerator / (WtW[r, r] + l2 + EPS), 0.0)
     return (H, WtX, WtW) if products else H
@@ -89,7 +95,8 @@ def loss_from_products(sq_norm, WtX, WtW, H):
     >>> loss_from_products(4.0, W.T @ X, W.T @ W, H)
     0.0
     """
-    return 0.5 * max(sq_norm - 2 * float(np.sum(WtX * H)) + float(np.sum(WtW * (H @ H.T))), 0.0)
+    cross = float(np.sum(WtX * H, dtype=np.float64))
+    return 0.5 * max(sq_norm - 2 * cross + float(np.sum(WtW * (H @ H.T), dtype=np.float64)), 0.0)
 
 
 def mu_update_h(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0):
@@ -188,8 +195,8 @@ def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None):
     b = beta_value(beta)
     if b == 2.0 and mask is None:
         sq = squared_norm(X) if sq_norm is None else sq_norm
-        cross = float(np.sum(W * (X @ H.T)))
-        return 0.5 * max(sq - 2 * cross + float(np.sum((W.T @ W) * (H @ H.T))), 0.0)
+        cross = float(np.sum(W * (X @ H.T), dtype=np.float64))
+        return 0.5 * max(sq - 2 * cross + float(np.sum((W.T @ W) * (H @ H.T), dtype=np.float64)), 0.0)
     if sp.issparse(X):
         if b != 1.0:
             raise ValueError(
