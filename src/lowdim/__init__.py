@@ -47,6 +47,7 @@ _EXPORTS = {
     "UMAP": "lowdim.embedding",
     "AlignedUMAP": "lowdim.embedding",
     "PaCMAP": "lowdim.embedding",
+    "sweep": "lowdim.embedding",
     "datasets": "lowdim.datasets",
     "load_orl_faces": "lowdim.datasets",
     "load_uk_food": "lowdim.datasets",

@@ -23,6 +23,7 @@ from ._initialization import initial_embedding
 from ._optimizer import Phase, descend
 from ._pacmap import PaCMAP
 from ._sne import SNE, GaussianObjective
+from ._sweep import graph_width, sweep
 from ._tsne import TSNE
 from ._umap import UMAP
 from ._umap_graph import fuzzy_graph
@@ -38,6 +39,8 @@ __all__ = [
     "Phase",
     "SNE",
     "StudentObjective",
+    "graph_width",
+    "sweep",
     "TSNE",
     "UMAP",
     "affinities_from_neighbors",

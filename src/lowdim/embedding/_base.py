@@ -1,6 +1,7 @@
 """What t-SNE and SNE share: perplexity affinities on the kNN graph ->
 initialisation -> gradient descent on a KL objective (supplied by the subclass)."""
 
+import weakref
 from dataclasses import replace
 
 import numpy as np
@@ -77,9 +78,25 @@ def sparse_input(metric):
     return metric in SPARSE_METRICS or metric == "precomputed"
 
 
+_SHARED_ROWS = weakref.WeakValueDictionary()  # id -> a read-only copy made by shared_rows
+
+
+def shared_rows(X):
+    """A read-only copy of the array ``X`` that ``own_copy`` hands out as it is, so
+    several fits (``lowdim.sweep``) keep one copy of the rows instead of one each."""
+    X = np.array(X, copy=True)
+    X.setflags(write=False)
+    _SHARED_ROWS[id(X)] = X
+    return X
+
+
 def own_copy(X):
-    """A copy the model owns (dense or sparse)."""
-    return X.copy() if sp.issparse(X) else np.array(X, copy=True)
+    """A copy the model owns (dense or sparse), or the rows from ``shared_rows``."""
+    if sp.issparse(X):
+        return X.copy()
+    if _SHARED_ROWS.get(id(X)) is X:
+        return X
+    return np.array(X, copy=True)
 
 
 def as_float64(X):
