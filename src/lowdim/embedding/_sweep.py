@@ -19,6 +19,21 @@ def graph_width(estimator, n_samples):
     """Neighbour columns a fit of ``estimator`` on ``n_samples`` rows reads from a
     ``precomputed_knn`` graph (the point itself not counted).
 
+    Parameters
+    ----------
+    estimator : UMAP, TSNE, SNE, PaCMAP, Isomap, SpectralEmbedding or LocallyLinearEmbedding
+    n_samples : int
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        For an estimator whose width depends on what it finds in the data (HDBSCAN, or
+        n_neighbors=None): build the graph and pass it to ``sweep``.
+
     Examples
     --------
     >>> from lowdim import TSNE, UMAP
