@@ -449,7 +449,7 @@ class NMF(_Factorization):
             W, H = self._given_factors(W, H, n, d, k)
         else:
             W, H = self._initial(X, k, rng)
-        W, H = W.astype(X.dtype), H.astype(X.dtype)
+        W, H = W.astype(X.dtype, copy=False), H.astype(X.dtype, copy=False)
         pen = self._penalties(n, d)
         start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
         W, H, _, result = alternate(

@@ -6,8 +6,9 @@ from sklearn.base import clone
 
 from ._affinities import kernel_neighbors
 from ._base import shared_rows
-from ._gradients import EXACT_UP_TO
+from ._gradients import choose_repulsion
 from ._pacmap_pairs import EXTRA_NEIGHBORS
+from ._umap import default_epochs
 
 WARM_UMAP_EPOCHS = 10  # a warm map runs 1/10 of UMAP's epochs ...
 WARM_UMAP_RATE = 4  # ... at 1/4 of its learning rate (transform's gentler schedule)
@@ -46,8 +47,8 @@ def graph_width(estimator, n_samples):
         return min(largest, p["n_neighbors"] - 1)
     if name in ("TSNE", "SNE"):
         kernel = p.get("affinity", "perplexity")
-        exact = name == "TSNE" and (p["method"] == "exact" or (p["method"] == "auto" and n_samples <= EXACT_UP_TO))
-        if exact and kernel != "uniform":
+        repulsion = choose_repulsion(p["method"], n_samples, p["n_components"], p["angle"]) if name == "TSNE" else None
+        if repulsion is not None and repulsion.name == "exact" and kernel != "uniform":  # every other point
             return largest
         perplexity = p["perplexity"]
         if kernel == "multiscale":
@@ -71,21 +72,21 @@ def _graph_metric(estimator):
     if type(estimator).__name__ == "PaCMAP":
         return ("euclidean" if p["distance"] == "euclidean" else "cosine"), None
     metric = p.get("metric", "euclidean")
-    if metric == "minkowski" and (p.get("metric_params") or {}).get("p", p.get("p", 2)) == 2:
-        metric = "euclidean"  # as the estimators read it
     if metric == "precomputed":
         raise ValueError(
             "sweep builds its graph from rows, not from a distance matrix: pass "
             "graph=lowdim.NeighborGraph.from_distances(D, k) and the estimator with its default metric, "
             "or fit each setting with metric='precomputed'."
         )
-    return metric, p.get("metric_params") or p.get("metric_kwds")
+    from ..manifold._isomap import resolve_metric  # 'minkowski' as Isomap reads it
+
+    return resolve_metric(metric, p.get("p", 2), p.get("metric_params") or p.get("metric_kwds"))
 
 
 def _warm(estimator, previous, n_samples):
     """``estimator`` set to continue from the map ``previous`` on a short schedule."""
     if type(estimator).__name__ == "UMAP":
-        epochs = estimator.n_epochs or (500 if n_samples <= 10_000 else 200)
+        epochs = estimator.n_epochs or default_epochs(n_samples)
         return estimator.set_params(
             init=previous,
             n_epochs=max(10, epochs // WARM_UMAP_EPOCHS),

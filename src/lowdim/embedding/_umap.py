@@ -47,6 +47,17 @@ BOUNDED_METRICS = {"cosine": 2.0, "correlation": 2.0, "hamming": 1.0, "jaccard":
 METRICS = set(INDEX_METRICS)
 
 
+def default_epochs(n_samples):
+    """umap-learn's default number of epochs: 500 up to 10,000 rows, 200 above.
+
+    Examples
+    --------
+    >>> default_epochs(5000), default_epochs(70000)
+    (500, 200)
+    """
+    return 500 if n_samples <= 10_000 else 200
+
+
 class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Uniform manifold approximation and projection, with umap-learn's parameter names.
 
@@ -432,7 +443,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self
         """
         X, rng = self._fit_graph(X, y)
-        self.n_epochs_ = self.n_epochs or (500 if X.shape[0] <= 10_000 else 200)
+        self.n_epochs_ = self.n_epochs or default_epochs(X.shape[0])
         self._layout(X, self._initial(X, self.graph_, rng), self.n_epochs_, rng)
         return self
 
