@@ -4,6 +4,7 @@ and (optionally, for the neighbour embeddings) each map warm-started from the on
 import numpy as np
 from sklearn.base import clone
 
+from ..neighbors import resolve_metric
 from ._affinities import kernel_neighbors
 from ._base import shared_rows
 from ._gradients import choose_repulsion
@@ -78,8 +79,6 @@ def _graph_metric(estimator):
             "graph=lowdim.NeighborGraph.from_distances(D, k) and the estimator with its default metric, "
             "or fit each setting with metric='precomputed'."
         )
-    from ..manifold._isomap import resolve_metric  # 'minkowski' as Isomap reads it
-
     return resolve_metric(metric, p.get("p", 2), p.get("metric_params") or p.get("metric_kwds"))
 
 

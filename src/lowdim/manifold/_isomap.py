@@ -25,31 +25,12 @@ from ..neighbors import (
     make_index,
     precomputed_neighbors,
     radius_neighbors_graph,
+    resolve_metric,
     shortest_paths,
     sparse_distance_neighbors,
     symmetrize,
 )
 from ._classical import ClassicalModel, classical_mds, farthest_points
-
-
-def resolve_metric(metric, p, metric_params):
-    """(metric, parameters) for the neighbour index: scikit-learn's 'minkowski' with p = 2
-    is 'euclidean' (BLAS distances), with p = 1 'manhattan'.
-
-    Examples
-    --------
-    >>> resolve_metric("minkowski", 2, None)
-    ('euclidean', None)
-    """
-    params = dict(metric_params or {})
-    if metric == "minkowski":
-        p = params.pop("p", p)
-        if p == 2:
-            return "euclidean", params or None
-        if p == 1:
-            return "manhattan", params or None
-        return "minkowski", {**params, "p": p}
-    return metric, params or None
 
 
 def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=None, given=None):

@@ -7,7 +7,7 @@ one, kNN and radius graphs, symmetrisation, component joining, shortest paths.""
 
 from ._approximate import HNSWIndex, approximate_available
 from ._base import KNNIndex
-from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors
+from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors, resolve_metric
 from ._dask_graph import dask_self_neighbors
 from ._exact import ExactIndex, check_n_neighbors
 from ._graphs import (
@@ -55,6 +55,7 @@ __all__ = [
     "nearest_neighbors",
     "precomputed_neighbors",
     "radius_neighbors_graph",
+    "resolve_metric",
     "self_neighbors",
     "shortest_paths",
     "sparse_distance_neighbors",

@@ -104,3 +104,35 @@ def nearest_neighbors(X, n_neighbors, *, metric="euclidean", algorithm="auto"):
     """
     index = make_index(algorithm, metric, len(X)).build(X)
     return index.query(X, n_neighbors, exclude_self=True)
+
+
+def resolve_metric(metric, p, metric_params):
+    """(metric, parameters) for the neighbour index: scikit-learn's 'minkowski' with p = 2
+    is 'euclidean' (BLAS distances), with p = 1 'manhattan'.
+
+    Parameters
+    ----------
+    metric : str
+    p : float
+        The Minkowski power, unless ``metric_params`` holds one.
+    metric_params : dict or None
+
+    Returns
+    -------
+    metric : str
+    params : dict or None
+
+    Examples
+    --------
+    >>> resolve_metric("minkowski", 2, None)
+    ('euclidean', None)
+    """
+    params = dict(metric_params or {})
+    if metric == "minkowski":
+        p = params.pop("p", p)
+        if p == 2:
+            return "euclidean", params or None
+        if p == 1:
+            return "manhattan", params or None
+        return "minkowski", {**params, "p": p}
+    return metric, params or None
