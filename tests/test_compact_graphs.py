@@ -105,8 +105,9 @@ def test_tsne_above_the_kept_index_size_rebuilds_it_for_transform(monkeypatch):
     np.testing.assert_allclose(released.transform(X[500:]), kept.transform(X[500:]), rtol=1e-6, atol=1e-6)
 
 
-def test_umap_graphs_are_compact():
-    model = lowdim.UMAP(random_state=0, n_epochs=30).fit(X)
+def test_umap_graphs_are_compact_and_the_distance_graph_only_kept_for_the_radii():
+    assert lowdim.UMAP(random_state=0, n_epochs=5).fit(X).graph_dists_ is None
+    model = lowdim.UMAP(random_state=0, n_epochs=30, output_dens=True).fit(X)
     for graph in (model.graph_, model.graph_dists_):
         assert graph.data.dtype == np.float32 and graph.indices.dtype == np.int32
         assert abs(graph - graph.T).max() == 0

@@ -112,12 +112,13 @@ def tsne(n, d, k, params, itemsize):
 
 
 def umap(n, d, k, params, itemsize):
-    """The kNN graph in compact arrays, the fuzzy union and the distance graph (float32,
-    int32 indices) and the layout's per-edge schedule: about 73 bytes per neighbour per
-    point; the model's copy of the data and its index (a shifted copy, faiss' float32
-    copy and the HNSW links)."""
+    """The kNN graph in compact arrays and the fuzzy union built from it (float32,
+    int32 indices; the layout samples the graph itself, its schedule computed from the
+    epoch): about 26 bytes per neighbour per point; the model's copy of the data and
+    its index (a shifted copy, faiss' float32 copy and the HNSW links), about three
+    copies of the rows as measured."""
     nn = _neighbors(params, n, 15)
-    return 10 * MB + n * (73 * nn + 2 * d * itemsize + 4 * d + 150)
+    return 10 * MB + n * (26 * nn + 3 * d * itemsize + 4 * d + 150)
 
 
 def pacmap(n, d, k, params, itemsize):

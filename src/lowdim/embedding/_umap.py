@@ -167,8 +167,9 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     embedding_ : ndarray (n_samples, n_components)
     graph_ : sparse (n_samples, n_samples)
         The fuzzy simplicial set.
-    graph_dists_ : sparse (n_samples, n_samples)
-        The neighbour distances behind it (each kNN edge, in either direction).
+    graph_dists_ : sparse (n_samples, n_samples) or None
+        With ``densmap`` or ``output_dens``: the neighbour distances behind the graph
+        (each kNN edge, in either direction); None otherwise, as in umap-learn.
     a_, b_ : float
         The output curve ``1 / (1 + a d^(2b))``.
     rad_orig_, rad_emb_ : ndarray (n_samples,)
@@ -392,12 +393,15 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         return W, index
 
     def _fuzzy(self, X, y, distances, indices):
-        """The fuzzy simplicial set of the kNN lists (and ``graph_dists_``)."""
+        """The fuzzy simplicial set of the kNN lists (and, for the radii, ``graph_dists_``)."""
         n = X.shape[0]
         warn_duplicates(distances, "UMAP")
         distances = self._disconnect(distances)
         W = fuzzy_graph(distances, indices, self.local_connectivity, self.set_op_mix_ratio)
-        self.graph_dists_ = symmetric_graph(indices, np.where(np.isfinite(distances), distances, 0), n, "maximum")
+        self.graph_dists_ = None  # as umap-learn's: kept only where the radii need it (8 bytes an edge)
+        if self.densmap or self.output_dens:
+            finite = np.where(np.isfinite(distances), distances, 0)
+            self.graph_dists_ = symmetric_graph(indices, finite, n, "maximum")
         if y is not None and self.target_weight > 0:
             W = self._supervised(W, y)
         return W
