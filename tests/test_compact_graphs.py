@@ -164,3 +164,24 @@ def test_a_spectral_start_that_does_not_converge_falls_back_to_pca(monkeypatch):
         Y = initial_embedding("spectral", X, P, 2, np.random.default_rng(0))
     pca = initial_embedding("pca", X, P, 2, np.random.default_rng(0))
     assert all(abs(np.corrcoef(Y[:, c], pca[:, c])[0, 1]) > 0.99 for c in range(2))
+
+
+def test_the_spectral_start_counts_its_products_against_the_budget_that_bounds_it(monkeypatch, capsys):
+    import lowdim.manifold._spectral as spectral
+    from lowdim.manifold import laplacian_eigenmap
+
+    monkeypatch.setattr(spectral, "LU_BELOW", 500)  # the bounded Lanczos path of large graphs, on 600 points
+    monkeypatch.setattr(spectral, "DENSE_BELOW", 500)
+    A = lowdim.neighbors.symmetrize(lowdim.neighbors.kneighbors_graph(X, 10)).tocsr()
+    calls = []
+    Y, lam = laplacian_eigenmap(
+        A, 2, np.random.default_rng(0), tol=1e-4, bounded=True, on_product=lambda *c: calls.append(c)
+    )
+    quiet, quiet_lam = laplacian_eigenmap(A, 2, np.random.default_rng(0), tol=1e-4, bounded=True)
+    assert [done for done, _ in calls] == list(range(1, len(calls) + 1)) and len(calls) > 10
+    most = {m for _, m in calls}
+    assert len(most) == 1 and most.pop() >= len(calls)  # the bar's end holds: Lanczos stops within it
+    np.testing.assert_array_equal(Y, quiet)
+    lowdim.UMAP(n_epochs=5, random_state=0, verbose=True).fit(X)
+    err = capsys.readouterr().err
+    assert "UMAP start (spectral)" in err and "product" in err and "UMAP layout" in err

@@ -33,7 +33,7 @@ def rescale(Y, rng, std=INIT_STD):
     return Y * (std / spread)
 
 
-def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False):
+def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False, on_product=None):
     """The starting embedding.
 
     Parameters
@@ -48,6 +48,9 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
     rng : numpy.random.Generator
     precomputed : bool
         ``X`` holds distances ('pca' is then refused).
+    on_product : callable, optional
+        'spectral': ``on_product(done, most)`` after each product of the sparse
+        eigensolver, for a progress bar (``laplacian_eigenmap``).
 
     Returns
     -------
@@ -83,7 +86,9 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
         try:
             with blas_limit(1):
-                Y, _ = laplacian_eigenmap(affinities, n_components, rng, tol=SPECTRAL_TOL, bounded=True)
+                Y, _ = laplacian_eigenmap(
+                    affinities, n_components, rng, tol=SPECTRAL_TOL, bounded=True, on_product=on_product
+                )
         except ArpackNoConvergence:
             fallback = "pca" if isinstance(X, np.ndarray) and not precomputed else "random"
             warnings.warn(

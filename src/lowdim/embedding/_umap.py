@@ -424,10 +424,19 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         from tqdm.auto import tqdm
 
         label = f"UMAP start ({self.init if isinstance(self.init, str) else 'given'})"
-        with warnings.catch_warnings(), tqdm(total=1, desc=label, unit="step", disable=not self.verbose) as bar:
+        spectral = isinstance(self.init, str) and self.init == "spectral"
+        unit = "product" if spectral else "step"
+        with warnings.catch_warnings(), tqdm(desc=label, unit=unit, disable=not self.verbose) as bar:
             warnings.simplefilter("ignore")  # eigensolver fallbacks on tiny graphs are not the user's concern
-            Y = initial_embedding(self.init, init_rows(self.init, X, self.n_components), W, self.n_components, rng)
-            bar.update()
+
+            def product_done(done, most):  # the eigensolver's budget gives the bar its end (and an ETA)
+                bar.total = most if most is not None and most >= done else bar.total
+                bar.update()
+
+            rows = init_rows(self.init, X, self.n_components)
+            Y = initial_embedding(self.init, rows, W, self.n_components, rng, on_product=product_done)
+            bar.total = bar.n if spectral else 1
+            bar.update(0 if spectral else 1)
         if isinstance(self.init, str):
             lo, span = Y.min(axis=0), np.ptp(Y, axis=0)
             Y = INIT_BOX * (Y - lo) / np.where(span > 0, span, 1.0)

@@ -4,7 +4,7 @@ graph Laplacian of a neighbour or rbf affinity."""
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.sparse.linalg import aslinearoperator
+from scipy.sparse.linalg import LinearOperator, aslinearoperator
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
@@ -102,7 +102,7 @@ def check_nontrivial_components(n_components, n_samples):
         )
 
 
-def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=False):
+def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=False, on_product=None):
     """Bottom non-trivial eigenvectors of ``I - D^-1/2 A D^-1/2`` (the diagonal of ``A``
     ignored), divided by ``sqrt(degree)``; computed as the top eigenvectors of
     ``D^-1/2 A D^-1/2``. ``tol`` is the sparse solvers' relative accuracy (0: machine
@@ -121,6 +121,10 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
         when Lanczos has not converged within its budget of products, instead of
         running on (a graph of weakly joined parts has nearly equal eigenvalues, which
         Lanczos separates slowly): for a starting layout, which has alternatives.
+    on_product : callable, optional
+        ``on_product(done, most)`` after each sparse product of the Lanczos path (a
+        progress bar's tick): products so far, and the most the solver will take
+        (None where it is not bounded).
 
     Returns
     -------
@@ -151,7 +155,7 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
         w, U = top_eigh(dense, min(k, n))
         lam = 1.0 - w
     elif sp.issparse(M):
-        lam, U = _sparse_bottom(M, k, rng, tol, bounded)
+        lam, U = _sparse_bottom(M, k, rng, tol, bounded, on_product)
     else:
         w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng, tol=tol)
         lam = 1.0 - w
@@ -191,7 +195,22 @@ def _lobpcg_top(M, k, rng, tol):
     return 1.0 - w, U
 
 
-def _sparse_bottom(M, k, rng, tol=0.0, bounded=False):
+def _counted(M, on_product, most):
+    """``M``, or an operator that calls ``on_product(done, most)`` after each product."""
+    if on_product is None:
+        return M
+    done = [0]
+
+    def product(v):
+        out = M @ v
+        done[0] += 1
+        on_product(done[0], most)
+        return out
+
+    return LinearOperator(M.shape, matvec=product, matmat=product, dtype=M.dtype)
+
+
+def _sparse_bottom(M, k, rng, tol=0.0, bounded=False, on_product=None):
     """Bottom ``k`` eigenpairs of ``I - M``: plain Lanczos on ``M`` within a budget of
     LANCZOS_PRODUCTS products, then shift-invert on a sparse LU of ``I - M`` (up to
     LU_BELOW points; beyond, Lanczos without the budget). Neither wins everywhere
@@ -200,13 +219,15 @@ def _sparse_bottom(M, k, rng, tol=0.0, bounded=False):
     n = M.shape[0]
     ncv = min(n, max(2 * k + 1, 20))
     budget = max(1, LANCZOS_PRODUCTS // (ncv - k))
+    # ARPACK's first pass builds ncv vectors, each restart ncv - k more
+    counted = _counted(M, on_product, ncv + budget * (ncv - k) if bounded and n > LU_BELOW else None)
     try:
-        return _top_as_bottom(M, k, rng, ncv, tol, budget)
+        return _top_as_bottom(counted, k, rng, ncv, tol, budget)
     except spla.ArpackNoConvergence:
         if n > LU_BELOW:
             if bounded:
                 raise
-            return _top_as_bottom(M, k, rng, min(n, 2 * ncv), tol, None)
+            return _top_as_bottom(counted, k, rng, min(n, 2 * ncv), tol, None)
         return smallest_eigh(sp.identity(n, format="csr") - M, k, rng=rng, solver="arpack", tol=tol, max_iter=None)
 
 
