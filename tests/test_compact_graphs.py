@@ -185,3 +185,15 @@ def test_the_spectral_start_counts_its_products_against_the_budget_that_bounds_i
     lowdim.UMAP(n_epochs=5, random_state=0, verbose=True).fit(X)
     err = capsys.readouterr().err
     assert "UMAP start (spectral)" in err and "product" in err and "UMAP layout" in err
+
+
+def test_per_row_stages_show_row_bars_and_give_the_same_result(monkeypatch, capsys):
+    import lowdim.embedding._graph_arrays as graph_arrays
+
+    monkeypatch.setattr(graph_arrays, "ROWS_PER_BLOCK", 128)  # several blocks: the bar advances block by block
+    quiet = lowdim.TSNE(max_iter=250, random_state=0).fit_transform(X)
+    shown = lowdim.TSNE(max_iter=250, random_state=0, verbose=1).fit_transform(X)
+    lowdim.UMAP(n_epochs=5, random_state=0, verbose=True).fit(X)
+    err = capsys.readouterr().err
+    assert "t-SNE affinities" in err and f"{len(X)}/{len(X)}" in err and "UMAP memberships" in err
+    np.testing.assert_array_equal(shown, quiet)

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from .._threads import blas_limit
 from ..neighbors import make_index, self_neighbors
-from ._graph_arrays import float64_row_blocks, symmetric_graph
+from ._graph_arrays import float64_row_blocks, row_progress, symmetric_graph
 
 ENTROPY_TOL = 1e-5  # nats: the bisection stops within this of log(perplexity)
 BISECTION_STEPS = 200
@@ -199,7 +199,9 @@ def neighbor_affinities(
         distances, indices = self_neighbors(index, X, n_neighbors, verbose=verbose)
     if not keep_index:
         index = None
-    conditional = row_affinities(distances, perplexity, kernel)
+    scales = len(perplexity) if kernel == "multiscale" else 1
+    with row_progress("t-SNE affinities", n * scales if kernel != "uniform" else 0, verbose):
+        conditional = row_affinities(distances, perplexity, kernel)
     nearest = distances.min(axis=1)
     del distances  # the graph is built from the probabilities alone
     return _joint_or_conditional(indices, conditional, joint), index, nearest

@@ -2,10 +2,14 @@
 of a compact kNN graph, a CSR built from arrays without a copy, and per-row work in
 float64 one block of rows at a time."""
 
+import contextvars
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.sparse as sp
 
 ROWS_PER_BLOCK = 65_536  # rows worked on in float64 at a time (~50 MB at 90 neighbours)
+_ROW_BAR = contextvars.ContextVar("lowdim_row_bar", default=None)
 
 
 def sorted_csr(indptr, indices, data, n):
@@ -45,6 +49,52 @@ def float64_row_blocks(distances):
     """
     distances = np.asarray(distances)
     out = np.empty(distances.shape, dtype=np.float32 if distances.dtype == np.float32 else np.float64)
-    n = distances.shape[0]
-    rows = (slice(a, min(n, a + ROWS_PER_BLOCK)) for a in range(0, n, ROWS_PER_BLOCK))
-    return out, ((r, np.array(distances[r], dtype=np.float64)) for r in rows)  # copies: callers may write
+    return out, _blocks(distances)
+
+
+def _blocks(distances):
+    """The row blocks, each a float64 copy (callers may write), advancing the
+    ``row_progress`` bar they run under by their rows once they are done."""
+    n, bar = distances.shape[0], _ROW_BAR.get()
+    for a in range(0, n, ROWS_PER_BLOCK):
+        rows = slice(a, min(n, a + ROWS_PER_BLOCK))
+        yield rows, np.array(distances[rows], dtype=np.float64)
+        if bar is not None:
+            bar.update(rows.stop - rows.start)
+
+
+@contextmanager
+def row_progress(description, total, enabled):
+    """A progress bar over rows (with an ETA) that the per-row work under it
+    (``float64_row_blocks``: UMAP's memberships, t-SNE's perplexity calibration)
+    advances block by block; nothing when not ``enabled``.
+
+    Parameters
+    ----------
+    description : str
+    total : int
+        Rows the work under it will process.
+    enabled : bool
+
+    Returns
+    -------
+    context manager
+
+    Examples
+    --------
+    >>> with row_progress("rows", 3, enabled=False):
+    ...     out, blocks = float64_row_blocks(np.ones((3, 2)))
+    ...     len(list(blocks))
+    1
+    """
+    if not enabled:
+        yield
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc=description, unit="row", mininterval=0.5) as bar:
+        token = _ROW_BAR.set(bar)
+        try:
+            yield
+        finally:
+            _ROW_BAR.reset(token)

@@ -29,7 +29,7 @@ from ..neighbors import (
 )
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, init_rows, sparse_input, training_index, training_rows
-from ._graph_arrays import symmetric_graph
+from ._graph_arrays import row_progress, symmetric_graph
 from ._initialization import initial_embedding
 from ._umap_graph import (
     curve_parameters,
@@ -384,7 +384,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         distances, indices, index = self._neighbors(X, k, search)
         with tqdm(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
             bar.set_postfix_str("fuzzy memberships and union")
-            W = self._fuzzy(X, y, distances, indices)
+            with row_progress("UMAP memberships", n, self.verbose):
+                W = self._fuzzy(X, y, distances, indices)
             bar.update()
             bar.set_postfix_str("joining components")
             # the joining edges get the weakest weight of the graph

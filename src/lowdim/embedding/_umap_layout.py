@@ -120,7 +120,7 @@ class Layout:
 
 # The step of n * Corr per unit of dens_lambda, scaled so that a dens_lambda means about
 # what it means to umap-learn's densMAP: at the default 2.0 on Fashion-MNIST (PCA-50),
-# radius correlation 0.918 here vs 0.906 there (x4: 0.908, more local accuracy lost
+# radius correlation 0.918 here vs 0.909 there (x4: 0.908, more local accuracy lost
 # below that margin; x10: 0.95, at 0.06 less 10-NN accuracy).
 DENSITY_SCALE = 5.0
 
