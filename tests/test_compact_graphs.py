@@ -174,10 +174,10 @@ def test_the_spectral_start_counts_its_products_against_the_budget_that_bounds_i
     monkeypatch.setattr(spectral, "DENSE_BELOW", 500)
     A = lowdim.neighbors.symmetrize(lowdim.neighbors.kneighbors_graph(X, 10)).tocsr()
     calls = []
-    Y, lam = laplacian_eigenmap(
+    Y, _ = laplacian_eigenmap(
         A, 2, np.random.default_rng(0), tol=1e-4, bounded=True, on_product=lambda *c: calls.append(c)
     )
-    quiet, quiet_lam = laplacian_eigenmap(A, 2, np.random.default_rng(0), tol=1e-4, bounded=True)
+    quiet, _ = laplacian_eigenmap(A, 2, np.random.default_rng(0), tol=1e-4, bounded=True)
     assert [done for done, _ in calls] == list(range(1, len(calls) + 1)) and len(calls) > 10
     most = {m for _, m in calls}
     assert len(most) == 1 and most.pop() >= len(calls)  # the bar's end holds: Lanczos stops within it

@@ -431,7 +431,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             warnings.simplefilter("ignore")  # eigensolver fallbacks on tiny graphs are not the user's concern
 
             def product_done(done, most):  # the eigensolver's budget gives the bar its end (and an ETA)
-                bar.total = most if most is not None and most >= done else bar.total
+                if most is not None:
+                    bar.total = max(most, done)
                 bar.update()
 
             rows = init_rows(self.init, X, self.n_components)
