@@ -41,6 +41,18 @@ def test_symmetric_csr_equals_scipy(mode):
     assert all((np.diff(cols[a:b]) > 0).all() for a, b in zip(indptr[:-1], indptr[1:]))  # sorted, no repeats
 
 
+def test_symmetric_csr_in_chunks_equals_one_chunk_and_ticks_every_pass(monkeypatch):
+    import lowdim._kernels.symmetric_graph as kernel
+
+    idx, w, _ = _directed()
+    whole = symmetric_csr(idx, w, "fuzzy_union")
+    monkeypatch.setattr(kernel, "ROWS_PER_TICK", 7)  # chunks that do not divide the rows
+    ticks = []
+    chunked = symmetric_csr(idx, w, "fuzzy_union", tick=ticks.append)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, chunked))
+    assert sum(ticks) == kernel.SYMMETRIC_PASSES * len(idx) and max(ticks) == 7
+
+
 def test_symmetric_csr_fuzzy_intersection_at_mix_zero():
     idx, w, A = _directed()
     indptr, cols, data = symmetric_csr(idx, w, "fuzzy_union", 0.0)
@@ -195,5 +207,9 @@ def test_per_row_stages_show_row_bars_and_give_the_same_result(monkeypatch, caps
     shown = lowdim.TSNE(max_iter=250, random_state=0, verbose=1).fit_transform(X)
     lowdim.UMAP(n_epochs=5, random_state=0, verbose=True).fit(X)
     err = capsys.readouterr().err
-    assert "t-SNE affinities" in err and f"{len(X)}/{len(X)}" in err and "UMAP memberships" in err
+    n = len(X)
+    assert "t-SNE affinities" in err and f"{n}/{n}" in err
+    assert "t-SNE symmetrisation" in err and f"{4 * n}/{4 * n}" in err  # its four passes over the rows
+    assert "TSNE iterations" in err and "250/250" in err and "objective" in err
+    assert "UMAP memberships and union" in err and f"{5 * n}/{5 * n}" in err  # memberships, then the union
     np.testing.assert_array_equal(shown, quiet)

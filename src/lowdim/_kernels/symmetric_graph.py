@@ -12,27 +12,27 @@ SUM, FUZZY_UNION, MAXIMUM = 0, 1, 2
 MODES = {"sum": SUM, "fuzzy_union": FUZZY_UNION, "maximum": MAXIMUM}
 
 
+SYMMETRIC_PASSES = 4  # passes over the rows (counts, fill, merge, compact) a progress bar counts
+ROWS_PER_TICK = 1 << 18  # rows each pass works on between progress updates
+
+
 @njit(cache=True)
-def _slot_counts(indices, values):
-    """Entries each row will hold before merging: its own nonzero edges and those that
-    point at it."""
-    n, k = indices.shape
-    counts = np.zeros(n + 1, dtype=np.int64)
-    for i in range(n):
-        for t in range(k):
+def _slot_counts(indices, values, lo, hi, counts):
+    """Add to ``counts[r + 1]`` the entries row r will hold before merging, for the
+    edges of rows lo..hi: their own nonzero edges and those that point at row r."""
+    for i in range(lo, hi):
+        for t in range(indices.shape[1]):
             j = indices[i, t]
             if j >= 0 and j != i and values[i, t] != 0:
                 counts[i + 1] += 1
                 counts[j + 1] += 1
-    return np.cumsum(counts)
 
 
 @njit(cache=True)
-def _fill(indices, values, starts, cols, vals):
-    n, k = indices.shape
-    pos = starts[:-1].copy()
-    for i in range(n):
-        for t in range(k):
+def _fill(indices, values, lo, hi, pos, cols, vals):
+    """Write the edges of rows lo..hi into both of their rows at ``pos`` (advanced)."""
+    for i in range(lo, hi):
+        for t in range(indices.shape[1]):
             j = indices[i, t]
             v = values[i, t]
             if j >= 0 and j != i and v != 0:
@@ -53,10 +53,10 @@ def _combine(forward, back, mode, mix):
 
 
 @njit(cache=True, parallel=True)
-def _merge_rows(starts, cols, vals, mode, mix, kept):
-    """Sort each row by column and merge its duplicates in place (to the row's start);
-    ``kept[i]``: entries left in row i (zeros dropped)."""
-    for i in prange(starts.shape[0] - 1):
+def _merge_rows(starts, cols, vals, mode, mix, kept, lo, hi):
+    """Sort each row lo..hi by column and merge its duplicates in place (to the row's
+    start); ``kept[i]``: entries left in row i (zeros dropped)."""
+    for i in prange(lo, hi):
         a, b = starts[i], starts[i + 1]
         order = np.argsort(cols[a:b], kind="mergesort")
         row_cols, row_vals = cols[a:b][order], vals[a:b][order]
@@ -78,34 +78,47 @@ def _merge_rows(starts, cols, vals, mode, mix, kept):
 
 
 @njit(cache=True)
-def _compact(starts, kept, cols, vals, out_indptr):
-    """Move each row's kept entries to follow the previous row's (in place: a row never
-    moves forward)."""
-    out_indptr[0] = 0
-    for i in range(kept.shape[0]):
+def _compact(starts, kept, cols, vals, out_indptr, lo, hi):
+    """Move the kept entries of rows lo..hi to follow the previous row's (in place: a
+    row never moves forward; rows before lo are done)."""
+    for i in range(lo, hi):
         a, m, o = starts[i], kept[i], out_indptr[i]
         for t in range(m):
             cols[o + t], vals[o + t] = cols[a + t], vals[a + t]
         out_indptr[i + 1] = o + m
 
 
-def symmetric_csr(indices, values, mode, mix=1.0):
+def _in_chunks(n, work, tick):
+    """``work(lo, hi)`` over the rows in chunks, ``tick(rows)`` after each."""
+    for lo in range(0, n, ROWS_PER_TICK):
+        hi = min(n, lo + ROWS_PER_TICK)
+        work(lo, hi)
+        if tick is not None:
+            tick(hi - lo)
+
+
+def symmetric_csr(indices, values, mode, mix=1.0, tick=None):
     """``(indptr, indices, data)`` of the symmetric graph of the directed edges
     ``i -> indices[i, t]`` with weights ``values[i, t]`` (negative indices, self-loops and
     zero weights skipped), each undirected pair's weights combined by ``mode``: 'sum'
     (``w_ij + w_ji``), 'fuzzy_union' (``mix (a + b - ab) + (1 - mix) ab``) or 'maximum'.
     Rows sorted, zeros dropped; data in ``values``' dtype, indices int32 (int64 from
-    2^31 rows)."""
+    2^31 rows). ``tick(rows)``, if given, is called as each of the ``SYMMETRIC_PASSES``
+    passes finishes a chunk of rows (n x SYMMETRIC_PASSES in all)."""
     n = indices.shape[0]
-    starts = _slot_counts(indices, values)
+    starts = np.zeros(n + 1, dtype=np.int64)
+    _in_chunks(n, lambda lo, hi: _slot_counts(indices, values, lo, hi, starts), tick)
+    np.cumsum(starts, out=starts)
     index_dtype = np.int32 if n < 2**31 else np.int64
     cols = np.empty(starts[-1], dtype=index_dtype)
     vals = np.empty(starts[-1], dtype=values.dtype)
-    _fill(indices, values, starts, cols, vals)
+    pos = starts[:-1].copy()  # each row's next free slot
+    _in_chunks(n, lambda lo, hi: _fill(indices, values, lo, hi, pos, cols, vals), tick)
+    pos.resize(0, refcheck=False)  # freed before the merge (the closure keeps the name)
     kept = np.empty(n, dtype=np.int64)
-    _merge_rows(starts, cols, vals, MODES[mode], mix, kept)
-    indptr = np.empty(n + 1, dtype=np.int64)
-    _compact(starts, kept, cols, vals, indptr)
+    _in_chunks(n, lambda lo, hi: _merge_rows(starts, cols, vals, MODES[mode], mix, kept, lo, hi), tick)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    _in_chunks(n, lambda lo, hi: _compact(starts, kept, cols, vals, indptr, lo, hi), tick)
     cols.resize(indptr[-1], refcheck=False)  # shrinks the allocation in place
     vals.resize(indptr[-1], refcheck=False)
     return indptr, cols, vals

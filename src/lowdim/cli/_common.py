@@ -309,11 +309,15 @@ def _plain(value):
     return str(value)
 
 
+STAGED = ("UMAP", "TSNE", "SNE")  # estimators whose verbose shows a bar with an ETA for every stage
+
+
 @contextmanager
 def progress(estimator, args, description):
-    """A tqdm bar while ``estimator`` fits: per iteration where the estimator reports
-    them (callbacks, UMAP's epochs), else (and for ``estimator=None``, any other work)
-    a ticking elapsed-time bar."""
+    """A tqdm bar while ``estimator`` fits: the estimator's own bars, stage by stage
+    (UMAP, t-SNE, SNE: ``verbose``), else per iteration where the estimator reports
+    them (callbacks), else (and for ``estimator=None``, any other work) a ticking
+    elapsed-time bar."""
     from tqdm.auto import tqdm
 
     quiet = args.quiet or args.json
@@ -322,6 +326,14 @@ def progress(estimator, args, description):
             yield
         return
     params = estimator.get_params()
+    name = type(estimator).__name__
+    if name in STAGED and not quiet:  # their own bars, stage by stage
+        estimator.set_params(verbose=params["verbose"] or (True if name == "UMAP" else 1))
+        try:
+            yield
+        finally:
+            estimator.set_params(verbose=params["verbose"])
+        return
     if "callbacks" in params and not quiet:
         total = params.get("max_iter") or None
         with tqdm(total=total, desc=description, unit="it", leave=False, mininterval=0.5) as bar:
@@ -329,19 +341,11 @@ def progress(estimator, args, description):
             def tick(iteration, *_):
                 bar.update(max(0, min(iteration, total or iteration) - bar.n))
 
-            stages = {"verbose": 1} if type(estimator).__name__ in ("TSNE", "SNE") else {}  # the kNN stage's bar
-            estimator.set_params(callbacks=[*(params["callbacks"] or []), tick], **stages)
+            estimator.set_params(callbacks=[*(params["callbacks"] or []), tick])
             try:
                 yield
             finally:  # the bar's callback is not part of the model (and cannot be saved)
-                estimator.set_params(callbacks=params["callbacks"], **{k: params[k] for k in stages})
-        return
-    if "verbose" in params and type(estimator).__name__ == "UMAP" and not quiet:
-        estimator.set_params(verbose=True)
-        try:
-            yield
-        finally:
-            estimator.set_params(verbose=params["verbose"])
+                estimator.set_params(callbacks=params["callbacks"])
         return
     with _ticking(description, disable=quiet):
         yield

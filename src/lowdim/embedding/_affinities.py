@@ -204,7 +204,7 @@ def neighbor_affinities(
         conditional = row_affinities(distances, perplexity, kernel)
     nearest = distances.min(axis=1)
     del distances  # the graph is built from the probabilities alone
-    return _joint_or_conditional(indices, conditional, joint), index, nearest
+    return _joint_or_conditional(indices, conditional, joint, verbose), index, nearest
 
 
 def affinities_from_neighbors(distances, indices, perplexity, *, joint=True, kernel="perplexity"):
@@ -237,11 +237,15 @@ def affinities_from_neighbors(distances, indices, perplexity, *, joint=True, ker
     return _joint_or_conditional(indices, conditional, joint), distances.min(axis=1)
 
 
-def _joint_or_conditional(indices, conditional, joint):
-    """The symmetrised joint affinities, or (``joint=False``) the conditionals as CSR."""
+def _joint_or_conditional(indices, conditional, joint, verbose=False):
+    """The symmetrised joint affinities (with ``verbose``, under a bar over its passes),
+    or (``joint=False``) the conditionals as CSR."""
+    from .._kernels.symmetric_graph import SYMMETRIC_PASSES
+
     n, k = indices.shape
     if joint:
-        return joint_probabilities(indices, conditional, n)
+        with row_progress("t-SNE symmetrisation", n * SYMMETRIC_PASSES, verbose):
+            return joint_probabilities(indices, conditional, n)
     C = sp.csr_matrix((conditional.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
     C.sort_indices()
     return C

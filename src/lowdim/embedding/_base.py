@@ -325,6 +325,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             callbacks=callbacks,
             verbose=self.verbose >= 2,
             label=type(self).__name__,
+            progress=self.verbose >= 1,
         )
         out = np.empty_like(state.Y)
         out[order] = state.Y

@@ -23,7 +23,8 @@ def symmetric_graph(indices, values, n_samples, mode, mix=1.0):
     """The symmetric CSR (n_samples x n_samples) of the directed edges ``i ->
     indices[i, t]`` weighted ``values[i, t]``, each pair's two weights combined by
     ``mode``: 'sum', 'fuzzy_union' (with ``mix``) or 'maximum'; compact (the values'
-    dtype, int32 indices), sorted, no zeros stored.
+    dtype, int32 indices), sorted, no zeros stored. Under ``row_progress`` it advances
+    the bar by ``SYMMETRIC_PASSES`` x n_samples rows.
 
     Examples
     --------
@@ -32,7 +33,10 @@ def symmetric_graph(indices, values, n_samples, mode, mix=1.0):
     """
     from .._kernels.symmetric_graph import symmetric_csr
 
-    indptr, cols, data = symmetric_csr(np.ascontiguousarray(indices), np.ascontiguousarray(values), mode, mix)
+    bar = _ROW_BAR.get()
+    indptr, cols, data = symmetric_csr(
+        np.ascontiguousarray(indices), np.ascontiguousarray(values), mode, mix, None if bar is None else bar.update
+    )
     return sorted_csr(indptr, cols, data, n_samples)
 
 
@@ -66,8 +70,9 @@ def _blocks(distances):
 @contextmanager
 def row_progress(description, total, enabled):
     """A progress bar over rows (with an ETA) that the per-row work under it
-    (``float64_row_blocks``: UMAP's memberships, t-SNE's perplexity calibration)
-    advances block by block; nothing when not ``enabled``.
+    (``float64_row_blocks``: UMAP's memberships, t-SNE's perplexity calibration;
+    ``symmetric_graph``: each pass of the symmetrisation) advances chunk by chunk;
+    nothing when not ``enabled``.
 
     Parameters
     ----------

@@ -2,6 +2,7 @@
 (delta-bar-delta, Jacobs 1988, as in van der Maaten's t-SNE), per-point step clipping
 and phases (early exaggeration, then the main run), on the shared loop skeleton."""
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,6 +64,7 @@ def descend(
     verbose=0,
     label="t-SNE",
     recenter=True,
+    progress=False,
 ):
     """Run the ``phases`` from ``Y`` (modified in place).
 
@@ -91,6 +93,9 @@ def descend(
     verbose : int, default=0
     label : str, default='t-SNE'
         The name in progress messages.
+    progress : bool, default=False
+        A progress bar (tqdm, on standard error) over all phases' iterations, with an
+        ETA and the objective as it is evaluated.
 
     Returns
     -------
@@ -105,29 +110,50 @@ def descend(
     True
     """
     state = DescentState(Y=Y, update=np.zeros_like(Y), gains=np.ones_like(Y))
-    # the loop counts iterations per phase; callbacks see the count over all phases
-    callbacks = [lambda it, objective, st, cb=cb: cb(st.iteration, objective, st) for cb in callbacks]
-    for k, phase in enumerate(phases):
-        if k:  # momentum and gains built under the last phase's forces would overshoot under the next
-            state.update[:] = 0.0
-            state.gains[:] = 1.0
-        state.best_objective, state.best_iteration = float("inf"), state.iteration
-        step = _step(
-            gradient,
-            objective,
-            phase,
-            learning_rate,
-            min_grad_norm,
-            n_iter_without_progress if k == len(phases) - 1 else None,
-            n_iter_check,
-            verbose,
-            label,
-            recenter,
-        )
-        result = run_loop(step, state, max_iter=phase.n_iter, tol=None, callbacks=callbacks, warn=False)
-        if result.stopped or (result.converged and k == len(phases) - 1):
-            break
+    with _iteration_bar(label, sum(phase.n_iter for phase in phases), progress) as tick:
+        # the loop counts iterations per phase; callbacks see the count over all phases
+        callbacks = [lambda it, objective, st, cb=cb: cb(st.iteration, objective, st) for cb in [*callbacks, *tick]]
+        for k, phase in enumerate(phases):
+            if k:  # momentum and gains built under the last phase's forces would overshoot under the next
+                state.update[:] = 0.0
+                state.gains[:] = 1.0
+            state.best_objective, state.best_iteration = float("inf"), state.iteration
+            patience = n_iter_without_progress if k == len(phases) - 1 else None
+            step = _step(
+                gradient,
+                objective,
+                phase,
+                learning_rate,
+                min_grad_norm,
+                patience,
+                n_iter_check,
+                verbose,
+                label,
+                recenter,
+            )
+            result = run_loop(step, state, max_iter=phase.n_iter, tol=None, callbacks=callbacks, warn=False)
+            if result.stopped or (result.converged and k == len(phases) - 1):
+                break
     return state
+
+
+@contextmanager
+def _iteration_bar(label, total, enabled):
+    """A bar over ``total`` iterations, as a list of the callback that advances it (empty
+    when not ``enabled``)."""
+    if not enabled:
+        yield []
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc=f"{label} iterations", unit="it", mininterval=0.5) as bar:
+
+        def tick(iteration, objective, state):
+            bar.update(iteration - bar.n)
+            if np.isfinite(state.objective):
+                bar.set_postfix_str(f"objective {state.objective:.4f}", refresh=False)
+
+        yield [tick]
 
 
 def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_iter_check, verbose, label, recenter):

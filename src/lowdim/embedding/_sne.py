@@ -110,8 +110,9 @@ class SNE(NeighborEmbedding):
         As TSNE's.
     init : {'pca', 'spectral', 'random'} or ndarray, default='pca'
     verbose : int, default=0
-        1: a progress bar (with an ETA) over the kNN search; 2: also the KL divergence
-        every 50 iterations (as scikit-learn's levels).
+        1: progress bars with an ETA (the kNN search where there is one, the
+        iterations); 2: also the KL divergence every 50 iterations (as scikit-learn's
+        levels).
     random_state : None, int or Generator
     early_exaggeration_iter : int, default=250
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'

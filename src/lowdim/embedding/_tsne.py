@@ -56,7 +56,8 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         'pca' and 'spectral' are rescaled to standard deviation 1e-4 in the first
         coordinate; an array is used as given.
     verbose : int, default=0
-        1: a progress bar (with an ETA) over the kNN search; 2: also the KL divergence
+        1: progress bars with an ETA for each stage (the kNN search, the perplexity
+        calibration, the symmetrisation, the iterations); 2: also the KL divergence
         every 50 iterations (as scikit-learn's levels).
     random_state : None, int or Generator
     method : {'auto', 'exact', 'barnes_hut', 'fft'}, default='auto'

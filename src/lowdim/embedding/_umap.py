@@ -384,8 +384,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         distances, indices, index = self._neighbors(X, k, search)
         with tqdm(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
             bar.set_postfix_str("fuzzy memberships and union")
-            with row_progress("UMAP memberships", n, self.verbose):
-                W = self._fuzzy(X, y, distances, indices)
+            W = self._fuzzy(X, y, distances, indices)
             bar.update()
             bar.set_postfix_str("joining components")
             # the joining edges get the weakest weight of the graph
@@ -394,11 +393,15 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         return W, index
 
     def _fuzzy(self, X, y, distances, indices):
-        """The fuzzy simplicial set of the kNN lists (and, for the radii, ``graph_dists_``)."""
+        """The fuzzy simplicial set of the kNN lists (and, for the radii, ``graph_dists_``),
+        with ``verbose`` under a row bar over the memberships and the union's passes."""
+        from .._kernels.symmetric_graph import SYMMETRIC_PASSES
+
         n = X.shape[0]
         warn_duplicates(distances, "UMAP")
         distances = self._disconnect(distances)
-        W = fuzzy_graph(distances, indices, self.local_connectivity, self.set_op_mix_ratio)
+        with row_progress("UMAP memberships and union", n * (1 + SYMMETRIC_PASSES), self.verbose):
+            W = fuzzy_graph(distances, indices, self.local_connectivity, self.set_op_mix_ratio)
         self.graph_dists_ = None  # as umap-learn's: kept only where the radii need it (8 bytes an edge)
         if self.densmap or self.output_dens:
             finite = np.where(np.isfinite(distances), distances, 0)
