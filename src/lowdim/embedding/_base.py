@@ -270,24 +270,38 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             self.perplexities_ = tuple(effective_perplexity(float(p), n, type(self).__name__) for p in given)
         objective = self._objective_factory(n)
         P, self._index = self._affinities(X64, n)
-        Y = initial_embedding(
-            self.init,
-            init_rows(self.init, X64, self.n_components),
-            P,
-            self.n_components,
-            rng,
-            precomputed=self.metric == "precomputed",
-        )
         self.learning_rate_ = (
             max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto" else float(self.learning_rate)
         )
-        P, order = self._cache_order(P)  # the unordered graph is freed: one copy in memory
+        Y, P, order = self._start(X64, P, rng)  # the unordered graph is freed: one copy in memory
         Y, self.kl_divergence_, self.n_iter_ = self._optimize(P, order, Y, objective)
         self.affinities_ = self._original_order(P, order)
         self.embedding_ = Y.astype(X.dtype)
         self.X_fit_ = X
         self.n_components_ = self.n_components
         return self
+
+    def _start(self, X64, P, rng):
+        """The initial embedding and the affinities in cache order (``_cache_order``),
+        with ``verbose`` under a step bar (together a few seconds a million points)."""
+        from tqdm.auto import tqdm
+
+        init = self.init if isinstance(self.init, str) else "given"
+        with tqdm(total=2, desc=f"{type(self).__name__} start", unit="step", disable=self.verbose < 1) as bar:
+            bar.set_postfix_str(f"initial embedding ({init})")
+            Y = initial_embedding(
+                self.init,
+                init_rows(self.init, X64, self.n_components),
+                P,
+                self.n_components,
+                rng,
+                precomputed=self.metric == "precomputed",
+            )
+            bar.update()
+            bar.set_postfix_str("affinities in cache order")
+            P, order = self._cache_order(P)
+            bar.update()
+        return Y, P, order
 
     def _cache_order(self, P):
         """``P`` in reverse Cuthill-McKee order of the affinity graph, and the order: a
