@@ -1,6 +1,7 @@
 """Millions of rows: UMAP, t-SNE and KMeans on augmented Fashion-MNIST reduced to 50
 dimensions (``_scale_data``: generated, never downloaded), against umap-learn, openTSNE
-(FFT) and scikit-learn in the same run, and the streaming PCA that produces the scores.
+(FFT) and scikit-learn in the same run, the kNN graph alone, and the streaming PCA that
+produces the scores.
 
 Every fit runs in a fresh process (imports and numba caches loaded by a small warm-up
 fit first, not timed) that loads the scores into memory, so its peak resident memory
@@ -8,7 +9,9 @@ fit first, not timed) that loads the scores into memory, so its peak resident me
 libraries get 2 threads; lowdim seeded, umap-learn unseeded (seeded, it runs on one
 thread), openTSNE and scikit-learn seeded. A run past 2 hours is stopped and recorded.
 Quality on a fixed sample of 10,000 rows: trustworthiness (k = 10) against their PCA-50
-scores and 10-NN accuracy (80/20 split) of their embedding; for KMeans the inertia.
+scores and 10-NN accuracy (80/20 split) of their embedding; for KMeans the inertia; for
+the kNN graph (k = 15, ``NeighborGraph.build``'s default search) its recall on 1,000 rows
+against exact neighbours.
 
 Cases:
   pca     the 1,000,000 x 784 float32 file (3.1 GB) through lowdim's covariance PCA
@@ -18,7 +21,7 @@ Cases:
   500k    UMAP, t-SNE (750 iterations, openTSNE's schedule), KMeans (k = 100, one
           k-means++ start) at 500,000 rows, against the references
   1m      UMAP and t-SNE at 1,000,000 rows (lowdim only)
-  5m      UMAP and KMeans at 5,000,000 rows (lowdim only)
+  5m      the kNN graph, UMAP, t-SNE and KMeans at 5,000,000 rows (lowdim only)
 Run:  scripts/bench.sh scale [CASE ...] [--repeats N]   (--repeats: runs per fit, default 1)
 """
 
@@ -40,6 +43,7 @@ from bench_pca import machine  # noqa: E402
 THREADS = 2
 TIMEOUT_S = 7200
 SAMPLE = 10_000
+RECALL_ROWS = 1_000  # rows whose approximate neighbours are checked against exact ones
 
 FITS = {
     ("lowdim", "umap"): "from lowdim import UMAP; fit = lambda X, s: UMAP(random_state=s, n_jobs=2).fit_transform(X)",
@@ -55,6 +59,12 @@ FITS = {
         "def fit(X, s):\n"
         "    m = KMeans(100, n_init=1, random_state=s).fit(X)\n"
         "    return np.array([m.inertia_])"
+    ),
+    ("lowdim", "knn"): (
+        "from lowdim import NeighborGraph\n"
+        "def fit(X, s):\n"
+        "    g = NeighborGraph.build(X, 15)\n"
+        f"    return g.indices[np.sort(np.random.default_rng(0).choice(len(X), {RECALL_ROWS}, replace=False))]"
     ),
     ("scikit-learn", "kmeans"): (
         "from sklearn.cluster import KMeans\n"
@@ -112,6 +122,18 @@ def quality(Z, y, Y):
     return trustworthiness(X, E, n_neighbors=10), knn_accuracy(E, y[rows], n_neighbors=10, random_state=0)
 
 
+def recall(Z, found):
+    """Recall of the neighbour lists ``found`` of the fixed ``RECALL_ROWS`` rows against
+    their exact neighbours (scikit-learn's brute force), the row itself left out."""
+    from sklearn.neighbors import NearestNeighbors
+
+    rows = np.sort(np.random.default_rng(0).choice(len(Z), RECALL_ROWS, replace=False))
+    k = found.shape[1]
+    exact = NearestNeighbors(n_neighbors=k + 1, algorithm="brute").fit(Z).kneighbors(Z[rows], return_distance=False)
+    truth = [e[e != r][:k] for e, r in zip(exact, rows)]
+    return (float(np.mean([len(set(f) & set(t)) / k for f, t in zip(found, truth)])),)
+
+
 def measure(library, method, n, repeats, Z, y):
     """Median seconds, peak bytes and quality of ``repeats`` runs (or the failure)."""
     runs = []
@@ -120,7 +142,7 @@ def measure(library, method, n, repeats, Z, y):
         if failure:
             return {"library": library, "failure": failure}
         seconds, peak, Y = result
-        q = (float(Y[0]),) if method == "kmeans" else quality(Z, y, Y)
+        q = (float(Y[0]),) if method == "kmeans" else recall(Z, Y) if method == "knn" else quality(Z, y, Y)
         runs.append((seconds, peak, q))
         print(f"  {library} {method} n={n}: {seconds:.0f} s, peak {peak / 2**30:.2f} GiB, quality {q}", flush=True)
     return {
@@ -154,7 +176,8 @@ def case_1m(repeats):
 
 
 def case_5m(repeats):
-    return [*compared("umap", 5_000_000, None, repeats), *compared("kmeans", 5_000_000, None, repeats)]
+    n = 5_000_000
+    return [*(row for method in ("knn", "umap", "tsne", "kmeans") for row in compared(method, n, None, repeats))]
 
 
 def _drop_cache(path):
