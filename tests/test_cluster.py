@@ -56,6 +56,18 @@ def test_inertia_never_increases(blobs, algorithm):
     assert np.all(np.diff(history) <= 1e-9 * history[0])
 
 
+def test_kmeans_verbose_shows_bars_over_the_centres_and_iterations_and_lines_at_two(blobs, capsys):
+    X, _ = blobs
+    quiet = KMeans(6, n_init=1, random_state=0).fit(X)
+    shown = KMeans(6, n_init=1, random_state=0, verbose=1).fit(X)
+    captured = capsys.readouterr()
+    assert "k-means++ centres" in captured.err and "5/5" in captured.err  # the first centre is drawn, not searched
+    assert "iterations" in captured.err and "objective" in captured.err and "iteration" not in captured.out
+    np.testing.assert_array_equal(shown.labels_, quiet.labels_)
+    KMeans(6, n_init=1, random_state=0, verbose=2).fit(X)
+    assert f"iteration {quiet.n_iter_}" in capsys.readouterr().out  # a line per iteration
+
+
 def test_kmeans_plusplus_beats_random_on_average():
     X, _ = make_blobs(2000, centers=15, n_features=5, cluster_std=1.0, random_state=3)
     pp = [KMeans(15, init="k-means++", n_init=1, random_state=s).fit(X).inertia_ for s in range(12)]

@@ -7,6 +7,7 @@ stop the run and the ``ConvergenceWarning``; ``best_of_restarts`` handles ``n_in
 """
 
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .exceptions import ConvergenceWarning
@@ -56,6 +57,44 @@ class _Stop:
 
 
 STOP = _Stop()  # a step's ``change`` when the step itself decided that the loop has converged
+
+
+@contextmanager
+def iteration_bar(label, total, enabled):
+    """A progress bar over at most ``total`` iterations (tqdm, on standard error: an
+    ETA, and the objective as it is evaluated), as a list of the callback that advances
+    it: add it to ``run_loop``'s callbacks. The list is empty when not ``enabled``.
+
+    Parameters
+    ----------
+    label : str
+        Leads the bar (``"<label> iterations"``).
+    total : int
+    enabled : bool
+
+    Returns
+    -------
+    context manager yielding a list of callables
+
+    Examples
+    --------
+    >>> with iteration_bar("demo", 10, enabled=False) as callbacks:
+    ...     callbacks
+    []
+    """
+    if not enabled:
+        yield []
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, desc=f"{label} iterations", unit="it", mininterval=0.5) as bar:
+
+        def tick(iteration, objective, state):
+            bar.update(iteration - bar.n)
+            if objective == objective and abs(objective) != float("inf"):  # evaluated
+                bar.set_postfix_str(f"objective {objective:.6g}", refresh=False)
+
+        yield [tick]
 
 
 def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iteration", warn=True):

@@ -309,13 +309,13 @@ def _plain(value):
     return str(value)
 
 
-STAGED = ("UMAP", "TSNE", "SNE")  # estimators whose verbose shows a bar with an ETA for every stage
+STAGED = ("UMAP", "TSNE", "SNE", "KMeans")  # estimators whose verbose shows a bar with an ETA for every stage
 
 
 @contextmanager
 def progress(estimator, args, description):
     """A tqdm bar while ``estimator`` fits: the estimator's own bars, stage by stage
-    (UMAP, t-SNE, SNE: ``verbose``), else per iteration where the estimator reports
+    (UMAP, t-SNE, SNE, KMeans: ``verbose``), else per iteration where the estimator reports
     them (callbacks), else (and for ``estimator=None``, any other work) a ticking
     elapsed-time bar."""
     from tqdm.auto import tqdm

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._iterative import best_of_restarts
+from .._iterative import best_of_restarts, iteration_bar
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, check_sample_weight, warn_constant_features
@@ -40,8 +40,9 @@ def resolve_algorithm(algorithm, n_clusters, n_features):
     return "elkan" if n_features >= 16 * n_clusters else "hamerly"
 
 
-def initial_centers(init, X, n_clusters, rng, weights, x_sq, offset):
-    """Starting centres (float64, in the centred coordinates of ``X``) for any ``init``.
+def initial_centers(init, X, n_clusters, rng, weights, x_sq, offset, progress=False):
+    """Starting centres (float64, in the centred coordinates of ``X``) for any ``init``
+    (``progress``: k-means++ shows a bar over its centres).
 
     Examples
     --------
@@ -64,7 +65,7 @@ def initial_centers(init, X, n_clusters, rng, weights, x_sq, offset):
         return random_partition(X, n_clusters, rng, weights=weights)
     if init == "k-means||":
         return kmeans_parallel(X, n_clusters, rng, weights=weights, x_sq=x_sq)
-    return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq)[0]
+    return kmeans_plusplus(X, n_clusters, rng, weights=weights, x_sq=x_sq, progress=progress)[0]
 
 
 class KMeans(CentroidClusterer):
@@ -95,6 +96,9 @@ class KMeans(CentroidClusterer):
     algorithm : {'auto', 'lloyd', 'elkan', 'hamerly'}, default='auto'
         See ``resolve_algorithm`` for what 'auto' picks; the choice is ``algorithm_``.
     verbose : int, default=0
+        1: progress bars with an ETA over k-means++'s centres (each a pass over the
+        data) and over the iterations (up to ``max_iter``, so the ETA is an upper
+        bound; a dask array: a bar per pass); 2: also a line per iteration.
     random_state : None, int, RandomState or Generator
     copy_x : bool, default=True
         Accepted for scikit-learn compatibility. scikit-learn with False centres X in
@@ -242,29 +246,17 @@ class KMeans(CentroidClusterer):
         rng = check_random_state(self.random_state)
 
         def run_once(rng):
-            start = initial_centers(self.init, Xc, self.n_clusters, rng, weights, x_sq, self.offset_)
-            if sparse:
-                return sparse_kmeans(
-                    Xc,
-                    weights,
-                    start,
-                    x_sq,
-                    max_iter=self.max_iter,
-                    tol=self.tol * mean_var,
-                    callbacks=self.callbacks or (),
-                    verbose=self.verbose,
-                )
-            return kmeans_single(
-                Xc,
-                weights,
-                start,
-                x_sq,
-                algorithm=self.algorithm_,
-                max_iter=self.max_iter,
-                tol=self.tol * mean_var,
-                callbacks=self.callbacks or (),
-                verbose=self.verbose,
-            )
+            start = initial_centers(self.init, Xc, self.n_clusters, rng, weights, x_sq, self.offset_, self.verbose > 0)
+            with iteration_bar(f"KMeans ({self.algorithm_})", self.max_iter, self.verbose > 0) as tick:
+                loop = {
+                    "max_iter": self.max_iter,
+                    "tol": self.tol * mean_var,
+                    "callbacks": [*(self.callbacks or ()), *tick],
+                    "verbose": self.verbose >= 2,
+                }
+                if sparse:
+                    return sparse_kmeans(Xc, weights, start, x_sq, **loop)
+                return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm_, **loop)
 
         best = best_of_restarts(run_once, self.n_init_, rng)
         self._store_centers(best.state.centers, X.dtype)

@@ -14,7 +14,7 @@ def _sample_by_potential(cumulative, rng, size):
     return np.minimum(np.searchsorted(cumulative, draws), len(cumulative) - 1)
 
 
-def kmeans_plusplus(X, n_clusters, rng, *, weights, x_sq, n_local_trials=None):
+def kmeans_plusplus(X, n_clusters, rng, *, weights, x_sq, n_local_trials=None, progress=False):
     """Greedy k-means++ (Arthur & Vassilvitskii, 2007): each new centre is the best of
     ``n_local_trials`` candidates drawn with probability proportional to the weighted
     squared distance to the nearest chosen centre.
@@ -28,6 +28,8 @@ def kmeans_plusplus(X, n_clusters, rng, *, weights, x_sq, n_local_trials=None):
     x_sq : float64 (n,), squared row norms
     n_local_trials : int, optional
         Default ``2 + int(log(k))``.
+    progress : bool, default=False
+        A progress bar (tqdm, with an ETA) over the centres: each costs a pass over X.
 
     Returns
     -------
@@ -46,7 +48,9 @@ def kmeans_plusplus(X, n_clusters, rng, *, weights, x_sq, n_local_trials=None):
     chosen = np.empty(n_clusters, dtype=np.int64)
     chosen[0] = _sample_by_potential(np.cumsum(weights), rng, 1)[0]
     closest = sq_euclidean(X[chosen[:1]], X, x_sq[chosen[:1]], x_sq)[0].astype(np.float64)
-    for c in range(1, n_clusters):
+    from tqdm.auto import tqdm
+
+    for c in tqdm(range(1, n_clusters), desc="k-means++ centres", unit="centre", disable=not progress, mininterval=0.5):
         cumulative = np.cumsum(weights * closest)
         if cumulative[-1] <= 0:  # every point already on a centre: any point will do
             candidates = rng.choice(n, size=min(trials, n), replace=False)

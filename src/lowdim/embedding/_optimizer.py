@@ -2,12 +2,11 @@
 (delta-bar-delta, Jacobs 1988, as in van der Maaten's t-SNE), per-point step clipping
 and phases (early exaggeration, then the main run), on the shared loop skeleton."""
 
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._iterative import STOP, run_loop
+from .._iterative import STOP, iteration_bar, run_loop
 
 MIN_GAIN = 0.01
 MAX_STEP_NORM = 5.0  # no point moves further than this in one iteration (as openTSNE)
@@ -110,7 +109,7 @@ def descend(
     True
     """
     state = DescentState(Y=Y, update=np.zeros_like(Y), gains=np.ones_like(Y))
-    with _iteration_bar(label, sum(phase.n_iter for phase in phases), progress) as tick:
+    with iteration_bar(label, sum(phase.n_iter for phase in phases), progress) as tick:
         # the loop counts iterations per phase; callbacks see the count over all phases
         callbacks = [lambda it, objective, st, cb=cb: cb(st.iteration, objective, st) for cb in [*callbacks, *tick]]
         for k, phase in enumerate(phases):
@@ -135,25 +134,6 @@ def descend(
             if result.stopped or (result.converged and k == len(phases) - 1):
                 break
     return state
-
-
-@contextmanager
-def _iteration_bar(label, total, enabled):
-    """A bar over ``total`` iterations, as a list of the callback that advances it (empty
-    when not ``enabled``)."""
-    if not enabled:
-        yield []
-        return
-    from tqdm.auto import tqdm
-
-    with tqdm(total=total, desc=f"{label} iterations", unit="it", mininterval=0.5) as bar:
-
-        def tick(iteration, objective, state):
-            bar.update(iteration - bar.n)
-            if np.isfinite(state.objective):
-                bar.set_postfix_str(f"objective {state.objective:.4f}", refresh=False)
-
-        yield [tick]
 
 
 def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_iter_check, verbose, label, recenter):
