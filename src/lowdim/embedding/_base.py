@@ -10,6 +10,7 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
+from .._iterative import iteration_bar
 from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
@@ -328,19 +329,21 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         objective = make_objective(P)
         given = [self.callbacks] if callable(self.callbacks) else list(self.callbacks or ())
         callbacks = [_in_original_order(callback, order) for callback in given]
-        state = descend(
-            np.ascontiguousarray(Y[order]),
-            objective.gradient,
-            objective.value,
-            phases or self._phases(),
-            self.learning_rate_,
-            min_grad_norm=self.min_grad_norm,
-            n_iter_without_progress=self.n_iter_without_progress,
-            callbacks=callbacks,
-            verbose=self.verbose >= 2,
-            label=type(self).__name__,
-            progress=self.verbose >= 1,
-        )
+        phases = phases or self._phases()
+        label = type(self).__name__
+        with iteration_bar(label, sum(phase.n_iter for phase in phases), self.verbose >= 1) as tick:
+            state = descend(
+                np.ascontiguousarray(Y[order]),
+                objective.gradient,
+                objective.value,
+                phases,
+                self.learning_rate_,
+                min_grad_norm=self.min_grad_norm,
+                n_iter_without_progress=self.n_iter_without_progress,
+                callbacks=callbacks + tick,
+                verbose=self.verbose >= 2,
+                label=label,
+            )
         out = np.empty_like(state.Y)
         out[order] = state.Y
         return out, objective.final(state.Y), state.iteration

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._iterative import STOP, iteration_bar, run_loop
+from .._iterative import STOP, run_loop
 
 MIN_GAIN = 0.01
 MAX_STEP_NORM = 5.0  # no point moves further than this in one iteration (as openTSNE)
@@ -63,7 +63,6 @@ def descend(
     verbose=0,
     label="t-SNE",
     recenter=True,
-    progress=False,
 ):
     """Run the ``phases`` from ``Y`` (modified in place).
 
@@ -92,9 +91,6 @@ def descend(
     verbose : int, default=0
     label : str, default='t-SNE'
         The name in progress messages.
-    progress : bool, default=False
-        A progress bar (tqdm, on standard error) over all phases' iterations, with an
-        ETA and the objective as it is evaluated.
 
     Returns
     -------
@@ -109,30 +105,28 @@ def descend(
     True
     """
     state = DescentState(Y=Y, update=np.zeros_like(Y), gains=np.ones_like(Y))
-    with iteration_bar(label, sum(phase.n_iter for phase in phases), progress) as tick:
-        # the loop counts iterations per phase; callbacks see the count over all phases
-        callbacks = [lambda it, objective, st, cb=cb: cb(st.iteration, objective, st) for cb in [*callbacks, *tick]]
-        for k, phase in enumerate(phases):
-            if k:  # momentum and gains built under the last phase's forces would overshoot under the next
-                state.update[:] = 0.0
-                state.gains[:] = 1.0
-            state.best_objective, state.best_iteration = float("inf"), state.iteration
-            patience = n_iter_without_progress if k == len(phases) - 1 else None
-            step = _step(
-                gradient,
-                objective,
-                phase,
-                learning_rate,
-                min_grad_norm,
-                patience,
-                n_iter_check,
-                verbose,
-                label,
-                recenter,
-            )
-            result = run_loop(step, state, max_iter=phase.n_iter, tol=None, callbacks=callbacks, warn=False)
-            if result.stopped or (result.converged and k == len(phases) - 1):
-                break
+    # the loop counts iterations per phase; callbacks see the count over all phases
+    callbacks = [lambda it, objective, st, cb=cb: cb(st.iteration, objective, st) for cb in callbacks]
+    for k, phase in enumerate(phases):
+        if k:  # momentum and gains built under the last phase's forces would overshoot under the next
+            state.update[:] = 0.0
+            state.gains[:] = 1.0
+        state.best_objective, state.best_iteration = float("inf"), state.iteration
+        step = _step(
+            gradient,
+            objective,
+            phase,
+            learning_rate,
+            min_grad_norm,
+            n_iter_without_progress if k == len(phases) - 1 else None,
+            n_iter_check,
+            verbose,
+            label,
+            recenter,
+        )
+        result = run_loop(step, state, max_iter=phase.n_iter, tol=None, callbacks=callbacks, warn=False)
+        if result.stopped or (result.converged and k == len(phases) - 1):
+            break
     return state
 
 
