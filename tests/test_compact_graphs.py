@@ -141,7 +141,7 @@ def test_components_of_millions_are_joined_through_the_index(monkeypatch):
 
     from scipy.sparse.csgraph import connected_components
 
-    import lowdim.neighbors._graphs as graphs
+    import lowdim.neighbors._join as join
     from lowdim.neighbors import join_components, kneighbors_graph, symmetrize
 
     rng = np.random.default_rng(0)
@@ -151,7 +151,7 @@ def test_components_of_millions_are_joined_through_the_index(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exact = join_components(G, Xb, index=index)
-        monkeypatch.setattr(graphs, "JOIN_BY_SEARCH_FROM", 0)
+        monkeypatch.setattr(join, "EXACT_JOIN_UPTO", 0)
         searched = join_components(G, Xb, index=index)
     assert connected_components(searched)[0] == 1 and searched.dtype == np.float32
     added = [(J - G).tocsr() for J in (exact, searched)]

@@ -5,12 +5,14 @@ user's array."""
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence
 
 from .._threads import blas_limit
 from .._validation import check_array
 from ..decomposition import principal_scores
 from ..manifold import laplacian_eigenmap
+from ..neighbors import ExactIndex, StoredDistances, join_components
 
 INIT_STD = 1e-4  # standard deviation of the first coordinate after rescaling
 SPECTRAL_TOL = 1e-4  # relative accuracy of a spectral start (umap-learn uses the same): it is
@@ -31,6 +33,18 @@ def rescale(Y, rng, std=INIT_STD):
     if not np.isfinite(spread) or spread <= 0.0:
         return rng.normal(0.0, std, size=Y.shape)
     return Y * (std / spread)
+
+
+def _joined(affinities, X, precomputed):
+    """The affinity graph with its components joined (``join_components``, with the
+    graph's weakest weight), so that the spectral start places them apart along their
+    shortest links instead of solving for a degenerate eigenvalue."""
+    index = None
+    if precomputed:
+        index = StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
+    A = sp.csr_matrix(affinities)
+    weakest = A.data.min(initial=1.0)
+    return join_components(A, X, name="spectral start's affinity graph", index=index, edge_weight=weakest)
 
 
 def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False, on_product=None):
@@ -84,6 +98,7 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
     if init == "spectral":
         if n_components >= n - 1:
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
+        affinities = _joined(affinities, X, precomputed)
         try:
             with blas_limit(1):
                 Y, _ = laplacian_eigenmap(

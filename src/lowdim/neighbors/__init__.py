@@ -10,12 +10,8 @@ from ._base import KNNIndex
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors, resolve_metric
 from ._dask_graph import dask_self_neighbors
 from ._exact import ExactIndex, check_n_neighbors
-from ._graphs import (
-    join_components,
-    kneighbors_graph,
-    radius_neighbors_graph,
-    symmetrize,
-)
+from ._graphs import kneighbors_graph, radius_neighbors_graph, symmetrize
+from ._join import join_components
 from ._neighbor_graph import (
     PRECOMPUTED_KNN,
     NeighborGraph,

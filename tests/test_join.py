@@ -1,0 +1,116 @@
+"""Joining a disconnected neighbour graph: the work grows linearly with the rows whatever
+the sizes of the components, the joining edges are as short as the exact tree's, and
+the maps built on the joined graph keep every component intact and apart."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+import lowdim.neighbors._join as join
+from lowdim.neighbors import join_components
+
+
+def _chains(labels):
+    """A graph connecting each label's rows in a chain: one component per label."""
+    order = np.argsort(labels, kind="stable")
+    same = labels[order[1:]] == labels[order[:-1]]
+    i, j = order[:-1][same], order[1:][same]
+    n = labels.size
+    return sp.csr_matrix((np.ones(2 * i.size), (np.r_[i, j], np.r_[j, i])), shape=(n, n))
+
+
+def _blobs(n, n_blobs, seed=0):
+    """``n_blobs`` well-separated Gaussian blobs in 10 dimensions, rows shuffled."""
+    rng = np.random.default_rng(seed)
+    labels = rng.permutation(np.arange(n) % n_blobs)
+    return rng.normal(size=(n, 10)) + 12.0 * np.eye(10)[labels % 10] * (1 + labels[:, None] // 10), labels
+
+
+def _duplicate_groups(n, seed=0):
+    """A cloud with groups of 20 identical rows: each group is a component of its own
+    besides one large one (the rest of the cloud)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 10))
+    groups = n // 2 // 20
+    X[: groups * 20] = np.repeat(rng.normal(size=(groups, 10)) * 3, 20, axis=0)
+    labels = np.r_[np.repeat(np.arange(groups), 20), np.full(n - groups * 20, groups)]
+    return X, labels
+
+
+def _joined(monkeypatch, X, labels):
+    """``join_components`` of the chains of ``labels`` through the search (not the exact
+    tree these sizes would get) and the work the search did. The scan budget is lowered
+    from 64 to 4 sizes of a component: at these sizes many components descending into a
+    large one never scan it 64 times over, so only a lower budget shows the regime large
+    data are in (a component scanned that often gets an index of its own)."""
+    monkeypatch.setattr(join, "EXACT_JOIN_UPTO", 0)
+    monkeypatch.setattr(join, "SCAN_BUDGET", 4)
+    made = []
+
+    class Counted(join.ComponentBridges):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(join, "ComponentBridges", Counted)
+    G = _chains(labels)
+    with pytest.warns(UserWarning, match=f"{np.unique(labels).size} connected components"):
+        J = join_components(G, X)
+    assert connected_components(J, directed=False)[0] == 1
+    return J - G, sum(b.work for b in made)
+
+
+@pytest.mark.parametrize("data", [lambda n: _blobs(n, 2), lambda n: _blobs(n, 12), _duplicate_groups])
+def test_join_work_grows_linearly_with_the_rows(monkeypatch, data):
+    per_row = []
+    for n in (4000, 8000, 16000):
+        X, labels = data(n)
+        added, done = _joined(monkeypatch, X, labels)
+        assert added.nnz == 2 * (np.unique(labels).size - 1)  # a spanning tree of the components
+        per_row.append(done / n)
+    # linear: the work per row does not grow with the rows (quadratic: 4x at 4x the rows)
+    assert max(per_row[1:]) <= 1.5 * per_row[0], per_row
+
+
+@pytest.mark.parametrize("n_blobs", [2, 12])
+def test_the_searched_tree_is_as_short_as_the_exact_one(monkeypatch, n_blobs):
+    X, labels = _blobs(3000, n_blobs, seed=1)
+    searched, _ = _joined(monkeypatch, X, labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = join_components(_chains(labels), X) - _chains(labels)  # 3,000 rows: the exact tree
+    assert exact.nnz == searched.nnz
+    # alternating descent finds the closest pair of convex clouds up to their sampling
+    assert searched.sum() <= 1.02 * exact.sum()
+
+
+def test_duplicate_groups_join_through_the_index_to_their_nearest_point(monkeypatch):
+    X, labels = _duplicate_groups(4000)
+    added, _ = _joined(monkeypatch, X, labels)
+    added = added.tocoo()
+    for i, j, length in zip(added.row, added.col, added.data):
+        assert length == pytest.approx(np.linalg.norm(X[i] - X[j]), rel=1e-9)
+    groups = labels[added.row] < labels.max()
+    # each group's edge is its nearest point outside it (no shorter edge leaves the group)
+    for i in added.row[groups][:20]:
+        outside = labels != labels[i]
+        shortest = np.min(np.linalg.norm(X[outside] - X[i], axis=1))
+        assert added.data[added.row == i].min() == pytest.approx(shortest, rel=1e-9)
+
+
+def test_umap_of_well_separated_blobs_keeps_each_intact_and_apart():
+    from lowdim import UMAP
+    from lowdim.metrics import knn_accuracy
+
+    X, labels = _blobs(6000, 3)  # above EXACT_JOIN_UPTO: the searched join
+    with pytest.warns(UserWarning, match="3 connected components"):
+        Y = UMAP(random_state=0, n_epochs=100).fit_transform(X.astype(np.float32))
+    assert knn_accuracy(Y, labels, n_neighbors=10, test_size=0.2, random_state=0) == 1.0
+    for c in range(3):  # apart: the gap to another blob exceeds the blob's own spread
+        inside, outside = Y[labels == c], Y[labels != c]
+        centre = inside.mean(axis=0)
+        radius = np.percentile(np.linalg.norm(inside - centre, axis=1), 99)
+        assert np.linalg.norm(outside - centre, axis=1).min() > radius
