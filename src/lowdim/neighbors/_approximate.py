@@ -19,7 +19,7 @@ the time); new points 0.989.
 import numpy as np
 
 from .._validation import check_array
-from ..linalg import syrk_upper, top_eigh
+from ..linalg import row_norms_sq, sq_euclidean, syrk_upper, top_eigh
 from ._base import KNNIndex
 from ._exact import from_squared, query_rows, refine_sq_distances, shifted_rows
 from ._self_query import BLOCK_ROWS
@@ -31,6 +31,7 @@ RETAINED = 0.85  # least fraction of the variance the projection must keep (Fash
 ADD_ROWS = 100_000  # rows added to the graph per call (the progress bar's step)
 ROUND_WIDTH = 16  # the neighbours' round reads the first 16 entries of the first 16 neighbours'
 # lists: all of them for UMAP's 15 neighbours; t-SNE's 90 would otherwise cost 8,100 per point
+ASTRAY = 3.0  # a self-query's farthest neighbour beyond this many times the 99th percentile went astray
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
 
 
@@ -151,7 +152,8 @@ class HNSWIndex(KNNIndex):
                 dist[a:b], idx[a:b] = self._query_indexed(a, b, k)
             return dist, idx
         shifted = self._data if exclude_self else (Q - self._offset).astype(self._data.dtype)
-        return self._ranked(Q, self._offset, self._nearest(shifted, k, exclude_self))
+        ranked = self._ranked(Q, self._offset, self._nearest(shifted, k, exclude_self))
+        return self._repaired(0, *ranked) if exclude_self else ranked
 
     def _query_indexed(self, start, stop, k):
         """Neighbours of the indexed rows ``start:stop`` among the others (the search on
@@ -163,7 +165,7 @@ class HNSWIndex(KNNIndex):
         found = self._graph.search(self._searched(self._data[start:stop]), k + 1)[1]
         idx = _drop_self(found, k, start)
         # distances between the shifted rows themselves (shift-invariant)
-        return self._ranked(self._data[start:stop], np.zeros_like(self._offset), idx)
+        return self._repaired(start, *self._ranked(self._data[start:stop], np.zeros_like(self._offset), idx))
 
     def _ranked(self, Q, offset, idx):
         """Exact distances to the found neighbours ``idx``, each row sorted by them."""
@@ -197,6 +199,21 @@ class HNSWIndex(KNNIndex):
             idx = rounded[0]
         return idx
 
+    def _repaired(self, start, dist, idx):
+        """Ranked self-query results for rows ``start:`` with the searches that went
+        astray redone exactly. A cluster far from all others can be cut off from the
+        graph's entry point, and its rows' searches then return rows of other clusters,
+        hundreds of times farther than any row's true neighbours: rows whose farthest
+        found neighbour lies beyond ``ASTRAY`` times the block's 99th percentile of
+        that distance get their neighbours from blocked BLAS distances (a few rows;
+        an outlier's exact neighbours cost no more)."""
+        far = dist[:, -1]
+        rows = np.flatnonzero(far > ASTRAY * np.percentile(far, 99)) if far.size else far
+        if rows.size:
+            exact = _exact_others(self._data, start + rows, idx.shape[1])
+            dist[rows], idx[rows] = self._ranked(self._data[start + rows], np.zeros_like(self._offset), exact)
+        return dist, idx
+
 
 def _principal_axes(shifted, n_projected):
     """The top ``n_projected`` principal axes (d, n_projected) of the centred rows
@@ -210,6 +227,20 @@ def _principal_axes(shifted, n_projected):
     if values.sum() < RETAINED * np.trace(scatter):
         return None
     return axes.astype(shifted.dtype)
+
+
+def _exact_others(data, rows, k):
+    """Indices of the ``k`` nearest other rows of ``data`` to each of ``rows``, by
+    blocked BLAS distances (unsorted: ``_ranked`` orders them)."""
+    data_sq = row_norms_sq(data)
+    out = np.empty((rows.size, k), dtype=np.int64)
+    step = max(1, (8 << 20) // max(data.shape[0], 1))
+    for a in range(0, rows.size, step):
+        block = rows[a : a + step]
+        D = sq_euclidean(data[block], data, data_sq[block], data_sq)
+        D[np.arange(block.size), block] = np.inf
+        out[a : a + block.size] = np.argpartition(D, k - 1, axis=1)[:, :k]
+    return out
 
 
 def _drop_self(found, k, start):
