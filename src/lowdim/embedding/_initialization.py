@@ -8,11 +8,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence
 
+from .._kernels.components import connected_components
 from .._threads import blas_limit
 from .._validation import check_array
 from ..decomposition import principal_scores
 from ..manifold import laplacian_eigenmap
 from ..neighbors import ExactIndex, StoredDistances, join_components
+from ._component_start import component_start
 
 INIT_STD = 1e-4  # standard deviation of the first coordinate after rescaling
 SPECTRAL_TOL = 1e-4  # relative accuracy of a spectral start (umap-learn uses the same): it is
@@ -35,19 +37,18 @@ def rescale(Y, rng, std=INIT_STD):
     return Y * (std / spread)
 
 
-def _joined(affinities, X, precomputed):
+def _joined(affinities, X, precomputed, index=None):
     """The affinity graph with its components joined (``join_components``, with the
     graph's weakest weight), so that the spectral start places them apart along their
-    shortest links instead of solving for a degenerate eigenvalue."""
-    index = None
+    shortest links instead of solving for a degenerate eigenvalue. ``index``: a built
+    index of ``X`` (its metric; it serves the small components' search)."""
     if precomputed:
         index = StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
-    A = sp.csr_matrix(affinities)
-    weakest = A.data.min(initial=1.0)
-    return join_components(A, X, name="spectral start's affinity graph", index=index, edge_weight=weakest)
+    weakest = affinities.data.min(initial=1.0)
+    return join_components(affinities, X, name="spectral start's affinity graph", index=index, edge_weight=weakest)
 
 
-def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False, on_product=None):
+def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False, index=None, on_product=None):
     """The starting embedding.
 
     Parameters
@@ -62,6 +63,8 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
     rng : numpy.random.Generator
     precomputed : bool
         ``X`` holds distances ('pca' is then refused).
+    index : KNNIndex, optional
+        'spectral': a built index of ``X``, whose metric joins the graph's components.
     on_product : callable, optional
         'spectral': ``on_product(done, most)`` after each product of the sparse
         eigensolver, for a progress bar (``laplacian_eigenmap``).
@@ -98,7 +101,13 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
     if init == "spectral":
         if n_components >= n - 1:
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
-        affinities = _joined(affinities, X, precomputed)
+        affinities = sp.csr_matrix(affinities)
+        count, labels = connected_components(affinities)
+        if count > 1 and not precomputed and isinstance(X, np.ndarray):  # pieces laid out apart
+            with blas_limit(1):
+                return rescale(component_start(affinities, X, labels, n_components, rng, SPECTRAL_TOL), rng)
+        if count > 1:  # distances, not rows: no centroids; the pieces joined by their shortest edges
+            affinities = _joined(affinities, X, precomputed, index)
         try:
             with blas_limit(1):
                 Y, _ = laplacian_eigenmap(

@@ -1,6 +1,7 @@
 """UMAP (McInnes, Healy & Melville 2018): kNN -> fuzzy simplicial set -> spectral
 initialisation -> SGD layout with negative sampling."""
 
+import numbers
 import warnings
 
 import numpy as np
@@ -20,12 +21,12 @@ from ..neighbors import (
     ExactIndex,
     KNNIndex,
     dask_self_neighbors,
-    join_components,
     knn_given,
     make_index,
     precomputed_neighbors,
     self_neighbors,
     sparse_distance_neighbors,
+    warn_components,
 )
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, init_rows, sparse_input, training_index, training_rows
@@ -45,6 +46,9 @@ INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (
 # the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
 BOUNDED_METRICS = {"cosine": 2.0, "correlation": 2.0, "hamming": 1.0, "jaccard": 1.0, "braycurtis": 1.0}
 METRICS = set(INDEX_METRICS)
+
+
+MAX_EPOCHS = 100_000  # far beyond any map's need; a loaded model's stored epochs size its transform
 
 
 def default_epochs(n_samples):
@@ -221,7 +225,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         "transform_seed": [Interval(int, 0, None, closed="left")],
         "force_approximation_algorithm": [BOOLEAN],
         "precomputed_knn": PRECOMPUTED_KNN,
-        "n_epochs": [NONE, Interval(int, 1, None, closed="left")],
+        "n_epochs": [NONE, Interval(int, 1, MAX_EPOCHS, closed="both")],
         "learning_rate": [Interval(float, 0, None, closed="neither")],
         "init": [Options({"spectral", "pca", "random"}), ARRAY_LIKE],
         "min_dist": [Interval(float, 0, None, closed="left")],
@@ -329,6 +333,12 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
             check_rows_or_distances(X, self.metric, "UMAP")
 
+    def _check_loaded(self):
+        """A loaded model's epochs are what a fit sets (transform runs a third of them)."""
+        epochs = self.n_epochs_
+        if not (isinstance(epochs, numbers.Integral) and not isinstance(epochs, bool) and 1 <= epochs <= MAX_EPOCHS):
+            raise ValueError(f"n_epochs_ must be an integer from 1 to {MAX_EPOCHS}; got {epochs!r}")
+
     def _algorithm(self):
         if self.metric == "precomputed":
             return "exact"
@@ -386,9 +396,19 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             bar.set_postfix_str("fuzzy memberships and union")
             W = self._fuzzy(X, y, distances, indices)
             bar.update()
-            bar.set_postfix_str("joining components")
-            # the joining edges get the weakest weight of the graph
-            W = join_components(W, X, name="UMAP neighbour graph", index=index, edge_weight=W.data.min(initial=1.0))
+            bar.set_postfix_str("connected components")
+            # as umap-learn: no edges between components in the layout (a joining edge would
+            # drag a thread of points between two groups); the spectral start joins them
+            from .._kernels.components import connected_components
+
+            n_comp = connected_components(W)[0]
+            if n_comp > 1:
+                warn_components(
+                    n_comp,
+                    "UMAP neighbour graph",
+                    "each is laid out on its own, the spectral start joins them by their shortest edges",
+                    stacklevel=4,
+                )
             bar.update()
         return W, index
 
@@ -439,7 +459,16 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                 bar.update()
 
             rows = init_rows(self.init, X, self.n_components)
-            Y = initial_embedding(self.init, rows, W, self.n_components, rng, on_product=product_done)
+            Y = initial_embedding(
+                self.init,
+                rows,
+                W,
+                self.n_components,
+                rng,
+                precomputed=self.metric == "precomputed",
+                index=getattr(self, "_index", None),
+                on_product=product_done,
+            )
             bar.total = bar.n if spectral else 1
             bar.update(0 if spectral else 1)
         if isinstance(self.init, str):

@@ -11,7 +11,7 @@ from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, ne
 from ._dask_graph import dask_self_neighbors
 from ._exact import ExactIndex, check_n_neighbors
 from ._graphs import kneighbors_graph, radius_neighbors_graph, symmetrize
-from ._join import join_components
+from ._join import join_components, warn_components
 from ._neighbor_graph import (
     PRECOMPUTED_KNN,
     NeighborGraph,
@@ -44,6 +44,7 @@ __all__ = [
     "check_n_neighbors",
     "dask_self_neighbors",
     "join_components",
+    "warn_components",
     "kneighbors_graph",
     "knn_csr",
     "knn_given",

@@ -76,17 +76,42 @@ def join_components(G, X, *, name="graph", index=None, edge_weight=None):
     n_comp, labels = connected_components(G)
     if n_comp == 1:
         return G
-    warnings.warn(
-        f"the {name} has {n_comp} connected components; joining them by their shortest "
-        "edges (raise n_neighbors to connect it yourself).",
-        UserWarning,
-        stacklevel=2,
-    )
+    warn_components(n_comp, name, "joining them by their shortest edges", stacklevel=3)
     if G.shape[0] <= EXACT_JOIN_UPTO or _precomputed(index):
         edges = _exact_edges(X, index, labels)
     else:
         edges = _boruvka(labels, ComponentBridges(X, index).shortest)
     return _with_edges(G, [(i, j, 0.0 if edge_weight is not None else length) for i, j, length in edges], edge_weight)
+
+
+def warn_components(n_components, name, what, stacklevel=2):
+    """The one warning about a graph in pieces: how many, and what is done about it.
+
+    Parameters
+    ----------
+    n_components : int
+        The number of connected components.
+    name : str
+        What to call the graph.
+    what : str
+        What is done about it.
+    stacklevel : int, default=2
+        As for ``warnings.warn``, counted from the caller of this function.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_components(3, "UMAP neighbour graph", "laying each out on its own")
+    >>> str(caught[0].message).split(";")[0]
+    'the UMAP neighbour graph has 3 connected components'
+    """
+    warnings.warn(
+        f"the {name} has {n_components} connected components; {what} (raise n_neighbors to connect it yourself).",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def _precomputed(index):

@@ -1,0 +1,105 @@
+"""The spectral start of a graph in pieces: each connected component laid out by its
+own Laplacian eigenmap, shrunk to half the distance to its nearest neighbouring piece
+and placed where a layout of the pieces' centroids puts it (umap-learn's
+arrangement). Solving one eigenproblem for the whole graph instead would meet an
+eigenvalue near zero per piece, and pieces would start on top of one another."""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import ArpackNoConvergence
+
+from ..linalg import sq_euclidean
+from ..manifold import laplacian_eigenmap
+
+DENSE_META_UPTO = 3_000  # pieces: up to here, their centroids are laid out spectrally (a dense C x C affinity)
+
+
+def component_start(A, X, labels, n_components, rng, tol=1e-4):
+    """Starting coordinates for the graph ``A`` whose connected components are
+    ``labels``, from the rows ``X`` (their centroids place the pieces).
+
+    Parameters
+    ----------
+    A : sparse matrix (n, n)
+        Symmetric affinities.
+    X : ndarray or sparse matrix (n, d)
+    labels : ndarray of int (n,)
+        Component of each row, numbered from 0.
+    n_components : int
+        Dimensions of the start.
+    rng : numpy.random.Generator
+    tol : float
+        The eigensolvers' relative accuracy (a start needs little).
+
+    Returns
+    -------
+    ndarray (n, n_components), float64
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> X = np.r_[np.zeros((5, 2)), np.ones((5, 2)) * 10]
+    >>> A = sp.block_diag([np.ones((5, 5)) - np.eye(5)] * 2).tocsr()
+    >>> Y = component_start(A, X, np.repeat([0, 1], 5), 2, np.random.default_rng(0))
+    >>> bool(np.abs(Y[:5].mean(0) - Y[5:].mean(0)).max() > 1)
+    True
+    """
+    count = int(labels.max()) + 1
+    centres = _centroids(X, labels, count)
+    places = _place_pieces(centres, n_components, rng)
+    gaps = np.sqrt(np.maximum(sq_euclidean(places, places), 0.0))
+    np.fill_diagonal(gaps, np.inf)
+    radius = np.maximum(0.5 * gaps.min(axis=1), 1e-3)  # pieces placed on one spot still get some extent
+    order = np.argsort(labels, kind="stable")
+    A = sp.csr_matrix(A)[order][:, order].tocsr()  # each piece a diagonal block
+    bounds = np.r_[0, np.cumsum(np.bincount(labels, minlength=count))]
+    Y = np.empty((labels.size, n_components))
+    for c in range(count):
+        start, stop = bounds[c], bounds[c + 1]
+        Y[order[start:stop]] = places[c] + radius[c] * _piece_layout(A[start:stop, start:stop], n_components, rng, tol)
+    return Y
+
+
+def _centroids(X, labels, count):
+    """Mean row of each component, (count, d) float64."""
+    indicator = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))), shape=(count, labels.size))
+    sums = indicator @ X
+    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums, dtype=np.float64)
+    return sums / np.bincount(labels, minlength=count)[:, None]
+
+
+def _place_pieces(centres, n_components, rng):
+    """Positions of the pieces, spread over about [-1, 1]: opposite unit vectors for
+    at most 2 x n_components pieces (all equally apart), else a Laplacian eigenmap of
+    the centroids' Gaussian affinities (nearby pieces start near), or for very many
+    pieces their principal coordinates."""
+    count = centres.shape[0]
+    if count <= 2 * n_components:
+        axes = np.eye((count + 1) // 2, n_components)
+        return np.r_[axes, -axes][:count]
+    if count <= DENSE_META_UPTO:
+        sq = np.maximum(sq_euclidean(centres, centres), 0.0)
+        scale = np.median(sq[sq > 0]) if np.any(sq > 0) else 1.0
+        places, _ = laplacian_eigenmap(np.exp(-sq / scale), n_components, rng)
+    else:
+        centred = centres - centres.mean(axis=0)
+        _, _, Vt = np.linalg.svd(centred, full_matrices=False)
+        places = centred @ Vt[:n_components].T
+        if places.shape[1] < n_components:
+            places = np.c_[places, np.zeros((count, n_components - places.shape[1]))]
+    span = np.abs(places).max()
+    return places / span if span > 0 else rng.normal(size=places.shape)
+
+
+def _piece_layout(A, n_components, rng, tol):
+    """One piece's own eigenmap scaled into [-1, 1] (small pieces, or pieces whose
+    eigensolver does not converge, a small random cloud)."""
+    n = A.shape[0]
+    if n <= n_components + 1:
+        return rng.uniform(-1.0, 1.0, size=(n, n_components))
+    try:
+        Y, _ = laplacian_eigenmap(A, n_components, rng, tol=tol, bounded=True)
+    except ArpackNoConvergence:
+        return rng.uniform(-1.0, 1.0, size=(n, n_components))
+    span = np.abs(Y).max()
+    return Y / span if span > 0 else rng.uniform(-1.0, 1.0, size=(n, n_components))
