@@ -13,6 +13,7 @@ from lowdim.neighbors import (
     kneighbors_graph,
     make_index,
     nearest_neighbors,
+    self_neighbors,
 )
 
 
@@ -160,3 +161,14 @@ def test_neighbors_round_recovers_missed_neighbors():
         idx, dist = _round(X, idx, dist)
         recalls.append(_recall(idx, exact))
     assert np.all(np.diff(recalls) > 0) and recalls[0] < 0.01 and recalls[-1] > 0.5
+
+
+def test_searches_cut_off_from_far_clusters_are_redone_exactly():
+    """A cluster far from all others can be unreachable from the HNSW graph's entry
+    point: its rows' searches return rows of other clusters (1,000 clusters of 20 in
+    20-D: 83 rows did). Such rows get their exact neighbours."""
+    rng = np.random.default_rng(0)
+    labels = np.repeat(np.arange(1000), 20)
+    X = (rng.uniform(-100, 100, (1000, 20))[labels] + rng.normal(size=(labels.size, 20))).astype(np.float32)
+    _, idx = self_neighbors(HNSWIndex().build(X), X, 15)
+    assert not (labels[idx] != labels[:, None]).any()  # every neighbour in the row's own cluster

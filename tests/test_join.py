@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
 
 import lowdim.neighbors._join as join
 from lowdim.neighbors import join_components
@@ -114,3 +115,30 @@ def test_umap_of_well_separated_blobs_keeps_each_intact_and_apart():
         centre = inside.mean(axis=0)
         radius = np.percentile(np.linalg.norm(inside - centre, axis=1), 99)
         assert np.linalg.norm(outside - centre, axis=1).min() > radius
+
+
+def test_the_spectral_start_of_a_graph_in_pieces_keeps_the_pieces_apart():
+    from lowdim.embedding._component_start import GAP_SHARE, _centroids, _place_pieces, component_start
+    from lowdim.neighbors import kneighbors_graph, symmetrize
+
+    X, labels = _blobs(1200, 24, seed=2)  # more pieces than 2 x dimensions: placed by their centroids
+    A = symmetrize(kneighbors_graph(X, 8))
+    count, found = connected_components(A, directed=False)
+    assert count == 24
+    Y = component_start(A, X, found, 2, np.random.default_rng(0))
+    places = _place_pieces(_centroids(X, found, count), 2, np.random.default_rng(0))  # drawn first, as there
+    gaps = np.linalg.norm(places[:, None] - places[None], axis=2) + np.diag(np.full(count, np.inf))
+    assert gaps.min() > 0.05  # metric MDS spreads the places (a projection alone stacks pieces)
+    for c in range(count):  # each piece inside its disc: 0.4 of the gap to the nearest place, so discs are apart
+        reach = np.linalg.norm(Y[found == c] - places[c], axis=1).max()
+        assert 0 < reach <= GAP_SHARE * gaps[c].min() * (1 + 1e-9)
+
+
+def test_umap_of_many_separated_clusters_mixes_none():
+    from lowdim import UMAP
+
+    X, labels = _blobs(3000, 30, seed=3)
+    with pytest.warns(UserWarning, match="connected components"):
+        Y = UMAP(random_state=0, n_epochs=100).fit_transform(X.astype(np.float32))
+    _, idx = cKDTree(Y).query(Y, 11)
+    assert (labels[idx[:, 1:]] == labels[:, None]).all()  # every point's 10 nearest in the map: its own cluster

@@ -9,9 +9,10 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence
 
 from ..linalg import sq_euclidean
-from ..manifold import laplacian_eigenmap
+from ..manifold import laplacian_eigenmap, smacof
 
-DENSE_META_UPTO = 3_000  # pieces: up to here, their centroids are laid out spectrally (a dense C x C affinity)
+GAP_SHARE = 0.4  # a piece's radius: this share of the distance to the nearest other piece (a margin between)
+DENSE_META_UPTO = 3_000  # pieces: up to here, their places are refined by MDS (a dense C x C matrix)
 
 
 def component_start(A, X, labels, n_components, rng, tol=1e-4):
@@ -49,7 +50,7 @@ def component_start(A, X, labels, n_components, rng, tol=1e-4):
     places = _place_pieces(centres, n_components, rng)
     gaps = np.sqrt(np.maximum(sq_euclidean(places, places), 0.0))
     np.fill_diagonal(gaps, np.inf)
-    radius = np.maximum(0.5 * gaps.min(axis=1), 1e-3)  # pieces placed on one spot still get some extent
+    radius = np.maximum(GAP_SHARE * gaps.min(axis=1), 1e-3)  # pieces placed on one spot still get some extent
     order = np.argsort(labels, kind="stable")
     A = sp.csr_matrix(A)[order][:, order].tocsr()  # each piece a diagonal block
     bounds = np.r_[0, np.cumsum(np.bincount(labels, minlength=count))]
@@ -70,36 +71,37 @@ def _centroids(X, labels, count):
 
 def _place_pieces(centres, n_components, rng):
     """Positions of the pieces, spread over about [-1, 1]: opposite unit vectors for
-    at most 2 x n_components pieces (all equally apart), else a Laplacian eigenmap of
-    the centroids' Gaussian affinities (nearby pieces start near), or for very many
-    pieces their principal coordinates."""
+    at most 2 x n_components pieces (all equally apart), else the principal coordinates
+    of the centroids refined by metric MDS on their distances (a projection alone puts
+    pieces that differ along other axes on one spot; stress keeps them apart), for very
+    many pieces the principal coordinates alone."""
     count = centres.shape[0]
     if count <= 2 * n_components:
         axes = np.eye((count + 1) // 2, n_components)
         return np.r_[axes, -axes][:count]
+    centred = centres - centres.mean(axis=0)
+    _, _, Vt = np.linalg.svd(centred, full_matrices=False)
+    places = centred @ Vt[:n_components].T
+    if places.shape[1] < n_components:
+        places = np.c_[places, np.zeros((count, n_components - places.shape[1]))]
+    places += rng.normal(0.0, 1e-6 * max(np.abs(places).max(), 1e-12), size=places.shape)  # no two on one spot
     if count <= DENSE_META_UPTO:
-        sq = np.maximum(sq_euclidean(centres, centres), 0.0)
-        scale = np.median(sq[sq > 0]) if np.any(sq > 0) else 1.0
-        places, _ = laplacian_eigenmap(np.exp(-sq / scale), n_components, rng)
-    else:
-        centred = centres - centres.mean(axis=0)
-        _, _, Vt = np.linalg.svd(centred, full_matrices=False)
-        places = centred @ Vt[:n_components].T
-        if places.shape[1] < n_components:
-            places = np.c_[places, np.zeros((count, n_components - places.shape[1]))]
+        distances = np.sqrt(np.maximum(sq_euclidean(centres, centres), 0.0))
+        places = smacof(distances, n_components, places, max_iter=100, eps=1e-4).state
     span = np.abs(places).max()
     return places / span if span > 0 else rng.normal(size=places.shape)
 
 
 def _piece_layout(A, n_components, rng, tol):
-    """One piece's own eigenmap scaled into [-1, 1] (small pieces, or pieces whose
-    eigensolver does not converge, a small random cloud)."""
+    """One piece's own eigenmap scaled into the unit disc (small pieces, or pieces
+    whose eigensolver does not converge, a random cloud in it)."""
     n = A.shape[0]
-    if n <= n_components + 1:
-        return rng.uniform(-1.0, 1.0, size=(n, n_components))
-    try:
-        Y, _ = laplacian_eigenmap(A, n_components, rng, tol=tol, bounded=True)
-    except ArpackNoConvergence:
-        return rng.uniform(-1.0, 1.0, size=(n, n_components))
-    span = np.abs(Y).max()
-    return Y / span if span > 0 else rng.uniform(-1.0, 1.0, size=(n, n_components))
+    Y = None
+    if n > n_components + 1:
+        try:
+            Y, _ = laplacian_eigenmap(A, n_components, rng, tol=tol, bounded=True)
+        except ArpackNoConvergence:
+            pass
+    if Y is None or not np.any(Y):
+        Y = rng.uniform(-1.0, 1.0, size=(n, n_components))
+    return Y / np.sqrt((Y**2).sum(axis=1).max())
