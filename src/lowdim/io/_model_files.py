@@ -11,9 +11,12 @@ Loading imports nothing named by the file except classes of lowdim's registry an
 no code from it.
 """
 
+import contextlib
 import hashlib
 import io
 import json
+import lzma
+import math
 import numbers
 import zipfile
 import zlib
@@ -23,8 +26,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._memory import available_bytes
+from .._params import validate_params
 from ..exceptions import UntrustedModelError
 from ._atomic import atomic_path
+from ._fitted_schema import check_fitted
 from ._model_check import check_usable
 
 FORMAT_VERSION = 1
@@ -34,7 +39,8 @@ READ_CHUNK = 1 << 22  # arrays are decompressed and checksummed in pieces of 4 M
 # deflate packs at most about 1,030:1, which only data of one repeated byte reaches;
 # fitted arrays of floats never come close, a zip bomb does
 MAX_COMPRESSION_RATIO = 500
-BOMB_CHECK_FROM = 1 << 26  # members smaller than 64 MiB are not worth the question
+BOMB_CHECK_FROM = 1 << 26  # a member, or a whole archive, under 64 MiB is not worth the question
+MAX_DIMENSION = 1 << 40  # no array axis of a model is longer (a shape of 2^63 or 2^70 is hostile)
 # string arrays are allowed only under these names (labels, column names); every other
 # array must be numeric
 STRING_ATTRIBUTES = ("classes_", "feature_names_in_")
@@ -118,7 +124,7 @@ def _split_state(estimator):
 FIT_INPUTS = ("precomputed_knn",)
 
 
-def save(estimator, path):
+def save(estimator, path, *, overwrite=True):
     """Save a fitted lowdim estimator to ``path`` (JSON manifest + arrays, no pickle).
 
     Parameters
@@ -130,6 +136,9 @@ def save(estimator, path):
     path : str or path-like
         Destination file (conventionally ``*.lowdim``); replaced if it exists, in one
         step once the new file is complete (an interrupted save keeps the old file).
+    overwrite : bool, default=True
+        False: refuse (``FileExistsError``) if ``path`` exists when the file is placed,
+        even if another process created it meanwhile.
 
     Examples
     --------
@@ -175,7 +184,10 @@ def save(estimator, path):
             "scalar": isinstance(value, np.generic),
             "sha256": hashlib.sha256(payload[name]).hexdigest(),
         }
-    with atomic_path(path, overwrite=True) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with (
+        atomic_path(path, overwrite=overwrite) as tmp,
+        zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
+    ):
         zf.writestr("manifest.json", json.dumps(manifest, indent=1))
         for name, data in payload.items():
             zf.writestr(f"arrays/{name}.npy", data)
@@ -231,7 +243,7 @@ def _check_schema(manifest):
         shape = meta.get("shape") if isinstance(meta, dict) else None
         if not (
             isinstance(shape, list)
-            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in shape)
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_DIMENSION for v in shape)
             and len(shape) <= 8
         ):
             fail(f"array {name!r} needs a shape of at most 8 non-negative integers")
@@ -242,7 +254,11 @@ def _check_schema(manifest):
         ):
             fail(f"array {name!r} needs a dtype, a sha256 and a scalar flag")
     for name, shape in manifest.get("sparse", {}).items():
-        if not (isinstance(shape, list) and len(shape) == 2 and all(isinstance(v, int) and v >= 0 for v in shape)):
+        if not (
+            isinstance(shape, list)
+            and len(shape) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_DIMENSION for v in shape)
+        ):
             fail(f"sparse attribute {name!r} needs a shape of two non-negative integers")
 
 
@@ -270,7 +286,7 @@ def _read_array(zf, name, meta, budget):
             raise UntrustedModelError(
                 f"inconsistent shape for array {name!r}: manifest says {meta['shape']}, data has {list(shape)}."
             )
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(int(v) for v in shape) * dtype.itemsize  # Python ints: no overflow
         if info.file_size != header.count + nbytes:
             raise UntrustedModelError(
                 f"array {name!r} declares {nbytes} bytes of data, but its member holds "
@@ -327,7 +343,7 @@ def _npy_header(reader, name):
             shape, fortran, dtype = npy.read_array_header_2_0(reader, max_header_size=1 << 16)
         else:
             raise ValueError(f"unknown .npy version {version}")
-    except (ValueError, TypeError, SyntaxError, EOFError) as exc:
+    except Exception as exc:  # noqa: BLE001 - numpy's parser on hostile bytes: SyntaxError, TokenError, ...
         raise UntrustedModelError(f"array {name!r} has a corrupt .npy header: {str(exc)[:200]}") from None
     if dtype.hasobject or dtype.kind not in "biufcU" or dtype.fields is not None:
         raise UntrustedModelError(
@@ -388,17 +404,62 @@ def load(path):
     --------
     >>> import lowdim  # see lowdim.save for a round trip
     """
-    try:
-        with zipfile.ZipFile(path) as zf:
-            estimator, manifest = _read_model(zf, path)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise UntrustedModelError(
-            f"{path} is not a readable lowdim model file (corrupt zip archive: {str(exc)[:200]})."
-        ) from None
+    with _opened(path) as fh:  # a missing or unreadable path is the caller's OSError, not the file's fault
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                _check_archive(zf, path)
+                estimator, manifest = _read_model(zf, path)
+        except UntrustedModelError:
+            raise
+        except ARCHIVE_ERRORS as exc:
+            raise UntrustedModelError(
+                f"{path} is not a readable lowdim model file (corrupt zip archive: {type(exc).__name__}: "
+                f"{str(exc)[:200]})."
+            ) from None
     for name, shape in manifest.get("sparse", {}).items():
         setattr(estimator, _attribute_name(name), _assemble_csr(estimator, name, shape))
     check_usable(estimator)
     return estimator
+
+
+def _opened(path):
+    """``path`` opened for reading, or a file object given as it is (left open)."""
+    if hasattr(path, "read"):
+        return contextlib.nullcontext(path)
+    return open(path, "rb")
+
+
+# what reading a hostile archive can raise besides our own checks: bad zip structures,
+# corrupt deflate/LZMA/BZIP2 streams, an encrypted member (RuntimeError), seeks past the
+# end (OSError: EINVAL), sizes too large for the platform
+ARCHIVE_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+    OSError,
+    OverflowError,
+    ValueError,
+    MemoryError,
+)
+
+
+def _check_archive(zf, path):
+    """One member per name (lowdim would read the last, unzip the first), and no more
+    inflated bytes in all than a model's arrays could pack into the archive's size."""
+    names = zf.namelist()
+    if len(names) != len(set(names)):
+        twice = sorted({name for name in names if names.count(name) > 1})
+        raise UntrustedModelError(f"{path} holds duplicate members ({', '.join(twice[:5])}): the file was edited.")
+    inflated = sum(info.file_size for info in zf.infolist())
+    packed = sum(info.compress_size for info in zf.infolist())
+    if inflated > BOMB_CHECK_FROM and inflated > MAX_COMPRESSION_RATIO * max(packed, 1):
+        raise UntrustedModelError(
+            f"{path} unpacks {packed} bytes into {inflated}, a ratio no fitted model has: the file is a zip bomb."
+        )
 
 
 def _read_model(zf, path):
@@ -411,15 +472,22 @@ def _read_model(zf, path):
     cls = getattr(import_module(REGISTRY[cls_name]), cls_name)
     try:
         estimator = cls(**manifest.get("params", {}))
-    except TypeError as exc:
-        raise UntrustedModelError(f"parameters in the manifest do not fit {cls_name}: {exc}") from None
-    for name, value in manifest.get("attributes", {}).items():
-        setattr(estimator, _attribute_name(name), value)
+        if hasattr(cls, "_parameter_constraints"):
+            validate_params(estimator)  # before any stored value can size a computation
+    except (TypeError, ValueError) as exc:
+        raise UntrustedModelError(f"parameters in the manifest do not fit {cls_name}: {str(exc)[:300]}") from None
+    attributes = {_attribute_name(name): value for name, value in manifest.get("attributes", {}).items()}
     budget = _array_limit()
     for name, meta in manifest.get("arrays", {}).items():
         value, used = _read_array(zf, _attribute_name(name), meta, budget)
         budget -= used
-        setattr(estimator, name, value)
+        attributes[name] = value
+    for name, value in attributes.items():
+        try:
+            setattr(estimator, name, value)
+        except AttributeError:  # a read-only property of the class (Isomap.dist_matrix_)
+            raise UntrustedModelError(f"{cls_name} has no settable attribute {name!r}: the file was edited.") from None
+    check_fitted(estimator, attributes)
     return estimator, manifest
 
 

@@ -1,0 +1,226 @@
+"""Hand-made hostile model files: each ends in ``UntrustedModelError`` before anything
+runs on the file's values (no crash, no hang, no gigabytes), never in another
+exception and never in a model that loads and answers wrongly."""
+
+import hashlib
+import io
+import json
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+import lowdim
+from lowdim.exceptions import UntrustedModelError
+
+X = np.abs(np.random.default_rng(0).normal(size=(60, 5))) + 0.1
+
+
+def _save(tmp_path, model, name="model.lowdim"):
+    path = tmp_path / name
+    lowdim.save(model.fit(X), path)
+    return path
+
+
+def _members(path):
+    with zipfile.ZipFile(path) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
+def _npy(array):
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _edit(path, params=None, attributes=None, arrays=None, cls=None, compression=zipfile.ZIP_STORED):
+    """Rewrite the model file with parameters, plain attributes or arrays replaced (the
+    manifest's shapes, dtypes and checksums kept consistent, as an attacker would)."""
+    entries = _members(path)
+    manifest = json.loads(entries["manifest.json"])
+    manifest["params"].update(params or {})
+    manifest["attributes"].update(attributes or {})
+    for name, array in (arrays or {}).items():
+        data = _npy(array)
+        entries[f"arrays/{name}.npy"] = data
+        manifest["arrays"][name] = {
+            "dtype": array.dtype.str,
+            "shape": list(array.shape),
+            "scalar": False,
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+    if cls is not None:
+        manifest["class"] = cls
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(path, "w", compression=compression) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return path
+
+
+def _refused(path, match=None):
+    with pytest.raises(UntrustedModelError, match=match):
+        lowdim.load(path)
+
+
+def test_kmeans_with_a_huge_feature_count_is_refused_before_any_kernel(tmp_path):
+    path = _edit(_save(tmp_path, lowdim.KMeans(3, random_state=0)), attributes={"n_features_in_": 50_000_000})
+    _refused(path, "features do not agree")
+
+
+def test_kmeans_with_a_shortened_offset_is_refused(tmp_path):
+    path = _save(tmp_path, lowdim.KMeans(3, random_state=0))
+    model = lowdim.load(path)
+    short = {name: getattr(model, name)[:3] for name in ("offset_",) if hasattr(model, name)}
+    assert short, "KMeans keeps offset_"
+    _refused(_edit(path, arrays=short), "features do not agree")
+
+
+@pytest.mark.parametrize(
+    "model, edit",
+    [
+        (lambda: lowdim.UMAP(n_epochs=20, random_state=0), {"attributes": {"n_epochs_": 10**12}}),
+        (lambda: lowdim.UMAP(n_epochs=20, random_state=0), {"params": {"n_epochs": 10**12}}),
+        (lambda: lowdim.NMF(2, max_iter=20, random_state=0), {"params": {"max_iter": 10**12, "tol": -1}}),
+    ],
+)
+def test_stored_amounts_of_work_are_refused_not_run(tmp_path, model, edit):
+    _refused(_edit(_save(tmp_path, model()), **edit))
+
+
+def test_an_archive_that_inflates_past_any_model_is_refused_before_inflating(tmp_path):
+    path = _save(tmp_path, lowdim.PCA(2))
+    zeros = b"\0" * (40 << 20)  # three 40 MiB members of zeros: 120 MiB from about 120 kB
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        for i in range(3):
+            zf.writestr(f"arrays/padding{i}.npy", zeros)
+    _refused(path, "zip bomb")
+
+
+@pytest.mark.parametrize("shape", [[2**70], [2**63, 1], [2**32, 2**32]])
+def test_huge_declared_shapes_are_refused(tmp_path, shape):
+    path = _save(tmp_path, lowdim.PCA(2))
+    entries = _members(path)
+    manifest = json.loads(entries["manifest.json"])
+    manifest["arrays"]["components_"]["shape"] = shape
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": tuple(shape)})
+    entries["arrays/components_.npy"] = np.lib.format.magic(1, 0) + header.getvalue()
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    _refused(path)
+
+
+def test_npy_header_that_breaks_pythons_parser_is_refused(tmp_path):
+    path = _save(tmp_path, lowdim.PCA(2))
+    entries = _members(path)
+    data = entries["arrays/components_.npy"]
+    start = data.index(b"{")
+    entries["arrays/components_.npy"] = data[:start] + b"{'descr': '<f8', (((" + data[start + 20 :]
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, content in entries.items():
+            zf.writestr(name, content)
+    _refused(path, "corrupt .npy header")
+
+
+@pytest.mark.parametrize("compression", [zipfile.ZIP_LZMA, zipfile.ZIP_BZIP2])
+def test_corrupt_lzma_and_bzip2_members_are_refused(tmp_path, compression):
+    path = _edit(_save(tmp_path, lowdim.PCA(2)), compression=compression)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = zf.getinfo("arrays/components_.npy")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    for offset in range(start + 8, start + min(info.compress_size, 40)):
+        data[offset] ^= 0x5A
+    path.write_bytes(bytes(data))
+    _refused(path)
+
+
+def test_an_encrypted_member_is_refused(tmp_path):
+    path = _save(tmp_path, lowdim.PCA(2))
+    data = bytearray(path.read_bytes())
+    for signature, flag_at in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):  # local and central headers
+        at = data.find(signature)
+        while at >= 0:
+            data[at + flag_at] |= 0x01
+            at = data.find(signature, at + 4)
+    path.write_bytes(bytes(data))
+    _refused(path)
+
+
+def test_an_end_record_pointing_past_the_file_is_refused(tmp_path):
+    path = _save(tmp_path, lowdim.PCA(2))
+    data = bytearray(path.read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 16 : end + 20] = struct.pack("<I", 0xFFFFFFF0)  # offset of the central directory
+    path.write_bytes(bytes(data))
+    _refused(path)
+
+
+def test_a_read_only_property_in_the_file_is_refused(tmp_path):
+    path = _edit(_save(tmp_path, lowdim.Isomap(n_neighbors=5)), attributes={"dist_matrix_": 1})
+    _refused(path, "dist_matrix_")
+
+
+@pytest.mark.parametrize(
+    "model, attribute",
+    [
+        (lambda: lowdim.PCA(2), "explained_variance_ratio_"),
+        (lambda: lowdim.PCA(2), "singular_values_"),
+        (lambda: lowdim.KMeans(3, random_state=0), "cluster_centers_"),
+        (lambda: lowdim.HDBSCAN(min_cluster_size=5), "core_distances_"),
+    ],
+)
+def test_nan_in_a_fitted_array_is_refused(tmp_path, model, attribute):
+    path = _save(tmp_path, model())
+    values = np.array(getattr(lowdim.load(path), attribute), dtype=np.float64)
+    values.flat[0] = np.nan
+    _refused(_edit(path, arrays={attribute: values}), "NaN")
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.bool_, np.int64, np.float16])
+def test_components_of_another_dtype_are_refused(tmp_path, dtype):
+    path = _save(tmp_path, lowdim.PCA(2))
+    components = lowdim.load(path).components_.astype(dtype)
+    _refused(_edit(path, arrays={"components_": components}))
+
+
+@pytest.mark.parametrize(
+    "model, other",
+    [
+        (lambda: lowdim.PCA(2), "FastICA"),
+        (lambda: lowdim.PCA(2), "FactorAnalysis"),
+        (lambda: lowdim.PCA(2), "MatrixFactorization"),
+        (lambda: lowdim.KMeans(3, random_state=0), "HDBSCAN"),
+    ],
+)
+def test_a_model_relabelled_as_another_class_is_refused(tmp_path, model, other):
+    path = _save(tmp_path, model())
+    entries = _members(path)
+    manifest = json.loads(entries["manifest.json"])
+    params = set(getattr(lowdim, other)().get_params())
+    manifest["params"] = {k: v for k, v in manifest["params"].items() if k in params}
+    manifest["class"] = other
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    _refused(path)
+
+
+@pytest.mark.parametrize(
+    "params", [{"n_components": "2"}, {"n_components": -1}, {"n_components": 1e308}, {"whiten": "yes"}]
+)
+def test_parameters_of_the_wrong_type_or_range_are_refused(tmp_path, params):
+    _refused(_edit(_save(tmp_path, lowdim.PCA(2)), params=params), "parameters in the manifest")
+
+
+def test_duplicate_members_are_refused(tmp_path):
+    path = _save(tmp_path, lowdim.PCA(2))
+    entries = _members(path)
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("arrays/components_.npy", entries["arrays/components_.npy"])
+    _refused(path, "duplicate members")

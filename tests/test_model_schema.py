@@ -1,0 +1,83 @@
+"""The fitted-attribute table that loaded model files are held to
+(``lowdim.io._fitted_schema.FITTED``) is what real fits of every registered class hold:
+derived here from two fits of different sizes, an axis tied to a size (features,
+samples, components, clusters, classes) only where it equals that size in both."""
+
+import pprint
+import warnings
+
+import numpy as np
+import pytest
+
+import lowdim
+from lowdim.io._fitted_schema import FITTED, SIZE_NAMES, describe
+from lowdim.io._model_files import REGISTRY, STRING_ATTRIBUTES, _split_state
+
+# two fits whose sizes differ from each other within a fit and between the fits; the
+# second on three separated blobs with duplicate rows (clusters to find, zero distances)
+SIZES = (
+    {"samples": 37, "features": 7, "components": 3, "clusters": 4, "classes": 5, "blobs": False},
+    {"samples": 43, "features": 9, "components": 2, "clusters": 6, "classes": 4, "blobs": True},
+)
+
+
+def _fit(name, sizes):
+    cls = getattr(lowdim, name)
+    params = cls().get_params()
+    chosen = {
+        "n_components": sizes["components"],
+        "n_clusters": sizes["clusters"],
+        "perplexity": 5.0,
+        "random_state": 0,
+        "n_neighbors": 5,
+        "max_iter": 50,
+        "n_epochs": 20,
+    }
+    rng = np.random.default_rng(0)
+    X = np.abs(rng.normal(size=(sizes["samples"], sizes["features"]))) + 0.1
+    if sizes["blobs"]:
+        X += 8.0 * (np.arange(sizes["samples"]) % 3)[:, None]
+        X[-3:] = X[:3]
+    y = np.arange(sizes["samples"]) % sizes["classes"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cls(**{k: v for k, v in chosen.items() if k in params}).fit(X, y)
+
+
+def _one_fit(name, sizes):
+    """name -> (kind, ndim, finite, axes) of what ``save`` stores of one fit."""
+    arrays, plain, _ = _split_state(_fit(name, sizes))
+    found = {}
+    for attr, value in {**plain, **arrays}.items():
+        if value is None or attr in STRING_ATTRIBUTES:
+            continue  # set only with some options, or labels of any type: not constrained
+        kind, ndim, finite = describe(value)
+        axes = tuple(next((size for size in SIZE_NAMES if sizes[size] == length), None) for length in np.shape(value))
+        found[attr] = (kind, ndim, finite, axes if ndim else None)
+    return found
+
+
+def derive(name):
+    """The class's entry of ``FITTED``, from two fits."""
+    first, second = (_one_fit(name, sizes) for sizes in SIZES)
+    attributes = {}
+    for attr in sorted(set(first) & set(second)):
+        (kind, ndim, finite, axes), (kind2, ndim2, finite2, axes2) = first[attr], second[attr]
+        if kind != kind2 or ndim != ndim2:
+            continue  # differs with the data: not constrained
+        spec = {"kind": kind, "ndim": ndim}
+        if kind == "float" and ndim is not None:
+            spec["finite"] = finite and finite2
+        if ndim:
+            spec["axes"] = tuple(a if a == b else None for a, b in zip(axes, axes2))
+        attributes[attr] = spec
+    # every model of the class holds these arrays, however it was fitted (scalars such
+    # as n_iter_ are diagnostics that partial_fit or a dask fit may not set)
+    always = tuple(sorted(name for name, spec in attributes.items() if spec["ndim"] is not None))
+    return {"always": always, "attributes": attributes}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_the_fitted_table_is_what_fits_hold(name):
+    derived = derive(name)
+    assert FITTED.get(name) == derived, f"FITTED[{name!r}] should be:\n{pprint.pformat(derived, width=110)}"
