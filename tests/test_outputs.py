@@ -91,6 +91,10 @@ def test_impossible_outputs_are_refused_before_any_work(tmp_path, capsys, monkey
     def no_work(*args, **kwargs):
         raise AssertionError("the data was loaded before the outputs were checked")
 
+    from lowdim.cli.main import build_parser
+
+    build_parser()  # imports every command first: one imported under the patch would keep no_work for good
+
     monkeypatch.setattr("lowdim.cli._common.load_data", no_work)
     monkeypatch.setattr("lowdim.cli._embed.load_data", no_work, raising=False)
     monkeypatch.setattr("lowdim.cli._report.load_data", no_work, raising=False)
@@ -109,3 +113,93 @@ def test_closed_pipe_ends_quietly():
     err = reader.stderr.read()
     reader.wait(timeout=120)
     assert reader.returncode == 0 and b"Broken pipe" not in err and b"error" not in err
+
+
+def _iris_csv(tmp_path):
+    from sklearn.datasets import load_iris
+
+    path = tmp_path / "in.csv"
+    write_table(path, load_iris().data, ["a", "b", "c", "d"])
+    return path
+
+
+@pytest.mark.parametrize("option", ["-o", "--save-model"])
+def test_an_output_naming_the_input_is_refused_even_with_overwrite(tmp_path, capsys, option):
+    source = _iris_csv(tmp_path)
+    before = source.read_bytes()
+    (tmp_path / "link.csv").symlink_to(source)
+    for target in (source, tmp_path / "link.csv"):
+        code, err = _run(capsys, "embed", str(source), "-m", "pca", option, str(target), "--overwrite")
+        assert code == 2 and "is the input file" in err, err
+    assert source.read_bytes() == before
+
+
+def test_a_folder_or_device_is_never_replaced_by_a_file(tmp_path, capsys):
+    (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "null.csv").symlink_to(os.devnull)
+    for target in ("folder.csv", "null.csv"):
+        code, err = _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", str(tmp_path / target), "--overwrite")
+        assert code == 2 and "not a regular file" in err, err
+    assert (tmp_path / "folder.csv").is_dir() and os.path.realpath(tmp_path / "null.csv") == os.devnull
+    with pytest.raises(ValueError, match="not a regular file"):
+        with atomic_path(tmp_path / "null.csv", overwrite=True) as tmp:
+            np.save(tmp, np.zeros(3))
+
+
+def test_a_folder_that_takes_no_files_is_refused_before_any_work(capsys):
+    code, err = _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", "/proc/lowdim-out.csv")
+    assert code == 2 and "does not take new files" in err, err
+
+
+def test_a_file_written_meanwhile_by_another_run_is_kept(tmp_path, capsys, monkeypatch):
+    from lowdim.decomposition import PCA
+
+    target = tmp_path / "z.csv"
+    fit = PCA.fit_transform
+
+    def other_run_writes_first(self, *args, **kwargs):
+        target.write_text("the other run's table\n")
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(PCA, "fit_transform", other_run_writes_first)
+    code, err = _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", str(target))
+    assert code == 2 and "exists" in err, err
+    assert target.read_text() == "the other run's table\n" and not _leftovers(tmp_path)
+
+
+def test_partial_files_of_killed_runs_are_removed_by_the_next_write(tmp_path):
+    dead = tmp_path / f".z.{2**22 + 7}-abc.partial.csv"  # above Linux's largest pid: no such process
+    alive = tmp_path / f".z.{os.getpid()}-abc.partial.csv"  # a write of this process under way
+    dead.write_text("half")
+    alive.write_text("half")
+    write_table(tmp_path / "z.csv", np.ones((2, 2)), ["a", "b"])
+    assert not dead.exists() and alive.exists()
+
+
+def test_closed_standard_output_runs_as_usual(tmp_path):
+    target = tmp_path / "z.csv"
+    command = f"exec {sys.executable} -m lowdim.cli.main embed --dataset iris -m pca -o {target} >&-"
+    done = subprocess.run(["sh", "-c", command], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert b"internal error" not in done.stderr and target.exists()
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["embed", "--dataset", "iris", "-m", "pca", "-k", "0", "-o", "{d}/z.csv"], "at least 1"),
+        (["embed", "--dataset", "iris", "-m", "umap", "--pca", "0", "-o", "{d}/z.csv"], "at least 1"),
+        (["cluster", "--dataset", "iris", "-m", "kmeans", "-k", "0", "-o", "{d}/z.csv"], "at least 1"),
+    ],
+)
+def test_counts_below_one_are_refused(tmp_path, capsys, argv, words):
+    with pytest.raises(SystemExit) as exit_:
+        main([a.format(d=tmp_path) for a in argv])
+    assert exit_.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_an_infinite_parameter_is_refused_with_its_name(tmp_path, capsys):
+    code, err = _run(
+        capsys, "embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexity=1e999", "-o", str(tmp_path / "z.csv")
+    )
+    assert code == 2 and "perplexity must be a finite number" in err, err

@@ -13,6 +13,7 @@ TSNE(perplexity=10, random_state=0)
 
 import ast
 import difflib
+import math
 from dataclasses import dataclass, field
 from importlib import import_module
 
@@ -171,8 +172,10 @@ def parse_params(pairs):
             raise ValueError(f"--param {pair!r} is not name=value; write for example --param perplexity=50.")
         try:
             value = ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             value = text.strip()
+        if isinstance(value, float) and not math.isfinite(value):  # 1e999 reads as infinity
+            raise ValueError(f"--param {pair!r}: {name.strip()} must be a finite number; got {text.strip()!r}.")
         params[name.strip()] = value
     return params
 

@@ -4,7 +4,16 @@ embedding of it (``--on umap``)."""
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, add_pca_argument, check_outputs, emit_json, label_name, load_data
+from ._common import (
+    UsageError,
+    add_data_arguments,
+    add_pca_argument,
+    check_outputs,
+    emit_json,
+    label_name,
+    load_data,
+    positive_int,
+)
 from ._dask import add_dask_argument
 from ._dask import run_cluster as run_dask_cluster
 
@@ -25,7 +34,7 @@ def add_arguments(parser):
         help="kmeans, minibatch-kmeans, kmedoids, gmm, spectral, hdbscan, leiden or louvain",
     )
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("-k", "--n-clusters", type=int, help="number of clusters")
+    size.add_argument("-k", "--n-clusters", type=positive_int, help="number of clusters")
     size.add_argument(
         "--select",
         choices=SELECTIONS,
@@ -188,7 +197,7 @@ def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None, e
             labels=labels,
             label_name=label_name(args),
             row_ids=row_ids,
-            overwrite=True,
+            overwrite=args.overwrite,
         )
         say(f"wrote {args.output}")
     if args.plot:
@@ -204,5 +213,5 @@ def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None, e
         selection_curve(selection, args.curve)
         say(f"wrote {args.curve}")
     if args.save_model:
-        save(estimator, args.save_model)
+        save(estimator, args.save_model, overwrite=args.overwrite)
         say(f"wrote {args.save_model}")

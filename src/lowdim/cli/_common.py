@@ -129,11 +129,28 @@ def _standardize(X, names):
     return (X - np.nanmean(X, axis=0)) / scale
 
 
+def positive_int(text):
+    """argparse type of a count (-k, --pca): a whole number of at least 1.
+
+    Examples
+    --------
+    >>> positive_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1; got {value}")
+    return value
+
+
 def add_pca_argument(parser):
     """--pca K: the commands that can work on principal-component scores."""
     parser.add_argument(
         "--pca",
-        type=int,
+        type=positive_int,
         metavar="K",
         help="first reduce the data to K principal components by exact PCA streamed in row blocks "
         "(an .npy file is memory-mapped and read once, so it may be larger than memory), then "
@@ -258,19 +275,38 @@ def check_outputs(args, *paths, tables=(), figures=(), pages=()):
             )
         seen[key] = path
     _check_formats(tables, figures, pages)
+    source = getattr(args, "input", None)
     for path in named:
+        if source and os.path.exists(source) and os.path.realpath(path) == os.path.realpath(source):
+            raise UsageError(f"{path} is the input file; write the output to another file.")
+        if os.path.lexists(path) and not os.path.isfile(path):
+            raise UsageError(f"{path} is not a regular file (a folder, device or pipe); name a file to write.")
         if os.path.exists(path) and not args.overwrite:
             raise UsageError(f"{path} exists; pass --overwrite to replace it.")
     for path in named:
-        folder = os.path.dirname(os.path.abspath(path))
-        try:
-            os.makedirs(folder, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(
-                f"cannot create the folder {folder} for {path}: {exc.strerror}; choose another output path."
-            ) from None
-        if not os.access(folder, os.W_OK):
-            raise UsageError(f"cannot write {path}: the folder {folder} is not writable; choose another output path.")
+        _check_writable_folder(path)
+
+
+def _check_writable_folder(path):
+    """Make the output's folder if missing, and prove a file can be created there (as
+    root, ``os.access`` says yes to /proc and read-only mounts)."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot create the folder {folder} for {path}: {exc.strerror}; choose another output path."
+        ) from None
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {path}: the folder {folder} does not take new files ({exc.strerror}); "
+            "choose another output path."
+        ) from None
 
 
 def _check_formats(tables, figures, pages):

@@ -2,7 +2,7 @@
 
 import os
 
-from ._common import UsageError, add_run_arguments, check_outputs, emit_json, progress
+from ._common import UsageError, add_run_arguments, check_outputs, emit_json, positive_int, progress
 
 HELP = "compress an image with PCA of its patches; write the reconstruction and the error-vs-k curve"
 
@@ -10,7 +10,7 @@ HELP = "compress an image with PCA of its patches; write the reconstruction and 
 def add_arguments(parser):
     parser.add_argument("image", help="image file (PNG, JPEG, PGM, ...)")
     parser.add_argument("--patch", type=int, default=12, help="patch side in pixels (default 12)")
-    parser.add_argument("-k", "--n-components", type=int, default=16, help="components kept (default 16)")
+    parser.add_argument("-k", "--n-components", type=positive_int, default=16, help="components kept (default 16)")
     parser.add_argument("-o", "--output", help="reconstructed image (default IMAGE_k16.png beside the input)")
     parser.add_argument("--curve", metavar="PNG", help="L2 error against k (default IMAGE_curve.png)")
     add_run_arguments(parser)

@@ -159,7 +159,7 @@ def run_cluster(args, say):
         if args.output:
             _write(args, estimator.predict(X)[:, None], ["cluster"], labels, say)
     if args.save_model:
-        save(estimator, args.save_model)
+        save(estimator, args.save_model, overwrite=args.overwrite)
         say(f"wrote {args.save_model}")
     emit_json(
         args,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import add_run_arguments, check_outputs, emit_json, progress
+from ._common import add_run_arguments, check_outputs, emit_json, positive_int, progress
 from ._compress import sibling
 
 HELP = "denoise an image with PCA of its overlapping patches"
@@ -10,7 +10,7 @@ HELP = "denoise an image with PCA of its overlapping patches"
 
 def add_arguments(parser):
     parser.add_argument("image", help="image file (PNG, JPEG, PGM, ...)")
-    parser.add_argument("-k", "--n-components", type=int, default=15, help="components kept (default 15)")
+    parser.add_argument("-k", "--n-components", type=positive_int, default=15, help="components kept (default 15)")
     parser.add_argument("--patch", type=int, default=8, help="patch side in pixels (default 8)")
     parser.add_argument("--stride", type=int, help="patch step (default 1; 2 above one megapixel)")
     parser.add_argument("--reference", help="clean image to report the error against (PSNR)")

@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from ._common import UsageError, add_run_arguments, check_outputs, emit_json, progress
+from ._common import UsageError, add_run_arguments, check_outputs, emit_json, positive_int, progress
 
 HELP = "eigenfaces of a folder of face images (one sub-folder per person) or an .npz; default ORL faces"
 
@@ -16,7 +16,7 @@ def add_arguments(parser):
         help="folder with one sub-folder per person, or .npz with "
         "'images' (n, H, W) and 'labels'; default: the ORL faces",
     )
-    parser.add_argument("-k", "--n-components", type=int, default=40, help="components (default 40)")
+    parser.add_argument("-k", "--n-components", type=positive_int, default=40, help="components (default 40)")
     parser.add_argument(
         "--train-per-person",
         type=int,

@@ -11,6 +11,7 @@ from ._common import (
     emit_json,
     label_name,
     load_data,
+    positive_int,
     progress,
 )
 
@@ -21,7 +22,7 @@ def add_arguments(parser):
     add_data_arguments(parser)
     add_pca_argument(parser)
     parser.add_argument("-m", "--method", default="pca", help="method name (default pca; --list shows all)")
-    parser.add_argument("-k", "--n-components", type=int, default=2, help="output dimensions (default 2)")
+    parser.add_argument("-k", "--n-components", type=positive_int, default=2, help="output dimensions (default 2)")
     parser.add_argument(
         "--param",
         action="append",
@@ -116,7 +117,7 @@ def _write(args, Z, labels, estimator, say, row_ids=None):
             labels=labels,
             label_name=label_name(args),
             row_ids=row_ids,
-            overwrite=True,
+            overwrite=args.overwrite,
         )
         say(f"wrote {args.output}")
     if args.plot:
@@ -129,5 +130,5 @@ def _write(args, Z, labels, estimator, say, row_ids=None):
     if args.save_model:
         from ..io import save
 
-        save(estimator, args.save_model)
+        save(estimator, args.save_model, overwrite=args.overwrite)
         say(f"wrote {args.save_model}")

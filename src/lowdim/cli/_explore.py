@@ -11,6 +11,7 @@ from ._common import (
     add_pca_argument,
     check_outputs,
     emit_json,
+    positive_int,
     prepare_data,
     read_data,
 )
@@ -50,7 +51,7 @@ def add_arguments(parser):
     )
     parser.add_argument("--cluster", metavar="METHOD", help="also cluster (hdbscan, leiden, kmeans, ...): colour by it")
     parser.add_argument("--cluster-on", metavar="METHOD", help="cluster this map (one of --methods), not the data")
-    parser.add_argument("-k", "--n-clusters", type=int, default=8, help="k for --cluster methods that take it")
+    parser.add_argument("-k", "--n-clusters", type=positive_int, default=8, help="k for --cluster methods that take it")
     parser.add_argument("--title", help="page title (default: the input's name)")
 
 

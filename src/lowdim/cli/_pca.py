@@ -2,7 +2,16 @@
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_memory, check_outputs, emit_json, label_name, load_data
+from ._common import (
+    UsageError,
+    add_data_arguments,
+    check_memory,
+    check_outputs,
+    emit_json,
+    label_name,
+    load_data,
+    positive_int,
+)
 from ._dask import add_dask_argument, run_pca
 
 HELP = "principal component analysis with a variance table and scree plot"
@@ -11,7 +20,7 @@ HELP = "principal component analysis with a variance table and scree plot"
 def add_arguments(parser):
     add_data_arguments(parser)
     size = parser.add_mutually_exclusive_group()
-    size.add_argument("-k", "--n-components", type=int, help="number of components")
+    size.add_argument("-k", "--n-components", type=positive_int, help="number of components")
     size.add_argument("--variance", type=float, help="keep the smallest k explaining this fraction (0-1)")
     size.add_argument("--select", choices=["mle", "cv"], help="choose k by Minka's MLE or cross-validation")
     parser.add_argument(
@@ -71,7 +80,7 @@ def run(args, say):
             labels=labels,
             label_name=label_name(args),
             row_ids=row_ids,
-            overwrite=True,
+            overwrite=args.overwrite,
         )
         say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
     return finish(args, say, pca, X)

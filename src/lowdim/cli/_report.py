@@ -2,7 +2,16 @@
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_memory, check_outputs, emit_json, load_data, progress
+from ._common import (
+    UsageError,
+    add_data_arguments,
+    check_memory,
+    check_outputs,
+    emit_json,
+    load_data,
+    positive_int,
+    progress,
+)
 
 HELP = "fit several methods and write one HTML page: summary, scree plot, embeddings, quality table"
 
@@ -28,7 +37,7 @@ def add_arguments(parser):
         "--cluster-on", metavar="METHOD", help="cluster this embedding (one of --methods), not the data"
     )
     parser.add_argument(
-        "-k", "--n-clusters", type=int, default=8, help="k for --cluster methods that take it (default 8)"
+        "-k", "--n-clusters", type=positive_int, default=8, help="k for --cluster methods that take it (default 8)"
     )
 
 
@@ -67,7 +76,7 @@ def write_report(args, X, labels, methods, source, say):
     )
     from ..io import atomic_path
 
-    with atomic_path(args.output, overwrite=True) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_path(args.output, overwrite=args.overwrite) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(report.html)
     for r in report.results:
         say(f"  {r.name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in r.metrics.items()) + f"  {r.seconds:.1f} s")

@@ -28,7 +28,9 @@ def run(args, say):
     else:
         raise UsageError(f"{args.model}: a {name} model cannot be applied to new data.")
     columns = [f"z{i + 1}" for i in range(out.shape[1])] if kind == "transform" else ["cluster"]
-    write_table(args.output, out, columns, labels=labels, label_name=label_name(args), row_ids=row_ids, overwrite=True)
+    write_table(
+        args.output, out, columns, labels=labels, label_name=label_name(args), row_ids=row_ids, overwrite=args.overwrite
+    )
     say(f"{name}.{kind} of {X.shape[0]} rows -> {args.output}")
     emit_json(
         args,

@@ -51,6 +51,14 @@ def _numba_threads(threads):
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
+def _closed_streams_to_devnull():
+    """A process started with stdout or stderr closed (``>&-``) has None there: what it
+    would print goes nowhere instead of failing."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - lives as long as the process
+
+
 def main(argv=None):
     """Run the CLI; returns the exit code.
 
@@ -59,6 +67,7 @@ def main(argv=None):
     >>> main(["pca", "--dataset", "iris", "-k", "2", "--quiet"])
     0
     """
+    _closed_streams_to_devnull()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

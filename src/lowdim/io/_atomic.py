@@ -38,9 +38,11 @@ def atomic_path(path, *, overwrite):
     ('whole', ['out.txt'])
     """
     path = os.fspath(path)
+    check_regular(path)
     folder, name = os.path.split(os.path.abspath(path))
     stem, ext = os.path.splitext(name)
-    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=f".partial{ext}", dir=folder)
+    _remove_stale_partials(folder, stem, ext)
+    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.{os.getpid()}-", suffix=f".partial{ext}", dir=folder)
     os.close(fd)
     try:
         yield tmp
@@ -52,6 +54,49 @@ def atomic_path(path, *, overwrite):
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def check_regular(path):
+    """Refuse a target that exists but is not a regular file (a device such as
+    /dev/null, a folder, a pipe): replacing it with a file would destroy it.
+
+    Examples
+    --------
+    >>> check_regular("/dev/null")  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    ValueError: /dev/null is not a regular file ...
+    """
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise ValueError(f"{path} is not a regular file (a folder, device or pipe); name a file to write.")
+
+
+def _remove_stale_partials(folder, stem, ext):
+    """Remove the partial files of earlier writes of this target whose process has
+    ended (a kill -9 leaves them: ``.<stem>.<pid>-<random>.partial<ext>``)."""
+    prefix, suffix = f".{stem}.", f".partial{ext}"
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(suffix)):
+            continue
+        pid = name[len(prefix) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def _place_new(tmp, path):
