@@ -344,3 +344,14 @@ def test_a_large_map_draws_a_sample_while_it_moves_and_keeps_the_selection(tmp_p
     still, selected = chromium.execute_script(state)
     assert still == [False, False] and selected == [[5, 11, 17], [5, 11, 17]]
     assert [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+
+
+def test_markup_in_names_stays_inside_the_pages_json():
+    import json
+
+    from lowdim.plot._explore_data import header_json
+
+    hostile = {"labels": ["<!--<script>", "</script><b>&amp;"], "columns": ["a<b>"]}
+    text = header_json(hostile)
+    assert not set("<>&") & set(text)  # nothing the HTML parser reads as markup
+    assert json.loads(text) == hostile  # and the same data for the page's JSON.parse

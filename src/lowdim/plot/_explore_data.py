@@ -172,6 +172,18 @@ def image_spec(payload, images, image_shape, n, max_bytes, seed):
     return spec
 
 
+# inside <script>, "<!--<script>" switches the HTML parser to a state where "</script>"
+# no longer ends the element: escaping <, > and & (still valid JSON) leaves no markup
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
 def header_json(header):
-    """The header as JSON safe inside a ``<script>`` element."""
-    return json.dumps(header, separators=(",", ":")).replace("</", "<\\/")
+    """The header as JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&``
+    (escaped as ``\\u003c`` ...), whatever the labels and column names hold.
+
+    Examples
+    --------
+    >>> header_json({"label": "<!--<script>"})
+    '{"label":"\\\\u003c!--\\\\u003cscript\\\\u003e"}'
+    """
+    return json.dumps(header, separators=(",", ":")).translate(_SCRIPT_SAFE)
