@@ -1,11 +1,14 @@
 """NMF and MatrixFactorization: monotone objectives, agreement with scikit-learn, masks."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.decomposition import NMF as SkNMF
 from sklearn.decomposition._nmf import _initialize_nmf
 
 from lowdim import NMF, MatrixFactorization
+from lowdim.exceptions import ConvergenceWarning
 
 CASES = [("cd", "frobenius"), ("mu", "frobenius"), ("mu", "kullback-leibler")]
 
@@ -72,8 +75,14 @@ def test_float32_data_are_factorised_in_float32_unless_tol_asks_for_more():
     assert p32 < 0.5 * X32.nbytes and p64 < 0.5 * X32.nbytes  # no copy of the data in either
     assert p_strict > 2 * X32.nbytes
     assert m32.components_.dtype == np.float32
-    assert m32.reconstruction_err_ == pytest.approx(m64.reconstruction_err_, rel=5e-3)  # stops elsewhere
     assert np.all(np.diff(m32.loss_history_) <= 1e-6 * m32.loss_history_[0])  # float32 rounding
+    # the same number of steps from the same start: the float32 arithmetic follows the
+    # float64 path (where each stops under tol depends on rounding, so a CPU's BLAS can
+    # move the stopping point and with it the error by about 1 %)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        e32, e64 = (NMF(8, random_state=0, tol=1e-5, max_iter=40).fit(X).reconstruction_err_ for X in (X32, X64))
+    assert e32 == pytest.approx(e64, rel=1e-3)
 
 
 def test_l1_penalty_makes_sparser_factors():
