@@ -398,7 +398,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             bar.update()
             bar.set_postfix_str("connected components")
             # as umap-learn: no edges between components in the layout (a joining edge would
-            # drag a thread of points between two groups); the spectral start joins them
+            # drag a thread of points between two groups); the spectral start places them apart
             from .._kernels.components import connected_components
 
             n_comp = connected_components(W)[0]
@@ -406,7 +406,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                 warn_components(
                     n_comp,
                     "UMAP neighbour graph",
-                    "each is laid out on its own, the spectral start joins them by their shortest edges",
+                    "each is laid out on its own, and the spectral start places them apart",
                     stacklevel=4,
                 )
             bar.update()

@@ -31,7 +31,8 @@ RETAINED = 0.85  # least fraction of the variance the projection must keep (Fash
 ADD_ROWS = 100_000  # rows added to the graph per call (the progress bar's step)
 ROUND_WIDTH = 16  # the neighbours' round reads the first 16 entries of the first 16 neighbours'
 # lists: all of them for UMAP's 15 neighbours; t-SNE's 90 would otherwise cost 8,100 per point
-ASTRAY = 3.0  # a self-query's farthest neighbour beyond this many times the 99th percentile went astray
+ASTRAY = 1.5  # a row reaching this many times as far as its found neighbours do (median) may have gone astray
+EXACT_REPAIR = 4_000_000_000  # distances the repair of astray searches may compute against all rows
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
 
 
@@ -150,10 +151,10 @@ class HNSWIndex(KNNIndex):
             for a in range(0, len(Q), BLOCK_ROWS):
                 b = min(len(Q), a + BLOCK_ROWS)
                 dist[a:b], idx[a:b] = self._query_indexed(a, b, k)
-            return dist, idx
+            return self.repair_self_query(dist, idx)
         shifted = self._data if exclude_self else (Q - self._offset).astype(self._data.dtype)
         ranked = self._ranked(Q, self._offset, self._nearest(shifted, k, exclude_self))
-        return self._repaired(0, *ranked) if exclude_self else ranked
+        return self.repair_self_query(*ranked) if exclude_self else ranked
 
     def _query_indexed(self, start, stop, k):
         """Neighbours of the indexed rows ``start:stop`` among the others (the search on
@@ -163,9 +164,10 @@ class HNSWIndex(KNNIndex):
             return None
         self._graph.hnsw.efSearch = max(self.ef_search or 64, k + 1)
         found = self._graph.search(self._searched(self._data[start:stop]), k + 1)[1]
+        self._note_astray(found, start)
         idx = _drop_self(found, k, start)
         # distances between the shifted rows themselves (shift-invariant)
-        return self._repaired(start, *self._ranked(self._data[start:stop], np.zeros_like(self._offset), idx))
+        return self._ranked(self._data[start:stop], np.zeros_like(self._offset), idx)
 
     def _ranked(self, Q, offset, idx):
         """Exact distances to the found neighbours ``idx``, each row sorted by them."""
@@ -191,6 +193,8 @@ class HNSWIndex(KNNIndex):
         self._graph.hnsw.efSearch = max(self.ef_search or 64, n_candidates)
         points = self._projected if exclude_self else self._searched(shifted)
         found = self._graph.search(points, n_candidates)[1]
+        if exclude_self:
+            self._note_astray(found, 0)
         idx, dist = np.empty((len(shifted), k), dtype=np.int64), np.empty((len(shifted), k), dtype=shifted.dtype)
         nearest_candidates(shifted, self._data, found, exclude_self, idx, dist)
         if exclude_self:
@@ -199,20 +203,54 @@ class HNSWIndex(KNNIndex):
             idx = rounded[0]
         return idx
 
-    def _repaired(self, start, dist, idx):
-        """Ranked self-query results for rows ``start:`` with the searches that went
-        astray redone exactly. A cluster far from all others can be cut off from the
-        graph's entry point, and its rows' searches then return rows of other clusters,
-        hundreds of times farther than any row's true neighbours: rows whose farthest
-        found neighbour lies beyond ``ASTRAY`` times the block's 99th percentile of
-        that distance get their neighbours from blocked BLAS distances (a few rows;
-        an outlier's exact neighbours cost no more)."""
-        far = dist[:, -1]
-        rows = np.flatnonzero(far > ASTRAY * np.percentile(far, 99)) if far.size else far
+    def _note_astray(self, found, start):
+        """Record the rows ``start:`` whose search did not return the row itself: it
+        never reached the row's part of the graph (a cluster far from all others can be
+        cut off from the entry point), so what it found lies in other clusters."""
+        missed = ~(found == np.arange(start, start + len(found))[:, None]).any(axis=1)
+        if start == 0:
+            self._astray = []
+        self._astray.append(start + np.flatnonzero(missed))
+
+    def repair_self_query(self, distances, indices):
+        """Redo the self-query results of the rows whose search went astray, in place:
+        those that missed themselves (``_note_astray``) and those whose farthest
+        neighbour lies beyond ``ASTRAY`` times as far as their found neighbours' own
+        farthest (median), or than twice that times the 99th percentile of all rows':
+        rows of another cluster, each with near neighbours of its own, found by a
+        search that never reached the row's cluster.
+        Each such row takes its exact neighbours among all rows (blocked BLAS) while
+        that costs at most ``EXACT_REPAIR`` distances; beyond, the nearest of what it
+        found, of the astray rows (a cut-off cluster's rows are all astray) and of the
+        rows whose own lists hold it (a partly reached cluster's rows found it).
+
+        Parameters
+        ----------
+        distances : ndarray (n, k)
+            Each indexed row's found neighbours' distances, increasing.
+        indices : ndarray (n, k)
+
+        Returns
+        -------
+        distances, indices
+            The same arrays, repaired.
+        """
+        far = distances[:, -1]
+        local = np.median(far[indices], axis=1) if far.size else far  # the found neighbours' own reach
+        usual = np.percentile(far, 99) if far.size else 0.0
+        rows = np.flatnonzero((far > ASTRAY * local) | (far > 2 * ASTRAY * usual))
+        rows = np.union1d(rows, np.concatenate(getattr(self, "_astray", [])[:] or [np.zeros(0, dtype=np.int64)]))
+        self._astray = []
         if rows.size:
-            exact = _exact_others(self._data, start + rows, idx.shape[1])
-            dist[rows], idx[rows] = self._ranked(self._data[start + rows], np.zeros_like(self._offset), exact)
-        return dist, idx
+            k = indices.shape[1]
+            n = indices.shape[0]
+            pool = np.arange(n) if rows.size * n <= EXACT_REPAIR else rows  # all rows when affordable
+            among = _exact_others(self._data, rows, min(k, pool.size - 1), among=pool) if pool.size > 1 else None
+            merged = indices[rows].astype(np.int64) if among is None else np.c_[indices[rows], among]
+            merged = np.c_[merged, _listing(indices, rows, k, fill=merged[:, :1])]
+            ranked = self._ranked(self._data[rows], np.zeros_like(self._offset), merged)
+            distances[rows], indices[rows] = _first_k_distinct(*ranked, k)
+        return distances, indices
 
 
 def _principal_axes(shifted, n_projected):
@@ -229,18 +267,55 @@ def _principal_axes(shifted, n_projected):
     return axes.astype(shifted.dtype)
 
 
-def _exact_others(data, rows, k):
-    """Indices of the ``k`` nearest other rows of ``data`` to each of ``rows``, by
-    blocked BLAS distances (unsorted: ``_ranked`` orders them)."""
-    data_sq = row_norms_sq(data)
+def _exact_others(data, rows, k, among):
+    """Indices (into ``data``) of the ``k`` nearest of ``among`` to each of ``rows``
+    (both row numbers of ``data``), each row itself left out, by blocked BLAS
+    distances (unsorted: ``_ranked`` orders them)."""
+    targets = data[among]
+    targets_sq = row_norms_sq(targets)
+    position = {int(r): p for p, r in enumerate(among)}
     out = np.empty((rows.size, k), dtype=np.int64)
-    step = max(1, (8 << 20) // max(data.shape[0], 1))
+    step = max(1, (8 << 20) // max(among.size, 1))
     for a in range(0, rows.size, step):
         block = rows[a : a + step]
-        D = sq_euclidean(data[block], data, data_sq[block], data_sq)
-        D[np.arange(block.size), block] = np.inf
-        out[a : a + block.size] = np.argpartition(D, k - 1, axis=1)[:, :k]
+        D = sq_euclidean(data[block], targets, row_norms_sq(data[block]), targets_sq)
+        own = [position.get(int(r), -1) for r in block]
+        for i, p in enumerate(own):
+            if p >= 0:
+                D[i, p] = np.inf
+        out[a : a + block.size] = among[np.argpartition(D, k - 1, axis=1)[:, :k]]
     return out
+
+
+def _listing(indices, rows, k, fill):
+    """For each of ``rows``, up to ``k`` rows whose neighbour lists hold it (padded
+    with its ``fill`` entry)."""
+    wanted = np.full(indices.shape[0], -1, dtype=np.int64)
+    wanted[rows] = np.arange(rows.size)
+    holder, column = np.nonzero(wanted[indices] >= 0)
+    target = wanted[indices[holder, column]]
+    order = np.argsort(target, kind="stable")
+    holder, target = holder[order], target[order]
+    starts = np.searchsorted(target, np.arange(rows.size))
+    rank = np.arange(target.size) - starts[target]
+    out = np.repeat(fill.reshape(-1, 1), k, axis=1).astype(np.int64)
+    keep = rank < k
+    out[target[keep], rank[keep]] = holder[keep]
+    return out
+
+
+def _first_k_distinct(dist, idx, k):
+    """The ``k`` nearest distinct entries of each row of ranked candidates (a repeat
+    has the same distance as its first copy and is moved out of the way)."""
+    order = np.argsort(idx, axis=1, kind="stable")
+    by_index = np.take_along_axis(idx, order, axis=1)
+    repeat = np.zeros(by_index.shape, dtype=bool)
+    repeat[:, 1:] = by_index[:, 1:] == by_index[:, :-1]
+    marked = np.zeros_like(repeat)
+    np.put_along_axis(marked, order, repeat, axis=1)
+    dist = np.where(marked, np.inf, dist)
+    keep = np.argsort(dist, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(dist, keep, axis=1), np.take_along_axis(idx, keep, axis=1)
 
 
 def _drop_self(found, k, start):

@@ -55,4 +55,5 @@ def self_neighbors(index, X, k, *, verbose=False, label="kNN graph"):
                 block = index._query_indexed(start, stop, k)
             distances[start:stop], indices[start:stop] = block
             bar.update(stop - start)
-    return distances, indices
+    repair = getattr(index, "repair_self_query", None)  # searches that went astray (HNSW), redone
+    return repair(distances, indices) if repair is not None else (distances, indices)
