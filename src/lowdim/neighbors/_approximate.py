@@ -213,16 +213,18 @@ class HNSWIndex(KNNIndex):
         self._astray.append(start + np.flatnonzero(missed))
 
     def repair_self_query(self, distances, indices):
-        """Redo the self-query results of the rows whose search went astray, in place:
-        those that missed themselves (``_note_astray``) and those whose farthest
-        neighbour lies beyond ``ASTRAY`` times as far as their found neighbours' own
-        farthest (median), or than twice that times the 99th percentile of all rows':
-        rows of another cluster, each with near neighbours of its own, found by a
-        search that never reached the row's cluster.
-        Each such row takes its exact neighbours among all rows (blocked BLAS) while
-        that costs at most ``EXACT_REPAIR`` distances; beyond, the nearest of what it
-        found, of the astray rows (a cut-off cluster's rows are all astray) and of the
-        rows whose own lists hold it (a partly reached cluster's rows found it).
+        """Redo, in place, the self-query results of rows whose search may have gone
+        astray (a cluster far from all others can be cut off from the graph's entry
+        point; its rows' searches then return rows of other clusters).
+
+        Sure cases (the search missed the row itself, ``_note_astray``, or the row's
+        farthest neighbour lies beyond ``2 * ASTRAY`` times the 99th percentile of all
+        rows') take their exact neighbours among all rows while that costs at most
+        ``EXACT_REPAIR`` distances. Every suspect (also rows reaching ``ASTRAY`` times
+        as far as their found neighbours do, which in high dimensions are mostly
+        sound) then keeps the nearest of what it has, of the other suspects (exact,
+        among themselves: a cut-off cluster's rows are all suspects) and of the rows
+        whose lists hold it: candidates are only ever taken when nearer.
 
         Parameters
         ----------
@@ -235,22 +237,32 @@ class HNSWIndex(KNNIndex):
         distances, indices
             The same arrays, repaired.
         """
+        n, k = indices.shape
         far = distances[:, -1]
-        local = np.median(far[indices], axis=1) if far.size else far  # the found neighbours' own reach
-        usual = np.percentile(far, 99) if far.size else 0.0
-        rows = np.flatnonzero((far > ASTRAY * local) | (far > 2 * ASTRAY * usual))
-        rows = np.union1d(rows, np.concatenate(getattr(self, "_astray", [])[:] or [np.zeros(0, dtype=np.int64)]))
+        missed = np.concatenate([np.zeros(0, dtype=np.int64), *getattr(self, "_astray", [])])
         self._astray = []
-        if rows.size:
-            k = indices.shape[1]
-            n = indices.shape[0]
-            pool = np.arange(n) if rows.size * n <= EXACT_REPAIR else rows  # all rows when affordable
-            among = _exact_others(self._data, rows, min(k, pool.size - 1), among=pool) if pool.size > 1 else None
-            merged = indices[rows].astype(np.int64) if among is None else np.c_[indices[rows], among]
-            merged = np.c_[merged, _listing(indices, rows, k, fill=merged[:, :1])]
-            ranked = self._ranked(self._data[rows], np.zeros_like(self._offset), merged)
-            distances[rows], indices[rows] = _first_k_distinct(*ranked, k)
+        if not n:
+            return distances, indices
+        sure = np.union1d(missed, np.flatnonzero(far > 2 * ASTRAY * np.percentile(far, 99)))
+        suspects = np.union1d(sure, np.flatnonzero(far > ASTRAY * np.median(far[indices], axis=1)))
+        if sure.size and sure.size * n <= EXACT_REPAIR:
+            self._keep_nearest(distances, indices, sure, np.arange(n))
+        if suspects.size > 1:
+            self._keep_nearest(distances, indices, suspects, suspects)
         return distances, indices
+
+    def _keep_nearest(self, distances, indices, rows, pool):
+        """Each of ``rows`` keeps the ``k`` nearest of its list, of its nearest in
+        ``pool`` and of the rows whose lists hold it."""
+        k = indices.shape[1]
+        # proposed in the searched coordinates (the projection, when there is one: a
+        # tenth of the work on wide rows), ranked below by the distance in all features
+        searched = self._data if self._projected is None else self._projected
+        among = _exact_others(searched, rows, min(k, pool.size - 1), among=pool)
+        merged = np.c_[indices[rows], among]
+        merged = np.c_[merged, _listing(indices, rows, k, fill=merged[:, :1])]
+        ranked = self._ranked(self._data[rows], np.zeros_like(self._offset), merged)
+        distances[rows], indices[rows] = _first_k_distinct(*ranked, k)
 
 
 def _principal_axes(shifted, n_projected):
