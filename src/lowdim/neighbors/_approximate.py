@@ -32,7 +32,7 @@ ADD_ROWS = 100_000  # rows added to the graph per call (the progress bar's step)
 ROUND_WIDTH = 16  # the neighbours' round reads the first 16 entries of the first 16 neighbours'
 # lists: all of them for UMAP's 15 neighbours; t-SNE's 90 would otherwise cost 8,100 per point
 ASTRAY = 1.5  # a row reaching this many times as far as its found neighbours do (median) may have gone astray
-EXACT_REPAIR = 4_000_000_000  # distances the repair of astray searches may compute against all rows
+EXACT_REPAIR = 10_000_000_000  # rows x rows x features the repair of astray searches may spend against all rows
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
 
 
@@ -219,10 +219,11 @@ class HNSWIndex(KNNIndex):
 
         Sure cases (the search missed the row itself, ``_note_astray``, or the row's
         farthest neighbour lies beyond ``2 * ASTRAY`` times the 99th percentile of all
-        rows') take their exact neighbours among all rows while that costs at most
-        ``EXACT_REPAIR`` distances. Every suspect (also rows reaching ``ASTRAY`` times
-        as far as their found neighbours do, which in high dimensions are mostly
-        sound) then keeps the nearest of what it has, of the other suspects (exact,
+        rows') take their nearest among all rows while that costs at most
+        ``EXACT_REPAIR`` (rows x rows x features searched), and so do all suspects
+        (also rows reaching ``ASTRAY`` times as far as their found neighbours do,
+        which in high dimensions are mostly sound) when they fit it. Every suspect
+        then keeps the nearest of what it has, of the other suspects (exact,
         among themselves: a cut-off cluster's rows are all suspects) and of the rows
         whose lists hold it: candidates are only ever taken when nearer.
 
@@ -245,8 +246,11 @@ class HNSWIndex(KNNIndex):
             return distances, indices
         sure = np.union1d(missed, np.flatnonzero(far > 2 * ASTRAY * np.percentile(far, 99)))
         suspects = np.union1d(sure, np.flatnonzero(far > ASTRAY * np.median(far[indices], axis=1)))
-        if sure.size and sure.size * n <= EXACT_REPAIR:
-            self._keep_nearest(distances, indices, sure, np.arange(n))
+        width = (self._data if self._projected is None else self._projected).shape[1]
+        for rows in (suspects, sure):  # all suspects against all rows when affordable, else the sure ones
+            if rows.size and rows.size * n * width <= EXACT_REPAIR:
+                self._keep_nearest(distances, indices, rows, np.arange(n))
+                break
         if suspects.size > 1:
             self._keep_nearest(distances, indices, suspects, suspects)
         return distances, indices
