@@ -59,14 +59,14 @@ def _edit(path, params=None, attributes=None, arrays=None, cls=None, compression
     return path
 
 
-def _refused(path, match=None):
+def assert_refused(path, match=None):
     with pytest.raises(UntrustedModelError, match=match):
         lowdim.load(path)
 
 
 def test_kmeans_with_a_huge_feature_count_is_refused_before_any_kernel(tmp_path):
     path = _edit(_save(tmp_path, lowdim.KMeans(3, random_state=0)), attributes={"n_features_in_": 50_000_000})
-    _refused(path, "features do not agree")
+    assert_refused(path, "features do not agree")
 
 
 def test_kmeans_with_a_shortened_offset_is_refused(tmp_path):
@@ -74,7 +74,7 @@ def test_kmeans_with_a_shortened_offset_is_refused(tmp_path):
     model = lowdim.load(path)
     short = {name: getattr(model, name)[:3] for name in ("offset_",) if hasattr(model, name)}
     assert short, "KMeans keeps offset_"
-    _refused(_edit(path, arrays=short), "features do not agree")
+    assert_refused(_edit(path, arrays=short), "features do not agree")
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_kmeans_with_a_shortened_offset_is_refused(tmp_path):
     ],
 )
 def test_stored_amounts_of_work_are_refused_not_run(tmp_path, model, edit):
-    _refused(_edit(_save(tmp_path, model()), **edit))
+    assert_refused(_edit(_save(tmp_path, model()), **edit))
 
 
 def test_an_archive_that_inflates_past_any_model_is_refused_before_inflating(tmp_path):
@@ -95,7 +95,7 @@ def test_an_archive_that_inflates_past_any_model_is_refused_before_inflating(tmp
     with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as zf:
         for i in range(3):
             zf.writestr(f"arrays/padding{i}.npy", zeros)
-    _refused(path, "zip bomb")
+    assert_refused(path, "zip bomb")
 
 
 @pytest.mark.parametrize("shape", [[2**70], [2**63, 1], [2**32, 2**32]])
@@ -111,7 +111,7 @@ def test_huge_declared_shapes_are_refused(tmp_path, shape):
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in entries.items():
             zf.writestr(name, data)
-    _refused(path)
+    assert_refused(path)
 
 
 def test_npy_header_that_breaks_pythons_parser_is_refused(tmp_path):
@@ -123,7 +123,7 @@ def test_npy_header_that_breaks_pythons_parser_is_refused(tmp_path):
     with zipfile.ZipFile(path, "w") as zf:
         for name, content in entries.items():
             zf.writestr(name, content)
-    _refused(path, "corrupt .npy header")
+    assert_refused(path, "corrupt .npy header")
 
 
 @pytest.mark.parametrize("compression", [zipfile.ZIP_LZMA, zipfile.ZIP_BZIP2])
@@ -136,7 +136,7 @@ def test_corrupt_lzma_and_bzip2_members_are_refused(tmp_path, compression):
     for offset in range(start + 8, start + min(info.compress_size, 40)):
         data[offset] ^= 0x5A
     path.write_bytes(bytes(data))
-    _refused(path)
+    assert_refused(path)
 
 
 def test_an_encrypted_member_is_refused(tmp_path):
@@ -148,7 +148,7 @@ def test_an_encrypted_member_is_refused(tmp_path):
             data[at + flag_at] |= 0x01
             at = data.find(signature, at + 4)
     path.write_bytes(bytes(data))
-    _refused(path)
+    assert_refused(path)
 
 
 def test_an_end_record_pointing_past_the_file_is_refused(tmp_path):
@@ -157,12 +157,12 @@ def test_an_end_record_pointing_past_the_file_is_refused(tmp_path):
     end = data.rfind(b"PK\x05\x06")
     data[end + 16 : end + 20] = struct.pack("<I", 0xFFFFFFF0)  # offset of the central directory
     path.write_bytes(bytes(data))
-    _refused(path)
+    assert_refused(path)
 
 
 def test_a_read_only_property_in_the_file_is_refused(tmp_path):
     path = _edit(_save(tmp_path, lowdim.Isomap(n_neighbors=5)), attributes={"dist_matrix_": 1})
-    _refused(path, "dist_matrix_")
+    assert_refused(path, "dist_matrix_")
 
 
 @pytest.mark.parametrize(
@@ -178,14 +178,14 @@ def test_nan_in_a_fitted_array_is_refused(tmp_path, model, attribute):
     path = _save(tmp_path, model())
     values = np.array(getattr(lowdim.load(path), attribute), dtype=np.float64)
     values.flat[0] = np.nan
-    _refused(_edit(path, arrays={attribute: values}), "NaN")
+    assert_refused(_edit(path, arrays={attribute: values}), "NaN")
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.bool_, np.int64, np.float16])
 def test_components_of_another_dtype_are_refused(tmp_path, dtype):
     path = _save(tmp_path, lowdim.PCA(2))
     components = lowdim.load(path).components_.astype(dtype)
-    _refused(_edit(path, arrays={"components_": components}))
+    assert_refused(_edit(path, arrays={"components_": components}))
 
 
 @pytest.mark.parametrize(
@@ -208,14 +208,14 @@ def test_a_model_relabelled_as_another_class_is_refused(tmp_path, model, other):
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in entries.items():
             zf.writestr(name, data)
-    _refused(path)
+    assert_refused(path)
 
 
 @pytest.mark.parametrize(
     "params", [{"n_components": "2"}, {"n_components": -1}, {"n_components": 1e308}, {"whiten": "yes"}]
 )
 def test_parameters_of_the_wrong_type_or_range_are_refused(tmp_path, params):
-    _refused(_edit(_save(tmp_path, lowdim.PCA(2)), params=params), "parameters in the manifest")
+    assert_refused(_edit(_save(tmp_path, lowdim.PCA(2)), params=params), "parameters in the manifest")
 
 
 def test_duplicate_members_are_refused(tmp_path):
@@ -223,4 +223,4 @@ def test_duplicate_members_are_refused(tmp_path):
     entries = _members(path)
     with zipfile.ZipFile(path, "a") as zf:
         zf.writestr("arrays/components_.npy", entries["arrays/components_.npy"])
-    _refused(path, "duplicate members")
+    assert_refused(path, "duplicate members")
