@@ -1,13 +1,15 @@
 """The spectral start of a graph in pieces: each connected component laid out by its
-own Laplacian eigenmap, shrunk to half the distance to its nearest neighbouring piece
-and placed where a layout of the pieces' centroids puts it (umap-learn's
-arrangement). Solving one eigenproblem for the whole graph instead would meet an
+own Laplacian eigenmap, shrunk to 0.4 of the distance to its nearest neighbouring
+piece and placed where a layout of the pieces' centroids puts it (umap-learn's
+arrangement, with metric MDS of the centroids where umap-learn takes their
+eigenmap). Solving one eigenproblem for the whole graph instead would meet an
 eigenvalue near zero per piece, and pieces would start on top of one another."""
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence
 
+from ..decomposition import principal_scores
 from ..linalg import sq_euclidean
 from ..manifold import laplacian_eigenmap, smacof
 
@@ -79,11 +81,7 @@ def _place_pieces(centres, n_components, rng):
     if count <= 2 * n_components:
         axes = np.eye((count + 1) // 2, n_components)
         return np.r_[axes, -axes][:count]
-    centred = centres - centres.mean(axis=0)
-    _, _, Vt = np.linalg.svd(centred, full_matrices=False)
-    places = centred @ Vt[:n_components].T
-    if places.shape[1] < n_components:
-        places = np.c_[places, np.zeros((count, n_components - places.shape[1]))]
+    places = principal_scores(centres, n_components, rng)
     places += rng.normal(0.0, 1e-6 * max(np.abs(places).max(), 1e-12), size=places.shape)  # no two on one spot
     if count <= DENSE_META_UPTO:
         distances = np.sqrt(np.maximum(sq_euclidean(centres, centres), 0.0))

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
+from .._kernels.components import connected_components
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
@@ -399,8 +400,6 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             bar.set_postfix_str("connected components")
             # as umap-learn: no edges between components in the layout (a joining edge would
             # drag a thread of points between two groups); the spectral start places them apart
-            from .._kernels.components import connected_components
-
             n_comp = connected_components(W)[0]
             if n_comp > 1:
                 warn_components(

@@ -284,21 +284,19 @@ def _principal_axes(shifted, n_projected):
 
 
 def _exact_others(data, rows, k, among):
-    """Indices (into ``data``) of the ``k`` nearest of ``among`` to each of ``rows``
-    (both row numbers of ``data``), each row itself left out, by blocked BLAS
+    """Indices (into ``data``) of the ``k`` nearest of ``among`` (sorted) to each of
+    ``rows`` (both row numbers of ``data``), each row itself left out, by blocked BLAS
     distances (unsorted: ``_ranked`` orders them)."""
     targets = data[among]
     targets_sq = row_norms_sq(targets)
-    position = {int(r): p for p, r in enumerate(among)}
     out = np.empty((rows.size, k), dtype=np.int64)
     step = max(1, (8 << 20) // max(among.size, 1))
     for a in range(0, rows.size, step):
         block = rows[a : a + step]
         D = sq_euclidean(data[block], targets, row_norms_sq(data[block]), targets_sq)
-        own = [position.get(int(r), -1) for r in block]
-        for i, p in enumerate(own):
-            if p >= 0:
-                D[i, p] = np.inf
+        at = np.minimum(np.searchsorted(among, block), among.size - 1)  # ``among`` is sorted
+        own = np.flatnonzero(among[at] == block)
+        D[own, at[own]] = np.inf
         out[a : a + block.size] = among[np.argpartition(D, k - 1, axis=1)[:, :k]]
     return out
 

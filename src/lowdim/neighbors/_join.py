@@ -257,13 +257,13 @@ class ComponentBridges:
         self.metric = "euclidean" if index is None else index.metric
         self.metric_params = getattr(index, "metric_params", None) or None
         self.work = 0
-        self._members_index, self._scanned = {}, {}
+        self._members_index, self._exact_members, self._scanned = {}, {}, {}
 
     def shortest(self, comp):
         """``{component: (length, i, j)}``: a short edge from each component of the
         labelling ``comp`` to another."""
         sizes = np.bincount(comp)
-        self._members_index, self._scanned = {}, {}  # components change between rounds
+        self._members_index, self._exact_members, self._scanned = {}, {}, {}  # components change between rounds
         small = (sizes > 0) & (sizes <= SMALL_COMPONENT)
         found = self._through_index(comp, sizes, small) if small.any() else {}
         large = np.flatnonzero(sizes > SMALL_COMPONENT)
@@ -361,8 +361,10 @@ class ComponentBridges:
             return pos[:, 0], np.asarray(dist[:, 0], dtype=np.float64)
         self._scanned[c] = scanned
         self.work += rows.size * members.size
-        index = make_index("exact", self.metric, members.size, self.metric_params, sp.issparse(self.X))
-        D = np.asarray(index.build(self._rows(members))._block_distances(self._rows(rows)), dtype=np.float64)
+        if c not in self._exact_members:  # built once a round: descents come back to it
+            index = make_index("exact", self.metric, members.size, self.metric_params, sp.issparse(self.X))
+            self._exact_members[c] = index.build(self._rows(members))
+        D = np.asarray(self._exact_members[c]._block_distances(self._rows(rows)), dtype=np.float64)
         nearest = np.argmin(D, axis=1)
         return nearest, D[np.arange(rows.size), nearest]
 
