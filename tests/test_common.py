@@ -75,6 +75,8 @@ UNCENTERED = {"MatrixFactorization", "NMF"}
 # Communities found by visiting the nodes in a seeded random order: permuted rows are
 # visited in another order, and partitions of near-equal quality resolve differently.
 ORDER_DEPENDENT = {"Leiden", "Louvain"}
+# n_neighbors counts each point itself (umap-learn's convention): n_neighbors = n_samples is valid.
+COUNTS_SELF = {"UMAP", "Leiden", "Louvain", "SpectralClustering"}
 # Spread of trustworthiness over local optima, where wider than the default 0.02.
 STRUCTURE_TOLERANCE = {"SNE": 0.1}
 _SEEDING = "weighted seeding draws differ from seeding on repeated rows (as in scikit-learn)"
@@ -108,6 +110,14 @@ def _instance(cls, **params):
     if cls.__name__ in ITERATIVE and "tol" in est.get_params():
         params.setdefault("tol", 1e-10)  # converge fully, so runs can be compared closely
     return est.set_params(**params)
+
+
+def _tiny(cls, **params):
+    """An instance for data of 6 to 10 rows: neighbour methods ask for 5 (UMAP's default
+    15 and PaCMAP's 10 are refused on fewer rows)."""
+    if "n_neighbors" in cls().get_params():
+        params.setdefault("n_neighbors", 5)
+    return _instance(cls, **params)
 
 
 def _data(n=40, d=5, seed=0, dtype=np.float64):
@@ -201,6 +211,7 @@ def test_check_tables_name_existing_estimators():
         | ORDER_DEPENDENT
         | set(COMPONENTS_LIMIT)
         | set(STRUCTURE_TOLERANCE)
+        | COUNTS_SELF
         | set(EXPECTED_FAILED_CHECKS)
     )
     assert named <= set(IDS), sorted(named - set(IDS))
@@ -217,7 +228,7 @@ def _sklearn_checks():
     for cls in ESTIMATORS:
         # one component keeps the embeddings cheap; a clusterer's n_components is its own choice
         small = "n_components" in cls().get_params() and not _is_clusterer(cls)
-        est = _instance(cls, n_components=1) if small else _instance(cls)
+        est = _tiny(cls, n_components=1) if small else _tiny(cls)
         for item in estimator_checks_generator(
             est, legacy=True, mark="xfail", expected_failed_checks=EXPECTED_FAILED_CHECKS.get(cls.__name__, {})
         ):
@@ -316,11 +327,11 @@ def test_non_numeric_values_named(cls):
     X = _data(n=6, d=2).astype(object)
     X[2, 1] = "abc"
     with pytest.raises(ValueError, match=r"'abc'.*row 2, column 1"):
-        _fit(_instance(cls), X)
+        _fit(_tiny(cls), X)
     with pytest.raises(ValueError, match="Complex data not supported"):
-        _fit(_instance(cls), _data() + 1j)
+        _fit(_tiny(cls), _data() + 1j)
     numbers_as_objects = _data(n=6, d=3).astype(object)
-    assert _output(_fit(_instance(cls), numbers_as_objects), _data(n=6, d=3)).shape[0] == 6
+    assert _output(_fit(_tiny(cls), numbers_as_objects), _data(n=6, d=3)).shape[0] == 6
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=IDS)
@@ -416,7 +427,7 @@ def test_constant_column_warns_and_stays_finite(cls):
     same = np.ones((10, 3))
     with pytest.warns(UserWarning, match="identical"):
         try:
-            est = _fit(_instance(cls), same)
+            est = _fit(_tiny(cls), same)
         except ValueError as exc:  # a method that cannot proceed says so (no crash, no NaN)
             assert "identical" in str(exc)
             return
@@ -519,3 +530,27 @@ def test_model_owns_what_it_keeps_of_the_training_data(cls):
     before = _output(est, Q)
     X[:] = X[::-1] * 3.0  # overwrite the caller's buffer in place
     np.testing.assert_array_equal(_output(est, Q), before)
+
+
+def test_a_count_beyond_float_range_is_refused_by_name():
+    """A Python int of 10**20 is a valid number; the size check must name it, not fail
+    inside NaN detection."""
+    from lowdim import KMeans
+
+    with pytest.raises(ValueError, match="n_clusters=100000000000000000000 must be at most n_samples=6"):
+        KMeans(n_clusters=10**20).fit(np.arange(12.0).reshape(6, 2))
+
+
+@pytest.mark.parametrize(
+    "cls", [c for c in ESTIMATORS if {"n_neighbors", "perplexity"} & set(c().get_params())], ids=lambda c: c.__name__
+)
+def test_more_neighbours_than_samples_names_both_numbers(cls):
+    """n_neighbors or perplexity of at least the number of samples is an error naming
+    both numbers (UMAP counts each point among its own neighbours: n_neighbors = n is
+    the most it can use), never a silent cut."""
+    X = _data(n=12)
+    name = "perplexity" if "perplexity" in cls().get_params() else "n_neighbors"
+    size = 13 if cls.__name__ in COUNTS_SELF else 12
+    extra = {"affinity": "nearest_neighbors"} if cls.__name__ == "SpectralClustering" else {}
+    with pytest.raises(ValueError, match=rf"{name}={size}\b.*\(12\b"):
+        _fit(_instance(cls, **{name: size}, **extra), X)

@@ -311,3 +311,37 @@ def _npy_bytes(array):
     buf = io.BytesIO()
     np.save(buf, array)
     return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    "shape, words",
+    [
+        ((-3, 2), "shape (-3, 2), with a negative size"),
+        ((10**20, 2), "shape (100000000000000000000, 2)"),
+        ((2**32, 2**32), "shape (4294967296, 4294967296) (147573952589676412928 bytes"),  # wraps to 0 in int64
+    ],
+)
+def test_impossible_npy_shapes_are_named_with_the_file(tmp_path, shape, words):
+    path = tmp_path / "odd.npy"
+    _huge_header(path, shape)
+    with pytest.raises(DataFileError) as error:
+        read_table(str(path))
+    assert str(path) in str(error.value) and words in str(error.value)
+
+
+def test_utf16_field_limit_and_delimiter_messages(tmp_path):
+    wide = tmp_path / "wide.csv"
+    wide.write_bytes("a,b\n1,2\n3,4\n".encode("utf-16"))  # Excel's "Unicode text"
+    with pytest.raises(DataFileError, match="looks like UTF-16 text: pass --encoding utf-16"):
+        read_table(str(wide))
+    assert read_table(str(wide), encoding="utf-16").X.tolist() == [[1, 2], [3, 4]]
+    long = tmp_path / "long.csv"
+    long.write_text("a,b\n1,2\n3," + "9" * 200_000 + "\n")
+    with pytest.raises(DataFileError, match=r"long.csv, line 3: malformed CSV \(field larger than field limit"):
+        read_table(str(long))
+    tabs = tmp_path / "t.csv"
+    tabs.write_text("a\tb\n1\t2\n")
+    assert read_table(str(tabs), delimiter="tab").X.tolist() == [[1, 2]]
+    for bad in ("", ";;", "\n"):
+        with pytest.raises(DataFileError, match="is not a field separator; give one character"):
+            read_table(str(tabs), delimiter=bad)

@@ -203,3 +203,40 @@ def test_an_infinite_parameter_is_refused_with_its_name(tmp_path, capsys):
         capsys, "embed", "--dataset", "iris", "-m", "tsne", "--param", "perplexity=1e999", "-o", str(tmp_path / "z.csv")
     )
     assert code == 2 and "perplexity must be a finite number" in err, err
+
+
+def test_a_plot_written_meanwhile_by_another_run_is_kept(tmp_path, capsys, monkeypatch):
+    from lowdim.decomposition import PCA
+
+    target = tmp_path / "z.png"
+    fit = PCA.fit_transform
+
+    def other_run_writes_first(self, *args, **kwargs):
+        target.write_bytes(b"the other run's figure")
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(PCA, "fit_transform", other_run_writes_first)
+    code, err = _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "--plot", str(target))
+    assert code == 2 and "exists" in err, err
+    assert target.read_bytes() == b"the other run's figure" and not _leftovers(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["embed", "-m", "tsne", "--param", "perplexity=abc"], "--param perplexity='abc' is refused"),
+        (["embed", "-m", "pca", "-k", str(10**20)], f"-k {10**20} is more than pca can make of 150 x 4"),
+        (["cluster", "-m", "kmeans", "-k", str(10**20)], f"-k {10**20} is more than kmeans can make"),
+        (["embed", "-m", "pca", "--delimiter", ""], "--delimiter '' is not a field separator"),
+        (["embed", "-m", "pca", "--delimiter", ";;"], "--delimiter ';;' is not a field separator"),
+    ],
+)
+def test_parameters_are_refused_by_name(tmp_path, capsys, argv, words):
+    """Each bad value is named as the user typed it, never a size no machine has or a
+    conversion error without the parameter."""
+    from sklearn.datasets import load_iris
+
+    data = tmp_path / "iris.csv"
+    np.savetxt(data, load_iris().data, delimiter=",", header="a,b,c,d", comments="")
+    code, err = _run(capsys, *argv[:1], str(data), *argv[1:], "-o", str(tmp_path / "z.csv"))
+    assert code == 2 and words in err, err

@@ -89,3 +89,50 @@ def test_report_renders_in_headless_chromium(report, chromium):
     assert errors == []
     assert maps == ["pca", "tsne", "umap"]
     assert rows == 4  # the quality table: header + one row per method
+
+
+HOSTILE = "<!--<script> &amp;"  # unclosed: inside a <script> it would swallow the page
+SCRIPT = "</script><script>window.pwned=1</script>"  # would end the JSON block and run
+
+
+@pytest.fixture(scope="module")
+def hostile_pages(tmp_path_factory):
+    """A report and a map whose labels and column names carry markup that would end the
+    page's JSON block or open a comment, were it not escaped."""
+    folder = tmp_path_factory.mktemp("hostile")
+    rng = np.random.default_rng(1)
+    X = np.vstack([c + rng.normal(size=(40, 3)) for c in (0.0, 8.0)])
+    with open(folder / "data.csv", "w") as fh:
+        fh.write(f'a,"{SCRIPT}",c,kind\n')
+        for i, row in enumerate(X):
+            fh.write(",".join(f"{v:.5f}" for v in row) + (f',"{HOSTILE}"\n' if i < 40 else ",plain\n"))
+    pages = {}
+    for command in ("report", "explore"):
+        out = folder / f"{command}.html"
+        argv = [command, str(folder / "data.csv"), "--methods", "pca", "--label-column", "kind", "-o", str(out)]
+        result = subprocess.run(lowdim_command() + argv, capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        pages[command] = out
+    return pages
+
+
+@pytest.mark.parametrize("command", ["report", "explore"])
+def test_markup_in_labels_and_column_names_is_shown_as_text(hostile_pages, chromium, command):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    chromium.get(hostile_pages[command].as_uri())
+    WebDriverWait(chromium, 30).until(
+        lambda d: d.execute_script(
+            "return !!(window.lowdimExplorers[0] && window.lowdimExplorers[0].timing.firstFrame)"
+        )
+    )
+    errors = [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    ex = "window.lowdimExplorers[0]"
+    legend = chromium.execute_script(f"return {ex}.legend.innerText")
+    text = chromium.execute_script("return document.body.innerText")
+    assert errors == []
+    assert chromium.execute_script("return window.pwned === undefined")  # no script of the data ran
+    assert HOSTILE in legend and "plain" in legend  # the label, as typed, beside the other class
+    assert chromium.execute_script(f"return {ex}.maps.length") == 1
+    if command == "report":  # the report's own sections survive the markup before them
+        assert "Quality" in text and "Principal components" in text

@@ -170,11 +170,14 @@ def test_learning_rate_auto_and_small_data_perplexity():
 @pytest.mark.parametrize("n", [2, 3, 5])
 def test_tiny_constant_and_duplicate_data_give_finite_embeddings(n):
     rng = np.random.default_rng(0)
+    small = n - 1.0  # the largest perplexity below the number of samples
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert np.isfinite(TSNE(random_state=0, max_iter=300).fit_transform(rng.normal(size=(n, 3)))).all()
-        constant = TSNE(random_state=0, max_iter=300).fit_transform(np.ones((max(n, 4), 3)))
-    assert np.isfinite(constant).all()
+        tiny = TSNE(random_state=0, max_iter=300, perplexity=small).fit_transform(rng.normal(size=(n, 3)))
+        constant = TSNE(random_state=0, max_iter=300, perplexity=small).fit_transform(np.ones((max(n, 4), 3)))
+    assert np.isfinite(tiny).all() and np.isfinite(constant).all()
+    with pytest.raises(ValueError, match=f"perplexity={n} must be less than the number of samples \\({n}\\)"):
+        TSNE(perplexity=n).fit(rng.normal(size=(n, 3)))
     X = np.repeat(rng.normal(size=(20, 3)), 3, axis=0)
     with pytest.warns(UserWarning, match="60 samples have a duplicate"):
         Y = TSNE(random_state=0, perplexity=5, max_iter=300).fit_transform(X)

@@ -126,8 +126,11 @@ def test_tiny_constant_duplicate_and_disconnected_data_give_finite_embeddings(n)
     rng = np.random.default_rng(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert np.isfinite(UMAP(random_state=0, n_epochs=50).fit_transform(rng.normal(size=(n, 3)))).all()
-        assert np.isfinite(UMAP(random_state=0, n_epochs=50).fit_transform(np.ones((max(n, 4), 3)))).all()
+        tiny = UMAP(n_neighbors=n, random_state=0, n_epochs=50).fit_transform(rng.normal(size=(n, 3)))
+        constant = UMAP(n_neighbors=n, random_state=0, n_epochs=50).fit_transform(np.ones((max(n, 4), 3)))
+    assert np.isfinite(tiny).all() and np.isfinite(constant).all()
+    with pytest.raises(ValueError, match=f"n_neighbors={n + 1} is more than the number of samples \\({n}\\)"):
+        UMAP(n_neighbors=n + 1).fit(rng.normal(size=(n, 3)))
     X = np.repeat(rng.normal(size=(20, 3)), 3, axis=0)
     with pytest.warns(UserWarning, match="60 samples have a duplicate"):
         assert np.isfinite(UMAP(random_state=0, n_epochs=50).fit_transform(X)).all()

@@ -41,7 +41,10 @@ class Interval:
             return False
         if self.kind is int and not isinstance(value, numbers.Integral):
             return False
-        if not isinstance(value, numbers.Real) or np.isnan(value):
+        if not isinstance(value, numbers.Real):
+            return False
+        # A Python int beyond float range is a valid Real; only floats can be NaN.
+        if not isinstance(value, numbers.Integral) and np.isnan(value):
             return False
         left = self.closed in ("both", "left")
         right = self.closed in ("both", "right")
@@ -184,4 +187,6 @@ def validate_params(estimator):
         if any(c.accepts(value) for c in constraints):
             continue
         allowed = " or ".join(str(c) for c in constraints)
-        raise InvalidParameterError(f"The {param!r} parameter of {name_of} must be {allowed}. Got {value!r} instead.")
+        raise InvalidParameterError(
+            f"The {param!r} parameter of {name_of} must be {allowed}. Got {value!r} instead.", param
+        )

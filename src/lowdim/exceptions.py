@@ -32,7 +32,8 @@ class DataShapeError(ValueError):
 
 
 class InvalidParameterError(ValueError, TypeError):
-    """A constructor parameter has a value outside its allowed set.
+    """A constructor parameter has a value outside its allowed set; ``param`` names it
+    (None when not known).
 
     Examples
     --------
@@ -40,6 +41,10 @@ class InvalidParameterError(ValueError, TypeError):
     >>> issubclass(InvalidParameterError, ValueError)
     True
     """
+
+    def __init__(self, message, param=None):
+        super().__init__(message)
+        self.param = param
 
 
 class UntrustedModelError(ValueError):

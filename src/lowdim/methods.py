@@ -231,7 +231,23 @@ def make_estimator(name, *, n_components=None, params=None, seed=None, table=Non
         chosen.setdefault(method.size, n_components)
     if seed is not None and "random_state" in valid:
         chosen.setdefault("random_state", seed)
-    return cls(**chosen)
+    estimator = cls(**chosen)
+    _check_given(estimator, params)
+    return estimator
+
+
+def _check_given(estimator, params):
+    """Refuse, naming the parameter as the user wrote it, a given value outside the
+    class's own constraints (before any data is read)."""
+    from ._params import validate_params
+    from .exceptions import InvalidParameterError
+
+    try:
+        validate_params(estimator)
+    except InvalidParameterError as error:
+        if error.param not in params:
+            raise
+        raise ValueError(f"--param {error.param}={params[error.param]!r} is refused: {error}") from None
 
 
 def fit_labels(estimator, X):

@@ -207,10 +207,10 @@ def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None, e
             Z, where = PCA(n_components=2, random_state=args.seed).fit_transform(X), "PC1-PC2"
         else:
             Z, where = embedding, f"the {args.on} embedding"
-        embedding_scatter(Z, clusters, args.plot, title=f"{args.method} clusters on {where}")
+        embedding_scatter(Z, clusters, args.plot, title=f"{args.method} clusters on {where}", overwrite=args.overwrite)
         say(f"wrote {args.plot}")
     if args.curve:
-        selection_curve(selection, args.curve)
+        selection_curve(selection, args.curve, overwrite=args.overwrite)
         say(f"wrote {args.curve}")
     if args.save_model:
         save(estimator, args.save_model, overwrite=args.overwrite)

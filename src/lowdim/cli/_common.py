@@ -250,6 +250,10 @@ def check_memory(name, X, n_components, params, table=None):
     from ..methods import lookup, memory_estimate
 
     n, d = X.shape
+    if n_components > max(n, d):
+        # The estimator names its own limit in fit; a memory estimate for an absurd
+        # size would hide that behind a size no machine has.
+        raise UsageError(f"-k {n_components} is more than {name} can make of {n} x {d} data; lower -k.")
     need = memory_estimate(name, n, d, n_components, params, np.dtype(X.dtype).itemsize, table)
     require_memory(need, f"{name} on {n} x {d}", fix_for(lookup(name, table).memory))
 

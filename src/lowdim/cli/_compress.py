@@ -34,12 +34,13 @@ def run(args, say):
         raise UsageError(f"--patch must be at least 2 pixels; got {args.patch}.")
     with progress(None, args, "compress"):
         result = compress_image(image, patch=args.patch, n_components=args.n_components, random_state=args.seed)
-    write_image(output, result.reconstruction)
+    write_image(output, result.reconstruction, args.overwrite)
     error_curve(
         result.curve["k"],
         result.curve["relative_error"],
         curve,
         chosen=args.n_components,
+        overwrite=args.overwrite,
         title=f"{os.path.basename(args.image)}: {args.patch}x{args.patch} patches",
     )
     say(

@@ -36,7 +36,7 @@ def run(args, say):
         cleaned = denoise_image(
             image, n_components=args.n_components, patch=args.patch, stride=args.stride, random_state=args.seed
         )
-    write_image(output, cleaned)
+    write_image(output, cleaned, args.overwrite)
     summary = {"command": "denoise", "image": args.image, "n_components": args.n_components, "output": output}
     if args.reference:
         reference = read_image(args.reference, grey=image.ndim == 2)

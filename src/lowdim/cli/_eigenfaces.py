@@ -61,11 +61,16 @@ def run(args, say):
     k = min(args.n_components, n - 1)
     pca = PCA(n_components=k, random_state=args.seed).fit(X)
     say(f"{n} faces of {h} x {w} pixels; {k} eigenfaces explain {pca.explained_variance_ratio_.sum():.1%}")
-    image_grid(pca.mean_[None], (h, w), paths[0], normalize=False, title="mean face")
+    image_grid(pca.mean_[None], (h, w), paths[0], normalize=False, title="mean face", overwrite=args.overwrite)
     image_grid(
-        pca.components_[:16], (h, w), paths[1], titles=[f"{i + 1}" for i in range(min(16, k))], title="eigenfaces"
+        pca.components_[:16],
+        (h, w),
+        paths[1],
+        titles=[f"{i + 1}" for i in range(min(16, k))],
+        title="eigenfaces",
+        overwrite=args.overwrite,
     )
-    _reconstructions(pca, X, (h, w), paths[2])
+    _reconstructions(pca, X, (h, w), paths[2], args.overwrite)
     with progress(None, args, "recognition"):
         accuracy = _recognition(X, labels, args) if labels is not None else {}
     if accuracy:
@@ -88,7 +93,7 @@ def run(args, say):
     return 0
 
 
-def _reconstructions(pca, X, shape, path):
+def _reconstructions(pca, X, shape, path, overwrite):
     from ..plot import image_grid
 
     ks = [k for k in (1, 5, 10, 20, 40, 80, 160) if k <= pca.n_components_] or [pca.n_components_]
@@ -107,6 +112,7 @@ def _reconstructions(pca, X, shape, path):
         n_cols=len(ks) + 1,
         normalize=False,
         title="reconstructions from the leading eigenfaces",
+        overwrite=overwrite,
     )
 
 

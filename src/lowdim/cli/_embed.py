@@ -125,7 +125,7 @@ def _write(args, Z, labels, estimator, say, row_ids=None):
             raise UsageError(f"--plot needs at least 2 dimensions; -k is {Z.shape[1]}.")
         from ..plot import embedding_scatter
 
-        embedding_scatter(Z, labels, args.plot, title=f"{args.method} ({Z.shape[0]} points)")
+        embedding_scatter(Z, labels, args.plot, title=f"{args.method} ({Z.shape[0]} points)", overwrite=args.overwrite)
         say(f"wrote {args.plot}")
     if args.save_model:
         from ..io import save

@@ -148,7 +148,7 @@ def run(args, say):
         max_image_bytes=int(args.max_image_mb * 1e6),
         random_state=args.seed,
     )
-    page.save(args.output)
+    page.save(args.output, overwrite=args.overwrite)
     say(f"wrote {args.output} ({len(page) / 1e6:.1f} MB)")
     emit_json(
         args,

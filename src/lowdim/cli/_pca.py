@@ -127,4 +127,10 @@ def _scree(args, X, pca):
 
     shown = min(50, *X.shape)
     full = pca if pca.n_components_ >= shown else PCA(shown, random_state=args.seed).fit(X)
-    scree_plot(full.explained_variance_ratio_[:shown], args.scree, n_chosen=pca.n_components_, title="PCA scree plot")
+    scree_plot(
+        full.explained_variance_ratio_[:shown],
+        args.scree,
+        n_chosen=pca.n_components_,
+        title="PCA scree plot",
+        overwrite=args.overwrite,
+    )

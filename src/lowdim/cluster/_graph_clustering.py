@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
-from ..neighbors import ALGORITHMS, make_index, self_neighbors
+from ..neighbors import ALGORITHMS, check_n_neighbors, make_index, self_neighbors
 from ._base import warn_constant_columns
 
 GRAPHS = ("fuzzy", "knn", "precomputed")
@@ -45,7 +45,8 @@ def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorith
     from ..embedding import fuzzy_graph
 
     n = X.shape[0]
-    k = min(n_neighbors, n) - 1
+    check_n_neighbors(n_neighbors, n, counts_self=True)
+    k = n_neighbors - 1
     if k < 1:
         raise ValueError(f"n_neighbors={n_neighbors} leaves no neighbours; use at least 2 (and more samples).")
     index = make_index(algorithm, metric, n, sparse=sp.issparse(X)).build(X)

@@ -13,7 +13,7 @@ from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from ..linalg import sq_euclidean
 from ..manifold import laplacian_eigenmap
-from ..neighbors import kneighbors_graph
+from ..neighbors import check_n_neighbors, kneighbors_graph
 from ._base import check_n_clusters, warn_constant_columns
 from ._graph_clustering import check_graph, neighbor_graph
 from ._kmeans import KMeans
@@ -118,7 +118,8 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.affinity == "fuzzy":
             return check_graph(neighbor_graph(X, self.n_neighbors, "fuzzy"), "SpectralClustering")
         # scikit-learn's graph, components not joined: a component is a cluster in itself
-        k = min(self.n_neighbors, n)
+        check_n_neighbors(self.n_neighbors, n, counts_self=True)
+        k = self.n_neighbors
         C = sp.identity(n, format="csr")
         if k > 1:
             C = C + kneighbors_graph(X, k - 1, mode="connectivity")

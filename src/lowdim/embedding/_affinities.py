@@ -16,7 +16,8 @@ BISECTION_STEPS = 200
 
 def effective_perplexity(perplexity, n_samples, name="TSNE"):
     """``perplexity``, lowered with a warning to ``(n_samples - 1) / 3`` when the data
-    has too few points for it (each point needs about 3 x perplexity neighbours).
+    has too few points for it (each point needs about 3 x perplexity neighbours); a
+    perplexity of at least the number of samples is an error, as in scikit-learn.
 
     Examples
     --------
@@ -25,6 +26,11 @@ def effective_perplexity(perplexity, n_samples, name="TSNE"):
     """
     if 3 * perplexity <= n_samples - 1:
         return float(perplexity)
+    if perplexity >= n_samples:
+        raise ValueError(
+            f"{name}: perplexity={perplexity:g} must be less than the number of samples ({n_samples}); "
+            f"lower perplexity (at most about {max((n_samples - 1) / 3.0, 1.0):g} for this data)."
+        )
     lowered = max((n_samples - 1) / 3.0, 1.0)
     warnings.warn(
         f"{name}: perplexity={perplexity:g} is too large for {n_samples} samples (it needs about "

@@ -8,7 +8,15 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._kernels.pacmap import CHUNKS, adam_step, anchored_gradient, pair_gradient
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from ..neighbors import ALGORITHMS, PRECOMPUTED_KNN, KNNIndex, knn_given, make_index, precomputed_neighbors
+from ..neighbors import (
+    ALGORITHMS,
+    PRECOMPUTED_KNN,
+    KNNIndex,
+    check_n_neighbors,
+    knn_given,
+    make_index,
+    precomputed_neighbors,
+)
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances
 from ._initialization import initial_embedding, rescale
@@ -234,6 +242,8 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
 
     def _pairs(self, P, rng):
         n = P.shape[0]
+        if self.n_neighbors is not None:
+            check_n_neighbors(self.n_neighbors, n)
         k = min(self.n_neighbors or default_n_neighbors(n), n - 1)
         self.n_neighbors_ = k
         given = {"pair_neighbors": self.pair_neighbors, "pair_MN": self.pair_MN, "pair_FP": self.pair_FP}

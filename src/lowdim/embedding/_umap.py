@@ -21,6 +21,7 @@ from ..neighbors import (
     SPARSE_METRICS,
     ExactIndex,
     KNNIndex,
+    check_n_neighbors,
     dask_self_neighbors,
     knn_given,
     make_index,
@@ -391,7 +392,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         from tqdm.auto import tqdm
 
         n = X.shape[0]
-        k = min(self.n_neighbors, n) - 1
+        check_n_neighbors(self.n_neighbors, n, counts_self=True)  # as in umap-learn
+        k = self.n_neighbors - 1
         distances, indices, index = self._neighbors(X, k, search)
         with tqdm(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
             bar.set_postfix_str("fuzzy memberships and union")

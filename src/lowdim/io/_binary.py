@@ -4,6 +4,7 @@ Each reader checks the size its header declares before allocating anything and t
 the libraries' own failures on malformed files into :class:`DataFileError`.
 """
 
+import math
 import os
 import warnings
 import zipfile
@@ -23,7 +24,12 @@ def _check_declared(path, shape, itemsize, max_bytes, *, file_bytes=None):
     """Refuse a declared shape larger than the limit (or than the file itself)."""
     if len(shape) != 2:
         raise DataFileError(f"{path}: expected a 2-D array, the header says shape {tuple(shape)}.")
-    size = int(np.prod(shape, dtype=np.int64)) * itemsize
+    if any(int(n) < 0 for n in shape):
+        raise DataFileError(
+            f"{path}: the header declares shape {tuple(shape)}, with a negative size; the file is corrupt "
+            "(write it again)."
+        )
+    size = math.prod(int(n) for n in shape) * itemsize  # Python ints: 2**32 x 2**32 must not wrap to 0
     if file_bytes is not None and size > file_bytes:
         raise DataFileError(
             f"{path}: truncated: the header declares shape {tuple(shape)} ({size} bytes of data), "

@@ -79,13 +79,32 @@ def open_text(path, encoding="utf-8-sig"):
 
 
 def _encoding_hint(path):
-    """Which single-byte encoding the file probably is, and the option that reads it."""
+    """Which encoding the file probably is, and the option that reads it."""
+    with open_text(path, "latin-1") as fh:
+        start = fh.read(4096)
+    if start[:2] in ("\xff\xfe", "\xfe\xff") or start.count("\x00") > len(start) // 4:
+        # UTF-16 text (Excel's "Unicode text", PowerShell's default) has a byte-order
+        # mark or a NUL beside every ASCII character.
+        return "; it looks like UTF-16 text: pass --encoding utf-16 (or save it as UTF-8)."
     with open_text(path, "cp1252") as fh:
         try:
             fh.read(1 << 20)
             return "; it reads as Windows-1252 / Latin-1: pass --encoding cp1252 (or latin-1)."
         except UnicodeDecodeError:
             return "; is it a CSV? Pass its text encoding with --encoding."
+
+
+def _delimiter(given, base):
+    """The one-character field separator: the given one ('tab' or a literal backslash-t
+    mean a tab), else tab for .tsv and comma otherwise."""
+    if given is None:
+        return "\t" if base.lower().endswith(".tsv") else ","
+    text = "\t" if given in ("tab", "\\t") else given
+    if len(text) != 1 or text in '\r\n"':
+        raise DataFileError(
+            f"--delimiter {given!r} is not a field separator; give one character such as ',', ';', '|' or tab."
+        )
+    return text
 
 
 def _decompression_errors():
@@ -221,12 +240,14 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
     ['a', 'b']
     """
     base, kind = split_compression(path)
-    delimiter = delimiter or ("\t" if base.lower().endswith(".tsv") else ",")
+    delimiter = _delimiter(delimiter, base)
+    reader = None
     try:
         with open_text(
             path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
         ) as fh:
-            rows = [row for row in csv.reader(fh, delimiter=delimiter)]
+            reader = csv.reader(fh, delimiter=delimiter)
+            rows = list(reader)
     except UnicodeDecodeError as exc:
         raise DataFileError(
             f"{path}: not a {encoding} text file (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r})"
@@ -237,7 +258,8 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
             f"{path}: unknown text encoding {encoding!r}; use a name such as utf-8, latin-1 or cp1252."
         ) from None
     except csv.Error as exc:
-        raise DataFileError(f"{path}: malformed CSV ({exc}).") from None
+        where = f", line {reader.line_num}" if reader is not None else ""
+        raise DataFileError(f"{path}{where}: malformed CSV ({exc}).") from None
     except _decompression_errors() as exc:
         raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
     for number, row in enumerate(rows, start=1):

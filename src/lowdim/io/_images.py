@@ -43,8 +43,9 @@ def read_image(path, *, grey=False):
     return pixels / 255.0
 
 
-def write_image(path, pixels):
-    """Write floats in [0, 1] (clipped) as an 8-bit image; format by extension.
+def write_image(path, pixels, overwrite=True):
+    """Write floats in [0, 1] (clipped) as an 8-bit image; format by extension;
+    ``overwrite=False`` refuses a file that exists when it is written.
 
     Examples
     --------
@@ -55,7 +56,7 @@ def write_image(path, pixels):
 
     data = np.clip(np.rint(np.asarray(pixels) * 255.0), 0, 255).astype(np.uint8)
 
-    with atomic_path(path, overwrite=True) as tmp:
+    with atomic_path(path, overwrite=overwrite) as tmp:
         Image.fromarray(data).save(tmp)
 
 

@@ -26,19 +26,28 @@ def unit_rows(X):
     return (X / norms[:, None].astype(X.dtype)).astype(X.dtype)
 
 
-def check_n_neighbors(n_neighbors, n_samples):
+def check_n_neighbors(n_neighbors, n_samples, *, counts_self=False):
     """Raise unless there are more samples than neighbours asked for.
 
     Parameters
     ----------
     n_neighbors : int
     n_samples : int
+    counts_self : bool, default=False
+        Each point is among its own ``n_neighbors`` (UMAP's convention, and the fuzzy
+        and connectivity graphs of the clusterings): up to ``n_samples`` are allowed.
 
     Examples
     --------
     >>> check_n_neighbors(5, 10)
+    >>> check_n_neighbors(10, 10, counts_self=True)
     """
-    if n_neighbors >= n_samples:
+    if counts_self and n_neighbors > n_samples:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} is more than the number of samples ({n_samples}); each point counts "
+            f"among its own neighbours, so n_neighbors can be at most {n_samples}; lower n_neighbors."
+        )
+    if not counts_self and n_neighbors >= n_samples:
         raise ValueError(
             f"n_neighbors={n_neighbors} must be less than the number of samples "
             f"({n_samples} sample{'s' if n_samples != 1 else ''}); lower n_neighbors."

@@ -13,7 +13,7 @@ _YLABELS = {
 }
 
 
-def selection_curve(selection, path=None, *, ax=None, title=None):
+def selection_curve(selection, path=None, *, ax=None, title=None, overwrite=True):
     """Draw the curve ``select_n_clusters`` read its choice from, the choice marked.
 
     Parameters
@@ -22,6 +22,8 @@ def selection_curve(selection, path=None, *, ax=None, title=None):
     path : str, optional
     ax : matplotlib Axes, optional
     title : str, optional
+    overwrite : bool, default=True
+        Replace an existing file at ``path``; False refuses it (``FileExistsError``).
 
     Returns
     -------
@@ -55,12 +57,20 @@ def selection_curve(selection, path=None, *, ax=None, title=None):
     ax.set_ylabel(_YLABELS.get(selection.method, selection.method))
     ax.set_xticks(ks)
     ax.set_title(title or f"Choosing k by {selection.method}")
-    finish(fig, path)
+    finish(fig, path, overwrite)
     return ax
 
 
 def error_curve(
-    ks, errors, path=None, *, ax=None, title="Reconstruction error against k", ylabel="relative L2 error", chosen=None
+    ks,
+    errors,
+    path=None,
+    *,
+    ax=None,
+    title="Reconstruction error against k",
+    ylabel="relative L2 error",
+    chosen=None,
+    overwrite=True,
 ):
     """Draw an error (compression, reconstruction) against the number of components.
 
@@ -75,6 +85,8 @@ def error_curve(
     ylabel : str
     chosen : int, optional
         A k to mark.
+    overwrite : bool, default=True
+        Replace an existing file at ``path``; False refuses it (``FileExistsError``).
 
     Returns
     -------
@@ -95,5 +107,5 @@ def error_curve(
     ax.set_ylabel(ylabel)
     ax.set_yscale("log")
     ax.set_title(title)
-    finish(fig, path)
+    finish(fig, path, overwrite)
     return ax

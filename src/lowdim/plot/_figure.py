@@ -17,13 +17,14 @@ def axes(ax=None, figsize=(6.4, 4.4), *, headless=False):
     return fig, ax
 
 
-def finish(fig, path):
-    """Save ``fig`` to ``path`` (format by extension) and close it; no-op without a path."""
+def finish(fig, path, overwrite=True):
+    """Save ``fig`` to ``path`` (format by extension) and close it; no-op without a path.
+    ``overwrite=False`` refuses a file that exists when the figure is written."""
     if path is None:
         return
     import matplotlib.pyplot as plt
 
     fig.tight_layout()
-    with atomic_path(path, overwrite=True) as tmp:  # the CLI has refused existing files before any work
+    with atomic_path(path, overwrite=overwrite) as tmp:
         fig.savefig(tmp)
     plt.close(fig)

@@ -36,7 +36,17 @@ def mosaic(images, n_cols, *, pad=2, normalize=True):
 
 
 def image_grid(
-    images, image_shape=None, path=None, *, titles=None, n_cols=None, ax=None, title=None, normalize=True, cmap="gray"
+    images,
+    image_shape=None,
+    path=None,
+    *,
+    titles=None,
+    n_cols=None,
+    ax=None,
+    title=None,
+    normalize=True,
+    cmap="gray",
+    overwrite=True,
 ):
     """Show images (or a fitted estimator's ``components_`` as images) in one grid.
 
@@ -56,6 +66,8 @@ def image_grid(
         Scale each image to its own range (components have arbitrary sign and scale);
         False draws pixel values in [0, 1] as they are.
     cmap : str, default='gray'
+    overwrite : bool, default=True
+        Replace an existing file at ``path``; False refuses it (``FileExistsError``).
 
     Returns
     -------
@@ -89,5 +101,5 @@ def image_grid(
     ax.set_axis_off()
     if title:
         ax.set_title(title)
-    finish(fig, path)
+    finish(fig, path, overwrite)
     return ax

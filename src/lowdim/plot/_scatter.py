@@ -42,7 +42,7 @@ def _draw_labels(ax, Z, labels, size, alpha):
         )
 
 
-def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density=None):
+def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density=None, overwrite=True):
     """Scatter a 2-D embedding, coloured by label with a legend.
 
     Parameters
@@ -59,6 +59,8 @@ def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density
     density : bool, optional
         Without labels, shade by point density (hexbin) instead of drawing points;
         default: for more than 20,000 points.
+    overwrite : bool, default=True
+        Replace an existing file at ``path``; False refuses it (``FileExistsError``).
 
     Returns
     -------
@@ -86,5 +88,5 @@ def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density
     ax.set_aspect("equal", adjustable="datalim")
     if title:
         ax.set_title(title)
-    finish(fig, path)
+    finish(fig, path, overwrite)
     return ax

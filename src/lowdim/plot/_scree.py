@@ -10,7 +10,7 @@ def _ratios(source):
     return np.asarray(ratio, dtype=float)
 
 
-def scree_plot(source, path=None, *, n_chosen=None, ax=None, title="Scree plot"):
+def scree_plot(source, path=None, *, n_chosen=None, ax=None, title="Scree plot", overwrite=True):
     """Draw the explained-variance ratio per component and its cumulative sum.
 
     Parameters
@@ -24,6 +24,8 @@ def scree_plot(source, path=None, *, n_chosen=None, ax=None, title="Scree plot")
         ``n_components_`` when it kept fewer components than it shows).
     ax : matplotlib Axes, optional
     title : str
+    overwrite : bool, default=True
+        Replace an existing file at ``path``; False refuses it (``FileExistsError``).
 
     Returns
     -------
@@ -50,5 +52,5 @@ def scree_plot(source, path=None, *, n_chosen=None, ax=None, title="Scree plot")
     labels = ["per component", "cumulative"] + ([f"chosen k = {n_chosen}"] if n_chosen is not None else [])
     ax.legend(handles, labels, loc="center right")
     ax.set_title(title)
-    finish(fig, path)
+    finish(fig, path, overwrite)
     return ax
