@@ -278,6 +278,34 @@ def test_search_an_id_and_colour_by_a_column(page_file, chromium):
     assert errors == []
 
 
+def test_colouring_by_a_number_paints_its_range(tmp_path, chromium):
+    """Pixels, not the legend: points low and high on a numeric column are drawn in
+    different colours of the scale (a value channel the library ignored once painted
+    every point alike under a correct legend)."""
+    import io
+
+    from PIL import Image
+    from selenium.webdriver.common.by import By
+
+    n = 200
+    x = np.linspace(0.0, 1.0, n)
+    path = tmp_path / "line.html"
+    explore({"line": np.c_[x, 1e-3 * np.sin(np.arange(n))]}, columns={"value": 100 * x}, point_size=12).save(path)
+    ex = open_map(chromium, path)
+    chromium.execute_script(f"{ex}.colourBy({ex}.header.fields.findIndex(f => f.name === 'value'))")
+    canvas = canvases(chromium)[0]
+    shot = Image.open(io.BytesIO(canvas.screenshot_as_png)).convert("RGB")
+    ratio = shot.width / canvas.size["width"]
+    colours = []
+    for i in (n // 10, n // 2, 9 * n // 10):
+        sx, sy = screen(chromium, ex, 0, i)
+        colours.append(np.array(shot.getpixel((int(sx * ratio), int(sy * ratio))), dtype=int))
+    low, middle, high = colours
+    white = np.array([255, 255, 255])
+    assert all(np.abs(c - white).sum() > 60 for c in colours)  # points, not the background
+    assert np.abs(low - high).sum() > 150 and np.abs(low - middle).sum() > 60 and np.abs(middle - high).sum() > 60
+
+
 # ---------------------------------------------------------------- the command
 
 

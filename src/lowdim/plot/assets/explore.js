@@ -193,7 +193,8 @@
         const t = (values[i] - field.min) / span;
         w[i] = Number.isFinite(t) ? Math.min(Math.max(t, 0), 1) : 0;
       }
-      return { w };
+      // regl-scatterplot reads w only beside z: a value channel alone is dropped
+      return { z: new Float32Array(this.n), w };
     }
 
     colourBy(j) {
