@@ -67,7 +67,6 @@ def test_embed_plot_model_then_transform(wine_csv, tmp_path):
         wine_csv,
         "--label-column",
         "cultivar",
-        "--standardize",
         "-o",
         tmp_path / "again.parquet",
         "--json",
@@ -76,7 +75,7 @@ def test_embed_plot_model_then_transform(wine_csv, tmp_path):
     import pyarrow.parquet as pq
 
     again = pq.read_table(tmp_path / "again.parquet").to_pandas()
-    assert again.shape == (178, 3) and list(again.columns) == ["z1", "z2", "cultivar"]
+    assert again.shape == (178, 3) and list(again.columns) == ["umap1", "umap2", "cultivar"]
 
 
 def test_embed_lda_needs_labels_and_params_are_checked(wine_csv, tmp_path):

@@ -285,7 +285,6 @@ def test_colouring_by_a_number_paints_its_range(tmp_path, chromium):
     import io
 
     from PIL import Image
-    from selenium.webdriver.common.by import By
 
     n = 200
     x = np.linspace(0.0, 1.0, n)

@@ -95,9 +95,13 @@ def test_impossible_outputs_are_refused_before_any_work(tmp_path, capsys, monkey
 
     build_parser()  # imports every command first: one imported under the patch would keep no_work for good
 
-    monkeypatch.setattr("lowdim.cli._common.load_data", no_work)
-    monkeypatch.setattr("lowdim.cli._embed.load_data", no_work, raising=False)
-    monkeypatch.setattr("lowdim.cli._report.load_data", no_work, raising=False)
+    import sys
+
+    for name, module in list(sys.modules.items()):  # every command, wherever it imported the readers from
+        if name.startswith("lowdim.cli."):
+            for reader in ("read_data", "load_data"):
+                if hasattr(module, reader):
+                    monkeypatch.setattr(module, reader, no_work)
     code, err = _run(capsys, *[a.format(d=tmp_path) for a in argv])
     assert code == 2
     assert __import__("re").search(words, err), err

@@ -28,6 +28,7 @@ _EXPORTS = {
     "MatrixFactorization": "lowdim.decomposition",
     "LinearDiscriminantAnalysis": "lowdim.decomposition",
     "select_n_components": "lowdim.decomposition",
+    "StandardScaler": "lowdim.preprocessing",
     "KMeans": "lowdim.cluster",
     "MiniBatchKMeans": "lowdim.cluster",
     "KMedoids": "lowdim.cluster",

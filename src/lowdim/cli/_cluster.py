@@ -11,11 +11,11 @@ from ._common import (
     check_outputs,
     emit_json,
     label_name,
-    load_data,
     positive_int,
 )
 from ._dask import add_dask_argument
 from ._dask import run_cluster as run_dask_cluster
+from ._pipeline import load_data, save_model
 
 HELP = (
     "cluster with kmeans, kmedoids, gmm, spectral (-k N or --select elbow|silhouette|bic|aic|gap|gmeans) "
@@ -106,7 +106,7 @@ def _finds_k(name):
 
 
 def _embedded(args, X, say):
-    """The 2-D embedding ``--on`` names, for clustering it."""
+    """The 2-D embedding ``--on`` names, for clustering it, and its fitted estimator."""
     from ..methods import EMBEDDINGS, lookup
     from ._embed import build, fit_method
 
@@ -114,7 +114,7 @@ def _embedded(args, X, say):
     estimator = build(args.on, argparse_namespace(args, n_components=2, param=[]), EMBEDDINGS)
     Z, seconds = fit_method(args.on, method, estimator, X, None, args)
     say(f"{args.on}: embedded {X.shape[0]} rows in 2-D in {seconds:.1f} s; clustering the embedding")
-    return Z
+    return Z, estimator
 
 
 def argparse_namespace(args, **changes):
@@ -136,8 +136,9 @@ def run(args, say):
     check_outputs(
         args, args.output, args.plot, args.curve, args.save_model, tables=[args.output], figures=[args.plot, args.curve]
     )
-    X, _, labels, row_ids = load_data(args, say)
-    embedding = _embedded(args, X, say) if args.on else None
+    loaded = load_data(args, say)
+    X, labels, row_ids = loaded.X, loaded.labels, loaded.row_ids
+    embedding, embedder = _embedded(args, X, say) if args.on else (None, None)
     data = X if embedding is None else embedding
     params = parse_params(args.param)
     k, selection = _choose_k(args, data, say, params)
@@ -151,7 +152,10 @@ def run(args, say):
         + (f"; noise {noise}" if noise else "")
     )
     scores = _agreement(clusters, labels, say)
-    _write(args, X, clusters, labels, estimator, selection, say, row_ids, embedding)
+    _write(args, X, clusters, labels, selection, say, row_ids, embedding)
+    if args.save_model:
+        on = [(args.on, embedder)] if embedder is not None else []
+        save_model(args, loaded, *on, (args.method, estimator), say=say)
     emit_json(
         args,
         {
@@ -185,8 +189,8 @@ def _agreement(clusters, labels, say):
     return scores
 
 
-def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None, embedding=None):
-    from ..io import save, write_table
+def _write(args, X, clusters, labels, selection, say, row_ids=None, embedding=None):
+    from ..io import write_table
     from ..plot import embedding_scatter, selection_curve
 
     if args.output:
@@ -212,6 +216,3 @@ def _write(args, X, clusters, labels, estimator, selection, say, row_ids=None, e
     if args.curve:
         selection_curve(selection, args.curve, overwrite=args.overwrite)
         say(f"wrote {args.curve}")
-    if args.save_model:
-        save(estimator, args.save_model, overwrite=args.overwrite)
-        say(f"wrote {args.save_model}")

@@ -117,18 +117,6 @@ def _builtin(name, say):
     return X, names, y.astype(str), None
 
 
-def _standardize(X, names):
-    X = np.asarray(X, dtype=np.float64 if X.dtype != np.float32 else np.float32)
-    scale = np.nanstd(X, axis=0)
-    constant = np.flatnonzero(scale == 0)
-    if constant.size:
-        listed = ", ".join(names[j] for j in constant[:5])
-        raise UsageError(
-            f"--standardize: {constant.size} constant column(s) ({listed}) cannot be scaled; drop them with --exclude."
-        )
-    return (X - np.nanmean(X, axis=0)) / scale
-
-
 def positive_int(text):
     """argparse type of a count (-k, --pca): a whole number of at least 1.
 
@@ -156,46 +144,6 @@ def add_pca_argument(parser):
         "(an .npy file is memory-mapped and read once, so it may be larger than memory), then "
         "run the method on the scores",
     )
-
-
-def load_data(args, say):
-    """``(X, feature_names, labels, row_ids)`` from a built-in dataset or a data file
-    (transposed first with --transpose, then standardised with --standardize; with
-    --pca, the principal-component scores of that)."""
-    X, names, labels, row_ids = read_data(args, say)
-    X, names = prepare_data(X, names, args, say)
-    return X, names, labels, row_ids
-
-
-def prepare_data(X, names, args, say):
-    """``(X, names)`` after --standardize, or the principal-component scores with --pca."""
-    if getattr(args, "pca", None):
-        return pca_scores(X, args, say), [f"PC{j + 1}" for j in range(args.pca)]
-    if args.standardize:
-        X = _standardize(X, names)
-    return X, names
-
-
-def pca_scores(X, args, say):
-    """--pca K: the scores of exact PCA, fitted and applied in row blocks (a memory map
-    is read once to fit, once to project; memory holds one block and the scores)."""
-    import time
-
-    from ..decomposition import PCA
-
-    k = args.pca
-    if not 1 <= k < X.shape[1]:
-        raise UsageError(f"--pca {k} must be between 1 and the number of features minus one ({X.shape[1] - 1}).")
-    start = time.perf_counter()
-    quiet = args.quiet or args.json
-    pca = PCA(k, solver="covariance", standardize=args.standardize, verbose=int(not quiet))
-    Z = pca.fit(X).transform(X)
-    mapped = " (memory-mapped, one pass to fit)" if isinstance(X, np.memmap) else ""
-    say(
-        f"PCA: {X.shape[0]} x {X.shape[1]} -> {k} components{mapped} keeping "
-        f"{100 * pca.explained_variance_ratio_.sum():.1f}% of the variance, {time.perf_counter() - start:.1f} s"
-    )
-    return Z
 
 
 def read_data(args, say):

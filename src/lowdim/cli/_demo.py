@@ -2,7 +2,8 @@
 
 import os
 
-from ._common import DATASETS, add_run_arguments, check_outputs, emit_json, load_data
+from ._common import DATASETS, add_run_arguments, check_outputs, emit_json
+from ._pipeline import load_data
 
 HELP = "run PCA, t-SNE, UMAP and k-means on built-in data; write a report and plots"
 
@@ -38,7 +39,8 @@ def run(args, say):
     paths = {k: os.path.join(folder, v) for k, v in files.items()}
     paths.update({m: os.path.join(folder, f"{m}.png") for m in methods})
     check_outputs(args, *paths.values())
-    X, _, labels, _ = load_data(args, say)
+    data = load_data(args, say)
+    X, labels = data.X, data.labels
     say(f"{args.dataset}: {X.shape[0]} x {X.shape[1]}, {len(set(labels.tolist()))} classes")
     report = write_report(Namespace(**{**vars(args), "output": paths["report"]}), X, labels, methods, args.dataset, say)
     for r in report.results:

@@ -10,10 +10,10 @@ from ._common import (
     check_outputs,
     emit_json,
     label_name,
-    load_data,
     positive_int,
     progress,
 )
+from ._pipeline import load_data, save_model
 
 HELP = "embed data with any method (pca, tsne, umap, isomap, ...; see --list)"
 
@@ -85,10 +85,13 @@ def run(args, say):
     if not args.output and not args.plot and not args.save_model:
         raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")
     check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
-    X, _, labels, row_ids = load_data(args, say)
+    data = load_data(args, say)
+    X, labels = data.X, data.labels
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
-    _write(args, Z, labels, estimator, say, row_ids)
+    _write(args, Z, labels, say, data.row_ids)
+    if args.save_model:
+        save_model(args, data, (args.method, estimator), say=say)
     emit_json(
         args,
         {
@@ -106,7 +109,7 @@ def run(args, say):
     return 0
 
 
-def _write(args, Z, labels, estimator, say, row_ids=None):
+def _write(args, Z, labels, say, row_ids=None):
     if args.output:
         from ..io import write_table
 
@@ -127,8 +130,3 @@ def _write(args, Z, labels, estimator, say, row_ids=None):
 
         embedding_scatter(Z, labels, args.plot, title=f"{args.method} ({Z.shape[0]} points)", overwrite=args.overwrite)
         say(f"wrote {args.plot}")
-    if args.save_model:
-        from ..io import save
-
-        save(estimator, args.save_model, overwrite=args.overwrite)
-        say(f"wrote {args.save_model}")

@@ -12,9 +12,9 @@ from ._common import (
     check_outputs,
     emit_json,
     positive_int,
-    prepare_data,
     read_data,
 )
+from ._pipeline import prepare_data
 
 HELP = "fit several 2-D maps and write one interactive page: hover, select across maps, colour, search"
 MAX_DEFAULT_COLUMNS = 10  # tables this narrow show every column on hover by default
@@ -133,7 +133,7 @@ def run(args, say):
     raw, names, labels, row_ids = read_data(args, say)
     shape = image_shape(args, raw.shape[1])
     columns = hover_columns(args, raw, names)
-    X, _ = prepare_data(raw, names, args, say)
+    X, _, _ = prepare_data(raw, names, args, say)
     maps, seconds, params = _maps(args, X, labels, methods, say)
     clusters = _clusters(args, X, maps, params, say) if args.cluster else None
     page = explore(

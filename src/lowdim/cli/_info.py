@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from ._common import add_data_arguments, emit_json, load_data
+from ._common import add_data_arguments, emit_json
+from ._pipeline import load_data
 
 HELP = "shape, types, missing values and the working memory each method would need"
 
@@ -24,7 +25,8 @@ def run(args, say):
 
     if args.missing == "error":
         args.missing = "keep"  # info reports missing values instead of refusing them
-    X, names, labels, _ = load_data(args, say)
+    data = load_data(args, say)
+    X, names, labels = data.X, data.names, data.labels
     X = np.asarray(X)
     holes = np.isnan(X).sum(axis=0) if X.dtype.kind == "f" else np.zeros(X.shape[1], int)
     n, d = X.shape

@@ -9,10 +9,10 @@ from ._common import (
     check_outputs,
     emit_json,
     label_name,
-    load_data,
     positive_int,
 )
 from ._dask import add_dask_argument, run_pca
+from ._pipeline import load_data
 
 HELP = "principal component analysis with a variance table and scree plot"
 
@@ -64,7 +64,8 @@ def run(args, say):
     if args.dask is not None:
         return run_pca(args, say, _n_components, summarize, finish)
     check_outputs(args, args.output, args.scree, tables=[args.output], figures=[args.scree])
-    X, _, labels, row_ids = load_data(args, say)
+    data = load_data(args, say)
+    X, labels, row_ids = data.X, data.labels, data.row_ids
     k = _n_components(args, X)
     check_memory("pca", X, k if isinstance(k, int) else min(X.shape), {})
     pca = PCA(k, solver=args.solver, random_state=args.seed, verbose=not (args.quiet or args.json))

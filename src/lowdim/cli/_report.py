@@ -8,10 +8,10 @@ from ._common import (
     check_memory,
     check_outputs,
     emit_json,
-    load_data,
     positive_int,
     progress,
 )
+from ._pipeline import load_data
 
 HELP = "fit several methods and write one HTML page: summary, scree plot, embeddings, quality table"
 
@@ -107,7 +107,8 @@ def check_methods(args):
 def run(args, say):
     methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
-    X, _, labels, _ = load_data(args, say)
+    data = load_data(args, say)
+    X, labels = data.X, data.labels
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)
     emit_json(
         args,

@@ -1,8 +1,9 @@
-"""``lowdim transform``: apply a saved model to new data."""
+"""``lowdim transform``: apply a saved model, with the preprocessing it carries, to new data."""
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, load_data
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, read_data
+from ._pipeline import select_columns
 
-HELP = "apply a saved model (from --save-model) to new data"
+HELP = "apply a saved model (from --save-model) to new data, with the scaling and PCA it was fitted with"
 
 
 def add_arguments(parser):
@@ -10,24 +11,48 @@ def add_arguments(parser):
     add_data_arguments(parser, needs_output=True)
 
 
+def _refuse_refitting(args):
+    """Options that would fit preprocessing again on the new data's own statistics."""
+    if args.standardize:
+        raise UsageError(
+            "--standardize would rescale the new data by its own statistics; the model file carries the "
+            "training data's scaling (and PCA) and applies them: drop --standardize."
+        )
+    if args.missing == "impute":
+        raise UsageError(
+            "--missing impute would fill gaps with the new data's own means, which the model was not fitted "
+            "with; fill them beforehand or pass --missing drop."
+        )
+
+
+def _output_prefix(model):
+    """Columns named as ``embed`` names them: the method's step name (pca1, umap1, ...)."""
+    steps = getattr(model, "steps", None)
+    return steps[-1][0] if steps else type(model).__name__.lower()
+
+
 def run(args, say):
     import os
 
-    from ..io import load, write_table
+    from sklearn.base import is_clusterer
+
+    from ..io import load, saved_columns, write_table
 
     if not os.path.isfile(args.model):
         raise UsageError(f"{args.model}: no such model file; write one with --save-model.")
+    _refuse_refitting(args)
     check_outputs(args, args.output, tables=[args.output])
     model = load(args.model)
-    X, _, labels, row_ids = load_data(args, say)
+    raw, names, labels, row_ids = read_data(args, say)
+    X = select_columns(raw, names, saved_columns(args.model), args.model)
     name = type(model).__name__
-    if hasattr(model, "transform"):
-        out, kind = model.transform(X), "transform"
-    elif hasattr(model, "predict"):
+    if hasattr(model, "predict") and (is_clusterer(model) or not hasattr(model, "transform")):
         out, kind = model.predict(X)[:, None], "predict"
+    elif hasattr(model, "transform"):
+        out, kind = model.transform(X), "transform"
     else:
         raise UsageError(f"{args.model}: a {name} model cannot be applied to new data.")
-    columns = [f"z{i + 1}" for i in range(out.shape[1])] if kind == "transform" else ["cluster"]
+    columns = [f"{_output_prefix(model)}{i + 1}" for i in range(out.shape[1])] if kind == "transform" else ["cluster"]
     write_table(
         args.output, out, columns, labels=labels, label_name=label_name(args), row_ids=row_ids, overwrite=args.overwrite
     )

@@ -3,7 +3,7 @@
 from ..exceptions import DataFileError
 from ._atomic import atomic_path
 from ._images import read_image_folder
-from ._model_files import load, save
+from ._model_files import load, save, saved_columns
 from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table
 from ._writers import write_table
 
@@ -18,5 +18,6 @@ __all__ = [
     "read_image_folder",
     "read_table",
     "save",
+    "saved_columns",
     "write_table",
 ]

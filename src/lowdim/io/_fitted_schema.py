@@ -86,14 +86,15 @@ def check_fitted(estimator, attributes):
     missing = sorted(set(table["always"]) - set(attributes))
     if missing:
         _refuse(cls, f"it lacks {', '.join(missing)}")
-    foreign = sorted(set(attributes) - set(table["attributes"]) & _ALWAYS_SOMEWHERE)
+    held = {name for name, value in attributes.items() if value is not None}  # None: an option left unused
+    foreign = sorted(held - set(table["attributes"]) & _ALWAYS_SOMEWHERE)
     if foreign:  # another class's arrays: a model relabelled (a PCA file as MatrixFactorization)
         _refuse(cls, f"it holds {', '.join(foreign)}, which another class's models hold and a {cls} never does")
     seen = {}
     declared = sizes_of(estimator)
     for name, value in attributes.items():
         spec = table["attributes"].get(name)
-        if spec is None:
+        if spec is None or (value is None and name not in table["always"]):  # an option's array, unused
             continue
         _check_one(cls, name, value, spec)
         for axis, size in enumerate(spec.get("axes") or ()):

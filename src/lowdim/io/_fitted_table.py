@@ -296,6 +296,7 @@ FITTED = {
             "n_samples_": {"kind": "int", "ndim": None},
             "n_samples_seen_": {"kind": "int", "ndim": None},
             "noise_variance_": {"kind": "float", "ndim": None},
+            "scale_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
             "singular_values_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
             "solver_": {"kind": "str", "ndim": None},
             "total_variance_": {"kind": "float", "ndim": None},
@@ -376,6 +377,16 @@ FITTED = {
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "n_features_in_": {"kind": "int", "ndim": None},
             "n_neighbors_": {"kind": "int", "ndim": None},
+        },
+    },
+    "StandardScaler": {
+        "always": ("mean_", "scale_", "var_"),
+        "attributes": {
+            "mean_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "n_samples_seen_": {"kind": "int", "ndim": None},
+            "scale_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
+            "var_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
         },
     },
     "TSNE": {

@@ -32,7 +32,8 @@ from ._atomic import atomic_path
 from ._fitted_schema import check_fitted
 from ._model_check import check_usable
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: pipelines of registered steps and the input's column names
+MAX_STEPS = 16  # a pipeline of lowdim steps is short; more is a hostile file
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_MANIFEST_DEPTH = 16  # parameters and attributes are shallow; deeper is a hostile file
 READ_CHUNK = 1 << 22  # arrays are decompressed and checksummed in pieces of 4 MiB
@@ -73,6 +74,7 @@ REGISTRY = {
     "SNE": "lowdim.embedding._sne",
     "UMAP": "lowdim.embedding._umap",
     "PaCMAP": "lowdim.embedding._pacmap",
+    "StandardScaler": "lowdim.preprocessing._scaler",
 }
 
 _JSON_SCALARS = (str, bool, int, float, type(None))
@@ -124,21 +126,27 @@ def _split_state(estimator):
 FIT_INPUTS = ("precomputed_knn",)
 
 
-def save(estimator, path, *, overwrite=True):
+def save(estimator, path, *, overwrite=True, columns=None):
     """Save a fitted lowdim estimator to ``path`` (JSON manifest + arrays, no pickle).
 
     Parameters
     ----------
-    estimator : lowdim estimator
-        Must be of a class in lowdim's registry. Parameters must be JSON values
+    estimator : lowdim estimator, or scikit-learn ``Pipeline`` of lowdim estimators
+        Each must be of a class in lowdim's registry. Parameters must be JSON values
         (a ``random_state`` Generator is saved as None, and so is a
-        ``precomputed_knn`` graph: the fitted model does not read it again).
+        ``precomputed_knn`` graph: the fitted model does not read it again). A
+        pipeline (``make_pipeline(StandardScaler(), PCA(5), UMAP())``) is saved whole
+        and loads as a ``Pipeline``.
     path : str or path-like
         Destination file (conventionally ``*.lowdim``); replaced if it exists, in one
         step once the new file is complete (an interrupted save keeps the old file).
     overwrite : bool, default=True
         False: refuse (``FileExistsError``) if ``path`` exists when the file is placed,
         even if another process created it meanwhile.
+    columns : sequence of str, optional
+        The names of the input columns the model was fitted on, in order (read back
+        with :func:`saved_columns`; ``lowdim transform`` picks a new table's columns by
+        them).
 
     Examples
     --------
@@ -149,6 +157,54 @@ def save(estimator, path, *, overwrite=True):
     >>> lowdim.load(path).n_components_
     2
     """
+    steps = _steps_of(estimator)
+    if columns is not None:
+        columns = [str(c) for c in columns]
+        width = getattr(steps[0][1], "n_features_in_", None)
+        if width is not None and len(columns) != width:
+            raise ValueError(f"columns names {len(columns)} columns, but the model takes {width}.")
+    pipeline = bool(steps[0][0])  # named steps: a Pipeline
+    # a single estimator without columns stays version 1, readable by lowdim before pipelines
+    manifest = {"format": "lowdim-model", "format_version": FORMAT_VERSION if pipeline or columns else 1}
+    payload = {}
+    parts = []
+    for i, (name, step) in enumerate(steps):
+        part, arrays = _step_manifest(step, prefix=f"{i}/" if pipeline else "")
+        parts.append({"name": name, **part} if pipeline else part)
+        payload.update(arrays)
+    if pipeline:
+        manifest.update({"class": "Pipeline", "steps": parts})
+    else:
+        manifest.update(parts[0])
+    if columns is not None:
+        manifest["columns"] = columns
+    with (
+        atomic_path(path, overwrite=overwrite) as tmp,
+        zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
+    ):
+        zf.writestr("manifest.json", json.dumps(manifest, indent=1))
+        for name, data in payload.items():
+            zf.writestr(f"arrays/{name}.npy", data)
+
+
+def _steps_of(estimator):
+    """``[(name, step), ...]``: the steps of a scikit-learn ``Pipeline`` of lowdim
+    estimators, or ``[("", estimator)]``."""
+    from sklearn.pipeline import Pipeline
+
+    if not isinstance(estimator, Pipeline):
+        return [("", estimator)]
+    steps = list(estimator.steps)
+    if not steps or any(step in (None, "passthrough") for _, step in steps):
+        raise TypeError("cannot save a pipeline with empty or 'passthrough' steps.")
+    if len(steps) > MAX_STEPS:
+        raise TypeError(f"cannot save a pipeline of {len(steps)} steps (at most {MAX_STEPS}).")
+    return steps
+
+
+def _step_manifest(estimator, prefix=""):
+    """``(section, {member name: .npy bytes})`` of one estimator: its class,
+    parameters, JSON attributes and arrays (stored under ``arrays/<prefix><name>``)."""
     cls = type(estimator).__name__
     if REGISTRY.get(cls) != type(estimator).__module__:
         raise TypeError(f"cannot save {cls}: only lowdim estimators ({', '.join(REGISTRY)}) can be saved.")
@@ -162,35 +218,23 @@ def save(estimator, path, *, overwrite=True):
     if hasattr(type(estimator), "_sync_fitted"):
         estimator._sync_fitted()
     arrays, plain, sparse = _split_state(estimator)
-    manifest = {
-        "format": "lowdim-model",
-        "format_version": FORMAT_VERSION,
-        "class": cls,
-        "params": params,
-        "attributes": plain,
-        "arrays": {},
-        "sparse": sparse,
-    }
+    section = {"class": cls, "params": params, "attributes": plain, "arrays": {}, "sparse": sparse}
+    if prefix:
+        section["prefix"] = prefix
     payload = {}
     for name, value in arrays.items():
         arr = np.asarray(value)
         stored = arr.astype(str) if arr.dtype.kind == "O" else arr
         buf = io.BytesIO()
         np.save(buf, stored, allow_pickle=False)
-        payload[name] = buf.getvalue()
-        manifest["arrays"][name] = {
+        payload[prefix + name] = buf.getvalue()
+        section["arrays"][name] = {
             "dtype": "object-str" if arr.dtype.kind == "O" else arr.dtype.str,
             "shape": list(arr.shape),
             "scalar": isinstance(value, np.generic),
-            "sha256": hashlib.sha256(payload[name]).hexdigest(),
+            "sha256": hashlib.sha256(payload[prefix + name]).hexdigest(),
         }
-    with (
-        atomic_path(path, overwrite=overwrite) as tmp,
-        zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
-    ):
-        zf.writestr("manifest.json", json.dumps(manifest, indent=1))
-        for name, data in payload.items():
-            zf.writestr(f"arrays/{name}.npy", data)
+    return section, payload
 
 
 def _read_manifest(zf):
@@ -224,22 +268,46 @@ def _read_manifest(zf):
     return manifest
 
 
+def _fail_schema(what):
+    raise UntrustedModelError(f"corrupt manifest: {what}.")
+
+
 def _check_schema(manifest):
-    """Every section of the manifest has the type the loader expects, before any is used."""
+    """Every section of the manifest has the type the loader expects, before any is used:
+    one estimator's section, or a pipeline's list of them; the column names a list of
+    text."""
+    columns = manifest.get("columns")
+    if columns is not None and not (isinstance(columns, list) and all(isinstance(c, str) for c in columns)):
+        _fail_schema("'columns' must be a list of column names")
+    if manifest.get("class") != "Pipeline":
+        _check_section(manifest, "")
+        return
+    steps = manifest.get("steps")
+    if not (isinstance(steps, list) and 1 <= len(steps) <= MAX_STEPS):
+        _fail_schema(f"a pipeline needs 'steps', a list of 1 to {MAX_STEPS} estimators")
+    names = [part.get("name") if isinstance(part, dict) else None for part in steps]
+    if not all(isinstance(n, str) and n.isidentifier() for n in names) or len(set(names)) != len(names):
+        _fail_schema("pipeline steps need distinct names")
+    for i, part in enumerate(steps):
+        _check_section(part, f"{i}/")
 
-    def fail(what):
-        raise UntrustedModelError(f"corrupt manifest: {what}.")
 
-    if not isinstance(manifest.get("class"), str):
+def _check_section(section, prefix):
+    """One estimator's section: a class name, mappings of JSON parameters and
+    attributes, array entries with shapes, its arrays under ``prefix``."""
+    fail = _fail_schema
+    if not isinstance(section.get("class"), str) or section.get("class") == "Pipeline":
         fail("'class' must be a class name")
-    for section in ("params", "attributes", "arrays", "sparse"):
-        if not isinstance(manifest.get(section, {}), dict):
-            fail(f"{section!r} must be a mapping")
-    if not all(_is_jsonable(v) for v in manifest.get("params", {}).values()):
+    if section.get("prefix", "") != prefix:
+        fail(f"arrays of this step belong under {prefix!r}")
+    for key in ("params", "attributes", "arrays", "sparse"):
+        if not isinstance(section.get(key, {}), dict):
+            fail(f"{key!r} must be a mapping")
+    if not all(_is_jsonable(v) for v in section.get("params", {}).values()):
         fail(f"params must be JSON values nested at most {MAX_MANIFEST_DEPTH} deep")
-    if not all(_is_jsonable(v) for v in manifest.get("attributes", {}).values()):
+    if not all(_is_jsonable(v) for v in section.get("attributes", {}).values()):
         fail(f"attributes must be JSON values nested at most {MAX_MANIFEST_DEPTH} deep")
-    for name, meta in manifest.get("arrays", {}).items():
+    for name, meta in section.get("arrays", {}).items():
         shape = meta.get("shape") if isinstance(meta, dict) else None
         if not (
             isinstance(shape, list)
@@ -253,7 +321,7 @@ def _check_schema(manifest):
             and isinstance(meta.get("scalar", False), bool)
         ):
             fail(f"array {name!r} needs a dtype, a sha256 and a scalar flag")
-    for name, shape in manifest.get("sparse", {}).items():
+    for name, shape in section.get("sparse", {}).items():
         if not (
             isinstance(shape, list)
             and len(shape) == 2
@@ -267,13 +335,13 @@ def _array_limit():
     return available_bytes() // 2
 
 
-def _read_array(zf, name, meta, budget):
+def _read_array(zf, name, meta, budget, prefix=""):
     """One array, read against its manifest entry: the .npy header is parsed first and
     its size checked against the member's declared size and the remaining ``budget``
     before anything is allocated; then the data is decompressed into the array in
     pieces, hashed on the way (a corrupt or edited file never costs more memory than
     the array it claims to be). Returns (array, bytes used)."""
-    member = f"arrays/{name}.npy"
+    member = f"arrays/{prefix}{name}.npy"
     try:
         info = zf.getinfo(member)
     except KeyError:
@@ -408,7 +476,7 @@ def load(path):
         try:
             with zipfile.ZipFile(fh) as zf:
                 _check_archive(zf, path)
-                estimator, manifest = _read_model(zf, path)
+                estimator, _ = _read_model(zf, path)
         except UntrustedModelError:
             raise
         except ARCHIVE_ERRORS as exc:
@@ -416,10 +484,38 @@ def load(path):
                 f"{path} is not a readable lowdim model file (corrupt zip archive: {type(exc).__name__}: "
                 f"{str(exc)[:200]})."
             ) from None
-    for name, shape in manifest.get("sparse", {}).items():
-        setattr(estimator, _attribute_name(name), _assemble_csr(estimator, name, shape))
-    check_usable(estimator)
     return estimator
+
+
+def saved_columns(path):
+    """The input column names a model file was saved with (``save(..., columns=)``),
+    or None.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    list of str or None
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os, lowdim
+    >>> model = lowdim.PCA(1).fit(np.random.default_rng(0).normal(size=(20, 2)))
+    >>> path = os.path.join(tempfile.mkdtemp(), "pca.lowdim")
+    >>> lowdim.save(model, path, columns=["height", "weight"])
+    >>> saved_columns(path)
+    ['height', 'weight']
+    """
+    with _opened(path) as fh:
+        try:
+            with zipfile.ZipFile(fh) as zf:
+                return _read_manifest(zf).get("columns")
+        except UntrustedModelError:
+            raise
+        except ARCHIVE_ERRORS as exc:
+            raise UntrustedModelError(f"{path} is not a readable lowdim model file ({type(exc).__name__}).") from None
 
 
 def _opened(path):
@@ -463,24 +559,45 @@ def _check_archive(zf, path):
 
 
 def _read_model(zf, path):
+    """``(estimator or Pipeline, manifest)``, every step read, checked and tried."""
     manifest = _read_manifest(zf)
-    cls_name = manifest["class"]
+    budget = [_array_limit()]
+    if manifest["class"] != "Pipeline":
+        estimator = _read_step(zf, manifest, path, budget)
+    else:
+        from sklearn.pipeline import Pipeline
+
+        steps = [(part["name"], _read_step(zf, part, path, budget)) for part in manifest["steps"]]
+        estimator = Pipeline(steps)
+        check_usable(estimator)  # the steps fit together: each takes what the one before gives
+    columns = manifest.get("columns")
+    width = getattr(estimator, "n_features_in_", None)
+    if columns is not None and width is not None and len(columns) != width:
+        raise UntrustedModelError(f"the manifest names {len(columns)} columns, but the model takes {width}.")
+    return estimator, manifest
+
+
+def _read_step(zf, section, path, budget):
+    """One estimator from its manifest section (arrays under ``arrays/<prefix>``),
+    its parameters validated before any array is read and the model tried on two
+    rows; ``budget`` (a one-item list) is what the file's arrays may still use."""
+    cls_name = section["class"]
     if cls_name not in REGISTRY:
         raise UntrustedModelError(
             f"untrusted type {cls_name!r} in {path}: only lowdim estimators ({', '.join(REGISTRY)}) can be loaded."
         )
     cls = getattr(import_module(REGISTRY[cls_name]), cls_name)
     try:
-        estimator = cls(**manifest.get("params", {}))
+        estimator = cls(**section.get("params", {}))
         if hasattr(cls, "_parameter_constraints"):
             validate_params(estimator)  # before any stored value can size a computation
     except (TypeError, ValueError) as exc:
         raise UntrustedModelError(f"parameters in the manifest do not fit {cls_name}: {str(exc)[:300]}") from None
-    attributes = {_attribute_name(name): value for name, value in manifest.get("attributes", {}).items()}
-    budget = _array_limit()
-    for name, meta in manifest.get("arrays", {}).items():
-        value, used = _read_array(zf, _attribute_name(name), meta, budget)
-        budget -= used
+    attributes = {_attribute_name(name): value for name, value in section.get("attributes", {}).items()}
+    prefix = section.get("prefix", "")
+    for name, meta in section.get("arrays", {}).items():
+        value, used = _read_array(zf, _attribute_name(name), meta, budget[0], prefix)
+        budget[0] -= used
         attributes[name] = value
     for name, value in attributes.items():
         try:
@@ -488,7 +605,10 @@ def _read_model(zf, path):
         except AttributeError:  # a read-only property of the class (Isomap.dist_matrix_)
             raise UntrustedModelError(f"{cls_name} has no settable attribute {name!r}: the file was edited.") from None
     check_fitted(estimator, attributes)
-    return estimator, manifest
+    for name, shape in section.get("sparse", {}).items():
+        setattr(estimator, _attribute_name(name), _assemble_csr(estimator, name, shape))
+    check_usable(estimator)
+    return estimator
 
 
 def _assemble_csr(estimator, name, shape):

@@ -1,0 +1,111 @@
+"""What the commands do to a table before a method sees it (--standardize, --pca K), kept
+as fitted steps: ``--save-model`` writes them into the model file with the method and
+the input's column names, and ``lowdim transform`` applies them to new data."""
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._common import UsageError, read_data
+
+
+@dataclass
+class LoadedData:
+    """A table ready for a method: ``X`` after the preprocessing ``steps`` (``(name,
+    fitted estimator)`` pairs), the table's own ``columns`` before them, and the
+    ``names`` of X's columns."""
+
+    X: object
+    names: list
+    labels: object
+    row_ids: object
+    columns: list
+    steps: list = field(default_factory=list)
+
+
+def load_data(args, say):
+    """A built-in dataset or a data file (transposed first with --transpose), then
+    standardised with --standardize, or with --pca the principal-component scores."""
+    X, names, labels, row_ids = read_data(args, say)
+    Z, out_names, steps = prepare_data(X, names, args, say)
+    return LoadedData(Z, out_names, labels, row_ids, list(names), steps)
+
+
+def prepare_data(X, names, args, say):
+    """``(X, names, steps)`` after --standardize, or the principal-component scores with --pca."""
+    if getattr(args, "pca", None):
+        pca = fitted_pca(X, args, say)
+        return pca.transform(X), [f"PC{j + 1}" for j in range(args.pca)], [("reduce", pca)]
+    if args.standardize:
+        scaler = _fitted_scaler(X, names)
+        return scaler.transform(X), names, [("standardize", scaler)]
+    return X, names, []
+
+
+def _fitted_scaler(X, names):
+    import warnings
+
+    from ..preprocessing import StandardScaler
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant columns are refused below, by name
+        scaler = StandardScaler().fit(X)
+    constant = np.flatnonzero(scaler.var_ == 0)
+    if constant.size:
+        listed = ", ".join(names[j] for j in constant[:5])
+        raise UsageError(
+            f"--standardize: {constant.size} constant column(s) ({listed}) cannot be scaled; drop them with --exclude."
+        )
+    return scaler
+
+
+def fitted_pca(X, args, say):
+    """--pca K: exact PCA fitted in row blocks (a memory map is read once to fit, once
+    to project; memory holds one block and the scores)."""
+    from ..decomposition import PCA
+
+    k = args.pca
+    if not 1 <= k < X.shape[1]:
+        raise UsageError(f"--pca {k} must be between 1 and the number of features minus one ({X.shape[1] - 1}).")
+    start = time.perf_counter()
+    quiet = args.quiet or args.json
+    pca = PCA(k, solver="covariance", standardize=args.standardize, verbose=int(not quiet)).fit(X)
+    mapped = " (memory-mapped, one pass to fit)" if isinstance(X, np.memmap) else ""
+    say(
+        f"PCA: {X.shape[0]} x {X.shape[1]} -> {k} components{mapped} keeping "
+        f"{100 * pca.explained_variance_ratio_.sum():.1f}% of the variance, {time.perf_counter() - start:.1f} s"
+    )
+    return pca
+
+
+def save_model(args, data, *named, say):
+    """Write ``--save-model``: the method alone, or a pipeline of the preprocessing
+    steps and the fitted ``named`` ``(name, estimator)`` pairs, with the input's column
+    names (``lowdim transform`` picks a new table's columns by them)."""
+    from sklearn.pipeline import Pipeline
+
+    from ..io import save
+
+    steps = list(data.steps) + [(name.replace("-", "_"), est) for name, est in named]
+    model = Pipeline(steps) if len(steps) > 1 else steps[0][1]
+    save(model, args.save_model, overwrite=args.overwrite, columns=data.columns)
+    shown = " -> ".join(name for name, _ in steps)
+    say(f"wrote {args.save_model} ({shown}, {len(data.columns)} input columns)")
+
+
+def select_columns(X, names, columns, model_path):
+    """The columns of a new table the model was fitted on, in the model's order (by
+    name; other columns, such as a label column, are left out)."""
+    if columns is None:  # a model saved without its column names: take the table as it is
+        return X
+    where = {name: j for j, name in enumerate(names)}
+    missing = [c for c in columns if c not in where]
+    if missing:
+        shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+        raise UsageError(
+            f"{model_path} was fitted on columns this table lacks ({shown}); the model takes "
+            f"{len(columns)} columns named as in its training data."
+        )
+    order = [where[c] for c in columns]
+    return X if order == list(range(X.shape[1])) else np.asarray(X)[:, order]

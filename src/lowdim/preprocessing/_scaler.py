@@ -1,0 +1,132 @@
+"""Standardisation with the training data's statistics, as a fitted step."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from .._estimator import ValidatedInputMixin
+from .._params import BOOLEAN, validate_params
+from .._validation import check_array, warn_constant_features
+from ..linalg import column_moments
+
+
+class StandardScaler(ValidatedInputMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Centre each feature and scale it to unit variance, with the statistics of the
+    training data (scikit-learn's ``StandardScaler`` semantics: population variance,
+    a constant feature keeps scale 1).
+
+    Moments are accumulated in float64 whatever the input dtype, so float32 data far
+    from the origin keeps its precision. Missing values (NaN) are left out of the
+    statistics and stay NaN. Unlike scikit-learn's scaler it can be saved with
+    ``lowdim.save`` (alone or as a step of a pipeline), which is how ``lowdim embed
+    --standardize --save-model`` keeps the scaling for ``lowdim transform``.
+
+    Parameters
+    ----------
+    with_mean : bool, default=True
+        Subtract the mean.
+    with_std : bool, default=True
+        Divide by the standard deviation.
+
+    Attributes
+    ----------
+    mean_ : ndarray (n_features,), float64
+    var_ : ndarray (n_features,), float64
+        Population variance (ddof=0).
+    scale_ : ndarray (n_features,), float64
+        Standard deviation, 1 where it is 0.
+    n_samples_seen_ : int
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.preprocessing import StandardScaler
+    >>> Z = StandardScaler().fit_transform(np.array([[1.0, 10.0], [3.0, 30.0]]))
+    >>> Z.tolist()
+    [[-1.0, -1.0], [1.0, 1.0]]
+    """
+
+    _parameter_constraints = {"with_mean": [BOOLEAN], "with_std": [BOOLEAN]}
+
+    def __init__(self, with_mean=True, with_std=True):
+        self.with_mean = with_mean
+        self.with_std = with_std
+
+    def fit(self, X, y=None):
+        """Compute the mean and standard deviation of every feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True, allow_nan=True)
+        n = X.shape[0]
+        if np.isnan(X).any():
+            X64 = X.astype(np.float64)
+            self.mean_ = np.nanmean(X64, axis=0)
+            self.var_ = np.nanvar(X64, axis=0)
+        else:
+            self.mean_, variances = column_moments(X)
+            self.var_ = variances * ((n - 1) / n) if n > 1 else np.zeros_like(variances)
+        self.mean_ = np.nan_to_num(self.mean_)  # an all-NaN column: nothing to centre or scale
+        self.var_ = np.nan_to_num(self.var_)
+        warn_constant_features(self.var_, "StandardScaler", "every feature is scaled by 1", X=X)
+        scale = np.sqrt(self.var_)
+        scale[scale == 0] = 1.0
+        self.scale_ = scale
+        self.n_samples_seen_ = int(n)
+        return self
+
+    def transform(self, X):
+        """Standardise ``X`` with the fitted statistics.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features), in X's float dtype
+        """
+        X = self._validate_input(X, reset=False, allow_nan=True)
+        out = X.astype(np.float64)
+        if self.with_mean:
+            out -= self.mean_
+        if self.with_std:
+            out /= self.scale_
+        return out.astype(X.dtype, copy=False)
+
+    def inverse_transform(self, X):
+        """Undo ``transform``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        Z = check_array(X, estimator_name="StandardScaler", allow_nan=True)
+        if Z.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {Z.shape[1]} features, but StandardScaler was fitted with {self.n_features_in_}.")
+        out = Z.astype(np.float64)
+        if self.with_std:
+            out *= self.scale_
+        if self.with_mean:
+            out += self.mean_
+        return out.astype(Z.dtype, copy=False)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags

@@ -1,0 +1,174 @@
+"""Model files that carry a whole fitted pipeline (scaling, PCA, the method) and the
+input's column names: saved and loaded whole in Python, written by the CLI's
+--save-model and applied by `lowdim transform` to new tables."""
+
+import json
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import load_wine
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler as SklearnScaler
+
+import lowdim
+from lowdim.cli.main import main
+from lowdim.exceptions import UntrustedModelError
+from lowdim.io import saved_columns
+from lowdim.preprocessing import StandardScaler
+
+
+@pytest.fixture(scope="module")
+def wine(tmp_path_factory):
+    """The wine table as a user has it: named columns, the class in a 'cultivar' column;
+    and the same rows with the columns in another order and without the class."""
+    folder = tmp_path_factory.mktemp("wine")
+    frame = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    frame.to_csv(folder / "wine.csv", index=False)
+    frame.drop(columns=["cultivar"]).iloc[:, ::-1].to_csv(folder / "shuffled.csv", index=False)
+    frame.drop(columns=["cultivar", "proline"]).to_csv(folder / "short.csv", index=False)
+    return folder
+
+
+def _run(*argv):
+    assert main([str(a) for a in argv] + ["--quiet"]) == 0
+
+
+def _numbers(path):
+    frame = pd.read_csv(path)
+    return frame.select_dtypes("number").drop(columns=["cultivar"], errors="ignore").to_numpy()
+
+
+def test_scaler_equals_scikit_learns():
+    X = np.random.default_rng(0).normal(size=(50, 4)) * [1.0, 10.0, 1e3, 1e-2] + [0.0, 5.0, -1e4, 3.0]
+    ours, theirs = StandardScaler().fit(X), SklearnScaler().fit(X)
+    np.testing.assert_allclose(ours.transform(X), theirs.transform(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ours.inverse_transform(ours.transform(X)), X, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-12)
+
+
+def test_a_pipeline_of_lowdim_steps_saves_and_loads_whole(tmp_path):
+    X = np.random.default_rng(1).normal(size=(80, 6)) * [1, 10, 100, 1, 1, 1]
+    model = make_pipeline(StandardScaler(), lowdim.PCA(3), lowdim.KMeans(3, random_state=0)).fit(X)
+    path = tmp_path / "chain.lowdim"
+    lowdim.save(model, path, columns=list("abcdef"))
+    loaded = lowdim.load(path)
+    assert [name for name, _ in loaded.steps] == ["standardscaler", "pca", "kmeans"]
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+    assert np.array_equal(loaded.transform(X), model.transform(X))
+    assert saved_columns(path) == list("abcdef")
+    with pytest.raises(ValueError, match="columns names 2 columns, but the model takes 6"):
+        lowdim.save(model, tmp_path / "bad.lowdim", columns=["a", "b"])
+    with pytest.raises(TypeError, match="only lowdim estimators"):
+        lowdim.save(make_pipeline(SklearnScaler(), lowdim.PCA(2)).fit(X), tmp_path / "sk.lowdim")
+
+
+def _edited(path, edit):
+    with zipfile.ZipFile(path) as zf:
+        entries = {name: zf.read(name) for name in zf.namelist()}
+    manifest = json.loads(entries["manifest.json"])
+    edit(manifest)
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda m: m["steps"][1].update({"class": "os.system"}), "untrusted type 'os.system'"),
+        (lambda m: m.update({"steps": m["steps"] * 6}), "a list of 1 to 16 estimators"),
+        (lambda m: m["steps"][1].update({"name": m["steps"][0]["name"]}), "distinct names"),
+        (lambda m: m["steps"][1].update({"prefix": "0/"}), "arrays of this step belong under '1/'"),
+        (lambda m: m.update({"columns": ["a", "b"]}), "names 2 columns, but the model takes 6"),
+        (lambda m: m.update({"columns": "abcdef"}), "'columns' must be a list of column names"),
+    ],
+)
+def test_edited_pipelines_are_refused(tmp_path, edit, words):
+    X = np.random.default_rng(1).normal(size=(80, 6))
+    model = make_pipeline(StandardScaler(), lowdim.PCA(3), lowdim.KMeans(3, random_state=0)).fit(X)
+    path = tmp_path / "chain.lowdim"
+    lowdim.save(model, path, columns=list("abcdef"))
+    with pytest.raises(UntrustedModelError, match=words):
+        lowdim.load(_edited(path, edit))
+
+
+def test_steps_that_do_not_fit_together_are_refused(tmp_path):
+    """Each step is a working model, but the KMeans takes 4 columns where the PCA
+    before it gives 3 (a step spliced in from another file)."""
+    X = np.random.default_rng(1).normal(size=(80, 6))
+    paths = []
+    for k in (3, 4):
+        paths.append(tmp_path / f"chain{k}.lowdim")
+        lowdim.save(make_pipeline(lowdim.PCA(k), lowdim.KMeans(3, random_state=0)).fit(X), paths[-1])
+    with zipfile.ZipFile(paths[1]) as zf:
+        donor = {name: zf.read(name) for name in zf.namelist()}
+    with zipfile.ZipFile(paths[0]) as zf:
+        entries = {name: zf.read(name) for name in zf.namelist() if not name.startswith("arrays/1/")}
+    manifest = json.loads(entries["manifest.json"])
+    manifest["steps"][1] = json.loads(donor["manifest.json"])["steps"][1]
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    entries.update({name: data for name, data in donor.items() if name.startswith("arrays/1/")})
+    with zipfile.ZipFile(paths[0], "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    with pytest.raises(UntrustedModelError, match="do not make a working Pipeline.*4 features"):
+        lowdim.load(paths[0])
+
+
+def test_transform_applies_the_training_scaling_to_the_training_rows(wine, tmp_path):
+    """The model carries --standardize: transform of the training rows (columns in
+    another order, no class column) is the embedding itself."""
+    model, embedded, again = tmp_path / "m.lowdim", tmp_path / "emb.csv", tmp_path / "again.csv"
+    _run(
+        *["embed", wine / "wine.csv", "--label-column", "cultivar", "--standardize", "-m", "pca"],
+        *["-o", embedded, "--save-model", model],
+    )
+    _run("transform", model, wine / "shuffled.csv", "-o", again)
+    first, second = _numbers(embedded), _numbers(again)
+    assert pd.read_csv(again).columns.tolist() == ["pca1", "pca2"]
+    np.testing.assert_allclose(second, first, atol=1e-9 * np.abs(first).max())
+
+
+def test_transform_of_a_pca_then_umap_model_takes_the_original_columns(wine, tmp_path):
+    model, embedded, again = tmp_path / "m.lowdim", tmp_path / "emb.csv", tmp_path / "again.csv"
+    _run(
+        *["embed", wine / "wine.csv", "--label-column", "cultivar", "--standardize", "--pca", "5", "-m", "umap"],
+        *["-o", embedded, "--save-model", model],
+    )
+    _run("transform", model, wine / "wine.csv", "--label-column", "cultivar", "-o", again)
+    first, second = _numbers(embedded), _numbers(again)
+    # a training row lands beside its fitted position: among its own 15 nearest there
+    from sklearn.neighbors import NearestNeighbors
+
+    own = NearestNeighbors(n_neighbors=15).fit(first).kneighbors(first, return_distance=False)
+    nearest = NearestNeighbors(n_neighbors=1).fit(first).kneighbors(second, return_distance=False)[:, 0]
+    assert np.mean([nearest[i] in own[i] for i in range(len(first))]) > 0.9
+    assert [name for name, _ in lowdim.load(model).steps] == ["reduce", "umap"]
+
+
+def test_transform_refuses_refitting_and_missing_columns(wine, tmp_path, capsys):
+    model = tmp_path / "m.lowdim"
+    _run("embed", wine / "wine.csv", "--label-column", "cultivar", "--standardize", "-m", "pca", "--save-model", model)
+    capsys.readouterr()
+    for extra, words in (
+        (["--standardize"], "drop --standardize"),
+        (["--missing", "impute"], "--missing impute would fill gaps with the new data's own means"),
+    ):
+        assert main(["transform", str(model), str(wine / "shuffled.csv"), "-o", str(tmp_path / "z.csv"), *extra]) == 2
+        assert words in capsys.readouterr().err
+    assert main(["transform", str(model), str(wine / "short.csv"), "-o", str(tmp_path / "z.csv")]) == 2
+    assert "lacks (proline)" in capsys.readouterr().err
+
+
+def test_clusters_of_an_embedding_are_predicted_through_it(wine, tmp_path):
+    model, labels, again = tmp_path / "m.lowdim", tmp_path / "c.csv", tmp_path / "again.csv"
+    _run(
+        *["cluster", wine / "wine.csv", "--label-column", "cultivar", "--standardize", "--on", "pca", "-k", "3"],
+        *["-o", labels, "--save-model", model],
+    )
+    _run("transform", model, wine / "shuffled.csv", "-o", again)
+    assert np.array_equal(pd.read_csv(again)["cluster"], pd.read_csv(labels)["cluster"])
