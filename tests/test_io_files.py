@@ -218,6 +218,48 @@ def test_row_names_are_detected_and_kept(tmp_path, r_style):
     assert any("row names" in note for note in table.notes)
 
 
+@pytest.mark.parametrize("short_header", [True, False])
+def test_r_row_numbers_under_a_short_header_are_row_names_not_a_feature(tmp_path, short_header):
+    """olive.csv as R writes it: a header one name short (or an empty first name) over
+    a first column of row numbers 1..n, which must not become a feature."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3))
+    path = tmp_path / "olive.csv"
+    head = "palmitic,oleic,linoleic" if short_header else ",palmitic,oleic,linoleic"
+    path.write_text(
+        head + "\n" + "".join(f"{i + 1}," + ",".join(f"{v:.6f}" for v in row) + "\n" for i, row in enumerate(X))
+    )
+    table = read_table(str(path))
+    assert table.feature_names == ["palmitic", "oleic", "linoleic"]
+    np.testing.assert_allclose(table.X, X, atol=1e-6)
+    assert table.row_ids.tolist() == [str(i + 1) for i in range(12)]
+    assert any("row numbers" in note for note in table.notes)
+    repeated = tmp_path / "repeated.csv"  # the same integer twice: a measurement, kept as a feature
+    repeated.write_text(",a,b\n1,2,3\n1,5,6\n2,8,9\n")
+    assert read_table(str(repeated)).X.shape == (3, 3)
+
+
+@pytest.mark.parametrize("loader", ["load_iris", "load_wine", "load_digits", "load_breast_cancer"])
+def test_a_table_that_looks_transposed_suggests_transpose(tmp_path, loader):
+    """Foods x countries (each row a variable of its own scale, the columns alike) gets a
+    note naming --transpose; samples x features tables never do, either way round."""
+    import sklearn.datasets
+
+    food = tmp_path / "food.csv"
+    _uk_food_csv(food, transposed=True, r_style="write.csv")
+    assert any("pass --transpose" in note for note in read_table(str(food)).notes)
+    assert not any("pass --transpose" in note for note in read_table(str(food), transpose=True).notes)
+    _uk_food_csv(food, transposed=False, r_style="write.csv")
+    assert not any("--transpose" in note for note in read_table(str(food)).notes)
+    X = getattr(sklearn.datasets, loader)().data
+    plain, flipped = tmp_path / "plain.csv", tmp_path / "flipped.csv"
+    np.savetxt(plain, X, delimiter=",")
+    np.savetxt(flipped, X.T, delimiter=",")
+    assert not any("--transpose" in note for note in read_table(str(plain)).notes)
+    if loader != "load_iris":  # iris's four measurements share one scale (cm): no telling
+        assert any("pass --transpose" in note for note in read_table(str(flipped)).notes)
+
+
 def test_foods_by_countries_is_one_transposed_command(tmp_path, capsys):
     from lowdim.cli.main import main
 

@@ -376,8 +376,9 @@ def read_csv_table(
 
 
 def _row_name_column(path, names, rows, index_column, notes):
-    """The 0-based column of row names: the one asked for, or a first column of distinct
-    text cells under an empty header field; None otherwise."""
+    """The 0-based column of row names: the one asked for, or a first column under an
+    empty header field (or a header one name short) of distinct text cells or distinct
+    whole numbers (R's row numbers); None otherwise."""
     if index_column is not None:
         idx = column_index(index_column, names, path)
         ids = [row[idx].strip() for row in rows]
@@ -394,10 +395,18 @@ def _row_name_column(path, names, rows, index_column, notes):
         return idx
     if names and names[0] == "" and len(names) > 1:
         cells = [row[0].strip() for row in rows]
-        if len(set(cells)) == len(cells) and not all(_is_number(c) for c in cells):
+        if len(set(cells)) != len(cells):
+            return None
+        if not all(_is_number(c) for c in cells):
             notes.append(
                 f"{path}: first column (no header name) read as row names, as R and pandas write them; "
                 "pass --index-column to choose another."
+            )
+            return 0
+        if all(c.lstrip("-").isdigit() for c in cells):  # R's row numbers 1..n, or any unique integers
+            notes.append(
+                f"{path}: first column (no header name, a distinct whole number in every row) read as row "
+                "names, as R's write.csv writes row numbers; it is not used as a feature."
             )
             return 0
     return None
