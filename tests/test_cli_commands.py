@@ -338,3 +338,27 @@ def test_report_colours_the_embeddings_by_clusters(tmp_path):
     assert "Clusters" in page and "noise (label -1)" in page and page.count("<img") >= 5
     code, _, err = lowdim("report", "--dataset", "iris", "--cluster-on", "umap", "-o", tmp_path / "s.html")
     assert code == 2 and "--cluster-on" in err
+
+
+def test_report_and_map_of_a_four_row_table_adapt_and_say_so(tmp_path):
+    """UK food (4 countries): neighbour methods take what 4 rows allow, the page says
+    which, and a value the user set is kept as given."""
+    page = tmp_path / "uk.html"
+    code, text, err = lowdim("report", "--dataset", "uk-food", "--methods", "pca,tsne,umap,isomap", "-o", page)
+    assert code == 0, err
+    html = page.read_text()
+    for note in (
+        "tsne: perplexity 30.0 -&gt; 1 for 4 rows",
+        "umap: n_neighbors 15 -&gt; 3 for 4 rows",
+        "isomap: n_neighbors 5 -&gt; 3 for 4 rows",
+        "quality: 1 neighbours instead of 10 for 4 rows",
+    ):
+        assert note in html and note.replace("&gt;", ">") in text
+    assert "Adapted to the data" in html and "pca:" not in html  # PCA has no neighbourhood
+    code, _, err = lowdim(
+        "report", "--dataset", "uk-food", "--methods", "tsne", "--param", "tsne.perplexity=2", "-o", page, "--overwrite"
+    )
+    assert code == 0, err
+    assert "tsne: perplexity" not in page.read_text()
+    code, text, err = lowdim("explore", "--dataset", "uk-food", "--methods", "pca,umap", "-o", tmp_path / "uk-map.html")
+    assert code == 0 and "umap: n_neighbors 15 -> 3 for 4 rows" in text, err

@@ -250,6 +250,32 @@ def _check_given(estimator, params):
         raise ValueError(f"--param {error.param}={params[error.param]!r} is refused: {error}") from None
 
 
+def sized_params(name, n_samples, given=None):
+    """``(params, note)``: ``given`` with the method's neighbourhood (``perplexity``,
+    ``n_neighbors``) lowered to what ``n_samples`` rows allow, where its default does
+    not fit and the caller did not set it; ``note`` says what changed (or is None).
+
+    Examples
+    --------
+    >>> sized_params("tsne", 4)
+    ({'perplexity': 1.0}, 'tsne: perplexity 30.0 -> 1 for 4 rows')
+    >>> sized_params("umap", 1000)
+    ({}, None)
+    """
+    params = dict(given or {})
+    defaults = lookup(name, EMBEDDINGS).cls().get_params()
+    changed = []
+    perplexity = defaults.get("perplexity")
+    if "perplexity" not in params and isinstance(perplexity, (int, float)) and 3 * perplexity > n_samples - 1:
+        params["perplexity"] = max(1.0, (n_samples - 1) / 3.0)
+        changed.append(f"perplexity {perplexity} -> {params['perplexity']:g}")
+    k = defaults.get("n_neighbors")
+    if "n_neighbors" not in params and isinstance(k, int) and k >= n_samples:
+        params["n_neighbors"] = max(2, n_samples - 1)
+        changed.append(f"n_neighbors {k} -> {params['n_neighbors']}")
+    return params, (f"{name}: {', '.join(changed)} for {n_samples} rows" if changed else None)
+
+
 def fit_labels(estimator, X):
     """Fit a clustering and return the cluster of each row of ``X``: ``predict`` where
     the method has one, else ``labels_`` (density and graph clusterings label their

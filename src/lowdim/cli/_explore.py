@@ -91,13 +91,16 @@ def hover_columns(args, X, names):
 
 
 def _maps(args, X, labels, methods, say):
-    from ..methods import EMBEDDINGS, lookup, make_estimator
+    from ..methods import EMBEDDINGS, lookup, make_estimator, sized_params
     from ._embed import fit_method
     from ._report import method_params
 
     params = method_params(args.param)
     maps, seconds = {}, {}
     for name in methods:
+        params[name], note = sized_params(name, X.shape[0], params.get(name))
+        if note:
+            say(f"  adapted to the data: {note}")
         estimator = make_estimator(name, n_components=2, params=params.get(name), seed=args.seed, table=EMBEDDINGS)
         maps[name], seconds[name] = fit_method(name, lookup(name, EMBEDDINGS), estimator, X, labels, args)
         say(f"  {name:<10} {seconds[name]:.1f} s")

@@ -78,6 +78,8 @@ def write_report(args, X, labels, methods, source, say):
 
     with atomic_path(args.output, overwrite=args.overwrite) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(report.html)
+    for note in report.notes:
+        say(f"  adapted to the data: {note}")
     for r in report.results:
         say(f"  {r.name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in r.metrics.items()) + f"  {r.seconds:.1f} s")
     if report.clusters is not None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..decomposition import PCA
-from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, fit_labels, lookup, make_estimator
+from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, fit_labels, lookup, make_estimator, sized_params
 from ..metrics import continuity, knn_accuracy, trustworthiness
 from . import _html
 
@@ -32,6 +32,7 @@ class Report:
     pca: object = None
     k90: object = None
     clusters: object = None
+    notes: list = field(default_factory=list)
 
 
 @dataclass
@@ -47,7 +48,16 @@ class Clustering:
 MAX_QUERIES = 5000  # rank metrics are exact averages over this many random query points
 
 
+def quality_neighbors(n_neighbors, n_samples):
+    """The neighbourhood the rank metrics can use on ``n_samples`` rows (fewer than
+    half of them); 0 when there are too few rows to judge a map."""
+    return max(0, min(n_neighbors, (n_samples - 1) // 2))
+
+
 def _quality(X, Z, labels, n_neighbors, seed):
+    n_neighbors = quality_neighbors(n_neighbors, X.shape[0])
+    if n_neighbors == 0:
+        return {}
     sample = {"n_neighbors": n_neighbors, "max_queries": MAX_QUERIES, "random_state": seed}
     scores = {"trustworthiness": trustworthiness(X, Z, **sample), "continuity": continuity(X, Z, **sample)}
     if labels is not None:
@@ -204,6 +214,16 @@ def _metrics_section(results, n_neighbors):
     return _html.table(["method"] + [k.replace("_", " ") for k in keys] + ["time (s)"], rows) + note
 
 
+def _sized(methods, n_samples, params):
+    """Every method's parameters fitted to the number of rows, and the notes saying so."""
+    params = dict(params or {})
+    notes = []
+    for name in methods:
+        params[name], note = sized_params(name, n_samples, params.get(name))
+        notes += [note] if note else []
+    return params, notes
+
+
 def build_report(
     X,
     labels=None,
@@ -258,9 +278,13 @@ def build_report(
     (True, 0.98)
     """
     X = np.asarray(X)
+    params, notes = _sized(methods, X.shape[0], params)
     results = [
         run_method(m, X, labels, seed=seed, params=params, n_neighbors=n_neighbors, progress=progress) for m in methods
     ]
+    if quality_neighbors(n_neighbors, X.shape[0]) < n_neighbors:
+        used = quality_neighbors(n_neighbors, X.shape[0])
+        notes.append(f"quality: {used} neighbours instead of {n_neighbors} for {X.shape[0]} rows")
     summary = _summary(X, labels, source)
     pca, k90 = variance_profile(X, seed)
     clustering = None
@@ -272,13 +296,15 @@ def build_report(
         ("Data", _data_table(summary)),
         ("Principal components", _scree_section(pca, k90)),
         ("Embeddings", _embedding_section(results, labels, clustering)),
-        ("Quality", _metrics_section(results, n_neighbors)),
+        ("Quality", _metrics_section(results, quality_neighbors(n_neighbors, X.shape[0]))),
     ]
     if clustering is not None:
         sections.append(("Clusters", _cluster_section(clustering, results, labels)))
+    if notes:  # what the small table changed, where a reader looks for the settings
+        sections.insert(1, ("Adapted to the data", _html.bullets(notes)))
     page = _html.page(
         f"lowdim report: {source}",
         f"{summary['n_samples']} x {summary['n_features']}; methods: {', '.join(methods)}",
         sections,
     )
-    return Report(page, results, summary, pca, k90, clustering)
+    return Report(page, results, summary, pca, k90, clustering, notes)

@@ -47,6 +47,11 @@ def figure(uri, caption, *, narrow=False):
     return f'<figure{cls}><img src="{uri}" alt="{text}"><figcaption>{text}</figcaption></figure>'
 
 
+def bullets(items):
+    """A list of text items, escaped."""
+    return "<ul>" + "".join(f"<li>{html.escape(str(item))}</li>" for item in items) + "</ul>"
+
+
 def page(title, subtitle, sections):
     """The whole document; ``sections`` are (heading, html body) pairs."""
     parts = [f"<h2>{html.escape(h)}</h2>\n{body}" for h, body in sections]
