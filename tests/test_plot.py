@@ -50,3 +50,48 @@ def test_image_grid_and_curves(tmp_path):
     assert ax.get_xlabel() == "number of clusters k" and ax.get_legend().get_texts()[0].get_text() == "chosen k = 3"
     error_curve([1, 2, 4], [0.4, 0.2, 0.1], tmp_path / "e.png", chosen=2)
     assert _nonblank(tmp_path / "e.png")
+
+
+def test_scree_ticks_sit_under_the_components():
+    ax = scree_plot([0.4, 0.3, 0.15, 0.1, 0.05])
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks == [1, 2, 3, 4, 5]
+    many = scree_plot(np.full(50, 0.02))
+    assert all(float(t).is_integer() for t in many.get_xticks())
+
+
+def test_a_small_tables_plot_names_its_points_and_axes(tmp_path, monkeypatch):
+    """`embed --plot` of UK food: the countries beside their points, the axes as principal
+    components with their share of the variance."""
+    import lowdim.plot
+    from lowdim.cli.main import main
+
+    drawn = {}
+
+    def record(Z, labels=None, path=None, **kwargs):
+        drawn.update(kwargs, n=len(Z))
+        return embedding_scatter(Z, labels, path, **kwargs)
+
+    monkeypatch.setattr(lowdim.plot, "embedding_scatter", record)
+    assert main(["embed", "--dataset", "uk-food", "-m", "pca", "--plot", str(tmp_path / "uk.png"), "--quiet"]) == 0
+    assert list(drawn["ids"]) == ["England", "Wales", "Scotland", "N.Ireland"]
+    assert drawn["axis_labels"][0].startswith("PC1 (67.4 % of the variance")
+    ax = embedding_scatter(np.eye(4)[:, :2], ids=drawn["ids"], axis_labels=drawn["axis_labels"])
+    assert [t.get_text() for t in ax.texts] == list(drawn["ids"]) and ax.get_ylabel().startswith("PC2 (")
+    crowd = embedding_scatter(np.random.default_rng(0).normal(size=(500, 2)), ids=np.arange(500))
+    assert len(crowd.texts) == 0  # names only where they can be read
+
+
+def test_pca_writes_its_loadings_by_feature(tmp_path):
+    import csv
+
+    from lowdim.cli.main import main
+    from lowdim.datasets import load_uk_food
+
+    path = tmp_path / "loadings.csv"
+    assert main(["pca", "--dataset", "uk-food", "-k", "2", "--loadings", str(path), "--quiet"]) == 0
+    rows = list(csv.reader(open(path)))
+    X, _, foods = load_uk_food()
+    assert rows[0] == ["feature", "PC1", "PC2"] and [r[0] for r in rows[1:]] == list(foods)
+    expected = PCA(2).fit(X).components_.T
+    np.testing.assert_allclose(np.array([r[1:] for r in rows[1:]], dtype=float), expected, atol=1e-12)

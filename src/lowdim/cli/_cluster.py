@@ -206,12 +206,23 @@ def _write(args, X, clusters, labels, selection, say, row_ids=None, embedding=No
         say(f"wrote {args.output}")
     if args.plot:
         from ..decomposition import PCA
+        from ._embed import axis_labels
 
         if embedding is None:
-            Z, where = PCA(n_components=2, random_state=args.seed).fit_transform(X), "PC1-PC2"
+            pca = PCA(n_components=2, random_state=args.seed)
+            Z, where = pca.fit_transform(X), "PC1-PC2"
+            axes = axis_labels("pca", pca)
         else:
-            Z, where = embedding, f"the {args.on} embedding"
-        embedding_scatter(Z, clusters, args.plot, title=f"{args.method} clusters on {where}", overwrite=args.overwrite)
+            Z, where, axes = embedding, f"the {args.on} embedding", axis_labels(args.on, None)
+        embedding_scatter(
+            Z,
+            clusters,
+            args.plot,
+            title=f"{args.method} clusters on {where}",
+            overwrite=args.overwrite,
+            ids=row_ids,
+            axis_labels=axes,
+        )
         say(f"wrote {args.plot}")
     if args.curve:
         selection_curve(selection, args.curve, overwrite=args.overwrite)

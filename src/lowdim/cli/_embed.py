@@ -89,7 +89,7 @@ def run(args, say):
     X, labels = data.X, data.labels
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
-    _write(args, Z, labels, say, data.row_ids)
+    _write(args, Z, labels, say, data.row_ids, axis_labels(args.method, estimator))
     if args.save_model:
         save_model(args, data, (args.method, estimator), say=say)
     emit_json(
@@ -109,7 +109,16 @@ def run(args, say):
     return 0
 
 
-def _write(args, Z, labels, say, row_ids=None):
+def axis_labels(name, estimator):
+    """What a plot's two axes show: principal components with their share of the
+    variance, else the method's coordinates."""
+    ratio = getattr(estimator, "explained_variance_ratio_", None)
+    if ratio is not None and len(ratio) >= 2:
+        return tuple(f"PC{i + 1} ({100 * ratio[i]:.1f} % of the variance)" for i in range(2))
+    return (f"{name} 1", f"{name} 2")
+
+
+def _write(args, Z, labels, say, row_ids=None, axes=None):
     if args.output:
         from ..io import write_table
 
@@ -128,5 +137,13 @@ def _write(args, Z, labels, say, row_ids=None):
             raise UsageError(f"--plot needs at least 2 dimensions; -k is {Z.shape[1]}.")
         from ..plot import embedding_scatter
 
-        embedding_scatter(Z, labels, args.plot, title=f"{args.method} ({Z.shape[0]} points)", overwrite=args.overwrite)
+        embedding_scatter(
+            Z,
+            labels,
+            args.plot,
+            title=f"{args.method} ({Z.shape[0]} points)",
+            overwrite=args.overwrite,
+            ids=row_ids,
+            axis_labels=axes,
+        )
         say(f"wrote {args.plot}")

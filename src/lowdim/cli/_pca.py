@@ -28,6 +28,12 @@ def add_arguments(parser):
     )
     parser.add_argument("--scree", metavar="PNG", help="write a scree plot")
     parser.add_argument(
+        "--loadings",
+        metavar="FILE",
+        help="write the loadings (.csv/.parquet): a row per input column, a column per component "
+        "(the unit directions, as R's prcomp calls rotation)",
+    )
+    parser.add_argument(
         "--embedding-dims", type=int, help="write only the first D projected coordinates (default: all kept)"
     )
     add_dask_argument(parser)
@@ -63,7 +69,9 @@ def run(args, say):
 
     if args.dask is not None:
         return run_pca(args, say, _n_components, summarize, finish)
-    check_outputs(args, args.output, args.scree, tables=[args.output], figures=[args.scree])
+    check_outputs(
+        args, args.output, args.scree, args.loadings, tables=[args.output, args.loadings], figures=[args.scree]
+    )
     data = load_data(args, say)
     X, labels, row_ids = data.X, data.labels, data.row_ids
     k = _n_components(args, X)
@@ -84,7 +92,25 @@ def run(args, say):
             overwrite=args.overwrite,
         )
         say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
+    if args.loadings:
+        _write_loadings(args, pca, data.names, say)
     return finish(args, say, pca, X)
+
+
+def _write_loadings(args, pca, names, say):
+    """Components as columns, input columns as rows (named by the table's header)."""
+    from ..io import write_table
+
+    k = pca.n_components_
+    write_table(
+        args.loadings,
+        pca.components_.T,
+        [f"PC{i + 1}" for i in range(k)],
+        row_ids=[str(n) for n in names],
+        id_name="feature",
+        overwrite=args.overwrite,
+    )
+    say(f"wrote {args.loadings} ({len(names)} features x {k} components)")
 
 
 def finish(args, say, pca, X, **summary):

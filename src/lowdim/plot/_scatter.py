@@ -6,10 +6,13 @@ from ._categories import categories
 from ._figure import axes, finish
 
 MAX_LEGEND = 20
+MAX_NAMED = 60  # up to this many points carry their row id beside them
 
 
 def _marker_style(n):
     """Marker size and alpha that keep structure visible as n grows."""
+    if n <= MAX_NAMED:  # a small table: points big enough to find their names
+        return 40.0, 0.9
     if n <= 2_000:
         return 12.0, 0.85
     if n <= 20_000:
@@ -42,7 +45,23 @@ def _draw_labels(ax, Z, labels, size, alpha):
         )
 
 
-def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density=None, overwrite=True):
+def _name_points(ax, Z, ids):
+    for (x, y), text in zip(Z[:, :2], ids):
+        ax.annotate(str(text), (x, y), xytext=(4, 3), textcoords="offset points", fontsize=8, color="0.2")
+
+
+def embedding_scatter(
+    Z,
+    labels=None,
+    path=None,
+    *,
+    ax=None,
+    title=None,
+    density=None,
+    overwrite=True,
+    ids=None,
+    axis_labels=None,
+):
     """Scatter a 2-D embedding, coloured by label with a legend.
 
     Parameters
@@ -61,6 +80,12 @@ def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density
         default: for more than 20,000 points.
     overwrite : bool, default=True
         Replace an existing file at ``path``; False refuses it (``FileExistsError``).
+    ids : array-like of shape (n,), optional
+        Row names, written beside the points when there are at most 60 (a small table:
+        countries, samples).
+    axis_labels : (str, str), optional
+        Names of the two axes, e.g. ``("PC1 (67.4 %)", "PC2 (24.0 %)")``; without them
+        the axes are bare (an embedding's axes mean nothing).
 
     Returns
     -------
@@ -71,6 +96,9 @@ def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density
     >>> import numpy as np
     >>> Z = np.random.default_rng(0).normal(size=(100, 2))
     >>> ax = embedding_scatter(Z, labels=np.arange(100) % 3)
+    >>> ax = embedding_scatter(Z[:4], ids=["England", "Wales", "Scotland", "N Ireland"], axis_labels=("PC1", "PC2"))
+    >>> [t.get_text() for t in ax.texts], ax.get_xlabel()
+    (['England', 'Wales', 'Scotland', 'N Ireland'], 'PC1')
     """
     Z = np.asarray(getattr(Z, "embedding_", Z), dtype=float)
     if Z.ndim != 2 or Z.shape[1] < 2:
@@ -83,8 +111,13 @@ def embedding_scatter(Z, labels=None, path=None, *, ax=None, title=None, density
         ax.hexbin(Z[:, 0], Z[:, 1], gridsize=120, bins="log", cmap="viridis", mincnt=1)
     else:
         ax.scatter(Z[:, 0], Z[:, 1], s=size, alpha=alpha, lw=0, color="#4C72B0", rasterized=True)
+    if ids is not None and Z.shape[0] <= MAX_NAMED:
+        _name_points(ax, Z, ids)
     ax.set_xticks([])
     ax.set_yticks([])
+    if axis_labels is not None:
+        ax.set_xlabel(axis_labels[0])
+        ax.set_ylabel(axis_labels[1])
     ax.set_aspect("equal", adjustable="datalim")
     if title:
         ax.set_title(title)

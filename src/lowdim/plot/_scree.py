@@ -40,6 +40,14 @@ def scree_plot(source, path=None, *, n_chosen=None, ax=None, title="Scree plot",
     ks = np.arange(1, ratio.size + 1)
     ax.bar(ks, ratio, color="#4C72B0", label="per component")
     ax.set_xlabel("component")
+    from matplotlib.ticker import MaxNLocator
+
+    # ticks under the bars (components are whole numbers): every one while they fit
+    if ratio.size <= 20:
+        ax.set_xticks(ks)
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(0.4, ratio.size + 0.6)
     ax.set_ylabel("explained variance ratio")
     twin = ax.twinx()
     twin.plot(ks, np.cumsum(ratio), color="#C44E52", marker="o", ms=3, label="cumulative")
