@@ -362,3 +362,28 @@ def test_report_and_map_of_a_four_row_table_adapt_and_say_so(tmp_path):
     assert "tsne: perplexity" not in page.read_text()
     code, text, err = lowdim("explore", "--dataset", "uk-food", "--methods", "pca,umap", "-o", tmp_path / "uk-map.html")
     assert code == 0 and "umap: n_neighbors 15 -> 3 for 4 rows" in text, err
+
+
+def test_a_missing_optional_package_is_named_before_any_work(tmp_path, monkeypatch, capsys):
+    """Leiden without leidenalg: exit 2 naming the package and the extra, before a
+    single map is fitted (it once failed as an internal error after three maps)."""
+    import sys
+
+    import lowdim.report._build as build
+    from lowdim.cli.main import main
+
+    monkeypatch.setitem(sys.modules, "leidenalg", None)  # import leidenalg -> ImportError
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a method was fitted before the missing package was found")
+
+    monkeypatch.setattr(build, "run_method", no_fit)
+    for argv in (
+        ["report", "--dataset", "iris", "--methods", "pca,tsne,umap", "--cluster", "leiden", "-o", "r.html"],
+        ["explore", "--dataset", "iris", "--methods", "pca,umap", "--cluster", "leiden", "-o", "m.html"],
+        ["cluster", "--dataset", "iris", "-m", "louvain", "-o", "c.csv"],
+    ):
+        assert main([a if not a.endswith(("html", "csv")) else str(tmp_path / a) for a in argv]) == 2
+        err = capsys.readouterr().err
+        assert "needs the leidenalg package: pip install 'lowdim[graph]'" in err, err
+    assert not list(tmp_path.iterdir())

@@ -40,6 +40,9 @@ class Method:
     summary : str
     memory : str
         Which working-memory model applies (a key of ``lowdim._memory_models.MODELS``).
+    needs : tuple of str
+        Optional packages the method imports, and ``extra`` the lowdim extra that
+        installs them (checked by :func:`check_available` before any work).
     """
 
     path: str
@@ -49,6 +52,8 @@ class Method:
     missing_ok: bool = False
     summary: str = ""
     memory: str = "pca"
+    needs: tuple = ()
+    extra: str = ""
 
     @property
     def cls(self):
@@ -137,10 +142,20 @@ CLUSTERINGS = {
         "lowdim.cluster:HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"
     ),
     "leiden": Method(
-        "lowdim.cluster:Leiden", size="", memory="graph_clustering", summary="Leiden communities of the kNN graph"
+        "lowdim.cluster:Leiden",
+        size="",
+        memory="graph_clustering",
+        summary="Leiden communities of the kNN graph",
+        needs=("igraph", "leidenalg"),
+        extra="graph",
     ),
     "louvain": Method(
-        "lowdim.cluster:Louvain", size="", memory="graph_clustering", summary="Louvain communities of the kNN graph"
+        "lowdim.cluster:Louvain",
+        size="",
+        memory="graph_clustering",
+        summary="Louvain communities of the kNN graph",
+        needs=("igraph", "leidenalg"),
+        extra="graph",
     ),
     "spectral-clustering": Method(
         "lowdim.cluster:SpectralClustering",
@@ -178,6 +193,29 @@ def parse_params(pairs):
             raise ValueError(f"--param {pair!r}: {name.strip()} must be a finite number; got {text.strip()!r}.")
         params[name.strip()] = value
     return params
+
+
+def check_available(name, table=None):
+    """Raise ``ImportError`` naming the missing packages and the extra that installs
+    them, when method ``name`` needs optional packages that are not installed (called
+    before any work, so a run does not fail after fitting everything else).
+
+    Examples
+    --------
+    >>> check_available("pca")
+    """
+    method = lookup(name, table)
+    missing = []
+    for module in method.needs:
+        try:
+            import_module(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        raise ImportError(
+            f"{name} needs the {' and '.join(missing)} package{'s' if len(missing) > 1 else ''}: "
+            f"pip install 'lowdim[{method.extra}]'."
+        )
 
 
 def lookup(name, table=None):

@@ -124,11 +124,22 @@ def argparse_namespace(args, **changes):
 
 
 def run(args, say):
-    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, lookup, make_estimator, parse_params
+    from ..methods import (
+        CLUSTER_ALIASES,
+        CLUSTERINGS,
+        EMBEDDINGS,
+        check_available,
+        lookup,
+        make_estimator,
+        parse_params,
+    )
     from ._embed import fit_method
 
     args.method = CLUSTER_ALIASES.get(args.method, args.method)
     method = lookup(args.method, CLUSTERINGS)
+    check_available(args.method, CLUSTERINGS)
+    if args.on:
+        check_available(args.on, EMBEDDINGS)
     if args.dask is not None:
         return run_dask_cluster(args, say)
     if args.curve and not args.select:

@@ -6,6 +6,7 @@ import json
 import os
 import threading
 from contextlib import contextmanager
+from importlib import import_module
 
 import numpy as np
 
@@ -227,6 +228,8 @@ def check_outputs(args, *paths, tables=(), figures=(), pages=()):
             )
         seen[key] = path
     _check_formats(tables, figures, pages)
+    if any(figures):
+        require_plotting("writing a figure")
     source = getattr(args, "input", None)
     for path in named:
         if source and os.path.exists(source) and os.path.realpath(path) == os.path.realpath(source):
@@ -237,6 +240,14 @@ def check_outputs(args, *paths, tables=(), figures=(), pages=()):
             raise UsageError(f"{path} exists; pass --overwrite to replace it.")
     for path in named:
         _check_writable_folder(path)
+
+
+def require_plotting(what):
+    """Before any work: matplotlib (the ``plot`` extra) is there for ``what``."""
+    try:
+        import_module("matplotlib")
+    except ImportError:
+        raise UsageError(f"{what} needs matplotlib: pip install 'lowdim[plot]'.") from None
 
 
 def _check_writable_folder(path):

@@ -10,6 +10,7 @@ from ._common import (
     emit_json,
     positive_int,
     progress,
+    require_plotting,
 )
 from ._pipeline import load_data
 
@@ -92,15 +93,15 @@ def write_report(args, X, labels, methods, source, say):
 def check_methods(args):
     """The embedding methods of --methods (each known), with --cluster and --cluster-on
     checked; before any data is read."""
-    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, lookup
+    from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, check_available
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     if not methods:
         raise UsageError("--methods is empty; name at least one method, e.g. --methods pca,umap.")
     for name in methods:
-        lookup(name, EMBEDDINGS)
+        check_available(name, EMBEDDINGS)
     if args.cluster is not None:
-        lookup(CLUSTER_ALIASES.get(args.cluster, args.cluster), CLUSTERINGS)
+        check_available(CLUSTER_ALIASES.get(args.cluster, args.cluster), CLUSTERINGS)
     if args.cluster_on is not None and (args.cluster is None or args.cluster_on not in methods):
         raise UsageError("--cluster-on names one of --methods, and needs --cluster.")
     return methods
@@ -109,6 +110,7 @@ def check_methods(args):
 def run(args, say):
     methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
+    require_plotting("the report (its static pictures)")
     data = load_data(args, say)
     X, labels = data.X, data.labels
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)

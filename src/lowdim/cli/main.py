@@ -95,7 +95,8 @@ def main(argv=None):
 
     from ._common import UsageError
 
-    expected = (UsageError, ValueError, TypeError, FileExistsError, OSError, MemoryError)
+    # ImportError: an optional package is missing (the message names the extra that installs it)
+    expected = (UsageError, ValueError, TypeError, FileExistsError, OSError, MemoryError, ImportError)
     try:
         threads = getattr(args, "threads", None)
         if threads is not None:
