@@ -6,10 +6,10 @@ which performs one iteration (usually a numba or BLAS kernel). ``run_loop`` hand
 stop the run and the ``ConvergenceWarning``; ``best_of_restarts`` handles ``n_init``.
 """
 
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ._warnings import warn_user
 from .exceptions import ConvergenceWarning
 
 
@@ -147,10 +147,9 @@ def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iter
             return result
     if warn:
         last = f" (last change {change:.3g} > tol={tol:g})" if tol is not None else ""
-        warnings.warn(
+        warn_user(
             f"{label} did not converge within max_iter={max_iter} iterations{last}; increase max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=3,
         )
     return result
 

@@ -6,11 +6,10 @@ to do. ``check_features`` keeps the number and names of features consistent betw
 ``fit`` and later calls. Inputs are never modified.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
+from ._warnings import warn_user
 from .exceptions import DataShapeError
 
 _FLOATS = (np.float32, np.float64)
@@ -276,17 +275,11 @@ def feature_names_of(X):
 
 def _compare_names(fitted, names, estimator_name):
     if fitted is None and names is not None:
-        warnings.warn(
-            f"X has feature names, but {estimator_name} was fitted without feature names",
-            UserWarning,
-            stacklevel=4,
-        )
+        warn_user(f"X has feature names, but {estimator_name} was fitted without feature names", UserWarning)
         return
     if fitted is not None and names is None:
-        warnings.warn(
-            f"X does not have valid feature names, but {estimator_name} was fitted with feature names",
-            UserWarning,
-            stacklevel=4,
+        warn_user(
+            f"X does not have valid feature names, but {estimator_name} was fitted with feature names", UserWarning
         )
         return
     if fitted is None or (len(fitted) == len(names) and (fitted == names).all()):
@@ -387,18 +380,16 @@ def warn_constant_features(
     if X is not None:
         check_no_underflow(X, zero, estimator_name)
     if zero.size == np.size(variances):
-        warnings.warn(
+        warn_user(
             f"{estimator_name}: all rows of X are identical (every feature has zero variance); {identical_note}.",
             UserWarning,
-            stacklevel=4,
         )
         return
     shown = ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else "")
-    warnings.warn(
+    warn_user(
         f"{estimator_name}: {zero.size} feature(s) have zero variance (columns {shown}); "
         "they carry no information, consider dropping them.",
         UserWarning,
-        stacklevel=4,
     )
 
 

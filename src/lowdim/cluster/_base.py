@@ -1,14 +1,13 @@
 """Behaviour shared by lowdim's clusterers: argument checks and the centroid
 interface (predict, transform, score) of k-means-like models."""
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 
 from .._estimator import ValidatedInputMixin
 from .._validation import check_sample_weight, warn_constant_features
+from .._warnings import warn_user
 from ..distributed import is_dask_array, map_rows
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments, row_norms_sq, sq_euclidean
@@ -80,11 +79,10 @@ def warn_fewer_clusters(representatives, n_clusters, name):
     ``representatives`` are the centres (rows) or, without coordinates, the labels."""
     found = np.unique(representatives, axis=0).shape[0]
     if found < n_clusters:
-        warnings.warn(
+        warn_user(
             f"{name}: only {found} distinct clusters found for n_clusters={n_clusters}; "
             "X has fewer distinct points than clusters. Lower n_clusters.",
             ConvergenceWarning,
-            stacklevel=3,
         )
 
 

@@ -1,7 +1,5 @@
 """Gaussian mixture models fitted by EM, with missing values marginalised."""
 
-import warnings
-
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, DensityMixin
@@ -12,6 +10,7 @@ from .._iterative import LoopResult, best_of_restarts, run_loop
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
+from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments
 from ._base import CLUSTER_NOTE
@@ -351,10 +350,9 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         self.lower_bound_, self.n_iter_, self.converged_ = bound, int(best.n_iter), bool(best.converged)
         self.lower_bounds_ = [-value for value in best.history]
         if self.max_iter == 0:
-            warnings.warn(
+            warn_user(
                 "GaussianMixture: max_iter=0 returns the initialisation without any EM step; raise max_iter to fit.",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         return self
 

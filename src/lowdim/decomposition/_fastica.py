@@ -1,7 +1,5 @@
 """FastICA (Hyvärinen & Oja, 2000): independent components by fixed-point iterations."""
 
-import warnings
-
 import numpy as np
 import scipy.linalg
 
@@ -18,6 +16,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
+from .._warnings import warn_user
 from ..linalg import flip_signs
 from ._pca import PCA
 
@@ -270,11 +269,10 @@ class FastICA(ComponentTransformer):
     def _as_white(self, X):
         """``whiten=False``: the data as they are, every feature a component."""
         if self.n_components is not None and self.n_components != X.shape[1]:
-            warnings.warn(
+            warn_user(
                 f"FastICA: ignoring n_components={self.n_components} with whiten=False (the data "
                 f"are taken as already white: all {X.shape[1]} features are components).",
                 UserWarning,
-                stacklevel=3,
             )
         d = X.shape[1]
         return X.astype(np.float64), np.eye(d), np.zeros(d)
@@ -332,11 +330,10 @@ def _numerical_rank(variances, shape, dtype):
     tol = variances[0] * np.finfo(dtype).eps * max(shape)
     rank = int(np.count_nonzero(variances > tol))
     if rank < variances.size:
-        warnings.warn(
+        warn_user(
             f"FastICA: X has rank {rank}, below the {variances.size} components asked for; the "
             f"{variances.size - rank} directions without variance carry no source, so {rank} components "
             f"are found (pass n_components={rank} to silence this).",
             UserWarning,
-            stacklevel=4,
         )
     return rank

@@ -8,6 +8,7 @@ from sklearn.base import ClassifierMixin
 from .._estimator import ComponentTransformer
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, HasMethods, Interval, Options, validate_params
 from .._validation import warn_constant_features
+from .._warnings import warn_user
 from ..linalg import column_moments, flip_signs, symmetric_from_upper, syrk_upper, top_eigh
 
 
@@ -191,7 +192,6 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         return self
 
     def _check_targets(self, y, n):
-        import warnings
 
         from sklearn.exceptions import DataConversionWarning
         from sklearn.utils.multiclass import type_of_target
@@ -203,10 +203,9 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
             )
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(
+            warn_user(
                 "A column-vector y was passed when a 1d array was expected; it is flattened (pass y.ravel()).",
                 DataConversionWarning,
-                stacklevel=3,
             )
             y = y.ravel()
         if y.ndim != 1 or y.shape[0] != n:

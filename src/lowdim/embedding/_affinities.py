@@ -1,12 +1,11 @@
 """Input affinities of t-SNE and SNE: Gaussian conditional probabilities over each
 point's nearest neighbours, bandwidths matched to a perplexity, then symmetrised."""
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
 from .._threads import blas_limit
+from .._warnings import warn_user
 from ..neighbors import make_index, self_neighbors
 from ._graph_arrays import float64_row_blocks, row_progress, symmetric_graph
 
@@ -32,12 +31,11 @@ def effective_perplexity(perplexity, n_samples, name="TSNE"):
             f"lower perplexity (at most about {max((n_samples - 1) / 3.0, 1.0):g} for this data)."
         )
     lowered = max((n_samples - 1) / 3.0, 1.0)
-    warnings.warn(
+    warn_user(
         f"{name}: perplexity={perplexity:g} is too large for {n_samples} samples (it needs about "
         f"3 x perplexity neighbours per point); using perplexity={lowered:g}. Lower perplexity to "
         "silence this.",
         UserWarning,
-        stacklevel=3,
     )
     return lowered
 
@@ -276,8 +274,7 @@ def warn_duplicates(distances, name):
     nearest = distances.min(axis=1) if distances.ndim == 2 else distances
     n_dup = int(np.count_nonzero(nearest <= 0.0))
     if n_dup:
-        warnings.warn(
+        warn_user(
             f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed together.",
             UserWarning,
-            stacklevel=3,
         )

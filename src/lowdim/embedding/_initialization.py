@@ -2,8 +2,6 @@
 to a small spread (so early exaggeration acts as intended), Gaussian noise, or the
 user's array."""
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence
@@ -11,6 +9,7 @@ from scipy.sparse.linalg import ArpackNoConvergence
 from .._kernels.components import connected_components
 from .._threads import blas_limit
 from .._validation import check_array
+from .._warnings import warn_user
 from ..decomposition import principal_scores
 from ..manifold import laplacian_eigenmap
 from ..neighbors import ExactIndex, StoredDistances, join_components
@@ -115,12 +114,11 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
                 )
         except ArpackNoConvergence:
             fallback = "pca" if isinstance(X, np.ndarray) and not precomputed else "random"
-            warnings.warn(
+            warn_user(
                 f"the spectral start did not converge within its budget of Lanczos products (the graph has "
                 f"weakly joined parts, whose eigenvalues are nearly equal); starting from '{fallback}' instead. "
                 f"Pass init='{fallback}' to skip the attempt.",
                 UserWarning,
-                stacklevel=3,
             )
             return initial_embedding(fallback, X, affinities, n_components, rng, precomputed=precomputed)
         return rescale(Y, rng)

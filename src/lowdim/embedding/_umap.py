@@ -13,6 +13,7 @@ from .._kernels.components import connected_components
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
+from .._warnings import warn_user
 from ..distributed import is_dask_array
 from ..neighbors import (
     ALGORITHMS,
@@ -375,10 +376,9 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             return distances
         far = distances >= limit
         if far.any():
-            warnings.warn(
+            warn_user(
                 f"UMAP: {int(far.sum())} neighbour edges at least disconnection_distance={limit:g} long were dropped.",
                 UserWarning,
-                stacklevel=4,
             )
             distances = np.where(far, np.inf, distances)
         return distances
@@ -408,7 +408,6 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                     n_comp,
                     "UMAP neighbour graph",
                     "each is laid out on its own, and the spectral start places them apart",
-                    stacklevel=4,
                 )
             bar.update()
         return W, index

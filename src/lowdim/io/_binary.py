@@ -6,12 +6,12 @@ the libraries' own failures on malformed files into :class:`DataFileError`.
 
 import math
 import os
-import warnings
 import zipfile
 
 import numpy as np
 
 from .._memory import available_bytes
+from .._warnings import warn_user
 from ..exceptions import DataFileError
 from ._csv import column_index
 
@@ -102,11 +102,10 @@ def read_npz(path, *, key=None, max_bytes=None):
                 raise DataFileError(f"{path}: the archive holds no arrays.")
             name = key or ("X" if "X" in members else members[0])
             if key is None and len(members) > 1:
-                warnings.warn(
+                warn_user(
                     f"{path}: the archive holds {len(members)} arrays ({', '.join(members[:6])}); "
                     f"reading {name!r} (choose another with --key).",
                     UserWarning,
-                    stacklevel=4,
                 )
             if name not in members:
                 raise DataFileError(

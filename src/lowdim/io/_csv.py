@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 
+from .._warnings import warn_user
 from ..exceptions import DataFileError
 
 # compressed text read as a stream (never unpacked to disk): suffix -> name
@@ -284,7 +285,6 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
 
 
 def _warn_duplicate_names(path, names):
-    import warnings
 
     seen = {}
     for j, name in enumerate(names):
@@ -292,9 +292,7 @@ def _warn_duplicate_names(path, names):
     repeated = {n: cols for n, cols in seen.items() if n and len(cols) > 1}
     if repeated:
         listed = "; ".join(f"{n!r} (columns {', '.join(map(str, cols))})" for n, cols in list(repeated.items())[:5])
-        warnings.warn(
-            f"{path}: duplicate column names: {listed}; name such columns by number.", UserWarning, stacklevel=5
-        )
+        warn_user(f"{path}: duplicate column names: {listed}; name such columns by number.", UserWarning)
 
 
 def column_index(spec, names, path):

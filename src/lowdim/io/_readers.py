@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._warnings import warn_user
 from ..exceptions import DataFileError
 from . import _binary, _csv
 from ._anndata import read_h5ad
@@ -343,24 +344,21 @@ def warn_label_column(path, labels):
     >>> "single class" in str(caught[0].message)
     True
     """
-    import warnings
 
     if labels is None or len(labels) < 2:
         return
     classes = len(np.unique(labels))
     if classes == 1:
-        warnings.warn(
+        warn_user(
             f"{path}: the label column holds a single class ({labels[0]!r}); it is not a class label, "
             "and scores against it mean nothing.",
             UserWarning,
-            stacklevel=3,
         )
     elif classes == len(labels):
-        warnings.warn(
+        warn_user(
             f"{path}: the label column holds a different value in every row; it looks like row names "
             "(--index-column for a CSV) or a measurement, not a class label.",
             UserWarning,
-            stacklevel=3,
         )
 
 

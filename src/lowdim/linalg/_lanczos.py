@@ -1,13 +1,12 @@
 """Lanczos (ARPACK) for the top eigenpairs of a symmetric operator, with a LOBPCG fallback."""
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg import eigh, solve
 
 from .._memory import require_memory
+from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
 
 
@@ -48,10 +47,8 @@ def lanczos_eigh(op, k, *, rng, tol=0.0, max_iter=None):
     try:
         w, V = spla.eigsh(op, k=k, which="LA", v0=v0, ncv=ncv, tol=tol, maxiter=max_iter)
     except spla.ArpackNoConvergence:
-        warnings.warn(
-            f"ARPACK did not converge for k={k} (max_iter={max_iter}); falling back to LOBPCG.",
-            ConvergenceWarning,
-            stacklevel=2,
+        warn_user(
+            f"ARPACK did not converge for k={k} (max_iter={max_iter}); falling back to LOBPCG.", ConvergenceWarning
         )
         X0 = rng.standard_normal((d, k))
         w, V = spla.lobpcg(op, X0, largest=True, tol=None if tol == 0 else tol, maxiter=500)
@@ -190,11 +187,10 @@ def smallest_eigh(M, k, *, rng, solver="auto", tol=1e-6, max_iter=100, dense_bel
             order = np.argsort(w)
             return w[order], V[:, order]
         except (spla.ArpackNoConvergence, RuntimeError) as exc:
-            warnings.warn(
+            warn_user(
                 f"ARPACK shift-invert did not converge for the {k} smallest eigenpairs ({exc}); "
                 "using the dense solver.",
                 ConvergenceWarning,
-                stacklevel=2,
             )
     require_memory(8 * n * n, f"dense eigendecomposition of a {n} x {n} matrix", "use solver='arpack'")
     dense = M.toarray() if sp.issparse(M) else np.asarray(M)

@@ -1,7 +1,5 @@
 """Isomap: kNN (or radius) graph -> geodesic distances (Dijkstra) -> classical MDS."""
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -10,6 +8,7 @@ from .._memory import require_memory
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
+from .._warnings import warn_user
 from ..linalg import column_moments
 from ..neighbors import (
     ALGORITHMS,
@@ -54,10 +53,9 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
     if zero.any():
         rows = np.repeat(np.arange(G.shape[0]), np.diff(G.indptr))
         n_dup = np.unique(rows[zero]).size
-        warnings.warn(
+        warn_user(
             f"Isomap: {n_dup} samples have a duplicate (another row at distance 0); they get the same coordinates.",
             UserWarning,
-            stacklevel=4,
         )
         G.data[zero] = np.finfo(np.float64).tiny
     return join_components(

@@ -2,14 +2,13 @@
 Hessian eigenmaps, modified LLE and LTSA, over one neighbour search and one sparse
 bottom-eigenvector solve."""
 
-import warnings
-
 import numpy as np
 
 from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
+from .._warnings import warn_user
 from ..decomposition import principal_scores
 from ..linalg import ShiftInverse, column_moments, flip_signs, nearest_null_vectors, smallest_eigh
 from ..neighbors import (
@@ -109,7 +108,7 @@ def _centered_orthonormal(Y, rtol=1e-8):
 def warn_null_beyond_kept(w, M, method):
     """Say that the embedding is a tie-break among equally exact minimisers, and why."""
     scale = float(np.max(np.abs(M.diagonal())))
-    warnings.warn(
+    warn_user(
         f"LocallyLinearEmbedding(method={method!r}): {len(w)} or more eigenvalues of the "
         f"alignment matrix are zero to rounding ({len(w)}th: {w[-1] / scale:.1e} of its "
         f"largest diagonal entry), more than the {len(w) - 1} the embedding uses, so the "
@@ -119,7 +118,6 @@ def warn_null_beyond_kept(w, M, method):
         f"manifold of {len(w) - 2} dimensions; more neighbours, method='modified' or "
         "'standard' are less prone to it.",
         UserWarning,
-        stacklevel=3,
     )
 
 

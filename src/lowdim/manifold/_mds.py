@@ -10,6 +10,7 @@ from .._memory import require_memory
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
+from .._warnings import warn_user
 from ..linalg import column_moments, pairwise_distances, sq_euclidean
 from ..metrics import stress
 from ._classical import ClassicalModel, classical_mds, landmark_mds
@@ -194,13 +195,10 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         validate_params(self)
         self._init_given = init
         if self.dissimilarity != "deprecated":
-            import warnings
-
-            warnings.warn(
+            warn_user(
                 "MDS: dissimilarity is scikit-learn's deprecated name for metric; pass "
                 f"metric={self.dissimilarity!r} instead.",
                 FutureWarning,
-                stacklevel=2,
             )
         X = self._validate_input(X, reset=True)
         self._check(X)

@@ -20,6 +20,7 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
+from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
 from ..linalg import EdgeConstraints, column_moments, flip_signs, solve_rank_one_sdp
 from ..neighbors import check_n_neighbors, join_components, kneighbors_graph, nearest_neighbors, symmetrize
@@ -303,14 +304,13 @@ class MaximumVarianceUnfolding(EmbeddingMixin, ValidatedInputMixin, BaseEstimato
         self._embed(factor, rows, cols, d2, X.dtype)
         gap_ok = self.duality_gap_ is None or self.duality_gap_ <= GAP_WARN
         if self.n_landmarks_ is None and not (gap_ok and self.distance_error_ <= DISTANCE_WARN):
-            warnings.warn(
+            warn_user(
                 f"MaximumVarianceUnfolding: the semidefinite program keeps the kNN distances to "
                 f"{self.distance_error_:.1e} relative error (rms); solver: {self.solver_status_}. "
                 "A neighbour graph "
                 "nearly rigid in the data's own dimension leaves the program (almost) no interior "
                 "point; landmark MVU (n_landmarks) solves a better-posed one.",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         return self
 

@@ -11,12 +11,11 @@ a larger one finds its neighbouring components through a sample of every compone
 between two point clouds, exact for convex ones). Each component keeps the shortest
 edge either search found for it, and every round at least halves their number."""
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 
 from .._kernels.components import connected_components
+from .._warnings import warn_user
 from ..linalg import row_norms_sq, sq_euclidean
 from ._approximate import approximate_available
 from ._choose import make_index
@@ -76,7 +75,7 @@ def join_components(G, X, *, name="graph", index=None, edge_weight=None):
     n_comp, labels = connected_components(G)
     if n_comp == 1:
         return G
-    warn_components(n_comp, name, "joining them by their shortest edges", stacklevel=3)
+    warn_components(n_comp, name, "joining them by their shortest edges")
     if G.shape[0] <= EXACT_JOIN_UPTO or _precomputed(index):
         edges = _exact_edges(X, index, labels)
     else:
@@ -84,7 +83,7 @@ def join_components(G, X, *, name="graph", index=None, edge_weight=None):
     return _with_edges(G, [(i, j, 0.0 if edge_weight is not None else length) for i, j, length in edges], edge_weight)
 
 
-def warn_components(n_components, name, what, stacklevel=2):
+def warn_components(n_components, name, what):
     """The one warning about a graph in pieces: how many, and what is done about it.
 
     Parameters
@@ -95,8 +94,6 @@ def warn_components(n_components, name, what, stacklevel=2):
         What to call the graph.
     what : str
         What is done about it.
-    stacklevel : int, default=2
-        As for ``warnings.warn``, counted from the caller of this function.
 
     Examples
     --------
@@ -107,10 +104,9 @@ def warn_components(n_components, name, what, stacklevel=2):
     >>> str(caught[0].message).split(";")[0]
     'the UMAP neighbour graph has 3 connected components'
     """
-    warnings.warn(
+    warn_user(
         f"the {name} has {n_components} connected components; {what} (raise n_neighbors to connect it yourself).",
         UserWarning,
-        stacklevel=stacklevel + 1,
     )
 
 

@@ -3,11 +3,11 @@ arrays (base64 in the page), described by one JSON header the page's script read
 
 import base64
 import json
-import warnings
 import zlib
 
 import numpy as np
 
+from .._warnings import warn_user
 from ._categories import categories
 
 # tab10, then the light halves of tab20; beyond 20 categories colours come from golden-angle hues
@@ -156,10 +156,9 @@ def image_spec(payload, images, image_shape, n, max_bytes, seed):
     if n * per_image > max_bytes:
         keep = max(int(max_bytes // per_image), 0)
         rows = np.sort(np.random.default_rng(seed).choice(n, size=keep, replace=False))
-        warnings.warn(
+        warn_user(
             f"thumbnails for {keep:,} of {n:,} rows ({per_image:,} bytes each) fit in max_image_bytes="
-            f"{max_bytes:,}; raise it to show an image for every row (the page grows by that much).",
-            stacklevel=3,
+            f"{max_bytes:,}; raise it to show an image for every row (the page grows by that much)."
         )
     pixels = images[rows].reshape(rows.size, -1)
     if pixels.dtype != np.uint8:
