@@ -85,9 +85,9 @@ def iteration_bar(label, total, enabled):
     if not enabled:
         yield []
         return
-    from tqdm.auto import tqdm
+    from ._progress import progress_bar
 
-    with tqdm(total=total, desc=f"{label} iterations", unit="it", mininterval=0.5) as bar:
+    with progress_bar(total=total, desc=f"{label} iterations", unit="it", mininterval=0.5) as bar:
 
         def tick(iteration, objective, state):
             bar.update(iteration - bar.n)

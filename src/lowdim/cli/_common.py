@@ -317,7 +317,7 @@ def progress(estimator, args, description):
     (UMAP, t-SNE, SNE, KMeans: ``verbose``), else per iteration where the estimator reports
     them (callbacks), else (and for ``estimator=None``, any other work) a ticking
     elapsed-time bar."""
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
     quiet = args.quiet or args.json
     if estimator is None:
@@ -335,7 +335,7 @@ def progress(estimator, args, description):
         return
     if "callbacks" in params and not quiet:
         total = params.get("max_iter") or None
-        with tqdm(total=total, desc=description, unit="it", leave=False, mininterval=0.5) as bar:
+        with progress_bar(total=total, desc=description, unit="it", leave=False, mininterval=0.5) as bar:
 
             def tick(iteration, *_):
                 bar.update(max(0, min(iteration, total or iteration) - bar.n))
@@ -352,9 +352,9 @@ def progress(estimator, args, description):
 
 @contextmanager
 def _ticking(description, *, disable):
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    bar = tqdm(desc=description, bar_format="{desc}: {elapsed}", disable=disable, leave=False)
+    bar = progress_bar(desc=description, bar_format="{desc}: {elapsed}", disable=disable, leave=False)
     done = threading.Event()
 
     def tick():

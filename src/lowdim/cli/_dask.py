@@ -95,12 +95,11 @@ def fit_progress(args, description):
 
 
 def _write(args, Z, names, labels, say):
-    from tqdm.auto import tqdm
-
+    from .._progress import progress_bar
     from ..io._lazy import write_blocks
 
     quiet = args.quiet or args.json
-    with tqdm(total=Z.shape[0], desc="writing", unit="row", disable=quiet) as bar:
+    with progress_bar(total=Z.shape[0], desc="writing", unit="row", disable=quiet) as bar:
         write_blocks(args.output, Z, names, labels=labels, label_name=label_name(args), progress=bar.update)
     say(f"wrote {args.output} ({Z.shape[0]} rows x {Z.shape[1]} columns, block by block)")
 

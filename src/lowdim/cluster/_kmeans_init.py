@@ -48,9 +48,11 @@ def kmeans_plusplus(X, n_clusters, rng, *, weights, x_sq, n_local_trials=None, p
     chosen = np.empty(n_clusters, dtype=np.int64)
     chosen[0] = _sample_by_potential(np.cumsum(weights), rng, 1)[0]
     closest = sq_euclidean(X[chosen[:1]], X, x_sq[chosen[:1]], x_sq)[0].astype(np.float64)
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    for c in tqdm(range(1, n_clusters), desc="k-means++ centres", unit="centre", disable=not progress, mininterval=0.5):
+    for c in progress_bar(
+        range(1, n_clusters), desc="k-means++ centres", unit="centre", disable=not progress, mininterval=0.5
+    ):
         cumulative = np.cumsum(weights * closest)
         if cumulative[-1] <= 0:  # every point already on a centre: any point will do
             candidates = rng.choice(n, size=min(trials, n), replace=False)

@@ -298,10 +298,10 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         return self
 
     def _fit_chunks(self, chunks):
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
         dtype = None
-        for chunk in tqdm(chunks, desc="PCA chunks", unit="chunk", disable=not self.verbose):
+        for chunk in progress_bar(chunks, desc="PCA chunks", unit="chunk", disable=not self.verbose):
             block = self._accumulate(chunk)
             dtype = np.result_type(dtype, block.dtype) if dtype is not None else block.dtype
         if dtype is None:

@@ -106,13 +106,13 @@ class CovarianceSolver:
     name, sparse_ok, complete = "covariance", True, True
 
     def fit(self, X, k, opts):
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
         if type(X) is np.ndarray:
             return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts, X.dtype)
         acc = ScatterAccumulator(X.shape[1])
         # a memory map is read block by block, with a progress bar when verbose
-        with tqdm(total=X.shape[0], desc="PCA pass", unit="row", disable=not opts.verbose) as bar:
+        with progress_bar(total=X.shape[0], desc="PCA pass", unit="row", disable=not opts.verbose) as bar:
             acc.update(X, on_nonfinite=lambda: check_finite(X), progress=bar.update)
         return spectrum_from_scatter(acc, k, opts, X.dtype)
 

@@ -90,9 +90,10 @@ def compute_with_bar(objects):
 def _watch(futures, description):
     """Block until ``futures`` finish, drawing the scheduler's task counts with tqdm."""
     from distributed.diagnostics.progressbar import TextProgressBar
-    from tqdm.auto import tqdm
 
-    with tqdm(total=None, desc=description, unit="task", leave=False, mininterval=0.5) as bar:
+    from .._progress import progress_bar
+
+    with progress_bar(total=None, desc=description, unit="task", leave=False, mininterval=0.5) as bar:
 
         class Bar(TextProgressBar):
             def _draw_bar(self, remaining, all, **kwargs):  # distributed passes these by name
@@ -108,10 +109,10 @@ def _watch(futures, description):
 def block_bar(n_blocks, description):
     """A tqdm bar over row blocks for streaming fits inside ``pass_progress`` (disabled
     outside)."""
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
     state = _STATE.get()
-    return tqdm(
+    return progress_bar(
         total=n_blocks,
         desc=f"{state['description'] if state else ''}: {description}",
         unit="block",

@@ -245,7 +245,7 @@ class AlignedUMAP(BaseEstimator):
 
     def _joint_layout(self, maps, links, weights, n_epochs, rng):
         """Every map advances one UMAP epoch, then related rows pull together; repeat."""
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
         layouts = []
         for m, Y in zip(self.mappers_, maps):
@@ -256,7 +256,7 @@ class AlignedUMAP(BaseEstimator):
         # sum(w) / max(w) times, moving both ends), each move pulling it towards its
         # related rows (umap-learn's regularisation per sampled edge)
         visits = [2.0 * np.asarray(L.W.sum(axis=1)).ravel() / L.heaviest for L in layouts]
-        for epoch in tqdm(range(1, n_epochs + 1), desc="AlignedUMAP", unit="epoch", disable=not self.verbose):
+        for epoch in progress_bar(range(1, n_epochs + 1), desc="AlignedUMAP", unit="epoch", disable=not self.verbose):
             for layout in layouts:
                 layout.step(epoch)
             align(maps, links, weights, visits, layouts[0].alpha(epoch))

@@ -285,10 +285,10 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     def _start(self, X64, P, rng):
         """The initial embedding and the affinities in cache order (``_cache_order``),
         with ``verbose`` under a step bar (together a few seconds a million points)."""
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
         init = self.init if isinstance(self.init, str) else "given"
-        with tqdm(total=2, desc=f"{type(self).__name__} start", unit="step", disable=self.verbose < 1) as bar:
+        with progress_bar(total=2, desc=f"{type(self).__name__} start", unit="step", disable=self.verbose < 1) as bar:
             bar.set_postfix_str(f"initial embedding ({init})")
             Y = initial_embedding(
                 self.init,

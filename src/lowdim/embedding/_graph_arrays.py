@@ -95,9 +95,9 @@ def row_progress(description, total, enabled):
     if not enabled:
         yield
         return
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
-    with tqdm(total=total, desc=description, unit="row", mininterval=0.5) as bar:
+    with progress_bar(total=total, desc=description, unit="row", mininterval=0.5) as bar:
         token = _ROW_BAR.set(bar)
         try:
             yield

@@ -265,11 +265,11 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
 
     def _optimize(self, Y, gradient, desc):
         """Adam over the three phases; ``gradient(Y, weights, out)`` fills ``out``."""
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
         phases = self._phases()
         grad, m, v = np.zeros_like(Y), np.zeros_like(Y), np.zeros_like(Y)
-        for t in tqdm(range(sum(phases)), desc=desc, unit="it", disable=not self.verbose):
+        for t in progress_bar(range(sum(phases)), desc=desc, unit="it", disable=not self.verbose):
             gradient(Y, phase_weights(t, phases), grad)
             adam_step(Y, grad, m, v, self.lr, 0.9, 0.999, 1e-7, t + 1)
         return Y

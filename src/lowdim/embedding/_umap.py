@@ -389,13 +389,13 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         stays float32, the neighbours' distances are refined in float64). With
         ``verbose``, the search has its own bar and the steps after it one more.
         ``search``: find the neighbours even if ``precomputed_knn`` is given."""
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
         n = X.shape[0]
         check_n_neighbors(self.n_neighbors, n, counts_self=True)  # as in umap-learn
         k = self.n_neighbors - 1
         distances, indices, index = self._neighbors(X, k, search)
-        with tqdm(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
+        with progress_bar(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
             bar.set_postfix_str("fuzzy memberships and union")
             W = self._fuzzy(X, y, distances, indices)
             bar.update()
@@ -445,12 +445,12 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         return intersect_target_graph(W, fuzzy_union(indices, memberships, n), self.target_weight)
 
     def _initial(self, X, W, rng):
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
         label = f"UMAP start ({self.init if isinstance(self.init, str) else 'given'})"
         spectral = isinstance(self.init, str) and self.init == "spectral"
         unit = "product" if spectral else "step"
-        with warnings.catch_warnings(), tqdm(desc=label, unit=unit, disable=not self.verbose) as bar:
+        with warnings.catch_warnings(), progress_bar(desc=label, unit=unit, disable=not self.verbose) as bar:
             warnings.simplefilter("ignore")  # eigensolver fallbacks on tiny graphs are not the user's concern
 
             def product_done(done, most):  # the eigensolver's budget gives the bar its end (and an ETA)
@@ -532,9 +532,9 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         radii = self._data_radii() if self.densmap or self.output_dens else None
         density = Density(radii, self.dens_lambda, self.dens_frac, self.dens_var_shift) if self.densmap else None
         self.layout_seed_ = int(rng.integers(2**62))
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
-        with tqdm(total=n_epochs, desc="UMAP layout", unit="epoch", disable=not self.verbose) as bar:
+        with progress_bar(total=n_epochs, desc="UMAP layout", unit="epoch", disable=not self.verbose) as bar:
 
             def count_epoch(*_):
                 bar.update()

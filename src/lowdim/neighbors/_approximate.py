@@ -115,9 +115,11 @@ class HNSWIndex(KNNIndex):
         points = self._searched(self._data)
         self._graph = faiss.IndexHNSWFlat(points.shape[1], self.M)
         self._graph.hnsw.efConstruction = self.ef_construction
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
 
-        with tqdm(total=len(points), desc="kNN index", unit="row", disable=not self.verbose, mininterval=0.5) as bar:
+        with progress_bar(
+            total=len(points), desc="kNN index", unit="row", disable=not self.verbose, mininterval=0.5
+        ) as bar:
             for start in range(0, len(points), ADD_ROWS):  # in blocks, for the bar
                 self._graph.add(points[start : start + ADD_ROWS])
                 bar.update(min(ADD_ROWS, len(points) - start))

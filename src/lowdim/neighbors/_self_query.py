@@ -39,7 +39,7 @@ def self_neighbors(index, X, k, *, verbose=False, label="kNN graph"):
     >>> idx.ravel().tolist(), dist.dtype, idx.dtype
     ([1, 0, 1], dtype('float32'), dtype('int32'))
     """
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
     n = X.shape[0]
     index_dtype = np.int32 if n < 2**31 else np.int64
@@ -48,7 +48,7 @@ def self_neighbors(index, X, k, *, verbose=False, label="kNN graph"):
         dist, idx = index.query(X, k, exclude_self=True)
         return np.asarray(dist, dtype=np.float32), np.asarray(idx, dtype=index_dtype)
     distances, indices = np.empty((n, k), dtype=np.float32), np.empty((n, k), dtype=index_dtype)
-    with tqdm(total=n, desc=label, unit="row", disable=not verbose, mininterval=0.5) as bar:
+    with progress_bar(total=n, desc=label, unit="row", disable=not verbose, mininterval=0.5) as bar:
         for start in range(0, n, BLOCK_ROWS):
             stop = min(n, start + BLOCK_ROWS)
             if start:
