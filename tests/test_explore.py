@@ -327,7 +327,7 @@ def test_explore_command_on_a_csv_with_row_names(tmp_path, capsys):
     assert summary["clusters"] == 2 and summary["images"] is None
     header, blob = unpack(out.read_text())
     assert blob(header["ids"])[:2] == ["cell0", "cell1"]
-    assert [f["name"] for f in header["fields"]] == ["label", "cluster", "a", "b", "c"]
+    assert [f["name"] for f in header["fields"]] == ["kind", "cluster", "a", "b", "c"]  # the label column's name
     label, cluster = header["fields"][:2]
     assert abs(np.corrcoef(blob(label), blob(cluster))[0, 1]) == pytest.approx(1.0)  # k-means finds the two groups
 

@@ -95,3 +95,8 @@ def test_pca_writes_its_loadings_by_feature(tmp_path):
     assert rows[0] == ["feature", "PC1", "PC2"] and [r[0] for r in rows[1:]] == list(foods)
     expected = PCA(2).fit(X).components_.T
     np.testing.assert_allclose(np.array([r[1:] for r in rows[1:]], dtype=float), expected, atol=1e-12)
+
+
+def test_the_legend_is_titled_by_the_label_column():
+    ax = embedding_scatter(np.eye(3)[:, :2], labels=["a", "b", "b"], label_name="cultivar")
+    assert ax.get_legend().get_title().get_text() == "cultivar"

@@ -146,5 +146,6 @@ def _write(args, Z, labels, say, row_ids=None, axes=None):
             overwrite=args.overwrite,
             ids=row_ids,
             axis_labels=axes,
+            label_name=label_name(args),
         )
         say(f"wrote {args.plot}")

@@ -11,6 +11,7 @@ from ._common import (
     add_pca_argument,
     check_outputs,
     emit_json,
+    label_name,
     positive_int,
     read_data,
 )
@@ -150,6 +151,7 @@ def run(args, say):
         title=args.title or f"lowdim map: {args.dataset or args.input}",
         max_image_bytes=int(args.max_image_mb * 1e6),
         random_state=args.seed,
+        label_name=label_name(args),
     )
     page.save(args.output, overwrite=args.overwrite)
     say(f"wrote {args.output} ({len(page) / 1e6:.1f} MB)")

@@ -8,6 +8,7 @@ from ._common import (
     check_memory,
     check_outputs,
     emit_json,
+    label_name,
     positive_int,
     progress,
     require_plotting,
@@ -74,6 +75,7 @@ def write_report(args, X, labels, methods, source, say):
         cluster=getattr(args, "cluster", None),  # the demo's arguments have no clustering
         cluster_on=getattr(args, "cluster_on", None),
         n_clusters=getattr(args, "n_clusters", 8),
+        label_name=label_name(args),
     )
     from ..io import atomic_path
 

@@ -66,10 +66,10 @@ def _point_size(n):
     return 6 if n <= 5_000 else 4 if n <= 50_000 else 3 if n <= 300_000 else 2
 
 
-def _fields(payload, n, labels, clusters, columns):
+def _fields(payload, n, labels, clusters, columns, label_name="label"):
     fields = []
     if labels is not None:
-        fields.append(label_field(payload, labels, n))
+        fields.append(label_field(payload, labels, n, name=str(label_name)))
     if clusters is not None:
         clusters = np.asarray(clusters)
         if clusters.shape != (n,) or clusters.dtype.kind not in "iu" or (clusters.size and clusters.min() < -1):
@@ -100,6 +100,7 @@ def explorer_fragment(
     point_size=None,
     max_image_bytes=64_000_000,
     random_state=0,
+    label_name="label",
 ):
     """The interactive map as an HTML fragment (its data, style and scripts) to place in
     a larger page, such as the report; one per page.
@@ -107,7 +108,7 @@ def explorer_fragment(
     Parameters
     ----------
     embeddings, labels, clusters, ids, columns, images, image_shape, point_size, \
-max_image_bytes, random_state
+max_image_bytes, random_state, label_name
         As for :func:`explore`.
 
     Returns
@@ -127,7 +128,7 @@ max_image_bytes, random_state
     for name, Z in maps.items():
         x, y = to_ndc(Z, name)
         header["maps"].append({"name": name, "x": payload.add(x), "y": payload.add(y)})
-    header["fields"] = _fields(payload, n, labels, clusters, columns)
+    header["fields"] = _fields(payload, n, labels, clusters, columns, label_name)
     header["colorBy"] = next((j for j, f in enumerate(header["fields"]) if f["kind"] != "text"), -1)
     if ids is not None:
         ids = np.asarray(ids)
@@ -160,6 +161,7 @@ def explore(
     point_size=None,
     max_image_bytes=64_000_000,
     random_state=0,
+    label_name="label",
 ):
     """An interactive, self-contained HTML page of one or more 2-D maps of the same rows.
 
@@ -197,6 +199,9 @@ def explore(
         All 70,000 Fashion-MNIST images fit (55 MB, about 30 MB compressed).
     random_state : int, default=0
         Seeds that subset.
+    label_name : str, default="label"
+        What the labels are called in the legend, the hover and the colour menu (the
+        label column's name: "cultivar", "cell type").
 
     Returns
     -------
@@ -224,6 +229,7 @@ def explore(
         point_size=point_size,
         max_image_bytes=max_image_bytes,
         random_state=random_state,
+        label_name=label_name,
     )
     return InteractiveMap(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -23,7 +23,7 @@ def _marker_style(n):
 NOISE_COLOR = (0.75, 0.75, 0.75, 1.0)
 
 
-def _draw_labels(ax, Z, labels, size, alpha):
+def _draw_labels(ax, Z, labels, size, alpha, title=None):
     import matplotlib.pyplot as plt
 
     names, codes, noise = categories(labels)
@@ -41,7 +41,14 @@ def _draw_labels(ax, Z, labels, size, alpha):
         for k, name in enumerate(names):
             ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=name)
         ax.legend(
-            loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, fontsize=8, markerscale=1.0, handletextpad=0.2
+            loc="center left",
+            bbox_to_anchor=(1.01, 0.5),
+            frameon=False,
+            fontsize=8,
+            markerscale=1.0,
+            handletextpad=0.2,
+            title=title,
+            title_fontsize=8,
         )
 
 
@@ -61,6 +68,7 @@ def embedding_scatter(
     overwrite=True,
     ids=None,
     axis_labels=None,
+    label_name=None,
 ):
     """Scatter a 2-D embedding, coloured by label with a legend.
 
@@ -83,6 +91,8 @@ def embedding_scatter(
     ids : array-like of shape (n,), optional
         Row names, written beside the points when there are at most 60 (a small table:
         countries, samples).
+    label_name : str, optional
+        The legend's title (the label column's name).
     axis_labels : (str, str), optional
         Names of the two axes, e.g. ``("PC1 (67.4 %)", "PC2 (24.0 %)")``; without them
         the axes are bare (an embedding's axes mean nothing).
@@ -106,7 +116,7 @@ def embedding_scatter(
     fig, ax = axes(ax, (7.2, 5.6), headless=path is not None)
     size, alpha = _marker_style(Z.shape[0])
     if labels is not None:
-        _draw_labels(ax, Z, labels, size, alpha)
+        _draw_labels(ax, Z, labels, size, alpha, label_name)
     elif density if density is not None else Z.shape[0] > 20_000:
         ax.hexbin(Z[:, 0], Z[:, 1], gridsize=120, bins="log", cmap="viridis", mincnt=1)
     else:

@@ -181,17 +181,19 @@ def _scree_section(pca, k90):
     )
 
 
-def _embedding_section(results, labels, clustering=None):
+def _embedding_section(results, labels, clustering=None, label_name="label"):
     """The interactive map of every embedding (linked hover and selection), with the
     static PNGs kept for printing."""
     from ..plot import embedding_scatter, explorer_fragment
 
     figures = []
     for r in results:
-        ax = embedding_scatter(r.embedding, labels, title=r.name)
+        ax = embedding_scatter(r.embedding, labels, title=r.name, label_name=label_name)
         figures.append(_html.figure(_html.figure_uri(ax.figure), f"{r.name} ({r.seconds:.1f} s)"))
     maps = {f"{r.name} ({r.seconds:.1f} s)": r.embedding for r in results}
-    interactive = explorer_fragment(maps, labels, clusters=None if clustering is None else clustering.labels)
+    interactive = explorer_fragment(
+        maps, labels, clusters=None if clustering is None else clustering.labels, label_name=label_name
+    )
     return interactive + '<div class="grid print-only">' + "".join(figures) + "</div>"
 
 
@@ -237,6 +239,7 @@ def build_report(
     cluster=None,
     cluster_on=None,
     n_clusters=8,
+    label_name="label",
 ):
     """Fit ``methods`` to 2-D, score them and return a self-contained HTML report.
 
@@ -264,6 +267,8 @@ def build_report(
         Cluster this method's embedding (one of ``methods``) instead of the data.
     n_clusters : int, default=8
         For clusterings that take k.
+    label_name : str, default="label"
+        What the labels are called in legends and the interactive map.
 
     Returns
     -------
@@ -295,7 +300,7 @@ def build_report(
     sections = [
         ("Data", _data_table(summary)),
         ("Principal components", _scree_section(pca, k90)),
-        ("Embeddings", _embedding_section(results, labels, clustering)),
+        ("Embeddings", _embedding_section(results, labels, clustering, label_name)),
         ("Quality", _metrics_section(results, quality_neighbors(n_neighbors, X.shape[0]))),
     ]
     if clustering is not None:
