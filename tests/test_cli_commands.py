@@ -387,3 +387,16 @@ def test_a_missing_optional_package_is_named_before_any_work(tmp_path, monkeypat
         err = capsys.readouterr().err
         assert "needs the leidenalg package: pip install 'lowdim[graph]'" in err, err
     assert not list(tmp_path.iterdir())
+
+
+def test_help_says_what_each_output_is_and_info_takes_none(capsys):
+    from lowdim.cli.main import build_parser
+
+    parser = build_parser()
+    for command in ("report", "explore"):
+        with pytest.raises(SystemExit):
+            parser.parse_args([command, "--help"])
+        assert "the HTML page to write (.html)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        parser.parse_args(["info", "--dataset", "iris", "-o", "x.csv"])  # it prints; it would silently write nothing
+    assert exit_.value.code == 2 and "unrecognized arguments: -o" in capsys.readouterr().err

@@ -31,13 +31,19 @@ class UsageError(ValueError):
     """Bad input or usage: reported in one sentence with exit code 2."""
 
 
-def add_data_arguments(parser, *, needs_output=False):
-    """Input, output and the common options of every data-reading command."""
+OUTPUT_HELP = {
+    "table": "where to write the result (.csv, .parquet or .npy)",
+    "page": "the HTML page to write (.html)",
+}
+
+
+def add_data_arguments(parser, *, needs_output=False, output="table"):
+    """Input, output and the common options of every data-reading command; ``output``:
+    what ``-o`` writes ('table', 'page'), or None for a command that writes nothing."""
     parser.add_argument("input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad")
     parser.add_argument("--dataset", choices=DATASETS, help="use a built-in dataset instead of INPUT")
-    parser.add_argument(
-        "-o", "--output", required=needs_output, help="where to write the result (.csv, .parquet or .npy)"
-    )
+    if output is not None:
+        parser.add_argument("-o", "--output", required=needs_output, help=OUTPUT_HELP[output])
     parser.add_argument("--label-column", help="column (name or 1-based number) holding labels")
     parser.add_argument(
         "--index-column",

@@ -22,7 +22,7 @@ MAX_DEFAULT_COLUMNS = 10  # tables this narrow show every column on hover by def
 
 
 def add_arguments(parser):
-    add_data_arguments(parser, needs_output=True)
+    add_data_arguments(parser, needs_output=True, output="page")
     add_pca_argument(parser)
     parser.add_argument("--methods", default="pca,umap", help="comma-separated method names (default pca,umap)")
     parser.add_argument(

@@ -9,7 +9,7 @@ HELP = "shape, types, missing values and the working memory each method would ne
 
 
 def add_arguments(parser):
-    add_data_arguments(parser)
+    add_data_arguments(parser, output=None)  # it prints; --json is its machine-readable form
 
 
 def _size(nbytes):

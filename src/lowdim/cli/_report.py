@@ -19,7 +19,7 @@ HELP = "fit several methods and write one HTML page: summary, scree plot, embedd
 
 
 def add_arguments(parser):
-    add_data_arguments(parser, needs_output=True)
+    add_data_arguments(parser, needs_output=True, output="page")
     parser.add_argument(
         "--methods", default="pca,tsne,umap", help="comma-separated method names (default pca,tsne,umap)"
     )
