@@ -49,7 +49,6 @@ DIFFERENT_DEFAULTS = {
     ("FastICA", "whiten_solver"): "'auto' whitens tall data by the covariance (one pass) with the same result",
     ("KMeans", "algorithm"): "'auto' picks Lloyd, Hamerly or Elkan by size (recorded in algorithm_); all give "
     "the same clusters",
-    ("MDS", "init"): "scikit-learn's 'warn' announces its move to 'classical_mds', lowdim's default already",
     ("SpectralEmbedding", "eigen_solver"): "'auto' (LAPACK below 1000 samples, else Lanczos) is what None means there",
     ("TSNE", "method"): "'auto' picks exact, Barnes-Hut or FFT interpolation by size (recorded in method_)",
     ("UMAP", "n_jobs"): "None: numba's thread pool (all cores); umap-learn's -1 means the same",

@@ -26,17 +26,17 @@ def test_smacof_never_increases_stress(points):
 
 def test_metric_mds_at_least_as_good_as_sklearn(points):
     D = _dist(points)
-    ours = MDS(2, random_state=0, metric="precomputed", normalized_stress=False).fit(D)
+    ours = MDS(2, init="classical_mds", random_state=0, metric="precomputed", normalized_stress=False).fit(D)
     ref = SkMDS(2, random_state=0, metric="precomputed", init="classical_mds", normalized_stress=False).fit(D)
     assert ours.stress_ <= ref.stress_ * (1 + 1e-6)
     np.testing.assert_allclose(
-        _dist(ours.embedding_), _dist(MDS(2, random_state=0).fit_transform(points)), rtol=1e-6, atol=1e-6
+        _dist(ours.embedding_), _dist(MDS(2, init="classical_mds", random_state=0).fit_transform(points)), rtol=1e-6, atol=1e-6
     )
 
 
 def test_exact_embedding_has_zero_stress():
     flat = np.random.default_rng(2).normal(size=(40, 2)) @ np.array([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]])
-    mds = MDS(2, eps=1e-12).fit(flat)
+    mds = MDS(2, init="classical_mds", eps=1e-12).fit(flat)
     assert mds.stress_ < 1e-16 and mds.n_iter_ <= 3
     np.testing.assert_allclose(_dist(mds.embedding_), _dist(flat), atol=1e-7)
 
@@ -44,7 +44,7 @@ def test_exact_embedding_has_zero_stress():
 def test_nonmetric_mds_recovers_order_of_a_monotone_transform(points):
     D = np.exp(_dist(points) / 3)
     np.fill_diagonal(D, 0)
-    mds = MDS(2, metric_mds=False, metric="precomputed", random_state=0, max_iter=500).fit(D)
+    mds = MDS(2, init="classical_mds", metric_mds=False, metric="precomputed", random_state=0, max_iter=500).fit(D)
     iu = np.triu_indices(60, 1)
     assert spearmanr(_dist(mds.embedding_)[iu], _dist(points)[iu])[0] > 0.97
     assert 0 <= mds.stress_ < 0.2  # Kruskal's stress-1, reported by default for non-metric
@@ -58,19 +58,19 @@ def test_zero_weights_ignore_pairs(points):
     W[0, 1:] = W[1:, 0] = 0
     W[0, 1:4] = W[1:4, 0] = 1  # keep three true pairs to pin it down
     noisy[0, 1:4] = noisy[1:4, 0] = D[0, 1:4]
-    clean = MDS(2, metric="precomputed", weights=W, random_state=0).fit(noisy)
-    plain = MDS(2, metric="precomputed", random_state=0).fit(noisy)
+    clean = MDS(2, init="classical_mds", metric="precomputed", weights=W, random_state=0).fit(noisy)
+    plain = MDS(2, init="classical_mds", metric="precomputed", random_state=0).fit(noisy)
     mask = W > 0
     assert np.abs(_dist(clean.embedding_) - D)[mask].mean() < np.abs(_dist(plain.embedding_) - D)[mask].mean()
 
 
 def test_classical_and_landmark_modes_transform(points):
-    cl = MDS(3, solver="classical").fit(points)
+    cl = MDS(3, init="classical_mds", solver="classical").fit(points)
     assert cl.eigenvalues_.shape == (3,) and np.all(np.diff(cl.eigenvalues_) <= 0)
     np.testing.assert_allclose(cl.transform(points[:5]), cl.embedding_[:5], atol=1e-8)
-    assert not hasattr(MDS().fit(points), "transform")
+    assert not hasattr(MDS(init="classical_mds").fit(points), "transform")
     big = np.random.default_rng(3).normal(size=(5000, 3)) @ np.diag([3.0, 1.0, 0.1])
-    lm = MDS(2, n_landmarks=50, random_state=0).fit(big)
+    lm = MDS(2, init="classical_mds", n_landmarks=50, random_state=0).fit(big)
     assert lm.embedding_.shape == (5000, 2) and lm.stress_ < 0.05
     np.testing.assert_allclose(lm.transform(big[:10]), lm.embedding_[:10], atol=1e-8)
     assert not hasattr(lm, "dissimilarity_matrix_")
@@ -81,12 +81,26 @@ def test_init_given_to_fit_and_sklearn_parameters():
 
     X = np.random.default_rng(0).normal(size=(40, 4))
     start = np.random.default_rng(1).normal(size=(40, 2))
-    by_fit = MDS(random_state=0).fit_transform(X, init=start)
+    by_fit = MDS(init="classical_mds", random_state=0).fit_transform(X, init=start)
     by_param = MDS(init=start, random_state=0).fit_transform(X)
     np.testing.assert_array_equal(by_fit, by_param)
-    minkowski = MDS(metric="minkowski", metric_params={"p": 3}, random_state=0).fit(X)
+    minkowski = MDS(init="classical_mds", metric="minkowski", metric_params={"p": 3}, random_state=0).fit(X)
     np.testing.assert_allclose(minkowski.dissimilarity_matrix_, cdist(X, X, "minkowski", p=3))
     with pytest.warns(FutureWarning, match="deprecated name for metric"):
-        old = MDS(dissimilarity="precomputed", random_state=0).fit(cdist(X, X))
+        old = MDS(init="classical_mds", dissimilarity="precomputed", random_state=0).fit(cdist(X, X))
     np.testing.assert_allclose(old.dissimilarity_matrix_, cdist(X, X))
-    MDS(n_jobs=2, verbose=0, random_state=0).fit(X)
+    MDS(init="classical_mds", n_jobs=2, verbose=0, random_state=0).fit(X)
+
+
+def test_scikit_learn_1_9_defaults_and_spellings_with_their_warnings():
+    """A script written against scikit-learn 1.9 runs unchanged: the default init is a
+    random start with its FutureWarning, and metric=False means non-metric MDS."""
+    X = np.random.default_rng(4).normal(size=(25, 3))
+    with pytest.warns(FutureWarning, match="default init is 'random', as in scikit-learn 1.9"):
+        default = MDS(random_state=0).fit_transform(X)
+    np.testing.assert_array_equal(default, MDS(init="random", random_state=0).fit_transform(X))
+    with pytest.warns(FutureWarning, match="use metric_mds=False instead of metric=False"):
+        old = MDS(metric=False, init="classical_mds", random_state=0).fit(X)
+    new = MDS(metric_mds=False, init="classical_mds", random_state=0).fit(X)
+    np.testing.assert_array_equal(old.embedding_, new.embedding_)
+    assert old.stress_ == new.stress_

@@ -91,7 +91,7 @@ EMBEDDINGS = {
         memory="lda",
         summary="Fisher linear discriminant analysis (needs --label-column)",
     ),
-    "mds": Method("lowdim.manifold:MDS", memory="mds", summary="multidimensional scaling"),
+    "mds": Method("lowdim.manifold:MDS", {"init": "classical_mds"}, memory="mds", summary="multidimensional scaling"),
     "isomap": Method("lowdim.manifold:Isomap", memory="isomap", summary="Isomap"),
     "lle": Method(
         "lowdim.manifold:LocallyLinearEmbedding",

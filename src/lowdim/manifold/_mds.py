@@ -38,10 +38,11 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     n_components : int, default=2
     metric_mds : bool, default=True
     n_init : int, default=1
-    init : {'classical_mds', 'random'} or array (n_samples, n_components), default='classical_mds'
+    init : {'classical_mds', 'random', 'warn'} or array (n_samples, n_components), default='warn'
         Also ``fit(X, init=array)`` / ``fit_transform(X, init=array)``, which take
-        precedence (scikit-learn's way). scikit-learn's default 'warn' marks its own
-        change of default to 'classical_mds', which lowdim already has.
+        precedence (scikit-learn's way). The default 'warn' is scikit-learn 1.9's: a
+        random start with a ``FutureWarning`` that the default becomes 'classical_mds'
+        (the better start: pass it, as lowdim's command line does).
     max_iter : int, default=300
     eps : float, default=1e-6
         Relative stress decrease below which SMACOF stops.
@@ -84,7 +85,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     >>> import numpy as np
     >>> from lowdim.manifold import MDS
     >>> X = np.random.default_rng(0).normal(size=(30, 4))
-    >>> MDS(n_components=2, random_state=0).fit_transform(X).shape
+    >>> MDS(n_components=2, init="classical_mds", random_state=0).fit_transform(X).shape
     (30, 2)
     """
 
@@ -92,11 +93,11 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         "n_components": [Interval(int, 1, None, closed="left")],
         "metric_mds": [BOOLEAN],
         "n_init": [Interval(int, 1, None, closed="left")],
-        "init": [Options({"classical_mds", "random"}), ARRAY_LIKE],
+        "init": [Options({"classical_mds", "random", "warn"}), ARRAY_LIKE],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "eps": [Interval(float, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
-        "metric": [InstanceOf(str, label="a metric name")],
+        "metric": [InstanceOf(str, label="a metric name"), BOOLEAN],
         "normalized_stress": [BOOLEAN, Options({"auto"})],
         "weights": [NONE, ARRAY_LIKE],
         "solver": [Options({"smacof", "classical"})],
@@ -113,7 +114,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         *,
         metric_mds=True,
         n_init=1,
-        init="classical_mds",
+        init="warn",
         max_iter=300,
         verbose=0,
         eps=1e-6,
@@ -194,6 +195,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         """
         validate_params(self)
         self._init_given = init
+        self._warn_sklearn_transitions(init)
         if self.dissimilarity != "deprecated":
             warn_user(
                 "MDS: dissimilarity is scikit-learn's deprecated name for metric; pass "
@@ -224,9 +226,33 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         del self._init_given
         return self.embedding_
 
+    def _warn_sklearn_transitions(self, init):
+        """scikit-learn 1.9's FutureWarnings, for scripts written against it: the default
+        init, and metric=True/False for metric_mds."""
+        if isinstance(self.init, str) and self.init == "warn" and init is None:
+            warn_user(
+                "MDS: the default init is 'random', as in scikit-learn 1.9, which makes it 'classical_mds' in "
+                "1.10; pass init='classical_mds' (the better start) or init='random' to silence this.",
+                FutureWarning,
+            )
+        if isinstance(self.metric, bool):
+            warn_user(
+                f"MDS: use metric_mds={self.metric} instead of metric={self.metric} (scikit-learn 1.9 drops "
+                "metric=True/False in 1.10); metric names the dissimilarity ('euclidean', 'precomputed', ...).",
+                FutureWarning,
+            )
+
+    def _metric_mds(self):
+        """Metric (True) or non-metric (False) MDS: ``metric_mds``, or scikit-learn's
+        older ``metric=True/False``."""
+        return self.metric if isinstance(self.metric, bool) else self.metric_mds
+
     def _resolved_metric(self):
-        """``metric``, or scikit-learn's deprecated ``dissimilarity`` when that is given."""
-        return self.metric if self.dissimilarity == "deprecated" else self.dissimilarity
+        """``metric``, or scikit-learn's deprecated ``dissimilarity`` when that is given
+        (Euclidean when ``metric`` holds scikit-learn's older True/False)."""
+        if self.dissimilarity != "deprecated":
+            return self.dissimilarity
+        return "euclidean" if isinstance(self.metric, bool) else self.metric
 
     def _store_model(self, model):
         self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
@@ -252,7 +278,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         given = self._init_given if self._init_given is not None else self.init
         if isinstance(given, str) and given == "classical_mds":
             return classical_mds(delta, self.n_components)[0]
-        if isinstance(given, str):
+        if isinstance(given, str):  # 'random', or 'warn' (scikit-learn 1.9's default: random)
             return rng.uniform(size=(n, self.n_components)) * delta.max()
         init = check_array(given, name="init", estimator_name="MDS").astype(np.float64)
         if init.shape != (n, self.n_components):
@@ -273,7 +299,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
                 self.n_components,
                 self._start(delta, r),
                 weights=W,
-                metric=self.metric_mds,
+                metric=self._metric_mds(),
                 max_iter=self.max_iter,
                 eps=self.eps,
                 verbose=int(self.verbose),
@@ -289,7 +315,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         """Raw stress, or Kruskal's stress-1 when normalised (default for non-metric)."""
         d = np.sqrt(sq_euclidean(Y, Y))
         raw = 0.5 * float(np.sum(W * (d - delta) ** 2)) if raw is None else raw
-        normalize = (not self.metric_mds) if self.normalized_stress == "auto" else self.normalized_stress
+        normalize = (not self._metric_mds()) if self.normalized_stress == "auto" else self.normalized_stress
         return float(np.sqrt(raw / max(0.5 * np.sum(W * delta**2), 1e-300))) if normalize else raw
 
     @available_if(_placeable)
