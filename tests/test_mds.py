@@ -30,7 +30,10 @@ def test_metric_mds_at_least_as_good_as_sklearn(points):
     ref = SkMDS(2, random_state=0, metric="precomputed", init="classical_mds", normalized_stress=False).fit(D)
     assert ours.stress_ <= ref.stress_ * (1 + 1e-6)
     np.testing.assert_allclose(
-        _dist(ours.embedding_), _dist(MDS(2, init="classical_mds", random_state=0).fit_transform(points)), rtol=1e-6, atol=1e-6
+        _dist(ours.embedding_),
+        _dist(MDS(2, init="classical_mds", random_state=0).fit_transform(points)),
+        rtol=1e-6,
+        atol=1e-6,
     )
 
 

@@ -20,6 +20,7 @@ from numba import njit, prange
 
 from .fastpow import fast_pow
 from .neighbors import row_sq_distance
+from .output_metrics import distance_grad
 
 CLIP = np.float32(4.0)  # gradient components are clipped to [-CLIP, CLIP] (as umap-learn)
 ROWS_PER_BLOCK = 256  # rows per parallel task (each allocates its two scratch vectors once)
@@ -101,6 +102,21 @@ def _add_step(move, cur, other, coef, alpha):
         move[c] += min(max(coef * (cur[c] - other[c]), -CLIP), CLIP) * alpha
 
 
+@njit(cache=True, inline="always")
+def _metric_step(move, cur, other, a, b, gamma, code, p, grad, alpha, attract):
+    """One step in an output space other than the Euclidean plane: with d its distance
+    and g = dd/dcur, attraction moves along 2b (q - 1) / d g and repulsion along
+    2 gamma b q / d g, q = 1 / (1 + a d^(2b)) (the Euclidean coefficients, written
+    for d instead of d^2)."""
+    d = distance_grad(code, cur, other, p, grad)
+    if d <= 0.0:
+        return
+    q = 1.0 / (1.0 + a * d ** (2.0 * b))
+    coef = 2.0 * b * (q - 1.0) / (d + 1e-6) if attract else 2.0 * gamma * b * q / (d + 1e-6)
+    for c in range(cur.shape[0]):
+        move[c] += min(max(np.float32(coef * grad[c]), -CLIP), CLIP) * alpha
+
+
 @njit(cache=True, inline="always", fastmath=True)
 def _density(cur, other, a, b, i, j, dens):
     """densMAP's coefficient of (cur - other) for the edge (i, j): the derivative of the
@@ -154,6 +170,8 @@ def layout_epoch(
     seed,
     dens,
     dens_lambda,
+    metric_code=0,
+    metric_p=2.0,
 ):
     """Move every row of ``Y`` by its edges (CSR, pointing into ``ref``) due at
     ``epoch``: per edge, its attractive step plus the
@@ -169,7 +187,9 @@ def layout_epoch(
     as often (``_due``: computed from the epoch, no per-edge schedule arrays, which
     would cost 16 bytes an edge); ``edge_keys`` empty
     keys each edge's random numbers by its position. ``dens_lambda`` > 0 adds
-    densMAP's step along each visited edge (``dens``: per point dCorr/dr, 1/A, 1/B)."""
+    densMAP's step along each visited edge (``dens``: per point dCorr/dr, 1/A, 1/B).
+    ``metric_code`` other than 0 lays out in another output space
+    (``output_metrics.CODES``; ``metric_p``: Minkowski's exponent)."""
     n, n_ref = Y.shape[0], ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     alpha = np.float32(alpha)
@@ -178,6 +198,7 @@ def layout_epoch(
     for block in prange(n_blocks):
         attract = np.empty(Y.shape[1], dtype=np.float32)
         repel = np.empty(Y.shape[1], dtype=np.float32)
+        grad = np.empty(Y.shape[1], dtype=np.float64)
         for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
             cur = Y[i]
             for e in range(indptr[i], indptr[i + 1]):
@@ -187,14 +208,21 @@ def layout_epoch(
                 attract[:] = 0.0
                 repel[:] = 0.0
                 j = indices[e]
-                _add_step(attract, cur, ref[j], _attraction(cur, ref[j], a, b), alpha)
+                if metric_code:
+                    _metric_step(attract, cur, ref[j], a, b, gamma, metric_code, metric_p, grad, alpha, True)
+                else:
+                    _add_step(attract, cur, ref[j], _attraction(cur, ref[j], a, b), alpha)
                 if dens_lambda > 0.0:
                     coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
                     _add_step(attract, cur, ref[j], coef, alpha)
                 visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
                 for p in range(n_neg):
                     k = random_index(visit, p, n_ref)
-                    if not (self_embedding and k == i):
+                    if self_embedding and k == i:
+                        continue
+                    if metric_code:
+                        _metric_step(repel, cur, ref[k], a, b, gamma, metric_code, metric_p, grad, 1.0, False)
+                    else:
                         _add_step(repel, cur, ref[k], _repulsion(cur, ref[k], a, b, gamma), np.float32(1.0))
                 for c in range(cur.shape[0]):  # the samples' repulsion, clipped as one step
                     cur[c] += attract[c] + min(max(repel[c], -CLIP), CLIP) * alpha

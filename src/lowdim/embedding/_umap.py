@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._kernels.components import connected_components
+from .._kernels.output_spaces import CODES as OUTPUT_METRICS
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array
@@ -92,11 +93,17 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         ``transform`` takes distances to the training points).
     metric_kwds : dict, optional
         Keyword arguments of the metric: ``{'p': 3}`` for 'minkowski'.
-    output_metric : {'euclidean'}, default='euclidean'
-        The embedding space is Euclidean; other output metrics (umap-learn's
-        'haversine', ...) are refused with an error.
+    output_metric : str, default='euclidean'
+        The space of the map, as umap-learn's: 'euclidean' (or 'l2'); 'manhattan'
+        ('l1', 'taxicab'), 'chebyshev' ('linf', 'linfinity', 'linfty'), 'minkowski'
+        (``output_metric_kwds={'p': ...}``); 'cosine', 'correlation' (angles);
+        'haversine' (the sphere: ``n_components=2``, columns colatitude and longitude in
+        radians, x = sin(c0) cos(c1), y = sin(c0) sin(c1), z = cos(c0)); 'hyperboloid'
+        (the hyperbolic plane, points lifted to z = sqrt(1 + |y|^2)). Outside the
+        Euclidean plane the layout follows each metric's gradient, ``densmap`` and
+        ``inverse_transform`` are not available.
     output_metric_kwds : dict, optional
-        Must be empty (no output metric takes parameters).
+        ``{'p': float}`` for 'minkowski' (default 2); other output metrics take none.
     n_epochs : int, optional
         Default 500 up to 10,000 samples, 200 above.
     learning_rate : float, default=1.0
@@ -210,7 +217,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         "n_components": [Interval(int, 1, None, closed="left")],
         "metric": [Options(METRICS)],
         "metric_kwds": [NONE, InstanceOf(dict)],
-        "output_metric": [Options({"euclidean", "l2"})],
+        "output_metric": [Options(set(OUTPUT_METRICS))],
         "output_metric_kwds": [NONE, InstanceOf(dict)],
         "target_metric": [Options({"categorical"} | METRICS - {"precomputed"})],
         "target_metric_kwds": [NONE, InstanceOf(dict)],
@@ -329,12 +336,30 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
         if self.min_dist > self.spread:
             raise ValueError(f"min_dist={self.min_dist:g} must be at most spread={self.spread:g}.")
-        if self.output_metric_kwds:
-            raise ValueError(
-                f"output_metric='euclidean' takes no parameters; got output_metric_kwds={self.output_metric_kwds!r}."
-            )
+        self._output_space()
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
             check_rows_or_distances(X, self.metric, "UMAP")
+
+    def _output_space(self):
+        """``(code, p)`` of the output metric for the layout kernel, its options checked."""
+        code, kwds = OUTPUT_METRICS[self.output_metric], dict(self.output_metric_kwds or {})
+        p = kwds.pop("p", 2.0) if self.output_metric == "minkowski" else 2.0
+        if kwds:
+            raise ValueError(
+                f"output_metric={self.output_metric!r} takes {'only p' if self.output_metric == 'minkowski' else 'no'} "
+                f"parameters; got output_metric_kwds={self.output_metric_kwds!r}."
+            )
+        if not (isinstance(p, (int, float)) and not isinstance(p, bool) and 0 < p < np.inf):
+            raise ValueError(f"output_metric_kwds p must be a positive number; got {p!r}.")
+        if self.output_metric == "haversine" and self.n_components != 2:
+            raise ValueError(
+                f"output_metric='haversine' lays out on a sphere: n_components must be 2; got {self.n_components}."
+            )
+        if code and (self.densmap or self.output_dens):
+            raise ValueError(
+                f"densmap and output_dens need output_metric='euclidean'; got output_metric={self.output_metric!r}."
+            )
+        return code, float(p)
 
     def _check_loaded(self):
         """A loaded model's epochs are what a fit sets (transform runs a third of them)."""
@@ -552,6 +577,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                 learning_rate=self.learning_rate if learning_rate is None else learning_rate,
                 callbacks=[count_epoch],
                 density=density,
+                output_metric=self._output_space(),
             )
         self._keep(X, Y, radii)
 
@@ -718,6 +744,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             negative_sample_rate=self.negative_sample_rate,
             learning_rate=self.learning_rate / 4.0,
             reference=ref,
+            output_metric=self._output_space(),
         )
         return Y.astype(X.dtype)
 
@@ -742,6 +769,11 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             raise ValueError(
                 "inverse_transform needs the data's coordinates; with metric='precomputed' UMAP was "
                 "given distances only."
+            )
+        if OUTPUT_METRICS[self.output_metric]:
+            raise ValueError(
+                f"inverse_transform weighs neighbours by Euclidean distances in the map; this map's space is "
+                f"output_metric={self.output_metric!r}."
             )
         reference = self._reference()
         k = min(self.n_neighbors, reference.shape[0])

@@ -19,6 +19,7 @@ def optimize_layout(
     reference=None,
     callbacks=(),
     density=None,
+    output_metric=(0, 2.0),
 ):
     """Run ``n_epochs`` epochs of SGD on ``Y`` (modified in place).
 
@@ -51,6 +52,9 @@ def optimize_layout(
     density : Density, optional
         densMAP: in its last epochs the layout also raises the correlation between
         the embedding's local radii and the data's.
+    output_metric : (int, float)
+        The output space's code in ``_kernels.output_metrics.CODES`` (0: the Euclidean
+        plane) and Minkowski's exponent.
 
     Returns
     -------
@@ -67,6 +71,7 @@ def optimize_layout(
     True
     """
     layout = Layout(Y, W, n_epochs, a, b, seed, gamma, negative_sample_rate, learning_rate, reference, density)
+    layout.output_metric = (int(output_metric[0]), float(output_metric[1]))
     for epoch in range(1, n_epochs + 1):
         layout.step(epoch)
         if any(cb(epoch, Y) for cb in callbacks):
@@ -85,6 +90,7 @@ class Layout:
         self.W, self.heaviest, self.keys = _sampled_edges(W, self.self_embedding)
         self.n_epochs, self.a, self.b, self.seed, self.gamma = n_epochs, float(a), float(b), int(seed), float(gamma)
         self.negative_sample_rate, self.learning_rate = float(negative_sample_rate), float(learning_rate)
+        self.output_metric = (0, 2.0)  # the Euclidean plane
 
     def alpha(self, epoch):
         """The step size of ``epoch`` (1-based): linear decay to 0."""
@@ -115,6 +121,7 @@ class Layout:
             self.seed,
             dens,
             float(lam),
+            *self.output_metric,
         )
 
 
