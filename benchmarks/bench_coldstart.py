@@ -56,7 +56,9 @@ def _readme_script():
 def _run(code, cache):
     env = {**os.environ, "NUMBA_CACHE_DIR": cache, "OPENBLAS_NUM_THREADS": "2", "NUMBA_NUM_THREADS": "2"}
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=3600)
+    done = subprocess.run(  # in the cache folder: the README's lines write a model file
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=3600, cwd=cache
+    )
     wall = time.perf_counter() - start
     if done.returncode:
         raise RuntimeError(done.stderr[-2000:])

@@ -119,3 +119,13 @@ def test_every_listed_difference_has_a_reason():
     for table in (MISSING_PARAMETERS, DIFFERENT_DEFAULTS, MISSING_ATTRIBUTES):
         for (name, _), reason in table.items():
             assert name in REFERENCES and len(reason) > 20
+
+
+def test_every_listed_difference_is_in_the_coming_from_page():
+    """The guide's page for users of these libraries names each difference kept here."""
+    import pathlib
+
+    page = (pathlib.Path(__file__).parents[1] / "docs" / "guide" / "coming_from.rst").read_text()
+    for table in (MISSING_PARAMETERS, DIFFERENT_DEFAULTS, MISSING_ATTRIBUTES):
+        for name, item in table:
+            assert f"``{item}" in page or f"{item}=" in page or f"``{name}({item}" in page, (name, item)

@@ -19,7 +19,7 @@ def _constant_column():
 def test_a_grid_search_warns_once_at_the_users_line():
     X = _constant_column()
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("default")  # what a user's session has
+        warnings.simplefilter("default")  # Python's own default, as a user's script has it
         GridSearchCV(lowdim.PCA(), {"n_components": [1, 2, 3]}, cv=5).fit(X)  # 16 fits
         for k in (1, 2):
             lowdim.PCA(k).fit(X)  # one more line: said once there too
