@@ -99,7 +99,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         (``output_metric_kwds={'p': ...}``); 'cosine', 'correlation' (angles);
         'haversine' (the sphere: ``n_components=2``, columns colatitude and longitude in
         radians, x = sin(c0) cos(c1), y = sin(c0) sin(c1), z = cos(c0)); 'hyperboloid'
-        (the hyperbolic plane, points lifted to z = sqrt(1 + |y|^2)). Outside the
+        (the hyperbolic plane, points lifted to ``z = sqrt(1 + |y|^2)``). Outside the
         Euclidean plane the layout follows each metric's gradient, ``densmap`` and
         ``inverse_transform`` are not available.
     output_metric_kwds : dict, optional
