@@ -208,8 +208,9 @@ def test_per_row_stages_show_row_bars_and_give_the_same_result(monkeypatch, caps
     lowdim.UMAP(n_epochs=5, random_state=0, verbose=True).fit(X)
     err = capsys.readouterr().err
     n = len(X)
-    assert "t-SNE affinities" in err and f"{n}/{n}" in err
-    assert "t-SNE symmetrisation" in err and f"{4 * n}/{4 * n}" in err  # its four passes over the rows
+    # a log's lines (standard error is no terminal here): counts with thousands separators
+    assert "t-SNE affinities" in err and f"{n:,}/{n:,}" in err
+    assert "t-SNE symmetrisation" in err and f"{4 * n:,}/{4 * n:,}" in err  # its four passes over the rows
     assert "TSNE start" in err and "2/2" in err and "TSNE iterations" in err and "250/250" in err and "objective" in err
-    assert "UMAP memberships and union" in err and f"{5 * n}/{5 * n}" in err  # memberships, then the union
+    assert "UMAP memberships and union" in err and f"{5 * n:,}/{5 * n:,}" in err  # memberships, then the union
     np.testing.assert_array_equal(shown, quiet)

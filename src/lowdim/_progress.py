@@ -30,7 +30,7 @@ def progress_bar(iterable=None, **options):
 
     Examples
     --------
-    >>> with progress_bar(total=3, desc="demo", disable=True) as bar:
+    >>> with progress_bar(total=3, desc="demo") as bar:  # in a log: "demo: done 3/3 it in 0.0 s"
     ...     bar.update(3)
     >>> bar.n
     3
