@@ -27,7 +27,8 @@ class Method:
     Attributes
     ----------
     path : str
-        ``module:Class``.
+        The class's public name in ``lowdim`` (``'PCA'``): the export table in
+        ``lowdim/__init__.py`` says where it lives.
     fixed : dict
         Parameters this name implies (``hessian-lle`` is LLE with method='hessian').
     size : str
@@ -57,92 +58,81 @@ class Method:
 
     @property
     def cls(self):
-        module, name = self.path.split(":")
-        return getattr(import_module(module), name)
+        return getattr(import_module("lowdim"), self.path)
 
 
 EMBEDDINGS = {
-    "pca": Method("lowdim.decomposition:PCA", memory="pca", summary="principal component analysis"),
-    "incremental-pca": Method(
-        "lowdim.decomposition:IncrementalPCA", memory="pca", summary="PCA from exact streamed moments"
-    ),
+    "pca": Method("PCA", memory="pca", summary="principal component analysis"),
+    "incremental-pca": Method("IncrementalPCA", memory="pca", summary="PCA from exact streamed moments"),
     "kernel-pca": Method(
-        "lowdim.decomposition:KernelPCA",
+        "KernelPCA",
         {"kernel": "rbf"},
         memory="kernel_matrix",
         summary="kernel PCA (rbf by default)",
     ),
-    "ppca": Method(
-        "lowdim.decomposition:ProbabilisticPCA", missing_ok=True, memory="latent", summary="probabilistic PCA"
-    ),
-    "factor-analysis": Method(
-        "lowdim.decomposition:FactorAnalysis", missing_ok=True, memory="latent", summary="factor analysis"
-    ),
-    "ica": Method("lowdim.decomposition:FastICA", memory="ica", summary="independent component analysis (FastICA)"),
-    "nmf": Method("lowdim.decomposition:NMF", memory="factorization", summary="non-negative matrix factorisation"),
+    "ppca": Method("ProbabilisticPCA", missing_ok=True, memory="latent", summary="probabilistic PCA"),
+    "factor-analysis": Method("FactorAnalysis", missing_ok=True, memory="latent", summary="factor analysis"),
+    "ica": Method("FastICA", memory="ica", summary="independent component analysis (FastICA)"),
+    "nmf": Method("NMF", memory="factorization", summary="non-negative matrix factorisation"),
     "mf": Method(
-        "lowdim.decomposition:MatrixFactorization",
+        "MatrixFactorization",
         memory="factorization",
         summary="matrix factorisation by alternating least squares",
     ),
     "lda": Method(
-        "lowdim.decomposition:LinearDiscriminantAnalysis",
+        "LinearDiscriminantAnalysis",
         supervised=True,
         memory="lda",
         summary="Fisher linear discriminant analysis (needs --label-column)",
     ),
-    "mds": Method("lowdim.manifold:MDS", {"init": "classical_mds"}, memory="mds", summary="multidimensional scaling"),
-    "isomap": Method("lowdim.manifold:Isomap", memory="isomap", summary="Isomap"),
+    "mds": Method("MDS", {"init": "classical_mds"}, memory="mds", summary="multidimensional scaling"),
+    "isomap": Method("Isomap", memory="isomap", summary="Isomap"),
     "lle": Method(
-        "lowdim.manifold:LocallyLinearEmbedding",
+        "LocallyLinearEmbedding",
         {"method": "standard"},
         memory="local_fits",
         summary="locally linear embedding",
     ),
     "hessian-lle": Method(
-        "lowdim.manifold:LocallyLinearEmbedding",
+        "LocallyLinearEmbedding",
         {"method": "hessian", "n_neighbors": 10},
         memory="local_fits",
         summary="Hessian eigenmaps",
     ),
     "modified-lle": Method(
-        "lowdim.manifold:LocallyLinearEmbedding",
+        "LocallyLinearEmbedding",
         {"method": "modified", "n_neighbors": 10},
         memory="local_fits",
         summary="modified LLE",
     ),
     "ltsa": Method(
-        "lowdim.manifold:LocallyLinearEmbedding",
+        "LocallyLinearEmbedding",
         {"method": "ltsa", "n_neighbors": 10},
         memory="local_fits",
         summary="local tangent space alignment",
     ),
-    "spectral": Method("lowdim.manifold:SpectralEmbedding", memory="spectral", summary="Laplacian eigenmaps"),
+    "spectral": Method("SpectralEmbedding", memory="spectral", summary="Laplacian eigenmaps"),
     "mvu": Method(
-        "lowdim.manifold:MaximumVarianceUnfolding",
+        "MaximumVarianceUnfolding",
         memory="mvu",
         summary="maximum variance unfolding (exact up to 300 points; landmarks above, with lowdim[sdp])",
     ),
-    "sne": Method(
-        "lowdim.embedding:SNE", memory="sne", summary="stochastic neighbour embedding (Gaussian output kernel)"
-    ),
-    "tsne": Method("lowdim.embedding:TSNE", memory="tsne", summary="t-SNE"),
-    "umap": Method("lowdim.embedding:UMAP", memory="umap", summary="UMAP"),
-    "pacmap": Method("lowdim.embedding:PaCMAP", memory="pacmap", summary="PaCMAP (near, mid-near and further pairs)"),
+    "sne": Method("SNE", memory="sne", summary="stochastic neighbour embedding (Gaussian output kernel)"),
+    "tsne": Method("TSNE", memory="tsne", summary="t-SNE"),
+    "umap": Method("UMAP", memory="umap", summary="UMAP"),
+    "pacmap": Method("PaCMAP", memory="pacmap", summary="PaCMAP (near, mid-near and further pairs)"),
 }
 
 CLUSTERINGS = {
-    "kmeans": Method("lowdim.cluster:KMeans", size="n_clusters", memory="kmeans", summary="k-means"),
+    "kmeans": Method("KMeans", size="n_clusters", memory="kmeans", summary="k-means"),
     "minibatch-kmeans": Method(
-        "lowdim.cluster:MiniBatchKMeans", size="n_clusters", memory="minibatch_kmeans", summary="mini-batch k-means"
+        "MiniBatchKMeans", size="n_clusters", memory="minibatch_kmeans", summary="mini-batch k-means"
     ),
-    "kmedoids": Method("lowdim.cluster:KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
-    "gmm": Method("lowdim.cluster:GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
-    "hdbscan": Method(
-        "lowdim.cluster:HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"
-    ),
+    "kmedoids": Method("KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
+    "gmm": Method("GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
+    "hdbscan": Method("HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"),
     "leiden": Method(
-        "lowdim.cluster:Leiden",
+        "Leiden",
         size="",
         memory="graph_clustering",
         summary="Leiden communities of the kNN graph",
@@ -150,7 +140,7 @@ CLUSTERINGS = {
         extra="graph",
     ),
     "louvain": Method(
-        "lowdim.cluster:Louvain",
+        "Louvain",
         size="",
         memory="graph_clustering",
         summary="Louvain communities of the kNN graph",
@@ -158,7 +148,7 @@ CLUSTERINGS = {
         extra="graph",
     ),
     "spectral-clustering": Method(
-        "lowdim.cluster:SpectralClustering",
+        "SpectralClustering",
         {"affinity": "nearest_neighbors"},
         size="n_clusters",
         memory="spectral_clustering",

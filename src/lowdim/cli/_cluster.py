@@ -108,7 +108,7 @@ def _finds_k(name):
 def _embedded(args, X, say):
     """The 2-D embedding ``--on`` names, for clustering it, and its fitted estimator."""
     from ..methods import EMBEDDINGS, lookup
-    from ._embed import build, fit_method
+    from ._fitting import build, fit_method
 
     method = lookup(args.on, EMBEDDINGS)
     estimator = build(args.on, argparse_namespace(args, n_components=2, param=[]), EMBEDDINGS)
@@ -133,7 +133,7 @@ def run(args, say):
         make_estimator,
         parse_params,
     )
-    from ._embed import fit_method
+    from ._fitting import fit_method
 
     args.method = CLUSTER_ALIASES.get(args.method, args.method)
     method = lookup(args.method, CLUSTERINGS)

@@ -4,8 +4,6 @@ and the JSON summary."""
 import argparse
 import json
 import os
-import threading
-from contextlib import contextmanager
 from importlib import import_module
 
 import numpy as np
@@ -197,22 +195,6 @@ def read_data(args, say):
     return X, names, labels, row_ids
 
 
-def check_memory(name, X, n_components, params, table=None):
-    """Before a fit: refuse, with the estimate and the fix, a method whose working
-    memory (``methods.memory_estimate``) exceeds 80 % of what is available."""
-    from .._memory import require_memory
-    from .._memory_models import fix_for
-    from ..methods import lookup, memory_estimate
-
-    n, d = X.shape
-    if n_components > max(n, d):
-        # The estimator names its own limit in fit; a memory estimate for an absurd
-        # size would hide that behind a size no machine has.
-        raise UsageError(f"-k {n_components} is more than {name} can make of {n} x {d} data; lower -k.")
-    need = memory_estimate(name, n, d, n_components, params, np.dtype(X.dtype).itemsize, table)
-    require_memory(need, f"{name} on {n} x {d}", fix_for(lookup(name, table).memory))
-
-
 def label_name(args):
     """The output column for labels: the input's label column name, else 'label'."""
     column = getattr(args, "label_column", None)
@@ -312,66 +294,3 @@ def _plain(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
     return str(value)
-
-
-STAGED = ("UMAP", "TSNE", "SNE", "KMeans")  # estimators whose verbose shows a bar with an ETA for every stage
-
-
-@contextmanager
-def progress(estimator, args, description):
-    """A tqdm bar while ``estimator`` fits: the estimator's own bars, stage by stage
-    (UMAP, t-SNE, SNE, KMeans: ``verbose``), else per iteration where the estimator reports
-    them (callbacks), else (and for ``estimator=None``, any other work) a ticking
-    elapsed-time bar."""
-    from .._progress import progress_bar
-
-    quiet = args.quiet or args.json
-    if estimator is None:
-        with _ticking(description, disable=quiet):
-            yield
-        return
-    params = estimator.get_params()
-    name = type(estimator).__name__
-    if name in STAGED and not quiet:  # their own bars, stage by stage
-        estimator.set_params(verbose=params["verbose"] or (True if name == "UMAP" else 1))
-        try:
-            yield
-        finally:
-            estimator.set_params(verbose=params["verbose"])
-        return
-    if "callbacks" in params and not quiet:
-        total = params.get("max_iter") or None
-        with progress_bar(total=total, desc=description, unit="it", leave=False, mininterval=0.5) as bar:
-
-            def tick(iteration, *_):
-                bar.update(max(0, min(iteration, total or iteration) - bar.n))
-
-            estimator.set_params(callbacks=[*(params["callbacks"] or []), tick])
-            try:
-                yield
-            finally:  # the bar's callback is not part of the model (and cannot be saved)
-                estimator.set_params(callbacks=params["callbacks"])
-        return
-    with _ticking(description, disable=quiet):
-        yield
-
-
-@contextmanager
-def _ticking(description, *, disable):
-    from .._progress import progress_bar
-
-    bar = progress_bar(desc=description, bar_format="{desc}: {elapsed}", disable=disable, leave=False)
-    done = threading.Event()
-
-    def tick():
-        while not done.wait(0.5):
-            bar.refresh()
-
-    thread = threading.Thread(target=tick, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
-        bar.close()

@@ -2,7 +2,8 @@
 
 import os
 
-from ._common import UsageError, add_run_arguments, check_outputs, emit_json, positive_int, progress
+from ._common import UsageError, add_run_arguments, check_outputs, emit_json, positive_int
+from ._fitting import progress
 
 HELP = "compress an image with PCA of its patches; write the reconstruction and the error-vs-k curve"
 

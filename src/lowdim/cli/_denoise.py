@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from ._common import add_run_arguments, check_outputs, emit_json, positive_int, progress
+from ._common import add_run_arguments, check_outputs, emit_json, positive_int
 from ._compress import sibling
+from ._fitting import progress
 
 HELP = "denoise an image with PCA of its overlapping patches"
 

@@ -4,7 +4,8 @@ import os
 
 import numpy as np
 
-from ._common import UsageError, add_run_arguments, check_outputs, emit_json, positive_int, progress
+from ._common import UsageError, add_run_arguments, check_outputs, emit_json, positive_int
+from ._fitting import progress
 
 HELP = "eigenfaces of a folder of face images (one sub-folder per person) or an .npz; default ORL faces"
 

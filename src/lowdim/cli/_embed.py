@@ -1,18 +1,15 @@
 """``lowdim embed``: any registered embedding method, written as a table, plot and model."""
 
-import time
-
 from ._common import (
     UsageError,
     add_data_arguments,
     add_pca_argument,
-    check_memory,
     check_outputs,
     emit_json,
     label_name,
     positive_int,
-    progress,
 )
+from ._fitting import build, fit_method
 from ._pipeline import load_data, save_model
 
 HELP = "embed data with any method (pca, tsne, umap, isomap, ...; see --list)"
@@ -33,41 +30,6 @@ def add_arguments(parser):
     parser.add_argument("--plot", metavar="PNG", help="write a scatter plot of the first two dimensions")
     parser.add_argument("--save-model", metavar="PATH", help="save the fitted model (lowdim transform uses it)")
     parser.add_argument("--list", action="store_true", help="list the methods and exit")
-
-
-def build(method_name, args, table):
-    """The estimator for ``method_name`` with --param, -k and --seed applied."""
-    from ..methods import make_estimator, parse_params
-
-    return make_estimator(
-        method_name, n_components=args.n_components, params=parse_params(args.param), seed=args.seed, table=table
-    )
-
-
-def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
-    """Fit with a progress bar; supervised methods get the labels.
-
-    Returns ``(output, seconds)``: the embedding, or the cluster labels with
-    ``output='labels'``."""
-    import numpy as np
-
-    from ..methods import fit_labels
-
-    if method.supervised and labels is None:
-        raise UsageError(f"{name} is supervised: name the label column with --label-column.")
-    if not method.missing_ok and np.asarray(X).dtype.kind == "f" and np.isnan(X).any():
-        raise UsageError(f"{name} cannot use missing values; pass --missing drop or impute.")
-    params = estimator.get_params()
-    check_memory(name, X, params.get(method.size) or 2, params)
-    start = time.perf_counter()
-    with progress(estimator, args, name):
-        if output == "labels":
-            out = fit_labels(estimator, X)
-        elif method.supervised:
-            out = estimator.fit(X, labels).transform(X)
-        else:
-            out = estimator.fit_transform(X)
-    return out, time.perf_counter() - start
 
 
 def list_methods(table):

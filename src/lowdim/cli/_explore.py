@@ -93,7 +93,7 @@ def hover_columns(args, X, names):
 
 def _maps(args, X, labels, methods, say):
     from ..methods import EMBEDDINGS, lookup, make_estimator, sized_params
-    from ._embed import fit_method
+    from ._fitting import fit_method
     from ._report import method_params
 
     params = method_params(args.param)
@@ -110,7 +110,7 @@ def _maps(args, X, labels, methods, say):
 
 def _clusters(args, X, maps, params, say):
     from ..methods import CLUSTER_ALIASES, CLUSTERINGS, lookup, make_estimator
-    from ._embed import fit_method
+    from ._fitting import fit_method
 
     name = CLUSTER_ALIASES.get(args.cluster, args.cluster)
     method = lookup(name, CLUSTERINGS)

@@ -2,16 +2,9 @@
 
 import numpy as np
 
-from ._common import (
-    UsageError,
-    add_data_arguments,
-    check_memory,
-    check_outputs,
-    emit_json,
-    label_name,
-    positive_int,
-)
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, positive_int
 from ._dask import add_dask_argument, run_pca
+from ._fitting import check_memory
 from ._pipeline import load_data
 
 HELP = "principal component analysis with a variance table and scree plot"

@@ -5,14 +5,13 @@ import numpy as np
 from ._common import (
     UsageError,
     add_data_arguments,
-    check_memory,
     check_outputs,
     emit_json,
     label_name,
     positive_int,
-    progress,
     require_plotting,
 )
+from ._fitting import check_memory, progress
 from ._pipeline import load_data
 
 HELP = "fit several methods and write one HTML page: summary, scree plot, embeddings, quality table"

@@ -135,6 +135,7 @@ class KMeans(CentroidClusterer):
     [1.0, 10.0]
     """
 
+    _stage_bars = True  # verbose shows a bar with an ETA for every stage (the CLI uses them)
     _parameter_constraints = {
         "n_clusters": [Interval(int, 1, None, closed="left")],
         "init": [Options(set(INITS)), CALLABLE, ARRAY_LIKE],

@@ -174,6 +174,8 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     ``method_`` and returns ``P -> objective`` with ``gradient(Y, exaggeration) ->
     (grad, aux)``, ``value(Y, aux)`` and ``final(Y)`` (the KL divergence)."""
 
+    _stage_bars = True  # verbose shows a bar with an ETA for every stage (the CLI uses them)
+
     _joint = True  # symmetric joint affinities (False: the conditionals p(j | i))
 
     def _check_data(self, X):

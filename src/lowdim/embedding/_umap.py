@@ -212,6 +212,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     (500, 2)
     """
 
+    _stage_bars = True  # verbose shows a bar with an ETA for every stage (the CLI uses them)
     _parameter_constraints = {
         "n_neighbors": [Interval(int, 2, None, closed="left")],
         "n_components": [Interval(int, 1, None, closed="left")],

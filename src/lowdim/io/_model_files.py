@@ -46,36 +46,36 @@ MAX_DIMENSION = 1 << 40  # no array axis of a model is longer (a shape of 2^63 o
 # array must be numeric
 STRING_ATTRIBUTES = ("classes_", "feature_names_in_")
 
-# class name in files -> defining module (only lowdim estimators may be loaded)
-REGISTRY = {
-    "PCA": "lowdim.decomposition._pca",
-    "IncrementalPCA": "lowdim.decomposition._incremental",
-    "ProbabilisticPCA": "lowdim.decomposition._ppca",
-    "FactorAnalysis": "lowdim.decomposition._factor_analysis",
-    "FastICA": "lowdim.decomposition._fastica",
-    "KernelPCA": "lowdim.decomposition._kernel_pca",
-    "NMF": "lowdim.decomposition._nmf",
-    "MatrixFactorization": "lowdim.decomposition._nmf",
-    "LinearDiscriminantAnalysis": "lowdim.decomposition._lda",
-    "KMeans": "lowdim.cluster._kmeans",
-    "MiniBatchKMeans": "lowdim.cluster._minibatch",
-    "KMedoids": "lowdim.cluster._kmedoids",
-    "GaussianMixture": "lowdim.cluster._gaussian_mixture",
-    "HDBSCAN": "lowdim.cluster._hdbscan",
-    "Leiden": "lowdim.cluster._graph_clustering",
-    "Louvain": "lowdim.cluster._graph_clustering",
-    "SpectralClustering": "lowdim.cluster._spectral_clustering",
-    "Isomap": "lowdim.manifold._isomap",
-    "LocallyLinearEmbedding": "lowdim.manifold._lle",
-    "MDS": "lowdim.manifold._mds",
-    "MaximumVarianceUnfolding": "lowdim.manifold._mvu",
-    "SpectralEmbedding": "lowdim.manifold._spectral",
-    "TSNE": "lowdim.embedding._tsne",
-    "SNE": "lowdim.embedding._sne",
-    "UMAP": "lowdim.embedding._umap",
-    "PaCMAP": "lowdim.embedding._pacmap",
-    "StandardScaler": "lowdim.preprocessing._scaler",
-}
+# The classes a model file may name: the public estimators of lowdim's export table
+# (lowdim/__init__.py), so a new method is savable once exported; a file names a class,
+# which is looked up there and nowhere else.
+ESTIMATOR_PACKAGES = (
+    "lowdim.decomposition",
+    "lowdim.manifold",
+    "lowdim.embedding",
+    "lowdim.cluster",
+    "lowdim.preprocessing",
+)
+NOT_SAVED = ("AlignedUMAP",)  # a sequence of maps: each is a UMAP, saved on its own
+
+
+def _registry():
+    from .. import _EXPORTS
+
+    return {
+        name: module
+        for name, module in _EXPORTS.items()
+        if module in ESTIMATOR_PACKAGES and name[:1].isupper() and name not in NOT_SAVED
+    }
+
+
+REGISTRY = _registry()  # class name -> the public package that exports it
+
+
+def registered_class(name):
+    """The estimator class a model file names, from lowdim's export table only."""
+    return getattr(import_module(REGISTRY[name]), name)
+
 
 _JSON_SCALARS = (str, bool, int, float, type(None))
 
@@ -206,7 +206,7 @@ def _step_manifest(estimator, prefix=""):
     """``(section, {member name: .npy bytes})`` of one estimator: its class,
     parameters, JSON attributes and arrays (stored under ``arrays/<prefix><name>``)."""
     cls = type(estimator).__name__
-    if REGISTRY.get(cls) != type(estimator).__module__:
+    if cls not in REGISTRY or registered_class(cls) is not type(estimator):
         raise TypeError(f"cannot save {cls}: only lowdim estimators ({', '.join(REGISTRY)}) can be saved.")
     params = {}
     for key, value in estimator.get_params(deep=False).items():
@@ -586,7 +586,7 @@ def _read_step(zf, section, path, budget):
         raise UntrustedModelError(
             f"untrusted type {cls_name!r} in {path}: only lowdim estimators ({', '.join(REGISTRY)}) can be loaded."
         )
-    cls = getattr(import_module(REGISTRY[cls_name]), cls_name)
+    cls = registered_class(cls_name)
     try:
         estimator = cls(**section.get("params", {}))
         if hasattr(cls, "_parameter_constraints"):

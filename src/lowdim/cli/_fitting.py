@@ -1,0 +1,121 @@
+"""Fitting an estimator from the command line: the memory check before any work, the
+estimator's progress shown, supervised labels and missing values checked."""
+
+import threading
+import time
+from contextlib import contextmanager
+
+import numpy as np
+
+from ._common import UsageError
+
+
+def build(method_name, args, table):
+    """The estimator for ``method_name`` with --param, -k and --seed applied."""
+    from ..methods import make_estimator, parse_params
+
+    return make_estimator(
+        method_name, n_components=args.n_components, params=parse_params(args.param), seed=args.seed, table=table
+    )
+
+
+def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
+    """Fit with a progress bar; supervised methods get the labels.
+
+    Returns ``(output, seconds)``: the embedding, or the cluster labels with
+    ``output='labels'``."""
+    import numpy as np
+
+    from ..methods import fit_labels
+
+    if method.supervised and labels is None:
+        raise UsageError(f"{name} is supervised: name the label column with --label-column.")
+    if not method.missing_ok and np.asarray(X).dtype.kind == "f" and np.isnan(X).any():
+        raise UsageError(f"{name} cannot use missing values; pass --missing drop or impute.")
+    params = estimator.get_params()
+    check_memory(name, X, params.get(method.size) or 2, params)
+    start = time.perf_counter()
+    with progress(estimator, args, name):
+        if output == "labels":
+            out = fit_labels(estimator, X)
+        elif method.supervised:
+            out = estimator.fit(X, labels).transform(X)
+        else:
+            out = estimator.fit_transform(X)
+    return out, time.perf_counter() - start
+
+
+def check_memory(name, X, n_components, params, table=None):
+    """Before a fit: refuse, with the estimate and the fix, a method whose working
+    memory (``methods.memory_estimate``) exceeds 80 % of what is available."""
+    from .._memory import require_memory
+    from .._memory_models import fix_for
+    from ..methods import lookup, memory_estimate
+
+    n, d = X.shape
+    if n_components > max(n, d):
+        # The estimator names its own limit in fit; a memory estimate for an absurd
+        # size would hide that behind a size no machine has.
+        raise UsageError(f"-k {n_components} is more than {name} can make of {n} x {d} data; lower -k.")
+    need = memory_estimate(name, n, d, n_components, params, np.dtype(X.dtype).itemsize, table)
+    require_memory(need, f"{name} on {n} x {d}", fix_for(lookup(name, table).memory))
+
+
+@contextmanager
+def progress(estimator, args, description):
+    """A tqdm bar while ``estimator`` fits: the estimator's own bars, stage by stage
+    (estimators that declare ``_stage_bars``: UMAP, t-SNE, SNE, KMeans), else per iteration where the estimator reports
+    them (callbacks), else (and for ``estimator=None``, any other work) a ticking
+    elapsed-time bar."""
+    from .._progress import progress_bar
+
+    quiet = args.quiet or args.json
+    if estimator is None:
+        with _ticking(description, disable=quiet):
+            yield
+        return
+    params = estimator.get_params()
+    name = type(estimator).__name__
+    if getattr(estimator, "_stage_bars", False) and not quiet:  # their own bars, stage by stage
+        estimator.set_params(verbose=params["verbose"] or (True if name == "UMAP" else 1))
+        try:
+            yield
+        finally:
+            estimator.set_params(verbose=params["verbose"])
+        return
+    if "callbacks" in params and not quiet:
+        total = params.get("max_iter") or None
+        with progress_bar(total=total, desc=description, unit="it", leave=False, mininterval=0.5) as bar:
+
+            def tick(iteration, *_):
+                bar.update(max(0, min(iteration, total or iteration) - bar.n))
+
+            estimator.set_params(callbacks=[*(params["callbacks"] or []), tick])
+            try:
+                yield
+            finally:  # the bar's callback is not part of the model (and cannot be saved)
+                estimator.set_params(callbacks=params["callbacks"])
+        return
+    with _ticking(description, disable=quiet):
+        yield
+
+
+@contextmanager
+def _ticking(description, *, disable):
+    from .._progress import progress_bar
+
+    bar = progress_bar(desc=description, bar_format="{desc}: {elapsed}", disable=disable, leave=False)
+    done = threading.Event()
+
+    def tick():
+        while not done.wait(0.5):
+            bar.refresh()
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        bar.close()
