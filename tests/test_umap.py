@@ -229,3 +229,14 @@ def test_curve_transform_graph_and_output_metric(digits_600):
         UMAP(output_metric="poincare").fit(X)  # not among the output spaces
     with pytest.raises(ValueError, match="give both a and b"):
         UMAP(a=1.0).fit(X)
+
+
+def test_parameters_that_constrain_each_other_are_checked_before_the_data():
+    """a without b, or min_dist above spread, is named before X is read: data that are
+    themselves wrong (a NaN) do not hide it, and no neighbour search runs first."""
+    X = np.ones((50, 3))
+    X[4, 1] = np.nan
+    with pytest.raises(ValueError, match="give both a and b"):
+        UMAP(a=1.0).fit(X)
+    with pytest.raises(ValueError, match="min_dist=2 must be at most spread=1"):
+        UMAP(min_dist=2.0, spread=1.0).fit(X)

@@ -393,6 +393,20 @@ def warn_constant_features(
     )
 
 
+def check_sample_count(n_samples, estimator_name, n_components=None):
+    """The check every embedding makes before its work: at least 2 samples, and (for
+    methods whose output is bounded by the points) at most ``n_samples`` components.
+
+    Examples
+    --------
+    >>> check_sample_count(10, "UMAP", n_components=2)
+    """
+    if n_samples < 2:
+        raise ValueError(f"{estimator_name} needs at least 2 samples; got {n_samples} sample.")
+    if n_components is not None and n_components > n_samples:
+        raise ValueError(f"n_components={n_components} must be at most n_samples={n_samples}; lower n_components.")
+
+
 def check_n_components(n_components, n_samples, n_features, estimator_name, *, below_features=False):
     """Errors naming both numbers when ``n_components`` does not fit the data shape.
 

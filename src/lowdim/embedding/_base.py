@@ -13,7 +13,7 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._iterative import iteration_bar
 from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_sample_count, warn_constant_features
 from ..distributed import check_dask_array, is_dask_array
 from ..linalg import column_moments
 from ..neighbors import (
@@ -179,11 +179,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     _joint = True  # symmetric joint affinities (False: the conditionals p(j | i))
 
     def _check_data(self, X):
-        n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 samples; got {n} sample.")
-        if self.n_components > n:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
+        check_sample_count(X.shape[0], type(self).__name__, self.n_components)
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
             check_rows_or_distances(X, self.metric, type(self).__name__)
 

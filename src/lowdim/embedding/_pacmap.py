@@ -8,6 +8,7 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._kernels.pacmap import CHUNKS, adam_step, anchored_gradient, pair_gradient
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
+from .._validation import check_sample_count
 from ..neighbors import (
     ALGORITHMS,
     PRECOMPUTED_KNN,
@@ -211,8 +212,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
 
     def _check_data(self, X):
         n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"PaCMAP needs at least 2 samples; got {n} sample.")
+        check_sample_count(n, "PaCMAP")
         if isinstance(self.init, str) and self.init == "pca" and self.n_components > min(X.shape):
             raise ValueError(
                 f"n_components={self.n_components} must be at most min(n_samples, n_features) = "

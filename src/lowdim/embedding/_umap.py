@@ -13,7 +13,7 @@ from .._kernels.components import connected_components
 from .._kernels.output_spaces import CODES as OUTPUT_METRICS
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array
+from .._validation import check_array, check_sample_count
 from .._warnings import warn_user
 from ..distributed import is_dask_array
 from ..neighbors import (
@@ -329,15 +329,17 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self.neighbors_algorithm = neighbors_algorithm
         self.verbose = verbose
 
-    def _check_data(self, X):
-        n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"UMAP needs at least 2 samples; got {n} sample.")
-        if self.n_components > n:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
+    def _check_relations(self):
+        """Parameters that constrain one another, checked right after each one's own
+        constraints and before any data is touched."""
         if self.min_dist > self.spread:
             raise ValueError(f"min_dist={self.min_dist:g} must be at most spread={self.spread:g}.")
+        if (self.a is None) != (self.b is None):
+            raise ValueError(f"give both a and b of the output curve, or neither; got a={self.a}, b={self.b}.")
         self._output_space()
+
+    def _check_data(self, X):
+        check_sample_count(X.shape[0], "UMAP", self.n_components)
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
             check_rows_or_distances(X, self.metric, "UMAP")
 
@@ -524,6 +526,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         """What ``fit`` does before the layout: checks, ``graph_``, ``a_``/``b_``; the
         rows fitted (distinct ones with ``unique``) and the random generator."""
         validate_params(self)
+        self._check_relations()
         X = training_rows(self, X, accept_sparse=sparse_input(self.metric))
         self._check_data(X)
         if y is not None:
@@ -544,8 +547,6 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                 raise ValueError("precomputed_knn refers to the rows as given; it cannot be combined with unique=True.")
         rng = check_random_state(self.random_state)
         self.graph_, self._index = self._graph(X, y)
-        if (self.a is None) != (self.b is None):
-            raise ValueError(f"give both a and b of the output curve, or neither; got a={self.a}, b={self.b}.")
         self.a_, self.b_ = (
             (float(self.a), float(self.b)) if self.a is not None else curve_parameters(self.spread, self.min_dist)
         )

@@ -9,7 +9,7 @@ from .._iterative import best_of_restarts
 from .._memory import require_memory
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_array, warn_constant_features
+from .._validation import check_array, check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..linalg import column_moments, pairwise_distances, sq_euclidean
 from ..metrics import stress
@@ -147,13 +147,10 @@ class MDS(ValidatedInputMixin, BaseEstimator):
 
     def _check(self, X):
         n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"MDS needs at least 2 samples; got {n} sample.")
+        check_sample_count(n, "MDS")
         if self._resolved_metric() == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has shape {X.shape}.")
-        m = n if self.n_landmarks is None else self.n_landmarks
-        if self.n_components > m:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={m}; lower n_components.")
+        check_sample_count(n if self.n_landmarks is None else self.n_landmarks, "MDS", self.n_components)
         if self.n_landmarks is not None and self._resolved_metric() != "euclidean":
             raise ValueError("n_landmarks needs metric='euclidean' (landmarks are placed by Euclidean distances).")
         if self.n_landmarks is None:

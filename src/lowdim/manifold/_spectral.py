@@ -12,7 +12,7 @@ from .._kernels.normalized_graph import normalized_values
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_sample_count, warn_constant_features
 from ..linalg import (
     column_moments,
     flip_signs,
@@ -396,8 +396,7 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         validate_params(self)
         X = self._validate_input(X, reset=True, accept_sparse=True)
         n = X.shape[0]
-        if n < 2:
-            raise ValueError(f"SpectralEmbedding needs at least 2 samples; got {n} sample.")
+        check_sample_count(n, "SpectralEmbedding")
         check_nontrivial_components(self.n_components, n)
         self.affinity_matrix_ = self._affinity(X)
         A = self.affinity_matrix_
