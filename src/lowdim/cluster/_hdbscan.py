@@ -18,6 +18,7 @@ from ..neighbors import (
     sparse_distance_neighbors,
 )
 from ._base import check_precomputed, warn_constant_columns
+from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
 METRICS = ("euclidean", "precomputed")
@@ -183,51 +184,46 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             )
         if self.metric != "precomputed":
             warn_constant_columns(X, "HDBSCAN")
-        self._build_hierarchy(*self._spanning_tree(X, m))
+        tree, search = self._spanning_tree(X, m)
+        self.core_distances_ = tree.core_by_row()
+        self._tree_cache = search if self.prediction_data else None
+        if self.prediction_data and self.metric != "precomputed" and not sp.issparse(X):
+            self.training_points_ = np.asarray(X, dtype=np.float64)  # approximate_predict searches them
+        self._build_hierarchy(tree)
         if self.store_centers is not None and self.metric != "precomputed":
             self._store_centers(X)
         return self
 
     def _spanning_tree(self, X, m):
-        """Core distances and the mutual-reachability spanning tree (original indices),
-        with what Prim's tie rule needs: each row's order, core neighbours (rows),
-        their distances and the rows' core distances."""
+        """``(ReachabilityTree, kd-tree or None)``: the mutual-reachability spanning tree
+        with what Prim's tie rule needs, and the search tree it was found with (kept for
+        ``approximate_predict``)."""
         from .._kernels.kdtree import build_tree, knn_query
         from .._kernels.reachability_tree import dense_reachability_mst, reachability_mst
 
         if knn_given(self.precomputed_knn) or sp.issparse(X):
-            return self._graph_tree(X, m)
+            return self._graph_tree(X, m), None
         if self.metric == "precomputed":
             D = np.asarray(check_precomputed(X), dtype=np.float64)
-            self.core_distances_ = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
-            self._tree_cache = self._selected_cache = None
+            core = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
             knn = np.argsort(D, axis=1, kind="stable")[:, :m]
-            mst = dense_reachability_mst(D, self.core_distances_, float(self.alpha))
-            return (*mst, np.arange(D.shape[0]), knn, np.take_along_axis(D, knn, 1), self.core_distances_)
-        tree = build_tree(X, leaf_size=self.leaf_size)
-        points, order = tree[0], tree[1]
-        dist, pos = knn_query(points, *tree[2:], points, min(max(m, MIN_CANDIDATES), X.shape[0]))
+            a, b, w = dense_reachability_mst(D, core, float(self.alpha))
+            return ReachabilityTree(a, b, w, np.arange(D.shape[0]), knn, np.take_along_axis(D, knn, 1), core), None
+        search = build_tree(X, leaf_size=self.leaf_size)
+        points, order = search[0], search[1]
+        dist, pos = knn_query(points, *search[2:], points, min(max(m, MIN_CANDIDATES), X.shape[0]))
         core = dist[:, m - 1].copy()
-        a, b, w = reachability_mst(points, *tree[2:], core, dist, pos, float(self.alpha))
-        self.core_distances_ = np.empty(X.shape[0])
-        self.core_distances_[order] = core
-        self._tree_cache = tree if self.prediction_data else None
-        if self.prediction_data:
-            self.training_points_ = np.asarray(X, dtype=np.float64)
-        return order[a], order[b], w, order, pos[:, :m], dist[:, :m], core
+        a, b, w = reachability_mst(points, *search[2:], core, dist, pos, float(self.alpha))
+        return ReachabilityTree(order[a], order[b], w, order, pos[:, :m], dist[:, :m], core), search
 
     def _graph_tree(self, X, m):
         """``_spanning_tree`` from ``precomputed_knn`` or a sparse precomputed ``X``'s
         stored distances: no search over the rows."""
-        from ._hdbscan_graph import graph_spanning_tree
-
         n, fewest = X.shape[0], max(m - 1, 1)
         if sp.issparse(X):  # every stored distance: the more edges, the nearer the exact tree
             given = sparse_distance_neighbors(X, n - 1, name="HDBSCAN", minimum=fewest)
             D = sp.csr_matrix(X, dtype=np.float64)
-            tree = graph_spanning_tree(D, *given, m, float(self.alpha), StoredDistances())
-            self.core_distances_, self._tree_cache = tree[-1], None
-            return tree
+            return graph_spanning_tree(D, *given, m, float(self.alpha), StoredDistances())
         if self.metric == "precomputed":
             raise ValueError(
                 "precomputed_knn replaces the search over the rows; with metric='precomputed' every "
@@ -237,13 +233,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             self.precomputed_knn, n, n - 1, metric="euclidean", name="HDBSCAN", minimum=fewest
         )
         X64 = np.asarray(X, dtype=np.float64)
-        tree = graph_spanning_tree(X64, *given, m, float(self.alpha), ExactIndex().build(X64))
-        self.core_distances_, self._tree_cache = tree[-1], None
-        if self.prediction_data:
-            self.training_points_ = X64
-        return tree
+        return graph_spanning_tree(X64, *given, m, float(self.alpha), ExactIndex().build(X64))
 
-    def _build_hierarchy(self, a, b, w, *neighbors):
+    def _build_hierarchy(self, tree):
         from .._kernels.cluster_tree import condense, prim_tree, single_linkage
 
         n = self.core_distances_.size
@@ -251,7 +243,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             left = right = np.empty(0, dtype=np.int64)
             dist, sizes = np.empty(0), np.empty(0, dtype=np.int64)
         else:
-            source, target, weight = prim_tree(a, b, w, *neighbors, float(self.alpha))
+            source, target, weight = prim_tree(
+                tree.a, tree.b, tree.weight, tree.order, tree.nbr, tree.nbr_dist, tree.core, float(self.alpha)
+            )
             # numpy's default (unstable) sort, as scikit-learn: it orders the merges at equal heights
             ranks = np.argsort(weight)
             left, right, dist, sizes = single_linkage(source[ranks], target[ranks], weight[ranks])

@@ -3,6 +3,8 @@ core distances from each row's nearest neighbours, and the minimum spanning tree
 mutual reachability over the graph's edges, its components joined by their shortest
 edges; no search over the rows."""
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import minimum_spanning_tree
@@ -10,6 +12,27 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 from ..neighbors import join_components, knn_csr, symmetrize
 
 TINY = np.finfo(np.float64).tiny  # scipy's spanning tree reads a zero weight as no edge
+
+
+class ReachabilityTree(NamedTuple):
+    """A mutual-reachability spanning tree and what Prim's tie rule needs: edges ``a``
+    - ``b`` (row numbers) of ``weight``; ``order`` (position -> row) of the per-position
+    arrays: the core neighbours ``nbr`` (rows, each row first), their distances
+    ``nbr_dist`` and the core distances ``core``."""
+
+    a: np.ndarray
+    b: np.ndarray
+    weight: np.ndarray
+    order: np.ndarray
+    nbr: np.ndarray
+    nbr_dist: np.ndarray
+    core: np.ndarray
+
+    def core_by_row(self):
+        """The core distances in row order."""
+        out = np.empty(self.core.size)
+        out[self.order] = self.core
+        return out
 
 
 def graph_spanning_tree(X, distances, indices, m, alpha, index):
@@ -31,15 +54,15 @@ def graph_spanning_tree(X, distances, indices, m, alpha, index):
 
     Returns
     -------
-    a, b, weight, order, nbr, nbr_dist, core
+    ReachabilityTree
 
     Examples
     --------
     >>> X = np.array([[0.0], [1.0], [2.0], [10.0]])
     >>> d, i = np.array([[1.0], [1.0], [1.0], [8.0]]), np.array([[1], [0], [1], [2]])
     >>> from lowdim.neighbors import ExactIndex
-    >>> a, b, w, *_ = graph_spanning_tree(X, d, i, 2, 1.0, ExactIndex().build(X))
-    >>> sorted(w.tolist())
+    >>> tree = graph_spanning_tree(X, d, i, 2, 1.0, ExactIndex().build(X))
+    >>> sorted(tree.weight.tolist())
     [1.0, 1.0, 8.0]
     """
     n = X.shape[0]
@@ -54,4 +77,6 @@ def graph_spanning_tree(X, distances, indices, m, alpha, index):
     own = np.arange(n)[:, None]
     nbr = np.hstack([own, indices[:, : m - 1]]).astype(np.int64)
     nbr_dist = np.hstack([np.zeros((n, 1)), d[:, : m - 1]])
-    return tree.row.astype(np.int64), tree.col.astype(np.int64), weight, np.arange(n), nbr, nbr_dist, core
+    return ReachabilityTree(
+        tree.row.astype(np.int64), tree.col.astype(np.int64), weight, np.arange(n), nbr, nbr_dist, core
+    )
