@@ -23,6 +23,7 @@ REFERENCES = {
     "KMeans": "sklearn.cluster.KMeans",
     "MiniBatchKMeans": "sklearn.cluster.MiniBatchKMeans",
     "GaussianMixture": "sklearn.mixture.GaussianMixture",
+    "HDBSCAN": "sklearn.cluster.HDBSCAN",
     "Isomap": "sklearn.manifold.Isomap",
     "LocallyLinearEmbedding": "sklearn.manifold.LocallyLinearEmbedding",
     "MDS": "sklearn.manifold.MDS",

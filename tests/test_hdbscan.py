@@ -157,3 +157,16 @@ def test_bad_input_gets_clear_errors():
         HDBSCAN(metric="precomputed").fit(X)
     with pytest.raises(ValueError, match="prediction_data=True"):
         HDBSCAN(prediction_data=False).fit(X).approximate_predict(X)
+
+
+def test_scikit_learns_remaining_parameters_are_taken():
+    """copy, n_jobs and metric_params as scikit-learn 1.9 passes them: the same clusters
+    (lowdim never writes to X, and any thread count gives the same result)."""
+    X = _blobs(3, 300)
+    before = X.copy()
+    plain = HDBSCAN(min_cluster_size=10).fit(X).labels_
+    for options in ({"copy": True}, {"copy": False}, {"n_jobs": 2}, {"metric_params": {}}):
+        assert np.array_equal(HDBSCAN(min_cluster_size=10, **options).fit(X).labels_, plain), options
+    assert np.array_equal(X, before)
+    with pytest.raises(ValueError, match="takes no parameters here; got metric_params"):
+        HDBSCAN(metric_params={"p": 3}).fit(X)

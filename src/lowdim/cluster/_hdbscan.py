@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
-from .._params import BOOLEAN, NONE, Interval, Options, validate_params
+from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
 from ..neighbors import (
     PRECOMPUTED_KNN,
     ExactIndex,
@@ -66,6 +66,15 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         Also compute each cluster's probability-weighted mean and/or medoid.
     prediction_data : bool, default=True
         Keep the k-d tree (the training data) for ``approximate_predict``.
+    metric_params : dict, optional
+        scikit-learn's keyword arguments of the metric; lowdim's metrics take none, so
+        it must be empty.
+    n_jobs : int, optional
+        Accepted as scikit-learn has it; lowdim's kernels use numba's thread pool (all
+        cores, or ``NUMBA_NUM_THREADS``), with the same result for any number.
+    copy : bool or 'warn', default='warn'
+        scikit-learn 1.9's switch for working on a copy of ``X``; lowdim never writes
+        to ``X``, so every value behaves as a copy (and none warns).
     precomputed_knn : NeighborGraph or tuple, optional
         Each row's nearest neighbours, found once for many fits (a Euclidean
         ``lowdim.neighbors.NeighborGraph``, or umap-learn's ``(indices, distances)``,
@@ -123,6 +132,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         "store_centers": [NONE, Options({"centroid", "medoid", "both"})],
         "prediction_data": [BOOLEAN],
         "precomputed_knn": PRECOMPUTED_KNN,
+        "metric_params": [NONE, InstanceOf(dict)],
+        "n_jobs": [NONE, Interval(int, None, None)],
+        "copy": [BOOLEAN, Options({"warn"})],
     }
 
     def __init__(
@@ -132,12 +144,15 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         cluster_selection_epsilon=0.0,
         max_cluster_size=None,
         metric="euclidean",
+        metric_params=None,
         alpha=1.0,
         algorithm="auto",
         leaf_size=40,
+        n_jobs=None,
         cluster_selection_method="eom",
         allow_single_cluster=False,
         store_centers=None,
+        copy="warn",
         prediction_data=True,
         precomputed_knn=None,
     ):
@@ -154,6 +169,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self.store_centers = store_centers
         self.prediction_data = prediction_data
         self.precomputed_knn = precomputed_knn
+        self.metric_params = metric_params
+        self.n_jobs = n_jobs
+        self.copy = copy
 
     def _min_samples(self):
         return self.min_cluster_size if self.min_samples is None else self.min_samples
@@ -172,6 +190,10 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        if self.metric_params:
+            raise ValueError(
+                f"metric={self.metric!r} takes no parameters here; got metric_params={self.metric_params!r}."
+            )
         X = self._validate_input(X, reset=True, accept_sparse=self.metric == "precomputed")
         for stale in ("training_points_", "centroids_", "medoids_"):  # from an earlier fit
             self.__dict__.pop(stale, None)
