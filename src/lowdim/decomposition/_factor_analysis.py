@@ -54,7 +54,8 @@ class FactorAnalysis(LatentGaussianMixin):
     noise_variance_ : ndarray of shape (n_features,)
     mean_ : ndarray of shape (n_features,)
     loglike_ : list of float
-        Average log-likelihood per sample after each EM iteration.
+        Log-likelihood of the data (the sum over samples, as scikit-learn's) after
+        each EM iteration; ``loglike_[-1]`` is ``score_samples(X).sum()``.
     rotation_matrix_ : ndarray of shape (n_components, n_components) or None
     n_iter_, n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str

@@ -75,7 +75,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
             W, mean, psi, history, n_iter = self._fit_complete(S, acc.mean, k, rng)
         else:
             W, mean, psi, history, n_iter = self._fit_missing(X, mask, k)
-        self._store(W, mean, psi, history, n_iter, X.dtype)
+        self._store(W, mean, psi, [n * v for v in history], n_iter, X.dtype)  # totals, as scikit-learn
         return self
 
     def _fit_missing(self, X, mask, k):

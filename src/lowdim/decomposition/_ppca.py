@@ -39,8 +39,8 @@ class ProbabilisticPCA(LatentGaussianMixin):
         The isotropic noise variance, repeated per feature.
     mean_ : ndarray of shape (n_features,)
     loglike_ : list of float
-        Average log-likelihood per sample after each EM iteration (one value for the
-        closed form).
+        Log-likelihood of the data (the sum over samples) after each EM iteration (one
+        value for the closed form).
     n_iter_, n_components_, n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names, when fitted on a DataFrame.
