@@ -27,6 +27,7 @@ REFERENCES = {
     "Isomap": "sklearn.manifold.Isomap",
     "LocallyLinearEmbedding": "sklearn.manifold.LocallyLinearEmbedding",
     "MDS": "sklearn.manifold.MDS",
+    "SpectralClustering": "sklearn.cluster.SpectralClustering",
     "SpectralEmbedding": "sklearn.manifold.SpectralEmbedding",
     "TSNE": "sklearn.manifold.TSNE",
     "UMAP": "umap.UMAP",

@@ -130,3 +130,31 @@ def test_random_partition_starts_near_the_mean_and_converges():
     assert model.n_init == "auto"  # 'auto' makes random starts restart: 10 runs
     weighted = KMeans(4, init="random-partition", n_init=1, random_state=0).fit(X, sample_weight=np.arange(600) + 1.0)
     assert np.isfinite(weighted.inertia_)
+
+
+def test_spectral_clustering_takes_scikit_learns_other_affinities_and_discretize():
+    """'precomputed_nearest_neighbors' (a sparse distance graph), the kernel affinities
+    and assign_labels='discretize' find well-separated groups exactly."""
+    from sklearn.neighbors import kneighbors_graph as sk_kneighbors_graph
+
+    from lowdim import SpectralClustering
+    from lowdim.metrics import adjusted_rand_score
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.3, (40, 3)) for c in (0.0, 5.0, 10.0)])
+    truth = np.repeat(np.arange(3), 40)
+    D = sk_kneighbors_graph(X, 10, mode="distance")
+    runs = [
+        SpectralClustering(3, affinity="precomputed_nearest_neighbors", n_neighbors=10, random_state=0).fit(D),
+        SpectralClustering(3, affinity="nearest_neighbors", assign_labels="discretize", random_state=0).fit(X),
+        SpectralClustering(3, affinity="rbf", gamma=0.5, assign_labels="discretize", random_state=0).fit(X),
+    ]
+    for model in runs:
+        assert adjusted_rand_score(truth, model.labels_) == 1.0, model
+    from sklearn.metrics.pairwise import pairwise_kernels
+
+    poly = SpectralClustering(3, affinity="poly", gamma=0.1, degree=2, random_state=0, verbose=True, n_jobs=2).fit(X)
+    expected = pairwise_kernels(X, metric="poly", gamma=0.1, degree=2, coef0=1)
+    np.testing.assert_allclose(poly.affinity_matrix_, expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="take no kernel_params"):
+        SpectralClustering(3, kernel_params={"a": 1}).fit(X)

@@ -9,16 +9,20 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
-from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
+from ..decomposition import KERNELS, kernel_matrix
 from ..linalg import sq_euclidean
 from ..manifold import laplacian_eigenmap
 from ..neighbors import check_n_neighbors, kneighbors_graph
 from ._base import check_n_clusters, warn_constant_columns
+from ._discretize import discretize
 from ._graph_clustering import check_graph, neighbor_graph
 from ._kmeans import KMeans
 
-AFFINITIES = ("rbf", "nearest_neighbors", "fuzzy", "precomputed")
+AFFINITIES = ("rbf", "nearest_neighbors", "fuzzy", "precomputed", "precomputed_nearest_neighbors") + tuple(
+    k for k in KERNELS if k != "rbf"
+)
 SOLVERS = {None: "auto", "arpack": "arpack", "lobpcg": "lobpcg", "dense": "dense"}
 
 
@@ -38,15 +42,27 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         k-means restarts.
     gamma : float, default=1.0
         Width of the 'rbf' affinity ``exp(-gamma |x - y|^2)``.
-    affinity : {'rbf', 'nearest_neighbors', 'fuzzy', 'precomputed'}, default='rbf'
-        'rbf': dense n x n (small data); 'nearest_neighbors': ``(C + C^T) / 2`` of the
-        kNN connectivity (itself included); 'fuzzy': UMAP's fuzzy
-        kNN graph; 'precomputed': ``X`` is the affinity matrix (a UMAP ``graph_``).
+    affinity : str, default='rbf'
+        'rbf' (and the kernels 'linear', 'poly', 'sigmoid', 'cosine', with ``gamma``,
+        ``degree``, ``coef0``): dense n x n (small data); 'nearest_neighbors':
+        ``(C + C^T) / 2`` of the kNN connectivity (itself included); 'fuzzy': UMAP's
+        fuzzy kNN graph; 'precomputed': ``X`` is the affinity matrix (a UMAP
+        ``graph_``); 'precomputed_nearest_neighbors': ``X`` is a sparse graph of
+        distances, of which each row's ``n_neighbors`` nearest make the connectivity.
     n_neighbors : int, default=10
-    eigen_tol : float, default=0.0
-        Relative accuracy of the sparse eigensolver (0: machine precision).
-    assign_labels : {'kmeans', 'cluster_qr'}, default='kmeans'
-        'cluster_qr' needs no restarts and no random start.
+    eigen_tol : float or 'auto', default='auto'
+        Relative accuracy of the sparse eigensolver ('auto', 0: machine precision).
+    assign_labels : {'kmeans', 'cluster_qr', 'discretize'}, default='kmeans'
+        'cluster_qr' needs no restarts and no random start; 'discretize' finds the
+        rotation of the spectral coordinates nearest to a partition (Yu & Shi).
+    degree, coef0 : float, default=3, 1
+        Of the 'poly' and 'sigmoid' kernels.
+    kernel_params : dict, optional
+        scikit-learn's extra kernel keywords; lowdim's kernels take none (must be empty).
+    n_jobs : int, optional
+        Accepted as scikit-learn has it; the kernels use numba's and BLAS's threads.
+    verbose : bool, default=False
+        Accepted as scikit-learn has it; nothing is printed.
 
     Attributes
     ----------
@@ -76,8 +92,13 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         "gamma": [Interval(float, 0, None, closed="neither")],
         "affinity": [Options(set(AFFINITIES))],
         "n_neighbors": [Interval(int, 1, None, closed="left")],
-        "eigen_tol": [Interval(float, 0, None, closed="left")],
-        "assign_labels": [Options({"kmeans", "cluster_qr"})],
+        "eigen_tol": [Interval(float, 0, None, closed="left"), Options({"auto"})],
+        "assign_labels": [Options({"kmeans", "cluster_qr", "discretize"})],
+        "degree": [Interval(float, 0, None, closed="left")],
+        "coef0": [Interval(float, None, None)],
+        "kernel_params": [NONE, InstanceOf(dict)],
+        "n_jobs": [NONE, Interval(int, None, None)],
+        "verbose": [BOOLEAN, Interval(int, 0, None, closed="left")],
     }
 
     def __init__(
@@ -91,8 +112,13 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         gamma=1.0,
         affinity="rbf",
         n_neighbors=10,
-        eigen_tol=0.0,
+        eigen_tol="auto",
         assign_labels="kmeans",
+        degree=3,
+        coef0=1,
+        kernel_params=None,
+        n_jobs=None,
+        verbose=False,
     ):
         self.n_clusters = n_clusters
         self.eigen_solver = eigen_solver
@@ -104,17 +130,30 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self.n_neighbors = n_neighbors
         self.eigen_tol = eigen_tol
         self.assign_labels = assign_labels
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.n_jobs = n_jobs
+        self.verbose = verbose
 
     def _affinity(self, X):
         n = X.shape[0]
         if self.affinity == "precomputed":
             return check_graph(X, "SpectralClustering")
+        if self.affinity == "precomputed_nearest_neighbors":
+            return _nearest_connectivity(X, self.n_neighbors)
         if self.affinity == "rbf":
             require_memory(
                 n * n * 8, f"SpectralClustering(affinity='rbf') on {n} samples", "use affinity='nearest_neighbors'"
             )
             X64 = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
             return np.exp(-self.gamma * np.maximum(sq_euclidean(X64, X64), 0.0))
+        if self.affinity in KERNELS:
+            require_memory(
+                n * n * 8, f"SpectralClustering(affinity={self.affinity!r}) on {n} samples", "use 'nearest_neighbors'"
+            )
+            X64 = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+            return kernel_matrix(X64, kernel=self.affinity, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
         if self.affinity == "fuzzy":
             return check_graph(neighbor_graph(X, self.n_neighbors, "fuzzy"), "SpectralClustering")
         # scikit-learn's graph, components not joined: a component is a cluster in itself
@@ -139,6 +178,8 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        if self.kernel_params:
+            raise ValueError(f"the affinity kernels take no kernel_params; got {self.kernel_params!r}.")
         X = self._validate_input(X, reset=True, accept_sparse=True)
         n = X.shape[0]
         check_n_clusters(self.n_clusters, n)
@@ -150,13 +191,16 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         k = min(self.n_components or self.n_clusters, n - 1)
         maps = np.full((n, 1), 1.0 / np.sqrt(max(float(A.sum()) - float(A.diagonal().sum()), 1e-300)))
         if k > 1:
-            U, _ = laplacian_eigenmap(A, k - 1, rng, solver=SOLVERS[self.eigen_solver], tol=self.eigen_tol)
+            tol = 0.0 if self.eigen_tol == "auto" else self.eigen_tol
+            U, _ = laplacian_eigenmap(A, k - 1, rng, solver=SOLVERS[self.eigen_solver], tol=tol)
             maps = np.hstack([maps, U])
         self.embedding_ = maps
         if self.n_clusters == 1:
             self.labels_ = np.zeros(n, dtype=np.int64)
         elif self.assign_labels == "cluster_qr":
             self.labels_ = cluster_qr(maps[:, : self.n_clusters])
+        elif self.assign_labels == "discretize":
+            self.labels_ = discretize(maps[:, : self.n_clusters], rng)
         else:  # the constant first column changes no distance
             features = maps[:, 1:] if maps.shape[1] > 1 else maps
             km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(features)
@@ -166,8 +210,27 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.input_tags.pairwise = self.affinity == "precomputed"
+        tags.input_tags.pairwise = self.affinity in ("precomputed", "precomputed_nearest_neighbors")
         return tags
+
+
+def _nearest_connectivity(D, n_neighbors):
+    """``(C + C^T) / 2`` of the connectivity to each row's ``n_neighbors`` nearest among
+    the distances stored in the sparse graph ``D`` (scikit-learn's
+    'precomputed_nearest_neighbors')."""
+    if not sp.issparse(D) and D.shape[0] != D.shape[1]:
+        raise ValueError(f"affinity='precomputed_nearest_neighbors' needs a square distance graph; got {D.shape}.")
+    D = sp.csr_matrix(D)
+    n = D.shape[0]
+    rows, cols = [], []
+    for i in range(n):
+        start, end = D.indptr[i], D.indptr[i + 1]
+        keep = np.argsort(D.data[start:end], kind="stable")[:n_neighbors]
+        rows.append(np.full(keep.size, i))
+        cols.append(D.indices[start:end][keep])
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    C = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
+    return ((C + C.T) * 0.5).tocsr()
 
 
 def cluster_qr(maps):

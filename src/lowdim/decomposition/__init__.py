@@ -4,6 +4,7 @@ factor analysis (with missing values), and helpers."""
 from ._factor_analysis import FactorAnalysis
 from ._fastica import FastICA
 from ._incremental import IncrementalPCA
+from ._kernel_functions import KERNELS, kernel_matrix
 from ._kernel_pca import KernelPCA
 from ._lda import LinearDiscriminantAnalysis
 from ._nmf import NMF, MatrixFactorization
@@ -27,4 +28,6 @@ __all__ = [
     "select_n_components",
     "choose_solver",
     "principal_scores",
+    "kernel_matrix",
+    "KERNELS",
 ]
