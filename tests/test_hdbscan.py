@@ -4,6 +4,7 @@ selection options, outlier scores, approximate_predict, bad input."""
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from sklearn.cluster import HDBSCAN as SklearnHDBSCAN
 from sklearn.datasets import make_blobs
@@ -170,3 +171,14 @@ def test_scikit_learns_remaining_parameters_are_taken():
     assert np.array_equal(X, before)
     with pytest.raises(ValueError, match="takes no parameters here; got metric_params"):
         HDBSCAN(metric_params={"p": 3}).fit(X)
+
+
+def test_a_sparse_distance_graph_in_pieces_is_an_error_not_a_crash():
+    """No stored distance joins the pieces: scikit-learn's error, with its sentence (it
+    once reached the tree kernels with an infinite edge and crashed the process)."""
+    X = np.zeros((20, 20))
+    X[:5, :5] = 1
+    X[5:, 15:] = 1
+    X = sp.csr_matrix(X + X.T)
+    with pytest.raises(ValueError, match="HDBSCAN cannot be performed on a disconnected graph.*2 connected"):
+        HDBSCAN(metric="precomputed").fit(X)

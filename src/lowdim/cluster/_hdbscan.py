@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
+from .._kernels.components import connected_components
 from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
 from ..neighbors import (
     PRECOMPUTED_KNN,
@@ -243,8 +244,15 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         stored distances: no search over the rows."""
         n, fewest = X.shape[0], max(m - 1, 1)
         if sp.issparse(X):  # every stored distance: the more edges, the nearer the exact tree
-            given = sparse_distance_neighbors(X, n - 1, name="HDBSCAN", minimum=fewest)
             D = sp.csr_matrix(X, dtype=np.float64)
+            pieces = connected_components(D + D.T)[0]
+            if pieces > 1:  # no stored distance joins them: nothing to build one tree from
+                raise ValueError(
+                    f"HDBSCAN cannot be performed on a disconnected graph: the sparse distance matrix has "
+                    f"{pieces} connected components with no stored distance between them; store distances "
+                    "that join them, or pass a dense matrix."
+                )
+            given = sparse_distance_neighbors(X, n - 1, name="HDBSCAN", minimum=fewest)
             return graph_spanning_tree(D, *given, m, float(self.alpha), StoredDistances())
         if self.metric == "precomputed":
             raise ValueError(
@@ -258,6 +266,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         return graph_spanning_tree(X64, *given, m, float(self.alpha), ExactIndex().build(X64))
 
     def _build_hierarchy(self, tree):
+        if not np.all(np.isfinite(tree.weight)):  # the kernels below index by these heights
+            raise ValueError("HDBSCAN's spanning tree has an infinite edge: some rows are at no finite distance.")
         from .._kernels.cluster_tree import condense, prim_tree, single_linkage
 
         n = self.core_distances_.size
@@ -377,8 +387,6 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         ndarray of int64 (n_samples,)
         """
         from scipy.sparse import coo_matrix
-
-        from .._kernels.components import connected_components
 
         check_is_fitted(self)
         n = self.core_distances_.size
