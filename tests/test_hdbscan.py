@@ -4,8 +4,8 @@ selection options, outlier scores, approximate_predict, bad input."""
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 import pytest
+import scipy.sparse as sp
 from sklearn.cluster import HDBSCAN as SklearnHDBSCAN
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
