@@ -169,8 +169,26 @@ def test_scikit_learns_remaining_parameters_are_taken():
     for options in ({"copy": True}, {"copy": False}, {"n_jobs": 2}, {"metric_params": {}}):
         assert np.array_equal(HDBSCAN(min_cluster_size=10, **options).fit(X).labels_, plain), options
     assert np.array_equal(X, before)
-    with pytest.raises(ValueError, match="takes no parameters here; got metric_params"):
+    with pytest.raises(ValueError, match="metric='euclidean' takes no parameters; got metric_params"):
         HDBSCAN(metric_params={"p": 3}).fit(X)
+
+
+@pytest.mark.parametrize("metric", ["manhattan", "chebyshev", "cosine", "minkowski"])
+def test_other_metrics_equal_their_precomputed_distances(metric):
+    """Any metric of scikit-learn's HDBSCAN: the same clusters as its distance matrix
+    passed with metric='precomputed', and as scikit-learn's."""
+    from scipy.spatial.distance import cdist
+
+    X = _blobs(5, 300) + 20.0  # away from the origin, for the angles of 'cosine'
+    params = {"p": 3} if metric == "minkowski" else None
+    name = {"manhattan": "cityblock"}.get(metric, metric)
+    D = cdist(X, X, name, **(params or {}))
+    ours = HDBSCAN(min_cluster_size=10, metric=metric, metric_params=params).fit(X)
+    assert np.array_equal(ours.labels_, HDBSCAN(min_cluster_size=10, metric="precomputed").fit(D).labels_)
+    theirs = _sklearn(X, min_cluster_size=10, metric=metric, metric_params=params)
+    assert adjusted_rand_score(ours.labels_, theirs.labels_) == 1.0
+    with pytest.raises(ValueError, match="approximate_predict needs the training points"):
+        ours.approximate_predict(X[:2])
 
 
 def test_a_sparse_distance_graph_in_pieces_is_an_error_not_a_crash():

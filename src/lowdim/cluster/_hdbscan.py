@@ -9,11 +9,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
 from .._kernels.components import connected_components
+from .._memory import require_memory
 from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
+from ..linalg import pairwise_distances
 from ..neighbors import (
+    PAIRWISE_METRICS,
     PRECOMPUTED_KNN,
     ExactIndex,
     StoredDistances,
+    check_metric_params,
     knn_given,
     precomputed_neighbors,
     sparse_distance_neighbors,
@@ -22,7 +26,9 @@ from ._base import check_precomputed, warn_constant_columns
 from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
-METRICS = ("euclidean", "precomputed")
+EUCLIDEAN = ("euclidean", "l2")
+# other metrics take the dense path: all pairwise distances, as for 'precomputed'
+METRICS = (*EUCLIDEAN, "precomputed", "cosine", *PAIRWISE_METRICS)
 MIN_CANDIDATES = 8  # neighbours each point offers the first Boruvka round, at least
 
 
@@ -47,8 +53,12 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         Clusters that split at a distance below it are merged back into their parent.
     max_cluster_size : int, optional
         'eom' does not keep clusters larger than this (no limit by default).
-    metric : {'euclidean', 'precomputed'}, default='euclidean'
-        'precomputed': ``X`` is a square distance matrix (n^2 time).
+    metric : str, default='euclidean'
+        'euclidean' ('l2'): exact on a k-d tree, no n x n matrix. 'precomputed': ``X``
+        is a square distance matrix (dense, or sparse with the distances it stores).
+        'manhattan', 'chebyshev', 'minkowski', 'cosine', 'correlation', 'canberra', ...
+        (``lowdim.neighbors.PAIRWISE_METRICS``): all pairwise distances (n x n memory,
+        checked first), as for 'precomputed'.
     alpha : float, default=1.0
         Distances are divided by it in mutual reachability (core distances are not).
         Where weights tie, the tree is scikit-learn's (and so are the labels) for
@@ -68,8 +78,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     prediction_data : bool, default=True
         Keep the k-d tree (the training data) for ``approximate_predict``.
     metric_params : dict, optional
-        scikit-learn's keyword arguments of the metric; lowdim's metrics take none, so
-        it must be empty.
+        Keyword arguments of the metric: ``{'p': 3}`` for 'minkowski'.
     n_jobs : int, optional
         Accepted as scikit-learn has it; lowdim's kernels use numba's thread pool (all
         cores, or ``NUMBA_NUM_THREADS``), with the same result for any number.
@@ -191,10 +200,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        if self.metric_params:
-            raise ValueError(
-                f"metric={self.metric!r} takes no parameters here; got metric_params={self.metric_params!r}."
-            )
+        check_metric_params(self.metric, self.metric_params)
         X = self._validate_input(X, reset=True, accept_sparse=self.metric == "precomputed")
         for stale in ("training_points_", "centroids_", "medoids_"):  # from an earlier fit
             self.__dict__.pop(stale, None)
@@ -210,7 +216,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         tree, search = self._spanning_tree(X, m)
         self.core_distances_ = tree.core_by_row()
         self._tree_cache = search if self.prediction_data else None
-        if self.prediction_data and self.metric != "precomputed" and not sp.issparse(X):
+        if self.prediction_data and self.metric in EUCLIDEAN and not sp.issparse(X):
             self.training_points_ = np.asarray(X, dtype=np.float64)  # approximate_predict searches them
         self._build_hierarchy(tree)
         if self.store_centers is not None and self.metric != "precomputed":
@@ -226,8 +232,12 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
 
         if knn_given(self.precomputed_knn) or sp.issparse(X):
             return self._graph_tree(X, m), None
-        if self.metric == "precomputed":
-            D = np.asarray(check_precomputed(X), dtype=np.float64)
+        if self.metric not in EUCLIDEAN:
+            D = (
+                np.asarray(check_precomputed(X), dtype=np.float64)
+                if self.metric == "precomputed"
+                else self._pairwise(X)
+            )
             core = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
             knn = np.argsort(D, axis=1, kind="stable")[:, :m]
             a, b, w = dense_reachability_mst(D, core, float(self.alpha))
@@ -238,6 +248,17 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         core = dist[:, m - 1].copy()
         a, b, w = reachability_mst(points, *search[2:], core, dist, pos, float(self.alpha))
         return ReachabilityTree(order[a], order[b], w, order, pos[:, :m], dist[:, :m], core), search
+
+    def _pairwise(self, X):
+        """All distances between the rows in a metric other than Euclidean (dense: n x n)."""
+        n = X.shape[0]
+        require_memory(n * n * 8, f"HDBSCAN(metric={self.metric!r}) on {n} samples", "use metric='euclidean'")
+        metric = "cosine" if self.metric == "cosine" else PAIRWISE_METRICS[self.metric]
+        return pairwise_distances(
+            np.asarray(X, dtype=np.float64),
+            metric=metric,
+            metric_params=check_metric_params(self.metric, self.metric_params),
+        )
 
     def _graph_tree(self, X, m):
         """``_spanning_tree`` from ``precomputed_knn`` or a sparse precomputed ``X``'s

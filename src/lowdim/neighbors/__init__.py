@@ -22,7 +22,7 @@ from ._neighbor_graph import (
     sparse_distance_neighbors,
     stored_smallest,
 )
-from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex
+from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex, check_metric_params
 from ._paths import shortest_paths
 from ._self_query import self_neighbors
 
@@ -35,6 +35,7 @@ __all__ = [
     "KNNIndex",
     "NeighborGraph",
     "PAIRWISE_METRICS",
+    "check_metric_params",
     "PRECOMPUTED_KNN",
     "SPARSE_METRICS",
     "PairwiseIndex",
