@@ -238,8 +238,7 @@ def read_table(
     ----------
     path : str
     header : {'auto', 'yes', 'no'}
-        CSV only; 'auto' reads the first row as a header when a cell is not a number
-        and says so in ``notes``.
+        CSV only; 'auto': the first row is a header when a cell is not a number (noted).
     delimiter : str, optional
         CSV only; default comma, or tab for ``.tsv``.
     label_column : str, optional
@@ -247,26 +246,22 @@ def read_table(
     exclude : sequence of str
         Columns (names or 1-based numbers) to leave out.
     key : str, optional
-        Array name in an NPZ archive or dataset path in an HDF5 file.
+        Array of an NPZ archive, or dataset path in an HDF5 file.
     missing : {'error', 'drop', 'impute', 'keep'}
     max_bytes : int, optional
-        Refuse files whose header declares more; default 80% of available memory.
+        Refuse files declaring more (default: 80 % of the available memory).
     index_column : str, optional
-        CSV only: the column (name or 1-based number) of row names. Without it, a first
-        column of distinct text under an empty header field is taken as row names.
+        CSV only: the column (name or number) of row names; default: a first column under
+        an empty header field holding distinct text or whole numbers (R's row numbers).
     encoding : str, default='utf-8'
         CSV only: the text encoding ('latin-1', 'cp1252', ... for older files).
     transpose : bool
-        Samples are the file's columns (genes x cells, foods x countries): after
-        reading, rows become columns, the column names the row ids and the row ids
-        (or ``row1``, ...) the feature names. Not combined with ``label_column``.
-    layer : str, optional
-        .h5ad only: read ``layers[layer]`` instead of ``X``.
-    use_raw : bool
-        .h5ad only: read ``raw.X`` and its own feature names instead of ``X``.
-    obsm : str, optional
-        .h5ad only: read a stored embedding or PCA (``'X_pca'``, ``'X_umap'``, ...).
-        A .h5ad file's obs names are the row ids.
+        Samples are the file's columns (genes x cells, foods x countries): the column
+        names become row ids, the row ids (or ``row1``, ...) feature names; not with
+        ``label_column``.
+    layer, use_raw, obsm : optional
+        .h5ad only: read ``layers[layer]``, ``raw.X`` (with its own feature names) or a
+        stored embedding (``obsm='X_pca'``) instead of ``X``; obs names are the row ids.
 
     Returns
     -------
@@ -281,11 +276,7 @@ def read_table(
     >>> t.X.shape, t.feature_names, t.labels.tolist()
     ((2, 2), ['a', 'b'], ['u', 'v'])
     """
-    if not os.path.exists(path):
-        raise DataFileError(f"{path}: no such file.")
-    if os.path.isdir(path):
-        raise DataFileError(f"{path}: is a folder, not a data file.")
-    fmt = file_format(path)
+    fmt = file_format(_existing_file(path))
     anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm}
     _check_options(path, fmt, anndata_matrix, transpose, label_column)
     X, names, labels, notes, row_ids = _read_any(
@@ -301,6 +292,21 @@ def read_table(
         encoding=encoding,
         anndata_matrix=anndata_matrix,
     )
+    return _shaped(path, fmt, Table(X, names, labels, notes, row_ids), transpose, missing)
+
+
+def _existing_file(path):
+    if not os.path.exists(path):
+        raise DataFileError(f"{path}: no such file.")
+    if os.path.isdir(path):
+        raise DataFileError(f"{path}: is a folder, not a data file.")
+    return path
+
+
+def _shaped(path, fmt, table, transpose, missing):
+    """The table as read, turned round (``transpose``) and with the missing-value policy
+    applied, the notes saying what was done."""
+    X, names, labels, notes, row_ids = table.X, table.feature_names, table.labels, table.notes, table.row_ids
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
     if transpose:

@@ -182,26 +182,22 @@ def explore(
     clusters : array-like of int of shape (n,), optional
         Cluster labels, -1 for noise (drawn grey).
     ids : array-like of str of shape (n,), optional
-        Row names, shown on hover, searchable and written in the downloaded CSV;
-        default: the row numbers, from 0.
+        Row names: on hover, searchable, in the downloaded CSV (default: row numbers).
     columns : dict of name -> array-like of shape (n,), or pandas DataFrame, optional
         Shown on hover and offered for colouring (numbers on a scale, text as categories).
     images : array of shape (n, h, w), (n, h, w, 3) or rows (n, pixels), optional
-        A thumbnail per row, shown on hover; rows need ``image_shape``.
+        A thumbnail per row, on hover; rows need ``image_shape``, (h, w) or (h, w, 3).
     image_shape : tuple, optional
-        ``(height, width)`` or ``(height, width, 3)`` of row-stored images.
     title : str, default="lowdim map"
     point_size : float, optional
         Pixels; default shrinks from 6 to 2 as the number of points grows.
     max_image_bytes : int, default=64_000_000
-        Thumbnails beyond this many bytes (one per pixel and channel, before the page
-        compresses them) are left out: a seeded random subset is kept, with a warning.
-        All 70,000 Fashion-MNIST images fit (55 MB, about 30 MB compressed).
+        Thumbnails beyond this many bytes (a byte per pixel and channel) are left out: a
+        random subset seeded by ``random_state`` is kept, with a warning. All 70,000
+        Fashion-MNIST images fit (55 MB, about 30 MB compressed).
     random_state : int, default=0
-        Seeds that subset.
     label_name : str, default="label"
-        What the labels are called in the legend, the hover and the colour menu (the
-        label column's name: "cultivar", "cell type").
+        The labels' name in the legend, hover and colour menu ("cultivar").
 
     Returns
     -------
@@ -231,7 +227,12 @@ def explore(
         random_state=random_state,
         label_name=label_name,
     )
-    return InteractiveMap(
+    return InteractiveMap(_page(title, body))
+
+
+def _page(title, body):
+    """A whole HTML document around the map's fragment."""
+    return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<title>{html.escape(title)}</title></head><body class="lowdim-page">'

@@ -287,29 +287,34 @@ def build_report(
     results = [
         run_method(m, X, labels, seed=seed, params=params, n_neighbors=n_neighbors, progress=progress) for m in methods
     ]
-    if quality_neighbors(n_neighbors, X.shape[0]) < n_neighbors:
-        used = quality_neighbors(n_neighbors, X.shape[0])
+    used = quality_neighbors(n_neighbors, X.shape[0])
+    if used < n_neighbors:
         notes.append(f"quality: {used} neighbours instead of {n_neighbors} for {X.shape[0]} rows")
-    summary = _summary(X, labels, source)
-    pca, k90 = variance_profile(X, seed)
     clustering = None
     if cluster is not None:
         clustering = run_clustering(
             cluster, X, results, on=cluster_on, seed=seed, params=params, n_clusters=n_clusters, progress=progress
         )
+    report = Report("", results, _summary(X, labels, source), *variance_profile(X, seed), clustering, notes)
+    report.html = _page(report, methods, source, labels, used, label_name)
+    return report
+
+
+def _page(report, methods, source, labels, n_neighbors, label_name):
+    """The report's HTML: its sections in reading order."""
+    summary, clustering = report.summary, report.clusters
     sections = [
         ("Data", _data_table(summary)),
-        ("Principal components", _scree_section(pca, k90)),
-        ("Embeddings", _embedding_section(results, labels, clustering, label_name)),
-        ("Quality", _metrics_section(results, quality_neighbors(n_neighbors, X.shape[0]))),
+        ("Principal components", _scree_section(report.pca, report.k90)),
+        ("Embeddings", _embedding_section(report.results, labels, clustering, label_name)),
+        ("Quality", _metrics_section(report.results, n_neighbors)),
     ]
     if clustering is not None:
-        sections.append(("Clusters", _cluster_section(clustering, results, labels)))
-    if notes:  # what the small table changed, where a reader looks for the settings
-        sections.insert(1, ("Adapted to the data", _html.bullets(notes)))
-    page = _html.page(
+        sections.append(("Clusters", _cluster_section(clustering, report.results, labels)))
+    if report.notes:  # what the small table changed, where a reader looks for the settings
+        sections.insert(1, ("Adapted to the data", _html.bullets(report.notes)))
+    return _html.page(
         f"lowdim report: {source}",
         f"{summary['n_samples']} x {summary['n_features']}; methods: {', '.join(methods)}",
         sections,
     )
-    return Report(page, results, summary, pca, k90, clustering, notes)
