@@ -61,6 +61,8 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=None, degree=3, coef0=1.0, o
     gamma : float or None
         Default ``1 / n_features`` (rbf, poly, sigmoid).
     degree, coef0 : poly / sigmoid parameters.
+    out_dtype : numpy dtype, default=float64
+        The result's dtype.
 
     Returns
     -------

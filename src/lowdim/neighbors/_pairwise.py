@@ -34,6 +34,16 @@ def check_metric_params(metric, metric_params):
     """The keyword arguments ``metric`` takes (``{'p': 3}`` for 'minkowski'); anything
     else is an error naming what the metric accepts.
 
+    Parameters
+    ----------
+    metric : str
+    metric_params : dict or None
+
+    Returns
+    -------
+    dict
+        The parameters, checked (Minkowski's ``p`` as a float of at least 1).
+
     Examples
     --------
     >>> check_metric_params("minkowski", {"p": 3})
