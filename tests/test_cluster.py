@@ -409,3 +409,18 @@ def test_gaussian_mixture_precisions_cholesky_as_sklearn(covariance_type):
     for name in ("weights_", "means_", "covariances_", "precisions_cholesky_"):
         setattr(theirs, name, getattr(ours, name))
     np.testing.assert_allclose(theirs.score_samples(X), ours.score_samples(X), rtol=1e-10)
+
+
+def test_messages_keep_scikit_learns_sentences():
+    """Code written against scikit-learn matches its sentences; lowdim's own come first."""
+    from lowdim import KMeans
+
+    X = np.vstack([np.zeros((6, 2)), np.ones((6, 2))])
+    with pytest.raises(ValueError, match=r"n_samples=12 should be >= n_clusters=13"):
+        KMeans(13).fit(X)
+    with pytest.raises(ValueError, match=r"shape of the initial centers \(3, 2\) does not match the number of clusters"):
+        KMeans(2, init=np.zeros((3, 2)), n_init=1).fit(X)
+    with pytest.raises(ValueError, match=r"does not match the number of features of the data 2"):
+        KMeans(2, init=np.zeros((2, 3)), n_init=1).fit(X)
+    with pytest.warns(Warning, match=r"Number of distinct clusters \(2\) found smaller than n_clusters \(3\)"):
+        KMeans(3, random_state=0).fit(X)

@@ -52,7 +52,8 @@ def check_n_clusters(n_clusters, n_samples):
     """
     if n_clusters > n_samples:
         raise ValueError(
-            f"n_clusters={n_clusters} must be at most n_samples={n_samples}; lower n_clusters or pass more samples."
+            f"n_clusters={n_clusters} must be at most n_samples={n_samples} (n_samples={n_samples} should be "
+            f">= n_clusters={n_clusters}); lower n_clusters or pass more samples."
         )
 
 
@@ -80,8 +81,9 @@ def warn_fewer_clusters(representatives, n_clusters, name):
     found = np.unique(representatives, axis=0).shape[0]
     if found < n_clusters:
         warn_user(
-            f"{name}: only {found} distinct clusters found for n_clusters={n_clusters}; "
-            "X has fewer distinct points than clusters. Lower n_clusters.",
+            f"{name}: only {found} distinct clusters found for n_clusters={n_clusters} (Number of distinct "
+            f"clusters ({found}) found smaller than n_clusters ({n_clusters})); X has fewer distinct points than "
+            "clusters. Lower n_clusters.",
             ConvergenceWarning,
         )
 

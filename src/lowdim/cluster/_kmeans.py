@@ -55,8 +55,11 @@ def initial_centers(init, X, n_clusters, rng, weights, x_sq, offset, progress=Fa
     if not isinstance(init, str):
         C = check_array(init, name="init", estimator_name="KMeans")
         if C.shape != (n_clusters, X.shape[1]):
+            wrong = f"the number of clusters {n_clusters}" if C.shape[0] != n_clusters else None
+            wrong = wrong or f"the number of features of the data {X.shape[1]}"
             raise ValueError(
-                f"init has shape {C.shape}; it must be (n_clusters, n_features) = ({n_clusters}, {X.shape[1]})."
+                f"init has shape {C.shape}; it must be (n_clusters, n_features) = ({n_clusters}, {X.shape[1]}) "
+                f"(The shape of the initial centers {C.shape} does not match {wrong})."
             )
         return C.astype(np.float64) - offset
     if init == "random":
