@@ -418,7 +418,7 @@ def test_messages_keep_scikit_learns_sentences():
     X = np.vstack([np.zeros((6, 2)), np.ones((6, 2))])
     with pytest.raises(ValueError, match=r"n_samples=12 should be >= n_clusters=13"):
         KMeans(13).fit(X)
-    with pytest.raises(ValueError, match=r"shape of the initial centers \(3, 2\) does not match the number of clusters"):
+    with pytest.raises(ValueError, match=r"initial centers \(3, 2\) does not match the number of clusters"):
         KMeans(2, init=np.zeros((3, 2)), n_init=1).fit(X)
     with pytest.raises(ValueError, match=r"does not match the number of features of the data 2"):
         KMeans(2, init=np.zeros((2, 3)), n_init=1).fit(X)
