@@ -123,6 +123,8 @@ EMBEDDINGS = {
     "pacmap": Method("PaCMAP", memory="pacmap", summary="PaCMAP (near, mid-near and further pairs)"),
 }
 
+# Leiden and Louvain: k found by themselves, the graph's memory, igraph and leidenalg
+_GRAPH_COMMUNITIES = {"size": "", "memory": "graph_clustering", "needs": ("igraph", "leidenalg"), "extra": "graph"}
 CLUSTERINGS = {
     "kmeans": Method("KMeans", size="n_clusters", memory="kmeans", summary="k-means"),
     "minibatch-kmeans": Method(
@@ -131,22 +133,8 @@ CLUSTERINGS = {
     "kmedoids": Method("KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
     "gmm": Method("GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
     "hdbscan": Method("HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"),
-    "leiden": Method(
-        "Leiden",
-        size="",
-        memory="graph_clustering",
-        summary="Leiden communities of the kNN graph",
-        needs=("igraph", "leidenalg"),
-        extra="graph",
-    ),
-    "louvain": Method(
-        "Louvain",
-        size="",
-        memory="graph_clustering",
-        summary="Louvain communities of the kNN graph",
-        needs=("igraph", "leidenalg"),
-        extra="graph",
-    ),
+    "leiden": Method("Leiden", summary="Leiden communities of the kNN graph", **_GRAPH_COMMUNITIES),
+    "louvain": Method("Louvain", summary="Louvain communities of the kNN graph", **_GRAPH_COMMUNITIES),
     "spectral-clustering": Method(
         "SpectralClustering",
         {"affinity": "nearest_neighbors"},
@@ -186,13 +174,14 @@ def parse_params(pairs):
 
 
 def check_available(name, table=None):
-    """Raise ``ImportError`` naming the missing packages and the extra that installs
-    them, when method ``name`` needs optional packages that are not installed (called
-    before any work, so a run does not fail after fitting everything else).
+    """The :class:`Method` registered as ``name``, once the optional packages it needs
+    are there: else ``ImportError`` naming them and the extra that installs them
+    (called before any work, so a run does not fail after fitting everything else).
 
     Examples
     --------
-    >>> check_available("pca")
+    >>> check_available("pca").summary
+    'principal component analysis'
     """
     method = lookup(name, table)
     missing = []
@@ -206,6 +195,7 @@ def check_available(name, table=None):
             f"{name} needs the {' and '.join(missing)} package{'s' if len(missing) > 1 else ''}: "
             f"pip install 'lowdim[{method.extra}]'."
         )
+    return method
 
 
 def lookup(name, table=None):

@@ -129,15 +129,13 @@ def run(args, say):
         CLUSTERINGS,
         EMBEDDINGS,
         check_available,
-        lookup,
         make_estimator,
         parse_params,
     )
     from ._fitting import fit_method
 
     args.method = CLUSTER_ALIASES.get(args.method, args.method)
-    method = lookup(args.method, CLUSTERINGS)
-    check_available(args.method, CLUSTERINGS)
+    method = check_available(args.method, CLUSTERINGS)
     if args.on:
         check_available(args.on, EMBEDDINGS)
     if args.dask is not None:

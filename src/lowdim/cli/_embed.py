@@ -37,13 +37,12 @@ def list_methods(table):
 
 
 def run(args, say):
-    from ..methods import EMBEDDINGS, check_available, lookup
+    from ..methods import EMBEDDINGS, check_available
 
     if args.list:
         print(list_methods(EMBEDDINGS))
         return 0
-    method = lookup(args.method, EMBEDDINGS)
-    check_available(args.method, EMBEDDINGS)
+    method = check_available(args.method, EMBEDDINGS)
     estimator = build(args.method, args, EMBEDDINGS)
     if not args.output and not args.plot and not args.save_model:
         raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")

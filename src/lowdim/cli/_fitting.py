@@ -24,8 +24,6 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
 
     Returns ``(output, seconds)``: the embedding, or the cluster labels with
     ``output='labels'``."""
-    import numpy as np
-
     from ..methods import fit_labels
 
     if method.supervised and labels is None:

@@ -14,7 +14,7 @@ from .._random import check_random_state
 from ..decomposition import KERNELS, kernel_matrix
 from ..linalg import sq_euclidean
 from ..manifold import laplacian_eigenmap
-from ..neighbors import check_n_neighbors, kneighbors_graph
+from ..neighbors import check_n_neighbors, kneighbors_graph, precomputed_connectivity
 from ._base import check_n_clusters, warn_constant_columns
 from ._discretize import discretize
 from ._graph_clustering import check_graph, neighbor_graph
@@ -141,18 +141,15 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.affinity == "precomputed":
             return check_graph(X, "SpectralClustering")
         if self.affinity == "precomputed_nearest_neighbors":
-            return _nearest_connectivity(X, self.n_neighbors)
-        if self.affinity == "rbf":
-            require_memory(
-                n * n * 8, f"SpectralClustering(affinity='rbf') on {n} samples", "use affinity='nearest_neighbors'"
-            )
-            X64 = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-            return np.exp(-self.gamma * np.maximum(sq_euclidean(X64, X64), 0.0))
-        if self.affinity in KERNELS:
+            C = precomputed_connectivity(X, self.n_neighbors)
+            return ((C + C.T) * 0.5).tocsr()
+        if self.affinity in KERNELS:  # dense n x n
             require_memory(
                 n * n * 8, f"SpectralClustering(affinity={self.affinity!r}) on {n} samples", "use 'nearest_neighbors'"
             )
             X64 = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+            if self.affinity == "rbf":  # from centred distances, as before the other kernels came
+                return np.exp(-self.gamma * np.maximum(sq_euclidean(X64, X64), 0.0))
             return kernel_matrix(X64, kernel=self.affinity, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
         if self.affinity == "fuzzy":
             return check_graph(neighbor_graph(X, self.n_neighbors, "fuzzy"), "SpectralClustering")
@@ -212,25 +209,6 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.affinity in ("precomputed", "precomputed_nearest_neighbors")
         return tags
-
-
-def _nearest_connectivity(D, n_neighbors):
-    """``(C + C^T) / 2`` of the connectivity to each row's ``n_neighbors`` nearest among
-    the distances stored in the sparse graph ``D`` (scikit-learn's
-    'precomputed_nearest_neighbors')."""
-    if not sp.issparse(D) and D.shape[0] != D.shape[1]:
-        raise ValueError(f"affinity='precomputed_nearest_neighbors' needs a square distance graph; got {D.shape}.")
-    D = sp.csr_matrix(D)
-    n = D.shape[0]
-    rows, cols = [], []
-    for i in range(n):
-        start, end = D.indptr[i], D.indptr[i + 1]
-        keep = np.argsort(D.data[start:end], kind="stable")[:n_neighbors]
-        rows.append(np.full(keep.size, i))
-        cols.append(D.indices[start:end][keep])
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
-    C = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
-    return ((C + C.T) * 0.5).tocsr()
 
 
 def cluster_qr(maps):

@@ -26,12 +26,13 @@ from ..linalg import (
     ScatterAccumulator,
     block_scatter,
     block_variances,
+    feature_scale,
     merge_scatter,
     merge_variances,
     subspace_iteration,
 )
 from . import _pca_blocks as bm
-from ._pca_solvers import Spectrum, feature_scale, resolve_power_iterations, spectrum_from_scatter
+from ._pca_solvers import Spectrum, resolve_power_iterations, spectrum_from_scatter
 
 SOLVERS = ("auto", "covariance", "svd", "randomized")
 

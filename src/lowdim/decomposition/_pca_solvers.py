@@ -23,6 +23,7 @@ from ..linalg import (
     ScatterAccumulator,
     block_rows,
     column_moments,
+    feature_scale,
     lanczos_eigh,
     needs_centering,
     power_eigh,
@@ -55,13 +56,6 @@ class Spectrum:
         if self.scale is None:
             return float(self.variances.sum())
         return float(np.count_nonzero(self.variances > 0))
-
-
-def feature_scale(variances):
-    """Standard deviations for standardisation; constant features keep scale 1."""
-    scale = np.sqrt(variances)
-    scale[scale == 0] = 1.0
-    return scale
 
 
 @dataclass

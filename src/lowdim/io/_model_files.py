@@ -165,7 +165,8 @@ def save(estimator, path, *, overwrite=True, columns=None):
             raise ValueError(f"columns names {len(columns)} columns, but the model takes {width}.")
     pipeline = bool(steps[0][0])  # named steps: a Pipeline
     # a single estimator without columns stays version 1, readable by lowdim before pipelines
-    manifest = {"format": "lowdim-model", "format_version": FORMAT_VERSION if pipeline or columns else 1}
+    newer = pipeline or columns is not None
+    manifest = {"format": "lowdim-model", "format_version": FORMAT_VERSION if newer else 1}
     payload = {}
     parts = []
     for i, (name, step) in enumerate(steps):

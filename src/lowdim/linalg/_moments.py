@@ -414,3 +414,24 @@ def column_moments(X):
     mean = shift + s1 / n
     var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - 1, 1)
     return mean, var
+
+
+def feature_scale(variances):
+    """Standard deviations for standardisation; constant features keep scale 1.
+
+    Parameters
+    ----------
+    variances : ndarray (d,)
+
+    Returns
+    -------
+    ndarray (d,)
+
+    Examples
+    --------
+    >>> feature_scale(np.array([4.0, 0.0])).tolist()
+    [2.0, 1.0]
+    """
+    scale = np.sqrt(variances)
+    scale[scale == 0] = 1.0
+    return scale

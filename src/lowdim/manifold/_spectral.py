@@ -33,8 +33,8 @@ from ..neighbors import (
     knn_csr,
     knn_given,
     make_index,
+    precomputed_connectivity,
     precomputed_neighbors,
-    stored_smallest,
 )
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
@@ -62,7 +62,7 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None
     index = None
     if precomputed:  # the k smallest entries of each row, as scikit-learn (self included if it is among them)
         index = StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
-        A = _precomputed_knn_graph(X, n_neighbors)
+        A = precomputed_connectivity(X, n_neighbors)
     elif n_neighbors > 1:
         index = make_index(algorithm if given is None else "exact", "euclidean", n, sparse=sp.issparse(X))
         if given is None:
@@ -74,18 +74,6 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None
         index = index if sp.issparse(X) else None  # dense rows join by BLAS distances
     S = ((A + A.T) * 0.5).tocsr()
     return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
-
-
-def _precomputed_knn_graph(D, k):
-    """Connectivity to the ``k`` smallest entries of each row of a precomputed distance
-    matrix (sparse: among the stored entries, an explicit 0 counting as distance 0)."""
-    n = D.shape[0]
-    if not sp.issparse(D):
-        D = np.asarray(D, dtype=np.float64)
-        _, idx = ExactIndex("precomputed").build(D).query(D, k)
-    else:
-        _, idx = stored_smallest(D, k, exclude_self=False)
-    return sp.csr_matrix((np.ones(idx.size), idx.ravel(), np.arange(0, idx.size + 1, k)), shape=(n, n))
 
 
 def check_nontrivial_components(n_components, n_samples):

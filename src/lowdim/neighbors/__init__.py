@@ -18,6 +18,7 @@ from ._neighbor_graph import (
     StoredDistances,
     knn_csr,
     knn_given,
+    precomputed_connectivity,
     precomputed_neighbors,
     sparse_distance_neighbors,
     stored_smallest,
@@ -57,6 +58,7 @@ __all__ = [
     "self_neighbors",
     "shortest_paths",
     "sparse_distance_neighbors",
+    "precomputed_connectivity",
     "stored_smallest",
     "symmetrize",
 ]

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from .._params import NONE, InstanceOf
 from ._base import KNNIndex
 from ._choose import make_index
-from ._exact import check_n_neighbors
+from ._exact import ExactIndex, check_n_neighbors
 from ._self_query import self_neighbors
 
 # what a graph's metric is called when it came from distances the caller computed
@@ -453,6 +453,36 @@ def stored_smallest(D, k, *, exclude_self=True):
         order = np.lexsort((cols, vals))[:k]  # ties by index, as a stable sort
         dist[i], idx[i] = vals[order], cols[order]
     return dist, idx
+
+
+def precomputed_connectivity(D, k):
+    """Connectivity (ones) to the ``k`` smallest entries of each row of a precomputed
+    distance matrix (sparse: among the stored entries, an explicit 0 counting as
+    distance 0, each row's own entry included): scikit-learn's
+    'precomputed_nearest_neighbors' graph before symmetrisation.
+
+    Parameters
+    ----------
+    D : ndarray or scipy.sparse matrix (n, n)
+    k : int
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix (n, n)
+
+    Examples
+    --------
+    >>> D = np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]])
+    >>> precomputed_connectivity(D, 2).toarray().astype(int).tolist()
+    [[1, 1, 0], [1, 1, 0], [0, 1, 1]]
+    """
+    n = D.shape[0]
+    if not sp.issparse(D):
+        D = np.asarray(D, dtype=np.float64)
+        _, idx = ExactIndex("precomputed").build(D).query(D, k)
+    else:
+        _, idx = stored_smallest(D, k, exclude_self=False)
+    return sp.csr_matrix((np.ones(idx.size), idx.ravel(), np.arange(0, idx.size + 1, k)), shape=(n, n))
 
 
 def sparse_distance_neighbors(D, k, *, name, minimum):

@@ -7,7 +7,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, validate_params
 from .._validation import check_array, warn_constant_features
-from ..linalg import column_moments
+from ..linalg import column_moments, feature_scale
 
 
 class StandardScaler(ValidatedInputMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -78,9 +78,7 @@ class StandardScaler(ValidatedInputMixin, OneToOneFeatureMixin, TransformerMixin
         self.mean_ = np.nan_to_num(self.mean_)  # an all-NaN column: nothing to centre or scale
         self.var_ = np.nan_to_num(self.var_)
         warn_constant_features(self.var_, "StandardScaler", "every feature is scaled by 1", X=X)
-        scale = np.sqrt(self.var_)
-        scale[scale == 0] = 1.0
-        self.scale_ = scale
+        self.scale_ = feature_scale(self.var_)
         self.n_samples_seen_ = int(n)
         return self
 
