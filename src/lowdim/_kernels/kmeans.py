@@ -143,8 +143,10 @@ def _search_rows(X, x_sq, rows, m, centers_t, c_sq, labels, upper, lower, rel_er
     d = X.shape[1]
     k = centers_t.shape[1]
     G = np.empty((m, d), dtype=X.dtype)
-    for r in range(m):
-        G[r] = X[rows[r]]
+    for r in range(m):  # element-wise: a row slice assignment compiles numba's shape-error text (~1.4 s)
+        src = X[rows[r]]
+        for j in range(d):
+            G[r, j] = src[j]
     P = np.dot(G, centers_t)
     n_moved = 0
     for r in range(m):
