@@ -20,6 +20,8 @@ class ValidatedInputMixin:
             check_fitted = not reset
         if check_fitted:
             check_is_fitted(self)
+        if getattr(self, "metric", None) == "gower":  # Gower's distance skips missing cells pair by pair
+            check_kwargs["allow_nan"] = True
         X_checked = validate(X, estimator_name=type(self).__name__, **check_kwargs)
         check_features(self, X, X_checked, reset=reset)
         return X_checked

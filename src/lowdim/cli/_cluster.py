@@ -105,14 +105,15 @@ def _finds_k(name):
     return bool(CLUSTERINGS[name].size)
 
 
-def _embedded(args, X, say):
-    """The 2-D embedding ``--on`` names, for clustering it, and its fitted estimator."""
+def _embedded(args, X, say, columns=(None, ())):
+    """The 2-D embedding ``--on`` names, for clustering it, and its fitted estimator
+    (``columns``: the table's column kinds and names, for Gower's distance)."""
     from ..methods import EMBEDDINGS, lookup
     from ._fitting import build, fit_method
 
     method = lookup(args.on, EMBEDDINGS)
     estimator = build(args.on, argparse_namespace(args, n_components=2, param=[]), EMBEDDINGS)
-    Z, seconds = fit_method(args.on, method, estimator, X, None, args)
+    Z, seconds = fit_method(args.on, method, estimator, X, None, args, columns=columns, say=say)
     say(f"{args.on}: embedded {X.shape[0]} rows in 2-D in {seconds:.1f} s; clustering the embedding")
     return Z, estimator
 
@@ -147,12 +148,25 @@ def run(args, say):
     )
     loaded = load_data(args, say)
     X, labels, row_ids = loaded.X, loaded.labels, loaded.row_ids
-    embedding, embedder = _embedded(args, X, say) if args.on else (None, None)
+    columns = (loaded.kinds, loaded.names)
+    if args.select and not args.on and loaded.kinds and any(k != "numeric" for k in loaded.kinds):
+        raise UsageError("--select compares clusterings of numbers, but the table has category columns; add --on umap.")
+    embedding, embedder = _embedded(args, X, say, columns) if args.on else (None, None)
     data = X if embedding is None else embedding
     params = parse_params(args.param)
     k, selection = _choose_k(args, data, say, params)
     estimator = make_estimator(args.method, n_components=k, params=params, seed=args.seed, table=CLUSTERINGS)
-    clusters, seconds = fit_method(args.method, method, estimator, data, None, args, output="labels")
+    clusters, seconds = fit_method(
+        args.method,
+        method,
+        estimator,
+        data,
+        None,
+        args,
+        output="labels",
+        say=say,
+        columns=columns if embedding is None else (None, ()),
+    )
     clusters = np.asarray(clusters, dtype=np.int64)
     k = int(clusters.max()) + 1
     sizes, noise = np.bincount(clusters[clusters >= 0], minlength=k), int(np.sum(clusters < 0))

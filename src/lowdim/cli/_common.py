@@ -8,7 +8,7 @@ from importlib import import_module
 
 import numpy as np
 
-DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food", "orl-faces")
+DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food", "orl-faces", "penguins")
 # built-in datasets whose rows are images: (height, width) of each
 IMAGE_SHAPES = {"digits": (8, 8), "fashion-mnist": (28, 28), "orl-faces": (112, 92)}
 FASHION_CLASSES = (
@@ -59,6 +59,20 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         "--exclude", action="append", default=[], help="column (name or 1-based number) to ignore; repeatable"
     )
     parser.add_argument(
+        "--categorical",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="CSV column of numbers that are category codes (text columns are categories already); repeatable",
+    )
+    parser.add_argument(
+        "--ordinal",
+        action="append",
+        default=[],
+        metavar="COLUMN=LOW,...,HIGH",
+        help="CSV column of ordered categories, listed lowest first (--ordinal size=S,M,L); repeatable",
+    )
+    parser.add_argument(
         "--header",
         choices=["auto", "yes", "no"],
         default="auto",
@@ -97,6 +111,17 @@ def add_run_arguments(parser):
 
 
 def _builtin(name, say):
+    """``(X, names, labels, row_ids, kinds)`` of a built-in dataset."""
+    if name == "penguins":
+        from ..datasets import load_penguins
+
+        say("Palmer penguins: 344 penguins, 4 measurements, island, sex, year (with gaps); the species are the labels")
+        table, species = load_penguins()
+        return table.X, table.names, species, None, table.kinds
+    return (*_numeric_builtin(name, say), None)
+
+
+def _numeric_builtin(name, say):
     if name == "fashion-mnist":
         from ..datasets import load_fashion_mnist
 
@@ -152,14 +177,18 @@ def add_pca_argument(parser):
 
 
 def read_data(args, say):
-    """``(X, feature_names, labels, row_ids)`` as read (and transposed), before scaling."""
+    """``(X, feature_names, labels, row_ids, kinds)`` as read (and transposed), before
+    scaling; ``kinds`` per column ('numeric', 'categorical', 'ordinal') or None."""
     transpose = getattr(args, "transpose", False)
+    ordinal = ordinal_columns(getattr(args, "ordinal", []))
+    if args.dataset and (ordinal or getattr(args, "categorical", [])):
+        raise UsageError("--categorical and --ordinal describe the columns of a CSV file; a --dataset has its own.")
     if args.dataset:
         if args.input:
             raise UsageError(
                 f"pass a data file or --dataset, not both (got {args.input} and --dataset {args.dataset})."
             )
-        X, names, labels, row_ids = _builtin(args.dataset, say)
+        X, names, labels, row_ids, kinds = _builtin(args.dataset, say)
         if transpose:
             from ..io._readers import _transposed
 
@@ -188,11 +217,34 @@ def read_data(args, say):
             layer=args.layer,
             use_raw=args.use_raw,
             obsm=args.obsm,
+            categorical=getattr(args, "categorical", []),
+            ordinal=ordinal,
         )
         for note in table.notes:
             say(note)
-        X, names, labels, row_ids = table.X, table.feature_names, table.labels, table.row_ids
-    return X, names, labels, row_ids
+        X, names, labels, row_ids, kinds = table.X, table.feature_names, table.labels, table.row_ids, table.kinds
+    return X, names, labels, row_ids, kinds
+
+
+def ordinal_columns(specs):
+    """--ordinal COLUMN=LOW,...,HIGH options as ``{column: [categories]}``.
+
+    Examples
+    --------
+    >>> ordinal_columns(["size=S,M,L"])
+    {'size': ['S', 'M', 'L']}
+    """
+    out = {}
+    for spec in specs:
+        column, sep, order = spec.partition("=")
+        levels = [v.strip() for v in order.split(",") if v.strip()]
+        if not sep or not column.strip() or len(levels) < 2:
+            raise UsageError(
+                f"--ordinal {spec!r}: write the column and its categories in order, lowest first, "
+                "as --ordinal size=S,M,L."
+            )
+        out[column.strip()] = levels
+    return out
 
 
 def label_name(args):

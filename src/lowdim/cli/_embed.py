@@ -49,7 +49,7 @@ def run(args, say):
     check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
     data = load_data(args, say)
     X, labels = data.X, data.labels
-    Z, seconds = fit_method(args.method, method, estimator, X, labels, args)
+    Z, seconds = fit_method(args.method, method, estimator, X, labels, args, columns=(data.kinds, data.names), say=say)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
     _write(args, Z, labels, say, data.row_ids, axis_labels(args.method, estimator))
     if args.save_model:

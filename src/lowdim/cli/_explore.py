@@ -91,9 +91,11 @@ def hover_columns(args, X, names):
     return {c: np.asarray(X[:, where[c]]) for c in chosen}
 
 
-def _maps(args, X, labels, methods, say):
+def _maps(args, X, labels, methods, say, columns=(None, ())):
+    """The maps of ``methods``; with category ``columns`` (kinds, names), those that
+    compare numbers are skipped (said) and the others use Gower's distance."""
     from ..methods import EMBEDDINGS, lookup, make_estimator, sized_params
-    from ._fitting import fit_method
+    from ._fitting import fit_method, use_gower
     from ._report import method_params
 
     params = method_params(args.param)
@@ -103,6 +105,11 @@ def _maps(args, X, labels, methods, say):
         if note:
             say(f"  adapted to the data: {note}")
         estimator = make_estimator(name, n_components=2, params=params.get(name), seed=args.seed, table=EMBEDDINGS)
+        try:
+            use_gower(name, estimator, *columns, say)
+        except UsageError:
+            say(f"  skipped {name}: it compares numbers, and the table has category columns")
+            continue
         maps[name], seconds[name] = fit_method(name, lookup(name, EMBEDDINGS), estimator, X, labels, args)
         say(f"  {name:<10} {seconds[name]:.1f} s")
     return maps, seconds, params
@@ -134,11 +141,11 @@ def run(args, say):
 
     methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
-    raw, names, labels, row_ids = read_data(args, say)
+    raw, names, labels, row_ids, kinds = read_data(args, say)
     shape = image_shape(args, raw.shape[1])
     columns = hover_columns(args, raw, names)
-    X, _, _ = prepare_data(raw, names, args, say)
-    maps, seconds, params = _maps(args, X, labels, methods, say)
+    X, _, _ = prepare_data(raw, names, args, say, kinds)
+    maps, seconds, params = _maps(args, X, labels, methods, say, (kinds, names))
     clusters = _clusters(args, X, maps, params, say) if args.cluster else None
     page = explore(
         maps,

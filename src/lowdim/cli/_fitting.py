@@ -19,8 +19,66 @@ def build(method_name, args, table):
     )
 
 
-def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
-    """Fit with a progress bar; supervised methods get the labels.
+def use_gower(name, estimator, kinds, names, say=None):
+    """A table with category columns: set a neighbour method to compare rows by Gower's
+    distance (announced); a method that needs numbers is refused, naming the columns.
+
+    Parameters
+    ----------
+    name : str
+        The method's CLI name.
+    estimator : estimator
+    kinds : list of str or None
+        'numeric', 'categorical' or 'ordinal' per column (None: all numeric).
+    names : list of str
+        The column names.
+    say : callable, optional
+
+    Returns
+    -------
+    bool
+        Whether the estimator now uses Gower's distance.
+
+    Examples
+    --------
+    >>> from lowdim import UMAP
+    >>> umap = UMAP()
+    >>> use_gower("umap", umap, ["categorical", "numeric"], ["island", "mass"]), umap.metric
+    (True, 'gower')
+    """
+    if kinds is None or all(k == "numeric" for k in kinds):
+        return False
+    columns = [n for n, k in zip(names, kinds) if k != "numeric"]
+    params = estimator.get_params()
+    key = "metric_kwds" if "metric_kwds" in params else "metric_params"
+    if "metric" not in params or key not in params or params["metric"] not in ("euclidean", "minkowski", "gower"):
+        fix = "drop them with --exclude" + ("" if "metric" not in params else " or leave --param metric unset")
+        raise UsageError(
+            f"{name} compares numbers, but {len(columns)} column(s) hold categories ({', '.join(columns[:5])}); "
+            "use a method that works from distances between rows (umap, tsne, isomap, hdbscan: Gower's "
+            f"distance for mixed tables), or {fix}."
+        )
+    estimator.set_params(
+        metric="gower",
+        **{
+            key: {
+                "categorical": [j for j, k in enumerate(kinds) if k == "categorical"],
+                "ordinal": [j for j, k in enumerate(kinds) if k == "ordinal"],
+            }
+        },
+    )
+    if say is not None:
+        say(
+            f"{name}: rows compared by Gower's distance (numbers over their range, categories equal or not, "
+            f"gaps skipped pair by pair), as {len(columns)} column(s) hold categories"
+        )
+    return True
+
+
+def fit_method(name, method, estimator, X, labels, args, *, output="transform", columns=(None, ()), say=None):
+    """Fit with a progress bar; supervised methods get the labels; a table with
+    category columns (``columns``: their kinds and names) is compared by Gower's
+    distance (``use_gower``).
 
     Returns ``(output, seconds)``: the embedding, or the cluster labels with
     ``output='labels'``."""
@@ -28,7 +86,8 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform"):
 
     if method.supervised and labels is None:
         raise UsageError(f"{name} is supervised: name the label column with --label-column.")
-    if not method.missing_ok and np.asarray(X).dtype.kind == "f" and np.isnan(X).any():
+    gower = use_gower(name, estimator, *columns, say)
+    if not (method.missing_ok or gower) and np.asarray(X).dtype.kind == "f" and np.isnan(X).any():
         raise UsageError(f"{name} cannot use missing values; pass --missing drop or impute.")
     params = estimator.get_params()
     check_memory(name, X, params.get(method.size) or 2, params)

@@ -22,18 +22,28 @@ class LoadedData:
     row_ids: object
     columns: list
     steps: list = field(default_factory=list)
+    kinds: object = None
 
 
 def load_data(args, say):
     """A built-in dataset or a data file (transposed first with --transpose), then
     standardised with --standardize, or with --pca the principal-component scores."""
-    X, names, labels, row_ids = read_data(args, say)
-    Z, out_names, steps = prepare_data(X, names, args, say)
-    return LoadedData(Z, out_names, labels, row_ids, list(names), steps)
+    X, names, labels, row_ids, kinds = read_data(args, say)
+    Z, out_names, steps = prepare_data(X, names, args, say, kinds)
+    return LoadedData(Z, out_names, labels, row_ids, list(names), steps, kinds)
 
 
-def prepare_data(X, names, args, say):
-    """``(X, names, steps)`` after --standardize, or the principal-component scores with --pca."""
+def prepare_data(X, names, args, say, kinds=None):
+    """``(X, names, steps)`` after --standardize, or the principal-component scores with
+    --pca; neither applies to category columns (``kinds``), which are refused by name."""
+    if (getattr(args, "pca", None) or args.standardize) and kinds and any(k != "numeric" for k in kinds):
+        columns = ", ".join(n for n, k in zip(names, kinds) if k != "numeric")
+        option = "--pca" if getattr(args, "pca", None) else "--standardize"
+        raise UsageError(
+            f"{option} works on numbers, but columns {columns} hold categories; leave {option} out (a neighbour "
+            "method then compares rows by Gower's distance, which scales each column by its range) or drop "
+            "those columns with --exclude."
+        )
     if getattr(args, "pca", None):
         pca = fitted_pca(X, args, say)
         return pca.transform(X), [f"PC{j + 1}" for j in range(args.pca)], [("reduce", pca)]

@@ -113,6 +113,12 @@ def run(args, say):
     check_outputs(args, args.output, pages=[args.output])
     require_plotting("the report (its static pictures)")
     data = load_data(args, say)
+    if data.kinds and any(k != "numeric" for k in data.kinds):
+        columns = ", ".join(n for n, k in zip(data.names, data.kinds) if k != "numeric")
+        raise UsageError(
+            f"the report scores maps by distances between numbers, but columns {columns} hold categories; "
+            "use lowdim explore or lowdim embed (Gower's distance), or drop them with --exclude."
+        )
     X, labels = data.X, data.labels
     report = write_report(args, X, labels, methods, args.dataset or args.input, say)
     emit_json(

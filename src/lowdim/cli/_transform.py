@@ -43,7 +43,13 @@ def run(args, say):
     _refuse_refitting(args)
     check_outputs(args, args.output, tables=[args.output])
     model = load(args.model)
-    raw, names, labels, row_ids = read_data(args, say)
+    raw, names, labels, row_ids, kinds = read_data(args, say)
+    if kinds and any(k != "numeric" for k in kinds):
+        raise UsageError(
+            f"{args.input}: columns {', '.join(n for n, k in zip(names, kinds) if k != 'numeric')} hold categories; "
+            "lowdim transform applies models to numeric tables only (a new file's categories would be coded "
+            "by its own levels, not the training file's)."
+        )
     X = select_columns(raw, names, saved_columns(args.model), args.model)
     name = type(model).__name__
     if hasattr(model, "predict") and (is_clusterer(model) or not hasattr(model, "transform")):

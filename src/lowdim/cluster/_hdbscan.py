@@ -16,6 +16,7 @@ from ..neighbors import (
     PAIRWISE_METRICS,
     PRECOMPUTED_KNN,
     ExactIndex,
+    GowerIndex,
     StoredDistances,
     check_metric_params,
     knn_given,
@@ -28,7 +29,7 @@ from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clu
 
 EUCLIDEAN = ("euclidean", "l2")
 # other metrics take the dense path: all pairwise distances, as for 'precomputed'
-METRICS = (*EUCLIDEAN, "precomputed", "cosine", *PAIRWISE_METRICS)
+METRICS = (*EUCLIDEAN, "precomputed", "cosine", "gower", *PAIRWISE_METRICS)
 MIN_CANDIDATES = 8  # neighbours each point offers the first Boruvka round, at least
 
 
@@ -57,8 +58,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         'euclidean' ('l2'): exact on a k-d tree, no n x n matrix. 'precomputed': ``X``
         is a square distance matrix (dense, or sparse with the distances it stores).
         'manhattan', 'chebyshev', 'minkowski', 'cosine', 'correlation', 'canberra', ...
-        (``lowdim.neighbors.PAIRWISE_METRICS``): all pairwise distances (n x n memory,
-        checked first), as for 'precomputed'.
+        (``lowdim.neighbors.PAIRWISE_METRICS``), and 'gower' for mixed tables (coded by
+        ``lowdim.preprocessing.mixed_codes``, columns described in ``metric_params``): all
+        pairwise distances (n x n memory, checked first), as for 'precomputed'.
     alpha : float, default=1.0
         Distances are divided by it in mutual reachability (core distances are not).
         Where weights tie, the tree is scikit-learn's (and so are the labels) for
@@ -253,6 +255,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         """All distances between the rows in a metric other than Euclidean (dense: n x n)."""
         n = X.shape[0]
         require_memory(n * n * 8, f"HDBSCAN(metric={self.metric!r}) on {n} samples", "use metric='euclidean'")
+        if self.metric == "gower":  # a pair with no column in common is never near
+            D = GowerIndex("gower", self.metric_params).build(X).pairwise(X)
+            return np.where(np.isnan(D), np.inf, D)
         metric = "cosine" if self.metric == "cosine" else PAIRWISE_METRICS[self.metric]
         return pairwise_distances(
             np.asarray(X, dtype=np.float64),

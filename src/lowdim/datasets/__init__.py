@@ -1,5 +1,5 @@
 """Datasets: generators with known structure, the small real datasets that ship with
-scikit-learn or with lowdim (ORL faces, UK food), and Fashion-MNIST from its Debian package."""
+scikit-learn or with lowdim (ORL faces, UK food, Palmer penguins), and Fashion-MNIST from its Debian package."""
 
 import os
 
@@ -66,6 +66,7 @@ __all__ = [
     "load_digits",
     "load_fashion_mnist",
     "load_orl_faces",
+    "load_penguins",
     "load_uk_food",
     "make_blobs",
     "make_s_curve",
@@ -124,3 +125,35 @@ def load_uk_food():
     countries = np.array([row[0] for row in rows])
     X = np.array([[float(v) for v in row[1:]] for row in rows])
     return X, countries, header[1:]
+
+
+def load_penguins():
+    """The Palmer penguins shipped with lowdim: 344 penguins, numbers, categories and gaps.
+
+    Bill length and depth, flipper length, body mass (numbers), island and sex
+    (categories) and the year of observation of penguins of three species, with missing
+    cells (provenance in ``datasets/data/penguins/README.md``): the usual first example
+    of a mixed table.
+
+    Returns
+    -------
+    table : lowdim.preprocessing.MixedCodes
+        The 7 feature columns coded as numbers (island and sex as category codes, NaN
+        for a gap); ``table.metric_params`` describes them for ``metric='gower'``.
+    species : ndarray of str (344,)
+
+    Examples
+    --------
+    >>> table, species = load_penguins()
+    >>> table.X.shape, table.kinds[0], table.levels["island"], str(species[0])
+    ((344, 7), 'categorical', ['Biscoe', 'Dream', 'Torgersen'], 'Adelie')
+    """
+    import csv
+
+    from ..preprocessing import mixed_codes
+
+    with open(os.path.join(_DATA, "penguins", "penguins.csv"), encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    names, rows = rows[0], rows[1:]
+    species = np.array([row[0] for row in rows])
+    return mixed_codes([row[1:] for row in rows], names=names[1:]), species

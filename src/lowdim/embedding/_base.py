@@ -35,7 +35,7 @@ from ._affinities import (
     warn_duplicates,
 )
 from ._graph_arrays import sorted_csr
-from ._initialization import initial_embedding
+from ._initialization import featureless_start, initial_embedding
 from ._optimizer import Phase, descend
 
 # Above this many points the kNN index is released once the neighbours are found (about
@@ -285,16 +285,17 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         with ``verbose`` under a step bar (together a few seconds a million points)."""
         from .._progress import progress_bar
 
-        init = self.init if isinstance(self.init, str) else "given"
+        start, featureless = featureless_start(self.init, self.metric)
+        init = start if isinstance(start, str) else "given"
         with progress_bar(total=2, desc=f"{type(self).__name__} start", unit="step", disable=self.verbose < 1) as bar:
             bar.set_postfix_str(f"initial embedding ({init})")
             Y = initial_embedding(
-                self.init,
-                init_rows(self.init, X64, self.n_components),
+                start,
+                init_rows(start, X64, self.n_components),
                 P,
                 self.n_components,
                 rng,
-                precomputed=self.metric == "precomputed",
+                precomputed=featureless,
             )
             bar.update()
             bar.set_postfix_str("affinities in cache order")

@@ -47,6 +47,33 @@ def _joined(affinities, X, precomputed, index=None):
     return join_components(affinities, X, name="spectral start's affinity graph", index=index, edge_weight=weakest)
 
 
+def featureless_start(init, metric):
+    """``(init, featureless)`` for a metric: with 'precomputed' or 'gower' the rows are no
+    points of one vector space (distances; coded categories and gaps), so ``featureless``
+    is True, and the PCA start becomes the spectral layout of the affinities for 'gower'
+    ('precomputed' keeps it, to be refused with a message).
+
+    Parameters
+    ----------
+    init : str or array-like
+    metric : str
+
+    Returns
+    -------
+    init : str or array-like
+    featureless : bool
+
+    Examples
+    --------
+    >>> featureless_start("pca", "gower"), featureless_start("pca", "euclidean")
+    (('spectral', True), ('pca', False))
+    """
+    featureless = metric in ("precomputed", "gower")
+    if metric == "gower" and isinstance(init, str) and init == "pca":
+        init = "spectral"
+    return init, featureless
+
+
 def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False, index=None, on_product=None):
     """The starting embedding.
 

@@ -35,7 +35,7 @@ from ..neighbors import (
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances, init_rows, sparse_input, training_index, training_rows
 from ._graph_arrays import row_progress, symmetric_graph
-from ._initialization import initial_embedding
+from ._initialization import featureless_start, initial_embedding
 from ._umap_graph import (
     curve_parameters,
     fuzzy_graph,
@@ -486,14 +486,14 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                     bar.total = max(most, done)
                 bar.update()
 
-            rows = init_rows(self.init, X, self.n_components)
+            start, featureless = featureless_start(self.init, self.metric)
             Y = initial_embedding(
-                self.init,
-                rows,
+                start,
+                init_rows(start, X, self.n_components),
                 W,
                 self.n_components,
                 rng,
-                precomputed=self.metric == "precomputed",
+                precomputed=featureless,
                 index=getattr(self, "_index", None),
                 on_product=product_done,
             )

@@ -131,14 +131,22 @@ def _is_number(text):
         return False
 
 
-def _number_hint(text):
+def _misread_number(text):
+    """Why a cell that is no number probably holds one (thousands separators, a decimal
+    comma, another delimiter), or None."""
     if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", text):
         return "thousands separators are not read; remove them (1,234.5 -> 1234.5)."
     if re.fullmatch(r"[-+]?\d+,\d+", text):
         return "a decimal comma is not read; write decimals with a dot (1,5 -> 1.5)."
     if any(sep in text for sep in ";\t|"):
         return "the file may use another delimiter; pass it with --delimiter."
-    return "exclude the column with --exclude or name it with --label-column."
+    return None
+
+
+def _number_hint(text):
+    return _misread_number(text) or (
+        "exclude the column with --exclude, name it with --label-column, or read it as categories with --categorical."
+    )
 
 
 def _cell_value(path, text, line, column):
@@ -320,9 +328,23 @@ def column_index(spec, names, path):
 
 
 def read_csv_table(
-    path, *, header="auto", delimiter=None, label_column=None, exclude=(), index_column=None, encoding="utf-8"
+    path,
+    *,
+    header="auto",
+    delimiter=None,
+    label_column=None,
+    exclude=(),
+    index_column=None,
+    encoding="utf-8",
+    categorical=(),
+    ordinal=None,
 ):
-    """Numeric columns, their names, the label column, the row names and what was decided.
+    """Feature columns, their names, the label column, the row names and what was decided.
+
+    A column of text (most of its filled cells not numbers) is read as categories, coded
+    0, 1, ... in sorted order (announced with its number of levels); ``categorical``
+    (names or numbers) reads numbers that are codes the same way; ``ordinal`` maps a
+    column to its categories in order, read as ranks. Gaps stay NaN in every kind.
 
     Row names come from ``index_column`` (name or 1-based number), or are detected: a
     first column of distinct text cells under an empty header field (R's write.csv,
@@ -335,17 +357,22 @@ def read_csv_table(
     names : list of str
     labels : ndarray of str or None
     notes : list of str
-        What was decided: whether the first row is a header, which column holds row names.
+        What was decided: whether the first row is a header, which column holds row
+        names, which columns are categories.
     row_ids : ndarray of str or None
+    kinds : list of str
+        'numeric', 'categorical' or 'ordinal' per kept column.
+    levels : dict
+        Column name -> its categories in code order (categorical and ordinal columns).
 
     Examples
     --------
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "a.csv")
     >>> _ = open(p, "w").write(",a,b,y\\nr1,1,2,u\\nr2,3,,v\\n")
-    >>> X, names, y, _, ids = read_csv_table(p, label_column="y")
-    >>> X.tolist(), names, y.tolist(), ids.tolist()
-    ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'])
+    >>> X, names, y, _, ids, kinds, levels = read_csv_table(p, label_column="y")
+    >>> X.tolist(), names, y.tolist(), ids.tolist(), kinds
+    ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'], ['numeric', 'numeric'])
     """
     names, rows, first_line = read_csv(path, header=header, delimiter=delimiter, encoding=encoding)
     width = len(rows[0])
@@ -367,10 +394,51 @@ def read_csv_table(
         )
     keep = [j for j in range(width) if j not in drop and j != label_idx and j != index_idx]
     if not keep:
-        raise DataFileError(f"{path}: no numeric columns left after --exclude, --label-column and the row names.")
+        raise DataFileError(f"{path}: no feature columns left after --exclude, --label-column and the row names.")
     labels = None if label_idx is None else np.array([row[label_idx].strip() for row in rows])
     row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
-    return _parse_rows(path, rows, keep, first_line), [names[j] for j in keep], labels, notes, row_ids
+    kinds = _column_kinds(path, names, rows, keep, categorical, ordinal)
+    X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes)
+    return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
+
+
+def _column_kinds(path, names, rows, keep, categorical, ordinal):
+    """Column number -> 'numeric', 'categorical' or 'ordinal': as declared, else
+    categorical when over half of the filled cells are not numbers (a few stray words in
+    a column of numbers are typos, reported by the number parser with their line)."""
+    kinds = {column_index(s, names, path): "categorical" for s in categorical}
+    kinds.update({column_index(s, names, path): "ordinal" for s in (ordinal or {})})
+    for j in keep:
+        if j in kinds:
+            continue
+        filled = [c for c in (row[j].strip() for row in rows) if c and c.lower() not in ("nan", "na")]
+        words = [c for c in filled if not _is_number(c)]
+        # numbers written another way, or a quote never closed: left to the parser, which names the cell
+        misread = any("\n" in c or _misread_number(c) for c in words[:200])
+        kinds[j] = "categorical" if filled and 2 * len(words) > len(filled) and not misread else "numeric"
+    return kinds
+
+
+def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
+    """The kept columns as numbers (category codes and ranks for the categorical and
+    ordinal ones), the categories of each, and a note per categorical column."""
+    from ..preprocessing import code_categories
+
+    X = np.empty((len(rows), len(keep)))
+    numeric = [k for k, j in enumerate(keep) if kinds[j] == "numeric"]
+    if numeric:
+        X[:, numeric] = _parse_rows(path, rows, [keep[k] for k in numeric], first_line)
+    orders = {column_index(s, names, path): order for s, order in (ordinal or {}).items()}
+    levels = {}
+    for k, j in enumerate(keep):
+        if kinds[j] == "numeric":
+            continue
+        cells = [None if c.strip().lower() in ("", "nan", "na") else c for c in (row[j] for row in rows)]
+        X[:, k], found = code_categories(cells, names[j], order=orders.get(j))
+        levels[names[j]] = found
+        what = "ordered categories, read as ranks" if kinds[j] == "ordinal" else "categories"
+        notes.append(f"{path}: column {names[j]!r} read as {what} ({len(found)} levels: {listed(found, 5)}).")
+    return X, levels
 
 
 def _row_name_column(path, names, rows, index_column, notes):

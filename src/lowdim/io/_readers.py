@@ -40,6 +40,11 @@ class Table:
         What the reader decided on the user's behalf (header, row names, dropped rows, ...).
     row_ids : ndarray of str or None
         Row names (CSV/TSV: an index column, given or detected).
+    kinds : list of str or None
+        'numeric', 'categorical' or 'ordinal' per column of ``X`` (None: all numeric);
+        categories are coded 0, 1, ... and ordered ones by rank, NaN for a gap.
+    levels : dict
+        Column name -> its categories in code order.
 
     Examples
     --------
@@ -57,6 +62,13 @@ class Table:
     labels: object = None
     notes: list = field(default_factory=list)
     row_ids: object = None
+    kinds: object = None
+    levels: dict = field(default_factory=dict)
+
+    @property
+    def mixed(self):
+        """True when some column holds categories (coded) rather than numbers."""
+        return self.kinds is not None and any(k != "numeric" for k in self.kinds)
 
 
 def file_format(path):
@@ -105,10 +117,12 @@ def _read_any(
     index_column=None,
     encoding="utf-8",
     anndata_matrix=None,
+    categories=None,
 ):
-    """``(X, names, labels, notes, row_ids)`` from any supported format."""
+    """A ``Table`` from any supported format (``categories``: CSV only, the
+    ``categorical`` and ``ordinal`` columns)."""
     if fmt == "csv":
-        return _csv.read_csv_table(
+        X, names, labels, notes, row_ids, kinds, levels = _csv.read_csv_table(
             path,
             header=header,
             delimiter=delimiter,
@@ -116,14 +130,20 @@ def _read_any(
             exclude=exclude,
             index_column=index_column,
             encoding=encoding,
+            **(categories or {}),
         )
+        return Table(X, names, labels, notes, row_ids, kinds, levels)
+    if any((categories or {}).values()):
+        raise DataFileError(f"{path}: --categorical and --ordinal read CSV/TSV columns; a {fmt} file has none.")
     if index_column is not None:
         raise DataFileError(f"{path}: --index-column reads row names from CSV/TSV files; a {fmt} file has none.")
     if fmt == "h5ad":
-        return _read_h5ad(
-            path, label_column=label_column, exclude=exclude, max_bytes=max_bytes, **(anndata_matrix or {})
+        return Table(
+            *_read_h5ad(path, label_column=label_column, exclude=exclude, max_bytes=max_bytes, **(anndata_matrix or {}))
         )
-    return (*_read_columns(path, fmt, label_column=label_column, exclude=exclude, key=key, max_bytes=max_bytes), None)
+    return Table(
+        *_read_columns(path, fmt, label_column=label_column, exclude=exclude, key=key, max_bytes=max_bytes), None
+    )
 
 
 def _read_h5ad(path, *, label_column, exclude, max_bytes, **matrix):
@@ -157,7 +177,7 @@ def _drop_columns(path, X, names, exclude):
     return X[:, keep], [names[j] for j in keep]
 
 
-def apply_missing_policy(path, X, names, labels, missing):
+def apply_missing_policy(path, X, names, labels, missing, kinds=None):
     """Apply the missing-value policy to NaN cells; returns ``(X, labels, note)``.
 
     'error' raises with the count per column, 'drop' removes incomplete rows, 'impute'
@@ -172,6 +192,9 @@ def apply_missing_policy(path, X, names, labels, missing):
         Column names (named in messages).
     labels : ndarray (n,) or None
     missing : {'error', 'drop', 'impute', 'keep'}
+    kinds : list of str, optional
+        Per column; 'impute' fills a categorical or ordinal column with its most
+        frequent code instead of the mean.
 
     Returns
     -------
@@ -210,9 +233,15 @@ def apply_missing_policy(path, X, names, labels, missing):
             raise DataFileError(f"{path}: every row has a missing value; --missing drop leaves no data.")
         note = f"{path}: dropped {int((~complete).sum())} rows with missing values."
         return X[complete], None if labels is None else labels[complete], note
-    means = np.nanmean(np.where(holes.all(axis=0), 0.0, X), axis=0)
-    X = np.where(holes, means, X)
-    return X, labels, f"{path}: imputed {int(counts.sum())} missing values with column means."
+    fill = np.nanmean(np.where(holes.all(axis=0), 0.0, X), axis=0)
+    for j, kind in enumerate(kinds or ()):
+        codes = X[~holes[:, j], j].astype(np.int64)
+        if kind != "numeric" and codes.size:
+            fill[j] = np.bincount(codes).argmax()
+    X = np.where(holes, fill, X)
+    mixed = any(k != "numeric" for k in kinds or ())
+    how = "column means (the most frequent category for categories)" if mixed else "column means"
+    return X, labels, f"{path}: imputed {int(counts.sum())} missing values with {how}."
 
 
 def read_table(
@@ -231,6 +260,8 @@ def read_table(
     layer=None,
     use_raw=False,
     obsm=None,
+    categorical=(),
+    ordinal=None,
 ):
     """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
 
@@ -262,6 +293,11 @@ def read_table(
     layer, use_raw, obsm : optional
         .h5ad only: read ``layers[layer]``, ``raw.X`` (with its own feature names) or a
         stored embedding (``obsm='X_pca'``) instead of ``X``; obs names are the row ids.
+    categorical : sequence of str
+        CSV only: columns of numbers that are category codes. Text columns are read as
+        categories without being named here (announced with their levels).
+    ordinal : dict, optional
+        CSV only: column -> its categories in order, lowest first, read as ranks.
 
     Returns
     -------
@@ -279,7 +315,7 @@ def read_table(
     fmt = file_format(_existing_file(path))
     anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm}
     _check_options(path, fmt, anndata_matrix, transpose, label_column)
-    X, names, labels, notes, row_ids = _read_any(
+    table = _read_any(
         path,
         fmt,
         header=header,
@@ -291,8 +327,9 @@ def read_table(
         index_column=index_column,
         encoding=encoding,
         anndata_matrix=anndata_matrix,
+        categories={"categorical": list(categorical), "ordinal": dict(ordinal or {})},
     )
-    return _shaped(path, fmt, Table(X, names, labels, notes, row_ids), transpose, missing)
+    return _shaped(path, fmt, table, transpose, missing)
 
 
 def _existing_file(path):
@@ -307,18 +344,42 @@ def _shaped(path, fmt, table, transpose, missing):
     """The table as read, turned round (``transpose``) and with the missing-value policy
     applied, the notes saying what was done."""
     X, names, labels, notes, row_ids = table.X, table.feature_names, table.labels, table.notes, table.row_ids
+    kinds = table.kinds
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
     if transpose:
+        if table.mixed:
+            raise DataFileError(f"{path}: --transpose turns columns into samples; this table has category columns.")
         X, names, row_ids = _transposed(X, names, row_ids)
         notes.append(f"{path}: transposed: {X.shape[0]} samples (the file's columns) x {X.shape[1]} features.")
     elif fmt == "csv":
         notes.extend(_looks_transposed(path, X))
     if missing == "drop" and row_ids is not None and X.dtype.kind == "f":
         row_ids = row_ids[~np.isnan(X).any(axis=1)]  # the rows the policy keeps
-    X, labels, note = apply_missing_policy(path, X, names, labels, missing)
+    if table.mixed and missing == "error" and np.isnan(X).any():  # Gower's distance skips gaps pair by pair
+        notes.append(
+            f"{path}: {int(np.isnan(X).sum())} empty cells kept as missing values (a mixed table's distance "
+            "compares the cells each pair of rows has); --missing drop removes their rows."
+        )
+        missing = "keep"
+        notes.extend(_sparse_rows(path, X))
+    X, labels, note = apply_missing_policy(path, X, names, labels, missing, kinds)
     warn_label_column(path, labels)
-    return Table(X, names, labels, notes + ([note] if note else []), row_ids)
+    return Table(X, names, labels, notes + ([note] if note else []), row_ids, kinds, table.levels)
+
+
+def _sparse_rows(path, X):
+    """A note naming the rows of a mixed table that have values in under half their
+    columns: their distances rest on those few columns (equal to every row that agrees there)."""
+    filled = (~np.isnan(X)).sum(axis=1)
+    few = np.flatnonzero(2 * filled < X.shape[1])
+    if not few.size:
+        return []
+    shown = ", ".join(str(i + 1) for i in few[:5]) + (", ..." if few.size > 5 else "")
+    return [
+        f"{path}: {few.size} row(s) (data rows {shown}) have values in under half the columns; they are compared "
+        "on those alone, so they sit with every row that agrees there (--missing drop removes them)."
+    ]
 
 
 def _check_options(path, fmt, anndata_matrix, transpose, label_column):

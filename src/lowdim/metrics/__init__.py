@@ -1,5 +1,5 @@
 """Quality metrics: agreement between partitions, cluster separation, and how well an
-embedding keeps the structure of the data."""
+embedding keeps the structure of the data; Gower's distance between mixed rows."""
 
 from ._embedding import (
     continuity,
@@ -10,6 +10,7 @@ from ._embedding import (
     stress,
     trustworthiness,
 )
+from ._gower import gower_distances
 from ._partition import (
     adjusted_rand_score,
     contingency_table,
@@ -20,6 +21,7 @@ from ._silhouette import silhouette_samples, silhouette_score
 
 __all__ = [
     "continuity",
+    "gower_distances",
     "knn_accuracy",
     "knn_preservation",
     "random_triplet_accuracy",

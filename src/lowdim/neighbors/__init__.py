@@ -2,14 +2,16 @@
 given to every neighbour method as ``precomputed_knn``), a kNN index interface
 (``KNNIndex``: ``build`` / ``query``, which users implement to bring their own search)
 with an exact blocked-BLAS backend, an exact backend for the other metrics
-(``PairwiseIndex``) and an approximate HNSW backend (faiss), the size rule that picks
-one, kNN and radius graphs, symmetrisation, component joining, shortest paths."""
+(``PairwiseIndex``), Gower's distance for mixed tables (``GowerIndex``) and an
+approximate HNSW backend (faiss), the size rule that picks one, kNN and radius graphs,
+symmetrisation, component joining, shortest paths."""
 
 from ._approximate import HNSWIndex, approximate_available
 from ._base import KNNIndex
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors, resolve_metric
 from ._dask_graph import dask_self_neighbors
 from ._exact import ExactIndex, check_n_neighbors
+from ._gower import GowerIndex, gower_columns
 from ._graphs import kneighbors_graph, radius_neighbors_graph, symmetrize
 from ._join import join_components, warn_components
 from ._neighbor_graph import (
@@ -32,6 +34,7 @@ __all__ = [
     "APPROXIMATE_FROM",
     "INDEX_METRICS",
     "ExactIndex",
+    "GowerIndex",
     "HNSWIndex",
     "KNNIndex",
     "NeighborGraph",
@@ -45,6 +48,7 @@ __all__ = [
     "approximate_available",
     "check_n_neighbors",
     "dask_self_neighbors",
+    "gower_columns",
     "join_components",
     "warn_components",
     "kneighbors_graph",

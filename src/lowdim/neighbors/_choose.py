@@ -6,10 +6,11 @@ from ._approximate import HNSWIndex, approximate_available
 from ._base import KNNIndex
 from ._exact import METRICS as EXACT_METRICS
 from ._exact import ExactIndex
+from ._gower import GowerIndex
 from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
 
 # every metric some index of make_index takes
-INDEX_METRICS = (*EXACT_METRICS, *PAIRWISE_METRICS)
+INDEX_METRICS = (*EXACT_METRICS, *PAIRWISE_METRICS, "gower")
 
 APPROXIMATE_FROM = 20_000  # 'auto' uses the approximate index from this many points on
 ALGORITHMS = ("auto", "exact", "approximate")
@@ -21,7 +22,8 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
     approximate from ``APPROXIMATE_FROM`` points on when faiss is installed and the
     metric allows it (Euclidean, cosine), exact otherwise. Metrics without a BLAS form
     (``PAIRWISE_METRICS``: Manhattan, Chebyshev, Minkowski with ``metric_params={'p':
-    p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``; ``sparse``
+    p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``, Gower's
+    distance for mixed tables the exact ``GowerIndex``; ``sparse``
     data (scipy.sparse) the exact ``SparseIndex`` (Euclidean or cosine).
 
     Parameters
@@ -61,13 +63,13 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
         if metric_params:
             raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
         return SparseIndex(metric)
-    if metric in PAIRWISE_METRICS:
+    if metric in PAIRWISE_METRICS or metric == "gower":
         if algorithm == "approximate":
             raise ValueError(
                 f"the approximate index supports the euclidean and cosine metrics; metric={metric!r} "
                 "needs the exact one: use algorithm='exact' or 'auto'."
             )
-        return PairwiseIndex(metric, metric_params)
+        return GowerIndex(metric, metric_params) if metric == "gower" else PairwiseIndex(metric, metric_params)
     if metric_params:
         raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
     if algorithm == "auto":

@@ -27,7 +27,7 @@ PAIRWISE_METRICS = {
     "canberra": "canberra",
     "braycurtis": "braycurtis",
 }
-_PARAMS = {"minkowski": {"p"}}
+_PARAMS = {"minkowski": {"p"}, "gower": {"categorical", "ordinal", "weights"}}
 
 
 def check_metric_params(metric, metric_params):

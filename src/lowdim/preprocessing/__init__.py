@@ -1,6 +1,8 @@
 """Preprocessing steps that travel with a model: a fitted scaler applies the training
-data's statistics to new data (``lowdim transform`` reads it from the model file)."""
+data's statistics to new data (``lowdim transform`` reads it from the model file); mixed
+tables (categories, ordered categories, gaps) coded as numbers for Gower's distance."""
 
+from ._mixed import MixedCodes, code_categories, mixed_codes
 from ._scaler import StandardScaler
 
-__all__ = ["StandardScaler"]
+__all__ = ["MixedCodes", "StandardScaler", "code_categories", "mixed_codes"]

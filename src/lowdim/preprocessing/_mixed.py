@@ -1,0 +1,253 @@
+"""Tables of mixed columns (numbers, categories, ordered categories, gaps) as numbers:
+category codes, ranks and NaN, with the column description Gower's distance takes."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+MISSING_TEXT = ("", "na", "nan", "n/a", "null", "none")
+
+
+@dataclass
+class MixedCodes:
+    """A mixed table coded as numbers, and what each column is.
+
+    Attributes
+    ----------
+    X : ndarray of float64 (n_rows, n_columns)
+        Numbers as they are, category codes (0, 1, ... in the order of ``levels``),
+        ranks for ordered categories; NaN for a missing cell.
+    names : list of str
+    kinds : list of str
+        'numeric', 'categorical' or 'ordinal' per column.
+    levels : dict
+        Column name -> the categories, in code order.
+
+    Examples
+    --------
+    >>> codes = mixed_codes([["a", 1.0], ["b", None], ["a", 3.0]])
+    >>> codes.X.tolist(), codes.kinds, codes.metric_params
+    ([[0.0, 1.0], [1.0, nan], [0.0, 3.0]], ['categorical', 'numeric'], {'categorical': [0], 'ordinal': []})
+    """
+
+    X: np.ndarray
+    names: list
+    kinds: list
+    levels: dict = field(default_factory=dict)
+
+    @property
+    def metric_params(self):
+        """``metric_params`` for ``metric='gower'``: the categorical and ordinal columns."""
+        return {
+            "categorical": [j for j, k in enumerate(self.kinds) if k == "categorical"],
+            "ordinal": [j for j, k in enumerate(self.kinds) if k == "ordinal"],
+        }
+
+
+def is_missing(cell):
+    """True for None, NaN and the texts spreadsheets write for a gap ('', 'NA', 'null', ...).
+
+    Parameters
+    ----------
+    cell : object
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_missing("NA"), is_missing(float("nan")), is_missing("0")
+    (True, True, False)
+    """
+    if cell is None:
+        return True
+    if isinstance(cell, str):
+        return cell.strip().lower() in MISSING_TEXT
+    try:
+        return bool(np.isnan(cell))
+    except (TypeError, ValueError):
+        return False
+
+
+def as_numbers(cells):
+    """The cells as float64 (NaN for gaps), or None when one is not a number.
+
+    Parameters
+    ----------
+    cells : sequence
+
+    Returns
+    -------
+    ndarray of float64 or None
+
+    Examples
+    --------
+    >>> as_numbers(["1", "", "2.5"]).tolist(), as_numbers(["1", "x"])
+    ([1.0, nan, 2.5], None)
+    """
+    out = np.empty(len(cells))
+    for i, cell in enumerate(cells):
+        if is_missing(cell):
+            out[i] = np.nan
+            continue
+        if isinstance(cell, (bool, np.bool_)):
+            return None
+        try:
+            out[i] = float(cell)
+        except (TypeError, ValueError):
+            return None
+    return out
+
+
+def code_categories(cells, name, order=None, known=None):
+    """Codes of category cells (NaN for gaps) and the categories in code order.
+
+    Parameters
+    ----------
+    cells : sequence
+        Text (or any values; compared by their text).
+    name : str
+        The column, named in messages.
+    order : sequence of str, optional
+        The ordered categories, lowest first: every cell must be one of them.
+    known : sequence of str, optional
+        The categories of a fitted model: a new category gets a code after them (it
+        differs from all of them).
+
+    Returns
+    -------
+    codes : ndarray of float64
+    levels : list of str
+
+    Examples
+    --------
+    >>> code_categories(["mid", "low", None], "size", order=["low", "mid", "high"])
+    (array([ 1.,  0., nan]), ['low', 'mid', 'high'])
+    """
+    text = [None if is_missing(c) else str(c).strip() for c in cells]
+    present = sorted({t for t in text if t is not None})
+    if order is not None:
+        levels = [str(v) for v in order]
+        stray = [t for t in present if t not in levels]
+        if stray:
+            raise ValueError(
+                f"column {name!r}: {stray[0]!r} is not among the ordered categories {levels} "
+                f"({len(stray)} such value(s)); list every category in the order."
+            )
+    else:
+        levels = list(known) if known is not None else present
+        levels += [t for t in present if t not in set(levels)]
+    code = {v: float(i) for i, v in enumerate(levels)}
+    return np.array([np.nan if t is None else code[t] for t in text]), levels
+
+
+def _columns_of(data, names=None):
+    """(names, list of column cell arrays, pandas dtypes or None) of a DataFrame, a 2-D
+    array or a list of rows (named ``names``, else x0, x1, ...)."""
+    if hasattr(data, "columns") and hasattr(data, "dtypes"):
+        names = [str(c) for c in data.columns]
+        return names, [data[c] for c in data.columns], list(data.dtypes)
+    array = np.asarray(data, dtype=object)
+    if array.ndim != 2:
+        raise ValueError(f"a mixed table must be 2-D (rows x columns); got shape {array.shape}.")
+    if names is not None and len(names) != array.shape[1]:
+        raise ValueError(f"{len(names)} names given for a table of {array.shape[1]} columns.")
+    names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(array.shape[1])]
+    return names, [array[:, j] for j in range(array.shape[1])], None
+
+
+def _select(spec, names):
+    """Column positions of names or 0-based numbers."""
+    out = []
+    for s in spec:
+        if isinstance(s, (int, np.integer)) and not isinstance(s, bool):
+            if not 0 <= s < len(names):
+                raise ValueError(f"column {s} does not exist (the table has {len(names)} columns).")
+            out.append(int(s))
+        elif str(s) in names:
+            out.append(names.index(str(s)))
+        else:
+            raise ValueError(f"no column named {s!r}; columns are {names[:10]}.")
+    return out
+
+
+def _pandas_kind(dtype):
+    """'ordinal', 'categorical', 'numeric' or None (decide from the cells) for a pandas dtype."""
+    kind = getattr(dtype, "kind", "O")
+    if str(dtype) == "category":
+        return "ordinal" if dtype.ordered else "categorical"
+    if kind == "b" or str(dtype) == "boolean":
+        return "categorical"
+    if kind in "iuf":
+        return "numeric"
+    return None
+
+
+def mixed_codes(data, *, categorical=(), ordinal=None, levels=None, names=None):
+    """Code a table of mixed columns as numbers for ``metric='gower'`` and the mixed-data
+    methods.
+
+    Numeric columns stay numbers; text, boolean and pandas 'category' columns become
+    category codes (an ordered pandas category, or a column given in ``ordinal``,
+    becomes ranks); gaps (None, NaN, '', 'NA') become NaN.
+
+    Parameters
+    ----------
+    data : DataFrame, 2-D array or list of rows
+    categorical : sequence of str or int, optional
+        Columns of numbers that are codes (a region number, a zip code): compared as
+        categories.
+    ordinal : dict, optional
+        Column -> its categories in order, lowest first (``{'size': ['S', 'M', 'L']}``).
+    levels : dict, optional
+        The ``levels`` of the codes a model was fitted on: new data get the same codes.
+    names : sequence of str, optional
+        Column names of an array or list of rows (default x0, x1, ...; a DataFrame's own).
+
+    Returns
+    -------
+    MixedCodes
+        ``X``, ``names``, ``kinds``, ``levels`` and ``metric_params`` for
+        ``metric='gower'``.
+
+    Examples
+    --------
+    >>> rows = [["Adelie", 39.1, "male"], ["Gentoo", 46.1, None], ["Adelie", 36.7, "female"]]
+    >>> codes = mixed_codes(rows)
+    >>> codes.kinds, codes.levels["x0"], codes.X[:, 0].tolist()
+    (['categorical', 'numeric', 'categorical'], ['Adelie', 'Gentoo'], [0.0, 1.0, 0.0])
+    """
+    names, columns, dtypes = _columns_of(data, names)
+    forced = set(_select(categorical, names))
+    ordered = {names[j]: order for j, order in zip(_select(list(ordinal or {}), names), (ordinal or {}).values())}
+    levels = dict(levels or {})
+    X = np.empty((len(columns[0]) if columns else 0, len(columns)))
+    kinds, found = [], {}
+    for j, (name, cells) in enumerate(zip(names, columns)):
+        kind = _pandas_kind(dtypes[j]) if dtypes is not None else None
+        order = ordered.get(name)
+        if order is None and kind == "ordinal":
+            order = [str(c) for c in cells.cat.categories]
+        values = (
+            None
+            if (kind in ("categorical", "ordinal") or j in forced or order is not None)
+            else as_numbers(list(cells))
+        )
+        if values is not None:
+            X[:, j], kind = values, "numeric"
+        else:
+            cells = [None if is_missing(c) else (c if j not in forced else _code_text(c)) for c in cells]
+            X[:, j], found[name] = code_categories(cells, name, order=order, known=levels.get(name))
+            kind = "ordinal" if order is not None else "categorical"
+        kinds.append(kind)
+    return MixedCodes(X, names, kinds, found)
+
+
+def _code_text(value):
+    """A numeric code as text without a trailing '.0' (region 3.0 and 3 are one category)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return str(int(number)) if number.is_integer() else str(number)

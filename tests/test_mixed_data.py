@@ -1,0 +1,233 @@
+"""Mixed tables (numbers, categories, ordered categories, gaps): coding them, Gower's
+distance against its definition, every neighbour method on it, and the reader and
+command line that bring such tables in."""
+
+import numpy as np
+import pytest
+
+import lowdim
+from lowdim.cli.main import main
+from lowdim.exceptions import DataFileError
+from lowdim.io import read_table
+from lowdim.metrics import gower_distances
+from lowdim.neighbors import GowerIndex, nearest_neighbors
+from lowdim.preprocessing import code_categories, mixed_codes
+
+
+def _mixed(rng, n=40, gaps=0.15):
+    """Two numeric columns, one categorical (4 levels), one ordinal (3 ranks), with gaps."""
+    X = np.column_stack(
+        [rng.normal(size=n), rng.integers(0, 4, n), rng.exponential(size=n) * 10, rng.integers(0, 3, n)]
+    ).astype(float)
+    X[rng.random(X.shape) < gaps] = np.nan
+    return X
+
+
+def _gower_by_definition(X, categorical, weights):
+    """Gower (1971) written out pair by pair: the weighted mean over shared columns."""
+    n, d = X.shape
+    span = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
+    D = np.full((n, n), np.nan)
+    for i in range(n):
+        for j in range(n):
+            num = den = 0.0
+            for c in range(d):
+                a, b = X[i, c], X[j, c]
+                if np.isnan(a) or np.isnan(b):
+                    continue
+                part = float(a != b) if c in categorical else (abs(a - b) / span[c] if span[c] > 0 else 0.0)
+                num += weights[c] * part
+                den += weights[c]
+            if den > 0:
+                D[i, j] = num / den
+    return D
+
+
+def test_gower_equals_its_definition_with_gaps_and_weights():
+    rng = np.random.default_rng(0)
+    X = _mixed(rng)
+    weights = np.array([1.0, 2.0, 0.5, 1.0])
+    D = gower_distances(X, categorical=[1], ordinal=[3], weights=weights)
+    expected = _gower_by_definition(X, {1}, weights)
+    assert np.array_equal(np.isnan(D), np.isnan(expected))
+    np.testing.assert_allclose(D[~np.isnan(D)], expected[~np.isnan(expected)], rtol=1e-12, atol=1e-15)
+    assert np.all(D[~np.isnan(D)] <= 1.0 + 1e-12) and np.allclose(np.diag(D), 0.0)
+
+
+def test_without_gaps_gower_is_a_manhattan_distance_on_scaled_columns_and_one_hot_halves():
+    rng = np.random.default_rng(1)
+    X = _mixed(rng, gaps=0.0)
+    span = X.max(axis=0) - X.min(axis=0)
+    one_hot = 0.5 * (X[:, 1][:, None] == np.arange(4)[None, :])
+    Z = np.column_stack([X[:, 0] / span[0], one_hot, X[:, 2] / span[2], X[:, 3] / span[3]])
+    manhattan = np.abs(Z[:, None, :] - Z[None, :, :]).sum(-1) / X.shape[1]
+    np.testing.assert_allclose(gower_distances(X, categorical=[1]), manhattan, rtol=1e-12, atol=1e-15)
+
+
+def test_the_index_finds_the_nearest_rows_of_the_matrix():
+    rng = np.random.default_rng(2)
+    X = _mixed(rng, n=60)
+    params = {"categorical": [1], "ordinal": [3]}
+    D = gower_distances(X, **params)
+    np.fill_diagonal(D, np.inf)
+    dist, idx = GowerIndex("gower", params).build(X).query(X, 5, exclude_self=True)
+    D = np.where(np.isnan(D), np.inf, D)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :5], rtol=1e-12)
+    assert np.all(np.take_along_axis(D, idx, axis=1) == dist)  # each index is at its distance
+    assert not np.any(idx == np.arange(60)[:, None])
+
+
+@pytest.mark.parametrize(
+    "params, X, message",
+    [
+        ({"categorical": [5]}, np.ones((3, 2)), "names column 5"),
+        ({"categorical": [0], "ordinal": [0]}, np.ones((3, 2)), "both as categorical and as ordinal"),
+        ({"weights": [1.0, -1.0]}, np.ones((3, 2)), "non-negative weights"),
+        ({"scale": 1}, np.ones((3, 2)), "takes"),
+        ({}, np.array([[1.0, 2.0], [np.nan, np.nan], [0.0, 1.0]]), "row 1 has no value"),
+    ],
+)
+def test_bad_gower_input_is_named(params, X, message):
+    with pytest.raises(ValueError, match=message):
+        GowerIndex("gower", params).build(X)
+
+
+def test_mixed_codes_of_a_dataframe_keep_kinds_orders_and_known_levels():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(
+        {
+            "island": ["Dream", "Biscoe", None, "Dream"],
+            "mass": [3.5, np.nan, 4.0, 5.0],
+            "size": pd.Categorical(["S", "L", "M", "S"], categories=["S", "M", "L"], ordered=True),
+            "ok": [True, False, True, True],
+            "region": [3, 1, 3.0, 2],
+        }
+    )
+    codes = mixed_codes(frame, categorical=["region"])
+    assert codes.kinds == ["categorical", "numeric", "ordinal", "categorical", "categorical"]
+    assert codes.levels["island"] == ["Biscoe", "Dream"] and codes.levels["size"] == ["S", "M", "L"]
+    assert codes.levels["region"] == ["1", "2", "3"]  # 3 and 3.0 are one category
+    np.testing.assert_array_equal(codes.X[:, 0], [1.0, 0.0, np.nan, 1.0])
+    np.testing.assert_array_equal(codes.X[:, 2], [0.0, 2.0, 1.0, 0.0])
+    assert codes.metric_params == {"categorical": [0, 3, 4], "ordinal": [2]}
+    new = mixed_codes(frame.assign(island=["Torgersen", "Dream", "Biscoe", None]), levels=codes.levels)
+    np.testing.assert_array_equal(new.X[:, 0], [2.0, 1.0, 0.0, np.nan])  # an unseen island after the known
+
+
+def test_an_ordered_category_outside_its_order_is_named():
+    with pytest.raises(ValueError, match="'XL' is not among the ordered categories"):
+        code_categories(["S", "XL"], "size", order=["S", "M", "L"])
+
+
+def knn_accuracy(Y, y, n_neighbors):
+    """Leave-one-out accuracy of the majority of each point's nearest others (every
+    point scored: no random split to make the figure depend on a seed)."""
+    _, idx = nearest_neighbors(Y, n_neighbors)
+    votes = np.asarray(y)[idx]
+    predicted = np.array([max(sorted(set(v)), key=list(v).count) for v in votes])
+    return float(np.mean(predicted == np.asarray(y)))
+
+
+@pytest.fixture(scope="module")
+def penguins():
+    table, species = lowdim.load_penguins()
+    return table, species
+
+
+def test_penguins_ship_with_their_gaps_and_categories(penguins):
+    table, species = penguins
+    assert table.X.shape == (344, 7) and sorted(set(species)) == ["Adelie", "Chinstrap", "Gentoo"]
+    assert table.kinds == ["categorical", "numeric", "numeric", "numeric", "numeric", "categorical", "numeric"]
+    assert int(np.isnan(table.X).sum()) == 19  # 2 penguins unmeasured, 11 without sex
+
+
+def test_umap_with_gower_separates_the_penguin_species(penguins):
+    table, species = penguins
+    Y = lowdim.UMAP(metric="gower", metric_kwds=table.metric_params, random_state=0).fit_transform(table.X)
+    assert np.isfinite(Y).all()
+    assert knn_accuracy(Y, species, n_neighbors=10) >= 0.95
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: lowdim.TSNE(metric="gower", metric_params=p, random_state=0),
+        lambda p: lowdim.Isomap(metric="gower", metric_params=p),
+        lambda p: lowdim.HDBSCAN(metric="gower", metric_params=p),
+    ],
+    ids=["tsne", "isomap", "hdbscan"],
+)
+def test_neighbour_methods_take_gower_with_gaps(penguins, make):
+    table, species = penguins
+    model = make(table.metric_params).fit(table.X)
+    if hasattr(model, "embedding_"):
+        assert np.isfinite(model.embedding_).all()
+        assert knn_accuracy(model.embedding_, species, n_neighbors=10) >= 0.9
+    else:
+        assert len(set(model.labels_[model.labels_ >= 0])) >= 2
+
+
+def test_a_neighbor_graph_by_gower_feeds_any_neighbour_method(penguins):
+    table, _ = penguins
+    graph = lowdim.NeighborGraph.build(table.X, 15, metric="gower", metric_params=table.metric_params)
+    D = gower_distances(table.X, **table.metric_params)
+    np.fill_diagonal(D, np.inf)
+    kth = np.sort(np.where(np.isnan(D), np.inf, D), axis=1)[:, 14]
+    np.testing.assert_allclose(graph.distances[:, -1], kth, rtol=1e-6)
+
+
+def _write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+def test_text_columns_are_read_as_categories_with_gaps_kept(tmp_path):
+    path = _write(
+        tmp_path / "t.csv",
+        "species,island,mass,sex,size\nA,Dream,3.5,male,S\nB,Biscoe,NA,,L\nA,Dream,4.0,female,M\nB,Torg,5,male,S\n",
+    )
+    table = read_table(path, label_column="species", ordinal={"size": ["S", "M", "L"]})
+    assert table.kinds == ["categorical", "numeric", "categorical", "ordinal"]
+    assert table.levels["island"] == ["Biscoe", "Dream", "Torg"] and table.levels["size"] == ["S", "M", "L"]
+    np.testing.assert_array_equal(table.X[:, 3], [0.0, 2.0, 1.0, 0.0])
+    assert np.isnan(table.X[1, 1]) and np.isnan(table.X[1, 2])
+    assert any("'island' read as categories (3 levels" in n for n in table.notes)
+    assert any("kept as missing values" in n for n in table.notes)
+    imputed = read_table(path, label_column="species", missing="impute")
+    assert imputed.X[1, 2] == 1.0  # the most frequent sex (male), not a mean of codes
+
+
+def test_codes_declared_categorical_and_typos_still_named(tmp_path):
+    path = _write(tmp_path / "c.csv", "region,x\n3,1.0\n1,2.0\n3,2.5\n")
+    assert read_table(path, categorical=["region"]).kinds == ["categorical", "numeric"]
+    typo = _write(tmp_path / "typo.csv", "a,b\n1,2\n3,4\n5,x\n7,8\n")
+    with pytest.raises(DataFileError, match="line 4, column 2: 'x' is not a number.*--categorical"):
+        read_table(typo)
+
+
+def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
+    import os
+
+    out = tmp_path / "map.csv"
+    csv = os.path.join(os.path.dirname(lowdim.datasets.__file__), "data", "penguins", "penguins.csv")
+    code = main(["embed", csv, "-m", "umap", "--label-column", "species", "-o", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0 and "Gower's distance" in text and "'island' read as categories" in text
+    Y = np.loadtxt(out, delimiter=",", skiprows=1, usecols=(0, 1))
+    species = np.genfromtxt(out, delimiter=",", skip_header=1, usecols=2, dtype=str)
+    assert knn_accuracy(Y, species, n_neighbors=10) >= 0.95
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["embed", "--dataset", "penguins", "-m", "pca"], "pca compares numbers, but 2 column"),
+        (["embed", "--dataset", "penguins", "-m", "umap", "--standardize"], "--standardize works on numbers"),
+        (["embed", "--dataset", "penguins", "-m", "umap", "--ordinal", "size"], "--ordinal 'size'"),
+        (["report", "--dataset", "penguins", "-o", "r.html"], "columns island, sex hold categories"),
+    ],
+)
+def test_cli_refuses_numeric_steps_on_categories(tmp_path, capsys, argv, message):
+    argv = [str(tmp_path / a) if a.endswith(".html") else a for a in argv]
+    assert main([*argv] if "-o" in argv else [*argv, "-o", str(tmp_path / "o.csv")]) == 2
+    assert message in capsys.readouterr().err
