@@ -107,6 +107,8 @@ def test_every_registered_method_embeds_from_the_cli(tmp_path, capsys):
     np.savetxt(data, np.c_[X + 0.01 * np.arange(150)[:, None], y], delimiter=",", fmt="%.4f")
     for name, method in EMBEDDINGS.items():
         extra = ["--label-column", "5"] if method.supervised else ["--exclude", "5"]
+        if method.columns == "categorical":  # it reads categories: the measurements as codes
+            extra += [arg for j in range(1, 5) for arg in ("--categorical", str(j))]
         out = tmp_path / f"{name}.npy"
         code = main(["embed", str(data), "-m", name, "-o", str(out), "--quiet", *extra])
         assert code == 0, (name, capsys.readouterr().err)

@@ -43,6 +43,9 @@ def _fit(name, sizes, **options):
     if sizes["blobs"]:
         X += 8.0 * (np.arange(sizes["samples"]) % 3)[:, None]
         X[-3:] = X[:3]
+    if "categorical" in params:  # a mixed-data method: one column of 3 category codes
+        X[:, 0] = np.arange(sizes["samples"]) % 3
+        chosen["categorical"] = [0]
     y = np.arange(sizes["samples"]) % sizes["classes"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -57,8 +60,11 @@ def _one_fit(name, sizes, **options):
         if value is None or attr in STRING_ATTRIBUTES:
             continue  # set only with some options, or labels of any type: not constrained
         kind, ndim, finite = describe(value)
+        if not ndim:  # scalars and lists (ragged ones too: levels per column) have no axes
+            found[attr] = (kind, ndim, finite, None)
+            continue
         axes = tuple(next((size for size in SIZE_NAMES if sizes[size] == length), None) for length in np.shape(value))
-        found[attr] = (kind, ndim, finite, axes if ndim else None)
+        found[attr] = (kind, ndim, finite, axes)
     return found
 
 

@@ -19,6 +19,11 @@ from ._version import __version__
 # public name -> module that defines it (the single registry of exports)
 _EXPORTS = {
     "PCA": "lowdim.decomposition",
+    "CA": "lowdim.decomposition",
+    "KPrototypes": "lowdim.cluster",
+    "KModes": "lowdim.cluster",
+    "MCA": "lowdim.decomposition",
+    "FAMD": "lowdim.decomposition",
     "IncrementalPCA": "lowdim.decomposition",
     "ProbabilisticPCA": "lowdim.decomposition",
     "FactorAnalysis": "lowdim.decomposition",

@@ -44,6 +44,10 @@ class Method:
     needs : tuple of str
         Optional packages the method imports, and ``extra`` the lowdim extra that
         installs them (checked by :func:`check_available` before any work).
+    columns : {'numeric', 'categorical', 'mixed', 'counts'}
+        What the method reads: numbers (category columns then need a distance that
+        takes them: Gower's), categories (every column), numbers and categories
+        together, or a contingency table of counts.
     """
 
     path: str
@@ -55,6 +59,7 @@ class Method:
     memory: str = "pca"
     needs: tuple = ()
     extra: str = ""
+    columns: str = "numeric"
 
     @property
     def cls(self):
@@ -72,6 +77,11 @@ EMBEDDINGS = {
     ),
     "ppca": Method("ProbabilisticPCA", missing_ok=True, memory="latent", summary="probabilistic PCA"),
     "factor-analysis": Method("FactorAnalysis", missing_ok=True, memory="latent", summary="factor analysis"),
+    "ca": Method("CA", columns="counts", summary="correspondence analysis of a contingency table"),
+    "mca": Method(
+        "MCA", columns="categorical", missing_ok=True, summary="multiple correspondence analysis of categories"
+    ),
+    "famd": Method("FAMD", columns="mixed", missing_ok=True, summary="factor analysis of mixed data"),
     "ica": Method("FastICA", memory="ica", summary="independent component analysis (FastICA)"),
     "nmf": Method("NMF", memory="factorization", summary="non-negative matrix factorisation"),
     "mf": Method(
@@ -129,6 +139,22 @@ CLUSTERINGS = {
     "kmeans": Method("KMeans", size="n_clusters", memory="kmeans", summary="k-means"),
     "minibatch-kmeans": Method(
         "MiniBatchKMeans", size="n_clusters", memory="minibatch_kmeans", summary="mini-batch k-means"
+    ),
+    "kprototypes": Method(
+        "KPrototypes",
+        size="n_clusters",
+        columns="mixed",
+        missing_ok=True,
+        memory="kmeans",
+        summary="k-prototypes: k-means for numbers and categories",
+    ),
+    "kmodes": Method(
+        "KModes",
+        size="n_clusters",
+        columns="categorical",
+        missing_ok=True,
+        memory="kmeans",
+        summary="k-modes: k-means for categories",
     ),
     "kmedoids": Method("KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
     "gmm": Method("GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),

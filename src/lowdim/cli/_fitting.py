@@ -20,8 +20,10 @@ def build(method_name, args, table):
 
 
 def use_gower(name, estimator, kinds, names, say=None):
-    """A table with category columns: set a neighbour method to compare rows by Gower's
-    distance (announced); a method that needs numbers is refused, naming the columns.
+    """Fit ``estimator`` to a table's column ``kinds``: a neighbour method compares rows
+    by Gower's distance when some columns hold categories (announced), FAMD is told which
+    columns are categories, MCA refuses numeric columns; a method that needs numbers is
+    refused, naming the category columns.
 
     Parameters
     ----------
@@ -37,7 +39,7 @@ def use_gower(name, estimator, kinds, names, say=None):
     Returns
     -------
     bool
-        Whether the estimator now uses Gower's distance.
+        Whether the method now takes the table's gaps itself (Gower's distance, FAMD, MCA).
 
     Examples
     --------
@@ -46,17 +48,37 @@ def use_gower(name, estimator, kinds, names, say=None):
     >>> use_gower("umap", umap, ["categorical", "numeric"], ["island", "mass"]), umap.metric
     (True, 'gower')
     """
-    if kinds is None or all(k == "numeric" for k in kinds):
+    from ..methods import lookup
+
+    reads = lookup(name).columns
+    kinds = kinds or ["numeric"] * len(names)
+    categories = [j for j, k in enumerate(kinds) if k != "numeric"]
+    if reads == "categorical":
+        numbers = [names[j] for j, k in enumerate(kinds) if k == "numeric"]
+        if numbers:
+            raise UsageError(
+                f"{name} reads categories, but columns {', '.join(numbers[:5])} hold numbers; use famd for a mixed "
+                "table, --categorical COLUMN if the numbers are codes, or drop them with --exclude."
+            )
+        return True
+    if reads == "mixed":
+        estimator.set_params(categorical=categories)
+        return True
+    if not categories:
         return False
-    columns = [n for n, k in zip(names, kinds) if k != "numeric"]
+    return _set_gower(name, estimator, kinds, [names[j] for j in categories], say)
+
+
+def _set_gower(name, estimator, kinds, columns, say):
+    """Set a neighbour method to Gower's distance over ``kinds``, or refuse one that compares numbers."""
     params = estimator.get_params()
     key = "metric_kwds" if "metric_kwds" in params else "metric_params"
     if "metric" not in params or key not in params or params["metric"] not in ("euclidean", "minkowski", "gower"):
         fix = "drop them with --exclude" + ("" if "metric" not in params else " or leave --param metric unset")
         raise UsageError(
             f"{name} compares numbers, but {len(columns)} column(s) hold categories ({', '.join(columns[:5])}); "
-            "use a method that works from distances between rows (umap, tsne, isomap, hdbscan: Gower's "
-            f"distance for mixed tables), or {fix}."
+            "use famd or mca, or a method that works from distances between rows (umap, tsne, isomap, hdbscan: "
+            f"Gower's distance for mixed tables), or {fix}."
         )
     estimator.set_params(
         metric="gower",

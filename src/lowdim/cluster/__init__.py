@@ -1,5 +1,6 @@
 """Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, HDBSCAN,
-Leiden / Louvain communities of a neighbour graph, spectral clustering, choosing k."""
+Leiden / Louvain communities of a neighbour graph, spectral clustering, k-prototypes and
+k-modes for tables with categories, choosing k."""
 
 from ._gaussian_mixture import GaussianMixture
 from ._gmeans import anderson_darling_normal, gmeans
@@ -7,6 +8,7 @@ from ._graph_clustering import Leiden, Louvain, neighbor_graph
 from ._hdbscan import HDBSCAN
 from ._kmeans import KMeans
 from ._kmedoids import KMedoids
+from ._kprototypes import KModes, KPrototypes
 from ._minibatch import MiniBatchKMeans
 from ._select import ClusterCountSelection, knee_point, select_n_clusters
 from ._spectral_clustering import SpectralClustering, cluster_qr
@@ -17,6 +19,8 @@ __all__ = [
     "GaussianMixture",
     "KMeans",
     "KMedoids",
+    "KModes",
+    "KPrototypes",
     "Leiden",
     "Louvain",
     "MiniBatchKMeans",

@@ -1,7 +1,10 @@
 """Linear decompositions: PCA (named solvers, streaming, sparse), probabilistic PCA and
-factor analysis (with missing values), and helpers."""
+factor analysis (with missing values), correspondence analysis of categories (CA, MCA)
+and of mixed tables (FAMD), and helpers."""
 
+from ._correspondence import chi_square_svd, supplementary_rows
 from ._factor_analysis import FactorAnalysis
+from ._factorial import CA, FAMD, MCA, indicator_matrix
 from ._fastica import FastICA
 from ._incremental import IncrementalPCA
 from ._kernel_functions import KERNELS, kernel_matrix
@@ -15,6 +18,12 @@ from ._principal_scores import principal_scores
 from ._select_components import ComponentSelection, select_n_components
 
 __all__ = [
+    "CA",
+    "FAMD",
+    "MCA",
+    "chi_square_svd",
+    "indicator_matrix",
+    "supplementary_rows",
     "PCA",
     "IncrementalPCA",
     "ProbabilisticPCA",

@@ -195,9 +195,9 @@ def mixed_codes(data, *, categorical=(), ordinal=None, levels=None, names=None):
     Parameters
     ----------
     data : DataFrame, 2-D array or list of rows
-    categorical : sequence of str or int, optional
+    categorical : sequence of str or int, or 'all', optional
         Columns of numbers that are codes (a region number, a zip code): compared as
-        categories.
+        categories ('all': every column).
     ordinal : dict, optional
         Column -> its categories in order, lowest first (``{'size': ['S', 'M', 'L']}``).
     levels : dict, optional
@@ -219,7 +219,11 @@ def mixed_codes(data, *, categorical=(), ordinal=None, levels=None, names=None):
     (['categorical', 'numeric', 'categorical'], ['Adelie', 'Gentoo'], [0.0, 1.0, 0.0])
     """
     names, columns, dtypes = _columns_of(data, names)
-    forced = set(_select(categorical, names))
+    forced = (
+        set(range(len(names)))
+        if isinstance(categorical, str) and categorical == "all"
+        else set(_select(categorical, names))
+    )
     ordered = {names[j]: order for j, order in zip(_select(list(ordinal or {}), names), (ordinal or {}).values())}
     levels = dict(levels or {})
     X = np.empty((len(columns[0]) if columns else 0, len(columns)))
