@@ -294,9 +294,14 @@ def test_density_and_graph_clusterings_from_the_cli(tmp_path, capsys):
     rng = np.random.default_rng(0)
     blobs = np.vstack([rng.normal(c, 0.5, (60, 3)) for c in (0, 6, 12)] + [rng.uniform(-3, 15, (12, 3))])
     np.save(tmp_path / "b.npy", blobs)
+    np.savetxt(tmp_path / "codes.csv", np.round(blobs / 3), delimiter=",", fmt="%d", header="a,b,c", comments="")
+    as_codes = ["--categorical", "a", "--categorical", "b", "--categorical", "c"]
     for name, method in CLUSTERINGS.items():
         size = ["-k", "3"] if method.size else ["--param", "min_cluster_size=20"] if name == "hdbscan" else []
-        code = main(["cluster", str(tmp_path / "b.npy"), "-m", name, *size, "-o", str(tmp_path / f"{name}.csv")])
+        data = (
+            [str(tmp_path / "codes.csv"), *as_codes] if method.columns == "categorical" else [str(tmp_path / "b.npy")]
+        )
+        code = main(["cluster", *data, "-m", name, *size, "-o", str(tmp_path / f"{name}.csv")])
         assert code == 0, (name, capsys.readouterr().err)
     capsys.readouterr()
     code = main(["cluster", str(tmp_path / "b.npy"), "-m", "hdbscan", "--param", "min_cluster_size=20", "--json"])

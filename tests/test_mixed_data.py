@@ -231,3 +231,62 @@ def test_cli_refuses_numeric_steps_on_categories(tmp_path, capsys, argv, message
     argv = [str(tmp_path / a) if a.endswith(".html") else a for a in argv]
     assert main([*argv] if "-o" in argv else [*argv, "-o", str(tmp_path / "o.csv")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_explore_colours_category_columns_by_category(tmp_path, capsys):
+    from test_explore import unpack
+
+    out = tmp_path / "map.html"
+    code = main(["explore", "--dataset", "penguins", "--methods", "pca,umap", "-o", str(out)])
+    assert code == 0 and "skipped pca" in capsys.readouterr().out
+    header, blob = unpack(out.read_text())
+    fields = {f["name"]: f for f in header["fields"]}
+    assert fields["island"]["kind"] == "category" and fields["island"]["categories"] == ["Biscoe", "Dream", "Torgersen"]
+    assert fields["sex"]["kind"] == "category" and "missing" in fields["sex"]["categories"]
+    assert fields["body_mass_g"]["kind"] == "number"
+
+
+def _grouped_table(rng, n=3000, gaps=0.0):
+    group = rng.integers(0, 6, n)
+    X = np.column_stack(
+        [rng.normal(size=n) + group, rng.integers(0, 3, n), (group * 5 + rng.integers(0, 12, n)) % 40]
+        + [rng.exponential(size=n) * (1 + group)]
+    ).astype(float)
+    X[rng.random(X.shape) < gaps] = np.nan
+    return X
+
+
+def test_the_approximate_index_finds_the_nearest_rows_at_their_exact_distances():
+    """Candidates searched in the encoded space, re-ranked by exact Gower: nearly every
+    true neighbour found on a table without gaps, every distance returned exact."""
+    pytest.importorskip("faiss")
+    X = _grouped_table(np.random.default_rng(9))
+    params = {"categorical": [1, 2]}
+    d_exact, i_exact = GowerIndex("gower", params).build(X).query(X, 10, exclude_self=True)
+    approximate = GowerIndex("gower", params, approximate=True).build(X)
+    d_approx, i_approx = lowdim.neighbors.self_neighbors(approximate, X, 10)
+    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(i_exact.tolist(), i_approx.tolist())])
+    assert recall >= 0.95
+    assert not np.any(i_approx == np.arange(3000)[:, None])
+    D = gower_distances(X, **params)
+    np.testing.assert_allclose(d_approx, np.take_along_axis(D, i_approx.astype(np.int64), axis=1), rtol=1e-6)
+    assert np.all(d_approx[:, -1] >= d_exact[:, -1] - 1e-6)  # never nearer than the true 10th
+    new_d, _ = approximate.query(X[:50], 5)
+    np.testing.assert_allclose(new_d[:, 0], 0.0)  # a row finds itself (or a row equal to it) first
+    assert lowdim.neighbors.make_index("auto", "gower", 50_000).approximate is True
+    assert lowdim.neighbors.make_index("auto", "gower", 5_000).approximate is False
+
+
+def test_with_gaps_neighbours_of_neighbours_only_bring_rows_nearer():
+    """A table with gaps: the refinement rounds replace a neighbour only by a nearer row,
+    and what they return is at its exact distance."""
+    pytest.importorskip("faiss")
+    X = _grouped_table(np.random.default_rng(10), gaps=0.05)
+    params = {"categorical": [1, 2]}
+    index = GowerIndex("gower", params, approximate=True).build(X)
+    first = [index._query_indexed(a, min(a + 1000, 3000), 10) for a in range(0, 3000, 1000)]
+    d0, i0 = np.vstack([b[0] for b in first]), np.vstack([b[1] for b in first])
+    d1, i1 = index.repair_self_query(d0.astype(np.float32), i0.astype(np.int32))
+    assert np.all(d1 <= d0 + 1e-6) and np.all(np.diff(d1, axis=1) >= -1e-6)
+    D = gower_distances(X, **params)
+    np.testing.assert_allclose(d1, np.take_along_axis(D, i1.astype(np.int64), axis=1), rtol=1e-6)

@@ -111,14 +111,14 @@ def add_run_arguments(parser):
 
 
 def _builtin(name, say):
-    """``(X, names, labels, row_ids, kinds)`` of a built-in dataset."""
+    """``(X, names, labels, row_ids, kinds, levels)`` of a built-in dataset."""
     if name == "penguins":
         from ..datasets import load_penguins
 
         say("Palmer penguins: 344 penguins, 4 measurements, island, sex, year (with gaps); the species are the labels")
         table, species = load_penguins()
-        return table.X, table.names, species, None, table.kinds
-    return (*_numeric_builtin(name, say), None)
+        return table.X, table.names, species, None, table.kinds, table.levels
+    return (*_numeric_builtin(name, say), None, {})
 
 
 def _numeric_builtin(name, say):
@@ -177,8 +177,9 @@ def add_pca_argument(parser):
 
 
 def read_data(args, say):
-    """``(X, feature_names, labels, row_ids, kinds)`` as read (and transposed), before
-    scaling; ``kinds`` per column ('numeric', 'categorical', 'ordinal') or None."""
+    """``(X, feature_names, labels, row_ids, (kinds, levels))`` as read (and transposed),
+    before scaling; ``kinds`` per column ('numeric', 'categorical', 'ordinal') or None,
+    ``levels`` the categories of each category column, in code order."""
     transpose = getattr(args, "transpose", False)
     ordinal = ordinal_columns(getattr(args, "ordinal", []))
     if args.dataset and (ordinal or getattr(args, "categorical", [])):
@@ -188,7 +189,7 @@ def read_data(args, say):
             raise UsageError(
                 f"pass a data file or --dataset, not both (got {args.input} and --dataset {args.dataset})."
             )
-        X, names, labels, row_ids, kinds = _builtin(args.dataset, say)
+        X, names, labels, row_ids, kinds, levels = _builtin(args.dataset, say)
         if transpose:
             from ..io._readers import _transposed
 
@@ -223,7 +224,8 @@ def read_data(args, say):
         for note in table.notes:
             say(note)
         X, names, labels, row_ids, kinds = table.X, table.feature_names, table.labels, table.row_ids, table.kinds
-    return X, names, labels, row_ids, kinds
+        levels = table.levels
+    return X, names, labels, row_ids, (kinds, levels)
 
 
 def ordinal_columns(specs):

@@ -75,8 +75,10 @@ def image_shape(args, n_features):
     return shape
 
 
-def hover_columns(args, X, names):
-    """``{name: values}`` of the columns named by --columns (or every one of a narrow table)."""
+def hover_columns(args, X, names, levels=None):
+    """``{name: values}`` of the columns named by --columns (or every one of a narrow
+    table); a category column (``levels``: its categories in code order) by its
+    categories' names, so that the map colours it by category."""
     if args.columns is None:
         chosen = list(names) if len(names) <= MAX_DEFAULT_COLUMNS else []
     elif args.columns.strip().lower() == "none":
@@ -88,7 +90,16 @@ def hover_columns(args, X, names):
     if missing:
         shown = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
         raise UsageError(f"--columns: no column named {', '.join(missing)}; the columns are {shown}.")
-    return {c: np.asarray(X[:, where[c]]) for c in chosen}
+    levels = levels or {}
+    return {c: _named(np.asarray(X[:, where[c]]), levels.get(c)) for c in chosen}
+
+
+def _named(values, levels):
+    """Category codes as their names ('missing' for a gap); other columns as they are."""
+    if levels is None:
+        return values
+    names = np.array([*levels, "missing"], dtype=object)
+    return names[np.where(np.isnan(values), len(levels), values).astype(np.int64)].astype(str)
 
 
 def _maps(args, X, labels, methods, say, columns=(None, ())):
@@ -106,11 +117,13 @@ def _maps(args, X, labels, methods, say, columns=(None, ())):
             say(f"  adapted to the data: {note}")
         estimator = make_estimator(name, n_components=2, params=params.get(name), seed=args.seed, table=EMBEDDINGS)
         try:
-            use_gower(name, estimator, *columns, say)
+            use_gower(name, estimator, *columns)  # a method that cannot read the table is skipped
         except UsageError:
             say(f"  skipped {name}: it compares numbers, and the table has category columns")
             continue
-        maps[name], seconds[name] = fit_method(name, lookup(name, EMBEDDINGS), estimator, X, labels, args)
+        maps[name], seconds[name] = fit_method(
+            name, lookup(name, EMBEDDINGS), estimator, X, labels, args, columns=columns, say=say
+        )
         say(f"  {name:<10} {seconds[name]:.1f} s")
     return maps, seconds, params
 
@@ -141,9 +154,9 @@ def run(args, say):
 
     methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
-    raw, names, labels, row_ids, kinds = read_data(args, say)
+    raw, names, labels, row_ids, (kinds, levels) = read_data(args, say)
     shape = image_shape(args, raw.shape[1])
-    columns = hover_columns(args, raw, names)
+    columns = hover_columns(args, raw, names, levels)
     X, _, _ = prepare_data(raw, names, args, say, kinds)
     maps, seconds, params = _maps(args, X, labels, methods, say, (kinds, names))
     clusters = _clusters(args, X, maps, params, say) if args.cluster else None

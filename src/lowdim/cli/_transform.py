@@ -43,7 +43,7 @@ def run(args, say):
     _refuse_refitting(args)
     check_outputs(args, args.output, tables=[args.output])
     model = load(args.model)
-    raw, names, labels, row_ids, kinds = read_data(args, say)
+    raw, names, labels, row_ids, (kinds, _) = read_data(args, say)
     if kinds and any(k != "numeric" for k in kinds):
         raise UsageError(
             f"{args.input}: columns {', '.join(n for n, k in zip(names, kinds) if k != 'numeric')} hold categories; "

@@ -23,7 +23,8 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
     metric allows it (Euclidean, cosine), exact otherwise. Metrics without a BLAS form
     (``PAIRWISE_METRICS``: Manhattan, Chebyshev, Minkowski with ``metric_params={'p':
     p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``, Gower's
-    distance for mixed tables the exact ``GowerIndex``; ``sparse``
+    distance for mixed tables ``GowerIndex`` (approximate as for Euclidean rows:
+    candidates by HNSW, re-ranked exactly); ``sparse``
     data (scipy.sparse) the exact ``SparseIndex`` (Euclidean or cosine).
 
     Parameters
@@ -63,13 +64,18 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
         if metric_params:
             raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
         return SparseIndex(metric)
-    if metric in PAIRWISE_METRICS or metric == "gower":
+    if metric == "gower":
+        approximate = algorithm == "approximate" or (
+            algorithm == "auto" and n_samples >= APPROXIMATE_FROM and approximate_available()
+        )
+        return GowerIndex(metric, metric_params, approximate=approximate)
+    if metric in PAIRWISE_METRICS:
         if algorithm == "approximate":
             raise ValueError(
-                f"the approximate index supports the euclidean and cosine metrics; metric={metric!r} "
+                f"the approximate index supports the euclidean, cosine and gower metrics; metric={metric!r} "
                 "needs the exact one: use algorithm='exact' or 'auto'."
             )
-        return GowerIndex(metric, metric_params) if metric == "gower" else PairwiseIndex(metric, metric_params)
+        return PairwiseIndex(metric, metric_params)
     if metric_params:
         raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
     if algorithm == "auto":

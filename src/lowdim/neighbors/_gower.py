@@ -72,6 +72,71 @@ def column_ranges(X, categorical):
     return scale
 
 
+# categories with more levels than this are searched as random unit vectors of this many
+# dimensions (nearly equidistant), not one-hot, so the search space stays small
+ONE_HOT_UP_TO = 8
+CANDIDATES = 3  # the approximate search re-ranks this many times k (plus 10) candidates
+REFINE_ROUNDS = 2  # neighbours-of-neighbours rounds when the table has gaps (see GowerIndex)
+
+
+class GowerEncoding:
+    """Vectors whose squared Euclidean distances follow Gower's distance (the
+    approximate search's space): numbers scaled by their range (a gap at the column's
+    mean), categories one-hot (or, beyond ``ONE_HOT_UP_TO`` levels, random unit vectors)
+    at 1/sqrt(2) so that two categories that differ are 1 apart, each column times its
+    weight.
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+        The indexed rows (coded; NaN for gaps).
+    categorical : ndarray of bool (d,)
+    scale, weights : ndarray (d,)
+    seed : int, default=0
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 1.0], [2.0, 0.0]])
+    >>> E = GowerEncoding(X, np.array([False, True]), np.array([0.5, 0.0]), np.ones(2)).encode(X)
+    >>> float(np.sum((E[0] - E[1]) ** 2))  # number 1 apart, category 1 apart
+    2.0
+    """
+
+    def __init__(self, X, categorical, scale, weights, seed=0):
+        self.categorical, self.scale, self.weights = categorical, scale, weights
+        with np.errstate(all="ignore"):
+            self.fill = np.nan_to_num(np.nanmean(X, axis=0))
+        rng = np.random.default_rng(seed)
+        self.codebooks = {}
+        for j in np.flatnonzero(categorical):
+            present = X[:, j][~np.isnan(X[:, j])]
+            levels = int(present.max()) + 1 if present.size else 1
+            if levels <= ONE_HOT_UP_TO:
+                book = np.eye(levels)
+            else:
+                book = rng.normal(size=(levels, ONE_HOT_UP_TO))
+                book /= np.linalg.norm(book, axis=1, keepdims=True)
+            self.codebooks[int(j)] = book * weights[j] / np.sqrt(2.0)
+
+    def encode(self, X):
+        """float32 vectors of the rows of ``X`` (a category the codebook lacks, or a gap,
+        becomes the zero vector: half a difference from every category)."""
+        parts = []
+        for j in range(X.shape[1]):
+            column = X[:, j]
+            if not self.categorical[j]:
+                filled = np.where(np.isnan(column), self.fill[j], column)
+                parts.append(((filled - self.fill[j]) * self.scale[j] * self.weights[j])[:, None])
+                continue
+            book = self.codebooks[j]
+            codes = np.where(np.isnan(column), -1, column).astype(np.int64)
+            known = (codes >= 0) & (codes < book.shape[0])
+            block = np.zeros((X.shape[0], book.shape[1]))
+            block[known] = book[codes[known]]
+            parts.append(block)
+        return np.ascontiguousarray(np.hstack(parts), dtype=np.float32)
+
+
 class GowerIndex(PairwiseIndex):
     """Exact kNN index for Gower's distance on mixed rows, in row blocks.
 
@@ -83,12 +148,21 @@ class GowerIndex(PairwiseIndex):
     and ranks, as in Gower (1971). A pair with no column in common has no distance: it is
     never a neighbour.
 
+    With ``approximate``, the rows are searched in a space whose Euclidean distances
+    follow Gower's (``GowerEncoding``: numbers over their range, categories as vectors 1
+    apart, gaps at the mean) by an HNSW graph (faiss), and each row's ``3 k + 10``
+    candidates are re-ranked by their exact Gower distance: the time grows like the rows,
+    not their square, and the neighbours returned are at their exact distances (a true
+    neighbour the search misses is replaced by the next candidate).
+
     Parameters
     ----------
     metric : 'gower'
     metric_params : dict or None
         'categorical', 'ordinal', 'weights' (see ``gower_columns``).
     block_bytes : int, default=64 MiB
+    approximate : bool, default=False
+        Search candidates by HNSW, then re-rank them exactly (needs faiss).
 
     Examples
     --------
@@ -100,12 +174,13 @@ class GowerIndex(PairwiseIndex):
 
     metrics = ("gower",)
 
-    def __init__(self, metric="gower", metric_params=None, block_bytes=64 << 20):
+    def __init__(self, metric="gower", metric_params=None, block_bytes=64 << 20, approximate=False):
         if metric != "gower":
             raise ValueError(f"GowerIndex computes metric 'gower'; got {metric!r}.")
         self.metric = metric
         self.metric_params = check_metric_params("gower", metric_params)
         self.block_bytes = block_bytes
+        self.approximate = approximate
 
     def _build(self, X):
         """Index the rows of ``X`` (NaN marks a missing cell); the numeric ranges come from them."""
@@ -114,6 +189,11 @@ class GowerIndex(PairwiseIndex):
         self._categorical, self._weights = gower_columns(self.metric_params, X.shape[1])
         self._scale = column_ranges(self._data, self._categorical)
         self._check_comparable(self._data)
+        if self.approximate:
+            from ._approximate import HNSWIndex
+
+            self._encoding = GowerEncoding(self._data, self._categorical, self._scale, self._weights)
+            self._search = HNSWIndex("euclidean").build(self._encoding.encode(self._data))
 
     def _check_comparable(self, X):
         """A row with every cell missing has no distance to anything: say which."""
@@ -163,4 +243,64 @@ class GowerIndex(PairwiseIndex):
         """
         Q = self._checked(Q)
         self._check_comparable(Q)
-        return blocked_query(self, Q, k, exclude_self)
+        if not self.approximate:
+            return blocked_query(self, Q, k, exclude_self)
+        found = self._search.query(self._encoding.encode(Q), self._n_candidates(k), exclude_self=exclude_self)[1]
+        return self._reranked(Q, found, k)
+
+    def _n_candidates(self, k):
+        return min(self.n_samples_ - 1, CANDIDATES * k + 10)
+
+    def _query_indexed(self, start, stop, k):
+        """The approximate index answers blocks of its own rows (``self_neighbors``);
+        the exact one whole self-queries, through ``query``."""
+        if not self.approximate:
+            return None
+        block = self._search._query_indexed(start, stop, self._n_candidates(k))
+        if block is None:  # the search in principal axes answers whole self-queries only
+            Q = self._data[start:stop]
+            found = self._search.query(self._encoding.encode(Q), self._n_candidates(k) + 1)[1]
+            found = np.array([[j for j in row if j != start + i][: found.shape[1] - 1] for i, row in enumerate(found)])
+            return self._reranked(Q, found, k)
+        return self._reranked(self._data[start:stop], block[1], k)
+
+    def repair_self_query(self, distances, indices):
+        """Tables with gaps: a gap is skipped pair by pair, so a row with one is near the
+        rows that agree on its other columns wherever they lie in the gap's column (and
+        they near it), which the search space (the gap at the column's mean) cannot show.
+        ``REFINE_ROUNDS`` rounds of neighbours-of-neighbours by exact Gower distance, over
+        every row, find them.
+
+        Parameters
+        ----------
+        distances : ndarray (n, k)
+        indices : ndarray (n, k)
+
+        Returns
+        -------
+        distances, indices : ndarray
+        """
+        from .._kernels.gower import refine_neighbors
+
+        if not self.approximate or indices.shape[0] != self._data.shape[0]:
+            return distances, indices
+        gaps = np.isnan(self._data).any(axis=1)
+        rows = np.arange(self._data.shape[0]) if gaps.any() else np.empty(0, dtype=np.int64)
+        idx, dist = np.asarray(indices, dtype=np.int64), np.asarray(distances, dtype=np.float64)
+        for _ in range(REFINE_ROUNDS if rows.size else 0):
+            new_idx, new_dist = idx.copy(), dist.copy()
+            refine_neighbors(
+                self._data, rows, idx, dist, self._categorical, self._scale, self._weights, new_idx, new_dist
+            )
+            idx, dist = new_idx, new_dist
+        return dist.astype(distances.dtype), idx.astype(indices.dtype)
+
+    def _reranked(self, Q, candidates, k):
+        """The ``k`` candidates of each row nearest by the exact Gower distance."""
+        from .._kernels.gower import gower_candidates
+
+        candidates = np.ascontiguousarray(candidates, dtype=np.int64)
+        out = np.empty(candidates.shape)
+        gower_candidates(Q, self._data, candidates, self._categorical, self._scale, self._weights, out)
+        order = np.lexsort((candidates, out), axis=1)[:, :k]
+        return np.take_along_axis(out, order, axis=1), np.take_along_axis(candidates, order, axis=1)

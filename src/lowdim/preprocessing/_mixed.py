@@ -86,6 +86,14 @@ def as_numbers(cells):
     >>> as_numbers(["1", "", "2.5"]).tolist(), as_numbers(["1", "x"])
     ([1.0, nan, 2.5], None)
     """
+    array = np.asarray(cells, dtype=object) if not isinstance(cells, np.ndarray) else cells
+    if array.dtype.kind in "iuf":
+        return array.astype(np.float64)
+    if array.dtype.kind != "b" and not any(isinstance(c, (bool, np.bool_)) for c in array[:1]):
+        try:  # every cell a number (or NaN): one conversion, no loop
+            return np.asarray(array, dtype=np.float64)
+        except (TypeError, ValueError):
+            pass
     out = np.empty(len(cells))
     for i, cell in enumerate(cells):
         if is_missing(cell):
@@ -125,8 +133,8 @@ def code_categories(cells, name, order=None, known=None):
     >>> code_categories(["mid", "low", None], "size", order=["low", "mid", "high"])
     (array([ 1.,  0., nan]), ['low', 'mid', 'high'])
     """
-    text = [None if is_missing(c) else str(c).strip() for c in cells]
-    present = sorted({t for t in text if t is not None})
+    text, gaps = _texts(cells)
+    present = sorted(set(np.unique(text[~gaps]).tolist()))
     if order is not None:
         levels = [str(v) for v in order]
         stray = [t for t in present if t not in levels]
@@ -139,7 +147,18 @@ def code_categories(cells, name, order=None, known=None):
         levels = list(known) if known is not None else present
         levels += [t for t in present if t not in set(levels)]
     code = {v: float(i) for i, v in enumerate(levels)}
-    return np.array([np.nan if t is None else code[t] for t in text]), levels
+    found, where = np.unique(text[~gaps], return_inverse=True)
+    codes = np.full(text.shape[0], np.nan)
+    codes[~gaps] = np.array([code[v] for v in found.tolist()])[where] if found.size else 0.0
+    return codes, levels
+
+
+def _texts(cells):
+    """The cells as stripped text, and which are gaps (None, NaN, '', 'NA', ...):
+    vectorised, as a column can hold millions of cells."""
+    text = np.char.strip(np.asarray(cells, dtype=object).astype(str))
+    gaps = np.isin(np.char.lower(text), [*MISSING_TEXT, "<na>", "nat"])
+    return text, gaps
 
 
 def _columns_of(data, names=None):
@@ -236,22 +255,24 @@ def mixed_codes(data, *, categorical=(), ordinal=None, levels=None, names=None):
         values = (
             None
             if (kind in ("categorical", "ordinal") or j in forced or order is not None)
-            else as_numbers(list(cells))
+            else as_numbers(np.asarray(cells) if kind == "numeric" else list(cells))
         )
         if values is not None:
             X[:, j], kind = values, "numeric"
         else:
-            cells = [None if is_missing(c) else (c if j not in forced else _code_text(c)) for c in cells]
+            cells = _code_texts(cells) if j in forced else cells
             X[:, j], found[name] = code_categories(cells, name, order=order, known=levels.get(name))
             kind = "ordinal" if order is not None else "categorical"
         kinds.append(kind)
     return MixedCodes(X, names, kinds, found)
 
 
-def _code_text(value):
-    """A numeric code as text without a trailing '.0' (region 3.0 and 3 are one category)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    return str(int(number)) if number.is_integer() else str(number)
+def _code_texts(cells):
+    """Numeric codes as text without a trailing '.0' (region 3.0 and 3 are one category);
+    cells that are no numbers as they are."""
+    numbers = as_numbers(cells)
+    if numbers is None:
+        return cells
+    whole = np.isfinite(numbers) & (numbers == np.round(numbers))
+    text = np.where(whole, np.char.mod("%d", np.where(whole, numbers, 0).astype(np.int64)), numbers.astype(str))
+    return np.where(np.isnan(numbers), None, text.astype(object))

@@ -1,0 +1,56 @@
+"""
+Maps of a mixed table: the Palmer penguins
+==========================================
+
+344 penguins of three species, each with four measurements (numbers), its island and its
+sex (categories), and gaps: two birds were never measured, eleven have no recorded sex.
+The table goes in as it is. UMAP compares the rows by Gower's distance (each number
+over its range, categories equal or not, gaps skipped pair by pair); FAMD, the PCA of
+mixed data, gives a linear map with the categories placed among their rows.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import lowdim
+
+table, species = lowdim.load_penguins()
+print(table.names)
+print(table.kinds)
+print(int(np.isnan(table.X).sum()), "missing cells")
+
+# %%
+# A UMAP map by Gower's distance: the columns are described by the coded table itself
+# (``metric_params`` says which are categories).
+Y = lowdim.UMAP(metric="gower", metric_kwds=table.metric_params, random_state=0).fit_transform(table.X)
+
+# %%
+# FAMD: numbers standardised, categories coded as in MCA, one PCA of both. Each
+# category sits at the centre of its rows.
+famd = lowdim.FAMD(n_components=2, categorical=[0, 5]).fit(table.X)
+print("FAMD explained inertia:", famd.explained_inertia_ratio_.round(3))
+n_numeric = famd.mean_.size
+
+fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
+for name in sorted(set(species)):
+    rows = species == name
+    axes[0].scatter(Y[rows, 0], Y[rows, 1], s=8, label=name)
+    axes[1].scatter(famd.row_coordinates_[rows, 0], famd.row_coordinates_[rows, 1], s=8, label=name)
+for (x, y), label in zip(famd.column_coordinates_[n_numeric:], famd.category_names_):
+    axes[1].annotate(label, (x, y), fontsize=8, weight="bold")
+axes[0].set_title("UMAP, Gower's distance")
+axes[1].set_title("FAMD, with the categories")
+axes[1].set_xlabel("dimension 1")
+axes[1].set_ylabel("dimension 2")
+axes[0].legend(title="species", markerscale=2)
+fig.tight_layout()
+
+# %%
+# k-prototypes finds three groups among the same rows, from the numbers (standardised,
+# so that grams and millimetres weigh alike) and the categories.
+X = table.X.copy()
+numeric = [j for j, kind in enumerate(table.kinds) if kind == "numeric"]
+X[:, numeric] = (X[:, numeric] - np.nanmean(X[:, numeric], axis=0)) / np.nanstd(X[:, numeric], axis=0)
+clusters = lowdim.KPrototypes(n_clusters=3, categorical=[0, 5], random_state=0).fit_predict(X)
+print("agreement with the species (ARI):", round(lowdim.metrics.adjusted_rand_score(species, clusters), 2))
+plt.show()
