@@ -60,6 +60,7 @@ _EXPORTS = {
     "load_uk_food": "lowdim.datasets",
     "load_penguins": "lowdim.datasets",
     "metrics": "lowdim.metrics",
+    "anndata": "lowdim.anndata",
     "neighbors": "lowdim.neighbors",
     "NeighborGraph": "lowdim.neighbors",
     "save": "lowdim.io",

@@ -183,6 +183,19 @@ def check_array(
     return X
 
 
+def _refuse_anndata(X, estimator_name):
+    """An AnnData object holds several matrices: say which to pass, and where the
+    AnnData-in, AnnData-out functions are."""
+    if hasattr(X, "obsm") and hasattr(X, "var_names") and hasattr(X, "X"):
+        who = estimator_name or "this estimator"
+        method = (estimator_name or "pca").lower()
+        raise TypeError(
+            f"{who} got an AnnData object, which holds several matrices; pass the one to use (adata.X, "
+            f"adata.layers['counts'], adata.obsm['X_pca']), or call lowdim.anndata.{method}(adata) where it exists, "
+            "which writes its results into the AnnData as scanpy does."
+        )
+
+
 def convert_array(
     X, *, name="X", estimator_name=None, accept_sparse=False, allow_nan=False, min_samples=1, min_features=1
 ):
@@ -207,6 +220,7 @@ def convert_array(
     >>> convert_array([[1.0, float("inf")]]).shape  # not scanned: the caller's sums will show it
     (1, 2)
     """
+    _refuse_anndata(X, estimator_name)
     if sp.issparse(X):
         X = _check_sparse(X, name, estimator_name, accept_sparse, allow_nan)
         _check_shape(X.shape, name, estimator_name, min_samples, min_features)

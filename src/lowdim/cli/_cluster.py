@@ -146,6 +146,9 @@ def run(args, say):
     check_outputs(
         args, args.output, args.plot, args.curve, args.save_model, tables=[args.output], figures=[args.plot, args.curve]
     )
+    from ._embed import check_result_h5ad
+
+    check_result_h5ad(args, args.method, "clusters")
     loaded = load_data(args, say)
     X, labels, row_ids = loaded.X, loaded.labels, loaded.row_ids
     columns = (loaded.kinds, loaded.names)
@@ -216,7 +219,12 @@ def _write(args, X, clusters, labels, selection, say, row_ids=None, embedding=No
     from ..io import write_table
     from ..plot import embedding_scatter, selection_curve
 
-    if args.output:
+    if args.output and args.output.lower().endswith(".h5ad"):
+        from ._embed import write_result_h5ad
+
+        write_result_h5ad(args, args.method, clusters, "clusters", labels, row_ids)
+        say(f"wrote {args.output} (obs[{args.method!r}])")
+    elif args.output:
         write_table(
             args.output,
             clusters[:, None],

@@ -103,6 +103,11 @@ def add_run_arguments(parser):
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--threads", type=int, help="BLAS/numba threads (default: all cores)")
     parser.add_argument("--overwrite", action="store_true", help="replace existing output files")
+    parser.add_argument(
+        "--overwrite-key",
+        action="store_true",
+        help="-o OUT.h5ad from an .h5ad input: replace an obsm/obs entry of the same name the input holds",
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     parser.add_argument("--json", action="store_true", help="print a machine-readable summary only")
     parser.add_argument(
@@ -257,7 +262,7 @@ def label_name(args):
 
 def check_outputs(args, *paths, tables=(), figures=(), pages=()):
     """Before any work: refuse two outputs naming one file, existing files (without
-    --overwrite), formats that cannot be written (``tables``: .csv .parquet .npy;
+    --overwrite), formats that cannot be written (``tables``: .csv .parquet .npy .h5ad;
     ``figures``: matplotlib's formats; ``pages``: .html) and folders that cannot be
     written to; make missing parent folders."""
     named = [p for p in paths if p]

@@ -47,6 +47,7 @@ def run(args, say):
     if not args.output and not args.plot and not args.save_model:
         raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")
     check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
+    check_result_h5ad(args, f"X_{args.method}", "embedding")
     data = load_data(args, say)
     X, labels = data.X, data.labels
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args, columns=(data.kinds, data.names), say=say)
@@ -71,6 +72,36 @@ def run(args, say):
     return 0
 
 
+def check_result_h5ad(args, key, kind):
+    """-o OUT.h5ad from an .h5ad input: the key checked before any work."""
+    from ..io._anndata import check_h5ad_key
+
+    if args.output and args.output.lower().endswith(".h5ad"):
+        source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
+        check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False))
+
+
+def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None):
+    """-o OUT.h5ad: the result as scanpy keeps it, in a copy of an .h5ad input (its
+    content kept) or in a new AnnData of the rows."""
+    from ..io import write_h5ad
+
+    source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
+    write_h5ad(
+        args.output,
+        key,
+        values,
+        kind=kind,
+        source=source,
+        row_ids=row_ids,
+        labels=labels,
+        label_name=label_name(args),
+        params=params or {"method": args.method, "seed": args.seed},
+        overwrite=args.overwrite,
+        overwrite_key=getattr(args, "overwrite_key", False),
+    )
+
+
 def axis_labels(name, estimator):
     """What a plot's two axes show: principal components with their share of the
     variance, else the method's coordinates."""
@@ -81,7 +112,10 @@ def axis_labels(name, estimator):
 
 
 def _write(args, Z, labels, say, row_ids=None, axes=None):
-    if args.output:
+    if args.output and args.output.lower().endswith(".h5ad"):
+        write_result_h5ad(args, f"X_{args.method}", Z, "embedding", labels, row_ids)
+        say(f"wrote {args.output} (obsm['X_{args.method}'])")
+    elif args.output:
         from ..io import write_table
 
         write_table(

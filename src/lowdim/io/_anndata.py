@@ -138,3 +138,132 @@ def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, 
     if any(type(w.message).__name__ == "OldFormatWarning" for w in caught):
         what += " (an older anndata layout)"  # read correctly; nothing for the user to do
     return X, names, labels, row_ids, what
+
+
+def write_h5ad(
+    path,
+    key,
+    values,
+    *,
+    kind="embedding",
+    source=None,
+    row_ids=None,
+    labels=None,
+    label_name="label",
+    params=None,
+    overwrite=False,
+    overwrite_key=False,
+):
+    """Write a result into an ``.h5ad`` file as scanpy keeps it: an embedding in
+    ``obsm[key]``, cluster labels as a categorical ``obs[key]``; the settings as text in
+    ``uns['lowdim'][key]``. With ``source`` (an ``.h5ad`` input) the file is a copy of it
+    with the result added (its own content kept; the source itself is never written),
+    else a new AnnData of the rows (``row_ids`` as obs names, ``labels`` as an obs
+    column). The file appears whole or not at all.
+
+    Parameters
+    ----------
+    path : str
+        The ``.h5ad`` file to write.
+    key : str
+        'X_umap', 'leiden', ...
+    values : ndarray (n, k) or (n,)
+    kind : {'embedding', 'clusters'}
+    source : str, optional
+        The input ``.h5ad`` file.
+    row_ids, labels : array-like (n,), optional
+        For a new file.
+    label_name : str, default='label'
+    params : dict, optional
+    overwrite : bool, default=False
+        Replace an existing file at ``path``.
+    overwrite_key : bool, default=False
+        Replace an entry ``key`` the source already holds.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "out.h5ad")
+    >>> write_h5ad(p, "X_umap", np.zeros((3, 2)), row_ids=["a", "b", "c"])
+    >>> import anndata
+    >>> anndata.read_h5ad(p).obsm["X_umap"].shape
+    (3, 2)
+    """
+    import json
+    import os
+
+    import pandas as pd
+
+    from ._atomic import atomic_path
+
+    anndata = _anndata_module(path)
+    if source is not None and os.path.exists(path) and os.path.samefile(path, source):
+        raise DataFileError(f"{path}: is the input file; write the result to a new .h5ad file (the input is kept).")
+    values = np.asarray(values)
+    if source is not None:
+        adata = anndata.read_h5ad(source)
+    else:
+        ids = [str(i) for i in (row_ids if row_ids is not None else range(values.shape[0]))]
+        adata = anndata.AnnData(obs=pd.DataFrame(index=pd.Index(ids, dtype=str)))
+        if labels is not None:
+            adata.obs[label_name] = pd.Categorical(np.asarray(labels).astype(str))
+    _add_result(path, adata, key, values, kind, overwrite_key)
+    lowdim_uns = dict(adata.uns.get("lowdim", {}))
+    lowdim_uns[key] = json.dumps(params or {}, default=str, sort_keys=True)
+    adata.uns["lowdim"] = lowdim_uns
+    with atomic_path(path, overwrite=overwrite) as tmp:
+        adata.write_h5ad(tmp)
+
+
+def _add_result(path, adata, key, values, kind, overwrite_key):
+    """Put ``values`` under ``key`` (obsm or obs), refusing a clash unless ``overwrite_key``."""
+    import pandas as pd
+
+    if values.shape[0] != adata.n_obs:
+        raise DataFileError(
+            f"{path}: the result has {values.shape[0]} rows but the input .h5ad has {adata.n_obs} cells (rows were "
+            "dropped by --missing drop?); write a table instead, or keep every cell."
+        )
+    slot = adata.obsm if kind == "embedding" else adata.obs
+    where = f"obsm[{key!r}]" if kind == "embedding" else f"obs[{key!r}]"
+    if key in slot and not overwrite_key:
+        raise DataFileError(f"{path}: the input already holds {where}; pass --overwrite-key to replace it.")
+    if kind == "embedding":
+        adata.obsm[key] = values
+    else:
+        labels = values.astype(np.int64)
+        adata.obs[key] = pd.Categorical(labels.astype(str), categories=[str(c) for c in np.unique(labels)])
+
+
+def check_h5ad_key(path, source, key, kind, overwrite_key):
+    """Before any work: refuse a result ``key`` the ``source`` .h5ad already holds (unless
+    ``overwrite_key``), and an output that is the source itself.
+
+    Parameters
+    ----------
+    path : str
+        The output.
+    source : str or None
+        The input .h5ad file.
+    key : str
+    kind : {'embedding', 'clusters'}
+    overwrite_key : bool
+
+    Examples
+    --------
+    >>> check_h5ad_key("out.h5ad", None, "X_umap", "embedding", False)
+    """
+    import os
+
+    if source is None:
+        return
+    if os.path.exists(path) and os.path.samefile(path, source):
+        raise DataFileError(f"{path}: is the input file; write the result to a new .h5ad file (the input is kept).")
+    adata = _anndata_module(source).read_h5ad(source, backed="r")
+    try:
+        held = key in (adata.obsm if kind == "embedding" else adata.obs)
+    finally:
+        adata.file.close()
+    if held and not overwrite_key:
+        where = f"obsm[{key!r}]" if kind == "embedding" else f"obs[{key!r}]"
+        raise DataFileError(f"{source}: already holds {where}; pass --overwrite-key to replace it in the output.")

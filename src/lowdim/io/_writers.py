@@ -8,7 +8,7 @@ from ..exceptions import DataFileError
 from ._atomic import atomic_path
 from ._csv import write_csv
 
-WRITABLE = (".csv", ".parquet", ".npy")
+WRITABLE = (".csv", ".parquet", ".npy", ".h5ad")
 
 
 def write_table(path, array, names, *, labels=None, label_name="label", overwrite=False, row_ids=None, id_name="id"):
@@ -16,7 +16,9 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
 
     The format follows the extension: ``.csv`` (text cells that spreadsheets would run
     as formulas are prefixed with an apostrophe), ``.parquet`` (labels in a column named
-    ``label_name``) or ``.npy`` (numbers only; labels are not written). An existing file is
+    ``label_name``), ``.npy`` (numbers only; labels are not written) or ``.h5ad`` (an
+    AnnData: the array in ``obsm['X_<name>']`` named after the columns, as scanpy keeps
+    embeddings, labels in ``obs``; ``write_h5ad`` adds to a copy of an input file). An existing file is
     replaced only with ``overwrite=True``; the file appears whole or not at all
     (``atomic_path``). ``row_ids`` (the input's row names) become the first column,
     ``id_name``, of CSV and Parquet output.
@@ -24,7 +26,7 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     Parameters
     ----------
     path : str or os.PathLike
-        ``.csv``, ``.tsv``, ``.parquet`` or ``.npy``.
+        ``.csv``, ``.tsv``, ``.parquet``, ``.npy`` or ``.h5ad``.
     array : ndarray (n, d)
     names : list of str
         Column names.
@@ -51,6 +53,13 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; pass --overwrite to replace it.")
     array = np.asarray(array)
+    if ext == ".h5ad":
+        from ._anndata import write_h5ad
+
+        stem = str(names[0]).rstrip("0123456789").lower() if names else "lowdim"
+        key = "X_" + {"pc": "pca", "": "lowdim"}.get(stem, stem)
+        write_h5ad(path, key, array, row_ids=row_ids, labels=labels, label_name=label_name, overwrite=overwrite)
+        return
     with atomic_path(path, overwrite=overwrite) as tmp:
         if ext == ".csv":
             write_csv(tmp, array, names, labels=labels, label_name=label_name, row_ids=row_ids, id_name=id_name)

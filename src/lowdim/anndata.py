@@ -1,0 +1,507 @@
+"""AnnData in, AnnData out: lowdim's methods where a scanpy user runs ``sc.pp`` and
+``sc.tl``, writing scanpy's keys (``obsm['X_pca']``, ``varm['PCs']``, ``uns['pca']``,
+``obsp['distances']`` / ``obsp['connectivities']`` with ``uns['neighbors']``,
+``obsm['X_umap']``, ``obs['leiden']`` as categories), so that scanpy's plotting and
+downstream tools read the results unchanged. Needs the anndata package (the ``io``
+extra); scanpy itself is not needed."""
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["hdbscan", "kmeans", "leiden", "louvain", "neighbors", "pacmap", "pca", "tsne", "umap"]
+
+
+def _target(adata, copy):
+    """The object to write into: ``adata`` itself, or a copy returned to the caller."""
+    if not (hasattr(adata, "obsm") and hasattr(adata, "obs") and hasattr(adata, "uns")):
+        raise TypeError(
+            f"expected an AnnData object; got {type(adata).__name__}. For arrays use the estimators "
+            "(lowdim.PCA, lowdim.UMAP, ...) directly."
+        )
+    return adata.copy() if copy else adata
+
+
+def _matrix(adata, layer=None):
+    """``adata.X`` or a layer, as lowdim's estimators take it (sparse stays sparse)."""
+    X = adata.layers[layer] if layer is not None else adata.X
+    if X is None:
+        raise ValueError("adata.X is empty; pass layer= to use one of adata.layers.")
+    if layer is not None and layer not in adata.layers:
+        raise KeyError(f"no layer {layer!r}; layers are {list(adata.layers.keys())}.")
+    return X if sp.issparse(X) else np.asarray(X)
+
+
+def _representation(adata, use_rep, n_pcs):
+    """What the neighbour methods search, as scanpy chooses it: ``obsm[use_rep]``, 'X',
+    or by default ``obsm['X_pca']`` when present (first ``n_pcs`` columns), else X."""
+    if use_rep is None:
+        use_rep = "X_pca" if "X_pca" in adata.obsm else "X"
+    if use_rep == "X":
+        return _matrix(adata), "X"
+    if use_rep not in adata.obsm:
+        raise KeyError(f"obsm has no {use_rep!r}; run lowdim.anndata.pca first, or pass use_rep='X'.")
+    rep = np.asarray(adata.obsm[use_rep])
+    return (rep[:, :n_pcs] if n_pcs is not None else rep), use_rep
+
+
+def pca(adata, n_comps=50, *, layer=None, random_state=0, key_added=None, copy=False):
+    """Principal components of ``adata.X`` (or a layer), as ``scanpy.pp.pca`` stores them.
+
+    Parameters
+    ----------
+    adata : AnnData
+    n_comps : int, default=50
+        At most min(cells, genes) - 1.
+    layer : str, optional
+        Sparse counts stay sparse: centred implicitly (scanpy's ``zero_center=True``).
+    random_state : int, default=0
+    key_added : str, optional
+        Store under ``obsm[key_added]``, ``varm[key_added]``, ``uns[key_added]`` instead
+        of 'X_pca', 'PCs', 'pca'.
+    copy : bool, default=False
+        Return a new AnnData instead of writing into ``adata``.
+
+    Returns
+    -------
+    AnnData or None
+        With ``obsm['X_pca']`` (cells x n_comps), ``varm['PCs']`` (genes x n_comps),
+        ``uns['pca']`` ('variance', 'variance_ratio', 'params'); None unless ``copy``.
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> adata = anndata.AnnData(np.random.default_rng(0).poisson(1.0, (100, 30)).astype(float))
+    >>> la.pca(adata, n_comps=5)
+    >>> adata.obsm["X_pca"].shape, adata.varm["PCs"].shape
+    ((100, 5), (30, 5))
+    """
+    from .decomposition import PCA
+
+    target = _target(adata, copy)
+    X = _matrix(target, layer)
+    model = PCA(n_comps, random_state=random_state).fit(X)
+    scores = model.transform(X)
+    names = ("X_pca", "PCs", "pca") if key_added is None else (key_added,) * 3
+    target.obsm[names[0]] = np.asarray(scores, dtype=np.float32 if X.dtype == np.float32 else np.float64)
+    target.varm[names[1]] = model.components_.T
+    target.uns[names[2]] = {
+        "variance": model.explained_variance_,
+        "variance_ratio": model.explained_variance_ratio_,
+        "params": {"zero_center": True, "use_highly_variable": False, "mask_var": None, "layer": layer},
+    }
+    return target if copy else None
+
+
+def neighbors(
+    adata, n_neighbors=15, *, n_pcs=None, use_rep=None, metric="euclidean", random_state=0, key_added=None, copy=False
+):
+    """The kNN graph, as ``scanpy.pp.neighbors`` stores it (its 'umap' method): one search
+    by lowdim's index, distances in ``obsp['distances']`` (each cell's
+    ``n_neighbors - 1`` nearest others), UMAP's fuzzy memberships in
+    ``obsp['connectivities']``, the settings in ``uns['neighbors']``.
+
+    Parameters
+    ----------
+    adata : AnnData
+    n_neighbors : int, default=15
+        Counting the cell itself, as scanpy.
+    n_pcs : int, optional
+        Use the first ``n_pcs`` columns of ``obsm['X_pca']``.
+    use_rep : str, optional
+        'X' or an ``obsm`` key; default ``'X_pca'`` when present, else X.
+    metric : str, default='euclidean'
+    random_state : int, default=0
+        Recorded (the search is deterministic).
+    key_added : str, optional
+        Store as ``uns[key_added]``, ``obsp[key_added + '_distances']`` and
+        ``obsp[key_added + '_connectivities']``.
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> adata = anndata.AnnData(np.random.default_rng(0).normal(size=(60, 8)))
+    >>> la.neighbors(adata, n_neighbors=5, use_rep="X")
+    >>> int(adata.obsp["distances"].getnnz(axis=1).max()), adata.uns["neighbors"]["params"]["n_neighbors"]
+    (4, 5)
+    """
+    from .embedding import fuzzy_graph
+    from .neighbors import NeighborGraph
+
+    target = _target(adata, copy)
+    data, rep = _representation(target, use_rep, n_pcs)
+    graph = NeighborGraph.build(data, n_neighbors - 1, metric=metric)
+    dist, idx = graph.neighbors(n_neighbors - 1)
+    key = "neighbors" if key_added is None else key_added
+    prefix = "" if key_added is None else key_added + "_"
+    target.obsp[prefix + "distances"] = graph.to_csr()
+    target.obsp[prefix + "connectivities"] = sp.csr_matrix(fuzzy_graph(dist, idx), dtype=np.float32)
+    params = {"n_neighbors": n_neighbors, "method": "umap", "metric": metric, "random_state": random_state}
+    if rep != "X" or use_rep is not None:
+        params["use_rep"] = rep
+    if n_pcs is not None:
+        params["n_pcs"] = n_pcs
+    target.uns[key] = {
+        "connectivities_key": prefix + "connectivities",
+        "distances_key": prefix + "distances",
+        "params": params,
+    }
+    return target if copy else None
+
+
+def _graph(adata, neighbors_key, caller):
+    """The stored neighbour graph: ``(distances, connectivities, params)``."""
+    key = neighbors_key or "neighbors"
+    if key not in adata.uns:
+        raise KeyError(f"{caller} reads the neighbour graph: run lowdim.anndata.neighbors (or scanpy's) first.")
+    info = adata.uns[key]
+    return adata.obsp[info["distances_key"]], adata.obsp[info["connectivities_key"]], dict(info.get("params", {}))
+
+
+def _stored_knn(adata, neighbors_key, caller):
+    """The stored graph as a ``NeighborGraph`` (each cell's stored neighbours, nearest
+    first) and its parameters: the methods that read it search nothing again."""
+    from .neighbors import NeighborGraph, stored_smallest
+
+    distances, _, params = _graph(adata, neighbors_key, caller)
+    k = int(distances.getnnz(axis=1).min())
+    dist, idx = stored_smallest(sp.csr_matrix(distances), k)
+    metric = params.get("metric", "euclidean")
+    return NeighborGraph(idx, dist, metric=metric, algorithm="stored in obsp"), params
+
+
+def umap(
+    adata,
+    *,
+    min_dist=0.5,
+    spread=1.0,
+    n_components=2,
+    maxiter=None,
+    negative_sample_rate=5,
+    init_pos="spectral",
+    random_state=0,
+    a=None,
+    b=None,
+    neighbors_key=None,
+    key_added=None,
+    copy=False,
+):
+    """A UMAP map from the stored neighbour graph (no second search), as ``scanpy.tl.umap``
+    stores it: ``obsm['X_umap']`` and ``uns['umap']['params']`` (its a and b).
+
+    Parameters
+    ----------
+    adata : AnnData
+        With a neighbour graph (``neighbors`` first).
+    min_dist, spread : float, default 0.5 and 1.0
+        scanpy's defaults.
+    n_components : int, default=2
+    maxiter : int, optional
+        Epochs (default by the size, as UMAP).
+    negative_sample_rate : int, default=5
+    init_pos : {'spectral', 'random', 'pca'} or obsm key, default='spectral'
+    random_state : int, default=0
+    a, b : float, optional
+    neighbors_key : str, optional
+    key_added : str, optional
+        ``obsm[key_added]`` instead of 'X_umap'.
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> adata = anndata.AnnData(np.random.default_rng(0).normal(size=(80, 6)))
+    >>> la.neighbors(adata, n_neighbors=10, use_rep="X")
+    >>> la.umap(adata)
+    >>> adata.obsm["X_umap"].shape
+    (80, 2)
+    """
+    from .embedding import UMAP
+
+    target = _target(adata, copy)
+    graph, params = _stored_knn(target, neighbors_key, "umap")
+    data, _ = _representation(target, params.get("use_rep"), params.get("n_pcs"))
+    init = np.asarray(target.obsm[init_pos]) if init_pos in target.obsm else init_pos
+    model = UMAP(
+        n_neighbors=graph.n_neighbors + 1,
+        n_components=n_components,
+        min_dist=min_dist,
+        spread=spread,
+        n_epochs=maxiter,
+        negative_sample_rate=negative_sample_rate,
+        init=init,
+        a=a,
+        b=b,
+        metric=graph.metric,
+        precomputed_knn=graph,
+        random_state=random_state,
+    )
+    target.obsm[key_added or "X_umap"] = model.fit_transform(data)
+    target.uns[key_added or "umap"] = {"params": {"a": float(model.a_), "b": float(model.b_)}}
+    return target if copy else None
+
+
+def tsne(
+    adata,
+    n_pcs=None,
+    *,
+    use_rep=None,
+    perplexity=30.0,
+    early_exaggeration=12.0,
+    learning_rate="auto",
+    random_state=0,
+    key_added=None,
+    copy=False,
+):
+    """A t-SNE map, as ``scanpy.tl.tsne`` stores it: ``obsm['X_tsne']`` and
+    ``uns['tsne']['params']``.
+
+    Parameters
+    ----------
+    adata : AnnData
+    n_pcs : int, optional
+    use_rep : str, optional
+        As ``neighbors`` (default ``obsm['X_pca']`` when present).
+    perplexity : float, default=30
+    early_exaggeration : float, default=12
+    learning_rate : float or 'auto', default='auto'
+    random_state : int, default=0
+    key_added : str, optional
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> adata = anndata.AnnData(np.random.default_rng(0).normal(size=(80, 6)))
+    >>> la.tsne(adata, use_rep="X", perplexity=10)
+    >>> adata.obsm["X_tsne"].shape
+    (80, 2)
+    """
+    from .embedding import TSNE
+
+    target = _target(adata, copy)
+    data, rep = _representation(target, use_rep, n_pcs)
+    model = TSNE(
+        perplexity=perplexity,
+        early_exaggeration=early_exaggeration,
+        learning_rate=learning_rate,
+        random_state=random_state,
+    )
+    target.obsm[key_added or "X_tsne"] = model.fit_transform(data)
+    params = {"perplexity": perplexity, "early_exaggeration": early_exaggeration, "learning_rate": learning_rate}
+    target.uns[key_added or "tsne"] = {"params": {**params, "use_rep": rep, "n_jobs": None}}
+    return target if copy else None
+
+
+def pacmap(adata, n_pcs=None, *, use_rep=None, n_components=2, random_state=0, key_added=None, copy=False):
+    """A PaCMAP map in ``obsm['X_pacmap']``.
+
+    Parameters
+    ----------
+    adata : AnnData
+    n_pcs : int, optional
+    use_rep : str, optional
+    n_components : int, default=2
+    random_state : int, default=0
+    key_added : str, optional
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> adata = anndata.AnnData(np.random.default_rng(0).normal(size=(80, 6)))
+    >>> la.pacmap(adata, use_rep="X")
+    >>> adata.obsm["X_pacmap"].shape
+    (80, 2)
+    """
+    from .embedding import PaCMAP
+
+    target = _target(adata, copy)
+    data, _ = _representation(target, use_rep, n_pcs)
+    target.obsm[key_added or "X_pacmap"] = PaCMAP(n_components=n_components, random_state=random_state).fit_transform(
+        data
+    )
+    return target if copy else None
+
+
+def _labels_to_obs(target, key, labels, params):
+    """Cluster labels as scanpy stores them: a categorical obs column of '0', '1', ...
+    (HDBSCAN's noise '-1'), its settings in ``uns[key]['params']``."""
+    import pandas as pd
+
+    labels = np.asarray(labels)
+    names = [str(c) for c in np.unique(labels)]
+    target.obs[key] = pd.Categorical(labels.astype(str), categories=sorted(names, key=int))
+    target.uns[key] = {"params": params}
+
+
+def leiden(
+    adata, resolution=1.0, *, random_state=0, key_added="leiden", neighbors_key=None, n_iterations=-1, copy=False
+):
+    """Leiden communities of the stored connectivities, as ``scanpy.tl.leiden`` stores
+    them: ``obs['leiden']`` (categories '0', '1', ..., largest first).
+
+    Parameters
+    ----------
+    adata : AnnData
+        With a neighbour graph.
+    resolution : float, default=1.0
+    random_state : int, default=0
+    key_added : str, default='leiden'
+    neighbors_key : str, optional
+    n_iterations : int, default=-1
+        Until no improvement (-1), as scanpy's leidenalg flavour.
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> rng = np.random.default_rng(0)
+    >>> adata = anndata.AnnData(np.vstack([rng.normal(c, 0.3, (40, 4)) for c in (0, 5)]))
+    >>> la.neighbors(adata, n_neighbors=10, use_rep="X")
+    >>> la.leiden(adata, resolution=0.1)
+    >>> adata.obs["leiden"].cat.categories.tolist()
+    ['0', '1']
+    """
+    return _communities("Leiden", adata, resolution, random_state, key_added, neighbors_key, n_iterations, copy)
+
+
+def louvain(adata, resolution=1.0, *, random_state=0, key_added="louvain", neighbors_key=None, copy=False):
+    """Louvain communities of the stored connectivities, in ``obs['louvain']``.
+
+    Parameters
+    ----------
+    adata : AnnData
+    resolution : float, default=1.0
+    random_state : int, default=0
+    key_added : str, default='louvain'
+    neighbors_key : str, optional
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> rng = np.random.default_rng(0)
+    >>> adata = anndata.AnnData(np.vstack([rng.normal(c, 0.3, (40, 4)) for c in (0, 5)]))
+    >>> la.neighbors(adata, n_neighbors=10, use_rep="X")
+    >>> la.louvain(adata, resolution=0.1)
+    >>> len(adata.obs["louvain"].cat.categories)
+    2
+    """
+    return _communities("Louvain", adata, resolution, random_state, key_added, neighbors_key, None, copy)
+
+
+def _communities(name, adata, resolution, random_state, key_added, neighbors_key, n_iterations, copy):
+    from . import cluster
+
+    target = _target(adata, copy)
+    _, connectivities, _ = _graph(target, neighbors_key, name.lower())
+    options = {} if n_iterations is None else {"n_iterations": n_iterations}
+    model = getattr(cluster, name)(resolution=resolution, graph="precomputed", random_state=random_state, **options)
+    labels = model.fit(sp.csr_matrix(connectivities, dtype=np.float64)).labels_
+    params = {"resolution": resolution, "random_state": random_state, **options}
+    _labels_to_obs(target, key_added, labels, params)
+    return target if copy else None
+
+
+def kmeans(adata, n_clusters, *, n_pcs=None, use_rep=None, random_state=0, key_added="kmeans", copy=False):
+    """k-means clusters of ``obsm['X_pca']`` (or ``use_rep``) in ``obs['kmeans']``.
+
+    Parameters
+    ----------
+    adata : AnnData
+    n_clusters : int
+    n_pcs : int, optional
+    use_rep : str, optional
+    random_state : int, default=0
+    key_added : str, default='kmeans'
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> rng = np.random.default_rng(0)
+    >>> adata = anndata.AnnData(np.vstack([rng.normal(c, 0.3, (40, 4)) for c in (0, 5)]))
+    >>> la.kmeans(adata, 2, use_rep="X")
+    >>> adata.obs["kmeans"].value_counts().tolist()
+    [40, 40]
+    """
+    from .cluster import KMeans
+
+    target = _target(adata, copy)
+    data, rep = _representation(target, use_rep, n_pcs)
+    labels = KMeans(n_clusters, random_state=random_state).fit(data).labels_
+    _labels_to_obs(target, key_added, labels, {"n_clusters": n_clusters, "use_rep": rep, "random_state": random_state})
+    return target if copy else None
+
+
+def hdbscan(adata, min_cluster_size=5, *, n_pcs=None, use_rep=None, key_added="hdbscan", copy=False):
+    """HDBSCAN clusters of ``obsm['X_pca']`` (or ``use_rep``) in ``obs['hdbscan']``
+    (noise as the category '-1').
+
+    Parameters
+    ----------
+    adata : AnnData
+    min_cluster_size : int, default=5
+    n_pcs : int, optional
+    use_rep : str, optional
+    key_added : str, default='hdbscan'
+    copy : bool, default=False
+
+    Returns
+    -------
+    AnnData or None
+
+    Examples
+    --------
+    >>> import anndata, numpy as np
+    >>> from lowdim import anndata as la
+    >>> rng = np.random.default_rng(0)
+    >>> adata = anndata.AnnData(np.vstack([rng.normal(c, 0.3, (40, 4)) for c in (0, 5)]))
+    >>> la.hdbscan(adata, 10, use_rep="X")
+    >>> sorted(set(adata.obs["hdbscan"]) - {"-1"})
+    ['0', '1']
+    """
+    from .cluster import HDBSCAN
+
+    target = _target(adata, copy)
+    data, rep = _representation(target, use_rep, n_pcs)
+    labels = HDBSCAN(min_cluster_size=min_cluster_size).fit(data).labels_
+    _labels_to_obs(target, key_added, labels, {"min_cluster_size": min_cluster_size, "use_rep": rep})
+    return target if copy else None

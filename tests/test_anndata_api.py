@@ -1,0 +1,163 @@
+"""AnnData in, AnnData out (lowdim.anndata): scanpy's keys and layouts, the stored graph
+reused without a second search, results that survive an .h5ad round trip."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+anndata = pytest.importorskip("anndata")
+
+import lowdim  # noqa: E402
+from lowdim import anndata as la  # noqa: E402
+from lowdim.metrics import adjusted_rand_score  # noqa: E402
+
+
+@pytest.fixture
+def cells():
+    """Negative-binomial counts of 3 cell types (300 cells x 120 genes), log-normalised,
+    sparse as single-cell matrices are."""
+    rng = np.random.default_rng(0)
+    kind = np.repeat([0, 1, 2], 100)
+    profile = rng.gamma(2.0, 1.0, size=(3, 120)) * 2
+    counts = rng.negative_binomial(5, 5 / (5 + profile[kind]))
+    logged = np.log1p(counts / counts.sum(axis=1, keepdims=True) * 1e4)
+    adata = anndata.AnnData(sp.csr_matrix(logged))
+    adata.obs["kind"] = kind.astype(str)
+    adata.obs_names = [f"cell{i}" for i in range(300)]
+    return adata, kind
+
+
+def test_pca_writes_scanpys_keys_and_equals_the_estimator(cells):
+    adata, _ = cells
+    la.pca(adata, n_comps=20)
+    direct = lowdim.PCA(20, random_state=0).fit(adata.X)
+    assert adata.obsm["X_pca"].shape == (300, 20) and adata.varm["PCs"].shape == (120, 20)
+    np.testing.assert_allclose(adata.uns["pca"]["variance_ratio"], direct.explained_variance_ratio_, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(adata.obsm["X_pca"]), np.abs(direct.transform(adata.X)), atol=1e-8)
+
+
+def test_neighbors_store_the_exact_graph_as_scanpy_lays_it_out(cells):
+    adata, _ = cells
+    la.pca(adata, n_comps=20)
+    la.neighbors(adata, n_neighbors=10)
+    D = adata.obsp["distances"]
+    assert D.shape == (300, 300) and set(D.getnnz(axis=1)) == {9} and D.diagonal().sum() == 0
+    Z = adata.obsm["X_pca"]
+    full = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))
+    np.fill_diagonal(full, np.inf)
+    kth = np.sort(full, axis=1)[:, 8]
+    np.testing.assert_allclose(D.max(axis=1).toarray().ravel(), kth, rtol=1e-5)
+    C = adata.obsp["connectivities"]
+    assert abs(C - C.T).max() < 1e-6 and C.max() <= 1.0
+    info = adata.uns["neighbors"]
+    assert info["connectivities_key"] == "connectivities" and info["distances_key"] == "distances"
+    assert info["params"]["n_neighbors"] == 10 and info["params"]["method"] == "umap"
+
+
+def test_umap_and_leiden_read_the_stored_graph_without_searching_again(cells, monkeypatch):
+    adata, kind = cells
+    la.pca(adata, n_comps=20)
+    la.neighbors(adata, n_neighbors=15)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("a second neighbour search")
+
+    monkeypatch.setattr("lowdim.embedding._umap.make_index", no_search)
+    monkeypatch.setattr("lowdim.neighbors.NeighborGraph.build", no_search)
+    la.umap(adata)
+    la.leiden(adata, resolution=0.3)
+    assert adata.obsm["X_umap"].shape == (300, 2) and np.isfinite(adata.obsm["X_umap"]).all()
+    assert set(adata.uns["umap"]["params"]) == {"a", "b"}
+    assert str(adata.obs["leiden"].dtype) == "category"
+    assert adjusted_rand_score(kind, adata.obs["leiden"].astype(int).to_numpy()) > 0.9
+
+
+def test_every_result_survives_an_h5ad_round_trip(cells, tmp_path):
+    adata, kind = cells
+    la.pca(adata, n_comps=10)
+    la.neighbors(adata, n_neighbors=10)
+    la.umap(adata)
+    la.tsne(adata, perplexity=10)
+    la.leiden(adata, resolution=0.3)
+    la.louvain(adata, resolution=0.3)
+    la.kmeans(adata, 3)
+    la.hdbscan(adata, 20)
+    la.pacmap(adata)
+    path = tmp_path / "cells.h5ad"
+    adata.write_h5ad(path)
+    back = anndata.read_h5ad(path)
+    for key in ("X_pca", "X_umap", "X_tsne", "X_pacmap"):
+        np.testing.assert_array_equal(back.obsm[key], adata.obsm[key])
+    for key in ("leiden", "louvain", "kmeans", "hdbscan", "kind"):
+        assert back.obs[key].astype(str).tolist() == adata.obs[key].astype(str).tolist()
+    assert (back.obsp["distances"] != adata.obsp["distances"]).nnz == 0
+    assert back.uns["neighbors"]["params"]["n_neighbors"] == 10
+    assert adjusted_rand_score(kind, back.obs["kmeans"].astype(int).to_numpy()) > 0.9
+
+
+def test_copy_leaves_the_input_alone_and_other_objects_are_named(cells):
+    adata, _ = cells
+    result = la.pca(adata, n_comps=5, copy=True)
+    assert "X_pca" in result.obsm and "X_pca" not in adata.obsm
+    with pytest.raises(TypeError, match="expected an AnnData object; got ndarray"):
+        la.pca(np.ones((5, 3)))
+    with pytest.raises(KeyError, match="run lowdim.anndata.neighbors"):
+        la.umap(adata)
+    with pytest.raises(KeyError, match="obsm has no 'X_scvi'"):
+        la.neighbors(adata, use_rep="X_scvi")
+
+
+def test_an_estimator_given_an_anndata_says_what_to_pass(cells):
+    adata, _ = cells
+    with pytest.raises(TypeError, match=r"PCA got an AnnData object.*adata.X.*lowdim.anndata.pca\(adata\)"):
+        lowdim.PCA(5).fit(adata)
+    assert lowdim.PCA(5).fit_transform(adata.X).shape == (300, 5)
+
+
+def _h5ad(tmp_path):
+    rng = np.random.default_rng(1)
+    adata = anndata.AnnData(sp.csr_matrix(rng.poisson(1.0, (150, 30)).astype(np.float32)))
+    adata.obs["kind"] = np.repeat(["x", "y", "z"], 50)
+    adata.obs_names = [f"c{i}" for i in range(150)]
+    adata.obsm["X_pca"] = np.vstack([rng.normal(c, 0.3, (50, 5)) for c in (0, 4, 8)])
+    adata.layers["counts"] = adata.X.copy()
+    adata.uns["note"] = "kept"
+    path = tmp_path / "cells.h5ad"
+    adata.write_h5ad(path)
+    return path
+
+
+def test_cli_writes_results_into_a_copy_of_the_h5ad_input(tmp_path, capsys):
+    from lowdim.cli.main import main
+
+    source = _h5ad(tmp_path)
+    before = source.read_bytes()
+    out, clustered = tmp_path / "out.h5ad", tmp_path / "clusters.h5ad"
+    assert main(["embed", str(source), "--obsm", "X_pca", "-m", "umap", "-o", str(out)]) == 0
+    assert main(["cluster", str(out), "--obsm", "X_umap", "-m", "kmeans", "-k", "3", "-o", str(clustered)]) == 0
+    assert source.read_bytes() == before  # the input is never written
+    result = anndata.read_h5ad(clustered)
+    original = anndata.read_h5ad(source)
+    assert set(result.obsm) == {"X_pca", "X_umap"} and result.uns["note"] == "kept"
+    assert (result.X != original.X).nnz == 0 and (result.layers["counts"] != original.layers["counts"]).nnz == 0
+    assert result.obs["kind"].tolist() == original.obs["kind"].tolist()
+    assert list(result.obs_names) == list(original.obs_names)
+    assert str(result.obs["kmeans"].dtype) == "category"
+    assert adjusted_rand_score(original.obs["kind"], result.obs["kmeans"].astype(int)) == 1.0
+    again = ["embed", str(out), "--obsm", "X_pca", "-m", "umap", "-o", str(tmp_path / "again.h5ad")]
+    assert main(again) == 2
+    assert "already holds obsm['X_umap']; pass --overwrite-key" in capsys.readouterr().err
+    assert not (tmp_path / "again.h5ad").exists()
+    assert main([*again, "--overwrite-key"]) == 0
+
+
+def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):
+    from lowdim.cli.main import main
+
+    path = tmp_path / "t.csv"
+    path.write_text(",a,b,c,kind\n" + "".join(f"r{i},{i % 5},{i % 3},{i % 7},{'uv'[i % 2]}\n" for i in range(40)))
+    out = tmp_path / "t.h5ad"
+    assert main(["pca", str(path), "-k", "2", "--label-column", "kind", "-o", str(out)]) == 0
+    result = anndata.read_h5ad(out)
+    assert result.obsm["X_pca"].shape == (40, 2) and list(result.obs_names[:2]) == ["r0", "r1"]
+    assert result.obs["kind"].tolist()[:2] == ["u", "v"]
