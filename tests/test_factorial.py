@@ -287,3 +287,34 @@ def test_cli_clusters_a_mixed_table_with_kprototypes(tmp_path, capsys):
     assert len(lines) == 345 and "cluster" in lines[0]
     assert main(["cluster", "--dataset", "penguins", "-m", "kmeans", "-k", "3", "-o", str(tmp_path / "x.csv")]) == 2
     assert "kmeans compares numbers, but 2 column(s) hold categories" in capsys.readouterr().err
+
+
+def test_choosing_k_for_a_mixed_table_reads_the_knee_of_the_kprototypes_cost(tmp_path, capsys):
+    from lowdim.cluster import select_n_clusters
+
+    rows, _ = _mixed_blobs(np.random.default_rng(11), n=150)
+    selection = select_n_clusters(rows, "elbow", k_range=range(1, 8), random_state=0)
+    assert selection.n_clusters == 3 and np.all(np.diff(selection.scores) <= 1e-9)  # the cost falls with k
+    with pytest.raises(ValueError, match="method='silhouette' is defined for numbers"):
+        select_n_clusters(rows, "silhouette", random_state=0)
+    out = tmp_path / "k.csv"
+    code = main(["cluster", "--dataset", "penguins", "-m", "kprototypes", "--select", "elbow", "-o", str(out)])
+    assert code == 0 and "--select elbow: k = " in capsys.readouterr().out
+
+
+def test_the_cli_biplot_names_categories_by_the_files_levels(tmp_path):
+    from types import SimpleNamespace
+
+    from lowdim.cli._embed import biplot_points
+
+    table, _ = lowdim.load_penguins()
+    famd = FAMD(n_components=2, categorical=[0, 5]).fit(table.X)
+    data = SimpleNamespace(names=table.names, levels=table.levels)
+    coordinates, names = biplot_points(famd, data)
+    assert names[:3] == ["island=Biscoe", "island=Dream", "island=Torgersen"] and "sex=male" in names
+    np.testing.assert_array_equal(coordinates, famd.column_coordinates_[5:])  # after the 5 numbers
+    ca = CA(n_components=2).fit(SMOKE)
+    assert biplot_points(ca, SimpleNamespace(names=list("abcd"), levels={}))[1] == list("abcd")
+    png = tmp_path / "famd.png"
+    assert main(["embed", "--dataset", "penguins", "-m", "famd", "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

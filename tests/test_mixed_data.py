@@ -290,3 +290,29 @@ def test_with_gaps_neighbours_of_neighbours_only_bring_rows_nearer():
     assert np.all(d1 <= d0 + 1e-6) and np.all(np.diff(d1, axis=1) >= -1e-6)
     D = gower_distances(X, **params)
     np.testing.assert_allclose(d1, np.take_along_axis(D, i1.astype(np.int64), axis=1), rtol=1e-6)
+
+
+def test_a_dataframe_with_text_under_metric_gower_is_told_to_be_coded():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"island": ["a", "b", "a"] * 10, "mass": np.arange(30.0)})
+    with pytest.raises(TypeError, match=r"columns island hold text.*lowdim.mixed_codes\(df\)"):
+        lowdim.UMAP(metric="gower", n_neighbors=5).fit(frame)
+    codes = mixed_codes(frame)
+    assert lowdim.UMAP(metric="gower", metric_kwds=codes.metric_params, n_neighbors=5).fit_transform(codes.X).shape == (
+        30,
+        2,
+    )
+
+
+@pytest.mark.parametrize("name", ["UMAP", "TSNE"])
+def test_gower_maps_of_a_graph_in_pieces_start_apart_and_stay_finite(name):
+    """Two groups sharing no category: the neighbour graph falls apart, and the spectral
+    start joins its pieces by Gower's distance (no centroids of category codes)."""
+    rng = np.random.default_rng(12)
+    X = np.column_stack([np.repeat([0.0, 1.0], 40), rng.normal(size=80), np.repeat([0.0, 1.0], 40)])
+    params = {"categorical": [0, 2]}
+    key = "metric_kwds" if name == "UMAP" else "metric_params"
+    extra = {"n_neighbors": 5} if name == "UMAP" else {"perplexity": 5.0}
+    Y = getattr(lowdim, name)(metric="gower", random_state=0, **{key: params}, **extra).fit_transform(X)
+    assert np.isfinite(Y).all()
+    assert knn_accuracy(Y, np.repeat([0, 1], 40), 5) == 1.0

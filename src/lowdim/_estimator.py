@@ -8,6 +8,20 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_array, check_features
 
 
+def _refuse_uncoded(X, name):
+    """metric='gower' reads a coded table: a DataFrame with text columns is named, with the fix."""
+    dtypes = getattr(X, "dtypes", None)
+    text = [
+        str(c) for c, d in zip(getattr(X, "columns", []), dtypes if dtypes is not None else []) if d.kind not in "iuf"
+    ]
+    if text:
+        raise TypeError(
+            f"{name}(metric='gower') reads a table coded as numbers, but columns {', '.join(text[:5])} hold text or "
+            "categories; code it first: codes = lowdim.mixed_codes(df), then fit codes.X with "
+            "metric_params (UMAP: metric_kwds) = codes.metric_params."
+        )
+
+
 class ValidatedInputMixin:
     """``_validate_input``: one call that checks ``X`` and its feature count/names."""
 
@@ -22,6 +36,7 @@ class ValidatedInputMixin:
             check_is_fitted(self)
         if getattr(self, "metric", None) == "gower":  # Gower's distance skips missing cells pair by pair
             check_kwargs["allow_nan"] = True
+            _refuse_uncoded(X, type(self).__name__)
         X_checked = validate(X, estimator_name=type(self).__name__, **check_kwargs)
         check_features(self, X, X_checked, reset=reset)
         return X_checked

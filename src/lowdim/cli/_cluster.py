@@ -70,7 +70,9 @@ def _k_range(text):
     return ks
 
 
-def _choose_k(args, X, say, params):
+def _choose_k(args, X, say, params, kinds=None):
+    """k from -k, or chosen by --select (on a table with category columns, ``kinds``:
+    the elbow of the k-prototypes cost)."""
     from ..cluster import select_n_clusters
 
     if args.select is None:
@@ -84,12 +86,14 @@ def _choose_k(args, X, say, params):
         raise UsageError(f"--select {args.select} scores Gaussian mixtures; use -m gmm or --select elbow.")
     if not _finds_k(args.method):
         raise UsageError(f"--select chooses k, which {args.method} finds by itself; drop --select.")
+    mixed = kinds is not None and any(k != "numeric" for k in kinds)
     selection = select_n_clusters(
         X,
         args.select,
         k_range=_k_range(args.k_range),
         random_state=args.seed,
         covariance_type=params.get("covariance_type", "full"),
+        categorical=[j for j, k in enumerate(kinds) if k != "numeric"] if mixed else None,
     )
     say(
         f"--select {args.select}: k = {selection.n_clusters} (candidates "
@@ -152,12 +156,16 @@ def run(args, say):
     loaded = load_data(args, say)
     X, labels, row_ids = loaded.X, loaded.labels, loaded.row_ids
     columns = (loaded.kinds, loaded.names)
-    if args.select and not args.on and loaded.kinds and any(k != "numeric" for k in loaded.kinds):
-        raise UsageError("--select compares clusterings of numbers, but the table has category columns; add --on umap.")
+    mixed = loaded.kinds is not None and any(k != "numeric" for k in loaded.kinds)
+    if args.select and not args.on and mixed and args.method not in ("kprototypes", "kmodes"):
+        raise UsageError(
+            "--select compares clusterings of numbers, but the table has category columns; use -m kprototypes "
+            "(--select elbow reads the knee of its cost) or add --on umap."
+        )
     embedding, embedder = _embedded(args, X, say, columns) if args.on else (None, None)
     data = X if embedding is None else embedding
     params = parse_params(args.param)
-    k, selection = _choose_k(args, data, say, params)
+    k, selection = _choose_k(args, data, say, params, loaded.kinds if embedding is None else None)
     estimator = make_estimator(args.method, n_components=k, params=params, seed=args.seed, table=CLUSTERINGS)
     clusters, seconds = fit_method(
         args.method,

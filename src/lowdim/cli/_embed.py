@@ -52,7 +52,7 @@ def run(args, say):
     X, labels = data.X, data.labels
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args, columns=(data.kinds, data.names), say=say)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
-    _write(args, Z, labels, say, data.row_ids, axis_labels(args.method, estimator))
+    _write(args, Z, labels, say, data.row_ids, axis_labels(args.method, estimator), biplot_points(estimator, data))
     if args.save_model:
         save_model(args, data, (args.method, estimator), say=say)
     emit_json(
@@ -111,7 +111,42 @@ def axis_labels(name, estimator):
     return (f"{name} 1", f"{name} 2")
 
 
-def _write(args, Z, labels, say, row_ids=None, axes=None):
+def biplot_points(estimator, data):
+    """The categories (MCA, FAMD) or columns (CA) a correspondence analysis places among
+    the rows, with their names (category codes named by the file's levels), or None.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+    data : LoadedData
+
+    Returns
+    -------
+    (ndarray (m, k), list of str) or None
+
+    Examples
+    --------
+    >>> biplot_points(object(), None) is None
+    True
+    """
+    coordinates = getattr(estimator, "column_coordinates_", None)
+    if coordinates is None:
+        return None
+    if not hasattr(estimator, "category_names_"):  # CA: the table's columns
+        return coordinates, list(data.names)
+    start = coordinates.shape[0] - len(estimator.category_names_)  # FAMD lists its numbers first
+    levels, position = data.levels or {}, {c: j for j, c in enumerate(estimator.column_names_)}
+    names = []
+    for name in estimator.category_names_:
+        column, _, code = name.partition("=")
+        column = data.names[position[column]]  # the file's name of the column (the model saw an array)
+        known = levels.get(column)
+        named = known[int(code)] if known and code.isdigit() and int(code) < len(known) else code
+        names.append(f"{column}={named}")
+    return coordinates[start:], names
+
+
+def _write(args, Z, labels, say, row_ids=None, axes=None, categories=None):
     if args.output and args.output.lower().endswith(".h5ad"):
         write_result_h5ad(args, f"X_{args.method}", Z, "embedding", labels, row_ids)
         say(f"wrote {args.output} (obsm['X_{args.method}'])")
@@ -142,5 +177,6 @@ def _write(args, Z, labels, say, row_ids=None, axes=None):
             ids=row_ids,
             axis_labels=axes,
             label_name=label_name(args),
+            categories=categories,
         )
         say(f"wrote {args.plot}")

@@ -107,6 +107,7 @@ def select_n_clusters(
     covariance_type="full",
     significance=1e-4,
     random_state=None,
+    categorical=None,
 ):
     """Choose the number of clusters and return the curve the choice was read from.
 
@@ -130,6 +131,10 @@ def select_n_clusters(
     significance : float, default=1e-4
         For 'gmeans': the p-value below which a cluster is split.
     random_state : None, int or Generator
+    categorical : sequence of int or str, or 'all', optional
+        The columns of a mixed table that hold categories (text columns of a DataFrame
+        are categories anyway): 'elbow' then reads the knee of the k-prototypes cost
+        (k-modes for 'all'), the other methods being defined for numbers only.
 
     Returns
     -------
@@ -145,6 +150,8 @@ def select_n_clusters(
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}.")
+    if categorical is not None or _holds_text(X):
+        return _select_mixed(X, method, k_range, categorical, check_random_state(random_state))
     X = check_array(X, estimator_name="select_n_clusters")
     ks = np.array(sorted({int(k) for k in k_range if 1 <= int(k) <= X.shape[0]}))
     if method == "silhouette":
@@ -177,3 +184,35 @@ def select_n_clusters(
     else:
         scores, details["s"], choice = _gap(X, ks, fit, rng, n_refs)
     return ClusterCountSelection(int(ks[choice]), method, ks, scores, details)
+
+
+def _holds_text(X):
+    """A DataFrame with non-numeric columns, or an array of objects that are not all numbers."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is not None:
+        return any(getattr(d, "kind", "O") not in "iuf" for d in dtypes)
+    array = np.asarray(X) if not hasattr(X, "dtype") else X
+    return array.dtype.kind in "OUS" and any(isinstance(v, str) for v in np.ravel(array)[:1000])
+
+
+def _select_mixed(X, method, k_range, categorical, rng):
+    """The elbow of the k-prototypes (k-modes) cost over ``k_range`` for a mixed table."""
+    from ._kprototypes import KModes, KPrototypes
+
+    if method != "elbow":
+        raise ValueError(
+            f"method={method!r} is defined for numbers; a table with categories takes method='elbow' (the knee "
+            "of the k-prototypes cost)."
+        )
+    ks = np.array(sorted({int(k) for k in k_range if int(k) >= 1}))
+    if ks.size == 0:
+        raise ValueError(f"k_range {list(k_range)!r} holds no usable cluster count.")
+
+    def cost(k):
+        if isinstance(categorical, str) and categorical == "all":
+            return KModes(int(k), n_init=3, random_state=rng).fit(X).cost_
+        return KPrototypes(int(k), n_init=3, categorical=list(categorical or ()), random_state=rng).fit(X).cost_
+
+    scores = np.array([cost(k) for k in ks])
+    choice = knee_point(ks, scores)
+    return ClusterCountSelection(int(ks[choice]), method, ks, scores, {"cost": "k-prototypes"})

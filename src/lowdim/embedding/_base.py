@@ -127,6 +127,34 @@ def training_rows(estimator, X, accept_sparse):
     return X
 
 
+def gower_start_index(estimator, X):
+    """For ``metric='gower'``: the estimator's built index, else an exact Gower index of
+    ``X`` (the spectral start joins the graph's components with it); None otherwise.
+
+    Parameters
+    ----------
+    estimator : estimator with ``metric`` (and ``metric_params`` or ``metric_kwds``)
+    X : ndarray (n, d)
+
+    Returns
+    -------
+    KNNIndex or None
+
+    Examples
+    --------
+    >>> from lowdim import TSNE
+    >>> gower_start_index(TSNE(), np.zeros((3, 2))) is None
+    True
+    """
+    if estimator.metric != "gower":
+        return None
+    built = getattr(estimator, "_index", None)
+    if built is not None:
+        return built
+    params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
+    return make_index("exact", "gower", X.shape[0], params).build(X)
+
+
 def init_rows(init, X, n_components):
     """What ``initial_embedding`` reads for ``init``: for 'pca' on a dask array, the
     principal scores computed on the cluster (only they come to the client)."""
@@ -296,6 +324,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
                 self.n_components,
                 rng,
                 precomputed=featureless,
+                index=gower_start_index(self, X64),
             )
             bar.update()
             bar.set_postfix_str("affinities in cache order")

@@ -48,10 +48,11 @@ def _joined(affinities, X, precomputed, index=None):
 
 
 def featureless_start(init, metric):
-    """``(init, featureless)`` for a metric: with 'precomputed' or 'gower' the rows are no
-    points of one vector space (distances; coded categories and gaps), so ``featureless``
-    is True, and the PCA start becomes the spectral layout of the affinities for 'gower'
-    ('precomputed' keeps it, to be refused with a message).
+    """``(init, distances)`` for a metric: with 'precomputed' the rows are distances
+    (``distances`` True: the PCA start is refused with a message); with 'gower' they are
+    a mixed table's codes, no points of one vector space, so the PCA start becomes the
+    spectral layout of the affinities (whose components the caller joins with a Gower
+    index).
 
     Parameters
     ----------
@@ -61,17 +62,16 @@ def featureless_start(init, metric):
     Returns
     -------
     init : str or array-like
-    featureless : bool
+    distances : bool
 
     Examples
     --------
-    >>> featureless_start("pca", "gower"), featureless_start("pca", "euclidean")
-    (('spectral', True), ('pca', False))
+    >>> featureless_start("pca", "gower"), featureless_start("pca", "precomputed")
+    (('spectral', False), ('pca', True))
     """
-    featureless = metric in ("precomputed", "gower")
     if metric == "gower" and isinstance(init, str) and init == "pca":
         init = "spectral"
-    return init, featureless
+    return init, metric == "precomputed"
 
 
 def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False, index=None, on_product=None):
@@ -129,7 +129,8 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
         affinities = sp.csr_matrix(affinities)
         count, labels = connected_components(affinities)
-        if count > 1 and not precomputed and isinstance(X, np.ndarray):  # pieces laid out apart
+        coded = getattr(index, "metric", None) == "gower"  # a mixed table's codes: no centroids either
+        if count > 1 and not precomputed and not coded and isinstance(X, np.ndarray):  # pieces laid out apart
             with blas_limit(1):
                 return rescale(component_start(affinities, X, labels, n_components, rng, SPECTRAL_TOL), rng)
         if count > 1:  # distances, not rows: no centroids; the pieces joined by their shortest edges

@@ -33,7 +33,14 @@ from ..neighbors import (
     warn_components,
 )
 from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances, init_rows, sparse_input, training_index, training_rows
+from ._base import (
+    check_rows_or_distances,
+    gower_start_index,
+    init_rows,
+    sparse_input,
+    training_index,
+    training_rows,
+)
 from ._graph_arrays import row_progress, symmetric_graph
 from ._initialization import featureless_start, initial_embedding
 from ._umap_graph import (
@@ -494,7 +501,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                 self.n_components,
                 rng,
                 precomputed=featureless,
-                index=getattr(self, "_index", None),
+                index=gower_start_index(self, X) if self.metric == "gower" else getattr(self, "_index", None),
                 on_product=product_done,
             )
             bar.total = bar.n if spectral else 1

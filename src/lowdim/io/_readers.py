@@ -293,11 +293,9 @@ def read_table(
     layer, use_raw, obsm : optional
         .h5ad only: read ``layers[layer]``, ``raw.X`` (with its own feature names) or a
         stored embedding (``obsm='X_pca'``) instead of ``X``; obs names are the row ids.
-    categorical : sequence of str
-        CSV only: columns of numbers that are category codes. Text columns are read as
-        categories without being named here (announced with their levels).
-    ordinal : dict, optional
-        CSV only: column -> its categories in order, lowest first, read as ranks.
+    categorical, ordinal : sequence of str, dict, optional
+        CSV only: columns of numbers that are category codes (text columns are categories
+        anyway); column -> its categories in order, lowest first, read as ranks.
 
     Returns
     -------
@@ -315,20 +313,10 @@ def read_table(
     fmt = file_format(_existing_file(path))
     anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm}
     _check_options(path, fmt, anndata_matrix, transpose, label_column)
-    table = _read_any(
-        path,
-        fmt,
-        header=header,
-        delimiter=delimiter,
-        label_column=label_column,
-        exclude=list(exclude),
-        key=key,
-        max_bytes=max_bytes,
-        index_column=index_column,
-        encoding=encoding,
-        anndata_matrix=anndata_matrix,
-        categories={"categorical": list(categorical), "ordinal": dict(ordinal or {})},
-    )
+    categories = {"categorical": list(categorical), "ordinal": dict(ordinal or {})}
+    options = {"header": header, "delimiter": delimiter, "label_column": label_column, "exclude": list(exclude)}
+    options.update(key=key, max_bytes=max_bytes, index_column=index_column, encoding=encoding)
+    table = _read_any(path, fmt, **options, anndata_matrix=anndata_matrix, categories=categories)
     return _shaped(path, fmt, table, transpose, missing)
 
 

@@ -57,6 +57,14 @@ def _name_points(ax, Z, ids):
         ax.annotate(str(text), (x, y), xytext=(4, 3), textcoords="offset points", fontsize=8, color="0.2")
 
 
+def _draw_categories(ax, coordinates, names):
+    """A biplot's second kind of point: dark triangles, each named beside it."""
+    coordinates = np.asarray(coordinates, dtype=float)[:, :2]
+    ax.scatter(coordinates[:, 0], coordinates[:, 1], marker="^", s=36, color="#222222", zorder=3)
+    for (x, y), name in zip(coordinates, names):
+        ax.annotate(str(name), (x, y), textcoords="offset points", xytext=(4, 3), fontsize=7, zorder=4)
+
+
 def embedding_scatter(
     Z,
     labels=None,
@@ -69,6 +77,7 @@ def embedding_scatter(
     ids=None,
     axis_labels=None,
     label_name=None,
+    categories=None,
 ):
     """Scatter a 2-D embedding, coloured by label with a legend.
 
@@ -96,6 +105,9 @@ def embedding_scatter(
     axis_labels : (str, str), optional
         Names of the two axes, e.g. ``("PC1 (67.4 %)", "PC2 (24.0 %)")``; without them
         the axes are bare (an embedding's axes mean nothing).
+    categories : (array-like of shape (m, >= 2), list of str), optional
+        Points of another kind drawn in the same map and named, as a correspondence
+        analysis' biplot places the categories (or columns) among the rows.
 
     Returns
     -------
@@ -123,6 +135,8 @@ def embedding_scatter(
         ax.scatter(Z[:, 0], Z[:, 1], s=size, alpha=alpha, lw=0, color="#4C72B0", rasterized=True)
     if ids is not None and Z.shape[0] <= MAX_NAMED:
         _name_points(ax, Z, ids)
+    if categories is not None:
+        _draw_categories(ax, *categories)
     ax.set_xticks([])
     ax.set_yticks([])
     if axis_labels is not None:
