@@ -183,10 +183,29 @@ def check_array(
     return X
 
 
+def is_anndata(obj):
+    """Whether ``obj`` is an AnnData object (by its parts: anndata need not be installed).
+
+    Parameters
+    ----------
+    obj : object
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_anndata(np.zeros((2, 2)))
+    False
+    """
+    return all(hasattr(obj, part) for part in ("X", "obs", "obsm", "var_names", "uns"))
+
+
 def _refuse_anndata(X, estimator_name):
     """An AnnData object holds several matrices: say which to pass, and where the
     AnnData-in, AnnData-out functions are."""
-    if hasattr(X, "obsm") and hasattr(X, "var_names") and hasattr(X, "X"):
+    if is_anndata(X):
         who = estimator_name or "this estimator"
         method = (estimator_name or "pca").lower()
         raise TypeError(

@@ -8,12 +8,14 @@ extra); scanpy itself is not needed."""
 import numpy as np
 import scipy.sparse as sp
 
+from ._validation import is_anndata
+
 __all__ = ["hdbscan", "kmeans", "leiden", "louvain", "neighbors", "pacmap", "pca", "tsne", "umap"]
 
 
 def _target(adata, copy):
     """The object to write into: ``adata`` itself, or a copy returned to the caller."""
-    if not (hasattr(adata, "obsm") and hasattr(adata, "obs") and hasattr(adata, "uns")):
+    if not is_anndata(adata):
         raise TypeError(
             f"expected an AnnData object; got {type(adata).__name__}. For arrays use the estimators "
             "(lowdim.PCA, lowdim.UMAP, ...) directly."
@@ -23,11 +25,11 @@ def _target(adata, copy):
 
 def _matrix(adata, layer=None):
     """``adata.X`` or a layer, as lowdim's estimators take it (sparse stays sparse)."""
+    if layer is not None and layer not in adata.layers:
+        raise KeyError(f"no layer {layer!r}; layers are {list(adata.layers.keys())}.")
     X = adata.layers[layer] if layer is not None else adata.X
     if X is None:
         raise ValueError("adata.X is empty; pass layer= to use one of adata.layers.")
-    if layer is not None and layer not in adata.layers:
-        raise KeyError(f"no layer {layer!r}; layers are {list(adata.layers.keys())}.")
     return X if sp.issparse(X) else np.asarray(X)
 
 

@@ -2,6 +2,8 @@
 categories alone: Lloyd-style batch iterations (assign every row, then means and modes)
 over compiled cost kernels, seeded like k-means++ or from a random partition."""
 
+from functools import cached_property
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 
@@ -15,7 +17,8 @@ from ._base import check_n_clusters
 
 class _Blocks:
     """The numbers (float64, NaN for gaps) and category codes (int32, -1 for gaps) of a
-    coded table, with the number of levels of each category column."""
+    coded table, with the number of levels of each category column and the numbers'
+    column means (``fill``: what a gap in a prototype drawn from a row becomes)."""
 
     def __init__(self, X, kinds, n_levels):
         numeric = [j for j, k in enumerate(kinds) if k == "numeric"]
@@ -25,6 +28,10 @@ class _Blocks:
         codes = X[:, self.categorical]
         self.Xc = np.ascontiguousarray(np.where(np.isnan(codes), -1, codes), dtype=np.int32)
         self.n_levels = n_levels
+
+    @cached_property
+    def fill(self):
+        return np.nan_to_num(np.nanmean(self.Xn, axis=0)) if self.Xn.shape[1] else np.zeros(0)
 
     @property
     def n(self):
@@ -67,13 +74,12 @@ def _plus_plus(blocks, k, gamma, rng):
     drawn with probability proportional to its cost to the nearest chosen one."""
     from .._kernels.kprototypes import lower_costs
 
-    fill = np.nan_to_num(np.nanmean(blocks.Xn, axis=0)) if blocks.Xn.shape[1] else np.zeros(0)
     Cn = np.empty((k, blocks.Xn.shape[1]))
     Cc = np.empty((k, blocks.Xc.shape[1]), dtype=np.int32)
     costs = np.full(blocks.n, np.inf)
     i = int(rng.integers(blocks.n))
     for c in range(k):
-        Cn[c], Cc[c] = _row_prototype(blocks, i, fill)
+        Cn[c], Cc[c] = _row_prototype(blocks, i, blocks.fill)
         lower_costs(blocks.Xn, blocks.Xc, Cn[c], Cc[c], float(gamma), costs)
         total = costs.sum()
         if c + 1 < k:
@@ -84,8 +90,7 @@ def _plus_plus(blocks, k, gamma, rng):
 def _random_partition(blocks, k, rng):
     """Prototypes of a random partition of the rows into k groups."""
     labels = rng.permutation(np.arange(blocks.n) % k)
-    fill = np.nan_to_num(np.nanmean(blocks.Xn, axis=0)) if blocks.Xn.shape[1] else np.zeros(0)
-    Cn = np.tile(fill, (k, 1))
+    Cn = np.tile(blocks.fill, (k, 1))
     Cc = np.zeros((k, blocks.Xc.shape[1]), dtype=np.int32)
     return _prototypes(blocks, labels, k, Cn, Cc)
 

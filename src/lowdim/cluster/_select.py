@@ -153,11 +153,7 @@ def select_n_clusters(
     if categorical is not None or _holds_text(X):
         return _select_mixed(X, method, k_range, categorical, check_random_state(random_state))
     X = check_array(X, estimator_name="select_n_clusters")
-    ks = np.array(sorted({int(k) for k in k_range if 1 <= int(k) <= X.shape[0]}))
-    if method == "silhouette":
-        ks = ks[(ks >= 2) & (ks < X.shape[0])]
-    if ks.size == 0:
-        raise ValueError(f"k_range {list(k_range)!r} holds no usable cluster count for {X.shape[0]} samples.")
+    ks = _candidates(k_range, X.shape[0], method)
     rng = check_random_state(random_state)
 
     def fit(data, k):
@@ -168,8 +164,7 @@ def select_n_clusters(
         scores = np.array([fit(X, k).inertia_ for k in ks])
         choice = knee_point(ks, scores)
     elif method == "silhouette":
-        n_query = min(sample_size, X.shape[0])
-        details["sample_size"] = n_query
+        details["sample_size"] = n_query = min(sample_size, X.shape[0])
         scores = np.array([silhouette_score(X, fit(X, k).labels_, sample_size=n_query, random_state=rng) for k in ks])
         choice = int(np.argmax(scores))
     elif method in ("bic", "aic"):
@@ -177,13 +172,28 @@ def select_n_clusters(
         scores = np.array([getattr(m, method)(X) for m in models])
         choice = int(np.argmin(scores))
     elif method == "gmeans":
-        model, history = gmeans(X, int(ks[0]), int(ks[-1]), significance, rng)
-        ks, scores = np.array([h[0] for h in history]), np.array([h[1] for h in history])
-        details.update(splits=np.array([h[2] for h in history]), centers=model.cluster_centers_)
-        choice = len(ks) - 1
+        ks, scores, choice = _gmeans_curve(X, ks, significance, rng, details)
     else:
         scores, details["s"], choice = _gap(X, ks, fit, rng, n_refs)
     return ClusterCountSelection(int(ks[choice]), method, ks, scores, details)
+
+
+def _candidates(k_range, n, method):
+    """The cluster counts of ``k_range`` that ``n`` rows allow (2 to n - 1 for the silhouette)."""
+    ks = np.array(sorted({int(k) for k in k_range if 1 <= int(k) <= n}))
+    if method == "silhouette":
+        ks = ks[(ks >= 2) & (ks < n)]
+    if ks.size == 0:
+        raise ValueError(f"k_range {list(k_range)!r} holds no usable cluster count for {n} samples.")
+    return ks
+
+
+def _gmeans_curve(X, ks, significance, rng, details):
+    """G-means from the smallest to the largest k: the counts it passed, their scores,
+    the last as the choice (its splits and centres into ``details``)."""
+    model, history = gmeans(X, int(ks[0]), int(ks[-1]), significance, rng)
+    details.update(splits=np.array([h[2] for h in history]), centers=model.cluster_centers_)
+    return np.array([h[0] for h in history]), np.array([h[1] for h in history]), len(history) - 1
 
 
 def _holds_text(X):
@@ -204,9 +214,7 @@ def _select_mixed(X, method, k_range, categorical, rng):
             f"method={method!r} is defined for numbers; a table with categories takes method='elbow' (the knee "
             "of the k-prototypes cost)."
         )
-    ks = np.array(sorted({int(k) for k in k_range if int(k) >= 1}))
-    if ks.size == 0:
-        raise ValueError(f"k_range {list(k_range)!r} holds no usable cluster count.")
+    ks = _candidates(k_range, len(X), method)
 
     def cost(k):
         if isinstance(categorical, str) and categorical == "all":

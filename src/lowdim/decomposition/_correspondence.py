@@ -74,10 +74,7 @@ def chi_square_svd(P, r, c, n_components):
             "every row of the table has the same profile (identical rows, or proportional ones): there is no "
             "inertia to analyse."
         )
-    k = min(n_components, J)
-    w, V = top_eigh(G, k)
-    order = np.argsort(w)[::-1]
-    w, V = w[order], V[:, order]
+    w, V = top_eigh(G, min(n_components, J))  # descending
     keep = w > RANK_TOL * max(float(w[0]), np.finfo(float).tiny) if w.size else w > 0
     sigma, V = np.sqrt(w[keep]), V[:, keep]
     U = (Q @ V - np.outer(np.sqrt(r), root_c @ V)) / sigma  # S V = U sigma
@@ -96,7 +93,7 @@ def row_profile_norms(P, r, c):
 class CorrespondenceResult:
     """What a correspondence analysis of P gives: principal coordinates of rows and
     columns, the standard coordinates that place new rows and columns, contributions and
-    squared cosines. Built by ``correspondence(P, n_components)``."""
+    squared cosines, from ``P`` and its masses."""
 
     def __init__(self, P, r, c, n_components):
         sigma, U, V = chi_square_svd(P, r, c, n_components)
@@ -110,9 +107,10 @@ class CorrespondenceResult:
         self.column_coordinates = self.column_standard * sigma
         self.row_contributions = r[:, None] * self.row_coordinates**2 / self.eigenvalues
         self.column_contributions = c[:, None] * self.column_coordinates**2 / self.eigenvalues
-        self.row_cos2 = _cos2(self.row_coordinates, row_profile_norms(P, r, c))
+        row_norms = row_profile_norms(P, r, c)
+        self.row_cos2 = _cos2(self.row_coordinates, row_norms)
         self.column_cos2 = _cos2(self.column_coordinates, row_profile_norms(P.T, c, r))
-        self.total_inertia = float(row_profile_norms(P, r, c) @ r)
+        self.total_inertia = float(row_norms @ r)
 
 
 def _cos2(coordinates, norms):

@@ -14,7 +14,7 @@ from .._params import ARRAY_LIKE, NONE, Interval, Options, validate_params
 from .._validation import check_array
 from .._warnings import warn_user
 from ..linalg import flip_signs, top_eigh
-from ._correspondence import CorrespondenceResult, _masses, supplementary_rows
+from ._correspondence import CorrespondenceResult, _masses, chi_square_svd, supplementary_rows
 
 
 class _FactorialBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -235,7 +235,8 @@ def _with_counts(N, axis):
 
 def indicator_matrix(codes, columns, n_levels):
     """The sparse one-hot (indicator) matrix of the category ``columns`` of ``codes``
-    (NaN: no 1 in that column's block), and each block's first column.
+    (NaN: no 1 in that column's block), and how many cells held a category beyond
+    ``n_levels``.
 
     Parameters
     ----------
@@ -394,7 +395,7 @@ class MCA(MixedInputMixin, _FactorialBase):
             return lam / self.total_inertia_
         if self.correction == "benzecri":
             return self.corrected_eigenvalues_ / self.corrected_eigenvalues_.sum()
-        all_lam = CorrespondenceResult(P, r, c, J - K).eigenvalues  # Greenacre needs every inertia
+        all_lam = chi_square_svd(P, r, c, J - K)[0] ** 2  # Greenacre needs every inertia
         adjusted = K / (K - 1) * (np.sum(all_lam**2) - (J - K) / K**2) if K > 1 else np.sum(all_lam)
         return self.corrected_eigenvalues_ / adjusted
 
@@ -524,26 +525,26 @@ class FAMD(MixedInputMixin, _FactorialBase):
         """
         validate_params(self)
         A, Z = self._blocks(X, reset=True)
-        self._check_kinds(A, Z)
+        counts = np.asarray(Z.sum(axis=0)).ravel()
+        self._check_kinds(A, counts)
         n = A.shape[0]
-        self.frequencies_ = np.asarray(Z.sum(axis=0)).ravel() / n
+        self.frequencies_ = counts / n
         root = np.sqrt(self.frequencies_)
         B = Z @ sp.diags(1.0 / root)
         gram = _mixed_gram(A, B, root, n)
         k = min(self.n_components, gram.shape[0])
-        w, V = top_eigh(gram, k)
-        order = np.argsort(w)[::-1]
-        w, V = np.maximum(w[order], 0.0), V[:, order]
+        w, V = top_eigh(gram, k)  # descending
+        w = np.maximum(w, 0.0)
         (self.components_,) = flip_signs(V.T)
         self.eigenvalues_ = w
         self.total_inertia_ = float(np.trace(gram))
         self.explained_inertia_ratio_ = w / self.total_inertia_
         self.n_components_ = k
         self.row_coordinates_ = self._project(A, B, root)
-        self._describe_columns(Z)
+        self._describe_columns(Z, counts)
         return self
 
-    def _check_kinds(self, A, Z):
+    def _check_kinds(self, A, counts):
         if A.shape[1] == 0:
             raise ValueError("FAMD needs numeric columns beside the categories; for categories alone use MCA.")
         if A.shape[0] < 2:
@@ -551,7 +552,7 @@ class FAMD(MixedInputMixin, _FactorialBase):
         _check_levels(
             [n for n, k in zip(self.column_names_, self.kinds_) if k != "numeric"],
             [c for c in self.categories_ if c is not None],
-            np.asarray(Z.sum(axis=0)).ravel(),
+            counts,
             "FAMD",
         )
         numeric = [n for n, k in zip(self.column_names_, self.kinds_) if k == "numeric"]
@@ -565,14 +566,14 @@ class FAMD(MixedInputMixin, _FactorialBase):
         Va, Vb = self.components_[:, :p].T, self.components_[:, p:].T
         return A @ Va + np.asarray(B @ Vb) - root @ Vb
 
-    def _describe_columns(self, Z):
-        """Correlations of the numbers, barycentres of the categories, contributions."""
+    def _describe_columns(self, Z, counts):
+        """Correlations of the numbers, barycentres of the categories (``counts``: rows
+        per category), contributions."""
         p = self.mean_.size
         self.category_names_ = [
             f"{n}={v}" for n, levels in zip(self.column_names_, self.categories_) if levels is not None for v in levels
         ]
         correlations = self.components_[:, :p].T * np.sqrt(self.eigenvalues_)
-        counts = np.asarray(Z.sum(axis=0)).ravel()
         barycentres = np.asarray(Z.T @ self.row_coordinates_) / counts[:, None]
         self.column_coordinates_ = np.vstack([correlations, barycentres])
         self.column_contributions_ = (self.components_**2).T

@@ -127,32 +127,45 @@ def training_rows(estimator, X, accept_sparse):
     return X
 
 
-def gower_start_index(estimator, X):
-    """For ``metric='gower'``: the estimator's built index, else an exact Gower index of
-    ``X`` (the spectral start joins the graph's components with it); None otherwise.
+def start_embedding(estimator, X, affinities, rng, *, index=None, on_product=None):
+    """The initial embedding of a neighbour embedding for its ``init`` and ``metric``:
+    'precomputed' distances refuse the PCA start; a mixed table ('gower') starts from the
+    spectral layout instead, and its graph's pieces are joined by Gower's distance (the
+    estimator's built index, else an exact one of ``X``).
 
     Parameters
     ----------
-    estimator : estimator with ``metric`` (and ``metric_params`` or ``metric_kwds``)
+    estimator : TSNE, SNE or UMAP
+        Reads ``init``, ``metric``, ``n_components`` (and ``metric_params`` /
+        ``metric_kwds``, ``_index``).
     X : ndarray (n, d)
+    affinities : sparse (n, n)
+    rng : numpy.random.Generator
+    index : KNNIndex, optional
+        A built index of ``X`` whose metric joins the graph's components.
+    on_product : callable, optional
+        As ``initial_embedding``'s.
 
     Returns
     -------
-    KNNIndex or None
+    ndarray (n, n_components)
 
     Examples
     --------
     >>> from lowdim import TSNE
-    >>> gower_start_index(TSNE(), np.zeros((3, 2))) is None
-    True
+    >>> start_embedding(TSNE(init="random"), np.zeros((3, 2)), None, np.random.default_rng(0)).shape
+    (3, 2)
     """
-    if estimator.metric != "gower":
-        return None
-    built = getattr(estimator, "_index", None)
-    if built is not None:
-        return built
-    params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
-    return make_index("exact", "gower", X.shape[0], params).build(X)
+    start, distances = featureless_start(estimator.init, estimator.metric)
+    if estimator.metric == "gower":
+        index = getattr(estimator, "_index", None)
+        if index is None:
+            params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
+            index = make_index("exact", "gower", X.shape[0], params).build(X)
+    rows = init_rows(start, X, estimator.n_components)
+    return initial_embedding(
+        start, rows, affinities, estimator.n_components, rng, precomputed=distances, index=index, on_product=on_product
+    )
 
 
 def init_rows(init, X, n_components):
@@ -313,19 +326,11 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         with ``verbose`` under a step bar (together a few seconds a million points)."""
         from .._progress import progress_bar
 
-        start, featureless = featureless_start(self.init, self.metric)
+        start = featureless_start(self.init, self.metric)[0]
         init = start if isinstance(start, str) else "given"
         with progress_bar(total=2, desc=f"{type(self).__name__} start", unit="step", disable=self.verbose < 1) as bar:
             bar.set_postfix_str(f"initial embedding ({init})")
-            Y = initial_embedding(
-                start,
-                init_rows(start, X64, self.n_components),
-                P,
-                self.n_components,
-                rng,
-                precomputed=featureless,
-                index=gower_start_index(self, X64),
-            )
+            Y = start_embedding(self, X64, P, rng)
             bar.update()
             bar.set_postfix_str("affinities in cache order")
             P, order = self._cache_order(P)

@@ -33,16 +33,8 @@ from ..neighbors import (
     warn_components,
 )
 from ._affinities import warn_duplicates
-from ._base import (
-    check_rows_or_distances,
-    gower_start_index,
-    init_rows,
-    sparse_input,
-    training_index,
-    training_rows,
-)
+from ._base import check_rows_or_distances, sparse_input, start_embedding, training_index, training_rows
 from ._graph_arrays import row_progress, symmetric_graph
-from ._initialization import featureless_start, initial_embedding
 from ._umap_graph import (
     curve_parameters,
     fuzzy_graph,
@@ -493,17 +485,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                     bar.total = max(most, done)
                 bar.update()
 
-            start, featureless = featureless_start(self.init, self.metric)
-            Y = initial_embedding(
-                start,
-                init_rows(start, X, self.n_components),
-                W,
-                self.n_components,
-                rng,
-                precomputed=featureless,
-                index=gower_start_index(self, X) if self.metric == "gower" else getattr(self, "_index", None),
-                on_product=product_done,
-            )
+            Y = start_embedding(self, X, W, rng, index=getattr(self, "_index", None), on_product=product_done)
             bar.total = bar.n if spectral else 1
             bar.update(0 if spectral else 1)
         if isinstance(self.init, str):

@@ -237,7 +237,8 @@ def _add_result(path, adata, key, values, kind, overwrite_key):
 
 def check_h5ad_key(path, source, key, kind, overwrite_key):
     """Before any work: refuse a result ``key`` the ``source`` .h5ad already holds (unless
-    ``overwrite_key``), and an output that is the source itself.
+    ``overwrite_key``). (An output that is the source itself is refused by the command
+    line's output checks, and by ``write_h5ad``.)
 
     Parameters
     ----------
@@ -253,12 +254,8 @@ def check_h5ad_key(path, source, key, kind, overwrite_key):
     --------
     >>> check_h5ad_key("out.h5ad", None, "X_umap", "embedding", False)
     """
-    import os
-
     if source is None:
         return
-    if os.path.exists(path) and os.path.samefile(path, source):
-        raise DataFileError(f"{path}: is the input file; write the result to a new .h5ad file (the input is kept).")
     adata = _anndata_module(source).read_h5ad(source, backed="r")
     try:
         held = key in (adata.obsm if kind == "embedding" else adata.obs)

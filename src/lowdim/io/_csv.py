@@ -433,8 +433,7 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
     for k, j in enumerate(keep):
         if kinds[j] == "numeric":
             continue
-        cells = [None if c.strip().lower() in ("", "nan", "na") else c for c in (row[j] for row in rows)]
-        X[:, k], found = code_categories(cells, names[j], order=orders.get(j))
+        X[:, k], found = code_categories([row[j] for row in rows], names[j], order=orders.get(j))  # gaps: NaN
         levels[names[j]] = found
         what = "ordered categories, read as ranks" if kinds[j] == "ordinal" else "categories"
         notes.append(f"{path}: column {names[j]!r} read as {what} ({len(found)} levels: {listed(found, 5)}).")

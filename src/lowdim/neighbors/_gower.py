@@ -1,9 +1,12 @@
 """Gower's distance for tables of mixed columns (numbers, ordered and unordered
 categories, gaps): the column description it needs, and an exact kNN index over it."""
 
+import warnings
+
 import numpy as np
 
 from .._validation import check_array
+from ._approximate import HNSWIndex, _drop_self
 from ._pairwise import PairwiseIndex, blocked_query, check_metric_params
 
 
@@ -62,11 +65,9 @@ def gower_columns(metric_params, n_features):
 def column_ranges(X, categorical):
     """One over each non-categorical column's range of observed values (0 where the
     column is constant or empty: it then adds nothing), the scale Gower's distance uses."""
-    with np.errstate(all="ignore"):
-        present = ~np.all(np.isnan(X), axis=0)
-        span = np.where(present, np.nanmax(np.where(present, X, 0.0), axis=0), 0.0) - np.where(
-            present, np.nanmin(np.where(present, X, 0.0), axis=0), 0.0
-        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an empty column has no range (NaN): scale 0
+        span = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
     scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
     scale[categorical] = 0.0
     return scale
@@ -190,8 +191,6 @@ class GowerIndex(PairwiseIndex):
         self._scale = column_ranges(self._data, self._categorical)
         self._check_comparable(self._data)
         if self.approximate:
-            from ._approximate import HNSWIndex
-
             self._encoding = GowerEncoding(self._data, self._categorical, self._scale, self._weights)
             self._search = HNSWIndex("euclidean").build(self._encoding.encode(self._data))
 
@@ -260,8 +259,7 @@ class GowerIndex(PairwiseIndex):
         if block is None:  # the search in principal axes answers whole self-queries only
             Q = self._data[start:stop]
             found = self._search.query(self._encoding.encode(Q), self._n_candidates(k) + 1)[1]
-            found = np.array([[j for j in row if j != start + i][: found.shape[1] - 1] for i, row in enumerate(found)])
-            return self._reranked(Q, found, k)
+            return self._reranked(Q, _drop_self(found, self._n_candidates(k), start), k)
         return self._reranked(self._data[start:stop], block[1], k)
 
     def repair_self_query(self, distances, indices):
@@ -282,12 +280,12 @@ class GowerIndex(PairwiseIndex):
         """
         from .._kernels.gower import refine_neighbors
 
-        if not self.approximate or indices.shape[0] != self._data.shape[0]:
+        complete = not np.isnan(self._data).any()
+        if not self.approximate or complete or indices.shape[0] != self._data.shape[0]:
             return distances, indices
-        gaps = np.isnan(self._data).any(axis=1)
-        rows = np.arange(self._data.shape[0]) if gaps.any() else np.empty(0, dtype=np.int64)
+        rows = np.arange(self._data.shape[0])
         idx, dist = np.asarray(indices, dtype=np.int64), np.asarray(distances, dtype=np.float64)
-        for _ in range(REFINE_ROUNDS if rows.size else 0):
+        for _ in range(REFINE_ROUNDS):
             new_idx, new_dist = idx.copy(), dist.copy()
             refine_neighbors(
                 self._data, rows, idx, dist, self._categorical, self._scale, self._weights, new_idx, new_dist

@@ -137,6 +137,14 @@ def embedding_scatter(
         _name_points(ax, Z, ids)
     if categories is not None:
         _draw_categories(ax, *categories)
+    _frame(ax, axis_labels, title)
+    finish(fig, path, overwrite)
+    return ax
+
+
+def _frame(ax, axis_labels, title):
+    """An embedding's frame: no ticks (its units mean nothing), equal aspect, the axes'
+    names and the title when given."""
     ax.set_xticks([])
     ax.set_yticks([])
     if axis_labels is not None:
@@ -145,5 +153,3 @@ def embedding_scatter(
     ax.set_aspect("equal", adjustable="datalim")
     if title:
         ax.set_title(title)
-    finish(fig, path, overwrite)
-    return ax

@@ -134,7 +134,7 @@ def code_categories(cells, name, order=None, known=None):
     (array([ 1.,  0., nan]), ['low', 'mid', 'high'])
     """
     text, gaps = _texts(cells)
-    present = sorted(set(np.unique(text[~gaps]).tolist()))
+    present = np.unique(text[~gaps]).tolist()  # sorted
     if order is not None:
         levels = [str(v) for v in order]
         stray = [t for t in present if t not in levels]
