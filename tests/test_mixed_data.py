@@ -224,7 +224,8 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
         (["embed", "--dataset", "penguins", "-m", "pca"], "pca compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--standardize"], "--standardize works on numbers"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--ordinal", "size"], "--ordinal 'size'"),
-        (["report", "--dataset", "penguins", "-o", "r.html"], "columns island, sex hold categories"),
+        (["report", "--dataset", "penguins", "--methods", "ica", "-o", "r.html"], "none of the methods (ica)"),
+        (["report", "--dataset", "penguins", "--cluster", "kmeans", "-o", "r.html"], "kmeans compares numbers"),
     ],
 )
 def test_cli_refuses_numeric_steps_on_categories(tmp_path, capsys, argv, message):
@@ -244,6 +245,27 @@ def test_explore_colours_category_columns_by_category(tmp_path, capsys):
     assert fields["island"]["kind"] == "category" and fields["island"]["categories"] == ["Biscoe", "Dream", "Torgersen"]
     assert fields["sex"]["kind"] == "category" and "missing" in fields["sex"]["categories"]
     assert fields["body_mass_g"]["kind"] == "number"
+
+
+def test_report_of_a_mixed_table_scores_gower_maps_and_colours_by_category(tmp_path, capsys):
+    from test_explore import unpack
+
+    out = tmp_path / "report.html"
+    code = main(["report", "--dataset", "penguins", "--methods", "pca,umap,mds", "-o", str(out)])
+    said = capsys.readouterr().out
+    assert code == 0 and "famd in place of pca" in said and "Gower's distance" in said
+    page = out.read_text()
+    assert "FAMD scree plot" not in page and "inertia (FAMD" in page  # the scree plot is a picture; its note
+    header, _ = unpack(page)
+    assert [m["name"].split(" (")[0] for m in header["maps"]] == ["famd", "umap", "mds"]
+    fields = {f["name"]: f for f in header["fields"]}
+    assert fields["island"]["kind"] == "category" and fields["island"]["categories"] == ["Biscoe", "Dream", "Torgersen"]
+    table, species = lowdim.load_penguins()
+    umap = lowdim.UMAP(metric="gower", metric_kwds=table.metric_params, random_state=0).fit_transform(table.X)
+    expected = lowdim.metrics.trustworthiness(
+        table.X, umap, n_neighbors=10, metric="gower", metric_params=table.metric_params, random_state=0
+    )
+    assert f"trustworthiness {expected:.3f}" in said  # the report scores by Gower's distance
 
 
 def _grouped_table(rng, n=3000, gaps=0.0):

@@ -22,11 +22,18 @@ SIZES = (
 
 
 # options under which a class holds arrays its default fit does not (sometimes-attributes:
-# checked when present, never required)
-VARIANTS = {"PCA": [{"standardize": True}]}
+# checked when present, never required); "gower": the class fitted by Gower's distance to
+# a table with a category column and a gap, whose arrays of training rows may hold NaN
+GOWER = {"gower": True}
+VARIANTS = {
+    "PCA": [{"standardize": True}],
+    "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
+    **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "HDBSCAN", "KMedoids", "PaCMAP")},
+    "SpectralEmbedding": [GOWER],
+}
 
 
-def _fit(name, sizes, **options):
+def _fit(name, sizes, gower=False, **options):
     cls = getattr(lowdim, name)
     params = cls().get_params()
     chosen = {
@@ -43,9 +50,13 @@ def _fit(name, sizes, **options):
     if sizes["blobs"]:
         X += 8.0 * (np.arange(sizes["samples"]) % 3)[:, None]
         X[-3:] = X[:3]
-    if "categorical" in params:  # a mixed-data method: one column of 3 category codes
+    if "categorical" in params or gower:  # a mixed-data method: one column of 3 category codes
         X[:, 0] = np.arange(sizes["samples"]) % 3
         chosen["categorical"] = [0]
+    if gower:
+        X[::2, 1] = np.nan  # every other row: medoids and reference rows hold gaps too
+        key = next(k for k in ("metric_kwds", "metric_params") if k in params)
+        options = {**options, "distance" if name == "PaCMAP" else "metric": "gower", key: {"categorical": [0]}}
     y = np.arange(sizes["samples"]) % sizes["classes"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -77,6 +88,10 @@ def derive(name):
     for options in VARIANTS.get(name, []):
         found = _specs(*(_one_fit(name, sizes, **options) for sizes in SIZES))
         attributes.update({attr: spec for attr, spec in found.items() if attr not in attributes})
+        if options.get("gower"):  # finite by default, NaN where Gower's distance kept a gap
+            for attr, spec in found.items():
+                if attributes[attr].get("finite") and not spec.get("finite", True):
+                    attributes[attr] = {**attributes[attr], "gaps": True}
     return {"always": always, "attributes": dict(sorted(attributes.items()))}
 
 

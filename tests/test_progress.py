@@ -34,3 +34,10 @@ def test_a_long_stage_writes_a_line_now_and_then(monkeypatch, capsys):
         "stage: done 3/3 row",
     ]
     assert list(progress.progress_bar(range(2), desc="quiet", disable=True)) == [0, 1]
+
+
+def test_a_timer_without_a_count_says_done_in_its_time(monkeypatch, capsys):
+    monkeypatch.setattr(progress, "_interactive", lambda: False)
+    with progress.progress_bar(desc="fit", unit="it"):
+        pass
+    assert capsys.readouterr().err.startswith("fit: done in ")

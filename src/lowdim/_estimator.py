@@ -34,7 +34,8 @@ class ValidatedInputMixin:
             check_fitted = not reset
         if check_fitted:
             check_is_fitted(self)
-        if getattr(self, "metric", None) == "gower":  # Gower's distance skips missing cells pair by pair
+        # Gower's distance (PaCMAP names its metric 'distance') skips missing cells pair by pair
+        if "gower" in (getattr(self, "metric", None), getattr(self, "distance", None)):
             check_kwargs["allow_nan"] = True
             _refuse_uncoded(X, type(self).__name__)
         X_checked = validate(X, estimator_name=type(self).__name__, **check_kwargs)

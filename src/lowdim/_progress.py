@@ -89,6 +89,8 @@ class LineBar:
             return
         elapsed = self.last - self.start
         done = f"{self.n:,}" + (f"/{self.total:,}" if self.total else "") + f" {self.unit}"
+        done = done if self.n or self.total else ""  # a timer, not a count: no "0 it"
         rate = f", {self.n / elapsed:,.1f} {self.unit}/s" if elapsed >= 1 and self.n else ""
         extra = f" ({self.postfix})" if self.postfix else ""
-        print(f"{self.desc}:{state} {done} in {elapsed:.1f} s{rate}{extra}", file=sys.stderr, flush=True)
+        count = f"{done} " if done else ""
+        print(f"{self.desc}:{state} {count}in {elapsed:.1f} s{rate}{extra}", file=sys.stderr, flush=True)

@@ -10,6 +10,7 @@ import numpy as np
 
 DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food", "orl-faces", "penguins")
 # built-in datasets whose rows are images: (height, width) of each
+MAX_DEFAULT_COLUMNS = 10  # tables this narrow show every column on hover by default
 IMAGE_SHAPES = {"digits": (8, 8), "fashion-mnist": (28, 28), "orl-faces": (112, 92)}
 FASHION_CLASSES = (
     "T-shirt/top",
@@ -231,6 +232,43 @@ def read_data(args, say):
         X, names, labels, row_ids, kinds = table.X, table.feature_names, table.labels, table.row_ids, table.kinds
         levels = table.levels
     return X, names, labels, row_ids, (kinds, levels)
+
+
+def add_columns_argument(parser):
+    """--columns: the table's columns shown on hover in the interactive map and
+    offered for colouring it."""
+    parser.add_argument(
+        "--columns",
+        help="comma-separated columns to show on hover and offer for colouring ('none' for none; "
+        f"default: every column of tables with at most {MAX_DEFAULT_COLUMNS})",
+    )
+
+
+def hover_columns(args, X, names, levels=None):
+    """``{name: values}`` of the columns named by --columns (or every one of a narrow
+    table); a category column (``levels``: its categories in code order) by its
+    categories' names, so that the map colours it by category."""
+    if args.columns is None:
+        chosen = list(names) if len(names) <= MAX_DEFAULT_COLUMNS else []
+    elif args.columns.strip().lower() == "none":
+        chosen = []
+    else:
+        chosen = [c.strip() for c in args.columns.split(",") if c.strip()]
+    where = {name: j for j, name in enumerate(names)}
+    missing = [c for c in chosen if c not in where]
+    if missing:
+        shown = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
+        raise UsageError(f"--columns: no column named {', '.join(missing)}; the columns are {shown}.")
+    levels = levels or {}
+    return {c: _named(np.asarray(X[:, where[c]]), levels.get(c)) for c in chosen}
+
+
+def _named(values, levels):
+    """Category codes as their names ('missing' for a gap); other columns as they are."""
+    if levels is None:
+        return values
+    names = np.array([*levels, "missing"], dtype=object)
+    return names[np.where(np.isnan(values), len(levels), values).astype(np.int64)].astype(str)
 
 
 def ordinal_columns(specs):

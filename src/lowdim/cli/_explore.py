@@ -7,10 +7,12 @@ import numpy as np
 from ._common import (
     IMAGE_SHAPES,
     UsageError,
+    add_columns_argument,
     add_data_arguments,
     add_pca_argument,
     check_outputs,
     emit_json,
+    hover_columns,
     label_name,
     positive_int,
     read_data,
@@ -18,7 +20,6 @@ from ._common import (
 from ._pipeline import prepare_data
 
 HELP = "fit several 2-D maps and write one interactive page: hover, select across maps, colour, search"
-MAX_DEFAULT_COLUMNS = 10  # tables this narrow show every column on hover by default
 
 
 def add_arguments(parser):
@@ -32,11 +33,7 @@ def add_arguments(parser):
         metavar="METHOD.NAME=VALUE",
         help="a method's parameter, e.g. --param umap.n_neighbors=30; repeatable",
     )
-    parser.add_argument(
-        "--columns",
-        help="comma-separated columns to show on hover and offer for colouring ('none' for none; "
-        f"default: every column of tables with at most {MAX_DEFAULT_COLUMNS})",
-    )
+    add_columns_argument(parser)
     parser.add_argument(
         "--images",
         metavar="WxH",
@@ -73,33 +70,6 @@ def image_shape(args, n_features):
             "columns; check the width and height (and --exclude non-pixel columns)."
         )
     return shape
-
-
-def hover_columns(args, X, names, levels=None):
-    """``{name: values}`` of the columns named by --columns (or every one of a narrow
-    table); a category column (``levels``: its categories in code order) by its
-    categories' names, so that the map colours it by category."""
-    if args.columns is None:
-        chosen = list(names) if len(names) <= MAX_DEFAULT_COLUMNS else []
-    elif args.columns.strip().lower() == "none":
-        chosen = []
-    else:
-        chosen = [c.strip() for c in args.columns.split(",") if c.strip()]
-    where = {name: j for j, name in enumerate(names)}
-    missing = [c for c in chosen if c not in where]
-    if missing:
-        shown = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
-        raise UsageError(f"--columns: no column named {', '.join(missing)}; the columns are {shown}.")
-    levels = levels or {}
-    return {c: _named(np.asarray(X[:, where[c]]), levels.get(c)) for c in chosen}
-
-
-def _named(values, levels):
-    """Category codes as their names ('missing' for a gap); other columns as they are."""
-    if levels is None:
-        return values
-    names = np.array([*levels, "missing"], dtype=object)
-    return names[np.where(np.isnan(values), len(levels), values).astype(np.int64)].astype(str)
 
 
 def _maps(args, X, labels, methods, say, columns=(None, ())):

@@ -73,22 +73,17 @@ def _set_gower(name, estimator, kinds, columns, say):
     """Set a neighbour method to Gower's distance over ``kinds``, or refuse one that compares numbers."""
     params = estimator.get_params()
     key = "metric_kwds" if "metric_kwds" in params else "metric_params"
-    if "metric" not in params or key not in params or params["metric"] not in ("euclidean", "minkowski", "gower"):
-        fix = "drop them with --exclude" + ("" if "metric" not in params else " or leave --param metric unset")
+    metric = "metric" if "metric" in params else "distance"  # PaCMAP's name
+    if metric not in params or key not in params or params[metric] not in ("euclidean", "minkowski", "gower"):
+        fix = "drop them with --exclude" + ("" if metric not in params else f" or leave --param {metric} unset")
         raise UsageError(
             f"{name} compares numbers, but {len(columns)} column(s) hold categories ({', '.join(columns[:5])}); "
-            "use famd or mca, or a method that works from distances between rows (umap, tsne, isomap, hdbscan: "
-            f"Gower's distance for mixed tables), or {fix}."
+            "use famd or mca, or a method that works from distances between rows (umap, tsne, pacmap, isomap, "
+            f"spectral, mds, hdbscan, kmedoids: Gower's distance for mixed tables), or {fix}."
         )
-    estimator.set_params(
-        metric="gower",
-        **{
-            key: {
-                "categorical": [j for j, k in enumerate(kinds) if k == "categorical"],
-                "ordinal": [j for j, k in enumerate(kinds) if k == "ordinal"],
-            }
-        },
-    )
+    from ..preprocessing import gower_params
+
+    estimator.set_params(**{metric: "gower", key: gower_params(kinds)})
     if say is not None:
         say(
             f"{name}: rows compared by Gower's distance (numbers over their range, categories equal or not, "

@@ -4,15 +4,18 @@ import numpy as np
 
 from ._common import (
     UsageError,
+    add_columns_argument,
     add_data_arguments,
     check_outputs,
     emit_json,
+    hover_columns,
     label_name,
     positive_int,
+    read_data,
     require_plotting,
 )
-from ._fitting import check_memory, progress
-from ._pipeline import load_data
+from ._fitting import check_memory, progress, use_gower
+from ._pipeline import prepare_data
 
 HELP = "fit several methods and write one HTML page: summary, scree plot, embeddings, quality table"
 
@@ -40,6 +43,7 @@ def add_arguments(parser):
     parser.add_argument(
         "-k", "--n-clusters", type=positive_int, default=8, help="k for --cluster methods that take it (default 8)"
     )
+    add_columns_argument(parser)
 
 
 def method_params(pairs):
@@ -55,14 +59,22 @@ def method_params(pairs):
     return {m: parse_params(p) for m, p in grouped.items()}
 
 
-def write_report(args, X, labels, methods, source, say):
-    """Build the report with progress bars, write it, print the quality table; returns it."""
+def write_report(args, X, labels, methods, source, say, columns=None, table=None):
+    """Build the report with progress bars, write it, print the quality table; returns it.
+    ``columns``: hover and colour columns; ``table``: ``(kinds, names)`` of a table with
+    category columns, whose maps then compare rows by Gower's distance."""
     from ..methods import EMBEDDINGS
     from ..report import build_report
 
     params = method_params(args.param)
     for name in methods:  # refuse at the start, before the first fit, a method that will not fit
         check_memory(name, X, 2, params.get(name, {}), table=EMBEDDINGS)
+    mixed = {}
+    if table is not None:
+        from ..preprocessing import gower_params
+
+        mixed["metric_params"] = gower_params(table[0])
+        mixed["prepare"] = lambda name, estimator: _reads_table(name, estimator, table, say)
     report = build_report(
         X,
         labels,
@@ -75,6 +87,8 @@ def write_report(args, X, labels, methods, source, say):
         cluster_on=getattr(args, "cluster_on", None),
         n_clusters=getattr(args, "n_clusters", 8),
         label_name=label_name(args),
+        columns=columns,
+        **mixed,
     )
     from ..io import atomic_path
 
@@ -89,6 +103,15 @@ def write_report(args, X, labels, methods, source, say):
         say(f"  {report.clusters.name}: {int(c.max()) + 1} clusters, {int((c < 0).sum())} noise points")
     say(f"wrote {args.output}")
     return report
+
+
+def _reads_table(name, estimator, table, say):
+    """Set a method to a table with category columns; False for one that compares numbers."""
+    try:
+        use_gower(name, estimator, *table, say)
+    except UsageError:
+        return False
+    return True
 
 
 def check_methods(args):
@@ -112,15 +135,16 @@ def run(args, say):
     methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
     require_plotting("the report (its static pictures)")
-    data = load_data(args, say)
-    if data.kinds and any(k != "numeric" for k in data.kinds):
-        columns = ", ".join(n for n, k in zip(data.names, data.kinds) if k != "numeric")
-        raise UsageError(
-            f"the report scores maps by distances between numbers, but columns {columns} hold categories; "
-            "use lowdim explore or lowdim embed (Gower's distance), or drop them with --exclude."
-        )
-    X, labels = data.X, data.labels
-    report = write_report(args, X, labels, methods, args.dataset or args.input, say)
+    raw, names, labels, _, (kinds, levels) = read_data(args, say)
+    columns = hover_columns(args, raw, names, levels)
+    X, _, _ = prepare_data(raw, names, args, say, kinds)
+    table = None
+    if kinds and any(k != "numeric" for k in kinds):
+        table = (kinds, names)
+        if "pca" in methods and "famd" not in methods:
+            methods = ["famd" if m == "pca" else m for m in methods]
+            say("  famd in place of pca: the table has category columns (FAMD weighs numbers and categories alike)")
+    report = write_report(args, X, labels, methods, args.dataset or args.input, say, columns, table)
     emit_json(
         args,
         {

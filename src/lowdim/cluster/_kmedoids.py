@@ -6,11 +6,18 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 from .._estimator import ValidatedInputMixin
 from .._iterative import run_loop
 from .._memory import require_memory
-from .._params import ARRAY_LIKE, CALLABLE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
 from ..linalg import EUCLIDEAN_METRICS, column_moments, pairwise_distances
+from ..neighbors import GowerIndex
 from ._base import CLUSTER_NOTE, check_n_clusters, check_precomputed, warn_fewer_clusters
+
+
+def _comparable(D):
+    """Gower's distances with a pair sharing no column (NaN) set to the largest
+    distance, 1: such rows are never grouped for their likeness."""
+    return np.where(np.isnan(D), 1.0, D)
 
 
 def _nearest(D, medoids):
@@ -138,9 +145,13 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
     ----------
     n_clusters : int, default=8
     metric : str or callable, default='euclidean'
-        Any metric scipy's ``cdist`` accepts, or 'precomputed' (X is then the n x n
+        Any metric scipy's ``cdist`` accepts, 'gower' for mixed tables (category codes,
+        NaN gaps: ``lowdim.mixed_codes``), or 'precomputed' (X is then the n x n
         dissimilarity matrix, and ``predict``/``transform`` take dissimilarities from
         new points to the training points, shape (m, n)).
+    metric_params : dict, optional
+        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski'; 'categorical',
+        'ordinal', 'weights' for 'gower').
     method : {'alternate', 'pam'}, default='alternate'
     init : {'build', 'k-medoids++', 'random'} or array of indices, default='build'
     max_iter : int, default=300
@@ -159,6 +170,8 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         Number of features seen in ``fit``.
     offset_ : ndarray (n_features,)
         Column means the distances are computed about (``X - offset_``, for precision).
+    ranges_ : ndarray (n_features,) or None
+        With 'gower': the training columns' ranges, which new rows are scaled by too.
 
     Examples
     --------
@@ -173,6 +186,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
     _parameter_constraints = {
         "n_clusters": [Interval(int, 1, None, closed="left")],
         "metric": [InstanceOf(str, label="a metric name"), CALLABLE],
+        "metric_params": [NONE, InstanceOf(dict)],
         "method": [Options({"alternate", "pam"})],
         "init": [Options({"build", "k-medoids++", "random"}), ARRAY_LIKE],
         "max_iter": [Interval(int, 1, None, closed="left")],
@@ -180,10 +194,19 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
     }
 
     def __init__(
-        self, n_clusters=8, *, metric="euclidean", method="alternate", init="build", max_iter=300, random_state=None
+        self,
+        n_clusters=8,
+        *,
+        metric="euclidean",
+        metric_params=None,
+        method="alternate",
+        init="build",
+        max_iter=300,
+        random_state=None,
     ):
         self.n_clusters = n_clusters
         self.metric = metric
+        self.metric_params = metric_params
         self.method = method
         self.init = init
         self.max_iter = max_iter
@@ -203,12 +226,17 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
             f"KMedoids on {n} samples (an n x n dissimilarity matrix)",
             "subsample the data, or use KMeans (no pairwise matrix)",
         )
+        self.ranges_ = None
+        if self.metric == "gower":
+            index = GowerIndex("gower", self.metric_params).build(X)
+            self.offset_, self.ranges_ = np.zeros(X.shape[1], X.dtype), index.ranges
+            return _comparable(index.pairwise(X))
         mean, var = column_moments(X)
         warn_constant_features(var, "KMedoids", CLUSTER_NOTE, X=X)
         # Euclidean distances do not change with a shift; taking out the mean keeps the
         # BLAS expansion precise for data far from the origin
         self.offset_ = mean.astype(X.dtype) if self.metric in EUCLIDEAN_METRICS else np.zeros(X.shape[1], X.dtype)
-        return pairwise_distances(X - self.offset_, metric=self.metric)
+        return pairwise_distances(X - self.offset_, metric=self.metric, metric_params=self.metric_params)
 
     def _start(self, D, rng):
         n = D.shape[0]
@@ -277,10 +305,14 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
                 )
             return X[:, self.medoid_indices_]
         X = self._validate_input(X, reset=False)
+        if self.metric == "gower":
+            params = {**(self.metric_params or {}), "ranges": self.ranges_}
+            index = GowerIndex("gower", params).build(self.cluster_centers_)
+            return _comparable(index.pairwise(X)).astype(X.dtype, copy=False)
         centers = (self.cluster_centers_ - self.offset_).astype(X.dtype)
-        return pairwise_distances(X - self.offset_.astype(X.dtype), centers, metric=self.metric).astype(
-            X.dtype, copy=False
-        )
+        return pairwise_distances(
+            X - self.offset_.astype(X.dtype), centers, metric=self.metric, metric_params=self.metric_params
+        ).astype(X.dtype, copy=False)
 
     def predict(self, X):
         """Index of the nearest medoid of each sample.

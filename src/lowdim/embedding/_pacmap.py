@@ -33,7 +33,8 @@ from ._pacmap_pairs import (
 
 PCA_DIMENSIONS = 100  # with apply_pca, wider data are reduced to this many components first
 PCA_INIT_STD = 0.01  # the PCA start's first coordinate has this standard deviation
-METRICS = {"euclidean": "euclidean", "angular": "euclidean", "cosine": "euclidean"}  # angular: unit rows
+# the index's metric for each distance: angular rows are scaled to unit length first
+METRICS = {"euclidean": "euclidean", "angular": "euclidean", "cosine": "euclidean", "gower": "gower"}
 
 
 def default_n_neighbors(n):
@@ -81,8 +82,13 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
     pair_neighbors, pair_MN, pair_FP : ndarray of shape (n_pairs, 2), optional
         Pairs given instead of sampled (rows of the training data; the fitted ones are
         ``pair_neighbors_`` etc.).
-    distance : {'euclidean', 'angular', 'cosine'}, default='euclidean'
-        'angular' (= 'cosine'): rows are scaled to unit length first.
+    distance : {'euclidean', 'angular', 'cosine', 'gower'}, default='euclidean'
+        'angular' (= 'cosine'): rows are scaled to unit length first. 'gower': a mixed
+        table (category codes, NaN gaps: ``lowdim.mixed_codes``) compared by Gower's
+        distance; the 'pca' start is then the principal axes of the rows in the space
+        whose distances follow Gower's (``GowerIndex.encode``).
+    metric_params : dict, optional
+        'categorical', 'ordinal', 'weights' of ``distance='gower'``.
     lr : float, default=1.0
         Adam's learning rate.
     num_iters : int or tuple of 3 int, default=(100, 100, 250)
@@ -138,6 +144,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         "pair_MN": [NONE, ARRAY_LIKE],
         "pair_FP": [NONE, ARRAY_LIKE],
         "distance": [Options(set(METRICS))],
+        "metric_params": [NONE, InstanceOf(dict)],
         "lr": [Interval(float, 0, None, closed="neither")],
         "num_iters": [Interval(int, 1, None, closed="left"), InstanceOf(tuple, list, label="a tuple of 3 ints")],
         "apply_pca": [BOOLEAN],
@@ -158,6 +165,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         pair_MN=None,
         pair_FP=None,
         distance="euclidean",
+        metric_params=None,
         lr=1.0,
         num_iters=(100, 100, 250),
         apply_pca=True,
@@ -175,6 +183,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         self.pair_MN = pair_MN
         self.pair_FP = pair_FP
         self.distance = distance
+        self.metric_params = metric_params
         self.lr = lr
         self.num_iters = num_iters
         self.apply_pca = apply_pca
@@ -196,6 +205,9 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
     def _preprocess(self, X, fitting):
         """Rows as the pairs see them: unit length for 'angular', then (with
         ``apply_pca`` and more than 100 columns) 100 principal components; float32."""
+        if self.distance == "gower":  # compared column by column: no scaling, no PCA
+            self.pca_mean_ = self.pca_components_ = None
+            return np.ascontiguousarray(X, dtype=np.float32)
         X = np.asarray(X, dtype=np.float64)
         if self.distance != "euclidean":
             X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), np.finfo(float).tiny)
@@ -228,17 +240,27 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         extra = min(k + EXTRA_NEIGHBORS, n - 1)
         if knn_given(self.precomputed_knn):
             self._index = None  # built by the first transform
-            metric = "euclidean" if self.distance == "euclidean" else "cosine"
+            metric = {"euclidean": "euclidean", "gower": "gower"}.get(self.distance, "cosine")
             distances, indices = precomputed_neighbors(
                 self.precomputed_knn, n, extra, metric=metric, name="PaCMAP", minimum=min(k, n - 1)
             )
             self.n_neighbors_ = k
         else:
-            self._index = make_index(self.neighbors_algorithm, "euclidean", n, verbose=self.verbose).build(P)
+            self._index = self._make_index(n, self.neighbors_algorithm).build(P)
             distances, indices = self._index.query(P, extra, exclude_self=True)
         warn_duplicates(distances, "PaCMAP")
         self.scales_ = local_scales(distances)
         return near_partners(distances, indices, k, self.scales_, self.scales_)
+
+    def _make_index(self, n, algorithm):
+        metric, params = METRICS[self.distance], self.metric_params if self.distance == "gower" else None
+        return make_index(algorithm, metric, n, params, verbose=self.verbose)
+
+    def _gower_index(self, P):
+        """The built Gower index of the training rows (the search's, or an exact one)."""
+        if self._index is None:
+            self._index = self._make_index(P.shape[0], "exact").build(P)
+        return self._index
 
     def _pairs(self, P, rng):
         n = P.shape[0]
@@ -253,12 +275,14 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
             near = rows["pair_neighbors"]
         n_mid = int(round(self.MN_ratio * k))
         n_far = min(int(round(self.FP_ratio * k)), max(n - 1 - k, 0))
-        mid = rows["pair_MN"] if rows["pair_MN"] is not None else mid_near_partners(P, n_mid, rng)
+        distances = self._gower_index(P).candidate_distances if self.distance == "gower" else None
+        mid = rows["pair_MN"] if rows["pair_MN"] is not None else mid_near_partners(P, n_mid, rng, distances)
         far = rows["pair_FP"] if rows["pair_FP"] is not None else further_partners(near, n_far, rng)
         return near, mid, far
 
     def _initial(self, P, rng):
-        Y = initial_embedding(self.init, P, None, self.n_components, rng)
+        gower = self.distance == "gower" and isinstance(self.init, str) and self.init == "pca"
+        Y = initial_embedding(self.init, self._gower_index(P).encode(P) if gower else P, None, self.n_components, rng)
         if isinstance(self.init, str) and self.init == "pca":
             Y = rescale(Y, rng, PCA_INIT_STD)
         return np.ascontiguousarray(Y, dtype=np.float32)
@@ -326,7 +350,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         P = self._preprocess(X, fitting=False)
         n_train = self.P_fit_.shape[0]
         if getattr(self, "_index", None) is None:  # a loaded model: its file holds the rows, not the index
-            self._index = make_index(self.neighbors_algorithm, "euclidean", n_train).build(self.P_fit_)
+            self._index = self._make_index(n_train, self.neighbors_algorithm).build(self.P_fit_)
         k = min(self.n_neighbors_, n_train)
         distances, indices = self._index.query(P, min(k + EXTRA_NEIGHBORS, n_train))
         near = near_partners(distances, indices, k, local_scales(distances), self.scales_)

@@ -35,13 +35,19 @@ def random_others(rng, n_rows, n_pool, size, exclude_self):
     return (draws + (draws >= rows)).astype(np.int32)
 
 
-def mid_near_partners(X, k, rng):
-    """``k`` mid-near partners per row: each the second closest of six random others."""
+def mid_near_partners(X, k, rng, candidate_distances=None):
+    """``k`` mid-near partners per row: each the second closest of six random others,
+    in Euclidean distance or by ``candidate_distances(X, candidates)`` ((n, c) distances
+    to (n, c) candidate rows: a ``GowerIndex``'s)."""
     n = X.shape[0]
     if k == 0 or n < 3:
         return np.full((n, max(k, 0)), -1, dtype=np.int32)
     candidates = random_others(rng, n, n, (k, min(MID_NEAR_CANDIDATES, n - 1)), True)
-    return second_closest(X, X, candidates)
+    if candidate_distances is None:
+        return second_closest(X, X, candidates)
+    D = candidate_distances(X, candidates.reshape(n, -1)).reshape(candidates.shape)
+    second = np.argsort(D, axis=2, kind="stable")[:, :, min(1, candidates.shape[2] - 1)]
+    return np.take_along_axis(candidates, second[:, :, None], axis=2)[:, :, 0]
 
 
 def further_partners(near, k, rng):

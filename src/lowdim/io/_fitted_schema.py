@@ -1,8 +1,9 @@
 """What a working model of each class holds, held against every loaded file before
 anything uses it: for each fitted attribute its kind (float, integer, bool, text; an
 array's number of axes, which axes are the features, the training rows, the
-components, the clusters or the classes, and whether its floats must be finite), and
-which attributes every model of the class has.
+components, the clusters or the classes, and whether its floats must be finite, or may
+hold NaN gaps when the model compares rows by Gower's distance), and which attributes
+every model of the class has.
 
 ``FITTED`` is data: ``tests/test_model_schema.py`` derives it from real fits of every
 registered class (two fits of different sizes; an axis is tied to a size only where it
@@ -92,11 +93,13 @@ def check_fitted(estimator, attributes):
         _refuse(cls, f"it holds {', '.join(foreign)}, which another class's models hold and a {cls} never does")
     seen = {}
     declared = sizes_of(estimator)
+    params = estimator.get_params(deep=False)
+    gaps = "gower" in (params.get("metric"), params.get("distance"))  # Gower's distance keeps NaN gaps
     for name, value in attributes.items():
         spec = table["attributes"].get(name)
         if spec is None or (value is None and name not in table["always"]):  # an option's array, unused
             continue
-        _check_one(cls, name, value, spec)
+        _check_one(cls, name, value, spec, gaps)
         for axis, size in enumerate(spec.get("axes") or ()):
             if size is not None:
                 seen.setdefault(size, []).append((name, axis, np.shape(value)[axis]))
@@ -111,7 +114,7 @@ def check_fitted(estimator, attributes):
 _ALWAYS_SOMEWHERE = {name for entry in FITTED.values() for name in entry["always"]}
 
 
-def _check_one(cls, name, value, spec):
+def _check_one(cls, name, value, spec, gaps=False):
     kind, ndim, finite = describe(value)
     want = spec["kind"]
     if kind != want and not (want == "float" and kind == "int" and ndim is None):
@@ -120,5 +123,5 @@ def _check_one(cls, name, value, spec):
         _refuse(cls, f"{name} has {ndim} axes where a {cls} has {spec.get('ndim')}")
     if ndim is not None and kind == "float" and np.asarray(value).dtype.name not in FLOAT_DTYPES:
         _refuse(cls, f"{name} has dtype {np.asarray(value).dtype.name}; a {cls} holds float32 or float64")
-    if spec.get("finite") and not finite:
+    if spec.get("finite") and not finite and not (gaps and spec.get("gaps") and not np.isinf(value).any()):
         _refuse(cls, f"{name} holds NaN or infinity")

@@ -192,7 +192,7 @@ FITTED = {
             "reference_indices_",
         ),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "eigenvalues_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
             "eigenvectors_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
@@ -220,13 +220,20 @@ FITTED = {
     "KMedoids": {
         "always": ("cluster_centers_", "labels_", "medoid_indices_", "offset_"),
         "attributes": {
-            "cluster_centers_": {"axes": ("clusters", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "cluster_centers_": {
+                "axes": ("clusters", "features"),
+                "finite": True,
+                "gaps": True,
+                "kind": "float",
+                "ndim": 2,
+            },
             "inertia_": {"kind": "float", "ndim": None},
             "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
             "medoid_indices_": {"axes": ("clusters",), "kind": "int", "ndim": 1},
             "n_features_in_": {"kind": "int", "ndim": None},
             "n_iter_": {"kind": "int", "ndim": None},
             "offset_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
+            "ranges_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
         },
     },
     "KModes": {
@@ -357,11 +364,16 @@ FITTED = {
         "always": ("dissimilarity_matrix_", "embedding_", "offset_"),
         "attributes": {
             "dissimilarity_matrix_": {"axes": ("samples", "samples"), "finite": True, "kind": "float", "ndim": 2},
+            "eigenvalues_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
+            "eigenvectors_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
+            "landmark_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "mean_sq_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
             "n_components_": {"kind": "int", "ndim": None},
             "n_features_in_": {"kind": "int", "ndim": None},
             "n_iter_": {"kind": "int", "ndim": None},
             "offset_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
+            "reference_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "stress_": {"kind": "float", "ndim": None},
         },
     },
@@ -435,7 +447,7 @@ FITTED = {
     "PaCMAP": {
         "always": ("P_fit_", "embedding_", "pair_FP_", "pair_MN_", "pair_neighbors_", "scales_"),
         "attributes": {
-            "P_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "P_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "n_components_": {"kind": "int", "ndim": None},
             "n_features_in_": {"kind": "int", "ndim": None},
@@ -468,7 +480,7 @@ FITTED = {
             "kl_divergence_",
         ),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "affinities_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "affinities_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
             "affinities_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
@@ -522,7 +534,7 @@ FITTED = {
     "TSNE": {
         "always": ("X_fit_", "affinities_csr_data_", "affinities_csr_indices_", "affinities_csr_indptr_", "embedding_"),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "affinities_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "affinities_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
             "affinities_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
@@ -539,7 +551,7 @@ FITTED = {
     "UMAP": {
         "always": ("X_fit_", "embedding_", "graph_csr_data_", "graph_csr_indices_", "graph_csr_indptr_"),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "a_": {"kind": "float", "ndim": None},
             "b_": {"kind": "float", "ndim": None},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},

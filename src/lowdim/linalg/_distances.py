@@ -112,7 +112,7 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     return cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32), copy=False)
 
 
-def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None):
+def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None, metric_params=None, pairwise=None):
     """Yield ``(start, stop, D)`` with ``D`` the distances from rows ``start:stop`` of
     ``X`` (or of ``X[rows]``) to every row of ``Y``, keeping memory to one block.
 
@@ -124,6 +124,11 @@ def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None):
         Rows per block; by default about 64 MB of distances per block.
     rows : ndarray of int, optional
         Only these rows of ``X`` (for sampled computations).
+    metric_params : dict, optional
+        Keyword arguments of the metric.
+    pairwise : callable, optional
+        ``pairwise(Xb)`` gives a block's distances to ``Y`` in place of ``metric``: a
+        built ``KNNIndex``'s ``pairwise`` (Gower's distance for mixed tables).
 
     Examples
     --------
@@ -138,4 +143,4 @@ def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None):
     for start in range(0, n, block_rows):
         stop = min(n, start + block_rows)
         Xb = X[start:stop] if rows is None else X[rows[start:stop]]
-        yield start, stop, pairwise_distances(Xb, Y, metric)
+        yield start, stop, pairwise(Xb) if pairwise else pairwise_distances(Xb, Y, metric, metric_params)

@@ -13,8 +13,14 @@ from .._validation import check_array, check_sample_count, warn_constant_feature
 from .._warnings import warn_user
 from ..linalg import column_moments, pairwise_distances, sq_euclidean
 from ..metrics import stress
+from ..neighbors import GowerIndex
 from ._classical import ClassicalModel, classical_mds, landmark_mds
 from ._smacof import smacof
+
+_UNPAIRED = (
+    "MDS(metric='gower'): {where} share no column with a value, so they have no distance; drop the rows "
+    "with few values or fill the gaps"
+)
 
 
 def _placeable(mds):
@@ -48,10 +54,13 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         Relative stress decrease below which SMACOF stops.
     random_state : None, int or Generator
     metric : str, default='euclidean'
-        Any metric scipy's ``cdist`` accepts, or 'precomputed' (X is then the n x n
-        dissimilarity matrix).
+        Any metric scipy's ``cdist`` accepts, 'gower' for mixed tables (category codes,
+        NaN gaps: ``lowdim.mixed_codes``), or 'precomputed' (X is then the n x n
+        dissimilarity matrix). With 'gower', SMACOF leaves out a pair of rows that share
+        no column with a value.
     metric_params : dict, optional
-        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
+        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski'; 'categorical',
+        'ordinal', 'weights' for 'gower').
     dissimilarity : {'euclidean', 'precomputed'}, optional
         scikit-learn's former name for ``metric`` (deprecated there); when given it
         takes the place of ``metric`` with a ``FutureWarning``.
@@ -201,7 +210,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             )
         X = self._validate_input(X, reset=True)
         self._check(X)
-        if self._resolved_metric() != "precomputed":
+        if self._resolved_metric() not in ("precomputed", "gower"):
             warn_constant_features(column_moments(X)[1], "MDS", "every sample is the same point", X=X)
         if self.n_landmarks is not None:
             Y = self._fit_landmarks(X)
@@ -209,13 +218,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             # Euclidean distances do not change with a shift; centring keeps them precise
             metric = self._resolved_metric()
             self.offset_ = X.mean(axis=0, dtype=np.float64) if metric == "euclidean" else np.zeros(X.shape[1])
-            delta = (
-                X.astype(np.float64)
-                if metric == "precomputed"
-                else pairwise_distances(
-                    X.astype(np.float64) - self.offset_, metric=metric, metric_params=self.metric_params
-                )
-            )
+            delta = X.astype(np.float64) if metric == "precomputed" else self._distances(X)
             self.dissimilarity_matrix_ = delta
             Y = self._fit_classical(delta, X) if self.solver == "classical" else self._fit_smacof(delta)
         self.embedding_ = Y.astype(X.dtype)
@@ -251,10 +254,23 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             return self.dissimilarity
         return "euclidean" if isinstance(self.metric, bool) else self.metric
 
+    def _distances(self, X, reference=None):
+        """Distances from the rows of ``X`` to ``reference`` (rows already about
+        ``offset_``; default ``X`` itself), computed about ``offset_``; for 'gower' on the
+        reference's column ranges, NaN where a pair shares no column."""
+        X = X.astype(np.float64) - self.offset_
+        reference = X if reference is None else reference
+        if self._resolved_metric() == "gower":
+            return GowerIndex("gower", self.metric_params).build(reference).pairwise(X)
+        return pairwise_distances(X, reference, metric=self._resolved_metric(), metric_params=self.metric_params)
+
     def _store_model(self, model):
         self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq
 
     def _fit_classical(self, delta, X):
+        if np.isnan(delta).any():
+            fix = ", or use solver='smacof' (it leaves such pairs out)."
+            raise ValueError(_UNPAIRED.format(where="two rows") + fix)
         Y, model = classical_mds(delta, self.n_components)
         self._store_model(model)
         self.reference_ = X.astype(np.float64) - self.offset_ if self._resolved_metric() != "precomputed" else None
@@ -288,6 +304,10 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         W = None if self.weights is None else check_array(self.weights, name="weights", estimator_name="MDS")
         if W is not None and W.shape != delta.shape:
             raise ValueError(f"weights has shape {W.shape}; expected {delta.shape}.")
+        unpaired = np.isnan(delta)
+        if unpaired.any():  # Gower: a pair with no column in common weighs nothing
+            W = np.where(unpaired, 0.0, 1.0 if W is None else W)
+            delta = np.where(unpaired, 0.0, delta)
         rng = check_random_state(self.random_state)
         random = self._init_given is None and isinstance(self.init, str) and self.init == "random"
         best = best_of_restarts(
@@ -335,11 +355,8 @@ class MDS(ValidatedInputMixin, BaseEstimator):
             X = check_array(X, estimator_name="MDS")
             return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_).place(X**2).astype(X.dtype)
         X = self._validate_input(X, reset=False)
-        D = pairwise_distances(
-            X.astype(np.float64) - self.offset_,
-            self.reference_,
-            metric=self._resolved_metric(),
-            metric_params=self.metric_params,
-        )
+        D = self._distances(X, self.reference_)
+        if np.isnan(D).any():
+            raise ValueError(_UNPAIRED.format(where="a new row and a training row") + ".")
         model = ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)
         return model.place(D**2).astype(X.dtype)

@@ -23,6 +23,7 @@ from ..linalg import (
 )
 from ..neighbors import (
     ALGORITHMS,
+    INDEX_METRICS,
     PRECOMPUTED_KNN,
     ExactIndex,
     KNNIndex,
@@ -44,13 +45,15 @@ LU_BELOW = 20_000  # above, no sparse LU: its fill-in on a kNN graph of high int
 # dimension grows out of bounds (minutes on all 70,000 Fashion-MNIST images); Lanczos goes on instead
 
 
-def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None):
+def knn_affinity(
+    X, n_neighbors, algorithm="auto", precomputed=False, given=None, metric="euclidean", metric_params=None
+):
     """Symmetric kNN connectivity ``(A + A^T) / 2`` where, as in scikit-learn, each
     point counts itself among its ``n_neighbors`` (a unit self-loop and n_neighbors - 1
-    others, found here or ``given`` as ``(distances, indices)``); components joined by
-    their shortest edges (with a warning), the joining edges given weight 1. With
-    ``precomputed``, ``X`` holds the distances (dense, or sparse with each row's
-    candidate neighbours stored).
+    others, found here in ``metric`` or ``given`` as ``(distances, indices)``);
+    components joined by their shortest edges in the same metric (with a warning), the
+    joining edges given weight 1. With ``precomputed``, ``X`` holds the distances
+    (dense, or sparse with each row's candidate neighbours stored).
 
     Examples
     --------
@@ -64,14 +67,14 @@ def knn_affinity(X, n_neighbors, algorithm="auto", precomputed=False, given=None
         index = StoredDistances() if sp.issparse(X) else ExactIndex("precomputed").build(X)
         A = precomputed_connectivity(X, n_neighbors)
     elif n_neighbors > 1:
-        index = make_index(algorithm if given is None else "exact", "euclidean", n, sparse=sp.issparse(X))
+        index = make_index(algorithm if given is None else "exact", metric, n, metric_params, sparse=sp.issparse(X))
         if given is None:
             A = A + kneighbors_graph(X, n_neighbors - 1, mode="connectivity", index=index)
         else:
             A = A + knn_csr(*given, mode="connectivity")
-            if sp.issparse(X):  # sparse rows are joined through the index; dense ones need none
+            if sp.issparse(X) or metric != "euclidean":  # joined through the index; dense Euclidean rows by BLAS
                 index.build(X)
-        index = index if sp.issparse(X) else None  # dense rows join by BLAS distances
+        index = index if sp.issparse(X) or metric != "euclidean" else None
     S = ((A + A.T) * 0.5).tocsr()
     return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
 
@@ -252,6 +255,12 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         converge). 'auto' is dense LAPACK below 1000 samples.
     n_neighbors : int, optional
         Default ``max(n_samples // 10, 1)``.
+    metric : str, default='euclidean'
+        Distance of the 'nearest_neighbors' affinity: any metric of
+        ``lowdim.neighbors.make_index`` ('euclidean', 'cosine', 'manhattan', ...), or
+        'gower' for a mixed table (category codes, NaN gaps: ``lowdim.mixed_codes``).
+    metric_params : dict, optional
+        Keyword arguments of the metric ('categorical', 'ordinal', 'weights' for 'gower').
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         kNN index: 'auto' is approximate (HNSW) from 20,000 points on when faiss is
         installed (``lowdim[ann]``), exact blocked BLAS otherwise.
@@ -297,6 +306,8 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         "random_state": [RANDOM_STATE],
         "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
         "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
+        "metric": [Options(set(INDEX_METRICS) - {"precomputed"})],
+        "metric_params": [NONE, InstanceOf(dict)],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "eigen_tol": [Options({"auto"}), Interval(float, 0, None, closed="left")],
         "n_jobs": [NONE, Interval(int, None, None)],
@@ -316,6 +327,8 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         n_jobs=None,
         neighbors_algorithm="auto",
         precomputed_knn=None,
+        metric="euclidean",
+        metric_params=None,
     ):
         self.n_components = n_components
         self.affinity = affinity
@@ -327,6 +340,8 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.precomputed_knn = precomputed_knn
         self.eigen_tol = eigen_tol
         self.n_jobs = n_jobs
+        self.metric = metric
+        self.metric_params = metric_params
 
     def _affinity(self, X):
         n = X.shape[0]
@@ -335,6 +350,11 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             if A.shape != (n, n):
                 raise ValueError(f"the affinity callable returned shape {A.shape}; expected ({n}, {n}).")
             return A
+        if self.metric != "euclidean" and self.affinity != "nearest_neighbors":
+            raise ValueError(
+                f"metric={self.metric!r} is the distance of affinity='nearest_neighbors'; got "
+                f"affinity={self.affinity!r}: leave metric='euclidean' or use the nearest-neighbour affinity."
+            )
         if knn_given(self.precomputed_knn) and self.affinity != "nearest_neighbors":
             raise ValueError(
                 f"precomputed_knn gives the neighbours of affinity='nearest_neighbors'; got affinity={self.affinity!r}."
@@ -347,7 +367,8 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
             check_n_neighbors(k, n)
             return knn_affinity(X, k, precomputed=True).astype(X.dtype)
-        warn_constant_features(column_moments(X)[1], "SpectralEmbedding", "every sample is the same point", X=X)
+        if self.metric != "gower":
+            warn_constant_features(column_moments(X)[1], "SpectralEmbedding", "every sample is the same point", X=X)
         if self.affinity == "rbf":
             require_memory(8 * n * n, f"rbf affinity on {n} samples (n x n)", "use affinity='nearest_neighbors'")
             gamma = self.gamma if self.gamma is not None else 1.0 / X.shape[1]
@@ -361,13 +382,15 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
-        return knn_affinity(X, k, self.neighbors_algorithm, given=self._given_neighbors(n, k)).astype(X.dtype)
+        given = self._given_neighbors(n, k)
+        A = knn_affinity(X, k, self.neighbors_algorithm, False, given, self.metric, self.metric_params)
+        return A.astype(X.dtype)
 
     def _given_neighbors(self, n, k):
         """``precomputed_knn``'s first ``k - 1`` columns (each point counts itself), or None."""
         if not knn_given(self.precomputed_knn) or k == 1:
             return None
-        return precomputed_neighbors(self.precomputed_knn, n, k - 1, metric="euclidean", name="SpectralEmbedding")
+        return precomputed_neighbors(self.precomputed_knn, n, k - 1, metric=self.metric, name="SpectralEmbedding")
 
     def fit(self, X, y=None):
         """Compute the embedding.

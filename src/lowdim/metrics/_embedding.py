@@ -7,14 +7,14 @@ import numpy as np
 
 from .._random import check_random_state
 from .._validation import check_array
-from ..neighbors import ExactIndex, NeighborGraph
+from ..neighbors import ExactIndex, NeighborGraph, make_index
 from ._sampling import query_rows
 
 MAX_QUERIES = 20000
 
 
-def _pair(X, Z):
-    X = check_array(X, estimator_name="embedding metric")
+def _pair(X, Z, metric="euclidean"):
+    X = check_array(X, estimator_name="embedding metric", allow_nan=metric == "gower")
     Z = check_array(Z, name="X_embedded", estimator_name="embedding metric")
     if X.shape[0] != Z.shape[0]:
         raise ValueError(
@@ -35,12 +35,12 @@ def _graph_pair(graph, Z, k):
     return Z
 
 
-def _nearest(X, rows, k):
+def _nearest(X, rows, k, metric="euclidean", metric_params=None):
     """Each query row's ``k`` nearest other rows of ``X``: from a ``NeighborGraph``
-    given as ``X``, or searched exactly."""
+    given as ``X``, or searched exactly in ``metric``."""
     if isinstance(X, NeighborGraph):
         return X.indices[rows, :k]
-    _, near = ExactIndex().build(X).query(X[rows], k + 1)
+    _, near = make_index("exact", metric, X.shape[0], metric_params).build(X).query(X[rows], k + 1)
     return np.array([r[r != i][:k] for i, r in zip(rows, near)])
 
 
@@ -49,14 +49,14 @@ def _check_k(k, n):
         raise ValueError(f"n_neighbors ({k}) should be less than n_samples / 2 ({n / 2}); lower n_neighbors.")
 
 
-def _rank_penalty(A, near_b, k, rows, metric):
+def _rank_penalty(A, near_b, k, rows, metric, metric_params=None):
     """Sum over queries of ``sum (rank_A(i, j) - k)`` for the points ``j`` among the k
     nearest in B (``near_b``: each query row's, itself excluded) but not in A, ranks
     counted in A (1 = nearest other point)."""
     from .._kernels.neighbors import smallest_k
 
     n = A.shape[0]
-    index_a = ExactIndex(metric).build(A)
+    index_a = make_index("exact", metric, n, metric_params).build(A)
     total = 0.0
     step = max(1, (32 << 20) // (8 * n))
     for start in range(0, len(rows), step):
@@ -75,7 +75,9 @@ def _rank_penalty(A, near_b, k, rows, metric):
     return total
 
 
-def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_queries=MAX_QUERIES, random_state=None):
+def trustworthiness(
+    X, X_embedded, *, n_neighbors=5, metric="euclidean", metric_params=None, max_queries=MAX_QUERIES, random_state=None
+):
     """Trustworthiness (Venna & Kaski): penalises points that are near in the embedding
     but far in the data, by how far down the data's neighbour ranking they are.
 
@@ -88,8 +90,12 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_que
     X : array-like (n, d), or distances with metric='precomputed'
     X_embedded : array-like (n, c)
     n_neighbors : int, default=5
-    metric : {'euclidean', 'sqeuclidean', 'cosine', 'precomputed'}
-        For ``X``; the embedding is always Euclidean.
+    metric : str, default='euclidean'
+        For ``X`` (any metric of ``lowdim.neighbors.make_index``: 'euclidean', 'cosine',
+        'precomputed', 'manhattan', ..., 'gower' for a coded mixed table); the embedding
+        is always Euclidean.
+    metric_params : dict, optional
+        Keyword arguments of the metric ('categorical', 'ordinal', 'weights' for 'gower').
     max_queries : int or None, default=20000
     random_state : None, int or Generator
         Draws the query sample.
@@ -110,15 +116,17 @@ def trustworthiness(X, X_embedded, *, n_neighbors=5, metric="euclidean", max_que
             "trustworthiness ranks embedding neighbours among all data points, beyond any kNN graph; "
             "pass the data X (continuity and knn_preservation take a NeighborGraph)."
         )
-    X, Z = _pair(X, X_embedded)
+    X, Z = _pair(X, X_embedded, metric)
     n, k = X.shape[0], n_neighbors
     _check_k(k, n)
     rows = query_rows(n, max_queries, random_state)
-    penalty = _rank_penalty(X, _nearest(Z, rows, k), k, rows, metric)
+    penalty = _rank_penalty(X, _nearest(Z, rows, k), k, rows, metric, metric_params)
     return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
 
 
-def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_state=None):
+def continuity(
+    X, X_embedded, *, n_neighbors=5, metric="euclidean", metric_params=None, max_queries=MAX_QUERIES, random_state=None
+):
     """Continuity (Venna & Kaski): penalises data neighbours that the embedding pulls
     apart; trustworthiness with the roles of data and embedding swapped.
 
@@ -130,6 +138,9 @@ def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_
     X_embedded : array-like (n, k)
         The embedding.
     n_neighbors : int
+    metric : str, default='euclidean'
+        For ``X`` (as ``trustworthiness``'s).
+    metric_params : dict, optional
     max_queries : int, default=20000
         Larger data are estimated from this many random query points (against all).
     random_state : int, Generator or None
@@ -149,15 +160,17 @@ def continuity(X, X_embedded, *, n_neighbors=5, max_queries=MAX_QUERIES, random_
     if isinstance(X, NeighborGraph):
         Z = _graph_pair(X, X_embedded, n_neighbors)
     else:
-        X, Z = _pair(X, X_embedded)
+        X, Z = _pair(X, X_embedded, metric)
     n, k = Z.shape[0], n_neighbors
     _check_k(k, n)
     rows = query_rows(n, max_queries, random_state)
-    penalty = _rank_penalty(Z, _nearest(X, rows, k), k, rows, "euclidean")
+    penalty = _rank_penalty(Z, _nearest(X, rows, k, metric, metric_params), k, rows, "euclidean")
     return float(1.0 - penalty * 2.0 / (len(rows) * k * (2.0 * n - 3.0 * k - 1.0)))
 
 
-def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, random_state=None):
+def knn_preservation(
+    X, X_embedded, *, n_neighbors=10, metric="euclidean", metric_params=None, max_queries=MAX_QUERIES, random_state=None
+):
     """Mean fraction of each point's ``n_neighbors`` nearest data neighbours that are
     also among its nearest embedding neighbours (recall of the kNN graph).
 
@@ -168,6 +181,9 @@ def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, 
     X_embedded : array-like (n, k)
         The embedding.
     n_neighbors : int
+    metric : str, default='euclidean'
+        For ``X`` (as ``trustworthiness``'s).
+    metric_params : dict, optional
     max_queries : int, default=20000
         Larger data are estimated from this many random query points (against all).
     random_state : int, Generator or None
@@ -188,9 +204,9 @@ def knn_preservation(X, X_embedded, *, n_neighbors=10, max_queries=MAX_QUERIES, 
     if isinstance(X, NeighborGraph):
         Z = _graph_pair(X, X_embedded, k)
     else:
-        X, Z = _pair(X, X_embedded)
+        X, Z = _pair(X, X_embedded, metric)
     rows = query_rows(Z.shape[0], max_queries, random_state)
-    a, b = _nearest(X, rows, k), _nearest(Z, rows, k)
+    a, b = _nearest(X, rows, k, metric, metric_params), _nearest(Z, rows, k)
     hits = [np.intersect1d(ai, bi).size for ai, bi in zip(a, b)]
     return float(np.mean(hits) / k)
 

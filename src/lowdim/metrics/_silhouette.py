@@ -4,11 +4,12 @@ import numpy as np
 
 from .._validation import check_array
 from ..linalg import distance_blocks
+from ..neighbors import GowerIndex
 from ._sampling import query_rows
 
 
 def _check_silhouette_input(X, labels, metric):
-    X = check_array(X, estimator_name="silhouette")
+    X = check_array(X, estimator_name="silhouette", allow_nan=metric == "gower")
     labels = np.asarray(labels)
     if labels.ndim != 1 or labels.shape[0] != X.shape[0]:
         raise ValueError(
@@ -29,12 +30,19 @@ def _check_silhouette_input(X, labels, metric):
 
 def _block_silhouettes(D, own, starts, counts):
     """Silhouettes of one block of query rows from their distances ``D`` to every
-    sample (columns sorted by label; ``starts`` where each label begins)."""
+    sample (columns sorted by label; ``starts`` where each label begins). A NaN
+    distance (Gower: a pair with no column in common) is left out of the means."""
+    unpaired = np.isnan(D)
+    counts = np.broadcast_to(counts, (D.shape[0], counts.size))
+    if unpaired.any():
+        counts = np.add.reduceat(~unpaired, starts, axis=1).astype(np.float64)
+        D = np.where(unpaired, 0.0, D)
     sums = np.add.reduceat(D, starts, axis=1).astype(np.float64)
     rows = np.arange(D.shape[0])
-    own_count = counts[own]
+    own_count = counts[rows, own]
     a = sums[rows, own] / np.maximum(own_count - 1, 1)
-    mean_other = sums / counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_other = np.where(counts > 0, sums / counts, np.inf)
     mean_other[rows, own] = np.inf
     b = mean_other.min(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -43,7 +51,7 @@ def _block_silhouettes(D, own, starts, counts):
     return s
 
 
-def silhouette_samples(X, labels, *, metric="euclidean", rows=None):
+def silhouette_samples(X, labels, *, metric="euclidean", metric_params=None, rows=None):
     """Silhouette coefficient of each sample (or of the samples in ``rows``), each
     computed exactly against all samples, in row blocks.
 
@@ -52,7 +60,11 @@ def silhouette_samples(X, labels, *, metric="euclidean", rows=None):
     X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) distances
     labels : array-like of shape (n_samples,)
     metric : str or callable
-        'euclidean' (BLAS), 'precomputed', or any metric scipy's ``cdist`` accepts.
+        'euclidean' (BLAS), 'precomputed', 'gower' for mixed tables (category codes,
+        NaN gaps; a pair with no column in common is left out), or any metric scipy's
+        ``cdist`` accepts.
+    metric_params : dict, optional
+        Keyword arguments of the metric ('categorical', 'ordinal', 'weights' for 'gower').
     rows : array of int, optional
         Compute only these samples' coefficients.
 
@@ -79,12 +91,14 @@ def silhouette_samples(X, labels, *, metric="euclidean", rows=None):
             out[start : start + len(block)] = _block_silhouettes(D, codes[block], starts, counts)
         return out
     reference = X[order]
-    for start, stop, D in distance_blocks(X, reference, metric, rows=query):
+    pairwise = GowerIndex("gower", metric_params).build(reference).pairwise if metric == "gower" else None
+    blocks = distance_blocks(X, reference, metric, rows=query, metric_params=metric_params, pairwise=pairwise)
+    for start, stop, D in blocks:
         out[start:stop] = _block_silhouettes(D, codes[query[start:stop]], starts, counts)
     return out
 
 
-def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_state=None):
+def silhouette_score(X, labels, *, metric="euclidean", metric_params=None, sample_size=None, random_state=None):
     """Mean silhouette coefficient, exact or estimated from a sample of query points.
 
     With ``sample_size``, that many samples are drawn without replacement and each
@@ -97,6 +111,9 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
     X : array-like of shape (n_samples, n_features), or distances if precomputed
     labels : array-like of shape (n_samples,)
     metric : str or callable
+        As ``silhouette_samples``'s.
+    metric_params : dict, optional
+        Keyword arguments of the metric.
     sample_size : int, optional
         Number of query samples; None for the exact mean over all samples.
     random_state : None, int or Generator
@@ -115,4 +132,4 @@ def silhouette_score(X, labels, *, metric="euclidean", sample_size=None, random_
     True
     """
     rows = query_rows(np.shape(X)[0], sample_size, random_state)
-    return float(np.mean(silhouette_samples(X, labels, metric=metric, rows=rows)))
+    return float(np.mean(silhouette_samples(X, labels, metric=metric, metric_params=metric_params, rows=rows)))

@@ -31,7 +31,9 @@ def gower_columns(metric_params, n_features):
         'categorical': column numbers holding category codes (compared equal or not);
         'ordinal': column numbers holding ordered codes or ranks (compared as numbers on
         their range, as Gower's and Kaufman and Rousseeuw's ranks); 'weights': one
-        non-negative weight per column (default 1). Other columns are numbers.
+        non-negative weight per column (default 1); 'ranges': one range per column that
+        numbers are divided by (default: the range of the indexed rows; for a model
+        applied to new rows, the training rows'). Other columns are numbers.
     n_features : int
 
     Returns
@@ -62,12 +64,20 @@ def gower_columns(metric_params, n_features):
     return categorical, weights
 
 
-def column_ranges(X, categorical):
-    """One over each non-categorical column's range of observed values (0 where the
-    column is constant or empty: it then adds nothing), the scale Gower's distance uses."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # an empty column has no range (NaN): scale 0
-        span = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
+def column_ranges(X, categorical, ranges=None):
+    """One over each non-categorical column's range of observed values (or of the given
+    ``ranges``; 0 where the column is constant or empty: it then adds nothing), the
+    scale Gower's distance uses."""
+    if ranges is not None:
+        span = np.asarray(ranges, dtype=np.float64)
+        if span.shape != (X.shape[1],) or not np.all(span >= 0):
+            raise ValueError(
+                f"metric_params['ranges'] must hold {X.shape[1]} non-negative ranges, one per column; got {ranges!r}."
+            )
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an empty column has no range (NaN): scale 0
+            span = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
     scale = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
     scale[categorical] = 0.0
     return scale
@@ -188,11 +198,53 @@ class GowerIndex(PairwiseIndex):
         X = check_array(X, estimator_name="GowerIndex", allow_nan=True)
         self._data = np.array(X, dtype=np.float64)
         self._categorical, self._weights = gower_columns(self.metric_params, X.shape[1])
-        self._scale = column_ranges(self._data, self._categorical)
+        self._scale = column_ranges(self._data, self._categorical, self.metric_params.get("ranges"))
         self._check_comparable(self._data)
+        self._encoding = GowerEncoding(self._data, self._categorical, self._scale, self._weights)
         if self.approximate:
-            self._encoding = GowerEncoding(self._data, self._categorical, self._scale, self._weights)
             self._search = HNSWIndex("euclidean").build(self._encoding.encode(self._data))
+
+    @property
+    def ranges(self):
+        """ndarray (d,): each column's range as the distance divides by it (0 for
+        categories and constant columns); ``metric_params={'ranges': ...}`` applies the
+        same scale to another set of rows."""
+        return np.where(self._scale > 0, 1.0 / np.where(self._scale > 0, self._scale, 1.0), 0.0)
+
+    def encode(self, Q):
+        """The rows of ``Q`` as float32 vectors whose Euclidean distances follow Gower's
+        (``GowerEncoding``: numbers over their range, categories as vectors 1 apart, gaps
+        at the column mean): a numeric space for a PCA start or the approximate search.
+
+        Parameters
+        ----------
+        Q : array-like (m, d)
+
+        Returns
+        -------
+        ndarray of float32 (m, e)
+        """
+        return self._encoding.encode(self._checked(Q))
+
+    def candidate_distances(self, Q, candidates):
+        """Gower's distance of each row of ``Q`` to its ``candidates`` (indexed rows).
+
+        Parameters
+        ----------
+        Q : array-like (m, d)
+        candidates : ndarray of int (m, c)
+
+        Returns
+        -------
+        ndarray of float64 (m, c)
+            Infinity where a pair has no column in common.
+        """
+        from .._kernels.gower import gower_candidates
+
+        candidates = np.ascontiguousarray(candidates, dtype=np.int64)
+        out = np.empty(candidates.shape)
+        gower_candidates(self._checked(Q), self._data, candidates, self._categorical, self._scale, self._weights, out)
+        return out
 
     def _check_comparable(self, X):
         """A row with every cell missing has no distance to anything: say which."""
@@ -295,10 +347,7 @@ class GowerIndex(PairwiseIndex):
 
     def _reranked(self, Q, candidates, k):
         """The ``k`` candidates of each row nearest by the exact Gower distance."""
-        from .._kernels.gower import gower_candidates
-
         candidates = np.ascontiguousarray(candidates, dtype=np.int64)
-        out = np.empty(candidates.shape)
-        gower_candidates(Q, self._data, candidates, self._categorical, self._scale, self._weights, out)
+        out = self.candidate_distances(Q, candidates)
         order = np.lexsort((candidates, out), axis=1)[:, :k]
         return np.take_along_axis(out, order, axis=1), np.take_along_axis(candidates, order, axis=1)

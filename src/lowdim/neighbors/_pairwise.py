@@ -27,7 +27,7 @@ PAIRWISE_METRICS = {
     "canberra": "canberra",
     "braycurtis": "braycurtis",
 }
-_PARAMS = {"minkowski": {"p"}, "gower": {"categorical", "ordinal", "weights"}}
+_PARAMS = {"minkowski": {"p"}, "gower": {"categorical", "ordinal", "weights", "ranges"}}
 
 
 def check_metric_params(metric, metric_params):

@@ -2,7 +2,7 @@
 data's statistics to new data (``lowdim transform`` reads it from the model file); mixed
 tables (categories, ordered categories, gaps) coded as numbers for Gower's distance."""
 
-from ._mixed import MixedCodes, code_categories, mixed_codes
+from ._mixed import MixedCodes, code_categories, gower_params, mixed_codes
 from ._scaler import StandardScaler
 
-__all__ = ["MixedCodes", "StandardScaler", "code_categories", "mixed_codes"]
+__all__ = ["MixedCodes", "StandardScaler", "code_categories", "gower_params", "mixed_codes"]

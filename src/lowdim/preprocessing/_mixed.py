@@ -38,10 +38,30 @@ class MixedCodes:
     @property
     def metric_params(self):
         """``metric_params`` for ``metric='gower'``: the categorical and ordinal columns."""
-        return {
-            "categorical": [j for j, k in enumerate(self.kinds) if k == "categorical"],
-            "ordinal": [j for j, k in enumerate(self.kinds) if k == "ordinal"],
-        }
+        return gower_params(self.kinds)
+
+
+def gower_params(kinds):
+    """``metric_params`` of ``metric='gower'`` for columns of the given kinds.
+
+    Parameters
+    ----------
+    kinds : sequence of {'numeric', 'categorical', 'ordinal'}
+
+    Returns
+    -------
+    dict
+        'categorical' and 'ordinal': the column numbers of each kind.
+
+    Examples
+    --------
+    >>> gower_params(["categorical", "numeric", "ordinal"])
+    {'categorical': [0], 'ordinal': [2]}
+    """
+    return {
+        "categorical": [j for j, k in enumerate(kinds) if k == "categorical"],
+        "ordinal": [j for j, k in enumerate(kinds) if k == "ordinal"],
+    }
 
 
 def is_missing(cell):

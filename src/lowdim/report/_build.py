@@ -54,22 +54,26 @@ def quality_neighbors(n_neighbors, n_samples):
     return max(0, min(n_neighbors, (n_samples - 1) // 2))
 
 
-def _quality(X, Z, labels, n_neighbors, seed):
+def _quality(X, Z, labels, n_neighbors, seed, metric=None):
     n_neighbors = quality_neighbors(n_neighbors, X.shape[0])
     if n_neighbors == 0:
         return {}
-    sample = {"n_neighbors": n_neighbors, "max_queries": MAX_QUERIES, "random_state": seed}
+    sample = {"n_neighbors": n_neighbors, "max_queries": MAX_QUERIES, "random_state": seed, **(metric or {})}
     scores = {"trustworthiness": trustworthiness(X, Z, **sample), "continuity": continuity(X, Z, **sample)}
     if labels is not None:
         scores["knn_accuracy"] = knn_accuracy(Z, labels, random_state=seed)
     return scores
 
 
-def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress=None):
+def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress=None, prepare=None, metric=None):
     """Fit registered method ``name`` to 2-D and score it; ``progress(estimator, name)`` is an
-    optional context manager factory (the CLI's progress bar)."""
+    optional context manager factory (the CLI's progress bar), ``prepare(name, estimator)``
+    sets the estimator to the table's columns (False: the method cannot read them, and
+    None is returned), ``metric`` the quality scores' ``metric`` and ``metric_params``."""
     method = lookup(name, EMBEDDINGS)
     estimator = make_estimator(name, n_components=2, params=(params or {}).get(name), seed=seed, table=EMBEDDINGS)
+    if prepare is not None and not prepare(name, estimator):
+        return None
     if method.supervised and labels is None:
         raise ValueError(f"{name} is supervised and the data have no labels; pass a label column.")
     start = time.perf_counter()
@@ -77,13 +81,14 @@ def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress
         Z = estimator.fit(X, labels).transform(X) if method.supervised else estimator.fit_transform(X)
     seconds = time.perf_counter() - start
     with progress(None, f"quality of {name}") if progress else nullcontext():
-        scores = _quality(X, Z, labels, n_neighbors, seed)
+        scores = _quality(X, Z, labels, n_neighbors, seed, metric)
     return MethodResult(name, np.asarray(Z), seconds, scores)
 
 
-def run_clustering(name, X, results, *, on=None, seed=0, params=None, n_clusters=8, progress=None):
+def run_clustering(name, X, results, *, on=None, seed=0, params=None, n_clusters=8, progress=None, prepare=None):
     """Fit registered clustering ``name`` on ``X``, or on the embedding of method ``on``
-    among ``results``; ``n_clusters`` for those that take k."""
+    among ``results``; ``n_clusters`` for those that take k; ``prepare`` as for
+    ``run_method`` (for the data, not an embedding)."""
     name = CLUSTER_ALIASES.get(name, name)
     method = lookup(name, CLUSTERINGS)
     data = X
@@ -99,6 +104,11 @@ def run_clustering(name, X, results, *, on=None, seed=0, params=None, n_clusters
         seed=seed,
         table=CLUSTERINGS,
     )
+    if on is None and prepare is not None and not prepare(name, estimator):
+        raise ValueError(
+            f"{name} compares numbers, and the table has category columns; cluster a map instead (cluster_on) "
+            "or use hdbscan, kmedoids or kprototypes."
+        )
     start = time.perf_counter()
     with progress(estimator, name) if progress else nullcontext():
         labels = fit_labels(estimator, data)
@@ -157,23 +167,37 @@ def _summary(X, labels, source):
     return summary
 
 
-def variance_profile(X, seed):
-    """PCA of up to 50 components and the number explaining 90% of the variance
-    (None when those components explain less)."""
-    pca = PCA(n_components=min(50, *np.shape(X)), random_state=seed).fit(X)
-    cumulative = np.cumsum(pca.explained_variance_ratio_)
-    return pca, (int(np.searchsorted(cumulative, 0.9) + 1) if cumulative[-1] >= 0.9 else None)
+def variance_profile(X, seed, categorical=None):
+    """PCA of up to 50 components (FAMD's for a table with ``categorical`` columns) and
+    the number explaining 90% of the variance (inertia; None when those components
+    explain less)."""
+    if categorical:
+        from ..decomposition import FAMD
+
+        model = FAMD(n_components=min(50, *np.shape(X)), categorical=categorical).fit(X)
+    else:
+        model = PCA(n_components=min(50, *np.shape(X)), random_state=seed).fit(X)
+    cumulative = np.cumsum(_explained(model))
+    return model, (int(np.searchsorted(cumulative, 0.9) + 1) if cumulative[-1] >= 0.9 else None)
 
 
-def _scree_section(pca, k90):
+def _explained(model):
+    """The share of the variance (PCA) or inertia (FAMD) of each component."""
+    ratio = getattr(model, "explained_variance_ratio_", None)
+    return model.explained_inertia_ratio_ if ratio is None else ratio
+
+
+def _scree_section(model, k90):
     from ..plot import scree_plot
 
-    ax = scree_plot(pca.explained_variance_ratio_, n_chosen=k90, title="PCA scree plot")
+    kind = type(model).__name__
+    ratio = _explained(model)
+    ax = scree_plot(ratio, n_chosen=k90, title=f"{kind} scree plot")
+    what = "variance" if kind == "PCA" else "inertia (FAMD: numbers and categories together)"
     note = (
-        f"{k90} components explain 90% of the variance."
+        f"{k90} components explain 90% of the {what}."
         if k90
-        else f"the first {pca.n_components_} components explain {pca.explained_variance_ratio_.sum():.1%} "
-        "of the variance."
+        else f"the first {ratio.size} components explain {ratio.sum():.1%} of the {what}."
     )
     return (
         _html.figure(_html.figure_uri(ax.figure), "explained variance per component", narrow=True)
@@ -181,9 +205,9 @@ def _scree_section(pca, k90):
     )
 
 
-def _embedding_section(results, labels, clustering=None, label_name="label"):
-    """The interactive map of every embedding (linked hover and selection), with the
-    static PNGs kept for printing."""
+def _embedding_section(results, labels, clustering=None, label_name="label", columns=None):
+    """The interactive map of every embedding (linked hover and selection; ``columns``
+    shown on hover and offered for colouring), with the static PNGs kept for printing."""
     from ..plot import embedding_scatter, explorer_fragment
 
     figures = []
@@ -192,7 +216,7 @@ def _embedding_section(results, labels, clustering=None, label_name="label"):
         figures.append(_html.figure(_html.figure_uri(ax.figure), f"{r.name} ({r.seconds:.1f} s)"))
     maps = {f"{r.name} ({r.seconds:.1f} s)": r.embedding for r in results}
     interactive = explorer_fragment(
-        maps, labels, clusters=None if clustering is None else clustering.labels, label_name=label_name
+        maps, labels, clusters=None if clustering is None else clustering.labels, label_name=label_name, columns=columns
     )
     return interactive + '<div class="grid print-only">' + "".join(figures) + "</div>"
 
@@ -240,6 +264,9 @@ def build_report(
     cluster_on=None,
     n_clusters=8,
     label_name="label",
+    columns=None,
+    metric_params=None,
+    prepare=None,
 ):
     """Fit ``methods`` to 2-D, score them and return a self-contained HTML report.
 
@@ -269,6 +296,17 @@ def build_report(
         For clusterings that take k.
     label_name : str, default="label"
         What the labels are called in legends and the interactive map.
+    columns : dict, optional
+        ``{name: values}`` (one value per row: numbers, or category names) shown on hover
+        in the interactive map and offered for colouring it.
+    metric_params : dict, optional
+        For a mixed table (category codes, NaN gaps: ``lowdim.mixed_codes``): its
+        ``metric_params`` ('categorical', 'ordinal'). The maps are then scored by Gower's
+        distance, the scree plot is FAMD's, and the methods need ``prepare``.
+    prepare : callable, optional
+        ``prepare(name, estimator)`` sets each method's estimator to the table (Gower's
+        distance for a mixed one) before its fit, and returns False for a method that
+        cannot read it, which is left out (with a note).
 
     Returns
     -------
@@ -284,29 +322,47 @@ def build_report(
     """
     X = np.asarray(X)
     params, notes = _sized(methods, X.shape[0], params)
-    results = [
-        run_method(m, X, labels, seed=seed, params=params, n_neighbors=n_neighbors, progress=progress) for m in methods
-    ]
+    metric = None if metric_params is None else {"metric": "gower", "metric_params": metric_params}
+    results = []
+    for m in methods:
+        kw = {"seed": seed, "params": params, "n_neighbors": n_neighbors, "progress": progress, "prepare": prepare}
+        result = run_method(m, X, labels, metric=metric, **kw)
+        if result is None:
+            notes.append(f"{m} left out: it compares numbers, and the table has category columns")
+        results.append(result)
+    results = [r for r in results if r is not None]
+    if not results:
+        raise ValueError(f"none of the methods ({', '.join(methods)}) can read this table; try famd, umap or tsne.")
     used = quality_neighbors(n_neighbors, X.shape[0])
     if used < n_neighbors:
         notes.append(f"quality: {used} neighbours instead of {n_neighbors} for {X.shape[0]} rows")
     clustering = None
     if cluster is not None:
         clustering = run_clustering(
-            cluster, X, results, on=cluster_on, seed=seed, params=params, n_clusters=n_clusters, progress=progress
+            cluster,
+            X,
+            results,
+            on=cluster_on,
+            seed=seed,
+            params=params,
+            n_clusters=n_clusters,
+            progress=progress,
+            prepare=prepare,
         )
-    report = Report("", results, _summary(X, labels, source), *variance_profile(X, seed), clustering, notes)
-    report.html = _page(report, methods, source, labels, used, label_name)
+    categorical = None if metric_params is None else list(metric_params.get("categorical", []))
+    profile = variance_profile(X, seed, categorical)
+    report = Report("", results, _summary(X, labels, source), *profile, clustering, notes)
+    report.html = _page(report, [r.name for r in results], source, labels, used, label_name, columns)
     return report
 
 
-def _page(report, methods, source, labels, n_neighbors, label_name):
+def _page(report, methods, source, labels, n_neighbors, label_name, columns=None):
     """The report's HTML: its sections in reading order."""
     summary, clustering = report.summary, report.clusters
     sections = [
         ("Data", _data_table(summary)),
         ("Principal components", _scree_section(report.pca, report.k90)),
-        ("Embeddings", _embedding_section(report.results, labels, clustering, label_name)),
+        ("Embeddings", _embedding_section(report.results, labels, clustering, label_name, columns)),
         ("Quality", _metrics_section(report.results, n_neighbors)),
     ]
     if clustering is not None:

@@ -1,0 +1,163 @@
+"""metric='gower' beyond the neighbour embeddings: k-medoids, MDS, spectral embedding,
+PaCMAP, the silhouette and the embedding scores, each checked against the same method
+fed Gower's distances written out pair by pair."""
+
+import numpy as np
+import pytest
+from test_mixed_data import _gower_by_definition, _mixed, knn_accuracy
+
+import lowdim
+from lowdim.cli.main import main
+from lowdim.embedding._pacmap_pairs import mid_near_partners
+from lowdim.manifold import SpectralEmbedding
+from lowdim.metrics import continuity, knn_preservation, silhouette_samples, trustworthiness
+from lowdim.neighbors import GowerIndex
+
+PARAMS = {"categorical": [1], "ordinal": [3]}
+WEIGHTS = np.ones(4)
+
+
+def _groups(rng, n=60, gaps=0.1):
+    """Three groups of mixed rows (the category column follows the group), with gaps in
+    the numbers only, so that every pair shares a column."""
+    group = np.arange(n) % 3
+    X = _mixed(rng, n, gaps=0.0)
+    X[:, 0] += 4.0 * group
+    X[:, 1] = group
+    X[:, 2][rng.random(n) < gaps] = np.nan
+    return X, group
+
+
+def test_kmedoids_by_gower_is_kmedoids_of_the_distance_matrix():
+    X, _ = _groups(np.random.default_rng(0))
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    by_gower = lowdim.KMedoids(3, metric="gower", metric_params=PARAMS, method="pam").fit(X)
+    by_matrix = lowdim.KMedoids(3, metric="precomputed", method="pam").fit(D)
+    assert by_gower.medoid_indices_.tolist() == by_matrix.medoid_indices_.tolist()
+    assert np.array_equal(by_gower.labels_, by_matrix.labels_)
+    assert by_gower.inertia_ == pytest.approx(by_matrix.inertia_, rel=1e-12)
+    np.testing.assert_allclose(by_gower.transform(X), D[:, by_gower.medoid_indices_], rtol=1e-12, atol=1e-15)
+
+
+def test_kmedoids_scales_new_rows_by_the_training_ranges():
+    rng = np.random.default_rng(1)
+    X, _ = _groups(rng)
+    model = lowdim.KMedoids(3, metric="gower", metric_params=PARAMS).fit(X)
+    new = X[:5].copy()
+    new[:, 1] = (new[:, 1] + 1) % 3  # other categories; numbers inside the training ranges
+    both = _gower_by_definition(np.vstack([X, new]), {1}, WEIGHTS)
+    expected = both[len(X) :][:, model.medoid_indices_]
+    np.testing.assert_allclose(model.transform(new), expected, rtol=1e-12, atol=1e-15)
+    assert np.array_equal(model.predict(new), np.argmin(expected, axis=1))
+
+
+def test_mds_by_gower_is_mds_of_the_distance_matrix():
+    X, _ = _groups(np.random.default_rng(2))
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    for solver in ("classical", "smacof"):
+        kw = {"solver": solver, "random_state": 0, "n_init": 1, "init": "random"}
+        Y = lowdim.MDS(2, metric="gower", metric_params=PARAMS, **kw).fit_transform(X)
+        np.testing.assert_allclose(Y, lowdim.MDS(2, metric="precomputed", **kw).fit_transform(D), atol=1e-9)
+
+
+def test_mds_leaves_out_pairs_with_no_column_in_common_or_names_them():
+    X = np.array([[0.0, np.nan], [np.nan, 1.0], [1.0, 0.0], [2.0, 1.0], [0.5, 0.0]])
+    params = {"categorical": [1]}
+    with pytest.raises(ValueError, match="share no column with a value"):
+        lowdim.MDS(2, metric="gower", metric_params=params, solver="classical").fit(X)
+    model = lowdim.MDS(2, metric="gower", metric_params=params, random_state=0, n_init=1, init="random").fit(X)
+    assert np.isfinite(model.embedding_).all() and np.isnan(model.dissimilarity_matrix_[0, 1])
+
+
+def test_spectral_by_gower_connects_each_row_to_its_gower_neighbours():
+    X, _ = _groups(np.random.default_rng(3))
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    a = SpectralEmbedding(n_neighbors=8, metric="gower", metric_params=PARAMS, random_state=0).fit(X)
+    b = SpectralEmbedding(n_neighbors=8, affinity="precomputed_nearest_neighbors", random_state=0).fit(D)
+    assert (a.affinity_matrix_ != b.affinity_matrix_).nnz == 0
+    np.testing.assert_allclose(np.abs(a.embedding_), np.abs(b.embedding_), atol=1e-8)
+
+
+def test_spectral_metric_is_the_nearest_neighbour_affinity_s():
+    with pytest.raises(ValueError, match="affinity='nearest_neighbors'"):
+        SpectralEmbedding(affinity="rbf", metric="gower").fit(np.eye(5))
+
+
+def test_silhouette_by_gower_leaves_out_pairs_with_no_column_in_common():
+    rng = np.random.default_rng(4)
+    X = _mixed(rng, 30, gaps=0.35)
+    X = X[~np.isnan(X).all(axis=1)]
+    labels = np.arange(len(X)) % 3
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    assert np.isnan(D).any()  # some pairs share no column
+    expected = []
+    for i in range(len(X)):
+        means = {c: np.nanmean(np.where(np.arange(len(X)) == i, np.nan, D[i])[labels == c]) for c in range(3)}
+        a, b = means[labels[i]], min(v for c, v in means.items() if c != labels[i])
+        expected.append((b - a) / max(a, b))
+    s = silhouette_samples(X, labels, metric="gower", metric_params=PARAMS)
+    np.testing.assert_allclose(s, expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("score", [trustworthiness, continuity, knn_preservation])
+def test_embedding_scores_by_gower_are_the_scores_of_the_distance_matrix(score):
+    X, group = _groups(np.random.default_rng(5))
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    Y = np.column_stack([group + 0.01 * np.arange(len(X)), X[:, 0]])
+    k = 5
+    assert score(X, Y, n_neighbors=k, metric="gower", metric_params=PARAMS) == pytest.approx(
+        score(D, Y, n_neighbors=k, metric="precomputed")
+    )
+
+
+def test_pacmap_mid_near_partner_is_the_second_closest_candidate_by_gower():
+    X, _ = _groups(np.random.default_rng(6))
+    index = GowerIndex("gower", PARAMS).build(X)
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    mid = mid_near_partners(X, 4, np.random.default_rng(0), index.candidate_distances)
+    again = np.random.default_rng(0)  # the same draws, scored here by the definition
+    from lowdim.embedding._pacmap_pairs import random_others
+
+    candidates = random_others(again, len(X), len(X), (4, 6), True)
+    expected = [[c[np.argsort(D[i, c], kind="stable")[1]] for c in groups] for i, groups in enumerate(candidates)]
+    assert mid.tolist() == expected
+
+
+def test_pacmap_by_gower_separates_the_penguins_and_places_new_ones(penguins):
+    table, species = penguins
+    full = lowdim.PaCMAP(distance="gower", metric_params=table.metric_params, random_state=0).fit(table.X)
+    assert np.isfinite(full.embedding_).all() and knn_accuracy(full.embedding_, species, 10) >= 0.9
+    part = lowdim.PaCMAP(distance="gower", metric_params=table.metric_params, random_state=0).fit(table.X[::2])
+    placed = np.vstack([part.embedding_, part.transform(table.X[1::2])])
+    assert knn_accuracy(placed, np.concatenate([species[::2], species[1::2]]), 10) >= 0.85
+
+
+@pytest.fixture(scope="module")
+def penguins():
+    return lowdim.load_penguins()
+
+
+@pytest.mark.parametrize("command", [["embed", "-m", "pacmap"], ["embed", "-m", "mds"], ["cluster", "-m", "kmedoids"]])
+def test_cli_compares_penguins_by_gower_in_more_methods(tmp_path, capsys, command):
+    out = tmp_path / "out.csv"
+    assert main([command[0], "--dataset", "penguins", *command[1:], "-o", str(out)]) == 0
+    assert "Gower's distance" in capsys.readouterr().out
+    assert len(out.read_text().splitlines()) == 345
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: lowdim.KMedoids(3, metric="gower", metric_params=p),
+        lambda p: lowdim.PaCMAP(distance="gower", metric_params=p, random_state=0),
+        lambda p: lowdim.MDS(2, metric="gower", metric_params=p, solver="classical"),
+    ],
+    ids=["kmedoids", "pacmap", "mds"],
+)
+def test_gower_models_keep_their_gaps_through_a_model_file(tmp_path, penguins, make):
+    table, _ = penguins
+    model = make(table.metric_params).fit(table.X)
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    loaded = lowdim.io.load(tmp_path / "m.lowdim")
+    rows = table.X[:6]  # row 3 is a penguin with no measurements
+    np.testing.assert_array_equal(loaded.transform(rows), model.transform(rows))
