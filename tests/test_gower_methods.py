@@ -161,3 +161,27 @@ def test_gower_models_keep_their_gaps_through_a_model_file(tmp_path, penguins, m
     loaded = lowdim.io.load(tmp_path / "m.lowdim")
     rows = table.X[:6]  # row 3 is a penguin with no measurements
     np.testing.assert_array_equal(loaded.transform(rows), model.transform(rows))
+
+
+def test_cli_transform_codes_a_new_files_categories_by_the_models_levels(tmp_path, capsys):
+    import os
+
+    from lowdim.io import read_table
+
+    csv = os.path.join(os.path.dirname(lowdim.datasets.__file__), "data", "penguins", "penguins.csv")
+    lines = open(csv).read().splitlines()
+    kept = [i for i, line in enumerate(lines[1:]) if ",Biscoe," not in line][:60]
+    (tmp_path / "new.csv").write_text("\n".join([lines[0], *(lines[1 + i] for i in kept)]) + "\n")
+    model, out = tmp_path / "m.lowdim", tmp_path / "out.csv"
+    common = ["--label-column", "species", "-k", "3"]
+    assert (
+        main(["cluster", csv, "-m", "kmedoids", *common, "--save-model", str(model), "-o", str(tmp_path / "c.csv")])
+        == 0
+    )
+    assert main(["transform", str(model), str(tmp_path / "new.csv"), "--label-column", "species", "-o", str(out)]) == 0
+    got = np.loadtxt(out, delimiter=",", skiprows=1, usecols=0)
+    fitted = lowdim.io.load(model)
+    rows = read_table(csv, label_column="species").X[kept]  # coded as in training: Biscoe 0, Dream 1, ...
+    assert np.array_equal(got, fitted.predict(rows))
+    own = read_table(tmp_path / "new.csv", label_column="species").X  # the new file alone: Dream 0, Torgersen 1
+    assert not np.array_equal(fitted.transform(own), fitted.transform(rows))

@@ -85,6 +85,9 @@ def _edited(path, edit):
         (lambda m: m["steps"][1].update({"prefix": "0/"}), "arrays of this step belong under '1/'"),
         (lambda m: m.update({"columns": ["a", "b"]}), "names 2 columns, but the model takes 6"),
         (lambda m: m.update({"columns": "abcdef"}), "'columns' must be a list of column names"),
+        (lambda m: m.update({"categories": {"z": {"levels": ["x"]}}}), r"categories\['z'\] must name a model column"),
+        (lambda m: m.update({"categories": {"a": {"levels": [1, 2]}}}), "list its categories as text"),
+        (lambda m: m.update({"categories": ["a"]}), "categories must be a dict"),
     ],
 )
 def test_edited_pipelines_are_refused(tmp_path, edit, words):

@@ -187,7 +187,8 @@ def read_data(args, say):
     before scaling; ``kinds`` per column ('numeric', 'categorical', 'ordinal') or None,
     ``levels`` the categories of each category column, in code order."""
     transpose = getattr(args, "transpose", False)
-    ordinal = ordinal_columns(getattr(args, "ordinal", []))
+    ordinal = getattr(args, "ordinal", [])
+    ordinal = ordinal if isinstance(ordinal, dict) else ordinal_columns(ordinal)  # a model's own orders
     if args.dataset and (ordinal or getattr(args, "categorical", [])):
         raise UsageError("--categorical and --ordinal describe the columns of a CSV file; a --dataset has its own.")
     if args.dataset:

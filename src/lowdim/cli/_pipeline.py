@@ -100,9 +100,44 @@ def save_model(args, data, *named, say):
 
     steps = list(data.steps) + [(name.replace("-", "_"), est) for name, est in named]
     model = Pipeline(steps) if len(steps) > 1 else steps[0][1]
-    save(model, args.save_model, overwrite=args.overwrite, columns=data.columns)
+    categories = {
+        name: {"levels": list(data.levels[name]), "ordered": kind == "ordinal"}
+        for name, kind in zip(data.columns, data.kinds or ())
+        if kind != "numeric"
+    }  # a new file's categories are coded by these levels, not by its own
+    save(model, args.save_model, overwrite=args.overwrite, columns=data.columns, categories=categories or None)
     shown = " -> ".join(name for name, _ in steps)
     say(f"wrote {args.save_model} ({shown}, {len(data.columns)} input columns)")
+
+
+def recode_categories(X, names, levels, categories):
+    """A new table's category columns coded by a model's levels (``categories``, as
+    ``saved_columns(..., categories=True)`` gives them) instead of the table's own
+    (``levels``: its categories in code order): a category the model never saw gets a
+    code of its own, equal to none of the model's."""
+    from ..preprocessing import code_categories
+
+    X = np.array(X, dtype=np.float64)
+    for j, name in enumerate(names):
+        if name not in categories or categories[name]["ordered"]:  # ranks follow the model's order already
+            continue
+        own = np.array([*levels.get(name, []), None], dtype=object)
+        codes = X[:, j]
+        cells = own[np.where(np.isnan(codes), own.size - 1, codes).astype(np.int64)]
+        X[:, j] = code_categories(cells, name, known=categories[name]["levels"])[0]
+    return X
+
+
+def model_reading(args, categories):
+    """``args`` with the model's category columns read as categories (its ordered ones
+    in its order), whatever the new file's cells look like."""
+    from argparse import Namespace
+
+    unordered = [n for n, c in categories.items() if not c["ordered"]]
+    ordered = {n: c["levels"] for n, c in categories.items() if c["ordered"]}
+    return Namespace(
+        **{**vars(args), "categorical": [*(getattr(args, "categorical", None) or []), *unordered], "ordinal": ordered}
+    )
 
 
 def select_columns(X, names, columns, model_path):

@@ -1,7 +1,7 @@
 """``lowdim transform``: apply a saved model, with the preprocessing it carries, to new data."""
 
 from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, read_data
-from ._pipeline import select_columns
+from ._pipeline import model_reading, recode_categories, select_columns
 
 HELP = "apply a saved model (from --save-model) to new data, with the scaling and PCA it was fitted with"
 
@@ -43,14 +43,19 @@ def run(args, say):
     _refuse_refitting(args)
     check_outputs(args, args.output, tables=[args.output])
     model = load(args.model)
-    raw, names, labels, row_ids, (kinds, _) = read_data(args, say)
-    if kinds and any(k != "numeric" for k in kinds):
+    columns, categories = saved_columns(args.model, categories=True)
+    reading = model_reading(args, categories) if categories and not args.dataset else args
+    raw, names, labels, row_ids, (kinds, levels) = read_data(reading, say)
+    used = set(names if columns is None else columns)
+    stray = [n for n, k in zip(names, kinds or ()) if k != "numeric" and n not in categories and n in used]
+    if stray:
         raise UsageError(
-            f"{args.input}: columns {', '.join(n for n, k in zip(names, kinds) if k != 'numeric')} hold categories; "
-            "lowdim transform applies models to numeric tables only (a new file's categories would be coded "
-            "by its own levels, not the training file's)."
+            f"{args.input}: columns {', '.join(stray)} hold categories, but the model was fitted on numbers there; "
+            "pass the columns the model was fitted on."
         )
-    X = select_columns(raw, names, saved_columns(args.model), args.model)
+    if categories:
+        raw = recode_categories(raw, names, levels or {}, categories)
+    X = select_columns(raw, names, columns, args.model)
     name = type(model).__name__
     if hasattr(model, "predict") and (is_clusterer(model) or not hasattr(model, "transform")):
         out, kind = model.predict(X)[:, None], "predict"

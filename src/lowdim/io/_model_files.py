@@ -126,7 +126,7 @@ def _split_state(estimator):
 FIT_INPUTS = ("precomputed_knn",)
 
 
-def save(estimator, path, *, overwrite=True, columns=None):
+def save(estimator, path, *, overwrite=True, columns=None, categories=None):
     """Save a fitted lowdim estimator to ``path`` (JSON manifest + arrays, no pickle).
 
     Parameters
@@ -147,6 +147,11 @@ def save(estimator, path, *, overwrite=True, columns=None):
         The names of the input columns the model was fitted on, in order (read back
         with :func:`saved_columns`; ``lowdim transform`` picks a new table's columns by
         them).
+    categories : dict, optional
+        For a model of a mixed table: ``{column: {'levels': [...], 'ordered': bool}}``
+        for each category column (named in ``columns``), its categories in code order
+        (read back with :func:`saved_columns`; ``lowdim transform`` codes a new file's
+        categories by them, not by the new file's own levels).
 
     Examples
     --------
@@ -163,6 +168,8 @@ def save(estimator, path, *, overwrite=True, columns=None):
         width = getattr(steps[0][1], "n_features_in_", None)
         if width is not None and len(columns) != width:
             raise ValueError(f"columns names {len(columns)} columns, but the model takes {width}.")
+    if categories is not None:
+        categories = _checked_categories(categories, columns, ValueError)
     pipeline = bool(steps[0][0])  # named steps: a Pipeline
     # a single estimator without columns stays version 1, readable by lowdim before pipelines
     newer = pipeline or columns is not None
@@ -179,6 +186,8 @@ def save(estimator, path, *, overwrite=True, columns=None):
         manifest.update(parts[0])
     if columns is not None:
         manifest["columns"] = columns
+    if categories:
+        manifest["categories"] = categories
     with (
         atomic_path(path, overwrite=overwrite) as tmp,
         zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
@@ -269,6 +278,20 @@ def _read_manifest(zf):
     return manifest
 
 
+def _checked_categories(categories, columns, error):
+    """``categories`` as plain JSON (``{column: {'levels': [str], 'ordered': bool}}``),
+    each a named column; anything else raises ``error``."""
+    if not isinstance(categories, dict) or columns is None:
+        raise error("categories must be a dict {column: {'levels': [...], 'ordered': bool}} beside the column names.")
+    out = {}
+    for name, spec in categories.items():
+        levels = spec.get("levels") if isinstance(spec, dict) else None
+        if name not in columns or not isinstance(levels, list) or not all(isinstance(v, str) for v in levels):
+            raise error(f"categories[{name!r}] must name a model column and list its categories as text.")
+        out[str(name)] = {"levels": levels, "ordered": bool(spec.get("ordered", False))}
+    return out
+
+
 def _fail_schema(what):
     raise UntrustedModelError(f"corrupt manifest: {what}.")
 
@@ -280,6 +303,8 @@ def _check_schema(manifest):
     columns = manifest.get("columns")
     if columns is not None and not (isinstance(columns, list) and all(isinstance(c, str) for c in columns)):
         _fail_schema("'columns' must be a list of column names")
+    if "categories" in manifest:
+        _checked_categories(manifest["categories"], columns, UntrustedModelError)
     if manifest.get("class") != "Pipeline":
         _check_section(manifest, "")
         return
@@ -488,17 +513,20 @@ def load(path):
     return estimator
 
 
-def saved_columns(path):
+def saved_columns(path, *, categories=False):
     """The input column names a model file was saved with (``save(..., columns=)``),
-    or None.
+    or None; with ``categories``, also its category columns (``save(..., categories=)``).
 
     Parameters
     ----------
     path : str or path-like
+    categories : bool, default=False
+        Also return ``{column: {'levels': [...], 'ordered': bool}}`` (empty for a
+        model of numbers).
 
     Returns
     -------
-    list of str or None
+    list of str or None, or (list of str or None, dict) with ``categories``
 
     Examples
     --------
@@ -512,7 +540,9 @@ def saved_columns(path):
     with _opened(path) as fh:
         try:
             with zipfile.ZipFile(fh) as zf:
-                return _read_manifest(zf).get("columns")
+                manifest = _read_manifest(zf)
+                columns = manifest.get("columns")
+                return (columns, manifest.get("categories", {})) if categories else columns
         except UntrustedModelError:
             raise
         except ARCHIVE_ERRORS as exc:
