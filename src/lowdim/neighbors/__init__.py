@@ -3,7 +3,8 @@ given to every neighbour method as ``precomputed_knn``), a kNN index interface
 (``KNNIndex``: ``build`` / ``query``, which users implement to bring their own search)
 with an exact blocked-BLAS backend, an exact backend for the other metrics
 (``PairwiseIndex``), Gower's distance for mixed tables (``GowerIndex``) and an
-approximate HNSW backend (faiss), the size rule that picks one, kNN and radius graphs,
+approximate HNSW backend (faiss), the size rule that picks one, kNN and radius graphs
+(``KNeighborsTransformer``: scikit-learn's transformer interface to them),
 symmetrisation, component joining, shortest paths."""
 
 from ._approximate import HNSWIndex, approximate_available
@@ -28,6 +29,7 @@ from ._neighbor_graph import (
 from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex, check_metric_params
 from ._paths import shortest_paths
 from ._self_query import self_neighbors
+from ._transformer import KNeighborsTransformer
 
 __all__ = [
     "ALGORITHMS",
@@ -37,6 +39,7 @@ __all__ = [
     "GowerIndex",
     "HNSWIndex",
     "KNNIndex",
+    "KNeighborsTransformer",
     "NeighborGraph",
     "PAIRWISE_METRICS",
     "check_metric_params",
