@@ -144,11 +144,23 @@ def test_cli_writes_results_into_a_copy_of_the_h5ad_input(tmp_path, capsys):
     assert list(result.obs_names) == list(original.obs_names)
     assert str(result.obs["kmeans"].dtype) == "category"
     assert adjusted_rand_score(original.obs["kind"], result.obs["kmeans"].astype(int)) == 1.0
+    # UMAP's neighbour graph as scanpy.pp.neighbors keeps it: 14 others per cell, memberships beside
+    assert result.uns["neighbors"]["params"] == {"n_neighbors": 15, "method": "umap", "metric": "euclidean"}
+    assert np.all(result.obsp["distances"].getnnz(axis=1) == 14)
+    graph = lowdim.NeighborGraph.build(original.obsm["X_pca"], 14)
+    assert abs(result.obsp["distances"] - graph.to_csr()).max() < 1e-5
+    assert (result.obsp["connectivities"] != result.obsp["connectivities"].T).nnz == 0
     again = ["embed", str(out), "--obsm", "X_pca", "-m", "umap", "-o", str(tmp_path / "again.h5ad")]
     assert main(again) == 2
     assert "already holds obsm['X_umap']; pass --overwrite-key" in capsys.readouterr().err
     assert not (tmp_path / "again.h5ad").exists()
     assert main([*again, "--overwrite-key"]) == 0
+    graph_only = anndata.read_h5ad(out)
+    del graph_only.obsm["X_umap"]
+    graph_only.write_h5ad(tmp_path / "graph.h5ad")
+    third = ["embed", str(tmp_path / "graph.h5ad"), "--obsm", "X_pca", "-m", "umap", "-o", str(tmp_path / "g.h5ad")]
+    assert main(third) == 2
+    assert "already holds a neighbour graph (uns['neighbors'], obsp)" in capsys.readouterr().err
 
 
 def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):
@@ -161,3 +173,21 @@ def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):
     result = anndata.read_h5ad(out)
     assert result.obsm["X_pca"].shape == (40, 2) and list(result.obs_names[:2]) == ["r0", "r1"]
     assert result.obs["kind"].tolist()[:2] == ["u", "v"]
+
+
+def test_explore_colours_an_h5ad_map_by_obs_columns_and_genes(tmp_path):
+    from test_explore import unpack
+
+    from lowdim.cli.main import main
+
+    source = _h5ad(tmp_path)
+    out = tmp_path / "map.html"
+    argv = ["explore", str(source), "--obsm", "X_pca", "--methods", "pca", "--columns", "kind,3,X_pca_1"]
+    assert main([*argv, "-o", str(out)]) == 0
+    header, blob = unpack(out.read_text())
+    fields = {f["name"]: f for f in header["fields"]}
+    assert fields["kind"]["kind"] == "category" and fields["kind"]["categories"] == ["x", "y", "z"]
+    gene = anndata.read_h5ad(source)[:, "3"].X.toarray().ravel()  # gene '3' of X, beside obsm['X_pca']
+    np.testing.assert_array_equal(blob(fields["3"]), gene.astype(blob(fields["3"]).dtype))
+    assert fields["X_pca_1"]["kind"] == "number"
+    assert main([*argv[:-1], "nope", "-o", str(tmp_path / "m2.html")]) == 2

@@ -236,19 +236,20 @@ def read_data(args, say):
 
 
 def add_columns_argument(parser):
-    """--columns: the table's columns shown on hover in the interactive map and
-    offered for colouring it."""
+    """--columns: the table's columns (an .h5ad file's obs columns and genes too) shown
+    on hover in the interactive map and offered for colouring it."""
     parser.add_argument(
         "--columns",
-        help="comma-separated columns to show on hover and offer for colouring ('none' for none; "
-        f"default: every column of tables with at most {MAX_DEFAULT_COLUMNS})",
+        help="comma-separated columns to show on hover and offer for colouring (of an .h5ad file also obs "
+        f"columns and genes; 'none' for none; default: every column of tables with at most {MAX_DEFAULT_COLUMNS})",
     )
 
 
 def hover_columns(args, X, names, levels=None):
     """``{name: values}`` of the columns named by --columns (or every one of a narrow
     table); a category column (``levels``: its categories in code order) by its
-    categories' names, so that the map colours it by category."""
+    categories' names, so that the map colours it by category; for an ``.h5ad`` input
+    also any obs column or gene."""
     if args.columns is None:
         chosen = list(names) if len(names) <= MAX_DEFAULT_COLUMNS else []
     elif args.columns.strip().lower() == "none":
@@ -256,12 +257,23 @@ def hover_columns(args, X, names, levels=None):
     else:
         chosen = [c.strip() for c in args.columns.split(",") if c.strip()]
     where = {name: j for j, name in enumerate(names)}
+    levels = levels or {}
+    found = {c: _named(np.asarray(X[:, where[c]]), levels.get(c)) for c in chosen if c in where}
     missing = [c for c in chosen if c not in where]
+    h5ad = bool(args.input) and str(args.input).lower().endswith(".h5ad") and not getattr(args, "transpose", False)
+    if missing and h5ad:  # a cell's obs columns and genes, beside the matrix read
+        from ..io._anndata import h5ad_columns
+
+        extra = h5ad_columns(args.input, missing)
+        if any(len(v) != X.shape[0] for v in extra.values()):
+            raise UsageError(f"--columns: {args.input} has a value per cell, but rows were dropped (--missing drop).")
+        found.update(extra)
+        missing = [c for c in missing if c not in found]
     if missing:
         shown = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
-        raise UsageError(f"--columns: no column named {', '.join(missing)}; the columns are {shown}.")
-    levels = levels or {}
-    return {c: _named(np.asarray(X[:, where[c]]), levels.get(c)) for c in chosen}
+        where_else = " (nor an obs column or gene of the .h5ad file)" if h5ad else ""
+        raise UsageError(f"--columns: no column named {', '.join(missing)}{where_else}; the columns are {shown}.")
+    return {c: found[c] for c in chosen}
 
 
 def _named(values, levels):

@@ -47,12 +47,13 @@ def run(args, say):
     if not args.output and not args.plot and not args.save_model:
         raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")
     check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
-    check_result_h5ad(args, f"X_{args.method}", "embedding")
+    check_result_h5ad(args, f"X_{args.method}", "embedding", graph=hasattr(estimator, "knn_graph_"))
     data = load_data(args, say)
     X, labels = data.X, data.labels
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args, columns=(data.kinds, data.names), say=say)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
-    _write(args, Z, labels, say, data.row_ids, axis_labels(args.method, estimator), biplot_points(estimator, data))
+    axes, points = axis_labels(args.method, estimator), biplot_points(estimator, data)
+    _write(args, Z, labels, say, data.row_ids, axes, points, estimator)
     if args.save_model:
         save_model(args, data, (args.method, estimator), say=say)
     emit_json(
@@ -72,18 +73,19 @@ def run(args, say):
     return 0
 
 
-def check_result_h5ad(args, key, kind):
-    """-o OUT.h5ad from an .h5ad input: the key checked before any work."""
+def check_result_h5ad(args, key, kind, graph=False):
+    """-o OUT.h5ad from an .h5ad input: the key (and with ``graph``, scanpy's neighbour
+    graph) checked before any work."""
     from ..io._anndata import check_h5ad_key
 
     if args.output and args.output.lower().endswith(".h5ad"):
         source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
-        check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False))
+        check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False), graph)
 
 
-def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None):
-    """-o OUT.h5ad: the result as scanpy keeps it, in a copy of an .h5ad input (its
-    content kept) or in a new AnnData of the rows."""
+def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, graph=None):
+    """-o OUT.h5ad: the result as scanpy keeps it (and ``graph``, the neighbour graph),
+    in a copy of an .h5ad input (its content kept) or in a new AnnData of the rows."""
     from ..io import write_h5ad
 
     source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
@@ -99,7 +101,17 @@ def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None):
         params=params or {"method": args.method, "seed": args.seed},
         overwrite=args.overwrite,
         overwrite_key=getattr(args, "overwrite_key", False),
+        graph=graph,
     )
+
+
+def _scanpy_graph(estimator):
+    """UMAP's kNN distances and memberships with scanpy's ``uns['neighbors']`` settings, or None."""
+    distances = getattr(estimator, "knn_graph_", None)
+    if distances is None:
+        return None
+    params = {"n_neighbors": estimator.n_neighbors, "method": "umap", "metric": estimator.metric}
+    return distances, estimator.graph_, params
 
 
 def axis_labels(name, estimator):
@@ -146,10 +158,12 @@ def biplot_points(estimator, data):
     return coordinates[start:], names
 
 
-def _write(args, Z, labels, say, row_ids=None, axes=None, categories=None):
+def _write(args, Z, labels, say, row_ids=None, axes=None, categories=None, estimator=None):
     if args.output and args.output.lower().endswith(".h5ad"):
-        write_result_h5ad(args, f"X_{args.method}", Z, "embedding", labels, row_ids)
-        say(f"wrote {args.output} (obsm['X_{args.method}'])")
+        graph = _scanpy_graph(estimator)
+        write_result_h5ad(args, f"X_{args.method}", Z, "embedding", labels, row_ids, graph=graph)
+        extra = ", obsp['distances'], obsp['connectivities'], uns['neighbors']" if graph else ""
+        say(f"wrote {args.output} (obsm['X_{args.method}']{extra})")
     elif args.output:
         from ..io import write_table
 

@@ -25,6 +25,7 @@ from ..neighbors import (
     KNNIndex,
     check_n_neighbors,
     dask_self_neighbors,
+    knn_csr,
     knn_given,
     make_index,
     precomputed_neighbors,
@@ -180,6 +181,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     embedding_ : ndarray (n_samples, n_components)
     graph_ : sparse (n_samples, n_samples)
         The fuzzy simplicial set.
+    knn_graph_ : sparse (n_samples, n_samples) or None
+        The kNN distances behind ``graph_`` (not kept in model files).
     graph_dists_ : sparse (n_samples, n_samples) or None
         With ``densmap`` or ``output_dens``: the neighbour distances behind the graph
         (each kNN edge, in either direction); None otherwise, as in umap-learn.
@@ -422,6 +425,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         check_n_neighbors(self.n_neighbors, n, counts_self=True)  # as in umap-learn
         k = self.n_neighbors - 1
         distances, indices, index = self._neighbors(X, k, search)
+        self._knn = (distances, indices)  # behind knn_graph_ (scanpy's obsp['distances'])
         with progress_bar(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
             bar.set_postfix_str("fuzzy memberships and union")
             W = self._fuzzy(X, y, distances, indices)
@@ -772,6 +776,14 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         w = 1.0 / (1.0 + self.a_ * dist ** (2.0 * self.b_))
         w /= w.sum(axis=1, keepdims=True)
         return np.einsum("mk,mkd->md", w, np.asarray(self.X_fit_, dtype=np.float64)[idx]).astype(self.X_fit_.dtype)
+
+    @property
+    def knn_graph_(self):
+        """Sparse (n_samples, n_samples): each row's ``n_neighbors - 1`` nearest other rows
+        at their distances, the graph behind ``graph_`` (scanpy's ``obsp['distances']``);
+        None for a model loaded from a file (it keeps ``graph_`` only)."""
+        knn = getattr(self, "_knn", None)
+        return None if knn is None else knn_csr(*knn)
 
     @property
     def _n_features_out(self):

@@ -140,6 +140,51 @@ def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, 
     return X, names, labels, row_ids, what
 
 
+def h5ad_columns(path, names):
+    """Per-cell values of an ``.h5ad`` file by name, for colouring a map: an ``obs``
+    column (categories as their names, numbers as numbers), else a gene (a column of
+    ``X``, or of ``raw.X`` when ``X`` lacks it), read one column at a time from disk.
+
+    Parameters
+    ----------
+    path : str
+    names : sequence of str
+
+    Returns
+    -------
+    dict
+        ``{name: ndarray (n_obs,)}`` for the names found; the others are left out.
+
+    Examples
+    --------
+    >>> import anndata, numpy as np, pandas as pd, tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.h5ad")
+    >>> obs = pd.DataFrame({"n_genes": [3, 5]}, index=["c1", "c2"])
+    >>> var = pd.DataFrame(index=["CD3D", "MS4A1"])
+    >>> anndata.AnnData(np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.float32), obs=obs, var=var).write_h5ad(p)
+    >>> {k: v.tolist() for k, v in h5ad_columns(p, ["n_genes", "MS4A1", "nope"]).items()}
+    {'n_genes': [3, 5], 'MS4A1': [0.0, 2.0]}
+    """
+    anndata = _anndata_module(path)
+    adata = anndata.read_h5ad(path, backed="r")
+    try:
+        found = {}
+        for name in names:
+            if name in adata.obs.columns:
+                column = adata.obs[name]
+                found[name] = np.asarray(column.astype(str) if column.dtype.kind not in "biuf" else column)
+                continue
+            for where in (adata, adata.raw):
+                if where is not None and name in where.var_names:
+                    values = where[:, name].X if where is adata else where.X[:, where.var_names.get_loc(name)]
+                    values = values.toarray() if sp.issparse(values) else np.asarray(values)
+                    found[name] = values.ravel().astype(np.float64)
+                    break
+        return found
+    finally:
+        adata.file.close()
+
+
 def write_h5ad(
     path,
     key,
@@ -153,10 +198,12 @@ def write_h5ad(
     params=None,
     overwrite=False,
     overwrite_key=False,
+    graph=None,
 ):
     """Write a result into an ``.h5ad`` file as scanpy keeps it: an embedding in
-    ``obsm[key]``, cluster labels as a categorical ``obs[key]``; the settings as text in
-    ``uns['lowdim'][key]``. With ``source`` (an ``.h5ad`` input) the file is a copy of it
+    ``obsm[key]``, cluster labels as a categorical ``obs[key]``, a neighbour graph in
+    ``obsp['distances']`` / ``obsp['connectivities']`` with ``uns['neighbors']``; the
+    settings as text in ``uns['lowdim'][key]``. With ``source`` (an ``.h5ad`` input) the file is a copy of it
     with the result added (its own content kept; the source itself is never written),
     else a new AnnData of the rows (``row_ids`` as obs names, ``labels`` as an obs
     column). The file appears whole or not at all.
@@ -178,7 +225,11 @@ def write_h5ad(
     overwrite : bool, default=False
         Replace an existing file at ``path``.
     overwrite_key : bool, default=False
-        Replace an entry ``key`` the source already holds.
+        Replace an entry ``key`` (or a neighbour graph) the source already holds.
+    graph : tuple, optional
+        ``(distances, connectivities, params)``: sparse (n, n) kNN distances and
+        memberships, and scanpy's ``uns['neighbors']['params']`` ('n_neighbors', 'method',
+        'metric').
 
     Examples
     --------
@@ -208,6 +259,8 @@ def write_h5ad(
         if labels is not None:
             adata.obs[label_name] = pd.Categorical(np.asarray(labels).astype(str))
     _add_result(path, adata, key, values, kind, overwrite_key)
+    if graph is not None:
+        _add_graph(path, adata, graph, overwrite_key)
     lowdim_uns = dict(adata.uns.get("lowdim", {}))
     lowdim_uns[key] = json.dumps(params or {}, default=str, sort_keys=True)
     adata.uns["lowdim"] = lowdim_uns
@@ -235,7 +288,27 @@ def _add_result(path, adata, key, values, kind, overwrite_key):
         adata.obs[key] = pd.Categorical(labels.astype(str), categories=[str(c) for c in np.unique(labels)])
 
 
-def check_h5ad_key(path, source, key, kind, overwrite_key):
+def _add_graph(path, adata, graph, overwrite_key):
+    """The neighbour graph under scanpy's default keys, refusing a held one unless ``overwrite_key``."""
+    import scipy.sparse as sp
+
+    distances, connectivities, params = graph
+    if _holds_graph(adata) and not overwrite_key:
+        raise DataFileError(f"{path}: the input already holds a neighbour graph; pass --overwrite-key to replace it.")
+    adata.obsp["distances"] = sp.csr_matrix(distances, dtype=np.float64)
+    adata.obsp["connectivities"] = sp.csr_matrix(connectivities, dtype=np.float32)
+    adata.uns["neighbors"] = {
+        "connectivities_key": "connectivities",
+        "distances_key": "distances",
+        "params": dict(params),
+    }
+
+
+def _holds_graph(adata):
+    return "neighbors" in adata.uns or "distances" in adata.obsp or "connectivities" in adata.obsp
+
+
+def check_h5ad_key(path, source, key, kind, overwrite_key, graph=False):
     """Before any work: refuse a result ``key`` the ``source`` .h5ad already holds (unless
     ``overwrite_key``). (An output that is the source itself is refused by the command
     line's output checks, and by ``write_h5ad``.)
@@ -249,6 +322,8 @@ def check_h5ad_key(path, source, key, kind, overwrite_key):
     key : str
     kind : {'embedding', 'clusters'}
     overwrite_key : bool
+    graph : bool, default=False
+        A neighbour graph will be written too (scanpy's ``obsp`` and ``uns['neighbors']``).
 
     Examples
     --------
@@ -259,8 +334,14 @@ def check_h5ad_key(path, source, key, kind, overwrite_key):
     adata = _anndata_module(source).read_h5ad(source, backed="r")
     try:
         held = key in (adata.obsm if kind == "embedding" else adata.obs)
+        held_graph = graph and _holds_graph(adata)
     finally:
         adata.file.close()
     if held and not overwrite_key:
         where = f"obsm[{key!r}]" if kind == "embedding" else f"obs[{key!r}]"
         raise DataFileError(f"{source}: already holds {where}; pass --overwrite-key to replace it in the output.")
+    if held_graph and not overwrite_key:
+        raise DataFileError(
+            f"{source}: already holds a neighbour graph (uns['neighbors'], obsp); pass --overwrite-key to replace it "
+            "in the output."
+        )
