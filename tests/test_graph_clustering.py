@@ -25,7 +25,11 @@ def digits():
     return X[:800], y[:800]
 
 
-@pytest.mark.parametrize("cls", [Leiden, Louvain])
+@pytest.mark.parametrize(
+    "cls",
+    [Leiden, Louvain, lambda **kw: Leiden(flavor="leidenalg", **kw)],
+    ids=["leiden-igraph", "louvain", "leiden-leidenalg"],
+)
 def test_communities_follow_the_classes_and_repeat_per_seed(cls, digits):
     X, y = digits
     a = cls(resolution=0.5, random_state=3).fit(X)
@@ -36,6 +40,24 @@ def test_communities_follow_the_classes_and_repeat_per_seed(cls, digits):
     assert np.all(np.diff(sizes) <= 0)  # numbered by decreasing size
     # a higher resolution splits the graph further
     assert cls(resolution=3.0, random_state=3).fit(X).n_clusters_ > a.n_clusters_
+
+
+def test_igraphs_leiden_optimises_modularity_and_leaves_igraphs_generator_alone(digits):
+    import random
+
+    import igraph
+
+    X, _ = digits
+    fast = Leiden(n_iterations=-1, random_state=0).fit(X)
+    thorough = Leiden(flavor="leidenalg", n_iterations=-1, random_state=0).fit(X)
+    upper = sp.triu(fast.graph_, k=1).tocoo()
+    g = igraph.Graph(n=X.shape[0], edges=np.column_stack([upper.row, upper.col]))
+    modularity = g.modularity(thorough.labels_, upper.data, 1.0)
+    assert fast.quality_ == pytest.approx(g.modularity(fast.labels_, upper.data, 1.0))
+    assert fast.quality_ >= modularity - 0.01  # the same objective, optimised as well
+    state = random.getstate()
+    Leiden(random_state=5).fit(X)
+    assert random.getstate() == state  # a seeded fit draws from its own generator
 
 
 def test_leiden_on_a_precomputed_umap_graph(digits):

@@ -152,7 +152,12 @@ class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
 ITERATIONS_DOC = """
     n_iterations : int, default=2
         Optimiser passes (2, as leidenalg and scanpy); -1 runs until a pass improves
-        nothing (on 70,000 Fashion-MNIST points: 8x the time for 1 % of ARI)."""
+        nothing (on 70,000 Fashion-MNIST points: 8x the time for 1 % of ARI).
+    flavor : {'igraph', 'leidenalg'}, default='igraph'
+        igraph's ``community_leiden`` (modularity with ``resolution``; scanpy's coming
+        default, several times faster: BENCHMARKS.md, Single-cell) or leidenalg's
+        optimiser on the RB configuration model (the same objective; ``quality_`` is
+        then leidenalg's unnormalised quality)."""
 
 _DOC_PARAMETERS = """
     Parameters
@@ -177,7 +182,8 @@ _DOC_PARAMETERS = """
         Community of each point, numbered by decreasing size.
     n_clusters_ : int
     quality_ : float
-        The partition's quality (modularity at resolution 1).
+        The partition's modularity at ``resolution`` (Leiden's 'leidenalg' flavour:
+        leidenalg's quality of the RB configuration model).
     graph_ : scipy.sparse.csr_matrix
         The graph that was partitioned.
     n_features_in_ : int
@@ -207,6 +213,7 @@ class Leiden(_CommunityDetection):
     _parameter_constraints = {
         **_CommunityDetection._parameter_constraints,
         "n_iterations": [Interval(int, -1, None, closed="left")],
+        "flavor": [Options({"igraph", "leidenalg"})],
     }
 
     def __init__(
@@ -218,9 +225,11 @@ class Leiden(_CommunityDetection):
         metric="euclidean",
         use_weights=True,
         n_iterations=2,
+        flavor="igraph",
         neighbors_algorithm="auto",
         random_state=None,
     ):
+        self.flavor = flavor
         self.resolution = resolution
         self.n_neighbors = n_neighbors
         self.graph = graph
@@ -231,8 +240,10 @@ class Leiden(_CommunityDetection):
         self.random_state = random_state
 
     def _partition(self, A):
-        _, leidenalg = _graph_libraries("Leiden")
+        igraph, leidenalg = _graph_libraries("Leiden")
         g, weights = self._edges(A)
+        if self.flavor == "igraph":
+            return _seeded(igraph, self._seed(), lambda: self._igraph_leiden(g, weights))
         partition = leidenalg.RBConfigurationVertexPartition(g, weights=weights, resolution_parameter=self.resolution)
         optimiser = leidenalg.Optimiser()
         optimiser.set_rng_seed(self._seed())
@@ -243,6 +254,24 @@ class Leiden(_CommunityDetection):
             for _ in range(self.n_iterations):
                 optimiser.optimise_partition(partition)
         return np.asarray(partition.membership, dtype=np.int64), float(partition.quality())
+
+    def _igraph_leiden(self, g, weights):
+        found = g.community_leiden(
+            objective_function="modularity", weights=weights, resolution=self.resolution, n_iterations=self.n_iterations
+        )
+        membership = found.membership
+        return np.asarray(membership, dtype=np.int64), float(g.modularity(membership, weights, self.resolution))
+
+
+def _seeded(igraph, seed, work):
+    """``work()`` with igraph drawing from its own seeded generator (then its default again)."""
+    import random
+
+    igraph.set_random_number_generator(random.Random(seed))
+    try:
+        return work()
+    finally:
+        igraph.set_random_number_generator(random)
 
 
 class Louvain(_CommunityDetection):
@@ -284,16 +313,14 @@ class Louvain(_CommunityDetection):
         self.random_state = random_state
 
     def _partition(self, A):
-        import random
-
         igraph, _ = _graph_libraries("Louvain")
         g, weights = self._edges(A)
-        igraph.set_random_number_generator(random.Random(self._seed()))
-        try:
+
+        def multilevel():
             membership = g.community_multilevel(weights=weights, resolution=self.resolution).membership
-        finally:
-            igraph.set_random_number_generator(random)  # igraph's default again
-        return np.asarray(membership, dtype=np.int64), float(g.modularity(membership, weights, self.resolution))
+            return np.asarray(membership, dtype=np.int64), float(g.modularity(membership, weights, self.resolution))
+
+        return _seeded(igraph, self._seed(), multilevel)
 
 
 def _graph_libraries(name):

@@ -67,7 +67,15 @@ def iter_row_blocks(X, rows=None):
 _CANCELLATION_RATIO = {np.dtype(np.float32): 1e2, np.dtype(np.float64): 1e6}
 
 
+DENSE_FROM = 0.05  # share of filled cells above which a sparse block's scatter is computed dense
+
+
 def _sparse_block_scatter(block):
+    """Mean and centred scatter of a sparse block: by the sparse product while the block
+    is sparse, else densified for one syrk (its rows are those of a ~32 MiB dense block),
+    which is faster from ``DENSE_FROM`` of the cells filled on (log-normalised cells)."""
+    if block.nnz > DENSE_FROM * block.shape[0] * block.shape[1]:
+        return _dense_block_scatter(block.toarray(), True)
     mean = np.asarray(block.mean(axis=0, dtype=np.float64)).ravel()
     gram = (block.T @ block).toarray().astype(np.float64)
     return mean, gram - block.shape[0] * np.outer(mean, mean)

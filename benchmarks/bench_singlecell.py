@@ -1,0 +1,187 @@
+"""Single-cell: scanpy's standard embedding pipeline against lowdim's, on counts that look
+like cells.
+
+Data: ``n`` cells x 2,000 genes of negative-binomial counts (dispersion 2) drawn from 300
+cluster profiles (gamma-distributed gene means, 100 marker genes of each profile
+raised about sevenfold), each cell with its own library size (median 1,500 counts, about a quarter of the
+cells filled, as for 2,000 variable genes of 10x data); then scanpy's ``normalize_total`` (1e4)
+and ``log1p``, as a sparse CSR float32 AnnData written once to an .h5ad cache.
+Pipelines, each in a fresh process that reads the cache (not timed) and then times its
+four steps:
+- scanpy: ``pp.pca`` (50) -> ``pp.neighbors`` (15) -> ``tl.umap`` -> ``tl.leiden``, all
+  scanpy's defaults;
+- lowdim: ``lowdim.anndata`` ``pca`` (50) -> ``neighbors`` (15) -> ``umap`` -> ``leiden``;
+- scanpy+lowdim: scanpy's pipeline with ``pp.neighbors(transformer=lowdim's
+  KNeighborsTransformer(15))``.
+Quality: trustworthiness (15 neighbours, 5,000 random query cells ranked against all) of
+each map against that pipeline's own 50 principal components; ARI of the clusters against
+the 300 generating profiles. Peak: the process's resident high-water mark (data
+included). Runs alternate; medians of ``--repeats`` (one at a million cells).
+Targets: lowdim's whole pipeline <= 0.3x scanpy's; trustworthiness within 0.005; ARI no
+lower.
+Run:  scripts/bench.sh singlecell [CASE ...] [--repeats 3]   (cases: 100k, 1m)
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bench_pca import PAUSE_S, run_cli  # noqa: E402
+
+GENES, PROFILES, MARKERS = 2000, 300, 100
+CACHE = os.path.join(tempfile.gettempdir(), "lowdim-bench-singlecell")
+
+
+def cells(n, seed=0, block=50_000):
+    """The cached .h5ad of ``n`` synthetic cells (made on first use) and its profile labels."""
+    import anndata
+    import scipy.sparse as sp
+
+    path = os.path.join(CACHE, f"cells_{n}.h5ad")
+    if os.path.exists(path):
+        return path
+    os.makedirs(CACHE, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    base = rng.gamma(0.3, 1.0, size=GENES)
+    profiles = np.tile(base, (PROFILES, 1))
+    for p in range(PROFILES):  # each profile raises its own marker genes
+        marked = rng.choice(GENES, MARKERS, replace=False)
+        profiles[p, marked] *= rng.lognormal(2.0, 0.5, MARKERS)
+    profiles /= profiles.sum(axis=1, keepdims=True)
+    labels = rng.integers(0, PROFILES, n)
+    parts = []
+    for start in range(0, n, block):
+        lab = labels[start : start + block]
+        size = rng.lognormal(np.log(1500), 0.4, lab.size)[:, None]
+        mean = profiles[lab] * size
+        counts = rng.negative_binomial(2.0, 2.0 / (2.0 + mean)).astype(np.float32)
+        normalised = np.log1p(counts / counts.sum(axis=1, keepdims=True) * 1e4)
+        parts.append(sp.csr_matrix(normalised.astype(np.float32)))
+    adata = anndata.AnnData(sp.vstack(parts, format="csr"))
+    adata.obs["profile"] = labels.astype(str)
+    adata.write_h5ad(path)
+    return path
+
+
+RUN = r"""
+import json, resource, sys, time, warnings
+warnings.filterwarnings("ignore")
+import anndata, numpy as np
+path, kind, out = sys.argv[1:4]
+adata = anndata.read_h5ad(path)
+steps = {}
+def step(name, fn):
+    start = time.perf_counter(); fn(); steps[name] = time.perf_counter() - start
+if kind == "lowdim":
+    from lowdim import anndata as la
+    step("pca", lambda: la.pca(adata, n_comps=50))
+    step("neighbors", lambda: la.neighbors(adata, n_neighbors=15))
+    step("umap", lambda: la.umap(adata, random_state=0))
+    step("leiden", lambda: la.leiden(adata, random_state=0))
+else:
+    import scanpy as sc
+    step("pca", lambda: sc.pp.pca(adata, n_comps=50))
+    if kind == "scanpy":
+        step("neighbors", lambda: sc.pp.neighbors(adata, n_neighbors=15))
+    else:
+        from lowdim.neighbors import KNeighborsTransformer
+        step("neighbors", lambda: sc.pp.neighbors(adata, transformer=KNeighborsTransformer(n_neighbors=15)))
+    step("umap", lambda: sc.tl.umap(adata))
+    step("leiden", lambda: sc.tl.leiden(adata))
+np.savez(out, pca=adata.obsm["X_pca"], umap=adata.obsm["X_umap"], leiden=adata.obs["leiden"].astype(int).to_numpy())
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"steps": steps, "peak": peak}))
+"""
+
+
+def run(path, kind):
+    """One pipeline in a fresh process: its step times, peak and results."""
+    time.sleep(PAUSE_S)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.npz")
+        done = subprocess.run([sys.executable, "-c", RUN, path, kind, out], capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"{kind} pipeline failed:\n{done.stderr[-3000:]}")
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        with np.load(out) as f:
+            report.update({k: f[k] for k in f.files})
+    return report
+
+
+def quality(report, labels):
+    from lowdim.metrics import adjusted_rand_score, trustworthiness
+
+    tw = trustworthiness(report["pca"], report["umap"], n_neighbors=15, max_queries=5000, random_state=0)
+    return tw, adjusted_rand_score(labels, report["leiden"])
+
+
+def _pipeline_case(n, repeats):
+    import anndata
+
+    path = cells(n)
+    labels = anndata.read_h5ad(path, backed="r").obs["profile"].to_numpy()
+    kinds = ("lowdim", "scanpy", "scanpy+lowdim")
+    runs = {k: [] for k in kinds}
+    if repeats > 1:  # a first, untimed run of each fills numba's on-disk caches
+        for kind in kinds:
+            run(path, kind)
+    for _ in range(repeats):
+        for kind in kinds:
+            runs[kind].append(run(path, kind))
+    return _rows(n, runs, labels)
+
+
+def _rows(n, runs, labels):
+    total = {k: [sum(r["steps"].values()) for r in rs] for k, rs in runs.items()}
+    med = {k: statistics.median(v) for k, v in total.items()}
+    scores = {k: quality(rs[-1], labels) for k, rs in runs.items()}
+    rows = []
+    for kind, target in (("lowdim", 0.3), ("scanpy+lowdim", None)):
+        tw, ari = scores[kind]
+        tw_ref, ari_ref = scores["scanpy"]
+        steps = {s: round(statistics.median(r["steps"][s] for r in runs[kind]), 1) for s in runs[kind][0]["steps"]}
+        ref_steps = {s: round(statistics.median(r["steps"][s] for r in runs["scanpy"]), 1) for s in steps}
+        accurate = tw >= tw_ref - 0.005 and ari >= ari_ref - 0.005
+        peak = max(r["peak"] for r in runs[kind]) / 2**30
+        peak_ref = max(r["peak"] for r in runs["scanpy"]) / 2**30
+        rows.append(
+            {
+                "case": f"{kind} {n:,} cells",
+                "lowdim_s": med[kind],
+                "reference_s": med["scanpy"],
+                "ratio": round(med[kind] / med["scanpy"], 3),
+                "target": "" if target is None else f"<= {target}x",
+                "accuracy": f"trust {tw:.4f} vs {tw_ref:.4f}, ARI {ari:.3f} vs {ari_ref:.3f}, "
+                f"peak {peak:.1f} vs {peak_ref:.1f} GiB, steps {steps} vs {ref_steps}",
+                "met": bool(accurate and (target is None or med[kind] / med["scanpy"] <= target)),
+                "runs_lowdim": [round(t, 1) for t in total[kind]],
+                "runs_reference": [round(t, 1) for t in total["scanpy"]],
+            }
+        )
+    return rows
+
+
+def case_100k(repeats):
+    return _pipeline_case(100_000, repeats)
+
+
+def case_1m(repeats):
+    return _pipeline_case(1_000_000, 1)
+
+
+CASES = {"100k": case_100k, "1m": case_1m}
+
+
+def main(argv=None):
+    run_cli(CASES, __doc__, argv)
+
+
+if __name__ == "__main__":
+    main()
