@@ -43,7 +43,8 @@ la.neighbors(adata, n_neighbors=15)
 la.umap(adata, random_state=0)
 la.leiden(adata, resolution=0.5, random_state=0)
 print(adata)
-print("Leiden against the cell types (ARI):", round(adjusted_rand_score(adata.obs["cell_type"], adata.obs["leiden"]), 3))
+agreement = adjusted_rand_score(adata.obs["cell_type"], adata.obs["leiden"])
+print("Leiden against the cell types (ARI):", round(agreement, 3))
 
 # %%
 # The map coloured by the Leiden communities, and by one cell type's top marker gene.
