@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator
 
 from .._params import RANDOM_STATE, InstanceOf, Interval, validate_params
 from .._random import check_random_state
+from ..linalg import procrustes_fit
 from ._umap import UMAP
 from ._umap_layout import Layout
 
@@ -347,12 +348,8 @@ def procrustes_onto(reference, moving, ref_rows, moving_rows):
     """
     if len(ref_rows) <= moving.shape[1]:
         return moving
-    P, Q = reference[ref_rows].astype(np.float64), moving[moving_rows].astype(np.float64)
-    p0, q0 = P.mean(axis=0), Q.mean(axis=0)
-    U, S, Vt = np.linalg.svd((Q - q0).T @ (P - p0))
-    spread = ((Q - q0) ** 2).sum()
-    scale = S.sum() / spread if spread > 0 else 1.0
-    return (moving - q0) @ (U @ Vt) * scale + p0
+    rotation, scale, q0, p0 = procrustes_fit(reference[ref_rows], moving[moving_rows])
+    return (moving - q0) @ rotation * scale + p0
 
 
 def align(maps, links, weights, visits, alpha):

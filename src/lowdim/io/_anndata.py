@@ -243,8 +243,6 @@ def write_h5ad(
     import json
     import os
 
-    import pandas as pd
-
     from ._atomic import atomic_path
 
     anndata = _anndata_module(path)
@@ -254,10 +252,7 @@ def write_h5ad(
     if source is not None:
         adata = anndata.read_h5ad(source)
     else:
-        ids = [str(i) for i in (row_ids if row_ids is not None else range(values.shape[0]))]
-        adata = anndata.AnnData(obs=pd.DataFrame(index=pd.Index(ids, dtype=str)))
-        if labels is not None:
-            adata.obs[label_name] = pd.Categorical(np.asarray(labels).astype(str))
+        adata = _new_anndata(anndata, values.shape[0], row_ids, labels, label_name)
     _add_result(path, adata, key, values, kind, overwrite_key)
     if graph is not None:
         _add_graph(path, adata, graph, overwrite_key)
@@ -266,6 +261,17 @@ def write_h5ad(
     adata.uns["lowdim"] = lowdim_uns
     with atomic_path(path, overwrite=overwrite) as tmp:
         adata.write_h5ad(tmp)
+
+
+def _new_anndata(anndata, n, row_ids, labels, label_name):
+    """An AnnData of ``n`` rows: ``row_ids`` as obs names, ``labels`` as a categorical obs column."""
+    import pandas as pd
+
+    ids = [str(i) for i in (row_ids if row_ids is not None else range(n))]
+    adata = anndata.AnnData(obs=pd.DataFrame(index=pd.Index(ids, dtype=str)))
+    if labels is not None:
+        adata.obs[label_name] = pd.Categorical(np.asarray(labels).astype(str))
+    return adata
 
 
 def _add_result(path, adata, key, values, kind, overwrite_key):

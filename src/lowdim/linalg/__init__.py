@@ -23,11 +23,13 @@ from ._moments import (
 )
 from ._operators import CenteredData
 from ._power import power_eigh
+from ._procrustes import procrustes_fit
 from ._randomized import randomized_svd, subspace_iteration
 from ._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ._sign import flip_signs
 
 __all__ = [
+    "procrustes_fit",
     "SPLIT_WORK",
     "EUCLIDEAN_METRICS",
     "EdgeConstraints",

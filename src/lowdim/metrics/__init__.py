@@ -1,6 +1,8 @@
 """Quality metrics: agreement between partitions, cluster separation, and how well an
-embedding keeps the structure of the data; Gower's distance between mixed rows."""
+embedding keeps the structure of the data; two maps compared (Procrustes, co-ranking);
+Gower's distance between mixed rows."""
 
+from ._compare import coranking_matrix, procrustes, qnx_curve
 from ._embedding import (
     continuity,
     knn_accuracy,
@@ -21,6 +23,9 @@ from ._silhouette import silhouette_samples, silhouette_score
 
 __all__ = [
     "continuity",
+    "coranking_matrix",
+    "procrustes",
+    "qnx_curve",
     "gower_distances",
     "knn_accuracy",
     "knn_preservation",

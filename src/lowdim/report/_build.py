@@ -323,16 +323,8 @@ def build_report(
     X = np.asarray(X)
     params, notes = _sized(methods, X.shape[0], params)
     metric = None if metric_params is None else {"metric": "gower", "metric_params": metric_params}
-    results = []
-    for m in methods:
-        kw = {"seed": seed, "params": params, "n_neighbors": n_neighbors, "progress": progress, "prepare": prepare}
-        result = run_method(m, X, labels, metric=metric, **kw)
-        if result is None:
-            notes.append(f"{m} left out: it compares numbers, and the table has category columns")
-        results.append(result)
-    results = [r for r in results if r is not None]
-    if not results:
-        raise ValueError(f"none of the methods ({', '.join(methods)}) can read this table; try famd, umap or tsne.")
+    kw = {"seed": seed, "params": params, "n_neighbors": n_neighbors, "progress": progress, "prepare": prepare}
+    results = _run_methods(methods, X, labels, notes, metric=metric, **kw)
     used = quality_neighbors(n_neighbors, X.shape[0])
     if used < n_neighbors:
         notes.append(f"quality: {used} neighbours instead of {n_neighbors} for {X.shape[0]} rows")
@@ -354,6 +346,21 @@ def build_report(
     report = Report("", results, _summary(X, labels, source), *profile, clustering, notes)
     report.html = _page(report, [r.name for r in results], source, labels, used, label_name, columns)
     return report
+
+
+def _run_methods(methods, X, labels, notes, **kw):
+    """Every method that can read the table, fitted and scored (``run_method``'s
+    keywords); one that cannot is left out with a note, and none is an error."""
+    results = []
+    for name in methods:
+        result = run_method(name, X, labels, **kw)
+        if result is None:
+            notes.append(f"{name} left out: it compares numbers, and the table has category columns")
+        else:
+            results.append(result)
+    if not results:
+        raise ValueError(f"none of the methods ({', '.join(methods)}) can read this table; try famd, umap or tsne.")
+    return results
 
 
 def _page(report, methods, source, labels, n_neighbors, label_name, columns=None):

@@ -1,0 +1,67 @@
+"""Comparing two maps: Procrustes against scipy's, the co-ranking matrix against ranks
+counted from the full distance matrices, Q_NX against kNN preservation."""
+
+import numpy as np
+import pytest
+from scipy.spatial import procrustes as scipy_procrustes
+
+from lowdim.metrics import coranking_matrix, knn_preservation, procrustes, qnx_curve
+from lowdim.neighbors import NeighborGraph
+
+
+def test_procrustes_undoes_a_similarity_and_reports_scipys_disparity():
+    rng = np.random.default_rng(0)
+    ref = rng.normal(size=(50, 3))
+    rotation = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+    moved = ref @ rotation * 2.5 - 4.0
+    aligned, disparity = procrustes(ref, moved)
+    np.testing.assert_allclose(aligned, ref, atol=1e-10)
+    assert disparity == pytest.approx(0.0, abs=1e-12)
+    noisy = moved + rng.normal(scale=0.3, size=moved.shape)
+    expected_disparity = scipy_procrustes(ref, noisy)[2]
+    assert procrustes(ref, noisy)[1] == pytest.approx(expected_disparity, rel=1e-10)
+
+
+def test_procrustes_names_bad_maps():
+    with pytest.raises(ValueError, match="same shape"):
+        procrustes(np.zeros((4, 2)), np.zeros((5, 2)))
+    with pytest.raises(ValueError, match="no shape to compare"):
+        procrustes(np.ones((4, 2)), np.random.default_rng(0).normal(size=(4, 2)))
+
+
+def _ranks(A):
+    """rank[i, j]: j's place among i's others by distance (1 = nearest; ties by row order)."""
+    D = np.linalg.norm(A[:, None] - A[None], axis=2)
+    np.fill_diagonal(D, np.inf)
+    order = np.argsort(D, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(1, A.shape[0] + 1)[None].repeat(A.shape[0], 0), axis=1)
+    return ranks
+
+
+def test_the_coranking_matrix_counts_the_pairs_of_each_rank_pair():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 5))
+    Z = X[:, :2] + rng.normal(scale=0.2, size=(60, 2))
+    K = 12
+    rx, rz = _ranks(X), _ranks(Z)
+    off = ~np.eye(60, dtype=bool)
+    expected = np.zeros((K, K), dtype=np.int64)
+    inside = off & (rx <= K) & (rz <= K)
+    np.add.at(expected, (rx[inside] - 1, rz[inside] - 1), 1)
+    np.testing.assert_array_equal(coranking_matrix(X, Z, max_rank=K), expected)
+    graph = NeighborGraph.build(X, K)
+    np.testing.assert_array_equal(coranking_matrix(graph, Z, max_rank=K), expected)
+
+
+def test_qnx_is_the_mean_share_of_kept_neighbours_at_every_k():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 4))
+    Z = X[:, :2]
+    K, qnx, lcmc = qnx_curve(X, Z, max_rank=15)
+    assert K.tolist() == list(range(1, 16))
+    for k in (1, 5, 15):
+        assert qnx[k - 1] == pytest.approx(knn_preservation(X, Z, n_neighbors=k))
+    np.testing.assert_allclose(lcmc, qnx - K / 79)
+    Q = coranking_matrix(X, Z, max_rank=15)
+    assert qnx[-1] == pytest.approx(Q.sum() / (15 * 80))  # Q_NX(K) = the K x K block's share
