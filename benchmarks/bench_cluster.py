@@ -3,8 +3,8 @@
 Fashion-MNIST projected to 50 PCA dimensions (float32): KMeans k = 10 and k = 100, KMeans
 k = 10 on the raw 70,000 x 784 images, GaussianMixture full and diag with k = 10, all with
 the same initial centres / responsibilities for both libraries; KMedoids 'pam' k = 10 on
-10,000 points (time and objective only). Same protocol as bench_pca.py: alternating
-runs after a warm-up, 0.3 s pause before each, medians.
+10,000 points (time and objective only); DBSCAN on a million points (``dbscan``). Same
+protocol as bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh cluster [CASE ...] [--repeats 3]
 """
 
@@ -135,7 +135,42 @@ def case_kmedoids(repeats):
     ]
 
 
-CASES = {"kmeans": case_kmeans, "kmeans-raw": case_kmeans_raw, "gmm": case_gmm, "kmedoids": case_kmedoids}
+def _dbscan_case(name, X, params, repeats):
+    from sklearn.cluster import DBSCAN as SkDBSCAN
+
+    from lowdim import DBSCAN
+
+    t_ours, t_ref, ours, theirs, *runs = compare(
+        lambda: DBSCAN(**params).fit(X).labels_, lambda: SkDBSCAN(**params).fit(X).labels_, repeats
+    )
+    same = bool(np.array_equal(ours, theirs))
+    clusters, noise = int(ours.max()) + 1, float(np.mean(ours < 0))
+    acc = f"labels {'identical' if same else 'DIFFER'} ({clusters} clusters, {noise:.1%} noise)"
+    return row(name, t_ours, t_ref, acc, 0.7, same, runs)
+
+
+def case_dbscan(repeats):
+    """DBSCAN against scikit-learn's at sizes where it takes 10 s or more: 1,000,000
+    points of 30 Gaussian clusters in 2-D and 3-D with 5 % uniform noise (k-d trees)."""
+    from sklearn.datasets import make_blobs
+
+    rows = []
+    for d, eps in ((2, 0.1), (3, 0.25)):
+        X, _ = make_blobs(1_000_000, centers=30, n_features=d, center_box=(-40, 40), random_state=0)
+        noise = np.random.default_rng(0).uniform(-45, 45, (50_000, d))
+        X = np.vstack([X, noise])
+        name = f"DBSCAN eps={eps}, min_samples=10, 1,050,000 x {d} (30 blobs + 5 % noise)"
+        rows.append(_dbscan_case(name, X, {"eps": eps, "min_samples": 10}, repeats))
+    return rows
+
+
+CASES = {
+    "kmeans": case_kmeans,
+    "kmeans-raw": case_kmeans_raw,
+    "gmm": case_gmm,
+    "kmedoids": case_kmedoids,
+    "dbscan": case_dbscan,
+}
 
 
 def main(argv=None):

@@ -23,6 +23,7 @@ REFERENCES = {
     "KMeans": "sklearn.cluster.KMeans",
     "MiniBatchKMeans": "sklearn.cluster.MiniBatchKMeans",
     "GaussianMixture": "sklearn.mixture.GaussianMixture",
+    "DBSCAN": "sklearn.cluster.DBSCAN",
     "HDBSCAN": "sklearn.cluster.HDBSCAN",
     "Isomap": "sklearn.manifold.Isomap",
     "LocallyLinearEmbedding": "sklearn.manifold.LocallyLinearEmbedding",

@@ -39,6 +39,7 @@ _EXPORTS = {
     "MiniBatchKMeans": "lowdim.cluster",
     "KMedoids": "lowdim.cluster",
     "GaussianMixture": "lowdim.cluster",
+    "DBSCAN": "lowdim.cluster",
     "HDBSCAN": "lowdim.cluster",
     "Leiden": "lowdim.cluster",
     "Louvain": "lowdim.cluster",

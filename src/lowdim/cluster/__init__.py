@@ -1,7 +1,8 @@
-"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, HDBSCAN,
+"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, DBSCAN, HDBSCAN,
 Leiden / Louvain communities of a neighbour graph, spectral clustering, k-prototypes and
 k-modes for tables with categories, choosing k."""
 
+from ._dbscan import DBSCAN
 from ._gaussian_mixture import GaussianMixture
 from ._gmeans import anderson_darling_normal, gmeans
 from ._graph_clustering import Leiden, Louvain, neighbor_graph
@@ -14,6 +15,7 @@ from ._select import ClusterCountSelection, knee_point, select_n_clusters
 from ._spectral_clustering import SpectralClustering, cluster_qr
 
 __all__ = [
+    "DBSCAN",
     "HDBSCAN",
     "ClusterCountSelection",
     "GaussianMixture",

@@ -41,6 +41,15 @@ FITTED = {
             "total_inertia_": {"kind": "float", "ndim": None},
         },
     },
+    "DBSCAN": {
+        "always": ("components_", "core_sample_indices_", "labels_"),
+        "attributes": {
+            "components_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
+            "core_sample_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
+            "n_features_in_": {"kind": "int", "ndim": None},
+        },
+    },
     "FAMD": {
         "always": (
             "column_contributions_",

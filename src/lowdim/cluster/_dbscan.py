@@ -1,0 +1,242 @@
+"""DBSCAN (Ester, Kriegel, Sander & Xu 1996): clusters as the connected parts of the
+dense points, each with the sparse points at its edge; the rest is noise."""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClusterMixin
+
+from .._estimator import ValidatedInputMixin
+from .._params import NONE, InstanceOf, Interval, Options, validate_params
+from ..linalg import distance_blocks
+from ..neighbors import INDEX_METRICS, resolve_metric
+from ._base import warn_constant_columns
+
+TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
+
+
+def _tree_neighbourhoods(X, eps, leaf_size):
+    """``(indptr, indices)``: each row's rows within ``eps`` (itself included) as CSR
+    arrays, by the k-d tree."""
+    from .._kernels.kdtree import build_tree
+    from .._kernels.radius import radius_counts, radius_lists
+
+    points, order, start, stop, low, high = build_tree(X, leaf_size=leaf_size)
+    queries = np.ascontiguousarray(X, dtype=np.float64)  # in the rows' own order: CSR rows as given
+    r2 = float(eps) ** 2
+    counts = radius_counts(points, start, stop, low, high, queries, r2)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    found = np.empty(indptr[-1], dtype=np.int64)
+    radius_lists(points, start, stop, low, high, queries, r2, indptr, found, order)
+    return indptr, found
+
+
+def _brute_neighbourhoods(X, eps, metric, params):
+    """The same pattern from distances in row blocks (any metric)."""
+    rows, cols = [], []
+    for start, _, D in distance_blocks(X, X, metric, metric_params=params):
+        r, c = np.nonzero(D <= eps)
+        rows.append(r + start)
+        cols.append(c)
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    A = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(X.shape[0],) * 2)
+    A = A + sp.identity(X.shape[0], dtype=bool, format="csr")  # a point is its own neighbour
+    return A.indptr, A.indices
+
+
+def _precomputed_neighbourhoods(D, eps):
+    """From distances: dense, or sparse with each row's candidate neighbours stored."""
+    n = D.shape[0]
+    if sp.issparse(D):
+        D = sp.csr_matrix(D)
+        A = sp.csr_matrix((D.data <= eps, D.indices, D.indptr), shape=D.shape)
+    else:
+        A = sp.csr_matrix(np.asarray(D) <= eps)
+    A = A + sp.identity(n, dtype=bool, format="csr")
+    A.eliminate_zeros()
+    return A.indptr, A.indices
+
+
+def label_clusters(indptr, indices, core):
+    """DBSCAN's labels from the eps-neighbourhoods (CSR arrays) and the core mask: the
+    connected parts of the core points (numbered by their first row), each border point
+    in the lowest-numbered cluster among its core neighbours (the cluster that reaches it
+    first when they are grown in row order, as scikit-learn's), -1 for noise.
+
+    Parameters
+    ----------
+    indptr, indices : ndarray of int
+        Who is within eps of whom.
+    core : ndarray of bool (n,)
+
+    Returns
+    -------
+    ndarray of int64 (n,)
+
+    Examples
+    --------
+    >>> A = sp.csr_matrix(np.array([[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 1]], dtype=bool))
+    >>> label_clusters(A.indptr, A.indices, np.array([True, True, False, False])).tolist()
+    [0, 0, 0, -1]
+    """
+    from .._kernels.dbscan import dbscan_labels
+
+    return dbscan_labels(np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64), core)
+
+
+def _weights(sample_weight, n):
+    """One finite weight per row (negative ones allowed: they hold a neighbour back from
+    being core, as in scikit-learn), not all zero."""
+    if sample_weight is None:
+        return np.ones(n)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,) or not np.all(np.isfinite(w)):
+        raise ValueError(f"sample_weight needs one finite weight per row ({n}); got shape {w.shape}.")
+    if not w.any():
+        raise ValueError("Sample weights must contain at least one non-zero number; every weight is zero.")
+    return w
+
+
+class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+    """Density-based clustering with noise, a drop-in for ``sklearn.cluster.DBSCAN``.
+
+    A point with at least ``min_samples`` points (itself included; weights summed with
+    ``sample_weight``) within ``eps`` is a core point; core points within ``eps`` of each
+    other share a cluster, and a non-core point within ``eps`` of a core point joins its
+    cluster (the lowest-numbered one, as scikit-learn's growth in row order gives it).
+    Labels equal scikit-learn's.
+
+    Euclidean data of up to 16 columns are searched by a k-d tree (the neighbourhoods in
+    about n log n); other metrics and wider data by blocked distances (memory: one block
+    and the neighbourhoods).
+
+    Parameters
+    ----------
+    eps : float, default=0.5
+        The neighbourhood radius (a distance of exactly ``eps`` is within).
+    min_samples : int, default=5
+    metric : str, default='euclidean'
+        Any metric of ``lowdim.neighbors.make_index`` or scipy's ``cdist`` ('manhattan',
+        'cosine', 'minkowski' with ``p``, ...), or 'precomputed' (X holds the distances:
+        dense, or sparse with each row's candidate neighbours stored).
+    metric_params : dict, optional
+    algorithm : {'auto', 'kd_tree', 'ball_tree', 'brute'}, default='auto'
+        'auto' takes the k-d tree where it applies; 'brute' the blocked distances.
+    leaf_size : int, default=30
+    p : float, optional
+        The Minkowski power with ``metric='minkowski'`` (default 2).
+    n_jobs : int, optional
+        Accepted for compatibility; numba's and BLAS's threads do the work.
+
+    Attributes
+    ----------
+    core_sample_indices_ : ndarray of int64 (n_core,)
+    components_ : ndarray or sparse (n_core, n_features)
+        The core points (sparse for sparse input).
+    labels_ : ndarray of int64 (n_samples,)
+        -1 for noise.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.cluster import DBSCAN
+    >>> X = np.array([[1, 2], [2, 2], [2, 3], [8, 7], [8, 8], [25, 80]])
+    >>> DBSCAN(eps=3, min_samples=2).fit(X).labels_.tolist()
+    [0, 0, 0, 1, 1, -1]
+    """
+
+    _parameter_constraints = {
+        "eps": [Interval(float, 0, None, closed="neither")],
+        "min_samples": [Interval(int, 1, None, closed="left")],
+        "metric": [Options({"precomputed", "minkowski", *INDEX_METRICS} - {"gower"})],
+        "metric_params": [NONE, InstanceOf(dict)],
+        "algorithm": [Options({"auto", "kd_tree", "ball_tree", "brute"})],
+        "leaf_size": [Interval(int, 1, None, closed="left")],
+        "p": [NONE, Interval(float, 1, None, closed="left")],
+        "n_jobs": [NONE, Interval(int, None, None)],
+    }
+
+    def __init__(
+        self,
+        eps=0.5,
+        *,
+        min_samples=5,
+        metric="euclidean",
+        metric_params=None,
+        algorithm="auto",
+        leaf_size=30,
+        p=None,
+        n_jobs=None,
+    ):
+        self.eps = eps
+        self.min_samples = min_samples
+        self.metric = metric
+        self.metric_params = metric_params
+        self.algorithm = algorithm
+        self.leaf_size = leaf_size
+        self.p = p
+        self.n_jobs = n_jobs
+
+    def _neighbourhoods(self, X):
+        if self.metric == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
+            return _precomputed_neighbourhoods(X, self.eps)
+        metric, params = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
+        tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
+        if tree and X.shape[1] <= TREE_UP_TO:
+            return _tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
+        if sp.issparse(X):
+            X = X.toarray()  # blocks of distances need rows; the neighbourhoods stay sparse
+        return _brute_neighbourhoods(np.asarray(X, dtype=np.float64), self.eps, metric, params)
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Find the clusters.
+
+        Parameters
+        ----------
+        X : array-like or sparse (n_samples, n_features), or distances with 'precomputed'
+        y : ignored
+        sample_weight : array-like (n_samples,), optional
+            A point's weight towards its neighbours' core count (negative: it keeps a
+            neighbour from being core).
+
+        Returns
+        -------
+        self
+        """
+        from .._kernels.dbscan import neighbour_weights
+
+        validate_params(self)
+        X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)  # one row has no density
+        if self.metric != "precomputed":
+            warn_constant_columns(X, "DBSCAN")
+
+        weights = _weights(sample_weight, X.shape[0])
+        indptr, indices = (np.asarray(a, dtype=np.int64) for a in self._neighbourhoods(X))
+        core = neighbour_weights(indptr, indices, weights) >= self.min_samples
+        self.labels_ = label_clusters(indptr, indices, core)
+        self.core_sample_indices_ = np.flatnonzero(core).astype(np.int64)
+        self.components_ = X[self.core_sample_indices_].copy()  # sparse rows stay sparse, as scikit-learn's
+        return self
+
+    def fit_predict(self, X, y=None, sample_weight=None):
+        """``fit`` and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like or sparse
+        y : ignored
+        sample_weight : array-like (n_samples,), optional
+
+        Returns
+        -------
+        ndarray of int64 (n_samples,)
+        """
+        return self.fit(X, sample_weight=sample_weight).labels_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags

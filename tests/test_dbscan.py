@@ -1,0 +1,81 @@
+"""DBSCAN: scikit-learn's labels, core points and components on every search path."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+from sklearn.cluster import DBSCAN as SklearnDBSCAN
+from sklearn.datasets import make_blobs
+
+from lowdim import DBSCAN
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, _ = make_blobs(1500, centers=5, n_features=3, cluster_std=1.2, random_state=0)
+    noise = np.random.default_rng(0).uniform(-15, 15, (150, 3))
+    return np.vstack([X, noise])
+
+
+def _same(ours, theirs):
+    assert np.array_equal(ours.labels_, theirs.labels_)  # the same numbering, border points included
+    assert np.array_equal(ours.core_sample_indices_, theirs.core_sample_indices_)
+    dense = [c.toarray() if sp.issparse(c) else c for c in (ours.components_, theirs.components_)]
+    np.testing.assert_array_equal(*dense)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"eps": 0.8, "min_samples": 10},  # the k-d tree
+        {"eps": 0.8, "min_samples": 10, "algorithm": "brute"},  # blocked distances
+        {"eps": 1.5, "min_samples": 20, "metric": "manhattan"},
+        {"eps": 0.05, "min_samples": 5, "metric": "cosine"},
+        {"eps": 1.2, "min_samples": 8, "metric": "minkowski", "p": 3},
+    ],
+)
+def test_labels_equal_scikit_learns(blobs, params):
+    _same(DBSCAN(**params).fit(blobs), SklearnDBSCAN(**params).fit(blobs))
+
+
+def test_wide_rows_sparse_rows_weights_and_precomputed_distances(blobs):
+    wide = np.hstack([blobs, np.random.default_rng(1).normal(scale=0.1, size=(blobs.shape[0], 20))])
+    _same(DBSCAN(eps=1.0, min_samples=10).fit(wide), SklearnDBSCAN(eps=1.0, min_samples=10).fit(wide))
+    weights = np.random.default_rng(2).uniform(0.2, 3.0, blobs.shape[0])
+    ours = DBSCAN(eps=0.8, min_samples=10).fit(blobs, sample_weight=weights)
+    _same(ours, SklearnDBSCAN(eps=0.8, min_samples=10).fit(blobs, sample_weight=weights))
+    D = cdist(blobs[:600], blobs[:600])
+    _same(
+        DBSCAN(eps=0.8, min_samples=10, metric="precomputed").fit(D),
+        SklearnDBSCAN(eps=0.8, min_samples=10, metric="precomputed").fit(D),
+    )
+    stored = sp.csr_matrix(np.where(D <= 1.0, D, 0.0))  # each row's candidates stored
+    assert np.array_equal(
+        DBSCAN(eps=0.8, min_samples=10, metric="precomputed").fit(stored).labels_,
+        SklearnDBSCAN(eps=0.8, min_samples=10, metric="precomputed").fit(stored).labels_,
+    )
+    rows = sp.csr_matrix(np.where(np.abs(blobs) > 1, blobs, 0.0))
+    _same(DBSCAN(eps=0.9, min_samples=6).fit(rows), SklearnDBSCAN(eps=0.9, min_samples=6).fit(rows))
+
+
+def test_a_distance_of_exactly_eps_is_within():
+    grid = np.random.default_rng(3).integers(0, 6, (400, 2)).astype(float)
+    for algorithm in ("auto", "brute"):
+        ours = DBSCAN(eps=1.0, min_samples=4, algorithm=algorithm).fit(grid)
+        _same(ours, SklearnDBSCAN(eps=1.0, min_samples=4).fit(grid))
+
+
+def test_a_border_point_between_two_clusters_joins_the_one_grown_first():
+    # two groups of four, each with one core point (3.3 and 0.0) that reaches the point at
+    # 1.65, itself not core: it joins the cluster grown first, the one of the earlier row
+    X = np.array([3.3, 3.4, 3.5, 3.6, -0.3, -0.2, -0.1, 0.0, 1.65])[:, None]
+    labels = DBSCAN(eps=1.65, min_samples=5).fit_predict(X)
+    assert labels.tolist() == SklearnDBSCAN(eps=1.65, min_samples=5).fit_predict(X).tolist()
+    assert labels.tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 0]
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="square distance matrix"):
+        DBSCAN(metric="precomputed").fit(np.ones((3, 2)))
+    with pytest.raises(ValueError, match="one finite weight per row"):
+        DBSCAN().fit(np.eye(4), sample_weight=np.ones(3))
