@@ -284,29 +284,21 @@ def build_report(
         ``{method: {param: value}}``.
     n_neighbors : int, default=10
     progress : callable, optional
-        ``progress(estimator, name)`` returning a context manager around each fit (and
+        ``progress(estimator, name)``: a context manager around each fit (and
         ``progress(None, name)`` around each quality computation).
-    cluster : str, optional
-        A registered clustering (``lowdim.methods.CLUSTERINGS``: 'hdbscan', 'leiden',
-        'kmeans', ...): a section shows every embedding coloured by its clusters, with
-        their sizes and the noise.
-    cluster_on : str, optional
-        Cluster this method's embedding (one of ``methods``) instead of the data.
-    n_clusters : int, default=8
-        For clusterings that take k.
+    cluster, cluster_on, n_clusters : optional
+        A registered clustering ('hdbscan', 'leiden', 'kmeans', ...) shown on every
+        embedding, run on the data or on the embedding of ``cluster_on``, with k for those
+        that take it.
     label_name : str, default="label"
         What the labels are called in legends and the interactive map.
     columns : dict, optional
-        ``{name: values}`` (one value per row: numbers, or category names) shown on hover
-        in the interactive map and offered for colouring it.
+        ``{name: values}`` shown on hover in the interactive map and offered for colouring.
     metric_params : dict, optional
-        For a mixed table (category codes, NaN gaps: ``lowdim.mixed_codes``): its
-        ``metric_params`` ('categorical', 'ordinal'). The maps are then scored by Gower's
-        distance, the scree plot is FAMD's, and the methods need ``prepare``.
+        For a mixed table (``lowdim.mixed_codes``): maps scored by Gower's distance, FAMD's
+        scree plot; ``prepare(name, estimator)`` then sets each method to the table (False:
+        the method cannot read it and is left out, with a note).
     prepare : callable, optional
-        ``prepare(name, estimator)`` sets each method's estimator to the table (Gower's
-        distance for a mixed one) before its fit, and returns False for a method that
-        cannot read it, which is left out (with a note).
 
     Returns
     -------
@@ -330,17 +322,8 @@ def build_report(
         notes.append(f"quality: {used} neighbours instead of {n_neighbors} for {X.shape[0]} rows")
     clustering = None
     if cluster is not None:
-        clustering = run_clustering(
-            cluster,
-            X,
-            results,
-            on=cluster_on,
-            seed=seed,
-            params=params,
-            n_clusters=n_clusters,
-            progress=progress,
-            prepare=prepare,
-        )
+        options = {"on": cluster_on, "seed": seed, "params": params, "n_clusters": n_clusters}
+        clustering = run_clustering(cluster, X, results, progress=progress, prepare=prepare, **options)
     categorical = None if metric_params is None else list(metric_params.get("categorical", []))
     profile = variance_profile(X, seed, categorical)
     report = Report("", results, _summary(X, labels, source), *profile, clustering, notes)
