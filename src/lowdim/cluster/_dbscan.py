@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .._estimator import ValidatedInputMixin
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from ..linalg import distance_blocks
-from ..neighbors import INDEX_METRICS, resolve_metric
+from ..neighbors import INDEX_METRICS, SPARSE_METRICS, make_index, resolve_metric
 from ._base import warn_constant_columns
 
 TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
@@ -30,11 +30,12 @@ def _tree_neighbourhoods(X, eps, leaf_size):
     return indptr, found
 
 
-def _brute_neighbourhoods(X, eps, metric, params):
-    """The same pattern from distances in row blocks (any metric)."""
+def _brute_neighbourhoods(X, eps, metric, params, pairwise=None):
+    """The same pattern from distances in row blocks (any metric; ``pairwise`` gives a
+    block's distances for sparse rows)."""
     rows, cols = [], []
-    for start, _, D in distance_blocks(X, X, metric, metric_params=params):
-        r, c = np.nonzero(D <= eps)
+    for start, _, D in distance_blocks(X, X, metric, metric_params=params, pairwise=pairwise):
+        r, c = np.nonzero(np.asarray(D) <= eps)
         rows.append(r + start)
         cols.append(c)
     rows, cols = np.concatenate(rows), np.concatenate(cols)
@@ -186,8 +187,14 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
         if tree and X.shape[1] <= TREE_UP_TO:
             return _tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
-        if sp.issparse(X):
-            X = X.toarray()  # blocks of distances need rows; the neighbourhoods stay sparse
+        if sp.issparse(X):  # sparse products, a block of rows at a time (the matrix is never densified)
+            if metric not in SPARSE_METRICS:
+                raise ValueError(
+                    f"DBSCAN on sparse rows takes the metrics {', '.join(SPARSE_METRICS)}; got metric={metric!r}: "
+                    "pass a dense array for other metrics."
+                )
+            index = make_index("exact", metric, X.shape[0], sparse=True).build(X)
+            return _brute_neighbourhoods(X, self.eps, metric, params, index.pairwise)
         return _brute_neighbourhoods(np.asarray(X, dtype=np.float64), self.eps, metric, params)
 
     def fit(self, X, y=None, sample_weight=None):

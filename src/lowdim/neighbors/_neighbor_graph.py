@@ -282,7 +282,7 @@ class NeighborGraph:
         return knn_csr(*self.neighbors(self.n_neighbors if k is None else k), mode=mode)
 
 
-def knn_csr(distances, indices, *, mode="distance"):
+def knn_csr(distances, indices, *, mode="distance", n_columns=None):
     """Sparse (n, n) float64 graph with an edge from each row to each of its listed
     neighbours, weighted by the distance ('distance') or 1 ('connectivity').
 
@@ -291,10 +291,13 @@ def knn_csr(distances, indices, *, mode="distance"):
     distances : ndarray (n, k)
     indices : ndarray of int (n, k)
     mode : {'distance', 'connectivity'}, default='distance'
+    n_columns : int, optional
+        The rows the neighbours are drawn from (default ``n``: the graph of the rows
+        themselves). Each row's entries keep their order, explicit zeros included.
 
     Returns
     -------
-    scipy.sparse.csr_matrix (n, n)
+    scipy.sparse.csr_matrix (n, n_columns)
 
     Examples
     --------
@@ -305,7 +308,8 @@ def knn_csr(distances, indices, *, mode="distance"):
         raise ValueError(f"mode must be 'distance' or 'connectivity'; got {mode!r}.")
     n, k = indices.shape
     data = distances.astype(np.float64).ravel() if mode == "distance" else np.ones(indices.size)
-    return sp.csr_matrix((data, indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
+    shape = (n, n if n_columns is None else n_columns)
+    return sp.csr_matrix((data, indices.ravel(), np.arange(0, n * k + 1, k)), shape=shape)
 
 
 # an estimator's precomputed_knn: umap-learn's (indices, distances) tuple, or a graph

@@ -11,18 +11,11 @@ from .._estimator import ValidatedInputMixin
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from ._base import KNNIndex
 from ._choose import ALGORITHMS, INDEX_METRICS, make_index, resolve_metric
+from ._neighbor_graph import knn_csr
 from ._self_query import self_neighbors
 
 # scikit-learn's exact searches: lowdim's exact index answers all of them
 EXACT_NAMES = ("brute", "kd_tree", "ball_tree")
-
-
-def _graph(distances, indices, n_columns, mode):
-    """CSR rows holding each row's neighbours in order of distance (explicit zeros kept:
-    a point is its own neighbour at distance 0), as scikit-learn's ``kneighbors_graph``."""
-    n, k = indices.shape
-    data = distances.astype(np.float64).ravel() if mode == "distance" else np.ones(indices.size)
-    return sp.csr_matrix((data, indices.astype(np.int64).ravel(), np.arange(0, n * k + 1, k)), shape=(n, n_columns))
 
 
 class KNeighborsTransformer(ValidatedInputMixin, TransformerMixin, BaseEstimator):
@@ -151,7 +144,7 @@ class KNeighborsTransformer(ValidatedInputMixin, TransformerMixin, BaseEstimator
         check_is_fitted(self)
         X = self._validate_input(X, reset=False, accept_sparse=True)
         distances, indices = self._index.query(X, self._k())
-        return _graph(np.asarray(distances), np.asarray(indices), self.n_samples_fit_, self.mode)
+        return knn_csr(np.asarray(distances), np.asarray(indices), mode=self.mode, n_columns=self.n_samples_fit_)
 
     def fit_transform(self, X, y=None):
         """``fit(X)``, then the graph of the training rows: each row itself first (distance
@@ -171,10 +164,10 @@ class KNeighborsTransformer(ValidatedInputMixin, TransformerMixin, BaseEstimator
         n = self.n_samples_fit_
         own = np.arange(n)[:, None]
         if k == 1:
-            return _graph(np.zeros((n, 1)), own, n, self.mode)
+            return knn_csr(np.zeros((n, 1)), own, mode=self.mode)
         distances, indices = self_neighbors(self._index, self._fit_X, k - 1)
         distances = np.hstack([np.zeros((n, 1), dtype=distances.dtype), distances])
-        return _graph(distances, np.hstack([own, indices]), n, self.mode)
+        return knn_csr(distances, np.hstack([own, indices]), mode=self.mode)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
