@@ -18,6 +18,16 @@ class _Dense:
         return matmul(self.A, B) if np.ndim(B) == 2 else np.asarray(self.A @ B)
 
 
+class _Transposed:
+    """``A^T`` of a ``ParallelCSR`` A, without a transposed copy."""
+
+    def __init__(self, A):
+        self.A = A
+
+    def dot(self, B):
+        return self.A.rdot(B)
+
+
 class CenteredData:
     """The matrix ``(X - 1 mean^T) / scale`` applied without forming it.
 
@@ -45,8 +55,9 @@ class CenteredData:
         self._inv_scale = None if scale is None else (1.0 / scale).astype(X.dtype)
         self.n_products = 0  # how many times X (or X^T) has been applied
         self._sparse = sp.issparse(X)
-        if self._sparse:  # both orientations, split over threads
-            self._X, self._Xt = ParallelCSR(X), ParallelCSR(X.T)
+        if self._sparse:  # both orientations from one copy, split over threads
+            self._X = ParallelCSR(X)
+            self._Xt = _Transposed(self._X)
         else:
             self._X, self._Xt = _Dense(X), _Dense(X.T)
 
