@@ -27,6 +27,7 @@ from ._procrustes import procrustes_fit
 from ._randomized import randomized_svd, subspace_iteration
 from ._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ._sign import flip_signs
+from ._sparse_products import dense_times_sparse_t
 
 __all__ = [
     "procrustes_fit",
@@ -45,6 +46,7 @@ __all__ = [
     "ShiftInverse",
     "block_rows",
     "column_moments",
+    "dense_times_sparse_t",
     "distance_blocks",
     "feature_scale",
     "flip_signs",
