@@ -1,6 +1,8 @@
-"""Linear latent-variable models against scikit-learn, in the same run.
+"""Linear latent-variable models, truncated SVD and random projections against
+scikit-learn, in the same run.
 
-Cases: FactorAnalysis, FastICA, KernelPCA (exact and Nystroem) and NMF. Same protocol as
+Cases: FactorAnalysis, FastICA, KernelPCA (exact and Nystroem), NMF, TruncatedSVD (a
+sparse term-count-like matrix) and the Gaussian and sparse random projections. Same protocol as
 bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh linear
 """
@@ -228,7 +230,74 @@ def case_nmf(repeats):
     ]
 
 
-CASES = {"fa": case_factor_analysis, "ica": case_fastica, "kpca": case_kernel_pca, "nmf": case_nmf}
+def _term_counts(n=1_000_000, d=100_000, per_row=40):
+    """Sparse rows with Zipf-distributed columns (a few frequent terms, a long tail)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    nnz = n * per_row
+    columns = rng.zipf(1.3, nnz) % d
+    X = sp.csr_matrix((rng.random(nnz, dtype=np.float32) + 0.5, (np.repeat(np.arange(n), per_row), columns)), (n, d))
+    X.sum_duplicates()
+    return X
+
+
+def case_truncated_svd(repeats):
+    import warnings
+
+    from sklearn.decomposition import TruncatedSVD as SkTruncatedSVD
+
+    from lowdim import TruncatedSVD
+
+    X = _term_counts()
+    warnings.filterwarnings("ignore", message=".*zero variance.*")  # terms no row uses
+    r = compare(
+        lambda: TruncatedSVD(100, random_state=0).fit(X), lambda: SkTruncatedSVD(100, random_state=0).fit(X), repeats
+    )
+    captured = [float((m.singular_values_.astype(np.float64) ** 2).sum()) for m in r[2:4]]
+    acc = f"captured sum of squares {captured[0]:.6g} vs {captured[1]:.6g} (ratio {captured[0] / captured[1]:.6f})"
+    case = f"TruncatedSVD randomized, sparse {X.shape[0]} x {X.shape[1]} ({X.nnz} non-zeros), k=100, n_iter=5"
+    return [row(case, r[0], r[1], acc, 0.7, captured[0] >= captured[1] * (1 - 0.005), r[4:])]
+
+
+def _distortion(model, X, rows=300):
+    """Largest |projected / original distance - 1| over the pairs of the first rows."""
+    from scipy.spatial.distance import pdist
+
+    ratio = pdist(model.transform(X[:rows]).astype(np.float64)) / pdist(X[:rows].astype(np.float64))
+    return float(np.abs(ratio - 1).max())
+
+
+def case_random_projection(repeats):
+    from sklearn import random_projection as skrp
+
+    import lowdim
+
+    X = np.random.default_rng(1).standard_normal((100_000, 10_000), dtype=np.float32)
+    rows = []
+    for name in ("GaussianRandomProjection", "SparseRandomProjection"):
+        ours, theirs = getattr(lowdim, name), getattr(skrp, name)
+        r = compare(
+            lambda ours=ours: ours(1000, random_state=0).fit_transform(X),
+            lambda theirs=theirs: theirs(1000, random_state=0).fit_transform(X),
+            repeats,
+        )
+        model_ours, model_ref = ours(1000, random_state=0).fit(X), theirs(1000, random_state=0).fit(X)
+        worst = [_distortion(m, X) for m in (model_ours, model_ref)]
+        acc = f"largest distance distortion over 300 rows' pairs {worst[0]:.4f} vs {worst[1]:.4f}"
+        case = f"{name} fit_transform, dense 100000 x 10000 float32 -> 1000"
+        rows.append(row(case, r[0], r[1], acc, 0.7, worst[0] <= worst[1] * 1.1 + 0.01, r[4:]))
+    return rows
+
+
+CASES = {
+    "fa": case_factor_analysis,
+    "ica": case_fastica,
+    "kpca": case_kernel_pca,
+    "nmf": case_nmf,
+    "tsvd": case_truncated_svd,
+    "rp": case_random_projection,
+}
 
 
 def main(argv=None):

@@ -67,7 +67,8 @@ ITERATIVE = {
 # Chaotic: a difference in the last bit of the input grows to whole units of the output.
 AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP"}
 # The largest n_components: bounded by the points ('samples'), or unbounded ('none': an
-# overcomplete factorisation is valid); min(n_samples, n_features) otherwise.
+# overcomplete factorisation is valid; 'projection': a random matrix needs only the shape,
+# more outputs than features is warned); min(n_samples, n_features) otherwise.
 COMPONENTS_LIMIT = {
     "Isomap": "samples",
     "LocallyLinearEmbedding": "samples",
@@ -78,9 +79,13 @@ COMPONENTS_LIMIT = {
     "TSNE": "samples",
     "UMAP": "samples",
     "NMF": "none",
+    "GaussianRandomProjection": "projection",
+    "SparseRandomProjection": "projection",
 }
-# No mean is removed: the first factor carries any offset.
-UNCENTERED = {"MatrixFactorization", "NMF"}
+# No mean is removed: the first factor (or every random direction) carries any offset.
+UNCENTERED = {"MatrixFactorization", "NMF", "TruncatedSVD", "GaussianRandomProjection", "SparseRandomProjection"}
+# fit reads only the shape of X: a constant column is projected like any other, unwarned.
+SHAPE_ONLY = {"GaussianRandomProjection", "SparseRandomProjection"}
 # Communities found by visiting the nodes in a seeded random order: permuted rows are
 # visited in another order, and partitions of near-equal quality resolve differently.
 ORDER_DEPENDENT = {"Leiden", "Louvain"}
@@ -226,6 +231,7 @@ def test_check_tables_name_existing_estimators():
         ITERATIVE
         | AMPLIFIES_ROUNDING
         | UNCENTERED
+        | SHAPE_ONLY
         | ORDER_DEPENDENT
         | set(COMPONENTS_LIMIT)
         | set(STRUCTURE_TOLERANCE)
@@ -335,6 +341,12 @@ def test_too_many_components_names_both_numbers(cls):
         assert est.n_components_ == 5 and np.isfinite(_output(est, X)).all()
         with pytest.raises(ValueError, match="1 sample"):
             _fit(_instance(cls, n_components=1), X[:1])
+        return
+    if COMPONENTS_LIMIT.get(cls.__name__) == "projection":
+        with pytest.warns(UserWarning, match="n_components=5 is larger than n_features=3"):
+            est = _fit(_instance(cls, n_components=5), X)
+        assert _output(est, X).shape == (4, 5)
+        assert _output(_fit(_instance(cls, n_components=1), X[:1]), X).shape == (4, 1)
         return
     if _labels_only(cls) and "n_clusters" not in cls().get_params():  # the data decide the count
         with pytest.raises(ValueError, match="1 sample"):
@@ -451,6 +463,11 @@ def test_input_not_modified_in_any_layout(cls, tmp_path):
 def test_constant_column_warns_and_stays_finite(cls):
     X = _data()
     X[:, 2] = 4.0
+    if cls.__name__ in SHAPE_ONLY:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert np.isfinite(_output(_fit(_instance(cls), X), X)).all()
+        return
     with pytest.warns(UserWarning, match=r"zero variance \(columns 2\)"):
         est = _fit(_instance(cls), X)
     assert np.isfinite(_output(est, X)).all()

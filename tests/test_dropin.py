@@ -15,6 +15,9 @@ import lowdim
 REFERENCES = {
     "PCA": "sklearn.decomposition.PCA",
     "IncrementalPCA": "sklearn.decomposition.IncrementalPCA",
+    "TruncatedSVD": "sklearn.decomposition.TruncatedSVD",
+    "GaussianRandomProjection": "sklearn.random_projection.GaussianRandomProjection",
+    "SparseRandomProjection": "sklearn.random_projection.SparseRandomProjection",
     "FactorAnalysis": "sklearn.decomposition.FactorAnalysis",
     "FastICA": "sklearn.decomposition.FastICA",
     "KernelPCA": "sklearn.decomposition.KernelPCA",

@@ -1,6 +1,6 @@
-"""Linear decompositions: PCA (named solvers, streaming, sparse), probabilistic PCA and
-factor analysis (with missing values), correspondence analysis of categories (CA, MCA)
-and of mixed tables (FAMD), and helpers."""
+"""Linear decompositions: PCA (named solvers, streaming, sparse), truncated SVD, random
+projections, probabilistic PCA and factor analysis (with missing values), correspondence
+analysis of categories (CA, MCA) and of mixed tables (FAMD), and helpers."""
 
 from ._correspondence import chi_square_svd, supplementary_rows
 from ._factor_analysis import FactorAnalysis
@@ -15,7 +15,9 @@ from ._pca import PCA
 from ._pca_solvers import choose_solver
 from ._ppca import ProbabilisticPCA
 from ._principal_scores import principal_scores
+from ._random_projection import GaussianRandomProjection, SparseRandomProjection, johnson_lindenstrauss_min_dim
 from ._select_components import ComponentSelection, select_n_components
+from ._truncated_svd import TruncatedSVD
 
 __all__ = [
     "CA",
@@ -25,6 +27,10 @@ __all__ = [
     "indicator_matrix",
     "supplementary_rows",
     "PCA",
+    "TruncatedSVD",
+    "GaussianRandomProjection",
+    "SparseRandomProjection",
+    "johnson_lindenstrauss_min_dim",
     "IncrementalPCA",
     "ProbabilisticPCA",
     "FactorAnalysis",

@@ -140,6 +140,14 @@ FITTED = {
             "weights_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
         },
     },
+    "GaussianRandomProjection": {
+        "always": ("components_",),
+        "attributes": {
+            "components_": {"axes": ("components", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "n_components_": {"kind": "int", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+        },
+    },
     "HDBSCAN": {
         "always": (
             "cluster_persistence_",
@@ -503,6 +511,17 @@ FITTED = {
             "perplexity_": {"kind": "float", "ndim": None},
         },
     },
+    "SparseRandomProjection": {
+        "always": ("components_csr_data_", "components_csr_indices_", "components_csr_indptr_"),
+        "attributes": {
+            "components_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "components_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "components_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "density_": {"kind": "float", "ndim": None},
+            "n_components_": {"kind": "int", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+        },
+    },
     "SpectralClustering": {
         "always": ("affinity_matrix_", "embedding_", "labels_"),
         "attributes": {
@@ -555,6 +574,18 @@ FITTED = {
             "n_features_in_": {"kind": "int", "ndim": None},
             "n_iter_": {"kind": "int", "ndim": None},
             "perplexity_": {"kind": "float", "ndim": None},
+        },
+    },
+    "TruncatedSVD": {
+        "always": ("components_", "explained_variance_", "explained_variance_ratio_", "singular_values_"),
+        "attributes": {
+            "components_": {"axes": ("components", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "explained_variance_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
+            "explained_variance_ratio_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
+            "n_components_": {"kind": "int", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "n_iter_": {"kind": "int", "ndim": None},
+            "singular_values_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
         },
     },
     "UMAP": {
