@@ -3,7 +3,9 @@
 Fashion-MNIST projected to 50 PCA dimensions (float32): KMeans k = 10 and k = 100, KMeans
 k = 10 on the raw 70,000 x 784 images, GaussianMixture full and diag with k = 10, all with
 the same initial centres / responsibilities for both libraries; KMedoids 'pam' k = 10 on
-10,000 points (time and objective only); DBSCAN on a million points (``dbscan``). Same
+10,000 points (time and objective only); DBSCAN on a million points (``dbscan``);
+AgglomerativeClustering: Ward's on PCA-50 rows without and with a 10-NN connectivity
+graph, single linkage on 100,000 3-D points (``agglomerative``). Same
 protocol as bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh cluster [CASE ...] [--repeats 3]
 """
@@ -164,12 +166,53 @@ def case_dbscan(repeats):
     return rows
 
 
+def _same_partition(a, b):
+    return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
+
+
+def _agglomerative_case(name, X, params, repeats):
+    from sklearn.cluster import AgglomerativeClustering as SkAgglomerative
+
+    from lowdim import AgglomerativeClustering
+
+    t_ours, t_ref, ours, theirs, *runs = compare(
+        lambda: AgglomerativeClustering(**params).fit(X), lambda: SkAgglomerative(**params).fit(X), repeats
+    )
+    same = np.array_equal(ours.labels_, theirs.labels_)
+    partition = same or _same_partition(ours.labels_, theirs.labels_)
+    heights = np.allclose(ours.distances_, theirs.distances_, rtol=1e-9)
+    what = "labels identical" if same else "the same clusters, numbered otherwise" if partition else "labels DIFFER"
+    acc = f"{what}; merge heights {'equal' if heights else 'DIFFER'} ({len(X) - 1} merges)"
+    return row(name, t_ours, t_ref, acc, 0.7, partition and heights, runs)
+
+
+def case_agglomerative(repeats):
+    """Sizes where scikit-learn takes 10 s or more: Ward's without a graph (scipy's
+    nearest-neighbour chain on the condensed distances), Ward's with a 10-NN graph on all
+    70,000 images (scikit-learn's heap), single linkage (scikit-learn's Prim over all pairs)."""
+    from sklearn.datasets import make_blobs
+    from sklearn.neighbors import kneighbors_graph
+
+    X = fashion_pca50().astype(np.float64)
+    full = {"n_clusters": 10, "compute_distances": True}
+    rows = [_agglomerative_case("AgglomerativeClustering ward, first 20,000 of PCA-50", X[:20000], full, repeats)]
+    graph = kneighbors_graph(X, 10, include_self=False)
+    params = {**full, "connectivity": graph}
+    name = "AgglomerativeClustering ward, 10-NN graph, all 70,000 of PCA-50"
+    rows.append(_agglomerative_case(name, X, params, repeats))
+    points, _ = make_blobs(100_000, centers=30, n_features=3, center_box=(-40, 40), random_state=0)
+    params = {**full, "linkage": "single"}
+    rows.append(_agglomerative_case("AgglomerativeClustering single, 100,000 x 3 (30 blobs)", points, params, repeats))
+    return rows
+
+
 CASES = {
     "kmeans": case_kmeans,
     "kmeans-raw": case_kmeans_raw,
     "gmm": case_gmm,
     "kmedoids": case_kmedoids,
     "dbscan": case_dbscan,
+    "agglomerative": case_agglomerative,
 }
 
 

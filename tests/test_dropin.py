@@ -27,6 +27,7 @@ REFERENCES = {
     "MiniBatchKMeans": "sklearn.cluster.MiniBatchKMeans",
     "GaussianMixture": "sklearn.mixture.GaussianMixture",
     "DBSCAN": "sklearn.cluster.DBSCAN",
+    "AgglomerativeClustering": "sklearn.cluster.AgglomerativeClustering",
     "HDBSCAN": "sklearn.cluster.HDBSCAN",
     "Isomap": "sklearn.manifold.Isomap",
     "LocallyLinearEmbedding": "sklearn.manifold.LocallyLinearEmbedding",

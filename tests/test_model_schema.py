@@ -30,6 +30,7 @@ VARIANTS = {
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
     **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "HDBSCAN", "KMedoids", "PaCMAP")},
     "SpectralEmbedding": [GOWER],
+    "AgglomerativeClustering": [{"compute_distances": True}],
 }
 
 

@@ -43,6 +43,7 @@ _EXPORTS = {
     "KMedoids": "lowdim.cluster",
     "GaussianMixture": "lowdim.cluster",
     "DBSCAN": "lowdim.cluster",
+    "AgglomerativeClustering": "lowdim.cluster",
     "HDBSCAN": "lowdim.cluster",
     "Leiden": "lowdim.cluster",
     "Louvain": "lowdim.cluster",

@@ -1,7 +1,8 @@
 """Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, DBSCAN, HDBSCAN,
-Leiden / Louvain communities of a neighbour graph, spectral clustering, k-prototypes and
-k-modes for tables with categories, choosing k."""
+agglomerative (hierarchical) clustering, Leiden / Louvain communities of a neighbour graph,
+spectral clustering, k-prototypes and k-modes for tables with categories, choosing k."""
 
+from ._agglomerative import AgglomerativeClustering, build_tree, cut_tree
 from ._dbscan import DBSCAN
 from ._gaussian_mixture import GaussianMixture
 from ._gmeans import anderson_darling_normal, gmeans
@@ -15,6 +16,9 @@ from ._select import ClusterCountSelection, knee_point, select_n_clusters
 from ._spectral_clustering import SpectralClustering, cluster_qr
 
 __all__ = [
+    "AgglomerativeClustering",
+    "build_tree",
+    "cut_tree",
     "DBSCAN",
     "HDBSCAN",
     "ClusterCountSelection",

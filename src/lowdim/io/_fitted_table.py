@@ -2,6 +2,18 @@
 from real fits by ``tests/test_model_schema.py``, which fails when they change."""
 
 FITTED = {
+    "AgglomerativeClustering": {
+        "always": ("children_", "labels_"),
+        "attributes": {
+            "children_": {"axes": (None, None), "kind": "int", "ndim": 2},
+            "distances_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
+            "n_clusters_": {"kind": "int", "ndim": None},
+            "n_connected_components_": {"kind": "int", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "n_leaves_": {"kind": "int", "ndim": None},
+        },
+    },
     "CA": {
         "always": (
             "column_contributions_",
