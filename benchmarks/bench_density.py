@@ -18,6 +18,10 @@ Cases:
                 Leiden and Louvain (UMAP's fuzzy graph, 15 neighbours; the time includes
                 building it), SpectralClustering k=10 (fuzzy graph): time and ARI / NMI
                 against the 10 classes
+  soft          soft clustering of the training points (all_points_membership_vectors) of
+                200,000 2-D points in 20 Gaussian clusters, min_cluster_size=50: lowdim
+                vs the hdbscan package on the same tree (fitted once each, untimed);
+                agreement: largest difference of the rows given membership
 Same protocol as bench_pca.py: alternating runs after a warm-up, medians.
 Run:  scripts/bench.sh density [CASE ...] [--repeats 3]
 """
@@ -170,7 +174,41 @@ def case_graph_70k(repeats):
     return rows
 
 
-CASES = {"hdbscan-70k": case_hdbscan_70k, "hdbscan-1m": case_hdbscan_1m, "graph-70k": case_graph_70k}
+def case_soft(repeats):
+    import hdbscan
+    from sklearn.datasets import make_blobs
+
+    from lowdim import HDBSCAN
+    from lowdim.cluster import all_points_membership_vectors
+
+    X, _ = make_blobs(200_000, centers=20, n_features=2, center_box=(-40, 40), random_state=0)
+    ours = HDBSCAN(min_cluster_size=50, min_samples=10).fit(X)
+    ref = hdbscan.HDBSCAN(
+        min_cluster_size=50, min_samples=9, prediction_data=True, approx_min_span_tree=False, core_dist_n_jobs=THREADS
+    ).fit(X)
+    r = compare(
+        lambda: all_points_membership_vectors(ours), lambda: hdbscan.all_points_membership_vectors(ref), repeats
+    )
+    pairs = set(zip(ours.labels_.tolist(), ref.labels_.tolist()))
+    same = len(pairs) == len(set(ours.labels_.tolist())) == len(set(ref.labels_.tolist()))
+    worst = float("nan")
+    if same:
+        soft = np.empty_like(r[3])
+        soft[:, [dict(pairs)[c] for c in range(ours.labels_.max() + 1)]] = r[2]
+        conditional = [m / m.sum(axis=1, keepdims=True) for m in (soft, r[3])]
+        worst = float(np.abs(conditional[0] - conditional[1]).max())
+    accuracy = f"same clusters: {same}; rows given membership differ by at most {worst:.1e}"
+    case = "HDBSCAN all_points_membership_vectors, 200,000 x 2 (20 blobs)"
+    met = same and worst < 1e-9 and r[0] <= 0.7 * r[1]
+    return _row(case, (r[0], r[4]), {"hdbscan": r[1]}, accuracy, "<= 0.7x", met)
+
+
+CASES = {
+    "hdbscan-70k": case_hdbscan_70k,
+    "hdbscan-1m": case_hdbscan_1m,
+    "graph-70k": case_graph_70k,
+    "soft": case_soft,
+}
 
 
 def main(argv=None):

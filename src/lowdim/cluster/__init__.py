@@ -8,6 +8,7 @@ from ._gaussian_mixture import GaussianMixture
 from ._gmeans import anderson_darling_normal, gmeans
 from ._graph_clustering import Leiden, Louvain, neighbor_graph
 from ._hdbscan import HDBSCAN
+from ._hdbscan_soft import all_points_membership_vectors, membership_vector
 from ._kmeans import KMeans
 from ._kmedoids import KMedoids
 from ._kprototypes import KModes, KPrototypes
@@ -31,10 +32,12 @@ __all__ = [
     "Louvain",
     "MiniBatchKMeans",
     "SpectralClustering",
+    "all_points_membership_vectors",
     "anderson_darling_normal",
     "cluster_qr",
     "gmeans",
     "knee_point",
+    "membership_vector",
     "neighbor_graph",
     "select_n_clusters",
 ]

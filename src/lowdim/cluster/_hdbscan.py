@@ -376,14 +376,22 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         labels : ndarray of int64 (n_new,)
         probabilities : ndarray (n_new,)
         """
-        from .._kernels.kdtree import knn_query
-
         check_is_fitted(self)
         if not hasattr(self, "training_points_"):
             raise ValueError(
                 "approximate_predict needs the training points: fit with prediction_data=True and metric='euclidean'."
             )
         X = self._validate_input(X, reset=False)
+        nearest, lam = self._nearest_reachable(X)
+        cluster_tree, selected = self._selection()
+        clusters = _alive_clusters(cluster_tree, nearest, lam)
+        return label_points(cluster_tree, selected, clusters, lam, self.cluster_selection_epsilon)
+
+    def _nearest_reachable(self, X):
+        """Each new row's nearest training point by mutual reachability (among its
+        ``min_samples`` nearest) and the lambda of that distance."""
+        from .._kernels.kdtree import knn_query
+
         tree = self._kd_tree()
         points, order = tree[0], tree[1]
         m = self._min_samples()
@@ -391,12 +399,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         own_core = dist[:, m - 2] if m > 1 else np.zeros(X.shape[0])
         reach = np.maximum(np.maximum(own_core[:, None], self.core_distances_[order[pos]]), dist / self.alpha)
         best = np.argmin(reach, axis=1)
-        nearest = order[pos[np.arange(X.shape[0]), best]]
         with np.errstate(divide="ignore"):
-            lam = 1.0 / reach[np.arange(X.shape[0]), best]
-        cluster_tree, selected = self._selection()
-        clusters = _alive_clusters(cluster_tree, nearest, lam)
-        return label_points(cluster_tree, selected, clusters, lam, self.cluster_selection_epsilon)
+            return order[pos[np.arange(X.shape[0]), best]], 1.0 / reach[np.arange(X.shape[0]), best]
 
     def dbscan_clustering(self, cut_distance, min_cluster_size=5):
         """DBSCAN-like labels at one cut of the single-linkage tree: points joined at

@@ -1,0 +1,59 @@
+"""
+Density and hierarchy: DBSCAN, HDBSCAN with soft membership, agglomerative clustering
+=====================================================================================
+
+Three ways to find groups without a model of their shape, on one UMAP map of the
+handwritten digits. DBSCAN needs one radius for the whole map; HDBSCAN finds clusters of
+different densities and leaves the rest as noise, and its soft clustering says how surely
+each point belongs (pale: unsure) and which cluster a noise point nearly joined;
+agglomerative clustering builds the whole tree of merges, here with Ward's linkage along
+a 10-neighbour graph, and cuts it at ten clusters.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import to_rgb
+from sklearn.datasets import load_digits
+
+import lowdim
+from lowdim.cluster import all_points_membership_vectors
+from lowdim.metrics import adjusted_rand_score
+from lowdim.neighbors import KNeighborsTransformer
+from lowdim.plot import embedding_scatter
+
+X, y = load_digits(return_X_y=True)
+Y = lowdim.UMAP(random_state=0).fit_transform(X)
+
+# %%
+# The hard clusterings, scored against the true digits (noise counts as its own group).
+hdbscan = lowdim.HDBSCAN(min_cluster_size=30).fit(Y)
+graph = KNeighborsTransformer(n_neighbors=10, mode="connectivity").fit_transform(Y)
+clusterings = {
+    "DBSCAN (eps=0.5)": lowdim.DBSCAN(eps=0.5, min_samples=10).fit_predict(Y),
+    "HDBSCAN": hdbscan.labels_,
+    "Ward along a 10-NN graph": lowdim.AgglomerativeClustering(10, connectivity=graph).fit(Y).labels_,
+}
+fig, axes = plt.subplots(1, 3, figsize=(13, 4.3))
+for ax, (name, labels) in zip(axes, clusterings.items()):
+    k, noise = labels.max() + 1, int(np.sum(labels < 0))
+    title = f"{name}: {k} clusters" + (f", {noise} noise" if noise else "")
+    embedding_scatter(Y, labels, ax=ax, title=f"{title}\nARI {adjusted_rand_score(y, labels):.3f}")
+fig.tight_layout()
+
+# %%
+# HDBSCAN's soft clustering: each point coloured by its most likely cluster, faded by
+# the probability. Noise points (grey before) now lean towards the cluster they nearly
+# joined, faintly.
+soft = all_points_membership_vectors(hdbscan)
+palette = plt.get_cmap("tab10")
+colours = np.array([to_rgb(palette(c % 10)) for c in soft.argmax(axis=1)])
+strength = soft.max(axis=1)[:, None]
+fig, ax = plt.subplots(figsize=(6, 5))
+ax.scatter(*Y.T, s=6, c=colours * strength + (1 - strength))
+ax.set_title("HDBSCAN soft membership (pale: unsure)")
+ax.set_xticks([])
+ax.set_yticks([])
+noise = hdbscan.labels_ < 0
+print(f"membership of clustered points: median {np.median(soft[~noise].max(axis=1)):.2f}")
+print(f"membership of noise points: median {np.median(soft[noise].max(axis=1)):.2f}")
+plt.show()
