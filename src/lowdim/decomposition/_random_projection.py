@@ -108,7 +108,7 @@ class _RandomProjection(ComponentTransformer):
 
         Returns
         -------
-        ndarray or sparse matrix of shape (n_samples, n_components_)
+        ndarray or sparse matrix of shape (n_samples, n_components)
             Sparse only for sparse X with a sparse projection and ``dense_output=False``.
         """
         X = self._validate_input(X, reset=False, accept_sparse=True)
@@ -122,7 +122,7 @@ class _RandomProjection(ComponentTransformer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_components_)
+        X : array-like of shape (n_samples, n_components)
 
         Returns
         -------
@@ -163,9 +163,9 @@ class GaussianRandomProjection(_RandomProjection):
     Attributes
     ----------
     n_components_ : int
-    components_ : ndarray of shape (n_components_, n_features)
-        Entries from N(0, 1 / n_components_), in the data's float type.
-    inverse_components_ : ndarray of shape (n_features, n_components_)
+    components_ : ndarray of shape (n_components, n_features)
+        Entries from ``N(0, 1 / n_components_)``, in the float type of the data.
+    inverse_components_ : ndarray of shape (n_features, n_components)
         Only with ``compute_inverse_components``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -216,10 +216,10 @@ class SparseRandomProjection(_RandomProjection):
     Attributes
     ----------
     n_components_ : int
-    components_ : scipy.sparse CSR matrix of shape (n_components_, n_features)
+    components_ : scipy.sparse CSR matrix of shape (n_components, n_features)
         Entries 0 or ``+-1 / sqrt(density_ n_components_)``.
     density_ : float
-    inverse_components_ : ndarray of shape (n_features, n_components_)
+    inverse_components_ : ndarray of shape (n_features, n_components)
         Only with ``compute_inverse_components``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
