@@ -5,7 +5,8 @@ k = 10 on the raw 70,000 x 784 images, GaussianMixture full and diag with k = 10
 the same initial centres / responsibilities for both libraries; KMedoids 'pam' k = 10 on
 10,000 points (time and objective only); DBSCAN on a million points (``dbscan``);
 AgglomerativeClustering: Ward's on PCA-50 rows without and with a 10-NN connectivity
-graph, single linkage on 100,000 3-D points (``agglomerative``). Same
+graph, single linkage on 100,000 3-D points (``agglomerative``); BisectingKMeans k = 100 on
+all 70,000 PCA-50 rows, inertia as the median of 3 seeds each (``bisecting``). Same
 protocol as bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh cluster [CASE ...] [--repeats 3]
 """
@@ -206,6 +207,24 @@ def case_agglomerative(repeats):
     return rows
 
 
+def case_bisecting(repeats):
+    """Bisecting k-means into 100 clusters: each library's own random starts (seed 0
+    timed), the inertia compared as the median over seeds 0-2 (a greedy tree: its result
+    varies with the starts)."""
+    from sklearn.cluster import BisectingKMeans as SkBisecting
+
+    from lowdim import BisectingKMeans
+
+    X = fashion_pca50()
+    r = compare(
+        lambda: BisectingKMeans(100, random_state=0).fit(X), lambda: SkBisecting(100, random_state=0).fit(X), repeats
+    )
+    ours = np.median([BisectingKMeans(100, random_state=s).fit(X).inertia_ for s in range(3)])
+    theirs = np.median([SkBisecting(100, random_state=s).fit(X).inertia_ for s in range(3)])
+    acc = f"inertia, median of seeds 0-2: {ours:.6g} vs {theirs:.6g} ({ours / theirs - 1:+.2%})"
+    return [row("BisectingKMeans k=100, PCA-50 (70,000 x 50)", r[0], r[1], acc, 0.7, ours <= theirs * 1.005, r[4:])]
+
+
 CASES = {
     "kmeans": case_kmeans,
     "kmeans-raw": case_kmeans_raw,
@@ -213,6 +232,7 @@ CASES = {
     "kmedoids": case_kmedoids,
     "dbscan": case_dbscan,
     "agglomerative": case_agglomerative,
+    "bisecting": case_bisecting,
 }
 
 

@@ -107,6 +107,9 @@ EXPECTED_FAILED_CHECKS = {
     "MiniBatchKMeans": dict.fromkeys(
         ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"), _SEEDING
     ),
+    "BisectingKMeans": dict.fromkeys(
+        ("check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"), _SEEDING
+    ),
     "TSNE": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),
     "PaCMAP": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),
     "UMAP": dict.fromkeys(("check_transformer_general", "check_transformer_data_not_an_array"), _TRANSFORM),

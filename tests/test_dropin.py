@@ -25,6 +25,7 @@ REFERENCES = {
     "LinearDiscriminantAnalysis": "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
     "KMeans": "sklearn.cluster.KMeans",
     "MiniBatchKMeans": "sklearn.cluster.MiniBatchKMeans",
+    "BisectingKMeans": "sklearn.cluster.BisectingKMeans",
     "GaussianMixture": "sklearn.mixture.GaussianMixture",
     "DBSCAN": "sklearn.cluster.DBSCAN",
     "AgglomerativeClustering": "sklearn.cluster.AgglomerativeClustering",

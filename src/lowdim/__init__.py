@@ -40,6 +40,7 @@ _EXPORTS = {
     "mixed_codes": "lowdim.preprocessing",
     "KMeans": "lowdim.cluster",
     "MiniBatchKMeans": "lowdim.cluster",
+    "BisectingKMeans": "lowdim.cluster",
     "KMedoids": "lowdim.cluster",
     "GaussianMixture": "lowdim.cluster",
     "DBSCAN": "lowdim.cluster",

@@ -3,6 +3,7 @@ agglomerative (hierarchical) clustering, Leiden / Louvain communities of a neigh
 spectral clustering, k-prototypes and k-modes for tables with categories, choosing k."""
 
 from ._agglomerative import AgglomerativeClustering, build_tree, cut_tree
+from ._bisecting import BisectingKMeans
 from ._dbscan import DBSCAN
 from ._gaussian_mixture import GaussianMixture
 from ._gmeans import anderson_darling_normal, gmeans
@@ -18,6 +19,7 @@ from ._spectral_clustering import SpectralClustering, cluster_qr
 
 __all__ = [
     "AgglomerativeClustering",
+    "BisectingKMeans",
     "build_tree",
     "cut_tree",
     "DBSCAN",

@@ -14,6 +14,28 @@ FITTED = {
             "n_leaves_": {"kind": "int", "ndim": None},
         },
     },
+    "BisectingKMeans": {
+        "always": (
+            "cluster_centers_",
+            "labels_",
+            "offset_",
+            "offset_centers_",
+            "split_centers_",
+            "split_children_",
+            "split_labels_",
+        ),
+        "attributes": {
+            "cluster_centers_": {"axes": ("clusters", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "inertia_": {"kind": "float", "ndim": None},
+            "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "offset_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
+            "offset_centers_": {"axes": ("clusters", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "split_centers_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
+            "split_children_": {"axes": (None, None), "kind": "int", "ndim": 2},
+            "split_labels_": {"axes": (None,), "kind": "int", "ndim": 1},
+        },
+    },
     "CA": {
         "always": (
             "column_contributions_",

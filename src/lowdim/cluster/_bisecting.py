@@ -1,0 +1,227 @@
+"""Bisecting k-means (Steinbach, Karypis & Kumar 2000): split one cluster in two with
+2-means, again and again, until there are ``n_clusters``; the splits form a binary tree,
+which ``predict`` follows down from the root."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._iterative import best_of_restarts
+from .._params import BOOLEAN, CALLABLE, RANDOM_STATE, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import check_sample_weight
+from ..linalg import sq_euclidean
+from ._base import CentroidClusterer, check_n_clusters, warn_fewer_clusters
+from ._kmeans import initial_centers
+from ._lloyd import kmeans_single
+from ._sparse_lloyd import sparse_kmeans
+
+
+def _squared_errors(Xc, x_sq, centers, labels):
+    """Each row's squared distance to its centre (sparse rows stay sparse)."""
+    if sp.issparse(Xc):
+        D = sq_euclidean(Xc.astype(np.float64), centers, x_sq)
+        return D[np.arange(D.shape[0]), labels]
+    diff = Xc - centers[labels]
+    return np.einsum("ij,ij->i", diff, diff)
+
+
+def _split_scores(Xc, x_sq, weights, labels, centers, by_size):
+    """The two halves' scores: their point counts, or their weighted squared errors."""
+    if by_size:
+        return np.bincount(labels, minlength=2).astype(np.float64)
+    return np.bincount(labels, weights=weights * _squared_errors(Xc, x_sq, centers, labels), minlength=2)
+
+
+class BisectingKMeans(CentroidClusterer):
+    """Hierarchical k-means by repeated bisection, a drop-in for
+    ``sklearn.cluster.BisectingKMeans``.
+
+    Starting from one cluster of all points, the cluster with the largest squared error
+    ('biggest_inertia') or the most points ('largest_cluster') is split by 2-means (the
+    best of ``n_init`` starts), until there are ``n_clusters``. Cheaper than k-means for
+    many clusters (each split sees only its cluster's points) and deterministic in its
+    hierarchy: ``predict`` sends a point down the tree of splits, towards the nearer of
+    two centres at each, as scikit-learn's does (not always to the nearest final centre).
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    init : {'random', 'k-means++'} or callable, default='random'
+        Start of each 2-means.
+    n_init : int, default=1
+        Starts per split; the split with the lowest squared error is kept.
+    random_state : None, int or Generator
+    max_iter : int, default=300
+        Iterations per 2-means.
+    verbose : int, default=0
+    tol : float, default=1e-4
+        Of each 2-means, relative to the mean variance of all of X (as KMeans).
+    copy_x : bool, default=True
+        Kept for compatibility; X is never modified.
+    algorithm : {'lloyd', 'elkan'}, default='lloyd'
+        The 2-means iteration (the same result either way).
+    bisecting_strategy : {'biggest_inertia', 'largest_cluster'}, default='biggest_inertia'
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray (n_clusters, n_features)
+    labels_ : ndarray of int64 (n_samples,)
+        Numbered by the leaves of the tree of splits, left (a split's first half) first.
+    inertia_ : float
+        Weighted sum of squared distances of the points to their centres.
+    split_children_ : ndarray of int64 (2 n_clusters - 1, 2)
+        The tree of splits: node 0 is all points; a split node's two halves (-1 at leaves).
+    split_centers_ : ndarray (2 n_clusters - 1, n_features)
+        Each node's centre, in the centred coordinates of ``offset_``.
+    split_labels_ : ndarray of int64 (2 n_clusters - 1,)
+        The cluster of each leaf (-1 at split nodes).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim.cluster import BisectingKMeans
+    >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [10.0, 0.0], [10.0, 1.0], [20.0, 0.0], [20.0, 1.0]])
+    >>> model = BisectingKMeans(n_clusters=3, random_state=0).fit(X)
+    >>> sorted(np.bincount(model.labels_).tolist())
+    [2, 2, 2]
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(int, 1, None, closed="left")],
+        "init": [Options({"k-means++", "random"}), CALLABLE],
+        "n_init": [Interval(int, 1, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "max_iter": [Interval(int, 1, None, closed="left")],
+        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "tol": [Interval(float, 0, None, closed="left")],
+        "copy_x": [BOOLEAN],
+        "algorithm": [Options({"lloyd", "elkan"})],
+        "bisecting_strategy": [Options({"biggest_inertia", "largest_cluster"})],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        init="random",
+        n_init=1,
+        random_state=None,
+        max_iter=300,
+        verbose=0,
+        tol=1e-4,
+        copy_x=True,
+        algorithm="lloyd",
+        bisecting_strategy="biggest_inertia",
+    ):
+        self.n_clusters = n_clusters
+        self.init = init
+        self.n_init = n_init
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.tol = tol
+        self.copy_x = copy_x
+        self.algorithm = algorithm
+        self.bisecting_strategy = bisecting_strategy
+
+    def _bisect(self, Xc, x_sq, weights, tol, rng):
+        """The best of ``n_init`` 2-means runs on one cluster's rows: (labels, centres)."""
+
+        def run_once(rng):
+            start = initial_centers(self.init, Xc, 2, rng, weights, x_sq, self.offset_)
+            loop = {"max_iter": self.max_iter, "tol": tol, "verbose": self.verbose >= 2}
+            if sp.issparse(Xc):
+                return sparse_kmeans(Xc, weights, start, x_sq, **loop)
+            return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm, **loop)
+
+        best = best_of_restarts(run_once, self.n_init, rng)
+        return best.state.labels, best.state.centers
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Split until there are ``n_clusters`` clusters.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        X = self._validate_input(X, reset=True, accept_sparse=True)
+        check_n_clusters(self.n_clusters, X.shape[0])
+        weights = check_sample_weight(sample_weight, X.shape[0])
+        Xc, x_sq, mean_var = self._prepare(X, reset=True)
+        rng = check_random_state(self.random_state)
+        n_nodes = 2 * self.n_clusters - 1
+        children = np.full((n_nodes, 2), -1, dtype=np.int64)
+        centers = np.zeros((n_nodes, X.shape[1]))
+        centers[0] = np.asarray(Xc.T @ weights).ravel() / weights.sum()
+        members, scores = {0: np.arange(X.shape[0])}, {0: 0.0}
+        for step in range(self.n_clusters - 1):
+            node = max(self._leaf_order(children), key=lambda leaf: scores[leaf])  # the first of equal scores
+            rows = members.pop(node)
+            labels, halves = self._bisect(Xc[rows], x_sq[rows], weights[rows], self.tol * mean_var, rng)
+            halves_scores = _split_scores(
+                Xc[rows], x_sq[rows], weights[rows], labels, halves, self.bisecting_strategy == "largest_cluster"
+            )
+            for side in range(2):
+                child = 2 * step + 1 + side
+                children[node, side], centers[child] = child, halves[side]
+                members[child], scores[child] = rows[labels == side], float(halves_scores[side])
+        self._finish(X, Xc, x_sq, weights, children, centers, members)
+        return self
+
+    @staticmethod
+    def _leaf_order(children):
+        """The leaves of the tree, left first (depth-first)."""
+        out, stack = [], [0]
+        while stack:
+            node = stack.pop()
+            if children[node, 0] < 0:
+                out.append(node)
+            else:
+                stack.extend([children[node, 1], children[node, 0]])
+        return out
+
+    def _finish(self, X, Xc, x_sq, weights, children, centers, members):
+        leaves = self._leaf_order(children)
+        self.split_children_, self.split_centers_ = children, centers
+        self.split_labels_ = np.full(children.shape[0], -1, dtype=np.int64)
+        self.split_labels_[leaves] = np.arange(len(leaves))
+        self.labels_ = np.empty(X.shape[0], dtype=np.int64)
+        for label, leaf in enumerate(leaves):
+            self.labels_[members[leaf]] = label
+        self._store_centers(centers[leaves], X.dtype)
+        self.inertia_ = float(weights @ _squared_errors(Xc, x_sq, self.offset_centers_, self.labels_))
+        warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "BisectingKMeans")
+
+    def predict(self, X):
+        """The cluster of each sample, down the tree of splits: at each split towards the
+        nearer of its two halves' centres (scikit-learn's rule).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of int64 (n_samples,)
+        """
+        X, Xc, x_sq, _ = self._centered_input(X)
+        shift = self.offset_ if sp.issparse(X) else 0.0  # sparse rows are not centred
+        rows = Xc.astype(np.float64) if sp.issparse(Xc) else np.asarray(Xc, dtype=np.float64)
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        for parent in range(self.split_children_.shape[0]):  # halves are numbered after their parent
+            left, right = self.split_children_[parent]
+            here = np.flatnonzero(node == parent)
+            if left < 0 or here.size == 0:
+                continue
+            pair = self.split_centers_[[left, right]] + shift
+            D = sq_euclidean(rows[here], pair, x_sq[here])
+            node[here] = np.where(D[:, 1] < D[:, 0], right, left)
+        return self.split_labels_[node]

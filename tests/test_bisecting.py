@@ -1,0 +1,88 @@
+"""BisectingKMeans: a tree of 2-means splits with scikit-learn's choices (which cluster
+to split, how labels are numbered, how predict descends), and its quality."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.cluster import BisectingKMeans as SklearnBisecting
+from sklearn.datasets import make_blobs
+
+from lowdim import BisectingKMeans
+from lowdim.metrics import adjusted_rand_score
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, y = make_blobs(3000, centers=8, n_features=5, cluster_std=0.6, center_box=(-30, 30), random_state=2)
+    return X, y
+
+
+@pytest.mark.parametrize("strategy", ["biggest_inertia", "largest_cluster"])
+def test_separated_groups_are_found_as_scikit_learn_finds_them(blobs, strategy):
+    X, y = blobs
+    ours = BisectingKMeans(8, bisecting_strategy=strategy, random_state=0).fit(X)
+    theirs = SklearnBisecting(8, bisecting_strategy=strategy, random_state=0).fit(X)
+    assert adjusted_rand_score(y, ours.labels_) == 1.0 == adjusted_rand_score(y, theirs.labels_)
+    np.testing.assert_allclose(ours.inertia_, theirs.inertia_, rtol=1e-9)
+
+
+def test_the_tree_numbers_leaves_left_first_and_predict_follows_it(blobs):
+    X, _ = blobs
+    model = BisectingKMeans(5, random_state=0).fit(X)
+    children, labels = model.split_children_, model.split_labels_
+    leaves = np.flatnonzero(children[:, 0] < 0)
+    assert leaves.size == 5 and sorted(labels[leaves].tolist()) == list(range(5))
+    assert (labels[children[:, 0] >= 0] == -1).all()
+    # a depth-first walk, left first, meets the leaves in label order
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        if children[node, 0] < 0:
+            order.append(labels[node])
+        else:
+            stack += [children[node, 1], children[node, 0]]
+    assert order == list(range(5))
+    np.testing.assert_array_equal(model.predict(X), model.labels_)  # converged splits: the same side
+    # inertia is the squared error of the labels about the centres
+    expected = sum(((X[model.labels_ == c] - model.cluster_centers_[c]) ** 2).sum() for c in range(5))
+    np.testing.assert_allclose(model.inertia_, expected, rtol=1e-9)
+
+
+def _members(model):
+    """The rows under each node of the tree of splits."""
+    children, out = model.split_children_, {}
+    for node in range(children.shape[0] - 1, -1, -1):  # halves are numbered after their parent
+        if children[node, 0] < 0:
+            out[node] = np.flatnonzero(model.labels_ == model.split_labels_[node])
+        else:
+            out[node] = np.concatenate([out[children[node, 0]], out[children[node, 1]]])
+    return out
+
+
+@pytest.mark.parametrize("strategy", ["biggest_inertia", "largest_cluster"])
+def test_each_split_takes_the_leaf_with_the_largest_score(blobs, strategy):
+    X, _ = blobs
+    model = BisectingKMeans(7, bisecting_strategy=strategy, random_state=1).fit(X)
+    members, children = _members(model), model.split_children_
+    centers = model.split_centers_ + model.offset_
+
+    def score(node):
+        rows = members[node]
+        return rows.size if strategy == "largest_cluster" else ((X[rows] - centers[node]) ** 2).sum()
+
+    # the halves of the split made at step s are nodes 2 s + 1 and 2 s + 2
+    split_at = {parent: (children[parent, 0] - 1) // 2 for parent in np.flatnonzero(children[:, 0] >= 0)}
+    for step in range(6):
+        leaves = [n for n in range(2 * step + 1) if split_at.get(n, 99) >= step]
+        chosen = next(n for n, s in split_at.items() if s == step)
+        assert score(chosen) == max(score(n) for n in leaves)
+
+
+def test_sparse_rows_give_the_dense_result(blobs):
+    X, _ = blobs
+    X = np.abs(X)
+    dense = BisectingKMeans(6, random_state=0).fit(X)
+    sparse = BisectingKMeans(6, random_state=0).fit(sp.csr_matrix(X))
+    assert adjusted_rand_score(dense.labels_, sparse.labels_) == 1.0
+    np.testing.assert_allclose(sparse.inertia_, dense.inertia_, rtol=1e-6)
+    np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), sparse.labels_)
