@@ -1,8 +1,10 @@
-"""Quality metrics: agreement between partitions, cluster separation, and how well an
+"""Quality metrics: agreement between partitions, cluster separation and density-based
+validity, and how well an
 embedding keeps the structure of the data; two maps compared (Procrustes, co-ranking);
 Gower's distance between mixed rows."""
 
 from ._compare import coranking_matrix, procrustes, qnx_curve
+from ._dbcv import dbcv_score
 from ._embedding import (
     continuity,
     knn_accuracy,
@@ -23,6 +25,7 @@ from ._silhouette import silhouette_samples, silhouette_score
 
 __all__ = [
     "continuity",
+    "dbcv_score",
     "coranking_matrix",
     "procrustes",
     "qnx_curve",

@@ -1,0 +1,125 @@
+"""Density-Based Clustering Validation (DBCV; Moulavi, Jaskowiak, Campello, Zimek & Sander
+2014): how much denser each cluster is inside than between it and the others, from
+-1 (wrong) to 1 (dense clusters far apart), noise counted against the score."""
+
+import numpy as np
+from scipy.sparse.csgraph import minimum_spanning_tree
+
+from ..linalg import pairwise_distances
+
+TINY = np.finfo(np.float64).tiny  # scipy's spanning tree reads a zero weight as no edge
+
+
+def _core_distances(D, d):
+    """All-points core distance of each member: the (-d)-power mean of its distances to
+    the other members, ``(sum_x (1 / d(o, x))^d / (n - 1))^(-1/d)``."""
+    n = D.shape[0]
+    with np.errstate(divide="ignore"):
+        inverse = np.where(D > 0, D, np.inf) ** (-float(d))  # a duplicate adds nothing
+    np.fill_diagonal(inverse, 0.0)
+    mean = inverse.sum(axis=1) / max(n - 1, 1)
+    with np.errstate(divide="ignore"):
+        return np.where(mean > 0, mean ** (-1.0 / d), np.inf)
+
+
+def _internal(D, core):
+    """The cluster's mutual-reachability spanning tree: its internal nodes (degree > 1)
+    and the largest weight of an edge between two of them (the density sparseness; every
+    edge counts when the tree has no internal edge)."""
+    n = D.shape[0]
+    if n == 1:
+        return np.array([0]), 0.0
+    reach = np.maximum(np.maximum(core[:, None], core[None, :]), D)
+    np.fill_diagonal(reach, 0.0)
+    T = minimum_spanning_tree(np.where(reach > 0, reach, TINY) - np.eye(n) * TINY).tocoo()
+    weights = np.where(T.data <= TINY, 0.0, T.data)
+    degree = np.bincount(np.concatenate([T.row, T.col]), minlength=n)
+    internal = np.flatnonzero(degree > 1)
+    inside = (degree[T.row] > 1) & (degree[T.col] > 1)
+    if not inside.any():
+        return (internal if internal.size else np.arange(n)), float(weights.max(initial=0.0))
+    return internal, float(weights[inside].max())
+
+
+def _separations(members, internal, cores, distances):
+    """Each cluster's smallest mutual reachability between its internal nodes and those
+    of another cluster."""
+    out = np.full(len(members), np.inf)
+    for i in range(len(members)):
+        for j in range(i + 1, len(members)):
+            core_i, core_j = cores[i][internal[i]], cores[j][internal[j]]
+            D = distances(members[i][internal[i]], members[j][internal[j]])
+            nearest = np.maximum(np.maximum(core_i[:, None], core_j[None, :]), D).min()
+            out[i], out[j] = min(out[i], nearest), min(out[j], nearest)
+    return out
+
+
+def dbcv_score(X, labels, *, metric="euclidean", d=None, per_cluster=False):
+    """DBCV, the density-based validity of a clustering with noise (HDBSCAN's, DBSCAN's).
+
+    For each cluster: the all-points core distance of its members, the minimum spanning
+    tree of their mutual reachability, its *sparseness* (largest edge between internal
+    nodes) and its *separation* (smallest mutual reachability between its internal nodes
+    and another cluster's); the cluster scores ``(separation - sparseness) /
+    max(separation, sparseness)``, and DBCV is the size-weighted mean over all points,
+    noise (-1) included with weight and score 0.
+
+    Parameters
+    ----------
+    X : array-like (n_samples, n_features), or distances with metric='precomputed'
+    labels : array-like of int (n_samples,)
+        -1 for noise.
+    metric : str, default='euclidean'
+        Any metric of ``lowdim.linalg.pairwise_distances``, or 'precomputed'.
+    d : int, optional
+        The dimension in the core distance's power mean (default: the number of
+        features; needed with 'precomputed').
+    per_cluster : bool, default=False
+        Also return each cluster's score.
+
+    Returns
+    -------
+    float, or (float, ndarray) with ``per_cluster``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(0, 0.2, (50, 2)), rng.normal(5, 0.2, (50, 2))])
+    >>> round(dbcv_score(X, np.repeat([0, 1], 50)), 2) > 0.8
+    True
+    """
+    labels = np.asarray(labels)
+    X = np.asarray(X, dtype=np.float64)
+    if metric == "precomputed" and d is None:
+        raise ValueError("dbcv_score with metric='precomputed' needs d, the dimension of the data; pass d=.")
+    d = X.shape[1] if d is None else d
+    clusters = np.unique(labels[labels >= 0])
+    if clusters.size < 2:
+        raise ValueError(f"DBCV compares clusters: labels hold {clusters.size} cluster(s); it needs at least 2.")
+    members = [np.flatnonzero(labels == c) for c in clusters]
+
+    def distances(a, b):
+        return X[np.ix_(a, b)] if metric == "precomputed" else pairwise_distances(X[a], X[b], metric=metric)
+
+    cores, internal, sparseness = [], [], []
+    for rows in members:
+        D = distances(rows, rows)
+        core = _core_distances(D, d)
+        nodes, sparse = _internal(D, core)
+        cores.append(core)
+        internal.append(nodes)
+        sparseness.append(sparse)
+    separation = np.full(clusters.size, np.inf)
+    for i in range(clusters.size):
+        for j in range(i + 1, clusters.size):
+            a, b = members[i][internal[i]], members[j][internal[j]]
+            reach = np.maximum(
+                np.maximum(cores[i][internal[i]][:, None], cores[j][internal[j]][None, :]), distances(a, b)
+            )
+            separation[i] = min(separation[i], reach.min())
+            separation[j] = min(separation[j], reach.min())
+    sparseness = np.array(sparseness)
+    scores = (separation - sparseness) / np.maximum(separation, sparseness)
+    total = float(sum(rows.size * s for rows, s in zip(members, scores)) / labels.size)
+    return (total, scores) if per_cluster else total
