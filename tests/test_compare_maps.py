@@ -65,3 +65,27 @@ def test_qnx_is_the_mean_share_of_kept_neighbours_at_every_k():
     np.testing.assert_allclose(lcmc, qnx - K / 79)
     Q = coranking_matrix(X, Z, max_rank=15)
     assert qnx[-1] == pytest.approx(Q.sum() / (15 * 80))  # Q_NX(K) = the K x K block's share
+
+
+def test_the_report_draws_every_maps_qnx_curve():
+    from sklearn.datasets import load_iris
+
+    from lowdim.report import build_report
+
+    X, y = load_iris(return_X_y=True)
+    report = build_report(X, y, methods=("pca", "mds"), seed=0)
+    for result in report.results:
+        expected = qnx_curve(X, result.embedding, max_rank=result.qnx.size, random_state=0)[1]
+        np.testing.assert_array_equal(result.qnx, expected)
+        assert result.qnx.size == 74 and result.qnx[-1] > 0.8  # up to half the rows; iris keeps its structure
+    assert "share of each point" in report.html  # the figure's caption
+
+
+def test_qnx_takes_gowers_parameters():
+    from lowdim.preprocessing import gower_params
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=60), rng.integers(0, 3, 60)]).astype(float)
+    params = gower_params(["numeric", "categorical"])
+    K, qnx, _ = qnx_curve(X, X[:, :1], max_rank=10, metric="gower", metric_params=params)
+    assert qnx.shape == (10,) and 0 < qnx.min() and qnx.max() <= 1

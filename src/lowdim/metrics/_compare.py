@@ -50,7 +50,9 @@ def procrustes(reference, moving):
     return aligned, max(0.0, 1.0 - (scale * norm_q / norm_p) ** 2)
 
 
-def coranking_matrix(X, X_embedded, *, max_rank=50, metric="euclidean", max_queries=None, random_state=None):
+def coranking_matrix(
+    X, X_embedded, *, max_rank=50, metric="euclidean", metric_params=None, max_queries=None, random_state=None
+):
     """The co-ranking matrix up to rank ``max_rank``: ``Q[k - 1, l - 1]`` counts the pairs
     (i, j) with j the k-th nearest of i in the data and the l-th in the embedding
     (Lee & Verleysen 2009). Computed from each row's ``max_rank`` nearest neighbours in
@@ -65,6 +67,8 @@ def coranking_matrix(X, X_embedded, *, max_rank=50, metric="euclidean", max_quer
         Less than n / 2.
     metric : str, default='euclidean'
         For ``X`` (as ``trustworthiness``'s).
+    metric_params : dict, optional
+        The metric's parameters (Gower's ``ranges`` and ``categorical``, for instance).
     max_queries : int, optional
         Count the pairs of this many random rows only (default: every row).
     random_state : None, int or Generator
@@ -81,7 +85,7 @@ def coranking_matrix(X, X_embedded, *, max_rank=50, metric="euclidean", max_quer
     >>> int(np.trace(Q)), int(Q.sum())
     (150, 150)
     """
-    near_x, near_z = _both_neighbours(X, X_embedded, max_rank, metric, max_queries, random_state)
+    near_x, near_z = _both_neighbours(X, X_embedded, max_rank, metric, metric_params, max_queries, random_state)
     Q = np.zeros((max_rank, max_rank), dtype=np.int64)
     for a, b in zip(near_x, near_z):
         _, in_x, in_z = np.intersect1d(a, b, assume_unique=True, return_indices=True)
@@ -89,14 +93,16 @@ def coranking_matrix(X, X_embedded, *, max_rank=50, metric="euclidean", max_quer
     return Q
 
 
-def qnx_curve(X, X_embedded, *, max_rank=50, metric="euclidean", max_queries=None, random_state=None):
+def qnx_curve(
+    X, X_embedded, *, max_rank=50, metric="euclidean", metric_params=None, max_queries=None, random_state=None
+):
     """Q_NX(K), the average share of each row's K nearest neighbours kept among its K
     nearest in the embedding, and LCMC(K) = Q_NX(K) - K / (n - 1), its excess over a
     random map, for K = 1 ... ``max_rank`` (Lee & Verleysen 2009).
 
     Parameters
     ----------
-    X, X_embedded, max_rank, metric, max_queries, random_state
+    X, X_embedded, max_rank, metric, metric_params, max_queries, random_state
         As for ``coranking_matrix``.
 
     Returns
@@ -114,7 +120,7 @@ def qnx_curve(X, X_embedded, *, max_rank=50, metric="euclidean", max_queries=Non
     >>> qnx.tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0]
     """
-    near_x, near_z = _both_neighbours(X, X_embedded, max_rank, metric, max_queries, random_state)
+    near_x, near_z = _both_neighbours(X, X_embedded, max_rank, metric, metric_params, max_queries, random_state)
     first_both = np.zeros(max_rank + 1, dtype=np.int64)  # pairs in both K-lists from K on
     for a, b in zip(near_x, near_z):
         _, in_x, in_z = np.intersect1d(a, b, assume_unique=True, return_indices=True)
@@ -125,7 +131,7 @@ def qnx_curve(X, X_embedded, *, max_rank=50, metric="euclidean", max_queries=Non
     return K, qnx, qnx - K / (n - 1)
 
 
-def _both_neighbours(X, X_embedded, k, metric, max_queries, random_state):
+def _both_neighbours(X, X_embedded, k, metric, metric_params, max_queries, random_state):
     """Each sampled row's ``k`` nearest others in the data and in the embedding."""
     from ..neighbors import NeighborGraph
 
@@ -136,4 +142,4 @@ def _both_neighbours(X, X_embedded, k, metric, max_queries, random_state):
     n = Z.shape[0]
     _check_k(k, n)
     rows = query_rows(n, max_queries, random_state)
-    return _nearest(X, rows, k, metric), _nearest(Z, rows, k)
+    return _nearest(X, rows, k, metric, metric_params), _nearest(Z, rows, k)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..decomposition import PCA
 from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, fit_labels, lookup, make_estimator, sized_params
-from ..metrics import continuity, knn_accuracy, trustworthiness
+from ..metrics import continuity, knn_accuracy, qnx_curve, trustworthiness
 from . import _html
 
 
@@ -20,6 +20,7 @@ class MethodResult:
     embedding: np.ndarray
     seconds: float
     metrics: dict = field(default_factory=dict)
+    qnx: np.ndarray = None  # Q_NX(K) for K = 1, 2, ... (the share of K-neighbourhoods kept)
 
 
 @dataclass
@@ -82,7 +83,20 @@ def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress
     seconds = time.perf_counter() - start
     with progress(None, f"quality of {name}") if progress else nullcontext():
         scores = _quality(X, Z, labels, n_neighbors, seed, metric)
-    return MethodResult(name, np.asarray(Z), seconds, scores)
+        curve = _qnx(X, Z, seed, metric)
+    return MethodResult(name, np.asarray(Z), seconds, scores, curve)
+
+
+QNX_RANKS = 100  # the report's Q_NX curve runs up to this neighbourhood size
+
+
+def _qnx(X, Z, seed, metric=None):
+    """Q_NX(K) up to ``QNX_RANKS`` (or half the rows), None for a table too small."""
+    ranks = min(QNX_RANKS, (X.shape[0] - 1) // 2)
+    if ranks < 2:
+        return None
+    options = {"max_queries": MAX_QUERIES, "random_state": seed, **(metric or {})}
+    return qnx_curve(X, Z, max_rank=ranks, **options)[1]
 
 
 def run_clustering(name, X, results, *, on=None, seed=0, params=None, n_clusters=8, progress=None, prepare=None):
@@ -237,7 +251,27 @@ def _metrics_section(results, n_neighbors):
         f'<p class="note">Trustworthiness and continuity with {n_neighbors} neighbours over {sample}; '
         "kNN accuracy: held-out 5-NN classifier in the embedding (20% test).</p>"
     )
-    return _html.table(["method"] + [k.replace("_", " ") for k in keys] + ["time (s)"], rows) + note
+    return (
+        _html.table(["method"] + [k.replace("_", " ") for k in keys] + ["time (s)"], rows) + note + _qnx_figure(results)
+    )
+
+
+def _qnx_figure(results):
+    """Q_NX(K) of every map against K: the share of each point's K nearest neighbours that
+    stay among its K nearest, from local (left) to global (right)."""
+    import matplotlib.pyplot as plt
+
+    curves = [(r.name, r.qnx) for r in results if r.qnx is not None]
+    if not curves:
+        return ""
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for name, qnx in curves:
+        ax.plot(np.arange(1, qnx.size + 1), qnx, label=name)
+    ax.set(xscale="log", xlabel="neighbourhood size K", ylabel="Q_NX(K)", ylim=(0, 1), title="Neighbourhoods kept")
+    ax.legend()
+    fig.tight_layout()
+    caption = "share of each point's K nearest neighbours kept among its K nearest in the map"
+    return _html.figure(_html.figure_uri(fig), caption, narrow=True)
 
 
 def _sized(methods, n_samples, params):
