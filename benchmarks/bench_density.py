@@ -22,6 +22,8 @@ Cases:
                 200,000 2-D points in 20 Gaussian clusters, min_cluster_size=50: lowdim
                 vs the hdbscan package on the same tree (fitted once each, untimed);
                 agreement: largest difference of the rows given membership
+  dbcv          DBCV of HDBSCAN's labels on 12,000 2-D points (8 Gaussian clusters and 5 %
+                uniform noise): metrics.dbcv_score vs the hdbscan package's validity_index
 Same protocol as bench_pca.py: alternating runs after a warm-up, medians.
 Run:  scripts/bench.sh density [CASE ...] [--repeats 3]
 """
@@ -203,11 +205,30 @@ def case_soft(repeats):
     return _row(case, (r[0], r[4]), {"hdbscan": r[1]}, accuracy, "<= 0.7x", met)
 
 
+def case_dbcv(repeats):
+    from hdbscan.validity import validity_index
+    from sklearn.datasets import make_blobs
+
+    from lowdim import HDBSCAN
+    from lowdim.metrics import dbcv_score
+
+    X, _ = make_blobs(12_000, centers=8, n_features=2, center_box=(-20, 20), random_state=0)
+    X = np.vstack([X, np.random.default_rng(0).uniform(-25, 25, (600, 2))])
+    labels = HDBSCAN(min_cluster_size=50).fit(X).labels_
+    r = compare(lambda: dbcv_score(X, labels), lambda: validity_index(X, labels), repeats)
+    accuracy = f"DBCV {r[2]:.12f} vs {r[3]:.12f} ({labels.max() + 1} clusters)"
+    case = "DBCV of HDBSCAN's labels, 12,600 x 2"
+    return _row(
+        case, (r[0], r[4]), {"hdbscan": r[1]}, accuracy, "<= 0.7x", abs(r[2] - r[3]) < 1e-9 and r[0] <= 0.7 * r[1]
+    )
+
+
 CASES = {
     "hdbscan-70k": case_hdbscan_70k,
     "hdbscan-1m": case_hdbscan_1m,
     "graph-70k": case_graph_70k,
     "soft": case_soft,
+    "dbcv": case_dbcv,
 }
 
 
