@@ -14,6 +14,7 @@ from scipy.spatial.distance import cdist
 from sklearn.utils.validation import check_is_fitted
 
 BLOCK_ROWS = 4096  # rows per block of distances to the exemplars
+TREE_UP_TO = 16  # columns up to which the nearest exemplar is found by a k-d tree
 
 
 def _ancestors(tree, c):
@@ -109,16 +110,25 @@ def _softmax(scores):
     return weights / weights.sum(axis=1, keepdims=True)
 
 
+def _nearest_exemplar(points, exemplar_points):
+    """Each point's distance to the nearest of the exemplars: a k-d tree query on few
+    columns, blocks of exact pairwise distances (scipy's cdist) on many."""
+    if exemplar_points.shape[1] <= TREE_UP_TO:
+        from .._kernels.kdtree import build_tree, knn_query
+
+        tree = build_tree(exemplar_points, leaf_size=16)
+        return knn_query(tree[0], *tree[2:], points, 1)[0][:, 0]
+    out = np.empty(points.shape[0])
+    for start in range(0, points.shape[0], BLOCK_ROWS):  # memory: one block's distances
+        out[start : start + BLOCK_ROWS] = cdist(points[start : start + BLOCK_ROWS], exemplar_points).min(axis=1)
+    return out
+
+
 def _distance_part(points, training, exemplar_sets):
     """Distance-based membership: the inverse distance to each cluster's nearest exemplar,
     normalised (a point on exemplars shares its weight among their clusters)."""
-    # pair by pair (scipy's cdist), so a point on an exemplar is at distance 0 exactly; in
-    # row blocks, so memory holds one block's distances
-    nearest = np.empty((points.shape[0], len(exemplar_sets)))
-    for start in range(0, points.shape[0], BLOCK_ROWS):
-        block = points[start : start + BLOCK_ROWS]
-        for j, e in enumerate(exemplar_sets):
-            nearest[start : start + BLOCK_ROWS, j] = cdist(block, training[e]).min(axis=1)
+    points = np.ascontiguousarray(points, dtype=np.float64)
+    nearest = np.column_stack([_nearest_exemplar(points, np.ascontiguousarray(training[e])) for e in exemplar_sets])
     with np.errstate(divide="ignore"):
         inverse = np.where(nearest > 0, 1.0 / nearest, np.finfo(np.float64).max / nearest.shape[1])
     return inverse / inverse.sum(axis=1, keepdims=True)
