@@ -50,3 +50,28 @@ def connected_components(G):
     G = G if sp.issparse(G) and G.format == "csr" else sp.csr_matrix(G)
     count, labels = _label(G.indptr, G.indices, G.shape[0])
     return int(count), labels
+
+
+@njit(cache=True)
+def kruskal_tree(a, b, w, n):
+    """Kruskal's minimum spanning forest of the edges ``(a, b, w)``, already sorted by
+    weight (ties in the order given): the edges it keeps.
+
+    Examples
+    --------
+    >>> a, b, w = kruskal_tree(np.array([0, 1, 0]), np.array([1, 2, 2]), np.array([1.0, 1.0, 1.0]), 3)
+    >>> a.tolist(), b.tolist()
+    ([0, 1], [1, 2])
+    """
+    parent = np.arange(n)
+    keep = np.zeros(a.size, dtype=np.bool_)
+    found = 0
+    for e in range(a.size):
+        ra, rb = root(parent, a[e]), root(parent, b[e])
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+            keep[e] = True
+            found += 1
+            if found == n - 1:
+                break
+    return a[keep], b[keep], w[keep]

@@ -3,11 +3,8 @@
 -1 (wrong) to 1 (dense clusters far apart), noise counted against the score."""
 
 import numpy as np
-from scipy.sparse.csgraph import minimum_spanning_tree
 
 from ..linalg import pairwise_distances
-
-TINY = np.finfo(np.float64).tiny  # scipy's spanning tree reads a zero weight as no edge
 
 
 def _core_distances(D, d):
@@ -25,17 +22,23 @@ def _core_distances(D, d):
 def _internal(D, core):
     """The cluster's mutual-reachability spanning tree: its internal nodes (degree > 1)
     and the largest weight of an edge between two of them (the density sparseness; every
-    edge counts when the tree has no internal edge)."""
+    edge counts when the tree has no internal edge).
+
+    Core distances make many edges equally heavy, and which of them the tree takes
+    changes the internal nodes: Kruskal's algorithm over the pairs in row order (scipy's
+    and the hdbscan package's choice among ties)."""
+    from .._kernels.components import kruskal_tree
+
     n = D.shape[0]
     if n == 1:
         return np.array([0]), 0.0
-    reach = np.maximum(np.maximum(core[:, None], core[None, :]), D)
-    np.fill_diagonal(reach, 0.0)
-    T = minimum_spanning_tree(np.where(reach > 0, reach, TINY) - np.eye(n) * TINY).tocoo()
-    weights = np.where(T.data <= TINY, 0.0, T.data)
-    degree = np.bincount(np.concatenate([T.row, T.col]), minlength=n)
+    i, j = np.triu_indices(n, k=1)
+    reach = np.maximum(np.maximum(core[i], core[j]), D[i, j])
+    order = np.argsort(reach, kind="stable")
+    a, b, weights = kruskal_tree(i[order], j[order], reach[order], n)
+    degree = np.bincount(np.concatenate([a, b]), minlength=n)
     internal = np.flatnonzero(degree > 1)
-    inside = (degree[T.row] > 1) & (degree[T.col] > 1)
+    inside = (degree[a] > 1) & (degree[b] > 1)
     if not inside.any():
         return (internal if internal.size else np.arange(n)), float(weights.max(initial=0.0))
     return internal, float(weights[inside].max())
