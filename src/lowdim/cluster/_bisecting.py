@@ -161,9 +161,11 @@ class BisectingKMeans(CentroidClusterer):
         children = np.full((n_nodes, 2), -1, dtype=np.int64)
         centers = np.zeros((n_nodes, X.shape[1]))
         centers[0] = np.asarray(Xc.T @ weights).ravel() / weights.sum()
-        members, scores = {0: np.arange(X.shape[0])}, {0: 0.0}
+        members = {0: np.arange(X.shape[0])}
+        leaves, scores = [0], np.zeros(1)  # the leaves left first, and their scores
         for step in range(self.n_clusters - 1):
-            node = max(self._leaf_order(children), key=lambda leaf: scores[leaf])  # the first of equal scores
+            at = int(np.argmax(scores))  # the first of equal scores
+            node = leaves[at]
             rows = members.pop(node)
             labels, halves = self._bisect(Xc[rows], x_sq[rows], weights[rows], self.tol * mean_var, rng)
             halves_scores = _split_scores(
@@ -172,7 +174,9 @@ class BisectingKMeans(CentroidClusterer):
             for side in range(2):
                 child = 2 * step + 1 + side
                 children[node, side], centers[child] = child, halves[side]
-                members[child], scores[child] = rows[labels == side], float(halves_scores[side])
+                members[child] = rows[labels == side]
+            leaves[at : at + 1] = [2 * step + 1, 2 * step + 2]
+            scores = np.concatenate([scores[:at], halves_scores, scores[at + 1 :]])
         self._finish(X, Xc, x_sq, weights, children, centers, members)
         return self
 
