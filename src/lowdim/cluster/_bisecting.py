@@ -11,18 +11,22 @@ from .._random import check_random_state
 from .._validation import check_sample_weight
 from ..linalg import sq_euclidean
 from ._base import CentroidClusterer, check_n_clusters, warn_fewer_clusters
-from ._kmeans import initial_centers
+from ._kmeans import initial_centers, resolve_algorithm
 from ._lloyd import kmeans_single
 from ._sparse_lloyd import sparse_kmeans
 
 
 def _squared_errors(Xc, x_sq, centers, labels):
-    """Each row's squared distance to its centre (sparse rows stay sparse)."""
+    """Each row's squared distance to its centre: from its own differences (the k-means
+    kernel's), or for sparse rows from the expansion (they stay sparse)."""
     if sp.issparse(Xc):
         D = sq_euclidean(Xc.astype(np.float64), centers, x_sq)
         return D[np.arange(D.shape[0]), labels]
-    diff = Xc - centers[labels]
-    return np.einsum("ij,ij->i", diff, diff)
+    from .._kernels.kmeans import point_distances
+
+    out = np.empty(Xc.shape[0])
+    point_distances(Xc, np.asarray(centers, dtype=np.float64), np.asarray(labels, dtype=np.int64), out)
+    return out**2
 
 
 def _split_scores(Xc, x_sq, weights, labels, centers, by_size):
@@ -30,6 +34,30 @@ def _split_scores(Xc, x_sq, weights, labels, centers, by_size):
     if by_size:
         return np.bincount(labels, minlength=2).astype(np.float64)
     return np.bincount(labels, weights=weights * _squared_errors(Xc, x_sq, centers, labels), minlength=2)
+
+
+class _LeafRows:
+    """Each leaf's rows as a contiguous range of one permutation. Dense rows are kept in
+    that order (a leaf's rows are a view, reordered once when it splits, where gathering
+    them at every use would copy the data at every level); sparse rows are gathered."""
+
+    def __init__(self, Xc, x_sq, weights):
+        self.X, self.x_sq, self.w = Xc, x_sq.copy(), weights.copy()
+        self.perm = np.arange(Xc.shape[0])
+
+    def data(self, span):
+        s0, s1 = span
+        X = self.X[self.perm[s0:s1]] if sp.issparse(self.X) else self.X[s0:s1]
+        return X, self.x_sq[s0:s1], self.w[s0:s1]
+
+    def split(self, span, labels):
+        """Reorder a leaf's rows by their half; the halves' ranges and sorted labels."""
+        s0, s1 = span
+        order = np.argsort(labels, kind="stable")
+        for values in (self.perm, self.x_sq, self.w) + (() if sp.issparse(self.X) else (self.X,)):
+            values[s0:s1] = values[s0:s1][order]
+        cut = s0 + int(np.count_nonzero(labels == 0))
+        return (s0, cut), (cut, s1), labels[order]
 
 
 class BisectingKMeans(CentroidClusterer):
@@ -59,7 +87,8 @@ class BisectingKMeans(CentroidClusterer):
     copy_x : bool, default=True
         Kept for compatibility; X is never modified.
     algorithm : {'lloyd', 'elkan'}, default='lloyd'
-        The 2-means iteration (the same result either way).
+        Kept for compatibility: every 2-means runs with distance bounds (Hamerly's on few
+        columns, Elkan's on many), which give Lloyd's result.
     bisecting_strategy : {'biggest_inertia', 'largest_cluster'}, default='biggest_inertia'
 
     Attributes
@@ -133,7 +162,8 @@ class BisectingKMeans(CentroidClusterer):
             loop = {"max_iter": self.max_iter, "tol": tol, "verbose": self.verbose >= 2}
             if sp.issparse(Xc):
                 return sparse_kmeans(Xc, weights, start, x_sq, **loop)
-            return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm, **loop)
+            # bounds skip most distances of a 2-means and give Lloyd's (and Elkan's) result
+            return kmeans_single(Xc, weights, start, x_sq, algorithm=resolve_algorithm("auto", 2, Xc.shape[1]), **loop)
 
         best = best_of_restarts(run_once, self.n_init, rng)
         return best.state.labels, best.state.centers
@@ -160,24 +190,23 @@ class BisectingKMeans(CentroidClusterer):
         n_nodes = 2 * self.n_clusters - 1
         children = np.full((n_nodes, 2), -1, dtype=np.int64)
         centers = np.zeros((n_nodes, X.shape[1]))
-        centers[0] = np.asarray(Xc.T @ weights).ravel() / weights.sum()
-        members = {0: np.arange(X.shape[0])}
+        centers[0] = np.asarray(weights.astype(Xc.dtype) @ Xc).ravel() / weights.sum()  # one pass in X's type
+        rows, spans = _LeafRows(Xc, x_sq, weights), {0: (0, X.shape[0])}
         leaves, scores = [0], np.zeros(1)  # the leaves left first, and their scores
         for step in range(self.n_clusters - 1):
             at = int(np.argmax(scores))  # the first of equal scores
             node = leaves[at]
-            rows = members.pop(node)
-            labels, halves = self._bisect(Xc[rows], x_sq[rows], weights[rows], self.tol * mean_var, rng)
-            halves_scores = _split_scores(
-                Xc[rows], x_sq[rows], weights[rows], labels, halves, self.bisecting_strategy == "largest_cluster"
-            )
+            span = spans.pop(node)
+            labels, halves = self._bisect(*rows.data(span), self.tol * mean_var, rng)
+            *halves_spans, labels = rows.split(span, labels)
+            Xs, xs_sq, ws = rows.data(span)
+            halves_scores = _split_scores(Xs, xs_sq, ws, labels, halves, self.bisecting_strategy == "largest_cluster")
             for side in range(2):
                 child = 2 * step + 1 + side
-                children[node, side], centers[child] = child, halves[side]
-                members[child] = rows[labels == side]
+                children[node, side], centers[child], spans[child] = child, halves[side], halves_spans[side]
             leaves[at : at + 1] = [2 * step + 1, 2 * step + 2]
             scores = np.concatenate([scores[:at], halves_scores, scores[at + 1 :]])
-        self._finish(X, Xc, x_sq, weights, children, centers, members)
+        self._finish(X, rows, children, centers, spans)
         return self
 
     @staticmethod
@@ -192,16 +221,19 @@ class BisectingKMeans(CentroidClusterer):
                 stack.extend([children[node, 1], children[node, 0]])
         return out
 
-    def _finish(self, X, Xc, x_sq, weights, children, centers, members):
+    def _finish(self, X, rows, children, centers, spans):
         leaves = self._leaf_order(children)
         self.split_children_, self.split_centers_ = children, centers
         self.split_labels_ = np.full(children.shape[0], -1, dtype=np.int64)
         self.split_labels_[leaves] = np.arange(len(leaves))
-        self.labels_ = np.empty(X.shape[0], dtype=np.int64)
+        ordered = np.empty(X.shape[0], dtype=np.int64)  # the labels in the rows' final order
         for label, leaf in enumerate(leaves):
-            self.labels_[members[leaf]] = label
+            ordered[spans[leaf][0] : spans[leaf][1]] = label
+        self.labels_ = np.empty(X.shape[0], dtype=np.int64)
+        self.labels_[rows.perm] = ordered
         self._store_centers(centers[leaves], X.dtype)
-        self.inertia_ = float(weights @ _squared_errors(Xc, x_sq, self.offset_centers_, self.labels_))
+        Xs, xs_sq, ws = rows.data((0, X.shape[0]))
+        self.inertia_ = float(ws @ _squared_errors(Xs, xs_sq, self.offset_centers_, ordered))
         warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "BisectingKMeans")
 
     def predict(self, X):
