@@ -575,11 +575,14 @@ def test_cli_failure_leaves_the_previous_output_intact(cluster, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.zarr", "old.csv"]
 
 
-def test_cli_dask_usage_errors(stored, tmp_path):
-    root, _ = stored
-    code, _, stderr = _cli("pca", root / "x.zarr", "--dask", "tcp://127.0.0.1:9", "-k", "2")
-    assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in stderr
-    code, _, stderr = _cli("cluster", root / "x.zarr", "--dask", "tcp://127.0.0.1:9", "-m", "gmm")
-    assert code == 2 and "-m gmm needs the data in memory" in stderr
-    code, _, stderr = _cli("pca", "--dataset", "iris", "--dask", "tcp://127.0.0.1:9")
-    assert code == 2 and "built-in datasets fit in memory" in stderr
+def test_cli_dask_usage_errors(stored, capsys, monkeypatch):
+    from lowdim.cli.main import main
+
+    root, _ = stored  # in this process: each command would otherwise spend seconds importing dask
+    monkeypatch.setattr("lowdim.cli._dask.CONNECT_TIMEOUT", "1s")  # nothing listens there: no need to wait 10 s
+    assert main(["pca", str(root / "x.zarr"), "--dask", "tcp://127.0.0.1:9", "-k", "2"]) == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in capsys.readouterr().err
+    assert main(["cluster", str(root / "x.zarr"), "--dask", "tcp://127.0.0.1:9", "-m", "gmm"]) == 2
+    assert "-m gmm needs the data in memory" in capsys.readouterr().err
+    assert main(["pca", "--dataset", "iris", "--dask", "tcp://127.0.0.1:9"]) == 2
+    assert "built-in datasets fit in memory" in capsys.readouterr().err

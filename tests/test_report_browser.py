@@ -61,7 +61,8 @@ def test_report_json_names_every_method_with_its_quality(report):
 def test_report_is_self_contained(report):
     path, _ = report
     page = path.read_text()
-    assert page.count('<img src="data:image/png;base64,') == 4  # scree + three embeddings (printed)
+    # scree, three embeddings (printed) and the Q_NX curves
+    assert page.count('<img src="data:image/png;base64,') == 5
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # nothing fetched from a network
     assert page.count('class="lowdim-explorer"') == 1
     for heading in ("Data", "Principal components", "Embeddings", "Quality"):
@@ -85,7 +86,7 @@ def test_report_renders_in_headless_chromium(report, chromium):
     errors = [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     rows = chromium.execute_script("return document.querySelectorAll('table')[1].rows.length;")
     chromium.save_screenshot(str(path.with_suffix(".png")))
-    assert len(images) == 4 and all(done and w > 100 and h > 100 for done, w, h in images)
+    assert len(images) == 5 and all(done and w > 100 and h > 100 for done, w, h in images)
     assert errors == []
     assert maps == ["pca", "tsne", "umap"]
     assert rows == 4  # the quality table: header + one row per method

@@ -9,6 +9,8 @@ from ._common import UsageError, check_outputs, emit_json, label_name
 
 LAZY_METHODS = ("kmeans", "minibatch-kmeans")
 
+CONNECT_TIMEOUT = "10s"  # how long a scheduler's address is retried before the command gives up
+
 
 def add_dask_argument(parser):
     """The ``--dask`` option (no value: a local cluster of this machine's cores)."""
@@ -42,7 +44,7 @@ def dask_client(address, say):
             )
             client = Client(cluster)
         else:
-            client = Client(address, timeout="10s")
+            client = Client(address, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as exc:
         raise UsageError(
             f"cannot reach the Dask scheduler at {address} ({exc}); start one with "

@@ -36,7 +36,8 @@ def _distances(X, metric):
         return np.array(X, dtype=np.float64)
     if callable(metric):
         return np.array(metric(X), dtype=np.float64)
-    return distance_matrix(np.ascontiguousarray(X, dtype=np.float64), METRICS[metric])
+    # a fresh, writable copy: a read-only input (a memory map) would compile the kernel anew
+    return distance_matrix(np.array(X, dtype=np.float64, order="C"), METRICS[metric])
 
 
 def _spanning_tree(X, metric):
@@ -47,7 +48,7 @@ def _spanning_tree(X, metric):
     n = X.shape[0]
     if metric == "precomputed" or callable(metric):
         return dense_reachability_mst(_distances(X, metric), np.zeros(n))
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = np.array(X, dtype=np.float64, order="C")  # writable: see _distances
     if METRICS[metric] == 0 and X.shape[1] <= TREE_UP_TO:
         from .._kernels.kdtree import build_tree, knn_query
         from .._kernels.reachability_tree import reachability_mst

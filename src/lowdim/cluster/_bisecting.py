@@ -104,6 +104,10 @@ class BisectingKMeans(CentroidClusterer):
         Each node's centre, in the centred coordinates of ``offset_``.
     split_labels_ : ndarray of int64 (2 n_clusters - 1,)
         The cluster of each leaf (-1 at split nodes).
+    offset_ : ndarray (n_features,)
+        Column means (zero for sparse X); distances are computed on ``X - offset_``.
+    offset_centers_ : ndarray (n_clusters, n_features), float64
+        The centres in those coordinates.
     n_features_in_ : int
 
     Examples
