@@ -239,7 +239,7 @@ def _distance(X, i, j, metric, norms):
 _TILE_I, _TILE_J = 32, 512  # rows x columns of a block of the distance matrix (its columns' data stay in cache)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def _tile(X, XT, norms, metric, i0, i1, j0, j1, acc):
     """One block of distances into ``acc``: per row, one pass over the features with the
     row's partial sums in L1 and the block's columns of XT in L2."""

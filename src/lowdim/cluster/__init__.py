@@ -16,6 +16,7 @@ from ._kprototypes import KModes, KPrototypes
 from ._minibatch import MiniBatchKMeans
 from ._select import ClusterCountSelection, knee_point, select_n_clusters
 from ._spectral_clustering import SpectralClustering, cluster_qr
+from ._stability import StabilitySelection, select_by_stability
 
 __all__ = [
     "AgglomerativeClustering",
@@ -34,6 +35,7 @@ __all__ = [
     "Louvain",
     "MiniBatchKMeans",
     "SpectralClustering",
+    "StabilitySelection",
     "all_points_membership_vectors",
     "anderson_darling_normal",
     "cluster_qr",
@@ -41,5 +43,6 @@ __all__ = [
     "knee_point",
     "membership_vector",
     "neighbor_graph",
+    "select_by_stability",
     "select_n_clusters",
 ]

@@ -5,7 +5,7 @@ Every function accepts an ``ax`` to draw into and returns the axes; with ``path`
 figure is written (format by extension) and closed.
 """
 
-from ._curves import error_curve, selection_curve
+from ._curves import error_curve, selection_curve, stability_curve
 from ._explore import InteractiveMap, explore, explorer_fragment
 from ._images import image_grid
 from ._scatter import embedding_scatter
@@ -20,4 +20,5 @@ __all__ = [
     "image_grid",
     "scree_plot",
     "selection_curve",
+    "stability_curve",
 ]

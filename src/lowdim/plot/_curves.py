@@ -1,4 +1,5 @@
-"""Curves behind a choice: elbow / silhouette / BIC / gap over k, error against k."""
+"""Curves behind a choice: elbow / silhouette / BIC / gap over k, stability over a
+clustering's scale parameter, error against k."""
 
 import numpy as np
 
@@ -57,6 +58,56 @@ def selection_curve(selection, path=None, *, ax=None, title=None, overwrite=True
     ax.set_ylabel(_YLABELS.get(selection.method, selection.method))
     ax.set_xticks(ks)
     ax.set_title(title or f"Choosing k by {selection.method}")
+    finish(fig, path, overwrite)
+    return ax
+
+
+def stability_curve(selection, path=None, *, ax=None, title=None, overwrite=True):
+    """Draw the stability of each candidate value (mean adjusted Rand index of resampled
+    against full labels, with its spread) and the number of clusters it gives, the
+    choice marked.
+
+    Parameters
+    ----------
+    selection : StabilitySelection
+    path : str, optional
+    ax : matplotlib Axes, optional
+    title : str, optional
+    overwrite : bool, default=True
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> from lowdim import HDBSCAN
+    >>> from lowdim.cluster import select_by_stability
+    >>> from lowdim.datasets import make_blobs
+    >>> X, _ = make_blobs(200, centers=3, random_state=0)
+    >>> ax = stability_curve(select_by_stability(HDBSCAN(), X, "min_cluster_size", [5, 15], n_resamples=2))
+    """
+    fig, ax = axes(ax, (6.4, 4.2), headless=path is not None)
+    x = np.arange(len(selection.candidates))
+    ax.errorbar(x, selection.stability, yerr=selection.spread, marker="o", ms=4, color="#4C72B0", capsize=2)
+    best = selection.candidates.index(selection.value)
+    ax.plot(
+        x[best],
+        selection.stability[best],
+        "o",
+        ms=11,
+        mfc="none",
+        mec="#C44E52",
+        mew=2,
+        label=f"chosen {selection.param} = {selection.value}",
+    )
+    for xi, yi, k in zip(x, selection.stability, selection.n_clusters):
+        if np.isfinite(yi):
+            ax.annotate(f"{k}", (xi, yi), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_xticks(x, [str(v) for v in selection.candidates])
+    ax.set(xlabel=f"{selection.param} (clusters found above each point)", ylabel="stability (mean ARI)")
+    ax.legend()
+    ax.set_title(title or f"Choosing {selection.param} by stability")
     finish(fig, path, overwrite)
     return ax
 
