@@ -364,3 +364,32 @@ def search_iteration(
                 s += sums[c, j] * sums[c, j]
             explained += s / wsum[c]
     return total, shift_sq, explained
+
+
+@njit(cache=True)
+def partition_rows(X, x_sq, weights, perm, labels):
+    """Put the rows labelled 0 before those labelled 1, in place (Hoare's partition: only
+    misplaced rows move, each swapped once); every array is reordered alike. Returns the
+    number of rows labelled 0.
+
+    Examples
+    --------
+    >>> X = np.arange(8.0).reshape(4, 2)
+    >>> labels = np.array([1, 0, 1, 0])
+    >>> partition_rows(X, np.zeros(4), np.ones(4), np.arange(4), labels), X[:, 0].tolist()
+    (2, [6.0, 2.0, 4.0, 0.0])
+    """
+    i, j = 0, labels.size - 1
+    while True:
+        while i <= j and labels[i] == 0:
+            i += 1
+        while i <= j and labels[j] == 1:
+            j -= 1
+        if i >= j:
+            return i
+        for f in range(X.shape[1]):
+            X[i, f], X[j, f] = X[j, f], X[i, f]
+        x_sq[i], x_sq[j] = x_sq[j], x_sq[i]
+        weights[i], weights[j] = weights[j], weights[i]
+        perm[i], perm[j] = perm[j], perm[i]
+        labels[i], labels[j] = labels[j], labels[i]

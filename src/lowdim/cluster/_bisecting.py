@@ -38,8 +38,9 @@ def _split_scores(Xc, x_sq, weights, labels, centers, by_size):
 
 class _LeafRows:
     """Each leaf's rows as a contiguous range of one permutation. Dense rows are kept in
-    that order (a leaf's rows are a view, reordered once when it splits, where gathering
-    them at every use would copy the data at every level); sparse rows are gathered."""
+    that order (a leaf's rows are a view, partitioned in place when it splits, where
+    gathering them at every use would copy the data at every level); sparse rows are
+    gathered."""
 
     def __init__(self, Xc, x_sq, weights):
         self.X, self.x_sq, self.w = Xc, x_sq.copy(), weights.copy()
@@ -52,12 +53,15 @@ class _LeafRows:
 
     def split(self, span, labels):
         """Reorder a leaf's rows by their half; the halves' ranges and sorted labels."""
+        from .._kernels.kmeans import partition_rows
+
         s0, s1 = span
-        order = np.argsort(labels, kind="stable")
-        for values in (self.perm, self.x_sq, self.w) + (() if sp.issparse(self.X) else (self.X,)):
-            values[s0:s1] = values[s0:s1][order]
-        cut = s0 + int(np.count_nonzero(labels == 0))
-        return (s0, cut), (cut, s1), labels[order]
+        labels = np.array(labels, dtype=np.int64)
+        # in place, moving only the misplaced rows; sparse rows are gathered through the
+        # permutation, which moves as the dense rows would (the same fit either way)
+        rows = np.empty((s1 - s0, 0), dtype=np.float64) if sp.issparse(self.X) else self.X[s0:s1]
+        cut = s0 + partition_rows(rows, self.x_sq[s0:s1], self.w[s0:s1], self.perm[s0:s1], labels)
+        return (s0, cut), (cut, s1), labels
 
 
 class BisectingKMeans(CentroidClusterer):
