@@ -95,6 +95,10 @@ def test_a_disconnected_graph_is_completed_with_a_warning():
         model = AgglomerativeClustering(n_clusters=2, connectivity=C).fit(X)
     assert model.n_connected_components_ == 2 and model.children_.shape == (9, 2)
     assert len(set(model.labels_[:5])) == 1 and len(set(model.labels_[5:])) == 1
+    # under another metric the completion searches with that metric (no n x n matrix)
+    with pytest.warns(UserWarning, match="Completing it"):
+        manhattan = AgglomerativeClustering(n_clusters=2, connectivity=C, metric="manhattan", linkage="average").fit(X)
+    np.testing.assert_array_equal(manhattan.labels_, model.labels_)
 
 
 def test_distance_threshold_cuts_where_merges_are_that_far_apart(blobs):

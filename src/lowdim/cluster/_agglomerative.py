@@ -119,19 +119,19 @@ def _fixed_connectivity(C, X, metric):
 
 
 def _completed(C, X, metric):
-    with warnings.catch_warnings():  # the caller's warning names the fix for this estimator
+    """The graph joined by the shortest edges between its components under the clustering's
+    metric (an exact index of the rows; a matrix only for a callable metric). The caller's
+    warning, which names this estimator's fix, replaces the join's own."""
+    from ..neighbors import make_index
+
+    if callable(metric) or metric == "precomputed":
+        rows, name = _distances(X, metric), "precomputed"
+    else:
+        rows, name = np.asarray(X, dtype=np.float64), {"l2": "euclidean"}.get(metric, metric)
+    index = make_index("exact", name, X.shape[0]).build(rows)
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return _joined(C, X, metric)
-
-
-def _joined(C, X, metric):
-    if metric == "precomputed" or callable(metric) or METRICS[metric] != 0:
-        from ..neighbors import make_index
-
-        D = _distances(X, metric)
-        index = make_index("exact", "precomputed", X.shape[0]).build(D)
-        return sp.csr_matrix(join_components(C, D, name="connectivity", index=index))
-    return sp.csr_matrix(join_components(C, np.asarray(X, dtype=np.float64), name="connectivity"))
+        return sp.csr_matrix(join_components(C, rows, name="connectivity", index=index))
 
 
 def _structured(X, C, metric, linkage, n_merges):

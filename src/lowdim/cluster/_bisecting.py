@@ -214,23 +214,10 @@ class BisectingKMeans(CentroidClusterer):
                 children[node, side], centers[child], spans[child] = child, halves[side], halves_spans[side]
             leaves[at : at + 1] = [2 * step + 1, 2 * step + 2]
             scores = np.concatenate([scores[:at], halves_scores, scores[at + 1 :]])
-        self._finish(X, rows, children, centers, spans)
+        self._finish(X, rows, children, centers, spans, leaves)
         return self
 
-    @staticmethod
-    def _leaf_order(children):
-        """The leaves of the tree, left first (depth-first)."""
-        out, stack = [], [0]
-        while stack:
-            node = stack.pop()
-            if children[node, 0] < 0:
-                out.append(node)
-            else:
-                stack.extend([children[node, 1], children[node, 0]])
-        return out
-
-    def _finish(self, X, rows, children, centers, spans):
-        leaves = self._leaf_order(children)
+    def _finish(self, X, rows, children, centers, spans, leaves):
         self.split_children_, self.split_centers_ = children, centers
         self.split_labels_ = np.full(children.shape[0], -1, dtype=np.int64)
         self.split_labels_[leaves] = np.arange(len(leaves))

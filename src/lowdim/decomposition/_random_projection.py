@@ -3,9 +3,8 @@ distances within ``1 +- eps`` with high probability, whatever the data.
 
 ``GaussianRandomProjection`` draws its entries from N(0, 1/k); ``SparseRandomProjection``
 (Achlioptas 2001; Li, Hastie & Church 2006) keeps a fraction ``density`` of them, each
-``+-1 / sqrt(density k)``. The sparse matrix is drawn column-block-free: the positions of
-its nonzeros come from one binomial count per row and one sample of distinct columns,
-and products with dense data run on lowdim's threads.
+``+-1 / sqrt(density k)``: each row's count of nonzeros is binomial, their columns a
+sample without replacement; products with dense data run on lowdim's threads.
 """
 
 import numpy as np
@@ -265,16 +264,7 @@ class SparseRandomProjection(_RandomProjection):
             return sp.csr_matrix(np.where(rng.random((k, d)) < 0.5, -value, value).astype(dtype))
         counts = rng.binomial(d, density, size=k)
         indptr = np.concatenate(([0], np.cumsum(counts)))
-        indices = np.concatenate([_distinct(rng, d, int(c)) for c in counts]) if k else np.zeros(0, np.int64)
+        rows = [np.sort(rng.choice(d, size=int(c), replace=False, shuffle=False)) for c in counts]
+        indices = np.concatenate(rows) if k else np.zeros(0, np.int64)
         data = np.where(rng.random(len(indices)) < 0.5, -value, value).astype(dtype)
         return sp.csr_matrix((data, indices, indptr), shape=(k, d))
-
-
-def _distinct(rng, d, count):
-    """``count`` distinct sorted column indices below ``d``."""
-    if count * 4 > d:
-        return np.sort(rng.permutation(d)[:count])
-    picked = np.unique(rng.integers(0, d, size=count + count // 8 + 8))
-    while len(picked) < count:
-        picked = np.unique(np.concatenate([picked, rng.integers(0, d, size=count)]))
-    return np.sort(rng.permutation(picked)[:count])

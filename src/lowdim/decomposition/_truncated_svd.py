@@ -137,12 +137,13 @@ class TruncatedSVD(ComponentTransformer):
             else:
                 Vt = lanczos_eigh(op.covariance_operator(), k, rng=rng, tol=self.tol)[1].T.astype(X.dtype)
         self.n_iter_ = op.n_products
-        Z = op.matmat(flip_signs(Vt)[0].T)
+        Vt = flip_signs(Vt)[0]
+        Z = op.matmat(Vt.T)
         # the triplets in the order of the norms they reach (the solvers' estimates of
         # the singular values can differ from them in the last digits)
         norms = np.sqrt(np.einsum("ij,ij->j", Z, Z, dtype=np.float64))
         order = np.argsort(-norms, kind="stable")
-        self.components_, Z = flip_signs(Vt)[0][order], Z[:, order]
+        self.components_, Z = Vt[order], Z[:, order]
         self.singular_values_ = norms[order]
         self.n_components_ = k
         self._set_variances(X, Z)
