@@ -3,7 +3,8 @@
 Fashion-MNIST projected to 50 PCA dimensions (float32): KMeans k = 10 and k = 100, KMeans
 k = 10 on the raw 70,000 x 784 images, GaussianMixture full and diag with k = 10, all with
 the same initial centres / responsibilities for both libraries; KMedoids 'pam' k = 10 on
-10,000 points (time and objective only); DBSCAN on a million points (``dbscan``);
+10,000 points (time and objective only); DBSCAN on a million points (``dbscan``); OPTICS
+on 40,000 10-D points and 20,000 PCA-50 rows (``optics``);
 AgglomerativeClustering: Ward's on PCA-50 rows without and with a 10-NN connectivity
 graph, single linkage on 100,000 3-D points (``agglomerative``); BisectingKMeans k = 100 on
 the raw 70,000 x 784 images, inertia as the median of 3 seeds each (``bisecting``). Same
@@ -225,12 +226,56 @@ def case_bisecting(repeats):
     return [row("BisectingKMeans k=100, raw 70,000 x 784", r[0], r[1], acc, 0.7, ours <= theirs * 1.005, r[4:])]
 
 
+def _optics_case(name, X, params, repeats, exact_check=False):
+    """Time OPTICS against scikit-learn's with its defaults. With ``exact_check``,
+    scikit-learn is fitted once more (untimed) with its k-d tree, whose core distances
+    are direct sums as lowdim's, and the labels compared with that fit too."""
+    from sklearn.cluster import OPTICS as SkOPTICS
+
+    from lowdim import OPTICS
+    from lowdim.metrics import adjusted_rand_score
+
+    t_ours, t_ref, ours, theirs, *runs = compare(
+        lambda: OPTICS(**params).fit(X), lambda: SkOPTICS(**params).fit(X), repeats
+    )
+    same = np.array_equal(ours.labels_, theirs.labels_)
+    order = float(np.mean(ours.ordering_ == theirs.ordering_))
+    ari = adjusted_rand_score(ours.labels_, theirs.labels_)
+    acc = (
+        f"labels {'identical' if same else f'ARI {ari:.4f}'} ({ours.labels_.max() + 1} clusters, "
+        f"{np.mean(ours.labels_ < 0):.1%} noise); ordering {order:.1%} the same"
+    )
+    if exact_check:
+        tree = SkOPTICS(**params, algorithm="kd_tree").fit(X)
+        same = np.array_equal(ours.labels_, tree.labels_) and np.array_equal(ours.ordering_, tree.ordering_)
+        acc += f"; vs scikit-learn's k-d tree: ordering and labels {'identical' if same else 'DIFFER'}"
+    return row(name, t_ours, t_ref, acc, 0.7, same, runs)
+
+
+def case_optics(repeats):
+    """OPTICS (xi) at sizes where scikit-learn takes 10 s or more: 40,000 points of 20
+    Gaussian clusters in 10-D with 5 % noise (scikit-learn's core distances from its
+    k-d tree: exact on both sides), and the first 20,000 Fashion-MNIST PCA-50 rows (above
+    15 columns scikit-learn's default core distances come from the BLAS expansion, whose
+    rounding moves near-ties of the ordering; its k-d tree gives exact ones)."""
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(38_000, centers=20, n_features=10, center_box=(-30, 30), random_state=0)
+    X = np.vstack([X, np.random.default_rng(0).uniform(-35, 35, (2_000, 10))])
+    rows = [_optics_case("OPTICS min_samples=10, 40,000 x 10 (20 blobs + 5 % noise)", X, {"min_samples": 10}, repeats)]
+    X = fashion_pca50().astype(np.float64)[:20_000]
+    name = "OPTICS min_samples=10, first 20,000 of Fashion-MNIST PCA-50"
+    rows.append(_optics_case(name, X, {"min_samples": 10}, repeats, exact_check=True))
+    return rows
+
+
 CASES = {
     "kmeans": case_kmeans,
     "kmeans-raw": case_kmeans_raw,
     "gmm": case_gmm,
     "kmedoids": case_kmedoids,
     "dbscan": case_dbscan,
+    "optics": case_optics,
     "agglomerative": case_agglomerative,
     "bisecting": case_bisecting,
 }

@@ -16,6 +16,8 @@ to 100 PCA dimensions first) and PCA-50, lowdim against the pacmap package, both
 their defaults (10 near pairs; faiss neighbours for pacmap, lowdim's HNSW via faiss),
 seeded; quality: 10-NN accuracy (80/20 split) and random-triplet accuracy (global
 structure, 100,000 triplets).
+'trimap': TriMap of Fashion-MNIST PCA-50 (70,000 x 50) against the trimap package, both
+with their defaults; the same quality measures as 'pacmap'.
 'densmap': densMAP of Fashion-MNIST PCA-50 (70,000 x 50): lowdim's against umap-learn's
 (both densmap=True, their defaults, 2 threads) and against lowdim's plain UMAP (time
 target: <= 1.3x). Quality: the Pearson correlation between each point's local radius in
@@ -154,6 +156,36 @@ def case_pacmap(repeats):
         med = statistics.median(t_ours), statistics.median(t_theirs)
         rows.append(row(f"PaCMAP n=70000 ({label})", *med, text, 0.7, ok, (t_ours, t_theirs)))
     return rows
+
+
+def case_trimap(repeats):
+    """TriMap against the trimap package (1.1: numba, annoy), all 70,000 Fashion-MNIST
+    PCA-50 rows with the defaults; each library's own random draws (trimap has no seed:
+    numpy's global seed is set), alternating runs. Quality as PaCMAP's: median 10-NN
+    accuracy and random-triplet accuracy."""
+    import trimap
+
+    from lowdim import TriMap
+    from lowdim.datasets._fashion_mnist import load_fashion_mnist
+
+    _, y = load_fashion_mnist()
+    X = fashion_pca50(70000)[0]
+    TriMap(random_state=0, n_iters=5).fit(X[:5000])  # compile / load the kernels
+    trimap.TRIMAP(n_iters=5).fit_transform(X[:5000])
+    t_ours, t_theirs, q_ours, q_theirs = [], [], [], []
+    for seed in range(repeats):
+        t, Y = timed(lambda seed=seed: TriMap(random_state=seed).fit_transform(X))
+        t_ours.append(t)
+        q_ours.append(_pacmap_quality(X, y, Y))
+        np.random.seed(seed)
+        t, Y = timed(lambda: trimap.TRIMAP().fit_transform(X))
+        t_theirs.append(t)
+        q_theirs.append(_pacmap_quality(X, y, Y))
+    (ao, go), (ar, gr) = [tuple(statistics.median(q[i] for q in qs) for i in range(2)) for qs in (q_ours, q_theirs)]
+    text = f"median 10-NN accuracy lowdim {ao:.4f} vs trimap {ar:.4f}; random-triplet accuracy {go:.4f} vs {gr:.4f}"
+    ok = ao >= ar - 0.005 and go >= gr - 0.005
+    med = statistics.median(t_ours), statistics.median(t_theirs)
+    return [row("TriMap n=70000 (PCA-50)", *med, text, 0.7, ok, (t_ours, t_theirs))]
 
 
 def _radius_correlation(X, Y, neighbors):
@@ -336,6 +368,7 @@ CASES = {
     "tsne": case_tsne,
     "umap": case_umap,
     "pacmap": case_pacmap,
+    "trimap": case_trimap,
     "densmap": case_densmap,
     "aligned": case_aligned,
     "first": case_first,

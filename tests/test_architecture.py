@@ -97,6 +97,7 @@ def test_infrastructure_does_not_import_estimators(layer):
         "lowdim.decomposition",
         "lowdim.manifold",
         "lowdim.embedding",
+        "lowdim.diffusion",
         "lowdim.cli",
         "lowdim.report",
     }

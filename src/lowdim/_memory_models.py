@@ -86,6 +86,34 @@ def spectral(n, d, k, params, itemsize):
     return 30 * MB + 80 * n * nn + 8 * n * d
 
 
+def diffusion(n, d, k, params, itemsize):
+    """The kernel graph, its density-normalised copy and the walk (about 80 bytes per
+    edge, as Laplacian eigenmaps), and the training rows kept for ``transform``."""
+    nn = _neighbors(params, n, 15)
+    return 30 * MB + 80 * n * nn + 16 * n * d
+
+
+def phate(n, d, k, params, itemsize):
+    """The decay kernel and its walk (about 180 bytes per kernel neighbour), the 100
+    diffusion coordinates the landmarks are clustered in, the dense landmark walk, its
+    power, potential and distances (L x L each), the rows kept for ``transform`` and,
+    above ``n_pca`` columns, the PCA's float64 copy."""
+    knn = int(params.get("knn", 5))
+    landmarks = min(n, int(params.get("n_landmark") or n))
+    n_pca = params.get("n_pca", 100)
+    kept = d if n_pca is None else min(d, int(n_pca))
+    return 30 * MB + n * (1800 + 8 * kept + 180 * knn) + 48 * landmarks**2 + (8 * n * d if kept < d else 0)
+
+
+def trimap(n, d, k, params, itemsize):
+    """The triplets (int64) and their weights, each point's n_inliers + 50 neighbours,
+    the gradient buffers, the rows as float64 (100 principal components of wider data,
+    whose reduction keeps a float64 copy)."""
+    per_point = int(params.get("n_inliers", 12)) * int(params.get("n_outliers", 4)) + int(params.get("n_random", 3))
+    kept = min(d, 100) if params.get("apply_pca", True) else d
+    return 20 * MB + n * (32 * per_point + 16 * 62 + 300 + 8 * kept) + (8 * n * d if kept < d else 0)
+
+
 def mvu(n, d, k, params, itemsize):
     """The exact program's n x n Gram matrices (or the landmark program's)."""
     return 80 * min(n, 2000) ** 2 + 8 * n * d + _threads(n, d)
@@ -140,6 +168,13 @@ def hdbscan(n, d, k, params, itemsize):
     return 10 * MB + n * (16 * d + 20 * max(m, 8) + 250)
 
 
+def optics(n, d, k, params, itemsize):
+    """The rows in float64 and six arrays per point; a metric other than Minkowski's
+    keeps all n x n distances."""
+    minkowski = params.get("metric", "minkowski") in ("minkowski", "euclidean", "manhattan", "chebyshev", "l1", "l2")
+    return 10 * MB + n * (8 * d + 64) + (0 if minkowski else 8 * n * n)
+
+
 def graph_clustering(n, d, k, params, itemsize):
     """The kNN graph and its fuzzy union (as UMAP's), the index, and igraph's edges."""
     nn = _neighbors(params, n, 15)
@@ -185,6 +220,9 @@ MODELS = {
     "isomap": isomap,
     "local_fits": local_fits,
     "spectral": spectral,
+    "diffusion": diffusion,
+    "phate": phate,
+    "trimap": trimap,
     "mvu": mvu,
     "sne": sne,
     "tsne": tsne,
@@ -195,6 +233,7 @@ MODELS = {
     "kmedoids": kmedoids,
     "gmm": gmm,
     "hdbscan": hdbscan,
+    "optics": optics,
     "graph_clustering": graph_clustering,
     "spectral_clustering": spectral_clustering,
 }
@@ -214,6 +253,10 @@ FIXES = {
     "spectral_clustering": "the rbf affinity is n x n: pass --param affinity=nearest_neighbors (or fuzzy)",
     "graph_clustering": _NEIGHBORS,
     "mvu": _N_BY_N,
+    "optics": "a metric other than Minkowski's keeps n x n distances: use --param metric=euclidean, or subsample",
+    "diffusion": _NEIGHBORS,
+    "trimap": "lower --param n_inliers or n_outliers (triplets per point), or subsample",
+    "phate": "lower --param n_landmark (the landmark walk is n_landmark^2), or reduce the columns first with --pca 50",
     "spectral": "pass --param n_neighbors=15 (scikit-learn's default is a tenth of the rows)",
     "tsne": _NEIGHBORS,
     "umap": _NEIGHBORS,

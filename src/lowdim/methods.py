@@ -122,6 +122,9 @@ EMBEDDINGS = {
         summary="local tangent space alignment",
     ),
     "spectral": Method("SpectralEmbedding", memory="spectral", summary="Laplacian eigenmaps"),
+    "diffusion": Method("DiffusionMap", memory="diffusion", summary="diffusion map (Coifman & Lafon)"),
+    "phate": Method("PHATE", memory="phate", summary="PHATE: potential distances of a random walk (trajectories)"),
+    "trimap": Method("TriMap", size="n_dims", memory="trimap", summary="TriMap: triplets of near and far points"),
     "mvu": Method(
         "MaximumVarianceUnfolding",
         memory="mvu",
@@ -159,6 +162,7 @@ CLUSTERINGS = {
     "kmedoids": Method("KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
     "gmm": Method("GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
     "hdbscan": Method("HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"),
+    "optics": Method("OPTICS", size="", memory="optics", summary="OPTICS: clusters at every density, noise -1"),
     "leiden": Method("Leiden", summary="Leiden communities of the kNN graph", **_GRAPH_COMMUNITIES),
     "louvain": Method("Louvain", summary="Louvain communities of the kNN graph", **_GRAPH_COMMUNITIES),
     "spectral-clustering": Method(

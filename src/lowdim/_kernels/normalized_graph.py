@@ -1,35 +1,37 @@
-"""The values of ``D^-1/2 A D^-1/2`` for a CSR affinity ``A``, self-loops dropped, in one
-float64 array beside ``A``'s own (no row-index array, no scaled copies): what the
-Laplacian eigenmap of a graph of millions of points can afford."""
+"""The values of ``D^-1/2 A D^-1/2`` for a CSR affinity ``A``, self-loops dropped (a
+Laplacian eigenmap) or kept (a diffusion map's lazy walk), in one float64 array beside
+``A``'s own (no row-index array, no scaled copies): what the eigenmap of a graph of
+millions of points can afford."""
 
 import numpy as np
 from numba import njit, prange
 
 
 @njit(cache=True, parallel=True)
-def _degrees(indptr, indices, data):
+def _degrees(indptr, indices, data, keep_diagonal):
     n = indptr.size - 1
     degree = np.zeros(n)
     for i in prange(n):
         total = 0.0
         for p in range(indptr[i], indptr[i + 1]):
-            if indices[p] != i:
+            if keep_diagonal or indices[p] != i:
                 total += data[p]
         degree[i] = total
     return degree
 
 
 @njit(cache=True, parallel=True)
-def _scaled(indptr, indices, data, scale, out):
+def _scaled(indptr, indices, data, scale, keep_diagonal, out):
     for i in prange(indptr.size - 1):
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
-            out[p] = 0.0 if j == i else scale[i] * data[p] * scale[j]
+            out[p] = 0.0 if j == i and not keep_diagonal else scale[i] * data[p] * scale[j]
 
 
-def normalized_values(indptr, indices, data):
-    """``(values, scale)``: the entries of ``D^-1/2 A D^-1/2`` in ``A``'s CSR order (its
-    diagonal zero, its degrees not counting it) and ``D^-1/2``.
+def normalized_values(indptr, indices, data, keep_diagonal=False):
+    """``(values, scale)``: the entries of ``D^-1/2 A D^-1/2`` in ``A``'s CSR order and
+    ``D^-1/2``; unless ``keep_diagonal``, the diagonal is zero and the degrees do not
+    count it.
 
     Examples
     --------
@@ -37,8 +39,8 @@ def normalized_values(indptr, indices, data):
     >>> values.tolist(), scale.tolist()
     ([0.0, 1.0, 1.0], [0.5, 0.5])
     """
-    degree = _degrees(indptr, indices, data)
+    degree = _degrees(indptr, indices, data, keep_diagonal)
     scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
     out = np.empty(data.size)
-    _scaled(indptr, indices, data, scale, out)
+    _scaled(indptr, indices, data, scale, keep_diagonal, out)
     return out, scale

@@ -1,5 +1,6 @@
-"""SMACOF's Guttman transform fused with the stress: one parallel pass over the pairs,
-no n x n matrix built per iteration."""
+"""Metric MDS kernels: SMACOF's Guttman transform fused with the stress (one parallel
+pass over the pairs, no n x n matrix built per iteration), and stochastic gradient
+descent over the pairs."""
 
 import numpy as np
 from numba import njit, prange
@@ -39,3 +40,31 @@ def guttman_pass(X, delta, W, out):
         stress_rows[i] = s_i
         square_rows[i] = q_i
     return 0.5 * stress_rows.sum(), 0.5 * square_rows.sum()
+
+
+@njit(cache=True)
+def sgd_stress_epoch(X, pairs_i, pairs_j, targets, starts, block, rate):
+    """One epoch of metric MDS by stochastic gradient descent over the pairs (as in
+    Zheng, Pawar & Goodman 2018, on the unweighted stress): visit the blocks of pairs
+    beginning at ``starts``, in that order (the pairs shuffled by the caller, so that
+    each block is read in sequence), and move both points of a pair along their
+    difference by ``rate`` times half the distance error. ``X`` is updated in place."""
+    d = X.shape[1]
+    for s in starts:
+        for t in range(s, min(s + block, pairs_i.size)):
+            _sgd_move(X, pairs_i[t], pairs_j[t], targets[t], rate, d)
+
+
+@njit(cache=True, inline="always")
+def _sgd_move(X, i, j, target, rate, d):
+    dist = 0.0
+    for c in range(d):
+        dist += (X[i, c] - X[j, c]) ** 2
+    dist = np.sqrt(dist)
+    if dist == 0.0:
+        return
+    r = rate * (dist - target) / (2.0 * dist)
+    for c in range(d):
+        move = r * (X[i, c] - X[j, c])
+        X[i, c] -= move
+        X[j, c] += move

@@ -1,4 +1,4 @@
-"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, DBSCAN, HDBSCAN,
+"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, DBSCAN, OPTICS, HDBSCAN,
 agglomerative (hierarchical) clustering, Leiden / Louvain communities of a neighbour graph,
 spectral clustering, k-prototypes and k-modes for tables with categories, choosing k."""
 
@@ -14,6 +14,8 @@ from ._kmeans import KMeans
 from ._kmedoids import KMedoids
 from ._kprototypes import KModes, KPrototypes
 from ._minibatch import MiniBatchKMeans
+from ._optics import OPTICS
+from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi
 from ._select import ClusterCountSelection, knee_point, select_n_clusters
 from ._spectral_clustering import SpectralClustering, cluster_qr
 from ._stability import StabilitySelection, select_by_stability
@@ -34,10 +36,13 @@ __all__ = [
     "Leiden",
     "Louvain",
     "MiniBatchKMeans",
+    "OPTICS",
     "SpectralClustering",
     "StabilitySelection",
     "all_points_membership_vectors",
     "anderson_darling_normal",
+    "cluster_optics_dbscan",
+    "cluster_optics_xi",
     "cluster_qr",
     "gmeans",
     "knee_point",

@@ -1,5 +1,5 @@
 """Neighbour embeddings: t-SNE and SNE (affinities -> initialisation -> gradient
-strategy -> optimiser, one module each), UMAP (and AlignedUMAP) and PaCMAP.
+strategy -> optimiser, one module each), UMAP (and AlignedUMAP), PaCMAP and TriMap.
 
 The stages are public, so a map can be built by hand or a fitted one continued::
 
@@ -24,6 +24,7 @@ from ._optimizer import Phase, descend
 from ._pacmap import PaCMAP
 from ._sne import SNE, GaussianObjective
 from ._sweep import graph_width, sweep
+from ._trimap import TriMap
 from ._tsne import TSNE
 from ._umap import UMAP
 from ._umap_graph import fuzzy_graph
@@ -42,6 +43,7 @@ __all__ = [
     "graph_width",
     "sweep",
     "TSNE",
+    "TriMap",
     "UMAP",
     "affinities_from_neighbors",
     "conditional_probabilities",

@@ -84,6 +84,32 @@ FITTED = {
             "n_features_in_": {"kind": "int", "ndim": None},
         },
     },
+    "DiffusionMap": {
+        "always": (
+            "X_fit_",
+            "affinity_matrix_csr_data_",
+            "affinity_matrix_csr_indices_",
+            "affinity_matrix_csr_indptr_",
+            "degrees_",
+            "eigenvalues_",
+            "eigenvectors_",
+            "embedding_",
+            "scales_",
+        ),
+        "attributes": {
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "affinity_matrix_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "affinity_matrix_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "affinity_matrix_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "degrees_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
+            "eigenvalues_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
+            "eigenvectors_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
+            "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
+            "n_components_": {"kind": "int", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "scales_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
+        },
+    },
     "FAMD": {
         "always": (
             "column_contributions_",
@@ -476,6 +502,18 @@ FITTED = {
             "reconstruction_err_": {"kind": "float", "ndim": None},
         },
     },
+    "OPTICS": {
+        "always": ("cluster_hierarchy_", "core_distances_", "labels_", "ordering_", "predecessor_", "reachability_"),
+        "attributes": {
+            "cluster_hierarchy_": {"axes": (None, None), "kind": "int", "ndim": 2},
+            "core_distances_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
+            "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "ordering_": {"axes": ("samples",), "kind": "int", "ndim": 1},
+            "predecessor_": {"axes": ("samples",), "kind": "int", "ndim": 1},
+            "reachability_": {"axes": ("samples",), "finite": False, "kind": "float", "ndim": 1},
+        },
+    },
     "PCA": {
         "always": ("components_", "explained_variance_", "explained_variance_ratio_", "mean_", "singular_values_"),
         "attributes": {
@@ -493,6 +531,20 @@ FITTED = {
             "singular_values_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
             "solver_": {"kind": "str", "ndim": None},
             "total_variance_": {"kind": "float", "ndim": None},
+        },
+    },
+    "PHATE": {
+        "always": ("X_fit_", "embedding_", "entropy_", "landmark_embedding_", "landmark_labels_", "scales_"),
+        "attributes": {
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
+            "entropy_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "landmark_embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
+            "landmark_labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
+            "n_components_": {"kind": "int", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "scales_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
+            "t_": {"kind": "int", "ndim": None},
         },
     },
     "PaCMAP": {
@@ -608,6 +660,17 @@ FITTED = {
             "n_features_in_": {"kind": "int", "ndim": None},
             "n_iter_": {"kind": "int", "ndim": None},
             "perplexity_": {"kind": "float", "ndim": None},
+        },
+    },
+    "TriMap": {
+        "always": ("embedding_", "triplets_", "weights_"),
+        "attributes": {
+            "embedding_": {"axes": ("samples", None), "finite": True, "kind": "float", "ndim": 2},
+            "loss_": {"kind": "float", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "triplets_": {"axes": (None, None), "kind": "int", "ndim": 2},
+            "violated_": {"kind": "float", "ndim": None},
+            "weights_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
         },
     },
     "TruncatedSVD": {

@@ -53,6 +53,7 @@ ESTIMATOR_PACKAGES = (
     "lowdim.decomposition",
     "lowdim.manifold",
     "lowdim.embedding",
+    "lowdim.diffusion",
     "lowdim.cluster",
     "lowdim.preprocessing",
 )
@@ -81,13 +82,14 @@ _JSON_SCALARS = (str, bool, int, float, type(None))
 
 
 def _is_jsonable(value, depth=0):
-    """A JSON value (scalars, lists, dicts with string keys; finite floats), nested at
-    most MAX_MANIFEST_DEPTH deep (parameters such as ``metric_params={'p': 3}`` are
-    shallow)."""
+    """A JSON value (scalars, lists, dicts with string keys; floats other than NaN, an
+    infinity written as the ``Infinity`` that Python's json reads, as OPTICS's default
+    ``max_eps``), nested at most MAX_MANIFEST_DEPTH deep (parameters such as
+    ``metric_params={'p': 3}`` are shallow)."""
     if depth > MAX_MANIFEST_DEPTH:
         return False
     if isinstance(value, _JSON_SCALARS):
-        return not (isinstance(value, float) and not np.isfinite(value))
+        return not (isinstance(value, float) and np.isnan(value))
     if isinstance(value, (list, tuple)):
         return all(_is_jsonable(v, depth + 1) for v in value)
     if isinstance(value, dict):

@@ -82,6 +82,12 @@ def knn_affinity(
 def check_nontrivial_components(n_components, n_samples):
     """Raise unless ``n_components`` eigenvectors remain after the constant one.
 
+    Parameters
+    ----------
+    n_components : int
+        Eigenvectors wanted beside the constant one.
+    n_samples : int
+
     Examples
     --------
     >>> check_nontrivial_components(2, 3)
@@ -93,11 +99,13 @@ def check_nontrivial_components(n_components, n_samples):
         )
 
 
-def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=False, on_product=None):
+def laplacian_eigenmap(
+    A, n_components, rng, solver="auto", tol=0.0, bounded=False, on_product=None, keep_diagonal=False
+):
     """Bottom non-trivial eigenvectors of ``I - D^-1/2 A D^-1/2`` (the diagonal of ``A``
-    ignored), divided by ``sqrt(degree)``; computed as the top eigenvectors of
-    ``D^-1/2 A D^-1/2``. ``tol`` is the sparse solvers' relative accuracy (0: machine
-    precision; a starting layout needs far less).
+    ignored unless ``keep_diagonal``), divided by ``sqrt(degree)``; computed as the top
+    eigenvectors of ``D^-1/2 A D^-1/2``. ``tol`` is the sparse solvers' relative accuracy
+    (0: machine precision; 'auto': 1e-10; a starting layout needs far less).
 
     Parameters
     ----------
@@ -106,7 +114,7 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
     n_components : int
     rng : numpy.random.Generator
     solver : {'auto', 'dense', 'lobpcg', 'arpack'}, default='auto'
-    tol : float, default=0.0
+    tol : float or 'auto', default=0.0
     bounded : bool, default=False
         Above ``LU_BELOW`` points, give up (``scipy.sparse.linalg.ArpackNoConvergence``)
         when Lanczos has not converged within its budget of products, instead of
@@ -116,6 +124,8 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
         ``on_product(done, most)`` after each sparse product of the Lanczos path (a
         progress bar's tick): products so far, and the most the solver will take
         (None where it is not bounded).
+    keep_diagonal : bool, default=False
+        Keep self-loops in the walk (a diffusion map's kernel, ``k(x, x) = 1``).
 
     Returns
     -------
@@ -132,7 +142,8 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
     (5, 1)
     """
     n = A.shape[0]
-    M, scale = _normalized_affinity(A)
+    tol = EIGEN_TOL_AUTO if tol == "auto" else tol
+    M, scale = _normalized_affinity(A, keep_diagonal)
     k = n_components + 1
     if solver == "lobpcg" and 5 * k < n:
         found = _lobpcg_top(M, k, rng, tol)
@@ -154,18 +165,18 @@ def laplacian_eigenmap(A, n_components, rng, solver="auto", tol=0.0, bounded=Fal
     return Ut.T * scale[:, None], lam[1:k]
 
 
-def _normalized_affinity(A):
+def _normalized_affinity(A, keep_diagonal=False):
     """``(D^-1/2 A D^-1/2, D^-1/2)`` with the diagonal of ``A`` (self-loops) left out, as
-    in scipy's normalised Laplacian. A sparse ``A`` keeps its structure: the result
-    shares its index arrays and adds only one float64 value per edge (on millions of
-    points the graph is gigabytes)."""
+    in scipy's normalised Laplacian, unless ``keep_diagonal``. A sparse ``A`` keeps its
+    structure: the result shares its index arrays and adds only one float64 value per
+    edge (on millions of points the graph is gigabytes)."""
     if not sp.issparse(A):
-        A = A - np.diag(np.diag(A))
+        A = A if keep_diagonal else A - np.diag(np.diag(A))
         degree = np.asarray(A.sum(axis=1)).ravel()
         scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
         return scale[:, None] * A * scale[None, :], scale
     A = sp.csr_matrix(A)
-    values, scale = normalized_values(A.indptr, A.indices, A.data)
+    values, scale = normalized_values(A.indptr, A.indices, A.data, keep_diagonal)
     return sp.csr_matrix((values, A.indices, A.indptr), shape=A.shape), scale
 
 
@@ -412,9 +423,8 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.affinity_matrix_ = self._affinity(X)
         A = self.affinity_matrix_
         A = A.astype(np.float64) if sp.issparse(A) else np.asarray(A, dtype=np.float64)
-        tol = EIGEN_TOL_AUTO if self.eigen_tol == "auto" else self.eigen_tol
         Y, self.eigenvalues_ = laplacian_eigenmap(
-            A, self.n_components, check_random_state(self.random_state), self.eigen_solver, tol
+            A, self.n_components, check_random_state(self.random_state), self.eigen_solver, self.eigen_tol
         )
         self.embedding_ = Y.astype(X.dtype)
         return self

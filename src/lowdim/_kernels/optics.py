@@ -1,0 +1,158 @@
+"""OPTICS kernels: core distances and the cluster ordering (Ankerst et al. 1999).
+
+The ordering is Prim's growth over the reachability distances ``max(core(p), d(p, o))``:
+the next point is the unprocessed one of smallest reachability, the lowest row on a tie
+(scikit-learn's rule), and reachabilities are rounded to 15 decimals as scikit-learn
+rounds them, so that equal distances stay equal ties. Distances are summed in scipy's
+order (no fastmath), which makes the ordering the same on every CPU.
+"""
+
+import heapq
+
+import numpy as np
+from numba import njit, prange
+
+DECIMALS = 1e15  # numpy's around(x, 15): rint(x * 1e15) / 1e15
+
+
+@njit(cache=True, inline="always")
+def _round(x):
+    return np.rint(x * DECIMALS) / DECIMALS
+
+
+@njit(cache=True, inline="always")
+def minkowski(X, i, j, p):
+    """Minkowski distance between rows ``i`` and ``j`` (p = inf: Chebyshev), summed in
+    column order."""
+    s = 0.0
+    if p == 2.0:
+        for c in range(X.shape[1]):
+            t = X[i, c] - X[j, c]
+            s += t * t
+        return np.sqrt(s)
+    if p == 1.0:
+        for c in range(X.shape[1]):
+            s += abs(X[i, c] - X[j, c])
+        return s
+    if p == np.inf:
+        for c in range(X.shape[1]):
+            s = max(s, abs(X[i, c] - X[j, c]))
+        return s
+    for c in range(X.shape[1]):
+        s += abs(X[i, c] - X[j, c]) ** p
+    return s ** (1.0 / p)
+
+
+@njit(cache=True, parallel=True)
+def core_distances(X, k, p):
+    """Distance of each row to its ``k``-th nearest row, itself the first (Minkowski)."""
+    n = X.shape[0]
+    out = np.empty(n)
+    for i in prange(n):
+        kept = np.full(k, np.inf)  # the k smallest so far, increasing
+        for j in range(n):
+            d = minkowski(X, i, j, p)
+            if d < kept[k - 1]:
+                t = k - 1
+                while t > 0 and kept[t - 1] > d:
+                    kept[t] = kept[t - 1]
+                    t -= 1
+                kept[t] = d
+        out[i] = kept[k - 1]
+    return out
+
+
+@njit(cache=True, inline="always")
+def _better(r, i, best_r, best_i):
+    return r < best_r or (r == best_r and i < best_i)
+
+
+@njit(cache=True, parallel=True)
+def _relax_all(X, D, from_matrix, p, point, cp, max_eps, remaining, m, reach, pred, best_r, best_i):
+    """Lower the reachability of the ``m`` remaining rows through ``point`` (core
+    distance ``cp``; inf: not a core point) and leave each chunk's next candidate in
+    ``best_r`` / ``best_i``."""
+    chunks = best_r.size
+    width = (m + chunks - 1) // chunks
+    for c in prange(chunks):
+        br, bi = np.inf, reach.size
+        for t in range(c * width, min(m, (c + 1) * width)):
+            o = remaining[t]
+            if cp < np.inf:
+                d = D[point, o] if from_matrix else minkowski(X, point, o, p)
+                if d <= max_eps:
+                    rd = _round(max(d, cp))
+                    if rd < reach[o]:
+                        reach[o] = rd
+                        pred[o] = point
+            if _better(reach[o], o, br, bi):
+                br, bi = reach[o], o
+        best_r[c], best_i[c] = br, bi
+
+
+@njit(cache=True)
+def dense_order(X, D, from_matrix, core, p, max_eps, chunks):
+    """``(ordering, reachability, predecessor)`` with every pair's distance at hand:
+    from the rows of ``X`` (Minkowski ``p``) or, with ``from_matrix``, from ``D``; each
+    pass over the remaining rows in ``chunks`` parallel pieces."""
+    n = core.size
+    reach = np.full(n, np.inf)
+    pred = np.full(n, -1, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    remaining = np.arange(n)
+    where = np.arange(n)  # where[o]: o's slot in remaining
+    best_r, best_i = np.empty(chunks), np.empty(chunks, dtype=np.int64)
+    point, m = 0, n
+    for step in range(n):
+        order[step] = point
+        last = remaining[m - 1]  # the point leaves the remaining rows
+        remaining[where[point]] = last
+        where[last] = where[point]
+        m -= 1
+        if m == 0:
+            break
+        _relax_all(X, D, from_matrix, p, point, core[point], max_eps, remaining, m, reach, pred, best_r, best_i)
+        br, point = np.inf, n
+        for c in range(chunks):
+            if _better(best_r[c], best_i[c], br, point):
+                br, point = best_r[c], best_i[c]
+    return order, reach, pred
+
+
+@njit(cache=True)
+def graph_order(indptr, indices, dist, core, max_eps):
+    """The same ordering when only the stored pairs of a sparse graph are neighbours
+    (CSR arrays; a binary heap of ``(reachability, row)``, stale entries skipped)."""
+    n = core.size
+    reach = np.full(n, np.inf)
+    pred = np.full(n, -1, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    done = np.zeros(n, dtype=np.bool_)
+    heap = [(0.0, 0)] * 0
+    lowest = 0  # every row below it is done
+    for step in range(n):
+        point = -1
+        while len(heap) > 0:
+            r, o = heapq.heappop(heap)
+            if not done[o] and r == reach[o]:
+                point = o
+                break
+        if point < 0:  # nothing reachable: the lowest unprocessed row
+            while done[lowest]:
+                lowest += 1
+            point = lowest
+        done[point] = True
+        order[step] = point
+        cp = core[point]
+        if cp == np.inf:
+            continue
+        for t in range(indptr[point], indptr[point + 1]):
+            o = indices[t]
+            if done[o] or dist[t] > max_eps:
+                continue
+            rd = _round(max(dist[t], cp))
+            if rd < reach[o]:
+                reach[o] = rd
+                pred[o] = point
+                heapq.heappush(heap, (rd, o))
+    return order, reach, pred
