@@ -20,7 +20,7 @@ import lowdim
 from lowdim.metrics import trustworthiness
 
 
-def branching_tree(n_per_branch=400, dim=30, noise=1.0, seed=0):
+def branching_tree(n_per_branch=250, dim=30, noise=1.0, seed=0):
     """Five branches: a stem, two branches from its end, one more from each of those,
     each a bent segment sampled densely near its start. Returns the points and each
     point's branch and progress along it."""

@@ -168,6 +168,22 @@ def hdbscan(n, d, k, params, itemsize):
     return 10 * MB + n * (16 * d + 20 * max(m, 8) + 250)
 
 
+def dbscan(n, d, k, params, itemsize):
+    """The float64 rows and the k-d tree's copy, and the eps-neighbourhoods as CSR
+    arrays: taken as four times ``min_samples`` per point (the count grows with eps)."""
+    m = int(params.get("min_samples", 5))
+    return 10 * MB + n * (16 * d + 32 * max(m, 5) + 64)
+
+
+def agglomerative(n, d, k, params, itemsize):
+    """Single linkage: the float64 rows, a k-d tree and the spanning tree. The other
+    linkages (without a connectivity graph, which the command line cannot pass): all
+    n x n distances in float64."""
+    if params.get("linkage", "ward") == "single":
+        return 10 * MB + n * (16 * d + 200)
+    return 8 * n * n + 16 * n * d
+
+
 def optics(n, d, k, params, itemsize):
     """The rows in float64 and six arrays per point; a metric other than Minkowski's
     keeps all n x n distances."""
@@ -234,6 +250,8 @@ MODELS = {
     "gmm": gmm,
     "hdbscan": hdbscan,
     "optics": optics,
+    "dbscan": dbscan,
+    "agglomerative": agglomerative,
     "graph_clustering": graph_clustering,
     "spectral_clustering": spectral_clustering,
 }
@@ -253,6 +271,8 @@ FIXES = {
     "spectral_clustering": "the rbf affinity is n x n: pass --param affinity=nearest_neighbors (or fuzzy)",
     "graph_clustering": _NEIGHBORS,
     "mvu": _N_BY_N,
+    "dbscan": "lower --param eps (fewer neighbours per point) or subsample",
+    "agglomerative": "pass --param linkage=single (no n x n matrix), or subsample",
     "optics": "a metric other than Minkowski's keeps n x n distances: use --param metric=euclidean, or subsample",
     "diffusion": _NEIGHBORS,
     "trimap": "lower --param n_inliers or n_outliers (triplets per point), or subsample",

@@ -163,6 +163,13 @@ CLUSTERINGS = {
     "gmm": Method("GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
     "hdbscan": Method("HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"),
     "optics": Method("OPTICS", size="", memory="optics", summary="OPTICS: clusters at every density, noise -1"),
+    "dbscan": Method("DBSCAN", size="", memory="dbscan", summary="DBSCAN: one density (--param eps), noise -1"),
+    "agglomerative": Method(
+        "AgglomerativeClustering", size="n_clusters", memory="agglomerative", summary="agglomerative clustering (Ward)"
+    ),
+    "bisecting-kmeans": Method(
+        "BisectingKMeans", size="n_clusters", memory="kmeans", summary="bisecting k-means (a tree of 2-means splits)"
+    ),
     "leiden": Method("Leiden", summary="Leiden communities of the kNN graph", **_GRAPH_COMMUNITIES),
     "louvain": Method("Louvain", summary="Louvain communities of the kNN graph", **_GRAPH_COMMUNITIES),
     "spectral-clustering": Method(

@@ -18,8 +18,8 @@ from ._dask import run_cluster as run_dask_cluster
 from ._pipeline import load_data, save_model
 
 HELP = (
-    "cluster with kmeans, kmedoids, gmm, spectral (-k N or --select elbow|silhouette|bic|aic|gap|gmeans) "
-    "or hdbscan, leiden, louvain; --on umap clusters an embedding"
+    "cluster with kmeans, kmedoids, gmm, spectral, agglomerative, bisecting-kmeans (-k N or --select "
+    "elbow|silhouette|bic|aic|gap|gmeans) or hdbscan, optics, dbscan, leiden, louvain; --on umap clusters an embedding"
 )
 SELECTIONS = ["elbow", "silhouette", "bic", "aic", "gap", "gmeans"]
 
