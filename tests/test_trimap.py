@@ -112,3 +112,17 @@ def test_bad_input_names_the_problem(blobs):
         TriMap(weight_adj=500.0, n_iters=2, random_state=0).fit(X)
     with pytest.raises(ValueError, match="knn_tuple"):
         TriMap(knn_tuple=(np.zeros((5, 3), dtype=int), np.zeros((5, 3)))).fit(X)
+
+
+def test_angular_and_hamming_distances(blobs):
+    X, y = blobs
+    angular = TriMap(distance="angular", random_state=0).fit(X - X.mean(axis=0))
+    assert knn_accuracy(angular.embedding_, y, random_state=0) > 0.9
+    # binary rows: each class flips its own third of the bits
+    rng = np.random.default_rng(4)
+    labels = np.repeat(np.arange(3), 100)
+    bits = (rng.uniform(size=(300, 30)) < 0.1).astype(float)
+    for c in range(3):
+        bits[labels == c, 10 * c : 10 * c + 10] = 1.0 - bits[labels == c, 10 * c : 10 * c + 10]
+    hamming = TriMap(distance="hamming", n_iters=200, random_state=0).fit(bits)
+    assert knn_accuracy(hamming.embedding_, labels, random_state=0) > 0.95

@@ -11,6 +11,7 @@ from numba import njit, prange
 
 EUCLIDEAN, MANHATTAN, ANGULAR, HAMMING = 0, 1, 2, 3
 GRADIENT_CHUNKS = 8  # fixed, so that the summation order does not depend on the threads
+PARALLEL_FROM = 200_000  # triplets from which the chunks run in parallel
 
 
 @njit(cache=True, inline="always")
@@ -31,13 +32,16 @@ def _distance(X, a, b, code):
             s += abs(t)
         else:
             s += 1.0 if t != 0.0 else 0.0
+    if code == HAMMING:  # the fraction of coordinates that differ, as the neighbour index's
+        return s / X.shape[1]
     return np.sqrt(s) if code == EUCLIDEAN else s
 
 
 @njit(cache=True, parallel=True)
 def pair_distances(X, a, b, code):
     """Distances between rows ``a[t]`` and ``b[t]`` (0 euclidean, 1 manhattan, 2
-    angular: annoy's ``sqrt(2 - 2 cos)``, 3 hamming)."""
+    angular: annoy's ``sqrt(2 - 2 cos)``, 3 hamming: the fraction of coordinates that
+    differ)."""
     out = np.empty(a.size)
     for t in prange(a.size):
         out[t] = _distance(X, a[t], b[t], code)
@@ -72,7 +76,52 @@ def knn_triplets(neighbours, n_inliers, n_outliers, seed):
     return out
 
 
+@njit(cache=True, inline="always")
+def _chunk_gradient(Y, triplets, weights, n_knn, n_shared, g, start, stop):
+    """Half the gradient of triplets ``start:stop`` into ``g``; their loss and violations."""
+    dim = Y.shape[1]
+    g[:] = 0.0
+    loss, violated, d_ij = 0.0, 0.0, 1.0
+    for t in range(start, stop):
+        i, j, k = triplets[t, 0], triplets[t, 1], triplets[t, 2]
+        if t == start or t >= n_knn or t % n_shared == 0:
+            d_ij = 1.0
+            for a in range(dim):
+                d_ij += (Y[i, a] - Y[j, a]) ** 2
+        d_ik = 1.0
+        for a in range(dim):
+            d_ik += (Y[i, a] - Y[k, a]) ** 2
+        if d_ij > d_ik:
+            violated += 1.0
+        loss += weights[t] / (1.0 + d_ik / d_ij)
+        w = weights[t] / (d_ij + d_ik) ** 2
+        for a in range(dim):
+            near = (Y[i, a] - Y[j, a]) * d_ik * w
+            far = (Y[i, a] - Y[k, a]) * d_ij * w
+            g[i, a] += near - far
+            g[j, a] -= near
+            g[k, a] += far
+    return loss, violated
+
+
 @njit(cache=True, parallel=True)
+def _gradient_parallel(Y, triplets, weights, n_knn, n_shared, buffers, losses, violations):
+    chunks, m = buffers.shape[0], triplets.shape[0]
+    width = (m + chunks - 1) // chunks
+    for c in prange(chunks):
+        stop = min(m, (c + 1) * width)
+        losses[c], violations[c] = _chunk_gradient(Y, triplets, weights, n_knn, n_shared, buffers[c], c * width, stop)
+
+
+@njit(cache=True)
+def _gradient_serial(Y, triplets, weights, n_knn, n_shared, buffers, losses, violations):
+    chunks, m = buffers.shape[0], triplets.shape[0]
+    width = (m + chunks - 1) // chunks
+    for c in range(chunks):
+        stop = min(m, (c + 1) * width)
+        losses[c], violations[c] = _chunk_gradient(Y, triplets, weights, n_knn, n_shared, buffers[c], c * width, stop)
+
+
 def triplet_gradient(Y, triplets, weights, n_knn, n_shared, buffers):
     """The TriMap loss ``sum_t w_t / (1 + d_ik / d_ij)`` (``d = 1 + squared distance``)
     and half its gradient with respect to ``Y`` (the trimap package's scale, for which
@@ -80,36 +129,12 @@ def triplet_gradient(Y, triplets, weights, n_knn, n_shared, buffers):
     violated)``, violated counting triplets whose far point is nearer. The first
     ``n_knn`` triplets come in runs of ``n_shared`` with the same near pair (a point,
     one of its neighbours, that many far points), whose distance is computed once per
-    run."""
-    chunks, n, dim = buffers.shape
-    m = triplets.shape[0]
-    width = (m + chunks - 1) // chunks
+    run. Below PARALLEL_FROM triplets the chunks run in one thread (the same sums: a
+    parallel region costs more than such a pass)."""
+    chunks = buffers.shape[0]
     losses, violations = np.zeros(chunks), np.zeros(chunks)
-    for c in prange(chunks):
-        g = buffers[c]
-        g[:] = 0.0
-        loss, violated, d_ij = 0.0, 0.0, 1.0
-        start = c * width
-        for t in range(start, min(m, start + width)):
-            i, j, k = triplets[t, 0], triplets[t, 1], triplets[t, 2]
-            if t == start or t >= n_knn or t % n_shared == 0:
-                d_ij = 1.0
-                for a in range(dim):
-                    d_ij += (Y[i, a] - Y[j, a]) ** 2
-            d_ik = 1.0
-            for a in range(dim):
-                d_ik += (Y[i, a] - Y[k, a]) ** 2
-            if d_ij > d_ik:
-                violated += 1.0
-            loss += weights[t] / (1.0 + d_ik / d_ij)
-            w = weights[t] / (d_ij + d_ik) ** 2
-            for a in range(dim):
-                near = (Y[i, a] - Y[j, a]) * d_ik * w
-                far = (Y[i, a] - Y[k, a]) * d_ij * w
-                g[i, a] += near - far
-                g[j, a] -= near
-                g[k, a] += far
-        losses[c], violations[c] = loss, violated
+    run = _gradient_parallel if triplets.shape[0] >= PARALLEL_FROM else _gradient_serial
+    run(Y, triplets, weights, n_knn, n_shared, buffers, losses, violations)
     for c in range(1, chunks):
         buffers[0] += buffers[c]
     return losses.sum(), violations.sum()
