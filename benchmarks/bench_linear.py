@@ -1,7 +1,7 @@
 """Linear latent-variable models, truncated SVD and random projections against
 scikit-learn, in the same run.
 
-Cases: FactorAnalysis, FastICA, KernelPCA (exact and Nystroem), NMF, TruncatedSVD (a
+Cases: FactorAnalysis, FastICA, KernelPCA (exact and Nystroem), NMF, MiniBatchNMF, TruncatedSVD (a
 sparse term-count-like matrix) and the Gaussian and sparse random projections. Same protocol as
 bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh linear
@@ -230,6 +230,40 @@ def case_nmf(repeats):
     ]
 
 
+def case_minibatch_nmf(repeats):
+    """MiniBatchNMF from each library's own start (both nndsvda from a randomized SVD)
+    with the default stopping rules: topics from sparse term counts (Kullback-Leibler,
+    the topic-modelling loss, float32 as both keep it) and parts of all 70,000
+    Fashion-MNIST images in float64 (Frobenius). Quality: the objective of the fitted
+    model on the whole training data, as each library reports it."""
+    import warnings
+
+    from sklearn.decomposition import MiniBatchNMF as SkMiniBatchNMF
+
+    from lowdim import MiniBatchNMF
+
+    warnings.filterwarnings("ignore", message=".*(zero variance|Maximum number of iterations).*")
+    rows = []
+    for label, X, beta in (
+        ("sparse term counts", _term_counts(n=500_000, d=50_000), "kullback-leibler"),
+        ("Fashion-MNIST float64", _data.fashion_mnist(np.float64), "frobenius"),
+    ):
+        params = dict(n_components=20, beta_loss=beta, random_state=0)
+        r = compare(
+            lambda X=X, p=params: MiniBatchNMF(**p).fit(X), lambda X=X, p=params: SkMiniBatchNMF(**p).fit(X), repeats
+        )
+        ours, theirs = r[2], r[3]
+        err = [m.reconstruction_err_ for m in (ours, theirs)]
+        acc = (
+            f"error {err[0]:.6g} vs {err[1]:.6g} ({100 * (err[0] / err[1] - 1):+.2f} %); "
+            f"mini-batches {ours.n_steps_} vs {theirs.n_steps_}"
+        )
+        shape = f"{X.shape[0]} x {X.shape[1]}" + (f", {X.nnz} non-zeros" if hasattr(X, "nnz") else "")
+        case = f"MiniBatchNMF {beta}, {label} ({shape}), 20 components, defaults"
+        rows.append(row(case, r[0], r[1], acc, 0.7, err[0] <= err[1] * 1.005, r[4:]))
+    return rows
+
+
 def _term_counts(n=1_000_000, d=100_000, per_row=40):
     """Sparse rows with Zipf-distributed columns (a few frequent terms, a long tail)."""
     import scipy.sparse as sp
@@ -295,6 +329,7 @@ CASES = {
     "ica": case_fastica,
     "kpca": case_kernel_pca,
     "nmf": case_nmf,
+    "minibatch-nmf": case_minibatch_nmf,
     "tsvd": case_truncated_svd,
     "rp": case_random_projection,
 }

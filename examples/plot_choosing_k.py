@@ -33,3 +33,16 @@ for ax, method in zip(axes, ("elbow", "silhouette", "bic")):
     selection_curve(choice, ax=ax, title=f"{method}: k = {choice.n_clusters}")
 fig.tight_layout()
 plt.show()
+
+# %%
+# A Bayesian mixture chooses for itself: given room for 10 components and a small
+# weight concentration, the variational posterior leaves the ones the four blobs do
+# not need with weights near zero.
+bayes = lowdim.BayesianGaussianMixture(n_components=10, weight_concentration_prior=0.01, random_state=0).fit(B)
+fig, ax = plt.subplots(figsize=(5, 3))
+ax.bar(range(10), sorted(bayes.weights_, reverse=True))
+ax.set_xlabel("component (by weight)")
+ax.set_ylabel("posterior weight")
+ax.set_title(f"BayesianGaussianMixture: {(bayes.weights_ > 0.01).sum()} components used")
+fig.tight_layout()
+plt.show()

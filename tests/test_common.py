@@ -19,6 +19,8 @@ import lowdim
 NOT_ONE_ARRAY = {
     "AlignedUMAP": "fits a list of datasets with relations between them; each dataset's map is a "
     "UMAP (covered here), the sequence is tested in tests/test_aligned_umap.py",
+    "SparseCoder": "is given its dictionary (no default: nothing is learnt); its coding is the "
+    "dictionary learners' transform (covered here) and is tested in tests/test_dictionary_learning.py",
 }
 # Estimators that read tables of categories (every number a category code, or numbers beside
 # categories): scikit-learn's checks apply, the numeric bad-input matrix does not (a number
@@ -48,6 +50,11 @@ NUMERIC_IDS = [cls.__name__ for cls in NUMERIC]
 # of table beside its checks, not in the estimators).
 # Fitted by iteration to a tolerance: runs agree to about that tolerance, not to rounding.
 ITERATIVE = {
+    "BayesianGaussianMixture",
+    "DictionaryLearning",
+    "MiniBatchDictionaryLearning",
+    "SparsePCA",
+    "MiniBatchSparsePCA",
     "FactorAnalysis",
     "FastICA",
     "GaussianMixture",
@@ -57,6 +64,7 @@ ITERATIVE = {
     "MatrixFactorization",
     "MaximumVarianceUnfolding",
     "MiniBatchKMeans",
+    "MiniBatchNMF",
     "NMF",
     "PaCMAP",
     "ProbabilisticPCA",
@@ -84,11 +92,25 @@ COMPONENTS_LIMIT = {
     "TSNE": "samples",
     "UMAP": "samples",
     "NMF": "none",
+    "MiniBatchNMF": "none",
+    "DictionaryLearning": "none",
+    "MiniBatchDictionaryLearning": "none",
+    "SparsePCA": "none",
+    "MiniBatchSparsePCA": "none",
     "GaussianRandomProjection": "projection",
     "SparseRandomProjection": "projection",
 }
 # No mean is removed: the first factor (or every random direction) carries any offset.
-UNCENTERED = {"MatrixFactorization", "NMF", "TruncatedSVD", "GaussianRandomProjection", "SparseRandomProjection"}
+UNCENTERED = {
+    "MatrixFactorization",
+    "NMF",
+    "MiniBatchNMF",
+    "DictionaryLearning",
+    "MiniBatchDictionaryLearning",
+    "TruncatedSVD",
+    "GaussianRandomProjection",
+    "SparseRandomProjection",
+}
 # fit reads only the shape of X: a constant column is projected like any other, unwarned.
 SHAPE_ONLY = {"GaussianRandomProjection", "SparseRandomProjection"}
 # Communities found by visiting the nodes in a seeded random order: permuted rows are
@@ -99,6 +121,8 @@ ORDER_DEPENDENT = {"Leiden", "Louvain", "OPTICS"}
 PASSES_MISSING = {"StandardScaler"}
 # n_neighbors counts each point itself (umap-learn's convention): n_neighbors = n_samples is valid.
 COUNTS_SELF = {"UMAP", "Leiden", "Louvain", "SpectralClustering", "DiffusionMap"}
+# A prior estimated from the data (the covariance of X): one sample is too few by default.
+PRIOR_FROM_DATA = {"BayesianGaussianMixture"}
 # Spread of trustworthiness over local optima, where wider than the default 0.02.
 STRUCTURE_TOLERANCE = {"SNE": 0.1}
 _SEEDING = "weighted seeding draws differ from seeding on repeated rows (as in scikit-learn)"
@@ -150,6 +174,9 @@ def _instance(cls, **params):
         params.setdefault("perplexity", 5.0)
     if isinstance(est.get_params().get("init"), str) and est.get_params()["init"] == "warn":
         params.setdefault("init", "classical_mds")  # scikit-learn 1.9's transitional default (random, warned)
+    if "transform_algorithm" in est.get_params():  # dictionary learners: the fit codes by the lasso,
+        # transform by OMP unless told otherwise (scikit-learn's check instances do the same)
+        params.setdefault("transform_algorithm", "lasso_lars")
     if cls.__name__ in ITERATIVE and "tol" in est.get_params():
         params.setdefault("tol", 1e-10)  # converge fully, so runs can be compared closely
     return est.set_params(**params)
@@ -384,6 +411,10 @@ def test_too_many_components_names_both_numbers(cls):
         name = "n_clusters" if "n_clusters" in cls().get_params() else "n_components"
         with pytest.raises(ValueError, match=rf"{name}=5 must be at most n_samples=4"):
             _fit(_instance(cls, **{name: 5}), X)
+        if cls.__name__ in PRIOR_FROM_DATA:
+            with pytest.raises(ValueError, match="1 sample"):
+                _fit(_instance(cls, **{name: 1}), X[:1])
+            return
         assert np.isfinite(_output(_fit(_instance(cls, **{name: 1}), X[:1]), X)).all()
         return
     with pytest.raises(ValueError, match=r"n_components=5 must be at most min\(.*\) = min\(\d+, \d+\)"):

@@ -22,11 +22,18 @@ REFERENCES = {
     "FastICA": "sklearn.decomposition.FastICA",
     "KernelPCA": "sklearn.decomposition.KernelPCA",
     "NMF": "sklearn.decomposition.NMF",
+    "MiniBatchNMF": "sklearn.decomposition.MiniBatchNMF",
+    "SparsePCA": "sklearn.decomposition.SparsePCA",
+    "MiniBatchSparsePCA": "sklearn.decomposition.MiniBatchSparsePCA",
+    "DictionaryLearning": "sklearn.decomposition.DictionaryLearning",
+    "MiniBatchDictionaryLearning": "sklearn.decomposition.MiniBatchDictionaryLearning",
+    "SparseCoder": "sklearn.decomposition.SparseCoder",
     "LinearDiscriminantAnalysis": "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
     "KMeans": "sklearn.cluster.KMeans",
     "MiniBatchKMeans": "sklearn.cluster.MiniBatchKMeans",
     "BisectingKMeans": "sklearn.cluster.BisectingKMeans",
     "GaussianMixture": "sklearn.mixture.GaussianMixture",
+    "BayesianGaussianMixture": "sklearn.mixture.BayesianGaussianMixture",
     "DBSCAN": "sklearn.cluster.DBSCAN",
     "OPTICS": "sklearn.cluster.OPTICS",
     "AgglomerativeClustering": "sklearn.cluster.AgglomerativeClustering",
@@ -150,6 +157,8 @@ def test_fitted_attributes_include_the_namesakes(name):
     params = {"n_components": 2} if "n_components" in _parameters(getattr(lowdim, name)) else {}
     if name == "LinearDiscriminantAnalysis":
         params = {}
+    if name == "SparseCoder":  # given its atoms
+        params = {"dictionary": np.eye(6)[:4]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = getattr(lowdim, name)(**params).fit(X, y)
@@ -163,6 +172,15 @@ def test_every_listed_difference_has_a_reason():
     for table in (MISSING_PARAMETERS, DIFFERENT_DEFAULTS, MISSING_ATTRIBUTES):
         for (name, _), reason in table.items():
             assert name in REFERENCES and len(reason) > 20
+
+
+def test_the_coming_from_page_names_every_scikit_learn_namesake():
+    import pathlib
+
+    page = (pathlib.Path(__file__).parents[1] / "docs" / "guide" / "coming_from.rst").read_text()
+    section = page.split("scikit-learn\n------------")[1].split("Deliberate differences")[0]
+    missing = [name for name, ref in REFERENCES.items() if ref.startswith("sklearn.") and f"``{name}``" not in section]
+    assert not missing
 
 
 def test_every_listed_difference_is_in_the_coming_from_page():

@@ -259,3 +259,19 @@ def test_fewer_components_than_declared_is_refused(tmp_path):
     _rewrite(path, manifest, {"arrays/components_.npy": member})
     with pytest.raises(UntrustedModelError, match="the components do not agree"):
         lowdim.load(path)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+@pytest.mark.parametrize("name", ["GaussianMixture", "BayesianGaussianMixture"])
+def test_mixtures_of_every_covariance_type_round_trip(tmp_path, name, covariance_type):
+    # the covariances' layout follows covariance_type: a 'diag' mixture was refused on load
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    model = getattr(lowdim, name)(n_components=2, covariance_type=covariance_type, random_state=0).fit(X)
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    loaded = lowdim.io.load(tmp_path / "m.lowdim")
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    other = "diag" if covariance_type != "diag" else "full"
+    model.covariance_type = other  # a relabelled file: the arrays no longer fit the parameter
+    lowdim.io.save(model, tmp_path / "bad.lowdim")
+    with pytest.raises(UntrustedModelError, match="covariances_ has shape"):
+        lowdim.io.load(tmp_path / "bad.lowdim")

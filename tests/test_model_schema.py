@@ -31,6 +31,12 @@ VARIANTS = {
     **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "HDBSCAN", "KMedoids", "PaCMAP")},
     "SpectralEmbedding": [GOWER],
     "AgglomerativeClustering": [{"compute_distances": True}],
+    # the covariances' layout (and a tied model's one degrees of freedom) follow covariance_type
+    "GaussianMixture": [{"covariance_type": t} for t in ("tied", "diag", "spherical")],
+    "BayesianGaussianMixture": [
+        *({"covariance_type": t} for t in ("tied", "diag", "spherical")),
+        {"weight_concentration_prior_type": "dirichlet_distribution"},
+    ],
 }
 
 
@@ -85,15 +91,36 @@ def derive(name):
     attributes = _specs(*(_one_fit(name, sizes) for sizes in SIZES))
     # every model of the class holds these arrays, however it was fitted (scalars such
     # as n_iter_ are diagnostics that partial_fit or a dask fit may not set)
-    always = tuple(sorted(name for name, spec in attributes.items() if spec["ndim"] is not None))
+    always = {name for name, spec in attributes.items() if spec["ndim"] is not None}
     for options in VARIANTS.get(name, []):
         found = _specs(*(_one_fit(name, sizes, **options) for sizes in SIZES))
-        attributes.update({attr: spec for attr, spec in found.items() if attr not in attributes})
+        always &= set(found)  # what every variant holds (a landmark MDS has no n x n matrix)
+        if options.get("gower"):  # the same layouts; what differs is marked as gaps below
+            attributes.update({attr: spec for attr, spec in found.items() if attr not in attributes})
+        else:  # a parameter that changes layouts (covariance_type): admit each variant's
+            attributes.update({attr: _either(attributes.get(attr), spec) for attr, spec in found.items()})
         if options.get("gower"):  # finite by default, NaN where Gower's distance kept a gap
             for attr, spec in found.items():
                 if attributes[attr].get("finite") and not spec.get("finite", True):
                     attributes[attr] = {**attributes[attr], "gaps": True}
-    return {"always": always, "attributes": dict(sorted(attributes.items()))}
+    return {"always": tuple(sorted(always)), "attributes": dict(sorted(attributes.items()))}
+
+
+def _either(spec, other):
+    """One attribute's spec that admits both variants: the numbers of axes they have
+    (a tuple when they differ, with no axis tied to a size) and finite where both are."""
+    if spec is None or spec == other:
+        return other
+    if spec["kind"] != other["kind"]:
+        raise AssertionError(f"an attribute holds {spec['kind']} in one variant and {other['kind']} in another")
+    ndims = {n for s in (spec, other) for n in (s["ndim"] if isinstance(s["ndim"], tuple) else (s["ndim"],))}
+    if len(ndims) == 1:
+        merged = {**spec, "axes": tuple(a if a == b else None for a, b in zip(spec["axes"], other["axes"]))}
+    else:
+        merged = {"kind": spec["kind"], "ndim": tuple(sorted(ndims, key=lambda n: -1 if n is None else n))}
+    if "finite" in spec or "finite" in other:
+        merged["finite"] = spec.get("finite", True) and other.get("finite", True)
+    return merged
 
 
 def _specs(first, second):
@@ -116,3 +143,15 @@ def _specs(first, second):
 def test_the_fitted_table_is_what_fits_hold(name):
     derived = derive(name)
     assert FITTED.get(name) == derived, f"FITTED[{name!r}] should be:\n{pprint.pformat(derived, width=110)}"
+
+
+@pytest.mark.parametrize(
+    "name, options", [(name, options) for name, variants in VARIANTS.items() for options in variants], ids=str
+)
+def test_every_variant_loads_from_its_file(tmp_path, name, options):
+    # a model fitted with an option that changes its arrays (a landmark MDS, Gower's
+    # distance, a diagonal mixture) is what the loader must accept: the table admits it
+    model = _fit(name, SIZES[0], **options)
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    loaded = lowdim.io.load(tmp_path / "m.lowdim")
+    assert type(loaded) is type(model)

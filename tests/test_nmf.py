@@ -60,7 +60,8 @@ def test_float32_data_are_factorised_in_float32_unless_tol_asks_for_more():
 
     X64 = nonneg(n=6000, d=200, k=8)
     X32 = X64.astype(np.float32)
-    NMF(8, random_state=0, max_iter=2).fit(X32)  # compile the moment kernels before tracing
+    for X in (X32, X64):  # compile the kernels of both types before tracing (a cold cache)
+        NMF(8, random_state=0, max_iter=2).fit(X)
 
     def peak(X, tol):
         tracemalloc.start()
@@ -179,3 +180,17 @@ def test_custom_auto_nndsvdar_shuffle_and_overcomplete():
     b = NMF(3, shuffle=True, random_state=0).fit(X)
     np.testing.assert_array_equal(a.components_, b.components_)  # reproducible under a seed
     assert NMF(random_state=0, max_iter=20).fit(X[:5]).n_components_ == 10  # default: n_features (overcomplete)
+
+
+def test_nndsvd_start_of_float32_data_has_no_nan():
+    # a part of a singular vector that is all zeros stays zero: dividing it by a floor of
+    # 1e-300, which is 0 in float32, made 0 / 0 (sparse float32 data: a float32 SVD)
+    import scipy.sparse as sp
+
+    from lowdim.decomposition._nmf import nndsvd_init
+
+    X = sp.csr_matrix(np.abs(np.random.default_rng(0).normal(size=(40, 12))).astype(np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        W, H = nndsvd_init(X, 3, np.random.default_rng(0))
+    assert np.isfinite(W).all() and np.isfinite(H).all()

@@ -1,8 +1,10 @@
-"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures, DBSCAN, OPTICS, HDBSCAN,
+"""Clustering: k-means, mini-batch k-means, k-medoids, Gaussian mixtures (EM and
+variational Bayes), DBSCAN, OPTICS, HDBSCAN,
 agglomerative (hierarchical) clustering, Leiden / Louvain communities of a neighbour graph,
 spectral clustering, k-prototypes and k-modes for tables with categories, choosing k."""
 
 from ._agglomerative import AgglomerativeClustering, build_tree, cut_tree
+from ._bayesian_mixture import BayesianGaussianMixture
 from ._bisecting import BisectingKMeans
 from ._dbscan import DBSCAN
 from ._gaussian_mixture import GaussianMixture
@@ -22,6 +24,7 @@ from ._stability import StabilitySelection, select_by_stability
 
 __all__ = [
     "AgglomerativeClustering",
+    "BayesianGaussianMixture",
     "BisectingKMeans",
     "build_tree",
     "cut_tree",

@@ -356,6 +356,21 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
             )
         return self
 
+    def _covariance_shapes(self):
+        """The shapes of the covariance arrays for ``covariance_type``, from ``means_``."""
+        k, d = np.shape(self.means_)
+        return {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[self.covariance_type]
+
+    def _check_loaded(self):
+        """A loaded model's covariances must have the layout of its covariance_type."""
+        shape = self._covariance_shapes()
+        for name in ("covariances_", "precisions_", "precisions_cholesky_"):
+            if np.shape(getattr(self, name)) != shape:
+                raise ValueError(
+                    f"{name} has shape {np.shape(getattr(self, name))}; covariance_type="
+                    f"{self.covariance_type!r} with means_ of shape {np.shape(self.means_)} needs {shape}"
+                )
+
     def _store(self, params, dtype):
         self.weights_ = params.weights.astype(dtype)
         self.means_ = (params.means + self.offset_).astype(dtype)

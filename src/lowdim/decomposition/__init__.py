@@ -1,8 +1,11 @@
 """Linear decompositions: PCA (named solvers, streaming, sparse), truncated SVD, random
-projections, probabilistic PCA and factor analysis (with missing values), correspondence
-analysis of categories (CA, MCA) and of mixed tables (FAMD), and helpers."""
+projections, non-negative factorisations (batch and online), sparse PCA and
+dictionary learning with sparse coding, probabilistic PCA and
+factor analysis (with missing values), correspondence analysis of categories (CA, MCA)
+and of mixed tables (FAMD), and helpers."""
 
 from ._correspondence import chi_square_svd, supplementary_rows
+from ._dictionary_learning import DictionaryLearning, MiniBatchDictionaryLearning
 from ._factor_analysis import FactorAnalysis
 from ._factorial import CA, FAMD, MCA, indicator_matrix
 from ._fastica import FastICA
@@ -10,6 +13,7 @@ from ._incremental import IncrementalPCA
 from ._kernel_functions import KERNELS, kernel_matrix
 from ._kernel_pca import KernelPCA
 from ._lda import LinearDiscriminantAnalysis
+from ._minibatch_nmf import MiniBatchNMF
 from ._nmf import NMF, MatrixFactorization
 from ._pca import PCA
 from ._pca_solvers import choose_solver
@@ -17,6 +21,8 @@ from ._ppca import ProbabilisticPCA
 from ._principal_scores import principal_scores
 from ._random_projection import GaussianRandomProjection, SparseRandomProjection, johnson_lindenstrauss_min_dim
 from ._select_components import ComponentSelection, select_n_components
+from ._sparse_coding import SparseCoder, sparse_encode
+from ._sparse_pca import MiniBatchSparsePCA, SparsePCA
 from ._truncated_svd import TruncatedSVD
 
 __all__ = [
@@ -38,6 +44,13 @@ __all__ = [
     "FastICA",
     "KernelPCA",
     "NMF",
+    "MiniBatchNMF",
+    "SparsePCA",
+    "MiniBatchSparsePCA",
+    "DictionaryLearning",
+    "MiniBatchDictionaryLearning",
+    "SparseCoder",
+    "sparse_encode",
     "MatrixFactorization",
     "ComponentSelection",
     "select_n_components",

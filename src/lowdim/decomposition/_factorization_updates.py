@@ -40,21 +40,33 @@ def squared_norm(X):
     return float(sum(np.einsum("ij,ij->", B, B, dtype=np.float64) for B in blocks))
 
 
-def product_at_entries(W, H, X, chunk=1 << 16):
-    """The entries of ``W H`` at the stored entries of sparse ``X`` (in ``X.tocoo()``
-    order): O(nnz k) work, never the dense product.
+def product_at_entries(W, H, X):
+    """The entries of ``W H`` at the stored entries of sparse ``X``, in the order of
+    ``X.data`` (CSR, or CSC as the transpose of a CSR matrix): O(nnz k) work, never the
+    dense product.
 
     Examples
     --------
-    >>> product_at_entries(np.ones((2, 1)), np.full((1, 2), 3.0), sp.coo_matrix(np.eye(2))).tolist()
+    >>> product_at_entries(np.ones((2, 1)), np.full((1, 2), 3.0), sp.csr_matrix(np.eye(2))).tolist()
     [3.0, 3.0]
     """
-    X = sp.coo_matrix(X)
-    out = np.empty(X.nnz)
-    for start in range(0, X.nnz, chunk):
-        rows, cols = X.row[start : start + chunk], X.col[start : start + chunk]
-        out[start : start + chunk] = np.einsum("ij,ji->i", W[rows], H[:, cols])
-    return out
+    from .._kernels.factorization import csr_entry_products
+
+    if X.format == "csc":  # the stored entries of X^T = H^T W^T, row by row
+        X, W, H = X.T, H.T, W.T
+    X = sp.csr_matrix(X)
+    dtype = np.result_type(W, H)
+    return csr_entry_products(
+        X.indptr, X.indices, np.ascontiguousarray(W, dtype=dtype), np.ascontiguousarray(H.T, dtype=dtype)
+    )
+
+
+def product_like(X, W, H):
+    """``W H`` laid out in memory as X is (C or Fortran order), so that elementwise work
+    with X runs along memory also when X is the transposed view of the W update."""
+    if X.flags.f_contiguous and not X.flags.c_contiguous:
+        return (H.T @ W.T).T
+    return W @ H
 
 
 def hals_update_h(X, W, H, l1=0.0, l2=0.0, products=False, order=None):
@@ -111,48 +123,105 @@ def mu_update_h(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0):
     >>> mu_update_h(X, W, np.full((1, 3), 0.5))
     array([[1., 1., 1.]])
     """
-    b = beta_value(beta)
-    if sp.issparse(X):
-        return _sparse_mu_update_h(X, W, H, b, l1, l2)
-    if b == 2.0:
-        if mask is None:  # W^T W H costs k x k x d, not the n x d product W H
-            numerator = W.T @ X
-            denominator = (W.T @ W) @ H + l2 * H + l1
-        else:
-            numerator = W.T @ (X * mask)
-            denominator = W.T @ ((W @ H) * mask) + l2 * H + l1
-        return H * numerator / np.maximum(denominator, EPS)
-    WH = np.maximum(W @ H, EPS)
-    if b == 1.0:
-        ratio, base = X / WH, np.ones_like(WH)
-    else:
-        ratio, base = X * WH ** (b - 2.0), WH ** (b - 1.0)
-    if mask is not None:
-        ratio, base = ratio * mask, base * mask
-    numerator = W.T @ ratio
-    denominator = (W.sum(axis=0)[:, None] if b == 1.0 and mask is None else W.T @ base) + l2 * H + l1
+    numerator, denominator, gamma = mu_terms(X, W, H, mask, beta, l1, l2)
     step = numerator / np.maximum(denominator, EPS)
-    gamma = 1.0 / (2.0 - b) if b < 1.0 else (1.0 / (b - 1.0) if b > 2.0 else 1.0)
     return H * (step if gamma == 1.0 else step**gamma)
 
 
-def _sparse_mu_update_h(X, W, H, b, l1, l2):
-    """Multiplicative update for sparse X: Frobenius from sparse products, KL from the
+def mu_update_w(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0):
+    """Multiplicative update of non-negative W with H fixed: ``mu_update_h`` of the
+    transposed problem, or one fused pass over the stored entries for the
+    Kullback-Leibler loss on sparse X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mu_update_w(np.ones((3, 2)), np.full((3, 1), 0.5), np.ones((1, 2)))
+    array([[1.],
+           [1.],
+           [1.]])
+    """
+    if sp.issparse(X) and beta_value(beta) == 1.0:
+        from .._kernels.factorization import csr_kl_update_w
+
+        X = sp.csr_matrix(X)
+        dtype = np.result_type(W, H)
+        Ht = np.ascontiguousarray(H.T, dtype=dtype)
+        scalars = (dtype.type(v) for v in (l1, l2, EPS))
+        W = np.ascontiguousarray(W, dtype)
+        return csr_kl_update_w(X.indptr, X.indices, X.data.astype(dtype, copy=False), W, Ht, Ht.sum(axis=0), *scalars)
+    return mu_update_h(X.T, H.T, W.T, None if mask is None else mask.T, beta, l1, l2).T
+
+
+def mu_exponent(beta):
+    """Fevotte & Idier's exponent of the multiplicative update: 1 for beta in [1, 2].
+
+    Examples
+    --------
+    >>> mu_exponent(0.0), mu_exponent(1.5), mu_exponent(3.0)
+    (0.5, 1.0, 0.5)
+    """
+    b = beta_value(beta)
+    return 1.0 / (2.0 - b) if b < 1.0 else (1.0 / (b - 1.0) if b > 2.0 else 1.0)
+
+
+def mu_terms(X, W, H, mask=None, beta="frobenius", l1=0.0, l2=0.0, product=None):
+    """The two halves of the multiplicative update: ``H * (numerator / denominator)
+    ** gamma`` (the negative and positive parts of the gradient). Kept apart so that an
+    online fit can accumulate them over mini-batches (Lefevre, Bach & Fevotte, 2011).
+    ``product``: ``W H`` when already computed (at X's stored entries if X is sparse);
+    a dense one is overwritten.
+
+    Returns
+    -------
+    numerator, denominator : ndarray of H's shape
+    gamma : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> numerator, denominator, gamma = mu_terms(np.ones((2, 3)), np.ones((2, 1)), np.full((1, 3), 0.5))
+    >>> numerator.tolist(), denominator.tolist(), gamma
+    ([[2.0, 2.0, 2.0]], [[1.0, 1.0, 1.0]], 1.0)
+    """
+    b = beta_value(beta)
+    if sp.issparse(X):
+        numerator, denominator = _sparse_mu_terms(X, W, H, b, product)
+    elif b == 2.0:
+        if mask is None:  # W^T W H costs k x k x d, not the n x d product W H
+            numerator, denominator = W.T @ X, (W.T @ W) @ H
+        else:
+            numerator, denominator = W.T @ (X * mask), W.T @ ((W @ H) * mask)
+    else:
+        WH = product_like(X, W, H) if product is None else product
+        WH = np.maximum(WH, EPS, out=WH if WH.dtype == np.result_type(X, WH) else None)
+        if b == 1.0:  # in place: no second n x d array; W^T 1 needs no array of ones
+            ratio, base = np.divide(X, WH, out=WH), (None if mask is None else mask)
+        else:
+            ratio, base = X * WH ** (b - 2.0), WH ** (b - 1.0)
+            if mask is not None:
+                base = base * mask
+        if mask is not None:
+            ratio = ratio * mask
+        numerator = W.T @ ratio
+        denominator = np.broadcast_to(W.sum(axis=0)[:, None], H.shape) if base is None else W.T @ base
+    return numerator, denominator + l2 * H + l1, mu_exponent(b)
+
+
+def _sparse_mu_terms(X, W, H, b, product=None):
+    """The update's halves for sparse X: Frobenius from sparse products, KL from the
     ratio ``X / (W H)`` at the stored entries only (the zeros contribute ``W^T 1``)."""
     if b == 2.0:
-        numerator = W.T @ X
-        denominator = (W.T @ W) @ H + l2 * H + l1
-    elif b == 1.0:
-        X = sp.coo_matrix(X)
-        ratio = sp.csr_matrix((X.data / np.maximum(product_at_entries(W, H, X), EPS), (X.row, X.col)), shape=X.shape)
-        numerator = W.T @ ratio
-        denominator = W.sum(axis=0)[:, None] + l2 * H + l1
-    else:
-        raise ValueError(
-            f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
-            "'frobenius' or 'kullback-leibler', or pass a dense array."
-        )
-    return H * numerator / np.maximum(denominator, EPS)
+        return W.T @ X, (W.T @ W) @ H
+    if b == 1.0:
+        wh = product_at_entries(W, H, X) if product is None else product
+        # X's structure shared, not copied: only the values differ
+        ratio = type(X)((X.data / np.maximum(wh, EPS), X.indices, X.indptr), shape=X.shape)
+        return W.T @ ratio, np.broadcast_to(W.sum(axis=0)[:, None], H.shape)
+    raise ValueError(
+        f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
+        "'frobenius' or 'kullback-leibler', or pass a dense array."
+    )
 
 
 def ridge_update_h(X, W, l2=0.0, mask=None):
@@ -176,13 +245,14 @@ def ridge_update_h(X, W, l2=0.0, mask=None):
     return np.linalg.solve(A, b[..., None])[..., 0].T
 
 
-def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None):
+def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None, product=None):
     """Data term over the observed entries: the beta-divergence of W H from X
     (0.5 ||X - W H||^2 for Frobenius, the generalised KL divergence, Itakura-Saito's
     ``x / y - log(x / y) - 1``, or ``(x^b + (b - 1) y^b - b x y^(b - 1)) / (b (b - 1))``).
 
     Complete data with the Frobenius loss never form W H: ``||X||^2 - 2 tr(W^T X H^T)
-    + tr(W^T W H H^T)`` (pass ``sq_norm = ||X||^2`` to skip that pass).
+    + tr(W^T W H H^T)`` (pass ``sq_norm = ||X||^2`` to skip that pass). ``product``:
+    ``W H`` when already computed (at X's stored entries if X is sparse).
 
     Examples
     --------
@@ -203,15 +273,19 @@ def loss(X, W, H, mask=None, beta="frobenius", sq_norm=None):
                 f"beta_loss with beta={b:g} on sparse input would need W H at every entry; use "
                 "'frobenius' or 'kullback-leibler', or pass a dense array."
             )
-        X = sp.coo_matrix(X)
-        wh = np.maximum(product_at_entries(W, H, X), EPS)
+        wh = np.maximum(product_at_entries(W, H, X) if product is None else product, EPS)
         positive = X.data > 0
         stored = float(np.sum(X.data[positive] * np.log(X.data[positive] / wh[positive])) - X.data.sum())
         return stored + float(W.sum(axis=0) @ H.sum(axis=1))  # + sum(W H) over every entry
-    WH = W @ H
+    WH = product_like(X, W, H) if product is None else product
     if b == 2.0:
         diff = (X - WH) * mask
         return 0.5 * float(np.sum(diff * diff))
+    if b == 1.0 and mask is None:  # x log(x / y) where x > 0; sum(W H) from the factors' sums
+        positive = X > 0
+        x = X[positive]
+        stored = float(np.sum(x * np.log(x / np.maximum(WH[positive], EPS)), dtype=np.float64))
+        return stored - float(np.sum(X, dtype=np.float64)) + float(W.sum(axis=0) @ H.sum(axis=1))
     safe = np.maximum(WH, EPS)
     if b == 1.0:
         terms = np.where(X > 0, X * np.log(np.maximum(X, EPS) / safe), 0.0) - X + WH

@@ -15,6 +15,7 @@ from ._factorization_updates import (
     loss,
     loss_from_products,
     mu_update_h,
+    mu_update_w,
     penalty,
     ridge_update_h,
     squared_norm,
@@ -61,8 +62,9 @@ def nndsvd_init(X, k, rng, fill=False):
         x, y = U[:, j], Vt[j]
         parts = []
         for sx, sy in ((np.maximum(x, 0), np.maximum(y, 0)), (np.maximum(-x, 0), np.maximum(-y, 0))):
-            nx, ny = np.linalg.norm(sx), np.linalg.norm(sy)
-            parts.append((nx * ny, sx / max(nx, 1e-300), sy / max(ny, 1e-300)))
+            nx, ny = float(np.linalg.norm(sx)), float(np.linalg.norm(sy))
+            # an all-zero part stays zero (1e-300 is 0 in float32: 0 / 0 would be NaN)
+            parts.append((nx * ny, sx / nx if nx > 0 else sx, sy / ny if ny > 0 else sy))
         sigma, u, v = max(parts, key=lambda p: p[0])
         W[:, j], H[j] = np.sqrt(s[j] * sigma) * u, np.sqrt(s[j] * sigma) * v
     mean = X.mean()
@@ -277,6 +279,11 @@ class NMF(_Factorization):
         self.verbose = verbose
         self.shuffle = shuffle
 
+    @property
+    def _solver(self):
+        """The update rule: the ``solver`` parameter (the mini-batch fit has only 'mu')."""
+        return self.solver
+
     def _check(self, X, reset):
         if sp.issparse(X) or (hasattr(X, "format") and hasattr(X, "nnz")):
             return self._check_sparse(X, reset)
@@ -288,7 +295,7 @@ class NMF(_Factorization):
                 f"{X64[r, c]!r}); NMF needs non-negative data."
             )
         beta = beta_value(self.beta_loss)
-        if beta != 2.0 and self.solver != "mu":
+        if beta != 2.0 and self._solver != "mu":
             raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
         if beta <= 0 and np.any((X64 == 0) & (mask if mask is not None else True)):
             raise ValueError(
@@ -300,7 +307,7 @@ class NMF(_Factorization):
     def _float32_arithmetic(self):
         """Float32 for 'cd' (half the memory and BLAS time, as scikit-learn) unless tol
         asks for more than float32 products can judge."""
-        return self.solver == "cd" and self.tol >= FLOAT32_TOL
+        return self._solver == "cd" and self.tol >= FLOAT32_TOL
 
     def _check_loaded(self):
         """A loaded model's factor must be what NMF fits: finite and non-negative."""
@@ -309,9 +316,12 @@ class NMF(_Factorization):
             raise ValueError("components_ must be a finite non-negative (n_components, n_features) matrix")
 
     def _check_sparse(self, X, reset):
-        """Sparse X as CSR float64 (missing values need a dense array with NaN)."""
+        """Sparse X as CSR, float64 or float32 as dense data (missing values need a
+        dense array with NaN)."""
         X = self._validate_input(X, reset=reset, accept_sparse=True)
-        X64 = sp.csr_matrix(X, dtype=np.float64)
+        work = np.float32 if X.dtype == np.float32 and self._float32_arithmetic() else np.float64
+        X64 = sp.csr_matrix(X, dtype=work)
+        X64.sum_duplicates()
         if X64.nnz and X64.data.min() < 0:
             r, c = (a[0] for a in (X64 < 0).nonzero())
             raise ValueError(
@@ -319,7 +329,7 @@ class NMF(_Factorization):
                 f"{X64[r, c]!r}); NMF needs non-negative data."
             )
         beta = beta_value(self.beta_loss)
-        if beta != 2.0 and self.solver != "mu":
+        if beta != 2.0 and self._solver != "mu":
             raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
         if beta not in (1.0, 2.0):
             raise ValueError(
@@ -337,26 +347,22 @@ class NMF(_Factorization):
             n * alpha_H * (1 - self.l1_ratio),
         )
 
-    def _update(self, X, W, H, mask, l1, l2, order=None):
-        if self.solver == "cd":
-            return hals_update_h(X, W, H, l1, l2, order=order)
-        return mu_update_h(X, W, H, mask, self.beta_loss, l1, l2)
-
     def _updates(self, X, mask, pen, fixed_h=False, rng=None):
         """(update_w, update_h) closures; update_h also returns the objective."""
         sq = squared_norm(X)
-        maskT = None if mask is None else mask.T
 
         def order(k):  # shuffle: a fresh order of the components for every update
             return rng.permutation(k) if self.shuffle and rng is not None else None
 
         def update_w(W, H):
-            return self._update(X.T, H.T, W.T, maskT, pen[0], pen[1], order(W.shape[1])).T
+            if self._solver == "mu":
+                return mu_update_w(X, W, H, mask, self.beta_loss, pen[0], pen[1])
+            return hals_update_h(X.T, H.T, W.T, pen[0], pen[1], order=order(W.shape[1])).T
 
         def update_h(W, H):
             if fixed_h:
                 return H, loss(X, W, H, mask, self.beta_loss, sq) + penalty(W, H, pen)
-            if self.solver == "cd":  # the objective from the products the update computed
+            if self._solver == "cd":  # the objective from the products the update computed
                 H, WtX, WtW = hals_update_h(X, W, H, pen[2], pen[3], products=True, order=order(H.shape[0]))
                 return H, loss_from_products(sq, WtX, WtW, H) + penalty(W, H, pen)
             H = mu_update_h(X, W, H, mask, self.beta_loss, pen[2], pen[3])
@@ -378,8 +384,16 @@ class NMF(_Factorization):
                 f"got {k}. Use init='random' for an overcomplete factorisation."
             )
         # multiplicative updates cannot leave exact zeros: always fill them for 'mu'
-        fill = "random" if init == "nndsvdar" else (init == "nndsvda" or self.solver == "mu")
+        fill = "random" if init == "nndsvdar" else (init == "nndsvda" or self._solver == "mu")
         return nndsvd_init(X, k, rng, fill=fill)
+
+    def _starting_factors(self, X, W, H, k, rng):
+        """The start in X's type: the given factors (checked) or ``init``'s."""
+        if self.init == "custom" or (W is not None and H is not None):
+            W, H = self._given_factors(W, H, X.shape[0], X.shape[1], k)
+        else:
+            W, H = self._initial(X, k, rng)
+        return W.astype(X.dtype, copy=False), H.astype(X.dtype, copy=False)
 
     def _n_components(self, n, d, W, H):
         """The number of components: given, from the custom factors ('auto'), or d."""
@@ -445,11 +459,7 @@ class NMF(_Factorization):
         check_n_components(None, n, d, "NMF")  # needs two samples; more components than min(n, d) is fine
         warn_constant_features(column_moments(X)[1], "NMF", X=X)
         rng = check_random_state(self.random_state)
-        if self.init == "custom" or (W is not None and H is not None):
-            W, H = self._given_factors(W, H, n, d, k)
-        else:
-            W, H = self._initial(X, k, rng)
-        W, H = W.astype(X.dtype, copy=False), H.astype(X.dtype, copy=False)
+        W, H = self._starting_factors(X, W, H, k, rng)
         pen = self._penalties(n, d)
         start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
         W, H, _, result = alternate(
@@ -498,7 +508,7 @@ class NMF(_Factorization):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.positive_only = True
-        tags.input_tags.allow_nan = self.solver == "mu"  # only 'mu' fits observed entries
+        tags.input_tags.allow_nan = self._solver == "mu"  # only 'mu' fits observed entries
         return tags
 
 

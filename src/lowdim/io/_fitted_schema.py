@@ -119,8 +119,9 @@ def _check_one(cls, name, value, spec, gaps=False):
     want = spec["kind"]
     if kind != want and not (want == "float" and kind == "int" and ndim is None):
         _refuse(cls, f"{name} holds {kind} values where a {cls} holds {want}")
-    if spec.get("ndim") != ndim:
-        _refuse(cls, f"{name} has {ndim} axes where a {cls} has {spec.get('ndim')}")
+    allowed = spec.get("ndim")  # a tuple where the layout follows a parameter (covariance_type)
+    if ndim not in (allowed if isinstance(allowed, tuple) else (allowed,)):
+        _refuse(cls, f"{name} has {ndim} axes where a {cls} has {allowed}")
     if ndim is not None and kind == "float" and np.asarray(value).dtype.name not in FLOAT_DTYPES:
         _refuse(cls, f"{name} has dtype {np.asarray(value).dtype.name}; a {cls} holds float32 or float64")
     if spec.get("finite") and not finite and not (gaps and spec.get("gaps") and not np.isinf(value).any()):

@@ -57,7 +57,9 @@ ESTIMATOR_PACKAGES = (
     "lowdim.cluster",
     "lowdim.preprocessing",
 )
-NOT_SAVED = ("AlignedUMAP",)  # a sequence of maps: each is a UMAP, saved on its own
+# AlignedUMAP: a sequence of maps, each a UMAP saved on its own; SparseCoder: nothing
+# learnt, its dictionary is the caller's array
+NOT_SAVED = ("AlignedUMAP", "SparseCoder")
 
 
 def _registry():

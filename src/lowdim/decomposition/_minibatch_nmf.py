@@ -1,0 +1,361 @@
+"""Online non-negative matrix factorisation: multiplicative updates over mini-batches,
+with the update's two halves summed over the batches seen (Lefevre, Bach & Fevotte, 2011)."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._iterative import STOP, run_loop
+from .._params import BOOLEAN, NONE, Interval, validate_params
+from .._random import check_random_state
+from .._validation import check_n_components, warn_constant_features
+from .._warnings import warn_user
+from ..exceptions import ConvergenceWarning
+from ..linalg import column_moments
+from ._factorization_updates import (
+    EPS,
+    beta_value,
+    loss,
+    loss_from_products,
+    mu_terms,
+    mu_update_w,
+    penalty,
+    product_at_entries,
+)
+from ._nmf import NMF
+
+BLOCK_ENTRIES = 1 << 21  # rows per block of the W solve: about this many entries
+_OWN = ("solver", "shuffle")  # NMF's parameters that the online fit does not have
+
+
+class MiniBatchNMF(NMF):
+    """Non-negative matrix factorisation ``X ~ W H`` fitted on mini-batches of rows.
+
+    A drop-in for ``sklearn.decomposition.MiniBatchNMF``. Each step updates the batch's
+    rows of W by a multiplicative update (or solves them afresh, ``fresh_restarts``), then
+    H from the sums of the update's numerator and denominator over the batches seen so
+    far, the older ones discounted by ``forget_factor``. ``partial_fit`` streams batches
+    that never sit in memory together. Missing values (NaN) are left out of the loss;
+    sparse input is never densified (Frobenius and Kullback-Leibler losses).
+
+    Parameters
+    ----------
+    n_components : int, 'auto' or None
+        As in ``NMF``.
+    init : {None, 'random', 'nndsvd', 'nndsvda', 'nndsvdar', 'custom'}
+        The start, computed on the whole of X (as in ``NMF``).
+    batch_size : int, default=1024
+        Rows per mini-batch; the batches are consecutive slices of the rows, in order.
+    beta_loss : {'frobenius', 'kullback-leibler', 'itakura-saito'} or float
+    tol : float, default=1e-4
+        Stop when a step changed H by at most ``tol`` times its norm (Frobenius norms);
+        0 turns this rule off. Also the stopping rule of the solves for W (relative
+        change of W).
+    max_no_improvement : int or None, default=10
+        Stop after that many steps without a decrease of the smoothed batch objective
+        (an exponentially weighted average over about one pass); None turns it off.
+    max_iter : int, default=200
+        Passes over the data at most.
+    alpha_W, alpha_H, l1_ratio : float
+        Penalties as in ``NMF``; the penalty on H is scaled by the rows of each batch.
+    forget_factor : float in [0, 1], default=0.7
+        Weight of the past after one pass over the data (each step multiplies the sums
+        by ``forget_factor ** (batch_size / n_samples)``; each ``partial_fit`` call by
+        ``forget_factor``). 1 keeps every batch in full (finite data); below 1 favours
+        recent batches (data that drift). The sums start as one pseudo-batch holding H
+        at its start (numerator H, denominator 1), which the forgetting also discounts.
+    fresh_restarts : bool, default=False
+        Solve each batch's W from a flat start (up to ``fresh_restarts_max_iter``
+        updates) instead of one update from its last value.
+    fresh_restarts_max_iter : int, default=30
+    transform_max_iter : int or None
+        Updates of W in ``transform`` and, with ``fresh_restarts``, at the end of ``fit``
+        (None: ``max_iter``).
+    random_state : None, int, RandomState or Generator
+        The start ('random', 'nndsvdar' and the randomized SVD of the others).
+    verbose : int or bool
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components, n_features)
+        H.
+    components_numerator_, components_denominator_ : ndarray of shape (n_components, n_features)
+        The discounted sums of the update's two halves: ``partial_fit`` goes on from
+        them, also in a model loaded from a file.
+    reconstruction_err_ : float
+        ``sqrt(2 * loss)`` of the training data with the W that ``fit_transform`` returns.
+    n_iter_ : int
+        Passes over the data started.
+    n_steps_ : int
+        Mini-batches processed.
+    n_components_, n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when fitted on a DataFrame.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lowdim import MiniBatchNMF
+    >>> X = np.random.default_rng(0).random((500, 6))
+    >>> model = MiniBatchNMF(n_components=2, batch_size=100, random_state=0).fit(X)
+    >>> model.transform(X[:3]).shape, bool((model.components_ >= 0).all())
+    ((3, 2), True)
+    """
+
+    _parameter_constraints = {
+        **{name: rule for name, rule in NMF._parameter_constraints.items() if name not in _OWN},
+        "batch_size": [Interval(int, 1, None, closed="left")],
+        "max_no_improvement": [NONE, Interval(int, 1, None, closed="left")],
+        "forget_factor": [Interval(float, 0, 1, closed="both")],
+        "fresh_restarts": [BOOLEAN],
+        "fresh_restarts_max_iter": [Interval(int, 1, None, closed="left")],
+        "transform_max_iter": [NONE, Interval(int, 1, None, closed="left")],
+    }
+    _solver = "mu"
+
+    def __init__(
+        self,
+        n_components="auto",
+        *,
+        init=None,
+        batch_size=1024,
+        beta_loss="frobenius",
+        tol=1e-4,
+        max_no_improvement=10,
+        max_iter=200,
+        alpha_W=0.0,
+        alpha_H="same",
+        l1_ratio=0.0,
+        forget_factor=0.7,
+        fresh_restarts=False,
+        fresh_restarts_max_iter=30,
+        transform_max_iter=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.n_components = n_components
+        self.init = init
+        self.batch_size = batch_size
+        self.beta_loss = beta_loss
+        self.tol = tol
+        self.max_no_improvement = max_no_improvement
+        self.max_iter = max_iter
+        self.alpha_W = alpha_W
+        self.alpha_H = alpha_H
+        self.l1_ratio = l1_ratio
+        self.forget_factor = forget_factor
+        self.fresh_restarts = fresh_restarts
+        self.fresh_restarts_max_iter = fresh_restarts_max_iter
+        self.transform_max_iter = transform_max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _float32_arithmetic(self):
+        """Float32 data are factorised in float32 unless tol asks for more (as ``NMF``)."""
+        return self.tol >= 1e-5
+
+    def _begin(self, X, W, H, rng):
+        """Checked data and the starting W, H; the running sums started."""
+        X, mask, dtype = self._check(X, reset=True)
+        n, d = X.shape
+        k = self._n_components(n, d, W, H)
+        check_n_components(None, n, d, type(self).__name__)
+        warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
+        W, H = self._starting_factors(X, W, H, k, rng)
+        # the sums start as one pseudo-batch that holds H where it starts (numerator H,
+        # denominator 1, as scikit-learn): the first batches move H towards their own fit
+        # instead of replacing it with a fit to a few hundred rows
+        self.components_numerator_ = H.copy()
+        self.components_denominator_ = np.ones((k, d), dtype=X.dtype)
+        self.n_components_, self.n_steps_ = int(k), 0
+        return X, mask, dtype, W, H
+
+    def fit_transform(self, X, y=None, W=None, H=None):
+        """Fit on mini-batches of X's rows and return W for all of X: each row's W as
+        its last batch left it (solved again for the final H with ``fresh_restarts``),
+        as scikit-learn; ``transform`` solves W for the final H.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features), non-negative
+        y : ignored
+        W, H : ndarray, optional
+            The start with ``init='custom'``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        validate_params(self)
+        X, mask, dtype, W, H = self._begin(X, W, H, check_random_state(self.random_state))
+        n = X.shape[0]
+        batch = min(self.batch_size, n)
+        slices = [slice(i, min(i + batch, n)) for i in range(0, n, batch)]
+        rho = self.forget_factor ** (batch / n)
+        sq_rows = _row_squares(X) if mask is None and beta_value(self.beta_loss) == 2.0 else None
+        smoothing = _Smoothing(min(1.0, batch / (n + 1)), self.max_no_improvement)
+
+        def step(H):
+            part = slices[self.n_steps_ % len(slices)]
+            sq = None if sq_rows is None else float(sq_rows[part].sum())
+            W[part], H_new, cost = self._step(X[part], _rows(mask, part), W[part], H, rho, sq)
+            self.n_steps_ += 1
+            change = np.linalg.norm(H_new - H) / max(np.linalg.norm(H), 1e-300)
+            # the first batch's objective is measured at the start, before any update of H
+            if self.n_steps_ > 1 and smoothing.stale(cost / (part.stop - part.start)):
+                change = STOP
+            objective = smoothing.average if smoothing.average is not None else cost / (part.stop - part.start)
+            return H_new, objective, change if self.tol > 0 or change is STOP else np.inf
+
+        result = run_loop(
+            step,
+            H,
+            max_iter=self.max_iter * len(slices),
+            tol=self.tol,
+            verbose=self.verbose,
+            label="MiniBatchNMF",
+            warn=False,
+        )
+        if not result.converged and self.tol > 0:
+            self._warn_max_iter()
+        H = result.state
+        if self.fresh_restarts:  # each row's W from its last batch is a warm start: with H
+            # fixed the problem is convex in W, so the flat start's solution in fewer updates
+            W = self._solve_w(X, mask, H, self.transform_max_iter or self.max_iter, start=W)
+        self.reconstruction_err_ = float(np.sqrt(2 * loss(X, W, H, mask, self.beta_loss)))
+        self.components_ = H.astype(dtype)
+        self.n_iter_ = int(np.ceil(self.n_steps_ / len(slices)))
+        return W.astype(dtype)
+
+    def _warn_max_iter(self):
+        warn_user(
+            f"MiniBatchNMF ran max_iter={self.max_iter} passes over the data ({self.n_steps_} mini-batches) "
+            f"without H settling within tol={self.tol:g}: Maximum number of iterations {self.max_iter} "
+            "reached. Increase it to improve convergence.",
+            ConvergenceWarning,
+        )
+
+    def _step(self, X, mask, W, H, rho, sq=None):
+        """One mini-batch: W's rows updated, then H from the discounted sums. Returns
+        (W, H, the batch's objective at the updated W and the old H)."""
+        pen = self._penalties(X.shape[0], X.shape[1])
+        if self.fresh_restarts:
+            W = self._solve_w(X, mask, H, self.fresh_restarts_max_iter)
+        else:
+            W = mu_update_w(X, W, H, mask, self.beta_loss, pen[0], pen[1])
+        product = None
+        if beta_value(self.beta_loss) != 2.0:  # W H once, for the objective, then the update
+            product = product_at_entries(W, H, X) if sp.issparse(X) else W @ H
+            cost = loss(X, W, H, mask, self.beta_loss, product=product)
+        numerator, denominator, gamma = mu_terms(X, W, H, mask, self.beta_loss, pen[2], pen[3], product)
+        if product is None:  # the objective from products at hand, or from its definition
+            cost = loss_from_products(sq, numerator, W.T @ W, H) if sq is not None else loss(X, W, H, mask)
+        cost += penalty(W, H, pen)
+        A, B = self.components_numerator_, self.components_denominator_
+        A *= rho
+        A += numerator * (H if gamma == 1.0 else H ** (1.0 / gamma))
+        B *= rho
+        B += denominator
+        H = A / np.maximum(B, EPS)
+        return W, (H if gamma == 1.0 else H**gamma), cost
+
+    def _solve_w(self, X, mask, H, max_iter, start=None):
+        """W for rows X with H fixed: multiplicative updates from ``start`` (default: a
+        flat start) until W
+        changes by at most ``tol`` of its norm. With the Frobenius loss on complete
+        rows, ``X H^T`` and ``H H^T`` are formed once for all the updates; the other
+        losses update blocks of dense rows in turn, so no temporary is larger than a block."""
+        k = H.shape[0]
+        l1, l2 = self._penalties(X.shape[0], X.shape[1])[:2]
+        if start is None:
+            W = np.full((X.shape[0], k), np.sqrt(max(float(X.mean()), 1e-12) / k), dtype=H.dtype)
+        else:
+            W = np.maximum(start, EPS).astype(H.dtype)  # a zero stays zero under the updates
+        if mask is None and beta_value(self.beta_loss) == 2.0:
+            XHt, HHt = np.asarray(X @ H.T), H @ H.T
+
+            def update(W):
+                return W * XHt / np.maximum(W @ HHt + l2 * W + l1, EPS)
+        else:
+            # sparse rows: temporaries hold only the stored entries, so one block
+            rows = X.shape[0] if sp.issparse(X) else max(1, BLOCK_ENTRIES // max(X.shape[1], 1))
+            parts = [slice(i, i + rows) for i in range(0, X.shape[0], rows)]
+
+            def update(W):
+                return np.vstack([mu_update_w(X[p], W[p], H, _rows(mask, p), self.beta_loss, l1, l2) for p in parts])
+
+        for _ in range(max_iter):
+            W_new = update(W)
+            change = np.linalg.norm(W_new - W) / max(np.linalg.norm(W), 1e-300)
+            W = W_new
+            if self.tol > 0 and change <= self.tol:
+                break
+        return W
+
+    def partial_fit(self, X, y=None, W=None, H=None):
+        """Update H with one batch of rows (the first call starts the model on it).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features), non-negative
+        y : ignored
+        W, H : ndarray, optional
+            The start with ``init='custom'`` (first call only).
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "components_"):
+            validate_params(self)
+            X, mask, dtype, _, H = self._begin(X, W, H, check_random_state(self.random_state))
+        else:
+            X, mask, dtype = self._check(X, reset=False)
+            H = self.components_.astype(X.dtype)
+            self.components_numerator_ = self.components_numerator_.astype(X.dtype)
+            self.components_denominator_ = self.components_denominator_.astype(X.dtype)
+        W = self._solve_w(X, mask, H, self.fresh_restarts_max_iter)
+        _, H, _ = self._step(X, mask, W, H, self.forget_factor)
+        self.components_ = H.astype(dtype)
+        self.n_steps_ += 1
+        return self
+
+    def transform(self, X):
+        """W for new rows with H fixed (multiplicative updates, observed entries only).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
+        H = self.components_.astype(X.dtype)
+        return self._solve_w(X, mask, H, self.transform_max_iter or self.max_iter).astype(dtype)
+
+
+class _Smoothing:
+    """The exponentially weighted average of the batch objectives, and the count of
+    steps since it last decreased."""
+
+    def __init__(self, weight, patience):
+        self.weight, self.patience = weight, patience
+        self.average, self.best, self.since = None, np.inf, 0
+
+    def stale(self, value):
+        """Add a batch's objective; True when it has not improved for ``patience`` steps."""
+        self.average = value if self.average is None else (1 - self.weight) * self.average + self.weight * value
+        self.best, self.since = (self.average, 0) if self.average < self.best else (self.best, self.since + 1)
+        return self.patience is not None and self.since >= self.patience
+
+
+def _rows(mask, part):
+    return None if mask is None else mask[part]
+
+
+def _row_squares(X):
+    """Each row's squared norm, in float64."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", X, X, dtype=np.float64)

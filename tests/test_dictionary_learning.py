@@ -1,0 +1,149 @@
+"""Sparse coding, dictionary learning and sparse PCA: the codes solve their problems
+(optimality conditions), agree with scikit-learn's, and the learners recover a
+dictionary that generated the data."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.decomposition import DictionaryLearning as SkDictionaryLearning
+from sklearn.decomposition import SparsePCA as SkSparsePCA
+from sklearn.decomposition import sparse_encode as sk_sparse_encode
+
+from lowdim import DictionaryLearning, MiniBatchDictionaryLearning, MiniBatchSparsePCA, SparseCoder, SparsePCA
+from lowdim.decomposition import sparse_encode
+from lowdim.io import load, save
+
+
+def atoms(k=12, d=20, seed=0):
+    D = np.random.default_rng(seed).normal(size=(k, d))
+    return D / np.linalg.norm(D, axis=1, keepdims=True)
+
+
+def sparse_rows(D, n=400, per_row=3, seed=1, noise=0.0):
+    rng = np.random.default_rng(seed)
+    codes = np.zeros((n, D.shape[0]))
+    for i in range(n):
+        chosen = rng.choice(D.shape[0], per_row, replace=False)
+        codes[i, chosen] = rng.choice([-1, 1], per_row) * rng.uniform(1.0, 3.0, per_row)
+    return codes @ D + noise * rng.normal(size=(n, D.shape[1])), codes
+
+
+@pytest.mark.parametrize("positive", [False, True])
+def test_lasso_codes_satisfy_the_optimality_conditions(positive):
+    # the lasso minimiser c of 0.5||x - cD||^2 + alpha|c|_1 has |corr| <= alpha where c = 0
+    # and corr = alpha sign(c) where not (corr = D (x - cD)); lars and cd find the same one
+    D = atoms()
+    X, _ = sparse_rows(D, n=50, noise=0.05)
+    alpha = 0.3
+    lars = sparse_encode(X, D, algorithm="lasso_lars", alpha=alpha, positive=positive)
+    cd = sparse_encode(X, D, algorithm="lasso_cd", alpha=alpha, positive=positive)
+    for codes, slack in ((lars, 1e-9), (cd, 1e-4)):
+        corr = (X - codes @ D) @ D.T
+        zero = codes == 0
+        if positive:
+            assert np.all(codes >= 0) and np.all(corr[zero] <= alpha + slack)
+        else:
+            assert np.all(np.abs(corr[zero]) <= alpha + slack)
+        np.testing.assert_allclose(corr[~zero], alpha * np.sign(codes[~zero]), atol=slack)
+    np.testing.assert_allclose(cd, lars, atol=1e-4)
+
+
+@pytest.mark.parametrize("algorithm", ["lasso_lars", "lasso_cd", "omp", "threshold"])
+def test_codes_equal_scikit_learns(algorithm):
+    D = atoms()
+    X, _ = sparse_rows(D, n=60, noise=0.05)
+    ours = sparse_encode(X, D, algorithm=algorithm, alpha=0.2, n_nonzero_coefs=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = sk_sparse_encode(X, D, algorithm=algorithm, alpha=0.2, n_nonzero_coefs=4)
+    # coordinate descent stops at a tolerance (both libraries): as close as the first test finds it to lars
+    np.testing.assert_allclose(ours, theirs, atol=1e-4 if algorithm == "lasso_cd" else 1e-9)
+
+
+def test_pursuits_recover_an_exactly_sparse_code():
+    D = atoms(k=30, d=60)
+    X, codes = sparse_rows(D, n=40, per_row=3)
+    for algorithm in ("omp", "lars"):
+        found = sparse_encode(X, D, algorithm=algorithm, n_nonzero_coefs=3)
+        np.testing.assert_allclose(found, codes, atol=1e-9)
+    assert np.count_nonzero(sparse_encode(X, D, algorithm="lars", n_nonzero_coefs=5), axis=1).max() <= 5
+
+
+def test_coder_threshold_split_sign_and_refusals():
+    D = np.eye(3)
+    coder = SparseCoder(D, transform_algorithm="threshold", transform_alpha=1.0, split_sign=True)
+    np.testing.assert_array_equal(coder.transform(np.array([[3.0, 0.5, -2.0]])), [[2.0, 0.0, 0.0, 0.0, 0.0, 1.0]])
+    assert coder.get_feature_names_out().size == 6
+    with pytest.raises(ValueError, match="Positive constraint not supported for 'omp'"):
+        SparseCoder(D, positive_code=True).transform(np.ones((1, 3)))
+    with pytest.raises(ValueError, match=r"the dictionary has shape \(3, 3\); X has 2 features"):
+        SparseCoder(D).fit(np.ones((2, 2)))
+
+
+def test_batch_learning_matches_scikit_learn_from_the_same_svd_start():
+    D0 = atoms()
+    X, _ = sparse_rows(D0, noise=0.02)
+    params = dict(n_components=12, alpha=0.5, max_iter=15, tol=0.0, random_state=0)
+    ours = DictionaryLearning(**params)
+    code = ours.fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = SkDictionaryLearning(**params).fit(X)
+    # each library fixes the SVD's signs its own way; the iteration is the same up to
+    # each atom's sign (the lasso and the atom update are symmetric under it)
+    signs = np.sign(np.sum(ours.components_ * theirs.components_, axis=1))
+    np.testing.assert_allclose(ours.components_, signs[:, None] * theirs.components_, atol=1e-7)
+    np.testing.assert_allclose(ours.error_, theirs.error_, rtol=1e-9)
+    assert np.all(np.diff(ours.error_) <= 1e-9 * ours.error_[0])
+    assert ours.error_[-1] == pytest.approx(0.5 * np.sum((X - code @ ours.components_) ** 2) + 0.5 * np.abs(code).sum())
+
+
+def _matched(found, true):
+    """For each true atom, the largest |cosine| with a found one."""
+    found = found / np.maximum(np.linalg.norm(found, axis=1, keepdims=True), 1e-300)
+    return np.abs(true @ found.T).max(axis=1)
+
+
+def test_learners_recover_the_generating_dictionary():
+    D0 = atoms(k=8, d=16)
+    X, _ = sparse_rows(D0, n=1500, per_row=2, noise=0.01)
+    batch = DictionaryLearning(8, alpha=0.1, max_iter=200, random_state=0).fit(X)
+    # the online learner gets there slowly (scikit-learn's too: 0.75 with the default
+    # stopping rules here, 1.0 after 100 passes of small batches)
+    online = MiniBatchDictionaryLearning(8, alpha=0.1, batch_size=32, max_iter=100, random_state=0)
+    online.set_params(tol=0.0, max_no_improvement=None).fit(X)
+    assert np.median(_matched(batch.components_, D0)) > 0.99
+    assert np.median(_matched(online.components_, D0)) > 0.98
+    assert np.all(np.linalg.norm(online.components_, axis=1) <= 1 + 1e-12)
+
+
+def test_online_learner_streams_and_a_saved_model_goes_on_identically(tmp_path):
+    D0 = atoms(k=6, d=10)
+    X, _ = sparse_rows(D0, n=600, per_row=2, noise=0.01)
+    parts = np.array_split(X, 12)
+    model = MiniBatchDictionaryLearning(6, alpha=0.1, random_state=0)
+    for part in parts[:6]:
+        model.partial_fit(part)
+    save(model, tmp_path / "m.lowdim")
+    loaded = load(tmp_path / "m.lowdim")
+    for part in parts[6:]:
+        model.partial_fit(part)
+        loaded.partial_fit(part)
+    np.testing.assert_array_equal(loaded.components_, model.components_)
+    assert model.n_steps_ == 12
+
+
+def test_sparse_pca_matches_scikit_learn_and_is_sparse():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 15)) @ np.diag(np.linspace(3, 0.5, 15))
+    ours = SparsePCA(4, alpha=2.0, max_iter=30, tol=0.0, random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = SkSparsePCA(4, alpha=2.0, max_iter=30, tol=0.0, random_state=0).fit(X)
+    signs = np.sign(np.sum(ours.components_ * theirs.components_, axis=1))  # as for the dictionary
+    np.testing.assert_allclose(ours.components_, signs[:, None] * theirs.components_, atol=1e-7)
+    np.testing.assert_allclose(ours.transform(X), signs * theirs.transform(X), atol=1e-7)
+    assert np.mean(ours.components_ == 0) > 0.3
+    mini = MiniBatchSparsePCA(4, alpha=2.0, random_state=0).fit(X)
+    assert mini.components_.shape == (4, 15) and np.all(np.isfinite(mini.transform(X)))
