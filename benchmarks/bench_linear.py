@@ -2,7 +2,8 @@
 scikit-learn, in the same run.
 
 Cases: FactorAnalysis, FastICA, KernelPCA (exact and Nystroem), NMF, MiniBatchNMF, TruncatedSVD (a
-sparse term-count-like matrix) and the Gaussian and sparse random projections. Same protocol as
+sparse term-count-like matrix), the Gaussian and sparse random projections, sparse coding,
+dictionary learning and sparse PCA (``sparse-coding``, ``dictionary``). Same protocol as
 bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh linear
 """
@@ -264,6 +265,122 @@ def case_minibatch_nmf(repeats):
     return rows
 
 
+def _face_patches(n_faces=40):
+    """8 x 8 patches every 4 pixels of the first ORL faces, each centred, all scaled to
+    unit variance (the input of scikit-learn's image-denoising example)."""
+    import lowdim
+    from lowdim.images import patch_grid
+
+    faces, _ = lowdim.load_orl_faces()
+    P = np.vstack([patch_grid(face, 8, 4)[0] for face in faces[:n_faces]]).astype(np.float64)
+    P -= P.mean(axis=1, keepdims=True)
+    return P / P.std()
+
+
+def _lasso_objective(X, D, alpha):
+    """0.5 ||X - c D||^2 + alpha |c|_1 with the exact lasso codes of X against D."""
+    from lowdim.decomposition import sparse_encode
+
+    codes = sparse_encode(X, D, algorithm="lasso_lars", alpha=alpha)
+    return 0.5 * float(np.sum((X - codes @ D) ** 2)) + alpha * float(np.abs(codes).sum())
+
+
+def case_sparse_coding(repeats):
+    """SparseCoder (OMP and the lasso by LARS) of all 70,000 Fashion-MNIST images
+    against 100 random unit atoms: the codes of both libraries, compared."""
+    from sklearn.decomposition import SparseCoder as SkSparseCoder
+
+    from lowdim import SparseCoder
+
+    X = _data.fashion_mnist(np.float64)
+    D = np.random.default_rng(0).normal(size=(100, X.shape[1]))
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    rows = []
+    for algorithm, extra in (("omp", {"transform_n_nonzero_coefs": 10}), ("lasso_lars", {"transform_alpha": 1.0})):
+        params = dict(transform_algorithm=algorithm, **extra)
+        r = compare(
+            lambda p=params: SparseCoder(D, **p).transform(X),
+            lambda p=params: SkSparseCoder(D, **p).transform(X),
+            repeats,
+        )
+        gap = float(np.abs(r[2] - r[3]).max())
+        acc, accurate = f"codes differ by at most {gap:.1e}", gap < 1e-6
+        if algorithm == "lasso_lars":  # the lasso's optimality conditions say which codes are right
+            violations = [_lasso_violation(X, codes, D, 1.0) for codes in r[2:4]]
+            acc += f"; largest violation of the lasso's optimality conditions {violations[0]:.1e} vs "
+            acc += f"{violations[1]:.1e}"
+            accurate = violations[0] <= max(violations[1], 1e-9)
+        case = f"SparseCoder {algorithm} ({', '.join(f'{k}={v}' for k, v in extra.items())}), 70,000 images, 100 atoms"
+        rows.append(row(case, r[0], r[1], acc, 0.7, accurate, r[4:]))
+    return rows
+
+
+def _lasso_violation(X, codes, D, alpha):
+    """How far codes are from the lasso's minimiser: the correlation of each row's
+    residual with an atom is alpha * sign(c) where c != 0 and at most alpha where c = 0."""
+    corr = (X - codes @ D) @ D.T
+    active = codes != 0
+    on = np.abs(corr[active] - alpha * np.sign(codes[active])).max(initial=0.0)
+    off = (np.abs(corr[~active]) - alpha).max(initial=0.0)
+    return float(max(on, off, 0.0))
+
+
+def case_dictionary_learning(repeats):
+    """DictionaryLearning (batch, both from the SVD) and MiniBatchDictionaryLearning
+    (scikit-learn's denoising-example settings) on 8 x 8 face patches; SparsePCA and
+    MiniBatchSparsePCA on the ORL faces (scikit-learn's faces-decomposition settings).
+    Quality: the objective 0.5 ||X - code D||^2 + alpha |code|_1 (the dictionaries with
+    exact lasso codes), the fits' own error for SparsePCA."""
+    import warnings
+
+    from sklearn import decomposition as skd
+
+    import lowdim
+
+    warnings.filterwarnings("ignore", message=".*(zero variance|did not converge).*")
+    P = _face_patches()
+    faces = lowdim.load_orl_faces()[0]
+    F = faces.reshape(len(faces), -1).astype(np.float64)
+    rows = []
+    for name, data, params, label in (
+        ("DictionaryLearning", P[:2000], dict(n_components=64, alpha=1.0, max_iter=20, tol=0.0), "2,000 patches"),
+        (
+            "MiniBatchDictionaryLearning",
+            P,
+            dict(n_components=100, alpha=1.0, batch_size=200, max_iter=10),
+            "23,760 patches",
+        ),
+    ):
+        r = compare(
+            lambda n=name, X=data, p=params: getattr(lowdim, n)(random_state=0, **p).fit(X),
+            lambda n=name, X=data, p=params: getattr(skd, n)(random_state=0, **p).fit(X),
+            repeats,
+        )
+        obj = [_lasso_objective(data, np.asarray(m.components_, dtype=np.float64), 1.0) for m in r[2:4]]
+        acc = f"objective {obj[0]:.6g} vs {obj[1]:.6g} ({100 * (obj[0] / obj[1] - 1):+.2f} %)"
+        case = f"{name}, {label} 8 x 8 patches of ORL faces, {params['n_components']} atoms, alpha=1"
+        rows.append(row(case, r[0], r[1], acc, 0.7, obj[0] <= obj[1] * 1.005, r[4:]))
+    for name, X, params in (
+        ("SparsePCA", F[:, ::2], dict(n_components=10, alpha=1.0, max_iter=30, tol=0.0)),
+        ("MiniBatchSparsePCA", F, dict(n_components=20, alpha=0.1, max_iter=100, batch_size=3)),
+    ):
+        r = compare(
+            lambda n=name, X=X, p=params: getattr(lowdim, n)(random_state=0, **p).fit(X),
+            lambda n=name, X=X, p=params: getattr(skd, n)(random_state=0, **p).fit(X),
+            repeats,
+        )
+        errs = [float(np.linalg.norm(X - m.inverse_transform(m.transform(X)))) for m in r[2:4]]
+        zeros = [float(np.mean(m.components_ == 0)) for m in r[2:4]]
+        acc = (
+            f"reconstruction error {errs[0]:.6g} vs {errs[1]:.6g} ({100 * (errs[0] / errs[1] - 1):+.2f} %); "
+            f"zero loadings {zeros[0]:.1%} vs {zeros[1]:.1%}"
+        )
+        shape = f"{X.shape[0]} x {X.shape[1]}"
+        case = f"{name}, ORL faces {shape}, {params['n_components']} components, alpha={params['alpha']}"
+        rows.append(row(case, r[0], r[1], acc, 0.7, errs[0] <= errs[1] * 1.005, r[4:]))
+    return rows
+
+
 def _term_counts(n=1_000_000, d=100_000, per_row=40):
     """Sparse rows with Zipf-distributed columns (a few frequent terms, a long tail)."""
     import scipy.sparse as sp
@@ -330,6 +447,8 @@ CASES = {
     "kpca": case_kernel_pca,
     "nmf": case_nmf,
     "minibatch-nmf": case_minibatch_nmf,
+    "sparse-coding": case_sparse_coding,
+    "dictionary": case_dictionary_learning,
     "tsvd": case_truncated_svd,
     "rp": case_random_projection,
 }

@@ -1,6 +1,8 @@
 """Work in float32 where the data only carry float32: grouped column sums and the
 float32 eigensolver refined in float64 (linalg._blas.column_sums, linalg._eigen)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -194,3 +196,28 @@ def test_float64_data_and_whole_spectra_stay_in_float64(monkeypatch):
     top_eigh(C, 30, precision=np.float32)  # more than half the spectrum: divide and conquer
     top_eigh(C, None, precision=np.float32)
     assert seen and all(dt == np.float64 for dt, _ in seen)
+
+
+def test_top_eigh_keeps_a_tight_cluster_of_equal_top_eigenvalues():
+    # LAPACK's bisection (dsyevx) can return no eigenvalue at all when the top one has a
+    # high multiplicity (an MCA of many single-row categories: 1 repeated ~100 times);
+    # top_eigh must still return k pairs, from the full driver
+    from lowdim.linalg import top_eigh
+
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.normal(size=(150, 150)))
+    for w in (np.r_[np.ones(100), np.linspace(0.0, 0.5, 50)], np.r_[np.ones(149), 0.0]):
+        C = (Q * w) @ Q.T
+        values, vectors = top_eigh(C, 2)
+        np.testing.assert_allclose(values, [1.0, 1.0], atol=1e-12)
+        np.testing.assert_allclose(C @ vectors, vectors * values, atol=1e-10)
+    # the case that met it: MCA of the iris measurements read as categories (377 levels
+    # with one row each), which returned no dimension at all
+    from sklearn.datasets import load_iris
+
+    import lowdim
+
+    X = np.round(load_iris().data + 0.01 * np.arange(150)[:, None], 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the rare categories are warned about
+        assert lowdim.MCA(2).fit_transform(X).shape == (150, 2)

@@ -84,6 +84,13 @@ EMBEDDINGS = {
     "famd": Method("FAMD", columns="mixed", missing_ok=True, summary="factor analysis of mixed data"),
     "ica": Method("FastICA", memory="ica", summary="independent component analysis (FastICA)"),
     "nmf": Method("NMF", memory="factorization", summary="non-negative matrix factorisation"),
+    "minibatch-nmf": Method(
+        "MiniBatchNMF", memory="factorization", summary="non-negative matrix factorisation on mini-batches"
+    ),
+    "sparse-pca": Method("SparsePCA", memory="factorization", summary="sparse PCA: components of few features"),
+    "dictionary": Method(
+        "DictionaryLearning", memory="factorization", summary="dictionary learning: sparse codes of learnt atoms"
+    ),
     "mf": Method(
         "MatrixFactorization",
         memory="factorization",
@@ -161,6 +168,11 @@ CLUSTERINGS = {
     ),
     "kmedoids": Method("KMedoids", size="n_clusters", memory="kmedoids", summary="k-medoids (PAM)"),
     "gmm": Method("GaussianMixture", missing_ok=True, memory="gmm", summary="Gaussian mixture (EM)"),
+    "bayesian-gmm": Method(
+        "BayesianGaussianMixture",
+        memory="gmm",
+        summary="Bayesian Gaussian mixture: at most k components, the unneeded left empty",
+    ),
     "hdbscan": Method("HDBSCAN", size="", memory="hdbscan", summary="HDBSCAN: density clusters and noise (label -1)"),
     "optics": Method("OPTICS", size="", memory="optics", summary="OPTICS: clusters at every density, noise -1"),
     "dbscan": Method("DBSCAN", size="", memory="dbscan", summary="DBSCAN: one density (--param eps), noise -1"),

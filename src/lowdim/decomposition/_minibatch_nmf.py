@@ -21,7 +21,7 @@ from ._factorization_updates import (
     penalty,
     product_at_entries,
 )
-from ._nmf import NMF
+from ._nmf import FLOAT32_TOL, NMF
 
 BLOCK_ENTRIES = 1 << 21  # rows per block of the W solve: about this many entries
 _OWN = ("solver", "shuffle")  # NMF's parameters that the online fit does not have
@@ -151,7 +151,7 @@ class MiniBatchNMF(NMF):
 
     def _float32_arithmetic(self):
         """Float32 data are factorised in float32 unless tol asks for more (as ``NMF``)."""
-        return self.tol >= 1e-5
+        return self.tol >= FLOAT32_TOL
 
     def _begin(self, X, W, H, rng):
         """Checked data and the starting W, H; the running sums started."""

@@ -51,6 +51,10 @@ def top_eigh(C, k=None, *, precision=np.float64):
         if refined is not None:
             return refined
         w, V = scipy.linalg.eigh(C, lower=False, subset_by_index=[d - k, d - 1], driver="evx", check_finite=False)
+        if w.size < k:  # bisection can lose a tight cluster of equal eigenvalues (OpenBLAS's
+            # dsyevx returns none for a top eigenvalue of multiplicity 100): the full driver
+            w, V = scipy.linalg.eigh(C, lower=False, driver="evd", check_finite=False)
+            w, V = w[d - k :], V[:, d - k :]
     return w[::-1].copy(), V[:, ::-1].copy()
 
 
