@@ -121,6 +121,9 @@ ORDER_DEPENDENT = {"Leiden", "Louvain", "OPTICS"}
 PASSES_MISSING = {"StandardScaler"}
 # n_neighbors counts each point itself (umap-learn's convention): n_neighbors = n_samples is valid.
 COUNTS_SELF = {"UMAP", "Leiden", "Louvain", "SpectralClustering", "DiffusionMap"}
+# Online fits whose running sums forget: each step moves the factors by a share of
+# themselves, so a tol of 1e-10 is never met; a fixed number of passes instead.
+FIXED_PASSES = {"MiniBatchNMF": {"tol": 0.0, "max_no_improvement": None, "max_iter": 100}}
 # A prior estimated from the data (the covariance of X): one sample is too few by default.
 PRIOR_FROM_DATA = {"BayesianGaussianMixture"}
 # Spread of trustworthiness over local optima, where wider than the default 0.02.
@@ -177,6 +180,8 @@ def _instance(cls, **params):
     if "transform_algorithm" in est.get_params():  # dictionary learners: the fit codes by the lasso,
         # transform by OMP unless told otherwise (scikit-learn's check instances do the same)
         params.setdefault("transform_algorithm", "lasso_lars")
+    for name, value in FIXED_PASSES.get(cls.__name__, {}).items():
+        params.setdefault(name, value)
     if cls.__name__ in ITERATIVE and "tol" in est.get_params():
         params.setdefault("tol", 1e-10)  # converge fully, so runs can be compared closely
     return est.set_params(**params)

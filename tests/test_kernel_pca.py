@@ -82,9 +82,13 @@ def test_exact_mode_refuses_a_kernel_that_does_not_fit(monkeypatch):
         KernelPCA(2, kernel="rbf").fit(data())
 
 
-@pytest.mark.parametrize(
-    "params", [{}, {"eigen_solver": "randomized", "random_state": 0}, {"n_landmarks": 100, "random_state": 0}]
-)
+# the two routes differ by the eigenpairs' residual ||K v - w v|| / sqrt(w): the randomized
+# solver's default iterations leave 4e-4 of it on this data (more or less by CPU), ten
+# power iterations bring it to float32 rounding, where the comparison means something
+RANDOMIZED = {"eigen_solver": "randomized", "iterated_power": 10, "random_state": 0}
+
+
+@pytest.mark.parametrize("params", [{}, RANDOMIZED, {"n_landmarks": 100, "random_state": 0}])
 def test_fit_transform_uses_the_fitted_eigenpairs_not_a_second_kernel(params, monkeypatch):
     X = data(n=400).astype(np.float32)
     expected = KernelPCA(4, kernel="rbf", **params).fit(X).transform(X)

@@ -88,20 +88,25 @@ def sparse_encode(
         raise ValueError(f"algorithm={algorithm!r} is not one of {', '.join(ALGORITHMS)}.")
     if positive and algorithm in ("lars", "omp"):
         raise ValueError(f"Positive constraint not supported for '{algorithm}' coding method.")
-    if check_input:
-        X = check_array(X, estimator_name="sparse_encode")
-        dictionary = check_array(dictionary, estimator_name="sparse_encode")
-    X = np.asarray(X, dtype=np.float64)
-    D = np.asarray(dictionary, dtype=np.float64)
-    if D.shape[1] != X.shape[1]:
-        raise ValueError(
-            f"the dictionary has {D.shape[1]} features and X has {X.shape[1]}; atoms are the dictionary's rows."
-        )
+    X, D = _checked(X, dictionary, check_input)
     G = D @ D.T if gram is None else np.asarray(gram, dtype=np.float64)
     C = X @ D.T if cov is None else np.ascontiguousarray(np.asarray(cov, dtype=np.float64).T)
     alpha = 1.0 if alpha is None else float(alpha)
     nonzero = default_nonzero(X.shape[1], D.shape[0]) if n_nonzero_coefs is None else int(n_nonzero_coefs)
     return encode_from_products(G, C, algorithm, alpha, nonzero, positive, max_iter, init)
+
+
+def _checked(X, dictionary, check_input):
+    """X and the dictionary as float64 arrays with the same number of features."""
+    if check_input:
+        X = check_array(X, estimator_name="sparse_encode")
+        dictionary = check_array(dictionary, estimator_name="sparse_encode")
+    X, D = np.asarray(X, dtype=np.float64), np.asarray(dictionary, dtype=np.float64)
+    if D.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"the dictionary has {D.shape[1]} features and X has {X.shape[1]}; atoms are the dictionary's rows."
+        )
+    return X, D
 
 
 def encode_from_products(G, C, algorithm, alpha, n_nonzero, positive, max_iter=1000, init=None):
