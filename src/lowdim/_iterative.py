@@ -3,7 +3,8 @@
 Python owns the loop; a method supplies ``step(state) -> (state, objective, change)``
 which performs one iteration (usually a numba or BLAS kernel). ``run_loop`` handles
 ``max_iter``, ``tol``, the objective history, ``verbose`` progress, callbacks that may
-stop the run and the ``ConvergenceWarning``; ``best_of_restarts`` handles ``n_init``.
+stop the run and the ``ConvergenceWarning``; ``best_of_restarts`` handles ``n_init``;
+``SmoothedObjective`` is the mini-batch fits' rule for an objective that stops improving.
 """
 
 from contextlib import contextmanager
@@ -183,3 +184,26 @@ def best_of_restarts(run_once, n_init, rng):
         if best is None or result.objective < best.objective:
             best = result
     return best
+
+
+class SmoothedObjective:
+    """The stopping rule of mini-batch fits: an exponentially weighted average of the
+    batch objectives (``weight`` for the newest, about one pass remembered), and the
+    steps since it last decreased.
+
+    Examples
+    --------
+    >>> rule = SmoothedObjective(0.5, patience=2)
+    >>> [rule.stale(v) for v in (4.0, 2.0, 3.0, 3.0)]
+    [False, False, False, True]
+    """
+
+    def __init__(self, weight, patience):
+        self.weight, self.patience = weight, patience
+        self.average, self.best, self.since = None, float("inf"), 0
+
+    def stale(self, value):
+        """Add a batch's objective; True when it has not improved for ``patience`` steps."""
+        self.average = value if self.average is None else (1 - self.weight) * self.average + self.weight * value
+        self.best, self.since = (self.average, 0) if self.average < self.best else (self.best, self.since + 1)
+        return self.patience is not None and self.since >= self.patience

@@ -5,10 +5,10 @@ coordinate descent on the atoms (``_dictionary_updates``)."""
 import numpy as np
 
 from .._estimator import ComponentTransformer
-from .._iterative import STOP, run_loop
+from .._iterative import STOP, SmoothedObjective, run_loop
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
 from ._dictionary_updates import objective, svd_start, update_atoms
 from ._sparse_coding import ALGORITHMS, SparseCodingTransform, encode_from_products
@@ -66,11 +66,7 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
         """Checked float64 rows and the number of atoms."""
         X = self._validate_input(X, reset=True)
         warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
-        if X.shape[0] < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least 2 samples; got {X.shape[0]} sample (n_samples = "
-                f"{X.shape[0]}). Pass more rows."
-            )
+        check_n_components(None, X.shape[0], X.shape[1], type(self).__name__)
         return X, int(self.n_components or X.shape[1])
 
     def _callback(self, iteration, cost, D, code):
@@ -426,20 +422,17 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         self._begin(X, k, rng)
         n, batch = X.shape[0], min(self.batch_size, X.shape[0])
         starts = list(range(0, n, batch))
-        ewa, best, stale, weight = None, np.inf, 0, min(1.0, batch / (n + 1))
+        smoothing = SmoothedObjective(min(1.0, batch / (n + 1)), self.max_no_improvement)
 
         def step(_):
-            nonlocal ewa, best, stale
             start = starts[self.n_steps_ % len(starts)]
             cost, moved = self._step(X[start : start + batch], rng)
             self._callback(self.n_steps_, cost, self.components_, None)
             if self.n_steps_ == 1:  # the first batch is scored at the starting atoms
                 return None, cost, np.inf
-            ewa = cost if ewa is None else (1 - weight) * ewa + weight * cost
-            best, stale = (ewa, 0) if ewa < best else (best, stale + 1)
-            if self.max_no_improvement is not None and stale >= self.max_no_improvement:
-                return None, ewa, STOP
-            return None, ewa, moved if self.tol > 0 else np.inf
+            if smoothing.stale(cost):
+                return None, smoothing.average, STOP
+            return None, smoothing.average, moved if self.tol > 0 else np.inf
 
         if self.max_iter > 0:
             run_loop(

@@ -4,7 +4,7 @@ with the update's two halves summed over the batches seen (Lefevre, Bach & Fevot
 import numpy as np
 import scipy.sparse as sp
 
-from .._iterative import STOP, run_loop
+from .._iterative import STOP, SmoothedObjective, run_loop
 from .._params import BOOLEAN, NONE, Interval, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
@@ -192,7 +192,7 @@ class MiniBatchNMF(NMF):
         slices = [slice(i, min(i + batch, n)) for i in range(0, n, batch)]
         rho = self.forget_factor ** (batch / n)
         sq_rows = _row_squares(X) if mask is None and beta_value(self.beta_loss) == 2.0 else None
-        smoothing = _Smoothing(min(1.0, batch / (n + 1)), self.max_no_improvement)
+        smoothing = SmoothedObjective(min(1.0, batch / (n + 1)), self.max_no_improvement)
 
         def step(H):
             part = slices[self.n_steps_ % len(slices)]
@@ -333,21 +333,6 @@ class MiniBatchNMF(NMF):
         X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
         H = self.components_.astype(X.dtype)
         return self._solve_w(X, mask, H, self.transform_max_iter or self.max_iter).astype(dtype)
-
-
-class _Smoothing:
-    """The exponentially weighted average of the batch objectives, and the count of
-    steps since it last decreased."""
-
-    def __init__(self, weight, patience):
-        self.weight, self.patience = weight, patience
-        self.average, self.best, self.since = None, np.inf, 0
-
-    def stale(self, value):
-        """Add a batch's objective; True when it has not improved for ``patience`` steps."""
-        self.average = value if self.average is None else (1 - self.weight) * self.average + self.weight * value
-        self.best, self.since = (self.average, 0) if self.average < self.best else (self.best, self.since + 1)
-        return self.patience is not None and self.since >= self.patience
 
 
 def _rows(mask, part):

@@ -5,9 +5,10 @@ import numpy as np
 
 from .._estimator import ComponentTransformer
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
-from .._validation import warn_constant_features
+from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
 from ._dictionary_learning import DictionaryLearning, MiniBatchDictionaryLearning, learn_dictionary
+from ._factorization_updates import ridge_update_h
 
 _SHARED = {
     "n_components": [NONE, Interval(int, 1, None, closed="left")],
@@ -28,11 +29,7 @@ class _SparsePCABase(ComponentTransformer):
     def _prepare(self, X):
         X = self._validate_input(X, reset=True)
         warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
-        if X.shape[0] < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs at least 2 samples; got {X.shape[0]} sample (n_samples = "
-                f"{X.shape[0]}). Pass more rows."
-            )
+        check_n_components(None, X.shape[0], X.shape[1], type(self).__name__)
         self.mean_ = np.mean(X, axis=0, dtype=np.float64)
         return X.dtype, np.asarray(X, dtype=np.float64) - self.mean_, int(self.n_components or X.shape[1])
 
@@ -57,9 +54,8 @@ class _SparsePCABase(ComponentTransformer):
         ndarray of shape (n_samples, n_components)
         """
         X = self._validate_input(X, reset=False)
-        V = self.components_.astype(np.float64)
-        system = V @ V.T + self.ridge_alpha * np.eye(V.shape[0])
-        scores = np.linalg.solve(system, V @ (np.asarray(X, dtype=np.float64) - self.mean_).T).T
+        Xc = np.asarray(X, dtype=np.float64) - self.mean_
+        scores = ridge_update_h(Xc.T, self.components_.astype(np.float64).T, self.ridge_alpha).T
         return scores.astype(X.dtype if X.dtype == np.float32 else np.float64)
 
     def inverse_transform(self, X):
