@@ -111,8 +111,8 @@ def test_the_cycle_finder_finds_cycles():
 
 
 def test_packages_use_each_other_through_public_names():
-    """A package reaches another only through names its ``__init__`` exports (numba
-    kernels and the command line, which call the modules they drive, excepted)."""
+    """A package reaches another only through names its ``__init__`` exports (the numba
+    kernels, which each caller imports from the module it drives, excepted)."""
     crossings = []
     for name, targets in import_graph().items():
         own = ".".join(name.split(".")[:2])
@@ -120,6 +120,96 @@ def test_packages_use_each_other_through_public_names():
             parts = target.split(".")
             private = len(parts) > 2 and parts[2].startswith("_")
             other = ".".join(parts[:2]) != own
-            if other and private and parts[1] not in ("_kernels",) and not name.startswith("lowdim.cli"):
+            if other and private and parts[1] != "_kernels":
                 crossings.append(f"{name} -> {target}")
     assert not crossings, crossings
+
+
+# docs/architecture.md's layer table, top to bottom: a unit imports units of its own
+# layer or of layers below it, never above (cycles inside a layer are the cycle test's)
+LAYERS = (
+    ("front ends", ("lowdim", "lowdim.cli", "lowdim.report", "lowdim.plot", "lowdim.anndata")),
+    ("registry", ("lowdim.methods", "lowdim._memory_models")),
+    ("files", ("lowdim.io", "lowdim.datasets")),
+    ("applications", ("lowdim.images",)),
+    ("composite estimators", ("lowdim.diffusion",)),
+    ("estimators", ("lowdim.cluster", "lowdim.embedding", "lowdim.manifold", "lowdim.decomposition")),
+    ("preprocessing", ("lowdim.preprocessing", "lowdim._mixed_input")),
+    ("quality", ("lowdim.metrics",)),
+    ("infrastructure", ("lowdim.neighbors", "lowdim.linalg", "lowdim.distributed")),
+    ("kernels", ("lowdim._kernels",)),
+    (
+        "shared",
+        (
+            "lowdim._exports",
+            "lowdim._estimator",
+            "lowdim._validation",
+            "lowdim._params",
+            "lowdim._random",
+            "lowdim._iterative",
+            "lowdim._threads",
+            "lowdim._memory",
+            "lowdim._warnings",
+            "lowdim._progress",
+            "lowdim.exceptions",
+            "lowdim._version",
+        ),
+    ),
+)
+RANK = {unit: rank for rank, (_, units) in enumerate(LAYERS) for unit in units}
+
+
+def test_every_module_has_a_layer():
+    assert sorted(set(_collapse(import_graph(), 2)) - set(RANK)) == []
+
+
+def test_every_import_points_down_or_within_its_layer():
+    upward = [
+        f"{a} ({LAYERS[RANK[a]][0]}) -> {b} ({LAYERS[RANK[b]][0]})"
+        for a, targets in _collapse(import_graph(), 2).items()
+        for b in targets
+        if RANK[b] < RANK[a]
+    ]
+    assert not upward, upward
+
+
+def _unit_of(cell):
+    """``cli/`` -> lowdim.cli, ``_validation.py`` -> lowdim._validation, ``lowdim`` -> lowdim."""
+    name = cell.strip("`").removesuffix("/").removesuffix(".py")
+    return "lowdim" if name == "lowdim" else f"lowdim.{name}"
+
+
+def test_the_documents_layer_table_is_this_one():
+    """The table in docs/architecture.md lists the same layers, in the same order, with the
+    same packages and modules."""
+    import re
+
+    text = (SRC.parent / "docs" / "architecture.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| Layer")]
+    documented = []
+    for row in rows:
+        layer, packages = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        documented.append((layer, tuple(_unit_of(cell) for cell in re.findall(r"`[^`]+`", packages))))
+    assert documented == [(layer, tuple(units)) for layer, units in LAYERS]
+
+
+def test_numba_is_imported_by_the_first_kernel_call_not_by_an_import():
+    """docs/architecture.md: kernel modules are imported inside the functions that call
+    them, so ``import lowdim`` imports neither scikit-learn nor numba, and importing every
+    package and every public name still loads no numba."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, importlib, lowdim\n"
+        "assert 'sklearn' not in sys.modules and 'numba' not in sys.modules, 'import lowdim'\n"
+        "import pkgutil\n"
+        "for m in pkgutil.iter_modules(lowdim.__path__):\n"
+        "    if not m.name.startswith('_') or m.name == '_kernels':\n"
+        "        importlib.import_module('lowdim.' + m.name)\n"
+        "for name in lowdim.__all__:\n"
+        "    getattr(lowdim, name)\n"
+        "assert 'numba' not in sys.modules, sorted(k for k in sys.modules if k.startswith('lowdim._kernels.'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

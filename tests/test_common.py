@@ -665,3 +665,34 @@ def test_more_neighbours_than_samples_names_both_numbers(cls):
     extra = {"affinity": "nearest_neighbors"} if cls.__name__ == "SpectralClustering" else {}
     with pytest.raises(ValueError, match=rf"{name}={size}\b.*\(12\b"):
         _fit(_instance(cls, **{name: size}, **extra), X)
+
+
+TAKES_CALLBACKS = [cls for cls in ESTIMATORS if "callbacks" in cls().get_params()]
+
+
+def test_the_documented_callback_list_is_every_estimator_that_takes_callbacks():
+    import pathlib
+    import re
+
+    doc = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text()
+    bullet = doc.split("- **Callbacks**:")[1].split("\n- ")[0].split("take")[0]
+    assert set(re.findall(r"`(\w+)`", bullet)) == {cls.__name__ for cls in TAKES_CALLBACKS}
+
+
+@pytest.mark.parametrize("cls", TAKES_CALLBACKS, ids=lambda c: c.__name__)
+def test_a_callback_sees_every_iteration_and_stops_the_run(cls):
+    X = np.random.default_rng(0).normal(size=(60, 4))
+    calls = []
+
+    def second_stops(iteration, objective, state):
+        calls.append((iteration, objective))
+        return len(calls) == 2
+
+    params = {"n_init": 1} if "n_init" in cls().get_params() else {}
+    if "early_exaggeration_iter" in cls().get_params():
+        params["early_exaggeration_iter"] = 1  # the callback's second call is in the first phase otherwise
+    _instance(cls, callbacks=second_stops, **params).fit(X)
+    assert [iteration for iteration, _ in calls] == [1, 2]
+    assert all(isinstance(objective, float) for _, objective in calls)
+    with pytest.raises(lowdim.exceptions.InvalidParameterError, match="callbacks"):
+        _instance(cls, callbacks=[second_stops, 3]).fit(X)

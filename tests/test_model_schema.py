@@ -1,9 +1,15 @@
 """The fitted-attribute table that loaded model files are held to
 (``lowdim.io._fitted_schema.FITTED``) is what real fits of every registered class hold:
 derived here from two fits of different sizes, an axis tied to a size (features,
-samples, components, clusters, classes) only where it equals that size in both."""
+samples, components, clusters, classes) only where it equals that size in both.
 
+Run as a script to write the table after adding or changing a method:
+``python tests/test_model_schema.py [ClassName ...]`` (all registered classes by default)."""
+
+import pathlib
 import pprint
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -139,10 +145,26 @@ def _specs(first, second):
     return attributes
 
 
+def write_table(names):
+    """Rewrite ``io/_fitted_table.py`` with the derived entries of ``names`` (the other
+    entries as they are), formatted by ruff when it is installed."""
+    import lowdim.io._fitted_table as module
+
+    table = {**FITTED, **{name: derive(name) for name in names}}
+    path = pathlib.Path(module.__file__)
+    head = path.read_text().split("FITTED = ")[0]
+    path.write_text(head + "FITTED = " + pprint.pformat(table, width=110, sort_dicts=True) + "\n")
+    subprocess.run([sys.executable, "-m", "ruff", "format", "--quiet", str(path)], check=False)
+    return path
+
+
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_the_fitted_table_is_what_fits_hold(name):
     derived = derive(name)
-    assert FITTED.get(name) == derived, f"FITTED[{name!r}] should be:\n{pprint.pformat(derived, width=110)}"
+    assert FITTED.get(name) == derived, (
+        f"FITTED[{name!r}] should be:\n{pprint.pformat(derived, width=110)}\n"
+        f"(write it with: python tests/test_model_schema.py {name})"
+    )
 
 
 @pytest.mark.parametrize(
@@ -155,3 +177,7 @@ def test_every_variant_loads_from_its_file(tmp_path, name, options):
     lowdim.io.save(model, tmp_path / "m.lowdim")
     loaded = lowdim.io.load(tmp_path / "m.lowdim")
     assert type(loaded) is type(model)
+
+
+if __name__ == "__main__":
+    print(write_table(sys.argv[1:] or sorted(REGISTRY)))

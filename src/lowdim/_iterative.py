@@ -98,6 +98,19 @@ def iteration_bar(label, total, enabled):
         yield [tick]
 
 
+def callback_list(callbacks):
+    """An estimator's ``callbacks`` parameter as a list: None, one callable or a list of them.
+
+    Examples
+    --------
+    >>> callback_list(None), len(callback_list(print)), len(callback_list([print, print]))
+    ([], 1, 2)
+    """
+    if callbacks is None:
+        return []
+    return [callbacks] if callable(callbacks) else list(callbacks)
+
+
 def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iteration", warn=True):
     """Iterate ``step`` until its change measure drops to ``tol`` or ``max_iter`` steps.
 

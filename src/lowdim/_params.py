@@ -132,6 +132,14 @@ class _CallableConstraint:
         return "a callable"
 
 
+class _CallableListConstraint:
+    def accepts(self, value):
+        return isinstance(value, (list, tuple)) and all(callable(c) for c in value)
+
+    def __str__(self):
+        return "a list of callables"
+
+
 class HasMethods:
     """An object with all the named methods (duck typing, e.g. an estimator with ``fit``).
 
@@ -156,6 +164,10 @@ ARRAY_LIKE = InstanceOf(list, tuple, np.ndarray, label="an array-like")
 BOOLEAN = InstanceOf(bool, np.bool_, label="a bool")
 RANDOM_STATE = _RandomStateConstraint()
 CALLABLE = _CallableConstraint()
+# every estimator's ``verbose``: a level (scikit-learn's int) or on/off (umap-learn's bool)
+VERBOSE = [Interval(int, 0, None, closed="left"), BOOLEAN]
+# ``callbacks``: ``callback(iteration, objective, state)``, alone or in a list (``_iterative.callback_list``)
+CALLBACKS = [NONE, CALLABLE, _CallableListConstraint()]
 
 
 def validate_params(estimator):

@@ -198,9 +198,9 @@ def read_data(args, say):
             )
         X, names, labels, row_ids, kinds, levels = _builtin(args.dataset, say)
         if transpose:
-            from ..io._readers import _transposed
+            from ..io import transposed
 
-            X, names, row_ids = _transposed(X, names, row_ids)
+            X, names, row_ids = transposed(X, names, row_ids)
             labels = None
             say(f"transposed: {X.shape[0]} samples x {X.shape[1]} features.")
     else:
@@ -262,7 +262,7 @@ def hover_columns(args, X, names, levels=None):
     missing = [c for c in chosen if c not in where]
     h5ad = bool(args.input) and str(args.input).lower().endswith(".h5ad") and not getattr(args, "transpose", False)
     if missing and h5ad:  # a cell's obs columns and genes, beside the matrix read
-        from ..io._anndata import h5ad_columns
+        from ..io import h5ad_columns
 
         extra = h5ad_columns(args.input, missing)
         if any(len(v) != X.shape[0] for v in extra.values()):
@@ -371,7 +371,7 @@ def _check_writable_folder(path):
 
 
 def _check_formats(tables, figures, pages):
-    from ..io._writers import WRITABLE
+    from ..io import WRITABLE
 
     for path in (p for p in tables if p):
         if os.path.splitext(path)[1].lower() not in WRITABLE:

@@ -24,7 +24,7 @@ def sibling(path, suffix):
 
 def run(args, say):
     from ..images import compress_image
-    from ..io._images import read_image, write_image
+    from ..io import read_image, write_image
     from ..plot import error_curve
 
     output = args.output or sibling(args.image, f"k{args.n_components}")

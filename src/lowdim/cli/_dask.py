@@ -63,7 +63,7 @@ def dask_client(address, say):
 
 def check_lazy_arguments(args):
     """Refuse what --dask cannot do before any cluster is started or reached."""
-    from ..io._lazy import lazy_format
+    from ..io import lazy_format
 
     if args.dataset or not args.input:
         raise UsageError(
@@ -81,7 +81,7 @@ def check_lazy_arguments(args):
 
 def load_lazy(args, say):
     """``(X, feature_names, labels)`` with X (and labels) as dask arrays."""
-    from ..io._lazy import read_lazy
+    from ..io import read_lazy
 
     table = read_lazy(args.input, key=args.key, label_column=args.label_column, exclude=args.exclude)
     X = table.X
@@ -98,7 +98,7 @@ def fit_progress(args, description):
 
 def _write(args, Z, names, labels, say):
     from .._progress import progress_bar
-    from ..io._lazy import write_blocks
+    from ..io import write_blocks
 
     quiet = args.quiet or args.json
     with progress_bar(total=Z.shape[0], desc="writing", unit="row", disable=quiet) as bar:

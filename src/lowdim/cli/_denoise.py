@@ -28,7 +28,7 @@ def psnr(image, reference):
 def run(args, say):
     from ..exceptions import DataFileError
     from ..images import denoise_image
-    from ..io._images import read_image, write_image
+    from ..io import read_image, write_image
 
     output = args.output or sibling(args.image, "denoised")
     check_outputs(args, output)

@@ -37,7 +37,7 @@ def load_faces(path):
 
         return load_orl_faces()
     if os.path.isdir(path):
-        from ..io._images import read_image_folder
+        from ..io import read_image_folder
 
         return read_image_folder(path)
     if path.endswith(".npz"):

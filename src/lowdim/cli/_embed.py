@@ -76,7 +76,7 @@ def run(args, say):
 def check_result_h5ad(args, key, kind, graph=False):
     """-o OUT.h5ad from an .h5ad input: the key (and with ``graph``, scanpy's neighbour
     graph) checked before any work."""
-    from ..io._anndata import check_h5ad_key
+    from ..io import check_h5ad_key
 
     if args.output and args.output.lower().endswith(".h5ad"):
         source = args.input if args.input and args.input.lower().endswith(".h5ad") else None

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._iterative import LoopResult, best_of_restarts, run_loop
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from ..linalg import column_moments
@@ -116,7 +116,7 @@ class BayesianGaussianMixture(GaussianMixture):
         "covariance_prior": [NONE, ARRAY_LIKE, Interval(float, 0, None, closed="neither")],
         "random_state": [RANDOM_STATE],
         "warm_start": [BOOLEAN],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "verbose_interval": [Interval(int, 1, None, closed="left")],
     }
 

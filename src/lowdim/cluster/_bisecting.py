@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._iterative import best_of_restarts
-from .._params import BOOLEAN, CALLABLE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import BOOLEAN, CALLABLE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_weight
 from ..linalg import sq_euclidean
@@ -130,7 +130,7 @@ class BisectingKMeans(CentroidClusterer):
         "n_init": [Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
         "max_iter": [Interval(int, 1, None, closed="left")],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "tol": [Interval(float, 0, None, closed="left")],
         "copy_x": [BOOLEAN],
         "algorithm": [Options({"lloyd", "elkan"})],

@@ -6,8 +6,18 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import DensityScoreMixin, ValidatedInputMixin
-from .._iterative import LoopResult, best_of_restarts, run_loop
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._iterative import LoopResult, best_of_restarts, callback_list, run_loop
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from .._warnings import warn_user
@@ -181,10 +191,10 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         "means_init": [NONE, ARRAY_LIKE],
         "precisions_init": [NONE, ARRAY_LIKE],
         "random_state": [RANDOM_STATE],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "verbose_interval": [Interval(int, 1, None, closed="left")],
         "warm_start": [BOOLEAN],
-        "callbacks": [NONE, InstanceOf(list, tuple)],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -284,7 +294,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
             (params, -np.inf),
             max_iter=self.max_iter,
             tol=self.tol,
-            callbacks=self.callbacks or (),
+            callbacks=callback_list(self.callbacks),
             verbose=self.verbose_interval if self.verbose else 0,
             label="GaussianMixture EM",
         )

@@ -8,7 +8,6 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
-from .._kernels.components import connected_components
 from .._memory import require_memory
 from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
 from ..linalg import pairwise_distances
@@ -271,6 +270,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         n, fewest = X.shape[0], max(m - 1, 1)
         if sp.issparse(X):  # every stored distance: the more edges, the nearer the exact tree
             D = sp.csr_matrix(X, dtype=np.float64)
+            from .._kernels.components import connected_components
+
             pieces = connected_components(D + D.T)[0]
             if pieces > 1:  # no stored distance joins them: nothing to build one tree from
                 raise ValueError(
@@ -427,6 +428,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
                 parent[int(L[r, 0])] = parent[int(L[r, 1])] = n + r
         joined = np.flatnonzero(parent[: 2 * n - 2] != np.arange(2 * n - 2))
         G = coo_matrix((np.ones(joined.size), (joined, parent[joined])), shape=(2 * n - 1, 2 * n - 1))
+        from .._kernels.components import connected_components
+
         _, comp = connected_components(G.tocsr())  # union-find: one direction suffices
         comp = comp[:n]
         sizes = np.bincount(comp)

@@ -3,8 +3,18 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._iterative import best_of_restarts, iteration_bar
-from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._iterative import best_of_restarts, callback_list, iteration_bar
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLABLE,
+    CALLBACKS,
+    RANDOM_STATE,
+    VERBOSE,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_array, check_sample_weight, warn_constant_features
 from ..distributed import check_dask_array, is_dask_array, progress_wanted
@@ -146,10 +156,10 @@ class KMeans(CentroidClusterer):
         "max_iter": [Interval(int, 1, None, closed="left")],
         "tol": [Interval(float, 0, None, closed="left")],
         "algorithm": [Options({"auto", "lloyd", "elkan", "hamerly"})],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "random_state": [RANDOM_STATE],
         "copy_x": [BOOLEAN],
-        "callbacks": [NONE, InstanceOf(list, tuple)],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -208,7 +218,7 @@ class KMeans(CentroidClusterer):
                 max_iter=self.max_iter,
                 tol=self.tol,
                 rng=check_random_state(self.random_state),
-                callbacks=self.callbacks or (),
+                callbacks=callback_list(self.callbacks),
                 verbose=self.verbose,
             )
         warn_constant_features(fit.variances, name, CLUSTER_NOTE)
@@ -255,7 +265,7 @@ class KMeans(CentroidClusterer):
                 loop = {
                     "max_iter": self.max_iter,
                     "tol": self.tol * mean_var,
-                    "callbacks": [*(self.callbacks or ()), *tick],
+                    "callbacks": [*callback_list(self.callbacks), *tick],
                     "verbose": self.verbose >= 2,
                 }
                 if sparse:

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_weight
 from ..distributed import is_dask_array, label_blocks, progress_wanted, stream_partial_fit
@@ -106,7 +106,7 @@ class MiniBatchKMeans(CentroidClusterer):
         "init": [Options(set(INITS)), CALLABLE, ARRAY_LIKE],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "batch_size": [Interval(int, 1, None, closed="left")],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "compute_labels": [BOOLEAN],
         "random_state": [RANDOM_STATE],
         "tol": [Interval(float, 0, None, closed="left")],

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
-from .._params import BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from ..decomposition import KERNELS, kernel_matrix
 from ..linalg import sq_euclidean
@@ -98,7 +98,7 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         "coef0": [Interval(float, None, None)],
         "kernel_params": [NONE, InstanceOf(dict)],
         "n_jobs": [NONE, Interval(int, None, None)],
-        "verbose": [BOOLEAN, Interval(int, 0, None, closed="left")],
+        "verbose": VERBOSE,
     }
 
     def __init__(

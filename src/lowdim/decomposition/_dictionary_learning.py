@@ -6,7 +6,7 @@ import numpy as np
 
 from .._estimator import ComponentTransformer
 from .._iterative import STOP, SmoothedObjective, run_loop
-from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
@@ -21,7 +21,7 @@ _SHARED = {
     "n_jobs": [NONE, Interval(int, None, None)],
     "dict_init": [NONE, ARRAY_LIKE],
     "callback": [NONE, CALLABLE],
-    "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+    "verbose": VERBOSE,
     "transform_algorithm": [Options(set(ALGORITHMS))],
     "transform_n_nonzero_coefs": [NONE, Interval(int, 1, None, closed="left")],
     "transform_alpha": [NONE, Interval(float, 0, None, closed="left")],

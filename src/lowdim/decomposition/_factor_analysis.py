@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, Interval, Options
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options
 from ._latent_base import LatentGaussianMixin, principal_init
 from ._latent_gaussian import em_from_moments
 from ._rotation import orthomax
@@ -79,7 +79,7 @@ class FactorAnalysis(LatentGaussianMixin):
         "max_iter": [Interval(int, 1, None, closed="left")],
         "noise_variance_init": [NONE, ARRAY_LIKE],
         "rotation": [NONE, Options({"varimax", "quartimax"})],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "svd_method": [Options({"lapack", "randomized"})],
         "iterated_power": [Interval(int, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],

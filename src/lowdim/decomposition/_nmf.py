@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer
 from .._iterative import run_loop
-from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import CenteredData, column_moments, randomized_svd, symmetric_from_upper, syrk_upper, top_eigh
@@ -246,7 +246,7 @@ class NMF(_Factorization):
         "alpha_W": [Interval(float, 0, None, closed="left")],
         "alpha_H": [Interval(float, 0, None, closed="left"), Options({"same"})],
         "l1_ratio": [Interval(float, 0, 1, closed="both")],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "shuffle": [BOOLEAN],
     }
 
@@ -552,7 +552,7 @@ class MatrixFactorization(_Factorization):
         "tol": [Interval(float, 0, None, closed="left")],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=None, *, alpha=1e-6, tol=1e-6, max_iter=500, random_state=None, verbose=0):

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ComponentTransformer, DensityScoreMixin
-from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import (
     check_finite,
@@ -199,7 +199,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         "n_oversamples": [Interval(int, 1, None, closed="left")],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "svd_solver": [NONE, Options(set(_SKLEARN_SOLVER_NAMES))],
         "power_iteration_normalizer": [Options({"auto", "QR", "LU", "none"})],
     }

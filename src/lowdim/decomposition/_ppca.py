@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._params import BOOLEAN, NONE, RANDOM_STATE, Interval, Options
+from .._params import NONE, RANDOM_STATE, VERBOSE, Interval, Options
 from ._latent_base import LatentGaussianMixin, principal_init
 from ._latent_gaussian import em_from_moments, loglik_from_moments
 
@@ -63,7 +63,7 @@ class ProbabilisticPCA(LatentGaussianMixin):
         "max_iter": [Interval(int, 1, None, closed="left")],
         "tol": [Interval(float, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
     }
 
     def __init__(self, n_components=None, *, method="auto", max_iter=1000, tol=1e-8, random_state=None, verbose=0):

@@ -4,7 +4,7 @@ transposed, centred data (the sparse codes of the features are the loadings)."""
 import numpy as np
 
 from .._estimator import ComponentTransformer
-from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
 from ._dictionary_learning import DictionaryLearning, MiniBatchDictionaryLearning, learn_dictionary
@@ -18,7 +18,7 @@ _SHARED = {
     "tol": [Interval(float, 0, None, closed="left")],
     "method": [Options({"lars", "cd"})],
     "n_jobs": [NONE, Interval(int, None, None)],
-    "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+    "verbose": VERBOSE,
     "random_state": [RANDOM_STATE],
 }
 

@@ -5,7 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer, EmbeddingMixin
-from .._params import NONE, RANDOM_STATE, Interval, Options, validate_params
+from .._params import NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
 from ..decomposition import PCA
@@ -123,7 +123,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         "random_landmarking": [Options({True, False})],
         "n_jobs": [NONE, Interval(int, None, None)],
         "random_state": [RANDOM_STATE],
-        "verbose": [Interval(int, 0, None, closed="left"), Options({True, False})],
+        "verbose": VERBOSE,
     }
 
     def __init__(

@@ -10,8 +10,18 @@ from scipy.sparse.csgraph import reverse_cuthill_mckee
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
-from .._iterative import iteration_bar
-from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._iterative import callback_list, iteration_bar
+from .._params import (
+    ARRAY_LIKE,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
 from ..distributed import check_dask_array, is_dask_array
@@ -53,11 +63,11 @@ SHARED_CONSTRAINTS = {
     "metric": [Options(set(INDEX_METRICS))],
     "metric_params": [NONE, InstanceOf(dict)],
     "init": [Options({"pca", "spectral", "random"}), ARRAY_LIKE],
-    "verbose": [Interval(int, 0, None, closed="left")],
+    "verbose": VERBOSE,
     "random_state": [RANDOM_STATE],
     "early_exaggeration_iter": [Interval(int, 0, None, closed="left")],
     "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
-    "callbacks": [NONE, CALLABLE, InstanceOf(list, tuple, label="a list of callables")],
+    "callbacks": CALLBACKS,
 }
 
 
@@ -360,7 +370,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         ``order``), through ``phases`` (default: the estimator's). Returns the embedding
         in the original order, the final KL and the iteration count."""
         objective = make_objective(P)
-        given = [self.callbacks] if callable(self.callbacks) else list(self.callbacks or ())
+        given = callback_list(self.callbacks)
         callbacks = [_in_original_order(callback, order) for callback in given]
         phases = phases or self._phases()
         label = type(self).__name__

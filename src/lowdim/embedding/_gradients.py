@@ -9,7 +9,6 @@ gradient of KL(P || Q) is then ``2 (dof + 1) / dof * (A - R / Z)`` with ``A`` th
 attraction.
 """
 
-import numba
 import numpy as np
 import scipy.fft
 
@@ -209,6 +208,8 @@ def _grid_potentials(grid, spacing, dof):
     d2 = (np.arange(half[0] + 1) * spacing[0])[:, None] ** 2 + (np.arange(half[1] + 1) * spacing[1])[None, :] ** 2
     w = 1.0 / (1.0 + d2 / dof)
     k1 = w if dof == 1.0 else w ** (0.5 * (dof + 1.0))
+    import numba
+
     workers = numba.get_num_threads()
     quarter = scipy.fft.dctn(np.stack([k1 * w, k1]).astype(np.float32), type=1, axes=(1, 2), workers=workers)
     kernels = np.concatenate([quarter, quarter[:, -2:0:-1]], axis=1)  # mirror the first axis: (2, L0, L1 / 2 + 1)

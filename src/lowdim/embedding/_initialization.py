@@ -6,7 +6,6 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence
 
-from .._kernels.components import connected_components
 from .._threads import blas_limit
 from .._validation import check_array
 from .._warnings import warn_user
@@ -128,6 +127,8 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
         if n_components >= n - 1:
             return rng.normal(0.0, INIT_STD, size=(n, n_components))
         affinities = sp.csr_matrix(affinities)
+        from .._kernels.components import connected_components
+
         count, labels = connected_components(affinities)
         coded = getattr(index, "metric", None) == "gower"  # a mixed table's codes: no centroids either
         if count > 1 and not precomputed and not coded and isinstance(X, np.ndarray):  # pieces laid out apart

@@ -5,8 +5,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
-from .._kernels.pacmap import CHUNKS, adam_step, anchored_gradient, pair_gradient
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count
 from ..neighbors import (
@@ -152,7 +151,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         "random_state": [RANDOM_STATE],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "precomputed_knn": PRECOMPUTED_KNN,
-        "verbose": [Options({True, False})],
+        "verbose": VERBOSE,
     }
 
     def __init__(
@@ -289,6 +288,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
 
     def _optimize(self, Y, gradient, desc):
         """Adam over the three phases; ``gradient(Y, weights, out)`` fills ``out``."""
+        from .._kernels.pacmap import adam_step
         from .._progress import progress_bar
 
         phases = self._phases()
@@ -317,6 +317,8 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         P = self._preprocess(X, fitting=True)
         near, mid, far = self._pairs(P, rng)
         Y = self._initial(P, rng)
+        from .._kernels.pacmap import CHUNKS, pair_gradient
+
         buffers = np.empty((CHUNKS, *Y.shape), dtype=Y.dtype)
 
         def gradient(Y, weights, out):
@@ -359,6 +361,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         far = rows_from_pairs(self.pair_FP_, n_train, "pair_FP_")[nearest]
         reference = np.ascontiguousarray(self.embedding_, dtype=np.float32)
         Y = reference[near].mean(axis=1)
+        from .._kernels.pacmap import anchored_gradient
 
         def gradient(Y, weights, out):
             anchored_gradient(Y, reference, near, mid, far, *weights, out)

@@ -3,8 +3,6 @@
 
 import numpy as np
 
-from .._kernels.pacmap import first_not_near, second_closest
-
 MID_NEAR_CANDIDATES = 6  # a mid-near partner is the second closest of six random points
 EXTRA_NEIGHBORS = 50  # near partners are chosen among the n_neighbors + 50 nearest
 
@@ -44,6 +42,8 @@ def mid_near_partners(X, k, rng, candidate_distances=None):
         return np.full((n, max(k, 0)), -1, dtype=np.int32)
     candidates = random_others(rng, n, n, (k, min(MID_NEAR_CANDIDATES, n - 1)), True)
     if candidate_distances is None:
+        from .._kernels.pacmap import second_closest
+
         return second_closest(X, X, candidates)
     D = candidate_distances(X, candidates.reshape(n, -1)).reshape(candidates.shape)
     second = np.argsort(D, axis=2, kind="stable")[:, :, min(1, candidates.shape[2] - 1)]
@@ -57,6 +57,8 @@ def further_partners(near, k, rng):
         return np.full((n, 0), -1, dtype=np.int32)
     spare = 2 * k + 16  # enough draws that k of them miss the near partners
     candidates = random_others(rng, n, n, (spare,), n > 1)
+    from .._kernels.pacmap import first_not_near
+
     return first_not_near(candidates, near, k, True)
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
 from .._warnings import warn_user
@@ -181,7 +181,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         "weights": [NONE, ARRAY_LIKE],
         "use_dist_matrix": [BOOLEAN],
         "knn_tuple": [NONE, InstanceOf(tuple)],
-        "verbose": [BOOLEAN],
+        "verbose": VERBOSE,
         "weight_adj": [NONE, Interval(float, None, None)],
         "weight_temp": [Interval(float, 0, None, closed="left")],
         "apply_pca": [BOOLEAN],

@@ -9,9 +9,20 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
-from .._kernels.components import connected_components
+from .._iterative import callback_list
 from .._kernels.output_spaces import CODES as OUTPUT_METRICS
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_array, check_sample_count
 from .._warnings import warn_user
@@ -173,8 +184,13 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
         Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).
-    verbose : bool, default=False
+    verbose : bool or int, default=False
         Show a progress bar over the layout epochs (tqdm, on standard error).
+    callbacks : callable or list of callables, optional
+        Each is called after every layout epoch as ``callback(epoch, objective, Y)``:
+        ``Y`` is the layout so far (one row per distinct row when ``unique=True``) and
+        ``objective`` is NaN (UMAP's cross-entropy is not computed). Returning True
+        stops the layout there.
 
     Attributes
     ----------
@@ -251,7 +267,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         "random_state": [RANDOM_STATE],
         "n_jobs": [NONE, Interval(int, None, None)],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
-        "verbose": [Options({True, False})],
+        "verbose": VERBOSE,
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -293,6 +310,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         n_jobs=None,
         neighbors_algorithm="auto",
         verbose=False,
+        callbacks=None,
     ):
         self.n_neighbors = n_neighbors
         self.n_components = n_components
@@ -330,6 +348,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         self.n_jobs = n_jobs
         self.neighbors_algorithm = neighbors_algorithm
         self.verbose = verbose
+        self.callbacks = callbacks
 
     def _check_relations(self):
         """Parameters that constrain one another, checked right after each one's own
@@ -433,6 +452,8 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
             bar.set_postfix_str("connected components")
             # as umap-learn: no edges between components in the layout (a joining edge would
             # drag a thread of points between two groups); the spectral start places them apart
+            from .._kernels.components import connected_components
+
             n_comp = connected_components(W)[0]
             if n_comp > 1:
                 warn_components(
@@ -570,7 +591,7 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
                 gamma=self.repulsion_strength,
                 negative_sample_rate=self.negative_sample_rate,
                 learning_rate=self.learning_rate if learning_rate is None else learning_rate,
-                callbacks=[count_epoch],
+                callbacks=[count_epoch, *callback_list(self.callbacks)],
                 density=density,
                 output_metric=self._output_space(),
             )

@@ -4,6 +4,8 @@ samples, a linearly decaying learning rate (the kernel is ``_kernels/umap_sgd``)
 import numpy as np
 import scipy.sparse as sp
 
+from .._iterative import run_loop
+
 
 def optimize_layout(
     Y,
@@ -48,7 +50,8 @@ def optimize_layout(
         each edge pulls both its ends, each at its own row's visit: umap-learn's
         optimiser without moving the other end; random numbers keyed by edge position).
     callbacks : sequence of callables
-        ``callback(epoch, Y) -> stop?`` after every epoch.
+        ``callback(epoch, objective, Y) -> stop?`` after every epoch (the shared loop's
+        signature; UMAP's cross-entropy is not computed, so ``objective`` is NaN).
     density : Density, optional
         densMAP: in its last epochs the layout also raises the correlation between
         the embedding's local radii and the data's.
@@ -72,11 +75,13 @@ def optimize_layout(
     """
     layout = Layout(Y, W, n_epochs, a, b, seed, gamma, negative_sample_rate, learning_rate, reference, density)
     layout.output_metric = (int(output_metric[0]), float(output_metric[1]))
-    for epoch in range(1, n_epochs + 1):
-        layout.step(epoch)
-        if any(cb(epoch, Y) for cb in callbacks):
-            return epoch
-    return n_epochs
+    epochs = iter(range(1, n_epochs + 1))
+
+    def step(Y):
+        layout.step(next(epochs))
+        return Y, float("nan"), float("nan")
+
+    return run_loop(step, Y, max_iter=n_epochs, tol=None, callbacks=callbacks, warn=False, label="UMAP layout").n_iter
 
 
 class Layout:

@@ -1,14 +1,24 @@
 """Files: data tables (CSV/TSV, NPY/NPZ, Parquet, HDF5, .h5ad), images, safe model files."""
 
 from ..exceptions import DataFileError
-from ._anndata import write_h5ad
+from ._anndata import check_h5ad_key, h5ad_columns, write_h5ad
 from ._atomic import atomic_path
-from ._images import read_image_folder
+from ._images import read_image, read_image_folder, write_image
+from ._lazy import lazy_format, read_lazy, write_blocks
 from ._model_files import load, save, saved_columns
-from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table
-from ._writers import write_table
+from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table, transposed
+from ._writers import WRITABLE, write_table
 
 __all__ = [
+    "WRITABLE",
+    "check_h5ad_key",
+    "h5ad_columns",
+    "lazy_format",
+    "read_image",
+    "read_lazy",
+    "transposed",
+    "write_blocks",
+    "write_image",
     "write_h5ad",
     "DataFileError",
     "MISSING_POLICIES",

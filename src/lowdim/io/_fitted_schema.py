@@ -78,12 +78,12 @@ def check_fitted(estimator, attributes):
     read from a file) fit the class's entry in ``FITTED``: every attribute the class
     always has is there, each has its kind and number of axes, floats are float32 or
     float64 (and finite where a working model's are), and the axes tied to one size all
-    equal it (``n_features_in_``, the components, ...). Classes without an entry are
-    left to the probe (``check_usable``)."""
+    equal it (``n_features_in_``, the components, ...). A class without an entry is
+    refused: nothing says what its models hold."""
     cls = type(estimator).__name__
     table = FITTED.get(cls)
     if table is None:
-        return
+        _refuse(cls, "lowdim has no table of what its fitted models hold (io/_fitted_table.py)")
     missing = sorted(set(table["always"]) - set(attributes))
     if missing:
         _refuse(cls, f"it lacks {', '.join(missing)}")

@@ -14,6 +14,22 @@ MAX_PIXELS = 100_000_000
 def read_image(path, *, grey=False):
     """An image as floats in [0, 1]: (H, W) grey or (H, W, 3) colour.
 
+    Parameters
+    ----------
+    path : str or path-like
+        A PNG, JPEG, PGM, ... file that Pillow reads (at most ``MAX_PIXELS`` pixels).
+    grey : bool, default=False
+        Convert a colour image to grey.
+
+    Returns
+    -------
+    ndarray of shape (H, W) or (H, W, 3)
+
+    Raises
+    ------
+    DataFileError
+        The file is missing, too large or not an image.
+
     Examples
     --------
     >>> import numpy as np, tempfile, os
@@ -44,8 +60,16 @@ def read_image(path, *, grey=False):
 
 
 def write_image(path, pixels, overwrite=True):
-    """Write floats in [0, 1] (clipped) as an 8-bit image; format by extension;
-    ``overwrite=False`` refuses a file that exists when it is written.
+    """Write floats in [0, 1] (clipped) as an 8-bit image, atomically.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Where to write; the extension chooses the format (.png, .jpg, ...).
+    pixels : array-like of shape (H, W) or (H, W, 3)
+        Values in [0, 1]; others are clipped.
+    overwrite : bool, default=True
+        False: refuse a file that exists when it is written.
 
     Examples
     --------

@@ -34,6 +34,19 @@ class LazyTable:
 def lazy_format(path):
     """'zarr', 'parquet' (a file or a folder of them) or 'hdf5', from the path.
 
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    DataFileError
+        The path names none of the formats read lazily, with the formats that are.
+
     Examples
     --------
     >>> lazy_format("cells.zarr"), lazy_format("data.h5")
@@ -55,7 +68,23 @@ def lazy_format(path):
 
 
 def read_lazy(path, *, key=None, label_column=None, exclude=()):
-    """Open ``path`` as a ``LazyTable`` (see ``lazy_format`` for what is read).
+    """Open ``path`` as a ``LazyTable``: its rows as a dask array, read block by block.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A Zarr store, a Parquet file or folder of them, or an HDF5 file (see
+        ``lazy_format``).
+    key : str, optional
+        The HDF5 dataset (or Zarr array in a group) to read.
+    label_column : str, optional
+        A Parquet column of labels, kept out of the data.
+    exclude : sequence of str
+        Parquet columns to leave out.
+
+    Returns
+    -------
+    LazyTable
 
     Examples
     --------

@@ -25,11 +25,13 @@ from importlib import import_module
 import numpy as np
 import scipy.sparse as sp
 
+from .._exports import EXPORTS
 from .._memory import available_bytes
 from .._params import validate_params
 from ..exceptions import UntrustedModelError
 from ._atomic import atomic_path
 from ._fitted_schema import check_fitted
+from ._fitted_table import FITTED
 from ._model_check import check_usable
 
 FORMAT_VERSION = 2  # 2: pipelines of registered steps and the input's column names
@@ -63,11 +65,9 @@ NOT_SAVED = ("AlignedUMAP", "SparseCoder")
 
 
 def _registry():
-    from .. import _EXPORTS
-
     return {
         name: module
-        for name, module in _EXPORTS.items()
+        for name, module in EXPORTS.items()
         if module in ESTIMATOR_PACKAGES and name[:1].isupper() and name not in NOT_SAVED
     }
 
@@ -222,6 +222,11 @@ def _step_manifest(estimator, prefix=""):
     cls = type(estimator).__name__
     if cls not in REGISTRY or registered_class(cls) is not type(estimator):
         raise TypeError(f"cannot save {cls}: only lowdim estimators ({', '.join(REGISTRY)}) can be saved.")
+    if cls not in FITTED:  # a method added without its entry: its files could not be checked when loaded
+        raise TypeError(
+            f"cannot save {cls}: io/_fitted_table.py has no entry for it, so its model files could not be "
+            f"checked when loaded; write the entry with: python tests/test_model_schema.py {cls}"
+        )
     params = {}
     for key, value in estimator.get_params(deep=False).items():
         if isinstance(value, np.random.Generator | np.random.RandomState) or key in FIT_INPUTS:

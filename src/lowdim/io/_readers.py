@@ -338,10 +338,10 @@ def _shaped(path, fmt, table, transpose, missing):
     if transpose:
         if table.mixed:
             raise DataFileError(f"{path}: --transpose turns columns into samples; this table has category columns.")
-        X, names, row_ids = _transposed(X, names, row_ids)
+        X, names, row_ids = transposed(X, names, row_ids)
         notes.append(f"{path}: transposed: {X.shape[0]} samples (the file's columns) x {X.shape[1]} features.")
     elif fmt == "csv":
-        notes.extend(_looks_transposed(path, X))
+        notes.extend(_lookstransposed(path, X))
     if missing == "drop" and row_ids is not None and X.dtype.kind == "f":
         row_ids = row_ids[~np.isnan(X).any(axis=1)]  # the rows the policy keeps
     if table.mixed and missing == "error" and np.isnan(X).any():  # Gower's distance skips gaps pair by pair
@@ -425,7 +425,7 @@ ROW_SCALE_SPREAD = 0.7
 COLUMN_SCALE_SHARE = 0.25
 
 
-def _looks_transposed(path, X):
+def _lookstransposed(path, X):
     """A note suggesting --transpose when the rows look like variables: their typical
     sizes differ by factors (grams of cheese and of potatoes; counts of two genes) while
     the columns' agree (countries; cells). A table of samples has it the other way round."""
@@ -445,8 +445,29 @@ def _looks_transposed(path, X):
     return []
 
 
-def _transposed(X, names, row_ids):
+def transposed(X, names, row_ids):
     """Columns as samples: the data transposed, the old row ids (or ``row1``, ...) as
-    feature names and the old column names as row ids."""
+    feature names and the old column names as row ids (``--transpose``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_columns)
+    names : sequence of str
+        The column names.
+    row_ids : sequence or None
+        The row ids, if the table had them.
+
+    Returns
+    -------
+    X_t : ndarray of shape (n_columns, n_rows)
+    features : list of str
+    ids : ndarray of str
+
+    Examples
+    --------
+    >>> X_t, features, ids = transposed(np.arange(6.0).reshape(2, 3), ["a", "b", "c"], None)
+    >>> X_t.shape, features, ids.tolist()
+    ((3, 2), ['row1', 'row2'], ['a', 'b', 'c'])
+    """
     features = list(row_ids) if row_ids is not None else [f"row{i + 1}" for i in range(X.shape[0])]
     return np.ascontiguousarray(X.T), [str(f) for f in features], np.asarray(names, dtype=str)

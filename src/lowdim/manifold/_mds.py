@@ -7,7 +7,7 @@ from sklearn.utils._available_if import available_if
 from .._estimator import ValidatedInputMixin
 from .._iterative import best_of_restarts
 from .._memory import require_memory
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_array, check_sample_count, warn_constant_features
 from .._warnings import warn_user
@@ -111,7 +111,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         "weights": [NONE, ARRAY_LIKE],
         "solver": [Options({"smacof", "classical"})],
         "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
-        "verbose": [Interval(int, 0, None, closed="left"), BOOLEAN],
+        "verbose": VERBOSE,
         "n_jobs": [NONE, Interval(int, None, None)],
         "dissimilarity": [Options({"deprecated", "euclidean", "precomputed"})],
         "metric_params": [NONE, InstanceOf(dict)],

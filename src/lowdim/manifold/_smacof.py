@@ -3,7 +3,6 @@
 import numpy as np
 
 from .._iterative import run_loop
-from .._kernels.stress import guttman_pass
 from ..linalg import sq_euclidean
 
 
@@ -65,6 +64,8 @@ def smacof(delta, n_components, init, *, weights=None, metric=True, max_iter=300
     >>> r.objective < 1e-10
     True
     """
+    from .._kernels.stress import guttman_pass
+
     n = delta.shape[0]
     W = np.ones((n, n)) if weights is None else np.asarray(weights, dtype=np.float64)
     np.fill_diagonal(W, 0.0)

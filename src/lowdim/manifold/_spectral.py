@@ -8,7 +8,6 @@ from scipy.sparse.linalg import LinearOperator, aslinearoperator
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
-from .._kernels.normalized_graph import normalized_values
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
@@ -176,6 +175,8 @@ def _normalized_affinity(A, keep_diagonal=False):
         scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
         return scale[:, None] * A * scale[None, :], scale
     A = sp.csr_matrix(A)
+    from .._kernels.normalized_graph import normalized_values
+
     values, scale = normalized_values(A.indptr, A.indices, A.data, keep_diagonal)
     return sp.csr_matrix((values, A.indices, A.indptr), shape=A.shape), scale
 

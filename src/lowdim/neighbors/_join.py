@@ -14,7 +14,6 @@ edge either search found for it, and every round at least halves their number.""
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels.components import connected_components
 from .._warnings import warn_user
 from ..linalg import row_norms_sq, sq_euclidean
 from ._approximate import approximate_available
@@ -69,9 +68,12 @@ def join_components(G, X, *, name="graph", index=None, edge_weight=None):
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
     ...     J = join_components(G, X)
+    >>> from scipy.sparse.csgraph import connected_components
     >>> connected_components(J)[0], float(J[1, 2])
     (1, 9.0)
     """
+    from .._kernels.components import connected_components
+
     n_comp, labels = connected_components(G)
     if n_comp == 1:
         return G
