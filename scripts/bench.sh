@@ -9,5 +9,5 @@ shift
 script="$root/benchmarks/bench_$name.py"
 [ -f "$script" ] || { echo "no benchmark $script" >&2; exit 2; }
 bash "$root/scripts/debian-packages.sh" dataset-fashion-mnist
-bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,bench,graph
+bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,bench,graph,neural
 exec "$root/.venv/bin/python" "$script" "$@"

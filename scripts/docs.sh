@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/debian-packages.sh" dataset-fashion-mnist chromium chromium-driver
-bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,docs,graph
+bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,docs,graph,neural
 cd "$root/docs"
 rm -rf generated auto_examples _build/html
 exec "$root/.venv/bin/python" -m sphinx -W --keep-going -q -b html . _build/html "$@"

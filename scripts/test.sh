@@ -9,7 +9,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/debian-packages.sh" chromium chromium-driver dataset-fashion-mnist
-bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,docs,graph
+bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,docs,graph,neural
 cd "$root"
 .venv/bin/ruff check src tests benchmarks examples docs/conf.py
 .venv/bin/ruff format --check --quiet src tests benchmarks examples docs/conf.py

@@ -133,7 +133,10 @@ LAYERS = (
     ("files", ("lowdim.io", "lowdim.datasets")),
     ("applications", ("lowdim.images",)),
     ("composite estimators", ("lowdim.diffusion",)),
-    ("estimators", ("lowdim.cluster", "lowdim.embedding", "lowdim.manifold", "lowdim.decomposition")),
+    (
+        "estimators",
+        ("lowdim.neural", "lowdim.cluster", "lowdim.embedding", "lowdim.manifold", "lowdim.decomposition"),
+    ),
     ("preprocessing", ("lowdim.preprocessing", "lowdim._mixed_input")),
     ("quality", ("lowdim.metrics",)),
     ("infrastructure", ("lowdim.neighbors", "lowdim.linalg", "lowdim.distributed")),

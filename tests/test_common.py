@@ -50,6 +50,7 @@ NUMERIC_IDS = [cls.__name__ for cls in NUMERIC]
 # of table beside its checks, not in the estimators).
 # Fitted by iteration to a tolerance: runs agree to about that tolerance, not to rounding.
 ITERATIVE = {
+    "AutoEncoder",
     "BayesianGaussianMixture",
     "DictionaryLearning",
     "MiniBatchDictionaryLearning",
@@ -72,11 +73,13 @@ ITERATIVE = {
     "TSNE",
     "UMAP",
 }
-# Chaotic: a difference in the last bit of the input grows to whole units of the output.
-AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP", "TriMap"}
+# Chaotic: a difference in the last bit of the input grows to whole units of the output
+# (the autoencoder: float32 training steps from a last-bit difference in the scaled data).
+AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP", "TriMap", "AutoEncoder"}
 # Seeded draws that follow the rows' order (PHATE's SGD visits the pairs by index, its
-# landmark k-means samples rows): permuted rows are another draw of the same structure.
-ROW_ORDER_DRAWS = {"PHATE"}
+# landmark k-means samples rows; the autoencoder's held-out rows and batches are drawn by
+# position): permuted rows are another draw of the same structure.
+ROW_ORDER_DRAWS = {"PHATE", "AutoEncoder"}
 # The largest n_components: bounded by the points ('samples'), or unbounded ('none': an
 # overcomplete factorisation is valid; 'projection': a random matrix needs only the shape,
 # more outputs than features is warned); min(n_samples, n_features) otherwise.
@@ -124,6 +127,9 @@ COUNTS_SELF = {"UMAP", "Leiden", "Louvain", "SpectralClustering", "DiffusionMap"
 # Online fits whose running sums forget: each step moves the factors by a share of
 # themselves, so a tol of 1e-10 is never met; a fixed number of passes instead.
 FIXED_PASSES = {"MiniBatchNMF": {"tol": 0.0, "max_no_improvement": None, "max_iter": 100}}
+# Small networks trained briefly: the checks test the estimator's protocol, and a fit of
+# the default 256- and 128-wide layers for 200 epochs per check would dominate the suite.
+SMALL = {"AutoEncoder": {"hidden_layer_sizes": (8,), "max_iter": 30, "n_iter_no_change": 3, "tol": 0.05}}
 # A prior estimated from the data (the covariance of X): one sample is too few by default.
 PRIOR_FROM_DATA = {"BayesianGaussianMixture"}
 # Spread of trustworthiness over local optima, where wider than the default 0.02.
@@ -180,7 +186,7 @@ def _instance(cls, **params):
     if "transform_algorithm" in est.get_params():  # dictionary learners: the fit codes by the lasso,
         # transform by OMP unless told otherwise (scikit-learn's check instances do the same)
         params.setdefault("transform_algorithm", "lasso_lars")
-    for name, value in FIXED_PASSES.get(cls.__name__, {}).items():
+    for name, value in {**FIXED_PASSES.get(cls.__name__, {}), **SMALL.get(cls.__name__, {})}.items():
         params.setdefault(name, value)
     if cls.__name__ in ITERATIVE and "tol" in est.get_params():
         params.setdefault("tol", 1e-10)  # converge fully, so runs can be compared closely

@@ -50,6 +50,7 @@ EXPORTS = {
     "SpectralEmbedding": "lowdim.manifold",
     "DiffusionMap": "lowdim.diffusion",
     "PHATE": "lowdim.diffusion",
+    "AutoEncoder": "lowdim.neural",
     "TSNE": "lowdim.embedding",
     "SNE": "lowdim.embedding",
     "UMAP": "lowdim.embedding",

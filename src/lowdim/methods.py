@@ -141,6 +141,13 @@ EMBEDDINGS = {
     "tsne": Method("TSNE", memory="tsne", summary="t-SNE"),
     "umap": Method("UMAP", memory="umap", summary="UMAP"),
     "pacmap": Method("PaCMAP", memory="pacmap", summary="PaCMAP (near, mid-near and further pairs)"),
+    "autoencoder": Method(
+        "AutoEncoder",
+        memory="neural",
+        needs=("jax",),
+        extra="neural",
+        summary="neural autoencoder: encoder and decoder networks trained to reconstruct (JAX)",
+    ),
 }
 
 # Leiden and Louvain: k found by themselves, the graph's memory, igraph and leidenalg

@@ -14,6 +14,31 @@ FITTED = {
             "n_leaves_": {"kind": "int", "ndim": None},
         },
     },
+    "AutoEncoder": {
+        "always": (
+            "decoder_weights_",
+            "decoder_widths_",
+            "encoder_weights_",
+            "encoder_widths_",
+            "loss_curve_",
+            "mean_",
+            "validation_scores_",
+        ),
+        "attributes": {
+            "best_loss_": {"kind": "float", "ndim": None},
+            "decoder_weights_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "decoder_widths_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "encoder_weights_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "encoder_widths_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "loss_curve_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "mean_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
+            "n_components_": {"kind": "int", "ndim": None},
+            "n_features_in_": {"kind": "int", "ndim": None},
+            "n_iter_": {"kind": "int", "ndim": None},
+            "scale_": {"kind": "float", "ndim": None},
+            "validation_scores_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+        },
+    },
     "BayesianGaussianMixture": {
         "always": (
             "covariance_prior_",

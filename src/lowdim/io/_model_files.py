@@ -58,6 +58,7 @@ ESTIMATOR_PACKAGES = (
     "lowdim.diffusion",
     "lowdim.cluster",
     "lowdim.preprocessing",
+    "lowdim.neural",
 )
 # AlignedUMAP: a sequence of maps, each a UMAP saved on its own; SparseCoder: nothing
 # learnt, its dictionary is the caller's array

@@ -1,0 +1,11 @@
+"""Neural encoders (the ``neural`` extra: JAX): the autoencoder, PCA's encoder/decoder
+picture with networks for f and g.
+
+The networks are data: layer widths, an activation and one flat float32 vector of
+weights, so model files hold them as arrays, with no code.
+"""
+
+from ._autoencoder import AutoEncoder
+from ._mlp import ACTIVATIONS, forward, initial_weights, layers, n_weights
+
+__all__ = ["ACTIVATIONS", "AutoEncoder", "forward", "initial_weights", "layers", "n_weights"]

@@ -1,0 +1,199 @@
+"""Mini-batch training of a loss over one flat weight vector: AdamW steps traced once by
+JAX (every batch padded to one shape, so a fit compiles once), an epoch loop in Python
+with early stopping on held-out rows, and the best weights kept."""
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._iterative import STOP, run_loop
+from .._warnings import warn_user
+from ..exceptions import ConvergenceWarning
+
+
+@dataclass
+class Schedule:
+    """How to train: AdamW's step and decay, batch size, epochs and the stopping rule.
+
+    Examples
+    --------
+    >>> Schedule(max_epochs=5).batch_size
+    256
+    """
+
+    learning_rate: float = 1e-3
+    weight_decay: float = 0.0
+    batch_size: int = 256
+    max_epochs: int = 200
+    tol: float = 1e-4
+    patience: int = 10
+
+
+@dataclass
+class Trained:
+    """What training gives back: the best weights and the curves that chose them."""
+
+    weights: np.ndarray
+    n_epochs: int
+    best_loss: float
+    loss_curve: list = field(default_factory=list)
+    validation_curve: list = field(default_factory=list)
+
+
+def padded_batches(n_rows, batch_size):
+    """``(rows, mask)`` pairs covering ``n_rows`` rows in batches of exactly
+    ``batch_size`` entries: the last batch repeats row 0 under a zero mask.
+
+    Examples
+    --------
+    >>> [(r.tolist(), m.tolist()) for r, m in padded_batches(3, 2)]
+    [([0, 1], [1.0, 1.0]), ([2, 0], [1.0, 0.0])]
+    """
+    for start in range(0, n_rows, batch_size):
+        rows = np.arange(start, min(start + batch_size, n_rows))
+        mask = np.ones(batch_size, dtype=np.float32)
+        mask[rows.size :] = 0.0
+        yield np.concatenate([rows, np.zeros(batch_size - rows.size, dtype=rows.dtype)]), mask
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(row_loss, dropout_used):
+    """The jitted AdamW step and the masked mean loss of ``row_loss(weights, X, key)``,
+    kept per loss function (callers cache theirs by architecture), so that fits of one
+    architecture compile once per process."""
+    import jax
+    import jax.numpy as jnp
+
+    def mean_loss(w, X, mask, key):
+        return jnp.sum(row_loss(w, X, key) * mask) / jnp.maximum(jnp.sum(mask), 1.0)
+
+    @jax.jit
+    def step(w, m, v, t, X, mask, key, lr, wd):
+        loss, g = jax.value_and_grad(mean_loss)(w, X, mask, key if dropout_used else None)
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        m_hat, v_hat = m / (1.0 - 0.9**t), v / (1.0 - 0.999**t)
+        w = w - lr * (m_hat / (jnp.sqrt(v_hat) + 1e-8) + wd * w)
+        return w, m, v, loss
+
+    return step, jax.jit(lambda w, X, mask: mean_loss(w, X, mask, None)), jax.jit(lambda w, X: row_loss(w, X, None))
+
+
+def evaluate(loss_of_batch, weights, rows_of, rows, batch_size):
+    """The mean loss over the data rows ``rows`` (``rows_of(indices)`` reads them), in
+    padded batches."""
+    total = 0.0
+    for at, mask in padded_batches(rows.size, batch_size):
+        total += float(loss_of_batch(weights, rows_of(rows[at]), mask)) * mask.sum()
+    return float(total / rows.size)
+
+
+def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, dropout=0.0, progress=None,
+          callbacks=(), name="model"):  # fmt: skip
+    """Minimise the mean of ``row_loss(weights, rows, key)`` over the data rows ``fit_rows``.
+
+    The data are read a batch at a time through ``rows_of`` (so a fit holds no copy of
+    them). Each epoch visits ``fit_rows`` in a fresh random order; after it, the loss of
+    the ``held_out`` rows (of ``fit_rows`` when there are none) decides: the best weights
+    so far are kept, and
+    ``schedule.patience`` epochs without an improvement larger than ``schedule.tol``
+    (relative) end the training. A non-finite loss stops it with a warning naming the
+    epoch and the first row whose loss is not finite; the last good weights are kept.
+
+    Parameters
+    ----------
+    row_loss : callable
+        ``row_loss(weights, rows, key) -> (batch,)``, traceable by JAX; ``key`` is a JAX
+        random key for dropout, or None when evaluating.
+    weights : ndarray of float32
+    rows_of : callable
+        ``rows_of(indices) -> ndarray of float32``: the network's input for those rows.
+    fit_rows, held_out : ndarray of int
+        The rows trained on and the rows that decide when to stop.
+    schedule : Schedule
+    rng : numpy.random.Generator
+        The visiting orders and the dropout keys.
+    dropout : float
+        Whether the loss draws dropout masks (keys are passed only then).
+    progress : tqdm-like, optional
+        Advanced once per epoch, its postfix showing the losses.
+    callbacks : sequence of callables
+        ``callback(epoch, loss, weights) -> stop?`` after every epoch.
+    name : str
+        The model's name in messages.
+
+    Returns
+    -------
+    Trained
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> X = np.random.default_rng(0).normal(size=(64, 1)).astype(np.float32)
+    >>> row_loss = lambda w, rows, key: jnp.sum((rows - w) ** 2, axis=1)  # w -> the mean
+    >>> out = train(row_loss, np.zeros(1, np.float32), X.__getitem__, np.arange(64), np.arange(0),
+    ...             Schedule(learning_rate=0.1, batch_size=16), np.random.default_rng(0))
+    >>> bool(abs(out.weights[0] - X.mean()) < 0.05)
+    True
+    """
+    import jax
+    import jax.numpy as jnp
+
+    step, batch_loss, rows_loss = _compiled(row_loss, dropout > 0)
+    held_out = held_out if held_out.size else fit_rows
+    w = jnp.asarray(weights)
+    m, v = jnp.zeros_like(w), jnp.zeros_like(w)
+    key = jax.random.key(int(rng.integers(2**31)))
+    state = {"w": w, "m": m, "v": v, "t": 0, "best": (np.inf, w), "waited": 0}
+    out = Trained(weights=np.asarray(w), n_epochs=0, best_loss=np.inf)
+
+    def epoch(state):
+        losses = []
+        order = fit_rows[rng.permutation(fit_rows.size)]
+        for at, mask in padded_batches(fit_rows.size, schedule.batch_size):
+            state["t"] += 1
+            rows = order[at]
+            batch, good = rows_of(rows), state["w"]
+            w, m, v, loss = step(
+                good, state["m"], state["v"], state["t"], batch, mask,
+                jax.random.fold_in(key, state["t"]), schedule.learning_rate, schedule.weight_decay,
+            )  # fmt: skip
+            if not np.isfinite(float(loss)):
+                _warn_not_finite(name, len(out.loss_curve) + 1, rows, mask, rows_loss(good, batch))
+                return state, np.nan, STOP
+            state.update(w=w, m=m, v=v)
+            losses.append(float(loss) * mask.sum())
+        out.loss_curve.append(sum(losses) / fit_rows.size)
+        value = evaluate(batch_loss, state["w"], rows_of, held_out, schedule.batch_size)
+        out.validation_curve.append(value)
+        best = state["best"][0]
+        if value < best - schedule.tol * abs(best) or not np.isfinite(best):
+            state["best"], state["waited"] = (value, state["w"]), 0
+        else:
+            state["waited"] += 1
+        if progress is not None:
+            progress.set_postfix_str(f"loss {out.loss_curve[-1]:.4g}, held out {value:.4g}", refresh=False)
+            progress.update()
+        return state, value, STOP if state["waited"] >= schedule.patience else np.inf
+
+    loop = run_loop(epoch, state, max_iter=schedule.max_epochs, tol=None, callbacks=callbacks, warn=False, label=name)
+    if not loop.converged and not loop.stopped and loop.n_iter == schedule.max_epochs:
+        warn_user(
+            f"{name} did not stop improving within max_iter={schedule.max_epochs} epochs (held-out loss "
+            f"{out.validation_curve[-1]:.4g}); increase max_iter.",
+            ConvergenceWarning,
+        )
+    best, w = state["best"] if np.isfinite(state["best"][0]) else (np.inf, state["w"])
+    out.weights, out.n_epochs, out.best_loss = np.asarray(w, dtype=np.float32), len(out.loss_curve), float(best)
+    return out
+
+
+def _warn_not_finite(name, epoch, rows, mask, row_losses):
+    bad = [int(r) for r, keep, value in zip(rows, mask, np.asarray(row_losses)) if keep and not np.isfinite(value)]
+    where = f"row {bad[0]}" if bad else f"the batch of rows {int(rows[0])}, ..."
+    warn_user(
+        f"{name}: the training loss is not finite at epoch {epoch} ({where} is the first whose loss is not); "
+        "training stopped and the last good weights are kept. Lower learning_rate, or scale the data.",
+        ConvergenceWarning,
+    )
