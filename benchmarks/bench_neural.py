@@ -69,10 +69,12 @@ def case_linear(repeats):
 
     train, _ = _split()
     k = 8
+    # full batches: the directions past the 8th differ little in variance, and mini-batch
+    # noise keeps the 8th direction about 2 degrees off (48 epochs of 1,024 rows: 2.2 degrees)
     ae, t_ae = _timed(
         lambda: AutoEncoder(
             n_components=k, hidden_layer_sizes=(), activation="identity", validation_fraction=0.0,
-            batch_size=1024, learning_rate=3e-3, max_iter=300, tol=1e-6, n_iter_no_change=20, random_state=0,
+            batch_size=60000, learning_rate=1e-2, max_iter=600, tol=0.0, n_iter_no_change=600, random_state=0,
         ).fit(train)
     )  # fmt: skip
     decoder = layers(ae.decoder_weights_, ae.decoder_widths_)[0][0].astype(np.float64)
@@ -85,8 +87,7 @@ def case_linear(repeats):
             "reference_s": None,
             "ratio": None,
             "target": "largest angle to PCA's subspace < 1 degree",
-            "accuracy": f"largest principal angle {angle:.3f} degrees; {ae.n_iter_} epochs; train error "
-            f"{_error(ae, train):.5f} vs PCA {_error(pca, train):.5f}",
+            "accuracy": f"largest principal angle {angle:.3f} degrees; {ae.n_iter_} full-batch epochs",
             "met": angle < 1.0,
             "runs_lowdim": [round(t_ae, 3)],
             "runs_reference": [],
