@@ -48,6 +48,7 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "min_reported_time": 1,
     "write_computation_times": False,  # its page loads a table script from a CDN
+    "parallel": 2,  # two examples at a time, each in its own process (the machines have two cores or more)
 }
 
 html_theme = "pydata_sphinx_theme"

@@ -3,9 +3,9 @@
 # Debian's chromium + chromium-driver (the report's browser test) and dataset-fashion-mnist
 # (the approximate-neighbour tests), .venv with the dev extras; then lints (ruff check and
 # ruff format --check, configured in pyproject.toml), checks the built wheel in a fresh
-# virtualenv (scripts/check-wheel.sh), builds the documentation site with warnings as
-# errors (scripts/docs.sh: the gallery examples run) and runs pytest (docstring examples,
-# and the site in headless Chromium). Safe to run again.
+# virtualenv (scripts/check-wheel.sh) while it builds the documentation site with warnings
+# as errors (scripts/docs.sh: the gallery examples run, two at a time), and runs pytest on
+# two workers (docstring examples, and the site in headless Chromium). Safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/debian-packages.sh" chromium chromium-driver dataset-fashion-mnist
@@ -13,6 +13,10 @@ bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,docs,graph,neural
 cd "$root"
 .venv/bin/ruff check src tests benchmarks examples docs/conf.py
 .venv/bin/ruff format --check --quiet src tests benchmarks examples docs/conf.py
-bash "$root/scripts/check-wheel.sh"
+# the wheel check (its own virtualenv) runs beside the documentation build; two cores
+bash "$root/scripts/check-wheel.sh" &
+wheel_check=$!
 bash "$root/scripts/docs.sh"
-exec "$root/.venv/bin/python" -m pytest -q "$@"
+wait "$wheel_check"
+# two pytest workers (pytest-xdist), each taking the next test when it is free
+exec "$root/.venv/bin/python" -m pytest -q -n 2 --dist worksteal "$@"
