@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Build the sdist and the wheel (python -m build, wheel built from the sdist) and fail on
 # any build warning; then install the wheel with the plot extra into a fresh virtualenv
-# outside the source tree and run lowdim from there, so that a file missing from the
-# package (data, templates) is caught. Needs .venv (scripts/env.sh dev). Safe to run again.
+# outside the source tree and use lowdim from there (every module imported, the bundled
+# datasets, a report with its interactive map, a figure), so that a file missing from the
+# package (modules, data, templates, scripts) is caught. Needs .venv (scripts/env.sh dev).
+# Safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 work="$(mktemp -d)"
@@ -29,10 +31,23 @@ assert images.shape == (400, 112, 92), images.shape
 X, countries, foods = lowdim.load_uk_food()
 assert X.shape == (4, 17), X.shape
 "
-"$work/venv/bin/lowdim" demo --quiet -o "$work/demo"
-for f in report.html scree.png kmeans.png; do
-    [ -s "$work/demo/$f" ] || { echo "wheel check: lowdim demo wrote no $f" >&2; exit 1; }
+# every module of the package imports (a module left out of the wheel fails here; a missing
+# optional dependency, such as anndata or jax outside the plot extra, does not)
+"$work/venv/bin/python" -c "
+import importlib, pkgutil, lowdim
+for module in pkgutil.walk_packages(lowdim.__path__, 'lowdim.'):
+    try:
+        importlib.import_module(module.name)
+    except ModuleNotFoundError as exc:
+        if (exc.name or '').startswith('lowdim'):
+            raise
+"
+# the report's template and the interactive map's scripts, and a figure, from the wheel
+"$work/venv/bin/lowdim" report --dataset digits --methods pca --quiet -o "$work/report.html"
+"$work/venv/bin/lowdim" pca --dataset digits -k 2 --quiet -o "$work/pca.csv" --scree "$work/scree.png"
+for f in report.html scree.png pca.csv; do
+    [ -s "$work/$f" ] || { echo "wheel check: lowdim wrote no $f" >&2; exit 1; }
 done
-grep -q "regl-scatterplot" "$work/demo/report.html" || {
+grep -q "regl-scatterplot" "$work/report.html" || {
     echo "wheel check: the report has no interactive map (plot/assets missing from the wheel?)" >&2; exit 1; }
 echo "wheel check: $(basename "$wheel") installs and runs outside the source tree (lowdim $version)"

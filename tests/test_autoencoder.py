@@ -104,3 +104,29 @@ def test_early_stopping_keeps_the_best_held_out_weights():
     assert ae.n_iter_ < 300  # the held-out loss stopped improving
     assert ae.best_loss_ == pytest.approx(ae.validation_scores_.min())
     assert ae.n_iter_ == len(ae.loss_curve_) == len(ae.validation_scores_)
+
+
+def test_the_command_line_fits_saves_and_applies_it(tmp_path, capsys):
+    from lowdim.cli.main import main
+
+    X = _spread_data(n=120)
+    np.save(tmp_path / "x.npy", X)
+    fit = ["--param", "hidden_layer_sizes=(16,)", "--param", "max_iter=40", "--quiet"]
+    assert main(["embed", str(tmp_path / "x.npy"), "-m", "autoencoder", "-k", "2", "-o", str(tmp_path / "z.npy"),
+                 "--save-model", str(tmp_path / "ae.lowdim"), *fit]) == 0, capsys.readouterr().err  # fmt: skip
+    assert main(["transform", str(tmp_path / "ae.lowdim"), str(tmp_path / "x.npy"), "-o", str(tmp_path / "t.npy")]) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "t.npy"), np.load(tmp_path / "z.npy"), atol=1e-5)
+
+
+def test_a_callback_sees_the_held_out_loss_and_the_weights():
+    X = _spread_data(n=100)
+    seen = []
+
+    def third_stops(epoch, loss, weights):
+        seen.append((epoch, loss, weights.shape))
+        return epoch == 3
+
+    ae = AutoEncoder(hidden_layer_sizes=(4,), max_iter=50, callbacks=third_stops, random_state=0).fit(X)
+    assert [epoch for epoch, _, _ in seen] == [1, 2, 3] and ae.n_iter_ == 3
+    assert [loss for _, loss, _ in seen] == ae.validation_scores_.tolist()
+    assert seen[0][2] == (ae.encoder_weights_.size + ae.decoder_weights_.size,)

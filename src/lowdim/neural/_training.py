@@ -89,6 +89,58 @@ def evaluate(loss_of_batch, weights, rows_of, rows, batch_size):
     return float(total / rows.size)
 
 
+class _Epochs:
+    """One training run between epochs: the weights, AdamW's moments and step count, the
+    best weights by held-out loss and the last weights whose loss was finite. Called as
+    ``run_loop``'s step: one epoch per call, returning the weights (numpy) as the state
+    callbacks see."""
+
+    def __init__(self, row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, dropout, progress, name):
+        import jax
+        import jax.numpy as jnp
+
+        self.step, self.batch_loss, self.rows_loss = _compiled(row_loss, dropout > 0)
+        self.rows_of, self.fit_rows, self.schedule, self.rng = rows_of, fit_rows, schedule, rng
+        self.held_out = held_out if held_out.size else fit_rows
+        self.progress, self.name = progress, name
+        self.w = self.last_good = jnp.asarray(weights)
+        self.m, self.v, self.t = jnp.zeros_like(self.w), jnp.zeros_like(self.w), 0
+        self.key = jax.random.key(int(rng.integers(2**31)))
+        self.best, self.best_w, self.waited = np.inf, self.w, 0
+        self.out = Trained(weights=np.asarray(weights), n_epochs=0, best_loss=np.inf)
+
+    def __call__(self, _):
+        import jax
+
+        sched, losses = self.schedule, []
+        order = self.fit_rows[self.rng.permutation(self.fit_rows.size)]
+        for at, mask in padded_batches(self.fit_rows.size, sched.batch_size):
+            self.t += 1
+            rows = order[at]
+            batch = self.rows_of(rows)
+            key = jax.random.fold_in(self.key, self.t)
+            w, m, v, loss = self.step(
+                self.w, self.m, self.v, self.t, batch, mask, key, sched.learning_rate, sched.weight_decay
+            )
+            if not np.isfinite(float(loss)):  # the loss of self.w: keep the weights before them
+                _warn_not_finite(self.name, len(self.out.loss_curve) + 1, rows, mask, self.rows_loss(self.w, batch))
+                self.w = self.last_good
+                return np.asarray(self.w), np.nan, STOP
+            self.last_good, (self.w, self.m, self.v) = self.w, (w, m, v)
+            losses.append(float(loss) * mask.sum())
+        self.out.loss_curve.append(sum(losses) / self.fit_rows.size)
+        value = evaluate(self.batch_loss, self.w, self.rows_of, self.held_out, sched.batch_size)
+        self.out.validation_curve.append(value)
+        if value < self.best - sched.tol * abs(self.best) or not np.isfinite(self.best):
+            self.best, self.best_w, self.waited = value, self.w, 0
+        else:
+            self.waited += 1
+        if self.progress is not None:
+            self.progress.set_postfix_str(f"loss {self.out.loss_curve[-1]:.4g}, held out {value:.4g}", refresh=False)
+            self.progress.update()
+        return np.asarray(self.w), value, STOP if self.waited >= sched.patience else np.inf
+
+
 def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, dropout=0.0, progress=None,
           callbacks=(), name="model"):  # fmt: skip
     """Minimise the mean of ``row_loss(weights, rows, key)`` over the data rows ``fit_rows``.
@@ -96,10 +148,10 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, drop
     The data are read a batch at a time through ``rows_of`` (so a fit holds no copy of
     them). Each epoch visits ``fit_rows`` in a fresh random order; after it, the loss of
     the ``held_out`` rows (of ``fit_rows`` when there are none) decides: the best weights
-    so far are kept, and
-    ``schedule.patience`` epochs without an improvement larger than ``schedule.tol``
-    (relative) end the training. A non-finite loss stops it with a warning naming the
-    epoch and the first row whose loss is not finite; the last good weights are kept.
+    so far are kept, and ``schedule.patience`` epochs without an improvement larger than
+    ``schedule.tol`` (relative) end the training. A non-finite loss stops it with a
+    warning naming the epoch and the first row whose loss is not finite; the last weights
+    whose loss was finite are kept.
 
     Parameters
     ----------
@@ -119,7 +171,7 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, drop
     progress : tqdm-like, optional
         Advanced once per epoch, its postfix showing the losses.
     callbacks : sequence of callables
-        ``callback(epoch, loss, weights) -> stop?`` after every epoch.
+        ``callback(epoch, held_out_loss, weights) -> stop?`` after every epoch.
     name : str
         The model's name in messages.
 
@@ -137,55 +189,21 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, drop
     >>> bool(abs(out.weights[0] - X.mean()) < 0.05)
     True
     """
-    import jax
-    import jax.numpy as jnp
-
-    step, batch_loss, rows_loss = _compiled(row_loss, dropout > 0)
-    held_out = held_out if held_out.size else fit_rows
-    w = jnp.asarray(weights)
-    m, v = jnp.zeros_like(w), jnp.zeros_like(w)
-    key = jax.random.key(int(rng.integers(2**31)))
-    state = {"w": w, "m": m, "v": v, "t": 0, "best": (np.inf, w), "waited": 0}
-    out = Trained(weights=np.asarray(w), n_epochs=0, best_loss=np.inf)
-
-    def epoch(state):
-        losses = []
-        order = fit_rows[rng.permutation(fit_rows.size)]
-        for at, mask in padded_batches(fit_rows.size, schedule.batch_size):
-            state["t"] += 1
-            rows = order[at]
-            batch, good = rows_of(rows), state["w"]
-            w, m, v, loss = step(
-                good, state["m"], state["v"], state["t"], batch, mask,
-                jax.random.fold_in(key, state["t"]), schedule.learning_rate, schedule.weight_decay,
-            )  # fmt: skip
-            if not np.isfinite(float(loss)):
-                _warn_not_finite(name, len(out.loss_curve) + 1, rows, mask, rows_loss(good, batch))
-                return state, np.nan, STOP
-            state.update(w=w, m=m, v=v)
-            losses.append(float(loss) * mask.sum())
-        out.loss_curve.append(sum(losses) / fit_rows.size)
-        value = evaluate(batch_loss, state["w"], rows_of, held_out, schedule.batch_size)
-        out.validation_curve.append(value)
-        best = state["best"][0]
-        if value < best - schedule.tol * abs(best) or not np.isfinite(best):
-            state["best"], state["waited"] = (value, state["w"]), 0
-        else:
-            state["waited"] += 1
-        if progress is not None:
-            progress.set_postfix_str(f"loss {out.loss_curve[-1]:.4g}, held out {value:.4g}", refresh=False)
-            progress.update()
-        return state, value, STOP if state["waited"] >= schedule.patience else np.inf
-
-    loop = run_loop(epoch, state, max_iter=schedule.max_epochs, tol=None, callbacks=callbacks, warn=False, label=name)
-    if not loop.converged and not loop.stopped and loop.n_iter == schedule.max_epochs:
+    run = _Epochs(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, dropout, progress, name)
+    loop = run_loop(run, weights, max_iter=schedule.max_epochs, tol=None, callbacks=callbacks, warn=False, label=name)
+    if not loop.converged and not loop.stopped:
         warn_user(
             f"{name} did not stop improving within max_iter={schedule.max_epochs} epochs (held-out loss "
-            f"{out.validation_curve[-1]:.4g}); increase max_iter.",
+            f"{run.out.validation_curve[-1]:.4g}); increase max_iter.",
             ConvergenceWarning,
         )
-    best, w = state["best"] if np.isfinite(state["best"][0]) else (np.inf, state["w"])
-    out.weights, out.n_epochs, out.best_loss = np.asarray(w, dtype=np.float32), len(out.loss_curve), float(best)
+    out = run.out
+    best_w = run.best_w if np.isfinite(run.best) else run.w
+    out.weights, out.n_epochs, out.best_loss = (
+        np.asarray(best_w, dtype=np.float32),
+        len(out.loss_curve),
+        float(run.best),
+    )
     return out
 
 
