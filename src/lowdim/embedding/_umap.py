@@ -24,7 +24,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_array, check_sample_count
+from .._validation import check_sample_count
 from .._warnings import warn_user
 from ..distributed import is_dask_array
 from ..neighbors import (
@@ -32,7 +32,6 @@ from ..neighbors import (
     INDEX_METRICS,
     PRECOMPUTED_KNN,
     SPARSE_METRICS,
-    ExactIndex,
     KNNIndex,
     check_n_neighbors,
     dask_self_neighbors,
@@ -45,7 +44,7 @@ from ..neighbors import (
     warn_components,
 )
 from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances, sparse_input, start_embedding, training_index, training_rows
+from ._base import check_rows_or_distances, sparse_input, start_embedding, training_rows
 from ._graph_arrays import row_progress, symmetric_graph
 from ._umap_graph import (
     curve_parameters,
@@ -56,6 +55,7 @@ from ._umap_graph import (
     local_memberships,
 )
 from ._umap_layout import Density, data_radii, embedding_radii, optimize_layout
+from ._umap_placement import UMAPPlacement
 
 INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (as umap-learn)
 # the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
@@ -77,7 +77,9 @@ def default_epochs(n_samples):
     return 500 if n_samples <= 10_000 else 200
 
 
-class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class UMAP(
+    UMAPPlacement, EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Uniform manifold approximation and projection, with umap-learn's parameter names.
 
     The kNN graph's local fuzzy sets (each point fully connected to its nearest
@@ -697,106 +699,6 @@ class UMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin,
         if self.output_dens:
             return self.embedding_, self.rad_orig_, self.rad_emb_
         return self.embedding_
-
-    def _reference(self):
-        """The embedding of the rows of ``X_fit_`` (``embedding_`` has one row per input
-        row, which differs with ``unique=True``)."""
-        if getattr(self, "unique_inverse_", None) is None:
-            return self.embedding_
-        ref = np.empty((self.X_fit_.shape[0], self.embedding_.shape[1]), dtype=self.embedding_.dtype)
-        ref[self.unique_inverse_] = self.embedding_
-        return ref
-
-    def transform(self, X):
-        """Place new points in the fixed training embedding.
-
-        Each new point's memberships to its ``n_neighbors`` nearest training points
-        (smooth-kNN with local connectivity reduced by one, as umap-learn), a start at
-        their weighted mean position, then SGD moving only the new point for a third of
-        the training epochs (at least 30). Points do not interact, so a batch gives the
-        same result as one point at a time.
-
-        Parameters
-        ----------
-        X : array-like (m, n_features)
-
-        Returns
-        -------
-        ndarray (m, n_components), or with ``transform_mode='graph'`` the sparse (m,
-        n_samples) memberships
-        """
-        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
-        return self._placed(X, graph_only=self.transform_mode == "graph")
-
-    def _placed(self, X, graph_only=False):
-        """``transform`` of validated rows: their memberships to the training points
-        (``graph_only``), or their positions."""
-        reference = self._reference()
-        n_train = reference.shape[0]
-        if self.metric == "precomputed" and X.shape[1] != n_train:
-            raise ValueError(
-                f"with metric='precomputed', X must hold distances to the {n_train} training points; "
-                f"got {X.shape[1]} columns."
-            )
-        k = min(self.n_neighbors, n_train)
-        distances, indices = training_index(self).query(X, k)
-        memberships, _, _ = local_memberships(distances, k, max(self.local_connectivity - 1.0, 0.0))
-        W = sp.csr_matrix(
-            (memberships.ravel(), indices.ravel(), np.arange(0, X.shape[0] * k + 1, k)), shape=(X.shape[0], n_train)
-        )
-        if graph_only:
-            return W
-        weights = memberships / np.maximum(memberships.sum(axis=1, keepdims=True), np.finfo(float).tiny)
-        ref = np.ascontiguousarray(reference, dtype=np.float32)
-        Y = np.einsum("mk,mkd->md", weights, ref[indices]).astype(np.float32)
-        optimize_layout(
-            Y,
-            W,
-            max(self.n_epochs_ // 3, 30),
-            self.a_,
-            self.b_,
-            seed=self.transform_seed,
-            gamma=self.repulsion_strength,
-            negative_sample_rate=self.negative_sample_rate,
-            learning_rate=self.learning_rate / 4.0,
-            reference=ref,
-            output_metric=self._output_space(),
-        )
-        return Y.astype(X.dtype)
-
-    def inverse_transform(self, Y):
-        """Points of the data space for embedding coordinates: the average of the
-        training points nearest in the embedding, weighted by the output similarity
-        ``1 / (1 + a d^(2b))`` (a local kernel regression; exact at the training
-        points' own positions up to their neighbours' weights).
-
-        Parameters
-        ----------
-        Y : array-like (m, n_components)
-
-        Returns
-        -------
-        ndarray (m, n_features)
-        """
-        Y = check_array(Y, name="Y", estimator_name="UMAP")
-        if Y.shape[1] != self.n_components_:
-            raise ValueError(f"Y has {Y.shape[1]} columns; the embedding has {self.n_components_}.")
-        if self.metric == "precomputed":
-            raise ValueError(
-                "inverse_transform needs the data's coordinates; with metric='precomputed' UMAP was "
-                "given distances only."
-            )
-        if OUTPUT_METRICS[self.output_metric]:
-            raise ValueError(
-                f"inverse_transform weighs neighbours by Euclidean distances in the map; this map's space is "
-                f"output_metric={self.output_metric!r}."
-            )
-        reference = self._reference()
-        k = min(self.n_neighbors, reference.shape[0])
-        dist, idx = ExactIndex().build(reference.astype(np.float64)).query(Y.astype(np.float64), k)
-        w = 1.0 / (1.0 + self.a_ * dist ** (2.0 * self.b_))
-        w /= w.sum(axis=1, keepdims=True)
-        return np.einsum("mk,mkd->md", w, np.asarray(self.X_fit_, dtype=np.float64)[idx]).astype(self.X_fit_.dtype)
 
     @property
     def knn_graph_(self):
