@@ -361,13 +361,23 @@ def test_a_large_map_draws_a_sample_while_it_moves_and_keeps_the_selection(tmp_p
         "p.map(q => q.get('selectedPoints'))]"
     )
     chromium.execute_script(
-        f"{ex}.maps[0].plot.zoomToLocation([0.1, 0.1], 0.3, {{transition: true, transitionDuration: 1500}})"
+        f"{ex}.maps[0].plot.zoomToLocation([0.1, 0.1], 0.3, {{transition: true, transitionDuration: 3000}})"
     )
-    time.sleep(0.5)
+
+    def wait_for(moving_now, seconds):
+        """Poll until the first map is (or is not) drawing its sample: the browser's frames
+        come late on a loaded machine, so a fixed sleep would guess at its clock."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if chromium.execute_script(state)[0][0] == moving_now:
+                return
+            time.sleep(0.05)
+
+    wait_for(True, 10.0)
     chromium.execute_script(f"{ex}.select(-1, [5, 11, 17])")  # not in the sample (rows floor(1.2 k))
     moving, selected = chromium.execute_script(state)
     assert moving == [True, False] and selected == [[5, 11, 17], [5, 11, 17]]
-    time.sleep(2.0)
+    wait_for(False, 20.0)
     still, selected = chromium.execute_script(state)
     assert still == [False, False] and selected == [[5, 11, 17], [5, 11, 17]]
     assert [e for e in chromium.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
