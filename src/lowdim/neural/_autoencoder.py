@@ -16,6 +16,7 @@ from .._iterative import callback_list
 from .._params import CALLBACKS, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
+from ..linalg import column_moments
 from ._mlp import ACTIVATIONS, forward, initial_weights, n_weights
 from ._training import Schedule, train
 
@@ -33,13 +34,15 @@ def reconstruction_loss(encoder_widths, decoder_widths, activation, dropout):
     >>> loss(jnp.zeros(n_weights([3, 2]) + n_weights([2, 3])), jnp.ones((4, 3)), None).tolist()
     [1.0, 1.0, 1.0, 1.0]
     """
+    import jax
     import jax.numpy as jnp
 
     split = n_weights(encoder_widths)
 
     def row_loss(w, rows, key):
-        codes = forward(w[:split], encoder_widths, rows, activation, xp=jnp, dropout=dropout, key=key)
-        out = forward(w[split:], decoder_widths, codes, activation, xp=jnp, dropout=dropout, key=key)
+        keys = (None, None) if key is None else jax.random.split(key)  # the two networks' own masks
+        codes = forward(w[:split], encoder_widths, rows, activation, xp=jnp, dropout=dropout, key=keys[0])
+        out = forward(w[split:], decoder_widths, codes, activation, xp=jnp, dropout=dropout, key=keys[1])
         return jnp.mean((out - rows) ** 2, axis=1)
 
     return row_loss
@@ -201,7 +204,8 @@ class AutoEncoder(ComponentTransformer):
         n, d = X.shape
         check_n_components(self.n_components, n, d, "AutoEncoder")
         rng = check_random_state(self.random_state)
-        self.mean_, variances = X.mean(axis=0), X.var(axis=0)
+        self.mean_, variances = column_moments(X)  # one pass, no n x d temporary
+        variances *= (n - 1) / n
         warn_constant_features(variances, "AutoEncoder", "every code is the same and explains nothing", X=X)
         spread = float(np.sqrt(np.mean(variances)))
         self.scale_ = spread if spread > 0 else 1.0
