@@ -1,8 +1,41 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and each pytest-xdist worker's share of the cores."""
 
+import os
 import shutil
 
 import pytest
+
+
+def pytest_configure(config):
+    """Under pytest-xdist the workers share the machine: each computes with its share of
+    the cores (one each for two workers on two cores), as scikit-learn's suite does, so
+    that BLAS and numba threads do not wait on one another across workers. Tests that
+    compare thread counts ask for the machine's threads (``machine_threads``)."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if not workers:
+        return
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    share = max((os.cpu_count() or 1) // int(workers), 1)
+    threadpool_limits(limits=share)
+    numba.set_num_threads(min(share, numba.config.NUMBA_NUM_THREADS))
+
+
+@pytest.fixture
+def machine_threads():
+    """BLAS and numba on every core for the test (a worker's own share is put back after)."""
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        with threadpool_limits(limits=os.cpu_count() or 1):
+            yield
+    finally:
+        numba.set_num_threads(before)
+
 
 CHROMIUM_FLAGS = (
     "--headless",

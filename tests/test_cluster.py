@@ -84,7 +84,7 @@ def test_kmeans_parallel_init_is_comparable_to_plusplus():
     assert par < rnd and par <= 1.05 * pp
 
 
-def test_same_seed_same_labels_with_one_and_two_threads(blobs):
+def test_same_seed_same_labels_with_one_and_two_threads(blobs, machine_threads):
     from threadpoolctl import threadpool_limits
 
     X, _ = blobs

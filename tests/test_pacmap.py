@@ -101,7 +101,7 @@ def test_map_of_the_digits_keeps_local_and_global_structure(digits, fitted):
     assert random_triplet_accuracy(X, Y, random_state=0) > 0.6
 
 
-def test_same_map_for_a_seed_whatever_the_thread_count(digits):
+def test_same_map_for_a_seed_whatever_the_thread_count(digits, machine_threads):
     X, _ = digits
     params = dict(random_state=3, num_iters=(20, 20, 40))
     before = numba.get_num_threads()

@@ -311,7 +311,7 @@ def split_rows(d=64):
     return int(2.5 * _blas.SPLIT_WORK / d**2)
 
 
-def test_gram_of_columns_split_across_cores_equals_one_product():
+def test_gram_of_columns_split_across_cores_equals_one_product(machine_threads):
     # from SPLIT_WORK multiply-adds per core on, the rows are cut into one block per core
     # and the single-threaded pieces added in float64: same numbers as one product
     from lowdim.linalg import _blas
@@ -326,7 +326,7 @@ def test_gram_of_columns_split_across_cores_equals_one_product():
         np.testing.assert_array_equal(G, _blas.gram_of_columns(A))  # deterministic
 
 
-def test_gram_of_columns_sums_columns_in_float64_on_one_blas_thread(monkeypatch):
+def test_gram_of_columns_sums_columns_in_float64_on_one_blas_thread(monkeypatch, machine_threads):
     # the workers' column sums equal exact float64 sums for every layout and dtype, and
     # every product (split or not) runs under a one-thread BLAS limit, so no BLAS thread
     # is left spinning for the eigensolver that follows
@@ -362,7 +362,7 @@ def test_gram_of_columns_keeps_a_callers_blas_thread_limit(monkeypatch):
     np.testing.assert_allclose(G, A.T @ A, rtol=1e-12, atol=1e-9)
 
 
-def test_add_gram_of_columns_adds_split_products_into_running_totals():
+def test_add_gram_of_columns_adds_split_products_into_running_totals(machine_threads):
     from lowdim.linalg import _blas
 
     rng = np.random.default_rng(2)
@@ -379,7 +379,7 @@ def test_add_gram_of_columns_adds_split_products_into_running_totals():
 
 
 @pytest.mark.parametrize("bad_row", [5, -5])  # in the first or the second worker's rows
-def test_add_gram_of_columns_asks_before_adding(bad_row):
+def test_add_gram_of_columns_asks_before_adding(bad_row, machine_threads):
     from lowdim.linalg import _blas
 
     A = np.random.default_rng(3).normal(size=(split_rows(), 64))
@@ -417,7 +417,7 @@ def test_memmap_fit_shows_progress_when_verbose(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("solver", ["randomized", "power", "lanczos", "svd", "gram"])
-def test_one_thread_equals_all_threads_per_solver(solver):
+def test_one_thread_equals_all_threads_per_solver(solver, machine_threads):
     from threadpoolctl import threadpool_limits
 
     X = low_rank(n=500, d=60)

@@ -154,7 +154,7 @@ def test_chaotic_embeddings_are_identical_for_any_thread_count(tmp_path):
         np.testing.assert_array_equal(results[0][name], results[1][name], err_msg=name)
 
 
-def test_cli_threads_option_limits_blas_and_numba(monkeypatch):
+def test_cli_threads_option_limits_blas_and_numba(monkeypatch, machine_threads):
     import numba
 
     from lowdim.cli.main import main

@@ -129,7 +129,7 @@ def test_kl_decreases_and_callbacks_see_and_stop_the_run(digits):
     assert stopped.n_iter_ == 40
 
 
-def test_same_seed_same_embedding_across_thread_counts(digits):
+def test_same_seed_same_embedding_across_thread_counts(digits, machine_threads):
     import numba
 
     X, _ = digits

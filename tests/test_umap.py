@@ -63,7 +63,7 @@ def test_digits_quality(digits, fitted):
     assert knn_accuracy(Y, y, n_neighbors=10, random_state=0) >= 0.95
 
 
-def test_same_seed_same_embedding_across_thread_counts(digits):
+def test_same_seed_same_embedding_across_thread_counts(digits, machine_threads):
     import numba
 
     X, _ = digits
