@@ -50,6 +50,10 @@ sphinx_gallery_conf = {
     "write_computation_times": False,  # its page loads a table script from a CDN
     "parallel": 2,  # two examples at a time, each in its own process (the machines have two cores or more)
 }
+# each of the two example processes computes with its share of the cores (the processes
+# inherit these), so that their BLAS and numba threads do not wait on one another
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_variable, str(max((os.cpu_count() or 1) // sphinx_gallery_conf["parallel"], 1)))
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"lowdim {release}"

@@ -8,8 +8,10 @@
 # two workers (docstring examples, and the site in headless Chromium). Safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SECONDS=0  # each phase's time is printed, so a slow CI run says where it went
 bash "$root/scripts/debian-packages.sh" chromium chromium-driver dataset-fashion-mnist
 bash "$root/scripts/env.sh" dev,plot,io,ann,sdp,dask,docs,graph,neural
+echo "test.sh: packages and environment ready after ${SECONDS} s" >&2
 cd "$root"
 .venv/bin/ruff check src tests benchmarks examples docs/conf.py
 .venv/bin/ruff format --check --quiet src tests benchmarks examples docs/conf.py
@@ -18,5 +20,6 @@ bash "$root/scripts/check-wheel.sh" &
 wheel_check=$!
 bash "$root/scripts/docs.sh"
 wait "$wheel_check"
+echo "test.sh: lint, documentation site and wheel check done after ${SECONDS} s" >&2
 # two pytest workers (pytest-xdist), each taking the next test when it is free
 exec "$root/.venv/bin/python" -m pytest -q -n 2 --dist worksteal "$@"
