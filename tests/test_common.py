@@ -68,6 +68,7 @@ ITERATIVE = {
     "MiniBatchNMF",
     "NMF",
     "PaCMAP",
+    "ParametricUMAP",
     "ProbabilisticPCA",
     "SNE",
     "TSNE",
@@ -75,11 +76,11 @@ ITERATIVE = {
 }
 # Chaotic: a difference in the last bit of the input grows to whole units of the output
 # (the autoencoder: float32 training steps from a last-bit difference in the scaled data).
-AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP", "TriMap", "AutoEncoder"}
+AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP", "TriMap", "AutoEncoder", "ParametricUMAP"}
 # Seeded draws that follow the rows' order (PHATE's SGD visits the pairs by index, its
-# landmark k-means samples rows; the autoencoder's held-out rows and batches are drawn by
-# position): permuted rows are another draw of the same structure.
-ROW_ORDER_DRAWS = {"PHATE", "AutoEncoder"}
+# landmark k-means samples rows; the autoencoder's held-out rows and batches and parametric
+# UMAP's edges are drawn by position): permuted rows are another draw of the same structure.
+ROW_ORDER_DRAWS = {"PHATE", "AutoEncoder", "ParametricUMAP"}
 # The largest n_components: bounded by the points ('samples'), or unbounded ('none': an
 # overcomplete factorisation is valid; 'projection': a random matrix needs only the shape,
 # more outputs than features is warned); min(n_samples, n_features) otherwise.
@@ -94,6 +95,7 @@ COMPONENTS_LIMIT = {
     "PHATE": "samples",
     "TSNE": "samples",
     "UMAP": "samples",
+    "ParametricUMAP": "samples",
     "NMF": "none",
     "MiniBatchNMF": "none",
     "DictionaryLearning": "none",
@@ -123,13 +125,16 @@ ORDER_DEPENDENT = {"Leiden", "Louvain", "OPTICS"}
 # One output per input feature: a missing value stays missing (in the same cell).
 PASSES_MISSING = {"StandardScaler"}
 # n_neighbors counts each point itself (umap-learn's convention): n_neighbors = n_samples is valid.
-COUNTS_SELF = {"UMAP", "Leiden", "Louvain", "SpectralClustering", "DiffusionMap"}
+COUNTS_SELF = {"UMAP", "ParametricUMAP", "Leiden", "Louvain", "SpectralClustering", "DiffusionMap"}
 # Online fits whose running sums forget: each step moves the factors by a share of
 # themselves, so a tol of 1e-10 is never met; a fixed number of passes instead.
 FIXED_PASSES = {"MiniBatchNMF": {"tol": 0.0, "max_no_improvement": None, "max_iter": 100}}
 # Small networks trained briefly: the checks test the estimator's protocol, and a fit of
 # the default 256- and 128-wide layers for 200 epochs per check would dominate the suite.
-SMALL = {"AutoEncoder": {"hidden_layer_sizes": (8,), "max_iter": 30, "n_iter_no_change": 3, "tol": 0.05}}
+SMALL = {
+    "AutoEncoder": {"hidden_layer_sizes": (8,), "max_iter": 30, "n_iter_no_change": 3, "tol": 0.05},
+    "ParametricUMAP": {"hidden_layer_sizes": (8,), "n_epochs": 30, "batch_size": 64},
+}
 # A prior estimated from the data (the covariance of X): one sample is too few by default.
 PRIOR_FROM_DATA = {"BayesianGaussianMixture"}
 # Spread of trustworthiness over local optima, where wider than the default 0.02.
@@ -625,7 +630,7 @@ def test_no_warning_on_clean_data():
 
 
 @pytest.mark.parametrize("cls", NUMERIC, ids=NUMERIC_IDS)
-def test_same_seed_one_thread_and_all_threads(cls):
+def test_same_seed_one_thread_and_all_threads(cls, machine_threads):
     from threadpoolctl import threadpool_limits
 
     X = _data(n=400, d=30)

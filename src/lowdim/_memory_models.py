@@ -231,8 +231,15 @@ def neural(n, d, k, params, itemsize):
     return 400 * MB + 24 * n + 64 * d
 
 
+def parametric_umap(n, d, k, params, itemsize):
+    """UMAP's graph, built with its index over the rows (freed before training), and
+    the networks' training as ``neural``'s."""
+    return umap(n, d, k, params, itemsize) + neural(n, d, k, params, itemsize)
+
+
 MODELS = {
     "neural": neural,
+    "parametric_umap": parametric_umap,
     "pca": pca,
     "latent": latent,
     "ica": ica,
@@ -287,6 +294,7 @@ FIXES = {
     "spectral": "pass --param n_neighbors=15 (scikit-learn's default is a tenth of the rows)",
     "tsne": _NEIGHBORS,
     "umap": _NEIGHBORS,
+    "parametric_umap": _NEIGHBORS,
     "pacmap": _NEIGHBORS,
     "local_fits": _NEIGHBORS,
 }

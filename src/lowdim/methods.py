@@ -148,6 +148,13 @@ EMBEDDINGS = {
         extra="neural",
         summary="neural autoencoder: encoder and decoder networks trained to reconstruct (JAX)",
     ),
+    "parametric-umap": Method(
+        "ParametricUMAP",
+        memory="parametric_umap",
+        needs=("jax",),
+        extra="neural",
+        summary="UMAP whose map is an encoder network: transform is one forward pass (JAX)",
+    ),
 }
 
 # Leiden and Louvain: k found by themselves, the graph's memory, igraph and leidenalg

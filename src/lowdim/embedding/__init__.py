@@ -27,7 +27,7 @@ from ._sweep import graph_width, sweep
 from ._trimap import TriMap
 from ._tsne import TSNE
 from ._umap import UMAP
-from ._umap_graph import fuzzy_graph
+from ._umap_graph import curve_parameters, fuzzy_graph
 
 __all__ = [
     "AlignedUMAP",
@@ -47,6 +47,7 @@ __all__ = [
     "UMAP",
     "affinities_from_neighbors",
     "conditional_probabilities",
+    "curve_parameters",
     "descend",
     "fuzzy_graph",
     "initial_embedding",

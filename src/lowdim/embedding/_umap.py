@@ -434,12 +434,15 @@ class UMAP(
             distances = np.where(far, np.inf, distances)
         return distances
 
-    def _graph(self, X, y, search=False):
-        """The fuzzy simplicial set (label- or target-intersected when ``y`` is given),
-        joined into one component, and the kNN index (built on ``X`` as given: float32
-        stays float32, the neighbours' distances are refined in float64). With
-        ``verbose``, the search has its own bar and the steps after it one more.
-        ``search``: find the neighbours even if ``precomputed_knn`` is given."""
+    def _graph(
+        self, X, y, search=False, components="each is laid out on its own, and the spectral start places them apart"
+    ):
+        """The fuzzy simplicial set (label- or target-intersected when ``y`` is given)
+        and the kNN index (built on ``X`` as given: float32 stays float32, the
+        neighbours' distances are refined in float64). With ``verbose``, the search has
+        its own bar and the steps after it one more. ``search``: find the neighbours
+        even if ``precomputed_knn`` is given; ``components``: what the warning about a
+        graph in pieces says happens to them."""
         from .._progress import progress_bar
 
         n = X.shape[0]
@@ -458,11 +461,7 @@ class UMAP(
 
             n_comp = connected_components(W)[0]
             if n_comp > 1:
-                warn_components(
-                    n_comp,
-                    "UMAP neighbour graph",
-                    "each is laid out on its own, and the spectral start places them apart",
-                )
+                warn_components(n_comp, "UMAP neighbour graph", components)
             bar.update()
         return W, index
 

@@ -150,8 +150,17 @@ def intersect_target_graph(W, T, weight):
 
 
 def curve_parameters(spread, min_dist):
-    """``a``, ``b`` of the output similarity ``1 / (1 + a d^(2b))``, fitted by least
-    squares to 1 below ``min_dist`` and ``exp(-(d - min_dist) / spread)`` above.
+    """``a``, ``b`` of UMAP's output similarity ``1 / (1 + a d^(2b))``, fitted by least
+    squares to 1 below ``min_dist`` and ``exp(-(d - min_dist) / spread)`` above
+    (umap-learn's ``find_ab_params``).
+
+    Parameters
+    ----------
+    spread, min_dist : float
+
+    Returns
+    -------
+    a, b : float
 
     Examples
     --------

@@ -9,15 +9,14 @@ mini-batch AdamW (``_training``), with early stopping on held-out rows.
 import functools
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ComponentTransformer
 from .._iterative import callback_list
 from .._params import CALLBACKS, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_n_components, warn_constant_features
-from ..linalg import column_moments
+from .._validation import check_n_components
 from ._mlp import ACTIVATIONS, forward, initial_weights, n_weights
+from ._network_model import NetworkModel, require_jax
 from ._training import Schedule, train
 
 
@@ -48,15 +47,7 @@ def reconstruction_loss(encoder_widths, decoder_widths, activation, dropout):
     return row_loss
 
 
-def _jax():
-    try:
-        import jax
-    except ImportError:
-        raise ImportError("AutoEncoder needs JAX: pip install 'lowdim[neural]'.") from None
-    return jax
-
-
-class AutoEncoder(ComponentTransformer):
+class AutoEncoder(NetworkModel, ComponentTransformer):
     """A nonlinear autoencoder: an encoder network to ``n_components`` codes and a decoder
     back, trained to reconstruct the data.
 
@@ -177,14 +168,6 @@ class AutoEncoder(ComponentTransformer):
         self.verbose = verbose
         self.callbacks = callbacks
 
-    def _check_widths(self):
-        widths = list(self.hidden_layer_sizes)
-        if not all(isinstance(w, int | np.integer) and w >= 1 for w in widths):
-            raise ValueError(
-                f"hidden_layer_sizes must hold positive integers (layer widths); got {self.hidden_layer_sizes!r}."
-            )
-        return [int(w) for w in widths]
-
     def fit(self, X, y=None):
         """Train the encoder and decoder on ``X``.
 
@@ -199,16 +182,12 @@ class AutoEncoder(ComponentTransformer):
         """
         validate_params(self)
         hidden = self._check_widths()
-        _jax()
+        require_jax("AutoEncoder")
         X = self._validate_input(X, reset=True)
         n, d = X.shape
         check_n_components(self.n_components, n, d, "AutoEncoder")
         rng = check_random_state(self.random_state)
-        self.mean_, variances = column_moments(X)  # one pass, no n x d temporary
-        variances *= (n - 1) / n
-        warn_constant_features(variances, "AutoEncoder", "every code is the same and explains nothing", X=X)
-        spread = float(np.sqrt(np.mean(variances)))
-        self.scale_ = spread if spread > 0 else 1.0
+        self._fit_scaling(X, "every code is the same and explains nothing")
         order = rng.permutation(n)
         n_val = int(round(self.validation_fraction * n))
         n_val = n_val if n - n_val >= 1 else 0
@@ -222,30 +201,16 @@ class AutoEncoder(ComponentTransformer):
     def _check_loaded(self):
         """A loaded model's networks must fit together: widths from the features to the
         code and back, as many weights as those widths hold, a positive scale."""
-        enc, dec = np.asarray(self.encoder_widths_), np.asarray(self.decoder_widths_)
         expected = [self.n_features_in_, *self._check_widths(), self.n_components_]
-        if enc.tolist() != expected or dec.tolist() != expected[::-1]:
-            raise ValueError(
-                f"the networks' widths {enc.tolist()} / {dec.tolist()} do not run from the {self.n_features_in_} "
-                f"features through hidden_layer_sizes={tuple(self.hidden_layer_sizes)} to "
-                f"{self.n_components_} components"
-            )
-        for name, widths in (("encoder_weights_", enc), ("decoder_weights_", dec)):
-            if np.size(getattr(self, name)) != n_weights([int(w) for w in widths]):
-                raise ValueError(f"{name} holds {np.size(getattr(self, name))} numbers; widths {widths.tolist()} need "
-                                 f"{n_weights([int(w) for w in widths])}")  # fmt: skip
-        if not (np.isfinite(self.scale_) and self.scale_ > 0):
-            raise ValueError(f"scale_ must be a positive number; got {self.scale_!r}")
+        self._check_network("encoder", self.encoder_widths_, expected)
+        self._check_network("decoder", self.decoder_widths_, expected[::-1])
+        self._check_scaling()
 
     def _row_loss(self):
         """The reconstruction loss of this architecture and where its flat weights
         split into the encoder's and the decoder's."""
         enc, dec = tuple(int(w) for w in self.encoder_widths_), tuple(int(w) for w in self.decoder_widths_)
         return reconstruction_loss(enc, dec, self.activation, float(self.dropout)), n_weights(enc)
-
-    def _scaled(self, X):
-        """What the networks read: ``(X - mean_) / scale_`` (float32 in training)."""
-        return (X - self.mean_) / self.scale_
 
     def _train(self, start, rows_of, fit_rows, held_out, rng):
         from .._progress import progress_bar
@@ -261,7 +226,7 @@ class AutoEncoder(ComponentTransformer):
         )
         with progress_bar(total=self.max_iter, desc="AutoEncoder", unit="epoch", disable=not self.verbose) as bar:
             out = train(
-                row_loss, start, rows_of, fit_rows, held_out, schedule, rng, dropout=self.dropout, progress=bar,
+                row_loss, start, rows_of, fit_rows, held_out, schedule, rng, keyed=self.dropout > 0, progress=bar,
                 callbacks=callback_list(self.callbacks), name="AutoEncoder",
             )  # fmt: skip
         self.encoder_weights_, self.decoder_weights_ = out.weights[:split].copy(), out.weights[split:].copy()
@@ -270,18 +235,6 @@ class AutoEncoder(ComponentTransformer):
         self.loss_curve_ = np.asarray(out.loss_curve)
         self.validation_scores_ = np.asarray(out.validation_curve)
         self.best_loss_ = out.best_loss
-
-    def _apply(self, weights, widths, n_rows, rows_of):
-        """One network on ``n_rows`` rows read by ``rows_of(indices)``, in float64 numpy
-        blocks: a row's output does not depend on its neighbours in the block (as float32
-        products by position could), and applying a model needs no JAX."""
-        widths = [int(w) for w in widths]
-        w = np.asarray(weights, dtype=np.float64)
-        out = np.empty((n_rows, widths[-1]), dtype=np.float64)
-        for start in range(0, n_rows, 4096):
-            rows = np.arange(start, min(start + 4096, n_rows))
-            out[rows] = forward(w, widths, rows_of(rows).astype(np.float64), self.activation)
-        return out
 
     def transform(self, X):
         """The codes of the rows of ``X`` (one forward pass of the encoder).
@@ -294,10 +247,7 @@ class AutoEncoder(ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_components_)
         """
-        check_is_fitted(self)
-        X = self._validate_input(X, reset=False)
-        codes = self._apply(self.encoder_weights_, self.encoder_widths_, X.shape[0], lambda rows: self._scaled(X[rows]))
-        return codes.astype(X.dtype, copy=False)
+        return self._encode(self._validate_input(X, reset=False))
 
     def inverse_transform(self, X):
         """Reconstructions of codes (the decoder), in the units of the data.
@@ -310,9 +260,7 @@ class AutoEncoder(ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_features)
         """
-        Z = self._validate_codes(X)
-        out = self._apply(self.decoder_weights_, self.decoder_widths_, Z.shape[0], Z.__getitem__)
-        return (out * self.scale_ + self.mean_).astype(Z.dtype, copy=False)
+        return self._decode(self._validate_codes(X))
 
     def reconstruction_error(self, X):
         """Mean squared error per entry of ``inverse_transform(transform(X))``, in the

@@ -27,7 +27,18 @@ class Schedule:
     batch_size: int = 256
     max_epochs: int = 200
     tol: float = 1e-4
-    patience: int = 10
+    patience: int | None = 10  # None: every epoch runs, and the last weights are kept
+    anneal: bool = False  # the step falls linearly to zero over max_epochs (as UMAP's SGD)
+
+    def step_size(self, epoch):
+        """The learning rate of the epoch ``epoch`` (from 0).
+
+        Examples
+        --------
+        >>> Schedule(learning_rate=1.0, max_epochs=4, anneal=True).step_size(3)
+        0.25
+        """
+        return self.learning_rate * (1.0 - epoch / self.max_epochs) if self.anneal else self.learning_rate
 
 
 @dataclass
@@ -58,7 +69,7 @@ def padded_batches(n_rows, batch_size):
 
 
 @functools.lru_cache(maxsize=32)
-def _compiled(row_loss, dropout_used):
+def _compiled(row_loss, keyed):
     """The jitted AdamW step and the masked mean loss of ``row_loss(weights, X, key)``,
     kept per loss function (callers cache theirs by architecture), so that fits of one
     architecture compile once per process."""
@@ -70,7 +81,7 @@ def _compiled(row_loss, dropout_used):
 
     @jax.jit
     def step(w, m, v, t, X, mask, key, lr, wd):
-        loss, g = jax.value_and_grad(mean_loss)(w, X, mask, key if dropout_used else None)
+        loss, g = jax.value_and_grad(mean_loss)(w, X, mask, key if keyed else None)
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         m_hat, v_hat = m / (1.0 - 0.9**t), v / (1.0 - 0.999**t)
@@ -95,13 +106,13 @@ class _Epochs:
     ``run_loop``'s step: one epoch per call, returning the weights (numpy) as the state
     callbacks see."""
 
-    def __init__(self, row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, dropout, progress, name):
+    def __init__(self, row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, keyed, progress, name):
         import jax
         import jax.numpy as jnp
 
-        self.step, self.batch_loss, self.rows_loss = _compiled(row_loss, dropout > 0)
+        self.step, self.batch_loss, self.rows_loss = _compiled(row_loss, bool(keyed))
         self.rows_of, self.fit_rows, self.schedule, self.rng = rows_of, fit_rows, schedule, rng
-        self.held_out = held_out if held_out.size else fit_rows
+        self.held_out = held_out if held_out is None or held_out.size else fit_rows
         self.progress, self.name = progress, name
         self.w = self.last_good = jnp.asarray(weights)
         self.m, self.v, self.t = jnp.zeros_like(self.w), jnp.zeros_like(self.w), 0
@@ -113,43 +124,49 @@ class _Epochs:
         import jax
 
         sched, losses = self.schedule, []
+        rate = sched.step_size(len(self.out.loss_curve))
         order = self.fit_rows[self.rng.permutation(self.fit_rows.size)]
         for at, mask in padded_batches(self.fit_rows.size, sched.batch_size):
             self.t += 1
             rows = order[at]
             batch = self.rows_of(rows)
             key = jax.random.fold_in(self.key, self.t)
-            w, m, v, loss = self.step(
-                self.w, self.m, self.v, self.t, batch, mask, key, sched.learning_rate, sched.weight_decay
-            )
+            w, m, v, loss = self.step(self.w, self.m, self.v, self.t, batch, mask, key, rate, sched.weight_decay)
             if not np.isfinite(float(loss)):  # the loss of self.w: keep the weights before them
                 _warn_not_finite(self.name, len(self.out.loss_curve) + 1, rows, mask, self.rows_loss(self.w, batch))
                 self.w = self.last_good
                 return np.asarray(self.w), np.nan, STOP
             self.last_good, (self.w, self.m, self.v) = self.w, (w, m, v)
             losses.append(float(loss) * mask.sum())
-        self.out.loss_curve.append(sum(losses) / self.fit_rows.size)
-        value = evaluate(self.batch_loss, self.w, self.rows_of, self.held_out, sched.batch_size)
-        self.out.validation_curve.append(value)
+        self.out.loss_curve.append(float(sum(losses) / self.fit_rows.size))  # not numpy's float32
+        if self.held_out is None:  # the epoch's own loss decides: no second pass
+            value = self.out.loss_curve[-1]
+        else:
+            value = evaluate(self.batch_loss, self.w, self.rows_of, self.held_out, sched.batch_size)
+            self.out.validation_curve.append(value)
         if value < self.best - sched.tol * abs(self.best) or not np.isfinite(self.best):
             self.best, self.best_w, self.waited = value, self.w, 0
         else:
             self.waited += 1
         if self.progress is not None:
-            self.progress.set_postfix_str(f"loss {self.out.loss_curve[-1]:.4g}, held out {value:.4g}", refresh=False)
+            held = "" if self.held_out is None else f", held out {value:.4g}"
+            self.progress.set_postfix_str(f"loss {self.out.loss_curve[-1]:.4g}{held}", refresh=False)
             self.progress.update()
-        return np.asarray(self.w), value, STOP if self.waited >= sched.patience else np.inf
+        patient = sched.patience is None or self.waited < sched.patience
+        return np.asarray(self.w), value, np.inf if patient else STOP
 
 
-def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, dropout=0.0, progress=None,
+def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, keyed=False, progress=None,
           callbacks=(), name="model"):  # fmt: skip
     """Minimise the mean of ``row_loss(weights, rows, key)`` over the data rows ``fit_rows``.
 
     The data are read a batch at a time through ``rows_of`` (so a fit holds no copy of
     them). Each epoch visits ``fit_rows`` in a fresh random order; after it, the loss of
-    the ``held_out`` rows (of ``fit_rows`` when there are none) decides: the best weights
+    the ``held_out`` rows (of ``fit_rows`` when there are none; the epoch's own training
+    loss when ``held_out`` is None) decides: the best weights
     so far are kept, and ``schedule.patience`` epochs without an improvement larger than
-    ``schedule.tol`` (relative) end the training. A non-finite loss stops it with a
+    ``schedule.tol`` (relative) end the training (with ``patience=None`` every epoch
+    runs and the last weights are kept). A non-finite loss stops it with a
     warning naming the epoch and the first row whose loss is not finite; the last weights
     whose loss was finite are kept.
 
@@ -162,12 +179,14 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, drop
     rows_of : callable
         ``rows_of(indices) -> ndarray of float32``: the network's input for those rows.
     fit_rows, held_out : ndarray of int
-        The rows trained on and the rows that decide when to stop.
+        The rows trained on and the rows that decide when to stop (None: the training
+        loss of each epoch decides).
     schedule : Schedule
     rng : numpy.random.Generator
         The visiting orders and the dropout keys.
-    dropout : float
-        Whether the loss draws dropout masks (keys are passed only then).
+    keyed : bool
+        Whether the loss draws random numbers (dropout masks, negative samples): keys
+        are passed to it only then.
     progress : tqdm-like, optional
         Advanced once per epoch, its postfix showing the losses.
     callbacks : sequence of callables
@@ -189,16 +208,21 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, drop
     >>> bool(abs(out.weights[0] - X.mean()) < 0.05)
     True
     """
-    run = _Epochs(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, dropout, progress, name)
+    run = _Epochs(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, keyed, progress, name)
     loop = run_loop(run, weights, max_iter=schedule.max_epochs, tol=None, callbacks=callbacks, warn=False, label=name)
-    if not loop.converged and not loop.stopped:
+    if not loop.converged and not loop.stopped and schedule.patience is not None:
         warn_user(
-            f"{name} did not stop improving within max_iter={schedule.max_epochs} epochs (held-out loss "
-            f"{run.out.validation_curve[-1]:.4g}); increase max_iter.",
+            f"{name} did not stop improving within max_iter={schedule.max_epochs} epochs ("
+            + (
+                f"held-out loss {run.out.validation_curve[-1]:.4g}"
+                if run.out.validation_curve
+                else f"loss {run.out.loss_curve[-1]:.4g}"
+            )
+            + "); increase max_iter.",
             ConvergenceWarning,
         )
     out = run.out
-    best_w = run.best_w if np.isfinite(run.best) else run.w
+    best_w = run.best_w if np.isfinite(run.best) and schedule.patience is not None else run.w
     out.weights, out.n_epochs, out.best_loss = (
         np.asarray(best_w, dtype=np.float32),
         len(out.loss_curve),

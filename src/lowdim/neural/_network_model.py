@@ -1,0 +1,94 @@
+"""What every estimator with networks shares: the scaling its networks read, hidden
+widths checked, the networks applied by numpy, and the message when JAX is missing."""
+
+import numpy as np
+
+from .._validation import warn_constant_features
+from ..linalg import column_moments
+from ._mlp import forward, n_weights
+
+
+def require_jax(name):
+    """Import JAX, or say which extra brings it.
+
+    Examples
+    --------
+    >>> require_jax("AutoEncoder").__name__
+    'jax'
+    """
+    try:
+        import jax
+    except ImportError:
+        raise ImportError(f"{name} trains with JAX: pip install 'lowdim[neural]'.") from None
+    return jax
+
+
+class NetworkModel:
+    """Mixin of the estimators whose models are networks (``AutoEncoder``,
+    ``ParametricUMAP``): the networks read ``(X - mean_) / scale_``, one overall scale,
+    so that a network's first layer sees numbers of order one without reweighting the
+    features against one another."""
+
+    def _check_widths(self):
+        widths = list(self.hidden_layer_sizes)
+        if not all(isinstance(w, int | np.integer) and not isinstance(w, bool) and w >= 1 for w in widths):
+            raise ValueError(
+                f"hidden_layer_sizes must hold positive integers (layer widths); got {self.hidden_layer_sizes!r}."
+            )
+        return [int(w) for w in widths]
+
+    def _fit_scaling(self, X, consequence):
+        """Set ``mean_`` and ``scale_`` from ``X`` in one pass (no n x d temporary),
+        warning about constant features with ``consequence``."""
+        n = X.shape[0]
+        self.mean_, variances = column_moments(X)
+        variances *= (n - 1) / n  # the population variance
+        warn_constant_features(variances, type(self).__name__, consequence, X=X)
+        spread = float(np.sqrt(np.mean(variances)))
+        self.scale_ = spread if spread > 0 else 1.0
+
+    def _scaled(self, X):
+        """What the networks read: ``(X - mean_) / scale_`` (float32 in training)."""
+        return (X - self.mean_) / self.scale_
+
+    def _apply(self, weights, widths, n_rows, rows_of):
+        """One network on ``n_rows`` rows read by ``rows_of(indices)``, in float64 numpy
+        blocks: a row's output does not depend on its neighbours in the block (as float32
+        products by position could), and applying a model needs no JAX."""
+        widths = [int(w) for w in widths]
+        w = np.asarray(weights, dtype=np.float64)
+        out = np.empty((n_rows, widths[-1]), dtype=np.float64)
+        for start in range(0, n_rows, 4096):
+            rows = np.arange(start, min(start + 4096, n_rows))
+            out[rows] = forward(w, widths, rows_of(rows).astype(np.float64), self.activation)
+        return out
+
+    def _encode(self, X):
+        """The encoder's output for the rows of ``X`` (validated), in ``X``'s dtype."""
+        codes = self._apply(self.encoder_weights_, self.encoder_widths_, X.shape[0], lambda rows: self._scaled(X[rows]))
+        return codes.astype(X.dtype, copy=False)
+
+    def _decode(self, Z):
+        """The decoder's reconstruction of the codes ``Z``, in the units of the data."""
+        out = self._apply(self.decoder_weights_, self.decoder_widths_, Z.shape[0], Z.__getitem__)
+        return (out * self.scale_ + self.mean_).astype(Z.dtype, copy=False)
+
+    def _check_network(self, name, widths, expected):
+        """A loaded network: its widths are ``expected`` and its weights as many as
+        those widths hold."""
+        widths = np.asarray(widths)
+        if widths.tolist() != list(expected):
+            raise ValueError(
+                f"the {name}'s widths {widths.tolist()} do not run from {expected[0]} through "
+                f"hidden_layer_sizes={tuple(self.hidden_layer_sizes)} to {expected[-1]}"
+            )
+        weights = getattr(self, f"{name}_weights_")
+        if np.size(weights) != n_weights(list(expected)):
+            raise ValueError(
+                f"{name}_weights_ holds {np.size(weights)} numbers; widths {list(expected)} need "
+                f"{n_weights(list(expected))}"
+            )
+
+    def _check_scaling(self):
+        if not (np.isfinite(self.scale_) and self.scale_ > 0):
+            raise ValueError(f"scale_ must be a positive number; got {self.scale_!r}")

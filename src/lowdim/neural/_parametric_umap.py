@@ -1,0 +1,364 @@
+"""``ParametricUMAP`` (Sainburg, McInnes & Gentner 2021): UMAP's cross-entropy over its
+fuzzy neighbour graph, minimised by an encoder network instead of by moving points, so
+that the map is a function and new rows are placed by one forward pass.
+
+The graph is UMAP's own (``embedding/_umap``: the same neighbours, memberships and
+union); each training step reads a batch of edges drawn in proportion to their
+weights, and each edge's head is pushed away from the tails of ``negative_sample_rate``
+other edges of the batch (negative samples without extra forward passes).
+"""
+
+import functools
+
+import numpy as np
+
+from .._estimator import ComponentTransformer
+from .._iterative import callback_list
+from .._params import BOOLEAN, CALLBACKS, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
+from .._random import check_random_state
+from .._validation import check_sample_count
+from ..embedding import UMAP, curve_parameters
+from ._mlp import ACTIVATIONS, forward, initial_weights, n_weights
+from ._network_model import NetworkModel, require_jax
+from ._training import Schedule, train
+
+# the graph's parameters, passed to the UMAP that builds it
+GRAPH_PARAMETERS = ("n_neighbors", "metric", "metric_kwds", "min_dist", "spread", "a", "b", "local_connectivity",
+                    "set_op_mix_ratio")  # fmt: skip
+SMALLEST = 1e-4  # 1 - the output's membership is clipped here in the repulsion (as umap-learn's)
+
+
+@functools.lru_cache(maxsize=32)
+def edge_loss(encoder_widths, decoder_widths, activation, a, b, rate, gamma, reconstruction_weight):
+    """``row_loss(weights, rows, key)`` for rows ``[head, tail]`` (the two ends of a
+    sampled edge, side by side): UMAP's attraction of the two ends' codes, plus ``gamma``
+    times the repulsion of the head from the tails of ``rate`` other rows of the batch
+    (random rows with a key, the next ``1..rate`` rows without); with a decoder, plus
+    ``reconstruction_weight`` times the head's mean squared reconstruction error.
+
+    Examples
+    --------
+    >>> import jax.numpy as jnp
+    >>> loss = edge_loss((2, 2), (), "identity", 1.0, 1.0, 1, 1.0, 0.0)
+    >>> w = jnp.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0])  # the identity map
+    >>> rows = jnp.array([[0.0, 0.0, 0.0, 0.0], [5.0, 5.0, 5.0, 5.0]])  # ends at one place
+    >>> [round(float(v), 2) for v in loss(w, rows, None)]  # only the far negative remains
+    [0.02, 0.02]
+    """
+    import jax
+    import jax.numpy as jnp
+
+    d, split = encoder_widths[0], n_weights(encoder_widths)
+
+    def cross_entropy_terms(u, v):
+        s = a * (jnp.sum((u - v) ** 2, axis=1) + 1e-8) ** b  # the output membership is 1 / (1 + s)
+        return jnp.log1p(s), jnp.log1p(1.0 / jnp.maximum(s, SMALLEST / (1.0 - SMALLEST)))
+
+    def row_loss(w, rows, key):
+        n_rows = rows.shape[0]
+        codes = forward(w[:split], encoder_widths, jnp.concatenate([rows[:, :d], rows[:, d:]]), activation, xp=jnp)
+        heads, tails = codes[:n_rows], codes[n_rows:]
+        loss = cross_entropy_terms(heads, tails)[0]
+        keys = [None] * rate if key is None else jax.random.split(key, rate)
+        for j, k in enumerate(keys):
+            other = (jnp.arange(n_rows) + j + 1) % n_rows if k is None else jax.random.permutation(k, n_rows)
+            loss = loss + gamma * cross_entropy_terms(heads, tails[other])[1]
+        if decoder_widths:
+            out = forward(w[split:], decoder_widths, heads, activation, xp=jnp)
+            loss = loss + reconstruction_weight * jnp.mean((out - rows[:, :d]) ** 2, axis=1)
+        return loss
+
+    return row_loss
+
+
+class EdgeSampler:
+    """The training rows of a batch: edges of ``graph`` drawn with replacement in
+    proportion to their weights (as UMAP's epochs sample them), each read as its two
+    ends' scaled rows side by side. The slots it is asked for only count the rows."""
+
+    def __init__(self, graph, rows_of, rng):
+        coo = graph.tocoo()
+        self.heads, self.tails = coo.row, coo.col
+        self.cumulative = np.cumsum(coo.data, dtype=np.float64)
+        self.rows_of, self.rng = rows_of, rng
+
+    def __call__(self, slots):
+        edges = np.searchsorted(self.cumulative, self.rng.random(len(slots)) * self.cumulative[-1], side="right")
+        edges = np.minimum(edges, self.cumulative.size - 1)
+        return np.hstack([self.rows_of(self.heads[edges]), self.rows_of(self.tails[edges])])
+
+
+class ParametricUMAP(NetworkModel, ComponentTransformer):
+    """UMAP whose map is an encoder network: ``transform`` of new rows is one forward
+    pass, and the map is a model that can be saved and reused.
+
+    The neighbour graph is UMAP's (the same parameters and result); the encoder is
+    trained on UMAP's cross-entropy over it by mini-batch AdamW, reading edges drawn in
+    proportion to their weights. With ``parametric_reconstruction`` a decoder is
+    trained beside it and ``inverse_transform`` maps codes back to the data. Training
+    needs JAX (``pip install 'lowdim[neural]'``); a trained model is applied by numpy.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    n_neighbors, metric, metric_kwds, min_dist, spread, a, b, local_connectivity, set_op_mix_ratio
+        The graph and the output curve, as ``UMAP``'s (``metric='precomputed'`` has no
+        rows to encode and is refused).
+    negative_sample_rate : int, default=5
+        Negative samples per edge.
+    repulsion_strength : float, default=1.0
+        Weight of the negative samples' term.
+    n_epochs : int, optional
+        Training length in UMAP's epochs: each epoch draws as many edges as the graph
+        weighs relative to its heaviest edge. Default: 100 up to 10,000 rows, 30 above
+        (a network learns from every edge it reads and needs far fewer epochs than the
+        points of UMAP's layout, whose defaults are 500 and 200).
+    hidden_layer_sizes : tuple of int, default=(100, 100, 100)
+        The encoder's hidden widths (umap-learn's default network); the decoder
+        mirrors them.
+    activation : {'relu', 'tanh', 'elu', 'gelu', 'sigmoid', 'identity'}, default='relu'
+    learning_rate : float, default=3e-3
+        AdamW's first step size; it falls linearly to zero over the epochs.
+    weight_decay : float, default=0.0
+    batch_size : int, default=1000
+        Edges per step.
+    parametric_reconstruction : bool, default=False
+        Train a decoder too (umap-learn's name), so that ``inverse_transform`` works.
+    parametric_reconstruction_loss_weight : float, default=1.0
+        Weight of the decoder's mean squared error of the scaled rows.
+    random_state : None, int or Generator
+    verbose : int or bool, default=0
+    callbacks : callable or list of callables, optional
+        ``callback(epoch, loss, weights)`` after every epoch; True stops.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n_samples, n_components)
+        The encoder's output for the training rows.
+    graph_ : sparse matrix of shape (n_samples, n_samples)
+        UMAP's fuzzy graph of the training rows.
+    a_, b_ : float
+        The output curve ``1 / (1 + a d^(2b))``.
+    mean_, scale_, encoder_widths_, encoder_weights_, decoder_widths_, decoder_weights_
+        As ``AutoEncoder``'s (the decoder's are None without ``parametric_reconstruction``).
+    n_components_, n_iter_ : int
+        Code size and epochs run.
+    loss_curve_ : ndarray
+        Mean loss per edge of each epoch.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from lowdim.neural import ParametricUMAP
+    >>> X = load_digits().data
+    >>> model = ParametricUMAP(n_epochs=5, random_state=0).fit(X[:1000])
+    >>> model.transform(X[1000:]).shape
+    (797, 2)
+    """
+
+    _parameter_constraints = {
+        **{name: UMAP._parameter_constraints[name] for name in GRAPH_PARAMETERS},
+        "n_components": [Interval(int, 1, None, closed="left")],
+        "negative_sample_rate": [Interval(int, 1, None, closed="left")],
+        "repulsion_strength": [Interval(float, 0, None, closed="left")],
+        "n_epochs": [Interval(int, 1, None, closed="left"), NONE],
+        "hidden_layer_sizes": [InstanceOf(list, tuple, label="a tuple of layer widths")],
+        "activation": [Options(set(ACTIVATIONS))],
+        "learning_rate": [Interval(float, 0, None, closed="neither")],
+        "weight_decay": [Interval(float, 0, None, closed="left")],
+        "batch_size": [Interval(int, 2, None, closed="left")],
+        "parametric_reconstruction": [BOOLEAN],
+        "parametric_reconstruction_loss_weight": [Interval(float, 0, None, closed="left")],
+        "random_state": [RANDOM_STATE],
+        "verbose": VERBOSE,
+        "callbacks": CALLBACKS,
+    }
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        n_neighbors=15,
+        metric="euclidean",
+        metric_kwds=None,
+        min_dist=0.1,
+        spread=1.0,
+        a=None,
+        b=None,
+        local_connectivity=1.0,
+        set_op_mix_ratio=1.0,
+        negative_sample_rate=5,
+        repulsion_strength=1.0,
+        n_epochs=None,
+        hidden_layer_sizes=(100, 100, 100),
+        activation="relu",
+        learning_rate=3e-3,
+        weight_decay=0.0,
+        batch_size=1000,
+        parametric_reconstruction=False,
+        parametric_reconstruction_loss_weight=1.0,
+        random_state=None,
+        verbose=0,
+        callbacks=None,
+    ):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.metric = metric
+        self.metric_kwds = metric_kwds
+        self.min_dist = min_dist
+        self.spread = spread
+        self.a = a
+        self.b = b
+        self.local_connectivity = local_connectivity
+        self.set_op_mix_ratio = set_op_mix_ratio
+        self.negative_sample_rate = negative_sample_rate
+        self.repulsion_strength = repulsion_strength
+        self.n_epochs = n_epochs
+        self.hidden_layer_sizes = hidden_layer_sizes
+        self.activation = activation
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+        self.batch_size = batch_size
+        self.parametric_reconstruction = parametric_reconstruction
+        self.parametric_reconstruction_loss_weight = parametric_reconstruction_loss_weight
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callbacks = callbacks
+
+    def _graph_builder(self):
+        """The UMAP whose graph this map is trained on, its parameters checked."""
+        if self.metric == "precomputed":
+            raise ValueError(
+                "ParametricUMAP encodes rows of features; metric='precomputed' gives none. Pass the rows, or use UMAP."
+            )
+        builder = UMAP(**{name: getattr(self, name) for name in GRAPH_PARAMETERS}, verbose=self.verbose)
+        validate_params(builder)
+        builder._check_relations()
+        return builder
+
+    def fit(self, X, y=None):
+        """Build UMAP's graph of ``X`` and train the encoder (and decoder) on it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        hidden = self._check_widths()
+        builder = self._graph_builder()
+        require_jax("ParametricUMAP")
+        X = self._validate_input(X, reset=True)
+        n, d = X.shape
+        check_sample_count(n, "ParametricUMAP", self.n_components)
+        rng = check_random_state(self.random_state)
+        builder.random_state = rng
+        # the search's index is not kept: transform encodes
+        pieces = "the encoder places them all, kept apart only by the negative samples"
+        self.graph_ = builder._graph(X, None, components=pieces)[0]
+        curve = (self.a, self.b) if self.a is not None else curve_parameters(self.spread, self.min_dist)
+        self.a_, self.b_ = float(curve[0]), float(curve[1])
+        self._fit_scaling(X, "it moves no point and only slows training")
+        self.encoder_widths_ = np.array([d, *hidden, self.n_components])
+        self.decoder_widths_ = self.encoder_widths_[::-1].copy() if self.parametric_reconstruction else None
+        start = initial_weights(self.encoder_widths_, rng)
+        if self.parametric_reconstruction:
+            start = np.concatenate([start, initial_weights(self.decoder_widths_, rng)])
+        self._train(X, start, rng)
+        self.embedding_ = self._encode(X)
+        return self
+
+    def _epochs(self, n_rows):
+        """``n_epochs``, or 100 up to 10,000 rows and 30 above."""
+        if self.n_epochs is not None:
+            return self.n_epochs
+        return 100 if n_rows <= 10_000 else 30
+
+    def _train(self, X, start, rng):
+        from .._progress import progress_bar
+
+        enc = tuple(int(w) for w in self.encoder_widths_)
+        dec = () if self.decoder_widths_ is None else tuple(int(w) for w in self.decoder_widths_)
+        weights = float(self.repulsion_strength), float(self.parametric_reconstruction_loss_weight)
+        row_loss = edge_loss(enc, dec, self.activation, self.a_, self.b_, self.negative_sample_rate, *weights)
+        # an epoch draws as many edges as UMAP's epoch samples on average
+        per_epoch = max(int(round(self.graph_.sum() / self.graph_.max())), 1)
+        sampler = EdgeSampler(self.graph_, lambda rows: self._scaled(X[rows]).astype(np.float32), rng)
+        epochs = self._epochs(X.shape[0])
+        # every step draws batch_size edges (a short last batch masks the rest out of the
+        # loss, and they serve as its negatives): one compiled shape for the fit
+        schedule = Schedule(learning_rate=self.learning_rate, weight_decay=self.weight_decay,
+                            batch_size=self.batch_size, max_epochs=epochs, patience=None, anneal=True)  # fmt: skip
+        with progress_bar(total=epochs, desc="ParametricUMAP", unit="epoch", disable=not self.verbose) as bar:
+            out = train(
+                row_loss, start, sampler, np.arange(per_epoch), None, schedule, rng, keyed=True, progress=bar,
+                callbacks=callback_list(self.callbacks), name="ParametricUMAP",
+            )  # fmt: skip
+        split = n_weights(enc)
+        self.encoder_weights_ = out.weights[:split].copy()
+        self.decoder_weights_ = out.weights[split:].copy() if dec else None
+        self.n_components_ = self.n_components
+        self.n_iter_ = out.n_epochs
+        self.loss_curve_ = np.asarray(out.loss_curve)
+
+    def _check_loaded(self):
+        """A loaded model's encoder (and decoder) run between the features and the
+        codes, with as many weights as their widths hold, and a positive scale."""
+        expected = [self.n_features_in_, *self._check_widths(), self.n_components_]
+        self._check_network("encoder", self.encoder_widths_, expected)
+        if self.decoder_widths_ is not None:
+            self._check_network("decoder", self.decoder_widths_, expected[::-1])
+        self._check_scaling()
+
+    def fit_transform(self, X, y=None):
+        """Fit and return ``embedding_`` (the encoder's output for the rows of ``X``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        return self.fit(X, y).embedding_
+
+    def transform(self, X):
+        """Place rows on the map: one forward pass of the encoder.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        return self._encode(self._validate_input(X, reset=False))
+
+    def inverse_transform(self, X):
+        """Rows of the data for points of the map, through the decoder (trained with
+        ``parametric_reconstruction=True``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        Z = self._validate_codes(X)
+        if self.decoder_weights_ is None:
+            raise ValueError(
+                "This ParametricUMAP was trained without a decoder, so it cannot map points back to the data; "
+                "fit it with parametric_reconstruction=True."
+            )
+        return self._decode(Z)

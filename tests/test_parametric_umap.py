@@ -1,0 +1,91 @@
+"""Parametric UMAP: the map is an encoder trained on UMAP's own graph and loss, so new
+rows land with their neighbours by one forward pass; a seed fixes it, model files keep
+the networks as data, and what it cannot do is refused by name."""
+
+import numpy as np
+import pytest
+from sklearn.neighbors import KNeighborsClassifier
+
+import lowdim
+import lowdim.io
+from lowdim.neural import ParametricUMAP
+
+SMALL = dict(hidden_layer_sizes=(32, 32), n_epochs=60, batch_size=256)
+CENTRES = np.random.default_rng(0).normal(scale=6.0, size=(3, 10))  # about 12 apart, unit spread around
+
+
+def _blobs(n_per, seed):
+    """Points of three well-separated Gaussian groups (the same centres for every seed),
+    and their group."""
+    y = np.repeat(np.arange(3), n_per)
+    return CENTRES[y] + np.random.default_rng(seed).normal(size=(y.size, CENTRES.shape[1])), y
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    X, y = _blobs(150, seed=1)
+    return X, y, ParametricUMAP(random_state=0, **SMALL).fit(X)
+
+
+def test_new_rows_land_with_their_group_and_training_rows_where_fitted(fitted):
+    X, y, model = fitted
+    X_new, y_new = _blobs(40, seed=2)
+    knn = KNeighborsClassifier(10).fit(model.embedding_, y)
+    assert knn.score(model.transform(X_new), y_new) == 1.0
+    np.testing.assert_array_equal(model.transform(X), model.embedding_)  # one function for both
+    assert model.loss_curve_[-1] < model.loss_curve_[0] and model.n_iter_ == SMALL["n_epochs"]
+
+
+def test_the_graph_is_umaps(fitted):
+    X, _, model = fitted
+    reference = lowdim.UMAP(random_state=0, n_epochs=1).fit(X)
+    assert abs(model.graph_ - reference.graph_).max() == 0
+    assert (model.a_, model.b_) == (reference.a_, reference.b_)
+
+
+def test_a_seed_fixes_the_weights_and_another_seed_changes_them():
+    X, _ = _blobs(60, seed=3)
+    fit = dict(hidden_layer_sizes=(8,), n_epochs=10, batch_size=64)
+    a, b, c = (ParametricUMAP(random_state=s, **fit).fit(X) for s in (5, 5, 6))
+    np.testing.assert_array_equal(a.encoder_weights_, b.encoder_weights_)
+    assert not np.array_equal(a.encoder_weights_, c.encoder_weights_)
+
+
+def test_the_model_file_holds_the_networks_and_applies_them(tmp_path, fitted):
+    X, _, model = fitted
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    loaded = lowdim.io.load(tmp_path / "m.lowdim")
+    np.testing.assert_array_equal(loaded.transform(X), model.transform(X))
+    assert loaded.decoder_weights_ is None
+    with pytest.raises(ValueError, match="trained without a decoder.*parametric_reconstruction=True"):
+        loaded.inverse_transform(model.embedding_)
+
+
+def test_with_a_decoder_points_of_the_map_map_back_near_their_rows():
+    X, _ = _blobs(100, seed=4)
+    model = ParametricUMAP(parametric_reconstruction=True, random_state=0, **SMALL).fit(X)
+    back = model.inverse_transform(model.embedding_)
+    # far closer to each row than the rows' overall mean is (most variance is between groups)
+    assert np.mean((back - X) ** 2) < 0.25 * np.mean((X - X.mean(0)) ** 2)
+
+
+def test_what_it_cannot_do_is_refused_before_the_data_are_read():
+    X, _ = _blobs(20, seed=5)
+    with pytest.raises(ValueError, match="metric='precomputed' gives none"):
+        ParametricUMAP(metric="precomputed").fit(X)
+    with pytest.raises(ValueError, match="min_dist=2 must be at most spread=1"):
+        ParametricUMAP(min_dist=2.0).fit(np.full((20, 3), np.nan))
+    with pytest.raises(ValueError, match="hidden_layer_sizes must hold positive integers"):
+        ParametricUMAP(hidden_layer_sizes=(4, 0)).fit(X)
+
+
+def test_the_command_line_fits_saves_and_applies_it(tmp_path, capsys):
+    from lowdim.cli.main import main
+
+    X, _ = _blobs(50, seed=6)
+    np.save(tmp_path / "x.npy", X)
+    fit = ["--param", "hidden_layer_sizes=(16,)", "--param", "n_epochs=20", "--quiet"]
+    assert main(["embed", str(tmp_path / "x.npy"), "-m", "parametric-umap", "-o", str(tmp_path / "z.npy"),
+                 "--save-model", str(tmp_path / "m.lowdim"), *fit]) == 0, capsys.readouterr().err  # fmt: skip
+    assert main(["transform", str(tmp_path / "m.lowdim"), str(tmp_path / "x.npy"), "-o", str(tmp_path / "t.npy")]) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "t.npy"), np.load(tmp_path / "z.npy"), atol=1e-5)
