@@ -236,19 +236,6 @@ class AutoEncoder(NetworkModel, ComponentTransformer):
         self.validation_scores_ = np.asarray(out.validation_curve)
         self.best_loss_ = out.best_loss
 
-    def transform(self, X):
-        """The codes of the rows of ``X`` (one forward pass of the encoder).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components_)
-        """
-        return self._encode(self._validate_input(X, reset=False))
-
     def inverse_transform(self, X):
         """Reconstructions of codes (the decoder), in the units of the data.
 

@@ -63,6 +63,20 @@ class NetworkModel:
             out[rows] = forward(w, widths, rows_of(rows).astype(np.float64), self.activation)
         return out
 
+    def transform(self, X):
+        """The encoder's output for the rows of ``X``: their codes, or their places on
+        the map (one forward pass, by numpy).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        return self._encode(self._validate_input(X, reset=False))
+
     def _encode(self, X):
         """The encoder's output for the rows of ``X`` (validated), in ``X``'s dtype."""
         codes = self._apply(self.encoder_weights_, self.encoder_widths_, X.shape[0], lambda rows: self._scaled(X[rows]))

@@ -330,19 +330,6 @@ class ParametricUMAP(NetworkModel, ComponentTransformer):
         """
         return self.fit(X, y).embedding_
 
-    def transform(self, X):
-        """Place rows on the map: one forward pass of the encoder.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components_)
-        """
-        return self._encode(self._validate_input(X, reset=False))
-
     def inverse_transform(self, X):
         """Rows of the data for points of the map, through the decoder (trained with
         ``parametric_reconstruction=True``).
