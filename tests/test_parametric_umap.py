@@ -89,3 +89,18 @@ def test_the_command_line_fits_saves_and_applies_it(tmp_path, capsys):
                  "--save-model", str(tmp_path / "m.lowdim"), *fit]) == 0, capsys.readouterr().err  # fmt: skip
     assert main(["transform", str(tmp_path / "m.lowdim"), str(tmp_path / "x.npy"), "-o", str(tmp_path / "t.npy")]) == 0
     np.testing.assert_allclose(np.load(tmp_path / "t.npy"), np.load(tmp_path / "z.npy"), atol=1e-5)
+
+
+def test_the_step_falls_linearly_over_the_epochs_as_the_guide_says(monkeypatch):
+    from lowdim.neural import _parametric_umap
+
+    seen, real = {}, _parametric_umap.train
+
+    def spy(*args, **kwargs):
+        seen["schedule"] = args[5]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_parametric_umap, "train", spy)
+    ParametricUMAP(n_epochs=4, hidden_layer_sizes=(4,), learning_rate=0.004).fit(_blobs(20, seed=7)[0])
+    schedule = seen["schedule"]
+    assert [schedule.step_size(epoch) for epoch in range(4)] == pytest.approx([0.004, 0.003, 0.002, 0.001])
