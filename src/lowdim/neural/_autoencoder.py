@@ -12,11 +12,11 @@ import numpy as np
 
 from .._estimator import ComponentTransformer
 from .._iterative import callback_list
-from .._params import CALLBACKS, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
+from .._params import Interval, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components
-from ._mlp import ACTIVATIONS, forward, initial_weights, n_weights
-from ._network_model import NetworkModel, require_jax
+from ._mlp import forward, initial_weights, n_weights
+from ._network_model import NETWORK_PARAMETERS, NetworkModel, require_jax
 from ._training import Schedule, train
 
 
@@ -119,20 +119,14 @@ class AutoEncoder(NetworkModel, ComponentTransformer):
     """
 
     _parameter_constraints = {
+        **NETWORK_PARAMETERS,
         "n_components": [Interval(int, 1, None, closed="left")],
-        "hidden_layer_sizes": [InstanceOf(list, tuple, label="a tuple of layer widths")],
-        "activation": [Options(set(ACTIVATIONS))],
         "dropout": [Interval(float, 0, 1, closed="left")],
-        "weight_decay": [Interval(float, 0, None, closed="left")],
-        "learning_rate": [Interval(float, 0, None, closed="neither")],
         "batch_size": [Interval(int, 1, None, closed="left")],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "tol": [Interval(float, 0, None, closed="left")],
         "n_iter_no_change": [Interval(int, 1, None, closed="left")],
         "validation_fraction": [Interval(float, 0, 1, closed="left")],
-        "random_state": [RANDOM_STATE],
-        "verbose": VERBOSE,
-        "callbacks": CALLBACKS,
     }
 
     def __init__(

@@ -3,9 +3,21 @@ widths checked, the networks applied by numpy, and the message when JAX is missi
 
 import numpy as np
 
+from .._params import CALLBACKS, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options
 from .._validation import warn_constant_features
 from ..linalg import column_moments
-from ._mlp import forward, n_weights
+from ._mlp import ACTIVATIONS, forward, n_weights
+
+# the constraints of the parameters every network estimator has
+NETWORK_PARAMETERS = {
+    "hidden_layer_sizes": [InstanceOf(list, tuple, label="a tuple of layer widths")],
+    "activation": [Options(set(ACTIVATIONS))],
+    "learning_rate": [Interval(float, 0, None, closed="neither")],
+    "weight_decay": [Interval(float, 0, None, closed="left")],
+    "random_state": [RANDOM_STATE],
+    "verbose": VERBOSE,
+    "callbacks": CALLBACKS,
+}
 
 
 def require_jax(name):

@@ -14,12 +14,12 @@ import numpy as np
 
 from .._estimator import ComponentTransformer
 from .._iterative import callback_list
-from .._params import BOOLEAN, CALLBACKS, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
+from .._params import BOOLEAN, NONE, Interval, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count
 from ..embedding import UMAP, curve_parameters
-from ._mlp import ACTIVATIONS, forward, initial_weights, n_weights
-from ._network_model import NetworkModel, require_jax
+from ._mlp import forward, initial_weights, n_weights
+from ._network_model import NETWORK_PARAMETERS, NetworkModel, require_jax
 from ._training import Schedule, train
 
 # the graph's parameters, passed to the UMAP that builds it
@@ -159,21 +159,15 @@ class ParametricUMAP(NetworkModel, ComponentTransformer):
     """
 
     _parameter_constraints = {
+        **NETWORK_PARAMETERS,
         **{name: UMAP._parameter_constraints[name] for name in GRAPH_PARAMETERS},
         "n_components": [Interval(int, 1, None, closed="left")],
         "negative_sample_rate": [Interval(int, 1, None, closed="left")],
         "repulsion_strength": [Interval(float, 0, None, closed="left")],
         "n_epochs": [Interval(int, 1, None, closed="left"), NONE],
-        "hidden_layer_sizes": [InstanceOf(list, tuple, label="a tuple of layer widths")],
-        "activation": [Options(set(ACTIVATIONS))],
-        "learning_rate": [Interval(float, 0, None, closed="neither")],
-        "weight_decay": [Interval(float, 0, None, closed="left")],
         "batch_size": [Interval(int, 2, None, closed="left")],
         "parametric_reconstruction": [BOOLEAN],
         "parametric_reconstruction_loss_weight": [Interval(float, 0, None, closed="left")],
-        "random_state": [RANDOM_STATE],
-        "verbose": VERBOSE,
-        "callbacks": CALLBACKS,
     }
 
     def __init__(
