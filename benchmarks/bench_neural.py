@@ -7,8 +7,9 @@ linear autoencoder's largest principal angle to PCA's subspace), ``parametric`` 
 ParametricUMAP against umap-learn's, both with their defaults, and against UMAP's own
 map and ``transform``: fit time, the time to place the 10,000 test images, their 10-NN
 accuracy with a classifier fitted on the training map, and the training map's
-trustworthiness). One run each (the fits take minutes; umap-learn's needs the bench
-extra's TensorFlow).
+trustworthiness), ``parametric_tsne`` (ParametricTSNE against TSNE's own map and
+``transform``, the same measures; no other library has a parametric t-SNE). One run
+each (the fits take minutes; umap-learn's needs the bench extra's TensorFlow).
 Run:  scripts/bench.sh neural
 """
 
@@ -154,7 +155,39 @@ def case_parametric(repeats):
     ]
 
 
-CASES = {"autoencoder": case_autoencoder, "linear": case_linear, "parametric": case_parametric}
+def case_parametric_tsne(repeats):
+    from lowdim import TSNE
+    from lowdim.neural import ParametricTSNE
+
+    train, test = _split()
+    labels = _data.fashion_mnist_labels()
+    ours, placed, t_ours, t_place = _fit_and_place(lambda: ParametricTSNE(random_state=0), train, test)
+    tsne, tsne_placed, t_tsne, t_tsne_place = _fit_and_place(lambda: TSNE(random_state=0), train, test)
+    acc, trust = _map_quality(ours.embedding_, placed, train, labels)
+    t_acc, t_trust = _map_quality(tsne.embedding_, tsne_placed, train, labels)
+    return [
+        {
+            "case": "ParametricTSNE (784-100-100-100-2) vs TSNE + transform, defaults, 60000 training images",
+            "lowdim_s": round(t_ours, 3),
+            "reference_s": round(t_tsne, 3),
+            "ratio": round(t_ours / t_tsne, 3),
+            "target": "test 10-NN accuracy within 0.02 of TSNE.transform's",
+            "accuracy": f"test 10-NN accuracy {acc:.4f} (TSNE.transform {t_acc:.4f}); trustworthiness {trust:.4f} "
+            f"(TSNE {t_trust:.4f}); placing 10,000 test rows {t_place:.3f} s (TSNE.transform {t_tsne_place:.1f} s); "
+            f"KL estimate {ours.loss_curve_[-1]:.3f} (TSNE {tsne.kl_divergence_:.3f}); {ours.n_iter_} epochs",
+            "met": bool(acc >= t_acc - 0.02),
+            "runs_lowdim": [round(t_ours, 3)],
+            "runs_reference": [round(t_tsne, 3)],
+        }
+    ]
+
+
+CASES = {
+    "autoencoder": case_autoencoder,
+    "linear": case_linear,
+    "parametric": case_parametric,
+    "parametric_tsne": case_parametric_tsne,
+}
 
 
 def main(argv=None):

@@ -1,17 +1,18 @@
 """
-Parametric UMAP: new images placed by one forward pass
+Parametric maps: new images placed by one forward pass
 ======================================================
 
-UMAP places new rows with ``transform``, a short optimisation against the fixed map;
-``ParametricUMAP`` trains an encoder network on UMAP's own graph and loss, so placing new
-rows is one forward pass of the network. Fashion-MNIST images: both maps fitted on 5,000
-training images (the parametric one for 30 epochs to keep the gallery quick), then 2,000
-other images placed on each. The printed 10-NN accuracies (a classifier fitted on the
-training map, scored on the placed images) and placing times compare the two: the
-network places the new images an order of magnitude faster, and UMAP's ``transform``,
-which starts each new image at its nearest training images, places them more
-accurately. The gap narrows with more training images and epochs; on all 60,000
-training images see BENCHMARKS.md.
+UMAP and t-SNE place new rows with ``transform``, a short optimisation against the
+fixed map; ``ParametricUMAP`` and ``ParametricTSNE`` train an encoder network on the
+method's own graph and loss, so placing new rows is one forward pass of the network.
+Fashion-MNIST images: each map fitted on 5,000 training images (the parametric ones
+for fewer epochs than their defaults, to keep the gallery quick), then 2,000 other
+images placed on it. The printed 10-NN accuracies (a classifier fitted on the training
+map, scored on the placed images) and placing times compare them: the networks place
+the new images one to two orders of magnitude faster, and ``transform``, which starts
+each new image at its nearest training images, places them somewhat more accurately.
+The gap narrows with more training images and epochs; on all 60,000 training images
+see BENCHMARKS.md.
 """
 
 import time
@@ -21,7 +22,7 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier
 
 import lowdim
-from lowdim.neural import ParametricUMAP
+from lowdim.neural import ParametricTSNE, ParametricUMAP
 
 X, y = lowdim.datasets.load_fashion_mnist()
 pick = np.random.default_rng(0).choice(len(X), 7000, replace=False)
@@ -29,10 +30,12 @@ train, new = pick[:5000], pick[5000:]
 
 maps = {
     "UMAP + transform": lowdim.UMAP(random_state=0).fit(X[train]),
-    "ParametricUMAP": ParametricUMAP(n_epochs=30, random_state=0).fit(X[train]),
+    "ParametricUMAP": ParametricUMAP(n_epochs=20, random_state=0).fit(X[train]),
+    "t-SNE + transform": lowdim.TSNE(random_state=0).fit(X[train]),
+    "ParametricTSNE": ParametricTSNE(n_epochs=60, random_state=0).fit(X[train]),
 }
-fig, axes = plt.subplots(1, 2, figsize=(11, 5))
-for ax, (name, model) in zip(axes, maps.items()):
+fig, axes = plt.subplots(2, 2, figsize=(11, 10))
+for ax, (name, model) in zip(axes.ravel(), maps.items()):
     start = time.perf_counter()
     placed = model.transform(X[new])
     seconds = time.perf_counter() - start

@@ -68,6 +68,7 @@ ITERATIVE = {
     "MiniBatchNMF",
     "NMF",
     "PaCMAP",
+    "ParametricTSNE",
     "ParametricUMAP",
     "ProbabilisticPCA",
     "SNE",
@@ -76,11 +77,12 @@ ITERATIVE = {
 }
 # Chaotic: a difference in the last bit of the input grows to whole units of the output
 # (the autoencoder: float32 training steps from a last-bit difference in the scaled data).
-AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP", "TriMap", "AutoEncoder", "ParametricUMAP"}
+AMPLIFIES_ROUNDING = {"PaCMAP", "SNE", "TSNE", "UMAP", "TriMap", "AutoEncoder", "ParametricUMAP", "ParametricTSNE"}
 # Seeded draws that follow the rows' order (PHATE's SGD visits the pairs by index, its
 # landmark k-means samples rows; the autoencoder's held-out rows and batches and parametric
-# UMAP's edges are drawn by position): permuted rows are another draw of the same structure.
-ROW_ORDER_DRAWS = {"PHATE", "AutoEncoder", "ParametricUMAP"}
+# UMAP's and t-SNE's edges are drawn by position): permuted rows are another draw of the same
+# structure.
+ROW_ORDER_DRAWS = {"PHATE", "AutoEncoder", "ParametricUMAP", "ParametricTSNE"}
 # The largest n_components: bounded by the points ('samples'), or unbounded ('none': an
 # overcomplete factorisation is valid; 'projection': a random matrix needs only the shape,
 # more outputs than features is warned); min(n_samples, n_features) otherwise.
@@ -96,6 +98,7 @@ COMPONENTS_LIMIT = {
     "TSNE": "samples",
     "UMAP": "samples",
     "ParametricUMAP": "samples",
+    "ParametricTSNE": "samples",
     "NMF": "none",
     "MiniBatchNMF": "none",
     "DictionaryLearning": "none",
@@ -134,6 +137,7 @@ FIXED_PASSES = {"MiniBatchNMF": {"tol": 0.0, "max_no_improvement": None, "max_it
 SMALL = {
     "AutoEncoder": {"hidden_layer_sizes": (8,), "max_iter": 30, "n_iter_no_change": 3, "tol": 0.05},
     "ParametricUMAP": {"hidden_layer_sizes": (8,), "n_epochs": 30, "batch_size": 64},
+    "ParametricTSNE": {"hidden_layer_sizes": (8,), "n_epochs": 30, "batch_size": 64},
 }
 # A prior estimated from the data (the covariance of X): one sample is too few by default.
 PRIOR_FROM_DATA = {"BayesianGaussianMixture"}

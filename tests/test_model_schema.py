@@ -37,7 +37,8 @@ VARIANTS = {
     **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "HDBSCAN", "KMedoids", "PaCMAP")},
     "SpectralEmbedding": [GOWER],
     "AgglomerativeClustering": [{"compute_distances": True}],
-    "ParametricUMAP": [{"parametric_reconstruction": True}],  # the decoder's widths and weights
+    # the decoder's widths and weights
+    **{name: [{"parametric_reconstruction": True}] for name in ("ParametricUMAP", "ParametricTSNE")},
     # the covariances' layout (and a tied model's one degrees of freedom) follow covariance_type
     "GaussianMixture": [{"covariance_type": t} for t in ("tied", "diag", "spherical")],
     "BayesianGaussianMixture": [

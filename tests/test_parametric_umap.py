@@ -2,6 +2,8 @@
 rows land with their neighbours by one forward pass; a seed fixes it, model files keep
 the networks as data, and what it cannot do is refused by name."""
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
@@ -92,15 +94,27 @@ def test_the_command_line_fits_saves_and_applies_it(tmp_path, capsys):
 
 
 def test_the_step_falls_linearly_over_the_epochs_as_the_guide_says(monkeypatch):
-    from lowdim.neural import _parametric_umap
+    from lowdim.neural import _parametric
 
-    seen, real = {}, _parametric_umap.train
+    seen, real = {}, _parametric.train
 
     def spy(*args, **kwargs):
         seen["schedule"] = args[5]
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_parametric_umap, "train", spy)
+    monkeypatch.setattr(_parametric, "train", spy)
     ParametricUMAP(n_epochs=4, hidden_layer_sizes=(4,), learning_rate=0.004).fit(_blobs(20, seed=7)[0])
     schedule = seen["schedule"]
     assert [schedule.step_size(epoch) for epoch in range(4)] == pytest.approx([0.004, 0.003, 0.002, 0.001])
+
+
+def test_a_diverging_run_stops_naming_the_epoch_and_the_edge_and_keeps_good_weights():
+    import warnings
+
+    X, _ = _blobs(30, seed=8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = ParametricUMAP(hidden_layer_sizes=(8,), learning_rate=1e30, n_epochs=20, random_state=0).fit(X)
+    messages = [str(w.message) for w in caught if "not finite" in str(w.message)]
+    assert len(messages) == 1 and re.search(r"at epoch \d+ \(the edge between rows \d+ and \d+ is", messages[0])
+    assert np.isfinite(model.encoder_weights_).all() and model.n_iter_ < 20

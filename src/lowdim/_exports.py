@@ -51,6 +51,7 @@ EXPORTS = {
     "DiffusionMap": "lowdim.diffusion",
     "PHATE": "lowdim.diffusion",
     "AutoEncoder": "lowdim.neural",
+    "ParametricTSNE": "lowdim.neural",
     "ParametricUMAP": "lowdim.neural",
     "TSNE": "lowdim.embedding",
     "SNE": "lowdim.embedding",

@@ -237,9 +237,16 @@ def parametric_umap(n, d, k, params, itemsize):
     return umap(n, d, k, params, itemsize) + neural(n, d, k, params, itemsize)
 
 
+def parametric_tsne(n, d, k, params, itemsize):
+    """t-SNE's affinities, built with its index over the rows, and the networks'
+    training as ``neural``'s."""
+    return tsne(n, d, k, params, itemsize) + neural(n, d, k, params, itemsize)
+
+
 MODELS = {
     "neural": neural,
     "parametric_umap": parametric_umap,
+    "parametric_tsne": parametric_tsne,
     "pca": pca,
     "latent": latent,
     "ica": ica,
@@ -295,6 +302,7 @@ FIXES = {
     "tsne": _NEIGHBORS,
     "umap": _NEIGHBORS,
     "parametric_umap": _NEIGHBORS,
+    "parametric_tsne": _NEIGHBORS,
     "pacmap": _NEIGHBORS,
     "local_fits": _NEIGHBORS,
 }

@@ -155,6 +155,13 @@ EMBEDDINGS = {
         extra="neural",
         summary="UMAP whose map is an encoder network: transform is one forward pass (JAX)",
     ),
+    "parametric-tsne": Method(
+        "ParametricTSNE",
+        memory="parametric_tsne",
+        needs=("jax",),
+        extra="neural",
+        summary="t-SNE whose map is an encoder network: transform is one forward pass (JAX)",
+    ),
 }
 
 # Leiden and Louvain: k found by themselves, the graph's memory, igraph and leidenalg

@@ -44,6 +44,7 @@ from ._affinities import (
     neighbor_affinities,
     warn_duplicates,
 )
+from ._gradients import entropy_term
 from ._graph_arrays import sorted_csr
 from ._initialization import featureless_start, initial_embedding
 from ._optimizer import Phase, descend
@@ -229,6 +230,9 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
 
     _joint = True  # symmetric joint affinities (False: the conditionals p(j | i))
 
+    # sum P log P, the constant part of KL(P || Q) (parametric t-SNE reports KL with it)
+    _p_log_p = staticmethod(entropy_term)
+
     def _check_data(self, X):
         check_sample_count(X.shape[0], type(self).__name__, self.n_components)
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
@@ -252,6 +256,16 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         if not knn_given(given):
             return None
         return precomputed_neighbors(given, n, self._n_neighbors(n), metric=self.metric, name=name, minimum=reach)
+
+    def _input_affinities(self, X64):
+        """``perplexity_`` (and ``perplexities_``) for these rows, then the joint
+        affinities and the kNN index (``_affinities``); ``method_`` must be set."""
+        n, name = X64.shape[0], type(self).__name__
+        self.perplexity_ = effective_perplexity(self.perplexity, n, name)
+        if getattr(self, "affinity", "perplexity") == "multiscale":
+            given = self.perplexities if self.perplexities is not None else (self.perplexity, 10 * self.perplexity)
+            self.perplexities_ = tuple(effective_perplexity(float(p), n, name) for p in given)
+        return self._affinities(X64, n)
 
     def _affinities(self, X64, n):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
@@ -314,12 +328,8 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         n = X.shape[0]
         rng = check_random_state(self.random_state)
         X64 = as_float64(X)  # one graph whatever the input dtype
-        self.perplexity_ = effective_perplexity(self.perplexity, n, type(self).__name__)
-        if getattr(self, "affinity", "perplexity") == "multiscale":
-            given = self.perplexities if self.perplexities is not None else (self.perplexity, 10 * self.perplexity)
-            self.perplexities_ = tuple(effective_perplexity(float(p), n, type(self).__name__) for p in given)
         objective = self._objective_factory(n)
-        P, self._index = self._affinities(X64, n)
+        P, self._index = self._input_affinities(X64)
         self.learning_rate_ = (
             max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto" else float(self.learning_rate)
         )

@@ -10,17 +10,10 @@ other edges of the batch (negative samples without extra forward passes).
 
 import functools
 
-import numpy as np
-
-from .._estimator import ComponentTransformer
-from .._iterative import callback_list
-from .._params import BOOLEAN, NONE, Interval, validate_params
-from .._random import check_random_state
-from .._validation import check_sample_count
+from .._params import Interval, validate_params
 from ..embedding import UMAP, curve_parameters
-from ._mlp import forward, initial_weights, n_weights
-from ._network_model import NETWORK_PARAMETERS, NetworkModel, require_jax
-from ._training import Schedule, train
+from ._mlp import forward, n_weights
+from ._parametric import PARAMETRIC_PARAMETERS, ParametricMap
 
 # the graph's parameters, passed to the UMAP that builds it
 GRAPH_PARAMETERS = ("n_neighbors", "metric", "metric_kwds", "min_dist", "spread", "a", "b", "local_connectivity",
@@ -71,24 +64,7 @@ def edge_loss(encoder_widths, decoder_widths, activation, a, b, rate, gamma, rec
     return row_loss
 
 
-class EdgeSampler:
-    """The training rows of a batch: edges of ``graph`` drawn with replacement in
-    proportion to their weights (as UMAP's epochs sample them), each read as its two
-    ends' scaled rows side by side. The slots it is asked for only count the rows."""
-
-    def __init__(self, graph, rows_of, rng):
-        coo = graph.tocoo()
-        self.heads, self.tails = coo.row, coo.col
-        self.cumulative = np.cumsum(coo.data, dtype=np.float64)
-        self.rows_of, self.rng = rows_of, rng
-
-    def __call__(self, slots):
-        edges = np.searchsorted(self.cumulative, self.rng.random(len(slots)) * self.cumulative[-1], side="right")
-        edges = np.minimum(edges, self.cumulative.size - 1)
-        return np.hstack([self.rows_of(self.heads[edges]), self.rows_of(self.tails[edges])])
-
-
-class ParametricUMAP(NetworkModel, ComponentTransformer):
+class ParametricUMAP(ParametricMap):
     """UMAP whose map is an encoder network: ``transform`` of new rows is one forward
     pass, and the map is a model that can be saved and reused.
 
@@ -159,15 +135,10 @@ class ParametricUMAP(NetworkModel, ComponentTransformer):
     """
 
     _parameter_constraints = {
-        **NETWORK_PARAMETERS,
+        **PARAMETRIC_PARAMETERS,
         **{name: UMAP._parameter_constraints[name] for name in GRAPH_PARAMETERS},
-        "n_components": [Interval(int, 1, None, closed="left")],
         "negative_sample_rate": [Interval(int, 1, None, closed="left")],
         "repulsion_strength": [Interval(float, 0, None, closed="left")],
-        "n_epochs": [Interval(int, 1, None, closed="left"), NONE],
-        "batch_size": [Interval(int, 2, None, closed="left")],
-        "parametric_reconstruction": [BOOLEAN],
-        "parametric_reconstruction_loss_weight": [Interval(float, 0, None, closed="left")],
     }
 
     def __init__(
@@ -222,124 +193,33 @@ class ParametricUMAP(NetworkModel, ComponentTransformer):
         self.callbacks = callbacks
 
     def _graph_builder(self):
-        """The UMAP whose graph this map is trained on, its parameters checked."""
-        if self.metric == "precomputed":
-            raise ValueError(
-                "ParametricUMAP encodes rows of features; metric='precomputed' gives none. Pass the rows, or use UMAP."
-            )
-        builder = UMAP(**{name: getattr(self, name) for name in GRAPH_PARAMETERS}, verbose=self.verbose)
+        """The UMAP whose graph this map is trained on."""
+        return UMAP(**{name: getattr(self, name) for name in GRAPH_PARAMETERS}, verbose=self.verbose)
+
+    def _check_graph_parameters(self):
+        builder = self._graph_builder()
         validate_params(builder)
         builder._check_relations()
-        return builder
 
-    def fit(self, X, y=None):
-        """Build UMAP's graph of ``X`` and train the encoder (and decoder) on it.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
-        validate_params(self)
-        hidden = self._check_widths()
+    def _fit_graph(self, X, rng):
+        """UMAP's graph of ``X`` (``graph_``) and its output curve (``a_``, ``b_``)."""
         builder = self._graph_builder()
-        require_jax("ParametricUMAP")
-        X = self._validate_input(X, reset=True)
-        n, d = X.shape
-        check_sample_count(n, "ParametricUMAP", self.n_components)
-        rng = check_random_state(self.random_state)
         builder.random_state = rng
         # the search's index is not kept: transform encodes
         pieces = "the encoder places them all, kept apart only by the negative samples"
         self.graph_ = builder._graph(X, None, components=pieces)[0]
         curve = (self.a, self.b) if self.a is not None else curve_parameters(self.spread, self.min_dist)
         self.a_, self.b_ = float(curve[0]), float(curve[1])
-        self._fit_scaling(X, "it moves no point and only slows training")
-        self.encoder_widths_ = np.array([d, *hidden, self.n_components])
-        self.decoder_widths_ = self.encoder_widths_[::-1].copy() if self.parametric_reconstruction else None
-        start = initial_weights(self.encoder_widths_, rng)
-        if self.parametric_reconstruction:
-            start = np.concatenate([start, initial_weights(self.decoder_widths_, rng)])
-        self._train(X, start, rng)
-        self.embedding_ = self._encode(X)
-        return self
+        return self.graph_
 
-    def _epochs(self, n_rows):
-        """``n_epochs``, or 100 up to 10,000 rows and 30 above."""
-        if self.n_epochs is not None:
-            return self.n_epochs
+    @staticmethod
+    def _default_epochs(n_rows):
         return 100 if n_rows <= 10_000 else 30
 
-    def _train(self, X, start, rng):
-        from .._progress import progress_bar
+    def _edges_per_epoch(self, graph):
+        """As many edges as UMAP's epoch samples on average."""
+        return max(int(round(graph.sum() / graph.max())), 1)
 
-        enc = tuple(int(w) for w in self.encoder_widths_)
-        dec = () if self.decoder_widths_ is None else tuple(int(w) for w in self.decoder_widths_)
+    def _row_loss(self, enc, dec):
         weights = float(self.repulsion_strength), float(self.parametric_reconstruction_loss_weight)
-        row_loss = edge_loss(enc, dec, self.activation, self.a_, self.b_, self.negative_sample_rate, *weights)
-        # an epoch draws as many edges as UMAP's epoch samples on average
-        per_epoch = max(int(round(self.graph_.sum() / self.graph_.max())), 1)
-        sampler = EdgeSampler(self.graph_, lambda rows: self._scaled(X[rows]).astype(np.float32), rng)
-        epochs = self._epochs(X.shape[0])
-        # every step draws batch_size edges (a short last batch masks the rest out of the
-        # loss, and they serve as its negatives): one compiled shape for the fit
-        schedule = Schedule(learning_rate=self.learning_rate, weight_decay=self.weight_decay,
-                            batch_size=self.batch_size, max_epochs=epochs, patience=None, anneal=True)  # fmt: skip
-        with progress_bar(total=epochs, desc="ParametricUMAP", unit="epoch", disable=not self.verbose) as bar:
-            out = train(
-                row_loss, start, sampler, np.arange(per_epoch), None, schedule, rng, keyed=True, progress=bar,
-                callbacks=callback_list(self.callbacks), name="ParametricUMAP",
-            )  # fmt: skip
-        split = n_weights(enc)
-        self.encoder_weights_ = out.weights[:split].copy()
-        self.decoder_weights_ = out.weights[split:].copy() if dec else None
-        self.n_components_ = self.n_components
-        self.n_iter_ = out.n_epochs
-        self.loss_curve_ = np.asarray(out.loss_curve)
-
-    def _check_loaded(self):
-        """A loaded model's encoder (and decoder) run between the features and the
-        codes, with as many weights as their widths hold, and a positive scale."""
-        expected = [self.n_features_in_, *self._check_widths(), self.n_components_]
-        self._check_network("encoder", self.encoder_widths_, expected)
-        if self.decoder_widths_ is not None:
-            self._check_network("decoder", self.decoder_widths_, expected[::-1])
-        self._check_scaling()
-
-    def fit_transform(self, X, y=None):
-        """Fit and return ``embedding_`` (the encoder's output for the rows of ``X``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components)
-        """
-        return self.fit(X, y).embedding_
-
-    def inverse_transform(self, X):
-        """Rows of the data for points of the map, through the decoder (trained with
-        ``parametric_reconstruction=True``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_components_)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_features)
-        """
-        Z = self._validate_codes(X)
-        if self.decoder_weights_ is None:
-            raise ValueError(
-                "This ParametricUMAP was trained without a decoder, so it cannot map points back to the data; "
-                "fit it with parametric_reconstruction=True."
-            )
-        return self._decode(Z)
+        return edge_loss(enc, dec, self.activation, self.a_, self.b_, self.negative_sample_rate, *weights)

@@ -133,7 +133,8 @@ class _Epochs:
             key = jax.random.fold_in(self.key, self.t)
             w, m, v, loss = self.step(self.w, self.m, self.v, self.t, batch, mask, key, rate, sched.weight_decay)
             if not np.isfinite(float(loss)):  # the loss of self.w: keep the weights before them
-                _warn_not_finite(self.name, len(self.out.loss_curve) + 1, rows, mask, self.rows_loss(self.w, batch))
+                losses = self.rows_loss(self.w, batch)
+                _warn_not_finite(self.name, len(self.out.loss_curve) + 1, rows, mask, losses, self.rows_of)
                 self.w = self.last_good
                 return np.asarray(self.w), np.nan, STOP
             self.last_good, (self.w, self.m, self.v) = self.w, (w, m, v)
@@ -231,9 +232,13 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, keye
     return out
 
 
-def _warn_not_finite(name, epoch, rows, mask, row_losses):
-    bad = [int(r) for r, keep, value in zip(rows, mask, np.asarray(row_losses)) if keep and not np.isfinite(value)]
-    where = f"row {bad[0]}" if bad else f"the batch of rows {int(rows[0])}, ..."
+def _warn_not_finite(name, epoch, rows, mask, row_losses, rows_of):
+    """Warn naming the epoch and the first training row whose loss is not finite (what a
+    row is, ``rows_of.describe(position)`` says when it has one: an edge for samplers)."""
+    losses = np.asarray(row_losses)
+    bad = [at for at in range(len(rows)) if mask[at] and not np.isfinite(losses[at])]
+    describe = getattr(rows_of, "describe", lambda at: f"row {int(rows[at])}")
+    where = describe(bad[0]) if bad else f"the batch of rows {int(rows[0])}, ..."
     warn_user(
         f"{name}: the training loss is not finite at epoch {epoch} ({where} is the first whose loss is not); "
         "training stopped and the last good weights are kept. Lower learning_rate, or scale the data.",

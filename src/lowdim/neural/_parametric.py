@@ -1,0 +1,190 @@
+"""What the parametric neighbour embeddings share (``ParametricUMAP``,
+``ParametricTSNE``): a neighbour graph built by the non-parametric method, an encoder
+(and optionally a decoder) trained by mini-batch AdamW on that method's loss over edges
+drawn in proportion to their weights, ``transform`` as one forward pass."""
+
+import numpy as np
+
+from .._estimator import ComponentTransformer
+from .._iterative import callback_list
+from .._params import BOOLEAN, NONE, Interval, validate_params
+from .._random import check_random_state
+from .._validation import check_sample_count
+from ._mlp import initial_weights, n_weights
+from ._network_model import NETWORK_PARAMETERS, NetworkModel, require_jax
+from ._training import Schedule, train
+
+# the constraints of the parameters every parametric map has
+PARAMETRIC_PARAMETERS = {
+    **NETWORK_PARAMETERS,
+    "n_components": [Interval(int, 1, None, closed="left")],
+    "n_epochs": [Interval(int, 1, None, closed="left"), NONE],
+    "batch_size": [Interval(int, 2, None, closed="left")],
+    "parametric_reconstruction": [BOOLEAN],
+    "parametric_reconstruction_loss_weight": [Interval(float, 0, None, closed="left")],
+}
+
+
+class EdgeSampler:
+    """The training rows of a batch: edges of ``graph`` drawn with replacement in
+    proportion to their weights, each read as its two ends' rows side by side; with
+    ``uniform``, a third block of rows drawn uniformly without replacement (whose
+    pairings estimate a normaliser over all pairs of distinct points). The slots it is asked for only count the rows.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> graph = sp.csr_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    >>> rows = np.array([[10.0], [20.0]])
+    >>> sampler = EdgeSampler(graph, rows.__getitem__, np.random.default_rng(0), uniform=True)
+    >>> batch = sampler(np.arange(4))
+    >>> batch.shape, sorted(set(batch[:, 0] + batch[:, 1]))  # every edge joins the two rows
+    ((4, 3), [30.0])
+    """
+
+    def __init__(self, graph, rows_of, rng, *, uniform=False):
+        coo = graph.tocoo()
+        self.heads, self.tails = coo.row, coo.col
+        self.cumulative = np.cumsum(coo.data, dtype=np.float64)
+        self.rows_of, self.rng, self.uniform, self.n = rows_of, rng, uniform, graph.shape[0]
+        self.drawn = np.zeros(0, dtype=np.intp)  # the edges of the last batch
+
+    def __call__(self, slots):
+        edges = np.searchsorted(self.cumulative, self.rng.random(len(slots)) * self.cumulative[-1], side="right")
+        edges = np.minimum(edges, self.cumulative.size - 1)
+        self.drawn = edges
+        blocks = [self.rows_of(self.heads[edges]), self.rows_of(self.tails[edges])]
+        if self.uniform:
+            blocks.append(self.rows_of(self._distinct(len(slots))))
+        return np.hstack(blocks)
+
+    def describe(self, slot):
+        """The edge drawn last into ``slot``, by its two rows (for training's messages)."""
+        edge = self.drawn[slot]
+        return f"the edge between rows {self.heads[edge]} and {self.tails[edge]}"
+
+    def _distinct(self, size):
+        """``size`` uniformly drawn rows, distinct within each run of ``n``: the first
+        ``min(n, size)`` are distinct rows, whose pairs are pairs of different points
+        (the pairs the normaliser sums over)."""
+        runs = [self.rng.choice(self.n, min(self.n, size - at), replace=False) for at in range(0, size, self.n)]
+        return np.concatenate(runs)
+
+
+class ParametricMap(NetworkModel, ComponentTransformer):
+    """Base of the parametric neighbour embeddings. A subclass builds its graph
+    (``_fit_graph(X, rng) -> edge weights``), gives its loss
+    (``_row_loss(encoder_widths, decoder_widths)``, ``row_loss(weights, rows, key)``
+    over the sampler's rows), the edges an epoch draws (``_edges_per_epoch``) and
+    whether the loss needs uniformly drawn rows (``_uniform_rows``)."""
+
+    _uniform_rows = False
+
+    def fit(self, X, y=None):
+        """Build the method's neighbour graph of ``X`` and train the encoder (and
+        decoder) on the method's loss over it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        validate_params(self)
+        hidden = self._check_widths()
+        name = type(self).__name__
+        if self.metric == "precomputed":
+            raise ValueError(
+                f"{name} encodes rows of features; metric='precomputed' gives none. "
+                f"Pass the rows, or use {name.removeprefix('Parametric')}."
+            )
+        self._check_graph_parameters()
+        require_jax(name)
+        X = self._validate_input(X, reset=True)
+        check_sample_count(X.shape[0], name, self.n_components)
+        rng = check_random_state(self.random_state)
+        edges = self._fit_graph(X, rng)
+        self._fit_scaling(X, "it moves no point and only slows training")
+        self.encoder_widths_ = np.array([X.shape[1], *hidden, self.n_components])
+        self.decoder_widths_ = self.encoder_widths_[::-1].copy() if self.parametric_reconstruction else None
+        start = initial_weights(self.encoder_widths_, rng)
+        if self.parametric_reconstruction:
+            start = np.concatenate([start, initial_weights(self.decoder_widths_, rng)])
+        self._train(X, edges, start, rng)
+        self.embedding_ = self._encode(X)
+        return self
+
+    def _epochs(self, n_rows):
+        """``n_epochs``, or the method's default for ``n_rows`` rows."""
+        return self.n_epochs if self.n_epochs is not None else self._default_epochs(n_rows)
+
+    def _train(self, X, edges, start, rng):
+        from .._progress import progress_bar
+
+        name = type(self).__name__
+        enc = tuple(int(w) for w in self.encoder_widths_)
+        dec = () if self.decoder_widths_ is None else tuple(int(w) for w in self.decoder_widths_)
+        sampler = EdgeSampler(edges, lambda rows: self._scaled(X[rows]).astype(np.float32), rng,
+                              uniform=self._uniform_rows)  # fmt: skip
+        epochs = self._epochs(X.shape[0])
+        # every step draws batch_size edges (a short last batch masks the rest out of the
+        # loss, and they serve as its negatives): one compiled shape for the fit
+        schedule = Schedule(learning_rate=self.learning_rate, weight_decay=self.weight_decay,
+                            batch_size=self.batch_size, max_epochs=epochs, patience=None, anneal=True)  # fmt: skip
+        with progress_bar(total=epochs, desc=name, unit="epoch", disable=not self.verbose) as bar:
+            out = train(
+                self._row_loss(enc, dec), start, sampler, np.arange(self._edges_per_epoch(edges)), None, schedule,
+                rng, keyed=True, progress=bar, callbacks=callback_list(self.callbacks), name=name,
+            )  # fmt: skip
+        split = n_weights(enc)
+        self.encoder_weights_ = out.weights[:split].copy()
+        self.decoder_weights_ = out.weights[split:].copy() if dec else None
+        self.n_components_ = self.n_components
+        self.n_iter_ = out.n_epochs
+        self.loss_curve_ = np.asarray(out.loss_curve)
+
+    def _check_loaded(self):
+        """A loaded model's encoder (and decoder) run between the features and the
+        codes, with as many weights as their widths hold, and a positive scale."""
+        expected = [self.n_features_in_, *self._check_widths(), self.n_components_]
+        self._check_network("encoder", self.encoder_widths_, expected)
+        if self.decoder_widths_ is not None:
+            self._check_network("decoder", self.decoder_widths_, expected[::-1])
+        self._check_scaling()
+
+    def fit_transform(self, X, y=None):
+        """Fit and return ``embedding_`` (the encoder's output for the rows of ``X``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : ignored
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        return self.fit(X, y).embedding_
+
+    def inverse_transform(self, X):
+        """Rows of the data for points of the map, through the decoder (trained with
+        ``parametric_reconstruction=True``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_components_)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        Z = self._validate_codes(X)
+        if self.decoder_weights_ is None:
+            raise ValueError(
+                f"This {type(self).__name__} was trained without a decoder, so it cannot map points back to the "
+                "data; fit it with parametric_reconstruction=True."
+            )
+        return self._decode(Z)
