@@ -38,7 +38,7 @@ class EdgeSampler:
     >>> rows = np.array([[10.0], [20.0]])
     >>> sampler = EdgeSampler(graph, rows.__getitem__, np.random.default_rng(0), uniform=True)
     >>> batch = sampler(np.arange(4))
-    >>> batch.shape, sorted(set(batch[:, 0] + batch[:, 1]))  # every edge joins the two rows
+    >>> batch.shape, sorted(set((batch[:, 0] + batch[:, 1]).tolist()))  # every edge joins the two rows
     ((4, 3), [30.0])
     """
 
