@@ -59,6 +59,7 @@ def _fit(name, sizes, gower=False, **options):
         "n_neighbors": 5,
         "max_iter": 50,
         "n_epochs": 20,
+        "hidden_layer_sizes": (8,),  # the networks' arrays, not what they learn, are checked
     }
     rng = np.random.default_rng(0)
     X = np.abs(rng.normal(size=(sizes["samples"], sizes["features"]))) + 0.1
