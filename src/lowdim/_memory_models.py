@@ -130,13 +130,17 @@ def tsne(n, d, k, params, itemsize):
     neighbour; the model's copy of the data and float64 rows for the graph; the kNN
     index up to ``KEEP_INDEX_UP_TO`` points (above, it is released before the graph is
     built)."""
-    from .embedding import KEEP_INDEX_UP_TO
-
     perplexity = float(params.get("perplexity", 30.0))
     nn = max(1, min(n - 1, int(3 * perplexity + 1)))
     copies = d * itemsize + (8 * d if itemsize != 8 else 0)
-    index = 12 * d + 150 if n <= KEEP_INDEX_UP_TO else 0
-    return _threads(n, d) + n * (24 * nn + copies + index)
+    return _threads(n, d) + n * (24 * nn + copies) + _kept_tsne_index(n, d)
+
+
+def _kept_tsne_index(n, d):
+    """The kNN index t-SNE keeps for ``transform`` (up to ``KEEP_INDEX_UP_TO`` points)."""
+    from .embedding import KEEP_INDEX_UP_TO
+
+    return n * (12 * d + 150) if n <= KEEP_INDEX_UP_TO else 0
 
 
 def umap(n, d, k, params, itemsize):
@@ -226,21 +230,27 @@ def gmm(n, d, k, params, itemsize):
 
 
 def neural(n, d, k, params, itemsize):
-    """JAX's runtime and compiled steps, the rows' order and split (int64), the float64
-    column moments; the rows are scaled a batch at a time, never copied whole."""
-    return 400 * MB + 24 * n + 64 * d
+    """JAX's compiled steps and their buffers (about 100 MB as measured; JAX's own
+    runtime is left out, as every model leaves out the libraries' code), the rows' order
+    and split (int64) and the float64 column moments: the rows are scaled a batch at a
+    time, never copied whole."""
+    return 100 * MB + 32 * n + 64 * d
 
 
 def parametric_umap(n, d, k, params, itemsize):
-    """UMAP's graph, built with its index over the rows (freed before training), and
-    the networks' training as ``neural``'s."""
-    return umap(n, d, k, params, itemsize) + neural(n, d, k, params, itemsize)
+    """UMAP's graph (about 26 bytes per neighbour per point) and the index it is built
+    with (one copy of the rows and the links; freed before training, when the edge
+    sampler's cumulative weights and the networks' steps take less), with JAX's steps;
+    no layout and no copy of the data is kept, as UMAP's are."""
+    nn = _neighbors(params, n, 15)
+    return 100 * MB + n * (26 * nn + d * itemsize + 4 * d + 150)
 
 
 def parametric_tsne(n, d, k, params, itemsize):
-    """t-SNE's affinities, built with its index over the rows, and the networks'
-    training as ``neural``'s."""
-    return tsne(n, d, k, params, itemsize) + neural(n, d, k, params, itemsize)
+    """t-SNE's affinities, built as ``tsne``'s but without keeping the index (the
+    network places new rows), and the networks' steps; the edge sampler's cumulative
+    weights (8 bytes per stored affinity) come once the construction's work is freed."""
+    return tsne(n, d, k, params, itemsize) - _kept_tsne_index(n, d) + neural(n, d, k, params, itemsize)
 
 
 MODELS = {
