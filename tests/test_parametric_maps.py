@@ -1,0 +1,183 @@
+"""Parametric UMAP and t-SNE: each map is an encoder trained on its method's own graph
+and loss, so new rows land with their neighbours by one forward pass; a seed fixes it,
+model files keep the networks as data, a diverging run stops naming the edge, and what
+it cannot do is refused by name. Then what each method's loss promises of its own."""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.neighbors import KNeighborsClassifier
+
+import lowdim
+import lowdim.io
+from lowdim.neural import ParametricTSNE, ParametricUMAP
+
+MAPS = [ParametricUMAP, ParametricTSNE]
+COMMANDS = {ParametricUMAP: "parametric-umap", ParametricTSNE: "parametric-tsne"}
+SMALL = dict(hidden_layer_sizes=(32, 32), n_epochs=60, batch_size=256)
+CENTRES = np.random.default_rng(0).normal(scale=6.0, size=(3, 10))  # about 12 apart, unit spread around
+
+
+def _blobs(n_per, seed):
+    """Points of three well-separated Gaussian groups (the same centres for every seed),
+    and their group."""
+    y = np.repeat(np.arange(3), n_per)
+    return CENTRES[y] + np.random.default_rng(seed).normal(size=(y.size, CENTRES.shape[1])), y
+
+
+@pytest.fixture(scope="module", params=MAPS, ids=lambda cls: cls.__name__)
+def fitted(request):
+    X, y = _blobs(150, seed=1)
+    return X, y, request.param(random_state=0, **SMALL).fit(X)
+
+
+def test_new_rows_land_with_their_group_and_training_rows_where_fitted(fitted):
+    X, y, model = fitted
+    X_new, y_new = _blobs(40, seed=2)
+    knn = KNeighborsClassifier(10).fit(model.embedding_, y)
+    assert knn.score(model.transform(X_new), y_new) == 1.0
+    np.testing.assert_array_equal(model.transform(X), model.embedding_)  # one function for both
+    assert model.loss_curve_[-1] < model.loss_curve_[0] and model.n_iter_ == SMALL["n_epochs"]
+
+
+@pytest.mark.parametrize("cls", MAPS)
+def test_a_seed_fixes_the_weights_and_another_seed_changes_them(cls):
+    X, _ = _blobs(60, seed=3)
+    fit = dict(hidden_layer_sizes=(8,), n_epochs=10, batch_size=64)
+    a, b, c = (cls(random_state=s, **fit).fit(X) for s in (5, 5, 6))
+    np.testing.assert_array_equal(a.encoder_weights_, b.encoder_weights_)
+    assert not np.array_equal(a.encoder_weights_, c.encoder_weights_)
+
+
+def test_the_model_file_holds_the_networks_and_applies_them(tmp_path, fitted):
+    X, _, model = fitted
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    loaded = lowdim.io.load(tmp_path / "m.lowdim")
+    np.testing.assert_array_equal(loaded.transform(X), model.transform(X))
+    assert loaded.decoder_weights_ is None
+    name = type(model).__name__
+    with pytest.raises(ValueError, match=f"This {name} was trained without a decoder.*parametric_reconstruction=True"):
+        loaded.inverse_transform(model.embedding_)
+
+
+@pytest.mark.parametrize("cls", MAPS)
+def test_with_a_decoder_points_of_the_map_map_back_near_their_rows(cls):
+    X, _ = _blobs(100, seed=4)
+    model = cls(parametric_reconstruction=True, random_state=0, **SMALL).fit(X)
+    back = model.inverse_transform(model.embedding_)
+    # far closer to each row than the rows' overall mean is (most variance is between groups)
+    assert np.mean((back - X) ** 2) < 0.25 * np.mean((X - X.mean(0)) ** 2)
+
+
+@pytest.mark.parametrize(
+    "cls, bad, message",
+    [
+        (ParametricUMAP, {"min_dist": 2.0}, "min_dist=2 must be at most spread=1"),
+        (ParametricTSNE, {"perplexity": -1.0}, "perplexity"),
+    ],
+)
+def test_what_it_cannot_do_is_refused_before_the_data_are_read(cls, bad, message):
+    X, _ = _blobs(20, seed=5)
+    method = cls.__name__.removeprefix("Parametric")
+    with pytest.raises(ValueError, match=f"metric='precomputed' gives none. Pass the rows, or use {method}"):
+        cls(metric="precomputed").fit(X)
+    with pytest.raises(ValueError, match=message):
+        cls(**bad).fit(np.full((20, 3), np.nan))
+    with pytest.raises(ValueError, match="hidden_layer_sizes must hold positive integers"):
+        cls(hidden_layer_sizes=(4, 0)).fit(X)
+
+
+@pytest.mark.parametrize("cls", MAPS)
+def test_a_diverging_run_stops_naming_the_epoch_and_the_edge_and_keeps_good_weights(cls):
+    X, _ = _blobs(30, seed=8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = cls(hidden_layer_sizes=(8,), learning_rate=1e30, n_epochs=20, random_state=0).fit(X)
+    messages = [str(w.message) for w in caught if "not finite" in str(w.message)]
+    assert len(messages) == 1 and re.search(r"at epoch \d+ \(the edge between rows \d+ and \d+ is", messages[0])
+    assert np.isfinite(model.encoder_weights_).all() and model.n_iter_ < 20
+
+
+@pytest.mark.parametrize("cls", MAPS)
+def test_the_command_line_fits_saves_and_applies_it(tmp_path, capsys, cls):
+    from lowdim.cli.main import main
+
+    X, _ = _blobs(50, seed=6)
+    np.save(tmp_path / "x.npy", X)
+    fit = ["--param", "hidden_layer_sizes=(16,)", "--param", "n_epochs=20", "--quiet"]
+    assert main(["embed", str(tmp_path / "x.npy"), "-m", COMMANDS[cls], "-o", str(tmp_path / "z.npy"),
+                 "--save-model", str(tmp_path / "m.lowdim"), *fit]) == 0, capsys.readouterr().err  # fmt: skip
+    assert main(["transform", str(tmp_path / "m.lowdim"), str(tmp_path / "x.npy"), "-o", str(tmp_path / "t.npy")]) == 0
+    np.testing.assert_allclose(np.load(tmp_path / "t.npy"), np.load(tmp_path / "z.npy"), atol=1e-5)
+
+
+@pytest.mark.parametrize("cls", MAPS)
+def test_the_step_falls_linearly_over_the_epochs_as_the_guide_says(monkeypatch, cls):
+    from lowdim.neural import _parametric
+
+    seen, real = {}, _parametric.train
+
+    def spy(*args, **kwargs):
+        seen["schedule"] = args[5]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_parametric, "train", spy)
+    cls(n_epochs=4, hidden_layer_sizes=(4,), learning_rate=0.004).fit(_blobs(20, seed=7)[0])
+    schedule = seen["schedule"]
+    assert [schedule.step_size(epoch) for epoch in range(4)] == pytest.approx([0.004, 0.003, 0.002, 0.001])
+
+
+# UMAP's own promises
+
+
+def test_the_umap_graph_is_umaps():
+    X, _ = _blobs(150, seed=1)
+    model = ParametricUMAP(random_state=0, hidden_layer_sizes=(8,), n_epochs=2).fit(X)
+    reference = lowdim.UMAP(random_state=0, n_epochs=1).fit(X)
+    assert abs(model.graph_ - reference.graph_).max() == 0
+    assert (model.a_, model.b_) == (reference.a_, reference.b_)
+
+
+# t-SNE's own promises
+
+
+def test_the_tsne_affinities_are_tsnes():
+    X, _ = _blobs(150, seed=1)
+    model = ParametricTSNE(random_state=0, hidden_layer_sizes=(8,), n_epochs=2).fit(X)
+    reference = lowdim.TSNE(method="barnes_hut", max_iter=1, early_exaggeration_iter=0, random_state=0).fit(X)
+    assert abs(model.affinities_ - reference.affinities_).max() == 0
+    assert model.perplexity_ == reference.perplexity_ == 30.0
+
+
+def test_the_tsne_batch_loss_estimates_the_kl_divergence():
+    """The mean batch loss at fixed weights is KL(P || Q) of the map they give, up to
+    the draws' standard error and the small downward bias of the log of a mean."""
+    from lowdim.embedding._gradients import ExactRepulsion, kl_divergence
+    from lowdim.neural._parametric import EdgeSampler
+    from lowdim.neural._parametric_tsne import kl_loss
+
+    X, _ = _blobs(60, seed=3)
+    model = ParametricTSNE(hidden_layer_sizes=(8,), n_epochs=20, batch_size=64, random_state=0).fit(X)
+    P, Y = model.affinities_, model.embedding_.astype(np.float64)
+    exact = kl_divergence(P, Y, 1.0, ExactRepulsion()(Y, 1.0)[1])
+    n, enc = P.shape[0], tuple(int(w) for w in model.encoder_widths_)
+    constant = lowdim.TSNE._p_log_p(P) + np.log(n * (n - 1.0))
+    loss = kl_loss(enc, (), model.activation, 1.0, 1.0, float(constant), 0.0, 150)
+    sampler = EdgeSampler(P, lambda rows: model._scaled(X[rows]).astype(np.float32), np.random.default_rng(1),
+                          uniform=True)  # fmt: skip
+    batches = np.array([float(loss(model.encoder_weights_, sampler(np.arange(150)), None).mean()) for _ in range(100)])
+    assert abs(batches.mean() - exact) < 4 * batches.std() / np.sqrt(batches.size) + 0.01
+
+
+def test_tsne_exaggeration_pulls_the_groups_tighter():
+    X, _ = _blobs(150, seed=1)
+
+    def within_over_between(Y):
+        centres = np.array([Y[i * 150 : (i + 1) * 150].mean(0) for i in range(3)])
+        within = np.mean([np.linalg.norm(Y[i * 150 : (i + 1) * 150] - centres[i], axis=1).mean() for i in range(3)])
+        return within / np.mean([np.linalg.norm(a - b) for a in centres for b in centres if a is not b])
+
+    plain, tight = (ParametricTSNE(exaggeration=e, random_state=0, **SMALL).fit(X) for e in (1.0, 4.0))
+    assert within_over_between(tight.embedding_) < within_over_between(plain.embedding_)
