@@ -238,10 +238,10 @@ def neural(n, d, k, params, itemsize):
 
 
 def parametric_umap(n, d, k, params, itemsize):
-    """UMAP's graph (about 26 bytes per neighbour per point) and the index it is built
-    with (one copy of the rows and the links; freed before training, when the edge
-    sampler's cumulative weights and the networks' steps take less), with JAX's steps;
-    no layout and no copy of the data is kept, as UMAP's are."""
+    """UMAP's graph (about 26 bytes per neighbour per point), the index it is built with
+    (one copy of the rows and the links, freed before training) and JAX's steps; unlike
+    UMAP, no layout and no copy of the data are kept. Training's own arrays (the edge
+    sampler's cumulative weights) are smaller than the freed index."""
     nn = _neighbors(params, n, 15)
     return 100 * MB + n * (26 * nn + d * itemsize + 4 * d + 150)
 

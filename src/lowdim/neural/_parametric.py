@@ -28,8 +28,9 @@ PARAMETRIC_PARAMETERS = {
 class EdgeSampler:
     """The training rows of a batch: edges of ``graph`` drawn with replacement in
     proportion to their weights, each read as its two ends' rows side by side; with
-    ``uniform``, a third block of rows drawn uniformly without replacement (whose
-    pairings estimate a normaliser over all pairs of distinct points). The slots it is asked for only count the rows.
+    ``uniform``, a third block of rows drawn uniformly without replacement (whose pairs
+    estimate a normaliser over all pairs of distinct points). The slots it is asked for
+    only count the rows.
 
     Examples
     --------
@@ -79,11 +80,13 @@ class EdgeSampler:
 
 
 class ParametricMap(NetworkModel, ComponentTransformer):
-    """Base of the parametric neighbour embeddings. A subclass builds its graph
+    """Base of the parametric neighbour embeddings. A subclass checks its graph's
+    parameters before the data are read (``_check_graph_parameters``), builds its graph
     (``_fit_graph(X, rng) -> edge weights``), gives its loss
     (``_row_loss(encoder_widths, decoder_widths)``, ``row_loss(weights, rows, key)``
-    over the sampler's rows), the edges an epoch draws (``_edges_per_epoch``) and
-    whether the loss needs uniformly drawn rows (``_uniform_rows``)."""
+    over the sampler's rows), the edges an epoch draws (``_edges_per_epoch``), its
+    default epochs (``_default_epochs(n_rows)``) and whether the loss needs uniformly
+    drawn rows (``_uniform_rows``)."""
 
     _uniform_rows = False
 
