@@ -178,5 +178,62 @@ def test_spectral_clustering_takes_scikit_learns_other_affinities_and_discretize
     poly = SpectralClustering(3, affinity="poly", gamma=0.1, degree=2, random_state=0, verbose=True, n_jobs=2).fit(X)
     expected = pairwise_kernels(X, metric="poly", gamma=0.1, degree=2, coef0=1)
     np.testing.assert_allclose(poly.affinity_matrix_, expected, rtol=1e-12)
-    with pytest.raises(ValueError, match="take no kernel_params"):
+    with pytest.raises(ValueError, match="'rbf' affinity takes none"):
         SpectralClustering(3, kernel_params={"a": 1}).fit(X)
+
+
+def test_additive_chi2_is_scikit_learns_and_not_an_affinity():
+    from sklearn.metrics.pairwise import additive_chi2_kernel
+
+    from lowdim import SpectralClustering
+    from lowdim.decomposition import kernel_matrix
+
+    X = np.random.default_rng(0).random((30, 4))
+    X[0, :2] = 0.0  # a pair of zero features: the term is 0, not 0 / 0
+    np.testing.assert_allclose(kernel_matrix(X, kernel="additive_chi2"), additive_chi2_kernel(X), rtol=1e-12)
+    with pytest.raises(ValueError, match="additive_chi2"):
+        SpectralClustering(2, affinity="additive_chi2").fit(X)
+    with pytest.raises(ValueError, match="non-negative data only"):
+        kernel_matrix(X - 0.5, kernel="chi2")
+
+
+@pytest.mark.parametrize("kernel", ["laplacian", "chi2", "polynomial"])
+def test_spectral_clustering_takes_scikit_learns_other_kernels(kernel):
+    from sklearn.metrics.pairwise import pairwise_kernels
+
+    from lowdim import SpectralClustering
+
+    X = np.random.default_rng(0).random((30, 4))
+    model = SpectralClustering(2, affinity=kernel, gamma=0.5, random_state=0).fit(X)
+    expected = pairwise_kernels(
+        X, metric=kernel, gamma=0.5, **({"degree": 3, "coef0": 1} if kernel == "polynomial" else {})
+    )
+    np.testing.assert_allclose(model.affinity_matrix_, expected, rtol=1e-12, atol=1e-12)
+
+
+def test_spectral_clustering_callable_affinity_of_two_rows_or_two_blocks():
+    from lowdim import SpectralClustering
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.3, (20, 3)) for c in (0.0, 5.0, 10.0)])
+    truth = np.repeat(np.arange(3), 20)
+
+    def pair(x, y, width=1.0):  # scikit-learn's kind: a number for two rows
+        return np.exp(-np.sum((x - y) ** 2) / width)
+
+    def blocks(A, B, width=1.0):  # a whole block of the matrix at once
+        return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / width)
+
+    a = SpectralClustering(3, affinity=pair, kernel_params={"width": 4.0}, random_state=0).fit(X)
+    b = SpectralClustering(3, affinity=blocks, kernel_params={"width": 4.0}, random_state=0).fit(X)
+    np.testing.assert_allclose(a.affinity_matrix_, b.affinity_matrix_, rtol=1e-12)
+    assert adjusted_rand_score(truth, a.labels_) == 1.0
+
+
+def test_spectral_clustering_verbose_and_a_graph_in_pieces(capsys):
+    from lowdim import SpectralClustering
+
+    X = np.r_[np.zeros((10, 2)), np.full((10, 2), 100.0)] + np.random.default_rng(0).normal(size=(20, 2)) * 0.01
+    with pytest.warns(UserWarning, match=r"2 connected components; it is not fully connected"):
+        SpectralClustering(2, affinity="nearest_neighbors", n_neighbors=5, random_state=0, verbose=1).fit(X)
+    assert "Computing label assignment using kmeans" in capsys.readouterr().out

@@ -160,9 +160,11 @@ def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iter
             result.converged = True
             return result
     if warn:
-        last = f" (last change {change:.3g} > tol={tol:g})" if tol is not None else ""
+        last = f", last change {change:.3g} > tol={tol:g}" if tol is not None else ""
+        # the first sentence is scikit-learn's, which code that filters warnings may match
         warn_user(
-            f"{label} did not converge within max_iter={max_iter} iterations{last}; increase max_iter or tol.",
+            f"{label} did not converge. Consider increasing tolerance or the maximum number of "
+            f"iterations (max_iter={max_iter} reached{last}).",
             ConvergenceWarning,
         )
     return result

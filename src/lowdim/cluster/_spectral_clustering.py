@@ -5,23 +5,26 @@ Laplacian of an affinity graph."""
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
-from .._params import NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
+from .._params import CALLABLE, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from ..decomposition import KERNELS, kernel_matrix
 from ..linalg import sq_euclidean
 from ..manifold import laplacian_eigenmap
-from ..neighbors import check_n_neighbors, kneighbors_graph, precomputed_connectivity
+from ..neighbors import check_n_neighbors, kneighbors_graph, precomputed_connectivity, warn_components
 from ._base import check_n_clusters, warn_constant_columns
 from ._discretize import discretize
 from ._graph_clustering import check_graph, neighbor_graph
 from ._kmeans import KMeans
 
+# additive_chi2 is not positive (an affinity weighs an edge), so it is left out, as
+# scikit-learn's own tests leave it out
 AFFINITIES = ("rbf", "nearest_neighbors", "fuzzy", "precomputed", "precomputed_nearest_neighbors") + tuple(
-    k for k in KERNELS if k != "rbf"
+    k for k in KERNELS if k not in ("rbf", "additive_chi2")
 )
 SOLVERS = {None: "auto", "arpack": "arpack", "lobpcg": "lobpcg", "dense": "dense"}
 
@@ -42,9 +45,11 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         k-means restarts.
     gamma : float, default=1.0
         Width of the 'rbf' affinity ``exp(-gamma |x - y|^2)``.
-    affinity : str, default='rbf'
-        'rbf' (and the kernels 'linear', 'poly', 'sigmoid', 'cosine', with ``gamma``,
-        ``degree``, ``coef0``): dense n x n (small data); 'nearest_neighbors':
+    affinity : str or callable, default='rbf'
+        'rbf' (and the kernels 'linear', 'poly', 'sigmoid', 'cosine', 'laplacian',
+        'chi2' with ``gamma``, ``degree``, ``coef0``; a callable of two
+        rows or of two blocks of rows, with ``kernel_params``, as ``kernel_matrix``):
+        dense n x n (small data); 'nearest_neighbors':
         ``(C + C^T) / 2`` of the kNN connectivity (itself included); 'fuzzy': UMAP's
         fuzzy kNN graph; 'precomputed': ``X`` is the affinity matrix (a UMAP
         ``graph_``); 'precomputed_nearest_neighbors': ``X`` is a sparse graph of
@@ -58,11 +63,12 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     degree, coef0 : float, default=3, 1
         Of the 'poly' and 'sigmoid' kernels.
     kernel_params : dict, optional
-        scikit-learn's extra kernel keywords; lowdim's kernels take none (must be empty).
+        Keyword arguments of a callable affinity (the named kernels take none).
     n_jobs : int, optional
         Accepted as scikit-learn has it; the kernels use numba's and BLAS's threads.
-    verbose : bool, default=False
-        Accepted as scikit-learn has it; nothing is printed.
+    verbose : bool or int, default=False
+        Print the stages (the label assignment's name as scikit-learn prints it) and
+        show k-means' progress bars.
 
     Attributes
     ----------
@@ -90,7 +96,7 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         "random_state": [RANDOM_STATE],
         "n_init": [Interval(int, 1, None, closed="left")],
         "gamma": [Interval(float, 0, None, closed="neither")],
-        "affinity": [Options(set(AFFINITIES))],
+        "affinity": [Options(set(AFFINITIES)), CALLABLE],
         "n_neighbors": [Interval(int, 1, None, closed="left")],
         "eigen_tol": [Interval(float, 0, None, closed="left"), Options({"auto"})],
         "assign_labels": [Options({"kmeans", "cluster_qr", "discretize"})],
@@ -143,14 +149,21 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.affinity == "precomputed_nearest_neighbors":
             C = precomputed_connectivity(X, self.n_neighbors)
             return ((C + C.T) * 0.5).tocsr()
-        if self.affinity in KERNELS:  # dense n x n
+        if callable(self.affinity) or self.affinity in KERNELS:  # dense n x n
             require_memory(
                 n * n * 8, f"SpectralClustering(affinity={self.affinity!r}) on {n} samples", "use 'nearest_neighbors'"
             )
             X64 = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
             if self.affinity == "rbf":  # from centred distances, as before the other kernels came
                 return np.exp(-self.gamma * np.maximum(sq_euclidean(X64, X64), 0.0))
-            return kernel_matrix(X64, kernel=self.affinity, gamma=self.gamma, degree=self.degree, coef0=self.coef0)
+            return kernel_matrix(
+                X64,
+                kernel=self.affinity,
+                gamma=self.gamma,
+                degree=self.degree,
+                coef0=self.coef0,
+                kernel_params=self.kernel_params,
+            )
         if self.affinity == "fuzzy":
             return check_graph(neighbor_graph(X, self.n_neighbors, "fuzzy"), "SpectralClustering")
         # scikit-learn's graph, components not joined: a component is a cluster in itself
@@ -175,8 +188,11 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        if self.kernel_params:
-            raise ValueError(f"the affinity kernels take no kernel_params; got {self.kernel_params!r}.")
+        if self.kernel_params and not callable(self.affinity):
+            raise ValueError(
+                f"kernel_params are the keywords of a callable affinity; the {self.affinity!r} affinity takes "
+                f"none (got {self.kernel_params!r}): use gamma, degree and coef0, or pass a callable."
+            )
         X = self._validate_input(X, reset=True, accept_sparse=True)
         n = X.shape[0]
         check_n_clusters(self.n_clusters, n)
@@ -185,6 +201,7 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             warn_constant_columns(X, "SpectralClustering")
         A = self._affinity(X)
         self.affinity_matrix_ = A
+        _warn_disconnected(A, self.affinity)
         k = min(self.n_components or self.n_clusters, n - 1)
         maps = np.full((n, 1), 1.0 / np.sqrt(max(float(A.sum()) - float(A.diagonal().sum()), 1e-300)))
         if k > 1:
@@ -192,6 +209,8 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             U, _ = laplacian_eigenmap(A, k - 1, rng, solver=SOLVERS[self.eigen_solver], tol=tol)
             maps = np.hstack([maps, U])
         self.embedding_ = maps
+        if self.verbose:
+            print(f"[SpectralClustering] Computing label assignment using {self.assign_labels}")
         if self.n_clusters == 1:
             self.labels_ = np.zeros(n, dtype=np.int64)
         elif self.assign_labels == "cluster_qr":
@@ -200,7 +219,7 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             self.labels_ = discretize(maps[:, : self.n_clusters], rng)
         else:  # the constant first column changes no distance
             features = maps[:, 1:] if maps.shape[1] > 1 else maps
-            km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng).fit(features)
+            km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng, verbose=int(self.verbose)).fit(features)
             self.labels_ = km.labels_.astype(np.int64)
         return self
 
@@ -209,6 +228,22 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.affinity in ("precomputed", "precomputed_nearest_neighbors")
         return tags
+
+
+def _warn_disconnected(A, affinity):
+    """Warn when the affinity graph is in pieces (scikit-learn's "not fully connected"):
+    each component's indicator is then an eigenvector of its own, and components rather
+    than the graph's weaker cuts decide the clusters."""
+    if not sp.issparse(A) and np.count_nonzero(A) == A.size:  # a kernel without zeros: one piece
+        return
+    n_components, _ = connected_components(A, directed=False)
+    if n_components > 1:
+        warn_components(
+            n_components,
+            f"{affinity!r} affinity graph",
+            "it is not fully connected, so spectral embedding may not work as expected: each component "
+            "is a cluster or part of one, whatever its shape",
+        )
 
 
 def cluster_qr(maps):

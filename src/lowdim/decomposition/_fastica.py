@@ -39,10 +39,26 @@ CONTRASTS = {"logcosh": _logcosh, "exp": _exp, "cube": _cube}
 
 
 def _contrast(fun, fun_args):
-    """``g(u) -> (g(u), g'(u))`` for a named or user-supplied contrast function."""
-    base = CONTRASTS[fun] if isinstance(fun, str) else fun
+    """``g(u) -> (g(u), mean of g'(u) per column)`` for the projections ``u`` (one row
+    per sample, one column per component). A user's callable is called as
+    scikit-learn's: on ``u.T`` (a row per component), returning g there and g' either
+    elementwise or already averaged over the samples (its last axis)."""
     args = dict(fun_args or {})
-    return lambda u: base(u, **args)
+    if isinstance(fun, str):
+        base = CONTRASTS[fun]
+
+        def named(u):
+            gu, dg = base(u, **args)
+            return gu, dg.mean(axis=0)
+
+        return named
+
+    def given(u):
+        gu, dg = fun(u.T, **args)
+        dg = np.asarray(dg, dtype=np.float64)
+        return np.asarray(gu).T, dg.mean(axis=-1) if dg.ndim == 2 else np.broadcast_to(dg, u.shape[1:])
+
+    return given
 
 
 def _symmetric_decorrelation(W):
@@ -54,8 +70,8 @@ def _symmetric_decorrelation(W):
 
 def _fixed_point(W, Z, g):
     """One FastICA update of every row of W (whitened data Z, one row per sample)."""
-    gu, dg = g(Z @ W.T)  # (n, k)
-    return (gu.T @ Z) / Z.shape[0] - dg.mean(axis=0)[:, None] * W
+    gu, dg_mean = g(Z @ W.T)  # (n, k), (k,)
+    return (gu.T @ Z) / Z.shape[0] - dg_mean[:, None] * W
 
 
 def ica_parallel(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
@@ -81,7 +97,7 @@ def ica_parallel(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
         tol=tol,
         callbacks=callbacks,
         verbose=verbose,
-        label="FastICA (parallel)",
+        label="FastICA",
     )
     return result.state, result.n_iter
 
@@ -115,7 +131,7 @@ def ica_deflation(Z, W0, g, *, max_iter, tol, callbacks=(), verbose=0):
             tol=tol,
             callbacks=callbacks,
             verbose=verbose,
-            label=f"FastICA (component {j})",
+            label=f"FastICA (deflation, component {j})",
         )
         W[j] = result.state
         most = max(most, result.n_iter)
@@ -139,7 +155,9 @@ class FastICA(ComponentTransformer):
         ``n_components`` is ignored, with a warning, as in scikit-learn) and
         ``transform`` is ``X @ components_.T``.
     fun : {'logcosh', 'exp', 'cube'} or callable
-        Contrast: ``fun(u, **fun_args) -> (g(u), g'(u))`` elementwise.
+        Contrast. A callable is scikit-learn's: ``fun(x, **fun_args) -> (g(x), g'(x))``
+        with ``x`` of shape (n_components, n_samples) and ``g'`` elementwise or
+        averaged over the samples (``.mean(axis=-1)``).
     fun_args : dict or None
         E.g. ``{'alpha': 1.0}`` for 'logcosh'.
     max_iter : int
@@ -270,8 +288,8 @@ class FastICA(ComponentTransformer):
         """``whiten=False``: the data as they are, every feature a component."""
         if self.n_components is not None and self.n_components != X.shape[1]:
             warn_user(
-                f"FastICA: ignoring n_components={self.n_components} with whiten=False (the data "
-                f"are taken as already white: all {X.shape[1]} features are components).",
+                f"Ignoring n_components with whiten=False. FastICA takes the data as already white: "
+                f"n_components={self.n_components} is ignored and all {X.shape[1]} features are components.",
                 UserWarning,
             )
         d = X.shape[1]
@@ -331,7 +349,8 @@ def _numerical_rank(variances, shape, dtype):
     rank = int(np.count_nonzero(variances > tol))
     if rank < variances.size:
         warn_user(
-            f"FastICA: X has rank {rank}, below the {variances.size} components asked for; the "
+            f"There are some small singular values: FastICA's X has rank {rank}, below the "
+            f"{variances.size} components asked for; the "
             f"{variances.size - rank} directions without variance carry no source, so {rank} components "
             f"are found (pass n_components={rank} to silence this).",
             UserWarning,

@@ -119,8 +119,10 @@ class KernelPCA(ComponentTransformer):
     n_components : int or None
         Default: every component with a positive eigenvalue (exact mode), or all
         landmarks (Nystroem mode).
-    kernel : {'linear', 'rbf', 'poly', 'sigmoid', 'cosine', 'precomputed'} or callable
-        A callable is called as ``kernel(X, Y)`` and returns the kernel matrix.
+    kernel : str in ``KERNELS`` ('linear', 'rbf', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', ...), 'precomputed' or callable
+        A callable is scikit-learn's kind (``kernel(x, y, **kernel_params)`` for two
+        rows, a number) or takes two blocks of rows and returns their matrix (see
+        ``kernel_matrix``).
     gamma : float or None
         Default ``1 / n_features``.
     degree, coef0 : float
@@ -258,9 +260,7 @@ class KernelPCA(ComponentTransformer):
         if self.kernel == "precomputed":
             return np.array(X, dtype=np.float64)
         if callable(self.kernel):
-            fn = self.kernel
-            params = self.kernel_params or {}
-            return kernel_matrix(X, Y, kernel=lambda A, B: fn(A, B, **params))
+            return kernel_matrix(X, Y, kernel=self.kernel, kernel_params=self.kernel_params)
         single = X.dtype == np.float32 and (Y is None or Y.dtype == np.float32) and not sp.issparse(X)
         dtype = np.float32 if single else np.float64
         X = X.astype(dtype)
