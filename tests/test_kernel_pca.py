@@ -132,8 +132,8 @@ def test_centering_uses_row_and_column_means():
     "K, words",
     [
         (np.array([[1.0, 2.0], [3.0, 40.0]]), "symmetric kernel matrix: K[0, 1] = 2 but K[1, 0] = 3"),
-        (np.array([[1.0, 2.0], [2.0, 1.0]]), "not positive semi-definite: entry [0, 0]"),
-        (np.diag([2.0, 1.0, -3.0]), "not positive semi-definite"),
+        (np.array([[1.0, 2.0], [2.0, 1.0]]), "There are significant negative eigenvalues"),
+        (np.diag([2.0, 1.0, -3.0]), "not positive semi-definite, the centred kernel has the eigenvalue"),
     ],
 )
 def test_precomputed_kernel_that_is_not_a_gram_matrix_is_refused(K, words):
@@ -163,3 +163,49 @@ def test_iterated_power_fixes_the_randomized_iterations():
     for power in (2, 10, "auto"):
         fast = KernelPCA(5, kernel="rbf", eigen_solver="randomized", iterated_power=power, random_state=0).fit(X)
         np.testing.assert_allclose(fast.eigenvalues_, exact.eigenvalues_, rtol=1e-2 if power == 2 else 1e-6)
+
+
+def test_rounding_noise_eigenvalues_are_zero_in_either_precision():
+    """Eigenvalues below n roundings of the largest (in the kernel's precision) are
+    noise: zero, and left out when n_components is None, so float32 data keep as many
+    components as float64 data; a zero eigenvalue's component is 0 for new rows too."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 0.1, (15, 3)), rng.normal(1, 0.1, (15, 3))]
+    X -= X.min()
+    wide = KernelPCA(kernel="linear").fit(X)
+    narrow = KernelPCA(kernel="linear").fit(X.astype(np.float32))
+    assert wide.n_components_ == narrow.n_components_ == 3  # the linear kernel of 3 features has rank 3
+    conditioned = KernelPCA(2, kernel="linear").fit([[5, 1], [5 + 1e-8, 1e-8], [5 + 1e-8, 0]])
+    assert conditioned.eigenvalues_.min() == 0.0
+    assert np.all(conditioned.transform([[1.0, 2.0], [3.0, -1.0]])[:, 1] == 0.0)
+
+
+def test_callable_kernel_of_two_rows_as_scikit_learns():
+    from sklearn.decomposition import KernelPCA as SkKernelPCA
+
+    def histogram(x, y, power=1.0):  # scikit-learn's kind: a number for two rows
+        return np.minimum(x, y).sum() ** power
+
+    X = np.random.default_rng(1).random((12, 4))
+    ours = KernelPCA(3, kernel=histogram, kernel_params={"power": 2.0}).fit(X)
+    ref = SkKernelPCA(3, kernel=histogram, kernel_params={"power": 2.0}).fit(X)
+    np.testing.assert_allclose(ours.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
+    new = np.random.default_rng(2).random((3, 4))
+    np.testing.assert_allclose(np.abs(ours.transform(new)), np.abs(ref.transform(new)), rtol=1e-8, atol=1e-10)
+
+
+def test_precomputed_with_inverse_transform_is_refused_before_the_kernel_is_read():
+    with pytest.raises(ValueError, match="Cannot fit_inverse_transform with a precomputed kernel"):
+        KernelPCA(kernel="precomputed", fit_inverse_transform=True).fit(np.array([[1.0, 2.0], [3.0, 1.0]]))
+
+
+def test_a_kernel_negative_only_beyond_the_components_asked_for_is_accepted():
+    """As scikit-learn: an indefinite kernel (double-centred geodesic distances, say) is
+    refused when a significant negative eigenvalue is among those computed, and its
+    top components are found when none is."""
+    K = np.diag([50.0, 8.0, 5.0, -6.0, -15.0])
+    K = K - K.mean(0) - K.mean(1)[:, None] + K.mean()
+    with pytest.raises(ValueError, match="There are significant negative eigenvalues"):
+        KernelPCA(5, kernel="precomputed", eigen_solver="dense").fit(K)
+    top = KernelPCA(2, kernel="precomputed", eigen_solver="dense").fit(K)
+    assert np.all(top.eigenvalues_ > 0)

@@ -57,27 +57,19 @@ def check_symmetric_kernel(K, block=1024):
             )
 
 
-def check_psd_kernel(K_centered, eigenvalues):
-    """Refuse a precomputed kernel that is not positive semi-definite once centred:
-    a negative diagonal entry, or a computed eigenvalue below -1e-5 of the largest
-    (smaller negatives are rounding and become zero)."""
-    diagonal = np.diag(K_centered)
-    largest = max(float(eigenvalues.max(initial=0.0)), float(diagonal.max(initial=0.0)))
-    i = int(np.argmin(diagonal))
-    fix = (
-        "kernel PCA needs a positive semi-definite kernel (a Gram matrix of some feature map); "
-        "check how K was built, or add c * I to K with c at least the magnitude of the most negative eigenvalue."
-    )
-    if diagonal[i] < -1e-5 * largest:
-        raise ValueError(
-            f"kernel='precomputed' is not positive semi-definite: entry [{i}, {i}] of the centred "
-            f"kernel is {diagonal[i]:g}; {fix}"
-        )
+def check_psd_kernel(eigenvalues):
+    """Refuse a precomputed kernel with a computed eigenvalue below -1e-5 of the
+    largest (smaller negatives are rounding and become zero). As scikit-learn, only the
+    eigenvalues asked for are judged: the top components of an indefinite kernel (a
+    double-centred geodesic distance matrix, say) are still found."""
+    largest = float(eigenvalues.max(initial=0.0))
     low = float(eigenvalues.min(initial=0.0))
     if low < -1e-5 * largest:
         raise ValueError(
-            f"kernel='precomputed' is not positive semi-definite: the centred kernel has the "
-            f"eigenvalue {low:g} (largest {largest:g}); {fix}"
+            f"There are significant negative eigenvalues: kernel='precomputed' is not positive "
+            f"semi-definite, the centred kernel has the eigenvalue {low:g} (largest {largest:g}); "
+            "kernel PCA needs a positive semi-definite kernel (a Gram matrix of some feature map): check how "
+            "K was built, or add c * I to K with c at least the magnitude of the most negative eigenvalue."
         )
 
 
@@ -327,6 +319,11 @@ class KernelPCA(ComponentTransformer):
             raise ValueError(f"kernel='precomputed' needs a square (n_samples, n_samples) matrix; got {X.shape}.")
         if self.n_landmarks is not None and self.kernel == "precomputed":
             raise ValueError("n_landmarks needs the data, not a precomputed kernel.")
+        if self.fit_inverse_transform and self.kernel == "precomputed":
+            raise ValueError(
+                "Cannot fit_inverse_transform with a precomputed kernel: the pre-image map is learned from "
+                "the data; pass X with its kernel's name (or a callable) instead of the kernel matrix."
+            )
         check_n_components(self.n_components, n, n if self.n_landmarks is None else self.n_landmarks, "KernelPCA")
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
         if self.kernel != "precomputed":
@@ -360,11 +357,12 @@ class KernelPCA(ComponentTransformer):
             K, min(k, n) if solver == "dense" else k, solver, rng, self.tol, self.max_iter, self.iterated_power
         )
         if self.kernel == "precomputed":
-            check_psd_kernel(K, w)
-        keep = w > (w.max(initial=0.0) * n * np.finfo(np.float64).eps)
+            check_psd_kernel(w)
+        # below n roundings of the largest (in K's precision) an eigenvalue is noise: zero
+        keep = w > (w.max(initial=0.0) * n * np.finfo(K.dtype).eps)
         if self.n_components is None or self.remove_zero_eig:
             w, V = w[keep], V[:, keep]
-        w = np.maximum(w, 0.0)
+        w = np.where(w > (w.max(initial=0.0) * n * np.finfo(K.dtype).eps), w, 0.0)
         (Vt,) = flip_signs(V.T)
         self.eigenvalues_, self.eigenvectors_ = w, Vt.T
         self.K_fit_rows_, self.K_fit_all_ = self._center_col, float(self._center_all)
@@ -404,8 +402,6 @@ class KernelPCA(ComponentTransformer):
         return self._kernel(X, self.X_fit_) @ self.nystroem_map_ - self.nystroem_offset_
 
     def _fit_preimage(self, X, embedding):
-        if self.kernel == "precomputed":
-            raise ValueError("fit_inverse_transform needs the data, not a precomputed kernel.")
         if sp.issparse(X):
             raise ValueError(
                 "fit_inverse_transform learns dense pre-images of every training row; pass a dense "
@@ -435,8 +431,9 @@ class KernelPCA(ComponentTransformer):
             return Z.astype(X.dtype)
         K = self._kernel(X) if self.kernel == "precomputed" else self._kernel(X, self.X_fit_)
         K = K - self.K_fit_rows_[None, :] - K.mean(axis=1)[:, None] + self.K_fit_all_
-        scale = np.sqrt(np.where(self.eigenvalues_ > 0, self.eigenvalues_, 1.0))
-        return ((K @ self.eigenvectors_) / scale).astype(X.dtype)
+        positive = self.eigenvalues_ > 0  # a zero eigenvalue's component is 0, as in the training rows
+        scale = np.where(positive, 1.0 / np.sqrt(np.where(positive, self.eigenvalues_, 1.0)), 0.0)
+        return ((K @ self.eigenvectors_) * scale).astype(X.dtype)
 
     def inverse_transform(self, X):
         """Pre-image by the learned kernel ridge map (needs ``fit_inverse_transform``).

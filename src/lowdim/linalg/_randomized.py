@@ -58,12 +58,14 @@ def _thin_svd(B):
     return matmul(qr[0], U), s
 
 
-def _ritz_pairs(P, Z, k):
-    """Top-k Ritz pairs of span(P) from ``Z = M P`` (values descending, vectors (dim, k))."""
+def _ritz_pairs(P, Z, k, psd=True):
+    """Top-k Ritz pairs of span(P) from ``Z = M P`` (values descending, vectors (dim, k));
+    ``psd``: M is positive semi-definite, so negative values are rounding (clipped to 0)."""
     P64 = P.astype(np.float64)
     H = matmul(P64.T, Z.astype(np.float64))
     w, W = scipy.linalg.eigh((H + H.T) / 2, check_finite=False)
-    return np.maximum(w[::-1][:k], 0.0), P64 @ W[:, ::-1][:, :k]
+    w = w[::-1][:k]
+    return np.maximum(w, 0.0) if psd else w, P64 @ W[:, ::-1][:, :k]
 
 
 def _nystrom(P, Z, k, eps):
@@ -115,7 +117,8 @@ def subspace_iteration(apply, dim, dtype, size, k, *, n_iter, rng, tol=None, nys
         Take the eigenpairs from the Nystroem approximation built from the last
         iterate and its image (``_nystrom``: as accurate as half a power iteration
         more, with no extra application); needs ``M`` positive semi-definite. False:
-        the Ritz pairs of the last iterate (for operators that may be indefinite).
+        the Ritz pairs of the last iterate, negative values kept (for operators that
+        may be indefinite).
 
     Returns
     -------
@@ -145,7 +148,7 @@ def subspace_iteration(apply, dim, dtype, size, k, *, n_iter, rng, tol=None, nys
         if tol is None and done <= n_iter:  # a fixed count: only the last pairs are wanted
             return (P, Z, None, None, np.inf, done), 0.0, np.inf
         # the pairs that would be returned now; their values decide convergence
-        pairs = (_nystrom(P, Z, k, eps) if nystrom else None) or _ritz_pairs(P, Z, k)
+        pairs = (_nystrom(P, Z, k, eps) if nystrom else None) or _ritz_pairs(P, Z, k, psd=nystrom)
         w = pairs[0]
         change = np.inf if previous is None else np.max(np.abs(w - previous)) / max(w[0], 1e-300)
         # subspace iteration converges geometrically: the next change is about
