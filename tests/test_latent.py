@@ -164,3 +164,17 @@ def test_loglike_is_the_total_as_in_scikit_learn(cls):
     X = np.random.default_rng(0).normal(size=(200, 6)) @ np.random.default_rng(1).normal(size=(6, 6))
     model = cls(n_components=2).fit(X)
     assert model.loglike_[-1] == pytest.approx(model.score_samples(X).sum(), rel=1e-9)
+
+
+def test_factor_analysis_with_no_factors_is_the_independent_gaussian():
+    """n_components=0 (scikit-learn allows it): noise_variance_ is each feature's
+    variance, the covariance is diagonal, the codes have no column, with or without NaN."""
+    X = np.random.default_rng(0).normal(size=(60, 4)) * [1.0, 2.0, 3.0, 4.0]
+    fa = FactorAnalysis(0).fit(X)
+    assert fa.components_.shape == (0, 4) and fa.transform(X).shape == (60, 0)
+    np.testing.assert_allclose(fa.noise_variance_, X.var(axis=0), rtol=1e-10)
+    np.testing.assert_allclose(fa.get_covariance() @ fa.get_precision(), np.eye(4), atol=1e-12)
+    expected = -0.5 * (np.log(2 * np.pi * X.var(axis=0)) + (X - X.mean(0)) ** 2 / X.var(axis=0)).sum(axis=1)
+    np.testing.assert_allclose(fa.score_samples(X), expected, rtol=1e-10)
+    X[0, 0] = np.nan
+    assert FactorAnalysis(0).fit(X).components_.shape == (0, 4)

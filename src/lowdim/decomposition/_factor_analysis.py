@@ -20,7 +20,8 @@ class FactorAnalysis(LatentGaussianMixin):
     Parameters
     ----------
     n_components : int or None
-        Number of factors (default ``n_features``).
+        Number of factors (default ``n_features``); 0 is the model of independent
+        features (noise only), as scikit-learn allows.
     tol : float, default=1e-8
         EM stops when the average log-likelihood per sample improves by less than
         this. scikit-learn's tol (default 1e-2) is on the total log-likelihood of the
@@ -73,7 +74,7 @@ class FactorAnalysis(LatentGaussianMixin):
     """
 
     _parameter_constraints = {
-        "n_components": [NONE, Interval(int, 1, None, closed="left")],
+        "n_components": [NONE, Interval(int, 0, None, closed="left")],
         "tol": [Interval(float, 0, None, closed="left")],
         "copy": [BOOLEAN],
         "max_iter": [Interval(int, 1, None, closed="left")],

@@ -120,8 +120,8 @@ def _posteriors(X0, mask, mean, W, psi):
     """Per-row posterior precision M_i, mean E[z_i] and covariance M_i^-1 (observed entries)."""
     k = W.shape[0]
     Wp = W / psi  # (k, d)
-    outer = (Wp[:, None, :] * W[None, :, :]).reshape(k * k, -1)  # (k^2, d): w_j w_j^T / psi_j
-    M = np.eye(k)[None] + (mask @ outer.T).reshape(-1, k, k)
+    outer = (Wp[:, None, :] * W[None, :, :]).reshape(k * k, W.shape[1])  # (k^2, d): w_j w_j^T / psi_j
+    M = np.eye(k)[None] + (mask @ outer.T).reshape(mask.shape[0], k, k)  # shapes given: k may be 0
     resid = (X0 - mean) * mask
     rhs = resid @ Wp.T  # (n, k)
     chol = np.linalg.cholesky(M)

@@ -42,6 +42,8 @@ def top_eigh(C, k=None, *, precision=np.float64):
     array([3., 2.])
     """
     d = C.shape[0]
+    if k == 0:
+        return np.empty(0, dtype=C.dtype), np.empty((d, 0), dtype=C.dtype)
     if k is None or k >= d or k > d // 2:
         w, V = scipy.linalg.eigh(C, lower=False, driver="evd", check_finite=False)
         if k is not None:
