@@ -111,7 +111,8 @@ class KernelPCA(ComponentTransformer):
     n_components : int or None
         Default: every component with a positive eigenvalue (exact mode), or all
         landmarks (Nystroem mode).
-    kernel : str in ``KERNELS`` ('linear', 'rbf', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', ...), 'precomputed' or callable
+    kernel : str in ``KERNELS``, 'precomputed' or callable
+        ``KERNELS``: 'linear', 'rbf', 'poly', 'sigmoid', 'cosine', 'laplacian', 'chi2', ...
         A callable is scikit-learn's kind (``kernel(x, y, **kernel_params)`` for two
         rows, a number) or takes two blocks of rows and returns their matrix (see
         ``kernel_matrix``).
