@@ -117,7 +117,8 @@ def test_rank_deficient_data_give_as_many_sources_as_directions_with_variance():
     from sklearn.datasets import load_digits
 
     X = load_digits().data[:200]  # 11 constant pixels: rank 53 of 64
-    with pytest.warns(UserWarning, match="There are some small singular values: FastICA's X has rank 53, below the 64 components"):
+    words = "There are some small singular values: FastICA's X has rank 53, below the 64 components"
+    with pytest.warns(UserWarning, match=words):
         model = FastICA(random_state=0).fit(X)
     assert model.n_components_ == 53 and np.isfinite(model.components_).all()
     np.testing.assert_allclose(model.inverse_transform(model.transform(X)), X, atol=1e-8)
