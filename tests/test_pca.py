@@ -580,3 +580,24 @@ def test_incremental_pca_var_and_batch_size_as_sklearn():
         streamed.partial_fit(X[start : start + 25].tolist())
     np.testing.assert_allclose(streamed.var_, theirs.var_, rtol=1e-12)
     assert streamed.batch_size_ == 25
+
+
+def test_incremental_pca_takes_sparse_batches_and_a_changed_n_components():
+    """Two things scikit-learn's IncrementalPCA refuses and lowdim's exact running
+    moments allow: sparse batches in partial_fit, and n_components changed between
+    partial_fit calls (the model is refitted from all rows seen); too many components
+    are refused in scikit-learn's words."""
+    import scipy.sparse as sp
+
+    X = np.random.default_rng(0).normal(size=(60, 6)) * [1, 2, 3, 4, 5, 6]
+    streamed = IncrementalPCA(3)
+    for start in range(0, 60, 20):
+        streamed.partial_fit(sp.csr_matrix(X[start : start + 20]))
+    full = PCA(3, solver="covariance").fit(X)
+    np.testing.assert_allclose(streamed.explained_variance_, full.explained_variance_, rtol=1e-10)
+    streamed.set_params(n_components=5)
+    streamed.partial_fit(X[:20])
+    both = np.r_[X, X[:20]]
+    np.testing.assert_allclose(streamed.explained_variance_, PCA(5, solver="covariance").fit(both).explained_variance_)
+    with pytest.raises(ValueError, match="n_components=7 invalid for n_features=6, need more rows than columns"):
+        IncrementalPCA(7).fit(X)
