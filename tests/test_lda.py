@@ -49,10 +49,17 @@ def test_string_labels_priors_and_errors():
     names = np.array(["setosa", "versicolor", "virginica"])[y]
     lda = LDA(priors=[0.2, 0.3, 0.5]).fit(X, names)
     assert set(lda.predict(X)) <= set(names) and np.allclose(lda.priors_, [0.2, 0.3, 0.5])
-    with pytest.raises(ValueError, match="n_components=3 must be at most min\\(n_features, n_classes - 1\\)"):
+    with pytest.raises(
+        ValueError, match=r"n_components cannot be larger than min\(n_features, n_classes - 1\): n_compo"
+    ):
         LDA(n_components=3).fit(X, y)
-    with pytest.raises(ValueError, match="shrinkage and covariance_estimator are not supported by solver='svd'"):
-        LDA(shrinkage="auto").fit(X, y)
+    for kind in (ValueError, NotImplementedError):  # lowdim's kind of error, and scikit-learn's
+        with pytest.raises(kind, match="shrinkage and covariance_estimator are not supported by solver='svd'"):
+            LDA(shrinkage="auto").fit(X, y)
+    with pytest.raises(ValueError, match="priors must be non-negative, one per class"):
+        LDA(priors=[0.5, -0.5, 1.0]).fit(X, y)
+    with pytest.raises(ValueError, match="The number of samples must be more than the number of classes: 3 samples"):
+        LDA().fit(X[[0, 50, 100]], y[[0, 50, 100]])
     with pytest.raises(ValueError, match="Unknown label type: continuous"):
         LDA().fit(X, X[:, 0] + 0.5)
 
@@ -91,7 +98,29 @@ def test_float32_model_and_refused_combinations():
     X, y = load_wine(return_X_y=True)
     lda = LDA().fit(X.astype(np.float32), y)
     assert lda.coef_.dtype == lda.intercept_.dtype == lda.scalings_.dtype == np.float32
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="Only one of the two can be set"):
         LDA(solver="eigen", shrinkage="auto", covariance_estimator=OAS()).fit(X, y)
     with pytest.raises(ValueError, match="not supported by solver='svd'"):
         LDA(covariance_estimator=OAS()).fit(X, y)
+
+
+def test_covariance_estimator_need_not_be_a_scikit_learn_estimator():
+    """Any object with fit(X) and covariance_ (scikit-learn's contract) is used, on a
+    copy: the caller's object is not fitted."""
+    from sklearn.covariance import LedoitWolf
+
+    from lowdim import KMeans
+
+    class Plain:
+        def fit(self, X):
+            self.covariance_ = LedoitWolf().fit(X).covariance_
+            return self
+
+    X, y = load_iris(return_X_y=True)
+    given = Plain()
+    plain = LDA(solver="lsqr", covariance_estimator=given, store_covariance=True).fit(X, y)
+    wrapped = LDA(solver="lsqr", covariance_estimator=LedoitWolf(), store_covariance=True).fit(X, y)
+    np.testing.assert_allclose(plain.covariance_, wrapped.covariance_, rtol=1e-12)
+    assert not hasattr(given, "covariance_")
+    with pytest.raises(ValueError, match="covariance_estimator KMeans has no covariance_ attribute after fit"):
+        LDA(solver="lsqr", covariance_estimator=KMeans(2)).fit(X, y)

@@ -78,3 +78,15 @@ class DataFileError(ValueError):
     >>> issubclass(DataFileError, ValueError)
     True
     """
+
+
+class UnsupportedBySolver(ValueError, NotImplementedError):
+    """A parameter the chosen solver does not implement: a ``ValueError`` (a wrong
+    combination of parameters) and the ``NotImplementedError`` scikit-learn raises.
+
+    Examples
+    --------
+    >>> from lowdim.exceptions import UnsupportedBySolver
+    >>> issubclass(UnsupportedBySolver, ValueError) and issubclass(UnsupportedBySolver, NotImplementedError)
+    True
+    """

@@ -9,6 +9,7 @@ from .._estimator import ComponentTransformer
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, HasMethods, Interval, Options, validate_params
 from .._validation import warn_constant_features
 from .._warnings import warn_user
+from ..exceptions import UnsupportedBySolver
 from ..linalg import column_moments, flip_signs, symmetric_from_upper, syrk_upper, top_eigh
 
 
@@ -31,15 +32,31 @@ def ledoit_wolf_shrinkage(Xc):
     return float(np.clip(min(beta, delta) / delta, 0.0, 1.0)) if delta > 0 else 1.0
 
 
+def _own_copy(estimator):
+    """A copy to fit, so the user's estimator is left as given: scikit-learn's clone
+    for estimators, a deep copy of any other object with ``fit`` and ``covariance_``."""
+    import copy
+
+    from sklearn.base import clone
+
+    return clone(estimator) if hasattr(estimator, "get_params") else copy.deepcopy(estimator)
+
+
 def _shrunk_covariance(Xc, shrinkage, estimator=None):
     """Covariance of centred rows; a float shrinks it towards ``trace / d`` times the
     identity, 'auto' applies Ledoit-Wolf to the correlation matrix (as scikit-learn);
     a covariance ``estimator`` (``fit(X)`` then ``covariance_``) is used as given."""
     n, d = Xc.shape
     if estimator is not None:
-        from sklearn.base import clone
-
-        return np.asarray(clone(estimator).fit(Xc).covariance_, dtype=np.float64)
+        fitted = _own_copy(estimator)
+        fitted.fit(Xc)  # scikit-learn's contract does not say what fit returns
+        if not hasattr(fitted, "covariance_"):
+            raise ValueError(
+                f"covariance_estimator {type(estimator).__name__} has no covariance_ attribute after fit; pass a "
+                "covariance estimator (sklearn.covariance.LedoitWolf(), OAS(), ...) or any object whose fit(X) "
+                "sets covariance_."
+            )
+        return np.asarray(fitted.covariance_, dtype=np.float64)
     S = Xc.T @ Xc / n
     if shrinkage is None:
         return S
@@ -171,12 +188,15 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         y = self._check_targets(y, X.shape[0])  # sets classes_
         self._check_shapes(X)
         if self.solver == "svd" and (self.shrinkage is not None or self.covariance_estimator is not None):
-            raise ValueError(
-                "shrinkage and covariance_estimator are not supported by solver='svd'; use solver='eigen' or 'lsqr'."
+            given = "shrinkage" if self.shrinkage is not None else "covariance estimator"
+            raise UnsupportedBySolver(
+                f"{given} is not supported with svd solver: shrinkage and covariance_estimator are not supported "
+                "by solver='svd'; use solver='eigen' or 'lsqr'."
             )
         if self.shrinkage is not None and self.covariance_estimator is not None:
             raise ValueError(
-                "give shrinkage or covariance_estimator, not both (the estimator does its own regularisation)."
+                "covariance_estimator and shrinkage parameters are not None. Only one of the two can be set: "
+                "the estimator does its own regularisation, so pass shrinkage=None with it."
             )
         warn_constant_features(column_moments(X)[1], "LinearDiscriminantAnalysis", X=X)
         X64 = X.astype(np.float64)
@@ -231,12 +251,15 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
                 f"LinearDiscriminantAnalysis needs at least 2 classes; y has 1 class ({self.classes_[0]!r})."
             )
         if n <= n_classes:
-            raise ValueError(f"The number of samples ({n}) must exceed the number of classes ({n_classes}).")
+            raise ValueError(
+                f"The number of samples must be more than the number of classes: {n} samples, {n_classes} classes; "
+                "each class needs a sample beyond its mean for the within-class covariance."
+            )
         top = min(n_classes - 1, d)
         if self.n_components is not None and self.n_components > top:
             raise ValueError(
-                f"n_components={self.n_components} must be at most min(n_features, "
-                f"n_classes - 1) = min({d}, {n_classes - 1}) = {top}."
+                f"n_components cannot be larger than min(n_features, n_classes - 1): n_components="
+                f"{self.n_components} > min({d}, {n_classes - 1}) = {top}; lower n_components."
             )
 
     def _priors(self, counts):
@@ -244,7 +267,9 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
             return counts / counts.sum()
         priors = np.asarray(self.priors, dtype=np.float64)
         if priors.shape != counts.shape or np.any(priors < 0):
-            raise ValueError(f"priors must hold {counts.size} non-negative values; got {priors!r}.")
+            raise ValueError(f"priors must be non-negative, one per class ({counts.size} values); got {priors!r}.")
+        if not np.isclose(priors.sum(), 1.0):
+            warn_user(f"The priors do not sum to 1. Renormalizing: {priors!r} sums to {priors.sum():g}.", UserWarning)
         return priors / priors.sum()
 
     def _solve_svd(self, X, within, codes):
@@ -335,8 +360,8 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         """
         if self.solver == "lsqr":
             raise NotImplementedError(
-                "transform is not implemented for solver='lsqr' (it fits the classifier "
-                "only); use solver='svd' or 'eigen'."
+                "transform not implemented for 'lsqr' solver: solver='lsqr' fits the classifier "
+                "only; use solver='svd' or 'eigen'."
             )
         X = self._validated(X)
         Z = (X - self.xbar_.astype(X.dtype)) @ self.scalings_[:, : self.n_components_]
