@@ -268,7 +268,7 @@ def test_gmm_with_missing_features_recovers_means():
 
 def test_gmm_collapsing_component_names_reg_covar():
     X = np.vstack([np.random.default_rng(0).normal(size=(50, 2)), np.full((5, 2), 10.0)])
-    with pytest.raises(ValueError, match=r"component \d collapsed.*Increase reg_covar \(now 0\)"):
+    with pytest.raises(ValueError, match=r"ill-defined empirical covariance.*Component \d collapsed.*reg_covar is 0"):
         GaussianMixture(2, reg_covar=0.0, random_state=0).fit(X)
     assert np.isfinite(GaussianMixture(2, random_state=0).fit(X).score(X))  # default reg_covar copes
 
@@ -424,3 +424,44 @@ def test_messages_keep_scikit_learns_sentences():
         KMeans(2, init=np.zeros((2, 3)), n_init=1).fit(X)
     with pytest.warns(Warning, match=r"Number of distinct clusters \(2\) found smaller than n_clusters \(3\)"):
         KMeans(3, random_state=0).fit(X)
+
+
+def test_gaussian_mixture_warns_once_for_the_run_kept_and_converges_stepwise():
+    """The convergence warning is scikit-learn's, once for the best of n_init runs (not
+    once per run), and warm-started max_iter=1 fits detect convergence from the last
+    fit's bound; bad initial values are refused in scikit-learn's words."""
+    X = _overlapping_blobs()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        GaussianMixture(3, max_iter=1, n_init=3, random_state=0).fit(X)
+    messages = [str(w.message) for w in caught if issubclass(w.category, lowdim.ConvergenceWarning)]
+    assert len(messages) == 1 and messages[0].startswith("Best performing initialization did not converge.")
+    stepwise = GaussianMixture(3, max_iter=1, warm_start=True, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lowdim.ConvergenceWarning)
+        for _ in range(200):
+            if stepwise.fit(X).converged_:
+                break
+    assert stepwise.converged_
+    with pytest.raises(ValueError, match=r"The parameter 'weights' should have the shape of \(3,\), but got \(2,\)"):
+        GaussianMixture(3, weights_init=[0.5, 0.5]).fit(X)
+    with pytest.raises(ValueError, match="Invalid value for 'n_samples'"):
+        GaussianMixture(3, random_state=0).fit(X).sample(0)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_gaussian_mixture_refuses_bad_starts_and_zero_variance(covariance_type):
+    """Initial weights outside [0, 1] or not summing to 1 and precisions that are not
+    positive (definite) are refused before EM; without reg_covar, a component of
+    identical points (variance zero up to rounding) is refused, whatever the type."""
+    X = _overlapping_blobs()
+    with pytest.raises(ValueError, match=r"'weights' should be in the range \[0, 1\]"):
+        GaussianMixture(3, weights_init=[1.5, 0.2, 0.3]).fit(X)
+    with pytest.raises(ValueError, match=r"'weights' should be normalized, but got sum\(weights\) = 0.50000"):
+        GaussianMixture(3, weights_init=[0.1, 0.2, 0.2]).fit(X)
+    bad = {"full": -np.ones((3, 2, 2)), "tied": -np.eye(2), "diag": -np.ones((3, 2)), "spherical": -np.ones(3)}
+    with pytest.raises(ValueError, match=f"'{covariance_type} precision' should be"):
+        GaussianMixture(3, covariance_type=covariance_type, precisions_init=bad[covariance_type]).fit(X)
+    twins = np.repeat(np.array([[1.0, 3.0], [0.0, 0.0]]), 5, axis=0)
+    with pytest.raises(ValueError, match="ill-defined empirical covariance"):
+        GaussianMixture(10, covariance_type=covariance_type, reg_covar=0.0, random_state=0).fit(twins)

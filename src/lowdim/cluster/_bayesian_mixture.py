@@ -222,6 +222,7 @@ class BayesianGaussianMixture(GaussianMixture):
             tol=self.tol,
             verbose=self.verbose_interval if self.verbose else 0,
             label="BayesianGaussianMixture",
+            warn=False,  # once, for the run kept (fit)
         )
 
     def _e_step(self, Xc, posterior):
@@ -280,6 +281,8 @@ class BayesianGaussianMixture(GaussianMixture):
         self._store_posterior(posterior, priors, X.dtype)
         self.lower_bound_, self.n_iter_, self.converged_ = bound, int(best.n_iter), bool(best.converged)
         self.lower_bounds_ = [-value for value in best.history]
+        if self.max_iter > 0:
+            self._warn_unconverged(best)
         return self
 
     def _store_posterior(self, posterior, priors, dtype):

@@ -261,24 +261,29 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         else:
             params = GaussianParams(None, None, None, self.covariance_type)
         if self.weights_init is not None:
-            params.weights = self._given(self.weights_init, (k,), "weights_init")
+            params.weights = _check_weights(self._given(self.weights_init, (k,), "weights_init", "weights"))
         if self.means_init is not None:
-            params.means = self._given(self.means_init, (k, d), "means_init") - self.offset_
+            params.means = self._given(self.means_init, (k, d), "means_init", "means") - self.offset_
         if self.precisions_init is not None:
             shape = {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[self.covariance_type]
-            params.covariances = invert_covariance_layout(
-                self._given(self.precisions_init, shape, "precisions_init"), self.covariance_type
-            )
+            name = f"{self.covariance_type} precision"
+            precisions = _check_precisions(self._given(self.precisions_init, shape, "precisions_init", name), name)
+            params.covariances = invert_covariance_layout(precisions, self.covariance_type)
         return params
 
     @staticmethod
-    def _given(value, shape, name):
+    def _given(value, shape, name, reference_name=None):
+        """An initial value of ``shape`` (scikit-learn's wording of the error kept: code
+        may match it, with ``reference_name`` as scikit-learn calls the parameter)."""
         value = np.asarray(value, dtype=np.float64)
         if value.shape != shape:
-            raise ValueError(f"{name} has shape {value.shape}; expected {shape}.")
+            raise ValueError(
+                f"The parameter '{reference_name or name}' should have the shape of {shape}, but got {value.shape}: "
+                f"{name} must have one entry per component (n_components) and feature as given."
+            )
         return value
 
-    def _em(self, Xc, missing, params):
+    def _em(self, Xc, missing, params, previous=-np.inf):
         def step(state):
             params, previous = state
             log_norm, _, stats = self._expectation(Xc, missing, params)
@@ -291,12 +296,13 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
             return LoopResult(state=(params, bound), objective=-bound, n_iter=0, history=[])
         return run_loop(
             step,
-            (params, -np.inf),
+            (params, previous),
             max_iter=self.max_iter,
             tol=self.tol,
             callbacks=callback_list(self.callbacks),
             verbose=self.verbose_interval if self.verbose else 0,
             label="GaussianMixture EM",
+            warn=False,  # once, for the run kept (fit)
         )
 
     def _warm_params(self, Xc):
@@ -349,8 +355,9 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         warn_constant_features(variances, "GaussianMixture", CLUSTER_NOTE, X=X)
         rng = check_random_state(self.random_state)
         warm = self._warm_params(Xc)
-        if warm is not None:  # one run from where the last fit ended (n_init ignored, as scikit-learn)
-            best = self._em(Xc, missing, warm)
+        if warm is not None:  # one run from where the last fit ended (n_init ignored, as scikit-learn),
+            # its change measured from the last fit's bound, so a run of max_iter=1 fits can converge
+            best = self._em(Xc, missing, warm, previous=self.lower_bound_)
         else:
             best = best_of_restarts(
                 lambda r: self._em(Xc, missing, self._initial_params(Xc, missing, r)), self.n_init, rng
@@ -364,7 +371,19 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
                 "GaussianMixture: max_iter=0 returns the initialisation without any EM step; raise max_iter to fit.",
                 ConvergenceWarning,
             )
+        else:
+            self._warn_unconverged(best)
         return self
+
+    def _warn_unconverged(self, best):
+        """One warning for the run kept (not one per restart), in scikit-learn's words."""
+        if not (best.converged or best.stopped):
+            warn_user(
+                "Best performing initialization did not converge. Try different init parameters, or increase "
+                f"max_iter, tol, or check for degenerate data ({type(self).__name__}: max_iter={self.max_iter} "
+                f"reached with the lower bound still changing by more than tol={self.tol:g}).",
+                ConvergenceWarning,
+            )
 
     def _covariance_shapes(self):
         """The shapes of the covariance arrays for ``covariance_type``, from ``means_``."""
@@ -473,7 +492,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         """
         check_is_fitted(self)
         if n_samples < 1:
-            raise ValueError(f"n_samples must be at least 1; got {n_samples}.")
+            raise ValueError(f"Invalid value for 'n_samples': n_samples must be at least 1; got {n_samples}.")
         rng = check_random_state(self.random_state)
         params = self._params()
         counts = rng.multinomial(n_samples, params.weights / params.weights.sum())
@@ -520,3 +539,33 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+
+def _check_weights(weights):
+    """``weights_init``: in [0, 1] and summing to 1 (scikit-learn's sentences kept)."""
+    if weights.min() < 0 or weights.max() > 1:
+        raise ValueError(
+            f"The parameter 'weights' should be in the range [0, 1], but got min value {weights.min():.5f}, "
+            f"max value {weights.max():.5f}: weights_init are the components' shares of the data."
+        )
+    if not np.isclose(weights.sum(), 1.0):
+        raise ValueError(
+            f"The parameter 'weights' should be normalized, but got sum(weights) = {weights.sum():.5f}; "
+            "pass weights_init / weights_init.sum()."
+        )
+    return weights
+
+
+def _check_precisions(precisions, name):
+    """``precisions_init``: positive (diag, spherical) or symmetric positive definite
+    matrices (full, tied), one per component."""
+    if precisions.ndim < 2 or (precisions.ndim == 2 and "tied" not in name):  # variances' inverses
+        if np.any(precisions <= 0):
+            raise ValueError(f"'{name}' should be positive: precisions_init has entries <= 0.")
+        return precisions
+    for matrix in precisions.reshape(-1, *precisions.shape[-2:]):
+        if not np.allclose(matrix, matrix.T) or np.linalg.eigvalsh(matrix).min() <= 0:
+            raise ValueError(
+                f"'{name}' should be symmetric, positive-definite: precisions_init holds a matrix that is not."
+            )
+    return precisions

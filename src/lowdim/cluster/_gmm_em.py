@@ -45,9 +45,10 @@ class GaussianParams:
 
 def _collapse(k, reg_covar):
     return CollapsedComponentError(
-        f"Gaussian mixture component {k} collapsed: its covariance is not positive definite "
-        f"(too few or identical points in it). Increase reg_covar (now {reg_covar:g}), lower "
-        "n_components, or scale the data."
+        "Fitting the mixture model failed because some components have ill-defined empirical covariance "
+        "(for instance caused by singleton or collapsed samples). Try to decrease the number of components, "
+        f"increase reg_covar, or scale the input data. Component {k} collapsed: its covariance is not positive "
+        f"definite (too few or identical points in it); reg_covar is {reg_covar:g}."
     )
 
 
@@ -145,7 +146,11 @@ def m_step(nk, s1, s2, covariance_type, reg_covar):
     means = s1 / nk[:, None]
     d = means.shape[1]
     if covariance_type in ("diag", "spherical"):
-        var = np.maximum(s2 / nk[:, None] - means**2, 0) + reg_covar
+        second = s2 / nk[:, None]
+        var = second - means**2
+        # the difference of two sums over the component's points carries rounding of a few
+        # hundred eps of the second moment (identical points give 10 eps): below 1e3 eps it is zero
+        var = np.where(var > 1e3 * np.finfo(np.float64).eps * second, var, 0.0) + reg_covar
         cov = var if covariance_type == "diag" else var.mean(axis=1)
     elif covariance_type == "full":
         cov = s2 / nk[:, None, None] - np.einsum("ki,kj->kij", means, means)
