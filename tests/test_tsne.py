@@ -176,7 +176,7 @@ def test_tiny_constant_and_duplicate_data_give_finite_embeddings(n):
         tiny = TSNE(random_state=0, max_iter=300, perplexity=small).fit_transform(rng.normal(size=(n, 3)))
         constant = TSNE(random_state=0, max_iter=300, perplexity=small).fit_transform(np.ones((max(n, 4), 3)))
     assert np.isfinite(tiny).all() and np.isfinite(constant).all()
-    with pytest.raises(ValueError, match=f"perplexity={n} must be less than the number of samples \\({n}\\)"):
+    with pytest.raises(ValueError, match=f"perplexity \\({n}\\) must be less than n_samples \\({n}\\)"):
         TSNE(perplexity=n).fit(rng.normal(size=(n, 3)))
     X = np.repeat(rng.normal(size=(20, 3)), 3, axis=0)
     with pytest.warns(UserWarning, match="60 samples have a duplicate"):
@@ -192,7 +192,7 @@ def test_user_init_is_checked():
         TSNE(init=init, perplexity=5).fit(X)
     with pytest.raises(ValueError, match=r"init has shape \(50, 3\)"):
         TSNE(init=np.zeros((50, 3)), perplexity=5).fit(X)
-    with pytest.raises(ValueError, match="init='pca' needs feature vectors"):
+    with pytest.raises(ValueError, match='The parameter init="pca" cannot be used with metric="precomputed"'):
         TSNE(metric="precomputed", perplexity=5).fit(np.abs(X[:, :1] - X[:, :1].T))
     start = np.random.default_rng(1).normal(size=(50, 2))
     model = TSNE(init=start, perplexity=5, max_iter=1, early_exaggeration_iter=0).fit(X)
@@ -300,3 +300,23 @@ def test_the_stages_build_a_map_by_hand_and_continue_a_fitted_one():
     before = objective.final(Y)
     descend(Y, objective.gradient, objective.value, [Phase(200, 1.0, 0.8)], 50.0)
     assert objective.final(Y) <= before + 1e-3
+
+
+def test_parameter_relations_are_refused_before_the_data_are_read_in_scikit_learns_words():
+    not_square = np.array([[0.0], [1.0]])  # would fail the square check if it were read
+    with pytest.raises(ValueError, match='The parameter init="pca" cannot be used with metric="precomputed"'):
+        TSNE(metric="precomputed", init="pca").fit(not_square)
+    with pytest.raises(ValueError, match="'n_components' should be inferior to 4 for the barnes_hut algorithm"):
+        TSNE(n_components=4, method="barnes_hut").fit(not_square)
+    with pytest.raises(ValueError, match=r"All distances should be positive.*X has negative entries"):
+        TSNE(metric="precomputed", init="random").fit(np.array([[0.0, -1.0], [-1.0, 0.0]]))
+
+
+def test_verbose_lines_carry_the_error_and_gradient_norm_as_scikit_learn_prints_them(capsys):
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    model = TSNE(verbose=2, random_state=0, method="exact", n_iter_without_progress=2, max_iter=400).fit(X)
+    lines = [line for line in capsys.readouterr().out.splitlines() if "Iteration" in line]
+    assert lines[-1].endswith("Finished.") and "did not make any progress during the last 2 episodes" in lines[-1]
+    errors = [float(line.split("error = ")[1].split(",")[0]) for line in lines if "error = " in line]
+    norms = [float(line.split("gradient norm = ")[1].split(" ")[0]) for line in lines if "error = " in line]
+    assert len(errors) == len(norms) >= 2 and model.kl_divergence_ < errors[0]

@@ -46,7 +46,7 @@ from ._affinities import (
 )
 from ._gradients import entropy_term
 from ._graph_arrays import sorted_csr
-from ._initialization import featureless_start, initial_embedding
+from ._initialization import check_init_for_metric, featureless_start, initial_embedding
 from ._optimizer import Phase, descend
 
 # Above this many points the kNN index is released once the neighbours are found (about
@@ -79,7 +79,10 @@ def check_rows_or_distances(X, metric, name):
         if X.shape[0] != X.shape[1]:
             raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
         if ((X.data if sp.issparse(X) else X) < 0).any():
-            raise ValueError("metric='precomputed' needs non-negative distances; X has negative entries.")
+            raise ValueError(
+                "All distances should be positive, the precomputed distances given as X is not correct: "
+                "metric='precomputed' needs non-negative distances, and X has negative entries."
+            )
     else:
         warn_constant_features(column_moments(X)[1], name, "every sample is the same point", X=X)
 
@@ -233,6 +236,10 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     # sum P log P, the constant part of KL(P || Q) (parametric t-SNE reports KL with it)
     _p_log_p = staticmethod(entropy_term)
 
+    def _check_relations(self):
+        """Relations between parameters, checked before X is read."""
+        check_init_for_metric(self.init, self.metric)
+
     def _check_data(self, X):
         check_sample_count(X.shape[0], type(self).__name__, self.n_components)
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
@@ -323,6 +330,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        self._check_relations()
         X = training_rows(self, X, accept_sparse=sparse_input(self.metric))
         self._check_data(X)
         n = X.shape[0]

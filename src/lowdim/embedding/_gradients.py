@@ -228,6 +228,26 @@ REPULSIONS = ("exact", "barnes_hut", "fft")
 EXACT_UP_TO, TREE_UP_TO = 1000, 10_000  # 'auto': exact, then Barnes-Hut, then FFT (d <= 2)
 
 
+def check_method_dimensions(method, n_components):
+    """Refuse an output dimension the repulsion ``method`` has no tree or grid for.
+
+    Examples
+    --------
+    >>> check_method_dimensions("barnes_hut", 3)
+    """
+    if method == "barnes_hut" and n_components > 3:
+        raise ValueError(
+            "'n_components' should be inferior to 4 for the barnes_hut algorithm as it relies on quad-tree or "
+            f"oct-tree: method='barnes_hut' handles n_components <= 3, got n_components={n_components} "
+            "(use method='exact')."
+        )
+    if method == "fft" and n_components > 2:
+        raise ValueError(
+            f"method='fft' handles n_components 1 or 2; got n_components={n_components} "
+            "(use method='barnes_hut' or 'exact')."
+        )
+
+
 def choose_repulsion(method, n_samples, n_components, angle):
     """The repulsion strategy for ``method`` (resolving 'auto' by size and dimension).
 
@@ -245,15 +265,7 @@ def choose_repulsion(method, n_samples, n_components, angle):
             method = "barnes_hut" if n_components <= 3 else "exact"
         else:
             method = "fft"
-    if method == "barnes_hut" and n_components > 3:
-        raise ValueError(
-            f"method='barnes_hut' handles n_components <= 3; got n_components={n_components} (use method='exact')."
-        )
-    if method == "fft" and n_components > 2:
-        raise ValueError(
-            f"method='fft' handles n_components 1 or 2; got n_components={n_components} "
-            "(use method='barnes_hut' or 'exact')."
-        )
+    check_method_dimensions(method, n_components)
     return {"exact": ExactRepulsion, "fft": FFTRepulsion}.get(method, lambda: BarnesHutRepulsion(angle))()
 
 

@@ -73,6 +73,20 @@ def featureless_start(init, metric):
     return init, metric == "precomputed"
 
 
+def check_init_for_metric(init, metric):
+    """Refuse init='pca' for distances (metric 'precomputed'): PCA needs feature vectors.
+
+    Examples
+    --------
+    >>> check_init_for_metric("pca", "euclidean")
+    """
+    if isinstance(init, str) and init == "pca" and metric == "precomputed":
+        raise ValueError(
+            'The parameter init="pca" cannot be used with metric="precomputed": PCA needs feature vectors, and '
+            "precomputed distances have none; use init='spectral' or 'random'."
+        )
+
+
 def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=False, index=None, on_product=None):
     """The starting embedding.
 
@@ -115,11 +129,7 @@ def initial_embedding(init, X, affinities, n_components, rng, *, precomputed=Fal
     # one BLAS thread: the start must not depend on the thread count in its last bits,
     # which t-SNE and UMAP would amplify into a different embedding
     if init == "pca":
-        if precomputed:
-            raise ValueError(
-                "init='pca' needs feature vectors, but metric='precomputed' gives distances; use "
-                "init='spectral' or 'random'."
-            )
+        check_init_for_metric(init, "precomputed" if precomputed else None)
 
         with blas_limit(1):
             return rescale(principal_scores(X, n_components, rng), rng)

@@ -142,17 +142,23 @@ def _step(gradient, objective, phase, learning_rate, min_grad_norm, patience, n_
         if state.iteration % n_iter_check == 0:
             state.objective = objective(state.Y, aux)
             state.grad_norm = float(np.linalg.norm(grad))
-            if verbose:
+            if verbose:  # scikit-learn's line (code parses "error = " and "gradient norm = ")
                 print(
-                    f"[{label}] iteration {state.iteration}: KL divergence {state.objective:.4f}, "
-                    f"gradient norm {state.grad_norm:.3g}"
+                    f"[{label}] Iteration {state.iteration}: error = {state.objective:.7f}, "
+                    f"gradient norm = {state.grad_norm:.7f} (KL divergence, exaggeration {phase.exaggeration:g})"
                 )
             improved = state.objective < state.best_objective
             if improved:
                 state.best_objective, state.best_iteration = state.objective, state.iteration
-            stop = state.grad_norm < min_grad_norm or (
-                patience is not None and not improved and state.iteration - state.best_iteration > patience
-            )
+            stalled = patience is not None and not improved and state.iteration - state.best_iteration > patience
+            stop = state.grad_norm < min_grad_norm or stalled
+            if stop and verbose:
+                reason = (
+                    f"gradient norm {state.grad_norm:.7g} below min_grad_norm"
+                    if state.grad_norm < min_grad_norm
+                    else f"did not make any progress during the last {patience} episodes"
+                )
+                print(f"[{label}] Iteration {state.iteration}: {reason}. Finished.")
         return state, state.objective, STOP if stop else np.inf
 
     return step

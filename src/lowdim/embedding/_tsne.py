@@ -9,7 +9,7 @@ from .._params import NONE, InstanceOf, Interval, Options
 from ..neighbors import PRECOMPUTED_KNN
 from ._affinities import KERNELS, kernel_neighbors, row_affinities
 from ._base import SHARED_CONSTRAINTS, NeighborEmbedding, as_float64, sparse_input, training_index
-from ._gradients import REPULSIONS, StudentObjective, choose_repulsion
+from ._gradients import REPULSIONS, StudentObjective, check_method_dimensions, choose_repulsion
 from ._optimizer import Phase
 from ._placement import place_points
 
@@ -188,6 +188,10 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         self.affinity = affinity
         self.perplexities = perplexities
         self.precomputed_knn = precomputed_knn
+
+    def _check_relations(self):
+        super()._check_relations()
+        check_method_dimensions(self.method, self.n_components)
 
     def _objective_factory(self, n):
         repulsion = choose_repulsion(self.method, n, self.n_components, self.angle)
