@@ -601,3 +601,18 @@ def test_incremental_pca_takes_sparse_batches_and_a_changed_n_components():
     np.testing.assert_allclose(streamed.explained_variance_, PCA(5, solver="covariance").fit(both).explained_variance_)
     with pytest.raises(ValueError, match="n_components=7 invalid for n_features=6, need more rows than columns"):
         IncrementalPCA(7).fit(X)
+
+
+@pytest.mark.parametrize("shape", [(100, 110), (110, 100)])
+def test_randomized_components_are_orthonormal_when_not_converged(shape):
+    """On a flat spectrum the randomized subspace is not the principal one, but its
+    components are still orthonormal to rounding (wider data: from the SVD of
+    Xc^T U, not Xc^T U / s), and low-rank data give exact singular values."""
+    X = np.random.default_rng(0).normal(size=shape)
+    pca = PCA(3, solver="randomized", random_state=0).fit(X)
+    eps = np.finfo(np.float64).eps
+    assert np.abs(pca.components_ @ pca.components_.T - np.eye(3)).max() < 100 * eps
+    rank3 = (np.random.default_rng(1).normal(size=(shape[0], 3)) * [3.0, 2.0, 1.0]) @ pca.components_
+    low = PCA(3, solver="randomized", random_state=0).fit(rank3)
+    exact = np.linalg.svd(rank3 - rank3.mean(0), compute_uv=False)[:3]
+    np.testing.assert_allclose(low.singular_values_, exact, rtol=1e-10)

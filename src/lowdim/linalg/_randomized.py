@@ -199,9 +199,10 @@ def randomized_svd(op, k, *, n_oversamples=10, n_iter=4, rng, tol=None):
     size = min(k + n_oversamples, n, d)
     apply = op.cogram_matmat if n <= d else op.gram_matmat
     w, basis, applications = subspace_iteration(apply, min(n, d), op.dtype, size, k, n_iter=n_iter, rng=rng, tol=tol)
-    s = np.sqrt(w)
-    if n <= d:  # basis holds left singular vectors: V = Xc^T U / s
-        V = op.rmatmat(basis.astype(op.dtype)).astype(np.float64) / np.where(s > 0, s, 1.0)
+    if n <= d:  # basis: approximate left singular vectors U. The SVD of Xc^T U (Halko et al.'s
+        # last step) gives right vectors orthonormal to rounding, with the singular values of the
+        # projection; Xc^T U / s is orthonormal only as far as U is converged
+        V, s, _ = np.linalg.svd(op.rmatmat(basis.astype(op.dtype)).astype(np.float64), full_matrices=False)
     else:
-        V = basis
+        V, s = basis, np.sqrt(w)
     return s, V.T.astype(op.dtype), applications
