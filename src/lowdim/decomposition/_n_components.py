@@ -32,7 +32,8 @@ def k_by_mle(eigenvalues, n_samples):
     d = eigenvalues.size
     if n_samples < d:
         raise ValueError(
-            f"n_components='mle' needs at least as many samples as features (Minka's estimate "
+            "n_components='mle' is only supported if n_samples >= n_features: it needs at least as many "
+            f"samples as features (Minka's estimate "
             f"uses the whole covariance spectrum); got {n_samples} samples and {d} features. "
             "Choose n_components as a variance fraction (e.g. 0.9), or use "
             "select_n_components(X, method='cv')."

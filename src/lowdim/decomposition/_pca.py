@@ -370,7 +370,19 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     def _check_n_samples(self, n, d):
         k = self.n_components
+        if isinstance(k, numbers.Integral) and k > min(n, d) and n >= 2:
+            raise ValueError(
+                f"n_components={k} must be between 0 and min(n_samples, n_features)={min(n, d)} with "
+                f"svd_solver='{self._sklearn_solver_name('full')}': X has {n} samples and {d} features; "
+                "lower n_components."
+            )
         check_n_components(k if isinstance(k, numbers.Integral) else None, n, d, type(self).__name__)
+
+    def _sklearn_solver_name(self, auto):
+        """The solver as the user named it in scikit-learn's terms (``auto`` for 'auto'),
+        for messages that keep scikit-learn's sentences."""
+        named = self.svd_solver or {v: k for k, v in _SKLEARN_SOLVER_NAMES.items()}.get(self.solver, self.solver)
+        return auto if named == "auto" else named
 
     def _requested_solver(self):
         return self.solver if self.svd_solver is None else _SKLEARN_SOLVER_NAMES[self.svd_solver]
@@ -389,15 +401,18 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         # None: every component, min(n, d) (ARPACK: one fewer, as scikit-learn's 'arpack')
         partial_ok = want_k is not None or k is None or (solver == "power" and k != "mle")
         if not SOLVERS[solver].complete and not partial_ok:
+            said = f"n_components={k!r} cannot be a string with svd_solver='{self._sklearn_solver_name(solver)}': "
             raise ValueError(
-                f"n_components={k!r} needs the whole spectrum, which solver={solver!r} "
+                (said if isinstance(k, str) else "")
+                + f"n_components={k!r} needs the whole spectrum, which solver={solver!r} "
                 "does not compute; use solver='covariance', 'svd', 'gram' or 'auto'"
                 + (" (or 'power' for a variance fraction)." if k != "mle" else ".")
             )
         if solver == "lanczos" and want_k is not None and want_k >= min(n, d):
             raise ValueError(
-                f"solver='lanczos' needs n_components < min(n_samples, n_features) = "
-                f"{min(n, d)}; got {want_k}. Use solver='covariance' or 'svd'."
+                f"n_components={want_k} must be strictly less than min(n_samples, n_features)={min(n, d)} "
+                f"with svd_solver='arpack': solver='lanczos' (scikit-learn's 'arpack') needs n_components < "
+                f"min(n_samples, n_features) = {min(n, d)}; got {want_k}. Use solver='covariance' or 'svd'."
             )
         return solver
 
