@@ -28,7 +28,7 @@ MODULES = {
     "decomposition/tests/test_factor_analysis.py": ("FactorAnalysis",),
     "decomposition/tests/test_fastica.py": ("FastICA",),
     "decomposition/tests/test_kernel_pca.py": ("KernelPCA",),
-    "decomposition/tests/test_nmf.py": ("NMF",),
+    "decomposition/tests/test_nmf.py": ("NMF", "MiniBatchNMF", "non_negative_factorization"),
     "manifold/tests/test_isomap.py": ("Isomap",),
     "manifold/tests/test_locally_linear.py": ("LocallyLinearEmbedding",),
     "manifold/tests/test_mds.py": ("MDS",),
@@ -37,6 +37,8 @@ MODULES = {
     "mixture/tests/test_gaussian_mixture.py": ("GaussianMixture",),
     "tests/test_discriminant_analysis.py": ("LinearDiscriminantAnalysis",),
 }
+
+HOMES = {"non_negative_factorization": "lowdim.decomposition"}  # names not exported at the top level
 
 
 def swapped(source, names):
@@ -55,7 +57,10 @@ def swapped(source, names):
             if kept:
                 parts = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
                 new.append(f"from {node.module} import ({parts})")
-            new += [f"from lowdim import {a.name}" + (f" as {a.asname}" if a.asname else "") for a in taken]
+            new += [
+                f"from {HOMES.get(a.name, 'lowdim')} import {a.name}" + (f" as {a.asname}" if a.asname else "")
+                for a in taken
+            ]
             indent = " " * node.col_offset
             edits.append((node.lineno, node.end_lineno, "".join(f"{indent}{n}\n" for n in new)))
     for start, end, text in sorted(edits, reverse=True):

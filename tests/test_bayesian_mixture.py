@@ -98,7 +98,9 @@ def test_bad_input_is_named():
     X, _ = blobs()
     with pytest.raises(ValueError, match="degrees_of_freedom_prior=1 must be greater than n_features - 1 = 2"):
         BayesianGaussianMixture(degrees_of_freedom_prior=1.0).fit(X)
-    with pytest.raises(ValueError, match=r"The parameter 'covariance_prior' should have the shape of \(3, 3\), but got \(2, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"The parameter 'covariance_prior' should have the shape of \(3, 3\), but got \(2, 2\)"
+    ):
         BayesianGaussianMixture(covariance_prior=np.eye(2)).fit(X)
     with pytest.raises(ValueError, match="symmetric positive definite"):
         BayesianGaussianMixture(covariance_prior=-np.eye(3)).fit(X)

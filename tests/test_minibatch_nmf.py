@@ -124,3 +124,19 @@ def test_bad_input_is_named():
         MiniBatchNMF(2, forget_factor=1.5).fit(X)
     with pytest.raises(ValueError, match="without zeros"):
         MiniBatchNMF(2, beta_loss="itakura-saito").fit(np.vstack([np.zeros((1, X.shape[1])), X]))
+
+
+def test_a_batch_that_does_not_move_h_does_not_end_the_fit():
+    """Rows of zeros leave H where it is; the fit stops only when every batch of a pass
+    moved H by less than tol, so data with many zero rows are still factorised (an
+    exact rank-5 product is recovered, as scikit-learn's test_nmf_true_reconstruction)."""
+    rng = np.random.RandomState(42)
+    W_true = np.zeros((15, 5))
+    W_true[np.arange(5), np.arange(5)] = np.abs(rng.randn(5))
+    H_true = np.zeros((5, 10))
+    H_true[np.arange(10) % 5, np.arange(10)] = np.abs(rng.randn(5))[np.arange(10) % 5]
+    X = W_true @ H_true  # rows 5..14 are zero
+    model = MiniBatchNMF(5, beta_loss="kullback-leibler", batch_size=3, max_iter=1000, random_state=0)
+    model.fit(X)
+    assert model.n_steps_ > 5  # more than one pass
+    assert model.reconstruction_err_ < 0.1 * np.linalg.norm(X)

@@ -194,3 +194,22 @@ def test_nndsvd_start_of_float32_data_has_no_nan():
         warnings.simplefilter("error", RuntimeWarning)
         W, H = nndsvd_init(X, 3, np.random.default_rng(0))
     assert np.isfinite(W).all() and np.isfinite(H).all()
+
+
+@pytest.mark.parametrize("solver", ["cd", "mu"])
+def test_non_negative_factorization_is_nmf_as_a_function(solver):
+    """The function gives the estimator's W, H and iteration count for the same
+    parameters; update_H=False keeps H and gives transform's W."""
+    from lowdim.decomposition import non_negative_factorization
+
+    X = np.abs(np.random.default_rng(0).normal(size=(40, 8)))
+    W, H, n_iter = non_negative_factorization(X, n_components=3, solver=solver, init="random", random_state=1)
+    model = NMF(3, solver=solver, init="random", random_state=1)
+    np.testing.assert_array_equal(W, model.fit_transform(X))
+    np.testing.assert_array_equal(H, model.components_)
+    assert n_iter == model.n_iter_
+    W2, H2, _ = non_negative_factorization(X, H=H, update_H=False, n_components=3, solver=solver)
+    np.testing.assert_array_equal(H2, H)
+    np.testing.assert_allclose(W2, model.transform(X), rtol=1e-12)
+    with pytest.raises(ValueError, match="update_H=False solves W for a given H"):
+        non_negative_factorization(X, update_H=False)

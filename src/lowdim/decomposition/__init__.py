@@ -15,6 +15,7 @@ from ._kernel_pca import KernelPCA
 from ._lda import LinearDiscriminantAnalysis
 from ._minibatch_nmf import MiniBatchNMF
 from ._nmf import NMF, MatrixFactorization
+from ._nmf_function import non_negative_factorization
 from ._pca import PCA
 from ._pca_solvers import choose_solver
 from ._ppca import ProbabilisticPCA
@@ -57,5 +58,6 @@ __all__ = [
     "choose_solver",
     "principal_scores",
     "kernel_matrix",
+    "non_negative_factorization",
     "KERNELS",
 ]

@@ -194,12 +194,18 @@ class MiniBatchNMF(NMF):
         sq_rows = _row_squares(X) if mask is None and beta_value(self.beta_loss) == 2.0 else None
         smoothing = SmoothedObjective(min(1.0, batch / (n + 1)), self.max_no_improvement)
 
+        changes = []  # H's relative change at each step of the last pass
+
         def step(H):
             part = slices[self.n_steps_ % len(slices)]
             sq = None if sq_rows is None else float(sq_rows[part].sum())
             W[part], H_new, cost = self._step(X[part], _rows(mask, part), W[part], H, rho, sq)
             self.n_steps_ += 1
-            change = np.linalg.norm(H_new - H) / max(np.linalg.norm(H), 1e-300)
+            changes.append(np.linalg.norm(H_new - H) / max(np.linalg.norm(H), 1e-300))
+            del changes[: -len(slices)]
+            # settled when every batch of a whole pass moved H little: one batch that does
+            # not move it (rows of zeros, say) says nothing about the others
+            change = max(changes) if len(changes) == len(slices) else np.inf
             # the first batch's objective is measured at the start, before any update of H
             if self.n_steps_ > 1 and smoothing.stale(cost / (part.stop - part.start)):
                 change = STOP

@@ -5,9 +5,12 @@ import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer
 from .._iterative import run_loop
+from .._memory import require_memory
 from .._params import BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
+from .._warnings import warn_user
+from ..exceptions import ConvergenceWarning
 from ..linalg import CenteredData, column_moments, randomized_svd, symmetric_from_upper, syrk_upper, top_eigh
 from ._factorization_updates import (
     beta_value,
@@ -95,10 +98,23 @@ def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, 
         return (W, H, recent), value, change
 
     result = run_loop(
-        step, (W, H, [np.sqrt(2 * start_value)]), max_iter=max_iter, tol=tol, verbose=verbose, label=label
+        step, (W, H, [np.sqrt(2 * start_value)]), max_iter=max_iter, tol=tol, verbose=verbose, label=label, warn=False
     )
+    if not (result.converged or result.stopped):
+        warn_user(  # scikit-learn's sentence first: code filters on it
+            f"Maximum number of iterations {max_iter} reached. Increase it to improve convergence. ({label}: the "
+            f"error still fell by more than tol={tol:g} of itself over the last {CHECK_EVERY} iterations.)",
+            ConvergenceWarning,
+        )
     W, H, _ = result.state
     return W, H, result.objective, result
+
+
+def _cd_beta_message(beta_loss):
+    return (
+        f"Invalid beta_loss parameter: solver 'cd' does not handle beta_loss = {beta_value(beta_loss)!r}; "
+        f"beta_loss={beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss)."
+    )
 
 
 class _Factorization(ComponentTransformer):
@@ -296,11 +312,12 @@ class NMF(_Factorization):
             )
         beta = beta_value(self.beta_loss)
         if beta != 2.0 and self._solver != "mu":
-            raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
+            raise ValueError(_cd_beta_message(self.beta_loss))
         if beta <= 0 and np.any((X64 == 0) & (mask if mask is not None else True)):
             raise ValueError(
-                f"beta_loss={self.beta_loss!r} (beta <= 0) needs X without zeros: the divergence is "
-                "infinite there. Add a small constant to X, or use a beta above 0."
+                f"When beta_loss <= 0 and X contains zeros, the solver may diverge. beta_loss={self.beta_loss!r} "
+                "needs X without zeros: the divergence is infinite there. Add a small constant to X, or use a "
+                "beta above 0."
             )
         return X64, mask, dtype
 
@@ -330,12 +347,15 @@ class NMF(_Factorization):
             )
         beta = beta_value(self.beta_loss)
         if beta != 2.0 and self._solver != "mu":
-            raise ValueError(f"beta_loss={self.beta_loss!r} needs solver='mu' ('cd' minimises the Frobenius loss).")
-        if beta not in (1.0, 2.0):
-            raise ValueError(
-                f"beta_loss={self.beta_loss!r} on sparse input would need W H at every entry; use "
-                "'frobenius' or 'kullback-leibler', or pass a dense array."
+            raise ValueError(_cd_beta_message(self.beta_loss))
+        if beta not in (1.0, 2.0):  # its updates need W H at every entry: as a dense array
+            n, d = X64.shape
+            require_memory(
+                3 * 8 * n * d,
+                f"NMF with beta_loss={self.beta_loss!r} on a sparse {n} x {d} X (W H at every entry)",
+                "use beta_loss='frobenius' or 'kullback-leibler', whose updates keep X sparse",
             )
+            return self._check(X64.toarray().astype(X.dtype, copy=False), reset)
         return X64, None, X.dtype
 
     def _penalties(self, n, d):
@@ -380,7 +400,8 @@ class NMF(_Factorization):
             )
         if k > min(X.shape):
             raise ValueError(
-                f"init={init!r} needs n_components <= min(n_samples, n_features) = {min(X.shape)}; "
+                f"init = {init!r} can only be used when n_components <= min(n_samples, n_features): "
+                f"min(n_samples, n_features) = {min(X.shape)}; "
                 f"got {k}. Use init='random' for an overcomplete factorisation."
             )
         # multiplicative updates cannot leave exact zeros: always fill them for 'mu'
@@ -392,6 +413,12 @@ class NMF(_Factorization):
         if self.init == "custom" or (W is not None and H is not None):
             W, H = self._given_factors(W, H, X.shape[0], X.shape[1], k)
         else:
+            if W is not None or H is not None:
+                warn_user(
+                    "When init!='custom', provided W or H are ignored: lowdim starts from W and H when both are "
+                    "given (or with init='custom'); pass both, or neither.",
+                    RuntimeWarning,
+                )
             W, H = self._initial(X, k, rng)
         return W.astype(X.dtype, copy=False), H.astype(X.dtype, copy=False)
 
@@ -410,15 +437,7 @@ class NMF(_Factorization):
         """The custom start, checked: non-negative, finite, of the right shapes."""
         if W is None or H is None:
             raise ValueError("init='custom' needs both W and H passed to fit / fit_transform (fit(X, W=W, H=H)).")
-        factors = []
-        for name, F, shape in (("W", W, (n, k)), ("H", H, (k, d))):
-            F = np.array(F, dtype=np.float64)
-            if F.shape != shape:
-                raise ValueError(f"{name} has shape {F.shape}; expected {shape} for n_components={k}.")
-            if not np.all(np.isfinite(F)) or np.any(F < 0):
-                raise ValueError(f"{name} must hold finite non-negative values (init='custom').")
-            factors.append(F)
-        return factors
+        return [_given_factor(name, F, shape, k) for name, F, shape in (("W", W, (n, k)), ("H", H, (k, d)))]
 
     def fit(self, X, y=None, W=None, H=None):
         """Fit the factorisation.
@@ -488,11 +507,14 @@ class NMF(_Factorization):
         ndarray of shape (n_samples, n_components)
         """
         X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
-        H = self.components_.astype(np.float64)
+        return self._solve_w(X, mask, self.components_.astype(np.float64))[0].astype(dtype)
+
+    def _solve_w(self, X, mask, H):
+        """(W, iterations) for the rows of ``X`` with ``H`` fixed: the fit's updates of W."""
         pen = self._penalties(X.shape[0], X.shape[1])
         W = np.full((X.shape[0], H.shape[0]), np.sqrt(max(X.mean(), 1e-12) / H.shape[0]))
         start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
-        W, _, _, _ = alternate(
+        W, _, _, result = alternate(
             W,
             H,
             *self._updates(X, mask, pen, fixed_h=True),
@@ -502,7 +524,17 @@ class NMF(_Factorization):
             verbose=0,
             label="NMF transform",
         )
-        return W.astype(dtype)
+        return W, result.n_iter
+
+    def _fit_w_only(self, X, H):
+        """scikit-learn's ``update_H=False``: W for ``X`` with the given ``H`` fixed, as
+        (W, H, iterations); the estimator is not fitted."""
+        validate_params(self)
+        X, mask, dtype = self._check(X, reset=True)
+        k = self._n_components(X.shape[0], X.shape[1], None, H)
+        H = _given_factor("H", H, (k, X.shape[1]), k)
+        W, n_iter = self._solve_w(X, mask, H)
+        return W.astype(dtype), H.astype(dtype), n_iter
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -619,3 +651,26 @@ class MatrixFactorization(_Factorization):
         X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
         H = self.components_.astype(np.float64)
         return ridge_update_h(X.T, H.T, self.alpha, None if mask is None else mask.T).T.astype(dtype)
+
+
+def _given_factor(name, F, shape, k):
+    """A given factor ``W`` or ``H`` as float64, checked (scikit-learn's sentences kept):
+    its shape, finite, non-negative, not all zero (multiplicative updates could not
+    move it)."""
+    F = np.array(F, dtype=np.float64)
+    if F.shape != shape:
+        which = "first" if F.shape[:1] != shape[:1] else "second"
+        raise ValueError(
+            f"Array with wrong {which} dimension passed to NMF (input {name}): {name} has shape {F.shape}; "
+            f"expected {shape} for n_components={k}."
+        )
+    if not np.all(np.isfinite(F)):
+        raise ValueError(f"{name} must hold finite values (input {name} of NMF).")
+    if np.any(F < 0):
+        raise ValueError(f"Negative values in data passed to NMF (input {name}): {name} must be non-negative.")
+    if not F.any():
+        raise ValueError(
+            f"Array passed to NMF (input {name}) is full of zeros: no update can move a zero factor; start from "
+            "small positive values."
+        )
+    return F
