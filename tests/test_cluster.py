@@ -65,7 +65,10 @@ def test_kmeans_verbose_shows_bars_over_the_centres_and_iterations_and_lines_at_
     assert "iterations" in captured.err and "objective" in captured.err and "iteration" not in captured.out
     np.testing.assert_array_equal(shown.labels_, quiet.labels_)
     KMeans(6, n_init=1, random_state=0, verbose=2).fit(X)
-    assert f"iteration {quiet.n_iter_}" in capsys.readouterr().out  # a line per iteration
+    lines = [line for line in capsys.readouterr().out.splitlines() if "] iteration " in line]
+    # a line per centre update; n_iter_ counts, as scikit-learn's, the pass that found no
+    # label changing after a last update that still moved the centres by more than tol
+    assert len(lines) in (quiet.n_iter_, quiet.n_iter_ - 1) and lines[-1].endswith("change 0")
 
 
 def test_kmeans_plusplus_beats_random_on_average():
@@ -117,7 +120,7 @@ def test_integer_weights_equal_repeated_rows(blobs):
 
 def test_fewer_distinct_points_than_clusters_warns_and_relocates():
     X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0]]), 10, axis=0)
-    with pytest.warns(UserWarning, match=r"only 2 distinct clusters found for n_clusters=4"):
+    with pytest.warns(UserWarning, match=r"Number of distinct clusters \(2\) found smaller than n_clusters \(4\)"):
         km = KMeans(4, random_state=0).fit(X)
     assert np.isfinite(km.cluster_centers_).all() and km.inertia_ == 0.0
 
@@ -343,7 +346,7 @@ def test_fewer_distinct_points_than_clusters_fits_with_a_convergence_warning(alg
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
     X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0]])
-    with pytest.warns(SkConvergenceWarning, match="only 3 distinct clusters"):
+    with pytest.warns(SkConvergenceWarning, match="found only 3 distinct clusters"):
         km = KMeans(n_clusters=4, random_state=0, algorithm=algorithm).fit(X)
     assert np.isfinite(km.cluster_centers_).all() and km.inertia_ == 0.0
     # every point sits on its own centre; the duplicate point's centre appears twice
@@ -465,3 +468,40 @@ def test_gaussian_mixture_refuses_bad_starts_and_zero_variance(covariance_type):
     twins = np.repeat(np.array([[1.0, 3.0], [0.0, 0.0]]), 5, axis=0)
     with pytest.raises(ValueError, match="ill-defined empirical covariance"):
         GaussianMixture(10, covariance_type=covariance_type, reg_covar=0.0, random_state=0).fit(twins)
+
+
+def test_kmeans_counts_iterations_and_warns_as_scikit_learn():
+    """n_iter_ counts the pass that found no label changing (scikit-learn's toy case:
+    2 iterations); an explicit start with n_init > 1 runs once, with a warning; Elkan
+    with one cluster runs Lloyd, with a warning; MiniBatchKMeans warns of an init_size
+    below n_clusters."""
+    from lowdim import MiniBatchKMeans
+
+    X = np.array([[0, 0], [0.5, 0], [0.5, 1], [1, 1]])
+    km = KMeans(2, n_init=1, init=np.array([[0.0, 0.0], [1.0, 1.0]]), algorithm="lloyd")
+    km.fit(X, sample_weight=[3, 1, 1, 3])
+    np.testing.assert_allclose(km.cluster_centers_, [[0.125, 0], [0.875, 1]])
+    assert km.n_iter_ == 2 and km.inertia_ == pytest.approx(0.375)
+    with pytest.warns(RuntimeWarning, match="Explicit initial center position passed: performing only one init"):
+        assert KMeans(2, init=X[:2], n_init=10).fit(X).n_init_ == 1
+    with pytest.warns(RuntimeWarning, match="algorithm='elkan' doesn't make sense for a single cluster"):
+        assert KMeans(1, algorithm="elkan").fit(X).algorithm_ == "lloyd"
+    blobs = np.random.default_rng(0).normal(size=(200, 2)) + 10.0
+    with pytest.warns(RuntimeWarning, match=r"init_size=3 should be larger than n_clusters=5"):
+        MiniBatchKMeans(5, init_size=3, random_state=0).fit(blobs)
+    for model in (KMeans(3, random_state=0), MiniBatchKMeans(3, random_state=0)):
+        centres = model.fit(blobs).cluster_centers_
+        # a few roundings of the centres' coordinates (the data are centred), not the root of
+        # the GEMM expansion's rounding (about 1e-8 of the norm)
+        eps = np.finfo(np.float64).eps
+        assert np.all(np.diag(model.transform(centres)) <= 8 * eps * np.linalg.norm(centres, axis=1))
+
+
+def test_minibatch_kmeans_says_why_it_stopped(capsys):
+    from lowdim import MiniBatchKMeans
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    MiniBatchKMeans(3, batch_size=20, tol=1e-4, max_no_improvement=None, random_state=0, verbose=1).fit(X)
+    assert "Converged (small centers change)" in capsys.readouterr().out
+    MiniBatchKMeans(3, batch_size=20, max_no_improvement=3, random_state=0, verbose=1).fit(X)
+    assert "Converged (lack of improvement in inertia)" in capsys.readouterr().out

@@ -69,6 +69,12 @@ def resolve_n_init(n_init, init, random_starts):
     (1, 3)
     """
     if not isinstance(init, str):
+        if n_init not in ("auto", 1):
+            warn_user(
+                f"Explicit initial center position passed: performing only one init instead of n_init={n_init} "
+                "(every start from the same centres ends the same); leave n_init='auto' with an array init.",
+                RuntimeWarning,
+            )
         return 1
     if n_init == "auto":
         return random_starts if init in ("random", "random-partition") else 1
@@ -81,9 +87,9 @@ def warn_fewer_clusters(representatives, n_clusters, name):
     found = np.unique(representatives, axis=0).shape[0]
     if found < n_clusters:
         warn_user(
-            f"{name}: only {found} distinct clusters found for n_clusters={n_clusters} (Number of distinct "
-            f"clusters ({found}) found smaller than n_clusters ({n_clusters})); X has fewer distinct points than "
-            "clusters. Lower n_clusters.",
+            f"Number of distinct clusters ({found}) found smaller than n_clusters ({n_clusters}). Possibly due to "
+            f"duplicate points in X. {name} found only {found} distinct clusters: X has fewer distinct points "
+            "than clusters; lower n_clusters.",
             ConvergenceWarning,
         )
 
@@ -175,7 +181,15 @@ class CentroidClusterer(
             return self._lazy(self.transform, X, self.n_clusters, X.dtype if X.dtype.kind == "f" else np.float64)
 
         X, Xc, x_sq, centers = self._centered_input(X)
-        D = sq_euclidean(Xc.astype(np.float64), centers, x_sq)
+        X64 = Xc.astype(np.float64)
+        c_sq = np.einsum("ij,ij->i", centers, centers)
+        D = sq_euclidean(X64, centers, x_sq, c_sq)
+        # where the GEMM expansion cancels (a point at or near a centre) it keeps only its
+        # rounding, about 1e-8 of the norms after the root: those few from differences
+        rows, cols = np.nonzero(D <= 1e-6 * (x_sq[:, None] + c_sq[None, :]))
+        if rows.size:
+            Xr = X64[rows].toarray() if sp.issparse(X64) else X64[rows]
+            D[rows, cols] = np.einsum("ij,ij->i", Xr - centers[cols], Xr - centers[cols])
         return np.sqrt(D).astype(X.dtype, copy=False)
 
     def fit_transform(self, X, y=None, sample_weight=None):

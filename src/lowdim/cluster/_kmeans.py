@@ -17,6 +17,7 @@ from .._params import (
 )
 from .._random import check_random_state
 from .._validation import check_array, check_sample_weight, warn_constant_features
+from .._warnings import warn_user
 from ..distributed import check_dask_array, is_dask_array, progress_wanted
 from ._base import (
     CLUSTER_NOTE,
@@ -45,6 +46,13 @@ def resolve_algorithm(algorithm, n_clusters, n_features):
     >>> resolve_algorithm("auto", 10, 50), resolve_algorithm("auto", 10, 784)
     ('hamerly', 'elkan')
     """
+    if algorithm == "elkan" and n_clusters == 1:
+        warn_user(
+            "algorithm='elkan' doesn't make sense for a single cluster. Using 'lloyd' instead (Elkan's bounds "
+            "compare distances between centres).",
+            RuntimeWarning,
+        )
+        return "lloyd"
     if algorithm != "auto":
         return algorithm
     return "elkan" if n_features >= 16 * n_clusters else "hamerly"

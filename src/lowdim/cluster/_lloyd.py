@@ -107,6 +107,7 @@ class KMeansState:
     strict: bool = False
     upper: np.ndarray = None
     lower: np.ndarray = None
+    shift: float = float("inf")  # the last update's summed squared centre shift
 
 
 def _start_state(X, weights, centers, labels, upper=None, lower=None):
@@ -206,7 +207,7 @@ def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
             n_moved,
             new,
         )
-        state.centers, state.strict = new, count == 0
+        state.centers, state.strict, state.shift = new, count == 0, float(shift_sq)
         return state, weighted_sq - explained, 0.0 if count == 0 else shift_sq
 
     return step
@@ -222,8 +223,9 @@ def _elkan_step(X, weights, weighted_sq):
         labels = state.labels.copy()
         elkan_step(X, new, cd, half, shift, labels, state.upper, state.lower)
         moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
-        state = KMeansState(new, labels, state.sums, state.wsum, moved == 0, state.upper, state.lower)
-        return state, _objective(state, weighted_sq), 0.0 if moved == 0 else float(np.sum(shift**2))
+        shift_sq = float(np.sum(shift**2))
+        state = KMeansState(new, labels, state.sums, state.wsum, moved == 0, state.upper, state.lower, shift_sq)
+        return state, _objective(state, weighted_sq), 0.0 if moved == 0 else shift_sq
 
     return step
 
@@ -288,4 +290,13 @@ def kmeans_single(X, weights, centers, x_sq, *, algorithm, max_iter, tol, callba
     dist = np.empty(X.shape[0])
     point_distances(X, result.state.centers, result.state.labels, dist)
     result.objective = float(weights @ dist**2)  # exact inertia of the final labels
+    return count_confirming_pass(result, max_iter, tol)
+
+
+def count_confirming_pass(result, max_iter, tol):
+    """Count, as scikit-learn's ``n_iter_``, the assignment pass that found no label
+    changing when the centres had still moved by more than ``tol`` (scikit-learn stops
+    on the shift first, and else one pass later, when the labels repeat)."""
+    if result.converged and result.state.strict and result.state.shift > tol:
+        result.n_iter = min(result.n_iter + 1, max_iter)
     return result

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_weight
+from .._warnings import warn_user
 from ..distributed import is_dask_array, label_blocks, progress_wanted, stream_partial_fit
 from ._base import (
     CentroidClusterer,
@@ -148,6 +149,12 @@ class MiniBatchKMeans(CentroidClusterer):
     def _initialize(self, Xc, x_sq, weights, rng):
         """Centres from the best of ``n_init`` starts, judged on an init sample."""
         n = Xc.shape[0]
+        if self.init_size is not None and self.init_size < self.n_clusters:
+            warn_user(
+                f"init_size={self.init_size} should be larger than n_clusters={self.n_clusters}: the first "
+                f"centres are drawn from init_size rows, so {self.n_clusters} rows are used.",
+                RuntimeWarning,
+            )
         size = min(n, max(self.n_clusters, self.init_size or 3 * self.batch_size))
         idx = np.sort(rng.choice(n, size=size, replace=False)) if size < n else np.arange(n)
         S, s_sq, sw = Xc[idx], x_sq[idx], weights[idx]
@@ -202,9 +209,13 @@ class MiniBatchKMeans(CentroidClusterer):
             if self.verbose:
                 print(f"[MiniBatchKMeans] step {step}/{n_steps}: batch inertia {per_sample:.6g}, ewa {ewa:.6g}")
             if self.tol > 0 and shift <= self.tol * mean_var:
+                if self.verbose:  # scikit-learn's words
+                    print(f"[MiniBatchKMeans] Converged (small centers change) at step {step}/{n_steps}")
                 break
             best, stale = (ewa, 0) if ewa < best else (best, stale + 1)
             if self.max_no_improvement is not None and stale >= self.max_no_improvement:
+                if self.verbose:
+                    print(f"[MiniBatchKMeans] Converged (lack of improvement in inertia) at step {step}/{n_steps}")
                 break
         self.n_steps_ = step
         self.n_iter_ = int(np.ceil(step * batch / n))

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._iterative import run_loop
-from ._lloyd import KMeansState, assign, relocations
+from ._lloyd import KMeansState, assign, count_confirming_pass, relocations
 
 
 def cluster_row_sums(X, weights, labels, k):
@@ -66,11 +66,11 @@ def sparse_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), ver
         shift = float(np.sum((new - state.centers) ** 2))
         new_labels, dist_of[0] = assign(X, new, x_sq)
         moved = int(np.count_nonzero(new_labels != labels))
-        state = KMeansState(new, new_labels, *cluster_row_sums(X, weights, new_labels, k))
+        state = KMeansState(new, new_labels, *cluster_row_sums(X, weights, new_labels, k), moved == 0, shift=shift)
         return state, float(weights @ dist_of[0]), 0.0 if moved == 0 else shift
 
     result = run_loop(
         step, start, max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose, label="KMeans (sparse Lloyd)"
     )
     result.objective = float(weights @ dist_of[0])
-    return result
+    return count_confirming_pass(result, max_iter, tol)
