@@ -152,10 +152,26 @@ def test_bad_input_gets_clear_errors():
     X = _blobs(0, 50)
     with pytest.raises(ValueError, match="min_cluster_size"):
         HDBSCAN(min_cluster_size=1).fit(X)
-    with pytest.raises(ValueError, match="min_samples=60 must be at most the number of samples"):
+    with pytest.raises(ValueError, match=r"min_samples \(60\) must be at most the number of samples in X \(50\)"):
         HDBSCAN(min_samples=60).fit(X)
-    with pytest.raises(ValueError, match="square matrix of distances"):
+    with pytest.raises(ValueError, match="The precomputed distance matrix is expected to be square"):
         HDBSCAN(metric="precomputed").fit(X)
+    D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
+    D[0, 1] = np.nan
+    with pytest.raises(ValueError, match="expected to be symmetric, however it has different values"):
+        HDBSCAN(metric="precomputed").fit(np.where(np.isnan(D), 5.0, D))
+    with pytest.raises(ValueError, match="np.nan values found in precomputed-dense"):
+        HDBSCAN(metric="precomputed").fit(D)
+    with pytest.raises(ValueError, match="Cannot store centers when using a precomputed distance matrix"):
+        HDBSCAN(metric="precomputed", store_centers="medoid").fit(np.nan_to_num(D))
+    for algorithm, metric in (
+        ("kd_tree", "cosine"),
+        ("ball_tree", "cosine"),
+        ("kd_tree", "precomputed"),
+        ("kd_tree", "dice"),
+    ):
+        with pytest.raises(ValueError, match=f"{metric} is not a valid metric for a .*Tree-based algorithm"):
+            HDBSCAN(metric=metric, algorithm=algorithm).fit(X)
     with pytest.raises(ValueError, match="prediction_data=True"):
         HDBSCAN(prediction_data=False).fit(X).approximate_predict(X)
 
@@ -200,3 +216,24 @@ def test_a_sparse_distance_graph_in_pieces_is_an_error_not_a_crash():
     X = sp.csr_matrix(X + X.T)
     with pytest.raises(ValueError, match="HDBSCAN cannot be performed on a disconnected graph.*2 connected"):
         HDBSCAN(metric="precomputed").fit(X)
+
+
+def test_scipy_metrics_callables_haversine_and_sparse_rows():
+    """Metrics scikit-learn's HDBSCAN takes beyond lowdim's own: SciPy's (with their
+    parameters), callables, haversine; sparse rows give the dense rows' labels."""
+    import scipy.sparse as sp
+    from scipy.spatial import distance
+
+    X = _blobs(0, 150)
+    reference = HDBSCAN(min_cluster_size=10).fit(X).labels_
+    assert reference.max() >= 1
+    same = [
+        HDBSCAN(min_cluster_size=10, metric="seuclidean", metric_params={"V": np.ones(2)}),
+        HDBSCAN(min_cluster_size=10, metric="mahalanobis", metric_params={"VI": np.eye(2)}),
+        HDBSCAN(min_cluster_size=10, metric=distance.euclidean),
+    ]
+    for model in same:  # each is the Euclidean distance here
+        np.testing.assert_array_equal(model.fit(X).labels_, reference)
+    np.testing.assert_array_equal(HDBSCAN(min_cluster_size=10).fit(sp.csr_matrix(X)).labels_, reference)
+    radians = X / np.abs(X).max() * 0.5  # small angles: haversine is nearly Euclidean
+    assert HDBSCAN(min_cluster_size=10, metric="haversine").fit(radians).labels_.max() >= 1

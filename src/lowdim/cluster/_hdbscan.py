@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
-from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
+from .._params import BOOLEAN, CALLABLE, NONE, InstanceOf, Interval, Options, validate_params
 from ..linalg import pairwise_distances
 from ..neighbors import (
     PAIRWISE_METRICS,
@@ -24,6 +24,7 @@ from ..neighbors import (
 )
 from ._base import check_precomputed, warn_constant_columns
 from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
+from ._hdbscan_input import SCIPY_METRICS, check_metric_for_algorithm, other_pairwise
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
 EUCLIDEAN = ("euclidean", "l2")
@@ -134,7 +135,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         "min_samples": [NONE, Interval(int, 1, None, closed="left")],
         "cluster_selection_epsilon": [Interval(float, 0, None, closed="left")],
         "max_cluster_size": [NONE, Interval(int, 1, None, closed="left")],
-        "metric": [Options(set(METRICS))],
+        "metric": [Options(set(METRICS) | set(SCIPY_METRICS) | {"haversine"}), CALLABLE],
         "alpha": [Interval(float, 0, None, closed="neither")],
         "algorithm": [Options({"auto", "kd_tree", "ball_tree", "brute"})],
         "leaf_size": [Interval(int, 1, None, closed="left")],
@@ -201,16 +202,16 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self
         """
         validate_params(self)
-        check_metric_params(self.metric, self.metric_params)
-        X = self._validate_input(X, reset=True, accept_sparse=self.metric == "precomputed")
+        self._check_relations()
+        X = self._rows_or_distances(X)
         for stale in ("training_points_", "centroids_", "medoids_"):  # from an earlier fit
             self.__dict__.pop(stale, None)
         self._selected_cache = None
         n, m = X.shape[0], self._min_samples()
         if m > n:
             raise ValueError(
-                f"min_samples={m} must be at most the number of samples ({n} sample{'s' if n != 1 else ''}); "
-                "lower min_samples (or min_cluster_size, its default) or pass more samples."
+                f"min_samples ({m}) must be at most the number of samples in X ({n}); lower min_samples (or "
+                "min_cluster_size, its default) or pass more samples."
             )
         if self.metric != "precomputed":
             warn_constant_columns(X, "HDBSCAN")
@@ -220,9 +221,34 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.prediction_data and self.metric in EUCLIDEAN and not sp.issparse(X):
             self.training_points_ = np.asarray(X, dtype=np.float64)  # approximate_predict searches them
         self._build_hierarchy(tree)
-        if self.store_centers is not None and self.metric != "precomputed":
+        if self.store_centers is not None:
             self._store_centers(X)
         return self
+
+    def _check_relations(self):
+        """Parameters that do not go together, refused before X is read."""
+        if not callable(self.metric) and self.metric not in (*SCIPY_METRICS, "haversine"):
+            check_metric_params(self.metric, self.metric_params)
+        check_metric_for_algorithm(self.metric, self.algorithm)
+        if self.store_centers is not None and self.metric == "precomputed":
+            raise ValueError(
+                "Cannot store centers when using a precomputed distance matrix: centres are points of the "
+                "data's space; pass the rows with their metric, or store_centers=None."
+            )
+
+    def _rows_or_distances(self, X):
+        """Validated X: a precomputed matrix (square, no NaN), or rows (sparse rows as a
+        dense array: the k-d tree and the pairwise metrics need them)."""
+        if self.metric == "precomputed":
+            if not sp.issparse(X):
+                _check_dense_distances(np.asarray(X))
+            return self._validate_input(X, reset=True, accept_sparse=True)
+        X = self._validate_input(X, reset=True, accept_sparse=True)
+        if sp.issparse(X):
+            n, d = X.shape
+            require_memory(8 * n * d, f"HDBSCAN on sparse {n} x {d} rows (as a dense array)", "reduce the features")
+            X = X.toarray()
+        return X
 
     def _spanning_tree(self, X, m):
         """``(ReachabilityTree, kd-tree or None)``: the mutual-reachability spanning tree
@@ -257,6 +283,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.metric == "gower":  # a pair with no column in common is never near
             D = GowerIndex("gower", self.metric_params).build(X).pairwise(X)
             return np.where(np.isnan(D), np.inf, D)
+        if callable(self.metric) or self.metric in (*SCIPY_METRICS, "haversine"):
+            return other_pairwise(np.asarray(X, dtype=np.float64), self.metric, self.metric_params)
         metric = "cosine" if self.metric == "cosine" else PAIRWISE_METRICS[self.metric]
         return pairwise_distances(
             np.asarray(X, dtype=np.float64),
@@ -272,6 +300,13 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             D = sp.csr_matrix(X, dtype=np.float64)
             from .._kernels.components import connected_components
 
+            stored = np.diff(D.indptr) - (D.diagonal() != 0)  # others stored per row
+            if stored.min(initial=fewest) < fewest:
+                raise ValueError(
+                    f"There exists points with fewer than {fewest} neighbors. Ensure your distance matrix has "
+                    f"non-zero values for at least min_samples - 1 = {fewest} neighbours of each point (a kNN "
+                    f"graph): row {int(np.argmin(stored))} stores {int(stored.min())}."
+                )
             pieces = connected_components(D + D.T)[0]
             if pieces > 1:  # no stored distance joins them: nothing to build one tree from
                 raise ValueError(
@@ -474,3 +509,25 @@ def _medoid(points, weights, block=2048):
         D = np.sqrt(np.maximum(sq_euclidean(points[start : start + block], points), 0.0))
         totals[start : start + block] = D @ weights
     return points[np.argmin(totals)]
+
+
+def _check_dense_distances(D):
+    """A dense precomputed matrix: no NaN, square, symmetric (scikit-learn's sentences)."""
+    if D.dtype.kind == "f" and np.isnan(D).any():
+        raise ValueError(
+            "np.nan values found in precomputed-dense: a distance matrix has no missing entries; use np.inf for "
+            "pairs at no finite distance, or a sparse matrix storing the known distances."
+        )
+    if D.ndim == 2 and D.shape[0] != D.shape[1]:
+        raise ValueError(
+            f"The precomputed distance matrix is expected to be square, however it has shape {D.shape}. Please "
+            "verify that the distance matrix was constructed correctly."
+        )
+    if D.ndim == 2 and D.dtype.kind in "fiu":
+        gap = np.abs(D - D.T)
+        i, j = np.unravel_index(np.argmax(gap), gap.shape)
+        if gap[i, j] > 1e-8 * max(float(np.abs(D[np.isfinite(D)]).max(initial=0.0)), 1e-300):
+            raise ValueError(
+                "The precomputed distance matrix is expected to be symmetric, however it has different values: "
+                f"D[{i}, {j}] = {D[i, j]:g} but D[{j}, {i}] = {D[j, i]:g}; pass (D + D.T) / 2 if that is noise."
+            )

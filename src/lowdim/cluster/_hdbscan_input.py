@@ -1,0 +1,84 @@
+"""What HDBSCAN accepts beyond its own metrics, checked before the data are read: the
+metrics scikit-learn's trees allow per ``algorithm``, SciPy's other metrics and
+callables (all pairwise distances, as for every non-Euclidean metric), haversine."""
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+# scikit-learn's KDTree.valid_metrics and BallTree.valid_metrics (a callable: BallTree only)
+KD_TREE_METRICS = frozenset(
+    {"euclidean", "l2", "minkowski", "p", "manhattan", "cityblock", "l1", "chebyshev", "infinity"}
+    | {"taxicab", "linfinity"}  # lowdim's aliases of two of them
+)
+BALL_TREE_METRICS = KD_TREE_METRICS | {
+    "seuclidean",
+    "mahalanobis",
+    "hamming",
+    "canberra",
+    "braycurtis",
+    "jaccard",
+    "dice",
+    "rogerstanimoto",
+    "russellrao",
+    "sokalmichener",
+    "sokalsneath",
+    "haversine",
+}
+# SciPy's metrics lowdim's own pairwise kernels do not have (computed by scipy's cdist)
+SCIPY_METRICS = ("seuclidean", "mahalanobis", "dice", "rogerstanimoto", "russellrao", "sokalmichener", "sokalsneath")
+
+
+def check_metric_for_algorithm(metric, algorithm):
+    """Refuse a metric scikit-learn's tree for ``algorithm`` does not take (its words).
+
+    lowdim's HDBSCAN searches Euclidean rows with its own k-d tree and other metrics
+    by all pairwise distances whatever ``algorithm`` says; the check keeps code
+    written for scikit-learn failing where it failed there.
+
+    Examples
+    --------
+    >>> check_metric_for_algorithm("euclidean", "kd_tree")
+    """
+    if algorithm not in ("kd_tree", "ball_tree"):
+        return
+    valid = KD_TREE_METRICS if algorithm == "kd_tree" else BALL_TREE_METRICS
+    if callable(metric) or metric not in valid:  # scikit-learn's HDBSCAN passes no callable to a tree
+        name = getattr(metric, "__name__", metric)
+        tree = "KDTree" if algorithm == "kd_tree" else "BallTree"
+        raise ValueError(
+            f"{name} is not a valid metric for a {tree}-based algorithm. Please select a different metric. "
+            "(algorithm='auto' or 'brute' takes it.)"
+        )
+
+
+def other_pairwise(X, metric, metric_params):
+    """All distances between the rows of ``X`` (float64, n x n) for haversine, SciPy's
+    metrics in ``SCIPY_METRICS`` and callables (called on pairs of rows, as scikit-learn
+    does), with ``metric_params`` as the metric's keywords."""
+    params = dict(metric_params or {})
+    if metric == "haversine":
+        return haversine(X)
+    if metric == "mahalanobis" and "V" in params:  # scikit-learn's form: the covariance, not its inverse
+        params["VI"] = np.linalg.inv(np.asarray(params.pop("V"), dtype=np.float64))
+    return cdist(X, X, metric=metric, **params)
+
+
+def haversine(X):
+    """Great-circle distances on the unit sphere between rows of (latitude, longitude)
+    in radians, as scikit-learn's ``haversine_distances``.
+
+    Examples
+    --------
+    >>> round(float(haversine(np.array([[0.0, 0.0], [0.0, np.pi / 2]]))[0, 1]), 6)
+    1.570796
+    """
+    if X.shape[1] != 2:
+        raise ValueError(
+            f"metric='haversine' takes rows of (latitude, longitude) in radians; X has {X.shape[1]} columns."
+        )
+    lat, lon = X[:, 0], X[:, 1]
+    a = (
+        np.sin((lat[:, None] - lat[None, :]) / 2) ** 2
+        + np.cos(lat[:, None]) * np.cos(lat[None, :]) * np.sin((lon[:, None] - lon[None, :]) / 2) ** 2
+    )
+    return 2 * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))
