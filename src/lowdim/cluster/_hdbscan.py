@@ -54,12 +54,16 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         Clusters that split at a distance below it are merged back into their parent.
     max_cluster_size : int, optional
         'eom' does not keep clusters larger than this (no limit by default).
-    metric : str, default='euclidean'
-        'euclidean' ('l2'): exact on a k-d tree, no n x n matrix. 'precomputed': ``X``
-        is a square distance matrix (dense, or sparse with the distances it stores).
-        'manhattan', 'chebyshev', 'minkowski', 'cosine', 'correlation', 'canberra', ...
-        (``lowdim.neighbors.PAIRWISE_METRICS``), and 'gower' for mixed tables (coded by
-        ``lowdim.preprocessing.mixed_codes``, columns described in ``metric_params``): all
+    metric : str or callable, default='euclidean'
+        'euclidean' ('l2'): exact on a k-d tree, no n x n matrix (sparse rows are
+        densified). 'precomputed': ``X`` is a square distance matrix (dense, symmetric,
+        no NaN; or sparse with the distances it stores, at least ``min_samples - 1``
+        per row). 'manhattan', 'chebyshev', 'minkowski', 'cosine', 'correlation',
+        'canberra', ... (``lowdim.neighbors.PAIRWISE_METRICS``), 'gower' for mixed tables
+        (coded by ``lowdim.preprocessing.mixed_codes``, columns described in
+        ``metric_params``), SciPy's 'seuclidean', 'mahalanobis' (``V`` or ``VI``),
+        'dice', 'rogerstanimoto', 'russellrao', 'sokalmichener', 'sokalsneath',
+        'haversine' (latitude, longitude in radians) and a callable of two rows: all
         pairwise distances (n x n memory, checked first), as for 'precomputed'.
     alpha : float, default=1.0
         Distances are divided by it in mutual reachability (core distances are not).
@@ -67,7 +71,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         ``alpha <= 1``; above, ties may be resolved differently.
     algorithm : {'auto', 'kd_tree', 'ball_tree', 'brute'}, default='auto'
         Accepted for scikit-learn compatibility: feature vectors always use the k-d
-        tree (exact), precomputed distances Prim's algorithm.
+        tree (exact), other metrics all pairwise distances with Prim's algorithm. A
+        metric scikit-learn's KDTree or BallTree does not take (a callable, 'cosine',
+        'precomputed', ...) is refused with 'kd_tree' or 'ball_tree', as there.
     leaf_size : int, default=40
         Points per leaf of the k-d tree.
     cluster_selection_method : {'eom', 'leaf'}, default='eom'
@@ -76,7 +82,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     allow_single_cluster : bool, default=False
         Allow one cluster with noise as the result.
     store_centers : {'centroid', 'medoid', 'both'}, optional
-        Also compute each cluster's probability-weighted mean and/or medoid.
+        Also compute each cluster's probability-weighted mean and/or medoid (of the
+        rows: refused with precomputed distances).
     prediction_data : bool, default=True
         Keep the k-d tree (the training data) for ``approximate_predict``.
     metric_params : dict, optional
