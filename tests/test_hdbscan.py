@@ -235,5 +235,35 @@ def test_scipy_metrics_callables_haversine_and_sparse_rows():
     for model in same:  # each is the Euclidean distance here
         np.testing.assert_array_equal(model.fit(X).labels_, reference)
     np.testing.assert_array_equal(HDBSCAN(min_cluster_size=10).fit(sp.csr_matrix(X)).labels_, reference)
+    with pytest.raises(ValueError, match="Sparse data matrices only support algorithm `brute`"):
+        HDBSCAN(algorithm="kd_tree").fit(sp.csr_matrix(X))
     radians = X / np.abs(X).max() * 0.5  # small angles: haversine is nearly Euclidean
     assert HDBSCAN(min_cluster_size=10, metric="haversine").fit(radians).labels_.max() >= 1
+
+
+def test_rows_with_infinity_or_nan_are_labelled_apart_and_the_rest_as_without_them():
+    """As scikit-learn: a row with NaN is 'missing' (-3, probability NaN), one with
+    infinity only 'infinite' (-2, probability 0); the other rows get the labels of a
+    fit without those rows, and dbscan_clustering and the soft memberships place them
+    the same way (a loaded model too)."""
+    from lowdim.cluster import all_points_membership_vectors
+
+    X = _blobs(0, 150)
+    bad = X.copy()
+    bad[0] = [np.inf, 1.0]
+    bad[5] = [np.inf, np.nan]
+    bad[9, 1] = np.nan
+    model = HDBSCAN(min_cluster_size=10).fit(bad)
+    clean = np.setdiff1d(np.arange(150), [0, 5, 9])
+    reference = HDBSCAN(min_cluster_size=10).fit(X[clean])
+    np.testing.assert_array_equal(model.labels_[clean], reference.labels_)
+    assert model.labels_[[0, 5, 9]].tolist() == [-2, -3, -3]
+    assert model.probabilities_[0] == 0.0 and np.isnan(model.probabilities_[[5, 9]]).all()
+    assert np.isinf(model.core_distances_[0]) and np.isnan(model.core_distances_[[5, 9]]).all()
+    cut = model.dbscan_clustering(cut_distance=0.5)
+    np.testing.assert_array_equal(cut[clean], reference.dbscan_clustering(cut_distance=0.5))
+    assert cut[[0, 5, 9]].tolist() == [-2, -3, -3]
+    soft = all_points_membership_vectors(model)
+    np.testing.assert_allclose(soft[clean], all_points_membership_vectors(reference))
+    assert np.all(soft[0] == 0.0) and np.isnan(soft[[5, 9]]).all()
+    np.testing.assert_array_equal(model.approximate_predict(X[clean])[0], reference.approximate_predict(X[clean])[0])

@@ -34,7 +34,9 @@ GOWER = {"gower": True}
 VARIANTS = {
     "PCA": [{"standardize": True}],
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
-    **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "HDBSCAN", "KMedoids", "PaCMAP")},
+    **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "KMedoids", "PaCMAP")},
+    # rows with infinity or NaN are labelled apart: NaN / inf in the per-row arrays
+    "HDBSCAN": [GOWER, {"left_out_rows": True}],
     "SpectralEmbedding": [GOWER],
     "AgglomerativeClustering": [{"compute_distances": True}],
     # the decoder's widths and weights
@@ -48,7 +50,7 @@ VARIANTS = {
 }
 
 
-def _fit(name, sizes, gower=False, **options):
+def _fit(name, sizes, gower=False, left_out_rows=False, **options):
     cls = getattr(lowdim, name)
     params = cls().get_params()
     chosen = {
@@ -73,6 +75,8 @@ def _fit(name, sizes, gower=False, **options):
         X[::2, 1] = np.nan  # every other row: medoids and reference rows hold gaps too
         key = next(k for k in ("metric_kwds", "metric_params") if k in params)
         options = {**options, "distance" if name == "PaCMAP" else "metric": "gower", key: {"categorical": [0]}}
+    if left_out_rows:
+        X[0, 0], X[1, 1] = np.inf, np.nan
     y = np.arange(sizes["samples"]) % sizes["classes"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

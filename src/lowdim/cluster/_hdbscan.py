@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
 from .._params import BOOLEAN, CALLABLE, NONE, InstanceOf, Interval, Options, validate_params
+from .._validation import check_array, convert_array
 from ..linalg import pairwise_distances
 from ..neighbors import (
     PAIRWISE_METRICS,
@@ -24,7 +25,16 @@ from ..neighbors import (
 )
 from ._base import check_precomputed, warn_constant_columns
 from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
-from ._hdbscan_input import SCIPY_METRICS, check_metric_for_algorithm, other_pairwise
+from ._hdbscan_input import (
+    INFINITE_LABEL,
+    MISSING_LABEL,
+    SCIPY_METRICS,
+    check_metric_for_algorithm,
+    left_out_rows,
+    other_pairwise,
+    spread_like_core,
+    spread_rows,
+)
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
 EUCLIDEAN = ("euclidean", "l2")
@@ -42,6 +52,11 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     in mutual reachability. The minimum spanning tree of that graph is found exactly by
     Boruvka rounds on a k-d tree, its single-linkage hierarchy condensed to clusters of
     at least ``min_cluster_size`` points, and the most stable of them kept.
+
+    Rows of ``X`` holding infinity or NaN (with a metric of rows other than 'gower',
+    which takes gaps) are left out of the tree and labelled as scikit-learn labels
+    them: -2 with probability 0 (infinity), -3 with probability NaN (missing values);
+    their core distances are inf or NaN, their outlier scores 1 or NaN.
 
     Parameters
     ----------
@@ -211,6 +226,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         validate_params(self)
         self._check_relations()
         X = self._rows_or_distances(X)
+        X, finite, missing = left_out_rows(X, self.metric)
         for stale in ("training_points_", "centroids_", "medoids_"):  # from an earlier fit
             self.__dict__.pop(stale, None)
         self._selected_cache = None
@@ -230,7 +246,27 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self._build_hierarchy(tree)
         if self.store_centers is not None:
             self._store_centers(X)
+        if finite is not None:
+            self._place_left_out_rows(finite, missing)
         return self
+
+    def _place_left_out_rows(self, finite, missing):
+        """Rows with infinity or NaN (left out of the tree) in the per-row attributes,
+        as scikit-learn encodes them: label -2 (infinite) or -3 (missing, NaN first),
+        probability 0 or NaN; core distance inf or NaN (how the tree's rows are found
+        again); outlier score 1 or NaN."""
+        for name, at_inf, at_nan in (
+            ("labels_", INFINITE_LABEL, MISSING_LABEL),
+            ("probabilities_", 0.0, np.nan),
+            ("core_distances_", np.inf, np.nan),
+            ("outlier_scores_", 1.0, np.nan),
+        ):
+            setattr(self, name, spread_rows(getattr(self, name), finite, missing, at_inf, at_nan))
+
+    def _tree_core(self):
+        """Core distances of the rows in the tree (those with finite rows)."""
+        core = self.core_distances_
+        return core[np.isfinite(core)]
 
     def _check_relations(self):
         """Parameters that do not go together, refused before X is read."""
@@ -250,11 +286,22 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             if not sp.issparse(X):
                 _check_dense_distances(np.asarray(X))
             return self._validate_input(X, reset=True, accept_sparse=True)
-        X = self._validate_input(X, reset=True, accept_sparse=True)
-        if sp.issparse(X):
+        if self.metric == "gower":
+            return self._validate_input(X, reset=True)
+        if sp.issparse(X):  # the k-d tree and the pairwise metrics need dense rows
+            if self.algorithm in ("kd_tree", "ball_tree"):
+                raise ValueError(
+                    "Sparse data matrices only support algorithm `brute`: lowdim densifies sparse rows, which "
+                    "scikit-learn's trees do not take; pass algorithm='auto' or 'brute'."
+                )
             n, d = X.shape
             require_memory(8 * n * d, f"HDBSCAN on sparse {n} x {d} rows (as a dense array)", "reduce the features")
             X = X.toarray()
+        # rows with infinity or NaN are labelled apart (left_out_rows): the finite ones are checked here
+        X = self._validate_input(X, reset=True, validate=convert_array)
+        finite = np.isfinite(X).all(axis=1)
+        if finite.any():
+            check_array(X[finite], estimator_name="HDBSCAN")  # magnitudes too large to square
         return X
 
     def _spanning_tree(self, X, m):
@@ -366,7 +413,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if getattr(self, "_selected_cache", None) is None:
             rows = self.condensed_tree_
             ints = [rows[:, c].astype(np.int64) for c in (0, 1, 3)]
-            tree = ClusterTree.from_condensed(self.core_distances_.size, ints[0], ints[1], rows[:, 2], ints[2])
+            n = self.single_linkage_tree_.shape[0] + 1  # the rows in the tree
+            tree = ClusterTree.from_condensed(n, ints[0], ints[1], rows[:, 2], ints[2])
             selected = select_clusters(
                 tree,
                 self.cluster_selection_method,
@@ -440,7 +488,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         m = self._min_samples()
         dist, pos = knn_query(points, *tree[2:], np.asarray(X, dtype=np.float64), m)
         own_core = dist[:, m - 2] if m > 1 else np.zeros(X.shape[0])
-        reach = np.maximum(np.maximum(own_core[:, None], self.core_distances_[order[pos]]), dist / self.alpha)
+        reach = np.maximum(np.maximum(own_core[:, None], self._tree_core()[order[pos]]), dist / self.alpha)
         best = np.argmin(reach, axis=1)
         with np.errstate(divide="ignore"):
             return order[pos[np.arange(X.shape[0]), best]], 1.0 / reach[np.arange(X.shape[0]), best]
@@ -462,8 +510,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         from scipy.sparse import coo_matrix
 
         check_is_fitted(self)
-        n = self.core_distances_.size
         L = self.single_linkage_tree_
+        n = L.shape[0] + 1
         parent = np.arange(2 * n - 1)
         for r in range(L.shape[0]):  # union the merges below the cut
             if L[r, 2] < cut_distance:
@@ -478,7 +526,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         big = np.flatnonzero(sizes >= min_cluster_size)
         numbers = np.full(sizes.size, -1)
         numbers[big] = np.arange(big.size)
-        return numbers[comp].astype(np.int64)
+        return spread_like_core(numbers[comp].astype(np.int64), self.core_distances_, INFINITE_LABEL, MISSING_LABEL)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -24,6 +24,7 @@ BALL_TREE_METRICS = KD_TREE_METRICS | {
     "sokalsneath",
     "haversine",
 }
+INFINITE_LABEL, MISSING_LABEL = -2, -3  # scikit-learn's labels of rows with infinity / NaN
 # SciPy's metrics lowdim's own pairwise kernels do not have (computed by scipy's cdist)
 SCIPY_METRICS = ("seuclidean", "mahalanobis", "dice", "rogerstanimoto", "russellrao", "sokalmichener", "sokalsneath")
 
@@ -82,3 +83,40 @@ def haversine(X):
         + np.cos(lat[:, None]) * np.cos(lat[None, :]) * np.sin((lon[:, None] - lon[None, :]) / 2) ** 2
     )
     return 2 * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))
+
+
+def left_out_rows(X, metric):
+    """``(finite rows of X, finite mask, NaN mask)``: rows with infinity or NaN are left
+    out of the tree (scikit-learn's HDBSCAN labels them apart); masks are None when
+    every row is finite, and for distances and Gower's metric (which takes gaps)."""
+    if metric in ("precomputed", "gower"):
+        return X, None, None
+    finite = np.isfinite(X).all(axis=1)
+    if finite.all():
+        return X, None, None
+    if not finite.any():
+        raise ValueError("every row of X holds infinity or NaN: there is nothing to cluster.")
+    return X[finite], finite, np.isnan(X).any(axis=1)
+
+
+def spread_rows(values, finite, missing, at_inf, at_nan):
+    """Per-row ``values`` of the finite rows placed among all rows, ``at_nan`` at rows
+    with NaN and ``at_inf`` at the other left-out rows.
+
+    Examples
+    --------
+    >>> spread_rows(np.array([1, 2]), np.array([True, False, True]), np.array([False, True, False]), -2, -3)
+    array([ 1, -3,  2])
+    """
+    dtype = np.result_type(values.dtype, np.min_scalar_type(at_inf), np.min_scalar_type(at_nan))
+    out = np.full(finite.size, at_inf, dtype=dtype)
+    out[missing] = at_nan
+    out[finite] = values
+    return out
+
+
+def spread_like_core(values, core, at_inf, at_nan):
+    """Per-tree-row ``values`` placed among all rows of a fit whose ``core_distances_``
+    mark the left-out rows (inf, NaN)."""
+    finite = np.isfinite(core)
+    return values if finite.all() else spread_rows(values, finite, np.isnan(core), at_inf, at_nan)

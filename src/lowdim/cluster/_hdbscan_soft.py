@@ -176,7 +176,8 @@ def all_points_membership_vectors(clusterer):
     -------
     ndarray (n_samples, n_clusters)
         Entry ``[i, j]``: the probability that point i belongs to cluster j (rows sum to
-        at most 1; noise points' rows are small).
+        at most 1; noise points' rows are small; rows left out of the fit are 0 for
+        infinity, NaN for missing values).
 
     Examples
     --------
@@ -191,13 +192,20 @@ def all_points_membership_vectors(clusterer):
     _fitted_with_points(clusterer)
     tree, selected = clusterer._selection()
     if not selected.any():
-        return np.zeros((tree.n, 0))
+        return np.zeros((clusterer.core_distances_.size, 0))
     clusters, lambdas = tree.point_parent, tree.point_lambda
     heights, own_max, nearest_max = _tree_parts(clusterer, clusters, lambdas)
     with np.errstate(divide="ignore"):  # the package's bulk score: exp(-lambda_max / height)
         outlier = _softmax(np.exp(-(own_max[:, None] + 1e-8) / heights))
     distance = _distance_part(clusterer.training_points_, clusterer.training_points_, exemplars(tree, selected))
-    return _combined(distance, outlier, heights, nearest_max, lambdas)
+    soft = _combined(distance, outlier, heights, nearest_max, lambdas)
+    core = clusterer.core_distances_  # rows left out of the tree (infinity, NaN): no membership, or unknown
+    if np.isfinite(core).all():
+        return soft
+    out = np.zeros((core.size, soft.shape[1]))
+    out[np.isnan(core)] = np.nan
+    out[np.isfinite(core)] = soft
+    return out
 
 
 def membership_vector(clusterer, points_to_predict):

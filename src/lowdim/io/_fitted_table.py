@@ -284,13 +284,13 @@ FITTED = {
         "attributes": {
             "cluster_persistence_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "condensed_tree_": {"axes": (None, None), "finite": True, "kind": "float", "ndim": 2},
-            "core_distances_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
+            "core_distances_": {"axes": ("samples",), "finite": False, "kind": "float", "ndim": 1},
             "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
             "n_features_in_": {"kind": "int", "ndim": None},
-            "outlier_scores_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
-            "probabilities_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
+            "outlier_scores_": {"axes": ("samples",), "finite": False, "kind": "float", "ndim": 1},
+            "probabilities_": {"axes": ("samples",), "finite": False, "kind": "float", "ndim": 1},
             "single_linkage_tree_": {"axes": (None, None), "finite": True, "kind": "float", "ndim": 2},
-            "training_points_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "training_points_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
         },
     },
     "IncrementalPCA": {
