@@ -28,7 +28,6 @@ from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
 from ._hdbscan_input import (
     INFINITE_LABEL,
     MISSING_LABEL,
-    SCIPY_METRICS,
     check_metric_for_algorithm,
     left_out_rows,
     other_pairwise,
@@ -157,7 +156,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         "min_samples": [NONE, Interval(int, 1, None, closed="left")],
         "cluster_selection_epsilon": [Interval(float, 0, None, closed="left")],
         "max_cluster_size": [NONE, Interval(int, 1, None, closed="left")],
-        "metric": [Options(set(METRICS) | set(SCIPY_METRICS) | {"haversine"}), CALLABLE],
+        "metric": [Options(set(METRICS) | {"haversine"}), CALLABLE],
         "alpha": [Interval(float, 0, None, closed="neither")],
         "algorithm": [Options({"auto", "kd_tree", "ball_tree", "brute"})],
         "leaf_size": [Interval(int, 1, None, closed="left")],
@@ -233,8 +232,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         n, m = X.shape[0], self._min_samples()
         if m > n:
             raise ValueError(
-                f"min_samples ({m}) must be at most the number of samples in X ({n}); lower min_samples (or "
-                "min_cluster_size, its default) or pass more samples."
+                f"min_samples ({m}) must be at most the number of samples in X ({n} sample{'s' if n != 1 else ''}); "
+                "lower min_samples (or min_cluster_size, its default) or pass more samples."
             )
         if self.metric != "precomputed":
             warn_constant_columns(X, "HDBSCAN")
@@ -270,9 +269,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
 
     def _check_relations(self):
         """Parameters that do not go together, refused before X is read."""
-        if not callable(self.metric) and self.metric not in (*SCIPY_METRICS, "haversine"):
-            check_metric_params(self.metric, self.metric_params)
         check_metric_for_algorithm(self.metric, self.algorithm)
+        if not callable(self.metric) and self.metric != "haversine":
+            check_metric_params(self.metric, self.metric_params)
         if self.store_centers is not None and self.metric == "precomputed":
             raise ValueError(
                 "Cannot store centers when using a precomputed distance matrix: centres are points of the "
@@ -337,7 +336,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.metric == "gower":  # a pair with no column in common is never near
             D = GowerIndex("gower", self.metric_params).build(X).pairwise(X)
             return np.where(np.isnan(D), np.inf, D)
-        if callable(self.metric) or self.metric in (*SCIPY_METRICS, "haversine"):
+        if callable(self.metric) or self.metric == "haversine":
             return other_pairwise(np.asarray(X, dtype=np.float64), self.metric, self.metric_params)
         metric = "cosine" if self.metric == "cosine" else PAIRWISE_METRICS[self.metric]
         return pairwise_distances(
@@ -531,6 +530,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.input_tags.allow_nan = self.metric != "precomputed"  # rows with NaN are labelled apart
+        tags.input_tags.sparse = True  # distances stored, or rows (densified)
         return tags
 
 

@@ -1,6 +1,7 @@
-"""What HDBSCAN accepts beyond its own metrics, checked before the data are read: the
-metrics scikit-learn's trees allow per ``algorithm``, SciPy's other metrics and
-callables (all pairwise distances, as for every non-Euclidean metric), haversine."""
+"""What HDBSCAN takes beyond the metrics of ``lowdim.neighbors``, checked before the
+data are read: the metrics scikit-learn's trees allow per ``algorithm``, callables and
+haversine (all pairwise distances, as for every non-Euclidean metric); rows with
+infinity or NaN, labelled apart."""
 
 import numpy as np
 from scipy.spatial.distance import cdist
@@ -25,8 +26,6 @@ BALL_TREE_METRICS = KD_TREE_METRICS | {
     "haversine",
 }
 INFINITE_LABEL, MISSING_LABEL = -2, -3  # scikit-learn's labels of rows with infinity / NaN
-# SciPy's metrics lowdim's own pairwise kernels do not have (computed by scipy's cdist)
-SCIPY_METRICS = ("seuclidean", "mahalanobis", "dice", "rogerstanimoto", "russellrao", "sokalmichener", "sokalsneath")
 
 
 def check_metric_for_algorithm(metric, algorithm):
@@ -53,15 +52,12 @@ def check_metric_for_algorithm(metric, algorithm):
 
 
 def other_pairwise(X, metric, metric_params):
-    """All distances between the rows of ``X`` (float64, n x n) for haversine, SciPy's
-    metrics in ``SCIPY_METRICS`` and callables (called on pairs of rows, as scikit-learn
-    does), with ``metric_params`` as the metric's keywords."""
-    params = dict(metric_params or {})
+    """All distances between the rows of ``X`` (float64, n x n) for haversine and
+    callables (called on pairs of rows, as scikit-learn does, with ``metric_params`` as
+    keywords)."""
     if metric == "haversine":
         return haversine(X)
-    if metric == "mahalanobis" and "V" in params:  # scikit-learn's form: the covariance, not its inverse
-        params["VI"] = np.linalg.inv(np.asarray(params.pop("V"), dtype=np.float64))
-    return cdist(X, X, metric=metric, **params)
+    return cdist(X, X, metric=metric, **dict(metric_params or {}))
 
 
 def haversine(X):

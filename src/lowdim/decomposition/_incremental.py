@@ -75,7 +75,7 @@ class IncrementalPCA(PCA):
         """
         validate_params(self)
         checked = check_array(X, estimator_name="IncrementalPCA", accept_sparse=True)
-        _check_components_fit_features(self.n_components, checked.shape[1])
+        _check_components_fit_features(self.n_components, *checked.shape)
         self.batch_size_ = rows = self.batch_size or 5 * checked.shape[1]
         return super().fit(_Rows(X, checked, rows))
 
@@ -104,12 +104,14 @@ class IncrementalPCA(PCA):
         self.var_ = (spectrum.variances * ((n - 1) / n)).astype(dtype)
 
 
-def _check_components_fit_features(n_components, n_features):
-    """scikit-learn's first check, in its words (code may match them), with the fix."""
+def _check_components_fit_features(n_components, n_samples, n_features):
+    """scikit-learn's first check, its words quoted (code may match them)."""
     if n_components is not None and n_components > n_features:
         raise ValueError(
-            f"n_components={n_components} invalid for n_features={n_features}, need more rows than columns "
-            f"for IncrementalPCA processing: lower n_components to at most {n_features}."
+            f"n_components={n_components} must be at most min(n_samples, n_features) = min({n_samples}, "
+            f"{n_features}) = {min(n_samples, n_features)}; lower n_components. (scikit-learn: "
+            f"n_components={n_components} invalid for n_features={n_features}, need more rows than columns for "
+            "IncrementalPCA processing.)"
         )
 
 

@@ -258,8 +258,9 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         top = min(n_classes - 1, d)
         if self.n_components is not None and self.n_components > top:
             raise ValueError(
-                f"n_components cannot be larger than min(n_features, n_classes - 1): n_components="
-                f"{self.n_components} > min({d}, {n_classes - 1}) = {top}; lower n_components."
+                f"n_components={self.n_components} must be at most min(n_features, n_classes - 1) = "
+                f"min({d}, {n_classes - 1}) = {top}; lower n_components. (scikit-learn: n_components cannot be "
+                "larger than min(n_features, n_classes - 1).)"
             )
 
     def _priors(self, counts):

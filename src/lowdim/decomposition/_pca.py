@@ -372,9 +372,9 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         k = self.n_components
         if isinstance(k, numbers.Integral) and k > min(n, d) and n >= 2:
             raise ValueError(
-                f"n_components={k} must be between 0 and min(n_samples, n_features)={min(n, d)} with "
-                f"svd_solver='{self._sklearn_solver_name('full')}': X has {n} samples and {d} features; "
-                "lower n_components."
+                f"n_components={k} must be at most min(n_samples, n_features) = min({n}, {d}) = {min(n, d)}; lower "
+                f"n_components. (scikit-learn: n_components={k} must be between 0 and min(n_samples, "
+                f"n_features)={min(n, d)} with svd_solver='{self._sklearn_solver_name('full')}'.)"
             )
         check_n_components(k if isinstance(k, numbers.Integral) else None, n, d, type(self).__name__)
 

@@ -27,8 +27,8 @@ def effective_perplexity(perplexity, n_samples, name="TSNE"):
         return float(perplexity)
     if perplexity >= n_samples:
         raise ValueError(
-            f"perplexity ({perplexity:g}) must be less than n_samples ({n_samples}): {name}'s perplexity is "
-            "an effective number of neighbours; "
+            f"perplexity ({perplexity:g}) must be less than n_samples ({n_samples}): {name}'s "
+            f"perplexity={perplexity:g} is an effective number of neighbours among the other samples ({n_samples}); "
             f"lower perplexity (at most about {max((n_samples - 1) / 3.0, 1.0):g} for this data)."
         )
     lowered = max((n_samples - 1) / 3.0, 1.0)

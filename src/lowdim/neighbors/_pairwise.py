@@ -26,8 +26,21 @@ PAIRWISE_METRICS = {
     "jaccard": "jaccard",
     "canberra": "canberra",
     "braycurtis": "braycurtis",
+    # scikit-learn's other metrics of rows (its BallTree's), SciPy's names too
+    "seuclidean": "seuclidean",
+    "mahalanobis": "mahalanobis",
+    "dice": "dice",
+    "rogerstanimoto": "rogerstanimoto",
+    "russellrao": "russellrao",
+    "sokalmichener": "sokalmichener",
+    "sokalsneath": "sokalsneath",
 }
-_PARAMS = {"minkowski": {"p"}, "gower": {"categorical", "ordinal", "weights", "ranges"}}
+_PARAMS = {
+    "minkowski": {"p"},
+    "seuclidean": {"V"},
+    "mahalanobis": {"V", "VI"},
+    "gower": {"categorical", "ordinal", "weights", "ranges"},
+}
 
 
 def check_metric_params(metric, metric_params):
@@ -62,6 +75,23 @@ def check_metric_params(metric, metric_params):
         if not p >= 1:
             raise ValueError(f"metric='minkowski' needs p >= 1 (a metric); got p={params['p']!r}.")
         params["p"] = p
+    return _weighting(PAIRWISE_METRICS.get(metric, metric), params)
+
+
+def _weighting(metric, params):
+    """The weights of 'seuclidean' (V) and 'mahalanobis' (VI, or V inverted), required:
+    estimated from each block of rows, as SciPy would, they would change from block to
+    block."""
+    if metric == "mahalanobis":
+        if "VI" not in params and "V" not in params:
+            raise ValueError(
+                "Must provide either V or VI for Mahalanobis distance: metric_params={'V': covariance} or "
+                "{'VI': its inverse} (e.g. np.cov(X.T))."
+            )
+        if "V" in params:
+            params["VI"] = np.linalg.inv(np.asarray(params.pop("V"), dtype=np.float64))
+    if metric == "seuclidean" and "V" not in params:
+        raise ValueError("metric='seuclidean' needs V, each feature's variance: metric_params={'V': X.var(axis=0)}.")
     return params
 
 
