@@ -259,3 +259,26 @@ def test_metric_parameters_and_approximate_requests_are_checked():
         make_index("exact", "manhattan", 10, {"p": 3})
     with pytest.raises(ValueError, match="needs the exact one"):
         make_index("approximate", "chebyshev", 10)
+
+
+def test_weighted_metrics_need_their_weights_and_match_scipy():
+    """'mahalanobis' (V or VI) and 'seuclidean' (V) are refused without their weights
+    (estimated block by block they would change from block to block), and with them
+    give SciPy's distances; the neighbour methods take them by name."""
+    from scipy.spatial.distance import cdist
+
+    from lowdim import TSNE
+    from lowdim.neighbors import PairwiseIndex
+
+    X = np.random.default_rng(0).normal(size=(60, 3)) * [1.0, 2.0, 3.0]
+    V = np.cov(X.T)
+    for metric, params in (("mahalanobis", {"V": V}), ("mahalanobis", {"VI": np.linalg.inv(V)})):
+        D = PairwiseIndex(metric, params).build(X).pairwise(X)
+        np.testing.assert_allclose(D, cdist(X, X, "mahalanobis", VI=np.linalg.inv(V)), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="Must provide either V or VI for Mahalanobis distance"):
+        PairwiseIndex("mahalanobis")
+    with pytest.raises(ValueError, match="metric='seuclidean' needs V"):
+        PairwiseIndex("seuclidean")
+    by_name = TSNE(metric="seuclidean", metric_params={"V": X.var(axis=0)}, init="random", random_state=0).fit(X)
+    given = TSNE(metric="precomputed", init="random", random_state=0).fit(cdist(X, X, "seuclidean", V=X.var(axis=0)))
+    np.testing.assert_allclose(by_name.affinities_.toarray(), given.affinities_.toarray(), rtol=1e-8, atol=1e-12)
