@@ -282,3 +282,17 @@ def test_weighted_metrics_need_their_weights_and_match_scipy():
     by_name = TSNE(metric="seuclidean", metric_params={"V": X.var(axis=0)}, init="random", random_state=0).fit(X)
     given = TSNE(metric="precomputed", init="random", random_state=0).fit(cdist(X, X, "seuclidean", V=X.var(axis=0)))
     np.testing.assert_allclose(by_name.affinities_.toarray(), given.affinities_.toarray(), rtol=1e-8, atol=1e-12)
+
+
+def test_density_clusterings_take_the_weighted_metrics_in_scikit_learns_form():
+    """DBSCAN with metric_params={'V': covariance} for 'mahalanobis' (scikit-learn's
+    form) gives scikit-learn's labels for the same metric given as VI."""
+    from sklearn.cluster import DBSCAN as SkDBSCAN
+
+    from lowdim import DBSCAN
+
+    X = np.random.default_rng(0).normal(size=(100, 3))
+    V = np.cov(X.T)
+    ours = DBSCAN(eps=1.0, metric="mahalanobis", metric_params={"V": V}).fit(X).labels_
+    ref = SkDBSCAN(eps=1.0, metric="mahalanobis", metric_params={"VI": np.linalg.inv(V)}).fit(X).labels_
+    np.testing.assert_array_equal(ours, ref)

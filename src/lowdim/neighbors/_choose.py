@@ -7,7 +7,7 @@ from ._base import KNNIndex
 from ._exact import METRICS as EXACT_METRICS
 from ._exact import ExactIndex
 from ._gower import GowerIndex
-from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex
+from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex, check_metric_params
 
 # every metric some index of make_index takes
 INDEX_METRICS = (*EXACT_METRICS, *PAIRWISE_METRICS, "gower")
@@ -143,4 +143,6 @@ def resolve_metric(metric, p, metric_params):
         if p == 1:
             return "manhattan", params or None
         return "minkowski", {**params, "p": p}
+    if metric in PAIRWISE_METRICS:  # checked, and in SciPy's form (Mahalanobis' V as VI)
+        params = check_metric_params(metric, params)
     return metric, params or None
