@@ -296,3 +296,30 @@ def test_density_clusterings_take_the_weighted_metrics_in_scikit_learns_form():
     ours = DBSCAN(eps=1.0, metric="mahalanobis", metric_params={"V": V}).fit(X).labels_
     ref = SkDBSCAN(eps=1.0, metric="mahalanobis", metric_params={"VI": np.linalg.inv(V)}).fit(X).labels_
     np.testing.assert_array_equal(ours, ref)
+
+
+def test_hellinger_is_umap_learns_for_histograms():
+    """umap-learn's Hellinger distance (rows as histograms): the formula pair by pair,
+    0 between empty rows, 1 between an empty row and another; negative rows refused;
+    UMAP takes it by name."""
+    from lowdim import UMAP
+    from lowdim.linalg import hellinger_distances
+    from lowdim.neighbors import PairwiseIndex
+
+    X = np.abs(np.random.default_rng(0).normal(size=(80, 5)))
+    X[0] = X[1] = 0.0
+    expected = np.empty((80, 80))
+    for i in range(80):
+        for j in range(80):
+            sx, sy = X[i].sum(), X[j].sum()
+            if sx == 0 or sy == 0:
+                expected[i, j] = float((sx == 0) != (sy == 0))
+            else:
+                expected[i, j] = np.sqrt(max(1 - np.sqrt(X[i] * X[j]).sum() / np.sqrt(sx * sy), 0.0))
+    D = PairwiseIndex("hellinger").build(X).pairwise(X)
+    np.testing.assert_allclose(D, expected, atol=1e-7)  # sqrt near 0 amplifies rounding of 1 - overlap
+    with pytest.raises(ValueError, match="metric='hellinger' compares non-negative rows"):
+        hellinger_distances(X - 1.0, X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert UMAP(metric="hellinger", n_epochs=10, random_state=0).fit_transform(X).shape == (80, 2)

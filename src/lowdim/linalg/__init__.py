@@ -9,7 +9,14 @@ from ._block_moments import (
     merge_scatter,
     merge_variances,
 )
-from ._distances import EUCLIDEAN_METRICS, distance_blocks, pairwise_distances, row_norms_sq, sq_euclidean
+from ._distances import (
+    EUCLIDEAN_METRICS,
+    distance_blocks,
+    hellinger_distances,
+    pairwise_distances,
+    row_norms_sq,
+    sq_euclidean,
+)
 from ._eigen import top_eigh
 from ._lanczos import ShiftInverse, lanczos_eigh, nearest_null_vectors, smallest_eigh
 from ._moments import (
@@ -55,6 +62,7 @@ __all__ = [
     "matmul",
     "nearest_null_vectors",
     "needs_centering",
+    "hellinger_distances",
     "pairwise_distances",
     "power_eigh",
     "randomized_svd",
