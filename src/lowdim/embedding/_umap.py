@@ -135,7 +135,9 @@ class UMAP(
     target_metric : str, default='categorical'
         'categorical': ``y`` holds class labels. Any metric name above: ``y`` is a
         continuous target (1-D or 2-D), whose own fuzzy kNN graph is intersected with
-        the data's (``intersect_target_graph``, weight ``target_weight``).
+        the data's (``intersect_target_graph``, weight ``target_weight``). 'ordinal'
+        (umap-learn's name): ordered levels, ``|y_i - y_j|`` (umap-learn's
+        ``support_size`` scale changes no neighbour and no membership).
     target_metric_kwds : dict, optional
     target_n_neighbors : int, default=-1
         Neighbours of the target's graph; -1 means ``n_neighbors``.
@@ -240,7 +242,7 @@ class UMAP(
         "metric_kwds": [NONE, InstanceOf(dict)],
         "output_metric": [Options(set(OUTPUT_METRICS))],
         "output_metric_kwds": [NONE, InstanceOf(dict)],
-        "target_metric": [Options({"categorical"} | METRICS - {"precomputed"})],
+        "target_metric": [Options({"categorical", "ordinal"} | METRICS - {"precomputed"})],
         "target_metric_kwds": [NONE, InstanceOf(dict)],
         "target_n_neighbors": [Interval(int, -1, -1, closed="both"), Interval(int, 2, None, closed="left")],
         "a": [NONE, Interval(float, 0, None, closed="neither")],
@@ -492,7 +494,11 @@ class UMAP(
         Y = np.asarray(y, dtype=np.float64).reshape(W.shape[0], -1)
         n = Y.shape[0]
         k = min(self.n_neighbors if self.target_n_neighbors == -1 else self.target_n_neighbors, n) - 1
-        index = make_index("exact", self.target_metric, n, self.target_metric_kwds).build(Y)
+        if self.target_metric == "ordinal":  # levels: their absolute difference, at any scale
+            metric, params = "manhattan", None
+        else:
+            metric, params = self.target_metric, self.target_metric_kwds
+        index = make_index("exact", metric, n, params).build(Y)
         distances, indices = index.query(Y, k, exclude_self=True)
         memberships, _, _ = local_memberships(distances, k + 1, 1.0)
         return intersect_target_graph(W, fuzzy_union(indices, memberships, n), self.target_weight)
