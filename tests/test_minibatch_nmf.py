@@ -140,3 +140,9 @@ def test_a_batch_that_does_not_move_h_does_not_end_the_fit():
     model.fit(X)
     assert model.n_steps_ > 5  # more than one pass
     assert model.reconstruction_err_ < 0.1 * np.linalg.norm(X)
+
+
+def test_fresh_restarts_fit_transform_is_fit_then_transform():
+    X = np.abs(np.random.default_rng(42).normal(size=(30, 5)))
+    model = MiniBatchNMF(3, random_state=0, tol=1e-3, fresh_restarts=True)
+    np.testing.assert_array_equal(model.fit_transform(X), model.transform(X))

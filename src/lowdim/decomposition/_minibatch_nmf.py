@@ -171,8 +171,8 @@ class MiniBatchNMF(NMF):
 
     def fit_transform(self, X, y=None, W=None, H=None):
         """Fit on mini-batches of X's rows and return W for all of X: each row's W as
-        its last batch left it (solved again for the final H with ``fresh_restarts``),
-        as scikit-learn; ``transform`` solves W for the final H.
+        its last batch left it, as scikit-learn; with ``fresh_restarts`` solved again for
+        the final H as ``transform`` solves it, so the result is ``fit(X).transform(X)``.
 
         Parameters
         ----------
@@ -224,9 +224,9 @@ class MiniBatchNMF(NMF):
         if not result.converged and self.tol > 0:
             self._warn_max_iter()
         H = result.state
-        if self.fresh_restarts:  # each row's W from its last batch is a warm start: with H
-            # fixed the problem is convex in W, so the flat start's solution in fewer updates
-            W = self._solve_w(X, mask, H, self.transform_max_iter or self.max_iter, start=W)
+        if self.fresh_restarts:  # W solved afresh for the final H, exactly as transform solves it,
+            # so that fit_transform(X) is fit(X).transform(X) (scikit-learn's promise with fresh restarts)
+            W = self._solve_w(X, mask, H.astype(dtype).astype(H.dtype), self.transform_max_iter or self.max_iter)
         self.reconstruction_err_ = float(np.sqrt(2 * loss(X, W, H, mask, self.beta_loss)))
         self.components_ = H.astype(dtype)
         self.n_iter_ = int(np.ceil(self.n_steps_ / len(slices)))
