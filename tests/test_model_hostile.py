@@ -224,3 +224,17 @@ def test_duplicate_members_are_refused(tmp_path):
     with zipfile.ZipFile(path, "a") as zf:
         zf.writestr("arrays/components_.npy", entries["arrays/components_.npy"])
     assert_refused(path, "duplicate members")
+
+
+def test_hdbscan_nan_only_where_a_row_was_left_out(tmp_path):
+    """A model fitted on rows with NaN and infinity saves and loads; NaN moved to a row
+    that was in the tree is refused."""
+    rows = np.random.default_rng(0).normal(size=(60, 2))
+    rows[0, 0], rows[1, 1] = np.inf, np.nan
+    path = tmp_path / "model.lowdim"
+    lowdim.save(lowdim.HDBSCAN(min_cluster_size=5).fit(rows), path)
+    loaded = lowdim.load(path)
+    assert loaded.labels_[:2].tolist() == [-2, -3]
+    core = np.array(loaded.core_distances_)
+    core[5] = np.nan
+    assert_refused(_edit(path, arrays={"core_distances_": core}), "NaN")

@@ -111,10 +111,11 @@ def test_nmf_on_sparse_rows_equals_dense_from_the_same_start(counts, params):
     assert lowdim.NMF(4, random_state=0, **params).fit(S).components_.shape == (4, 300)
 
 
-def test_nmf_refuses_what_sparse_input_cannot_do(counts):
-    S, _, _ = counts
-    with pytest.raises(ValueError, match="would need W H at every entry"):
-        lowdim.NMF(2, solver="mu", beta_loss=0.5).fit(S)
+def test_nmf_with_other_betas_densifies_and_refuses_negative_entries(counts):
+    S, D, _ = counts  # beta 0.5 needs W H at every entry: the dense fit, as scikit-learn's
+    sparse = lowdim.NMF(2, solver="mu", beta_loss=0.5, init="random", random_state=0).fit(S)
+    dense = lowdim.NMF(2, solver="mu", beta_loss=0.5, init="random", random_state=0).fit(D)
+    np.testing.assert_allclose(sparse.components_, dense.components_, rtol=1e-10)
     negative = S.copy()
     negative.data[3] = -1.0
     with pytest.raises(ValueError, match="Negative values"):

@@ -262,6 +262,29 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         ):
             setattr(self, name, spread_rows(getattr(self, name), finite, missing, at_inf, at_nan))
 
+    def _check_loaded(self):
+        """A loaded model's NaN and infinity only where rows were left out of the tree:
+        NaN core distance with label -3 (probability and outlier score NaN), infinite
+        with label -2; everywhere else finite values."""
+        labels = np.asarray(self.labels_)
+        core, prob, score = (
+            np.asarray(getattr(self, a), dtype=np.float64)
+            for a in ("core_distances_", "probabilities_", "outlier_scores_")
+        )
+        missing, infinite = labels == MISSING_LABEL, labels == INFINITE_LABEL
+        kept = ~(missing | infinite)
+        if not (
+            np.isnan(core[missing]).all()
+            and np.isnan(prob[missing]).all()
+            and np.isposinf(core[infinite]).all()
+            and all(np.isfinite(a[kept]).all() for a in (core, prob, score))
+            and np.isfinite(prob[infinite]).all()
+        ):
+            raise ValueError(
+                "core_distances_, probabilities_ or outlier_scores_ hold NaN or infinity outside the rows "
+                "labelled -3 (missing values) or -2 (infinity)"
+            )
+
     def _tree_core(self):
         """Core distances of the rows in the tree (those with finite rows)."""
         core = self.core_distances_

@@ -32,8 +32,7 @@ def non_negative_factorization(
     W, H : ndarray, optional
         The start with ``init='custom'``; with ``update_H=False``, ``H`` is the fixed
         dictionary W is solved for.
-    n_components, init, solver, beta_loss, tol, max_iter, alpha_W, alpha_H, l1_ratio,
-    random_state, verbose, shuffle
+    n_components, init, solver, beta_loss, tol, max_iter, alpha_W, alpha_H, l1_ratio, random_state, verbose, shuffle
         As ``NMF``'s parameters.
     update_H : bool, default=True
         False: keep ``H`` and fit W only (``NMF.transform``'s updates).

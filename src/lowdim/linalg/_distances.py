@@ -119,6 +119,15 @@ def hellinger_distances(X, Y):
     ``sqrt(1 - sum sqrt(x y) / sqrt(sum x sum y))``, 0 between two empty rows and 1
     between an empty row and another. One GEMM of the rows' square roots.
 
+    Parameters
+    ----------
+    X : ndarray (n, d), non-negative
+    Y : ndarray (m, d), non-negative
+
+    Returns
+    -------
+    ndarray (n, m) of float64
+
     Examples
     --------
     >>> hellinger_distances(np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([[1.0, 0.0]])).ravel().tolist()
