@@ -30,7 +30,6 @@ from ._hdbscan_input import (
     MISSING_LABEL,
     check_metric_for_algorithm,
     left_out_rows,
-    other_pairwise,
     spread_like_core,
     spread_rows,
 )
@@ -224,8 +223,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         """
         validate_params(self)
         self._check_relations()
-        X = self._rows_or_distances(X)
-        X, finite, missing = left_out_rows(X, self.metric)
+        X, finite, missing = self._rows_or_distances(X)
         for stale in ("training_points_", "centroids_", "medoids_"):  # from an earlier fit
             self.__dict__.pop(stale, None)
         self._selected_cache = None
@@ -302,14 +300,16 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             )
 
     def _rows_or_distances(self, X):
-        """Validated X: a precomputed matrix (square, no NaN), or rows (sparse rows as a
-        dense array: the k-d tree and the pairwise metrics need them)."""
+        """``(X, finite rows mask, NaN rows mask)``, validated: a precomputed matrix
+        (square, no NaN), or rows (sparse rows as a dense array: the k-d tree and the
+        pairwise metrics need them) of which those with infinity or NaN are left out
+        (``left_out_rows``; the masks are None when none is)."""
         if self.metric == "precomputed":
             if not sp.issparse(X):
                 _check_dense_distances(np.asarray(X))
-            return self._validate_input(X, reset=True, accept_sparse=True)
-        if self.metric == "gower":
-            return self._validate_input(X, reset=True)
+            return self._validate_input(X, reset=True, accept_sparse=True), None, None
+        if self.metric == "gower":  # Gower's distance takes gaps
+            return self._validate_input(X, reset=True), None, None
         if sp.issparse(X):  # the k-d tree and the pairwise metrics need dense rows
             if self.algorithm in ("kd_tree", "ball_tree"):
                 raise ValueError(
@@ -319,12 +319,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             n, d = X.shape
             require_memory(8 * n * d, f"HDBSCAN on sparse {n} x {d} rows (as a dense array)", "reduce the features")
             X = X.toarray()
-        # rows with infinity or NaN are labelled apart (left_out_rows): the finite ones are checked here
-        X = self._validate_input(X, reset=True, validate=convert_array)
-        finite = np.isfinite(X).all(axis=1)
-        if finite.any():
-            check_array(X[finite], estimator_name="HDBSCAN")  # magnitudes too large to square
-        return X
+        # rows with infinity or NaN are labelled apart: only the rows kept are checked
+        X, finite, missing = left_out_rows(self._validate_input(X, reset=True, validate=convert_array))
+        return check_array(X, estimator_name="HDBSCAN"), finite, missing
 
     def _spanning_tree(self, X, m):
         """``(ReachabilityTree, kd-tree or None)``: the mutual-reachability spanning tree
@@ -359,14 +356,11 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.metric == "gower":  # a pair with no column in common is never near
             D = GowerIndex("gower", self.metric_params).build(X).pairwise(X)
             return np.where(np.isnan(D), np.inf, D)
-        if callable(self.metric) or self.metric == "haversine":
-            return other_pairwise(np.asarray(X, dtype=np.float64), self.metric, self.metric_params)
-        metric = "cosine" if self.metric == "cosine" else PAIRWISE_METRICS[self.metric]
-        return pairwise_distances(
-            np.asarray(X, dtype=np.float64),
-            metric=metric,
-            metric_params=check_metric_params(self.metric, self.metric_params),
-        )
+        if callable(self.metric) or self.metric in ("cosine", "haversine"):
+            metric, params = self.metric, self.metric_params
+        else:
+            metric, params = PAIRWISE_METRICS[self.metric], check_metric_params(self.metric, self.metric_params)
+        return pairwise_distances(np.asarray(X, dtype=np.float64), metric=metric, metric_params=params)
 
     def _graph_tree(self, X, m):
         """``_spanning_tree`` from ``precomputed_knn`` or a sparse precomputed ``X``'s

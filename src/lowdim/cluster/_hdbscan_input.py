@@ -1,10 +1,8 @@
-"""What HDBSCAN takes beyond the metrics of ``lowdim.neighbors``, checked before the
-data are read: the metrics scikit-learn's trees allow per ``algorithm``, callables and
-haversine (all pairwise distances, as for every non-Euclidean metric); rows with
-infinity or NaN, labelled apart."""
+"""What HDBSCAN takes as scikit-learn's does: the metrics its trees allow per
+``algorithm`` (checked before the data are read), and rows with infinity or NaN,
+labelled apart."""
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
 # scikit-learn's KDTree.valid_metrics and BallTree.valid_metrics (a callable: BallTree only)
 KD_TREE_METRICS = frozenset(
@@ -51,42 +49,10 @@ def check_metric_for_algorithm(metric, algorithm):
         )
 
 
-def other_pairwise(X, metric, metric_params):
-    """All distances between the rows of ``X`` (float64, n x n) for haversine and
-    callables (called on pairs of rows, as scikit-learn does, with ``metric_params`` as
-    keywords)."""
-    if metric == "haversine":
-        return haversine(X)
-    return cdist(X, X, metric=metric, **dict(metric_params or {}))
-
-
-def haversine(X):
-    """Great-circle distances on the unit sphere between rows of (latitude, longitude)
-    in radians, as scikit-learn's ``haversine_distances``.
-
-    Examples
-    --------
-    >>> round(float(haversine(np.array([[0.0, 0.0], [0.0, np.pi / 2]]))[0, 1]), 6)
-    1.570796
-    """
-    if X.shape[1] != 2:
-        raise ValueError(
-            f"metric='haversine' takes rows of (latitude, longitude) in radians; X has {X.shape[1]} columns."
-        )
-    lat, lon = X[:, 0], X[:, 1]
-    a = (
-        np.sin((lat[:, None] - lat[None, :]) / 2) ** 2
-        + np.cos(lat[:, None]) * np.cos(lat[None, :]) * np.sin((lon[:, None] - lon[None, :]) / 2) ** 2
-    )
-    return 2 * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))
-
-
-def left_out_rows(X, metric):
+def left_out_rows(X):
     """``(finite rows of X, finite mask, NaN mask)``: rows with infinity or NaN are left
     out of the tree (scikit-learn's HDBSCAN labels them apart); masks are None when
-    every row is finite, and for distances and Gower's metric (which takes gaps)."""
-    if metric in ("precomputed", "gower"):
-        return X, None, None
+    every row is finite."""
     finite = np.isfinite(X).all(axis=1)
     if finite.all():
         return X, None, None
@@ -96,8 +62,8 @@ def left_out_rows(X, metric):
 
 
 def spread_rows(values, finite, missing, at_inf, at_nan):
-    """Per-row ``values`` of the finite rows placed among all rows, ``at_nan`` at rows
-    with NaN and ``at_inf`` at the other left-out rows.
+    """Per-row ``values`` (one entry or one row each) of the finite rows placed among
+    all rows, ``at_nan`` at rows with NaN and ``at_inf`` at the other left-out rows.
 
     Examples
     --------
@@ -105,7 +71,7 @@ def spread_rows(values, finite, missing, at_inf, at_nan):
     array([ 1, -3,  2])
     """
     dtype = np.result_type(values.dtype, np.min_scalar_type(at_inf), np.min_scalar_type(at_nan))
-    out = np.full(finite.size, at_inf, dtype=dtype)
+    out = np.full((finite.size, *values.shape[1:]), at_inf, dtype=dtype)
     out[missing] = at_nan
     out[finite] = values
     return out

@@ -13,6 +13,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.utils.validation import check_is_fitted
 
+from ._hdbscan_input import spread_like_core
+
 BLOCK_ROWS = 4096  # rows per block of distances to the exemplars
 TREE_UP_TO = 16  # columns up to which the nearest exemplar is found by a k-d tree
 
@@ -199,13 +201,8 @@ def all_points_membership_vectors(clusterer):
         outlier = _softmax(np.exp(-(own_max[:, None] + 1e-8) / heights))
     distance = _distance_part(clusterer.training_points_, clusterer.training_points_, exemplars(tree, selected))
     soft = _combined(distance, outlier, heights, nearest_max, lambdas)
-    core = clusterer.core_distances_  # rows left out of the tree (infinity, NaN): no membership, or unknown
-    if np.isfinite(core).all():
-        return soft
-    out = np.zeros((core.size, soft.shape[1]))
-    out[np.isnan(core)] = np.nan
-    out[np.isfinite(core)] = soft
-    return out
+    # rows left out of the tree (infinity, NaN): no membership, or an unknown one
+    return spread_like_core(soft, clusterer.core_distances_, 0.0, np.nan)
 
 
 def membership_vector(clusterer, points_to_predict):

@@ -362,8 +362,8 @@ class KernelPCA(ComponentTransformer):
         # below n roundings of the largest (in K's precision) an eigenvalue is noise: zero
         keep = w > (w.max(initial=0.0) * n * np.finfo(K.dtype).eps)
         if self.n_components is None or self.remove_zero_eig:
-            w, V = w[keep], V[:, keep]
-        w = np.where(w > (w.max(initial=0.0) * n * np.finfo(K.dtype).eps), w, 0.0)
+            w, V, keep = w[keep], V[:, keep], keep[keep]
+        w = np.where(keep, w, 0.0)
         (Vt,) = flip_signs(V.T)
         self.eigenvalues_, self.eigenvectors_ = w, Vt.T
         self.K_fit_rows_, self.K_fit_all_ = self._center_col, float(self._center_all)

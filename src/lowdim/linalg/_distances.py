@@ -86,8 +86,9 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     X : ndarray (n, d)
     Y : ndarray (m, d), optional
     metric : str or callable
-        'euclidean' and 'sqeuclidean' by BLAS; any other name or callable scipy's
-        ``cdist`` accepts ('cityblock', 'cosine', 'correlation', ...).
+        'euclidean' and 'sqeuclidean' by BLAS; 'hellinger' (``hellinger_distances``);
+        'haversine' (rows of latitude, longitude in radians); any other name or callable
+        scipy's ``cdist`` accepts ('cityblock', 'cosine', 'correlation', ...).
     metric_params : dict, optional
         Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
 
@@ -111,6 +112,8 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
         metric = "cityblock"
     if metric == "hellinger":
         return hellinger_distances(X, Y)
+    if metric == "haversine":
+        return _haversine(np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64))
     return cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32), copy=False)
 
 
@@ -178,3 +181,17 @@ def distance_blocks(X, Y=None, metric="euclidean", block_rows=None, rows=None, m
         stop = min(n, start + block_rows)
         Xb = X[start:stop] if rows is None else X[rows[start:stop]]
         yield start, stop, pairwise(Xb) if pairwise else pairwise_distances(Xb, Y, metric, metric_params)
+
+
+def _haversine(X, Y):
+    """Great-circle distances on the unit sphere between rows of (latitude, longitude)
+    in radians, as scikit-learn's ``haversine_distances``."""
+    if X.shape[1] != 2:
+        raise ValueError(
+            f"metric='haversine' takes rows of (latitude, longitude) in radians; X has {X.shape[1]} columns."
+        )
+    a = (
+        np.sin((X[:, None, 0] - Y[None, :, 0]) / 2) ** 2
+        + np.cos(X[:, None, 0]) * np.cos(Y[None, :, 0]) * np.sin((X[:, None, 1] - Y[None, :, 1]) / 2) ** 2
+    )
+    return 2 * np.arcsin(np.sqrt(np.clip(a, 0.0, 1.0)))

@@ -5,10 +5,9 @@ in row blocks, behind the same ``build`` / ``query`` / ``pairwise`` interface as
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial.distance import cdist
 
 from .._validation import check_array
-from ..linalg import hellinger_distances, row_norms_sq
+from ..linalg import pairwise_distances, row_norms_sq
 from ._base import KNNIndex
 
 # lowdim's (and scikit-learn's / umap-learn's) names -> scipy's
@@ -34,7 +33,7 @@ PAIRWISE_METRICS = {
     "russellrao": "russellrao",
     "sokalmichener": "sokalmichener",
     "sokalsneath": "sokalsneath",
-    "hellinger": "hellinger",  # umap-learn's, for histograms and counts (lowdim.linalg.hellinger_distances)
+    "hellinger": "hellinger",  # umap-learn's, for histograms and counts (lowdim.linalg.pairwise_distances)
 }
 _PARAMS = {
     "minkowski": {"p"},
@@ -131,10 +130,8 @@ class PairwiseIndex(KNNIndex):
         self._data = np.array(X, dtype=np.float64)
 
     def _block_distances(self, Qb):
-        Qb, metric = np.asarray(Qb, dtype=np.float64), PAIRWISE_METRICS[self.metric]
-        if metric == "hellinger":
-            return hellinger_distances(Qb, self._data)
-        return cdist(Qb, self._data, metric, **self.metric_params)
+        Qb = np.asarray(Qb, dtype=np.float64)
+        return pairwise_distances(Qb, self._data, PAIRWISE_METRICS[self.metric], self.metric_params)
 
     def pairwise(self, Q):
         """All distances from the rows of ``Q`` to the indexed points, (m, n) float64."""
