@@ -247,8 +247,8 @@ def test_no_task_result_is_larger_than_a_block(fit):
 
 
 # ----------------------------------------------------------------------------- LocalCluster
-@pytest.fixture(scope="module")
-def cluster():
+def _local_cluster():
+    """Two one-thread worker processes; a task may kill one worker and is then retried once."""
     distributed = pytest.importorskip("distributed")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
@@ -260,6 +260,12 @@ def cluster():
             yield cl, client
             client.close()
             cl.close()
+
+
+cluster = pytest.fixture(scope="module")(_local_cluster)
+# a task that kills every worker it runs on leaves a cluster whose nannies may not all come
+# back (seen on a loaded machine): those tests get a cluster of their own
+cluster_to_break = pytest.fixture(_local_cluster)
 
 
 def test_local_cluster_fits_equal_the_in_memory_fits(cluster):
@@ -429,7 +435,7 @@ def test_writing_survives_one_worker_death(cluster, tmp_path, ext):
     cluster[1].wait_for_workers(2, timeout=180)
 
 
-def test_a_write_that_fails_leaves_the_previous_file_and_no_partial_one(cluster, tmp_path):
+def test_a_write_that_fails_leaves_the_previous_file_and_no_partial_one(cluster_to_break, tmp_path):
     from lowdim.io._lazy import write_blocks
 
     out = tmp_path / "z.npy"
@@ -438,17 +444,14 @@ def test_a_write_that_fails_leaves_the_previous_file_and_no_partial_one(cluster,
         write_blocks(str(out), _dying_blocks(str(tmp_path), always=True), [f"c{j}" for j in range(6)])
     np.testing.assert_array_equal(np.load(out), np.arange(3.0))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["died-3", "z.npy"]
-    cluster[1].wait_for_workers(2, timeout=180)
 
 
-def test_fit_fails_clearly_when_workers_keep_dying(cluster, tmp_path):
-    _, client = cluster
+def test_fit_fails_clearly_when_workers_keep_dying(cluster_to_break, tmp_path):
     X = _dying_blocks(str(tmp_path), always=True)
     km = KMeans(3, random_state=0)
     with pytest.raises(RuntimeError, match="a Dask worker died"):
         km.fit(X)
     assert not hasattr(km, "cluster_centers_")
-    client.wait_for_workers(2, timeout=180)
 
 
 # ----------------------------------------------------------------------------- CLI --dask
