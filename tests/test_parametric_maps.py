@@ -114,6 +114,16 @@ def test_the_command_line_fits_saves_and_applies_it(tmp_path, capsys, cls):
 
 
 @pytest.mark.parametrize("cls", MAPS)
+def test_warnings_from_the_graph_name_the_map_the_user_fitted(cls):
+    X, _ = _blobs(40, seed=4)
+    X = np.vstack([X, X[:5]])  # repeated rows: the graph's builder warns about them
+    with pytest.warns(UserWarning) as caught:
+        cls(random_state=0, hidden_layer_sizes=(8,), n_epochs=1, batch_size=64).fit(X)
+    messages = [str(w.message) for w in caught if "identical" in str(w.message) or "duplicate" in str(w.message)]
+    assert messages and all(m.startswith(f"{cls.__name__}:") for m in messages), messages
+
+
+@pytest.mark.parametrize("cls", MAPS)
 def test_the_step_falls_linearly_over_the_epochs_as_the_guide_says(monkeypatch, cls):
     from lowdim.neural import _parametric
 

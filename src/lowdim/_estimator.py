@@ -25,6 +25,12 @@ def _refuse_uncoded(X, name):
 class ValidatedInputMixin:
     """``_validate_input``: one call that checks ``X`` and its feature count/names."""
 
+    @property
+    def _shown_name(self):
+        """The name this estimator's messages give: its class's, or, when it builds a part
+        of another estimator's fit (``_part_of``, e.g. ParametricUMAP's graph), that one's."""
+        return getattr(self, "_part_of", None) or type(self).__name__
+
     def _validate_input(self, X, *, reset, check_fitted=None, validate=check_array, **check_kwargs):
         """Validate ``X`` (``validate``: ``check_array``, or ``convert_array`` for a fit
         that proves the data finite from its own sums; their options as keywords) and
@@ -37,8 +43,8 @@ class ValidatedInputMixin:
         # Gower's distance (PaCMAP names its metric 'distance') skips missing cells pair by pair
         if "gower" in (getattr(self, "metric", None), getattr(self, "distance", None)):
             check_kwargs["allow_nan"] = True
-            _refuse_uncoded(X, type(self).__name__)
-        X_checked = validate(X, estimator_name=type(self).__name__, **check_kwargs)
+            _refuse_uncoded(X, self._shown_name)
+        X_checked = validate(X, estimator_name=self._shown_name, **check_kwargs)
         check_features(self, X, X_checked, reset=reset)
         return X_checked
 

@@ -241,9 +241,9 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         check_init_for_metric(self.init, self.metric)
 
     def _check_data(self, X):
-        check_sample_count(X.shape[0], type(self).__name__, self.n_components)
+        check_sample_count(X.shape[0], self._shown_name, self.n_components)
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
-            check_rows_or_distances(X, self.metric, type(self).__name__)
+            check_rows_or_distances(X, self.metric, self._shown_name)
 
     def _kernel(self):
         """(the perplexity argument, the kernel) of the affinities: t-SNE's 'affinity'
@@ -254,7 +254,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     def _given_neighbors(self, X):
         """``precomputed_knn``, or a sparse precomputed ``X``'s stored distances (as
         many columns as the affinities use, at least the perplexity's), or None."""
-        n, name = X.shape[0], type(self).__name__
+        n, name = X.shape[0], self._shown_name
         perplexity, _ = self._kernel()
         reach = min(n - 1, int(np.ceil(max(np.atleast_1d(perplexity)))))
         if self.metric == "precomputed" and sp.issparse(X):
@@ -267,7 +267,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     def _input_affinities(self, X64):
         """``perplexity_`` (and ``perplexities_``) for these rows, then the joint
         affinities and the kNN index (``_affinities``); ``method_`` must be set."""
-        n, name = X64.shape[0], type(self).__name__
+        n, name = X64.shape[0], self._shown_name
         self.perplexity_ = effective_perplexity(self.perplexity, n, name)
         if getattr(self, "affinity", "perplexity") == "multiscale":
             given = self.perplexities if self.perplexities is not None else (self.perplexity, 10 * self.perplexity)
@@ -280,7 +280,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         given = self._given_neighbors(X64)
         if given is not None:  # the index for transform is built when first needed
             P, nearest = affinities_from_neighbors(*given, perplexity, joint=self._joint, kernel=kernel)
-            warn_duplicates(nearest, type(self).__name__)
+            warn_duplicates(nearest, self._shown_name)
             return P, None
         if is_dask_array(X64):  # the graph is built on the cluster; no index to keep
             graph = dask_self_neighbors(
@@ -291,7 +291,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
                 metric_params=self.metric_params,
             )
             P, nearest = affinities_from_neighbors(*graph, perplexity, joint=self._joint, kernel=kernel)
-            warn_duplicates(nearest, type(self).__name__)
+            warn_duplicates(nearest, self._shown_name)
             return P, None
         P, index, nearest = neighbor_affinities(
             X64,
@@ -305,7 +305,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             keep_index=n <= KEEP_INDEX_UP_TO,
             kernel=kernel,
         )
-        warn_duplicates(nearest, type(self).__name__)
+        warn_duplicates(nearest, self._shown_name)
         return P, index
 
     def _n_neighbors(self, n):
@@ -356,7 +356,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
 
         start = featureless_start(self.init, self.metric)[0]
         init = start if isinstance(start, str) else "given"
-        with progress_bar(total=2, desc=f"{type(self).__name__} start", unit="step", disable=self.verbose < 1) as bar:
+        with progress_bar(total=2, desc=f"{self._shown_name} start", unit="step", disable=self.verbose < 1) as bar:
             bar.set_postfix_str(f"initial embedding ({init})")
             Y = start_embedding(self, X64, P, rng)
             bar.update()
@@ -391,7 +391,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         given = callback_list(self.callbacks)
         callbacks = [_in_original_order(callback, order) for callback in given]
         phases = phases or self._phases()
-        label = type(self).__name__
+        label = self._shown_name
         with iteration_bar(label, sum(phase.n_iter for phase in phases), self.verbose >= 1) as tick:
             state = descend(
                 np.ascontiguousarray(Y[order]),

@@ -364,9 +364,9 @@ class UMAP(
         self._output_space()
 
     def _check_data(self, X):
-        check_sample_count(X.shape[0], "UMAP", self.n_components)
+        check_sample_count(X.shape[0], self._shown_name, self.n_components)
         if not is_dask_array(X):  # a dask array's columns are not scanned on the client
-            check_rows_or_distances(X, self.metric, "UMAP")
+            check_rows_or_distances(X, self.metric, self._shown_name)
 
     def _output_space(self):
         """``(code, p)`` of the output metric for the layout kernel, its options checked."""
@@ -404,11 +404,11 @@ class UMAP(
         """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
         ``precomputed_knn`` when given (the index is then built only if needed later)."""
         if self.metric == "precomputed" and sp.issparse(X):  # each row's stored distances
-            distances, indices = sparse_distance_neighbors(X, k, name="UMAP", minimum=k)
+            distances, indices = sparse_distance_neighbors(X, k, name=self._shown_name, minimum=k)
             return distances, indices, None
         if knn_given(self.precomputed_knn) and not search:  # the index for transform is built when first needed
             distances, indices = precomputed_neighbors(
-                self.precomputed_knn, X.shape[0], k, metric=self.metric, name="UMAP"
+                self.precomputed_knn, X.shape[0], k, metric=self.metric, name=self._shown_name
             )
             return distances, indices, None
         if is_dask_array(X):  # built on the cluster
@@ -430,7 +430,8 @@ class UMAP(
         far = distances >= limit
         if far.any():
             warn_user(
-                f"UMAP: {int(far.sum())} neighbour edges at least disconnection_distance={limit:g} long were dropped.",
+                f"{self._shown_name}: {int(far.sum())} neighbour edges at least "
+                f"disconnection_distance={limit:g} long were dropped.",
                 UserWarning,
             )
             distances = np.where(far, np.inf, distances)
@@ -463,7 +464,7 @@ class UMAP(
 
             n_comp = connected_components(W)[0]
             if n_comp > 1:
-                warn_components(n_comp, "UMAP neighbour graph", components)
+                warn_components(n_comp, f"{self._shown_name} neighbour graph", components)
             bar.update()
         return W, index
 
@@ -473,7 +474,7 @@ class UMAP(
         from .._kernels.symmetric_graph import SYMMETRIC_PASSES
 
         n = X.shape[0]
-        warn_duplicates(distances, "UMAP")
+        warn_duplicates(distances, self._shown_name)
         distances = self._disconnect(distances)
         with row_progress("UMAP memberships and union", n * (1 + SYMMETRIC_PASSES), self.verbose):
             W = fuzzy_graph(distances, indices, self.local_connectivity, self.set_op_mix_ratio)

@@ -198,8 +198,10 @@ class ParametricTSNE(ParametricMap):
     def _affinity_builder(self):
         """The TSNE whose affinities this map is trained on: always over each point's
         nearest neighbours (never all pairs), as its Barnes-Hut and FFT methods."""
-        return TSNE(**{name: getattr(self, name) for name in AFFINITY_PARAMETERS}, method="barnes_hut",
-                    verbose=int(self.verbose))  # fmt: skip
+        builder = TSNE(**{name: getattr(self, name) for name in AFFINITY_PARAMETERS}, method="barnes_hut",
+                       verbose=int(self.verbose))  # fmt: skip
+        builder._part_of = type(self).__name__  # its warnings name this map, the user's estimator
+        return builder
 
     def _check_graph_parameters(self):
         validate_params(self._affinity_builder())

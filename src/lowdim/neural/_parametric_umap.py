@@ -194,7 +194,9 @@ class ParametricUMAP(ParametricMap):
 
     def _graph_builder(self):
         """The UMAP whose graph this map is trained on."""
-        return UMAP(**{name: getattr(self, name) for name in GRAPH_PARAMETERS}, verbose=self.verbose)
+        builder = UMAP(**{name: getattr(self, name) for name in GRAPH_PARAMETERS}, verbose=self.verbose)
+        builder._part_of = type(self).__name__  # its warnings name this map, the user's estimator
+        return builder
 
     def _check_graph_parameters(self):
         builder = self._graph_builder()
