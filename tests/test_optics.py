@@ -70,6 +70,22 @@ def test_ties_go_to_the_lowest_row_as_scikit_learns():
         assert _same(OPTICS(**params).fit(grid), reference.OPTICS(**params).fit(grid)) == []
 
 
+def test_a_finite_max_eps_orders_from_the_pairs_within_it_exactly_as_from_all_pairs(monkeypatch):
+    from lowdim.cluster import _optics
+
+    # an integer grid: many distances equal max_eps exactly and many ties in the ordering
+    grid = np.random.default_rng(2).integers(0, 40, (3000, 2)).astype(float)
+    for max_eps, m in ((1.0, 3), (2.0, 5), (np.sqrt(2.0), 4)):
+        indptr, indices = _optics._within_max_eps(grid, max_eps)
+        assert indices.size < grid.shape[0] ** 2 / 50  # no pass over all pairs
+        listed = _optics.optics_graph(grid, m, max_eps)
+        with monkeypatch.context() as patched:
+            patched.setattr(_optics, "_within_max_eps", lambda rows, max_eps: None)
+            every_pair = _optics.optics_graph(grid, m, max_eps)
+        for ours, all_pairs in zip(listed, every_pair):
+            np.testing.assert_array_equal(ours, all_pairs)
+
+
 def test_precomputed_distances_dense_and_sparse_graphs(blobs):
     D = cdist(blobs, blobs)
     assert _same(OPTICS(min_samples=5, metric="precomputed").fit(D), OPTICS(min_samples=5).fit(blobs)) == []

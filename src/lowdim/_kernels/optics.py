@@ -62,6 +62,29 @@ def core_distances(X, k, p):
     return out
 
 
+@njit(cache=True, parallel=True)
+def pair_distances(X, indptr, indices, p):
+    """The Minkowski distance of every stored pair of a CSR pattern over the rows of ``X``
+    (summed as ``dense_order`` sums them, so both orderings see the same numbers)."""
+    dist = np.empty(indices.size)
+    for i in prange(indptr.size - 1):
+        for t in range(indptr[i], indptr[i + 1]):
+            dist[t] = minkowski(X, i, indices[t], p)
+    return dist
+
+
+@njit(cache=True, parallel=True)
+def graph_core(indptr, dist, k):
+    """Each row's ``k``-th smallest stored distance (its own 0 among them); inf where a
+    row stores fewer than ``k``."""
+    n = indptr.size - 1
+    out = np.full(n, np.inf)
+    for i in prange(n):
+        if indptr[i + 1] - indptr[i] >= k:
+            out[i] = np.sort(dist[indptr[i] : indptr[i + 1]])[k - 1]
+    return out
+
+
 @njit(cache=True, inline="always")
 def _better(r, i, best_r, best_i):
     return r < best_r or (r == best_r and i < best_i)

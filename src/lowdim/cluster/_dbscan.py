@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
+from .._memory import require_memory
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from ..linalg import distance_blocks
 from ..neighbors import INDEX_METRICS, SPARSE_METRICS, make_index, resolve_metric
@@ -14,9 +15,10 @@ from ._base import warn_constant_columns
 TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
 
 
-def _tree_neighbourhoods(X, eps, leaf_size):
+def tree_neighbourhoods(X, eps, leaf_size, max_pairs=None, bytes_per_pair=8):
     """``(indptr, indices)``: each row's rows within ``eps`` (itself included) as CSR
-    arrays, by the k-d tree."""
+    arrays, by the k-d tree; None when they would hold more than ``max_pairs`` pairs.
+    The pairs are counted first, and refused if ``bytes_per_pair`` each exceed the memory."""
     from .._kernels.kdtree import build_tree
     from .._kernels.radius import radius_counts, radius_lists
 
@@ -24,6 +26,10 @@ def _tree_neighbourhoods(X, eps, leaf_size):
     queries = np.ascontiguousarray(X, dtype=np.float64)  # in the rows' own order: CSR rows as given
     r2 = float(eps) ** 2
     counts = radius_counts(points, start, stop, low, high, queries, r2)
+    total = int(counts.sum())
+    if max_pairs is not None and total > max_pairs:
+        return None
+    require_memory(bytes_per_pair * total, f"the {total:,} pairs within a distance of {eps:g}", "lower it")
     indptr = np.concatenate([[0], np.cumsum(counts)])
     found = np.empty(indptr[-1], dtype=np.int64)
     radius_lists(points, start, stop, low, high, queries, r2, indptr, found, order)
@@ -186,7 +192,7 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         metric, params = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
         tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
         if tree and X.shape[1] <= TREE_UP_TO:
-            return _tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
+            return tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
         if sp.issparse(X):  # sparse products, a block of rows at a time (the matrix is never densified)
             if metric not in SPARSE_METRICS:
                 raise ValueError(

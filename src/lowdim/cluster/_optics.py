@@ -12,6 +12,7 @@ from .._warnings import warn_user
 from ..linalg import distance_blocks
 from ..neighbors import INDEX_METRICS, SPARSE_METRICS, make_index, resolve_metric
 from ._base import check_precomputed, warn_constant_columns
+from ._dbscan import TREE_UP_TO, tree_neighbourhoods
 from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi, resolve_size
 
 # Minkowski metrics the ordering kernel computes from the rows: their power p
@@ -80,7 +81,7 @@ def optics_graph(X, min_samples, max_eps, metric="minkowski", p=2, metric_params
     >>> optics_graph(X, 2, np.inf)[0].tolist()
     [0, 1, 2, 3]
     """
-    from .._kernels.optics import core_distances, dense_order, graph_order
+    from .._kernels.optics import core_distances, dense_order, graph_core, graph_order, pair_distances
 
     if metric == "precomputed" and sp.issparse(X):
         D = sp.csr_matrix(X, dtype=np.float64)
@@ -91,11 +92,28 @@ def optics_graph(X, min_samples, max_eps, metric="minkowski", p=2, metric_params
     power = None if sp.issparse(X) else _power(metric, params)
     if power is not None:
         rows = np.ascontiguousarray(X, dtype=np.float64)
+        within = _within_max_eps(rows, max_eps) if power == 2.0 else None
+        if within is not None:  # only pairs within max_eps can reach one another: no pass over all pairs
+            indptr, indices = within
+            dist = pair_distances(rows, indptr, indices, power)
+            core = _finite(graph_core(indptr, dist, min_samples), max_eps)
+            return (*graph_order(indptr, indices, dist, core, max_eps), core)
         core = _finite(core_distances(rows, min_samples, power), max_eps)
         return (*dense_order(rows, np.empty((0, 0)), False, core, power, max_eps, _chunks()), core)
     D = _distance_matrix(X, metric, params)
     core = _finite(np.partition(D, min_samples - 1, axis=1)[:, min_samples - 1].copy(), max_eps)
     return (*dense_order(np.empty((0, 0)), D, True, core, 2.0, max_eps, _chunks()), core)
+
+
+def _within_max_eps(rows, max_eps):
+    """CSR ``(indptr, indices)`` of each row's rows within ``max_eps`` (a hair beyond: the
+    exact distances decide), from the k-d tree; None where the tree does not pay (infinite
+    max_eps, more than TREE_UP_TO columns) or the pairs would be a quarter of all pairs
+    (then the pass over all pairs costs as much, without their memory)."""
+    n, d = rows.shape
+    if not np.isfinite(max_eps) or d > TREE_UP_TO:
+        return None
+    return tree_neighbourhoods(rows, max_eps * (1.0 + 1e-9), leaf_size=30, max_pairs=n * n // 4, bytes_per_pair=16)
 
 
 def _chunks():
@@ -149,7 +167,9 @@ class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     The ordering is Prim's growth over the reachability distances: ``n`` passes over the
     remaining points, computed from the rows for Minkowski metrics (memory: the data),
     from the full distance matrix for other metrics, and over the stored pairs of a
-    sparse precomputed graph.
+    sparse precomputed graph. With a finite ``max_eps`` and Euclidean rows of up to 16
+    columns, only the pairs within ``max_eps`` are found (a k-d tree) and grown over,
+    with the same result: the time and memory follow those pairs, not ``n ** 2``.
 
     Parameters
     ----------
