@@ -51,7 +51,9 @@ def optics_graph(X, min_samples, max_eps, metric="minkowski", p=2, metric_params
     """OPTICS's ordering, core distances, reachability and predecessors.
 
     Minkowski metrics (Euclidean, Manhattan, Chebyshev, any p) are computed from the rows
-    (memory: the data); other metrics and sparse rows from the full distance matrix
+    (memory: the data; Euclidean with a finite ``max_eps`` and up to TREE_UP_TO columns:
+    the pairs within ``max_eps``, from the k-d tree); other metrics and sparse rows from
+    the full distance matrix
     (n x n); ``metric='precomputed'`` takes distances, dense or a sparse graph whose
     stored pairs are the only neighbours.
 
