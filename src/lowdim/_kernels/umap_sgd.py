@@ -56,30 +56,32 @@ def random_index(key, sample, n):
 
 
 @njit(cache=True, inline="always")
-def _due(epoch, every, rate):
-    """The negative samples an edge sampled every ``every`` epochs owes at ``epoch``
-    (1-based), -1 if it is not sampled then: umap-learn's schedule, its m-th sample at
-    the first epoch >= m * every, and at each sample the negative samples due ``rate``
-    times as often since the last, counted from the epoch alone."""
-    m = np.floor(epoch / every)
-    if m < 1.0 or m == np.floor((epoch - 1) / every):
+def _due(epoch, rate, negative_rate):
+    """The negative samples owed at ``epoch`` (1-based) by an edge sampled ``rate``
+    times an epoch (its weight over the heaviest's, at most 1), -1 if it is not sampled
+    then: umap-learn's schedule, its m-th sample at the first epoch with
+    ``epoch * rate >= m``, and at each sample the negative samples due
+    ``negative_rate`` times as often since the last, counted from the epoch alone.
+    Products, not quotients: the test runs on every edge every epoch, and three
+    divisions made it a third of an epoch."""
+    m = np.floor(epoch * rate)
+    if m < 1.0 or m == np.floor((epoch - 1) * rate):
         return -1
-    owed = np.floor(epoch * rate / every)
+    owed = np.floor(epoch * rate * negative_rate)
     if m == 1.0:
         return int(owed) - 1  # the first negative sample is due a rate-th of the way in
-    before = np.ceil((m - 1.0) * every)  # the previous sample's epoch
-    if np.floor((before - 1.0) / every) >= m - 1.0:
+    before = np.ceil((m - 1.0) / rate)  # the previous sample's epoch, within rounding
+    if np.floor((before - 1.0) * rate) >= m - 1.0:
         before -= 1.0
-    elif np.floor(before / every) < m - 1.0:
+    elif np.floor(before * rate) < m - 1.0:
         before += 1.0
-    return int(owed - np.floor(before * rate / every))
+    return int(owed - np.floor(before * rate * negative_rate))
 
 
 @njit(cache=True, inline="always", fastmath=True)
-def _attraction(cur, other, a, b):
-    """Coefficient of the attractive gradient between ``cur`` and ``other`` (0 where
-    they coincide), as umap-learn's."""
-    d2 = row_sq_distance(cur, other)
+def _attraction(d2, a, b):
+    """Coefficient of the attractive gradient at squared distance ``d2`` (0 where the
+    points coincide), as umap-learn's."""
     if d2 <= 0.0:
         return np.float32(0.0)
     power = fast_pow(d2, b - np.float32(1.0))  # one power: d2^b = power * d2
@@ -87,19 +89,25 @@ def _attraction(cur, other, a, b):
 
 
 @njit(cache=True, inline="always", fastmath=True)
-def _repulsion(cur, other, a, b, gamma):
-    """Coefficient of the repulsive gradient (0 where the points coincide)."""
-    d2 = row_sq_distance(cur, other)
+def _repulsion(d2, a, b, gamma):
+    """Coefficient of the repulsive gradient at squared distance ``d2`` (0 where the
+    points coincide)."""
     if d2 <= 0.0:
         return np.float32(0.0)
     return np.float32(2.0) * gamma * b / ((np.float32(0.001) + d2) * (a * fast_pow(d2, b) + np.float32(1.0)))
+
+
+@njit(cache=True, inline="always")
+def _clip(x):
+    """``x`` clipped to [-CLIP, CLIP]."""
+    return min(max(x, -CLIP), CLIP)
 
 
 @njit(cache=True, inline="always", fastmath=True)
 def _add_step(move, cur, other, coef, alpha):
     """``move += alpha * clip(coef * (cur - other))``."""
     for c in range(cur.shape[0]):
-        move[c] += min(max(coef * (cur[c] - other[c]), -CLIP), CLIP) * alpha
+        move[c] += _clip(coef * (cur[c] - other[c])) * alpha
 
 
 @njit(cache=True, inline="always")
@@ -114,7 +122,7 @@ def _metric_step(move, cur, other, a, b, gamma, code, p, grad, alpha, attract):
     q = 1.0 / (1.0 + a * d ** (2.0 * b))
     coef = 2.0 * b * (q - 1.0) / (d + 1e-6) if attract else 2.0 * gamma * b * q / (d + 1e-6)
     for c in range(cur.shape[0]):
-        move[c] += min(max(np.float32(coef * grad[c]), -CLIP), CLIP) * alpha
+        move[c] += _clip(np.float32(coef * grad[c])) * alpha
 
 
 @njit(cache=True, inline="always", fastmath=True)
@@ -194,6 +202,7 @@ def layout_epoch(
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     alpha = np.float32(alpha)
     key = epoch_key(seed, epoch)
+    per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
     n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
     for block in prange(n_blocks):
         attract = np.empty(Y.shape[1], dtype=np.float32)
@@ -202,7 +211,7 @@ def layout_epoch(
         for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
             cur = Y[i]
             for e in range(indptr[i], indptr[i + 1]):
-                n_neg = _due(epoch, heaviest / np.float64(weights[e]), negative_sample_rate)
+                n_neg = _due(epoch, np.float64(weights[e]) * per_weight, negative_sample_rate)
                 if n_neg < 0:
                     continue
                 attract[:] = 0.0
@@ -211,7 +220,7 @@ def layout_epoch(
                 if metric_code:
                     _metric_step(attract, cur, ref[j], a, b, gamma, metric_code, metric_p, grad, alpha, True)
                 else:
-                    _add_step(attract, cur, ref[j], _attraction(cur, ref[j], a, b), alpha)
+                    _add_step(attract, cur, ref[j], _attraction(row_sq_distance(cur, ref[j]), a, b), alpha)
                 if dens_lambda > 0.0:
                     coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
                     _add_step(attract, cur, ref[j], coef, alpha)
@@ -223,6 +232,62 @@ def layout_epoch(
                     if metric_code:
                         _metric_step(repel, cur, ref[k], a, b, gamma, metric_code, metric_p, grad, 1.0, False)
                     else:
-                        _add_step(repel, cur, ref[k], _repulsion(cur, ref[k], a, b, gamma), np.float32(1.0))
+                        coef = _repulsion(row_sq_distance(cur, ref[k]), a, b, gamma)
+                        _add_step(repel, cur, ref[k], coef, np.float32(1.0))
                 for c in range(cur.shape[0]):  # the samples' repulsion, clipped as one step
-                    cur[c] += attract[c] + min(max(repel[c], -CLIP), CLIP) * alpha
+                    cur[c] += attract[c] + _clip(repel[c]) * alpha
+
+
+@njit(cache=True, parallel=True, fastmath=True)
+def plane_epoch(
+    Y,
+    ref,
+    self_embedding,
+    indptr,
+    indices,
+    weights,
+    heaviest,
+    edge_keys,
+    negative_sample_rate,
+    a,
+    b,
+    gamma,
+    alpha,
+    epoch,
+    seed,
+):
+    """``layout_epoch`` in the Euclidean plane without densMAP (most maps): the same
+    steps, schedule and random numbers, with the point and its steps held in scalars
+    rather than in rows of unknown length, which the compiler can neither unroll nor
+    keep in registers (2.3x faster per epoch), and without the other output spaces'
+    branches (a quicker first compile)."""
+    n, n_ref = Y.shape[0], ref.shape[0]
+    a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
+    alpha = np.float32(alpha)
+    key = epoch_key(seed, epoch)
+    per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
+    n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
+    for block in prange(n_blocks):
+        for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
+            y0, y1 = Y[i, 0], Y[i, 1]
+            for e in range(indptr[i], indptr[i + 1]):
+                n_neg = _due(epoch, np.float64(weights[e]) * per_weight, negative_sample_rate)
+                if n_neg < 0:
+                    continue
+                j = indices[e]
+                d0, d1 = y0 - ref[j, 0], y1 - ref[j, 1]
+                coef = _attraction(d0 * d0 + d1 * d1, a, b)
+                step0, step1 = _clip(coef * d0) * alpha, _clip(coef * d1) * alpha
+                repel0, repel1 = np.float32(0.0), np.float32(0.0)
+                visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
+                for p in range(n_neg):
+                    k = random_index(visit, p, n_ref)
+                    if self_embedding and k == i:
+                        continue
+                    d0, d1 = y0 - ref[k, 0], y1 - ref[k, 1]
+                    coef = _repulsion(d0 * d0 + d1 * d1, a, b, gamma)
+                    repel0 += _clip(coef * d0)
+                    repel1 += _clip(coef * d1)
+                y0 += step0 + _clip(repel0) * alpha
+                y1 += step1 + _clip(repel1) * alpha
+            Y[i, 0], Y[i, 1] = y0, y1

@@ -103,31 +103,17 @@ class Layout:
 
     def step(self, epoch):
         """Run epoch ``epoch`` (1-based) on ``Y`` in place."""
-        from .._kernels.umap_sgd import layout_epoch
+        from .._kernels.umap_sgd import layout_epoch, plane_epoch
 
         Y, W = self.Y, self.W
         ref = Y.copy() if self.self_embedding else self.reference
         dens, lam = Density.step(self.density, epoch, self.n_epochs, ref, W, self.a, self.b)
-        layout_epoch(
-            Y,
-            ref,
-            self.self_embedding,
-            W.indptr,
-            W.indices,
-            W.data,
-            float(self.heaviest),
-            self.keys,
-            self.negative_sample_rate,
-            self.a,
-            self.b,
-            self.gamma,
-            self.alpha(epoch),
-            epoch,
-            self.seed,
-            dens,
-            float(lam),
-            *self.output_metric,
-        )
+        common = (Y, ref, self.self_embedding, W.indptr, W.indices, W.data, float(self.heaviest), self.keys)
+        common += (self.negative_sample_rate, self.a, self.b, self.gamma, self.alpha(epoch), epoch, self.seed)
+        if Y.shape[1] == 2 and lam == 0.0 and self.output_metric[0] == 0:
+            plane_epoch(*common)
+        else:
+            layout_epoch(*common, dens, float(lam), *self.output_metric)
 
 
 # The step of n * Corr per unit of dens_lambda, scaled so that a dens_lambda means about
