@@ -19,9 +19,9 @@ the time); new points 0.989.
 import numpy as np
 
 from .._validation import check_array
-from ..linalg import row_norms_sq, sq_euclidean, syrk_upper, top_eigh
+from ..linalg import syrk_upper, top_eigh
 from ._base import KNNIndex
-from ._exact import from_squared, query_rows, refine_sq_distances, shifted_rows
+from ._exact import ExactIndex, from_squared, query_rows, refine_sq_distances, shifted_rows
 from ._self_query import BLOCK_ROWS
 
 AXES_FROM = 20_000  # rows the projection's principal axes are estimated from: ample for
@@ -287,20 +287,14 @@ def _principal_axes(shifted, n_projected):
 
 def _exact_others(data, rows, k, among):
     """Indices (into ``data``) of the ``k`` nearest of ``among`` (sorted) to each of
-    ``rows`` (both row numbers of ``data``), each row itself left out, by blocked BLAS
-    distances (unsorted: ``_ranked`` orders them)."""
-    targets = data[among]
-    targets_sq = row_norms_sq(targets)
-    out = np.empty((rows.size, k), dtype=np.int64)
-    step = max(1, (8 << 20) // max(among.size, 1))
-    for a in range(0, rows.size, step):
-        block = rows[a : a + step]
-        D = sq_euclidean(data[block], targets, row_norms_sq(data[block]), targets_sq)
-        at = np.minimum(np.searchsorted(among, block), among.size - 1)  # ``among`` is sorted
-        own = np.flatnonzero(among[at] == block)
-        D[own, at[own]] = np.inf
-        out[a : a + block.size] = among[np.argpartition(D, k - 1, axis=1)[:, :k]]
-    return out
+    ``rows`` (both row numbers of ``data``), each row itself left out: the exact
+    index's blocked products and running k-smallest lists (unsorted: ``_ranked``
+    orders them), not a selection over every row's whole line of distances."""
+    index = ExactIndex().build(data[among])
+    at = np.minimum(np.searchsorted(among, rows), among.size - 1)  # ``among`` is sorted
+    skip = np.where(among[at] == rows, at, -1)
+    _, found, _ = index._candidates(data[rows], k, skip)
+    return among[found]
 
 
 def _listing(indices, rows, k, fill):
