@@ -70,6 +70,24 @@ def test_precomputed_distances_equal_feature_vectors():
     np.testing.assert_allclose(a.core_distances_, b.core_distances_)
 
 
+def test_precomputed_infinite_distances_are_pairs_never_joined():
+    """np.inf in a dense precomputed matrix (scikit-learn's way of saying two points are
+    at no finite distance): groups at infinite distance from each other are never in
+    one cluster."""
+    X = _blobs(2, 300)
+    D = np.linalg.norm(X[:, None] - X[None], axis=2)
+    half = D.shape[0] // 2
+    D[:half, half:] = D[half:, :half] = np.inf
+    labels = HDBSCAN(min_cluster_size=10, metric="precomputed").fit(D).labels_
+    assert (labels >= 0).mean() > 0.5  # clusters were found
+    assert not set(labels[:half][labels[:half] >= 0]) & set(labels[half:][labels[half:] >= 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn warns of the infinite edge
+        reference = SklearnHDBSCAN(min_cluster_size=10, metric="precomputed", copy=True).fit(D).labels_
+    assert adjusted_rand_score(labels, reference) == 1.0 and np.array_equal(labels < 0, reference < 0)
+    HDBSCAN(min_samples=1, metric="precomputed").fit(np.array([[1, np.inf], [np.inf, 1]]))  # scikit-learn's case
+
+
 def test_spanning_tree_is_the_minimum_one():
     """Total mutual-reachability weight equals Prim's on the full matrix."""
     from lowdim._kernels.reachability_tree import dense_reachability_mst

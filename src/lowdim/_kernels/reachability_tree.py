@@ -215,7 +215,7 @@ def dense_reachability_mst(D, core, alpha=1.0):
             w = max(core[current], core[j], D[current, j] / alpha)
             if w < best[j]:
                 best[j], source[j] = w, current
-            if best[j] < nxt_w:
+            if best[j] < nxt_w or nxt < 0:  # the first outside point when none is at a finite distance
                 nxt, nxt_w = j, best[j]
         edges_a[step], edges_b[step], edges_w[step] = source[nxt], nxt, nxt_w
         current = nxt

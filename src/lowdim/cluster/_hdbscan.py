@@ -305,9 +305,11 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         pairwise metrics need them) of which those with infinity or NaN are left out
         (``left_out_rows``; the masks are None when none is)."""
         if self.metric == "precomputed":
-            if not sp.issparse(X):
-                _check_dense_distances(np.asarray(X))
-            return self._validate_input(X, reset=True, accept_sparse=True), None, None
+            if sp.issparse(X):
+                return self._validate_input(X, reset=True, accept_sparse=True), None, None
+            # np.inf: a pair at no finite distance, joined only at the top of the hierarchy
+            _check_dense_distances(np.asarray(X))
+            return self._validate_input(X, reset=True, validate=convert_array), None, None
         if self.metric == "gower":  # Gower's distance takes gaps
             return self._validate_input(X, reset=True), None, None
         if sp.issparse(X):  # the k-d tree and the pairwise metrics need dense rows
@@ -398,9 +400,9 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         return graph_spanning_tree(X64, *given, m, float(self.alpha), ExactIndex().build(X64))
 
     def _build_hierarchy(self, tree):
-        if not np.all(np.isfinite(tree.weight)):  # the kernels below index by these heights
-            raise ValueError("HDBSCAN's spanning tree has an infinite edge: some rows are at no finite distance.")
         from .._kernels.cluster_tree import condense, prim_tree, single_linkage
+
+        tree = _finite_heights(tree)
 
         n = self.core_distances_.size
         if n == 1:  # no edges: one point, noise
@@ -584,6 +586,29 @@ def _medoid(points, weights, block=2048):
     return points[np.argmin(totals)]
 
 
+# How far above the highest finite merge the tree joins rows at no finite distance
+# (np.inf in a precomputed matrix): the kernels index by finite heights, and a cluster
+# born there has lambda = 1 / height, 1e-12 of any finite one's (scikit-learn's: 0).
+NO_FINITE_DISTANCE = 1e12
+
+
+def _finite_heights(tree):
+    """``tree`` with its infinite edges (pieces at no finite distance from each other)
+    at ``NO_FINITE_DISTANCE`` times its highest finite edge."""
+    infinite = ~np.isfinite(tree.weight)
+    if not infinite.any():
+        return tree
+    finite = tree.weight[~infinite]
+    top = NO_FINITE_DISTANCE * max(
+        float(finite.max(initial=0.0)), float(np.max(tree.core, where=np.isfinite(tree.core), initial=0.0)), 1.0
+    )
+    return tree._replace(
+        weight=np.where(infinite, top, tree.weight),
+        core=np.where(np.isfinite(tree.core), tree.core, top),
+        nbr_dist=np.where(np.isfinite(tree.nbr_dist), tree.nbr_dist, top),
+    )
+
+
 def _check_dense_distances(D):
     """A dense precomputed matrix: no NaN, square, symmetric (scikit-learn's sentences)."""
     if D.dtype.kind == "f" and np.isnan(D).any():
@@ -597,7 +622,8 @@ def _check_dense_distances(D):
             "verify that the distance matrix was constructed correctly."
         )
     if D.ndim == 2 and D.dtype.kind in "fiu":
-        gap = np.abs(D - D.T)
+        with np.errstate(invalid="ignore"):  # inf - inf: both infinite, symmetric
+            gap = np.where(D == D.T, 0.0, np.abs(D - D.T))
         i, j = np.unravel_index(np.argmax(gap), gap.shape)
         if gap[i, j] > 1e-8 * max(float(np.abs(D[np.isfinite(D)]).max(initial=0.0)), 1e-300):
             raise ValueError(
