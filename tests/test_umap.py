@@ -240,13 +240,3 @@ def test_parameters_that_constrain_each_other_are_checked_before_the_data():
         UMAP(a=1.0).fit(X)
     with pytest.raises(ValueError, match="min_dist=2 must be at most spread=1"):
         UMAP(min_dist=2.0, spread=1.0).fit(X)
-
-
-def test_ordinal_target_is_the_levels_difference_at_any_scale(digits_600):
-    """target_metric='ordinal' (umap-learn's name for ordered levels) builds the same
-    target graph as the absolute difference of the levels, whatever their scale."""
-    X, _ = digits_600
-    levels = np.random.default_rng(1).integers(0, 5, size=len(X))
-    ordinal = UMAP(random_state=0, n_epochs=5, target_metric="ordinal", target_weight=0.5).fit(X, levels)
-    scaled = UMAP(random_state=0, n_epochs=5, target_metric="manhattan", target_weight=0.5).fit(X, 7.0 * levels)
-    np.testing.assert_allclose(ordinal.graph_.toarray(), scaled.graph_.toarray(), rtol=1e-6, atol=1e-12)

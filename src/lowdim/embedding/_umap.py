@@ -53,9 +53,11 @@ from ._umap_graph import (
     intersect_labels,
     intersect_target_graph,
     local_memberships,
+    weaken_edges,
 )
 from ._umap_layout import Density, data_radii, embedding_radii, optimize_layout
 from ._umap_placement import UMAPPlacement
+from ._umap_targets import DISCRETE_TARGETS, discrete_edge_distances
 
 INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (as umap-learn)
 # the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
@@ -133,11 +135,15 @@ class UMAP(
         classes fully (edges between different labels are weakened by
         ``exp(-2.5 / (1 - target_weight))``; label -1 means unknown).
     target_metric : str, default='categorical'
-        'categorical': ``y`` holds class labels. Any metric name above: ``y`` is a
-        continuous target (1-D or 2-D), whose own fuzzy kNN graph is intersected with
-        the data's (``intersect_target_graph``, weight ``target_weight``). 'ordinal'
-        (umap-learn's name): ordered levels, ``|y_i - y_j|`` (umap-learn's
-        ``support_size`` scale changes no neighbour and no membership).
+        'categorical': ``y`` holds class labels. 'ordinal' (ordered levels), 'count'
+        (non-negative whole counts) or 'string' (text): umap-learn's discrete targets;
+        each edge of the data's graph is weakened by ``exp(-2.5 d / (1 -
+        target_weight))``, ``d`` its ends' target distance scaled as umap-learn's (level
+        gap over half the range; Poisson log-probabilities between the counts; edit
+        distance capped at a third of the longest string, over that cap). Any metric
+        name above: ``y`` is a continuous target (1-D or 2-D), whose own fuzzy kNN graph
+        is intersected with the data's (``intersect_target_graph``, weight
+        ``target_weight``).
     target_metric_kwds : dict, optional
     target_n_neighbors : int, default=-1
         Neighbours of the target's graph; -1 means ``n_neighbors``.
@@ -242,7 +248,7 @@ class UMAP(
         "metric_kwds": [NONE, InstanceOf(dict)],
         "output_metric": [Options(set(OUTPUT_METRICS))],
         "output_metric_kwds": [NONE, InstanceOf(dict)],
-        "target_metric": [Options({"categorical", "ordinal"} | METRICS - {"precomputed"})],
+        "target_metric": [Options({"categorical", *DISCRETE_TARGETS} | METRICS - {"precomputed"})],
         "target_metric_kwds": [NONE, InstanceOf(dict)],
         "target_n_neighbors": [Interval(int, -1, -1, closed="both"), Interval(int, 2, None, closed="left")],
         "a": [NONE, Interval(float, 0, None, closed="neither")],
@@ -487,19 +493,20 @@ class UMAP(
         return W
 
     def _supervised(self, W, y):
-        """The data graph intersected with the labels (categorical) or with the fuzzy
-        kNN graph of a metric target."""
+        """The data graph intersected with the labels (categorical), reweighted by a
+        discrete target's distances ('ordinal', 'count', 'string', as umap-learn), or
+        intersected with the fuzzy kNN graph of a metric target."""
+        far = 2.5 / (1.0 - self.target_weight) if self.target_weight < 1 else 1e12
         if self.target_metric == "categorical":
-            far = 2.5 / (1.0 - self.target_weight) if self.target_weight < 1 else 1e12
             return intersect_labels(W, y, far_dist=far)
+        if self.target_metric in DISCRETE_TARGETS:
+            W = W.tocoo()
+            distances = discrete_edge_distances(self.target_metric, y, W.row, W.col)
+            return weaken_edges(W, np.exp(-far * distances))
         Y = np.asarray(y, dtype=np.float64).reshape(W.shape[0], -1)
         n = Y.shape[0]
         k = min(self.n_neighbors if self.target_n_neighbors == -1 else self.target_n_neighbors, n) - 1
-        if self.target_metric == "ordinal":  # levels: their absolute difference, at any scale
-            metric, params = "manhattan", None
-        else:
-            metric, params = self.target_metric, self.target_metric_kwds
-        index = make_index("exact", metric, n, params).build(Y)
+        index = make_index("exact", self.target_metric, n, self.target_metric_kwds).build(Y)
         distances, indices = index.query(Y, k, exclude_self=True)
         memberships, _, _ = local_memberships(distances, k + 1, 1.0)
         return intersect_target_graph(W, fuzzy_union(indices, memberships, n), self.target_weight)
@@ -553,7 +560,8 @@ class UMAP(
         self._check_data(X)
         if y is not None:
             y = np.asarray(y)
-            if y.shape[0] != X.shape[0] or (self.target_metric == "categorical" and y.ndim != 1):
+            one_per_row = self.target_metric == "categorical" or self.target_metric in DISCRETE_TARGETS
+            if y.shape[0] != X.shape[0] or (one_per_row and y.ndim != 1):
                 raise ValueError(
                     f"y has shape {y.shape}; expected ({X.shape[0]},), one label per sample"
                     + (" (or (n_samples, k) for a metric target)." if y.ndim > 1 else ".")

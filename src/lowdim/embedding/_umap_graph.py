@@ -109,13 +109,27 @@ def intersect_labels(W, y, far_dist=5.0, unknown_dist=1.0):
     W = W.tocoo()
     y = np.asarray(y)
     a, b = y[W.row], y[W.col]
-    factor = np.where((a == -1) | (b == -1), np.exp(-unknown_dist), np.where(a == b, 1.0, np.exp(-far_dist)))
+    same = np.where(a == b, 1.0, np.exp(-far_dist))
+    return weaken_edges(W, np.where((a == -1) | (b == -1), np.exp(-unknown_dist), same))
+
+
+def weaken_edges(W, factor):
+    """The fuzzy graph ``W`` (COO) with each edge's weight times its ``factor``, each
+    point's strongest edge back to 1, then the fuzzy union again (a reweighted graph is
+    a fuzzy simplicial set once more).
+
+    Examples
+    --------
+    >>> W = sp.coo_matrix(np.array([[0, 1.0, 0.5], [1.0, 0, 1.0], [0.5, 1.0, 0]]))
+    >>> halved = np.where(W.row + W.col == 2, 0.5, 1.0)  # the edge between 0 and 2
+    >>> weaken_edges(W, halved).toarray()[0].tolist()  # 0.25 from either end, united
+    [0.0, 1.0, 0.4375]
+    """
     return _reset_connectivity(sp.csr_matrix((W.data * factor, (W.row, W.col)), shape=W.shape))
 
 
 def _reset_connectivity(W):
-    """Each point's strongest edge back to 1, then the fuzzy union again (a reweighted
-    graph is a fuzzy simplicial set once more)."""
+    """Each point's strongest edge back to 1, then the fuzzy union again."""
     top = np.asarray(W.max(axis=1).toarray()).ravel()
     W = (sp.diags(1.0 / np.where(top > 0, top, 1.0)) @ W).tocsr()
     T = W.T.tocsr()
