@@ -13,6 +13,7 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._iterative import callback_list, iteration_bar
 from .._params import (
     ARRAY_LIKE,
+    CALLABLE,
     CALLBACKS,
     NONE,
     RANDOM_STATE,
@@ -61,7 +62,7 @@ SHARED_CONSTRAINTS = {
     "max_iter": [Interval(int, 1, None, closed="left")],
     "n_iter_without_progress": [Interval(int, -1, None, closed="left")],
     "min_grad_norm": [Interval(float, 0, None, closed="left")],
-    "metric": [Options(set(INDEX_METRICS))],
+    "metric": [Options(set(INDEX_METRICS)), CALLABLE],
     "metric_params": [NONE, InstanceOf(dict)],
     "init": [Options({"pca", "spectral", "random"}), ARRAY_LIKE],
     "verbose": VERBOSE,

@@ -43,13 +43,15 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         Stop the main phase when KL has not improved for this many iterations (checked
         every 50); -1 stops at the first check without improvement.
     min_grad_norm : float, default=1e-7
-    metric : str, default='euclidean'
+    metric : str or callable, default='euclidean'
         'euclidean', 'sqeuclidean', 'cosine', 'precomputed' (X is a square distance
-        matrix), or any of ``lowdim.neighbors.PAIRWISE_METRICS`` ('manhattan',
+        matrix), any of ``lowdim.neighbors.PAIRWISE_METRICS`` ('manhattan',
         'chebyshev', 'minkowski', 'correlation', 'hamming', 'jaccard', 'canberra',
-        'braycurtis'; exact neighbours). The Gaussian is in the squared distance for
-        every metric (as openTSNE); scikit-learn squares Euclidean distances only, so
-        its affinities for other metrics (and precomputed matrices) differ.
+        'braycurtis'), or a function of two rows returning their distance (called on
+        each pair, as scikit-learn's; numba-compiled ones in a compiled loop). The
+        Gaussian is in the squared distance for every metric (as openTSNE);
+        scikit-learn squares Euclidean distances only, so its affinities for other
+        metrics (and precomputed matrices) differ.
     metric_params : dict, optional
         Keyword arguments of the metric: ``{'p': 3}`` for 'minkowski'.
     init : {'pca', 'spectral', 'random'} or ndarray (n_samples, n_components), default='pca'

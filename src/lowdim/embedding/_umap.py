@@ -14,6 +14,7 @@ from .._kernels.output_spaces import CODES as OUTPUT_METRICS
 from .._params import (
     ARRAY_LIKE,
     BOOLEAN,
+    CALLABLE,
     CALLBACKS,
     NONE,
     RANDOM_STATE,
@@ -101,13 +102,17 @@ class UMAP(
     n_neighbors : int, default=15
         Neighbours per point, the point itself included (as umap-learn).
     n_components : int, default=2
-    metric : str, default='euclidean'
+    metric : str or callable, default='euclidean'
         'euclidean', 'cosine', any of ``lowdim.neighbors.PAIRWISE_METRICS``
         ('manhattan', 'chebyshev', 'minkowski', 'correlation', 'hamming', 'jaccard',
-        ...; exact neighbours), or 'precomputed' (X is a square distance matrix, and
-        ``transform`` takes distances to the training points).
+        ...; exact neighbours), 'precomputed' (X is a square distance matrix, and
+        ``transform`` takes distances to the training points), or a function of two rows
+        returning their distance: numba-compiled (``@numba.njit``) as umap-learn takes it,
+        run in a compiled loop, or plain Python (one call a pair: small data only);
+        exact neighbours.
     metric_kwds : dict, optional
-        Keyword arguments of the metric: ``{'p': 3}`` for 'minkowski'.
+        Keyword arguments of the metric: ``{'p': 3}`` for 'minkowski'; for a
+        numba-compiled function, their values in order after the two rows.
     output_metric : str, default='euclidean'
         The space of the map, as umap-learn's: 'euclidean' (or 'l2'); 'manhattan'
         ('l1', 'taxicab'), 'chebyshev' ('linf', 'linfinity', 'linfty'), 'minkowski'
@@ -244,7 +249,7 @@ class UMAP(
     _parameter_constraints = {
         "n_neighbors": [Interval(int, 2, None, closed="left")],
         "n_components": [Interval(int, 1, None, closed="left")],
-        "metric": [Options(METRICS)],
+        "metric": [Options(METRICS), CALLABLE],
         "metric_kwds": [NONE, InstanceOf(dict)],
         "output_metric": [Options(set(OUTPUT_METRICS))],
         "output_metric_kwds": [NONE, InstanceOf(dict)],

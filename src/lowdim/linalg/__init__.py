@@ -11,6 +11,7 @@ from ._block_moments import (
 )
 from ._distances import (
     EUCLIDEAN_METRICS,
+    compiled_metric,
     distance_blocks,
     hellinger_distances,
     pairwise_distances,
@@ -63,6 +64,7 @@ __all__ = [
     "nearest_null_vectors",
     "needs_centering",
     "hellinger_distances",
+    "compiled_metric",
     "pairwise_distances",
     "power_eigh",
     "randomized_svd",

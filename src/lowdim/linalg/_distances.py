@@ -87,10 +87,14 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     Y : ndarray (m, d), optional
     metric : str or callable
         'euclidean' and 'sqeuclidean' by BLAS; 'hellinger' (``hellinger_distances``);
-        'haversine' (rows of latitude, longitude in radians); any other name or callable
-        scipy's ``cdist`` accepts ('cityblock', 'cosine', 'correlation', ...).
+        'haversine' (rows of latitude, longitude in radians); a numba-compiled function
+        of two rows (``@numba.njit``, as umap-learn takes), called in a compiled loop;
+        any other name or callable scipy's ``cdist`` accepts ('cityblock', 'cosine',
+        'correlation', ...).
     metric_params : dict, optional
-        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski').
+        Keyword arguments of the metric (``{'p': 3}`` for 'minkowski'); a numba-compiled
+        metric gets their values as positional arguments after the two rows, in order
+        (umap-learn's convention).
 
     Returns
     -------
@@ -114,7 +118,42 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
         return hellinger_distances(X, Y)
     if metric == "haversine":
         return _haversine(np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64))
+    if compiled_metric(metric):
+        return _compiled_distances(X, Y, metric, metric_params)
     return cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32), copy=False)
+
+
+def compiled_metric(metric):
+    """Whether ``metric`` is a numba-compiled function (``@numba.njit``).
+
+    Parameters
+    ----------
+    metric : str or callable
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> compiled_metric("euclidean"), compiled_metric(len)
+    (False, False)
+    """
+    if not callable(metric):
+        return False
+    from numba.extending import is_jitted
+
+    return is_jitted(metric)
+
+
+def _compiled_distances(X, Y, metric, metric_params):
+    """A numba-compiled metric over all pairs of rows, in float64."""
+    from .._kernels.callable_metric import all_pairs
+
+    X, Y = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(Y, dtype=np.float64)
+    out = np.empty((X.shape[0], Y.shape[0]))
+    all_pairs(X, Y, metric, tuple((metric_params or {}).values()), out)
+    return out
 
 
 def hellinger_distances(X, Y):

@@ -2,7 +2,8 @@
 given to every neighbour method as ``precomputed_knn``), a kNN index interface
 (``KNNIndex``: ``build`` / ``query``, which users implement to bring their own search)
 with an exact blocked-BLAS backend, an exact backend for the other metrics
-(``PairwiseIndex``), Gower's distance for mixed tables (``GowerIndex``) and an
+(``PairwiseIndex``) with its approximate counterpart (``NNDescentIndex``, pynndescent),
+Gower's distance for mixed tables (``GowerIndex``) and an
 approximate HNSW backend (faiss), the size rule that picks one, kNN and radius graphs
 (``KNeighborsTransformer``: scikit-learn's transformer interface to them),
 symmetrisation, component joining, shortest paths."""
@@ -26,6 +27,7 @@ from ._neighbor_graph import (
     sparse_distance_neighbors,
     stored_smallest,
 )
+from ._nndescent import NNDescentIndex, nndescent_available
 from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex, check_metric_params
 from ._paths import shortest_paths
 from ._self_query import self_neighbors
@@ -41,6 +43,7 @@ __all__ = [
     "KNNIndex",
     "KNeighborsTransformer",
     "NeighborGraph",
+    "NNDescentIndex",
     "PAIRWISE_METRICS",
     "check_metric_params",
     "PRECOMPUTED_KNN",
@@ -49,6 +52,7 @@ __all__ = [
     "SparseIndex",
     "StoredDistances",
     "approximate_available",
+    "nndescent_available",
     "check_n_neighbors",
     "dask_self_neighbors",
     "gower_columns",

@@ -7,6 +7,7 @@ from ._base import KNNIndex
 from ._exact import METRICS as EXACT_METRICS
 from ._exact import ExactIndex
 from ._gower import GowerIndex
+from ._nndescent import NNDescentIndex, nndescent_available
 from ._pairwise import PAIRWISE_METRICS, PairwiseIndex, SparseIndex, check_metric_params
 
 # every metric some index of make_index takes
@@ -22,7 +23,10 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
     approximate from ``APPROXIMATE_FROM`` points on when faiss is installed and the
     metric allows it (Euclidean, cosine), exact otherwise. Metrics without a BLAS form
     (``PAIRWISE_METRICS``: Manhattan, Chebyshev, Minkowski with ``metric_params={'p':
-    p}``, correlation, Hamming, Jaccard, ...) use the exact ``PairwiseIndex``, Gower's
+    p}``, correlation, Hamming, Jaccard, ...) and a user's metric function use the exact
+    ``PairwiseIndex``, or the approximate ``NNDescentIndex`` (pynndescent, as
+    umap-learn) when asked for or, for 'auto', from ``APPROXIMATE_FROM`` points on when
+    pynndescent is installed; Gower's
     distance for mixed tables ``GowerIndex`` (approximate as for Euclidean rows:
     candidates by HNSW, re-ranked exactly); ``sparse``
     data (scipy.sparse) the exact ``SparseIndex`` (Euclidean or cosine).
@@ -30,7 +34,7 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
     Parameters
     ----------
     algorithm : {'auto', 'exact', 'approximate'} or KNNIndex
-    metric : str
+    metric : str or callable
     n_samples : int
         The number of points ('auto' decides by it).
     metric_params : dict, optional
@@ -48,7 +52,7 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
     --------
     >>> type(make_index("auto", "euclidean", 1000)).__name__
     'ExactIndex'
-    >>> type(make_index("auto", "manhattan", 100000)).__name__
+    >>> type(make_index("auto", "manhattan", 1000)).__name__
     'PairwiseIndex'
     """
     if isinstance(algorithm, KNNIndex):
@@ -69,13 +73,8 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
             algorithm == "auto" and n_samples >= APPROXIMATE_FROM and approximate_available()
         )
         return GowerIndex(metric, metric_params, approximate=approximate)
-    if metric in PAIRWISE_METRICS:
-        if algorithm == "approximate":
-            raise ValueError(
-                f"the approximate index supports the euclidean, cosine and gower metrics; metric={metric!r} "
-                "needs the exact one: use algorithm='exact' or 'auto'."
-            )
-        return PairwiseIndex(metric, metric_params)
+    if callable(metric) or metric in PAIRWISE_METRICS:
+        return _pairwise_index(algorithm, metric, n_samples, metric_params, verbose)
     if metric_params:
         raise ValueError(f"metric={metric!r} takes no parameters; got metric_params={metric_params!r}.")
     if algorithm == "auto":
@@ -87,6 +86,26 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
             else "exact"
         )
     return HNSWIndex(metric, verbose=verbose) if algorithm == "approximate" else ExactIndex(metric)
+
+
+def _pairwise_index(algorithm, metric, n_samples, metric_params, verbose):
+    """The index of a metric without a BLAS form: nearest-neighbour descent when asked
+    for, or for 'auto' from ``APPROXIMATE_FROM`` points on when pynndescent is
+    installed (a plain Python metric function only ever exactly: the descent needs a
+    compiled one); the exact ``PairwiseIndex`` otherwise."""
+    from ..linalg import compiled_metric
+
+    searchable = not callable(metric) or compiled_metric(metric)
+    if algorithm == "approximate":
+        if not searchable:
+            raise ValueError(
+                "the approximate index needs a numba-compiled metric function (@numba.njit); a plain Python "
+                "one needs the exact index: use algorithm='exact' or 'auto'."
+            )
+        return NNDescentIndex(metric, metric_params, verbose=verbose)
+    if algorithm == "auto" and searchable and n_samples >= APPROXIMATE_FROM and nndescent_available():
+        return NNDescentIndex(metric, metric_params, verbose=verbose)
+    return PairwiseIndex(metric, metric_params)
 
 
 def nearest_neighbors(X, n_neighbors, *, metric="euclidean", algorithm="auto"):

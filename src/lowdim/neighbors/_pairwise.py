@@ -63,6 +63,8 @@ def check_metric_params(metric, metric_params):
     {'p': 3.0}
     """
     params = dict(metric_params or {})
+    if callable(metric):  # the user's function: its own arguments
+        return params
     allowed = _PARAMS.get(PAIRWISE_METRICS.get(metric, metric), set())
     unknown = sorted(set(params) - allowed)
     if unknown:
@@ -96,15 +98,19 @@ def _weighting(metric, params):
 
 
 class PairwiseIndex(KNNIndex):
-    """Exact kNN index for the metrics in ``PAIRWISE_METRICS``: ``build(X)`` then
-    ``query(Q, k)``, distances computed in row blocks of at most ``block_bytes``.
+    """Exact kNN index for the metrics in ``PAIRWISE_METRICS`` and a user's metric
+    function: ``build(X)`` then ``query(Q, k)``, distances computed in row blocks of at
+    most ``block_bytes``.
 
     Parameters
     ----------
-    metric : str
-        A key of ``PAIRWISE_METRICS``.
+    metric : str or callable
+        A key of ``PAIRWISE_METRICS``, or a function of two rows: numba-compiled
+        (``@numba.njit``, as umap-learn takes) it runs in a compiled loop, otherwise
+        through scipy's ``cdist`` (one Python call a pair).
     metric_params : dict or None
-        ``{'p': p}`` for 'minkowski' (default p = 2).
+        ``{'p': p}`` for 'minkowski' (default p = 2); a function's arguments (keywords,
+        or for a numba-compiled one their values in order, after the two rows).
     block_bytes : int, default=64 MiB
 
     Examples
@@ -118,8 +124,8 @@ class PairwiseIndex(KNNIndex):
     metrics = tuple(PAIRWISE_METRICS)
 
     def __init__(self, metric, metric_params=None, block_bytes=64 << 20):
-        if metric not in PAIRWISE_METRICS:
-            raise ValueError(f"metric must be one of {', '.join(PAIRWISE_METRICS)}; got {metric!r}.")
+        if not (callable(metric) or metric in PAIRWISE_METRICS):
+            raise ValueError(f"metric must be one of {', '.join(PAIRWISE_METRICS)} or a callable; got {metric!r}.")
         self.metric = metric
         self.metric_params = check_metric_params(metric, metric_params)
         self.block_bytes = block_bytes
@@ -131,7 +137,8 @@ class PairwiseIndex(KNNIndex):
 
     def _block_distances(self, Qb):
         Qb = np.asarray(Qb, dtype=np.float64)
-        return pairwise_distances(Qb, self._data, PAIRWISE_METRICS[self.metric], self.metric_params)
+        metric = self.metric if callable(self.metric) else PAIRWISE_METRICS[self.metric]
+        return pairwise_distances(Qb, self._data, metric, self.metric_params)
 
     def pairwise(self, Q):
         """All distances from the rows of ``Q`` to the indexed points, (m, n) float64."""

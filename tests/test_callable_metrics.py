@@ -1,0 +1,61 @@
+"""UMAP and t-SNE with a metric given as a function of two rows (umap-learn takes numba-compiled
+ones): the same graph as the named metric, its arguments, and transform."""
+
+import numpy as np
+import pytest
+from numba import njit
+from sklearn.datasets import load_digits
+
+from lowdim.embedding import UMAP
+from lowdim.linalg import pairwise_distances
+
+
+@njit
+def manhattan(a, b):
+    return np.abs(a - b).sum()
+
+
+@njit
+def minkowski(a, b, p):
+    return (np.abs(a - b) ** p).sum() ** (1.0 / p)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, _ = load_digits(return_X_y=True)
+    return X[:300] + 1e-3 * np.random.default_rng(0).normal(size=(300, 64))
+
+
+@pytest.mark.parametrize("function", [manhattan, manhattan.py_func], ids=["numba", "python"])
+def test_a_metric_function_gives_the_named_metrics_graph(digits, function):
+    named = UMAP(metric="manhattan", random_state=0, n_epochs=20).fit(digits)
+    given = UMAP(metric=function, random_state=0, n_epochs=20).fit(digits)
+    # the same neighbours; their distances summed in another order
+    np.testing.assert_allclose(given.graph_.toarray(), named.graph_.toarray(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(given.embedding_, named.embedding_)
+    np.testing.assert_allclose(given.transform(digits[:20]), named.transform(digits[:20]), atol=1e-5)
+
+
+def test_a_compiled_metric_takes_metric_kwds_in_order(digits):
+    D = pairwise_distances(digits[:40], digits, minkowski, {"p": 3.0})
+    np.testing.assert_allclose(D, pairwise_distances(digits[:40], digits, "minkowski", {"p": 3.0}), rtol=1e-12)
+    named = UMAP(metric="minkowski", metric_kwds={"p": 3}, random_state=0, n_epochs=10).fit(digits)
+    given = UMAP(metric=minkowski, metric_kwds={"p": 3.0}, random_state=0, n_epochs=10).fit(digits)
+    np.testing.assert_allclose(given.graph_.toarray(), named.graph_.toarray(), rtol=1e-9, atol=1e-12)
+
+
+def test_the_approximate_index_takes_a_compiled_metric_and_refuses_a_python_one(digits):
+    exact = UMAP(metric=manhattan, random_state=0, n_epochs=10).fit(digits)
+    searched = UMAP(metric=manhattan, force_approximation_algorithm=True, random_state=0, n_epochs=10).fit(digits)
+    same = exact.graph_.multiply(searched.graph_ > 0).nnz / exact.graph_.nnz
+    assert same > 0.9  # nearest-neighbour descent finds (nearly) the exact graph's edges
+    with pytest.raises(ValueError, match="needs a numba-compiled metric function"):
+        UMAP(metric=manhattan.py_func, force_approximation_algorithm=True).fit(digits)
+
+
+def test_tsne_takes_a_metric_function_as_scikit_learn_does(digits):
+    from lowdim.embedding import TSNE
+
+    named = TSNE(metric="manhattan", method="exact", random_state=0, max_iter=250).fit(digits[:120])
+    given = TSNE(metric=manhattan, method="exact", random_state=0, max_iter=250).fit(digits[:120])
+    np.testing.assert_allclose(given.affinities_.toarray(), named.affinities_.toarray(), rtol=1e-9, atol=1e-15)

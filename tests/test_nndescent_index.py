@@ -1,0 +1,40 @@
+"""The approximate index for metrics without a BLAS form (nearest-neighbour descent)."""
+
+import numpy as np
+import pytest
+
+from lowdim.neighbors import NNDescentIndex, PairwiseIndex, make_index
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(1500, 8)) + 6 * rng.integers(0, 4, size=(1500, 1))
+
+
+@pytest.mark.parametrize(("metric", "params"), [("manhattan", None), ("minkowski", {"p": 3}), ("chebyshev", None)])
+def test_descent_finds_nearly_the_exact_neighbours(blobs, metric, params):
+    k = 10
+    exact_dist, exact_idx = PairwiseIndex(metric, params).build(blobs).query(blobs, k, exclude_self=True)
+    index = NNDescentIndex(metric, params).build(blobs)
+    dist, idx = index.query(blobs, k, exclude_self=True)
+    assert idx.shape == (1500, k) and dist.dtype == np.float64 and idx.dtype == np.int64
+    assert not (idx == np.arange(1500)[:, None]).any()  # no row is its own neighbour
+    assert np.all(np.diff(dist, axis=1) >= 0)
+    recall = np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(idx, exact_idx)])
+    assert recall > 0.9
+    # the distances it gives are the metric's own, for the neighbours it gives
+    true = PairwiseIndex(metric, params).build(blobs).pairwise(blobs[:50])
+    np.testing.assert_allclose(dist[:50], true[np.repeat(np.arange(50), k), idx[:50].ravel()].reshape(50, k), rtol=1e-5)
+    # new rows are searched in the same graph
+    moved = blobs[:50] + 0.01
+    _, wanted = PairwiseIndex(metric, params).build(blobs).query(moved, k)
+    _, found = index.query(moved, k)
+    assert np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(found, wanted)]) > 0.9
+
+
+def test_make_index_chooses_descent_for_other_metrics_when_asked_or_large():
+    assert isinstance(make_index("approximate", "manhattan", 100), NNDescentIndex)
+    assert isinstance(make_index("auto", "jaccard", 100_000), NNDescentIndex)
+    assert isinstance(make_index("auto", "jaccard", 1_000), PairwiseIndex)
+    assert isinstance(make_index("auto", lambda a, b: 0.0, 100_000), PairwiseIndex)  # plain Python: exact only
