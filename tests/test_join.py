@@ -129,9 +129,23 @@ def test_the_spectral_start_of_a_graph_in_pieces_keeps_the_pieces_apart():
     places = _place_pieces(_centroids(X, found, count), 2, np.random.default_rng(0))  # drawn first, as there
     gaps = np.linalg.norm(places[:, None] - places[None], axis=2) + np.diag(np.full(count, np.inf))
     assert gaps.min() > 0.05  # metric MDS spreads the places (a projection alone stacks pieces)
-    for c in range(count):  # each piece inside its disc: 0.4 of the gap to the nearest place, so discs are apart
-        reach = np.linalg.norm(Y[found == c] - places[c], axis=1).max()
-        assert 0 < reach <= GAP_SHARE * gaps[c].min() * (1 + 1e-9)
+    reach = np.array([np.linalg.norm(Y[found == c] - places[c], axis=1).max() for c in range(count)])
+    assert np.all(reach > 0)
+    # any two pieces' discs share 0.8 of the distance between them: a fifth of it stays empty
+    assert np.all(reach[:, None] + reach[None, :] <= 2 * GAP_SHARE * gaps * (1 + 1e-9))
+
+
+def test_a_large_piece_starts_in_a_disc_as_large_as_its_share():
+    """Radii in proportion to the square root of the pieces' sizes: a 10,000-point piece
+    between two 100-point ones gets ten times their room (with equal discs it started as
+    small as they did and grew over them in the layout), and no two discs touch."""
+    from lowdim.embedding._component_start import GAP_SHARE, _radii
+
+    places = np.array([[-1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])
+    radius = _radii(places, np.array([100, 10_000, 100]))
+    np.testing.assert_allclose(radius[1] / radius[0], 10.0)
+    assert radius[0] + radius[1] <= 2 * GAP_SHARE * 1.0 + 1e-12
+    np.testing.assert_allclose(_radii(places, np.array([5, 5, 5])), GAP_SHARE)  # equal pieces: 0.4 of the gap
 
 
 def test_umap_of_many_separated_clusters_mixes_none():

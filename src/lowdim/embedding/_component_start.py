@@ -50,9 +50,7 @@ def component_start(A, X, labels, n_components, rng, tol=1e-4):
     count = int(labels.max()) + 1
     centres = _centroids(X, labels, count)
     places = _place_pieces(centres, n_components, rng)
-    gaps = np.sqrt(np.maximum(sq_euclidean(places, places), 0.0))
-    np.fill_diagonal(gaps, np.inf)
-    radius = np.maximum(GAP_SHARE * gaps.min(axis=1), 1e-3)  # pieces placed on one spot still get some extent
+    radius = _radii(places, np.bincount(labels, minlength=count))
     order = np.argsort(labels, kind="stable")
     A = sp.csr_matrix(A)[order][:, order].tocsr()  # each piece a diagonal block
     bounds = np.r_[0, np.cumsum(np.bincount(labels, minlength=count))]
@@ -61,6 +59,19 @@ def component_start(A, X, labels, n_components, rng, tol=1e-4):
         start, stop = bounds[c], bounds[c + 1]
         Y[order[start:stop]] = places[c] + radius[c] * _piece_layout(A[start:stop, start:stop], n_components, rng, tol)
     return Y
+
+
+def _radii(places, sizes):
+    """Each piece's radius: its share, in proportion to the square root of its size (a
+    map gives a piece room in proportion to its points), of twice ``GAP_SHARE`` of the
+    distance to each other piece, at the nearest such bound. Two pieces' discs so keep
+    at least a fifth of their distance apart, and a large piece next to small ones
+    starts nearly as large as it will grow (with equal radii it grew over them)."""
+    scale = np.sqrt(sizes.astype(np.float64))
+    gaps = np.sqrt(np.maximum(sq_euclidean(places, places), 0.0))
+    np.fill_diagonal(gaps, np.inf)
+    share = 2.0 * scale[:, None] / (scale[:, None] + scale[None, :])
+    return np.maximum(GAP_SHARE * (share * gaps).min(axis=1), 1e-3)  # pieces placed on one spot still get some extent
 
 
 def _centroids(X, labels, count):
