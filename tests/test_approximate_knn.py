@@ -172,3 +172,29 @@ def test_searches_cut_off_from_far_clusters_are_redone_exactly():
     X = (rng.uniform(-100, 100, (1000, 20))[labels] + rng.normal(size=(labels.size, 20))).astype(np.float32)
     _, idx = self_neighbors(HNSWIndex().build(X), X, 15)
     assert not (labels[idx] != labels[:, None]).any()  # every neighbour in the row's own cluster
+
+
+def test_searches_that_strayed_in_part_are_redone_exactly():
+    """A row whose list ends in a few points that are not its nearest, far beyond its
+    nearest neighbour but not so far as to make it a suspect (not beyond 1.5 times its
+    neighbours' own reach), gets its exact neighbours; sound lists stay as they are."""
+    rng = np.random.default_rng(1)
+    labels = np.repeat(np.arange(20), 300)
+    X = (rng.uniform(-30, 30, (20, 10))[labels] + rng.normal(size=(labels.size, 10))).astype(np.float32)
+    index = HNSWIndex().build(X)
+    k = 12
+    exact_dist, exact_idx = ExactIndex().build(X).query(X, k, exclude_self=True)
+    dist, idx = exact_dist.copy(), exact_idx.copy()
+    reach = np.median(exact_dist[exact_idx, -1], axis=1)  # the neighbours' own k-th distances
+    changed = []
+    for r in rng.choice(labels.size, 200, replace=False):
+        d = np.linalg.norm(X - X[r], axis=1)
+        fits = np.flatnonzero((d > 1.45 * exact_dist[r, 0]) & (d < 1.45 * reach[r]) & (d > exact_dist[r, -1]))
+        if fits.size >= 2:
+            wrong = fits[np.argsort(d[fits])[:2]]  # two points beyond the true list
+            idx[r, -2:], dist[r, -2:] = wrong, d[wrong]
+            changed.append(r)
+    assert len(changed) >= 20
+    dist, idx = index.repair_self_query(dist, idx)
+    np.testing.assert_array_equal(idx, exact_idx)
+    np.testing.assert_allclose(dist, exact_dist, rtol=1e-5)

@@ -31,6 +31,8 @@ RETAINED = 0.85  # least fraction of the variance the projection must keep (Fash
 ADD_ROWS = 100_000  # rows added to the graph per call (the progress bar's step)
 ROUND_WIDTH = 16  # the neighbours' round reads the first 16 entries of the first 16 neighbours'
 # lists: all of them for UMAP's 15 neighbours; t-SNE's 90 would otherwise cost 8,100 per point
+STRAINED = 1.4  # a row whose farthest neighbour lies this many times as far as its nearest is searched exactly
+# when affordable (30 clusters of 10,000 in PCA-50: all 142 rows with strays among 217; in few dimensions most rows)
 ASTRAY = 1.5  # a row reaching this many times as far as its found neighbours do (median) may have gone astray
 EXACT_REPAIR = 10_000_000_000  # rows x rows x features the repair of astray searches may spend against all rows
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
@@ -227,7 +229,10 @@ class HNSWIndex(KNNIndex):
         which in high dimensions are mostly sound) when they fit it. Every suspect
         then keeps the nearest of what it has, of the other suspects (exact,
         among themselves: a cut-off cluster's rows are all suspects) and of the rows
-        whose lists hold it: candidates are only ever taken when nearer.
+        whose lists hold it: candidates are only ever taken when nearer. Last, rows whose
+        farthest neighbour lies ``STRAINED`` times as far as their nearest (a search that
+        strayed in part: most of the list sound, a few entries in another cluster) take
+        their nearest among all rows, when that fits the same budget.
 
         Parameters
         ----------
@@ -255,6 +260,10 @@ class HNSWIndex(KNNIndex):
                 break
         if suspects.size > 1:
             self._keep_nearest(distances, indices, suspects, suspects)
+        # a row whose farthest neighbour lies far beyond its nearest may have strayed in part
+        strained = np.flatnonzero(distances[:, -1] > STRAINED * distances[:, 0])
+        if strained.size and strained.size * n * width <= EXACT_REPAIR:
+            self._keep_nearest(distances, indices, strained, np.arange(n))
         return distances, indices
 
     def _keep_nearest(self, distances, indices, rows, pool):
