@@ -12,7 +12,19 @@ def blobs():
     return rng.normal(size=(1500, 8)) + 6 * rng.integers(0, 4, size=(1500, 1))
 
 
-@pytest.mark.parametrize(("metric", "params"), [("manhattan", None), ("minkowski", {"p": 3}), ("chebyshev", None)])
+WEIGHTS = np.linspace(0.5, 4.0, 8)  # per-feature variances (seuclidean) / a diagonal inverse covariance
+
+
+@pytest.mark.parametrize(
+    ("metric", "params"),
+    [
+        ("manhattan", None),
+        ("minkowski", {"p": 3}),
+        ("chebyshev", None),
+        ("seuclidean", {"V": WEIGHTS}),
+        ("mahalanobis", {"VI": np.diag(WEIGHTS)}),
+    ],
+)
 def test_descent_finds_nearly_the_exact_neighbours(blobs, metric, params):
     k = 10
     exact_dist, exact_idx = PairwiseIndex(metric, params).build(blobs).query(blobs, k, exclude_self=True)

@@ -259,8 +259,8 @@ def plane_epoch(
     """``layout_epoch`` in the Euclidean plane without densMAP (most maps): the same
     steps, schedule and random numbers, with the point and its steps held in scalars
     rather than in rows of unknown length, which the compiler can neither unroll nor
-    keep in registers (2.3x faster per epoch), and without the other output spaces'
-    branches (a quicker first compile)."""
+    keep in registers, and without the other output spaces' branches (a quicker first
+    compile)."""
     n, n_ref = Y.shape[0], ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     alpha = np.float32(alpha)

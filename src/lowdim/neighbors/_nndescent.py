@@ -15,7 +15,7 @@ from ._base import KNNIndex
 from ._pairwise import PAIRWISE_METRICS, check_metric_params
 
 # lowdim's parameter names -> pynndescent's
-_PARAMETER_NAMES = {"VI": "vinv", "V": "V", "p": "p"}
+_PARAMETER_NAMES = {"VI": "vinv", "V": "sigma", "p": "p"}
 SEED = 0  # the descent's random start: the same data give the same neighbours
 _INSTALL = "approximate kNN for metric={!r} needs pynndescent: pip install 'lowdim[ann]' (or use algorithm='exact')"
 
