@@ -2,6 +2,7 @@
 
 import copy
 
+from ..linalg import compiled_metric
 from ._approximate import HNSWIndex, approximate_available
 from ._base import KNNIndex
 from ._exact import METRICS as EXACT_METRICS
@@ -93,8 +94,6 @@ def _pairwise_index(algorithm, metric, n_samples, metric_params, verbose):
     for, or for 'auto' from ``APPROXIMATE_FROM`` points on when pynndescent is
     installed (a plain Python metric function only ever exactly: the descent needs a
     compiled one); the exact ``PairwiseIndex`` otherwise."""
-    from ..linalg import compiled_metric
-
     searchable = not callable(metric) or compiled_metric(metric)
     if algorithm == "approximate":
         if not searchable:
