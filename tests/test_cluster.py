@@ -39,6 +39,18 @@ def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs):
         assert km.inertia_ == pytest.approx(ref.inertia_, rel=1e-10)
 
 
+def test_assignment_kernel_compiled_once_per_data_dtype(blobs):
+    """The first call compiles each kernel once: the start and the iterations pass the
+    centres in X's dtype, so the assignment pass has one variant per data dtype."""
+    from lowdim._kernels.kmeans import hamerly_pass
+
+    X, _ = blobs
+    for dtype in (np.float32, np.float64):
+        KMeans(6, n_init=1, algorithm="lloyd", random_state=0).fit(X.astype(dtype))
+    variants = [(sig[0].dtype, sig[2].dtype) for sig in hamerly_pass.signatures]
+    assert variants and all(data == centres for data, centres in variants), variants
+
+
 @pytest.mark.parametrize("algorithm", ["lloyd", "elkan", "hamerly"])
 def test_inertia_never_increases(blobs, algorithm):
     X, _ = blobs

@@ -40,17 +40,17 @@ def single_linkage(a, b, w):
 
 
 @njit(cache=True)
-def _tie_mask(a, b, w, order, nbr, nbr_dist, core, alpha):
+def _tie_mask(a, b, w, order, nbr, nbr_dist, core, alpha, by_weight, by_core):
     """Which core-neighbour edges can tie with the tree in Prim's algorithm: those of
     weight ``W`` equal to the heaviest tree edge on the path between their ends (so
     that Prim may reach a point through either). Such an edge weighs a core distance
     (pairwise distances being distinct), that of its end ``x`` with the larger core
     distance, so it joins ``x`` to one of its core neighbours; it counts when the
     tree's edges lighter than ``W`` leave the two ends apart. Points in increasing core
-    distance, tree edges in increasing weight joined as they pass: a union-find sweep."""
+    distance (``by_core``), tree edges in increasing weight (``by_weight``) joined as they
+    pass: a union-find sweep. The order of ties does not change the result."""
     n, k = nbr.shape
     parent = np.arange(n)
-    by_weight, by_core = np.argsort(w), np.argsort(core)
     keep = np.zeros((n, k), dtype=np.bool_)
     e = 0
     for idx in range(n):
@@ -98,7 +98,6 @@ def _adjacency(a, b, w, order, nbr, core, keep):
     return starts, ends, weights
 
 
-@njit(cache=True)
 def prim_tree(a, b, w, order, nbr, nbr_dist, core, alpha=1.0):
     """The spanning tree as Prim's algorithm from point 0 builds it on the complete
     graph, scikit-learn's way: the lightest frontier point next, the smallest index
@@ -123,9 +122,16 @@ def prim_tree(a, b, w, order, nbr, nbr_dist, core, alpha=1.0):
     >>> s.tolist(), t.tolist()
     ([0, 1, 2], [1, 2, 3])
     """
-    n = order.size
-    keep = _tie_mask(a, b, w, order, nbr, nbr_dist, core, alpha)
-    starts, ends, weights = _adjacency(a, b, w, order, nbr, core, keep)
+    # numpy's sorts: numba's own would be compiled into the kernel (about a second on a first call)
+    by_weight, by_core = np.argsort(w, kind="stable"), np.argsort(core, kind="stable")
+    keep = _tie_mask(a, b, w, order, nbr, nbr_dist, core, float(alpha), by_weight, by_core)
+    return _prim_order(*_adjacency(a, b, w, order, nbr, core, keep), order.size)
+
+
+@njit(cache=True)
+def _prim_order(starts, ends, weights, n):
+    """Prim's pass from point 0 over the CSR graph ``(starts, ends, weights)``, as
+    ``prim_tree`` describes."""
     done = np.zeros(n, dtype=np.bool_)
     best, via = np.full(n, np.inf), np.full(n, -1, dtype=np.int64)
     source, target, weight = np.empty(n - 1, dtype=np.int64), np.empty(n - 1, dtype=np.int64), np.empty(n - 1)

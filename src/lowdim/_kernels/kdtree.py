@@ -11,6 +11,8 @@ tree position ``t``."""
 import numpy as np
 from numba import njit, prange
 
+from .sorting import sort_pairs
+
 
 @njit(cache=True)
 def _median_split(points, order, lo, hi, dim):
@@ -170,14 +172,14 @@ def _knn_one(points, start, stop, low, high, q, dist, idx):
 @njit(cache=True, parallel=True)
 def knn_query(points, start, stop, low, high, Q, k):
     """``(distances, positions)`` of the ``k`` nearest tree rows of each row of ``Q``,
-    nearest first (Euclidean distances, positions in tree order)."""
+    nearest first, ties by position (Euclidean distances, positions in tree order)."""
     m = Q.shape[0]
     out_d, out_i = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
     for r in prange(m):
         dist, idx = np.empty(k), np.empty(k, dtype=np.int64)
         _knn_one(points, start, stop, low, high, Q[r], dist, idx)
-        ranks = np.argsort(dist, kind="mergesort")
+        sort_pairs(dist, idx)
         for t in range(k):
-            out_d[r, t] = np.sqrt(dist[ranks[t]])
-            out_i[r, t] = idx[ranks[t]]
+            out_d[r, t] = np.sqrt(dist[t])
+            out_i[r, t] = idx[t]
     return out_d, out_i

@@ -8,6 +8,8 @@ place. Peak: 8 bytes per directed edge and end, plus the input."""
 import numpy as np
 from numba import njit, prange
 
+from .sorting import sort_pairs
+
 SUM, FUZZY_UNION, MAXIMUM = 0, 1, 2
 MODES = {"sum": SUM, "fuzzy_union": FUZZY_UNION, "maximum": MAXIMUM}
 
@@ -58,8 +60,8 @@ def _merge_rows(starts, cols, vals, mode, mix, kept, lo, hi):
     start); ``kept[i]``: entries left in row i (zeros dropped)."""
     for i in prange(lo, hi):
         a, b = starts[i], starts[i + 1]
-        order = np.argsort(cols[a:b], kind="mergesort")
-        row_cols, row_vals = cols[a:b][order], vals[a:b][order]
+        row_cols, row_vals = cols[a:b], vals[a:b]
+        sort_pairs(row_cols, row_vals)  # in place: the merged entries are written behind the read position
         out, t = a, 0
         while t < b - a:
             c, forward, back = row_cols[t], 0.0, 0.0
@@ -128,15 +130,16 @@ def symmetric_csr(indices, values, mode, mix=1.0, tick=None):
 def _permuted_rows(indptr, indices, data, order, inverse, out_indptr, out_indices, out_data):
     for r in prange(order.shape[0]):
         a, b, o = indptr[order[r]], indptr[order[r] + 1], out_indptr[r]
-        cols = inverse[indices[a:b]]
-        sort = np.argsort(cols, kind="mergesort")
-        out_indices[o : o + b - a] = cols[sort]
-        out_data[o : o + b - a] = data[a:b][sort]
+        row_cols, row_data = out_indices[o : o + b - a], out_data[o : o + b - a]
+        for t in range(b - a):
+            row_cols[t], row_data[t] = inverse[indices[a + t]], data[a + t]
+        sort_pairs(row_cols, row_data)
 
 
 def permuted_csr(indptr, indices, data, order):
     """The CSR of ``P[order][:, order]`` (rows sorted) in the input's dtypes, with one
     copy of the arrays (scipy's fancy indexing makes two, the second in int64)."""
+    order = np.ascontiguousarray(order)  # scipy's orderings can be reversed views: one compiled layout
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.shape[0], dtype=order.dtype)
     lengths = np.diff(indptr)[order]

@@ -155,11 +155,12 @@ def _search_pass(X, x_sq, centers, labels, upper, lower):
     n, k = X.shape[0], centers.shape[0]
     moved, prev = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     n_moved = np.empty((n + CHUNK - 1) // CHUNK, dtype=np.int64)
+    C = np.ascontiguousarray(centers, dtype=X.dtype)  # X's dtype, as the iterations pass them: one compiled variant
     hamerly_pass(
         X,
         x_sq,
-        centers,
-        np.ascontiguousarray(centers.T, dtype=X.dtype),
+        C,
+        np.ascontiguousarray(C.T),
         np.einsum("ij,ij->i", centers, centers),
         np.zeros(k),
         np.zeros(k),

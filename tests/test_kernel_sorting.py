@@ -1,0 +1,29 @@
+"""The in-kernel sort: the order numpy's lexsort gives, for every length and with ties."""
+
+import numpy as np
+import pytest
+
+from lowdim._kernels.sorting import SHORT, sort_pairs
+
+
+@pytest.mark.parametrize("m", [0, 1, 2, SHORT, SHORT + 1, 100, 1000])
+@pytest.mark.parametrize("key_dtype", [np.int32, np.float64])
+def test_sort_pairs_orders_by_key_then_value(m, key_dtype):
+    rng = np.random.default_rng(m)
+    for _ in range(20):
+        keys = rng.integers(0, max(1, m // 3), m).astype(key_dtype)  # many ties
+        values = rng.standard_normal(m).astype(np.float32)
+        order = np.lexsort((values, keys))
+        expected_keys, expected_values = keys[order], values[order]
+        sort_pairs(keys, values)
+        np.testing.assert_array_equal(keys, expected_keys)
+        np.testing.assert_array_equal(values, expected_values)
+
+
+def test_sort_pairs_keys_alone_and_in_a_slice():
+    rng = np.random.default_rng(0)
+    keys = rng.integers(0, 50, 300)
+    expected = keys.copy()
+    expected[100:250] = np.sort(keys[100:250])
+    sort_pairs(keys[100:250])  # a view: sorted in place, the rest untouched
+    np.testing.assert_array_equal(keys, expected)
