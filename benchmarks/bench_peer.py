@@ -1,13 +1,18 @@
-"""Drop-in, measured by the reference libraries' own tests: scikit-learn's test modules
-for lowdim's namesakes, run with the estimator imports swapped for lowdim's.
+"""Drop-in, measured by the reference libraries' own tests: scikit-learn's and umap-learn's
+test modules for lowdim's namesakes, run with the estimator imports swapped for lowdim's.
 
-For each module: the installed copy is rewritten (``from sklearn.cluster import
-HDBSCAN`` -> ``from lowdim import HDBSCAN``; every other name still comes from
-scikit-learn), run by pytest in a scratch folder with a junit report, and each test
+For each module: the reference's copy is rewritten (``from sklearn.cluster import
+HDBSCAN`` -> ``from lowdim import HDBSCAN``; every other name still comes from the
+reference), run by pytest in a scratch folder with a junit report, and each test
 counted as passed, failed, skipped, or deliberate (failed, and listed with its reason
-in ``peer_deliberate.txt``). umap-learn's tests are not in its wheel, so they
-are not run here. Not part of CI.
-Run:  scripts/bench.sh peer [MODULE ...]     (MODULE: e.g. test_hdbscan; failures listed on stderr)
+in ``peer_deliberate.txt``). A probe in the copied conftest records whether a test
+builds (or is handed) a lowdim estimator: tests that do not (those of the reference's
+own helper functions) are counted apart and left out of the pass rate.
+
+scikit-learn's modules come from its installed copy. umap-learn's tests are in neither
+its wheel nor its sdist: pass ``--umap-tests DIR``, a checkout of its repository (the
+modules under ``DIR/umap/tests``). Not part of CI.
+Run:  scripts/bench.sh peer [MODULE ...] [--umap-tests DIR]   (failures listed on stderr)
 """
 
 import ast
@@ -38,17 +43,76 @@ MODULES = {
     "tests/test_discriminant_analysis.py": ("LinearDiscriminantAnalysis",),
 }
 
+# umap-learn's modules (under DIR/umap/tests) -> the classes swapped
+UMAP_MODULES = {
+    "test_umap_on_iris.py": ("UMAP",),
+    "test_umap_ops.py": ("UMAP",),
+    "test_umap_trustworthiness.py": ("UMAP",),
+    "test_umap_validation_params.py": ("UMAP",),
+    "test_umap_nn.py": ("UMAP",),
+    "test_aligned_umap.py": ("AlignedUMAP", "UMAP"),
+    "test_densmap.py": ("UMAP",),
+    "test_umap_repeated_data.py": ("UMAP",),
+    "test_data_input.py": ("UMAP",),
+    "test_umap_get_feature_names_out.py": ("UMAP",),
+}
+
 HOMES = {"non_negative_factorization": "lowdim.decomposition"}  # names not exported at the top level
 
+# Appended to the copied conftest: records, per test, whether a lowdim estimator was
+# built during it or handed to it by a fixture (junit property "lowdim").
+PROBE = """
 
-def swapped(source, names):
-    """The module's source with ``names`` imported from lowdim instead of scikit-learn
-    (only ``from sklearn... import`` statements are rewritten)."""
+import functools as _functools
+import importlib as _importlib
+
+import pytest as _pytest
+
+_built = []
+
+
+def _probe(name, home):
+    module = _importlib.import_module(home)
+    target = getattr(module, name)
+    if isinstance(target, type):
+        init = target.__init__
+
+        @_functools.wraps(init)
+        def wrapped(self, *args, **kwargs):
+            _built.append(name)
+            init(self, *args, **kwargs)
+
+        target.__init__ = wrapped
+        return target
+    @_functools.wraps(target)
+    def called(*args, **kwargs):
+        _built.append(name)
+        return target(*args, **kwargs)
+
+    setattr(module, name, called)
+    return None
+
+
+_CLASSES = tuple(c for c in (_probe(n, h) for n, h in {homes!r}) if c is not None)
+
+
+@_pytest.fixture(autouse=True)
+def _lowdim_probe(request, record_property):
+    _built.clear()
+    yield
+    handed = any(isinstance(v, _CLASSES) for v in request.node.funcargs.values())
+    record_property("lowdim", bool(_built) or handed)
+"""
+
+
+def swapped(source, names, package="sklearn"):
+    """The module's source with ``names`` imported from lowdim instead of ``package``
+    (only ``from package... import`` statements are rewritten)."""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     edits = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sklearn"):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == package:
             taken = [a for a in node.names if a.name in names]
             if not taken:
                 continue
@@ -79,39 +143,63 @@ def deliberate():
     return table
 
 
-def run_module(relative, names, folder):
-    import shutil
+def _nose_tools(folder):
+    """``nose.tools``' assertions (umap-learn's older tests import them; nose does not run
+    on current Python) as unittest's."""
+    os.makedirs(os.path.join(folder, "nose"), exist_ok=True)
+    open(os.path.join(folder, "nose", "__init__.py"), "w").close()
+    with open(os.path.join(folder, "nose", "tools.py"), "w", encoding="utf-8") as fh:
+        fh.write(
+            "import unittest\n_case = unittest.TestCase()\n"
+            "assert_equal, assert_raises, assert_true = _case.assertEqual, _case.assertRaises, _case.assertTrue\n"
+            "assert_less, assert_greater, assert_in = _case.assertLess, _case.assertGreater, _case.assertIn\n"
+            "assert_greater_equal, assert_less_equal = _case.assertGreaterEqual, _case.assertLessEqual\n"
+        )
 
-    import sklearn
 
-    root = os.path.dirname(sklearn.__file__)
-    shutil.copy(os.path.join(root, "conftest.py"), os.path.join(folder, "conftest.py"))  # its fixtures
-    source = open(os.path.join(root, relative), encoding="utf-8").read()
-    name = os.path.basename(relative)
+def run_module(path, names, folder, conftest, package="sklearn"):
+    """Run the reference's test module at ``path`` (its fixtures from ``conftest``) with
+    ``names`` taken from lowdim (none: the reference itself); returns the junit report."""
+    homes = [(n, HOMES.get(n, "lowdim")) for n in names]
+    _nose_tools(folder)
+    with open(os.path.join(folder, "conftest.py"), "w", encoding="utf-8") as fh:
+        fh.write(swapped(open(conftest, encoding="utf-8").read(), set(names), package) + PROBE.format(homes=homes))
+    name = os.path.basename(path)
     with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
-        fh.write(swapped(source, set(names)))
+        fh.write(swapped(open(path, encoding="utf-8").read(), set(names), package))
     report = os.path.join(folder, name + ".xml")
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", name, f"--junitxml={report}"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", name]
+        + [f"--junitxml={report}"],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=3600,
     )
-    return _counts(report, name[:-3])
+    return report
 
 
-def _counts(report, module):
-    listed = deliberate()
-    counts = {"passed": 0, "failed": 0, "deliberate": 0, "skipped": 0}
-    failures = []
+def _cases(report, module):
+    """``(test id, failed, skipped, built a lowdim estimator)`` per test of a junit report."""
     for case in ET.parse(report).getroot().iter("testcase"):
-        test = f"{module}::{case.get('name')}"
-        if case.find("skipped") is not None:
+        probe = [p.get("value") for p in case.iter("property") if p.get("name") == "lowdim"]
+        failed = case.find("failure") is not None or case.find("error") is not None
+        yield f"{module}::{case.get('name')}", failed, case.find("skipped") is not None, probe == ["True"]
+
+
+def _counts(report, module, reference_failures=frozenset()):
+    listed = deliberate()
+    counts = dict.fromkeys(COLUMNS, 0)
+    failures = []
+    for test, failed, skipped, built in _cases(report, module):
+        if skipped:
             counts["skipped"] += 1
-        elif case.find("failure") is not None or case.find("error") is not None:
-            base = test.split("[")[0]
-            if test in listed or base in listed:
+        elif failed and test in reference_failures:
+            counts["reference"] += 1  # fails on the reference library too
+        elif not built and not failed:
+            counts["other"] += 1  # the reference's own helpers: no lowdim estimator involved
+        elif failed:
+            if test in listed or test.split("[")[0] in listed:
                 counts["deliberate"] += 1
             else:
                 counts["failed"] += 1
@@ -121,29 +209,53 @@ def _counts(report, module):
     return counts, failures
 
 
+def _modules(argv):
+    """``(path, names, conftest, package)`` of every module to run (``argv``: module
+    names to keep, and ``--umap-tests DIR``)."""
+    import sklearn
+
+    keep = [a for a in argv if not a.startswith("--") and not os.path.isdir(a)]
+    root = os.path.dirname(sklearn.__file__)
+    chosen = [(os.path.join(root, m), MODULES[m], os.path.join(root, "conftest.py"), "sklearn") for m in MODULES]
+    if "--umap-tests" in argv:
+        tests = os.path.join(argv[argv.index("--umap-tests") + 1], "umap", "tests")
+        chosen += [
+            (os.path.join(tests, m), names, os.path.join(tests, "conftest.py"), "umap")
+            for m, names in UMAP_MODULES.items()
+            if os.path.exists(os.path.join(tests, m))
+        ]
+    return [c for c in chosen if not keep or os.path.basename(c[0])[:-3] in keep]
+
+
+COLUMNS = ("passed", "failed", "deliberate", "skipped", "other", "reference")
+
+
+def _row(name, counts):
+    ran = counts["passed"] + counts["failed"] + counts["deliberate"]
+    rate = (counts["passed"] + counts["deliberate"]) / ran if ran else float("nan")
+    return f"| {name} | " + " | ".join(str(counts[k]) for k in COLUMNS) + f" | {rate:.1%} |"
+
+
 def main(argv):
-    chosen = [m for m in MODULES if not argv or os.path.basename(m)[:-3] in argv]
-    total = {"passed": 0, "failed": 0, "deliberate": 0, "skipped": 0}
-    print("| module | passed | failed | deliberate | skipped | pass rate |")
-    print("|---|---|---|---|---|---|")
+    total = dict.fromkeys(COLUMNS, 0)
+    print(
+        "| module | passed | failed | deliberate | skipped | no lowdim estimator | fails on the reference | pass rate |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
-        for relative in chosen:
-            counts, failures = run_module(relative, MODULES[relative], folder)
+        for path, names, conftest, package in _modules(argv):
+            module = os.path.basename(path)[:-3]
+            reference = set()
+            if package == "umap":  # tests from the repository, not the installed release: run them on it first
+                own = run_module(path, (), folder, conftest, package)
+                reference = {test for test, failed, _, _ in _cases(own, module) if failed}
+            report = run_module(path, names, folder, conftest, package)
+            counts, failures = _counts(report, module, reference)
             for k in total:
                 total[k] += counts[k]
-            ran = counts["passed"] + counts["failed"] + counts["deliberate"]
-            rate = (counts["passed"] + counts["deliberate"]) / ran if ran else float("nan")
-            print(
-                f"| {os.path.basename(relative)} | {counts['passed']} | {counts['failed']} | "
-                f"{counts['deliberate']} | {counts['skipped']} | {rate:.1%} |",
-                flush=True,
-            )
+            print(_row(("umap-learn " if package == "umap" else "") + module + ".py", counts), flush=True)
             print("\n".join(f"  failed: {f}" for f in failures), file=sys.stderr, flush=True)
-    ran = total["passed"] + total["failed"] + total["deliberate"]
-    print(
-        f"| all | {total['passed']} | {total['failed']} | {total['deliberate']} | {total['skipped']} | "
-        f"{(total['passed'] + total['deliberate']) / ran:.1%} |"
-    )
+    print(_row("all", total))
 
 
 if __name__ == "__main__":

@@ -58,6 +58,26 @@ def test_each_map_stays_a_faithful_umap(aligned):
     assert np.linalg.norm(placed - model.embeddings_[3][:5], axis=1).max() < 2.0
 
 
+def test_update_adds_an_aligned_map_and_leaves_the_others(aligned):
+    model, slices, relations = aligned
+    first = AlignedUMAP(n_neighbors=[10, 10, 10], random_state=0, n_epochs=100).fit(slices[:3], relations=relations[:2])
+    before = [Y.copy() for Y in first.embeddings_]
+    given = list(relations[:2])
+    first.update(slices[3], relations=relations[2], n_neighbors=10)
+    assert len(first.embeddings_) == 4 and first.n_models_ == 4 and len(given) == 2
+    assert first.n_neighbors == [10, 10, 10]  # the constructor's list is not extended
+    for old, new in zip(before, first.embeddings_):
+        np.testing.assert_array_equal(old, new)
+    # the new map agrees with the one before on their shared rows as the fitted ones do
+    added = consecutive_disparity(first.embeddings_[2:], relations[2:3])
+    fitted = consecutive_disparity(first.embeddings_[:3], relations[:2])
+    alone = consecutive_disparity([first.embeddings_[2], UMAP(random_state=0).fit_transform(slices[3])], relations[2:3])
+    assert added < 0.1 * alone and added < 3 * fitted + 0.005, (added, fitted, alone)
+    assert trustworthiness(slices[3], first.embeddings_[3], n_neighbors=10) > 0.93
+    with pytest.raises(ValueError, match="pass update\\(n_neighbors=...\\)"):
+        first.update(slices[4], relations=relations[3])
+
+
 def test_per_dataset_parameters_and_the_window():
     slices, relations = sliding_digits()
     model = AlignedUMAP(n_neighbors=[10] * 3, n_epochs=30, random_state=0).fit(slices[:3], relations=relations[:2])

@@ -129,6 +129,7 @@ ORDER_DEPENDENT = {"Leiden", "Louvain", "OPTICS"}
 PASSES_MISSING = {"StandardScaler"}
 # n_neighbors counts each point itself (umap-learn's convention): n_neighbors = n_samples is valid.
 COUNTS_SELF = {"UMAP", "ParametricUMAP", "Leiden", "Louvain", "SpectralClustering", "DiffusionMap"}
+CUTS_AS_UMAP_LEARN = {"UMAP", "ParametricUMAP"}  # more neighbours than rows: a warning and n - 1
 # Online fits whose running sums forget: each step moves the factors by a share of
 # themselves, so a tol of 1e-10 is never met; a fixed number of passes instead.
 FIXED_PASSES = {"MiniBatchNMF": {"tol": 0.0, "max_no_improvement": None, "max_iter": 100}}
@@ -679,11 +680,16 @@ def test_a_count_beyond_float_range_is_refused_by_name():
 def test_more_neighbours_than_samples_names_both_numbers(cls):
     """n_neighbors or perplexity of at least the number of samples is an error naming
     both numbers (UMAP counts each point among its own neighbours: n_neighbors = n is
-    the most it can use), never a silent cut."""
+    the most it can use), never a silent cut; UMAP cuts more to n - 1 as umap-learn
+    does, with a warning naming both."""
     X = _data(n=12)
     name = "perplexity" if "perplexity" in cls().get_params() else "n_neighbors"
     size = 13 if cls.__name__ in COUNTS_SELF else 12
     extra = {"affinity": "nearest_neighbors"} if cls.__name__ == "SpectralClustering" else {}
+    if cls.__name__ in CUTS_AS_UMAP_LEARN:  # umap-learn's rule: cut to n - 1, with its warning naming both
+        with pytest.warns(UserWarning, match=rf"truncating to X.shape\[0\] - 1 .*n_neighbors={size} with 12 rows"):
+            _fit(_instance(cls, **{name: size}, **extra), X)
+        return
     with pytest.raises(ValueError, match=rf"{name}={size}\b.*\(12\b"):
         _fit(_instance(cls, **{name: size}, **extra), X)
 

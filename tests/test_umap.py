@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
 from lowdim.embedding import UMAP
+from lowdim.embedding._umap import unique_rows
 from lowdim.embedding._umap_graph import curve_parameters, fuzzy_union, local_memberships
 from lowdim.metrics import knn_accuracy, trustworthiness
 from lowdim.neighbors import nearest_neighbors
@@ -129,8 +130,12 @@ def test_tiny_constant_duplicate_and_disconnected_data_give_finite_embeddings(n)
         tiny = UMAP(n_neighbors=n, random_state=0, n_epochs=50).fit_transform(rng.normal(size=(n, 3)))
         constant = UMAP(n_neighbors=n, random_state=0, n_epochs=50).fit_transform(np.ones((max(n, 4), 3)))
     assert np.isfinite(tiny).all() and np.isfinite(constant).all()
-    with pytest.raises(ValueError, match=f"n_neighbors={n + 1} is more than the number of samples \\({n}\\)"):
-        UMAP(n_neighbors=n + 1).fit(rng.normal(size=(n, 3)))
+    # more neighbours than rows: cut to one fewer than the rows, with umap-learn's warning
+    with pytest.warns(
+        UserWarning, match=r"n_neighbors is larger than the dataset size; truncating to X.shape\[0\] - 1"
+    ):
+        few = UMAP(n_neighbors=n + 5, random_state=0, n_epochs=20).fit(rng.normal(size=(n, 3)))
+    assert few.n_neighbors_ == few._n_neighbors == max(n - 1, 2) and np.isfinite(few.embedding_).all()
     X = np.repeat(rng.normal(size=(20, 3)), 3, axis=0)
     with pytest.warns(UserWarning, match="60 samples have a duplicate"):
         assert np.isfinite(UMAP(random_state=0, n_epochs=50).fit_transform(X)).all()
@@ -196,6 +201,24 @@ def test_unique_embeds_duplicates_once(digits_600):
     umap = UMAP(unique=True, random_state=0, n_epochs=50).fit(doubled)
     assert umap.embedding_.shape == (400, 2) and umap.X_fit_.shape[0] == 300
     np.testing.assert_array_equal(umap.embedding_[300:], umap.embedding_[:100])
+
+
+def test_unique_takes_sparse_rows_too(digits_600):
+    X, _ = digits_600
+    doubled = sp.csr_matrix(np.vstack([X[:300], X[:100]]))
+    umap = UMAP(unique=True, random_state=0, n_epochs=50, n_neighbors=5).fit(doubled)
+    assert umap.embedding_.shape == (400, 2) and umap.X_fit_.shape[0] == 300
+    np.testing.assert_array_equal(umap.embedding_[300:], umap.embedding_[:100])
+    # rows equal as values are one row, whatever their stored zeros
+    with_zero = sp.csr_matrix((np.array([1.0, 0.0]), np.array([0, 1]), np.array([0, 2])), shape=(1, 3))
+    U, first, inverse = unique_rows(sp.vstack([sp.csr_matrix([[1.0, 0, 0]]), with_zero]).tocsr())
+    assert U.shape[0] == 1 and inverse.tolist() == [0, 0] and first.tolist() == [0]
+
+
+def test_umap_learns_private_names_for_fitted_values(digits_600):
+    X, _ = digits_600
+    umap = UMAP(a=1.2, b=1.75, n_epochs=11, init="random").fit(X[:100])
+    assert (umap._a, umap._b, umap._n_neighbors) == (1.2, 1.75, 15)
 
 
 def test_disconnection_distance_drops_long_edges(digits_600):

@@ -166,15 +166,15 @@ class AlignedUMAP(BaseEstimator):
 
     def _mapper(self, t, n_models):
         """Dataset ``t``'s UMAP (a per-dataset parameter's ``t``-th value)."""
-        params = {name: getattr(self, name) for name in SHARED}
+        values = {}
         for name in PER_DATASET:
             value = getattr(self, name)
             if isinstance(value, list | tuple):
                 if len(value) != n_models:
                     raise ValueError(f"{name} lists {len(value)} values for {n_models} datasets; give one per dataset.")
                 value = value[t]
-            params[name] = value
-        return UMAP(**params, random_state=self.random_state)
+            values[name] = value
+        return self._umap(values)
 
     def fit(self, X, y=None, relations=None):
         """Lay out every dataset of ``X``, aligned along the sequence.
@@ -232,6 +232,82 @@ class AlignedUMAP(BaseEstimator):
         """
         return self.fit(X, y, relations=relations).embeddings_
 
+    def update(self, X, y=None, relations=None, **params):
+        """Add a dataset after the fitted ones and lay out its map, aligned to the maps
+        before it, which stay as they are (umap-learn's ``update``).
+
+        Parameters
+        ----------
+        X : array-like (n, n_features)
+        y : array-like (n,), optional
+            Its labels, for a supervised map.
+        relations : dict
+            ``relations[i] = j``: row ``i`` of the last fitted dataset is row ``j`` of ``X``.
+        **params
+            Per-dataset parameters for the new map (``n_neighbors=10``); required for
+            those given as lists to the constructor, default: the constructor's value.
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_digits
+        >>> X = load_digits().data[:600]
+        >>> shift = {i + 150: i for i in range(150)}  # rows 150.. of one window are rows 0.. of the next
+        >>> model = AlignedUMAP(n_epochs=30, random_state=0).fit([X[:300], X[150:450]], relations=[shift])
+        >>> len(model.update(X[300:], relations=shift).embeddings_)
+        3
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "embeddings_")
+        t = self.n_models_
+        _check_sequence([self.mappers_[-1].X_fit_, X], [relations])
+        mapper = self._new_mapper(t, params)
+        rng = check_random_state(self.random_state)
+        new_rows = mapper._fit_graph(X, y)[0]
+        self.mappers_.append(mapper)
+        sizes = [m.embedding_.shape[0] for m in self.mappers_[:-1]] + [new_rows.shape[0]]
+        every = related_pairs([*self.dict_relations_, relations], sizes, self.alignment_window_size)
+        links = {key: pairs for key, pairs in every.items() if key[0] + key[1] == t}  # those reaching the new map
+        graphs = [m.graph_ for m in self.mappers_]
+        strength = ALIGNMENT_SCALE * self.alignment_regularisation
+        weights = {
+            key: strength * np.exp(-(key[1] - 1)) * neighbourhood_overlap(graphs, key, *pairs)
+            for key, pairs in links.items()
+        }
+        start = mapper._initial(new_rows, mapper.graph_, rng)
+        maps = [m.embedding_.astype(np.float32) for m in self.mappers_[:-1]]
+        maps.append(np.ascontiguousarray(procrustes_onto(maps[-1], start, *links[(t - 1, 1)]), dtype=np.float32))
+        n_epochs = self.n_epochs or 200
+        self._joint_layout(maps, links, weights, n_epochs, rng, moving=t)
+        mapper.n_epochs_ = n_epochs
+        mapper._keep(new_rows, maps[-1])
+        self.embeddings_ = [*self.embeddings_, mapper.embedding_]
+        self.n_models_, self.dict_relations_ = t + 1, [*self.dict_relations_, dict(relations)]
+        return self
+
+    def _new_mapper(self, t, params):
+        """The UMAP of dataset ``t``, added by ``update``: ``params`` over the
+        constructor's values (a list-valued one must be given)."""
+        unknown = sorted(set(params) - set(PER_DATASET))
+        if unknown:
+            raise ValueError(
+                f"update takes the per-dataset parameters {', '.join(PER_DATASET)}; got {', '.join(unknown)}."
+            )
+        values = {name: params.get(name, getattr(self, name)) for name in PER_DATASET}
+        for name, value in values.items():
+            if isinstance(value, list | tuple):
+                raise ValueError(f"{name} was given one value per dataset; pass update({name}=...) for dataset {t}.")
+        return self._umap(values)
+
+    def _umap(self, values):
+        """A UMAP with the shared parameters and one dataset's ``values``."""
+        return UMAP(**{name: getattr(self, name) for name in SHARED}, **values, random_state=self.random_state)
+
     def _initial_maps(self, rows, links, rng):
         """Each dataset's own start, rotated and scaled onto the previous map through
         the rows related to it."""
@@ -244,23 +320,26 @@ class AlignedUMAP(BaseEstimator):
             maps.append(np.ascontiguousarray(Y, dtype=np.float32))
         return maps
 
-    def _joint_layout(self, maps, links, weights, n_epochs, rng):
-        """Every map advances one UMAP epoch, then related rows pull together; repeat."""
+    def _joint_layout(self, maps, links, weights, n_epochs, rng, moving=None):
+        """Every map (or only map ``moving``) advances one UMAP epoch, then related rows
+        pull together; repeat."""
         from .._progress import progress_bar
 
-        layouts = []
-        for m, Y in zip(self.mappers_, maps):
+        layouts = {}
+        for t in range(len(maps)) if moving is None else [moving]:
+            m = self.mappers_[t]
             m.layout_seed_ = int(rng.integers(2**62))
             gamma, rate, step = m.repulsion_strength, m.negative_sample_rate, m.learning_rate
-            layouts.append(Layout(Y, m.graph_, n_epochs, m.a_, m.b_, m.layout_seed_, gamma, rate, step, None, None))
+            layouts[t] = Layout(maps[t], m.graph_, n_epochs, m.a_, m.b_, m.layout_seed_, gamma, rate, step, None, None)
         # a row moves about 2 sum(w) / max(w) times an epoch (each of its edges sampled
         # sum(w) / max(w) times, moving both ends), each move pulling it towards its
         # related rows (umap-learn's regularisation per sampled edge)
-        visits = [2.0 * np.asarray(L.W.sum(axis=1)).ravel() / L.heaviest for L in layouts]
+        visits = {t: 2.0 * np.asarray(L.W.sum(axis=1)).ravel() / L.heaviest for t, L in layouts.items()}
+        first = next(iter(layouts.values()))
         for epoch in progress_bar(range(1, n_epochs + 1), desc="AlignedUMAP", unit="epoch", disable=not self.verbose):
-            for layout in layouts:
+            for layout in layouts.values():
                 layout.step(epoch)
-            align(maps, links, weights, visits, layouts[0].alpha(epoch))
+            align(maps, links, weights, visits, first.alpha(epoch))
 
 
 def _check_sequence(X, relations):
@@ -354,7 +433,8 @@ def procrustes_onto(reference, moving, ref_rows, moving_rows):
 
 def align(maps, links, weights, visits, alpha):
     """One epoch's alignment step: each related pair of rows moves towards each other
-    by ``alpha x weight x visits`` of its gap (at most ``MAX_PULL``), in place.
+    by ``alpha x weight x visits`` of its gap (at most ``MAX_PULL``), in place; only
+    the maps ``visits`` has an entry for move (a list: all).
 
     Examples
     --------
@@ -368,5 +448,8 @@ def align(maps, links, weights, visits, alpha):
         A, B = maps[t], maps[t + gap]
         gaps = A[rows] - B[partners]
         w = alpha * weights[(t, gap)]
-        np.subtract.at(A, rows, np.minimum(w * visits[t][rows], MAX_PULL)[:, None] * gaps)
-        np.add.at(B, partners, np.minimum(w * visits[t + gap][partners], MAX_PULL)[:, None] * gaps)
+        moves = range(len(visits)) if isinstance(visits, list) else visits
+        if t in moves:
+            np.subtract.at(A, rows, np.minimum(w * visits[t][rows], MAX_PULL)[:, None] * gaps)
+        if t + gap in moves:
+            np.add.at(B, partners, np.minimum(w * visits[t + gap][partners], MAX_PULL)[:, None] * gaps)

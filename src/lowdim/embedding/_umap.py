@@ -34,7 +34,6 @@ from ..neighbors import (
     PRECOMPUTED_KNN,
     SPARSE_METRICS,
     KNNIndex,
-    check_n_neighbors,
     dask_self_neighbors,
     knn_csr,
     knn_given,
@@ -78,6 +77,35 @@ def default_epochs(n_samples):
     (500, 200)
     """
     return 500 if n_samples <= 10_000 else 200
+
+
+def unique_rows(X):
+    """``(distinct rows, the first row of each, the distinct row each row is)`` of a
+    dense array (sorted, as ``np.unique``) or a sparse matrix (CSR, in order of first
+    appearance; rows equal as values, whatever their stored zeros and index order).
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> U, first, inverse = unique_rows(sp.csr_matrix([[0, 1.0], [2.0, 0], [0, 1.0]]))
+    >>> U.shape, first.tolist(), inverse.tolist()
+    ((2, 2), [0, 1], [0, 1, 0])
+    """
+    if not sp.issparse(X):
+        U, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+        return U, first, inverse.ravel()
+    C = sp.csr_matrix(X, copy=True)
+    C.sum_duplicates()
+    C.eliminate_zeros()
+    # a row's key: its column indices' bytes then its values' (equal lengths mean equal nnz)
+    keys = np.empty(C.shape[0], dtype=object)
+    for r, (a, b) in enumerate(zip(C.indptr[:-1], C.indptr[1:])):
+        keys[r] = C.indices[a:b].tobytes() + C.data[a:b].tobytes()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # distinct rows in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return sp.csr_matrix(X)[first[order]], first[order], rank[inverse.ravel()]
 
 
 class UMAP(
@@ -218,7 +246,11 @@ class UMAP(
         With ``densmap`` or ``output_dens``: the neighbour distances behind the graph
         (each kNN edge, in either direction); None otherwise, as in umap-learn.
     a_, b_ : float
-        The output curve ``1 / (1 + a d^(2b))``.
+        The output curve ``1 / (1 + a d^(2b))`` (also as umap-learn's ``_a``, ``_b``).
+    n_neighbors_ : int
+        The neighbours each point had, itself included: ``n_neighbors``, or one fewer
+        than the rows (the distinct rows with ``unique``) when there were not that many
+        (as umap-learn, which calls it ``_n_neighbors``).
     rad_orig_, rad_emb_ : ndarray (n_samples,)
         With ``densmap`` or ``output_dens``: each point's local radius, log scale, in the
         data (``log(sum w d^2 / sum w)`` over its graph edges) and in the embedding (the
@@ -460,8 +492,8 @@ class UMAP(
         from .._progress import progress_bar
 
         n = X.shape[0]
-        check_n_neighbors(self.n_neighbors, n, counts_self=True)  # as in umap-learn
-        k = self.n_neighbors - 1
+        self.n_neighbors_ = self._neighbors_for(n)
+        k = self.n_neighbors_ - 1
         distances, indices, index = self._neighbors(X, k, search)
         self._knn = (distances, indices)  # behind knn_graph_ (scanpy's obsp['distances'])
         with progress_bar(total=2, desc="UMAP graph", unit="step", disable=not self.verbose) as bar:
@@ -478,6 +510,31 @@ class UMAP(
                 warn_components(n_comp, f"{self._shown_name} neighbour graph", components)
             bar.update()
         return W, index
+
+    def _neighbors_for(self, n):
+        """The neighbours each point gets among ``n`` rows (itself included): more than
+        ``n`` asked for is cut to ``n - 1`` as umap-learn does, with its warning."""
+        if self.n_neighbors <= n:
+            return self.n_neighbors
+        kept = max(n - 1, min(2, n))
+        warn_user(
+            f"n_neighbors is larger than the dataset size; truncating to X.shape[0] - 1 ({self._shown_name}: "
+            f"n_neighbors={self.n_neighbors} with {n} {'distinct ' if self.unique else ''}rows; {kept} used).",
+            UserWarning,
+        )
+        return kept
+
+    @property
+    def _n_neighbors(self):  # umap-learn's names for the fitted values, which code written for it reads
+        return self.n_neighbors_
+
+    @property
+    def _a(self):
+        return self.a_
+
+    @property
+    def _b(self):
+        return self.b_
 
     def _fuzzy(self, X, y, distances, indices):
         """The fuzzy simplicial set of the kNN lists (and, for the radii, ``graph_dists_``),
@@ -574,9 +631,8 @@ class UMAP(
         self.unique_inverse_ = None
         if self.unique and is_dask_array(X):
             raise ValueError("unique=True needs the rows in memory; on a dask array pass unique=False.")
-        if self.unique and self.metric != "precomputed" and not sp.issparse(X):
-            X, first, self.unique_inverse_ = np.unique(X, axis=0, return_index=True, return_inverse=True)
-            self.unique_inverse_ = self.unique_inverse_.ravel()
+        if self.unique and self.metric != "precomputed":
+            X, first, self.unique_inverse_ = unique_rows(X)
             y = None if y is None else y[first]
             if knn_given(self.precomputed_knn):
                 raise ValueError("precomputed_knn refers to the rows as given; it cannot be combined with unique=True.")

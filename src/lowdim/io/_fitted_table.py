@@ -866,6 +866,7 @@ FITTED = {
             "n_components_": {"kind": "int", "ndim": None},
             "n_epochs_": {"kind": "int", "ndim": None},
             "n_features_in_": {"kind": "int", "ndim": None},
+            "n_neighbors_": {"kind": "int", "ndim": None},
             "supervised_": {"kind": "bool", "ndim": None},
         },
     },
