@@ -248,6 +248,8 @@ def test_curve_transform_graph_and_output_metric(digits_600):
     assert (umap.a_, umap.b_) == (1.2, 0.8)
     W = umap.transform(X[:3])
     assert W.shape == (3, 600) and np.allclose(W.max(axis=1).toarray(), 1.0)
+    graph = UMAP(random_state=0, n_epochs=20, transform_mode="graph").fit_transform(X)  # umap-learn's return
+    assert sp.issparse(graph) and (graph != umap.graph_).nnz == 0
     with pytest.raises(ValueError, match="output_metric"):
         UMAP(output_metric="poincare").fit(X)  # not among the output spaces
     with pytest.raises(ValueError, match="give both a and b"):

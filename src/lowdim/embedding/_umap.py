@@ -208,7 +208,8 @@ class UMAP(
         ``rad_emb_`` when ``densmap=True``).
     transform_mode : {'embedding', 'graph'}, default='embedding'
         What ``transform`` returns: coordinates, or the new points' membership graph
-        to the training points (sparse, (m, n_samples)).
+        to the training points (sparse, (m, n_samples)); with 'graph', ``fit_transform``
+        returns ``graph_`` (as umap-learn; ``embedding_`` is laid out all the same).
     transform_seed : int, default=42
         Seed of ``transform``'s placement (the same points always land in the same place).
     force_approximation_algorithm : bool, default=False
@@ -768,9 +769,12 @@ class UMAP(
 
         Returns
         -------
-        ndarray (n_samples, n_components), or ``(embedding, rad_orig, rad_emb)``
+        ndarray (n_samples, n_components), or ``(embedding, rad_orig, rad_emb)``, or
+        with ``transform_mode='graph'`` the sparse ``graph_``
         """
         self.fit(X, y)
+        if self.transform_mode == "graph":
+            return self.graph_
         if self.output_dens:
             return self.embedding_, self.rad_orig_, self.rad_emb_
         return self.embedding_
