@@ -59,3 +59,47 @@ def test_tsne_takes_a_metric_function_as_scikit_learn_does(digits):
     named = TSNE(metric="manhattan", method="exact", random_state=0, max_iter=250).fit(digits[:120])
     given = TSNE(metric=manhattan, method="exact", random_state=0, max_iter=250).fit(digits[:120])
     np.testing.assert_allclose(given.affinities_.toarray(), named.affinities_.toarray(), rtol=1e-9, atol=1e-15)
+
+
+@njit
+def _nan_aware_with_gradient(a, b):
+    """Manhattan over the coordinates both rows have, and a gradient (umap-learn's pair)."""
+    total = 0.0
+    for t in range(a.shape[0]):
+        if np.isfinite(a[t]) and np.isfinite(b[t]):
+            total += abs(a[t] - b[t])
+    return total, a - b
+
+
+@njit
+def _scribbler(a, b):
+    a[0] = np.nan  # a function that writes into the rows it is given
+    return np.abs(a[1:] - b[1:]).sum()
+
+
+def test_rows_with_gaps_need_ensure_all_finite_and_a_metric_function(digits):
+    X = digits[:200].copy()
+    X[::7, 3] = np.nan
+    X[::11, 5] = np.inf
+    with pytest.raises(ValueError, match="NaN"):
+        UMAP(metric=_nan_aware_with_gradient).fit(X)  # umap-learn's default refuses them too
+    with pytest.raises(ValueError, match="pass a metric function"):
+        UMAP().fit(X, ensure_all_finite=False)
+    model = UMAP(metric=_nan_aware_with_gradient, n_epochs=30, random_state=0).fit(X, ensure_all_finite=False)
+    assert np.isfinite(model.embedding_).all()
+    # the pair's first item is the distance: the gaps skipped, as the function says
+    D = pairwise_distances(X[:5], X[:5], _nan_aware_with_gradient)
+    both = np.isfinite(X[:5, None, :]) & np.isfinite(X[None, :5, :])
+    expected = np.where(both, np.abs(np.nan_to_num(X[:5, None, :]) - np.nan_to_num(X[None, :5, :])), 0).sum(axis=2)
+    np.testing.assert_allclose(D, expected)
+    with pytest.raises(ValueError, match="infinity|inf"):
+        model.transform(X[:22], ensure_all_finite="allow-nan")
+    assert np.isfinite(model.transform(X[:22], ensure_all_finite=False)).all()
+
+
+def test_a_metric_function_cannot_change_the_data(digits):
+    X = digits[:60].copy()
+    before = X.copy()
+    model = UMAP(metric=_scribbler, n_epochs=10, random_state=0).fit(X)
+    model.transform(X[:5])
+    np.testing.assert_array_equal(X, before)

@@ -215,6 +215,14 @@ def test_unique_takes_sparse_rows_too(digits_600):
     assert U.shape[0] == 1 and inverse.tolist() == [0, 0] and first.tolist() == [0]
 
 
+def test_transform_takes_new_rows_sparse_or_dense_whatever_the_fit_took(digits_600):
+    X, _ = digits_600
+    model = UMAP(n_neighbors=5, n_epochs=10, random_state=0).fit(X[:200])
+    np.testing.assert_array_equal(model.transform(sp.csr_matrix(X[200:203])), model.transform(X[200:203]))
+    with pytest.raises(ValueError, match="X has 6 features"):
+        model.transform(np.zeros((3, 6)))
+
+
 def test_umap_learns_private_names_for_fitted_values(digits_600):
     X, _ = digits_600
     umap = UMAP(a=1.2, b=1.75, n_epochs=11, init="random").fit(X[:100])

@@ -3,12 +3,26 @@
 Not cached on disk: the kernel is compiled anew for each metric function it is given
 (numba cannot cache a kernel that takes a function as an argument)."""
 
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
+
+
+def distance_of(result):
+    """A metric function's distance: its result, or the first item of a ``(distance,
+    gradient)`` pair (umap-learn's metrics may return both)."""
+    return result[0] if isinstance(result, tuple) else result
+
+
+@overload(distance_of)
+def _distance_of(result):
+    if isinstance(result, types.BaseTuple):
+        return lambda result: result[0]
+    return lambda result: result
 
 
 @njit(parallel=True)
 def all_pairs(X, Y, metric, args, out):
-    """``out[i, j] = metric(X[i], Y[j], *args)``.
+    """``out[i, j] = metric(X[i], Y[j], *args)`` (its distance, if it returns a pair).
 
     Examples
     --------
@@ -22,4 +36,4 @@ def all_pairs(X, Y, metric, args, out):
     """
     for i in prange(X.shape[0]):
         for j in range(Y.shape[0]):
-            out[i, j] = metric(X[i], Y[j], *args)
+            out[i, j] = distance_of(metric(X[i], Y[j], *args))

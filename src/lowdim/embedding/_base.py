@@ -122,14 +122,14 @@ def as_float64(X):
     return sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else np.ascontiguousarray(X, dtype=np.float64)
 
 
-def training_rows(estimator, X, accept_sparse):
-    """The rows a neighbour embedding fits, validated (and the feature count recorded):
-    a dask array stays on the cluster (the kNN graph is built there, the layout runs
-    here from the graph); anything else becomes an own copy, which the model keeps (and
-    indexes built on it) for transform."""
+def training_rows(estimator, X, accept_sparse, **checks):
+    """The rows a neighbour embedding fits, validated (``checks``: ``_validate_input``'s
+    options) and the feature count recorded: a dask array stays on the cluster (the kNN
+    graph is built there, the layout runs here from the graph); anything else becomes
+    an own copy, which the model keeps (and indexes built on it) for transform."""
     name = type(estimator).__name__
     if not is_dask_array(X):
-        return own_copy(estimator._validate_input(X, reset=True, accept_sparse=accept_sparse))
+        return own_copy(estimator._validate_input(X, reset=True, accept_sparse=accept_sparse, **checks))
     if estimator.metric == "precomputed":
         raise ValueError(f"{name} on a dask array needs feature vectors; metric='precomputed' takes a NumPy array.")
     if isinstance(estimator.neighbors_algorithm, KNNIndex):

@@ -25,7 +25,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_sample_count
+from .._validation import check_sample_count, convert_array
 from .._warnings import warn_user
 from ..distributed import is_dask_array
 from ..neighbors import (
@@ -407,9 +407,9 @@ class UMAP(
             raise ValueError(f"give both a and b of the output curve, or neither; got a={self.a}, b={self.b}.")
         self._output_space()
 
-    def _check_data(self, X):
+    def _check_data(self, X, finite=True):
         check_sample_count(X.shape[0], self._shown_name, self.n_components)
-        if not is_dask_array(X):  # a dask array's columns are not scanned on the client
+        if finite and not is_dask_array(X):  # a dask array's columns are not scanned on the client
             check_rows_or_distances(X, self.metric, self._shown_name)
 
     def _output_space(self):
@@ -512,6 +512,23 @@ class UMAP(
             bar.update()
         return W, index
 
+    def _finite(self, ensure_all_finite):
+        """The input checks for umap-learn's ``ensure_all_finite``: NaN (and with False
+        infinity) let through only for a metric function, the one thing that can
+        measure such rows."""
+        if ensure_all_finite is True:
+            return {}
+        if ensure_all_finite not in (False, "allow-nan"):
+            raise ValueError(f"ensure_all_finite must be True, False or 'allow-nan'; got {ensure_all_finite!r}.")
+        if not callable(self.metric):
+            raise ValueError(
+                f"ensure_all_finite={ensure_all_finite!r} lets NaN or infinity into the rows, which "
+                f"metric={self.metric!r} cannot measure; pass a metric function that handles them, or clean the data."
+            )
+        return (
+            {"allow_nan": True} if ensure_all_finite == "allow-nan" else {"allow_nan": True, "validate": convert_array}
+        )
+
     def _neighbors_for(self, n):
         """The neighbours each point gets among ``n`` rows (itself included): more than
         ``n`` asked for is cut to ``n - 1`` as umap-learn does, with its warning."""
@@ -597,30 +614,34 @@ class UMAP(
             Y += rng.normal(0.0, 1e-4, size=Y.shape)  # separates coincident starts
         return np.ascontiguousarray(Y, dtype=np.float32)
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, ensure_all_finite=True):
         """Embed ``X``; with labels ``y`` (-1 = unknown), supervised UMAP.
 
         Parameters
         ----------
         X : array-like (n_samples, n_features)
         y : array-like (n_samples,), optional
+        ensure_all_finite : bool or 'allow-nan', default=True
+            umap-learn's: True refuses NaN and infinity in ``X``; 'allow-nan' lets NaN
+            through, False both (dense rows). Rows with them need a ``metric``
+            function that handles them.
 
         Returns
         -------
         self
         """
-        X, rng = self._fit_graph(X, y)
+        X, rng = self._fit_graph(X, y, ensure_all_finite)
         self.n_epochs_ = self.n_epochs or default_epochs(X.shape[0])
         self._layout(X, self._initial(X, self.graph_, rng), self.n_epochs_, rng)
         return self
 
-    def _fit_graph(self, X, y):
+    def _fit_graph(self, X, y, ensure_all_finite=True):
         """What ``fit`` does before the layout: checks, ``graph_``, ``a_``/``b_``; the
         rows fitted (distinct ones with ``unique``) and the random generator."""
         validate_params(self)
         self._check_relations()
-        X = training_rows(self, X, accept_sparse=sparse_input(self.metric))
-        self._check_data(X)
+        X = training_rows(self, X, accept_sparse=sparse_input(self.metric), **self._finite(ensure_all_finite))
+        self._check_data(X, finite=ensure_all_finite is True)  # constant columns: not measurable through NaN
         if y is not None:
             y = np.asarray(y)
             one_per_row = self.target_metric == "categorical" or self.target_metric in DISCRETE_TARGETS
@@ -689,7 +710,7 @@ class UMAP(
         self.X_fit_ = X
         self.n_components_ = self.n_components
 
-    def update(self, X, *, n_epochs=None, learning_rate=None):
+    def update(self, X, *, n_epochs=None, learning_rate=None, ensure_all_finite=True):
         """Add rows to the fitted map without refitting it from scratch.
 
         The new rows are placed as ``transform`` places them; then the neighbour graph
@@ -709,6 +730,8 @@ class UMAP(
         learning_rate : float, optional
             Its initial step; default a quarter of ``learning_rate``, as ``transform``.
             Larger values let the map rearrange more around the new rows.
+        ensure_all_finite : bool or 'allow-nan', default=True
+            As in ``fit``.
 
         Returns
         -------
@@ -722,7 +745,9 @@ class UMAP(
         >>> model.embedding_.shape
         (1797, 2)
         """
-        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
+        X = self._validate_input(
+            X, reset=False, accept_sparse=sparse_input(self.metric), **self._finite(ensure_all_finite)
+        )
         self._check_updatable()
         placed = self._placed(X)
         X = X.astype(self.X_fit_.dtype)
@@ -758,7 +783,7 @@ class UMAP(
         present.data[:] = 1.0
         return data_radii(self.graph_.multiply(present).tocsr(), D)
 
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X, y=None, ensure_all_finite=True):
         """Fit and return the embedding (with ``output_dens``: also the data's and the
         embedding's local radii).
 
@@ -766,13 +791,15 @@ class UMAP(
         ----------
         X : array-like (n_samples, n_features)
         y : array-like (n_samples,), optional
+        ensure_all_finite : bool or 'allow-nan', default=True
+            As in ``fit``.
 
         Returns
         -------
         ndarray (n_samples, n_components), or ``(embedding, rad_orig, rad_emb)``, or
         with ``transform_mode='graph'`` the sparse ``graph_``
         """
-        self.fit(X, y)
+        self.fit(X, y, ensure_all_finite)
         if self.transform_mode == "graph":
             return self.graph_
         if self.output_dens:

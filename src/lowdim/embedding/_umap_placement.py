@@ -26,7 +26,7 @@ class UMAPPlacement:
         ref[self.unique_inverse_] = self.embedding_
         return ref
 
-    def transform(self, X):
+    def transform(self, X, ensure_all_finite=True):
         """Place new points in the fixed training embedding.
 
         Each new point's memberships to its ``n_neighbors`` nearest training points
@@ -38,13 +38,19 @@ class UMAPPlacement:
         Parameters
         ----------
         X : array-like (m, n_features)
+        ensure_all_finite : bool or 'allow-nan', default=True
+            As in ``fit``.
 
         Returns
         -------
         ndarray (m, n_components), or with ``transform_mode='graph'`` the sparse (m,
         n_samples) memberships
         """
-        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
+        X = self._validate_input(
+            X, reset=False, accept_sparse=sparse_input(self.metric), **self._finite(ensure_all_finite)
+        )
+        if sp.issparse(X) != sp.issparse(self.X_fit_) and self.metric != "precomputed":
+            X = sp.csr_matrix(X) if sp.issparse(self.X_fit_) else X.toarray()  # the training rows' form
         return self._placed(X, graph_only=self.transform_mode == "graph")
 
     def _placed(self, X, graph_only=False):

@@ -150,7 +150,8 @@ def _compiled_distances(X, Y, metric, metric_params):
     """A numba-compiled metric over all pairs of rows, in float64."""
     from .._kernels.callable_metric import all_pairs
 
-    X, Y = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(Y, dtype=np.float64)
+    # copies: a function that writes into the rows it is given must not change the data
+    X, Y = np.array(X, dtype=np.float64, order="C"), np.array(Y, dtype=np.float64, order="C")
     out = np.empty((X.shape[0], Y.shape[0]))
     all_pairs(X, Y, metric, tuple((metric_params or {}).values()), out)
     return out

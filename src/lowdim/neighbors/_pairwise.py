@@ -6,7 +6,7 @@ in row blocks, behind the same ``build`` / ``query`` / ``pairwise`` interface as
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_array
+from .._validation import check_array, convert_array
 from ..linalg import pairwise_distances, row_norms_sq
 from ._base import KNNIndex
 
@@ -132,8 +132,14 @@ class PairwiseIndex(KNNIndex):
 
     def _build(self, X):
         """Index the rows of ``X`` (kept as float64)."""
-        X = check_array(X, estimator_name="PairwiseIndex")
-        self._data = np.array(X, dtype=np.float64)
+        self._data = np.array(self._floats(X), dtype=np.float64)
+
+    def _floats(self, X):
+        """Rows as floats; NaN and infinity only for a metric function, which decides
+        what they measure (umap-learn's ``ensure_all_finite=False``)."""
+        if callable(self.metric):
+            return convert_array(X, estimator_name="PairwiseIndex", allow_nan=True)
+        return check_array(X, estimator_name="PairwiseIndex")
 
     def _block_distances(self, Qb):
         Qb = np.asarray(Qb, dtype=np.float64)
@@ -145,7 +151,7 @@ class PairwiseIndex(KNNIndex):
         return self._block_distances(self._checked(Q))
 
     def _checked(self, Q):
-        Q = check_array(Q, estimator_name="PairwiseIndex")
+        Q = self._floats(Q)
         if Q.shape[1] != self._data.shape[1]:
             raise ValueError(f"query has {Q.shape[1]} features, but the index has {self._data.shape[1]}.")
         return Q
