@@ -96,6 +96,26 @@ def _probe(name, home):
 _CLASSES = tuple(c for c in (_probe(n, h) for n, h in {homes!r}) if c is not None)
 
 
+# Tests that reach a class through the reference's modules (manifold.Isomap, _mds.MDS)
+# get lowdim's too: every loaded module of the reference that holds its class by that
+# name holds lowdim's instead.
+def _into_reference(package):
+    import sys
+
+    _importlib.import_module(package)
+    for ours in _CLASSES:
+        theirs = getattr(sys.modules[package], ours.__name__, None)
+        if theirs is None or theirs is ours:
+            continue
+        for name, module in list(sys.modules.items()):
+            if name.split(".")[0] == package.split(".")[0] and getattr(module, ours.__name__, None) is theirs:
+                setattr(module, ours.__name__, ours)
+
+
+if _CLASSES:
+    _into_reference({tested!r})
+
+
 @_pytest.fixture(autouse=True)
 def _lowdim_probe(request, record_property):
     _built.clear()
@@ -157,13 +177,21 @@ def _nose_tools(folder):
         )
 
 
+def _tested_package(path, package):
+    """``sklearn.manifold`` for ``.../sklearn/manifold/tests/test_isomap.py``."""
+    parts = os.path.normpath(path).split(os.sep)
+    start = len(parts) - 1 - parts[::-1].index(package)
+    return ".".join(parts[start : parts.index("tests", start)])
+
+
 def run_module(path, names, folder, conftest, package="sklearn"):
     """Run the reference's test module at ``path`` (its fixtures from ``conftest``) with
     ``names`` taken from lowdim (none: the reference itself); returns the junit report."""
     homes = [(n, HOMES.get(n, "lowdim")) for n in names]
     _nose_tools(folder)
+    probe = PROBE.format(homes=homes, tested=_tested_package(path, package))
     with open(os.path.join(folder, "conftest.py"), "w", encoding="utf-8") as fh:
-        fh.write(swapped(open(conftest, encoding="utf-8").read(), set(names), package) + PROBE.format(homes=homes))
+        fh.write(swapped(open(conftest, encoding="utf-8").read(), set(names), package) + probe)
     name = os.path.basename(path)
     with open(os.path.join(folder, name), "w", encoding="utf-8") as fh:
         fh.write(swapped(open(path, encoding="utf-8").read(), set(names), package))

@@ -103,3 +103,10 @@ def test_a_metric_function_cannot_change_the_data(digits):
     model = UMAP(metric=_scribbler, n_epochs=10, random_state=0).fit(X)
     model.transform(X[:5])
     np.testing.assert_array_equal(X, before)
+
+
+def test_a_metric_function_giving_a_negative_distance_is_named(digits):
+    with pytest.raises(ValueError, match=r"All distances should be positive, the metric given is not correct.*-1"):
+        pairwise_distances(digits[:3], digits[:3], lambda a, b: -1.0)
+    with pytest.raises(ValueError, match="All distances should be positive"):
+        pairwise_distances(digits[:3], digits[:3], njit(lambda a, b: -1.0))

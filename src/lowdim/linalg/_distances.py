@@ -119,8 +119,21 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     if metric == "haversine":
         return _haversine(np.asarray(X, dtype=np.float64), np.asarray(Y, dtype=np.float64))
     if compiled_metric(metric):
-        return _compiled_distances(X, Y, metric, metric_params)
-    return cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32), copy=False)
+        return _nonnegative(_compiled_distances(X, Y, metric, metric_params))
+    D = cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32), copy=False)
+    return _nonnegative(D) if callable(metric) else D
+
+
+def _nonnegative(D):
+    """A metric function's distances, refused if one is negative (scikit-learn's sentence
+    kept: code matches it)."""
+    if (D < 0).any():
+        i, j = np.argwhere(D < 0)[0]
+        raise ValueError(
+            f"All distances should be positive, the metric given is not correct: the metric function returned "
+            f"{D[i, j]:g} between rows {i} and {j}; a distance is never negative."
+        )
+    return D
 
 
 def compiled_metric(metric):
