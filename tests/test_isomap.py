@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from scipy.stats import spearmanr
+from sklearn.datasets import make_s_curve
 from sklearn.manifold import Isomap as SkIsomap
 
 from lowdim.manifold import Isomap
@@ -78,7 +79,9 @@ def test_transform_of_many_points_runs_in_blocks():
 
 def test_both_neighborhood_rules_at_once_are_refused():
     X = np.random.default_rng(0).normal(size=(50, 3))
-    with pytest.raises(ValueError, match="both n_neighbors=5 and radius=0.5 are set; pass n_neighbors=None"):
+    with pytest.raises(
+        ValueError, match="Both n_neighbors and radius are provided. Isomap: n_neighbors=5 and radius=0.5"
+    ):
         Isomap(n_neighbors=5, radius=0.5).fit(X)
     with pytest.raises(ValueError, match="set one of them"):
         Isomap(n_neighbors=None).fit(X)
@@ -154,3 +157,44 @@ def test_precomputed_distances():
     np.testing.assert_allclose(np.abs(ours.transform(D[:5])), np.abs(theirs.transform(D[:5])), atol=1e-10)
     with pytest.raises(ValueError, match="n_landmarks needs the data's coordinates"):
         Isomap(n_neighbors=10, metric="precomputed", n_landmarks=50).fit(D)
+
+
+def test_sparse_rows_give_the_dense_rows_embedding():
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = sp.random(120, 6, density=0.4, format="csr", random_state=1) + sp.csr_matrix(rng.normal(0, 1e-3, (120, 6)))
+    X = sp.csr_matrix(X)
+    dense, sparse = Isomap(n_neighbors=8).fit(X.toarray()), Isomap(n_neighbors=8).fit(X)
+    flip = np.sign((dense.embedding_ * sparse.embedding_).sum(axis=0))
+    np.testing.assert_allclose(sparse.embedding_ * flip, dense.embedding_, atol=1e-8 * np.abs(dense.embedding_).max())
+    np.testing.assert_allclose(sparse.transform(X[:5]) * flip, dense.transform(X[:5].toarray()), atol=1e-6)
+    with pytest.raises(ValueError, match="sparse rows builds a kNN graph"):
+        Isomap(n_neighbors=None, radius=1.0).fit(X)
+
+
+def test_a_sparse_radius_graph_and_a_metric_function():
+    import scipy.sparse as sp
+    from sklearn.neighbors import radius_neighbors_graph
+
+    X, _ = make_s_curve(200, random_state=0)
+    graph = radius_neighbors_graph(X, radius=1.0, mode="distance")
+    given = Isomap(n_neighbors=None, radius=1.0, metric="precomputed").fit(sp.csr_matrix(graph))
+    searched = Isomap(n_neighbors=None, radius=1.0).fit(X)
+    np.testing.assert_allclose(np.abs(given.embedding_), np.abs(searched.embedding_), atol=1e-8)
+    manhattan = Isomap(n_neighbors=6, metric=lambda a, b: np.abs(a - b).sum()).fit(X[:80])
+    np.testing.assert_allclose(
+        np.abs(manhattan.embedding_),
+        np.abs(Isomap(n_neighbors=6, metric="manhattan").fit(X[:80]).embedding_),
+        atol=1e-8,
+    )
+
+
+def test_a_sparse_graph_in_pieces_that_stores_no_joining_distance_is_refused():
+    from sklearn.neighbors import kneighbors_graph
+
+    from lowdim.exceptions import DisconnectedGraphError
+
+    X = np.array([0.0, 1, 2, 5, 6, 7])[:, None]
+    with pytest.raises(DisconnectedGraphError, match="number of connected components 2 > 1.*no distance between them"):
+        Isomap(n_neighbors=1, metric="precomputed").fit(kneighbors_graph(X, n_neighbors=2, mode="distance"))

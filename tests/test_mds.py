@@ -102,8 +102,25 @@ def test_scikit_learn_1_9_defaults_and_spellings_with_their_warnings():
     with pytest.warns(FutureWarning, match="default init is 'random', as in scikit-learn 1.9"):
         default = MDS(random_state=0).fit_transform(X)
     np.testing.assert_array_equal(default, MDS(init="random", random_state=0).fit_transform(X))
-    with pytest.warns(FutureWarning, match="use metric_mds=False instead of metric=False"):
+    with pytest.warns(FutureWarning, match="Use metric_mds=False instead of metric=False"):
         old = MDS(metric=False, init="classical_mds", random_state=0).fit(X)
     new = MDS(metric_mds=False, init="classical_mds", random_state=0).fit(X)
     np.testing.assert_array_equal(old.embedding_, new.embedding_)
     assert old.stress_ == new.stress_
+
+
+def test_non_metric_mds_is_the_same_at_any_data_scale():
+    """The disparities have unit scale, and so has the random start: the run (its
+    iterations and normalised stress) does not depend on the data's units, even with
+    tied dissimilarities that rounding would untie at another scale."""
+    X = np.array([[1.0, 1], [1, 4], [1, 5], [3, 3]])
+    runs = [MDS(n_components=2, random_state=42, metric_mds=False, init="random").fit(X * s) for s in (100, 1, 0.01)]
+    assert len({r.n_iter_ for r in runs}) == 1
+    np.testing.assert_allclose([r.stress_ for r in runs], runs[0].stress_, rtol=1e-9)
+    # Kruskal's stress-1: raw stress over the squared embedding distances
+    metric = MDS(n_components=2, random_state=42, normalized_stress=True, init="random").fit(X)
+    D, Z = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1)), metric.embedding_
+    d = np.sqrt(((Z[:, None] - Z[None]) ** 2).sum(-1))
+    assert metric.stress_ == pytest.approx(np.sqrt(((d - D) ** 2).sum() / 2 / ((d**2).sum() / 2)), rel=1e-9)
+    with pytest.raises(ValueError, match="You provided both `dissimilarity` and `metric`"):
+        MDS(metric="cosine", dissimilarity="euclidean", init="random").fit(X)

@@ -90,3 +90,17 @@ class UnsupportedBySolver(ValueError, NotImplementedError):
     >>> issubclass(UnsupportedBySolver, ValueError) and issubclass(UnsupportedBySolver, NotImplementedError)
     True
     """
+
+
+class DisconnectedGraphError(ValueError, RuntimeError):
+    """A neighbour graph in pieces that cannot be joined: nothing says how far apart the
+    pieces are (a sparse distance matrix storing no distance between them). A
+    ``ValueError`` (the data given cannot do it) and the ``RuntimeError`` scikit-learn
+    raises for it.
+
+    Examples
+    --------
+    >>> from lowdim.exceptions import DisconnectedGraphError
+    >>> issubclass(DisconnectedGraphError, ValueError) and issubclass(DisconnectedGraphError, RuntimeError)
+    True
+    """

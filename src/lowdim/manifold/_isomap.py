@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._memory import require_memory
-from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import warn_constant_features
 from .._warnings import warn_user
@@ -14,7 +14,9 @@ from ..neighbors import (
     ALGORITHMS,
     INDEX_METRICS,
     PRECOMPUTED_KNN,
+    SPARSE_METRICS,
     KNNIndex,
+    SparseIndex,
     StoredDistances,
     check_n_neighbors,
     join_components,
@@ -36,8 +38,10 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
     """Symmetric neighbour graph (found here, or the ``given`` ``(distances,
     indices)``) with zero-length edges (duplicate rows) kept as tiny positive weights,
     joined into one component (in the graph's metric)."""
-    if sp.issparse(X):  # a sparse precomputed matrix: joined through its stored distances
+    if sp.issparse(X) and metric == "precomputed":  # a sparse distance matrix: joined through its stored distances
         index = StoredDistances()
+    elif sp.issparse(X):  # sparse rows: searched and joined by sparse products, never densified
+        index = SparseIndex(metric).build(X)
     elif given is not None and metric == "euclidean":
         index = None  # nothing to search, and Euclidean rows are joined by BLAS distances
     else:
@@ -47,6 +51,11 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
         G = knn_csr(*given)
     elif radius is None:
         G = kneighbors_graph(X, n_neighbors, index=index)
+    elif sp.issparse(X):  # a sparse distance graph: the stored distances within the radius
+        G = sp.csr_matrix(X, copy=True)
+        G.data[G.data > radius] = 0.0
+        G.setdiag(0.0)
+        G.eliminate_zeros()
     else:
         G = radius_neighbors_graph(X, radius, metric=metric, metric_params=metric_params)
     zero = G.data <= 0
@@ -58,9 +67,8 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
             UserWarning,
         )
         G.data[zero] = np.finfo(np.float64).tiny
-    return join_components(
-        symmetrize(G), X, name="Isomap neighbour graph", index=index if metric != "euclidean" else None
-    )
+    join_by = index if metric != "euclidean" or sp.issparse(X) else None
+    return join_components(symmetrize(G), X, name="Isomap neighbour graph", index=join_by)
 
 
 class Isomap(EmbeddingMixin, ComponentTransformer):
@@ -153,7 +161,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         "radius": [NONE, Interval(float, 0, None, closed="neither")],
         "n_components": [Interval(int, 1, None, closed="left")],
         "n_landmarks": [NONE, Interval(int, 2, None, closed="left")],
-        "metric": [Options({"minkowski", *INDEX_METRICS})],
+        "metric": [Options({"minkowski", *INDEX_METRICS}), CALLABLE],
         "p": [Interval(float, 1, None, closed="left")],
         "metric_params": [NONE, InstanceOf(dict)],
         "eigen_solver": [Options({"auto", "arpack", "dense"})],
@@ -204,7 +212,8 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
     def _check_sizes(self, n):
         if self.n_neighbors is not None and self.radius is not None:
             raise ValueError(
-                f"Isomap: both n_neighbors={self.n_neighbors} and radius={self.radius} are set; pass "
+                f"Both n_neighbors and radius are provided. Isomap: n_neighbors={self.n_neighbors} and "
+                f"radius={self.radius} are both set; pass "
                 "n_neighbors=None for the radius graph (as in scikit-learn), or radius=None for the "
                 "kNN graph."
             )
@@ -249,10 +258,15 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         self
         """
         validate_params(self)
-        X = self._validate_input(X, reset=True, accept_sparse=self.metric == "precomputed")
+        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        X = self._validate_input(X, reset=True, accept_sparse=self._takes_sparse(metric))
         n = X.shape[0]
         self._check_sizes(n)
-        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        if sp.issparse(X) and metric != "precomputed" and (self.radius is not None or self.n_landmarks is not None):
+            raise ValueError(
+                "Isomap on sparse rows builds a kNN graph over all points: set radius=None and n_landmarks=None, "
+                "or pass X.toarray()."
+            )
         if metric == "precomputed":
             if X.shape[0] != X.shape[1] or ((X.data if sp.issparse(X) else X) < 0).any():
                 raise ValueError(
@@ -301,18 +315,30 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         self.n_components_ = self.n_components
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        metric = resolve_metric(self.metric, self.p, self.metric_params)[0] if isinstance(self.metric, str) else None
+        tags.input_tags.sparse = self._takes_sparse(metric)
+        return tags
+
+    @staticmethod
+    def _takes_sparse(metric):
+        """Sparse rows for the metrics of sparse products, or a sparse distance graph."""
+        return metric == "precomputed" or metric in SPARSE_METRICS
+
     def _given_neighbors(self, X, metric):
         """``precomputed_knn``'s first ``n_neighbors`` columns, or a sparse precomputed
         ``X``'s nearest stored distances, or None."""
         sparse = metric == "precomputed" and sp.issparse(X)
         if not (sparse or knn_given(self.precomputed_knn)):
             return None
-        if self.radius is not None:
+        if self.radius is not None and not sparse:
             raise ValueError(
-                f"{'a sparse distance matrix' if sparse else 'precomputed_knn'} lists each point's nearest "
-                f"neighbours; radius={self.radius:g} needs every neighbour within the radius: set radius=None "
-                "and use n_neighbors."
+                f"precomputed_knn lists each point's nearest neighbours; radius={self.radius:g} needs every "
+                "neighbour within the radius: set radius=None and use n_neighbors, or pass the radius graph as X."
             )
+        if self.radius is not None:  # a sparse radius graph: its stored distances within the radius
+            return None
         k = self.n_neighbors
         if sparse:
             return sparse_distance_neighbors(X, k, name="Isomap", minimum=k)
@@ -329,6 +355,8 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
     def _index(self):
         metric, params = resolve_metric(self.metric, self.p, self.metric_params)
         n = self.X_fit_.shape[0]
+        if sp.issparse(self.X_fit_) and metric != "precomputed":
+            return SparseIndex(metric).build(self.X_fit_)
         # 'precomputed': new rows bring their distances; the index holds only the count
         X = np.zeros((n, 1)) if metric == "precomputed" else self.X_fit_.astype(np.float64)
         return make_index("exact", metric, n, params).build(X)
@@ -345,7 +373,9 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        X = self._validate_input(X, reset=False)
+        metric = resolve_metric(self.metric, self.p, self.metric_params)[0]
+        fitted_sparse = sp.issparse(getattr(self, "X_fit_", None))  # unfitted: the check below says so
+        X = self._validate_input(X, reset=False, accept_sparse=fitted_sparse and metric != "precomputed")
         if self.radius is not None:
             geo = self._radius_geodesics(X.astype(np.float64))
             return self._model().place(geo**2).astype(X.dtype)

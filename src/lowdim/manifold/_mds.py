@@ -204,6 +204,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         self._warn_sklearn_transitions(init)
         if self.dissimilarity != "deprecated":
             warn_user(
+                "The `dissimilarity` parameter is deprecated and will be removed in 1.10. Use `metric` instead. "
                 "MDS: dissimilarity is scikit-learn's deprecated name for metric; pass "
                 f"metric={self.dissimilarity!r} instead.",
                 FutureWarning,
@@ -231,13 +232,19 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         init, and metric=True/False for metric_mds."""
         if isinstance(self.init, str) and self.init == "warn" and init is None:
             warn_user(
-                "MDS: the default init is 'random', as in scikit-learn 1.9, which makes it 'classical_mds' in "
-                "1.10; pass init='classical_mds' (the better start) or init='random' to silence this.",
+                "The default value of `init` will change from 'random' to 'classical_mds' in 1.10. MDS: the "
+                "default init is 'random', as in scikit-learn 1.9; pass init='classical_mds' (the better start) or "
+                "init='random' to silence this.",
                 FutureWarning,
+            )
+        if self.dissimilarity != "deprecated" and not isinstance(self.metric, bool) and self.metric != "euclidean":
+            raise ValueError(
+                "You provided both `dissimilarity` and `metric`. Please use only `metric`. MDS: "
+                f"dissimilarity={self.dissimilarity!r} and metric={self.metric!r} name the same thing."
             )
         if isinstance(self.metric, bool):
             warn_user(
-                f"MDS: use metric_mds={self.metric} instead of metric={self.metric} (scikit-learn 1.9 drops "
+                f"MDS: Use metric_mds={self.metric} instead of metric={self.metric} (scikit-learn 1.9 drops "
                 "metric=True/False in 1.10); metric names the dissimilarity ('euclidean', 'precomputed', ...).",
                 FutureWarning,
             )
@@ -292,7 +299,9 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         if isinstance(given, str) and given == "classical_mds":
             return classical_mds(delta, self.n_components)[0]
         if isinstance(given, str):  # 'random', or 'warn' (scikit-learn 1.9's default: random)
-            return rng.uniform(size=(n, self.n_components)) * delta.max()
+            # non-metric: in the disparities' scale (unit mean square), so the run is the same at any data scale
+            scale = delta.max() if self._metric_mds() else delta.max() / max(np.sqrt(np.mean(delta**2)), 1e-300)
+            return rng.uniform(size=(n, self.n_components)) * scale
         init = check_array(given, name="init", estimator_name="MDS").astype(np.float64)
         if init.shape != (n, self.n_components):
             raise ValueError(
@@ -329,11 +338,12 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         return best.state
 
     def _report(self, delta, Y, W, raw=None):
-        """Raw stress, or Kruskal's stress-1 when normalised (default for non-metric)."""
+        """Raw stress, or Kruskal's stress-1 when normalised (default for non-metric):
+        ``sqrt(raw / sum of the squared embedding distances)``, as scikit-learn."""
         d = np.sqrt(sq_euclidean(Y, Y))
         raw = 0.5 * float(np.sum(W * (d - delta) ** 2)) if raw is None else raw
         normalize = (not self._metric_mds()) if self.normalized_stress == "auto" else self.normalized_stress
-        return float(np.sqrt(raw / max(0.5 * np.sum(W * delta**2), 1e-300))) if normalize else raw
+        return float(np.sqrt(raw / max(0.5 * np.sum(W * d**2), 1e-300))) if normalize else raw
 
     @available_if(_placeable)
     def transform(self, X):

@@ -18,7 +18,10 @@ def disparities(delta, d, weights, upper):
     pairs ``upper``), scaled so their weighted squares sum to the number of pairs."""
     from .._kernels.isotonic import pava
 
-    order = np.lexsort((d[upper], delta[upper]))
+    # dissimilarities equal to rounding are ties (ordered by the embedding's distances)
+    # whatever the data's scale: compared at 12 significant digits of the largest
+    rank = np.round(delta[upper] / max(float(delta[upper].max(initial=0.0)), np.finfo(float).tiny), 12)
+    order = np.lexsort((d[upper], rank))
     fitted = np.empty(order.size)
     fitted[order] = pava(d[upper][order], weights[upper][order])
     scale = np.sqrt(order.size / max(np.sum(weights[upper] * fitted**2), np.finfo(float).tiny))

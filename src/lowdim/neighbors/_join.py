@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._warnings import warn_user
+from ..exceptions import DisconnectedGraphError
 from ..linalg import row_norms_sq, sq_euclidean
 from ._approximate import approximate_available
 from ._choose import make_index
@@ -77,11 +78,17 @@ def join_components(G, X, *, name="graph", index=None, edge_weight=None):
     n_comp, labels = connected_components(G)
     if n_comp == 1:
         return G
-    warn_components(n_comp, name, "joining them by their shortest edges")
     if G.shape[0] <= EXACT_JOIN_UPTO or _precomputed(index):
         edges = _exact_edges(X, index, labels)
     else:
         edges = _boruvka(labels, ComponentBridges(X, index).shortest)
+    if not all(np.isfinite(length) for _, _, length in edges):
+        raise DisconnectedGraphError(
+            f"the {name} has {n_comp} connected components (number of connected components {n_comp} > 1) and no "
+            "distance between them is known: a sparse distance matrix stores none. Store more distances per row "
+            "(build it with more neighbours) or pass the dense distance matrix."
+        )
+    warn_components(n_comp, name, "joining them by their shortest edges")
     return _with_edges(G, [(i, j, 0.0 if edge_weight is not None else length) for i, j, length in edges], edge_weight)
 
 
@@ -107,7 +114,8 @@ def warn_components(n_components, name, what):
     'the UMAP neighbour graph has 3 connected components'
     """
     warn_user(
-        f"the {name} has {n_components} connected components; {what} (raise n_neighbors to connect it yourself).",
+        f"the {name} has {n_components} connected components (number of connected components {n_components} > 1, "
+        f"scikit-learn's words); {what} (raise n_neighbors to connect it yourself).",
         UserWarning,
     )
 
