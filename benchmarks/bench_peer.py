@@ -96,10 +96,11 @@ def _probe(name, home):
 _CLASSES = tuple(c for c in (_probe(n, h) for n, h in {homes!r}) if c is not None)
 
 
-# Tests that reach a class through the reference's modules (manifold.Isomap, _mds.MDS)
-# get lowdim's too: every loaded module of the reference that holds its class by that
-# name holds lowdim's instead.
-def _into_reference(package):
+# Tests that reach a class through the reference's modules (manifold.Isomap, or _mds.MDS
+# where the test imports the private module itself) get lowdim's too: those modules hold
+# lowdim's class instead. Other private modules keep theirs, so the reference's own
+# functions (scikit-learn's fastica()) still build the reference's class.
+def _into_reference(package, private):
     import sys
 
     _importlib.import_module(package)
@@ -108,12 +109,15 @@ def _into_reference(package):
         if theirs is None or theirs is ours:
             continue
         for name, module in list(sys.modules.items()):
-            if name.split(".")[0] == package.split(".")[0] and getattr(module, ours.__name__, None) is theirs:
+            public = not any(part.startswith("_") for part in name.split("."))
+            if name.split(".")[0] != package.split(".")[0] or not (public or name in private):
+                continue
+            if getattr(module, ours.__name__, None) is theirs:
                 setattr(module, ours.__name__, ours)
 
 
 if _CLASSES:
-    _into_reference({tested!r})
+    _into_reference({tested!r}, {private!r})
 
 
 @_pytest.fixture(autouse=True)
@@ -177,6 +181,25 @@ def _nose_tools(folder):
         )
 
 
+def _private_modules(source, package):
+    """The reference's private modules a test imports as modules (``from
+    sklearn.manifold import _mds as mds``)."""
+    import importlib.util
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == package:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                try:
+                    is_module = alias.name.startswith("_") and importlib.util.find_spec(name) is not None
+                except ModuleNotFoundError:  # a name inside a module, not a module
+                    is_module = False
+                if is_module:
+                    found.append(name)
+    return found
+
+
 def _tested_package(path, package):
     """``sklearn.manifold`` for ``.../sklearn/manifold/tests/test_isomap.py``."""
     parts = os.path.normpath(path).split(os.sep)
@@ -189,7 +212,8 @@ def run_module(path, names, folder, conftest, package="sklearn"):
     ``names`` taken from lowdim (none: the reference itself); returns the junit report."""
     homes = [(n, HOMES.get(n, "lowdim")) for n in names]
     _nose_tools(folder)
-    probe = PROBE.format(homes=homes, tested=_tested_package(path, package))
+    source = open(path, encoding="utf-8").read()
+    probe = PROBE.format(homes=homes, tested=_tested_package(path, package), private=_private_modules(source, package))
     with open(os.path.join(folder, "conftest.py"), "w", encoding="utf-8") as fh:
         fh.write(swapped(open(conftest, encoding="utf-8").read(), set(names), package) + probe)
     name = os.path.basename(path)
