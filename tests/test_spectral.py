@@ -144,3 +144,21 @@ def test_lobpcg_callable_affinity_and_float32(jittered_digits):
     np.testing.assert_allclose(np.abs(kernel.embedding_), np.abs(rbf.embedding_), rtol=1e-6, atol=1e-9)
     single = SpectralEmbedding(n_neighbors=10, random_state=0).fit(X.astype(np.float32))
     assert single.affinity_matrix_.dtype == single.embedding_.dtype == np.float32
+
+
+def test_amg_preconditioned_lobpcg_finds_the_dense_solvers_map(blobs, monkeypatch):
+    import lowdim.manifold._spectral as spectral
+
+    X = blobs
+    converged = []
+    solve = spectral._amg_bottom
+    monkeypatch.setattr(spectral, "_amg_bottom", lambda *args: converged.append(solve(*args)) or converged[-1])
+    dense = SpectralEmbedding(n_components=2, eigen_solver="dense", random_state=0).fit(X)
+    amg = SpectralEmbedding(n_components=2, eigen_solver="amg", random_state=0).fit(X)
+    assert len(converged) == 1 and converged[0] is not None  # the multigrid path, not the fallback
+    np.testing.assert_allclose(amg.eigenvalues_, dense.eigenvalues_, atol=1e-6)
+    for a, b in zip(amg.embedding_.T, dense.embedding_.T):  # each column up to its sign
+        assert min(np.abs(a - b).max(), np.abs(a + b).max()) < 1e-4 * np.abs(b).max()
+    monkeypatch.setitem(__import__("sys").modules, "pyamg", None)  # as if not installed
+    with pytest.raises(ValueError, match="The eigen_solver was set to 'amg', but pyamg is not available"):
+        SpectralEmbedding(eigen_solver="amg").fit(X)

@@ -112,7 +112,7 @@ def laplacian_eigenmap(
         Symmetric affinities.
     n_components : int
     rng : numpy.random.Generator
-    solver : {'auto', 'dense', 'lobpcg', 'arpack'}, default='auto'
+    solver : {'auto', 'dense', 'lobpcg', 'amg', 'arpack'}, default='auto'
     tol : float or 'auto', default=0.0
     bounded : bool, default=False
         Above ``LU_BELOW`` points, give up (``scipy.sparse.linalg.ArpackNoConvergence``)
@@ -144,6 +144,13 @@ def laplacian_eigenmap(
     tol = EIGEN_TOL_AUTO if tol == "auto" else tol
     M, scale = _normalized_affinity(A, keep_diagonal)
     k = n_components + 1
+    if solver == "amg" and 5 * k < n:
+        found = _amg_bottom(M, k, rng, tol)
+        if found is not None:
+            lam, U = found
+            (Ut,) = flip_signs(U[:, 1:k].T)
+            return Ut.T * scale[:, None], lam[1:k]
+        solver = "auto"  # not converged: the Lanczos path below
     if solver == "lobpcg" and 5 * k < n:
         found = _lobpcg_top(M, k, rng, tol)
         if found is not None:
@@ -179,6 +186,46 @@ def _normalized_affinity(A, keep_diagonal=False):
 
     values, scale = normalized_values(A.indptr, A.indices, A.data, keep_diagonal)
     return sp.csr_matrix((values, A.indices, A.indptr), shape=A.shape), scale
+
+
+AMG_SHIFT = 1e-5  # added to the Laplacian so that the multigrid hierarchy sees a definite matrix
+
+
+def check_amg(solver):
+    """Refuse ``solver='amg'`` before any work when pyamg is missing (scikit-learn's
+    sentence kept: code matches it)."""
+    if solver != "amg":
+        return
+    try:
+        import pyamg  # noqa: F401
+    except ImportError:
+        raise ValueError(
+            "The eigen_solver was set to 'amg', but pyamg is not available. pip install 'lowdim[amg]', or use "
+            "eigen_solver='lobpcg' (the same iteration without the multigrid preconditioner)."
+        ) from None
+
+
+def _amg_bottom(M, k, rng, tol):
+    """Bottom ``k`` eigenpairs of the normalised Laplacian ``I - M`` by LOBPCG with
+    pyamg's smoothed-aggregation preconditioner (for large sparse graphs), or None when
+    it has not converged."""
+    import warnings
+
+    from pyamg import smoothed_aggregation_solver
+
+    n = M.shape[0]
+    L = (sp.identity(n, format="csr") * (1.0 + AMG_SHIFT) - sp.csr_matrix(M)).tocsr()
+    preconditioner = smoothed_aggregation_solver(L).aspreconditioner()
+    X0 = rng.uniform(-1, 1, size=(n, k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # non-convergence is detected from the residuals below
+        w, U = spla.lobpcg(L, X0, M=preconditioner, largest=False, tol=max(tol, 1e-10), maxiter=2000)
+    order = np.argsort(w)
+    w, U = w[order], U[:, order]
+    residual = np.linalg.norm(L @ U - U * w, axis=0)
+    if not np.all(residual <= 1e-5 * max(1.0, float(np.abs(w).max()))):
+        return None
+    return np.maximum(w - AMG_SHIFT, 0.0), U
 
 
 def _lobpcg_top(M, k, rng, tol):
@@ -259,12 +306,14 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         rbf width (default ``1 / n_features``).
     random_state : None, int or Generator
         Start vector of the sparse eigensolver.
-    eigen_solver : {'auto', 'arpack', 'lobpcg', 'dense'}, default='auto'
+    eigen_solver : {'auto', 'arpack', 'lobpcg', 'amg', 'dense'}, default='auto'
         'arpack' is Lanczos on the normalised sparse affinity, then (if it has not
         converged within 600 products) shift-invert Lanczos on a sparse LU of the
         Laplacian; plain Lanczos on a dense affinity. 'lobpcg': scipy's LOBPCG on the
         normalised affinity (dense LAPACK for small problems, Lanczos if it does not
-        converge). 'auto' is dense LAPACK below 1000 samples.
+        converge). 'amg': LOBPCG on the Laplacian preconditioned by pyamg's
+        smoothed-aggregation multigrid (the ``amg`` extra; for large sparse graphs).
+        'auto' is dense LAPACK below 1000 samples.
     n_neighbors : int, optional
         Default ``max(n_samples // 10, 1)``.
     metric : str, default='euclidean'
@@ -316,7 +365,7 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         "affinity": [Options({"nearest_neighbors", "rbf", "precomputed", "precomputed_nearest_neighbors"}), CALLABLE],
         "gamma": [NONE, Interval(float, 0, None, closed="neither")],
         "random_state": [RANDOM_STATE],
-        "eigen_solver": [Options({"auto", "arpack", "lobpcg", "dense"})],
+        "eigen_solver": [Options({"auto", "arpack", "lobpcg", "amg", "dense"})],
         "n_neighbors": [NONE, Interval(int, 1, None, closed="left")],
         "metric": [Options(set(INDEX_METRICS) - {"precomputed"})],
         "metric_params": [NONE, InstanceOf(dict)],
@@ -417,6 +466,7 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self
         """
         validate_params(self)
+        check_amg(self.eigen_solver)
         X = self._validate_input(X, reset=True, accept_sparse=True)
         n = X.shape[0]
         check_sample_count(n, "SpectralEmbedding")
