@@ -114,8 +114,8 @@ def warn_components(n_components, name, what):
     'the UMAP neighbour graph has 3 connected components'
     """
     warn_user(
-        f"the {name} has {n_components} connected components (number of connected components {n_components} > 1, "
-        f"scikit-learn's words); {what} (raise n_neighbors to connect it yourself).",
+        f"the {name} has {n_components} connected components; {what} (raise n_neighbors to connect it yourself; "
+        f"the number of connected components is {n_components} > 1).",
         UserWarning,
     )
 
