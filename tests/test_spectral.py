@@ -151,8 +151,8 @@ def test_amg_preconditioned_lobpcg_finds_the_dense_solvers_map(blobs, monkeypatc
 
     X = blobs
     converged = []
-    solve = spectral._amg_bottom
-    monkeypatch.setattr(spectral, "_amg_bottom", lambda *args: converged.append(solve(*args)) or converged[-1])
+    solve = spectral.ITERATIVE["amg"]
+    monkeypatch.setitem(spectral.ITERATIVE, "amg", lambda *args: converged.append(solve(*args)) or converged[-1])
     dense = SpectralEmbedding(n_components=2, eigen_solver="dense", random_state=0).fit(X)
     amg = SpectralEmbedding(n_components=2, eigen_solver="amg", random_state=0).fit(X)
     assert len(converged) == 1 and converged[0] is not None  # the multigrid path, not the fallback

@@ -44,7 +44,7 @@ from ..neighbors import (
     warn_components,
 )
 from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances, sparse_input, start_embedding, training_rows
+from ._base import check_rows_or_distances, sparse_input, start_embedding, training_rows, unique_rows
 from ._graph_arrays import row_progress, symmetric_graph
 from ._umap_graph import (
     curve_parameters,
@@ -77,35 +77,6 @@ def default_epochs(n_samples):
     (500, 200)
     """
     return 500 if n_samples <= 10_000 else 200
-
-
-def unique_rows(X):
-    """``(distinct rows, the first row of each, the distinct row each row is)`` of a
-    dense array (sorted, as ``np.unique``) or a sparse matrix (CSR, in order of first
-    appearance; rows equal as values, whatever their stored zeros and index order).
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> U, first, inverse = unique_rows(sp.csr_matrix([[0, 1.0], [2.0, 0], [0, 1.0]]))
-    >>> U.shape, first.tolist(), inverse.tolist()
-    ((2, 2), [0, 1], [0, 1, 0])
-    """
-    if not sp.issparse(X):
-        U, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
-        return U, first, inverse.ravel()
-    C = sp.csr_matrix(X, copy=True)
-    C.sum_duplicates()
-    C.eliminate_zeros()
-    # a row's key: its column indices' bytes then its values' (equal lengths mean equal nnz)
-    keys = np.empty(C.shape[0], dtype=object)
-    for r, (a, b) in enumerate(zip(C.indptr[:-1], C.indptr[1:])):
-        keys[r] = C.indices[a:b].tobytes() + C.data[a:b].tobytes()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # distinct rows in order of first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return sp.csr_matrix(X)[first[order]], first[order], rank[inverse.ravel()]
 
 
 class UMAP(

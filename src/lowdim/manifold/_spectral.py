@@ -144,15 +144,8 @@ def laplacian_eigenmap(
     tol = EIGEN_TOL_AUTO if tol == "auto" else tol
     M, scale = _normalized_affinity(A, keep_diagonal)
     k = n_components + 1
-    if solver == "amg" and 5 * k < n:
-        found = _amg_bottom(M, k, rng, tol)
-        if found is not None:
-            lam, U = found
-            (Ut,) = flip_signs(U[:, 1:k].T)
-            return Ut.T * scale[:, None], lam[1:k]
-        solver = "auto"  # not converged: the Lanczos path below
-    if solver == "lobpcg" and 5 * k < n:
-        found = _lobpcg_top(M, k, rng, tol)
+    if solver in ITERATIVE and 5 * k < n:
+        found = ITERATIVE[solver](M, k, rng, tol)
         if found is not None:
             lam, U = found
             (Ut,) = flip_signs(U[:, 1:k].T)
@@ -243,6 +236,10 @@ def _lobpcg_top(M, k, rng, tol):
     if not np.all(residual <= 1e-5 * max(1.0, float(np.abs(w).max()))):
         return None
     return 1.0 - w, U
+
+
+# the block solvers: (1 - eigenvalue, vectors) of the k largest of M, or None if not converged
+ITERATIVE = {"lobpcg": _lobpcg_top, "amg": _amg_bottom}
 
 
 def _counted(M, on_product, most):
