@@ -162,3 +162,18 @@ def test_amg_preconditioned_lobpcg_finds_the_dense_solvers_map(blobs, monkeypatc
     monkeypatch.setitem(__import__("sys").modules, "pyamg", None)  # as if not installed
     with pytest.raises(ValueError, match="The eigen_solver was set to 'amg', but pyamg is not available"):
         SpectralEmbedding(eigen_solver="amg").fit(X)
+
+
+def test_a_sparse_graph_in_pieces_is_joined_by_fixed_weight_edges():
+    """Joining edges of an affinity graph take a fixed weight, so pieces with no stored
+    distance between them are joined all the same (Isomap, which needs the lengths,
+    refuses such a graph)."""
+    from sklearn.neighbors import kneighbors_graph
+
+    X = np.vstack([np.random.default_rng(0).normal(c, 0.1, (30, 2)) for c in (0.0, 50.0)])
+    graph = kneighbors_graph(X, 5, mode="distance")
+    with pytest.warns(UserWarning, match="2 connected components"):
+        Y = SpectralEmbedding(affinity="precomputed_nearest_neighbors", n_neighbors=5, random_state=0).fit_transform(
+            graph
+        )
+    assert np.isfinite(Y).all()

@@ -82,7 +82,8 @@ def join_components(G, X, *, name="graph", index=None, edge_weight=None):
         edges = _exact_edges(X, index, labels)
     else:
         edges = _boruvka(labels, ComponentBridges(X, index).shortest)
-    if not all(np.isfinite(length) for _, _, length in edges):
+    # only where the joining edges weigh their lengths: a fixed edge_weight needs no distance
+    if edge_weight is None and not all(np.isfinite(length) for _, _, length in edges):
         raise DisconnectedGraphError(
             f"the {name} has {n_comp} connected components (number of connected components {n_comp} > 1) and no "
             "distance between them is known: a sparse distance matrix stores none. Store more distances per row "
