@@ -122,7 +122,7 @@ def prim_tree(a, b, w, order, nbr, nbr_dist, core, alpha=1.0):
     >>> s.tolist(), t.tolist()
     ([0, 1, 2], [1, 2, 3])
     """
-    # numpy's sorts: numba's own would be compiled into the kernel (about a second on a first call)
+    # numpy's sorts: numba's own would be compiled into the kernel on a first call
     by_weight, by_core = np.argsort(w, kind="stable"), np.argsort(core, kind="stable")
     keep = _tie_mask(a, b, w, order, nbr, nbr_dist, core, float(alpha), by_weight, by_core)
     return _prim_order(*_adjacency(a, b, w, order, nbr, core, keep), order.size)

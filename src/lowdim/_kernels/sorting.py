@@ -1,11 +1,11 @@
 """Small in-place sorts for use inside kernels.
 
 numba compiles its own ``np.sort`` / ``np.argsort`` (quicksort or mergesort) anew in
-every kernel that calls them, about a second each on a first call, for rows that
-hold tens of entries. These are a few dozen lines each: insertion sort for short
-runs, heapsort beyond (no extra memory, O(m log m) for long rows such as a graph's
-hubs). Ties in the key are ordered by the carried value, so the result does not
-depend on the input's order.
+every kernel that calls them, a large share of such a kernel's first-call compile
+(BENCHMARKS.md, Cold start), for rows that hold tens of entries. These are a few
+dozen lines each: insertion sort for short runs, heapsort beyond (no extra memory,
+O(m log m) for long rows such as a graph's hubs). Ties in the key are ordered by the
+carried value, so the result does not depend on the input's order.
 """
 
 from numba import njit
