@@ -146,3 +146,20 @@ def test_fresh_restarts_fit_transform_is_fit_then_transform():
     X = np.abs(np.random.default_rng(42).normal(size=(30, 5)))
     model = MiniBatchNMF(3, random_state=0, tol=1e-3, fresh_restarts=True)
     np.testing.assert_array_equal(model.fit_transform(X), model.transform(X))
+
+
+def test_a_custom_start_is_read_never_written():
+    """scikit-learn's MiniBatchNMF updates the caller's H in place and keeps it as
+    components_, so two models started from one H share (and overwrite) their components;
+    lowdim copies the start."""
+    X = nonneg(n=200)
+    rng = np.random.default_rng(3)
+    W0, H0 = rng.random((len(X), 4)), rng.random((4, X.shape[1]))
+    W_kept, H_kept = W0.copy(), H0.copy()
+    first = MiniBatchNMF(4, init="custom", batch_size=20, max_iter=2, tol=0).fit(X, W=W0, H=H0)
+    second = MiniBatchNMF(4, init="custom")
+    second.partial_fit(X[:20], W=W0[:20], H=H0)
+    np.testing.assert_array_equal(W0, W_kept)
+    np.testing.assert_array_equal(H0, H_kept)
+    assert first.components_ is not second.components_
+    assert not np.shares_memory(first.components_, H0)
