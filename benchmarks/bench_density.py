@@ -19,11 +19,13 @@ Cases:
                 building it), SpectralClustering k=10 (fuzzy graph): time and ARI / NMI
                 against the 10 classes
   soft          soft clustering of the training points (all_points_membership_vectors) of
-                the Fashion-MNIST UMAP map (as hdbscan-70k), min_cluster_size=50: lowdim
-                vs the hdbscan package on the same clusters (each fitted once, untimed);
-                agreement: largest difference of the rows given membership
-  dbcv          DBCV of HDBSCAN's labels on 12,000 2-D points (8 Gaussian clusters and 5 %
-                uniform noise): metrics.dbcv_score vs the hdbscan package's validity_index
+                the first 200,000 points of hdbscan-1m's generator (60 clusters),
+                min_cluster_size=100, min_samples=10: lowdim vs the hdbscan package on
+                the same clusters (each fitted once, untimed); agreement: differences of
+                the rows given membership
+  dbcv          DBCV of HDBSCAN's labels on 30,000 2-D points (8 Gaussian clusters) and
+                1,500 uniform noise points: metrics.dbcv_score vs the hdbscan package's
+                validity_index
 Same protocol as bench_pca.py: alternating runs after a warm-up, medians.
 Run:  scripts/bench.sh density [CASE ...] [--repeats 3]
 """
@@ -182,10 +184,10 @@ def case_soft(repeats):
     from lowdim import HDBSCAN
     from lowdim.cluster import all_points_membership_vectors
 
-    X = fashion_map()
-    ours = HDBSCAN(min_cluster_size=50).fit(X)
+    X = synthetic_million(200_000)
+    ours = HDBSCAN(min_cluster_size=100, min_samples=10).fit(X)
     ref = hdbscan.HDBSCAN(
-        min_cluster_size=50, min_samples=49, prediction_data=True, approx_min_span_tree=False, core_dist_n_jobs=THREADS
+        min_cluster_size=100, min_samples=9, prediction_data=True, approx_min_span_tree=False, core_dist_n_jobs=THREADS
     ).fit(X)
     r = compare(
         lambda: all_points_membership_vectors(ours), lambda: hdbscan.all_points_membership_vectors(ref), repeats
@@ -205,7 +207,7 @@ def case_soft(repeats):
         f"{k} clusters each; labels agree on {agree:.2%} of the points; rows given membership differ by "
         f"{median:.1e} (median), {worst:.1e} (largest)"
     )
-    case = "HDBSCAN all_points_membership_vectors, Fashion-MNIST UMAP map (70,000 x 2)"
+    case = "HDBSCAN all_points_membership_vectors, 200,000 x 2 (60 Gaussian clusters, 10 % noise)"
     met = same and median < 1e-9 and r[0] <= 0.7 * r[1]
     return [_row(case, (r[0], r[4]), {"hdbscan": r[1]}, accuracy, "<= 0.7x", met)]
 
@@ -217,12 +219,12 @@ def case_dbcv(repeats):
     from lowdim import HDBSCAN
     from lowdim.metrics import dbcv_score
 
-    X, _ = make_blobs(12_000, centers=8, n_features=2, center_box=(-20, 20), random_state=0)
-    X = np.vstack([X, np.random.default_rng(0).uniform(-25, 25, (600, 2))])
+    X, _ = make_blobs(30_000, centers=8, n_features=2, center_box=(-20, 20), random_state=0)
+    X = np.vstack([X, np.random.default_rng(0).uniform(-25, 25, (1_500, 2))])
     labels = HDBSCAN(min_cluster_size=50).fit(X).labels_
     r = compare(lambda: dbcv_score(X, labels), lambda: validity_index(X, labels), repeats)
     accuracy = f"DBCV {r[2]:.12f} vs {r[3]:.12f} ({labels.max() + 1} clusters)"
-    case = "DBCV of HDBSCAN's labels, 12,600 x 2"
+    case = "DBCV of HDBSCAN's labels, 31,500 x 2"
     met = abs(r[2] - r[3]) < 1e-9 and r[0] <= 0.7 * r[1]
     return [_row(case, (r[0], r[4]), {"hdbscan": r[1]}, accuracy, "<= 0.7x", met)]
 

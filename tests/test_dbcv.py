@@ -9,7 +9,7 @@ from sklearn.datasets import make_blobs, make_moons
 from lowdim.metrics import dbcv_score, silhouette_score
 
 
-@pytest.mark.parametrize("case", ["blobs", "noise", "merged", "moons"])
+@pytest.mark.parametrize("case", ["blobs", "noise", "merged", "moons", "grid"])
 def test_the_packages_values_overall_and_per_cluster(case):
     X, y = make_blobs(300, centers=4, cluster_std=1.0, random_state=1)
     if case == "noise":
@@ -18,6 +18,9 @@ def test_the_packages_values_overall_and_per_cluster(case):
         y = y % 2
     elif case == "moons":
         X, y = make_moons(300, noise=0.05, random_state=0)
+    elif case == "grid":  # integer points: most tree edges tie, and the tie-break picks the internal nodes
+        X = np.argwhere(np.ones((20, 15))).astype(float)
+        y = (X[:, 0] >= 10).astype(int) + 2 * (X[:, 1] >= 8)
     ours, per_cluster = dbcv_score(X, y, per_cluster=True)
     theirs, theirs_per_cluster = validity_index(X, y, per_cluster_scores=True)
     # both sum the same float64 terms; only their order differs

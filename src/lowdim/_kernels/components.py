@@ -52,26 +52,47 @@ def connected_components(G):
     return int(count), labels
 
 
+@njit(cache=True, inline="always")
+def _precedes(w, lo, hi, w2, lo2, hi2):
+    """Edge order: by weight, then by lower end, then by higher end."""
+    return w < w2 or (w == w2 and (lo < lo2 or (lo == lo2 and hi < hi2)))
+
+
 @njit(cache=True)
-def kruskal_tree(a, b, w, n):
-    """Kruskal's minimum spanning forest of the edges ``(a, b, w)``, already sorted by
-    weight (ties in the order given): the edges it keeps.
+def reachability_tree(D, core):
+    """Minimum spanning tree of the mutual reachability ``max(core_i, core_j, D_ij)``
+    of a dense distance matrix, read in its upper triangle (Prim's algorithm, O(n^2) time, O(n) memory besides D):
+    edges ``(a, b, weight)`` with ``a < b``.
+
+    Edges are ordered by (weight, lower end, higher end), a strict order, so the tree is
+    the one minimum under it: among equal weights, the tree Kruskal's algorithm keeps
+    over the pairs in row order (scipy's and the hdbscan package's), without sorting
+    the n^2 / 2 pairs.
 
     Examples
     --------
-    >>> a, b, w = kruskal_tree(np.array([0, 1, 0]), np.array([1, 2, 2]), np.array([1.0, 1.0, 1.0]), 3)
-    >>> a.tolist(), b.tolist()
-    ([0, 1], [1, 2])
+    >>> D = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+    >>> a, b, w = reachability_tree(D, np.zeros(3))
+    >>> a.tolist(), b.tolist(), w.tolist()
+    ([0, 0], [1, 2], [1.0, 1.0])
     """
-    parent = np.arange(n)
-    keep = np.zeros(a.size, dtype=np.bool_)
-    found = 0
-    for e in range(a.size):
-        ra, rb = root(parent, a[e]), root(parent, b[e])
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-            keep[e] = True
-            found += 1
-            if found == n - 1:
-                break
-    return a[keep], b[keep], w[keep]
+    n = D.shape[0]
+    in_tree = np.zeros(n, dtype=np.bool_)
+    best_w, best_lo, best_hi = np.full(n, np.inf), np.full(n, n, np.int64), np.full(n, n, np.int64)
+    a, b, w = np.empty(n - 1, np.int64), np.empty(n - 1, np.int64), np.empty(n - 1)
+    current = 0
+    for step in range(n - 1):
+        in_tree[current] = True
+        nxt = -1
+        for j in range(n):
+            if in_tree[j]:
+                continue
+            lo, hi = min(current, j), max(current, j)
+            r = max(max(core[lo], core[hi]), D[lo, hi])  # the upper triangle, as the pairs in row order
+            if _precedes(r, lo, hi, best_w[j], best_lo[j], best_hi[j]):
+                best_w[j], best_lo[j], best_hi[j] = r, lo, hi
+            if nxt < 0 or _precedes(best_w[j], best_lo[j], best_hi[j], best_w[nxt], best_lo[nxt], best_hi[nxt]):
+                nxt = j
+        a[step], b[step], w[step] = best_lo[nxt], best_hi[nxt], best_w[nxt]
+        current = nxt
+    return a, b, w

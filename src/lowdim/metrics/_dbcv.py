@@ -25,17 +25,14 @@ def _internal(D, core):
     edge counts when the tree has no internal edge).
 
     Core distances make many edges equally heavy, and which of them the tree takes
-    changes the internal nodes: Kruskal's algorithm over the pairs in row order (scipy's
-    and the hdbscan package's choice among ties)."""
-    from .._kernels.components import kruskal_tree
+    changes the internal nodes: the tree Kruskal's algorithm keeps over the pairs in row
+    order (scipy's and the hdbscan package's choice among ties)."""
+    from .._kernels.components import reachability_tree
 
-    n = D.shape[0]
-    if n == 1:
+    if D.shape[0] == 1:
         return np.array([0]), 0.0
-    i, j = np.triu_indices(n, k=1)
-    reach = np.maximum(np.maximum(core[i], core[j]), D[i, j])
-    order = np.argsort(reach, kind="stable")
-    a, b, weights = kruskal_tree(i[order], j[order], reach[order], n)
+    a, b, weights = reachability_tree(D, core)
+    n = D.shape[0]
     degree = np.bincount(np.concatenate([a, b]), minlength=n)
     internal = np.flatnonzero(degree > 1)
     inside = (degree[a] > 1) & (degree[b] > 1)
@@ -113,15 +110,7 @@ def dbcv_score(X, labels, *, metric="euclidean", d=None, per_cluster=False):
         cores.append(core)
         internal.append(nodes)
         sparseness.append(sparse)
-    separation = np.full(clusters.size, np.inf)
-    for i in range(clusters.size):
-        for j in range(i + 1, clusters.size):
-            a, b = members[i][internal[i]], members[j][internal[j]]
-            reach = np.maximum(
-                np.maximum(cores[i][internal[i]][:, None], cores[j][internal[j]][None, :]), distances(a, b)
-            )
-            separation[i] = min(separation[i], reach.min())
-            separation[j] = min(separation[j], reach.min())
+    separation = _separations(members, internal, cores, distances)
     sparseness = np.array(sparseness)
     scores = (separation - sparseness) / np.maximum(separation, sparseness)
     total = float(sum(rows.size * s for rows, s in zip(members, scores)) / labels.size)
