@@ -11,7 +11,7 @@ from .._random import check_random_state
 from .._validation import check_sample_weight
 from ..linalg import sq_euclidean
 from ._base import CentroidClusterer, check_n_clusters, warn_fewer_clusters
-from ._kmeans import initial_centers, resolve_algorithm
+from ._kmeans import initial_centers
 from ._lloyd import kmeans_single
 from ._sparse_lloyd import sparse_kmeans
 
@@ -170,8 +170,10 @@ class BisectingKMeans(CentroidClusterer):
             loop = {"max_iter": self.max_iter, "tol": tol, "verbose": self.verbose >= 2}
             if sp.issparse(Xc):
                 return sparse_kmeans(Xc, weights, start, x_sq, **loop)
-            # bounds skip most distances of a 2-means and give Lloyd's (and Elkan's) result
-            return kmeans_single(Xc, weights, start, x_sq, algorithm=resolve_algorithm("auto", 2, Xc.shape[1]), **loop)
+            # bounds skip most distances of a 2-means and give Lloyd's result; Hamerly's
+            # single bound, as every iteration is one kernel call, where Elkan's per-step
+            # Python work outweighs its saved distances on the small clusters of a deep tree
+            return kmeans_single(Xc, weights, start, x_sq, algorithm="hamerly", **loop)
 
         best = best_of_restarts(run_once, self.n_init, rng)
         return best.state.labels, best.state.centers
