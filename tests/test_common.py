@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from estimator_args import required_args
 from sklearn.base import BaseEstimator, ClusterMixin, clone, is_classifier
 from sklearn.exceptions import NotFittedError
 
@@ -19,9 +20,10 @@ import lowdim
 NOT_ONE_ARRAY = {
     "AlignedUMAP": "fits a list of datasets with relations between them; each dataset's map is a "
     "UMAP (covered here), the sequence is tested in tests/test_aligned_umap.py",
-    "SparseCoder": "is given its dictionary (no default: nothing is learnt); its coding is the "
-    "dictionary learners' transform (covered here) and is tested in tests/test_dictionary_learning.py",
 }
+# Estimators with a required argument (SparseCoder's atoms): given for 5 columns, the
+# width of the suite's data, and set again by _fit for data of another width.
+REQUIRED = {"SparseCoder"}
 # Estimators that read tables of categories (every number a category code, or numbers beside
 # categories): scikit-learn's checks apply, the numeric bad-input matrix does not (a number
 # is a level, a gap a category of its own). Their promises are tested in tests/test_factorial.py.
@@ -29,6 +31,11 @@ READS_CATEGORIES = {"MCA", "FAMD", "KPrototypes", "KModes"}
 # A contingency table (CA): a column of equal counts is a profile like any other, not a
 # feature without variance; identical rows are refused (tests/test_factorial.py).
 COUNT_TABLES = {"CA"}
+
+
+def _default(cls):
+    """An instance with its defaults (and the suite's value of a required argument)."""
+    return cls(**required_args(cls.__name__, 5))
 
 
 def _public_estimators():
@@ -118,9 +125,10 @@ UNCENTERED = {
     "TruncatedSVD",
     "GaussianRandomProjection",
     "SparseRandomProjection",
+    "SparseCoder",
 }
-# fit reads only the shape of X: a constant column is projected like any other, unwarned.
-SHAPE_ONLY = {"GaussianRandomProjection", "SparseRandomProjection"}
+# fit reads only the shape of X: a constant column is projected (or coded) like any other, unwarned.
+SHAPE_ONLY = {"GaussianRandomProjection", "SparseRandomProjection", "SparseCoder"}
 # Communities found by visiting the nodes in a seeded random order: permuted rows are
 # visited in another order, and partitions of near-equal quality resolve differently;
 # OPTICS's ordering starts at the first row, and where a valley's wall is cut depends on it.
@@ -182,7 +190,7 @@ EXPECTED_FAILED_CHECKS = {
 
 
 def _instance(cls, **params):
-    est = cls()
+    est = _default(cls)
     if "random_state" in est.get_params():
         params.setdefault("random_state", 0)
     if "n_components" in est.get_params():
@@ -206,9 +214,9 @@ def _instance(cls, **params):
 def _tiny(cls, **params):
     """An instance for data of 6 to 10 rows: neighbour methods ask for 5 (UMAP's default
     15, PaCMAP's 10 and TriMap's 12 are refused on fewer rows)."""
-    if "n_neighbors" in cls().get_params():
+    if "n_neighbors" in _default(cls).get_params():
         params.setdefault("n_neighbors", 5)
-    if "n_inliers" in cls().get_params():  # TriMap's neighbours per point (12 by default)
+    if "n_inliers" in _default(cls).get_params():  # TriMap's neighbours per point (12 by default)
         params.setdefault("n_inliers", 3)
     return _instance(cls, **params)
 
@@ -236,6 +244,9 @@ def _labels(X):
 
 
 def _fit(est, X):
+    name = type(est).__name__
+    if name in REQUIRED and len(np.shape(X)) == 2:  # an argument as wide as the data
+        est.set_params(**required_args(name, np.shape(X)[1]))
     if is_classifier(est):
         return est.fit(X, _labels(X))
     return est.fit(X)
@@ -264,12 +275,14 @@ def _rtol(cls):
 
 
 def _is_clusterer(cls):
-    return "n_clusters" in cls().get_params() or hasattr(cls, "predict_proba") and not is_classifier(cls())
+    return (
+        "n_clusters" in _default(cls).get_params() or hasattr(cls, "predict_proba") and not is_classifier(_default(cls))
+    )
 
 
 def _labels_only(cls):
     """Clusterers whose result is the labels of their training data (HDBSCAN, Leiden)."""
-    return issubclass(cls, ClusterMixin) and _fit_only(cls())
+    return issubclass(cls, ClusterMixin) and _fit_only(_default(cls))
 
 
 def _fit_only(est):
@@ -322,7 +335,7 @@ def _sklearn_checks():
 
     for cls in ESTIMATORS:
         # one component keeps the embeddings cheap; a clusterer's n_components is its own choice
-        small = "n_components" in cls().get_params() and not _is_clusterer(cls)
+        small = "n_components" in _default(cls).get_params() and not _is_clusterer(cls)
         est = _tiny(cls, n_components=1) if small else _tiny(cls)
         for item in estimator_checks_generator(
             est, legacy=True, mark="xfail", expected_failed_checks=EXPECTED_FAILED_CHECKS.get(cls.__name__, {})
@@ -330,7 +343,23 @@ def _sklearn_checks():
             check = item.values[1] if hasattr(item, "values") else item[1]
             name = (check.func if isinstance(check, partial) else check).__name__
             if "array_api" not in name:
-                yield item
+                yield _with_required(item, cls, name)
+
+
+def _with_required(item, cls, check_name):
+    """scikit-learn's checks fit data of several widths; an estimator with a required
+    argument of the data's width (SparseCoder's atoms) gets the value scikit-learn's own
+    tables give its estimator of the same name for that check."""
+    import sklearn.decomposition
+    from sklearn.utils._test_common.instance_generator import INIT_PARAMS, PER_ESTIMATOR_CHECK_PARAMS
+
+    if cls.__name__ not in REQUIRED:
+        return item
+    reference = getattr(sklearn.decomposition, cls.__name__)
+    params = {**INIT_PARAMS[reference], **PER_ESTIMATOR_CHECK_PARAMS.get(reference, {}).get(check_name, {})}
+    if hasattr(item, "values"):
+        return pytest.param(clone(item.values[0]).set_params(**params), item.values[1], marks=item.marks)
+    return clone(item[0]).set_params(**params), item[1]
 
 
 @pytest.mark.parametrize(
@@ -350,7 +379,7 @@ LABELS_NONFINITE_ROWS = {"HDBSCAN"}  # rows with infinity or NaN labelled -2 / -
 
 
 def _allows_nan(cls):
-    return cls().__sklearn_tags__().input_tags.allow_nan
+    return _default(cls).__sklearn_tags__().input_tags.allow_nan
 
 
 @pytest.mark.parametrize("cls", NUMERIC, ids=NUMERIC_IDS)
@@ -398,13 +427,17 @@ def test_empty_and_1d_shapes(cls, shape, words):
 @pytest.mark.parametrize("cls", NUMERIC, ids=NUMERIC_IDS)
 def test_too_many_components_names_both_numbers(cls):
     X = _data(n=4, d=3)
-    if "n_dims" in cls().get_params():  # TriMap's name (the trimap package's); at least 2
+    if "n_dims" in _default(cls).get_params():  # TriMap's name (the trimap package's); at least 2
         with pytest.raises(ValueError, match=r"n_dims=5 must be at most n_samples=4"):
             _fit(_instance(cls, n_dims=5), X)
         with pytest.raises(ValueError, match="1 sample"):
             _fit(_instance(cls), X[:1])
         return
-    if not {"n_components", "n_clusters"} & set(cls().get_params()) and not _labels_only(cls):
+    if cls.__name__ in REQUIRED:  # given atoms (SparseCoder): any number, overcomplete too; one row is data
+        assert _output(_fit(_instance(cls), X), X).shape == (4, 4)
+        assert _output(_fit(_instance(cls), X[:1]), X).shape == (4, 4)
+        return
+    if not {"n_components", "n_clusters"} & set(_default(cls).get_params()) and not _labels_only(cls):
         # one output per feature (a scaler): nothing to choose, and one row is data too
         assert _output(_fit(_instance(cls), X), X).shape == X.shape
         with warnings.catch_warnings():
@@ -413,7 +446,7 @@ def test_too_many_components_names_both_numbers(cls):
         return
     if COMPONENTS_LIMIT.get(cls.__name__) == "samples":  # embeddings: bounded by the points
         with pytest.raises(ValueError, match=r"n_components=5 must be at most n_samples=4"):
-            extra = {"n_neighbors": 2} if "n_neighbors" in cls().get_params() else {}
+            extra = {"n_neighbors": 2} if "n_neighbors" in _default(cls).get_params() else {}
             _fit(_instance(cls, n_components=5, **extra), X)
         with pytest.raises(ValueError, match="1 sample"):
             _fit(_instance(cls, n_components=1), X[:1])
@@ -430,12 +463,12 @@ def test_too_many_components_names_both_numbers(cls):
         assert _output(est, X).shape == (4, 5)
         assert _output(_fit(_instance(cls, n_components=1), X[:1]), X).shape == (4, 1)
         return
-    if _labels_only(cls) and "n_clusters" not in cls().get_params():  # the data decide the count
+    if _labels_only(cls) and "n_clusters" not in _default(cls).get_params():  # the data decide the count
         with pytest.raises(ValueError, match="1 sample"):
             _fit(_instance(cls), X[:1])
         return
     if _is_clusterer(cls):  # k groups need k samples; one sample in one group is fine
-        name = "n_clusters" if "n_clusters" in cls().get_params() else "n_components"
+        name = "n_clusters" if "n_clusters" in _default(cls).get_params() else "n_components"
         with pytest.raises(ValueError, match=rf"{name}=5 must be at most n_samples=4"):
             _fit(_instance(cls, **{name: 5}), X)
         if cls.__name__ in PRIOR_FROM_DATA:
@@ -470,8 +503,12 @@ def test_wrong_feature_count_and_unfitted(cls):
         assert _fitted(_fit(est, _data(d=4))).shape[0] == _fitted(_fit(est, _data(d=3))).shape[0]
         assert est.n_features_in_ == 3
         return
-    with pytest.raises(NotFittedError):
-        _output(est, _data())
+    if est.__sklearn_tags__().requires_fit:
+        with pytest.raises(NotFittedError):
+            _output(est, _data())
+    else:  # stateless (SparseCoder): the same output unfitted as fitted
+        unfitted = _output(clone(est), _data())
+        np.testing.assert_array_equal(unfitted, _output(_fit(clone(est), _data()), _data()))
     _fit(est, _data(d=4))
     with pytest.raises(ValueError, match=r"X has 3 features, but \w+ .*expecting 4.*fitted with 4"):
         _output(est, _data(d=3))
@@ -675,7 +712,9 @@ def test_a_count_beyond_float_range_is_refused_by_name():
 
 
 @pytest.mark.parametrize(
-    "cls", [c for c in ESTIMATORS if {"n_neighbors", "perplexity"} & set(c().get_params())], ids=lambda c: c.__name__
+    "cls",
+    [c for c in ESTIMATORS if {"n_neighbors", "perplexity"} & set(_default(c).get_params())],
+    ids=lambda c: c.__name__,
 )
 def test_more_neighbours_than_samples_names_both_numbers(cls):
     """n_neighbors or perplexity of at least the number of samples is an error naming
@@ -683,7 +722,7 @@ def test_more_neighbours_than_samples_names_both_numbers(cls):
     the most it can use), never a silent cut; UMAP cuts more to n - 1 as umap-learn
     does, with a warning naming both."""
     X = _data(n=12)
-    name = "perplexity" if "perplexity" in cls().get_params() else "n_neighbors"
+    name = "perplexity" if "perplexity" in _default(cls).get_params() else "n_neighbors"
     size = 13 if cls.__name__ in COUNTS_SELF else 12
     extra = {"affinity": "nearest_neighbors"} if cls.__name__ == "SpectralClustering" else {}
     if cls.__name__ in CUTS_AS_UMAP_LEARN:  # umap-learn's rule: cut to n - 1, with its warning naming both
@@ -694,7 +733,7 @@ def test_more_neighbours_than_samples_names_both_numbers(cls):
         _fit(_instance(cls, **{name: size}, **extra), X)
 
 
-TAKES_CALLBACKS = [cls for cls in ESTIMATORS if "callbacks" in cls().get_params()]
+TAKES_CALLBACKS = [cls for cls in ESTIMATORS if "callbacks" in _default(cls).get_params()]
 
 
 def test_the_documented_callback_list_is_every_estimator_that_takes_callbacks():
@@ -715,8 +754,8 @@ def test_a_callback_sees_every_iteration_and_stops_the_run(cls):
         calls.append((iteration, objective))
         return len(calls) == 2
 
-    params = {"n_init": 1} if "n_init" in cls().get_params() else {}
-    if "early_exaggeration_iter" in cls().get_params():
+    params = {"n_init": 1} if "n_init" in _default(cls).get_params() else {}
+    if "early_exaggeration_iter" in _default(cls).get_params():
         params["early_exaggeration_iter"] = 1  # the callback's second call is in the first phase otherwise
     _instance(cls, callbacks=second_stops, **params).fit(X)
     assert [iteration for iteration, _ in calls] == [1, 2]

@@ -119,6 +119,36 @@ def test_dictionary_parameters_round_trip(tmp_path):
     np.testing.assert_array_equal(loaded.transform(X[:4]), model.transform(X[:4]))
 
 
+def test_parameters_given_as_arrays_round_trip(tmp_path):
+    """A k-means start, a mixture's initial means, a coder's atoms: stored as arrays beside
+    the fitted ones (format version 3); a model without one keeps the older version."""
+    from sklearn.pipeline import make_pipeline
+
+    X = np.random.default_rng(0).normal(size=(60, 5))
+    atoms = np.random.default_rng(1).normal(size=(7, 5))
+    cases = [
+        (lowdim.KMeans(2, init=X[:2].copy(), n_init=1), "init", "predict"),
+        (lowdim.GaussianMixture(2, means_init=X[:2].copy(), random_state=0), "means_init", "predict_proba"),
+        (lowdim.SparseCoder(atoms, transform_algorithm="lasso_lars"), "dictionary", "transform"),
+        (lowdim.SparseCoder(atoms.astype(np.float32)), "dictionary", "transform"),
+    ]
+    for i, (model, param, method) in enumerate(cases):
+        path = tmp_path / f"{i}.lowdim"
+        lowdim.save(model.fit(X), path)
+        loaded = lowdim.load(path)
+        kept = getattr(loaded, param)
+        assert isinstance(kept, np.ndarray) and kept.dtype == getattr(model, param).dtype
+        np.testing.assert_array_equal(kept, getattr(model, param))
+        np.testing.assert_array_equal(getattr(loaded, method)(X), getattr(model, method)(X))
+        assert _manifest(path)["format_version"] == 3
+    coder = lowdim.SparseCoder(atoms, transform_algorithm="lasso_lars", transform_alpha=0.01)
+    chain = make_pipeline(lowdim.StandardScaler(), coder, lowdim.KMeans(3, random_state=0)).fit(X)
+    lowdim.save(chain, tmp_path / "chain.lowdim")
+    np.testing.assert_array_equal(lowdim.load(tmp_path / "chain.lowdim").predict(X), chain.predict(X))
+    lowdim.save(lowdim.KMeans(2, n_init=1, random_state=0).fit(X), tmp_path / "plain.lowdim")
+    assert _manifest(tmp_path / "plain.lowdim")["format_version"] == 1
+
+
 def _npy(array):
     import io
 

@@ -9,6 +9,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from estimator_args import required_args
 
 import lowdim
 from lowdim.exceptions import UntrustedModelError
@@ -17,7 +18,8 @@ from lowdim.io._model_files import REGISTRY
 
 def _fitted(name):
     cls = getattr(lowdim, name)
-    params = cls().get_params()
+    required = required_args(name, 5)
+    params = cls(**required).get_params()
     chosen = {
         k: v
         for k, v in {
@@ -35,7 +37,7 @@ def _fitted(name):
     X = np.abs(rng.normal(size=(40, 5))) + 0.1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return cls(**chosen).fit(X, np.arange(40) % 3)
+        return cls(**chosen, **required).fit(X, np.arange(40) % 3)
 
 
 def _mutations(data, manifest, rng):

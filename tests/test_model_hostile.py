@@ -238,3 +238,56 @@ def test_hdbscan_nan_only_where_a_row_was_left_out(tmp_path):
     core = np.array(loaded.core_distances_)
     core[5] = np.nan
     assert_refused(_edit(path, arrays={"core_distances_": core}), "NaN")
+
+
+def _edit_param_array(path, key, array, **meta):
+    """Put ``array`` as the array parameter ``key`` (consistent checksum unless ``meta``
+    overrides a manifest field)."""
+    entries = _members(path)
+    manifest = json.loads(entries["manifest.json"])
+    data = _npy(array)
+    entries[f"arrays/params/{key}.npy"] = data
+    entry = {"dtype": array.dtype.str, "shape": list(array.shape), "scalar": False}
+    manifest.setdefault("param_arrays", {})[key] = {**entry, "sha256": hashlib.sha256(data).hexdigest(), **meta}
+    manifest["format_version"] = 3
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize(
+    "key, array, meta, words",
+    [
+        ("dictionary", np.array([["a", "b"]]), {}, "holds text where lowdim saves numbers"),
+        ("dictionary", np.ones((3, 5)), {"sha256": "0" * 64}, "wrong checksum"),
+        ("dictionary", np.ones((3, 5)), {"shape": [10**9, 10**6]}, "inconsistent shape"),
+        ("dictionary", np.ones((3, 4)), {}, "features|do not fit|shape"),
+        ("not_a_parameter", np.ones(3), {}, "do not fit SparseCoder"),
+        ("../escape", np.ones(3), {}, "not an array parameter name"),
+    ],
+)
+def test_hostile_array_parameters_are_refused(tmp_path, key, array, meta, words):
+    atoms = np.random.default_rng(2).normal(size=(3, 5))
+    path = _edit_param_array(_save(tmp_path, lowdim.SparseCoder(atoms)), key, array, **meta)
+    assert_refused(path, words)
+
+
+def test_an_array_parameter_too_large_for_memory_is_refused_before_allocating(tmp_path):
+    atoms = np.random.default_rng(2).normal(size=(3, 5))
+    path = _save(tmp_path, lowdim.SparseCoder(atoms))
+    entries = _members(path)
+    header = (
+        b"\x93NUMPY\x01\x00"
+        + struct.pack("<H", 118)
+        + ("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 100000), }".ljust(117) + "\n").encode()
+    )
+    manifest = json.loads(entries["manifest.json"])
+    manifest["param_arrays"]["dictionary"]["shape"] = [1000000000, 100000]
+    entries["manifest.json"] = json.dumps(manifest).encode()
+    entries["arrays/params/dictionary.npy"] = header
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    assert_refused(path, "declares|would need")

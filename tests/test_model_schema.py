@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from estimator_args import required_args
 
 import lowdim
 from lowdim.io._fitted_schema import FITTED, SIZE_NAMES, describe
@@ -52,7 +53,8 @@ VARIANTS = {
 
 def _fit(name, sizes, gower=False, left_out_rows=False, **options):
     cls = getattr(lowdim, name)
-    params = cls().get_params()
+    required = required_args(name, sizes["features"])
+    params = cls(**required).get_params()
     chosen = {
         "n_components": sizes["components"],
         "n_clusters": sizes["clusters"],
@@ -80,7 +82,7 @@ def _fit(name, sizes, gower=False, left_out_rows=False, **options):
     y = np.arange(sizes["samples"]) % sizes["classes"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return cls(**{k: v for k, v in chosen.items() if k in params}, **options).fit(X, y)
+        return cls(**{k: v for k, v in chosen.items() if k in params}, **required, **options).fit(X, y)
 
 
 def _one_fit(name, sizes, **options):

@@ -753,6 +753,10 @@ FITTED = {
             "perplexity_": {"kind": "float", "ndim": None},
         },
     },
+    "SparseCoder": {
+        "always": (),
+        "attributes": {"n_components_": {"kind": "int", "ndim": None}, "n_features_in_": {"kind": "int", "ndim": None}},
+    },
     "SparsePCA": {
         "always": ("components_", "error_", "mean_"),
         "attributes": {

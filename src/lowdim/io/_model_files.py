@@ -5,7 +5,9 @@ Layout of ``path`` (a zip archive):
 - ``manifest.json``: format version, class name (must be in ``REGISTRY``), parameters,
   JSON-able fitted attributes, and for each array its dtype, shape and SHA-256;
 - ``arrays/<name>.npy``: one array per fitted array attribute, read with
-  ``allow_pickle=False``.
+  ``allow_pickle=False``;
+- ``arrays/params/<name>.npy``: a parameter given as a numeric array (a k-means start,
+  SparseCoder's dictionary), listed under ``param_arrays``.
 
 Loading imports nothing named by the file except classes of lowdim's registry and runs
 no code from it.
@@ -34,7 +36,7 @@ from ._fitted_schema import check_fitted
 from ._fitted_table import FITTED
 from ._model_check import check_usable
 
-FORMAT_VERSION = 2  # 2: pipelines of registered steps and the input's column names
+FORMAT_VERSION = 3  # 2: pipelines of registered steps and the input's column names; 3: array parameters
 MAX_STEPS = 16  # a pipeline of lowdim steps is short; more is a hostile file
 MAX_MANIFEST_BYTES = 1 << 20
 MAX_MANIFEST_DEPTH = 16  # parameters and attributes are shallow; deeper is a hostile file
@@ -60,9 +62,8 @@ ESTIMATOR_PACKAGES = (
     "lowdim.preprocessing",
     "lowdim.neural",
 )
-# AlignedUMAP: a sequence of maps, each a UMAP saved on its own; SparseCoder: nothing
-# learnt, its dictionary is the caller's array
-NOT_SAVED = ("AlignedUMAP", "SparseCoder")
+# AlignedUMAP: a sequence of maps, each a UMAP saved on its own
+NOT_SAVED = ("AlignedUMAP",)
 
 
 def _registry():
@@ -176,15 +177,15 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None):
     if categories is not None:
         categories = _checked_categories(categories, columns, ValueError)
     pipeline = bool(steps[0][0])  # named steps: a Pipeline
-    # a single estimator without columns stays version 1, readable by lowdim before pipelines
-    newer = pipeline or columns is not None
-    manifest = {"format": "lowdim-model", "format_version": FORMAT_VERSION if newer else 1}
     payload = {}
     parts = []
     for i, (name, step) in enumerate(steps):
         part, arrays = _step_manifest(step, prefix=f"{i}/" if pipeline else "")
         parts.append({"name": name, **part} if pipeline else part)
         payload.update(arrays)
+    # the oldest version that reads the file: older lowdim versions read what they can
+    version = 3 if any(part.get("param_arrays") for part in parts) else 2 if pipeline or columns is not None else 1
+    manifest = {"format": "lowdim-model", "format_version": version}
     if pipeline:
         manifest.update({"class": "Pipeline", "steps": parts})
     else:
@@ -228,12 +229,15 @@ def _step_manifest(estimator, prefix=""):
             f"cannot save {cls}: io/_fitted_table.py has no entry for it, so its model files could not be "
             f"checked when loaded; write the entry with: python tests/test_model_schema.py {cls}"
         )
-    params = {}
+    params, param_arrays = {}, {}
     for key, value in estimator.get_params(deep=False).items():
         if isinstance(value, np.random.Generator | np.random.RandomState) or key in FIT_INPUTS:
             value = None
+        if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+            param_arrays[key] = value
+            continue
         if not _is_jsonable(value):
-            raise TypeError(f"cannot save parameter {key}={value!r}: only JSON values can be saved.")
+            raise TypeError(f"cannot save parameter {key}={value!r}: only JSON values and numeric arrays can be saved.")
         params[key] = value
     if hasattr(type(estimator), "_sync_fitted"):
         estimator._sync_fitted()
@@ -243,18 +247,27 @@ def _step_manifest(estimator, prefix=""):
         section["prefix"] = prefix
     payload = {}
     for name, value in arrays.items():
-        arr = np.asarray(value)
-        stored = arr.astype(str) if arr.dtype.kind == "O" else arr
-        buf = io.BytesIO()
-        np.save(buf, stored, allow_pickle=False)
-        payload[prefix + name] = buf.getvalue()
-        section["arrays"][name] = {
-            "dtype": "object-str" if arr.dtype.kind == "O" else arr.dtype.str,
-            "shape": list(arr.shape),
-            "scalar": isinstance(value, np.generic),
-            "sha256": hashlib.sha256(payload[prefix + name]).hexdigest(),
+        section["arrays"][name] = _packed(value, prefix + name, payload)
+    if param_arrays:
+        section["param_arrays"] = {
+            key: _packed(value, f"{prefix}params/{key}", payload) for key, value in param_arrays.items()
         }
     return section, payload
+
+
+def _packed(value, member, payload):
+    """Store ``value`` as ``.npy`` bytes in ``payload[member]``; its manifest entry."""
+    arr = np.asarray(value)
+    stored = arr.astype(str) if arr.dtype.kind == "O" else arr
+    buf = io.BytesIO()
+    np.save(buf, stored, allow_pickle=False)
+    payload[member] = buf.getvalue()
+    return {
+        "dtype": "object-str" if arr.dtype.kind == "O" else arr.dtype.str,
+        "shape": list(arr.shape),
+        "scalar": isinstance(value, np.generic),
+        "sha256": hashlib.sha256(payload[member]).hexdigest(),
+    }
 
 
 def _read_manifest(zf):
@@ -336,14 +349,14 @@ def _check_section(section, prefix):
         fail("'class' must be a class name")
     if section.get("prefix", "") != prefix:
         fail(f"arrays of this step belong under {prefix!r}")
-    for key in ("params", "attributes", "arrays", "sparse"):
+    for key in ("params", "param_arrays", "attributes", "arrays", "sparse"):
         if not isinstance(section.get(key, {}), dict):
             fail(f"{key!r} must be a mapping")
     if not all(_is_jsonable(v) for v in section.get("params", {}).values()):
         fail(f"params must be JSON values nested at most {MAX_MANIFEST_DEPTH} deep")
     if not all(_is_jsonable(v) for v in section.get("attributes", {}).values()):
         fail(f"attributes must be JSON values nested at most {MAX_MANIFEST_DEPTH} deep")
-    for name, meta in section.get("arrays", {}).items():
+    for name, meta in (*section.get("arrays", {}).items(), *section.get("param_arrays", {}).items()):
         shape = meta.get("shape") if isinstance(meta, dict) else None
         if not (
             isinstance(shape, list)
@@ -628,14 +641,20 @@ def _read_step(zf, section, path, budget):
             f"untrusted type {cls_name!r} in {path}: only lowdim estimators ({', '.join(REGISTRY)}) can be loaded."
         )
     cls = registered_class(cls_name)
+    prefix = section.get("prefix", "")
+    params = dict(section.get("params", {}))
+    for key, meta in section.get("param_arrays", {}).items():
+        if not (isinstance(key, str) and key.isidentifier()) or key in params:
+            raise UntrustedModelError(f"corrupt manifest: {key!r} is not an array parameter name.")
+        params[key], used = _read_array(zf, f"params/{key}", meta, budget[0], prefix)
+        budget[0] -= used
     try:
-        estimator = cls(**section.get("params", {}))
+        estimator = cls(**params)
         if hasattr(cls, "_parameter_constraints"):
             validate_params(estimator)  # before any stored value can size a computation
     except (TypeError, ValueError) as exc:
         raise UntrustedModelError(f"parameters in the manifest do not fit {cls_name}: {str(exc)[:300]}") from None
     attributes = {_attribute_name(name): value for name, value in section.get("attributes", {}).items()}
-    prefix = section.get("prefix", "")
     for name, meta in section.get("arrays", {}).items():
         value, used = _read_array(zf, _attribute_name(name), meta, budget[0], prefix)
         budget[0] -= used
