@@ -286,6 +286,24 @@ def shifted_rows(X, metric):
     return offset, X - offset
 
 
+def index_sharing(shifted):
+    """An exact Euclidean index over rows another index already holds shifted (its own
+    copy), sharing them instead of shifting a copy of them again.
+
+    Examples
+    --------
+    >>> rows = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, 3.0]])
+    >>> index_sharing(rows).query(rows, 1, exclude_self=True)[1].ravel().tolist()
+    [1, 0, 0]
+    """
+    index = ExactIndex()
+    index._offset = np.zeros(shifted.shape[1], dtype=shifted.dtype)
+    index._data = index._rows = shifted
+    index._sq = row_norms_sq(shifted)
+    index.n_samples_ = shifted.shape[0]
+    return index
+
+
 def query_rows(index, Q, k, exclude_self):
     """Validate a query against a built ``index``: ``Q`` as an array (unit rows for
     'cosine') and ``k`` within the number of indexed points."""
