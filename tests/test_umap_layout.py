@@ -53,7 +53,8 @@ def test_plane_kernel_takes_the_general_kernels_steps(epoch, self_embedding):
     Y, W = _grid_layout(epoch)
     ref = Y.copy() if self_embedding else Y[::-1].copy()
     keys = np.zeros(0, dtype=np.int64) if self_embedding else np.arange(W.nnz, dtype=np.int64) * 7
-    args = (W.indptr, W.indices, W.data, float(W.data.max()), keys, NEGATIVE_RATE, 1.58, 0.9, 1.0, 0.5, epoch, 3)
+    # with the other end's pull at a weight between 0 and 1 (ignored when placing in ref)
+    args = (W.indptr, W.indices, W.data, float(W.data.max()), keys, NEGATIVE_RATE, 1.58, 0.9, 1.0, 0.5, epoch, 3, 0.75)
     general, plane = Y.copy(), Y.copy()
     layout_epoch(general, ref, self_embedding, *args, np.zeros((1, 3), dtype=np.float32), 0.0)
     plane_epoch(plane, ref, self_embedding, *args)

@@ -9,10 +9,16 @@ own edges, which appear in both directions of the symmetric graph, plus its nega
 samples) against the positions of the others at the start of the epoch, and the
 random numbers are a hash of (seed, epoch, edge, sample), not a shared stream. So the
 result is the same for any thread count, without umap-learn's fall-back to one thread.
-A point's attraction along an edge is one step, not the two umap-learn gives it by also
-moving the other end: two ends each taking a double step towards where the other was
-overshoot one another, and at 500,000 rows such maps needed 500 epochs to reach the
-trustworthiness single steps reach in 200.
+umap-learn also moves an edge's other end at each visit, so every edge pulls both its
+ends twice as often as it repels them. Here each point takes, beside its own step, the
+pull its neighbour's visit would have given it, computed from both ends' places at the
+start of the epoch (``pull_other``: its weight; 0 when placing points in a fixed
+embedding). Without it, clusters come out looser than umap-learn's (digits: silhouette
+0.52 against 0.64; supervised iris separates on 3 of 8 seeds); at full weight to the
+end, the two ends' steps towards where the other was overshoot one another in the last
+epochs and cost trustworthiness (Fashion-MNIST: 0.9795 against 0.9826), so the layout
+gives it full weight while the learning rate is above half its start and fades it to 0
+over the second half (``_umap_layout.Layout.pull_other``).
 """
 
 import numpy as np
@@ -176,6 +182,7 @@ def layout_epoch(
     alpha,
     epoch,
     seed,
+    pull_other,
     dens,
     dens_lambda,
     metric_code=0,
@@ -194,13 +201,15 @@ def layout_epoch(
     every ``heaviest / w`` epochs, its negative samples ``negative_sample_rate`` times
     as often (``_due``: computed from the epoch, no per-edge schedule arrays, which
     would cost 16 bytes an edge); ``edge_keys`` empty
-    keys each edge's random numbers by its position. ``dens_lambda`` > 0 adds
+    keys each edge's random numbers by its position. ``pull_other``: the weight of the
+    other end's pull along each visited edge (module docstring). ``dens_lambda`` > 0 adds
     densMAP's step along each visited edge (``dens``: per point dCorr/dr, 1/A, 1/B).
     ``metric_code`` other than 0 lays out in another output space
     (``output_metrics.CODES``; ``metric_p``: Minkowski's exponent)."""
     n, n_ref = Y.shape[0], ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     alpha = np.float32(alpha)
+    other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
     key = epoch_key(seed, epoch)
     per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
     n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
@@ -221,6 +230,11 @@ def layout_epoch(
                     _metric_step(attract, cur, ref[j], a, b, gamma, metric_code, metric_p, grad, alpha, True)
                 else:
                     _add_step(attract, cur, ref[j], _attraction(row_sq_distance(cur, ref[j]), a, b), alpha)
+                if other > 0.0:  # the pull of the other end's visit, from both start places
+                    if metric_code:
+                        _metric_step(attract, ref[i], ref[j], a, b, gamma, metric_code, metric_p, grad, other, True)
+                    else:
+                        _add_step(attract, ref[i], ref[j], _attraction(row_sq_distance(ref[i], ref[j]), a, b), other)
                 if dens_lambda > 0.0:
                     coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
                     _add_step(attract, cur, ref[j], coef, alpha)
@@ -255,6 +269,7 @@ def plane_epoch(
     alpha,
     epoch,
     seed,
+    pull_other,
 ):
     """``layout_epoch`` in the Euclidean plane without densMAP (most maps): the same
     steps, schedule and random numbers, with the point and its steps held in scalars
@@ -264,6 +279,7 @@ def plane_epoch(
     n, n_ref = Y.shape[0], ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     alpha = np.float32(alpha)
+    other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
     key = epoch_key(seed, epoch)
     per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
     n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
@@ -278,6 +294,11 @@ def plane_epoch(
                 d0, d1 = y0 - ref[j, 0], y1 - ref[j, 1]
                 coef = _attraction(d0 * d0 + d1 * d1, a, b)
                 step0, step1 = _clip(coef * d0) * alpha, _clip(coef * d1) * alpha
+                if other > 0.0:  # the pull of the other end's visit, from both start places
+                    d0, d1 = ref[i, 0] - ref[j, 0], ref[i, 1] - ref[j, 1]
+                    coef = _attraction(d0 * d0 + d1 * d1, a, b)
+                    step0 += _clip(coef * d0) * other
+                    step1 += _clip(coef * d1) * other
                 repel0, repel1 = np.float32(0.0), np.float32(0.0)
                 visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
                 for p in range(n_neg):

@@ -47,8 +47,9 @@ def optimize_layout(
         A fixed embedding the rows of ``Y`` are placed in (transform); each point's
         random numbers are keyed by its edges' ends, so a batch gives the same result as
         one point at a time. None: the points embed themselves (``W`` symmetric, so
-        each edge pulls both its ends, each at its own row's visit: umap-learn's
-        optimiser without moving the other end; random numbers keyed by edge position).
+        each edge pulls both its ends, each at its own row's visit, and each end also
+        takes the pull the other end's visit gives it in umap-learn's optimiser;
+        random numbers keyed by edge position).
     callbacks : sequence of callables
         ``callback(epoch, objective, Y) -> stop?`` after every epoch (the shared loop's
         signature; UMAP's cross-entropy is not computed, so ``objective`` is NaN).
@@ -101,6 +102,12 @@ class Layout:
         """The step size of ``epoch`` (1-based): linear decay to 0."""
         return self.learning_rate * (1.0 - (epoch - 1) / self.n_epochs)
 
+    def pull_other(self, epoch):
+        """The weight of the other end's pull along each edge (``_kernels/umap_sgd``): 1
+        while the step is above half its start, then falling linearly to 0 (at full
+        weight to the end the two ends' steps overshoot one another)."""
+        return min(1.0, 2.0 * (1.0 - (epoch - 1) / self.n_epochs)) if self.self_embedding else 0.0
+
     def step(self, epoch):
         """Run epoch ``epoch`` (1-based) on ``Y`` in place."""
         from .._kernels.umap_sgd import layout_epoch, plane_epoch
@@ -110,6 +117,7 @@ class Layout:
         dens, lam = Density.step(self.density, epoch, self.n_epochs, ref, W, self.a, self.b)
         common = (Y, ref, self.self_embedding, W.indptr, W.indices, W.data, float(self.heaviest), self.keys)
         common += (self.negative_sample_rate, self.a, self.b, self.gamma, self.alpha(epoch), epoch, self.seed)
+        common += (self.pull_other(epoch),)
         if Y.shape[1] == 2 and lam == 0.0 and self.output_metric[0] == 0:
             plane_epoch(*common)
         else:
