@@ -17,8 +17,8 @@ embedding). Without it, clusters come out looser than umap-learn's (digits: silh
 0.52 against 0.64; supervised iris separates on 3 of 8 seeds); at full weight to the
 end, the two ends' steps towards where the other was overshoot one another in the last
 epochs and cost trustworthiness (Fashion-MNIST: 0.9795 against 0.9826), so the layout
-gives it full weight while the learning rate is above half its start and fades it to 0
-over the second half (``_umap_layout.Layout.pull_other``).
+gives it full weight while the step is above 0.5 and fades it to 0 with the step: over
+the second half of a fit at the default rate (``_umap_layout.Layout.pull_other``).
 """
 
 import numpy as np

@@ -104,9 +104,11 @@ class Layout:
 
     def pull_other(self, epoch):
         """The weight of the other end's pull along each edge (``_kernels/umap_sgd``): 1
-        while the step is above half its start, then falling linearly to 0 (at full
-        weight to the end the two ends' steps overshoot one another)."""
-        return min(1.0, 2.0 * (1.0 - (epoch - 1) / self.n_epochs)) if self.self_embedding else 0.0
+        while the step is above 0.5 (half the default start), then falling with it to 0
+        (at full weight to the end the two ends' steps overshoot one another). A warm
+        start at a fraction of the rate (``sweep``, ``update``) refines its map with less
+        of it."""
+        return min(1.0, 2.0 * self.alpha(epoch)) if self.self_embedding else 0.0
 
     def step(self, epoch):
         """Run epoch ``epoch`` (1-based) on ``Y`` in place."""
