@@ -436,8 +436,23 @@ def check_sample_count(n_samples, estimator_name, n_components=None):
     """
     if n_samples < 2:
         raise ValueError(f"{estimator_name} needs at least 2 samples; got {n_samples} sample.")
-    if n_components is not None and n_components > n_samples:
-        raise ValueError(f"n_components={n_components} must be at most n_samples={n_samples}; lower n_components.")
+    if n_components is not None:
+        check_at_most_samples(n_components, n_samples)
+
+
+def check_at_most_samples(value, n_samples, name="n_components"):
+    """An output bounded by the points (embedding coordinates, mixture components):
+    ``name=value`` at most ``n_samples``, or an error naming both.
+
+    Examples
+    --------
+    >>> check_at_most_samples(5, 4, "n_dims")
+    Traceback (most recent call last):
+    ...
+    ValueError: n_dims=5 must be at most n_samples=4; lower n_dims or pass more samples.
+    """
+    if value > n_samples:
+        raise ValueError(f"{name}={value} must be at most n_samples={n_samples}; lower {name} or pass more samples.")
 
 
 def check_n_components(n_components, n_samples, n_features, estimator_name, *, below_features=False):

@@ -20,7 +20,7 @@ from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, CALLABLE, NONE, HasMethods, InstanceOf, Interval, Options, validate_params
 from .._warnings import warn_user
 from ..neighbors import join_components
-from ._base import check_precomputed, warn_constant_columns
+from ._base import check_n_clusters, check_precomputed, warn_constant_columns
 
 LINKAGES = {"ward": 0, "complete": 1, "average": 2, "single": 3}  # the kernels' codes for the first three
 METRICS = {"euclidean": 0, "l2": 0, "manhattan": 1, "l1": 1, "cityblock": 1, "cosine": 2}
@@ -175,8 +175,7 @@ def cut_tree(children, n_clusters):
     from .._kernels.linkage import node_labels
 
     n = children.shape[0] + 1
-    if n_clusters > n:
-        raise ValueError(f"n_clusters={n_clusters} must be at most n_samples={n}; lower n_clusters.")
+    check_n_clusters(n_clusters, n)
     nodes = [-(int(children[-1].max()) + 1)] if n > 1 else [0]
     for _ in range(n_clusters - 1):
         pair = children[-nodes[0] - n]
@@ -324,8 +323,8 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
                 f"Cosine affinity cannot be used when X contains zero vectors (row {int(np.argmin(nonzero))}); drop "
                 "the zero rows or use another metric."
             )
-        if self.n_clusters is not None and self.n_clusters > n:
-            raise ValueError(f"n_clusters={self.n_clusters} must be at most n_samples={n}; lower n_clusters.")
+        if self.n_clusters is not None:
+            check_n_clusters(self.n_clusters, n)
         if self.metric != "precomputed":
             warn_constant_columns(X, "AgglomerativeClustering")
         return X

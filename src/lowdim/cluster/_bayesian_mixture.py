@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from .._iterative import LoopResult, best_of_restarts, run_loop
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
+from .._iterative import LoopResult, best_of_restarts, callback_list, run_loop
+from .._params import ARRAY_LIKE, BOOLEAN, CALLBACKS, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_at_most_samples, warn_constant_features
 from ..linalg import column_moments
 from ._base import CLUSTER_NOTE
 from ._gaussian_mixture import COVARIANCE_TYPES, GaussianMixture, initial_responsibilities
@@ -63,6 +63,10 @@ class BayesianGaussianMixture(GaussianMixture):
     verbose : int, default=0
     verbose_interval : int, default=10
 
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, negative lower bound, state) -> stop?`` after every iteration of
+        each start.
+
     Attributes
     ----------
     weights_, means_, covariances_, precisions_, precisions_cholesky_ : ndarray
@@ -118,6 +122,7 @@ class BayesianGaussianMixture(GaussianMixture):
         "warm_start": [BOOLEAN],
         "verbose": VERBOSE,
         "verbose_interval": [Interval(int, 1, None, closed="left")],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -140,6 +145,7 @@ class BayesianGaussianMixture(GaussianMixture):
         warm_start=False,
         verbose=0,
         verbose_interval=10,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -158,6 +164,7 @@ class BayesianGaussianMixture(GaussianMixture):
         self.warm_start = warm_start
         self.verbose = verbose
         self.verbose_interval = verbose_interval
+        self.callbacks = callbacks
 
     def _priors(self, Xc, data_mean):
         """The prior's parameters (defaults from the data), checked, in the centred
@@ -220,6 +227,7 @@ class BayesianGaussianMixture(GaussianMixture):
             (posterior, -np.inf),
             max_iter=self.max_iter,
             tol=self.tol,
+            callbacks=callback_list(self.callbacks),
             verbose=self.verbose_interval if self.verbose else 0,
             label="BayesianGaussianMixture",
             warn=False,  # once, for the run kept (fit)
@@ -259,11 +267,7 @@ class BayesianGaussianMixture(GaussianMixture):
                 f"least 2 samples; got {X.shape[0]} sample (n_samples = {X.shape[0]}). Pass more rows or a "
                 "covariance_prior."
             )
-        if self.n_components > X.shape[0]:
-            raise ValueError(
-                f"n_components={self.n_components} must be at most n_samples={X.shape[0]}; "
-                "lower n_components or pass more samples."
-            )
+        check_at_most_samples(self.n_components, X.shape[0])
         warm = self.warm_start and "weights_" in self.__dict__
         data_mean = np.mean(X, axis=0, dtype=np.float64)
         if not warm:

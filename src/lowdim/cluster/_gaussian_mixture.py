@@ -19,7 +19,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_at_most_samples, warn_constant_features
 from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments
@@ -339,11 +339,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         """
         validate_params(self)
         X = self._validate_input(X, reset=True, allow_nan=True)
-        if self.n_components > X.shape[0]:
-            raise ValueError(
-                f"n_components={self.n_components} must be at most n_samples={X.shape[0]}; "
-                "lower n_components or pass more samples."
-            )
+        check_at_most_samples(self.n_components, X.shape[0])
         with np.errstate(invalid="ignore"):
             empty = np.flatnonzero(np.all(np.isnan(X), axis=0))
         if empty.size:

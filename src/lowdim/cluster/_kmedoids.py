@@ -4,9 +4,19 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 
 from .._estimator import ValidatedInputMixin
-from .._iterative import run_loop
+from .._iterative import callback_list, run_loop
 from .._memory import require_memory
-from .._params import ARRAY_LIKE, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
+from .._params import (
+    ARRAY_LIKE,
+    CALLABLE,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_array, warn_constant_features
 from ..linalg import EUCLIDEAN_METRICS, column_moments, pairwise_distances
@@ -158,6 +168,9 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
     random_state : None, int, RandomState or Generator
         Used by the 'k-medoids++' and 'random' inits.
 
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, total distance, state) -> stop?`` after every iteration.
+
     Attributes
     ----------
     medoid_indices_ : ndarray of int64 (n_clusters,)
@@ -191,6 +204,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         "init": [Options({"build", "k-medoids++", "random"}), ARRAY_LIKE],
         "max_iter": [Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -203,6 +217,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         init="build",
         max_iter=300,
         random_state=None,
+        callbacks=None,
     ):
         self.n_clusters = n_clusters
         self.metric = metric
@@ -211,6 +226,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         self.init = init
         self.max_iter = max_iter
         self.random_state = random_state
+        self.callbacks = callbacks
 
     @property
     def _n_features_out(self):
@@ -270,7 +286,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         D = self._dissimilarities(X)
         rng = check_random_state(self.random_state)
         search = pam_swap if self.method == "pam" else alternate
-        result = search(D, self._start(D, rng), max_iter=self.max_iter)
+        result = search(D, self._start(D, rng), max_iter=self.max_iter, callbacks=callback_list(self.callbacks))
         self.medoid_indices_ = np.asarray(result.state, dtype=np.int64)
         self.labels_, dn, _ = _nearest(D, self.medoid_indices_)
         self.inertia_ = float(dn.sum())

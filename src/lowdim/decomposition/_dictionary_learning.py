@@ -5,8 +5,19 @@ coordinate descent on the atoms (``_dictionary_updates``)."""
 import numpy as np
 
 from .._estimator import ComponentTransformer
-from .._iterative import STOP, SmoothedObjective, run_loop
-from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
+from .._iterative import STOP, SmoothedObjective, callback_list, run_loop
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLABLE,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
@@ -111,6 +122,9 @@ class DictionaryLearning(_DictionaryLearner):
     positive_dict : bool, default=False
         Non-negative atoms.
 
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, objective, state) -> stop?`` after every iteration.
+
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
@@ -134,6 +148,7 @@ class DictionaryLearning(_DictionaryLearner):
         "max_iter": [Interval(int, 0, None, closed="left")],
         "tol": [Interval(float, 0, None, closed="left")],
         "code_init": [NONE, ARRAY_LIKE],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -157,6 +172,7 @@ class DictionaryLearning(_DictionaryLearner):
         positive_code=False,
         positive_dict=False,
         transform_max_iter=1000,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.alpha = alpha
@@ -175,6 +191,7 @@ class DictionaryLearning(_DictionaryLearner):
         self.random_state = random_state
         self.positive_code = positive_code
         self.positive_dict = positive_dict
+        self.callbacks = callbacks
         self.transform_max_iter = transform_max_iter
 
     def fit(self, X, y=None):
@@ -248,7 +265,13 @@ def learn_dictionary(model, X, k):
         model.n_iter_ = 0
         return code, D, errors
     result = run_loop(
-        step, (code, D), max_iter=model.max_iter, tol=model.tol, verbose=int(model.verbose), label="DictionaryLearning"
+        step,
+        (code, D),
+        max_iter=model.max_iter,
+        tol=model.tol,
+        callbacks=callback_list(model.callbacks),
+        verbose=int(model.verbose),
+        label="DictionaryLearning",
     )
     model.n_iter_ = result.n_iter
     code, D = result.state
@@ -289,6 +312,10 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
     max_no_improvement : int or None, default=10
         Stop after that many steps without a decrease of the smoothed batch objective.
 
+    callbacks : callable or list of callables, optional
+        ``callback(step, objective, state) -> stop?`` after every mini-batch (the objective:
+        the smoothed cost of the batches).
+
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
@@ -319,6 +346,7 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         "shuffle": [BOOLEAN],
         "tol": [Interval(float, 0, None, closed="left")],
         "max_no_improvement": [NONE, Interval(int, 0, None, closed="left")],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -344,6 +372,7 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         callback=None,
         tol=1e-3,
         max_no_improvement=10,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.alpha = alpha
@@ -364,6 +393,7 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         self.transform_max_iter = transform_max_iter
         self.callback = callback
         self.tol = tol
+        self.callbacks = callbacks
         self.max_no_improvement = max_no_improvement
 
     def _initial_atoms(self, X, k, rng):
@@ -440,6 +470,7 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
                 None,
                 max_iter=self.max_iter * len(starts),
                 tol=self.tol,
+                callbacks=callback_list(self.callbacks),
                 verbose=int(self.verbose),
                 label="MiniBatchDictionaryLearning",
                 warn=False,

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options
+from .._iterative import callback_list
+from .._params import ARRAY_LIKE, BOOLEAN, CALLBACKS, NONE, RANDOM_STATE, VERBOSE, Interval, Options
 from ._latent_base import LatentGaussianMixin, principal_init
 from ._latent_gaussian import em_from_moments
 from ._rotation import orthomax
@@ -48,6 +49,9 @@ class FactorAnalysis(LatentGaussianMixin):
         Seeds the randomized start.
     verbose : int or bool
 
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, negative log-likelihood, state) -> stop?`` after every iteration.
+
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
@@ -84,6 +88,7 @@ class FactorAnalysis(LatentGaussianMixin):
         "svd_method": [Options({"lapack", "randomized"})],
         "iterated_power": [Interval(int, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -99,6 +104,7 @@ class FactorAnalysis(LatentGaussianMixin):
         rotation=None,
         random_state=0,
         verbose=0,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.tol = tol
@@ -110,6 +116,7 @@ class FactorAnalysis(LatentGaussianMixin):
         self.svd_method = svd_method
         self.iterated_power = iterated_power
         self.random_state = random_state
+        self.callbacks = callbacks
 
     def _fit_complete(self, S, mean, k, rng):
         W, noise = principal_init(S, k, method=self.svd_method, rng=rng, n_iter=self.iterated_power)
@@ -126,6 +133,7 @@ class FactorAnalysis(LatentGaussianMixin):
             isotropic=False,
             max_iter=self.max_iter,
             tol=self.tol,
+            callbacks=callback_list(self.callbacks),
             verbose=self.verbose,
             label="FactorAnalysis EM",
         )

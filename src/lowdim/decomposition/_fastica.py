@@ -4,10 +4,11 @@ import numpy as np
 import scipy.linalg
 
 from .._estimator import ComponentTransformer
-from .._iterative import run_loop
+from .._iterative import callback_list, run_loop
 from .._params import (
     ARRAY_LIKE,
     CALLABLE,
+    CALLBACKS,
     NONE,
     RANDOM_STATE,
     InstanceOf,
@@ -172,6 +173,10 @@ class FastICA(ComponentTransformer):
         data (one pass, same whitening up to rounding).
     random_state : None, int, RandomState or Generator
 
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, change of the unmixing, state) -> stop?`` after every iteration
+        (with ``algorithm='deflation'``, of each component's run: True ends that component's).
+
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
@@ -210,6 +215,7 @@ class FastICA(ComponentTransformer):
         "w_init": [NONE, ARRAY_LIKE],
         "whiten_solver": [Options({"auto", "covariance", "eigh", "svd"})],
         "random_state": [RANDOM_STATE],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -225,6 +231,7 @@ class FastICA(ComponentTransformer):
         w_init=None,
         whiten_solver="auto",
         random_state=None,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.algorithm = algorithm
@@ -235,6 +242,7 @@ class FastICA(ComponentTransformer):
         self.tol = tol
         self.w_init = w_init
         self.whiten_solver = whiten_solver
+        self.callbacks = callbacks
         self.random_state = random_state
 
     def fit(self, X, y=None):
@@ -259,7 +267,14 @@ class FastICA(ComponentTransformer):
         rng = check_random_state(self.random_state)
         W0 = self._initial(k, rng)
         solve = ica_parallel if self.algorithm == "parallel" else ica_deflation
-        W, self.n_iter_ = solve(Z, W0, _contrast(self.fun, self.fun_args), max_iter=self.max_iter, tol=self.tol)
+        W, self.n_iter_ = solve(
+            Z,
+            W0,
+            _contrast(self.fun, self.fun_args),
+            max_iter=self.max_iter,
+            tol=self.tol,
+            callbacks=callback_list(self.callbacks),
+        )
         (unmixing,) = flip_signs(W @ whitening)
         mixing = np.linalg.pinv(unmixing)
         # sources come in no particular order: sort them by the variance they put into X

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ComponentTransformer, DensityScoreMixin
+from .._iterative import callback_list
 from .._params import validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
@@ -108,6 +109,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
             isotropic=self._isotropic,
             max_iter=self.max_iter,
             tol=self.tol,
+            callbacks=callback_list(self.callbacks),
             verbose=self.verbose,
             label=f"{type(self).__name__} EM",
         )

@@ -4,8 +4,8 @@ with the update's two halves summed over the batches seen (Lefevre, Bach & Fevot
 import numpy as np
 import scipy.sparse as sp
 
-from .._iterative import STOP, SmoothedObjective, run_loop
-from .._params import BOOLEAN, NONE, Interval, validate_params
+from .._iterative import STOP, SmoothedObjective, callback_list, run_loop
+from .._params import BOOLEAN, CALLBACKS, NONE, Interval, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from .._warnings import warn_user
@@ -74,6 +74,10 @@ class MiniBatchNMF(NMF):
         The start ('random', 'nndsvdar' and the randomized SVD of the others).
     verbose : int or bool
 
+    callbacks : callable or list of callables, optional
+        ``callback(step, objective, state) -> stop?`` after every mini-batch (the objective:
+        the smoothed cost per row).
+
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
@@ -109,6 +113,7 @@ class MiniBatchNMF(NMF):
         "fresh_restarts": [BOOLEAN],
         "fresh_restarts_max_iter": [Interval(int, 1, None, closed="left")],
         "transform_max_iter": [NONE, Interval(int, 1, None, closed="left")],
+        "callbacks": CALLBACKS,
     }
     _solver = "mu"
 
@@ -131,6 +136,7 @@ class MiniBatchNMF(NMF):
         transform_max_iter=None,
         random_state=None,
         verbose=0,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.init = init
@@ -147,6 +153,7 @@ class MiniBatchNMF(NMF):
         self.fresh_restarts_max_iter = fresh_restarts_max_iter
         self.transform_max_iter = transform_max_iter
         self.random_state = random_state
+        self.callbacks = callbacks
         self.verbose = verbose
 
     def _float32_arithmetic(self):
@@ -217,6 +224,7 @@ class MiniBatchNMF(NMF):
             H,
             max_iter=self.max_iter * len(slices),
             tol=self.tol,
+            callbacks=callback_list(self.callbacks),
             verbose=self.verbose,
             label="MiniBatchNMF",
             warn=False,

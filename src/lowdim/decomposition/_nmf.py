@@ -4,9 +4,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer
-from .._iterative import run_loop
+from .._iterative import callback_list, run_loop
 from .._memory import require_memory
-from .._params import BOOLEAN, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
+from .._params import BOOLEAN, CALLBACKS, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from .._warnings import warn_user
@@ -80,7 +80,7 @@ def nndsvd_init(X, k, rng, fill=False):
     return W, H
 
 
-def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, label):
+def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, label, callbacks=()):
     """Alternate ``W = update_w(W, H)``, then ``H, value = update_h(W, H)`` (W first, as
     scikit-learn: from the same start it reaches better optima than H first here).
 
@@ -98,7 +98,14 @@ def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, 
         return (W, H, recent), value, change
 
     result = run_loop(
-        step, (W, H, [np.sqrt(2 * start_value)]), max_iter=max_iter, tol=tol, verbose=verbose, label=label, warn=False
+        step,
+        (W, H, [np.sqrt(2 * start_value)]),
+        max_iter=max_iter,
+        tol=tol,
+        callbacks=callbacks,
+        verbose=verbose,
+        label=label,
+        warn=False,
     )
     if not (result.converged or result.stopped):
         warn_user(  # scikit-learn's sentence first: code filters on it
@@ -228,6 +235,10 @@ class NMF(_Factorization):
         'cd': visit the components in a random order (from ``random_state``) in every
         update instead of first to last.
 
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, objective, state) -> stop?`` after every iteration (the objective:
+        the beta-divergence plus the penalties).
+
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
@@ -264,6 +275,7 @@ class NMF(_Factorization):
         "l1_ratio": [Interval(float, 0, 1, closed="both")],
         "verbose": VERBOSE,
         "shuffle": [BOOLEAN],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -281,6 +293,7 @@ class NMF(_Factorization):
         l1_ratio=0.0,
         verbose=0,
         shuffle=False,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.init = init
@@ -293,6 +306,7 @@ class NMF(_Factorization):
         self.alpha_H = alpha_H
         self.l1_ratio = l1_ratio
         self.verbose = verbose
+        self.callbacks = callbacks
         self.shuffle = shuffle
 
     @property
@@ -488,6 +502,7 @@ class NMF(_Factorization):
             start,
             tol=self.tol,
             max_iter=self.max_iter,
+            callbacks=callback_list(self.callbacks),
             verbose=self.verbose,
             label="NMF",
         )

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from .._params import NONE, RANDOM_STATE, VERBOSE, Interval, Options
+from .._iterative import callback_list
+from .._params import CALLBACKS, NONE, RANDOM_STATE, VERBOSE, Interval, Options
 from ._latent_base import LatentGaussianMixin, principal_init
 from ._latent_gaussian import em_from_moments, loglik_from_moments
 
@@ -29,6 +30,10 @@ class ProbabilisticPCA(LatentGaussianMixin):
         Initial loadings of EM on complete data.
     verbose : int or bool
         Print the EM objective every ``verbose`` iterations.
+
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, negative log-likelihood, state) -> stop?`` after every EM
+        iteration (``method='em'``, or rows with missing values; the closed form has none).
 
     Attributes
     ----------
@@ -64,15 +69,19 @@ class ProbabilisticPCA(LatentGaussianMixin):
         "tol": [Interval(float, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
         "verbose": VERBOSE,
+        "callbacks": CALLBACKS,
     }
 
-    def __init__(self, n_components=None, *, method="auto", max_iter=1000, tol=1e-8, random_state=None, verbose=0):
+    def __init__(
+        self, n_components=None, *, method="auto", max_iter=1000, tol=1e-8, random_state=None, verbose=0, callbacks=None
+    ):
         self.n_components = n_components
         self.method = method
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+        self.callbacks = callbacks
 
     def _fit_complete(self, S, mean, k, rng):
         d = S.shape[0]
@@ -89,6 +98,7 @@ class ProbabilisticPCA(LatentGaussianMixin):
             isotropic=True,
             max_iter=self.max_iter,
             tol=self.tol,
+            callbacks=callback_list(self.callbacks),
             verbose=self.verbose,
             label="ProbabilisticPCA EM",
         )

@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_sample_count
+from .._validation import check_at_most_samples, check_sample_count
 from ..neighbors import (
     ALGORITHMS,
     PRECOMPUTED_KNN,
@@ -229,8 +229,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
                 f"n_components={self.n_components} must be at most min(n_samples, n_features) = "
                 f"min({n}, {X.shape[1]}) for init='pca'; lower n_components or pass init='random'."
             )
-        if self.n_components > n:
-            raise ValueError(f"n_components={self.n_components} must be at most n_samples={n}; lower n_components.")
+        check_at_most_samples(self.n_components, n)
         check_rows_or_distances(X, self.distance, "PaCMAP")
 
     def _near(self, P, k):

@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_sample_count, warn_constant_features
+from .._validation import check_at_most_samples, check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..linalg import column_moments
 from ..neighbors import check_n_neighbors, make_index
@@ -291,8 +291,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     def _check(self, X):
         n = X.shape[0]
         check_sample_count(n, "TriMap")
-        if self.n_dims > n:
-            raise ValueError(f"n_dims={self.n_dims} must be at most n_samples={n}; lower n_dims.")
+        check_at_most_samples(self.n_dims, n, "n_dims")
         check_n_neighbors(self.n_inliers + 1, n)
         if (self.triplets is None) != (self.weights is None):
             raise ValueError("triplets and weights go together: pass both (as TriMap fitted them) or neither.")

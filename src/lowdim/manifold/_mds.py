@@ -5,9 +5,20 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._available_if import available_if
 
 from .._estimator import ValidatedInputMixin
-from .._iterative import best_of_restarts
+from .._iterative import best_of_restarts, callback_list
 from .._memory import require_memory
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_array, check_sample_count, warn_constant_features
 from .._warnings import warn_user
@@ -74,6 +85,9 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     solver : {'smacof', 'classical'}, default='smacof'
     n_landmarks : int, optional
 
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, raw stress, state) -> stop?`` after every iteration of each start.
+
     Attributes
     ----------
     embedding_ : ndarray (n_samples, n_components)
@@ -115,6 +129,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         "n_jobs": [NONE, Interval(int, None, None)],
         "dissimilarity": [Options({"deprecated", "euclidean", "precomputed"})],
         "metric_params": [NONE, InstanceOf(dict)],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -136,6 +151,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         weights=None,
         solver="smacof",
         n_landmarks=None,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.verbose = verbose
@@ -153,6 +169,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         self.weights = weights
         self.solver = solver
         self.n_landmarks = n_landmarks
+        self.callbacks = callbacks
 
     def _check(self, X):
         n = X.shape[0]
@@ -328,6 +345,7 @@ class MDS(ValidatedInputMixin, BaseEstimator):
                 metric=self._metric_mds(),
                 max_iter=self.max_iter,
                 eps=self.eps,
+                callbacks=callback_list(self.callbacks),
                 verbose=int(self.verbose),
             ),
             self.n_init if random else 1,
