@@ -34,6 +34,14 @@ def _npy(array):
     return buf.getvalue()
 
 
+def _write(path, entries, compression=zipfile.ZIP_STORED):
+    """Write ``{member: bytes}`` as the archive at ``path``."""
+    with zipfile.ZipFile(path, "w", compression=compression) as zf:
+        for name, data in entries.items():
+            zf.writestr(name, data)
+    return path
+
+
 def _edit(path, params=None, attributes=None, arrays=None, cls=None, compression=zipfile.ZIP_STORED):
     """Rewrite the model file with parameters, plain attributes or arrays replaced (the
     manifest's shapes, dtypes and checksums kept consistent, as an attacker would)."""
@@ -53,10 +61,7 @@ def _edit(path, params=None, attributes=None, arrays=None, cls=None, compression
     if cls is not None:
         manifest["class"] = cls
     entries["manifest.json"] = json.dumps(manifest).encode()
-    with zipfile.ZipFile(path, "w", compression=compression) as zf:
-        for name, data in entries.items():
-            zf.writestr(name, data)
-    return path
+    return _write(path, entries, compression)
 
 
 def assert_refused(path, match=None):
@@ -106,12 +111,9 @@ def test_huge_declared_shapes_are_refused(tmp_path, shape):
     manifest["arrays"]["components_"]["shape"] = shape
     header = io.BytesIO()
     np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": tuple(shape)})
-    entries["arrays/components_.npy"] = np.lib.format.magic(1, 0) + header.getvalue()
+    entries["arrays/components_.npy"] = header.getvalue()  # write_array_header_1_0 writes the magic too
     entries["manifest.json"] = json.dumps(manifest).encode()
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in entries.items():
-            zf.writestr(name, data)
-    assert_refused(path)
+    assert_refused(_write(path, entries), "manifest says|needs a shape|would need|declares")
 
 
 def test_npy_header_that_breaks_pythons_parser_is_refused(tmp_path):
@@ -120,10 +122,7 @@ def test_npy_header_that_breaks_pythons_parser_is_refused(tmp_path):
     data = entries["arrays/components_.npy"]
     start = data.index(b"{")
     entries["arrays/components_.npy"] = data[:start] + b"{'descr': '<f8', (((" + data[start + 20 :]
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, content in entries.items():
-            zf.writestr(name, content)
-    assert_refused(path, "corrupt .npy header")
+    assert_refused(_write(path, entries), "corrupt .npy header")
 
 
 @pytest.mark.parametrize("compression", [zipfile.ZIP_LZMA, zipfile.ZIP_BZIP2])
@@ -205,10 +204,7 @@ def test_a_model_relabelled_as_another_class_is_refused(tmp_path, model, other):
     manifest["params"] = {k: v for k, v in manifest["params"].items() if k in params}
     manifest["class"] = other
     entries["manifest.json"] = json.dumps(manifest).encode()
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in entries.items():
-            zf.writestr(name, data)
-    assert_refused(path)
+    assert_refused(_write(path, entries))
 
 
 @pytest.mark.parametrize(
@@ -251,10 +247,7 @@ def _edit_param_array(path, key, array, **meta):
     manifest.setdefault("param_arrays", {})[key] = {**entry, "sha256": hashlib.sha256(data).hexdigest(), **meta}
     manifest["format_version"] = 3
     entries["manifest.json"] = json.dumps(manifest).encode()
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in entries.items():
-            zf.writestr(name, data)
-    return path
+    return _write(path, entries)
 
 
 @pytest.mark.parametrize(
@@ -275,19 +268,12 @@ def test_hostile_array_parameters_are_refused(tmp_path, key, array, meta, words)
 
 
 def test_an_array_parameter_too_large_for_memory_is_refused_before_allocating(tmp_path):
-    atoms = np.random.default_rng(2).normal(size=(3, 5))
-    path = _save(tmp_path, lowdim.SparseCoder(atoms))
+    path = _save(tmp_path, lowdim.SparseCoder(np.random.default_rng(2).normal(size=(3, 5))))
     entries = _members(path)
-    header = (
-        b"\x93NUMPY\x01\x00"
-        + struct.pack("<H", 118)
-        + ("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 100000), }".ljust(117) + "\n").encode()
-    )
+    shape = (1_000_000_000, 100_000)
     manifest = json.loads(entries["manifest.json"])
-    manifest["param_arrays"]["dictionary"]["shape"] = [1000000000, 100000]
+    manifest["param_arrays"]["dictionary"]["shape"] = list(shape)
+    text = f"{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}".ljust(117) + "\n"
+    entries["arrays/params/dictionary.npy"] = b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) + text.encode()
     entries["manifest.json"] = json.dumps(manifest).encode()
-    entries["arrays/params/dictionary.npy"] = header
-    with zipfile.ZipFile(path, "w") as zf:
-        for name, data in entries.items():
-            zf.writestr(name, data)
-    assert_refused(path, "declares|would need")
+    assert_refused(_write(path, entries), "declares|would need")
