@@ -131,6 +131,16 @@ def _metric_step(move, cur, other, a, b, gamma, code, p, grad, alpha, attract):
         move[c] += _clip(np.float32(coef * grad[c])) * alpha
 
 
+@njit(cache=True, inline="always")
+def _pull(move, cur, other, a, b, gamma, code, p, grad, alpha):
+    """Add the attractive step of ``cur`` towards ``other`` to ``move``, in the output
+    space ``code`` (0: the Euclidean one)."""
+    if code:
+        _metric_step(move, cur, other, a, b, gamma, code, p, grad, alpha, True)
+    else:
+        _add_step(move, cur, other, _attraction(row_sq_distance(cur, other), a, b), alpha)
+
+
 @njit(cache=True, inline="always", fastmath=True)
 def _density(cur, other, a, b, i, j, dens):
     """densMAP's coefficient of (cur - other) for the edge (i, j): the derivative of the
@@ -226,15 +236,9 @@ def layout_epoch(
                 attract[:] = 0.0
                 repel[:] = 0.0
                 j = indices[e]
-                if metric_code:
-                    _metric_step(attract, cur, ref[j], a, b, gamma, metric_code, metric_p, grad, alpha, True)
-                else:
-                    _add_step(attract, cur, ref[j], _attraction(row_sq_distance(cur, ref[j]), a, b), alpha)
+                _pull(attract, cur, ref[j], a, b, gamma, metric_code, metric_p, grad, alpha)
                 if other > 0.0:  # the pull of the other end's visit, from both start places
-                    if metric_code:
-                        _metric_step(attract, ref[i], ref[j], a, b, gamma, metric_code, metric_p, grad, other, True)
-                    else:
-                        _add_step(attract, ref[i], ref[j], _attraction(row_sq_distance(ref[i], ref[j]), a, b), other)
+                    _pull(attract, ref[i], ref[j], a, b, gamma, metric_code, metric_p, grad, other)
                 if dens_lambda > 0.0:
                     coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
                     _add_step(attract, cur, ref[j], coef, alpha)
