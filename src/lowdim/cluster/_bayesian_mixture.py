@@ -62,7 +62,6 @@ class BayesianGaussianMixture(GaussianMixture):
         Start from the last fit's posterior (one run; ``n_init`` is ignored).
     verbose : int, default=0
     verbose_interval : int, default=10
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, negative lower bound, state) -> stop?`` after every iteration of
         each start.

@@ -167,7 +167,6 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
     max_iter : int, default=300
     random_state : None, int, RandomState or Generator
         Used by the 'k-medoids++' and 'random' inits.
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, total distance, state) -> stop?`` after every iteration.
 

@@ -121,7 +121,6 @@ class DictionaryLearning(_DictionaryLearner):
         Replacement atoms for unused ones.
     positive_dict : bool, default=False
         Non-negative atoms.
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, objective, state) -> stop?`` after every iteration.
 
@@ -311,7 +310,6 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         change over the number of atoms).
     max_no_improvement : int or None, default=10
         Stop after that many steps without a decrease of the smoothed batch objective.
-
     callbacks : callable or list of callables, optional
         ``callback(step, objective, state) -> stop?`` after every mini-batch (the objective:
         the smoothed cost of the batches).

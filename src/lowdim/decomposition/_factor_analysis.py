@@ -48,7 +48,6 @@ class FactorAnalysis(LatentGaussianMixin):
     random_state : None, int, RandomState or Generator, default=0
         Seeds the randomized start.
     verbose : int or bool
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, negative log-likelihood, state) -> stop?`` after every iteration.
 

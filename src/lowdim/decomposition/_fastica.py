@@ -172,7 +172,6 @@ class FastICA(ComponentTransformer):
         scikit-learn's default is 'svd'; lowdim's 'auto' picks 'covariance' for tall
         data (one pass, same whitening up to rounding).
     random_state : None, int, RandomState or Generator
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, change of the unmixing, state) -> stop?`` after every iteration
         (with ``algorithm='deflation'``, of each component's run: True ends that component's).

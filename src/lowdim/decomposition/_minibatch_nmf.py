@@ -73,7 +73,6 @@ class MiniBatchNMF(NMF):
     random_state : None, int, RandomState or Generator
         The start ('random', 'nndsvdar' and the randomized SVD of the others).
     verbose : int or bool
-
     callbacks : callable or list of callables, optional
         ``callback(step, objective, state) -> stop?`` after every mini-batch (the objective:
         the smoothed cost per row).

@@ -234,7 +234,6 @@ class NMF(_Factorization):
     shuffle : bool, default=False
         'cd': visit the components in a random order (from ``random_state``) in every
         update instead of first to last.
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, objective, state) -> stop?`` after every iteration (the objective:
         the beta-divergence plus the penalties).

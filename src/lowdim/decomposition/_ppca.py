@@ -30,7 +30,6 @@ class ProbabilisticPCA(LatentGaussianMixin):
         Initial loadings of EM on complete data.
     verbose : int or bool
         Print the EM objective every ``verbose`` iterations.
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, negative log-likelihood, state) -> stop?`` after every EM
         iteration (``method='em'``, or rows with missing values; the closed form has none).

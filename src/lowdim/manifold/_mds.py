@@ -84,7 +84,6 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     weights : array (n_samples, n_samples), optional
     solver : {'smacof', 'classical'}, default='smacof'
     n_landmarks : int, optional
-
     callbacks : callable or list of callables, optional
         ``callback(iteration, raw stress, state) -> stop?`` after every iteration of each start.
 

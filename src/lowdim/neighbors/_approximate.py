@@ -21,7 +21,7 @@ import numpy as np
 from .._validation import check_array
 from ..linalg import syrk_upper, top_eigh
 from ._base import KNNIndex
-from ._exact import ExactIndex, from_squared, index_sharing, query_rows, refine_sq_distances, shifted_rows
+from ._exact import ExactIndex, from_squared, query_rows, refine_sq_distances, shifted_rows
 from ._self_query import BLOCK_ROWS
 
 AXES_FROM = 20_000  # rows the projection's principal axes are estimated from: ample for
@@ -300,7 +300,7 @@ def _exact_others(data, rows, k, among):
     index's blocked products and running k-smallest lists (unsorted: ``_ranked``
     orders them), not a selection over every row's whole line of distances."""
     # among all rows (``among`` is sorted and distinct): the index's own shifted rows, not a copy
-    index = index_sharing(data) if among.size == len(data) else ExactIndex().build(data[among])
+    index = ExactIndex.sharing(data) if among.size == len(data) else ExactIndex().build(data[among])
     at = np.minimum(np.searchsorted(among, rows), among.size - 1)  # ``among`` is sorted
     skip = np.where(among[at] == rows, at, -1)
     _, found, _ = index._candidates(data[rows], k, skip)

@@ -86,9 +86,29 @@ class ExactIndex(KNNIndex):
         """Index the rows of ``X`` (for 'precomputed': the number of points)."""
         X = check_array(X, estimator_name="ExactIndex")
         if self.metric != "precomputed":
-            self._offset, self._data = shifted_rows(X, self.metric)
-            self._sq = row_norms_sq(self._data)
-            self._rows = unit_rows(X) if self.metric == "cosine" else X  # for exact re-ranking
+            offset, shifted = shifted_rows(X, self.metric)
+            self._hold(offset, shifted, unit_rows(X) if self.metric == "cosine" else X)
+
+    def _hold(self, offset, shifted, rows):
+        """Index the ``shifted`` rows (``rows`` as given, for exact re-ranking)."""
+        self._offset, self._data, self._rows = offset, shifted, rows
+        self._sq = row_norms_sq(shifted)
+
+    @classmethod
+    def sharing(cls, shifted):
+        """A Euclidean index over rows another index already holds shifted (its own
+        copy), sharing them instead of shifting a copy of them again.
+
+        Examples
+        --------
+        >>> rows = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, 3.0]])
+        >>> ExactIndex.sharing(rows).query(rows, 1, exclude_self=True)[1].ravel().tolist()
+        [1, 0, 0]
+        """
+        index = cls()
+        index._hold(np.zeros(shifted.shape[1], dtype=shifted.dtype), shifted, shifted)
+        index.n_samples_ = shifted.shape[0]
+        return index
 
     def pairwise(self, Q):
         """All distances from the rows of ``Q`` to the indexed points, (m, n) in
@@ -284,24 +304,6 @@ def shifted_rows(X, metric):
         X = unit_rows(X)
     offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
     return offset, X - offset
-
-
-def index_sharing(shifted):
-    """An exact Euclidean index over rows another index already holds shifted (its own
-    copy), sharing them instead of shifting a copy of them again.
-
-    Examples
-    --------
-    >>> rows = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, 3.0]])
-    >>> index_sharing(rows).query(rows, 1, exclude_self=True)[1].ravel().tolist()
-    [1, 0, 0]
-    """
-    index = ExactIndex()
-    index._offset = np.zeros(shifted.shape[1], dtype=shifted.dtype)
-    index._data = index._rows = shifted
-    index._sq = row_norms_sq(shifted)
-    index.n_samples_ = shifted.shape[0]
-    return index
 
 
 def query_rows(index, Q, k, exclude_self):
