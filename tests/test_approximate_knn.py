@@ -58,6 +58,21 @@ def test_same_result_on_a_second_build(fashion_sample):
     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("exclude_self", [True, False])
+def test_equal_distances_chosen_as_the_exact_index_chooses(exclude_self):
+    # a 12 x 12 integer grid: most distances tie exactly (the shift by the mean, 5.5, is
+    # exact too), so which of the tied points make the list is decided by the tie rule
+    # alone; it must not depend on the order in which the graph visited them
+    g = np.arange(12.0)
+    X = np.array([(a, b) for a in g for b in g])
+    Q = X if exclude_self else X + 0.25
+    for k in (4, 6, 9):
+        want = ExactIndex().build(X).query(Q, k, exclude_self=exclude_self)
+        got = HNSWIndex().build(X).query(Q, k, exclude_self=exclude_self)
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(got[0], want[0])
+
+
 def test_auto_picks_by_size():
     assert isinstance(make_index("auto", "euclidean", APPROXIMATE_FROM - 1), ExactIndex)
     assert isinstance(make_index("auto", "euclidean", APPROXIMATE_FROM), HNSWIndex)

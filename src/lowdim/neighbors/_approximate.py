@@ -34,6 +34,8 @@ ROUND_WIDTH = 16  # the neighbours' round reads the first 16 entries of the firs
 STRAINED = 1.4  # a row whose farthest neighbour lies this many times as far as its nearest is searched exactly
 # when affordable (30 clusters of 10,000 in PCA-50: all 142 rows with strays among 217; in few dimensions most rows)
 ASTRAY = 1.5  # a row reaching this many times as far as its found neighbours do (median) may have gone astray
+TIE_SPARES = 4  # candidates searched beyond k, so that points at the k-th distance are chosen as the
+# exact index chooses them (the lower row number), not by the graph's visiting order
 EXACT_REPAIR = 10_000_000_000  # rows x rows x features the repair of astray searches may spend against all rows
 _INSTALL = "approximate kNN needs faiss-cpu: pip install 'lowdim[ann]' (or use algorithm='exact')"
 
@@ -157,7 +159,7 @@ class HNSWIndex(KNNIndex):
                 dist[a:b], idx[a:b] = self._query_indexed(a, b, k)
             return self.repair_self_query(dist, idx)
         shifted = self._data if exclude_self else (Q - self._offset).astype(self._data.dtype)
-        ranked = self._ranked(Q, self._offset, self._nearest(shifted, k, exclude_self))
+        ranked = self._ranked(Q, self._offset, self._nearest(shifted, k, exclude_self), k)
         return self.repair_self_query(*ranked) if exclude_self else ranked
 
     def _query_indexed(self, start, stop, k):
@@ -166,21 +168,25 @@ class HNSWIndex(KNNIndex):
         candidates, so it answers whole self-queries)."""
         if self._basis is not None:
             return None
-        self._graph.hnsw.efSearch = max(self.ef_search or 64, k + 1)
-        found = self._graph.search(self._searched(self._data[start:stop]), k + 1)[1]
+        want = min(k + TIE_SPARES, self.n_samples_ - 1)
+        self._graph.hnsw.efSearch = max(self.ef_search or 64, want + 1)
+        found = self._graph.search(self._searched(self._data[start:stop]), want + 1)[1]
         self._note_astray(found, start)
-        idx = _drop_self(found, k, start)
+        idx = _drop_self(found, want, start)
         # distances between the shifted rows themselves (shift-invariant)
-        return self._ranked(self._data[start:stop], np.zeros_like(self._offset), idx)
+        return self._ranked(self._data[start:stop], np.zeros_like(self._offset), idx, k)
 
-    def _ranked(self, Q, offset, idx):
-        """Exact distances to the found neighbours ``idx``, each row sorted by them."""
+    def _ranked(self, Q, offset, idx, k=None):
+        """Exact distances to the found neighbours ``idx``, each row sorted by them (equal
+        distances by row number, as the exact index orders them), the first ``k`` kept
+        (default all)."""
         if (idx < 0).any():
             raise RuntimeError(
                 f"the HNSW search found fewer than {idx.shape[1]} neighbours for some rows; raise ef_search."
             )
+        idx = np.sort(idx, axis=1)
         dist = refine_sq_distances(Q, self._data, offset, idx, np.empty(idx.shape))
-        order = np.argsort(dist, axis=1, kind="stable")
+        order = np.argsort(dist, axis=1, kind="stable")[:, :k]
         dist, idx = np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
         return from_squared(dist, self.metric), idx
 
@@ -189,8 +195,9 @@ class HNSWIndex(KNNIndex):
         (self-queries without a projection go through ``_query_indexed``)."""
         want = k + 1 if exclude_self else k
         if self._basis is None:
-            self._graph.hnsw.efSearch = max(self.ef_search or 64, want)
-            return self._graph.search(self._searched(shifted), want)[1].astype(np.int64)
+            spare = min(want + TIE_SPARES, self.n_samples_)
+            self._graph.hnsw.efSearch = max(self.ef_search or 64, spare)
+            return self._graph.search(self._searched(shifted), spare)[1].astype(np.int64)
         from .._kernels.neighbors import nearest_candidates, through_neighbors
 
         n_candidates = (2 if exclude_self else 4) * want  # new points get no neighbours' round
