@@ -736,7 +736,11 @@ def test_more_neighbours_than_samples_names_both_numbers(cls):
 TAKES_CALLBACKS = [cls for cls in ESTIMATORS if "callbacks" in _default(cls).get_params()]
 # Settings under which a fit iterates at least twice: probabilistic PCA's closed form has no
 # iterations (its EM does), and two medoids of these rows settle in one swap.
-CALLBACK_RUNS = {"ProbabilisticPCA": {"method": "em"}, "KMedoids": {"n_clusters": 6, "init": "random"}}
+CALLBACK_RUNS = {
+    "ProbabilisticPCA": {"method": "em"},
+    "KMedoids": {"n_clusters": 6, "init": "random"},
+    "BisectingKMeans": {"n_clusters": 4},  # an iteration is a split
+}
 
 
 def test_the_documented_callback_list_is_every_estimator_that_takes_callbacks():

@@ -5,8 +5,8 @@ which ``predict`` follows down from the root."""
 import numpy as np
 import scipy.sparse as sp
 
-from .._iterative import best_of_restarts
-from .._params import BOOLEAN, CALLABLE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
+from .._iterative import best_of_restarts, callback_list
+from .._params import BOOLEAN, CALLABLE, CALLBACKS, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_weight
 from ..linalg import sq_euclidean
@@ -29,10 +29,8 @@ def _squared_errors(Xc, x_sq, centers, labels):
     return out**2
 
 
-def _split_scores(Xc, x_sq, weights, labels, centers, by_size):
-    """The two halves' scores: their point counts, or their weighted squared errors."""
-    if by_size:
-        return np.bincount(labels, minlength=2).astype(np.float64)
+def _halves_errors(Xc, x_sq, weights, labels, centers):
+    """The two halves' weighted squared errors about their centres."""
     return np.bincount(labels, weights=weights * _squared_errors(Xc, x_sq, centers, labels), minlength=2)
 
 
@@ -94,6 +92,11 @@ class BisectingKMeans(CentroidClusterer):
         Kept for compatibility: every 2-means runs with distance bounds (Hamerly's on few
         columns, Elkan's on many), which give Lloyd's result.
     bisecting_strategy : {'biggest_inertia', 'largest_cluster'}, default='biggest_inertia'
+    callbacks : callable or list of callables, optional
+        Each is called after every split as ``callback(split, objective, centers)``:
+        ``objective`` is the inertia of the clusters so far, ``centers`` their centres in
+        the coordinates of ``offset_``. Returning True stops splitting: the model then has
+        fewer than ``n_clusters`` clusters (warned).
 
     Attributes
     ----------
@@ -135,6 +138,7 @@ class BisectingKMeans(CentroidClusterer):
         "copy_x": [BOOLEAN],
         "algorithm": [Options({"lloyd", "elkan"})],
         "bisecting_strategy": [Options({"biggest_inertia", "largest_cluster"})],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -150,6 +154,7 @@ class BisectingKMeans(CentroidClusterer):
         copy_x=True,
         algorithm="lloyd",
         bisecting_strategy="biggest_inertia",
+        callbacks=None,
     ):
         self.n_clusters = n_clusters
         self.init = init
@@ -161,6 +166,7 @@ class BisectingKMeans(CentroidClusterer):
         self.copy_x = copy_x
         self.algorithm = algorithm
         self.bisecting_strategy = bisecting_strategy
+        self.callbacks = callbacks
 
     def _bisect(self, Xc, x_sq, weights, tol, rng):
         """The best of ``n_init`` 2-means runs on one cluster's rows: (labels, centres)."""
@@ -202,20 +208,25 @@ class BisectingKMeans(CentroidClusterer):
         centers = np.zeros((n_nodes, X.shape[1]))
         centers[0] = np.asarray(weights.astype(Xc.dtype) @ Xc).ravel() / weights.sum()  # one pass in X's type
         rows, spans = _LeafRows(Xc, x_sq, weights), {0: (0, X.shape[0])}
-        leaves, scores = [0], np.zeros(1)  # the leaves left first, and their scores
+        leaves, scores, errors = [0], np.zeros(1), np.zeros(1)  # the leaves left first, their scores and errors
+        callbacks = callback_list(self.callbacks)
         for step in range(self.n_clusters - 1):
             at = int(np.argmax(scores))  # the first of equal scores
             node = leaves[at]
             span = spans.pop(node)
             labels, halves = self._bisect(*rows.data(span), self.tol * mean_var, rng)
             *halves_spans, labels = rows.split(span, labels)
-            Xs, xs_sq, ws = rows.data(span)
-            halves_scores = _split_scores(Xs, xs_sq, ws, labels, halves, self.bisecting_strategy == "largest_cluster")
+            halves_errors = _halves_errors(*rows.data(span), labels, halves)
+            by_size = self.bisecting_strategy == "largest_cluster"
+            halves_scores = np.bincount(labels, minlength=2).astype(np.float64) if by_size else halves_errors
             for side in range(2):
                 child = 2 * step + 1 + side
                 children[node, side], centers[child], spans[child] = child, halves[side], halves_spans[side]
             leaves[at : at + 1] = [2 * step + 1, 2 * step + 2]
             scores = np.concatenate([scores[:at], halves_scores, scores[at + 1 :]])
+            errors = np.concatenate([errors[:at], halves_errors, errors[at + 1 :]])
+            if any(callback(step + 1, float(errors.sum()), centers[leaves]) for callback in callbacks):
+                break
         self._finish(X, rows, children, centers, spans, leaves)
         return self
 

@@ -3,7 +3,19 @@
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
+from .._iterative import callback_list
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLABLE,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_sample_weight
 from .._warnings import warn_user
@@ -81,6 +93,11 @@ class MiniBatchKMeans(CentroidClusterer):
         Initialisations tried on the init sample (best inertia kept); 'auto' is 3 for
         'random', 1 otherwise.
     reassignment_ratio : float, default=0.01
+    callbacks : callable or list of callables, optional
+        Each is called after every mini-batch step of ``fit`` (not for dask arrays) as
+        ``callback(step, objective, centers)``: ``objective`` is the smoothed batch
+        inertia per sample that ``max_no_improvement`` watches, ``centers`` the centres
+        so far in the coordinates of ``offset_``. Returning True stops the fit there.
 
     Attributes
     ----------
@@ -115,6 +132,7 @@ class MiniBatchKMeans(CentroidClusterer):
         "init_size": [NONE, Interval(int, 1, None, closed="left")],
         "n_init": [Options({"auto"}), Interval(int, 1, None, closed="left")],
         "reassignment_ratio": [Interval(float, 0, None, closed="left")],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -132,6 +150,7 @@ class MiniBatchKMeans(CentroidClusterer):
         init_size=None,
         n_init="auto",
         reassignment_ratio=0.01,
+        callbacks=None,
     ):
         self.n_clusters = n_clusters
         self.init = init
@@ -145,6 +164,7 @@ class MiniBatchKMeans(CentroidClusterer):
         self.init_size = init_size
         self.n_init = n_init
         self.reassignment_ratio = reassignment_ratio
+        self.callbacks = callbacks
 
     def _initialize(self, Xc, x_sq, weights, rng):
         """Centres from the best of ``n_init`` starts, judged on an init sample."""
@@ -193,6 +213,7 @@ class MiniBatchKMeans(CentroidClusterer):
         n, batch = X.shape[0], min(self.batch_size, X.shape[0])
         n_steps = max(1, (self.max_iter * n) // batch)
         ewa, best, stale, alpha = None, np.inf, 0, min(1.0, 2.0 * batch / (n + 1))
+        callbacks = callback_list(self.callbacks)
         for step in range(1, n_steps + 1):
             idx = rng.integers(0, n, size=batch)
             inertia, shift = minibatch_step(
@@ -208,6 +229,8 @@ class MiniBatchKMeans(CentroidClusterer):
             ewa = per_sample if ewa is None else (1 - alpha) * ewa + alpha * per_sample
             if self.verbose:
                 print(f"[MiniBatchKMeans] step {step}/{n_steps}: batch inertia {per_sample:.6g}, ewa {ewa:.6g}")
+            if any(callback(step, ewa, centers) for callback in callbacks):
+                break
             if self.tol > 0 and shift <= self.tol * mean_var:
                 if self.verbose:  # scikit-learn's words
                     print(f"[MiniBatchKMeans] Converged (small centers change) at step {step}/{n_steps}")

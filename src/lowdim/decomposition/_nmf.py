@@ -574,6 +574,9 @@ class MatrixFactorization(_Factorization):
     random_state : None, int, RandomState or Generator
         Start (randomized SVD).
     verbose : int or bool
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, objective, state) -> stop?`` after every iteration (one
+        update of W and one of H); ``objective`` is the penalised loss.
 
     Attributes
     ----------
@@ -599,15 +602,19 @@ class MatrixFactorization(_Factorization):
         "max_iter": [Interval(int, 1, None, closed="left")],
         "random_state": [RANDOM_STATE],
         "verbose": VERBOSE,
+        "callbacks": CALLBACKS,
     }
 
-    def __init__(self, n_components=None, *, alpha=1e-6, tol=1e-6, max_iter=500, random_state=None, verbose=0):
+    def __init__(
+        self, n_components=None, *, alpha=1e-6, tol=1e-6, max_iter=500, random_state=None, verbose=0, callbacks=None
+    ):
         self.n_components = n_components
         self.alpha = alpha
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.callbacks = callbacks
 
     def fit_transform(self, X, y=None):
         """Fit and return W.
@@ -642,6 +649,7 @@ class MatrixFactorization(_Factorization):
             max_iter=self.max_iter,
             verbose=self.verbose,
             label="MatrixFactorization",
+            callbacks=callback_list(self.callbacks),
         )
         # W H is unchanged by W_j * c, H_j / c: pick the balance ||W_j|| = ||H_j|| that the
         # ridge penalty prefers, so the scale of the output is determined

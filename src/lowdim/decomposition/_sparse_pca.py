@@ -4,7 +4,18 @@ transposed, centred data (the sparse codes of the features are the loadings)."""
 import numpy as np
 
 from .._estimator import ComponentTransformer
-from .._params import ARRAY_LIKE, BOOLEAN, CALLABLE, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLABLE,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
 from ._dictionary_learning import DictionaryLearning, MiniBatchDictionaryLearning, learn_dictionary
@@ -20,6 +31,7 @@ _SHARED = {
     "n_jobs": [NONE, Interval(int, None, None)],
     "verbose": VERBOSE,
     "random_state": [RANDOM_STATE],
+    "callbacks": CALLBACKS,
 }
 
 
@@ -100,6 +112,9 @@ class SparsePCA(_SparsePCABase):
     V_init : ndarray of shape (n_components, n_features), optional
     verbose : int or bool
     random_state : None, int, RandomState or Generator
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, objective, state) -> stop?`` after every iteration of the
+        dictionary learning on the transposed data (whose codes are the loadings).
 
     Attributes
     ----------
@@ -136,6 +151,7 @@ class SparsePCA(_SparsePCABase):
         V_init=None,
         verbose=False,
         random_state=None,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.alpha = alpha
@@ -148,6 +164,7 @@ class SparsePCA(_SparsePCABase):
         self.V_init = V_init
         self.verbose = verbose
         self.random_state = random_state
+        self.callbacks = callbacks
 
     def fit(self, X, y=None):
         """Find the sparse components.
@@ -173,6 +190,7 @@ class SparsePCA(_SparsePCABase):
             dict_init=None if self.U_init is None else np.asarray(self.U_init).T,
             verbose=self.verbose,
             random_state=self.random_state,
+            callbacks=self.callbacks,
         )
         loadings, _, errors = learn_dictionary(learner, Xc.T, k)
         self.error_, self.n_iter_ = np.asarray(errors), learner.n_iter_
@@ -202,6 +220,9 @@ class MiniBatchSparsePCA(_SparsePCABase):
     random_state : None, int, RandomState or Generator
     tol : float, default=1e-3
     max_no_improvement : int or None, default=10
+    callbacks : callable or list of callables, optional
+        ``callback(iteration, objective, state) -> stop?`` after every iteration of the
+        dictionary learning on the transposed data (whose codes are the loadings).
 
     Attributes
     ----------
@@ -242,6 +263,7 @@ class MiniBatchSparsePCA(_SparsePCABase):
         random_state=None,
         tol=1e-3,
         max_no_improvement=10,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.alpha = alpha
@@ -256,6 +278,7 @@ class MiniBatchSparsePCA(_SparsePCABase):
         self.random_state = random_state
         self.tol = tol
         self.max_no_improvement = max_no_improvement
+        self.callbacks = callbacks
 
     def fit(self, X, y=None):
         """Find the sparse components.
@@ -288,6 +311,7 @@ class MiniBatchSparsePCA(_SparsePCABase):
             callback=self.callback,
             tol=self.tol,
             max_no_improvement=self.max_no_improvement,
+            callbacks=self.callbacks,
         ).fit(Xc.T)
         D = np.asarray(learner.components_, dtype=np.float64)
         loadings = learner._encode(Xc.T, D)  # the features' codes with the fit algorithm

@@ -5,7 +5,19 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
+from .._iterative import callback_list
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_at_most_samples, check_sample_count
 from ..neighbors import (
@@ -109,6 +121,10 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         ``fit`` is skipped.
     verbose : bool, default=False
         A progress bar over the iterations.
+    callbacks : callable or list of callables, optional
+        Each is called after every iteration of ``fit`` as ``callback(iteration,
+        objective, Y)``: ``Y`` is the layout so far and ``objective`` is NaN (PaCMAP's
+        loss is not computed). Returning True stops the optimisation there.
 
     Attributes
     ----------
@@ -152,6 +168,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "precomputed_knn": PRECOMPUTED_KNN,
         "verbose": VERBOSE,
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -173,6 +190,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         neighbors_algorithm="auto",
         precomputed_knn=(None, None),
         verbose=False,
+        callbacks=None,
     ):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
@@ -191,6 +209,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         self.neighbors_algorithm = neighbors_algorithm
         self.precomputed_knn = precomputed_knn
         self.verbose = verbose
+        self.callbacks = callbacks
 
     def _phases(self):
         if isinstance(self.num_iters, tuple | list):
@@ -285,8 +304,9 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
             Y = rescale(Y, rng, PCA_INIT_STD)
         return np.ascontiguousarray(Y, dtype=np.float32)
 
-    def _optimize(self, Y, gradient, desc):
-        """Adam over the three phases; ``gradient(Y, weights, out)`` fills ``out``."""
+    def _optimize(self, Y, gradient, desc, callbacks=()):
+        """Adam over the three phases; ``gradient(Y, weights, out)`` fills ``out``; any of
+        ``callbacks`` returning True stops it."""
         from .._kernels.pacmap import adam_step
         from .._progress import progress_bar
 
@@ -295,6 +315,8 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         for t in progress_bar(range(sum(phases)), desc=desc, unit="it", disable=not self.verbose):
             gradient(Y, phase_weights(t, phases), grad)
             adam_step(Y, grad, m, v, self.lr, 0.9, 0.999, 1e-7, t + 1)
+            if any(callback(t + 1, float("nan"), Y) for callback in callbacks):
+                break
         return Y
 
     def fit(self, X, y=None):
@@ -323,7 +345,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         def gradient(Y, weights, out):
             pair_gradient(Y, near, mid, far, *weights, buffers, out)
 
-        self._optimize(Y, gradient, "PaCMAP")
+        self._optimize(Y, gradient, "PaCMAP", callback_list(self.callbacks))
         self.pair_neighbors_, self.pair_MN_, self.pair_FP_ = (pairs_from_rows(p) for p in (near, mid, far))
         self.P_fit_ = P
         self.embedding_ = Y.astype(X.dtype)

@@ -5,7 +5,19 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
-from .._params import ARRAY_LIKE, BOOLEAN, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
+from .._iterative import callback_list
+from .._params import (
+    ARRAY_LIKE,
+    BOOLEAN,
+    CALLBACKS,
+    NONE,
+    RANDOM_STATE,
+    VERBOSE,
+    InstanceOf,
+    Interval,
+    Options,
+    validate_params,
+)
 from .._random import check_random_state
 from .._validation import check_at_most_samples, check_sample_count, warn_constant_features
 from .._warnings import warn_user
@@ -145,6 +157,10 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         Keep the map every 10 iterations in ``embedding_seq_``.
     random_state : None, int or Generator
         The triplets' draws (the trimap package has no seed).
+    callbacks : callable or list of callables, optional
+        Each is called after every iteration as ``callback(iteration, objective, Y)``:
+        ``Y`` is the map so far and ``objective`` the loss per triplet at the iteration's
+        gradient point. Returning True stops the descent there.
 
     Attributes
     ----------
@@ -188,6 +204,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         "opt_method": [Options({"dbd", "momentum", "sd"})],
         "return_seq": [BOOLEAN],
         "random_state": [RANDOM_STATE],
+        "callbacks": CALLBACKS,
     }
 
     def __init__(
@@ -210,6 +227,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         opt_method="dbd",
         return_seq=False,
         random_state=None,
+        callbacks=None,
     ):
         self.n_dims = n_dims
         self.n_inliers = n_inliers
@@ -229,6 +247,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.opt_method = opt_method
         self.return_seq = return_seq
         self.random_state = random_state
+        self.callbacks = callbacks
 
     def _rows(self, X):
         """Rows as the triplets see them: 100 principal components of wider rows (with
@@ -373,6 +392,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         lr, last = float(self.lr), np.inf
         m = self.triplets_.shape[0]
         seq = [Y.copy()] if self.return_seq else None
+        callbacks = callback_list(self.callbacks)
         for it in range(self.n_iters):
             momentum = MOMENTUM[1] if it > MOMENTUM[2] else MOMENTUM[0]
             at = Y if self.opt_method == "sd" else (Y + momentum * velocity).astype(np.float32)
@@ -393,6 +413,8 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             last = loss / m
             if seq is not None and (it + 1) % 10 == 0:
                 seq.append(Y.copy())
+            if any(callback(it + 1, last, Y) for callback in callbacks):
+                break
         self.loss_, self.violated_ = float(loss / m), float(violated / m)
         self.embedding_seq_ = np.stack(seq, axis=2) if seq is not None else None
         return Y
