@@ -41,7 +41,7 @@ def effective_perplexity(perplexity, n_samples, name="TSNE"):
     return lowered
 
 
-def conditional_probabilities(distances, perplexity):
+def conditional_probabilities(distances, perplexity, bar=None):
     """Gaussian conditional probabilities p(j | i) over each row's neighbours.
 
     Parameters
@@ -50,6 +50,8 @@ def conditional_probabilities(distances, perplexity):
         Distances from each point to its k neighbours (the Gaussian is in their square).
     perplexity : float
         Target ``exp(entropy)`` of every row.
+    bar : tqdm, optional
+        Advanced by the rows calibrated (``row_progress``).
 
     Returns
     -------
@@ -67,7 +69,7 @@ def conditional_probabilities(distances, perplexity):
     """
     from .._kernels.perplexity import calibrate_rows
 
-    P, blocks = float64_row_blocks(distances)
+    P, blocks = float64_row_blocks(distances, bar)
     beta = np.empty(P.shape[0])
     for rows, block in blocks:
         sq = np.square(block)
@@ -90,11 +92,11 @@ def kernel_neighbors(perplexity, kernel, n_samples):
     return min(n_samples - 1, k)
 
 
-def row_affinities(distances, perplexity, kernel="perplexity"):
+def row_affinities(distances, perplexity, kernel="perplexity", bar=None):
     """p(j | i) over each row's neighbours: Gaussian calibrated to ``perplexity``
     ('perplexity'), the mean of such Gaussians at each of several perplexities
     ('multiscale', ``perplexity`` a sequence; Lee et al. 2015, as openTSNE's), or equal
-    weights ('uniform').
+    weights ('uniform'); ``bar`` advanced by the rows calibrated (``row_progress``).
 
     Examples
     --------
@@ -107,14 +109,14 @@ def row_affinities(distances, perplexity, kernel="perplexity"):
     if kernel == "uniform":
         return np.full(distances.shape, 1.0 / distances.shape[1], dtype=np.result_type(distances.dtype, np.float32))
     if kernel == "multiscale":
-        scales = [conditional_probabilities(distances, p)[0] for p in perplexity]
+        scales = [conditional_probabilities(distances, p, bar)[0] for p in perplexity]
         return sum(scales[1:], scales[0]) / len(scales)
     if kernel != "perplexity":
         raise ValueError(f"affinity must be one of {', '.join(KERNELS)}; got {kernel!r}.")
-    return conditional_probabilities(distances, perplexity)[0]
+    return conditional_probabilities(distances, perplexity, bar)[0]
 
 
-def joint_probabilities(indices, conditional, n_samples):
+def joint_probabilities(indices, conditional, n_samples, bar=None):
     """Symmetric joint affinities ``(p(j|i) + p(i|j)) / (2 n)`` as a CSR matrix summing
     to one (in the conditionals' dtype, int32 indices, sorted, no explicit zeros).
 
@@ -125,6 +127,8 @@ def joint_probabilities(indices, conditional, n_samples):
     conditional : ndarray (n, k)
         ``p(j | i)`` for those neighbours.
     n_samples : int
+    bar : tqdm, optional
+        Advanced by the symmetrisation's passes' rows (``row_progress``).
 
     Returns
     -------
@@ -136,7 +140,7 @@ def joint_probabilities(indices, conditional, n_samples):
     >>> P.toarray().round(4).tolist()
     [[0.0, 0.3333, 0.0], [0.3333, 0.0, 0.1667], [0.0, 0.1667, 0.0]]
     """
-    P = symmetric_graph(indices, conditional, n_samples, "sum")
+    P = symmetric_graph(indices, conditional, n_samples, "sum", bar=bar)
     P.data /= P.data.sum(dtype=np.float64)
     return P
 
@@ -205,8 +209,8 @@ def neighbor_affinities(
     if not keep_index:
         index = None
     scales = len(perplexity) if kernel == "multiscale" else 1
-    with row_progress("t-SNE affinities", n * scales if kernel != "uniform" else 0, verbose):
-        conditional = row_affinities(distances, perplexity, kernel)
+    with row_progress("t-SNE affinities", n * scales if kernel != "uniform" else 0, verbose) as bar:
+        conditional = row_affinities(distances, perplexity, kernel, bar)
     nearest = distances.min(axis=1)
     del distances  # the graph is built from the probabilities alone
     return _joint_or_conditional(indices, conditional, joint, verbose), index, nearest
@@ -249,8 +253,8 @@ def _joint_or_conditional(indices, conditional, joint, verbose=False):
 
     n, k = indices.shape
     if joint:
-        with row_progress("t-SNE symmetrisation", n * SYMMETRIC_PASSES, verbose):
-            return joint_probabilities(indices, conditional, n)
+        with row_progress("t-SNE symmetrisation", n * SYMMETRIC_PASSES, verbose) as bar:
+            return joint_probabilities(indices, conditional, n, bar)
     C = sp.csr_matrix((conditional.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
     C.sort_indices()
     return C

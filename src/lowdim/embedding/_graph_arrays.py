@@ -2,14 +2,12 @@
 of a compact kNN graph, a CSR built from arrays without a copy, and per-row work in
 float64 one block of rows at a time."""
 
-import contextvars
 from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
 
 ROWS_PER_BLOCK = 65_536  # rows worked on in float64 at a time (~50 MB at 90 neighbours)
-_ROW_BAR = contextvars.ContextVar("lowdim_row_bar", default=None)
 
 
 def sorted_csr(indptr, indices, data, n):
@@ -19,12 +17,12 @@ def sorted_csr(indptr, indices, data, n):
     return M
 
 
-def symmetric_graph(indices, values, n_samples, mode, mix=1.0):
+def symmetric_graph(indices, values, n_samples, mode, mix=1.0, bar=None):
     """The symmetric CSR (n_samples x n_samples) of the directed edges ``i ->
     indices[i, t]`` weighted ``values[i, t]``, each pair's two weights combined by
     ``mode``: 'sum', 'fuzzy_union' (with ``mix``) or 'maximum'; compact (the values'
-    dtype, int32 indices), sorted, no zeros stored. Under ``row_progress`` it advances
-    the bar by ``SYMMETRIC_PASSES`` x n_samples rows.
+    dtype, int32 indices), sorted, no zeros stored. It advances ``bar`` (a
+    ``row_progress`` bar, or None) by ``SYMMETRIC_PASSES`` x n_samples rows.
 
     Examples
     --------
@@ -33,17 +31,17 @@ def symmetric_graph(indices, values, n_samples, mode, mix=1.0):
     """
     from .._kernels.symmetric_graph import symmetric_csr
 
-    bar = _ROW_BAR.get()
     indptr, cols, data = symmetric_csr(
         np.ascontiguousarray(indices), np.ascontiguousarray(values), mode, mix, None if bar is None else bar.update
     )
     return sorted_csr(indptr, cols, data, n_samples)
 
 
-def float64_row_blocks(distances):
+def float64_row_blocks(distances, bar=None):
     """``(out, blocks)``: an empty array shaped like ``distances`` in their dtype (float32
     stays float32, anything else float64) and the ``(rows, float64 copy of the block)`` pairs
-    to compute it from, ``ROWS_PER_BLOCK`` rows at a time.
+    to compute it from, ``ROWS_PER_BLOCK`` rows at a time; each block, once done, advances
+    ``bar`` (a ``row_progress`` bar, or None) by its rows.
 
     Examples
     --------
@@ -53,13 +51,13 @@ def float64_row_blocks(distances):
     """
     distances = np.asarray(distances)
     out = np.empty(distances.shape, dtype=np.float32 if distances.dtype == np.float32 else np.float64)
-    return out, _blocks(distances)
+    return out, _blocks(distances, bar)
 
 
-def _blocks(distances):
-    """The row blocks, each a float64 copy (callers may write), advancing the
-    ``row_progress`` bar they run under by their rows once they are done."""
-    n, bar = distances.shape[0], _ROW_BAR.get()
+def _blocks(distances, bar):
+    """The row blocks, each a float64 copy (callers may write), advancing ``bar`` by
+    their rows once they are done."""
+    n = distances.shape[0]
     for a in range(0, n, ROWS_PER_BLOCK):
         rows = slice(a, min(n, a + ROWS_PER_BLOCK))
         yield rows, np.array(distances[rows], dtype=np.float64)
@@ -69,10 +67,10 @@ def _blocks(distances):
 
 @contextmanager
 def row_progress(description, total, enabled):
-    """A progress bar over rows (with an ETA) that the per-row work under it
+    """A progress bar over rows (with an ETA), for the per-row work it is passed to
     (``float64_row_blocks``: UMAP's memberships, t-SNE's perplexity calibration;
-    ``symmetric_graph``: each pass of the symmetrisation) advances chunk by chunk;
-    nothing when not ``enabled``.
+    ``symmetric_graph``: each pass of the symmetrisation) to advance chunk by chunk;
+    None when not ``enabled``.
 
     Parameters
     ----------
@@ -83,23 +81,19 @@ def row_progress(description, total, enabled):
 
     Returns
     -------
-    context manager
+    context manager yielding the bar (tqdm) or None
 
     Examples
     --------
-    >>> with row_progress("rows", 3, enabled=False):
-    ...     out, blocks = float64_row_blocks(np.ones((3, 2)))
+    >>> with row_progress("rows", 3, enabled=False) as bar:
+    ...     out, blocks = float64_row_blocks(np.ones((3, 2)), bar)
     ...     len(list(blocks))
     1
     """
     if not enabled:
-        yield
+        yield None
         return
     from .._progress import progress_bar
 
     with progress_bar(total=total, desc=description, unit="row", mininterval=0.5) as bar:
-        token = _ROW_BAR.set(bar)
-        try:
-            yield
-        finally:
-            _ROW_BAR.reset(token)
+        yield bar

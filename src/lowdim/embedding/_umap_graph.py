@@ -12,7 +12,7 @@ SMOOTH_KNN_TOL = 1e-5
 SMOOTH_KNN_STEPS = 64
 
 
-def local_memberships(distances, n_neighbors, local_connectivity=1.0):
+def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     """Membership strengths ``exp(-max(0, d - rho) / sigma)`` of each point's neighbours.
 
     Parameters
@@ -24,6 +24,8 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0):
         The memberships of a row sum to ``log2(n_neighbors)``.
     local_connectivity : float
         How many nearest neighbours are fully connected (membership 1).
+    bar : tqdm, optional
+        Advanced by the rows done (``row_progress``).
 
     Returns
     -------
@@ -39,7 +41,7 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0):
     """
     from .._kernels.umap_graph import smooth_knn
 
-    memberships, blocks = float64_row_blocks(distances)
+    memberships, blocks = float64_row_blocks(distances, bar)
     n = memberships.shape[0]
     rho, sigma = np.empty(n), np.empty(n)
     mean = float(np.mean(distances, dtype=np.float64)) if memberships.size else 0.0
@@ -51,10 +53,10 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0):
     return memberships, rho, sigma
 
 
-def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0):
+def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0, bar=None):
     """Symmetric fuzzy graph ``mix (A + A^T - A o A^T) + (1 - mix) A o A^T`` of the
     directed memberships (CSR in the memberships' dtype, int32 indices, weights in
-    [0, 1], no zeros stored).
+    [0, 1], no zeros stored); ``bar`` advanced by its passes' rows.
 
     Examples
     --------
@@ -62,10 +64,10 @@ def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0):
     >>> W.toarray().tolist()
     [[0.0, 0.75], [0.75, 0.0]]
     """
-    return symmetric_graph(indices, memberships, n_samples, "fuzzy_union", mix_ratio)
+    return symmetric_graph(indices, memberships, n_samples, "fuzzy_union", mix_ratio, bar)
 
 
-def fuzzy_graph(distances, indices, local_connectivity=1.0, mix_ratio=1.0):
+def fuzzy_graph(distances, indices, local_connectivity=1.0, mix_ratio=1.0, bar=None):
     """UMAP's fuzzy simplicial set of a kNN graph: each point's local memberships
     (``local_memberships``, the point itself counting as its first neighbour) combined
     by fuzzy union (``fuzzy_union``). Infinite distances (dropped edges) give no edge.
@@ -78,6 +80,8 @@ def fuzzy_graph(distances, indices, local_connectivity=1.0, mix_ratio=1.0):
     local_connectivity : float, default=1.0
     mix_ratio : float, default=1.0
         1 is the fuzzy union, 0 the fuzzy intersection.
+    bar : tqdm, optional
+        Advanced by the rows of the memberships and of the union's passes (``row_progress``).
 
     Returns
     -------
@@ -89,8 +93,8 @@ def fuzzy_graph(distances, indices, local_connectivity=1.0, mix_ratio=1.0):
     >>> W.toarray().round(2).tolist()
     [[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
     """
-    memberships, _, _ = local_memberships(distances, distances.shape[1] + 1, local_connectivity)
-    return fuzzy_union(indices, np.nan_to_num(memberships, copy=False), distances.shape[0], mix_ratio)
+    memberships, _, _ = local_memberships(distances, distances.shape[1] + 1, local_connectivity, bar)
+    return fuzzy_union(indices, np.nan_to_num(memberships, copy=False), distances.shape[0], mix_ratio, bar)
 
 
 def intersect_labels(W, y, far_dist=5.0, unknown_dist=1.0):
