@@ -59,6 +59,16 @@ def test_sparse_input_stays_sparse_and_dense_input_matches_the_product():
     np.testing.assert_allclose(Z, X @ model.components_.toarray().T, rtol=1e-4, atol=1e-4)
 
 
+def test_sparse_rows_through_the_gaussian_matrix_give_the_dense_product():
+    # 250,000 non-zeros: enough to be cut into row parts, one product per thread
+    Xs = sp.random(2500, 1000, density=0.1, random_state=0, format="csr")
+    model = GaussianRandomProjection(30, random_state=0).fit(Xs)
+    Z = model.transform(Xs)
+    assert isinstance(Z, np.ndarray) and Z.shape == (2500, 30)
+    # each entry sums about 100 products of size ~1/sqrt(30) in float64
+    np.testing.assert_allclose(Z, Xs.toarray() @ model.components_.T, rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize("cls", [GaussianRandomProjection, SparseRandomProjection])
 def test_inverse_transform_is_the_pseudo_inverse(cls):
     X = np.random.default_rng(0).normal(size=(30, 200))

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from .._estimator import ComponentTransformer
 from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
+from .._threads import worker_pool
 from .._warnings import warn_user
 from ..linalg import dense_times_sparse_t, matmul
 
@@ -189,8 +190,23 @@ class GaussianRandomProjection(_RandomProjection):
 
     @staticmethod
     def _draw(k, d, rng, dtype):
-        # drawn in float64 whatever the data, so float32 and float64 fits share the matrix
-        return (rng.standard_normal((k, d)) / np.sqrt(k)).astype(dtype, copy=False)
+        # drawn in float64 whatever the data, so float32 and float64 fits share the matrix;
+        # in a fixed number of row blocks, each from its own generator spawned from ``rng``
+        # and scaled into the output in the data's type, on lowdim's threads: the same
+        # matrix for a seed whatever the number of cores, and no float64 copy of it all
+        out = np.empty((k, d), dtype=dtype)
+        cuts = np.linspace(0, k, min(k, DRAW_BLOCKS) + 1).astype(int)
+        streams = rng.spawn(len(cuts) - 1)
+
+        def block(b):
+            rows = out[cuts[b] : cuts[b + 1]]
+            np.multiply(streams[b].standard_normal(rows.shape), 1.0 / np.sqrt(k), out=rows, casting="same_kind")
+
+        list(worker_pool("random-projection").map(block, range(len(cuts) - 1)))
+        return out
+
+
+DRAW_BLOCKS = 16  # row blocks of the Gaussian matrix, each drawn from its own stream
 
 
 def _sparse_density(density, d):
