@@ -241,3 +241,37 @@ def test_a_sparse_matrix_with_too_few_distances_is_refused(digits):
         lowdim.UMAP(metric="precomputed").fit(thin)
     with pytest.raises(ValueError, match="non-negative distances"):
         lowdim.Isomap(metric="precomputed").fit(-thin)
+
+
+def test_find_neighbors_gives_one_answer_from_every_source(digits, graph, sparse_distances):
+    from lowdim.neighbors import find_neighbors, given_neighbors
+
+    X, _ = digits
+    searched = find_neighbors(X, 15, algorithm="exact", name="test")
+    assert searched[2] is not None  # the index it built, kept for transform
+    umap_learn = graph.knn(15)  # umap-learn's (indices, distances), each row itself first
+    for source in ({"precomputed_knn": graph}, {"precomputed_knn": umap_learn}):
+        found = find_neighbors(X, 15, algorithm="exact", name="test", **source)
+        assert found[2] is None  # nothing searched
+        np.testing.assert_array_equal(found[1], searched[1])
+        np.testing.assert_allclose(found[0], searched[0], rtol=1e-6)
+    stored = find_neighbors(sparse_distances, 15, metric="precomputed", name="test")
+    np.testing.assert_array_equal(stored[1], searched[1])
+    assert given_neighbors(X, 15, precomputed_knn=(None, None)) is None
+    with pytest.raises(ValueError, match="built with metric='euclidean' but test has metric='cosine'"):
+        given_neighbors(X, 15, precomputed_knn=graph, metric="cosine", name="test")
+
+
+def test_no_estimator_reads_given_neighbours_by_itself():
+    # one place decides where neighbours come from: find_neighbors / given_neighbors
+    import pathlib
+    import re
+
+    src = pathlib.Path(lowdim.__file__).parent
+    readers = re.compile(r"\b(precomputed_neighbors|sparse_distance_neighbors|dask_self_neighbors)\(")
+    offenders = [
+        str(path.relative_to(src))
+        for path in src.rglob("*.py")
+        if path.parent.name != "neighbors" and readers.search(path.read_text())
+    ]
+    assert offenders == []

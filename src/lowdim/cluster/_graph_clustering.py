@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
-from ..neighbors import ALGORITHMS, check_n_neighbors, make_index, self_neighbors
+from ..neighbors import ALGORITHMS, check_n_neighbors, find_neighbors
 from ._base import warn_constant_columns
 
 GRAPHS = ("fuzzy", "knn", "precomputed")
@@ -49,8 +49,7 @@ def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorith
     k = n_neighbors - 1
     if k < 1:
         raise ValueError(f"n_neighbors={n_neighbors} leaves no neighbours; use at least 2 (and more samples).")
-    index = make_index(algorithm, metric, n, sparse=sp.issparse(X)).build(X)
-    distances, indices = self_neighbors(index, X, k)
+    distances, indices, _ = find_neighbors(X, k, algorithm=algorithm, metric=metric)
     if kind == "fuzzy":
         return fuzzy_graph(distances, indices).astype(np.float64)
     rows = np.repeat(np.arange(n), k)

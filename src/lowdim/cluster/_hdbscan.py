@@ -19,9 +19,8 @@ from ..neighbors import (
     GowerIndex,
     StoredDistances,
     check_metric_params,
+    given_neighbors,
     knn_given,
-    precomputed_neighbors,
-    sparse_distance_neighbors,
 )
 from ._base import check_precomputed, warn_constant_columns
 from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
@@ -386,15 +385,15 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
                     f"{pieces} connected components with no stored distance between them; store distances "
                     "that join them, or pass a dense matrix."
                 )
-            given = sparse_distance_neighbors(X, n - 1, name="HDBSCAN", minimum=fewest)
+            given = given_neighbors(X, n - 1, metric="precomputed", name="HDBSCAN", minimum=fewest)
             return graph_spanning_tree(D, *given, m, float(self.alpha), StoredDistances())
         if self.metric == "precomputed":
             raise ValueError(
                 "precomputed_knn replaces the search over the rows; with metric='precomputed' every "
                 "distance is given already: pass one of them."
             )
-        given = precomputed_neighbors(
-            self.precomputed_knn, n, n - 1, metric="euclidean", name="HDBSCAN", minimum=fewest
+        given = given_neighbors(
+            X, n - 1, precomputed_knn=self.precomputed_knn, metric="euclidean", name="HDBSCAN", minimum=fewest
         )
         X64 = np.asarray(X, dtype=np.float64)
         return graph_spanning_tree(X64, *given, m, float(self.alpha), ExactIndex().build(X64))

@@ -17,11 +17,9 @@ from ..neighbors import (
     PRECOMPUTED_KNN,
     KNNIndex,
     check_n_neighbors,
+    find_neighbors,
     join_components,
-    knn_given,
     make_index,
-    precomputed_neighbors,
-    self_neighbors,
 )
 
 
@@ -232,11 +230,9 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
     def _neighbours(self, X, k):
         """Each row's ``k`` nearest other rows and the index they came from (None when
         given)."""
-        n = X.shape[0]
-        if knn_given(self.precomputed_knn):
-            return precomputed_neighbors(self.precomputed_knn, n, k, metric=self.metric, name="DiffusionMap"), None
-        index = make_index(self.neighbors_algorithm, self.metric, n, self.metric_params).build(X)
-        return self_neighbors(index, X, k), index
+        where = {"algorithm": self.neighbors_algorithm, "metric": self.metric, "metric_params": self.metric_params}
+        *found, index = find_neighbors(X, k, precomputed_knn=self.precomputed_knn, name="DiffusionMap", **where)
+        return tuple(found), index
 
     def fit(self, X, y=None):
         """Compute the diffusion coordinates.

@@ -11,7 +11,7 @@ from .._validation import check_sample_count, warn_constant_features
 from ..decomposition import PCA
 from ..linalg import column_moments
 from ..manifold import check_nontrivial_components
-from ..neighbors import INDEX_METRICS, check_n_neighbors, make_index, self_neighbors
+from ..neighbors import INDEX_METRICS, check_n_neighbors, find_neighbors, make_index
 from ._phate_steps import (
     THRESHOLD,
     decay_kernel,
@@ -177,8 +177,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
     def _kernel(self, Z):
         n = Z.shape[0]
         m = min(n - 1, self.knn_max if self.knn_max is not None else SEARCH_FACTOR * self.knn)
-        index = make_index("auto", self.knn_dist, n).build(Z)
-        dist, idx = self_neighbors(index, Z, max(m, self.knn))
+        dist, idx, index = find_neighbors(Z, max(m, self.knn), metric=self.knn_dist, name="PHATE")
         decay = None if self.decay is None else float(self.decay)
         return decay_kernel(index if self.knn_max is None else None, Z, dist, idx, self.knn, decay)
 

@@ -32,11 +32,9 @@ from ..neighbors import (
     INDEX_METRICS,
     SPARSE_METRICS,
     KNNIndex,
-    dask_self_neighbors,
-    knn_given,
+    find_neighbors,
+    given_neighbors,
     make_index,
-    precomputed_neighbors,
-    sparse_distance_neighbors,
 )
 from ._affinities import (
     affinities_from_neighbors,
@@ -284,15 +282,13 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     def _given_neighbors(self, X):
         """``precomputed_knn``, or a sparse precomputed ``X``'s stored distances (as
         many columns as the affinities use, at least the perplexity's), or None."""
-        n, name = X.shape[0], self._shown_name
+        n = X.shape[0]
         perplexity, _ = self._kernel()
         reach = min(n - 1, int(np.ceil(max(np.atleast_1d(perplexity)))))
-        if self.metric == "precomputed" and sp.issparse(X):
-            return sparse_distance_neighbors(X, self._n_neighbors(n), name=name, minimum=reach)
         given = getattr(self, "precomputed_knn", None)
-        if not knn_given(given):
-            return None
-        return precomputed_neighbors(given, n, self._n_neighbors(n), metric=self.metric, name=name, minimum=reach)
+        return given_neighbors(
+            X, self._n_neighbors(n), precomputed_knn=given, metric=self.metric, name=self._shown_name, minimum=reach
+        )
 
     def _input_affinities(self, X64):
         """``perplexity_`` (and ``perplexities_``) for these rows, then the joint
@@ -308,19 +304,11 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         """Joint affinities, the kNN index, and a duplicate-row warning."""
         perplexity, kernel = self._kernel()
         given = self._given_neighbors(X64)
+        if given is None and is_dask_array(X64):  # the graph is built on the cluster; no index to keep
+            where = {"algorithm": self.neighbors_algorithm, "metric": self.metric, "metric_params": self.metric_params}
+            given = find_neighbors(X64, self._n_neighbors(n), **where)[:2]
         if given is not None:  # the index for transform is built when first needed
             P, nearest = affinities_from_neighbors(*given, perplexity, joint=self._joint, kernel=kernel)
-            warn_duplicates(nearest, self._shown_name)
-            return P, None
-        if is_dask_array(X64):  # the graph is built on the cluster; no index to keep
-            graph = dask_self_neighbors(
-                X64,
-                self._n_neighbors(n),
-                metric=self.metric,
-                algorithm=self.neighbors_algorithm,
-                metric_params=self.metric_params,
-            )
-            P, nearest = affinities_from_neighbors(*graph, perplexity, joint=self._joint, kernel=kernel)
             warn_duplicates(nearest, self._shown_name)
             return P, None
         P, index, nearest = neighbor_affinities(

@@ -25,9 +25,8 @@ from ..neighbors import (
     PRECOMPUTED_KNN,
     KNNIndex,
     check_n_neighbors,
-    knn_given,
+    given_neighbors,
     make_index,
-    precomputed_neighbors,
 )
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances
@@ -255,12 +254,15 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         """Near partners from each row's ``k + 50`` nearest others, and every row's scale."""
         n = P.shape[0]
         extra = min(k + EXTRA_NEIGHBORS, n - 1)
-        if knn_given(self.precomputed_knn):
+        # a given graph's metric is the user's ('cosine' for angular rows, searched here
+        # as unit rows by Euclidean distance)
+        metric = {"euclidean": "euclidean", "gower": "gower"}.get(self.distance, "cosine")
+        given = given_neighbors(
+            P, extra, precomputed_knn=self.precomputed_knn, metric=metric, name="PaCMAP", minimum=min(k, n - 1)
+        )
+        if given is not None:
             self._index = None  # built by the first transform
-            metric = {"euclidean": "euclidean", "gower": "gower"}.get(self.distance, "cosine")
-            distances, indices = precomputed_neighbors(
-                self.precomputed_knn, n, extra, metric=metric, name="PaCMAP", minimum=min(k, n - 1)
-            )
+            distances, indices = given
             self.n_neighbors_ = k
         else:
             self._index = self._make_index(n, self.neighbors_algorithm).build(P)

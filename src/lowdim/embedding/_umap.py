@@ -34,13 +34,9 @@ from ..neighbors import (
     PRECOMPUTED_KNN,
     SPARSE_METRICS,
     KNNIndex,
-    dask_self_neighbors,
+    find_neighbors,
     knn_csr,
     knn_given,
-    make_index,
-    precomputed_neighbors,
-    self_neighbors,
-    sparse_distance_neighbors,
     warn_components,
 )
 from ._affinities import warn_duplicates
@@ -416,25 +412,19 @@ class UMAP(
         return "approximate" if self.force_approximation_algorithm else self.neighbors_algorithm
 
     def _neighbors(self, X, k, search=False):
-        """``(distances, indices, index)`` of each row's ``k`` nearest other rows: from
-        ``precomputed_knn`` when given (the index is then built only if needed later)."""
-        if self.metric == "precomputed" and sp.issparse(X):  # each row's stored distances
-            distances, indices = sparse_distance_neighbors(X, k, name=self._shown_name, minimum=k)
-            return distances, indices, None
-        if knn_given(self.precomputed_knn) and not search:  # the index for transform is built when first needed
-            distances, indices = precomputed_neighbors(
-                self.precomputed_knn, X.shape[0], k, metric=self.metric, name=self._shown_name
-            )
-            return distances, indices, None
-        if is_dask_array(X):  # built on the cluster
-            distances, indices = dask_self_neighbors(
-                X, k, metric=self.metric, algorithm=self._algorithm(), metric_params=self.metric_kwds
-            )
-            return distances, indices, None
-        algorithm, sparse = self._algorithm(), sp.issparse(X)
-        index = make_index(algorithm, self.metric, X.shape[0], self.metric_kwds, sparse, self.verbose).build(X)
-        distances, indices = self_neighbors(index, X, k, verbose=self.verbose)
-        return distances, indices, index
+        """``(distances, indices, index)`` of each row's ``k`` nearest other rows: given
+        ones (``precomputed_knn``, a sparse precomputed X) unless ``search``; the index,
+        None for given neighbours, is then built when ``transform`` first needs it."""
+        return find_neighbors(
+            X,
+            k,
+            algorithm=self._algorithm(),
+            metric=self.metric,
+            metric_params=self.metric_kwds,
+            precomputed_knn=None if search else self.precomputed_knn,
+            name=self._shown_name,
+            verbose=self.verbose,
+        )
 
     def _disconnect(self, distances):
         limit = self.disconnection_distance
@@ -557,8 +547,9 @@ class UMAP(
         Y = np.asarray(y, dtype=np.float64).reshape(W.shape[0], -1)
         n = Y.shape[0]
         k = min(self.n_neighbors if self.target_n_neighbors == -1 else self.target_n_neighbors, n) - 1
-        index = make_index("exact", self.target_metric, n, self.target_metric_kwds).build(Y)
-        distances, indices = index.query(Y, k, exclude_self=True)
+        distances, indices, _ = find_neighbors(
+            Y, k, algorithm="exact", metric=self.target_metric, metric_params=self.target_metric_kwds
+        )
         memberships, _, _ = local_memberships(distances, k + 1, 1.0)
         return intersect_target_graph(W, fuzzy_union(indices, memberships, n), self.target_weight)
 

@@ -19,16 +19,15 @@ from ..neighbors import (
     SparseIndex,
     StoredDistances,
     check_n_neighbors,
+    given_neighbors,
     join_components,
     kneighbors_graph,
     knn_csr,
     knn_given,
     make_index,
-    precomputed_neighbors,
     radius_neighbors_graph,
     resolve_metric,
     shortest_paths,
-    sparse_distance_neighbors,
     symmetrize,
 )
 from ._classical import ClassicalModel, classical_mds, farthest_points
@@ -339,10 +338,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
             )
         if self.radius is not None:  # a sparse radius graph: its stored distances within the radius
             return None
-        k = self.n_neighbors
-        if sparse:
-            return sparse_distance_neighbors(X, k, name="Isomap", minimum=k)
-        return precomputed_neighbors(self.precomputed_knn, X.shape[0], k, metric=metric, name="Isomap")
+        return given_neighbors(X, self.n_neighbors, precomputed_knn=self.precomputed_knn, metric=metric, name="Isomap")
 
     def _model(self):
         return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)

@@ -17,9 +17,7 @@ from ..neighbors import (
     ExactIndex,
     KNNIndex,
     check_n_neighbors,
-    knn_given,
-    nearest_neighbors,
-    precomputed_neighbors,
+    find_neighbors,
 )
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
@@ -280,11 +278,14 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         self._check_sizes(n)
         warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point", X=X)
         X64 = np.ascontiguousarray(X, dtype=np.float64)
-        if knn_given(self.precomputed_knn):
-            name = "LocallyLinearEmbedding"
-            _, idx = precomputed_neighbors(self.precomputed_knn, n, self.n_neighbors, metric="euclidean", name=name)
-        else:
-            _, idx = nearest_neighbors(X64, self.n_neighbors, algorithm=self.neighbors_algorithm)
+        _, idx, _ = find_neighbors(
+            X64,
+            self.n_neighbors,
+            algorithm=self.neighbors_algorithm,
+            precomputed_knn=self.precomputed_knn,
+            name="LocallyLinearEmbedding",
+        )
+        idx = idx.astype(np.int64)  # one type for the local fits, whichever way the neighbours came
         tol = self.hessian_tol if self.method == "hessian" else self.modified_tol
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, tol)
         M = assemble(groups, blocks, n)

@@ -28,13 +28,13 @@ from ..neighbors import (
     KNNIndex,
     StoredDistances,
     check_n_neighbors,
+    given_neighbors,
     join_components,
     kneighbors_graph,
     knn_csr,
     knn_given,
     make_index,
     precomputed_connectivity,
-    precomputed_neighbors,
 )
 
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
@@ -440,15 +440,16 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
-        given = self._given_neighbors(n, k)
+        # each point counts itself among its k: a given graph's first k - 1 columns
+        given = (
+            None
+            if k == 1
+            else given_neighbors(
+                X, k - 1, precomputed_knn=self.precomputed_knn, metric=self.metric, name="SpectralEmbedding"
+            )
+        )
         A = knn_affinity(X, k, self.neighbors_algorithm, False, given, self.metric, self.metric_params)
         return A.astype(X.dtype)
-
-    def _given_neighbors(self, n, k):
-        """``precomputed_knn``'s first ``k - 1`` columns (each point counts itself), or None."""
-        if not knn_given(self.precomputed_knn) or k == 1:
-            return None
-        return precomputed_neighbors(self.precomputed_knn, n, k - 1, metric=self.metric, name="SpectralEmbedding")
 
     def fit(self, X, y=None):
         """Compute the embedding.

@@ -118,20 +118,13 @@ class NeighborGraph:
         """
         from ..distributed import is_dask_array
 
-        n = X.shape[0]
-        check_n_neighbors(n_neighbors, n)
-        if is_dask_array(X):
-            from ._dask_graph import dask_self_neighbors
-
-            dist, idx = dask_self_neighbors(
-                X, n_neighbors, metric=metric, algorithm=algorithm, metric_params=metric_params
-            )
+        check_n_neighbors(n_neighbors, X.shape[0])
+        dist, idx, index = find_neighbors(
+            X, n_neighbors, algorithm=algorithm, metric=metric, metric_params=metric_params, verbose=verbose
+        )
+        if is_dask_array(X):  # searched on the cluster
             return cls(idx, dist, metric=metric, algorithm=f"dask {algorithm}", exact=algorithm == "exact")
-        index = make_index(algorithm, metric, n, metric_params, sparse=sp.issparse(X), verbose=verbose)
-        if not sp.issparse(X):
-            X = np.asarray(X)
-        dist, idx = self_neighbors(index.build(X), X, n_neighbors, verbose=verbose)
-        how = _index_name(algorithm, index)
+        how = "precomputed" if index is None else _index_name(algorithm, index)  # a sparse distance matrix's
         return cls(idx, dist, metric=metric, algorithm=how, exact=how == "exact")
 
     @classmethod
@@ -381,6 +374,96 @@ def precomputed_neighbors(given, n, k, *, metric, name, minimum=None):
             f"build the graph with metric={metric!r}, or set the estimator's metric to {graph.metric!r}."
         )
     return graph.neighbors(k, name=name, minimum=minimum)
+
+
+def given_neighbors(X, k, *, precomputed_knn=None, metric="euclidean", name="", minimum=None):
+    """``(distances, indices)`` of each row's first ``k`` neighbours when the estimator
+    was given them, else None: a sparse ``X`` with ``metric='precomputed'`` (its stored
+    distances, ``sparse_distance_neighbors``) or a ``precomputed_knn``
+    (``precomputed_neighbors``). Every estimator that takes either asks here first.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or dask array (n, ...)
+    k : int
+    precomputed_knn : NeighborGraph or tuple, optional
+        The estimator's ``precomputed_knn`` (its defaults, None or ``(None, None)``:
+        none given).
+    metric : str, default='euclidean'
+        The estimator's metric: 'precomputed' reads a sparse ``X`` as distances, and a
+        graph built with another named metric is refused.
+    name : str
+        The estimator, for the messages.
+    minimum : int, optional
+        Fewest neighbours every row must have (default ``k``).
+
+    Returns
+    -------
+    (distances, indices) or None
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> D = sp.csr_matrix(np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]]))
+    >>> given_neighbors(D, 1, metric="precomputed", name="UMAP")[1].ravel().tolist()
+    [1, 0, 1]
+    >>> given_neighbors(np.zeros((3, 2)), 1, precomputed_knn=(None, None)) is None
+    True
+    """
+    if metric == "precomputed" and sp.issparse(X):
+        return sparse_distance_neighbors(X, k, name=name, minimum=k if minimum is None else minimum)
+    if knn_given(precomputed_knn):
+        return precomputed_neighbors(precomputed_knn, X.shape[0], k, metric=metric, name=name, minimum=minimum)
+    return None
+
+
+def find_neighbors(
+    X, k, *, algorithm="auto", metric="euclidean", metric_params=None, precomputed_knn=None, name="", verbose=False
+):
+    """``(distances, indices, index)`` of each row's ``k`` nearest other rows, from
+    wherever they come: given (``given_neighbors``: a sparse precomputed ``X`` or a
+    ``precomputed_knn``), searched on the cluster for a dask array, or searched here
+    with ``make_index(algorithm, ...)``; ``index`` is the index built here (kept for
+    ``transform``), None otherwise.
+
+    Parameters
+    ----------
+    X : array-like, sparse matrix or dask array (n, d)
+    k : int
+    algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
+    metric : str, default='euclidean'
+    metric_params : dict, optional
+    precomputed_knn : NeighborGraph or tuple, optional
+    name : str
+        The estimator, for the messages.
+    verbose : bool, default=False
+        Progress bars over the index and the queries.
+
+    Returns
+    -------
+    distances : ndarray of float32 (n, k), increasing along each row
+    indices : ndarray of int32 (n, k)
+    index : KNNIndex or None
+
+    Examples
+    --------
+    >>> dist, idx, index = find_neighbors(np.array([[0.0], [1.0], [3.0]]), 1)
+    >>> idx.ravel().tolist(), type(index).__name__
+    ([1, 0, 1], 'ExactIndex')
+    """
+    given = given_neighbors(X, k, precomputed_knn=precomputed_knn, metric=metric, name=name)
+    if given is not None:
+        return (*given, None)
+    from ..distributed import is_dask_array
+
+    if is_dask_array(X):
+        from ._dask_graph import dask_self_neighbors
+
+        return (*dask_self_neighbors(X, k, metric=metric, algorithm=algorithm, metric_params=metric_params), None)
+    index = make_index(algorithm, metric, X.shape[0], metric_params, sparse=sp.issparse(X), verbose=verbose)
+    rows = X if sp.issparse(X) else np.asarray(X)
+    index.build(rows)
+    return (*self_neighbors(index, rows, k, verbose=verbose), index)
 
 
 def _check_entries(indices, distances, n):
