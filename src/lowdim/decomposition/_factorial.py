@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._estimator import ValidatedInputMixin
 from .._mixed_input import MixedInputMixin
 from .._params import ARRAY_LIKE, NONE, Interval, Options, validate_params
-from .._validation import check_array
+from .._validation import check_array, check_sample_count
 from .._warnings import warn_user
 from ..linalg import flip_signs, top_eigh
 from ._correspondence import CorrespondenceResult, _masses, chi_square_svd, supplementary_rows
@@ -379,8 +379,7 @@ class MCA(MixedInputMixin, _FactorialBase):
         Z = self._indicator(X, reset=True)
         K, J = len(self.categories_), Z.shape[1]
         _check_levels(self.column_names_, self.categories_, np.asarray(Z.sum(axis=0)).ravel(), "MCA")
-        if Z.shape[0] < 2:
-            raise ValueError(f"MCA needs at least 2 samples; got {Z.shape[0]} sample.")
+        check_sample_count(Z.shape[0], "MCA")
         self.category_names_ = [f"{n}={v}" for n, levels in zip(self.column_names_, self.categories_) for v in levels]
         P, r, c = _masses(Z)
         self._keep_result(CorrespondenceResult(P, r, c, min(self.n_components, max(J - K, 1))))
@@ -547,8 +546,7 @@ class FAMD(MixedInputMixin, _FactorialBase):
     def _check_kinds(self, A, counts):
         if A.shape[1] == 0:
             raise ValueError("FAMD needs numeric columns beside the categories; for categories alone use MCA.")
-        if A.shape[0] < 2:
-            raise ValueError(f"FAMD needs at least 2 samples; got {A.shape[0]} sample.")
+        check_sample_count(A.shape[0], "FAMD")
         _check_levels(
             [n for n, k in zip(self.column_names_, self.kinds_) if k != "numeric"],
             [c for c in self.categories_ if c is not None],

@@ -7,7 +7,7 @@ from sklearn.base import ClassifierMixin
 
 from .._estimator import ComponentTransformer
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, HasMethods, Interval, Options, validate_params
-from .._validation import warn_constant_features
+from .._validation import check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..exceptions import UnsupportedBySolver
 from ..linalg import column_moments, flip_signs, symmetric_from_upper, syrk_upper, top_eigh
@@ -244,8 +244,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
     def _check_shapes(self, X):
         n, d = X.shape
         n_classes = len(self.classes_)
-        if n < 2:
-            raise ValueError(f"LinearDiscriminantAnalysis needs at least 2 samples; got {n} sample.")
+        check_sample_count(n, "LinearDiscriminantAnalysis")
         if n_classes < 2:
             raise ValueError(
                 f"LinearDiscriminantAnalysis needs at least 2 classes; y has 1 class ({self.classes_[0]!r})."
