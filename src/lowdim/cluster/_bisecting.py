@@ -89,8 +89,8 @@ class BisectingKMeans(CentroidClusterer):
     copy_x : bool, default=True
         Kept for compatibility; X is never modified.
     algorithm : {'lloyd', 'elkan'}, default='lloyd'
-        Kept for compatibility: every 2-means runs with distance bounds (Hamerly's on few
-        columns, Elkan's on many), which give Lloyd's result.
+        Kept for compatibility: every 2-means runs with Hamerly's distance bounds, which
+        give Lloyd's result.
     bisecting_strategy : {'biggest_inertia', 'largest_cluster'}, default='biggest_inertia'
     callbacks : callable or list of callables, optional
         Each is called after every split as ``callback(split, objective, centers)``:
