@@ -230,9 +230,16 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
     def _neighbours(self, X, k):
         """Each row's ``k`` nearest other rows and the index they came from (None when
         given)."""
-        where = {"algorithm": self.neighbors_algorithm, "metric": self.metric, "metric_params": self.metric_params}
-        *found, index = find_neighbors(X, k, precomputed_knn=self.precomputed_knn, name="DiffusionMap", **where)
-        return tuple(found), index
+        distances, indices, index = find_neighbors(
+            X,
+            k,
+            algorithm=self.neighbors_algorithm,
+            metric=self.metric,
+            metric_params=self.metric_params,
+            precomputed_knn=self.precomputed_knn,
+            name="DiffusionMap",
+        )
+        return (distances, indices), index
 
     def fit(self, X, y=None):
         """Compute the diffusion coordinates.
