@@ -158,6 +158,30 @@ def test_trustworthiness_and_continuity_match_sklearn(cloud, k):
     assert trustworthiness(X, X, n_neighbors=k) == 1.0
 
 
+@pytest.mark.parametrize("rows_per_block", [None, 7])
+def test_trustworthiness_ranks_ties_as_a_stable_sort(rows_per_block, monkeypatch):
+    # integer points with duplicates: many equal distances on both sides; ranks count
+    # equal distances by index (a stable sort), in one block or in many
+    if rows_per_block:
+        monkeypatch.setattr("lowdim.metrics._embedding.BLOCK_BYTES", 8 * 120 * rows_per_block)
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4, size=(120, 3)).astype(float)
+    Z = X[:, :2] + rng.integers(0, 2, size=(120, 2))
+    n, k = len(X), 6
+
+    def stable_order(P):
+        D = ((P[:, None] - P[None]) ** 2).sum(-1)
+        np.fill_diagonal(D, np.inf)
+        return np.argsort(D, axis=1, kind="stable")
+
+    rank = np.empty((n, n), dtype=np.int64)
+    np.put_along_axis(rank, stable_order(X), np.arange(1, n + 1)[None, :], axis=1)
+    penalty = np.maximum(np.take_along_axis(rank, stable_order(Z)[:, :k], axis=1) - k, 0).sum()
+    expected = 1.0 - penalty * 2.0 / (n * k * (2.0 * n - 3.0 * k - 1.0))
+    assert penalty > 0
+    assert trustworthiness(X, Z, n_neighbors=k) == pytest.approx(expected, abs=1e-12)
+
+
 def test_sampled_trustworthiness_estimates_the_exact_value(cloud):
     X, Z = cloud
     exact = trustworthiness(X, Z)

@@ -37,6 +37,79 @@ def smallest_k(D, k, skip, out_idx, out_dist):
                 filled += 1
 
 
+@njit(cache=True)
+def strict_sq_distance(a, b):
+    """``|a - b|^2`` summed in float64 in column order, without reassociation: the same
+    bits for the same pair wherever it is called (equal distances stay equal)."""
+    acc = 0.0
+    for c in range(a.shape[0]):
+        diff = np.float64(a[c]) - np.float64(b[c])
+        acc += diff * diff
+    return acc
+
+
+@njit(cache=True, parallel=True)
+def rank_excess(D, bound, queries, data, targets, skip, k):
+    """Per row r of the distance block ``D``: the sum over the columns ``j`` in
+    ``targets[r]`` of ``max(0, rank(j) - k)``, where ``rank(j)`` is j's place among the
+    row's columns (column ``skip[r]`` left out; 1 = nearest; equal distances by column
+    index, as a stable sort orders them): how far beyond the k nearest each target lies.
+
+    ``D`` may be off the exact distances by up to ``bound[r]`` (a BLAS expansion); then
+    the targets' distances, and every entry within reach of one, are recomputed exactly
+    from ``queries[r]`` and the ``data`` rows (``strict_sq_distance``: squared distances,
+    as ``D``). With empty ``queries`` ``D`` is taken as exact.
+
+    One pass over the row: each entry is placed among the sorted target distances by a
+    branch-free count, so the cost is n k / (vector width) whatever the targets' ranks.
+    """
+    n_rows, n = D.shape
+    m = targets.shape[1]
+    exact = queries.shape[0] > 0
+    rel = (data.shape[1] + 4) * 2.220446049250313e-16  # the float64 sums' own rounding
+    out = np.zeros(n_rows)
+    for r in prange(n_rows):
+        row = D[r]
+        t = np.empty(m)
+        for q in range(m):
+            t[q] = strict_sq_distance(queries[r], data[targets[r, q]]) if exact else row[targets[r, q]]
+        order = np.argsort(t)
+        js = targets[r][order]
+        t = t[order]
+        below = np.zeros(m + 1, dtype=np.int64)  # below[p]: entries under t[p:] only
+        ties = np.zeros(m, dtype=np.int64)
+        for c in range(n):
+            v = np.float64(row[c])
+            slack = bound[r] + v * rel if exact else 0.0
+            if v - slack > t[m - 1] or c == skip[r]:
+                continue
+            lo = 0
+            hi = 0
+            for q in range(m):
+                lo += t[q] < v - slack
+                hi += t[q] <= v + slack
+            if lo < hi:  # a target's distance within reach (or equal): decide exactly
+                x = strict_sq_distance(queries[r], data[c]) if exact else v
+                lo = 0
+                for q in range(m):
+                    lo += t[q] <= x
+                q = lo - 1
+                while q >= 0 and t[q] == x:
+                    if c < js[q]:
+                        ties[q] += 1
+                    q -= 1
+            below[lo] += 1
+        running = 0
+        total = 0.0
+        for q in range(m):
+            running += below[q]
+            rank = running + ties[q] + 1
+            if rank > k:
+                total += rank - k
+        out[r] = total
+    return out
+
+
 @njit(cache=True, inline="always")
 def _insert(idx, dist, j, v):
     """Put index ``j`` at distance ``v`` into the full increasing list ``(idx, dist)``,

@@ -11,6 +11,7 @@ from ..neighbors import ExactIndex, NeighborGraph, make_index
 from ._sampling import query_rows
 
 MAX_QUERIES = 20000
+BLOCK_BYTES = 64 << 20  # one block of query-to-all distances
 
 
 def _pair(X, Z, metric="euclidean"):
@@ -52,26 +53,23 @@ def _check_k(k, n):
 def _rank_penalty(A, near_b, k, rows, metric, metric_params=None):
     """Sum over queries of ``sum (rank_A(i, j) - k)`` for the points ``j`` among the k
     nearest in B (``near_b``: each query row's, itself excluded) but not in A, ranks
-    counted in A (1 = nearest other point)."""
-    from .._kernels.neighbors import smallest_k
+    counted in A (1 = nearest other point; equal distances by index, as a stable sort
+    orders them: decided on exact distances where a BLAS expansion could blur them)."""
+    from .._kernels.neighbors import rank_excess
 
     n = A.shape[0]
     index_a = make_index("exact", metric, n, metric_params).build(A)
+    expanded = isinstance(index_a, ExactIndex) and metric != "precomputed"
+    near_b = np.asarray(near_b, dtype=np.int64)
     total = 0.0
-    step = max(1, (32 << 20) // (8 * n))
+    step = max(1, BLOCK_BYTES // (8 * n))
     for start in range(0, len(rows), step):
-        block = rows[start : start + step]
-        D = index_a._block_distances(A[block])
-        D[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
-        near_a = np.empty((len(block), k), dtype=np.int64)
-        smallest_k(D, k, np.full(len(block), -1), near_a, np.empty((len(block), k)))
-        for r in range(len(block)):
-            missing = np.setdiff1d(near_b[start + r], near_a[r], assume_unique=True)
-            if missing.size:
-                row = D[r]
-                # rank with ties broken by index, as a stable sort would order them
-                for j in missing:
-                    total += np.count_nonzero(row < row[j]) + np.count_nonzero(row[:j] == row[j]) + 1 - k
+        block = rows[start : start + step].astype(np.int64)
+        if expanded:
+            D, bound, queries, data = index_a._expanded_block(block)
+        else:
+            D, bound, queries, data = index_a._block_distances(A[block]), np.zeros(len(block)), np.empty((0, 1)), A[:0]
+        total += rank_excess(D, bound, queries, data, near_b[start : start + len(block)], block, k).sum()
     return total
 
 
