@@ -156,3 +156,19 @@ def test_umap_of_many_separated_clusters_mixes_none():
         Y = UMAP(random_state=0, n_epochs=100).fit_transform(X.astype(np.float32))
     _, idx = cKDTree(Y).query(Y, 11)
     assert (labels[idx[:, 1:]] == labels[:, None]).all()  # every point's 10 nearest in the map: its own cluster
+
+
+def test_umap_widens_the_start_box_for_a_graph_in_many_pieces(monkeypatch):
+    # the first epochs throw points far wherever the start is dense: more than 100 pieces
+    # start in a box sqrt(pieces / 100) times umap-learn's 10, fewer in umap-learn's
+    from lowdim import UMAP
+    from lowdim.embedding._umap import UMAP as Fitted
+
+    starts = []
+    monkeypatch.setattr(Fitted, "_layout", lambda self, X, Y, n_epochs, rng: starts.append(Y))
+    rng = np.random.default_rng(0)
+    for count, side in ((50, 10.0), (400, 20.0)):
+        X = rng.uniform(-1000, 1000, size=(count, 5))[np.repeat(np.arange(count), 6)] + rng.normal(size=(6 * count, 5))
+        with pytest.warns(UserWarning, match=f"{count} connected components"):
+            UMAP(n_neighbors=5, random_state=0).fit(X)
+        np.testing.assert_allclose(np.ptp(starts[-1], axis=0), side, rtol=1e-3)
