@@ -120,6 +120,26 @@ def _distance_native(x, c):
     return np.sqrt(np.float64(s))
 
 
+@njit(cache=True, inline="always", fastmath={"reassoc", "contract"})
+def _nearest_of_two(x, c0, c1, rel_err):
+    """2-means: both distances in one pass over the row (the row is read once, as for one
+    distance), accumulated in the arrays' dtype. Returns the nearer centre (0 on a tie),
+    the upper bound of its distance and the lower bound of the other's, widened by the
+    rounding as ``_distance_native``'s callers widen it."""
+    s0 = x[0] - x[0]
+    s1 = s0
+    for j in range(x.shape[0]):
+        t0 = x[j] - c0[j]
+        t1 = x[j] - c1[j]
+        s0 += t0 * t0
+        s1 += t1 * t1
+    d0 = np.sqrt(np.float64(s0))
+    d1 = np.sqrt(np.float64(s1))
+    if d0 <= d1:
+        return 0, d0 * (1.0 + rel_err), d1 * (1.0 - rel_err)
+    return 1, d1 * (1.0 + rel_err), d0 * (1.0 - rel_err)
+
+
 @njit(cache=True)
 def _largest_two(shift):
     big1 = 0
@@ -203,9 +223,11 @@ def hamerly_pass(
     n = X.shape[0]
     big1, max1, max2 = _largest_two(shift)
     n_chunks = (n + chunk - 1) // chunk
+    two = centers.shape[0] == 2
     for ch in prange(n_chunks):
         rows = np.empty(chunk, dtype=np.int64)
         m = 0
+        settled = 0  # 2-means rows decided in place: their moves lead the chunk's list
         for i in range(ch * chunk, min(n, (ch + 1) * chunk)):
             if use_bounds:
                 a = labels[i]
@@ -216,15 +238,25 @@ def hamerly_pass(
                 if u <= bound:
                     upper[i] = u
                     continue
+                if two:  # both distances for the price of the own one: no search needed
+                    best, up, lo = _nearest_of_two(X[i], centers[0], centers[1], rel_err)
+                    upper[i] = up
+                    lower[i] = lo
+                    if best != a:
+                        moved[ch * chunk + settled] = i
+                        prev[ch * chunk + settled] = a
+                        labels[i] = best
+                        settled += 1
+                    continue
                 u = _distance_native(X[i], centers[a]) * (1.0 + rel_err)
                 upper[i] = u
                 if u <= bound:
                     continue
             rows[m] = i
             m += 1
-        n_moved[ch] = 0
+        n_moved[ch] = settled
         if m > 0:
-            n_moved[ch] = _search_rows(
+            n_moved[ch] = settled + _search_rows(
                 X,
                 x_sq,
                 rows,
@@ -235,8 +267,8 @@ def hamerly_pass(
                 upper,
                 lower,
                 rel_err,
-                moved[ch * chunk :],
-                prev[ch * chunk :],
+                moved[ch * chunk + settled :],
+                prev[ch * chunk + settled :],
             )
 
 

@@ -178,7 +178,8 @@ class BisectingKMeans(CentroidClusterer):
                 return sparse_kmeans(Xc, weights, start, x_sq, **loop)
             # bounds skip most distances of a 2-means and give Lloyd's result; Hamerly's
             # single bound, as every iteration is one kernel call, where Elkan's per-step
-            # Python work outweighs its saved distances on the small clusters of a deep tree
+            # Python work outweighs its saved distances on the small clusters of a deep tree;
+            # a row in doubt gets both distances in one read of it (the kernel's k = 2 case)
             return kmeans_single(Xc, weights, start, x_sq, algorithm="hamerly", **loop)
 
         best = best_of_restarts(run_once, self.n_init, rng)
