@@ -28,11 +28,12 @@ def _init(X, k, seed=0):
 
 
 # ------------------------------------------------------------------ k-means
-def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs):
+@pytest.mark.parametrize("k", [6, 2])  # 2: Hamerly's rows in doubt measured against both centres at once
+def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs, k):
     X, _ = blobs
-    init = _init(X, 6)
-    runs = {alg: KMeans(6, init=init, algorithm=alg, tol=0).fit(X) for alg in ("lloyd", "elkan", "hamerly")}
-    ref = skcluster.KMeans(6, init=init, n_init=1, tol=0).fit(X)
+    init = _init(X, k)
+    runs = {alg: KMeans(k, init=init, algorithm=alg, tol=0).fit(X) for alg in ("lloyd", "elkan", "hamerly")}
+    ref = skcluster.KMeans(k, init=init, n_init=1, tol=0).fit(X)
     for alg, km in runs.items():
         np.testing.assert_array_equal(km.labels_, ref.labels_, err_msg=alg)
         np.testing.assert_allclose(km.cluster_centers_, ref.cluster_centers_, rtol=1e-10, atol=1e-10)
