@@ -38,12 +38,13 @@ def smallest_k(D, k, skip, out_idx, out_dist):
 
 
 @njit(cache=True)
-def strict_sq_distance(a, b):
-    """``|a - b|^2`` summed in float64 in column order, without reassociation: the same
-    bits for the same pair wherever it is called (equal distances stay equal)."""
+def strict_sq_distance(a, offset, b):
+    """``|a - offset - b|^2`` summed in float64 from the differences in column order,
+    without reassociation: the same bits for the same pair wherever it is called (equal
+    distances stay equal, and a zero ``offset`` changes nothing)."""
     acc = 0.0
     for c in range(a.shape[0]):
-        diff = np.float64(a[c]) - np.float64(b[c])
+        diff = (np.float64(a[c]) - np.float64(offset[c])) - np.float64(b[c])
         acc += diff * diff
     return acc
 
@@ -67,12 +68,13 @@ def rank_excess(D, bound, queries, data, targets, skip, k):
     m = targets.shape[1]
     exact = queries.shape[0] > 0
     rel = (data.shape[1] + 4) * 2.220446049250313e-16  # the float64 sums' own rounding
+    zero = np.zeros(data.shape[1])
     out = np.zeros(n_rows)
     for r in prange(n_rows):
         row = D[r]
         t = np.empty(m)
         for q in range(m):
-            t[q] = strict_sq_distance(queries[r], data[targets[r, q]]) if exact else row[targets[r, q]]
+            t[q] = strict_sq_distance(queries[r], zero, data[targets[r, q]]) if exact else row[targets[r, q]]
         order = np.argsort(t)
         js = targets[r][order]
         t = t[order]
@@ -89,7 +91,7 @@ def rank_excess(D, bound, queries, data, targets, skip, k):
                 lo += t[q] < v - slack
                 hi += t[q] <= v + slack
             if lo < hi:  # a target's distance within reach (or equal): decide exactly
-                x = strict_sq_distance(queries[r], data[c]) if exact else v
+                x = strict_sq_distance(queries[r], zero, data[c]) if exact else v
                 lo = 0
                 for q in range(m):
                     lo += t[q] <= x
@@ -154,14 +156,8 @@ def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
 def pair_sq_distances(Q, data, offset, rows, cols, out):
     """``out[p] = |Q[rows[p]] - offset - data[cols[p]]|^2`` summed in float64 from the
     differences (exact where a GEMM expansion cancels)."""
-    d = Q.shape[1]
     for p in prange(rows.shape[0]):
-        q, j = rows[p], cols[p]
-        acc = 0.0
-        for a in range(d):
-            diff = (np.float64(Q[q, a]) - np.float64(offset[a])) - np.float64(data[j, a])
-            acc += diff * diff
-        out[p] = acc
+        out[p] = strict_sq_distance(Q[rows[p]], offset, data[cols[p]])
 
 
 # reassociation lets the distance loops vectorise; no 'nnan' / 'ninf', the lists start at +inf
