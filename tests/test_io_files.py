@@ -239,6 +239,25 @@ def test_r_row_numbers_under_a_short_header_are_row_names_not_a_feature(tmp_path
     assert read_table(str(repeated)).X.shape == (3, 3)
 
 
+def test_a_named_first_column_of_distinct_text_is_row_names_not_a_category(tmp_path):
+    """A table as a spreadsheet saves it ('country', then numbers): a category with a level
+    per row says nothing of which rows are alike, so its cells are the row ids."""
+    path = tmp_path / "food.csv"
+    path.write_text("country,cheese,fish\nEngland,105,147\nWales,103,160\nScotland,103,122\nN.Ireland,66,93\n")
+    table = read_table(str(path))
+    assert table.row_ids.tolist() == ["England", "Wales", "Scotland", "N.Ireland"]
+    assert table.feature_names == ["cheese", "fish"] and table.X[0].tolist() == [105.0, 147.0]
+    assert any("'country' (a different text in every row) read as row names" in note for note in table.notes)
+    kept = read_table(str(path), categorical=["country"])  # the user's word keeps it a feature
+    assert kept.row_ids is None and kept.feature_names[0] == "country" and kept.kinds[0] == "categorical"
+    with pytest.warns(UserWarning, match="looks like row names"):  # the user's word still goes
+        labelled = read_table(str(path), label_column="country")
+    assert labelled.row_ids is None and labelled.labels[0] == "England"
+    shared = tmp_path / "islands.csv"  # a level shared by rows: a category, as before
+    shared.write_text("island,mass\nDream,3.1\nBiscoe,4.2\nDream,3.3\n")
+    assert read_table(str(shared)).kinds == ["categorical", "numeric"]
+
+
 @pytest.mark.parametrize("loader", ["load_iris", "load_wine", "load_digits", "load_breast_cancer"])
 def test_a_table_that_looks_transposed_suggests_transpose(tmp_path, loader):
     """Foods x countries (each row a variable of its own scale, the columns alike) gets a

@@ -48,7 +48,7 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         "--index-column",
         help="CSV column (name or 1-based number) holding row names, kept as "
         "the row ids of every output (default: a first column of "
-        "distinct text under an empty header field)",
+        "distinct text, under an empty header field or a name)",
     )
     parser.add_argument(
         "--transpose",

@@ -4,7 +4,7 @@ import numpy as np
 
 from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, positive_int
 from ._dask import add_dask_argument, run_pca
-from ._fitting import check_memory
+from ._fitting import check_memory, use_gower
 from ._pipeline import load_data
 
 HELP = "principal component analysis with a variance table and scree plot"
@@ -67,9 +67,11 @@ def run(args, say):
     )
     data = load_data(args, say)
     X, labels, row_ids = data.X, data.labels, data.row_ids
+    pca = PCA(solver=args.solver, random_state=args.seed, verbose=not (args.quiet or args.json))
+    use_gower("pca", pca, data.kinds, data.names)  # refuses category columns by name: PCA would read their codes
     k = _n_components(args, X)
     check_memory("pca", X, k if isinstance(k, int) else min(X.shape), {})
-    pca = PCA(k, solver=args.solver, random_state=args.seed, verbose=not (args.quiet or args.json))
+    pca.set_params(n_components=k)
     Z = pca.fit_transform(X)
     dims = summarize(args, say, pca, X)
     if args.output:

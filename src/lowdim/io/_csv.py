@@ -385,9 +385,10 @@ def read_csv_table(
         names = [f"x{j + 1}" for j in range(width)]
     else:
         notes = [f"{path}: first row read as a header ({width} columns)."]
-    index_idx = _row_name_column(path, names, rows, index_column, notes)
     drop = {column_index(s, names, path) for s in exclude}
     label_idx = None if label_column is None else column_index(label_column, names, path)
+    given = {column_index(s, names, path) for s in [*categorical, *(ordinal or {})]} | drop | {label_idx}
+    index_idx = _row_name_column(path, names, rows, index_column, notes, given)
     if label_idx is not None and label_idx == index_idx:
         raise DataFileError(
             f"{path}: column {names[label_idx] or label_idx + 1!r} cannot be both the labels and the row names."
@@ -440,10 +441,11 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
     return X, levels
 
 
-def _row_name_column(path, names, rows, index_column, notes):
+def _row_name_column(path, names, rows, index_column, notes, given=()):
     """The 0-based column of row names: the one asked for, or a first column under an
     empty header field (or a header one name short) of distinct text cells or distinct
-    whole numbers (R's row numbers); None otherwise."""
+    whole numbers (R's row numbers), or a named first column of distinct text cells that
+    the user gave no other role (``given``: column numbers); None otherwise."""
     if index_column is not None:
         idx = column_index(index_column, names, path)
         ids = [row[idx].strip() for row in rows]
@@ -474,7 +476,19 @@ def _row_name_column(path, names, rows, index_column, notes):
                 "names, as R's write.csv writes row numbers; it is not used as a feature."
             )
             return 0
+    if len(names) > 1 and 0 not in given and _distinct_text(rows):
+        notes.append(
+            f"{path}: column {names[0]!r} (a different text in every row) read as row names: as categories, "
+            f"a level per row would say nothing of which rows are alike; --categorical {names[0]} keeps it as one."
+        )
+        return 0
     return None
+
+
+def _distinct_text(rows):
+    """Whether the first cells of ``rows`` are all filled, all different and none a number."""
+    cells = [row[0].strip() for row in rows]
+    return len(cells) > 1 and all(cells) and len(set(cells)) == len(cells) and not any(map(_is_number, cells))
 
 
 def _safe_text(cell):
