@@ -185,3 +185,8 @@ def test_cli_transform_codes_a_new_files_categories_by_the_models_levels(tmp_pat
     assert np.array_equal(got, fitted.predict(rows))
     own = read_table(tmp_path / "new.csv", label_column="species").X  # the new file alone: Dream 0, Torgersen 1
     assert not np.array_equal(fitted.transform(own), fitted.transform(rows))
+    assert "never saw" not in capsys.readouterr().out
+    (tmp_path / "renamed.csv").write_text((tmp_path / "new.csv").read_text().replace(",Dream,", ",Dreamm,"))
+    again = ["transform", str(model), str(tmp_path / "renamed.csv"), "--label-column", "species", "-o", str(out)]
+    assert main([*again, "--overwrite"]) == 0
+    assert "column 'island' holds 1 category the model never saw (Dreamm)" in capsys.readouterr().out

@@ -25,6 +25,19 @@ def _refuse_refitting(args):
         )
 
 
+def _say_unseen(path, levels, categories, say):
+    """Name, per column, the categories of the new file the model never saw (each is
+    read as unlike every fitted one)."""
+    for name, fitted in categories.items():
+        new = [level for level in levels.get(name, ()) if level not in set(fitted["levels"])]
+        if new:
+            shown = ", ".join(new[:5]) + (", ..." if len(new) > 5 else "")
+            say(
+                f"{path}: column {name!r} holds {len(new)} categor{'y' if len(new) == 1 else 'ies'} the model never "
+                f"saw ({shown}), each read as unlike every fitted one."
+            )
+
+
 def _output_prefix(model):
     """Columns named as ``embed`` names them: the method's step name (pca1, umap1, ...)."""
     steps = getattr(model, "steps", None)
@@ -55,6 +68,7 @@ def run(args, say):
         )
     if categories:
         raw = recode_categories(raw, names, levels or {}, categories)
+        _say_unseen(args.input, levels or {}, categories, say)
     X = select_columns(raw, names, columns, args.model)
     name = type(model).__name__
     if hasattr(model, "predict") and (is_clusterer(model) or not hasattr(model, "transform")):
