@@ -29,7 +29,8 @@ def _say_unseen(path, levels, categories, say):
     """Name, per column, the categories of the new file the model never saw (each is
     read as unlike every fitted one)."""
     for name, fitted in categories.items():
-        new = [level for level in levels.get(name, ()) if level not in set(fitted["levels"])]
+        known = set(fitted["levels"])
+        new = [level for level in levels.get(name, ()) if level not in known]
         if new:
             shown = ", ".join(new[:5]) + (", ..." if len(new) > 5 else "")
             say(
