@@ -153,6 +153,7 @@ LAYERS = (
             "lowdim._threads",
             "lowdim._memory",
             "lowdim._warnings",
+            "lowdim._messages",
             "lowdim._progress",
             "lowdim.exceptions",
             "lowdim._version",

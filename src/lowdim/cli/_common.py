@@ -8,6 +8,8 @@ from importlib import import_module
 
 import numpy as np
 
+from .._messages import listed
+
 DATASETS = ("digits", "iris", "wine", "breast_cancer", "fashion-mnist", "uk-food", "orl-faces", "penguins")
 # built-in datasets whose rows are images: (height, width) of each
 MAX_DEFAULT_COLUMNS = 10  # tables this narrow show every column on hover by default
@@ -270,7 +272,7 @@ def hover_columns(args, X, names, levels=None):
         found.update(extra)
         missing = [c for c in missing if c not in found]
     if missing:
-        shown = ", ".join(list(names)[:8]) + (", ..." if len(names) > 8 else "")
+        shown = listed(names, 8)
         where_else = " (nor an obs column or gene of the .h5ad file)" if h5ad else ""
         raise UsageError(f"--columns: no column named {', '.join(missing)}{where_else}; the columns are {shown}.")
     return {c: found[c] for c in chosen}

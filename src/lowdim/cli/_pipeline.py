@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._messages import listed
 from ._common import UsageError, read_data
 
 
@@ -148,7 +149,7 @@ def select_columns(X, names, columns, model_path):
     where = {name: j for j, name in enumerate(names)}
     missing = [c for c in columns if c not in where]
     if missing:
-        shown = ", ".join(missing[:8]) + (", ..." if len(missing) > 8 else "")
+        shown = listed(missing, 8)
         raise UsageError(
             f"{model_path} was fitted on columns this table lacks ({shown}); the model takes "
             f"{len(columns)} columns named as in its training data."

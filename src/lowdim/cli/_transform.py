@@ -1,5 +1,6 @@
 """``lowdim transform``: apply a saved model, with the preprocessing it carries, to new data."""
 
+from .._messages import listed
 from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, read_data
 from ._pipeline import model_reading, recode_categories, select_columns
 
@@ -32,10 +33,9 @@ def _say_unseen(path, levels, categories, say):
         known = set(fitted["levels"])
         new = [level for level in levels.get(name, ()) if level not in known]
         if new:
-            shown = ", ".join(new[:5]) + (", ..." if len(new) > 5 else "")
             say(
                 f"{path}: column {name!r} holds {len(new)} categor{'y' if len(new) == 1 else 'ies'} the model never "
-                f"saw ({shown}), each read as unlike every fitted one."
+                f"saw ({listed(new, 5)}), each read as unlike every fitted one."
             )
 
 

@@ -12,9 +12,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from .._messages import listed
 from ..exceptions import DataFileError
 from ._binary import _check_declared, _check_numeric
-from ._csv import listed
 
 
 def _anndata_module(path):

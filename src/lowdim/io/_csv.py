@@ -11,23 +11,12 @@ import re
 
 import numpy as np
 
+from .._messages import listed
 from .._warnings import warn_user
 from ..exceptions import DataFileError
 
 # compressed text read as a stream (never unpacked to disk): suffix -> name
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstandard"}
-
-
-def listed(names, most=10):
-    """Names for a message: the first ``most``, then ', ...' ('none' for none).
-
-    Examples
-    --------
-    >>> listed(["a", "b"]), listed([])
-    ('a, b', 'none')
-    """
-    names = [str(n) for n in names]
-    return ", ".join(names[:most]) + (", ..." if len(names) > most else "") if names else "none"
 
 
 def split_compression(path):
