@@ -48,9 +48,9 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     parser.add_argument("--label-column", help="column (name or 1-based number) holding labels")
     parser.add_argument(
         "--index-column",
-        help="CSV column (name or 1-based number) holding row names, kept as "
+        help="CSV or Parquet column (name or 1-based number) holding row names, kept as "
         "the row ids of every output (default: a first column of "
-        "distinct text, under an empty header field or a name)",
+        "distinct text, under an empty header field or a name; a Parquet file's pandas index)",
     )
     parser.add_argument(
         "--transpose",
@@ -66,14 +66,15 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         action="append",
         default=[],
         metavar="COLUMN",
-        help="CSV column of numbers that are category codes (text columns are categories already); repeatable",
+        help="CSV or Parquet column of numbers (or ISO dates) that are category codes (text columns are "
+        "categories already); repeatable",
     )
     parser.add_argument(
         "--ordinal",
         action="append",
         default=[],
         metavar="COLUMN=LOW,...,HIGH",
-        help="CSV column of ordered categories, listed lowest first (--ordinal size=S,M,L); repeatable",
+        help="CSV or Parquet column of ordered categories, listed lowest first (--ordinal size=S,M,L); repeatable",
     )
     parser.add_argument(
         "--header",
@@ -192,7 +193,9 @@ def read_data(args, say):
     ordinal = getattr(args, "ordinal", [])
     ordinal = ordinal if isinstance(ordinal, dict) else ordinal_columns(ordinal)  # a model's own orders
     if args.dataset and (ordinal or getattr(args, "categorical", [])):
-        raise UsageError("--categorical and --ordinal describe the columns of a CSV file; a --dataset has its own.")
+        raise UsageError(
+            "--categorical and --ordinal describe the columns of a CSV or Parquet file; a --dataset has its own."
+        )
     if args.dataset:
         if args.input:
             raise UsageError(

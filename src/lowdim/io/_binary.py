@@ -1,4 +1,4 @@
-"""Binary array files: NPY/NPZ, Parquet, HDF5 and AnnData ``.h5ad``.
+"""Binary array files: NPY/NPZ and HDF5 (Parquet tables: ``_parquet``).
 
 Each reader checks the size its header declares before allocating anything and turns
 the libraries' own failures on malformed files into :class:`DataFileError`.
@@ -13,7 +13,6 @@ import numpy as np
 from .._memory import available_bytes
 from .._warnings import warn_user
 from ..exceptions import DataFileError
-from ._csv import column_index
 
 
 def _byte_limit(max_bytes):
@@ -124,59 +123,6 @@ def read_npz(path, *, key=None, max_bytes=None):
     if len(data) != count * dtype.itemsize:
         raise DataFileError(f"{path}: array {name!r} is truncated ({len(data)} of {count * dtype.itemsize} bytes).")
     return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-
-
-def read_parquet(path, *, label_column=None, exclude=(), max_bytes=None):
-    """Numeric columns of a Parquet file, their names and the label column.
-
-    Examples
-    --------
-    >>> import numpy as np, tempfile, os, pyarrow as pa, pyarrow.parquet as pq
-    >>> p = os.path.join(tempfile.mkdtemp(), "a.parquet")
-    >>> pq.write_table(pa.table({"a": [1.0, 2.0], "y": ["u", "v"]}), p)
-    >>> X, names, y = read_parquet(p, label_column="y")
-    >>> X.tolist(), names, y.tolist()
-    ([[1.0], [2.0]], ['a'], ['u', 'v'])
-    """
-    import pyarrow.parquet as pq
-
-    try:
-        meta = pq.ParquetFile(path)
-        names = list(meta.schema_arrow.names)
-        _check_declared(path, (meta.metadata.num_rows, len(names)), 8, max_bytes)
-        table = meta.read()
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises many types on corrupt files
-        if isinstance(exc, DataFileError):
-            raise
-        raise DataFileError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
-    return _columns_to_arrays(path, table, names, label_column, exclude)
-
-
-def _columns_to_arrays(path, table, names, label_column, exclude):
-    drop = {column_index(s, names, path) for s in exclude}
-    label_idx = None if label_column is None else column_index(label_column, names, path)
-    labels = None if label_idx is None else np.asarray(table.column(label_idx).to_pylist()).astype(str)
-    keep = [j for j in range(len(names)) if j not in drop and j != label_idx]
-    columns = []
-    for j in keep:
-        column = table.column(j)
-        if not (column.type.num_fields == 0 and _is_numeric_arrow(column.type)):
-            raise DataFileError(
-                f"{path}: column {names[j]!r} has type {column.type}, not a number; "
-                "exclude it with --exclude or name it with --label-column."
-            )
-        columns.append(column.to_numpy(zero_copy_only=False).astype(float))
-    if not columns:
-        raise DataFileError(f"{path}: no numeric columns left after --exclude and --label-column.")
-    if table.num_rows == 0:
-        raise DataFileError(f"{path}: no data rows.")
-    return np.column_stack(columns), [names[j] for j in keep], labels
-
-
-def _is_numeric_arrow(kind):
-    import pyarrow.types as t
-
-    return t.is_integer(kind) or t.is_floating(kind) or t.is_boolean(kind)
 
 
 def read_hdf5(path, *, key=None, max_bytes=None):

@@ -389,13 +389,17 @@ def read_csv_table(
     row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
     kinds = _column_kinds(path, names, rows, keep, categorical, ordinal)
     X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes)
-    return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
+    kinds = ["numeric" if kinds[j] == "date" else kinds[j] for j in keep]  # a date is a number of days
+    return X, [names[j] for j in keep], labels, notes, row_ids, kinds, levels
 
 
 def _column_kinds(path, names, rows, keep, categorical, ordinal):
-    """Column number -> 'numeric', 'categorical' or 'ordinal': as declared, else
+    """Column number -> 'numeric', 'categorical', 'ordinal' or 'date': as declared, else
     categorical when over half of the filled cells are not numbers (a few stray words in
-    a column of numbers are typos, reported by the number parser with their line)."""
+    a column of numbers are typos, reported by the number parser with their line), and
+    a date when every filled cell is an ISO 8601 date."""
+    from ..preprocessing import as_days
+
     kinds = {column_index(s, names, path): "categorical" for s in categorical}
     kinds.update({column_index(s, names, path): "ordinal" for s in (ordinal or {})})
     for j in keep:
@@ -406,13 +410,15 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
         # numbers written another way, or a quote never closed: left to the parser, which names the cell
         misread = any("\n" in c or _misread_number(c) for c in words[:200])
         kinds[j] = "categorical" if filled and 2 * len(words) > len(filled) and not misread else "numeric"
+        if kinds[j] == "categorical" and len(words) == len(filled) and as_days(filled) is not None:
+            kinds[j] = "date"
     return kinds
 
 
 def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
     """The kept columns as numbers (category codes and ranks for the categorical and
     ordinal ones), the categories of each, and a note per categorical column."""
-    from ..preprocessing import code_categories
+    from ..preprocessing import as_days, code_categories
 
     X = np.empty((len(rows), len(keep)))
     numeric = [k for k, j in enumerate(keep) if kinds[j] == "numeric"]
@@ -421,13 +427,42 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
     orders = {column_index(s, names, path): order for s, order in (ordinal or {}).items()}
     levels = {}
     for k, j in enumerate(keep):
-        if kinds[j] == "numeric":
+        if kinds[j] == "date":
+            X[:, k] = as_days([row[j] for row in rows])
+            notes.append(date_note(path, names[j], X[:, k]))
+        if kinds[j] in ("numeric", "date"):
             continue
         X[:, k], found = code_categories([row[j] for row in rows], names[j], order=orders.get(j))  # gaps: NaN
         levels[names[j]] = found
-        what = "ordered categories, read as ranks" if kinds[j] == "ordinal" else "categories"
-        notes.append(f"{path}: column {names[j]!r} read as {what} ({len(found)} levels: {listed(found, 5)}).")
+        notes.append(category_note(path, names[j], kinds[j], found))
     return X, levels
+
+
+def category_note(path, name, kind, levels):
+    """What reading a column as categories (``kind`` 'categorical') or ranks ('ordinal') did.
+
+    Examples
+    --------
+    >>> category_note("f.csv", "size", "ordinal", ["S", "M", "L"])
+    "f.csv: column 'size' read as ordered categories, read as ranks (3 levels: S, M, L)."
+    """
+    what = "ordered categories, read as ranks" if kind == "ordinal" else "categories"
+    return f"{path}: column {name!r} read as {what} ({len(levels)} levels: {listed(levels, 5)})."
+
+
+def date_note(path, name, days):
+    """What reading a column as dates did, with the span of its dates.
+
+    Examples
+    --------
+    >>> date_note("f.csv", "day", np.array([18262.0, np.nan, 18264.5])).split("; ")[0]
+    "f.csv: column 'day' read as dates, as days since 1970-01-01 (2020-01-01 to 2020-01-03)"
+    """
+    span = " to ".join(str(np.datetime64(int(np.floor(d)), "D")) for d in (np.nanmin(days), np.nanmax(days)))
+    return (
+        f"{path}: column {name!r} read as dates, as days since 1970-01-01 ({span}); --categorical {name} reads them "
+        "as categories."
+    )
 
 
 def _row_name_column(path, names, rows, index_column, notes, given=()):
@@ -465,19 +500,30 @@ def _row_name_column(path, names, rows, index_column, notes, given=()):
                 "names, as R's write.csv writes row numbers; it is not used as a feature."
             )
             return 0
-    if len(names) > 1 and 0 not in given and _distinct_text(rows):
-        notes.append(
-            f"{path}: column {names[0]!r} (a different text in every row) read as row names: as categories, "
-            f"a level per row would say nothing of which rows are alike; --categorical {names[0]} keeps it as one."
-        )
+    if len(names) > 1 and 0 not in given and distinct_text([row[0] for row in rows]):
+        notes.append(row_names_note(path, names[0]))
         return 0
     return None
 
 
-def _distinct_text(rows):
-    """Whether the first cells of ``rows`` are all filled, all different and none a number."""
-    cells = [row[0].strip() for row in rows]
+def distinct_text(cells):
+    """Whether ``cells`` are all filled, all different and none a number (a column of ids).
+
+    Examples
+    --------
+    >>> distinct_text(["Wales", "Scotland"]), distinct_text(["a", "a"]), distinct_text(["1", "2"])
+    (True, False, False)
+    """
+    cells = [str(c).strip() if c is not None else "" for c in cells]
     return len(cells) > 1 and all(cells) and len(set(cells)) == len(cells) and not any(map(_is_number, cells))
+
+
+def row_names_note(path, name):
+    """What reading a named column of ids as row names did, and how to keep it a category."""
+    return (
+        f"{path}: column {name!r} (a different text in every row) read as row names: as categories, "
+        f"a level per row would say nothing of which rows are alike; --categorical {name} keeps it as one."
+    )
 
 
 def _safe_text(cell):

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..distributed import compute, iter_blocks
 from ..exceptions import DataFileError
-from ._binary import _columns_to_arrays
 from ._csv import write_csv_header, write_csv_rows
+from ._parquet import numeric_columns
 
 BLOCK_BYTES = 128 << 20  # rows per block of an HDF5 dataset: about this many bytes
 
@@ -172,7 +172,7 @@ def _parquet_group(path, group, label_column, exclude):
     import pyarrow.parquet as pq
 
     fh = pq.ParquetFile(path)
-    X, _, labels = _columns_to_arrays(path, fh.read_row_group(group), fh.schema_arrow.names, label_column, exclude)
+    X, _, labels = numeric_columns(path, fh.read_row_group(group), fh.schema_arrow.names, label_column, exclude)
     return X, labels
 
 
@@ -219,7 +219,7 @@ def _feature_names(path, schema, names, label_column, exclude):
     import pyarrow as pa
 
     one_row = pa.table({n: pa.array([None], type=schema.field(n).type) for n in names})
-    return _columns_to_arrays(path, one_row, names, label_column, exclude)[1]
+    return numeric_columns(path, one_row.replace_schema_metadata(schema.metadata), names, label_column, exclude)[1]
 
 
 WRITABLE_LAZY = (".csv", ".parquet", ".npy", ".zarr")

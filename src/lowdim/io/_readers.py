@@ -10,6 +10,7 @@ from ..exceptions import DataFileError
 from . import _binary, _csv
 from ._anndata import read_h5ad
 from ._csv import COMPRESSIONS, column_index, split_compression
+from ._parquet import read_parquet
 
 FORMATS = {
     ".csv": "csv",
@@ -119,7 +120,7 @@ def _read_any(
     anndata_matrix=None,
     categories=None,
 ):
-    """A ``Table`` from any supported format (``categories``: CSV only, the
+    """A ``Table`` from any supported format (``categories``: CSV and Parquet only, the
     ``categorical`` and ``ordinal`` columns)."""
     if fmt == "csv":
         X, names, labels, notes, row_ids, kinds, levels = _csv.read_csv_table(
@@ -133,10 +134,18 @@ def _read_any(
             **(categories or {}),
         )
         return Table(X, names, labels, notes, row_ids, kinds, levels)
+    if fmt == "parquet":
+        columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
+        return Table(*read_parquet(path, **columns, max_bytes=max_bytes, **(categories or {})))
     if any((categories or {}).values()):
-        raise DataFileError(f"{path}: --categorical and --ordinal read CSV/TSV columns; a {fmt} file has none.")
+        raise DataFileError(
+            f"{path}: --categorical and --ordinal read named columns of CSV/TSV and Parquet files; a {fmt} file "
+            "has none."
+        )
     if index_column is not None:
-        raise DataFileError(f"{path}: --index-column reads row names from CSV/TSV files; a {fmt} file has none.")
+        raise DataFileError(
+            f"{path}: --index-column reads row names from CSV/TSV and Parquet files; a {fmt} file has none."
+        )
     if fmt == "h5ad":
         return Table(
             *_read_h5ad(path, label_column=label_column, exclude=exclude, max_bytes=max_bytes, **(anndata_matrix or {}))
@@ -155,8 +164,6 @@ def _read_h5ad(path, *, label_column, exclude, max_bytes, **matrix):
 def _read_columns(path, fmt, *, label_column, exclude, key, max_bytes):
     """``(X, names, labels, notes)`` from the binary array formats."""
     notes = []
-    if fmt == "parquet":
-        return (*_binary.read_parquet(path, label_column=label_column, exclude=exclude, max_bytes=max_bytes), notes)
     if label_column is not None:
         raise DataFileError(
             f"{path}: a {fmt} array has no named columns; --label-column works with CSV, Parquet and .h5ad files."
@@ -282,8 +289,10 @@ def read_table(
     max_bytes : int, optional
         Refuse files declaring more (default: 80 % of the available memory).
     index_column : str, optional
-        CSV only: the column (name or number) of row names; default: a first column under
-        an empty header field holding distinct text or whole numbers (R's row numbers).
+        CSV and Parquet: the column (name or number) of row names; default: a first
+        column under an empty header field holding distinct text or whole numbers (R's
+        row numbers), a named first column of distinct text, or a Parquet file's stored
+        pandas index.
     encoding : str, default='utf-8'
         CSV only: the text encoding ('latin-1', 'cp1252', ... for older files).
     transpose : bool
@@ -294,8 +303,9 @@ def read_table(
         .h5ad only: read ``layers[layer]``, ``raw.X`` (with its own feature names) or a
         stored embedding (``obsm='X_pca'``) instead of ``X``; obs names are the row ids.
     categorical, ordinal : sequence of str, dict, optional
-        CSV only: columns of numbers that are category codes (text columns are categories
-        anyway); column -> its categories in order, lowest first, read as ranks.
+        CSV and Parquet: columns of numbers that are category codes (text columns are
+        categories anyway, ISO 8601 dates days since 1970-01-01); column -> its
+        categories in order, lowest first, read as ranks.
 
     Returns
     -------
@@ -412,7 +422,7 @@ def warn_label_column(path, labels):
     elif classes == len(labels):
         warn_user(
             f"{path}: the label column holds a different value in every row; it looks like row names "
-            "(--index-column for a CSV) or a measurement, not a class label.",
+            "(--index-column) or a measurement, not a class label.",
             UserWarning,
         )
 

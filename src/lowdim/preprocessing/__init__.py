@@ -2,7 +2,17 @@
 data's statistics to new data (``lowdim transform`` reads it from the model file); mixed
 tables (categories, ordered categories, gaps) coded as numbers for Gower's distance."""
 
-from ._mixed import MixedCodes, code_categories, gower_params, mixed_codes
+from ._dates import as_days
+from ._mixed import CodedColumn, MixedCodes, code_categories, code_column, gower_params, mixed_codes
 from ._scaler import StandardScaler
 
-__all__ = ["MixedCodes", "StandardScaler", "code_categories", "gower_params", "mixed_codes"]
+__all__ = [
+    "CodedColumn",
+    "MixedCodes",
+    "StandardScaler",
+    "as_days",
+    "code_categories",
+    "code_column",
+    "gower_params",
+    "mixed_codes",
+]

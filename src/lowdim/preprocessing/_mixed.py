@@ -2,10 +2,12 @@
 category codes, ranks and NaN, with the column description Gower's distance takes."""
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
-MISSING_TEXT = ("", "na", "nan", "n/a", "null", "none")
+from ._cells import MISSING_TEXT, cell_texts
+from ._dates import as_days
 
 
 @dataclass
@@ -153,7 +155,7 @@ def code_categories(cells, name, order=None, known=None):
     >>> code_categories(["mid", "low", None], "size", order=["low", "mid", "high"])
     (array([ 1.,  0., nan]), ['low', 'mid', 'high'])
     """
-    text, gaps = _texts(cells)
+    text, gaps = cell_texts(cells)
     present = np.unique(text[~gaps]).tolist()  # sorted
     if order is not None:
         levels = [str(v) for v in order]
@@ -171,14 +173,6 @@ def code_categories(cells, name, order=None, known=None):
     codes = np.full(text.shape[0], np.nan)
     codes[~gaps] = np.array([code[v] for v in found.tolist()])[where] if found.size else 0.0
     return codes, levels
-
-
-def _texts(cells):
-    """The cells as stripped text, and which are gaps (None, NaN, '', 'NA', ...):
-    vectorised, as a column can hold millions of cells."""
-    text = np.char.strip(np.asarray(cells, dtype=object).astype(str))
-    gaps = np.isin(np.char.lower(text), [*MISSING_TEXT, "<na>", "nat"])
-    return text, gaps
 
 
 def _columns_of(data, names=None):
@@ -220,16 +214,69 @@ def _pandas_kind(dtype):
         return "categorical"
     if kind in "iuf":
         return "numeric"
+    if kind == "M" or str(dtype).startswith("datetime64"):
+        return "date"
     return None
+
+
+class CodedColumn(NamedTuple):
+    """One column as numbers: ``values``, its ``kind`` ('numeric', 'date' for days
+    since 1970-01-01, 'categorical' or 'ordinal') and, for categories, its ``levels``."""
+
+    values: np.ndarray
+    kind: str
+    levels: list | None = None
+
+
+def code_column(cells, name, *, hint=None, order=None, known=None, forced=False):
+    """One column of a mixed table as numbers, deciding its kind from ``hint`` or its cells.
+
+    Numbers stay numbers, dates (``datetime64``, date objects, ISO 8601 text) become
+    days since 1970-01-01, anything else categories coded in sorted order (``order``:
+    ordered categories as ranks; ``known``: a fitted model's levels first; ``forced``:
+    numbers that are codes).
+
+    Parameters
+    ----------
+    cells : sequence
+    name : str
+        Named in messages.
+    hint : {'numeric', 'date', 'categorical', 'ordinal'}, optional
+        The kind the column's type declares (a pandas or Arrow dtype); None: from the cells.
+    order, known : sequence of str, optional
+    forced : bool, default=False
+
+    Returns
+    -------
+    CodedColumn
+
+    Examples
+    --------
+    >>> code_column(["2020-01-02", None], "day").kind, code_column(["b", "a"], "x").levels
+    ('date', ['a', 'b'])
+    """
+    if forced or hint in ("categorical", "ordinal") or order is not None:
+        values, levels = code_categories(_code_texts(cells) if forced else cells, name, order=order, known=known)
+        return CodedColumn(values, "ordinal" if order is not None else "categorical", levels)
+    values = None if hint == "date" else as_numbers(np.asarray(cells) if hint == "numeric" else list(cells))
+    if values is not None:
+        return CodedColumn(values, "numeric")
+    days = as_days(np.asarray(cells) if hint == "date" else cells)
+    if days is not None:
+        return CodedColumn(days, "date")
+    values, levels = code_categories(cells, name, known=known)
+    return CodedColumn(values, "categorical", levels)
 
 
 def mixed_codes(data, *, categorical=(), ordinal=None, levels=None, names=None):
     """Code a table of mixed columns as numbers for ``metric='gower'`` and the mixed-data
     methods.
 
-    Numeric columns stay numbers; text, boolean and pandas 'category' columns become
-    category codes (an ordered pandas category, or a column given in ``ordinal``,
-    becomes ranks); gaps (None, NaN, '', 'NA') become NaN.
+    Numeric columns stay numbers; dates (datetime columns, ISO 8601 text such as
+    ``2020-03-01``) become days since 1970-01-01, a quantity like any other; text,
+    boolean and pandas 'category' columns become category codes (an ordered pandas
+    category, or a column given in ``ordinal``, becomes ranks); gaps (None, NaN, '',
+    'NA') become NaN.
 
     Parameters
     ----------
@@ -272,18 +319,11 @@ def mixed_codes(data, *, categorical=(), ordinal=None, levels=None, names=None):
         order = ordered.get(name)
         if order is None and kind == "ordinal":
             order = [str(c) for c in cells.cat.categories]
-        values = (
-            None
-            if (kind in ("categorical", "ordinal") or j in forced or order is not None)
-            else as_numbers(np.asarray(cells) if kind == "numeric" else list(cells))
-        )
-        if values is not None:
-            X[:, j], kind = values, "numeric"
-        else:
-            cells = _code_texts(cells) if j in forced else cells
-            X[:, j], found[name] = code_categories(cells, name, order=order, known=levels.get(name))
-            kind = "ordinal" if order is not None else "categorical"
-        kinds.append(kind)
+        column = code_column(cells, name, hint=kind, order=order, known=levels.get(name), forced=j in forced)
+        X[:, j] = column.values
+        kinds.append("numeric" if column.kind == "date" else column.kind)
+        if column.levels is not None:
+            found[name] = column.levels
     return MixedCodes(X, names, kinds, found)
 
 

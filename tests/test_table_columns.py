@@ -1,0 +1,124 @@
+"""Tables as users save them: Parquet files from pandas (an index, categories, ordered
+categories, booleans, dates, gaps) and CSV files with dates read the way the CSV reader
+reads text, so the same table means the same numbers whichever format carries it."""
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from lowdim.cli.main import main
+from lowdim.exceptions import DataFileError
+from lowdim.io import read_lazy, read_table
+from lowdim.preprocessing import mixed_codes
+
+DAY = 86400.0
+
+
+def _people(n=12):
+    rng = np.random.default_rng(3)
+    return pd.DataFrame(
+        {
+            "age": rng.normal(40, 10, n).round(1),
+            "city": rng.choice(["Lyon", "Nice", "Paris"], n),
+            "member": rng.random(n) < 0.5,
+            "joined": pd.date_range("2020-01-01", periods=n, freq="37h"),
+        }
+    )
+
+
+def test_a_pandas_index_is_row_names_never_a_feature(tmp_path):
+    """A filtered frame keeps its row numbers as an index, which pandas stores as a
+    column: read as a feature, it would add the row order to every distance."""
+    frame = pd.DataFrame({"a": np.arange(10.0), "b": np.arange(10.0) ** 2})
+    kept = frame[frame.a % 3 == 0]  # index 0, 3, 6, 9
+    kept.to_parquet(tmp_path / "kept.parquet")
+    table = read_table(str(tmp_path / "kept.parquet"))
+    assert table.feature_names == ["a", "b"] and table.X.shape == (4, 2)
+    assert table.row_ids.tolist() == ["0", "3", "6", "9"]
+    assert any("pandas index" in note for note in table.notes)
+    lazy = read_lazy(str(tmp_path / "kept.parquet"))  # the out-of-core reader leaves it out as well
+    assert lazy.feature_names == ["a", "b"] and lazy.X.shape == (4, 2)
+    frame.set_index(pd.Index([f"r{i}" for i in range(10)], name="sample")).to_parquet(tmp_path / "named.parquet")
+    named = read_table(str(tmp_path / "named.parquet"))
+    assert named.feature_names == ["a", "b"] and named.row_ids[0] == "r0"
+
+
+def test_parquet_and_csv_read_the_same_mixed_table_to_the_same_numbers(tmp_path):
+    people = _people()
+    people.loc[[2, 5], "city"] = None
+    people.loc[4, "age"] = np.nan
+    people.to_parquet(tmp_path / "people.parquet", index=False)
+    people.to_csv(tmp_path / "people.csv", index=False)
+    from_parquet = read_table(str(tmp_path / "people.parquet"))
+    from_csv = read_table(str(tmp_path / "people.csv"))
+    assert from_parquet.kinds == from_csv.kinds == ["numeric", "categorical", "categorical", "numeric"]
+    assert from_parquet.levels == from_csv.levels == {"city": ["Lyon", "Nice", "Paris"], "member": ["False", "True"]}
+    np.testing.assert_array_equal(from_parquet.X, from_csv.X)
+    # dates are days since 1970-01-01: 2020-01-01 is day 18262, the rows 37 hours apart
+    np.testing.assert_allclose(from_csv.X[:, 3], 18262 + np.arange(12) * 37 / 24, rtol=0, atol=1e-6)
+    assert any("'joined' read as dates" in note for note in from_parquet.notes + from_csv.notes)
+
+
+def test_parquet_ordered_categories_keep_their_order_and_options_apply(tmp_path):
+    frame = pd.DataFrame(
+        {
+            "size": pd.Categorical(["M", "S", "L", "M"], categories=["S", "M", "L"], ordered=True),
+            "region": [3, 1, 3, 2],
+            "grade": ["low", "high", "mid", "low"],
+            "x": [0.5, 1.5, 2.5, 3.5],
+        },
+        index=pd.Index(["a", "b", "c", "d"], name="id"),
+    )
+    frame.to_parquet(tmp_path / "f.parquet")
+    table = read_table(str(tmp_path / "f.parquet"), categorical=["region"], ordinal={"grade": ["low", "mid", "high"]})
+    assert table.kinds == ["ordinal", "categorical", "ordinal", "numeric"]
+    assert table.X[:, 0].tolist() == [1, 0, 2, 1]  # the file's order S < M < L, not the alphabet's
+    assert table.levels["region"] == ["1", "2", "3"] and table.X[:, 2].tolist() == [0, 2, 1, 0]
+    assert table.row_ids.tolist() == ["a", "b", "c", "d"]
+    by_column = read_table(str(tmp_path / "f.parquet"), index_column="x")
+    assert by_column.row_ids.tolist() == ["0.5", "1.5", "2.5", "3.5"] and "x" not in by_column.feature_names
+
+
+def test_parquet_columns_without_a_value_per_row_are_refused_by_name(tmp_path):
+    pq.write_table(pa.table({"a": [1.0, 2.0], "tags": [[1, 2], [3]]}), tmp_path / "nested.parquet")
+    with pytest.raises(DataFileError, match="column 'tags' has type list<.*int64>.*--exclude"):
+        read_table(str(tmp_path / "nested.parquet"))
+    assert read_table(str(tmp_path / "nested.parquet"), exclude=["tags"]).X.tolist() == [[1.0], [2.0]]
+
+
+def test_csv_dates_are_days_unless_declared_categories(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("when,x,note\n2021-03-01,1,a\n2021-03-02T12:00,2,b\n,3,2021-01-01\n2021-03-01 06:00+06:00,4,a\n")
+    table = read_table(str(path))
+    np.testing.assert_allclose(table.X[:, 0], [18687.0, 18688.5, np.nan, 18687.0], rtol=0, atol=1e-9)
+    assert table.kinds == ["numeric", "numeric", "categorical"]  # a word among dates: categories
+    declared = read_table(str(path), categorical=["when"])
+    assert declared.kinds[0] == "categorical" and len(declared.levels["when"]) == 3
+    # a local date format (first of March or third of January?) is never guessed at
+    (tmp_path / "local.csv").write_text("when,x\n01/03/2021,1\n02/03/2021,2\n01/03/2021,3\n")
+    assert read_table(str(tmp_path / "local.csv")).kinds[0] == "categorical"
+
+
+def test_mixed_codes_reads_datetime_columns_as_days():
+    frame = pd.DataFrame(
+        {"t": pd.to_datetime(["1970-01-02", None]), "z": pd.to_datetime(["1970-01-02"] * 2).tz_localize("Etc/GMT-12")}
+    )
+    codes = mixed_codes(frame)
+    assert codes.kinds == ["numeric", "numeric"] and codes.levels == {}
+    np.testing.assert_allclose(codes.X, [[1.0, 0.5], [np.nan, 0.5]])  # noon of day 0 in UTC
+
+
+def test_cli_maps_a_mixed_parquet_file_and_transforms_a_new_one(tmp_path):
+    people = _people(40)
+    people.to_parquet(tmp_path / "train.parquet")
+    model, out = tmp_path / "m.lowdim", tmp_path / "map.csv"
+    common = ["--seed", "0", "--save-model", str(model), "-o", str(out)]
+    assert main(["embed", str(tmp_path / "train.parquet"), "-m", "famd", *common]) == 0
+    people.iloc[::-1].to_parquet(tmp_path / "new.parquet")  # the same rows, reversed
+    again = tmp_path / "again.csv"
+    assert main(["transform", str(model), str(tmp_path / "new.parquet"), "-o", str(again)]) == 0
+    first, second = (pd.read_csv(f).filter(like="famd").to_numpy() for f in (out, again))
+    assert first.shape == (40, 2)
+    np.testing.assert_allclose(second[::-1], first, rtol=1e-9, atol=1e-9)
