@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import lowdim
 from lowdim.cli.main import main
 from lowdim.exceptions import DataFileError
 from lowdim.io import read_lazy, read_table
@@ -122,3 +123,18 @@ def test_cli_maps_a_mixed_parquet_file_and_transforms_a_new_one(tmp_path):
     first, second = (pd.read_csv(f).filter(like="famd").to_numpy() for f in (out, again))
     assert first.shape == (40, 2)
     np.testing.assert_allclose(second[::-1], first, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("make", [lambda: lowdim.PCA(1), lambda: lowdim.UMAP(n_neighbors=2)])
+def test_a_dataframe_of_categories_or_dates_is_refused_with_the_way_to_read_it(make):
+    people = _people(6)
+    with pytest.raises(ValueError, match=r"'Nice' \(type str\) at row 0, column 1 \('city'\).*mixed_codes"):
+        make().fit(people[["age", "city"]])
+    with pytest.raises(TypeError, match=r"column 1 \('joined'\).*as_days"):
+        make().fit(people[["age", "joined"]])
+    cells = np.array([[1.0, 2.0], [3.0, None], [5.0, 6.0]], dtype=object)
+    cells[1, 1] = {"a": 1}  # neither a number nor a category
+    with pytest.raises(
+        TypeError, match=r"value \{'a': 1\} \(type dict\) at row 1, column 1 \(.*convert it to a number"
+    ):
+        make().fit(cells)

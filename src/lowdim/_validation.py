@@ -21,8 +21,17 @@ def _as_float_dtype(dtype):
     return np.float32 if dtype in (np.float16, np.float32) else np.float64
 
 
-def _convert_object_array(X, name):
-    """Convert an object array of numbers to float64, naming the first bad cell."""
+# what to do with a table of categories or dates, for an estimator that compares numbers
+MIXED_TABLE_HINT = (
+    "a table of categories and numbers is read as it is by FAMD, MCA and KPrototypes, and compared by "
+    "Gower's distance in the neighbour methods after codes = lowdim.mixed_codes(X) (metric='gower' with "
+    "codes.metric_params): see the guide's 'Categorical and mixed data'"
+)
+
+
+def _convert_object_array(X, name, columns=None):
+    """Convert an object array of numbers to float64, naming the first bad cell (and
+    its column's name, ``columns``, for a DataFrame)."""
     flat = X.reshape(X.shape[0], -1) if X.ndim >= 1 else X.reshape(1, 1)
     for idx, value in np.ndenumerate(flat):
         try:
@@ -31,9 +40,16 @@ def _convert_object_array(X, name):
             float(value)
         except (TypeError, ValueError) as exc:
             where = f"row {idx[0]}, column {idx[1]}" if len(idx) == 2 else f"index {idx}"
+            if columns is not None and len(idx) == 2 and idx[1] < len(columns):
+                where += f" ({columns[idx[1]]!r})"
+            fix = "convert it to a number"
+            if isinstance(value, str):  # a category
+                fix = MIXED_TABLE_HINT
+            elif hasattr(value, "isoformat"):  # a date or time
+                fix = "lowdim.preprocessing.as_days(column) turns dates into days since 1970-01-01 (numbers)"
             raise type(exc)(
-                f"{name} contains a non-numeric value {value!r} (type {type(value).__name__}) "
-                f"at {where} ({exc}); convert it to a number or drop that column before fitting."
+                f"{name} contains a non-numeric value {value!r} (type {type(value).__name__}) at {where} "
+                f"({exc}); {fix}, or drop that column before fitting."
             ) from None
     return X.astype(np.float64)
 
@@ -244,6 +260,7 @@ def convert_array(
         X = _check_sparse(X, name, estimator_name, accept_sparse, allow_nan)
         _check_shape(X.shape, name, estimator_name, min_samples, min_features)
         return X
+    columns = feature_names_of(X)
     if hasattr(X, "to_numpy") and not isinstance(X, np.ndarray):
         X = X.to_numpy()
     X = X if isinstance(X, np.memmap) else np.asarray(X)  # memory maps stay lazy
@@ -256,11 +273,11 @@ def convert_array(
         if X.dtype.kind != "O":
             raise ValueError(
                 f"{name} has non-numeric dtype {X.dtype} (first value {X.flat[0]!r} if any); "
-                "convert the text columns to numbers or drop them."
+                f"convert the text columns to numbers or drop them; {MIXED_TABLE_HINT}."
                 if X.size
                 else f"{name} has non-numeric dtype {X.dtype}."
             )
-        X = _convert_object_array(X, name)
+        X = _convert_object_array(X, name, columns)
     elif X.dtype.kind not in "biuf":
         raise ValueError(f"{name} has unsupported dtype {X.dtype}; pass numeric data.")
     _check_shape(X.shape, name, estimator_name, min_samples, min_features)
