@@ -138,3 +138,21 @@ def test_a_dataframe_of_categories_or_dates_is_refused_with_the_way_to_read_it(m
         TypeError, match=r"value \{'a': 1\} \(type dict\) at row 1, column 1 \(.*convert it to a number"
     ):
         make().fit(cells)
+
+
+def test_a_table_lowdim_wrote_reads_back_with_its_labels_and_row_names_apart(tmp_path):
+    """A map written with labels and row ids, read again to cluster it: the labels are no
+    feature (numbers such as iris's 0, 1, 2 would enter every distance unannounced)."""
+    from lowdim.io import write_table
+
+    Y, labels = np.arange(8.0).reshape(4, 2), np.array([0, 1, 1, 0])
+    write_table(tmp_path / "map.parquet", Y, ["umap1", "umap2"], labels=labels, row_ids=["a", "b", "c", "d"])
+    table = read_table(str(tmp_path / "map.parquet"))
+    assert table.feature_names == ["umap1", "umap2"] and table.labels.tolist() == ["0", "1", "1", "0"]
+    assert table.row_ids.tolist() == ["a", "b", "c", "d"]
+    lazy = read_lazy(str(tmp_path / "map.parquet"))
+    assert lazy.feature_names == ["umap1", "umap2"] and lazy.labels.compute().tolist() == ["0", "1", "1", "0"]
+    assert read_table(str(tmp_path / "map.parquet"), exclude=["label"]).labels is None
+    write_table(tmp_path / "map.csv", Y, ["umap1", "umap2"], labels=labels)  # a CSV file records no roles
+    with pytest.warns(UserWarning, match="column 'label' is read as a feature.*--label-column label"):
+        assert read_table(str(tmp_path / "map.csv")).feature_names == ["umap1", "umap2", "label"]

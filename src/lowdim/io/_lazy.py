@@ -16,7 +16,7 @@ import numpy as np
 from ..distributed import compute, iter_blocks
 from ..exceptions import DataFileError
 from ._csv import write_csv_header, write_csv_rows
-from ._parquet import numeric_columns
+from ._parquet import numeric_columns, roles_metadata, stored_roles
 
 BLOCK_BYTES = 128 << 20  # rows per block of an HDF5 dataset: about this many bytes
 
@@ -191,6 +191,7 @@ def _parquet(path, label_column, exclude):
         these = list(fh.schema_arrow.names)
         if names is None:
             names = these
+            label_column, exclude = _stored_roles(fh.schema_arrow, label_column, exclude)
             kept = _feature_names(f, fh.schema_arrow, names, label_column, exclude)
         elif these != names:
             raise DataFileError(
@@ -212,6 +213,16 @@ def _parquet(path, label_column, exclude):
             [da.from_delayed(p[1], (rows,), dtype=object) for p, (_, _, rows) in zip(parts, pieces)]
         )
     return LazyTable(X, kept, labels, f"{len(files)} Parquet file(s) in {path}")
+
+
+def _stored_roles(schema, label_column, exclude):
+    """The label column and the columns to leave out, with the label and row-name
+    columns a lowdim-written file records (out of core, row names are not kept)."""
+    label, ids = stored_roles(schema)
+    exclude = [str(s) for s in exclude]
+    if label_column is None and label not in (None, *exclude):
+        label_column = label
+    return label_column, exclude + ([ids] if ids is not None and ids not in exclude else [])
 
 
 def _feature_names(path, schema, names, label_column, exclude):
@@ -328,12 +339,13 @@ def _write_parquet(tmp, Z, names, labels, label_name, progress):
     fields = [pa.field(str(n), pa.from_numpy_dtype(Z.dtype)) for n in names]
     if labels is not None:
         fields.append(pa.field(str(label_name), pa.string()))
-    with pq.ParquetWriter(tmp, pa.schema(fields)) as writer:
+    schema = pa.schema(fields, metadata=roles_metadata(None if labels is None else label_name))
+    with pq.ParquetWriter(tmp, schema) as writer:
         for block, lab in _blocks(Z, labels):
             columns = [block[:, j] for j in range(block.shape[1])]
             if lab is not None:
                 columns.append(np.asarray(lab).astype(str))
-            writer.write_table(pa.table(columns, schema=pa.schema(fields)))
+            writer.write_table(pa.table(columns, schema=schema))
             progress(block.shape[0])
 
 

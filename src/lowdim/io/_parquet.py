@@ -53,11 +53,12 @@ def read_parquet(
     table, names = _open(path, max_bytes)
     if table.num_rows == 0:
         raise DataFileError(f"{path}: no data rows.")
+    notes = []
+    label_column, index_column = _with_stored_roles(path, table.schema, label_column, index_column, exclude, notes)
     drop = {column_index(s, names, path) for s in exclude}
     label_idx = None if label_column is None else column_index(label_column, names, path)
     forced = {column_index(s, names, path) for s in categorical}
     orders = {column_index(s, names, path): list(order) for s, order in (ordinal or {}).items()}
-    notes = []
     given = drop | forced | set(orders) | {label_idx}
     stored = [names.index(n) for n in pandas_index_columns(table.schema)]  # never features
     id_columns = _row_name_columns(path, table, names, index_column, stored, given, notes)
@@ -78,6 +79,19 @@ def read_parquet(
     return X, [names[j] for j in keep], labels, notes, row_ids, kinds, levels
 
 
+def _with_stored_roles(path, schema, label_column, index_column, exclude, notes):
+    """The label and row-name columns: as given, else as the lowdim that wrote the file
+    recorded them (announced), unless ``exclude`` names them."""
+    label, ids = stored_roles(schema)
+    dropped = {str(s) for s in exclude}
+    if label_column is None and label is not None and label not in dropped:
+        notes.append(f"{path}: column {label!r} read as the labels, as lowdim wrote it (--exclude {label} drops it).")
+        label_column = label
+    if index_column is None and ids is not None and ids not in dropped:
+        index_column = ids
+    return label_column, index_column
+
+
 def _open(path, max_bytes):
     import pyarrow.parquet as pq
 
@@ -90,6 +104,41 @@ def _open(path, max_bytes):
         if isinstance(exc, DataFileError):
             raise
         raise DataFileError(f"{path}: not a readable Parquet file ({type(exc).__name__}: {exc}).") from None
+
+
+ROLES_KEY = b"lowdim"  # schema metadata of the Parquet files lowdim writes: which column is what
+
+
+def roles_metadata(label_name=None, id_name=None):
+    """Schema metadata recording the label and row-name columns of a table lowdim
+    writes, so that reading it back keeps them out of the features.
+
+    Examples
+    --------
+    >>> roles_metadata("species", None)
+    {b'lowdim': b'{"label_column": "species"}'}
+    """
+    roles = {"label_column": label_name, "id_column": id_name}
+    return {ROLES_KEY: json.dumps({k: str(v) for k, v in roles.items() if v is not None}).encode()}
+
+
+def stored_roles(schema):
+    """``(label column, id column)`` names a lowdim-written file records (each None when
+    absent, or when the metadata names no column of the file).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> stored_roles(pa.schema([("y", pa.string())], metadata=roles_metadata("y")))
+    ('y', None)
+    """
+    stored = (schema.metadata or {}).get(ROLES_KEY)
+    try:
+        roles = json.loads(stored) if stored else {}
+        found = [roles.get(k) for k in ("label_column", "id_column")]
+    except (ValueError, AttributeError):  # metadata from elsewhere, or damaged: no roles known
+        return None, None
+    return tuple(name if isinstance(name, str) and name in schema.names else None for name in found)
 
 
 def pandas_index_columns(schema):

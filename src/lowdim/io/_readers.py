@@ -363,6 +363,12 @@ def _shaped(path, fmt, table, transpose, missing):
         notes.extend(_sparse_rows(path, X))
     X, labels, note = apply_missing_policy(path, X, names, labels, missing, kinds)
     warn_label_column(path, labels)
+    if labels is None and "label" in names:
+        warn_user(
+            f"{path}: column 'label' is read as a feature; if it holds class labels (lowdim writes them under "
+            "that name), pass --label-column label (label_column='label') to keep them out of the data.",
+            UserWarning,
+        )
     return Table(X, names, labels, notes + ([note] if note else []), row_ids, kinds, table.levels)
 
 

@@ -7,6 +7,7 @@ import numpy as np
 from ..exceptions import DataFileError
 from ._atomic import atomic_path
 from ._csv import write_csv
+from ._parquet import roles_metadata
 
 WRITABLE = (".csv", ".parquet", ".npy", ".h5ad")
 
@@ -16,7 +17,8 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
 
     The format follows the extension: ``.csv`` (text cells that spreadsheets would run
     as formulas are prefixed with an apostrophe), ``.parquet`` (labels in a column named
-    ``label_name``), ``.npy`` (numbers only; labels are not written) or ``.h5ad`` (an
+    ``label_name``; the file records which columns are labels and row names, and
+    :func:`read_table` reads them as such), ``.npy`` (numbers only; labels are not written) or ``.h5ad`` (an
     AnnData: the array in ``obsm['X_<name>']`` named after the columns, as scanpy keeps
     embeddings, labels in ``obs``; ``write_h5ad`` adds to a copy of an input file). An existing file is
     replaced only with ``overwrite=True``; the file appears whole or not at all
@@ -73,4 +75,5 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
             columns.update({str(n): array[:, j] for j, n in enumerate(names)})
             if labels is not None:
                 columns[str(label_name)] = np.asarray(labels).astype(str)
-            pq.write_table(pa.table(columns), tmp)
+            metadata = roles_metadata(None if labels is None else label_name, None if row_ids is None else id_name)
+            pq.write_table(pa.table(columns).replace_schema_metadata(metadata), tmp)
