@@ -222,6 +222,7 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
     "argv, message",
     [
         (["embed", "--dataset", "penguins", "-m", "pca"], "pca compares numbers, but 2 column"),
+        (["embed", "--dataset", "penguins", "-m", "pca"], "class labels is named with --label-column (sex?)"),
         (["pca", "--dataset", "penguins", "--missing", "drop"], "pca compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--standardize"], "--standardize works on numbers"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--ordinal", "size"], "--ordinal 'size'"),

@@ -79,7 +79,8 @@ def _set_gower(name, estimator, kinds, columns, say):
         raise UsageError(
             f"{name} compares numbers, but {len(columns)} column(s) hold categories ({', '.join(columns[:5])}); "
             "use famd or mca, or a method that works from distances between rows (umap, tsne, pacmap, isomap, "
-            f"spectral, mds, hdbscan, kmedoids: Gower's distance for mixed tables), or {fix}."
+            f"spectral, mds, hdbscan, kmedoids: Gower's distance for mixed tables), or {fix}; a column of class "
+            f"labels is named with --label-column ({columns[-1]}?)."
         )
     from ..preprocessing import gower_params
 
@@ -87,7 +88,8 @@ def _set_gower(name, estimator, kinds, columns, say):
     if say is not None:
         say(
             f"{name}: rows compared by Gower's distance (numbers over their range, categories equal or not, "
-            f"gaps skipped pair by pair), as {len(columns)} column(s) hold categories"
+            f"gaps skipped pair by pair), as {len(columns)} column(s) hold categories ({', '.join(columns[:5])}; "
+            "class labels among them are named with --label-column)"
         )
     return True
 
