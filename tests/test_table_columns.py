@@ -98,8 +98,12 @@ def test_csv_dates_are_days_unless_declared_categories(tmp_path):
     declared = read_table(str(path), categorical=["when"])
     assert declared.kinds[0] == "categorical" and len(declared.levels["when"]) == 3
     # a local date format (first of March or third of January?) is never guessed at
-    (tmp_path / "local.csv").write_text("when,x\n01/03/2021,1\n02/03/2021,2\n01/03/2021,3\n")
-    assert read_table(str(tmp_path / "local.csv")).kinds[0] == "categorical"
+    (tmp_path / "local.csv").write_text("when,x,name\n01/03/2021,1,ann\n02/03/2021,2,bob\n01/03/2021,3,cy\n")
+    local = read_table(str(tmp_path / "local.csv"))
+    assert local.kinds == ["categorical", "numeric", "categorical"]
+    said = " ".join(local.notes)
+    assert "look like dates in a local format: written as ISO 8601" in said  # what to do instead
+    assert "'name' read as categories (3 levels: ann, bob, cy); a different text in every row" in said
 
 
 def test_mixed_codes_reads_datetime_columns_as_days():

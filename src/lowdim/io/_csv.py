@@ -434,20 +434,39 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
             continue
         X[:, k], found = code_categories([row[j] for row in rows], names[j], order=orders.get(j))  # gaps: NaN
         levels[names[j]] = found
-        notes.append(category_note(path, names[j], kinds[j], found))
+        notes.append(category_note(path, names[j], kinds[j], found, X[:, k]))
     return X, levels
 
 
-def category_note(path, name, kind, levels):
-    """What reading a column as categories (``kind`` 'categorical') or ranks ('ordinal') did.
+# a date written day and month first or month and day first (01/03/2020, 1.3.20): not read as one
+_LOCAL_DATE = re.compile(r"\d{1,2}[/.-]\d{1,2}[/.-](\d{2}|\d{4})")
+
+
+def category_note(path, name, kind, levels, codes=None):
+    """What reading a column as categories (``kind`` 'categorical') or ranks ('ordinal')
+    did; with the column's ``codes``, what is odd about it: a different text in every
+    row, or dates in a local format.
 
     Examples
     --------
     >>> category_note("f.csv", "size", "ordinal", ["S", "M", "L"])
     "f.csv: column 'size' read as ordered categories, read as ranks (3 levels: S, M, L)."
+    >>> category_note("f.csv", "day", "categorical", ["01/03/2020", "02/03/2020"]).split("; ")[1]
+    'the levels look like dates in a local format: written as ISO 8601 (2020-03-01) they are read as dates.'
     """
     what = "ordered categories, read as ranks" if kind == "ordinal" else "categories"
-    return f"{path}: column {name!r} read as {what} ({len(levels)} levels: {listed(levels, 5)})."
+    note = f"{path}: column {name!r} read as {what} ({len(levels)} levels: {listed(levels, 5)})"
+    filled = None if codes is None else int(np.count_nonzero(~np.isnan(codes)))
+    if kind == "categorical" and levels and all(_LOCAL_DATE.fullmatch(str(v)) for v in levels):
+        return (
+            f"{note}; the levels look like dates in a local format: written as ISO 8601 (2020-03-01) they are "
+            "read as dates."
+        )
+    if kind == "categorical" and filled is not None and filled > 2 and len(levels) == filled:
+        return (
+            f"{note}; a different text in every row says nothing of which rows are alike (--exclude {name} drops it)."
+        )
+    return note + "."
 
 
 def date_note(path, name, days):

@@ -205,7 +205,7 @@ def _coded(path, column, name, order, forced, notes):
     cells, hint, stored_order = _cells(path, column, name)
     coded = code_column(cells, name, hint=hint, order=order or stored_order, forced=forced)
     if coded.kind in ("categorical", "ordinal"):
-        notes.append(category_note(path, name, coded.kind, coded.levels))
+        notes.append(category_note(path, name, coded.kind, coded.levels, coded.values))
     elif coded.kind == "date":
         notes.append(date_note(path, name, coded.values))
     elif hint is None:
