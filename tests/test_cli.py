@@ -64,6 +64,11 @@ def test_csv_header_is_announced_and_labels_excluded(tmp_path, capsys):
         ("a;b\n1.5;2\n", "another delimiter; pass it with --delimiter"),
         ("a;b\n1,5;2\n--delimiter=;", "line 2, column 1: '1,5' is not a number; a decimal comma"),
         ('a,b\n"1,234.5",2\n', "thousands separators"),
+        # numbers written for reading: an error naming the cell, never row names or categories
+        ("a,b\n12%,1\n15%,2\n", "line 2, column 1: '12%' is not a number; percent signs are not read"),
+        ('a,b\n"$1,200",1\n$900,2\n', "'$1,200' is not a number; currency signs are not read"),
+        ("a,b\n(12),1\n(3),2\n", "'(12)' is not a number; negatives in parentheses are not read"),
+        ("a,b\n1 234,1\n2 345,2\n", "'1 234' is not a number; thousands separators"),
     ],
 )
 def test_bad_csv_gets_one_clear_sentence_and_exit_2(tmp_path, capsys, content, message):

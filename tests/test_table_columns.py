@@ -160,3 +160,10 @@ def test_a_table_lowdim_wrote_reads_back_with_its_labels_and_row_names_apart(tmp
     write_table(tmp_path / "map.csv", Y, ["umap1", "umap2"], labels=labels)  # a CSV file records no roles
     with pytest.warns(UserWarning, match="column 'label' is read as a feature.*--label-column label"):
         assert read_table(str(tmp_path / "map.csv")).feature_names == ["umap1", "umap2", "label"]
+
+
+def test_a_typeset_minus_sign_is_read_as_a_minus(tmp_path):
+    """Tables copied from web pages and PDFs write negatives with U+2212: a number, not a category."""
+    (tmp_path / "t.csv").write_text("x,y\n\u22125,1.5\n2,\u22120.25\n", encoding="utf-8")
+    table = read_table(str(tmp_path / "t.csv"))
+    assert table.kinds == ["numeric", "numeric"] and table.X.tolist() == [[-5.0, 1.5], [2.0, -0.25]]

@@ -112,21 +112,44 @@ def _decompression_errors():
     return tuple(errors)
 
 
+# the minus sign of typeset text (web tables, PDF copies): a number, unambiguously
+_UNICODE_MINUS = "\u2212"
+
+
 def _is_number(text):
     try:
-        float(text)
+        float(text.replace(_UNICODE_MINUS, "-"))
         return True
     except ValueError:
         return False
 
 
+# numbers written for reading, not for reading in: (pattern, what to do), first match wins
+_WRITTEN_NUMBERS = (
+    (
+        r"[-+]?\d{1,3}([, \u00a0\u202f]\d{3})+(\.\d+)?",
+        "thousands separators are not read; remove them (1,234.5 -> 1234.5).",
+    ),
+    (r"[-+]?\d+,\d+", "a decimal comma is not read; write decimals with a dot (1,5 -> 1.5)."),
+    (r"[-+]?\d+(\.\d+)?\s?%", "percent signs are not read; remove them (12% -> 12, or 0.12 as a fraction)."),
+    (r"[$€£¥]\s?[-+]?[\d.,]+|[-+]?[\d.,]+\s?[$€£¥]", "currency signs are not read; remove them ($1,200 -> 1200)."),
+    (r"\(\d[\d.,]*\)", "negatives in parentheses are not read; write them with a minus sign ((12) -> -12)."),
+)
+
+
 def _misread_number(text):
     """Why a cell that is no number probably holds one (thousands separators, a decimal
-    comma, another delimiter), or None."""
-    if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", text):
-        return "thousands separators are not read; remove them (1,234.5 -> 1234.5)."
-    if re.fullmatch(r"[-+]?\d+,\d+", text):
-        return "a decimal comma is not read; write decimals with a dot (1,5 -> 1.5)."
+    comma, a percent or currency sign, parentheses for a negative, another delimiter), or
+    None (3G and 4K are categories as often as numbers: not guessed at).
+
+    Examples
+    --------
+    >>> _misread_number("12%"), _misread_number("Paris")
+    ('percent signs are not read; remove them (12% -> 12, or 0.12 as a fraction).', None)
+    """
+    for pattern, fix in _WRITTEN_NUMBERS:
+        if re.fullmatch(pattern, text):
+            return fix
     if any(sep in text for sep in ";\t|"):
         return "the file may use another delimiter; pass it with --delimiter."
     return None
@@ -143,7 +166,7 @@ def _cell_value(path, text, line, column):
     if text == "" or text.lower() in ("nan", "na"):
         return np.nan
     try:
-        value = float(text)
+        value = float(text.replace(_UNICODE_MINUS, "-"))
     except ValueError:
         if "\n" in text:
             raise DataFileError(
@@ -534,7 +557,8 @@ def distinct_text(cells):
     (True, False, False)
     """
     cells = [str(c).strip() if c is not None else "" for c in cells]
-    return len(cells) > 1 and all(cells) and len(set(cells)) == len(cells) and not any(map(_is_number, cells))
+    numbers = any(_is_number(c) or _misread_number(c) for c in cells)  # 12%, $1,200: data, not names
+    return len(cells) > 1 and all(cells) and len(set(cells)) == len(cells) and not numbers
 
 
 def row_names_note(path, name):

@@ -124,7 +124,7 @@ def as_numbers(cells):
         if isinstance(cell, (bool, np.bool_)):
             return None
         try:
-            out[i] = float(cell)
+            out[i] = float(cell.replace("\u2212", "-") if isinstance(cell, str) else cell)  # a typeset minus
         except (TypeError, ValueError):
             return None
     return out
