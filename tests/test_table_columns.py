@@ -167,3 +167,25 @@ def test_a_typeset_minus_sign_is_read_as_a_minus(tmp_path):
     (tmp_path / "t.csv").write_text("x,y\n\u22125,1.5\n2,\u22120.25\n", encoding="utf-8")
     table = read_table(str(tmp_path / "t.csv"))
     assert table.kinds == ["numeric", "numeric"] and table.X.tolist() == [[-5.0, 1.5], [2.0, -0.25]]
+
+
+def test_a_files_own_mark_for_a_gap_is_named_and_read_with_na_values(tmp_path):
+    """UCI's files write '?' for a missing value: in a column of numbers it stops the reader
+    with the option to pass, in a column of categories it is named in the note."""
+    path = tmp_path / "uci.csv"
+    path.write_text("size,nuclei,shape\n5,1,round\n3,?,?\n4,10,flat\n2,NULL,round\n")
+    with pytest.raises(DataFileError, match=r"line 3, column 2: '\?' is not a number; .*--na-values '\?'"):
+        read_table(str(path))
+    (tmp_path / "cat.csv").write_text("size,shape\n5,round\n3,?\n4,flat\n")
+    assert "'?' looks like a mark for a missing value: --na-values '?'" in " ".join(
+        read_table(str(tmp_path / "cat.csv")).notes
+    )
+    table = read_table(str(path), na_values=["?"])
+    assert table.kinds == ["numeric", "numeric", "categorical"] and table.levels["shape"] == ["flat", "round"]
+    np.testing.assert_array_equal(np.isnan(table.X), [[0, 0, 0], [0, 1, 1], [0, 0, 0], [0, 1, 0]])  # NULL a gap too
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0], "grade": ["a", "?", "b"]})
+    frame.to_parquet(tmp_path / "uci.parquet")
+    assert np.isnan(read_table(str(tmp_path / "uci.parquet"), na_values=["?"]).X[1, 1])
+    with pytest.raises(DataFileError, match="--na-values marks the gaps among text cells"):
+        np.save(tmp_path / "x.npy", np.ones((3, 2)))
+        read_table(str(tmp_path / "x.npy"), na_values=["?"])

@@ -84,6 +84,14 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     )
     parser.add_argument("--delimiter", help="CSV field separator (default: ',' or tab for .tsv)")
     parser.add_argument(
+        "--na-values",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a text that marks a missing value in this file, such as '?' (besides empty, NA, NaN, NULL, None, "
+        "N/A); CSV and Parquet text cells; repeatable",
+    )
+    parser.add_argument(
         "--encoding",
         default="utf-8",
         help="CSV text encoding (default utf-8; e.g. latin-1 or cp1252 for older spreadsheets)",
@@ -232,6 +240,7 @@ def read_data(args, say):
             obsm=args.obsm,
             categorical=getattr(args, "categorical", []),
             ordinal=ordinal,
+            na_values=getattr(args, "na_values", []),
         )
         for note in table.notes:
             say(note)

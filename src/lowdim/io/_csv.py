@@ -14,6 +14,7 @@ import numpy as np
 from .._messages import listed
 from .._warnings import warn_user
 from ..exceptions import DataFileError
+from ..preprocessing import MISSING_TEXT  # gaps: read as the category coder reads them
 
 # compressed text read as a stream (never unpacked to disk): suffix -> name
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstandard"}
@@ -112,6 +113,9 @@ def _decompression_errors():
     return tuple(errors)
 
 
+# cells that often mark a gap in files that do not write one of those (UCI's '?'): named in hints
+GAP_MARKERS = ("?", "-", "--", ".", "n.a.", "#n/a", "missing", "unknown", "not available")
+
 # the minus sign of typeset text (web tables, PDF copies): a number, unambiguously
 _UNICODE_MINUS = "\u2212"
 
@@ -156,6 +160,8 @@ def _misread_number(text):
 
 
 def _number_hint(text):
+    if text.lower() in GAP_MARKERS:
+        return f"if it marks a missing value, pass --na-values '{text}' (na_values=[{text!r}])."
     return _misread_number(text) or (
         "exclude the column with --exclude, name it with --label-column, or read it as categories with --categorical."
     )
@@ -163,7 +169,7 @@ def _number_hint(text):
 
 def _cell_value(path, text, line, column):
     text = text.strip()
-    if text == "" or text.lower() in ("nan", "na"):
+    if text.lower() in MISSING_TEXT:
         return np.nan
     try:
         value = float(text.replace(_UNICODE_MINUS, "-"))
@@ -350,6 +356,7 @@ def read_csv_table(
     encoding="utf-8",
     categorical=(),
     ordinal=None,
+    na_values=(),
 ):
     """Feature columns, their names, the label column, the row names and what was decided.
 
@@ -357,6 +364,9 @@ def read_csv_table(
     0, 1, ... in sorted order (announced with its number of levels); ``categorical``
     (names or numbers) reads numbers that are codes the same way; ``ordinal`` maps a
     column to its categories in order, read as ranks. Gaps stay NaN in every kind.
+
+    Cells that are one of ``na_values`` (a file's own mark for a gap, such as UCI's
+    '?') are gaps, as empty, NA, NaN, NULL, None and N/A cells always are.
 
     Row names come from ``index_column`` (name or 1-based number), or are detected: a
     first column of distinct text cells under an empty header field (R's write.csv,
@@ -387,6 +397,7 @@ def read_csv_table(
     ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'], ['numeric', 'numeric'])
     """
     names, rows, first_line = read_csv(path, header=header, delimiter=delimiter, encoding=encoding)
+    rows = blank_markers(rows, na_values)
     width = len(rows[0])
     if names is None:
         notes = [
@@ -416,6 +427,21 @@ def read_csv_table(
     return X, [names[j] for j in keep], labels, notes, row_ids, kinds, levels
 
 
+def blank_markers(rows, na_values):
+    """``rows`` with the cells that are one of ``na_values`` (the file's own marks for a
+    gap, such as '?') emptied, so that every reader sees a gap there.
+
+    Examples
+    --------
+    >>> blank_markers([["1", "?"], ["?", "2"]], ["?"])
+    [['1', ''], ['', '2']]
+    """
+    marks = {str(v).strip() for v in na_values}
+    if not marks:
+        return rows
+    return [["" if c.strip() in marks else c for c in row] for row in rows]
+
+
 def _column_kinds(path, names, rows, keep, categorical, ordinal):
     """Column number -> 'numeric', 'categorical', 'ordinal' or 'date': as declared, else
     categorical when over half of the filled cells are not numbers (a few stray words in
@@ -428,7 +454,7 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
     for j in keep:
         if j in kinds:
             continue
-        filled = [c for c in (row[j].strip() for row in rows) if c and c.lower() not in ("nan", "na")]
+        filled = [c for c in (row[j].strip() for row in rows) if c.lower() not in MISSING_TEXT]
         words = [c for c in filled if not _is_number(c)]
         # numbers written another way, or a quote never closed: left to the parser, which names the cell
         misread = any("\n" in c or _misread_number(c) for c in words[:200])
@@ -485,6 +511,9 @@ def category_note(path, name, kind, levels, codes=None):
             f"{note}; the levels look like dates in a local format: written as ISO 8601 (2020-03-01) they are "
             "read as dates."
         )
+    marks = [v for v in levels if str(v).strip().lower() in GAP_MARKERS]
+    if marks:
+        return f"{note}; {marks[0]!r} looks like a mark for a missing value: --na-values '{marks[0]}' reads it as one."
     if kind == "categorical" and filled is not None and filled > 2 and len(levels) == filled:
         return (
             f"{note}; a different text in every row says nothing of which rows are alike (--exclude {name} drops it)."

@@ -13,7 +13,15 @@ from ._csv import category_note, column_index, date_note, distinct_text, row_nam
 
 
 def read_parquet(
-    path, *, label_column=None, exclude=(), max_bytes=None, index_column=None, categorical=(), ordinal=None
+    path,
+    *,
+    label_column=None,
+    exclude=(),
+    max_bytes=None,
+    index_column=None,
+    categorical=(),
+    ordinal=None,
+    na_values=(),
 ):
     """A Parquet file's columns as numbers, with their kinds and what was decided.
 
@@ -35,6 +43,8 @@ def read_parquet(
         Columns of numbers that are category codes.
     ordinal : dict, optional
         Column -> its categories in order, lowest first.
+    na_values : sequence of str
+        Texts that mark a gap in text columns.
 
     Returns
     -------
@@ -70,7 +80,8 @@ def read_parquet(
     X = np.empty((table.num_rows, len(keep)))
     kinds, levels = [], {}
     for k, j in enumerate(keep):
-        X[:, k], kind, found = _coded(path, table.column(j), names[j], orders.get(j), j in forced, notes)
+        column = table.column(j)
+        X[:, k], kind, found = _coded(path, column, names[j], orders.get(j), j in forced, notes, na_values)
         kinds.append("numeric" if kind == "date" else kind)
         if found is not None:
             levels[names[j]] = found
@@ -198,11 +209,14 @@ def _is_text(kind):
     return t.is_string(kind) or t.is_large_string(kind) or t.is_dictionary(kind)
 
 
-def _coded(path, column, name, order, forced, notes):
+def _coded(path, column, name, order, forced, notes, na_values=()):
     """``(values, kind, levels)`` of one column, with a note for categories and dates."""
     from ..preprocessing import code_column
 
     cells, hint, stored_order = _cells(path, column, name)
+    if na_values and cells.dtype == object:  # the file's own marks for a gap, among text cells
+        marks = {str(v).strip() for v in na_values}
+        cells = np.array([None if isinstance(c, str) and c.strip() in marks else c for c in cells], dtype=object)
     coded = code_column(cells, name, hint=hint, order=order or stored_order, forced=forced)
     if coded.kind in ("categorical", "ordinal"):
         notes.append(category_note(path, name, coded.kind, coded.levels, coded.values))

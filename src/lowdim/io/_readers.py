@@ -119,9 +119,15 @@ def _read_any(
     encoding="utf-8",
     anndata_matrix=None,
     categories=None,
+    na_values=(),
 ):
     """A ``Table`` from any supported format (``categories``: CSV and Parquet only, the
-    ``categorical`` and ``ordinal`` columns)."""
+    ``categorical`` and ``ordinal`` columns; ``na_values``: CSV and Parquet text)."""
+    if na_values and fmt not in ("csv", "parquet"):
+        raise DataFileError(
+            f"{path}: --na-values marks the gaps among text cells of CSV/TSV and Parquet files; a {fmt} file holds "
+            "numbers, with NaN for a gap: drop the option."
+        )
     if fmt == "csv":
         X, names, labels, notes, row_ids, kinds, levels = _csv.read_csv_table(
             path,
@@ -131,12 +137,13 @@ def _read_any(
             exclude=exclude,
             index_column=index_column,
             encoding=encoding,
+            na_values=na_values,
             **(categories or {}),
         )
         return Table(X, names, labels, notes, row_ids, kinds, levels)
     if fmt == "parquet":
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
-        return Table(*read_parquet(path, **columns, max_bytes=max_bytes, **(categories or {})))
+        return Table(*read_parquet(path, **columns, max_bytes=max_bytes, na_values=na_values, **(categories or {})))
     if any((categories or {}).values()):
         raise DataFileError(
             f"{path}: --categorical and --ordinal read named columns of CSV/TSV and Parquet files; a {fmt} file "
@@ -269,6 +276,7 @@ def read_table(
     obsm=None,
     categorical=(),
     ordinal=None,
+    na_values=(),
 ):
     """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
 
@@ -306,6 +314,9 @@ def read_table(
         CSV and Parquet: columns of numbers that are category codes (text columns are
         categories anyway, ISO 8601 dates days since 1970-01-01); column -> its
         categories in order, lowest first, read as ranks.
+    na_values : sequence of str, optional
+        CSV and Parquet text: cells that mark a gap in this file (UCI's ``'?'``), besides
+        the ones always read as gaps (empty, NA, NaN, NULL, None, N/A).
 
     Returns
     -------
@@ -325,7 +336,7 @@ def read_table(
     _check_options(path, fmt, anndata_matrix, transpose, label_column)
     categories = {"categorical": list(categorical), "ordinal": dict(ordinal or {})}
     options = {"header": header, "delimiter": delimiter, "label_column": label_column, "exclude": list(exclude)}
-    options.update(key=key, max_bytes=max_bytes, index_column=index_column, encoding=encoding)
+    options.update(key=key, max_bytes=max_bytes, index_column=index_column, encoding=encoding, na_values=na_values)
     table = _read_any(path, fmt, **options, anndata_matrix=anndata_matrix, categories=categories)
     return _shaped(path, fmt, table, transpose, missing)
 
