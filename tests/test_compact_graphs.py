@@ -210,7 +210,7 @@ def test_per_row_stages_show_row_bars_and_give_the_same_result(monkeypatch, caps
     n = len(X)
     # a log's lines (standard error is no terminal here): counts with thousands separators
     assert "t-SNE affinities" in err and f"{n:,}/{n:,}" in err
-    assert "t-SNE symmetrisation" in err and f"{4 * n:,}/{4 * n:,}" in err  # its four passes over the rows
+    assert "t-SNE symmetrisation (4 passes over the rows)" in err and f"{4 * n:,}/{4 * n:,}" in err
     assert "TSNE start" in err and "2/2" in err and "TSNE iterations" in err and "250/250" in err and "objective" in err
-    assert "UMAP memberships and union" in err and f"{5 * n:,}/{5 * n:,}" in err  # memberships, then the union
+    assert "UMAP memberships and union (5 passes over the rows)" in err and f"{5 * n:,}/{5 * n:,}" in err
     np.testing.assert_array_equal(shown, quiet)

@@ -209,7 +209,7 @@ def neighbor_affinities(
     if not keep_index:
         index = None
     scales = len(perplexity) if kernel == "multiscale" else 1
-    with row_progress("t-SNE affinities", n * scales if kernel != "uniform" else 0, verbose) as bar:
+    with row_progress("t-SNE affinities", n * scales if kernel != "uniform" else 0, verbose, scales) as bar:
         conditional = row_affinities(distances, perplexity, kernel, bar)
     nearest = distances.min(axis=1)
     del distances  # the graph is built from the probabilities alone
@@ -253,7 +253,7 @@ def _joint_or_conditional(indices, conditional, joint, verbose=False):
 
     n, k = indices.shape
     if joint:
-        with row_progress("t-SNE symmetrisation", n * SYMMETRIC_PASSES, verbose) as bar:
+        with row_progress("t-SNE symmetrisation", n * SYMMETRIC_PASSES, verbose, SYMMETRIC_PASSES) as bar:
             return joint_probabilities(indices, conditional, n, bar)
     C = sp.csr_matrix((conditional.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
     C.sort_indices()

@@ -66,7 +66,7 @@ def _blocks(distances, bar):
 
 
 @contextmanager
-def row_progress(description, total, enabled):
+def row_progress(description, total, enabled, passes=1):
     """A progress bar over rows (with an ETA), for the per-row work it is passed to
     (``float64_row_blocks``: UMAP's memberships, t-SNE's perplexity calibration;
     ``symmetric_graph``: each pass of the symmetrisation) to advance chunk by chunk;
@@ -76,8 +76,11 @@ def row_progress(description, total, enabled):
     ----------
     description : str
     total : int
-        Rows the work under it will process.
+        Rows the work under it will process, every pass counted.
     enabled : bool
+    passes : int, default=1
+        Passes over the rows ``total`` counts; named in the description when more than
+        one, so that a count of 5 x n rows is not read as 5 x n rows of data.
 
     Returns
     -------
@@ -95,5 +98,7 @@ def row_progress(description, total, enabled):
         return
     from .._progress import progress_bar
 
+    if passes > 1:
+        description = f"{description} ({passes} passes over the rows)"
     with progress_bar(total=total, desc=description, unit="row", mininterval=0.5) as bar:
         yield bar

@@ -531,7 +531,8 @@ class UMAP(
         n = X.shape[0]
         warn_duplicates(distances, self._shown_name)
         distances = self._disconnect(distances)
-        with row_progress("UMAP memberships and union", n * (1 + SYMMETRIC_PASSES), self.verbose) as bar:
+        passes = 1 + SYMMETRIC_PASSES
+        with row_progress("UMAP memberships and union", n * passes, self.verbose, passes) as bar:
             W = fuzzy_graph(distances, indices, self.local_connectivity, self.set_op_mix_ratio, bar)
         self.graph_dists_ = None  # as umap-learn's: kept only where the radii need it (8 bytes an edge)
         if self.densmap or self.output_dens:
