@@ -305,6 +305,33 @@ def test_colouring_by_a_number_paints_its_range(tmp_path, chromium):
     assert np.abs(low - high).sum() > 150 and np.abs(low - middle).sum() > 60 and np.abs(middle - high).sum() > 60
 
 
+def test_a_date_column_is_a_scale_shown_as_dates(tmp_path, chromium):
+    """Dates colour on a scale like numbers, and the legend and the hover say dates, not
+    day counts (a CSV's ISO dates reach the page as days since 1970-01-01)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    n = 120
+    when = np.datetime64("2021-03-01") + np.arange(n).astype("timedelta64[D]")
+    when = when.astype("datetime64[s]")
+    when[5] += np.timedelta64(9 * 3600 + 30 * 60, "s")  # a time of day: shown with the date
+    x = np.linspace(0.0, 1.0, n)
+    path = tmp_path / "dates.html"
+    explore({"line": np.c_[x, np.zeros(n)]}, columns={"when": when}, point_size=12).save(path)
+    header, blob = unpack(path.read_text())
+    field = header["fields"][0]
+    assert field["kind"] == "number" and field["date"] and field["origin"] == 18687.0  # 2021-03-01
+    assert blob(field)[1] == 1.0 and field["max"] == n - 1  # days since the first
+    ex = open_map(chromium, path)
+    chromium.execute_script(f"{ex}.colourBy(0)")
+    assert chromium.execute_script(f"return {ex}.legend.innerText").split() == ["when:", "2021-03-01", "2021-06-28"]
+    canvas = canvases(chromium)[0]
+    x5, y5 = screen(chromium, ex, 0, 5)
+    ActionChains(chromium).move_to_element_with_offset(canvas, *point_at(chromium, canvas, x5, y5)).perform()
+    ActionChains(chromium).move_by_offset(1, 0).perform()
+    tip = chromium.execute_script(f"return [{ex}.tooltip.dataset.row, {ex}.tooltip.innerText]")
+    assert tip[0] == "5" and "2021-03-06 09:30" in tip[1]
+
+
 # ---------------------------------------------------------------- the command
 
 

@@ -189,3 +189,19 @@ def test_a_files_own_mark_for_a_gap_is_named_and_read_with_na_values(tmp_path):
     with pytest.raises(DataFileError, match="--na-values marks the gaps among text cells"):
         np.save(tmp_path / "x.npy", np.ones((3, 2)))
         read_table(str(tmp_path / "x.npy"), na_values=["?"])
+
+
+def test_explore_shows_a_files_dates_as_dates(tmp_path):
+    from test_explore import unpack
+
+    people = _people(30)
+    people.to_csv(tmp_path / "people.csv", index=False)
+    out = tmp_path / "map.html"
+    code = main(
+        ["explore", str(tmp_path / "people.csv"), "--methods", "umap", "--columns", "joined,age", "-o", str(out)]
+    )
+    assert code == 0
+    header, blob = unpack(out.read_text())
+    fields = {f["name"]: f for f in header["fields"]}
+    assert fields["joined"]["date"] and fields["joined"]["origin"] == 18262.0 and "date" not in fields["age"]
+    np.testing.assert_allclose(blob(fields["joined"])[:3], [0, 37 / 24, 74 / 24], rtol=1e-6)

@@ -194,9 +194,10 @@ def add_pca_argument(parser):
 
 
 def read_data(args, say):
-    """``(X, feature_names, labels, row_ids, (kinds, levels))`` as read (and transposed),
-    before scaling; ``kinds`` per column ('numeric', 'categorical', 'ordinal') or None,
-    ``levels`` the categories of each category column, in code order."""
+    """``(X, feature_names, labels, row_ids, (kinds, levels, dates))`` as read (and
+    transposed), before scaling; ``kinds`` per column ('numeric', 'categorical',
+    'ordinal') or None, ``levels`` the categories of each category column, in code order,
+    ``dates`` the columns of days since 1970-01-01."""
     transpose = getattr(args, "transpose", False)
     ordinal = getattr(args, "ordinal", [])
     ordinal = ordinal if isinstance(ordinal, dict) else ordinal_columns(ordinal)  # a model's own orders
@@ -210,6 +211,7 @@ def read_data(args, say):
                 f"pass a data file or --dataset, not both (got {args.input} and --dataset {args.dataset})."
             )
         X, names, labels, row_ids, kinds, levels = _builtin(args.dataset, say)
+        dates = []
         if transpose:
             from ..io import transposed
 
@@ -245,8 +247,8 @@ def read_data(args, say):
         for note in table.notes:
             say(note)
         X, names, labels, row_ids, kinds = table.X, table.feature_names, table.labels, table.row_ids, table.kinds
-        levels = table.levels
-    return X, names, labels, row_ids, (kinds, levels)
+        levels, dates = table.levels, table.dates
+    return X, names, labels, row_ids, (kinds, levels, dates)
 
 
 def add_columns_argument(parser):
@@ -259,11 +261,12 @@ def add_columns_argument(parser):
     )
 
 
-def hover_columns(args, X, names, levels=None):
+def hover_columns(args, X, names, levels=None, dates=()):
     """``{name: values}`` of the columns named by --columns (or every one of a narrow
     table); a category column (``levels``: its categories in code order) by its
-    categories' names, so that the map colours it by category; for an ``.h5ad`` input
-    also any obs column or gene."""
+    categories' names, so that the map colours it by category; a date column
+    (``dates``: days since 1970-01-01) as ``datetime64``, shown as dates; for an
+    ``.h5ad`` input also any obs column or gene."""
     if args.columns is None:
         chosen = list(names) if len(names) <= MAX_DEFAULT_COLUMNS else []
     elif args.columns.strip().lower() == "none":
@@ -273,6 +276,7 @@ def hover_columns(args, X, names, levels=None):
     where = {name: j for j, name in enumerate(names)}
     levels = levels or {}
     found = {c: _named(np.asarray(X[:, where[c]]), levels.get(c)) for c in chosen if c in where}
+    found.update({c: _moments(found[c]) for c in dates if c in found})
     missing = [c for c in chosen if c not in where]
     h5ad = bool(args.input) and str(args.input).lower().endswith(".h5ad") and not getattr(args, "transpose", False)
     if missing and h5ad:  # a cell's obs columns and genes, beside the matrix read
@@ -288,6 +292,12 @@ def hover_columns(args, X, names, levels=None):
         where_else = " (nor an obs column or gene of the .h5ad file)" if h5ad else ""
         raise UsageError(f"--columns: no column named {', '.join(missing)}{where_else}; the columns are {shown}.")
     return {c: found[c] for c in chosen}
+
+
+def _moments(days):
+    """Days since 1970-01-01 as ``datetime64[s]`` (NaT for a gap)."""
+    seconds = np.where(np.isnan(days), 0, np.round(days * 86400.0)).astype(np.int64)
+    return np.where(np.isnan(days), np.datetime64("NaT"), seconds.astype("datetime64[s]"))
 
 
 def _named(values, levels):

@@ -124,9 +124,9 @@ def run(args, say):
 
     methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
-    raw, names, labels, row_ids, (kinds, levels) = read_data(args, say)
+    raw, names, labels, row_ids, (kinds, levels, dates) = read_data(args, say)
     shape = image_shape(args, raw.shape[1])
-    columns = hover_columns(args, raw, names, levels)
+    columns = hover_columns(args, raw, names, levels, dates)
     X, _, _ = prepare_data(raw, names, args, say, kinds)
     maps, seconds, params = _maps(args, X, labels, methods, say, (kinds, names))
     clusters = _clusters(args, X, maps, params, say) if args.cluster else None

@@ -135,8 +135,8 @@ def run(args, say):
     methods = check_methods(args)
     check_outputs(args, args.output, pages=[args.output])
     require_plotting("the report (its static pictures)")
-    raw, names, labels, _, (kinds, levels) = read_data(args, say)
-    columns = hover_columns(args, raw, names, levels)
+    raw, names, labels, _, (kinds, levels, dates) = read_data(args, say)
+    columns = hover_columns(args, raw, names, levels, dates)
     X, _, _ = prepare_data(raw, names, args, say, kinds)
     table = None
     if kinds and any(k != "numeric" for k in kinds):

@@ -59,7 +59,7 @@ def run(args, say):
     model = load(args.model)
     columns, categories = saved_columns(args.model, categories=True)
     reading = model_reading(args, categories) if categories and not args.dataset else args
-    raw, names, labels, row_ids, (kinds, levels) = read_data(reading, say)
+    raw, names, labels, row_ids, (kinds, levels, _) = read_data(reading, say)
     used = set(names if columns is None else columns)
     stray = [n for n, k in zip(names, kinds or ()) if k != "numeric" and n not in categories and n in used]
     if stray:

@@ -383,7 +383,7 @@ def read_csv_table(
         names, which columns are categories.
     row_ids : ndarray of str or None
     kinds : list of str
-        'numeric', 'categorical' or 'ordinal' per kept column.
+        'numeric', 'categorical', 'ordinal' or 'date' (days since 1970-01-01) per kept column.
     levels : dict
         Column name -> its categories in code order (categorical and ordinal columns).
 
@@ -423,8 +423,7 @@ def read_csv_table(
     row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
     kinds = _column_kinds(path, names, rows, keep, categorical, ordinal)
     X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes)
-    kinds = ["numeric" if kinds[j] == "date" else kinds[j] for j in keep]  # a date is a number of days
-    return X, [names[j] for j in keep], labels, notes, row_ids, kinds, levels
+    return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
 
 
 def blank_markers(rows, na_values):

@@ -49,7 +49,8 @@ def read_parquet(
     Returns
     -------
     X, names, labels, notes, row_ids, kinds, levels
-        As :func:`lowdim.io.read_table`'s ``Table`` holds them.
+        As :func:`lowdim.io.read_table`'s ``Table`` holds them, with 'date' among the
+        kinds for a column of days since 1970-01-01.
 
     Examples
     --------
@@ -82,7 +83,7 @@ def read_parquet(
     for k, j in enumerate(keep):
         column = table.column(j)
         X[:, k], kind, found = _coded(path, column, names[j], orders.get(j), j in forced, notes, na_values)
-        kinds.append("numeric" if kind == "date" else kind)
+        kinds.append(kind)
         if found is not None:
             levels[names[j]] = found
     labels = None if label_idx is None else _text(table.column(label_idx))

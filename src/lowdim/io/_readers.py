@@ -46,6 +46,9 @@ class Table:
         categories are coded 0, 1, ... and ordered ones by rank, NaN for a gap.
     levels : dict
         Column name -> its categories in code order.
+    dates : list of str
+        Columns read as dates: numbers of days since 1970-01-01 (UTC), 'numeric' among
+        the kinds.
 
     Examples
     --------
@@ -65,6 +68,15 @@ class Table:
     row_ids: object = None
     kinds: object = None
     levels: dict = field(default_factory=dict)
+    dates: list = field(default_factory=list)
+
+    @classmethod
+    def with_dates(cls, X, names, labels, notes, row_ids, kinds, levels):
+        """A table from a reader whose ``kinds`` say 'date' for columns of days: those
+        are numbers, and listed in ``dates``."""
+        dates = [n for n, k in zip(names, kinds) if k == "date"]
+        kinds = ["numeric" if k == "date" else k for k in kinds]
+        return cls(X, names, labels, notes, row_ids, kinds, levels, dates)
 
     @property
     def mixed(self):
@@ -140,10 +152,11 @@ def _read_any(
             na_values=na_values,
             **(categories or {}),
         )
-        return Table(X, names, labels, notes, row_ids, kinds, levels)
+        return Table.with_dates(X, names, labels, notes, row_ids, kinds, levels)
     if fmt == "parquet":
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
-        return Table(*read_parquet(path, **columns, max_bytes=max_bytes, na_values=na_values, **(categories or {})))
+        parquet = read_parquet(path, **columns, max_bytes=max_bytes, na_values=na_values, **(categories or {}))
+        return Table.with_dates(*parquet)
     if any((categories or {}).values()):
         raise DataFileError(
             f"{path}: --categorical and --ordinal read named columns of CSV/TSV and Parquet files; a {fmt} file "
@@ -380,7 +393,8 @@ def _shaped(path, fmt, table, transpose, missing):
             "that name), pass --label-column label (label_column='label') to keep them out of the data.",
             UserWarning,
         )
-    return Table(X, names, labels, notes + ([note] if note else []), row_ids, kinds, table.levels)
+    dates = [] if transpose else table.dates  # turned round, the dates are a row, not a column
+    return Table(X, names, labels, notes + ([note] if note else []), row_ids, kinds, table.levels, dates)
 
 
 def _sparse_rows(path, X):

@@ -101,12 +101,30 @@ def category_field(payload, name, values):
     return field
 
 
-def number_field(payload, name, values):
-    """A continuous field as float32 with its range (NaN kept: the page shows 'missing')."""
-    values = np.asarray(values, dtype=np.float32)
+def number_field(payload, name, values, date=False):
+    """A continuous field as float32 with its range (NaN kept: the page shows 'missing');
+    ``date``: the values are days since 1970-01-01, shown as dates, sent as days since
+    the earliest (``origin``) so that float32 keeps the time of day (days since 1970
+    in float32 would step by minutes)."""
+    values = np.asarray(values, dtype=np.float64)
     finite = values[np.isfinite(values)]
-    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
-    return {"name": name, "kind": "number", **payload.add(values), "min": lo, "max": hi}
+    origin = float(finite.min()) if date and finite.size else 0.0
+    values = (values - origin).astype(np.float32)
+    lo, hi = (float(finite.min()) - origin, float(finite.max()) - origin) if finite.size else (0.0, 0.0)
+    field = {"name": name, "kind": "number", **payload.add(values), "min": lo, "max": hi}
+    return {**field, "date": True, "origin": origin} if date else field
+
+
+def date_days(values):
+    """``datetime64`` values as days since 1970-01-01 (NaN for NaT).
+
+    Examples
+    --------
+    >>> date_days(np.array(["1970-01-02T12:00", "NaT"], dtype="datetime64[s]")).tolist()
+    [1.5, nan]
+    """
+    seconds = values.astype("datetime64[s]").astype(np.int64).astype(np.float64)
+    return np.where(np.isnat(values), np.nan, seconds / 86400.0)
 
 
 def auto_field(payload, name, values, n):
@@ -114,6 +132,8 @@ def auto_field(payload, name, values, n):
     values = np.asarray(values)
     if values.ndim != 1 or values.shape[0] != n:
         raise ValueError(f"column {name!r} needs one value per row ({n}); got shape {values.shape}.")
+    if values.dtype.kind == "M":  # dates and times: a scale, shown as dates
+        return number_field(payload, name, date_days(values), date=True)
     if values.dtype.kind in "iub" and np.unique(values).size <= MAX_CATEGORIES:
         return category_field(payload, name, values)
     if values.dtype.kind in "iuf":

@@ -51,10 +51,18 @@
     return node;
   }
 
-  function format(v) {
+  function format(v, field) {
     if (v === undefined || v === null || Number.isNaN(v)) return "missing";
     if (typeof v !== "number") return String(v);
+    if (field && field.date) return dateText(v + field.origin);
     return Math.abs(v) >= 1e4 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : String(+v.toPrecision(5));
+  }
+
+  // days since 1970-01-01 (UTC) as the date, with the time of day when it has one
+  function dateText(days) {
+    const minutes = Math.round(days * 1440);
+    const iso = new Date(minutes * 60000).toISOString();
+    return minutes % 1440 === 0 ? iso.slice(0, 10) : iso.slice(0, 16).replace("T", " ");
   }
 
   function csvCell(v) {
@@ -218,10 +226,10 @@
       if (!field) return;
       el("span", { class: "lx-legend-name" }, this.legend, field.name + ": ");
       if (field.kind === "number") {
-        el("span", {}, this.legend, format(field.min));
+        el("span", {}, this.legend, format(field.min, field));
         const bar = el("span", { class: "lx-scale" }, this.legend);
         bar.style.background = `linear-gradient(to right, ${VIRIDIS.join(",")})`;
-        el("span", {}, this.legend, format(field.max));
+        el("span", {}, this.legend, format(field.max, field));
         return;
       }
       field.categories.forEach((name, c) => {
@@ -276,7 +284,7 @@
       this.header.fields.forEach((f) => {
         const row = el("tr", {}, table);
         el("th", {}, row, f.name);
-        el("td", {}, row, format(this.value(f, i)));
+        el("td", {}, row, format(this.value(f, i), f));
       });
       this.drawImage(i);
       let at = this.lastMouse;
