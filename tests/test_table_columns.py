@@ -157,6 +157,8 @@ def test_a_table_lowdim_wrote_reads_back_with_its_labels_and_row_names_apart(tmp
     lazy = read_lazy(str(tmp_path / "map.parquet"))
     assert lazy.feature_names == ["umap1", "umap2"] and lazy.labels.compute().tolist() == ["0", "1", "1", "0"]
     assert read_table(str(tmp_path / "map.parquet"), exclude=["label"]).labels is None
+    other = read_table(str(tmp_path / "map.parquet"), label_column="umap2")  # the recorded labels stay out
+    assert other.feature_names == ["umap1"] and other.labels.tolist() == ["1.0", "3.0", "5.0", "7.0"]
     write_table(tmp_path / "map.csv", Y, ["umap1", "umap2"], labels=labels)  # a CSV file records no roles
     with pytest.warns(UserWarning, match="column 'label' is read as a feature.*--label-column label"):
         assert read_table(str(tmp_path / "map.csv")).feature_names == ["umap1", "umap2", "label"]

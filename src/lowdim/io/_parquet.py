@@ -65,7 +65,8 @@ def read_parquet(
     if table.num_rows == 0:
         raise DataFileError(f"{path}: no data rows.")
     notes = []
-    label_column, index_column = _with_stored_roles(path, table.schema, label_column, index_column, exclude, notes)
+    roles = _with_stored_roles(path, table.schema, label_column, index_column, exclude, notes)
+    label_column, index_column, exclude = roles
     drop = {column_index(s, names, path) for s in exclude}
     label_idx = None if label_column is None else column_index(label_column, names, path)
     forced = {column_index(s, names, path) for s in categorical}
@@ -92,16 +93,21 @@ def read_parquet(
 
 
 def _with_stored_roles(path, schema, label_column, index_column, exclude, notes):
-    """The label and row-name columns: as given, else as the lowdim that wrote the file
-    recorded them (announced), unless ``exclude`` names them."""
+    """The label and row-name columns and the columns to leave out: as given, else as the
+    lowdim that wrote the file recorded them (announced); labels it recorded are never a
+    feature, also when another column is named the labels."""
     label, ids = stored_roles(schema)
-    dropped = {str(s) for s in exclude}
-    if label_column is None and label is not None and label not in dropped:
-        notes.append(f"{path}: column {label!r} read as the labels, as lowdim wrote it (--exclude {label} drops it).")
-        label_column = label
-    if index_column is None and ids is not None and ids not in dropped:
+    exclude = [str(s) for s in exclude]
+    if label is not None and label not in exclude:
+        if label_column is None:
+            notes.append(f"{path}: column {label!r} read as the labels, as lowdim wrote it (--exclude {label} drops it).")
+            label_column = label
+        elif str(label_column) != label:
+            notes.append(f"{path}: column {label!r} (labels lowdim wrote) left out of the features.")
+            exclude.append(label)
+    if index_column is None and ids is not None and ids not in exclude:
         index_column = ids
-    return label_column, index_column
+    return label_column, index_column, exclude
 
 
 def _open(path, max_bytes):
