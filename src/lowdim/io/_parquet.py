@@ -100,7 +100,9 @@ def _with_stored_roles(path, schema, label_column, index_column, exclude, notes)
     exclude = [str(s) for s in exclude]
     if label is not None and label not in exclude:
         if label_column is None:
-            notes.append(f"{path}: column {label!r} read as the labels, as lowdim wrote it (--exclude {label} drops it).")
+            notes.append(
+                f"{path}: column {label!r} read as the labels, as lowdim wrote them (--exclude {label} drops them)."
+            )
             label_column = label
         elif str(label_column) != label:
             notes.append(f"{path}: column {label!r} (labels lowdim wrote) left out of the features.")
