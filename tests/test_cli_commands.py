@@ -272,6 +272,23 @@ def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
     assert os.path.exists(tmp_path / "noisy_denoised.png")
 
 
+def test_eigenfaces_of_one_persons_images_skips_recognition_and_says_why(tmp_path, capsys):
+    """A flat folder is one person: a recognition score on it (1.000) would measure nothing."""
+    from PIL import Image
+
+    from lowdim.cli.main import main
+
+    rng, faces = np.random.default_rng(0), tmp_path / "faces"
+    faces.mkdir()
+    for i in range(12):
+        Image.fromarray(rng.integers(0, 255, (16, 12), dtype=np.uint8)).save(faces / f"face{i}.png")
+    assert main(["eigenfaces", str(faces), "-k", "3", "-o", str(tmp_path / "ef"), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["accuracy"] == {} and "single person (no sub-folders)" in summary["recognition_skipped"]
+    assert main(["eigenfaces", str(faces), "-k", "3", "-o", str(tmp_path / "ef"), "--overwrite"]) == 0
+    assert "recognition skipped: the images of" in capsys.readouterr().out
+
+
 def test_eigenfaces_on_the_shipped_orl_faces(tmp_path):
     code, out, err = lowdim("eigenfaces", "-k", "40", "-o", tmp_path / "ef", "--json")
     assert code == 0, err

@@ -72,8 +72,12 @@ def run(args, say):
         overwrite=args.overwrite,
     )
     _reconstructions(pca, X, (h, w), paths[2], args.overwrite)
-    with progress(None, args, "recognition"):
-        accuracy = _recognition(X, labels, args) if labels is not None else {}
+    skip, accuracy = _why_no_recognition(labels, args.input), {}
+    if skip:
+        say(f"recognition skipped: {skip}")
+    else:
+        with progress(None, args, "recognition"):
+            accuracy = _recognition(X, labels, args)
     if accuracy:
         say(f"recognition, {args.train_per_person} training images per person, {accuracy['n_test']} test images:")
         say(f"  one face space for all, nearest neighbour on weights: {accuracy['shared']:.3f}")
@@ -88,6 +92,7 @@ def run(args, say):
             "n_components": k,
             "explained_variance": float(pca.explained_variance_ratio_.sum()),
             "accuracy": accuracy,
+            "recognition_skipped": skip,
             "files": paths,
         },
     )
@@ -115,6 +120,22 @@ def _reconstructions(pca, X, shape, path, overwrite):
         title="reconstructions from the leading eigenfaces",
         overwrite=overwrite,
     )
+
+
+def _why_no_recognition(labels, source):
+    """Why the recognition test cannot be run on these labels (None when it can): it
+    needs two people or more, and a folder's loose images belong to nobody."""
+    if labels is None:
+        return f"{source} holds no 'labels' array naming the person of each image."
+    people = np.unique(labels)
+    if people.size < 2:
+        return (
+            f"the images of {source} are of a single person (no sub-folders); recognition tells people apart: "
+            "put each person's images in a sub-folder of their own."
+        )
+    if "" in people.tolist():
+        return f"{source} holds images outside the person sub-folders; move them into the folder of their person."
+    return None
 
 
 def _recognition(X, labels, args):
