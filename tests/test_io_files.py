@@ -406,3 +406,24 @@ def test_utf16_field_limit_and_delimiter_messages(tmp_path):
     for bad in ("", ";;", "\n"):
         with pytest.raises(DataFileError, match="is not a field separator; give one character"):
             read_table(str(tabs), delimiter=bad)
+
+
+def test_images_keep_their_depth_and_their_colour(tmp_path):
+    """A 16-bit grey image (microscopy, scans) was clipped at 255 of 65,535 by the 8-bit
+    conversion; a colour palette image (GIF, 8-bit PNG) was read as grey."""
+    from PIL import Image
+
+    from lowdim.io import read_image
+
+    ramp = np.linspace(0, 65535, 64 * 32).reshape(64, 32).astype(np.uint16)
+    Image.fromarray(ramp).save(tmp_path / "deep.png")
+    deep = read_image(str(tmp_path / "deep.png"))
+    np.testing.assert_allclose(deep, ramp / 65535.0, rtol=0, atol=1e-12)  # the whole range, every level
+    colours = np.zeros((8, 8, 3), np.uint8)
+    colours[:4, :, 0], colours[4:, :, 2] = 255, 255  # red over blue
+    Image.fromarray(colours).convert("P").save(tmp_path / "palette.png")
+    read = read_image(str(tmp_path / "palette.png"))
+    assert read.shape == (8, 8, 3) and read[0, 0].tolist() == [1.0, 0.0, 0.0] and read[7, 7].tolist() == [0.0, 0.0, 1.0]
+    assert read_image(str(tmp_path / "palette.png"), grey=True).shape == (8, 8)
+    Image.fromarray(np.arange(64, dtype=np.uint8).reshape(8, 8)).convert("P").save(tmp_path / "grey_palette.png")
+    assert read_image(str(tmp_path / "grey_palette.png")).tolist() == (np.arange(64).reshape(8, 8) / 255).tolist()

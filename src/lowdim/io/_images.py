@@ -14,6 +14,9 @@ MAX_PIXELS = 100_000_000
 def read_image(path, *, grey=False):
     """An image as floats in [0, 1]: (H, W) grey or (H, W, 3) colour.
 
+    A 16-bit grey image (microscopy, medical scans) keeps its depth: 65,535 is 1.0. A
+    palette image (GIF, 8-bit PNG) is colour when its palette is.
+
     Parameters
     ----------
     path : str or path-like
@@ -50,13 +53,32 @@ def read_image(path, *, grey=False):
                     f"{path}: {image.width} x {image.height} pixels exceeds the limit "
                     f"of {MAX_PIXELS:,}; downscale the image first."
                 )
-            color = not grey and image.mode not in ("1", "L", "I", "I;16", "F", "P", "LA")
-            pixels = np.asarray(image.convert("RGB" if color else "L"), dtype=np.float64)
+            if image.mode.startswith(("I", "F")):  # 16- and 32-bit grey: Pillow's 'L' would clip them at 255
+                return _deep_grey(np.asarray(image, dtype=np.float64), image.mode)
+            pixels = np.asarray(image.convert("RGB"), dtype=np.float64)
+            # grey when asked for, for grey modes, and for a palette whose colours are all grey
+            red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+            palette_grey = image.mode in ("P", "PA") and np.array_equal(red, green) and np.array_equal(red, blue)
+            if grey or image.mode in ("1", "L", "LA") or palette_grey:
+                pixels = np.asarray(image.convert("L"), dtype=np.float64)
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         if isinstance(exc, DataFileError):
             raise
         raise DataFileError(f"{path}: not a readable image ({exc}).") from None
     return pixels / 255.0
+
+
+def _deep_grey(values, mode):
+    """A 16-bit (or 32-bit integer, or float) grey image in [0, 1]: 16-bit by its full
+    range, wider integers by 65,535 when they fit, floats as they are when in [0, 1];
+    anything else stretched from its minimum to its maximum."""
+    top = 65535.0 if mode.startswith("I;16") or (mode == "I" and values.min() >= 0 and values.max() <= 65535) else None
+    if top is None and mode == "F" and values.min() >= 0 and values.max() <= 1:
+        top = 1.0
+    if top is not None:
+        return values / top
+    low, span = values.min(), np.ptp(values)
+    return (values - low) / span if span > 0 else np.zeros_like(values)
 
 
 def write_image(path, pixels, overwrite=True):
