@@ -110,7 +110,7 @@ def as_numbers(cells):
     """
     array = np.asarray(cells, dtype=object) if not isinstance(cells, np.ndarray) else cells
     if array.dtype.kind in "iuf":
-        return array.astype(np.float64)
+        return array.astype(np.float64, copy=False)  # the callers copy it into their table
     if array.dtype.kind != "b" and not any(isinstance(c, (bool, np.bool_)) for c in array[:1]):
         try:  # every cell a number (or NaN): one conversion, no loop
             return np.asarray(array, dtype=np.float64)
@@ -249,6 +249,8 @@ def code_column(cells, name, *, hint=None, order=None, known=None, forced=False)
     Returns
     -------
     CodedColumn
+        Its ``values`` may share memory with ``cells`` when those are float64 numbers
+        already (copy before writing to them).
 
     Examples
     --------
