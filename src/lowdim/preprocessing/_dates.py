@@ -42,7 +42,10 @@ def as_days(cells):
     if array.dtype.kind == "M":
         return _datetime64_days(array)
     text, gaps = cell_texts(array)
-    found, where = np.unique(text[~gaps], return_inverse=True)
+    filled = text[~gaps]
+    if not filled.size or not _ISO_START.match(str(filled[0])):  # a column of words: no sort of all its cells
+        return None
+    found, where = np.unique(filled, return_inverse=True)
     if not found.size:
         return None
     days = np.empty(found.size)
