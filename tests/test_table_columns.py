@@ -2,6 +2,8 @@
 categories, booleans, dates, gaps) and CSV files with dates read the way the CSV reader
 reads text, so the same table means the same numbers whichever format carries it."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -207,3 +209,14 @@ def test_explore_shows_a_files_dates_as_dates(tmp_path):
     fields = {f["name"]: f for f in header["fields"]}
     assert fields["joined"]["date"] and fields["joined"]["origin"] == 18262.0 and "date" not in fields["age"]
     np.testing.assert_allclose(blob(fields["joined"])[:3], [0, 37 / 24, 74 / 24], rtol=1e-6)
+
+
+def test_info_counts_the_columns_by_kind(tmp_path, capsys):
+    _people(10).to_parquet(tmp_path / "people.parquet")
+    assert main(["info", str(tmp_path / "people.parquet")]) == 0
+    assert "10 rows x 4 columns: 1 of numbers, 2 of categories (city, member), 1 of dates (joined)" in (
+        capsys.readouterr().out
+    )
+    assert main(["info", str(tmp_path / "people.parquet"), "--json"]) == 0
+    columns = json.loads(capsys.readouterr().out)["columns"]
+    assert columns == {"numeric": ["age"], "categorical": ["city", "member"], "ordinal": [], "date": ["joined"]}

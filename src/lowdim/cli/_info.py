@@ -19,6 +19,30 @@ def _size(nbytes):
         nbytes /= 1024
 
 
+def column_kinds(data):
+    """The columns by kind: ``{'numeric': [...], 'categorical': [...], 'ordinal': [...],
+    'date': [...]}`` (dates are numbers of days, listed apart)."""
+    kinds = data.kinds if data.kinds and not data.steps else ["numeric"] * len(data.names)  # --pca: scores
+    found = {kind: [] for kind in ("numeric", "categorical", "ordinal", "date")}
+    for name, kind in zip(data.names, kinds):
+        found["date" if name in data.dates else kind].append(name)
+    return found
+
+
+def _columns_text(found):
+    """'6 columns: 3 of numbers, 2 of categories (city, member), 1 of dates (joined)'."""
+    total = sum(len(names) for names in found.values())
+    if total == len(found["numeric"]):
+        return f"{total} numeric columns"
+    what = {"numeric": "numbers", "categorical": "categories", "ordinal": "ordered categories", "date": "dates"}
+    parts = [
+        f"{len(names)} of {what[kind]}" + ("" if kind == "numeric" else f" ({', '.join(names[:5])})")
+        for kind, names in found.items()
+        if names
+    ]
+    return f"{total} columns: {', '.join(parts)}"
+
+
 def run(args, say):
     from .._memory import available_bytes
     from ..methods import CLUSTERINGS, EMBEDDINGS, memory_estimate
@@ -33,7 +57,7 @@ def run(args, say):
     avail = available_bytes()
     estimates = {name: memory_estimate(name, n, d, itemsize=X.dtype.itemsize) for name in {**EMBEDDINGS, **CLUSTERINGS}}
     if not (args.quiet or args.json):
-        print(f"{n} rows x {d} numeric columns, dtype {X.dtype}, {_size(X.nbytes)} in memory")
+        print(f"{n} rows x {_columns_text(column_kinds(data))}, dtype {X.dtype}, {_size(X.nbytes)} in memory")
         print(
             f"missing values: {int(holes.sum())}"
             + (
@@ -64,6 +88,7 @@ def run(args, say):
             "missing": int(holes.sum()),
             "missing_per_column": {names[j]: int(holes[j]) for j in np.flatnonzero(holes)},
             "n_classes": None if labels is None else int(np.unique(labels).size),
+            "columns": column_kinds(data),
             "memory_bytes": estimates,
             "available_bytes": avail,
         },

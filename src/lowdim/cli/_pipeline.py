@@ -25,14 +25,15 @@ class LoadedData:
     steps: list = field(default_factory=list)
     kinds: object = None
     levels: dict = field(default_factory=dict)
+    dates: list = field(default_factory=list)
 
 
 def load_data(args, say):
     """A built-in dataset or a data file (transposed first with --transpose), then
     standardised with --standardize, or with --pca the principal-component scores."""
-    X, names, labels, row_ids, (kinds, levels, _) = read_data(args, say)
+    X, names, labels, row_ids, (kinds, levels, dates) = read_data(args, say)
     Z, out_names, steps = prepare_data(X, names, args, say, kinds)
-    return LoadedData(Z, out_names, labels, row_ids, list(names), steps, kinds, levels or {})
+    return LoadedData(Z, out_names, labels, row_ids, list(names), steps, kinds, levels or {}, list(dates))
 
 
 def prepare_data(X, names, args, say, kinds=None):
