@@ -287,6 +287,9 @@ def test_eigenfaces_of_one_persons_images_skips_recognition_and_says_why(tmp_pat
     assert summary["accuracy"] == {} and "single person (no sub-folders)" in summary["recognition_skipped"]
     assert main(["eigenfaces", str(faces), "-k", "3", "-o", str(tmp_path / "ef"), "--overwrite"]) == 0
     assert "recognition skipped: the images of" in capsys.readouterr().out
+    for _ in range(2):  # figures written inside the input folder are not read as faces on the next run
+        assert main(["eigenfaces", str(faces), "-k", "3", "-o", str(faces / "ef"), "--overwrite", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["n_images"] == 12
 
 
 def test_eigenfaces_on_the_shipped_orl_faces(tmp_path):

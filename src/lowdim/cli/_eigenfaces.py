@@ -28,8 +28,9 @@ def add_arguments(parser):
     add_run_arguments(parser)
 
 
-def load_faces(path):
-    """``(images, labels)`` from a folder, an .npz archive, or the built-in ORL faces."""
+def load_faces(path, output=None):
+    """``(images, labels)`` from a folder (but for the images in ``output``, where an
+    earlier run wrote its figures), an .npz archive, or the built-in ORL faces."""
     from ..exceptions import DataFileError
 
     if path is None:
@@ -39,7 +40,7 @@ def load_faces(path):
     if os.path.isdir(path):
         from ..io import read_image_folder
 
-        return read_image_folder(path)
+        return read_image_folder(path, skip=[output] if output else ())
     if path.endswith(".npz"):
         images = np.load(path, allow_pickle=False)
         if "images" not in images or images["images"].ndim != 3:
@@ -56,7 +57,7 @@ def run(args, say):
     names = ("mean_face.png", "eigenfaces.png", "reconstructions.png")
     paths = [os.path.join(args.output, n) for n in names]
     check_outputs(args, *paths)
-    images, labels = load_faces(args.input)
+    images, labels = load_faces(args.input, args.output)
     n, h, w = images.shape
     X = images.reshape(n, -1)
     k = min(args.n_components, n - 1)

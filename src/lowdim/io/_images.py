@@ -106,7 +106,7 @@ def write_image(path, pixels, overwrite=True):
         Image.fromarray(data).save(tmp)
 
 
-def read_image_folder(folder, *, grey=True):
+def read_image_folder(folder, *, grey=True, skip=()):
     """All images under ``folder``: ``(images, labels)``, one label per sub-folder.
 
     Images directly in ``folder`` get the label ``''``. All images must share a size.
@@ -116,6 +116,9 @@ def read_image_folder(folder, *, grey=True):
     folder : str or os.PathLike
     grey : bool, default=True
         Convert colour images to grey.
+    skip : sequence of str or os.PathLike
+        Folders inside ``folder`` whose images are not read (a command's own output
+        folder, written there by an earlier run).
 
     Returns
     -------
@@ -133,8 +136,15 @@ def read_image_folder(folder, *, grey=True):
     """
     if not os.path.isdir(folder):
         raise DataFileError(f"{folder}: not a folder of images.")
+    skipped = {os.path.realpath(s) for s in skip}
     paths = sorted(
-        (os.path.join(d, f) for d, _, files in os.walk(folder) for f in files if f.lower().endswith(IMAGE_EXTENSIONS)),
+        (
+            os.path.join(d, f)
+            for d, _, files in os.walk(folder)
+            if not any(os.path.realpath(d) == s or os.path.realpath(d).startswith(s + os.sep) for s in skipped)
+            for f in files
+            if f.lower().endswith(IMAGE_EXTENSIONS)
+        ),
         key=_natural_key,
     )
     if not paths:
