@@ -15,6 +15,16 @@ from .._messages import listed
 from .._warnings import warn_user
 from ..exceptions import DataFileError
 from ..preprocessing import MISSING_TEXT  # gaps: read as the category coder reads them
+from ._cell_text import (
+    UNICODE_MINUS,
+    category_note,
+    date_note,
+    distinct_text,
+    is_number,
+    misread_number,
+    number_hint,
+    row_names_note,
+)
 
 # compressed text read as a stream (never unpacked to disk): suffix -> name
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstandard"}
@@ -113,66 +123,12 @@ def _decompression_errors():
     return tuple(errors)
 
 
-# cells that often mark a gap in files that do not write one of those (UCI's '?'): named in hints
-GAP_MARKERS = ("?", "-", "--", ".", "n.a.", "#n/a", "missing", "unknown", "not available")
-
-# the minus sign of typeset text (web tables, PDF copies): a number, unambiguously
-_UNICODE_MINUS = "\u2212"
-
-
-def _is_number(text):
-    try:
-        float(text.replace(_UNICODE_MINUS, "-"))
-        return True
-    except ValueError:
-        return False
-
-
-# numbers written for reading, not for reading in: (pattern, what to do), first match wins
-_WRITTEN_NUMBERS = (
-    (
-        r"[-+]?\d{1,3}([, \u00a0\u202f]\d{3})+(\.\d+)?",
-        "thousands separators are not read; remove them (1,234.5 -> 1234.5).",
-    ),
-    (r"[-+]?\d+,\d+", "a decimal comma is not read; write decimals with a dot (1,5 -> 1.5)."),
-    (r"[-+]?\d+(\.\d+)?\s?%", "percent signs are not read; remove them (12% -> 12, or 0.12 as a fraction)."),
-    (r"[$€£¥]\s?[-+]?[\d.,]+|[-+]?[\d.,]+\s?[$€£¥]", "currency signs are not read; remove them ($1,200 -> 1200)."),
-    (r"\(\d[\d.,]*\)", "negatives in parentheses are not read; write them with a minus sign ((12) -> -12)."),
-)
-
-
-def _misread_number(text):
-    """Why a cell that is no number probably holds one (thousands separators, a decimal
-    comma, a percent or currency sign, parentheses for a negative, another delimiter), or
-    None (3G and 4K are categories as often as numbers: not guessed at).
-
-    Examples
-    --------
-    >>> _misread_number("12%"), _misread_number("Paris")
-    ('percent signs are not read; remove them (12% -> 12, or 0.12 as a fraction).', None)
-    """
-    for pattern, fix in _WRITTEN_NUMBERS:
-        if re.fullmatch(pattern, text):
-            return fix
-    if any(sep in text for sep in ";\t|"):
-        return "the file may use another delimiter; pass it with --delimiter."
-    return None
-
-
-def _number_hint(text):
-    if text.lower() in GAP_MARKERS:
-        return f"if it marks a missing value, pass --na-values '{text}' (na_values=[{text!r}])."
-    return _misread_number(text) or (
-        "exclude the column with --exclude, name it with --label-column, or read it as categories with --categorical."
-    )
-
-
 def _cell_value(path, text, line, column):
     text = text.strip()
     if text.lower() in MISSING_TEXT:
         return np.nan
     try:
-        value = float(text.replace(_UNICODE_MINUS, "-"))
+        value = float(text.replace(UNICODE_MINUS, "-"))
     except ValueError:
         if "\n" in text:
             raise DataFileError(
@@ -180,7 +136,7 @@ def _cell_value(path, text, line, column):
                 f'({text[:30]!r}...): a quote (") is probably opened and never closed there.'
             ) from None
         raise DataFileError(
-            f"{path}, line {line}, column {column}: {text!r} is not a number; {_number_hint(text)}"
+            f"{path}, line {line}, column {column}: {text!r} is not a number; {number_hint(text)}"
         ) from None
     return value
 
@@ -296,7 +252,7 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
         rows.pop()
     if not rows:
         raise DataFileError(f"{path}: empty file, no data rows.")
-    has_header = header == "yes" or (header == "auto" and not all(_is_number(c) for c in rows[0]))
+    has_header = header == "yes" or (header == "auto" and not all(is_number(c) for c in rows[0]))
     names = [c.strip() for c in rows[0]] if has_header else None
     data = rows[1:] if has_header else rows
     if not data:
@@ -454,9 +410,9 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
         if j in kinds:
             continue
         filled = [c for c in (row[j].strip() for row in rows) if c.lower() not in MISSING_TEXT]
-        words = [c for c in filled if not _is_number(c)]
+        words = [c for c in filled if not is_number(c)]
         # numbers written another way, or a quote never closed: left to the parser, which names the cell
-        misread = any("\n" in c or _misread_number(c) for c in words[:200])
+        misread = any("\n" in c or misread_number(c) for c in words[:200])
         kinds[j] = "categorical" if filled and 2 * len(words) > len(filled) and not misread else "numeric"
         if kinds[j] == "categorical" and len(words) == len(filled) and as_days(filled) is not None:
             kinds[j] = "date"
@@ -486,55 +442,6 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
     return X, levels
 
 
-# a date written day and month first or month and day first (01/03/2020, 1.3.20): not read as one
-_LOCAL_DATE = re.compile(r"\d{1,2}[/.-]\d{1,2}[/.-](\d{2}|\d{4})")
-
-
-def category_note(path, name, kind, levels, codes=None):
-    """What reading a column as categories (``kind`` 'categorical') or ranks ('ordinal')
-    did; with the column's ``codes``, what is odd about it: a different text in every
-    row, or dates in a local format.
-
-    Examples
-    --------
-    >>> category_note("f.csv", "size", "ordinal", ["S", "M", "L"])
-    "f.csv: column 'size' read as ordered categories, read as ranks (3 levels: S, M, L)."
-    >>> category_note("f.csv", "day", "categorical", ["01/03/2020", "02/03/2020"]).split("; ")[1]
-    'the levels look like dates in a local format: written as ISO 8601 (2020-03-01) they are read as dates.'
-    """
-    what = "ordered categories, read as ranks" if kind == "ordinal" else "categories"
-    note = f"{path}: column {name!r} read as {what} ({len(levels)} levels: {listed(levels, 5)})"
-    filled = None if codes is None else int(np.count_nonzero(~np.isnan(codes)))
-    if kind == "categorical" and levels and all(_LOCAL_DATE.fullmatch(str(v)) for v in levels):
-        return (
-            f"{note}; the levels look like dates in a local format: written as ISO 8601 (2020-03-01) they are "
-            "read as dates."
-        )
-    marks = [v for v in levels if str(v).strip().lower() in GAP_MARKERS]
-    if marks:
-        return f"{note}; {marks[0]!r} looks like a mark for a missing value: --na-values '{marks[0]}' reads it as one."
-    if kind == "categorical" and filled is not None and filled > 2 and len(levels) == filled:
-        return (
-            f"{note}; a different text in every row says nothing of which rows are alike (--exclude {name} drops it)."
-        )
-    return note + "."
-
-
-def date_note(path, name, days):
-    """What reading a column as dates did, with the span of its dates.
-
-    Examples
-    --------
-    >>> date_note("f.csv", "day", np.array([18262.0, np.nan, 18264.5])).split("; ")[0]
-    "f.csv: column 'day' read as dates, as days since 1970-01-01 (2020-01-01 to 2020-01-03)"
-    """
-    span = " to ".join(str(np.datetime64(int(np.floor(d)), "D")) for d in (np.nanmin(days), np.nanmax(days)))
-    return (
-        f"{path}: column {name!r} read as dates, as days since 1970-01-01 ({span}); --categorical {name} reads them "
-        "as categories."
-    )
-
-
 def _row_name_column(path, names, rows, index_column, notes, given=()):
     """The 0-based column of row names: the one asked for, or a first column under an
     empty header field (or a header one name short) of distinct text cells or distinct
@@ -558,7 +465,7 @@ def _row_name_column(path, names, rows, index_column, notes, given=()):
         cells = [row[0].strip() for row in rows]
         if len(set(cells)) != len(cells):
             return None
-        if not all(_is_number(c) for c in cells):
+        if not all(is_number(c) for c in cells):
             notes.append(
                 f"{path}: first column (no header name) read as row names, as R and pandas write them; "
                 "pass --index-column to choose another."
@@ -576,30 +483,9 @@ def _row_name_column(path, names, rows, index_column, notes, given=()):
     return None
 
 
-def distinct_text(cells):
-    """Whether ``cells`` are all filled, all different and none a number (a column of ids).
-
-    Examples
-    --------
-    >>> distinct_text(["Wales", "Scotland"]), distinct_text(["a", "a"]), distinct_text(["1", "2"])
-    (True, False, False)
-    """
-    cells = [str(c).strip() if c is not None else "" for c in cells]
-    numbers = any(_is_number(c) or _misread_number(c) for c in cells)  # 12%, $1,200: data, not names
-    return len(cells) > 1 and all(cells) and len(set(cells)) == len(cells) and not numbers
-
-
-def row_names_note(path, name):
-    """What reading a named column of ids as row names did, and how to keep it a category."""
-    return (
-        f"{path}: column {name!r} (a different text in every row) read as row names: as categories, "
-        f"a level per row would say nothing of which rows are alike; --categorical {name} keeps it as one."
-    )
-
-
 def _safe_text(cell):
     text = str(cell)
-    risky = text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(text)
+    risky = text[:1] in ("=", "+", "-", "@", "\t", "\r") and not is_number(text)
     return "'" + text if risky else text
 
 

@@ -9,7 +9,8 @@ import numpy as np
 from .._messages import listed
 from ..exceptions import DataFileError
 from ._binary import _check_declared
-from ._csv import category_note, column_index, date_note, distinct_text, row_names_note
+from ._cell_text import category_note, date_note, distinct_text, row_names_note
+from ._csv import column_index
 
 
 def read_parquet(
