@@ -220,3 +220,14 @@ def test_info_counts_the_columns_by_kind(tmp_path, capsys):
     assert main(["info", str(tmp_path / "people.parquet"), "--json"]) == 0
     columns = json.loads(capsys.readouterr().out)["columns"]
     assert columns == {"numeric": ["age"], "categorical": ["city", "member"], "ordinal": [], "date": ["joined"]}
+
+
+def test_new_rows_of_a_category_column_stay_categories_whatever_they_look_like():
+    """Fitted on a text column, a model codes new rows of it by its levels even when those
+    rows happen to be all numbers or all dates (read as a quantity, 3 would be a code)."""
+    fitted = mixed_codes([["a", 1.0], ["2020-01-02", 2.0], ["3", 3.0]])
+    assert fitted.kinds == ["categorical", "numeric"]
+    for new in ([["3", 1.0], ["2020-01-02", 2.0]], [["2020-01-02", 1.0]], [["3", 1.0]]):
+        codes = mixed_codes(new, levels=fitted.levels)
+        assert codes.kinds[0] == "categorical"
+        assert codes.X[:, 0].tolist() == [fitted.levels["x0"].index(row[0]) for row in new]

@@ -233,8 +233,8 @@ def code_column(cells, name, *, hint=None, order=None, known=None, forced=False)
 
     Numbers stay numbers, dates (``datetime64``, date objects, ISO 8601 text) become
     days since 1970-01-01, anything else categories coded in sorted order (``order``:
-    ordered categories as ranks; ``known``: a fitted model's levels first; ``forced``:
-    numbers that are codes).
+    ordered categories as ranks; ``known``: a fitted model's levels first, and the
+    column categories whatever its cells look like; ``forced``: numbers that are codes).
 
     Parameters
     ----------
@@ -257,7 +257,9 @@ def code_column(cells, name, *, hint=None, order=None, known=None, forced=False)
     >>> code_column(["2020-01-02", None], "day").kind, code_column(["b", "a"], "x").levels
     ('date', ['a', 'b'])
     """
-    if forced or hint in ("categorical", "ordinal") or order is not None:
+    # a fitted model's levels (``known``) say the column was categories: new rows that happen to
+    # be all numbers, or all dates, are still coded as categories, not read as a quantity
+    if forced or hint in ("categorical", "ordinal") or order is not None or known is not None:
         values, levels = code_categories(_code_texts(cells) if forced else cells, name, order=order, known=known)
         return CodedColumn(values, "ordinal" if order is not None else "categorical", levels)
     values = None if hint == "date" else as_numbers(np.asarray(cells) if hint == "numeric" else list(cells))
