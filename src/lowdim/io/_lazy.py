@@ -16,7 +16,7 @@ import numpy as np
 from ..distributed import compute, iter_blocks
 from ..exceptions import DataFileError
 from ._csv import write_csv_header, write_csv_rows
-from ._parquet import numeric_columns, roles_metadata, stored_roles
+from ._parquet import numeric_columns, roles_metadata, with_stored_roles
 
 BLOCK_BYTES = 128 << 20  # rows per block of an HDF5 dataset: about this many bytes
 
@@ -191,7 +191,8 @@ def _parquet(path, label_column, exclude):
         these = list(fh.schema_arrow.names)
         if names is None:
             names = these
-            label_column, exclude = _stored_roles(fh.schema_arrow, label_column, exclude)
+            label_column, ids, exclude = with_stored_roles(f, fh.schema_arrow, label_column, None, exclude, [])
+            exclude += [] if ids is None or ids in exclude else [ids]  # out of core, row names are not kept
             kept = _feature_names(f, fh.schema_arrow, names, label_column, exclude)
         elif these != names:
             raise DataFileError(
@@ -213,16 +214,6 @@ def _parquet(path, label_column, exclude):
             [da.from_delayed(p[1], (rows,), dtype=object) for p, (_, _, rows) in zip(parts, pieces)]
         )
     return LazyTable(X, kept, labels, f"{len(files)} Parquet file(s) in {path}")
-
-
-def _stored_roles(schema, label_column, exclude):
-    """The label column and the columns to leave out, with the label and row-name
-    columns a lowdim-written file records (out of core, row names are not kept)."""
-    label, ids = stored_roles(schema)
-    exclude = [str(s) for s in exclude]
-    if label_column is None and label not in (None, *exclude):
-        label_column = label
-    return label_column, exclude + ([ids] if ids is not None and ids not in exclude else [])
 
 
 def _feature_names(path, schema, names, label_column, exclude):

@@ -66,7 +66,7 @@ def read_parquet(
     if table.num_rows == 0:
         raise DataFileError(f"{path}: no data rows.")
     notes = []
-    roles = _with_stored_roles(path, table.schema, label_column, index_column, exclude, notes)
+    roles = with_stored_roles(path, table.schema, label_column, index_column, exclude, notes)
     label_column, index_column, exclude = roles
     drop = {column_index(s, names, path) for s in exclude}
     label_idx = None if label_column is None else column_index(label_column, names, path)
@@ -93,10 +93,10 @@ def read_parquet(
     return X, [names[j] for j in keep], labels, notes, row_ids, kinds, levels
 
 
-def _with_stored_roles(path, schema, label_column, index_column, exclude, notes):
+def with_stored_roles(path, schema, label_column, index_column, exclude, notes):
     """The label and row-name columns and the columns to leave out: as given, else as the
-    lowdim that wrote the file recorded them (announced); labels it recorded are never a
-    feature, also when another column is named the labels."""
+    lowdim that wrote the file recorded them (announced in ``notes``); labels it recorded
+    are never a feature, also when another column is named the labels."""
     label, ids = stored_roles(schema)
     exclude = [str(s) for s in exclude]
     if label is not None and label not in exclude:

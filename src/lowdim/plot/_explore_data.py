@@ -115,25 +115,15 @@ def number_field(payload, name, values, date=False):
     return {**field, "date": True, "origin": origin} if date else field
 
 
-def date_days(values):
-    """``datetime64`` values as days since 1970-01-01 (NaN for NaT).
-
-    Examples
-    --------
-    >>> date_days(np.array(["1970-01-02T12:00", "NaT"], dtype="datetime64[s]")).tolist()
-    [1.5, nan]
-    """
-    seconds = values.astype("datetime64[s]").astype(np.int64).astype(np.float64)
-    return np.where(np.isnat(values), np.nan, seconds / 86400.0)
-
-
 def auto_field(payload, name, values, n):
     """A column as a number field, a category field or hover text, by its content."""
     values = np.asarray(values)
     if values.ndim != 1 or values.shape[0] != n:
         raise ValueError(f"column {name!r} needs one value per row ({n}); got shape {values.shape}.")
     if values.dtype.kind == "M":  # dates and times: a scale, shown as dates
-        return number_field(payload, name, date_days(values), date=True)
+        from ..preprocessing import as_days
+
+        return number_field(payload, name, as_days(values), date=True)
     if values.dtype.kind in "iub" and np.unique(values).size <= MAX_CATEGORIES:
         return category_field(payload, name, values)
     if values.dtype.kind in "iuf":

@@ -46,8 +46,6 @@ def as_days(cells):
     if not filled.size or not _ISO_START.match(str(filled[0])):  # a column of words: no sort of all its cells
         return None
     found, where = np.unique(filled, return_inverse=True)
-    if not found.size:
-        return None
     days = np.empty(found.size)
     for i, t in enumerate(found.tolist()):
         day = _iso_days(t)
