@@ -5,6 +5,12 @@ import shutil
 
 import pytest
 
+# numba's OpenMP threads sleep as soon as a parallel region ends instead of spinning: the
+# two workers, the command-line subprocesses and the Dask workers share two cores, and a
+# thread spinning on one core took it from the process that had work (a t-SNE test with
+# all threads ran 2x slower beside a busy worker); set before any kernel loads OpenMP
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 
 def pytest_configure(config):
     """Under pytest-xdist the workers share the machine: each computes with its share of

@@ -18,9 +18,8 @@ WEIGHTS = np.linspace(0.5, 4.0, 8)  # per-feature variances (seuclidean) / a dia
 @pytest.mark.parametrize(
     ("metric", "params"),
     [
-        ("manhattan", None),
-        ("minkowski", {"p": 3}),
-        ("chebyshev", None),
+        ("manhattan", None),  # a name pynndescent spells differently (scipy's 'cityblock')
+        ("minkowski", {"p": 3}),  # each metric with a parameter: lowdim's name of it -> pynndescent's
         ("seuclidean", {"V": WEIGHTS}),
         ("mahalanobis", {"VI": np.diag(WEIGHTS)}),
     ],
@@ -43,6 +42,17 @@ def test_descent_finds_nearly_the_exact_neighbours(blobs, metric, params):
     _, wanted = PairwiseIndex(metric, params).build(blobs).query(moved, k)
     _, found = index.query(moved, k)
     assert np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(found, wanted)]) > 0.9
+
+
+def test_every_named_metric_is_one_the_descent_knows():
+    """Each descent compiles for a few seconds, so the runs above take one metric of each
+    kind; every other name must reach a distance pynndescent has."""
+    from pynndescent.distances import named_distances
+
+    from lowdim.neighbors._nndescent import descent_metric
+
+    missing = [name for name in NNDescentIndex.metrics if descent_metric(name) not in named_distances]
+    assert not missing, missing
 
 
 def test_make_index_chooses_descent_for_other_metrics_when_asked_or_large():

@@ -39,6 +39,21 @@ def nndescent_available():
     return True
 
 
+def descent_metric(metric):
+    """pynndescent's name of a metric of ``PAIRWISE_METRICS`` (a numba-compiled function
+    is passed as it is).
+
+    Examples
+    --------
+    >>> descent_metric("l1"), descent_metric("braycurtis")
+    ('manhattan', 'braycurtis')
+    """
+    if callable(metric):
+        return metric
+    name = PAIRWISE_METRICS[metric]
+    return {"cityblock": "manhattan"}.get(name, name)
+
+
 class NNDescentIndex(KNNIndex):
     """Approximate kNN index by nearest-neighbour descent (pynndescent) for the metrics of
     ``PAIRWISE_METRICS`` and numba-compiled metric functions.
@@ -86,11 +101,10 @@ class NNDescentIndex(KNNIndex):
         from pynndescent import NNDescent
 
         if self._descent is None or self._descent.n_neighbors < width:
-            metric = self.metric if callable(self.metric) else PAIRWISE_METRICS[self.metric]
             kwds = {_PARAMETER_NAMES.get(name, name): value for name, value in self.metric_params.items()}
             self._descent = NNDescent(
                 self._data,
-                metric={"cityblock": "manhattan"}.get(metric, metric) if isinstance(metric, str) else metric,
+                metric=descent_metric(self.metric),
                 metric_kwds=kwds or None,
                 n_neighbors=max(width, min(self.graph_neighbors, self._data.shape[0])),
                 random_state=SEED,
