@@ -37,6 +37,8 @@ def test_descent_finds_nearly_the_exact_neighbours(blobs, metric, params):
     # the distances it gives are the metric's own, for the neighbours it gives
     true = PairwiseIndex(metric, params).build(blobs).pairwise(blobs[:50])
     np.testing.assert_allclose(dist[:50], true[np.repeat(np.arange(50), k), idx[:50].ravel()].reshape(50, k), rtol=1e-5)
+    if metric != "manhattan":  # lowdim's search of new rows is one path for every metric; each
+        return  # metric's search compiles pynndescent's again (5-8 s), so one metric runs it
     # new rows are searched in the same graph
     moved = blobs[:50] + 0.01
     _, wanted = PairwiseIndex(metric, params).build(blobs).query(moved, k)
