@@ -153,6 +153,22 @@ def test_transform_of_a_pca_then_umap_model_takes_the_original_columns(wine, tmp
     assert [name for name, _ in lowdim.load(model).steps] == ["reduce", "umap"]
 
 
+def test_transform_names_the_method_and_the_steps_before_it(wine, tmp_path, capsys):
+    """The user fitted PCA after scaling (UMAP after a PCA that scales), not scikit-learn's 'Pipeline'."""
+    cases = ((["-m", "pca"], "PCA after StandardScaler"), (["--pca", "5", "-m", "umap"], "UMAP after PCA"))
+    for options, name in cases:
+        model = tmp_path / "m.lowdim"
+        _run("embed", wine / "wine.csv", "--label-column", "cultivar", "--standardize", *options,
+             "--save-model", model, "--overwrite")  # fmt: skip
+        capsys.readouterr()
+        applied = ["transform", str(model), str(wine / "wine.csv"), "-o", str(tmp_path / "t.csv"), "--overwrite"]
+        assert main(applied) == 0
+        said = capsys.readouterr().out
+        assert f"{name}: transform of 178 rows" in said and "Pipeline" not in said
+        assert main([*applied, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["model"] == name
+
+
 def test_transform_refuses_refitting_and_missing_columns(wine, tmp_path, capsys):
     model = tmp_path / "m.lowdim"
     _run("embed", wine / "wine.csv", "--label-column", "cultivar", "--standardize", "-m", "pca", "--save-model", model)

@@ -39,6 +39,25 @@ def _say_unseen(path, levels, categories, say):
             )
 
 
+def model_name(model):
+    """The model as the user fitted it: a pipeline by its method and the steps before it
+    (``UMAP after StandardScaler, PCA``), not as scikit-learn's ``Pipeline``.
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from lowdim import PCA
+    >>> model_name(make_pipeline(StandardScaler(), PCA(2))), model_name(PCA(2))
+    ('PCA after StandardScaler', 'PCA')
+    """
+    steps = getattr(model, "steps", None)
+    if not steps:
+        return type(model).__name__
+    before = [type(step).__name__ for _, step in steps[:-1]]
+    return type(steps[-1][1]).__name__ + (f" after {', '.join(before)}" if before else "")
+
+
 def _output_prefix(model):
     """Columns named as ``embed`` names them: the method's step name (pca1, umap1, ...)."""
     steps = getattr(model, "steps", None)
@@ -71,7 +90,7 @@ def run(args, say):
         raw = recode_categories(raw, names, levels or {}, categories)
         _say_unseen(args.input, levels or {}, categories, say)
     X = select_columns(raw, names, columns, args.model)
-    name = type(model).__name__
+    name = model_name(model)
     if hasattr(model, "predict") and (is_clusterer(model) or not hasattr(model, "transform")):
         out, kind = model.predict(X)[:, None], "predict"
     elif hasattr(model, "transform"):
@@ -82,7 +101,7 @@ def run(args, say):
     write_table(
         args.output, out, columns, labels=labels, label_name=label_name(args), row_ids=row_ids, overwrite=args.overwrite
     )
-    say(f"{name}.{kind} of {X.shape[0]} rows -> {args.output}")
+    say(f"{name}: {kind} of {X.shape[0]} rows -> {args.output}")
     emit_json(
         args,
         {
