@@ -223,6 +223,10 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
     [
         (["embed", "--dataset", "penguins", "-m", "pca"], "pca compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "pca"], "class labels is named with --label-column (sex?)"),
+        (["embed", "--dataset", "penguins", "-m", "pca"], "use famd, or a method that works from distances"),
+        # a clustering is pointed at the clusterings of such a table, not at an embedding
+        (["cluster", "--dataset", "penguins", "-m", "kmeans", "-k", "3"], "use kprototypes, or a method"),
+        (["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"], "(kmedoids, hdbscan, optics, dbscan: Gower's"),
         (["pca", "--dataset", "penguins", "--missing", "drop"], "pca compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--standardize"], "--standardize works on numbers"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--ordinal", "size"], "--ordinal 'size'"),
@@ -234,6 +238,15 @@ def test_cli_refuses_numeric_steps_on_categories(tmp_path, capsys, argv, message
     argv = [str(tmp_path / a) if a.endswith(".html") else a for a in argv]
     assert main([*argv] if "-o" in argv else [*argv, "-o", str(tmp_path / "o.csv")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_table_of_categories_only_is_pointed_at_the_methods_of_categories(tmp_path, capsys):
+    path = tmp_path / "codes.csv"
+    path.write_text("colour,size\n" + "red,small\nblue,large\ngreen,small\n" * 10)
+    assert main(["cluster", str(path), "-m", "kmeans", "-k", "2", "-o", str(tmp_path / "c.csv")]) == 2
+    assert "use kprototypes or kmodes, or a method" in capsys.readouterr().err
+    assert main(["embed", str(path), "-m", "ica", "-o", str(tmp_path / "e.csv")]) == 2
+    assert "use mca or famd, or a method" in capsys.readouterr().err
 
 
 def test_explore_colours_category_columns_by_category(tmp_path, capsys):

@@ -69,19 +69,45 @@ def use_gower(name, estimator, kinds, names, say=None):
     return _set_gower(name, estimator, kinds, [names[j] for j in categories], say)
 
 
+def _gower_keys(params):
+    """``(metric, metric-parameters)`` parameter names of an estimator that can compare
+    rows by Gower's distance, or None."""
+    key = "metric_kwds" if "metric_kwds" in params else "metric_params"
+    metric = "metric" if "metric" in params else "distance"  # PaCMAP's name
+    return (metric, key) if metric in params and key in params else None
+
+
+def _mixed_alternatives(name, numbers):
+    """The registry's methods of ``name``'s kind (embedding or clustering) that take the
+    table: those that read numbers and categories (or, when it has no ``numbers``,
+    categories only), and those that compare rows by Gower's distance."""
+    from ..methods import CLUSTERINGS, EMBEDDINGS
+
+    table = CLUSTERINGS if name in CLUSTERINGS else EMBEDDINGS
+    reads = ("mixed",) if numbers else ("mixed", "categorical")
+    reading = [other for other, method in table.items() if method.columns in reads]
+    gower, classes = [], set()
+    for other, method in table.items():  # one name per class (not each LLE variant)
+        if method.columns == "numeric" and method.path not in classes and _gower_keys(method.cls().get_params()):
+            gower.append(other)
+        classes.add(method.path)
+    return reading, gower
+
+
 def _set_gower(name, estimator, kinds, columns, say):
     """Set a neighbour method to Gower's distance over ``kinds``, or refuse one that compares numbers."""
     params = estimator.get_params()
-    key = "metric_kwds" if "metric_kwds" in params else "metric_params"
-    metric = "metric" if "metric" in params else "distance"  # PaCMAP's name
-    if metric not in params or key not in params or params[metric] not in ("euclidean", "minkowski", "gower"):
-        fix = "drop them with --exclude" + ("" if metric not in params else f" or leave --param {metric} unset")
+    keys = _gower_keys(params)
+    if keys is None or params[keys[0]] not in ("euclidean", "minkowski", "gower"):
+        fix = "drop them with --exclude" + ("" if keys is None else f" or leave --param {keys[0]} unset")
+        reading, gower = _mixed_alternatives(name, "numeric" in kinds)
         raise UsageError(
             f"{name} compares numbers, but {len(columns)} column(s) hold categories ({', '.join(columns[:5])}); "
-            "use famd or mca, or a method that works from distances between rows (umap, tsne, pacmap, isomap, "
-            f"spectral, mds, hdbscan, kmedoids: Gower's distance for mixed tables), or {fix}; a column of class "
-            f"labels is named with --label-column ({columns[-1]}?)."
+            f"use {' or '.join(reading)}, or a method that works from distances between rows ({', '.join(gower)}: "
+            f"Gower's distance for mixed tables), or {fix}; a column of class labels is named with --label-column "
+            f"({columns[-1]}?)."
         )
+    metric, key = keys
     from ..preprocessing import gower_params
 
     estimator.set_params(**{metric: "gower", key: gower_params(kinds)})
