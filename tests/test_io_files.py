@@ -390,6 +390,23 @@ def test_impossible_npy_shapes_are_named_with_the_file(tmp_path, shape, words):
     assert str(path) in str(error.value) and words in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "array, fix, shape",
+    [
+        (np.arange(20.0), "x.reshape(-1, 1)", (-1, 1)),  # a column of values, saved flat
+        (np.zeros((5, 4, 3)), "x.reshape(5, -1)", (5, -1)),  # images, one per row
+    ],
+)
+def test_an_array_that_is_not_a_table_is_refused_with_the_reshape_that_makes_one(tmp_path, array, fix, shape):
+    path = tmp_path / "values.npy"
+    np.save(path, array)
+    with pytest.raises(DataFileError, match="expected a 2-D array") as error:
+        read_table(str(path))
+    assert fix in str(error.value)
+    np.save(path, array.reshape(shape))  # the fix it names reads
+    assert read_table(str(path)).X.shape[0] == array.shape[0]
+
+
 def test_utf16_field_limit_and_delimiter_messages(tmp_path):
     wide = tmp_path / "wide.csv"
     wide.write_bytes("a,b\n1,2\n3,4\n".encode("utf-16"))  # Excel's "Unicode text"

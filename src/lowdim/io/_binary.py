@@ -22,7 +22,8 @@ def _byte_limit(max_bytes):
 def _check_declared(path, shape, itemsize, max_bytes, *, file_bytes=None):
     """Refuse a declared shape larger than the limit (or than the file itself)."""
     if len(shape) != 2:
-        raise DataFileError(f"{path}: expected a 2-D array, the header says shape {tuple(shape)}.")
+        raise DataFileError(f"{path}: expected a 2-D array (rows x features), the header says shape "
+                            f"{tuple(shape)}; {_reshape_fix(shape)}.")  # fmt: skip
     if any(int(n) < 0 for n in shape):
         raise DataFileError(
             f"{path}: the header declares shape {tuple(shape)}, with a negative size; the file is corrupt "
@@ -43,6 +44,15 @@ def _check_declared(path, shape, itemsize, max_bytes, *, file_bytes=None):
             f"exceeds the limit of {limit / 1e9:.1f} GB{where}; subsample the data or use a chunked "
             "format."
         )
+
+
+def _reshape_fix(shape):
+    """How to save an array of ``shape`` (not 2-D) as a table."""
+    if len(shape) == 1:
+        return "save one value per row as x.reshape(-1, 1), or the values as one row as x.reshape(1, -1)"
+    if len(shape) == 0:
+        return "a single number is not a table"
+    return f"save one row per item (an image, ...) as x.reshape({shape[0]}, -1)"
 
 
 def _check_numeric(path, dtype):
