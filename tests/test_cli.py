@@ -135,3 +135,16 @@ def test_uk_food_builtin_dataset_is_one_command(tmp_path, capsys):
     ]
     pc1 = np.array([float(line.split(",")[1]) for line in lines[1:]])
     assert np.argmax(np.abs(pc1)) == 3  # Northern Ireland stands apart on PC1
+
+
+@pytest.mark.parametrize(
+    "method, option",
+    [("tsne", "--param perplexity=VALUE"), ("isomap", "--param n_neighbors=VALUE"), ("pca", "-k N")],
+)
+def test_a_parameter_the_method_asks_to_change_is_named_as_the_option_that_sets_it(tmp_path, capsys, method, option):
+    """The estimator says "lower perplexity"; a command-line user sets it with --param (or -k)."""
+    path = tmp_path / "three.csv"
+    path.write_text("a\n1\n2\n4\n")
+    assert main(["embed", str(path), "-m", method, "-o", str(tmp_path / "e.csv")]) == 2
+    err = capsys.readouterr().err
+    assert f"On the command line: {option}." in err and err.count("error:") == 1

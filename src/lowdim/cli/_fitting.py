@@ -137,7 +137,7 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform", 
     params = estimator.get_params()
     check_memory(name, X, params.get(method.size) or 2, params)
     start = time.perf_counter()
-    with progress(estimator, args, name):
+    with progress(estimator, args, name), _options_named(estimator, method):
         if output == "labels":
             out = fit_labels(estimator, X)
         elif method.supervised:
@@ -145,6 +145,36 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform", 
         else:
             out = estimator.fit_transform(X)
     return out, time.perf_counter() - start
+
+
+@contextmanager
+def _options_named(estimator, method):
+    """An estimator's refusal names the parameter to change ("lower perplexity"); on the
+    command line that is ``-k`` or ``--param NAME=VALUE``, said after the message."""
+    try:
+        yield
+    except ValueError as exc:
+        options = cli_options(str(exc), estimator.get_params(), method.size)
+        if not options:
+            raise
+        raise UsageError(f"{exc} On the command line: {', '.join(options)}.") from exc
+
+
+def cli_options(message, params, size):
+    """The command-line options that set the parameters ``message`` asks to change.
+
+    Examples
+    --------
+    >>> cli_options("perplexity (30) is too large; lower perplexity.", {"perplexity": 30.0}, "n_components")
+    ['--param perplexity=VALUE']
+    >>> cli_options("n_components=3 > 2 features; lower n_components.", {"n_components": 3}, "n_components")
+    ['-k N']
+    """
+    import re
+
+    asked = re.findall(r"\b(?:lower|raise|increase|decrease|reduce|set|pass)\s+(?:the\s+)?(\w+)", message)
+    named = [name for name in dict.fromkeys(asked) if name in params]
+    return ["-k N" if name == size else f"--param {name}=VALUE" for name in named]
 
 
 def check_memory(name, X, n_components, params, table=None):
