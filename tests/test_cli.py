@@ -148,3 +148,19 @@ def test_a_parameter_the_method_asks_to_change_is_named_as_the_option_that_sets_
     assert main(["embed", str(path), "-m", method, "-o", str(tmp_path / "e.csv")]) == 2
     err = capsys.readouterr().err
     assert f"On the command line: {option}." in err and err.count("error:") == 1
+
+
+def test_method_names_are_taken_as_users_write_them(tmp_path, capsys):
+    """UMAP, t-SNE, KMeans, kernel_pca: the registry's names whatever the case, separators or class name."""
+    out = tmp_path / "m.csv"
+    assert main(["embed", "--dataset", "iris", "-m", "UMAP", "-o", str(out), "--quiet"]) == 0
+    assert out.read_text().splitlines()[0].startswith("umap1,umap2")
+    assert main(["embed", "--dataset", "iris", "-m", "kernel_pca", "-o", str(out), "--quiet", "--overwrite"]) == 0
+    assert out.read_text().splitlines()[0].startswith("kernel-pca1")
+    clusters = tmp_path / "c.csv"
+    argv = ["cluster", "--dataset", "iris", "-m", "KMeans", "-k", "3", "--on", "t-SNE", "-o", str(clusters), "--json"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["method"] == "kmeans" and summary["on"] == "tsne"
+    assert main(["embed", "--dataset", "iris", "-m", "Umapp", "-o", str(out), "--overwrite"]) == 2
+    assert "unknown method 'Umapp'; did you mean" in capsys.readouterr().err

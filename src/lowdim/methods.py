@@ -14,6 +14,7 @@ TSNE(perplexity=10, random_state=0)
 import ast
 import difflib
 import math
+import re
 from dataclasses import dataclass, field
 from importlib import import_module
 
@@ -277,11 +278,36 @@ def lookup(name, table=None):
     'hessian'
     """
     table = {**EMBEDDINGS, **CLUSTERINGS} if table is None else table
+    name = canonical_name(name, table)
     if name not in table:
         close = difflib.get_close_matches(name, table, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise ValueError(f"unknown method {name!r}; {hint}choose from {', '.join(table)}.")
     return table[name]
+
+
+def canonical_name(name, table=None):
+    """The registered name of a method written as users write it: in capitals, with
+    other separators, or as its class (``UMAP``, ``t-SNE``, ``kernel_pca``,
+    ``KernelPCA``, ``GaussianMixture``); ``name`` itself when nothing matches.
+
+    Examples
+    --------
+    >>> [canonical_name(n) for n in ("UMAP", "t-SNE", "kernel_pca", "GaussianMixture", "nosuch")]
+    ['umap', 'tsne', 'kernel-pca', 'gmm', 'nosuch']
+    """
+    table = {**EMBEDDINGS, **CLUSTERINGS} if table is None else table
+    if name in table:
+        return name
+
+    def key(text):
+        return re.sub(r"[-_\s]", "", str(text).lower())
+
+    wanted = key(name)
+    # the name itself first, then the class (several names of one class: only the plain one, no fixed parameters)
+    found = [other for other in table if key(other) == wanted]
+    found = found or [other for other, method in table.items() if key(method.path) == wanted and not method.fixed]
+    return found[0] if len(found) == 1 else name
 
 
 def make_estimator(name, *, n_components=None, params=None, seed=None, table=None):

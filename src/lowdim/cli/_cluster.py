@@ -11,6 +11,7 @@ from ._common import (
     check_outputs,
     emit_json,
     label_name,
+    method_name,
     positive_int,
 )
 from ._dask import add_dask_argument
@@ -25,13 +26,16 @@ SELECTIONS = ["elbow", "silhouette", "bic", "aic", "gap", "gmeans"]
 
 
 def add_arguments(parser):
+    from ..methods import CLUSTERINGS
+
     add_data_arguments(parser)
     add_pca_argument(parser)
     parser.add_argument(
         "-m",
         "--method",
         default="kmeans",
-        help="kmeans, minibatch-kmeans, kmedoids, gmm, spectral, hdbscan, leiden or louvain",
+        type=method_name,
+        help=f"clustering method (default kmeans): {', '.join(CLUSTERINGS)}",
     )
     size = parser.add_mutually_exclusive_group()
     size.add_argument("-k", "--n-clusters", type=positive_int, help="number of clusters")
@@ -43,6 +47,7 @@ def add_arguments(parser):
     parser.add_argument(
         "--on",
         metavar="METHOD",
+        type=method_name,
         help="cluster a 2-D embedding by this method (umap, tsne, pca, ...) instead of the data",
     )
     parser.add_argument("--k-range", default="1-10", help="candidates for --select, e.g. 2-12 (default 1-10)")

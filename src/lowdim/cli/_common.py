@@ -164,6 +164,31 @@ def _numeric_builtin(name, say):
     return X, names, y.astype(str), None
 
 
+def method_name(text):
+    """argparse type of a method name, as the registry spells it however the user
+    wrote it (``UMAP``, ``t-SNE``, ``KMeans`` -> ``umap``, ``tsne``, ``kmeans``).
+
+    Examples
+    --------
+    >>> method_name(" UMAP"), method_name("nosuch")
+    ('umap', 'nosuch')
+    """
+    from ..methods import canonical_name
+
+    return canonical_name(text.strip())
+
+
+def method_names(text):
+    """argparse type of comma-separated method names (``method_name`` each).
+
+    Examples
+    --------
+    >>> method_names("PCA, t-SNE,UMAP")
+    'pca,tsne,umap'
+    """
+    return ",".join(method_name(name) for name in text.split(",") if name.strip())
+
+
 def positive_int(text):
     """argparse type of a count (-k, --pca): a whole number of at least 1.
 

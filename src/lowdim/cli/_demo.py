@@ -2,7 +2,7 @@
 
 import os
 
-from ._common import DATASETS, add_run_arguments, check_outputs, emit_json
+from ._common import DATASETS, add_run_arguments, check_outputs, emit_json, method_names
 from ._pipeline import load_data
 
 HELP = "run PCA, t-SNE, UMAP and k-means on built-in data; write a report and plots"
@@ -16,7 +16,9 @@ def add_arguments(parser):
         help="built-in data (default digits; fashion-mnist needs the Debian package dataset-fashion-mnist)",
     )
     parser.add_argument("-o", "--output", default="lowdim-demo", help="output folder (default lowdim-demo)")
-    parser.add_argument("--methods", default="pca,tsne,umap", help="embedding methods (default pca,tsne,umap)")
+    parser.add_argument(
+        "--methods", default="pca,tsne,umap", type=method_names, help="embedding methods (default pca,tsne,umap)"
+    )
     add_run_arguments(parser)
 
 

@@ -7,6 +7,7 @@ from ._common import (
     check_outputs,
     emit_json,
     label_name,
+    method_name,
     positive_int,
 )
 from ._fitting import build, fit_method
@@ -18,7 +19,9 @@ HELP = "embed data with any method (pca, tsne, umap, isomap, ...; see --list)"
 def add_arguments(parser):
     add_data_arguments(parser)
     add_pca_argument(parser)
-    parser.add_argument("-m", "--method", default="pca", help="method name (default pca; --list shows all)")
+    parser.add_argument(
+        "-m", "--method", default="pca", type=method_name, help="method name (default pca; --list shows all)"
+    )
     parser.add_argument("-k", "--n-components", type=positive_int, default=2, help="output dimensions (default 2)")
     parser.add_argument(
         "--param",

@@ -14,6 +14,8 @@ from ._common import (
     emit_json,
     hover_columns,
     label_name,
+    method_name,
+    method_names,
     positive_int,
     read_data,
 )
@@ -25,7 +27,9 @@ HELP = "fit several 2-D maps and write one interactive page: hover, select acros
 def add_arguments(parser):
     add_data_arguments(parser, needs_output=True, output="page")
     add_pca_argument(parser)
-    parser.add_argument("--methods", default="pca,umap", help="comma-separated method names (default pca,umap)")
+    parser.add_argument(
+        "--methods", default="pca,umap", type=method_names, help="comma-separated method names (default pca,umap)"
+    )
     parser.add_argument(
         "--param",
         action="append",
@@ -47,8 +51,15 @@ def add_arguments(parser):
         default=64,
         help="thumbnail budget in MB, one byte per pixel and channel; beyond it a random subset (default 64)",
     )
-    parser.add_argument("--cluster", metavar="METHOD", help="also cluster (hdbscan, leiden, kmeans, ...): colour by it")
-    parser.add_argument("--cluster-on", metavar="METHOD", help="cluster this map (one of --methods), not the data")
+    parser.add_argument(
+        "--cluster",
+        metavar="METHOD",
+        type=method_name,
+        help="also cluster (hdbscan, leiden, kmeans, ...): colour by it",
+    )
+    parser.add_argument(
+        "--cluster-on", metavar="METHOD", type=method_name, help="cluster this map (one of --methods), not the data"
+    )
     parser.add_argument("-k", "--n-clusters", type=positive_int, default=8, help="k for --cluster methods that take it")
     parser.add_argument("--title", help="page title (default: the input's name)")
 

@@ -10,6 +10,8 @@ from ._common import (
     emit_json,
     hover_columns,
     label_name,
+    method_name,
+    method_names,
     positive_int,
     read_data,
     require_plotting,
@@ -23,7 +25,10 @@ HELP = "fit several methods and write one HTML page: summary, scree plot, embedd
 def add_arguments(parser):
     add_data_arguments(parser, needs_output=True, output="page")
     parser.add_argument(
-        "--methods", default="pca,tsne,umap", help="comma-separated method names (default pca,tsne,umap)"
+        "--methods",
+        default="pca,tsne,umap",
+        type=method_names,
+        help="comma-separated method names (default pca,tsne,umap)",
     )
     parser.add_argument(
         "--param",
@@ -35,10 +40,14 @@ def add_arguments(parser):
     parser.add_argument(
         "--cluster",
         metavar="METHOD",
+        type=method_name,
         help="also cluster (hdbscan, leiden, kmeans, ...) and colour every embedding by the clusters",
     )
     parser.add_argument(
-        "--cluster-on", metavar="METHOD", help="cluster this embedding (one of --methods), not the data"
+        "--cluster-on",
+        metavar="METHOD",
+        type=method_name,
+        help="cluster this embedding (one of --methods), not the data",
     )
     parser.add_argument(
         "-k", "--n-clusters", type=positive_int, default=8, help="k for --cluster methods that take it (default 8)"
