@@ -146,6 +146,24 @@ def test_a_dataframe_of_categories_or_dates_is_refused_with_the_way_to_read_it(m
         make().fit(cells)
 
 
+def test_a_gap_of_a_nullable_pandas_column_is_a_gap_not_a_non_number():
+    """pandas' Int64/Float64/boolean columns mark a gap with pd.NA: a method that takes gaps
+    fits, the others name the gap (they called it a non-numeric value to convert)."""
+    frame = pd.DataFrame(
+        {
+            "count": pd.array([1, 2, None, 4, 5, 6, 7, 9], dtype="Int64"),
+            "ok": pd.array([True, False, True, None, False, True, True, False], dtype="boolean"),
+            "size": [1.0, 2, 3, 4, 5, 7, 6, 8],
+        }
+    )
+    model = lowdim.ProbabilisticPCA(1, random_state=0).fit(frame)
+    assert np.isfinite(model.components_).all() and model.feature_names_in_.tolist() == ["count", "ok", "size"]
+    with pytest.raises(ValueError, match=r"contains NaN at row 2, column 0 \(2 non-finite"):
+        lowdim.PCA(1).fit(frame)
+    full = frame.dropna()
+    np.testing.assert_allclose(lowdim.PCA(1).fit(full).mean_, full.to_numpy(dtype=float).mean(axis=0), rtol=1e-12)
+
+
 def test_a_table_lowdim_wrote_reads_back_with_its_labels_and_row_names_apart(tmp_path):
     """A map written with labels and row ids, read again to cluster it: the labels are no
     feature (numbers such as iris's 0, 1, 2 would enter every distance unannounced)."""

@@ -29,11 +29,22 @@ MIXED_TABLE_HINT = (
 )
 
 
+def _is_pandas_gap(value):
+    """pandas' missing value of its nullable dtypes (``pd.NA``, from ``Int64``,
+    ``Float64``, ``boolean`` columns), without importing pandas."""
+    return type(value).__name__ == "NAType" and type(value).__module__.startswith("pandas")
+
+
 def _convert_object_array(X, name, columns=None):
     """Convert an object array of numbers to float64, naming the first bad cell (and
-    its column's name, ``columns``, for a DataFrame)."""
+    its column's name, ``columns``, for a DataFrame); pandas' ``NA`` (a nullable
+    column's gap) becomes NaN, a gap like any other."""
     flat = X.reshape(X.shape[0], -1) if X.ndim >= 1 else X.reshape(1, 1)
+    gaps = []
     for idx, value in np.ndenumerate(flat):
+        if _is_pandas_gap(value):
+            gaps.append(idx)
+            continue
         try:
             if isinstance(value, (complex, np.complexfloating)) and value.imag != 0:
                 raise TypeError("float() argument must be a string or a real number, not complex")
@@ -51,6 +62,9 @@ def _convert_object_array(X, name, columns=None):
                 f"{name} contains a non-numeric value {value!r} (type {type(value).__name__}) at {where} "
                 f"({exc}); {fix}, or drop that column before fitting."
             ) from None
+    if gaps:
+        X = X.copy()
+        X.reshape(flat.shape)[tuple(np.array(gaps).T)] = np.nan
     return X.astype(np.float64)
 
 
