@@ -407,6 +407,30 @@ def test_an_array_that_is_not_a_table_is_refused_with_the_reshape_that_makes_one
     assert read_table(str(path)).X.shape[0] == array.shape[0]
 
 
+@pytest.mark.parametrize("layout", ["csr", "csc", "coo"])
+def test_a_sparse_matrix_saved_by_scipy_is_read_as_its_matrix(tmp_path, layout):
+    """scipy.sparse.save_npz writes data/indices/indptr/format/shape: the matrix, not its
+    'indices' array read as the data."""
+    import scipy.sparse as sp
+
+    matrix = sp.random(40, 7, density=0.3, format=layout, random_state=0, dtype=np.float32)
+    path = tmp_path / "counts.npz"
+    sp.save_npz(path, matrix)
+    table = read_table(str(path))
+    assert table.X.shape == (40, 7)
+    np.testing.assert_array_equal(table.X, matrix.toarray())
+    with pytest.raises(DataFileError, match="expected a 2-D array"):  # --key still reads that one array
+        read_table(str(path), key="data")
+
+
+def test_a_sparse_archive_declaring_a_huge_matrix_is_refused_before_expanding(tmp_path):
+    path = tmp_path / "huge.npz"
+    np.savez(path, format=np.array("csr"), shape=np.array([10**7, 10**6]), data=np.ones(1),
+             indices=np.zeros(1, dtype=np.int32), indptr=np.zeros(10**7 + 1, dtype=np.int32))  # fmt: skip
+    with pytest.raises(DataFileError, match=r"shape \(10000000, 1000000\).*exceeds the limit"):
+        read_table(str(path))
+
+
 def test_utf16_field_limit_and_delimiter_messages(tmp_path):
     wide = tmp_path / "wide.csv"
     wide.write_bytes("a,b\n1,2\n3,4\n".encode("utf-16"))  # Excel's "Unicode text"

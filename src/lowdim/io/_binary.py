@@ -93,9 +93,14 @@ def read_npy(path, *, max_bytes=None):
     return np.memmap(path, dtype=dtype, mode="r", shape=tuple(shape), offset=offset, order="F" if fortran else "C")
 
 
+# the arrays scipy.sparse.save_npz writes: a compressed-row/column matrix, or coordinates
+SPARSE_NPZ = ({"format", "shape", "data", "indices", "indptr"}, {"format", "shape", "data", "row", "col"})
+
+
 def read_npz(path, *, key=None, max_bytes=None):
     """Read one 2-D array of an ``.npz`` archive (``key``; default: ``X``, else the first one,
-    announced with a warning when the archive holds several).
+    announced with a warning when the archive holds several). A sparse matrix saved by
+    ``scipy.sparse.save_npz`` is read whole, as a dense array.
 
     Examples
     --------
@@ -109,6 +114,8 @@ def read_npz(path, *, key=None, max_bytes=None):
             members = [n[:-4] for n in archive.namelist() if n.endswith(".npy")]
             if not members:
                 raise DataFileError(f"{path}: the archive holds no arrays.")
+            if key is None and any(parts <= set(members) for parts in SPARSE_NPZ):
+                return _read_sparse_npz(path, max_bytes)
             name = key or ("X" if "X" in members else members[0])
             if key is None and len(members) > 1:
                 warn_user(
@@ -133,6 +140,18 @@ def read_npz(path, *, key=None, max_bytes=None):
     if len(data) != count * dtype.itemsize:
         raise DataFileError(f"{path}: array {name!r} is truncated ({len(data)} of {count * dtype.itemsize} bytes).")
     return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+
+def _read_sparse_npz(path, max_bytes):
+    """A ``scipy.sparse.save_npz`` matrix as a dense array, refused before it is
+    expanded when the dense array would not fit."""
+    import scipy.sparse as sp
+
+    with np.load(path, allow_pickle=False) as arrays:
+        shape, dtype = tuple(int(n) for n in arrays["shape"]), arrays["data"].dtype
+    _check_numeric(path, dtype)
+    _check_declared(path, shape, dtype.itemsize, max_bytes)
+    return sp.load_npz(path).toarray()
 
 
 def read_hdf5(path, *, key=None, max_bytes=None):
