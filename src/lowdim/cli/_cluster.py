@@ -23,11 +23,15 @@ HELP = (
     "elbow|silhouette|bic|aic|gap|gmeans) or hdbscan, optics, dbscan, leiden, louvain; --on umap clusters an embedding"
 )
 SELECTIONS = ["elbow", "silhouette", "bic", "aic", "gap", "gmeans"]
+# methods.CLUSTERINGS's names, written out: importing the registry to build the parser would
+# load numpy and scipy for every command, --version included (a test keeps the two equal)
+CLUSTERING_NAMES = (
+    "kmeans", "minibatch-kmeans", "kprototypes", "kmodes", "kmedoids", "gmm", "bayesian-gmm", "hdbscan", "optics",
+    "dbscan", "agglomerative", "bisecting-kmeans", "leiden", "louvain", "spectral-clustering",
+)  # fmt: skip
 
 
 def add_arguments(parser):
-    from ..methods import CLUSTERINGS
-
     add_data_arguments(parser)
     add_pca_argument(parser)
     parser.add_argument(
@@ -35,7 +39,7 @@ def add_arguments(parser):
         "--method",
         default="kmeans",
         type=method_name,
-        help=f"clustering method (default kmeans): {', '.join(CLUSTERINGS)}",
+        help=f"clustering method (default kmeans): {', '.join(CLUSTERING_NAMES)}",
     )
     size = parser.add_mutually_exclusive_group()
     size.add_argument("-k", "--n-clusters", type=positive_int, help="number of clusters")
