@@ -115,7 +115,7 @@ def read_npz(path, *, key=None, max_bytes=None):
             if not members:
                 raise DataFileError(f"{path}: the archive holds no arrays.")
             if key is None and any(parts <= set(members) for parts in SPARSE_NPZ):
-                return _read_sparse_npz(path, max_bytes)
+                return _read_sparse_npz(path, archive, max_bytes)
             name = key or ("X" if "X" in members else members[0])
             if key is None and len(members) > 1:
                 warn_user(
@@ -142,13 +142,19 @@ def read_npz(path, *, key=None, max_bytes=None):
     return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
 
-def _read_sparse_npz(path, max_bytes):
+def _read_sparse_npz(path, archive, max_bytes):
     """A ``scipy.sparse.save_npz`` matrix as a dense array, refused before it is
-    expanded when the dense array would not fit."""
+    expanded when the dense array would not fit (the size from the ``shape`` array and
+    the headers, the data not yet read)."""
     import scipy.sparse as sp
 
-    with np.load(path, allow_pickle=False) as arrays:
-        shape, dtype = tuple(int(n) for n in arrays["shape"]), arrays["data"].dtype
+    with archive.open("data.npy") as fh:
+        dtype = _npy_header(fh, path)[2]
+    with archive.open("shape.npy") as fh:
+        declared, _, shape_dtype = _npy_header(fh, path)
+        if tuple(declared) != (2,) or shape_dtype.kind not in "iu":
+            raise DataFileError(f"{path}: a sparse matrix's 'shape' must be two whole numbers; got {declared}.")
+        shape = tuple(int(n) for n in np.frombuffer(fh.read(2 * shape_dtype.itemsize), dtype=shape_dtype))
     _check_numeric(path, dtype)
     _check_declared(path, shape, dtype.itemsize, max_bytes)
     return sp.load_npz(path).toarray()
