@@ -88,6 +88,7 @@ def _edited(path, edit):
         (lambda m: m.update({"categories": {"z": {"levels": ["x"]}}}), r"categories\['z'\] must name a model column"),
         (lambda m: m.update({"categories": {"a": {"levels": [1, 2]}}}), "list its categories as text"),
         (lambda m: m.update({"categories": ["a"]}), "categories must be a dict"),
+        (lambda m: m.update({"label_column": ["y"]}), "'label_column' must be a column name"),
     ],
 )
 def test_edited_pipelines_are_refused(tmp_path, edit, words):
@@ -134,6 +135,26 @@ def test_transform_applies_the_training_scaling_to_the_training_rows(wine, tmp_p
     first, second = _numbers(embedded), _numbers(again)
     assert pd.read_csv(again).columns.tolist() == ["pca1", "pca2"]
     np.testing.assert_allclose(second, first, atol=1e-9 * np.abs(first).max())
+
+
+def test_transform_carries_the_training_label_column_when_the_new_table_has_it(wine, tmp_path, capsys):
+    """The model remembers --label-column: a new table with that column keeps it in
+    the output, under its name and row for row; one without it is embedded unlabelled,
+    and the output says so; an explicit --label-column still wins."""
+    model, embedded, again = tmp_path / "m.lowdim", tmp_path / "emb.csv", tmp_path / "again.csv"
+    _run("embed", wine / "wine.csv", "--label-column", "cultivar", "-m", "pca", "-o", embedded, "--save-model", model)
+    assert saved_columns(model, label=True)[1] == "cultivar"
+    _run("transform", model, wine / "wine.csv", "-o", again)
+    first, second = pd.read_csv(embedded), pd.read_csv(again)
+    assert second.columns.tolist() == ["pca1", "pca2", "cultivar"]
+    assert second["cultivar"].tolist() == first["cultivar"].tolist() == load_wine().target.tolist()
+    capsys.readouterr()
+    assert main(["transform", str(model), str(wine / "shuffled.csv"), "-o", str(again), "--overwrite"]) == 0
+    assert "no column 'cultivar' (the model's label column); rows written without labels" in capsys.readouterr().out
+    assert pd.read_csv(again).columns.tolist() == ["pca1", "pca2"]
+    relabelled = ["transform", str(model), str(wine / "wine.csv"), "-o", str(again), "--overwrite"]
+    assert main([*relabelled, "--label-column", "alcohol", "--quiet"]) == 2  # the model's column is gone
+    assert "lacks (alcohol)" in capsys.readouterr().err
 
 
 def test_transform_of_a_pca_then_umap_model_takes_the_original_columns(wine, tmp_path):

@@ -95,7 +95,8 @@ def fitted_pca(X, args, say):
 def save_model(args, data, *named, say):
     """Write ``--save-model``: the method alone, or a pipeline of the preprocessing
     steps and the fitted ``named`` ``(name, estimator)`` pairs, with the input's column
-    names (``lowdim transform`` picks a new table's columns by them)."""
+    names (``lowdim transform`` picks a new table's columns by them) and its label
+    column (carried into the output of ``lowdim transform``)."""
     from sklearn.pipeline import Pipeline
 
     from ..io import save
@@ -107,7 +108,15 @@ def save_model(args, data, *named, say):
         for name, kind in zip(data.columns, data.kinds or ())
         if kind != "numeric"
     }  # a new file's categories are coded by these levels, not by its own
-    save(model, args.save_model, overwrite=args.overwrite, columns=data.columns, categories=categories or None)
+    label = getattr(args, "label_column", None) if data.labels is not None else None
+    save(
+        model,
+        args.save_model,
+        overwrite=args.overwrite,
+        columns=data.columns,
+        categories=categories or None,
+        label_column=label,
+    )
     shown = " -> ".join(name for name, _ in steps)
     say(f"wrote {args.save_model} ({shown}, {len(data.columns)} input columns)")
 

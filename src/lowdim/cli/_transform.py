@@ -39,6 +39,27 @@ def _say_unseen(path, levels, categories, say):
             )
 
 
+def _read_labelled(args, label, say):
+    """``(read_data's result, the args it was read with)``: the new data, its column
+    named as the model's label column (``label``) read as the labels when it has one,
+    as at training; an explicit --label-column wins."""
+    from argparse import Namespace
+
+    from ..exceptions import DataFileError
+
+    if label is None or args.label_column is not None or args.dataset:
+        return read_data(args, say), args
+    labelled = Namespace(**{**vars(args), "label_column": label})
+    try:
+        return read_data(labelled, say), labelled
+    except DataFileError:
+        read = read_data(args, say)
+        if label in read[1]:  # the label column is there: the failure was something else
+            raise
+    say(f"{args.input}: no column {label!r} (the model's label column); rows written without labels.")
+    return read, args
+
+
 def model_name(model):
     """The model as the user fitted it: a pipeline by its method and the steps before it
     (``UMAP after StandardScaler, PCA``), not as scikit-learn's ``Pipeline``.
@@ -76,9 +97,9 @@ def run(args, say):
     _refuse_refitting(args)
     check_outputs(args, args.output, tables=[args.output])
     model = load(args.model)
-    columns, categories = saved_columns(args.model, categories=True)
+    columns, categories, label = saved_columns(args.model, categories=True, label=True)
     reading = model_reading(args, categories) if categories and not args.dataset else args
-    raw, names, labels, row_ids, (kinds, levels, _) = read_data(reading, say)
+    (raw, names, labels, row_ids, (kinds, levels, _)), reading = _read_labelled(reading, label, say)
     used = set(names if columns is None else columns)
     stray = [n for n, k in zip(names, kinds or ()) if k != "numeric" and n not in categories and n in used]
     if stray:
@@ -99,7 +120,13 @@ def run(args, say):
         raise UsageError(f"{args.model}: a {name} model cannot be applied to new data.")
     columns = [f"{_output_prefix(model)}{i + 1}" for i in range(out.shape[1])] if kind == "transform" else ["cluster"]
     write_table(
-        args.output, out, columns, labels=labels, label_name=label_name(args), row_ids=row_ids, overwrite=args.overwrite
+        args.output,
+        out,
+        columns,
+        labels=labels,
+        label_name=label_name(reading),
+        row_ids=row_ids,
+        overwrite=args.overwrite,
     )
     say(f"{name}: {kind} of {X.shape[0]} rows -> {args.output}")
     emit_json(

@@ -132,7 +132,7 @@ def _split_state(estimator):
 FIT_INPUTS = ("precomputed_knn",)
 
 
-def save(estimator, path, *, overwrite=True, columns=None, categories=None):
+def save(estimator, path, *, overwrite=True, columns=None, categories=None, label_column=None):
     """Save a fitted lowdim estimator to ``path`` (JSON manifest + arrays, no pickle).
 
     Parameters
@@ -158,6 +158,9 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None):
         for each category column (named in ``columns``), its categories in code order
         (read back with :func:`saved_columns`; ``lowdim transform`` codes a new file's
         categories by them, not by the new file's own levels).
+    label_column : str, optional
+        The training table's label column (read back with :func:`saved_columns`;
+        ``lowdim transform`` carries a new file's column of that name into its output).
 
     Examples
     --------
@@ -194,6 +197,8 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None):
         manifest["columns"] = columns
     if categories:
         manifest["categories"] = categories
+    if label_column is not None:
+        manifest["label_column"] = str(label_column)
     with (
         atomic_path(path, overwrite=overwrite) as tmp,
         zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
@@ -328,6 +333,8 @@ def _check_schema(manifest):
         _fail_schema("'columns' must be a list of column names")
     if "categories" in manifest:
         _checked_categories(manifest["categories"], columns, UntrustedModelError)
+    if not isinstance(manifest.get("label_column", ""), str):
+        _fail_schema("'label_column' must be a column name")
     if manifest.get("class") != "Pipeline":
         _check_section(manifest, "")
         return
@@ -536,9 +543,10 @@ def load(path):
     return estimator
 
 
-def saved_columns(path, *, categories=False):
+def saved_columns(path, *, categories=False, label=False):
     """The input column names a model file was saved with (``save(..., columns=)``),
-    or None; with ``categories``, also its category columns (``save(..., categories=)``).
+    or None; with ``categories``, also its category columns (``save(..., categories=)``);
+    with ``label``, also its label column (``save(..., label_column=)``).
 
     Parameters
     ----------
@@ -546,10 +554,13 @@ def saved_columns(path, *, categories=False):
     categories : bool, default=False
         Also return ``{column: {'levels': [...], 'ordered': bool}}`` (empty for a
         model of numbers).
+    label : bool, default=False
+        Also return the label column's name, or None.
 
     Returns
     -------
-    list of str or None, or (list of str or None, dict) with ``categories``
+    list of str or None, followed with ``categories`` by a dict and with ``label`` by
+    a str or None (a tuple when either is asked for)
 
     Examples
     --------
@@ -564,8 +575,10 @@ def saved_columns(path, *, categories=False):
         try:
             with zipfile.ZipFile(fh) as zf:
                 manifest = _read_manifest(zf)
-                columns = manifest.get("columns")
-                return (columns, manifest.get("categories", {})) if categories else columns
+                asked = [manifest.get("columns")]
+                asked += [manifest.get("categories", {})] if categories else []
+                asked += [manifest.get("label_column")] if label else []
+                return tuple(asked) if len(asked) > 1 else asked[0]
         except UntrustedModelError:
             raise
         except ARCHIVE_ERRORS as exc:
