@@ -80,7 +80,7 @@ def test_a_border_point_between_two_clusters_joins_the_one_grown_first():
 
 
 def test_bad_input_is_named():
-    with pytest.raises(ValueError, match="square distance matrix"):
+    with pytest.raises(ValueError, match="distance matrix is expected to be square"):
         DBSCAN(metric="precomputed").fit(np.ones((3, 2)))
     with pytest.raises(ValueError, match="one finite weight per row"):
         DBSCAN().fit(np.eye(4), sample_weight=np.ones(3))

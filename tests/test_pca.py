@@ -211,6 +211,17 @@ def test_score_matches_sklearn_probabilistic_pca(digits):
         np.testing.assert_allclose(ours.get_precision() @ ours.get_covariance(), np.eye(64), atol=1e-6)
 
 
+def test_whitening_changes_the_scores_not_the_density(digits):
+    """Probabilistic PCA's density is one model of the data whether ``transform``
+    whitens or not; scikit-learn multiplies the whitened components by the variances a
+    second time in ``get_covariance`` (its issue 13898), so only the unwhitened model is
+    its reference."""
+    plain, white = PCA(5).fit(digits), PCA(5, whiten=True).fit(digits)
+    np.testing.assert_allclose(white.get_covariance(), plain.get_covariance(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(white.score_samples(digits), plain.score_samples(digits), rtol=1e-10)
+    assert white.score(digits) == pytest.approx(SkPCA(5).fit(digits).score(digits), rel=1e-8)
+
+
 def test_score_with_standardize_is_a_density_of_the_raw_data():
     X = low_rank(n=200, d=5, rank=5) * np.array([1, 10, 100, 1000, 0.1])
     pca = PCA(3, standardize=True).fit(X)

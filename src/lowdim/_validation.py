@@ -543,3 +543,80 @@ def check_sample_weight(sample_weight, n_samples):
             "Sample weights must have a positive sum: every weight is zero; give some samples a positive weight."
         )
     return w
+
+
+_SINGULAR = {"distances": "distance", "dissimilarities": "dissimilarity"}
+
+
+def check_precomputed(D, *, what="distances", symmetric=False, parameter="metric='precomputed'"):
+    """``D`` as a precomputed matrix of ``what`` (dense, or scipy.sparse: its stored
+    entries): square and non-negative; with ``symmetric`` (a method that reads each pair
+    once, or whose algorithm assumes ``D[i, j] == D[j, i]``) the same both ways up to
+    rounding (dense only: a sparse one stores each row's nearest). A dense matrix whose
+    every row is largest on its diagonal is refused: a point is nearest itself in
+    distances, farthest in similarities (a kernel, correlations, a cosine similarity),
+    which is what such a matrix holds.
+
+    Examples
+    --------
+    >>> check_precomputed(np.array([[0.0, 2.0], [2.0, 0.0]]), symmetric=True).shape
+    (2, 2)
+    >>> check_precomputed(np.array([[1.0, 0.3], [0.3, 1.0]]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: metric='precomputed' needs distances, but every row of X is largest on its diagonal ...
+    """
+    if D.ndim != 2 or D.shape[0] != D.shape[1]:
+        raise ValueError(
+            f"The precomputed {_SINGULAR[what]} matrix is expected to be square, however it has shape {D.shape} "
+            f"({parameter}); pass one row and one column per sample."
+        )
+    values = D.data if sp.issparse(D) else D
+    if values.size and np.nanmin(values) < 0:
+        i, j = _cell(D, np.nanargmin(values))
+        raise ValueError(
+            f"All distances should be positive, the precomputed distances given as X is not correct: {parameter} "
+            f"needs non-negative {what}, and X has negative entries (X[{i}, {j}] = {np.nanmin(values):g})."
+        )
+    if not sp.issparse(D):  # a sparse matrix stores each row's nearest: unstored is not asymmetric
+        if symmetric:
+            _check_symmetric(np.asarray(D), what, parameter)
+        if D.shape[0] > 1:
+            _refuse_similarities(np.asarray(D), what, parameter)
+    return D
+
+
+def _cell(D, flat):
+    """``(row, column)`` of entry ``flat`` of a dense array, or of a sparse matrix's data."""
+    if sp.issparse(D):
+        coo = D.tocoo()
+        return int(coo.row[flat]), int(coo.col[flat])
+    return tuple(int(i) for i in np.unravel_index(flat, D.shape))
+
+
+def _check_symmetric(D, what, parameter):
+    """The same value both ways up to a relative 1e-8 of the largest finite entry (two
+    infinite entries are equal)."""
+    with np.errstate(invalid="ignore"):  # inf - inf: both infinite, symmetric
+        gap = np.where(D == D.T, 0.0, np.abs(D - D.T))
+    flat = int(np.argmax(gap))
+    largest = float(np.abs(D[np.isfinite(D)]).max(initial=0.0))
+    if gap.flat[flat] > 1e-8 * max(largest, 1e-300):
+        i, j = _cell(D, flat)
+        raise ValueError(
+            f"The precomputed {_SINGULAR[what]} matrix is expected to be symmetric, however it has different values: "
+            f"X[{i}, {j}] = {D[i, j]:g} but X[{j}, {i}] = {D[j, i]:g} ({parameter}); pass (X + X.T) / 2 if that is "
+            "noise."
+        )
+
+
+def _refuse_similarities(D, what, parameter):
+    diagonal = np.diagonal(D)
+    if not diagonal.max() > 0 or np.any(diagonal < np.nanmax(D, axis=1)):
+        return
+    other = 1 if D.shape[1] > 1 else 0
+    raise ValueError(
+        f"{parameter} needs {what}, but every row of X is largest on its diagonal (X[0, 0] = {D[0, 0]:g}, "
+        f"X[0, {other}] = {D[0, other]:g}): these look like similarities; pass distances (1 - S for correlations or "
+        "cosine similarities, sqrt(2 - 2 S) for a kernel with ones on its diagonal)."
+    )

@@ -18,9 +18,10 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, CALLABLE, NONE, HasMethods, InstanceOf, Interval, Options, validate_params
+from .._validation import check_precomputed
 from .._warnings import warn_user
 from ..neighbors import join_components
-from ._base import check_n_clusters, check_precomputed, warn_constant_columns
+from ._base import check_n_clusters, warn_constant_columns
 
 LINKAGES = {"ward": 0, "complete": 1, "average": 2, "single": 3}  # the kernels' codes for the first three
 METRICS = {"euclidean": 0, "l2": 0, "manhattan": 1, "l1": 1, "cityblock": 1, "cosine": 2}
@@ -316,7 +317,7 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         X = self._validate_input(X, reset=True)
         n = X.shape[0]
         if self.metric == "precomputed":
-            check_precomputed(X)
+            check_precomputed(X, symmetric=True)  # the nearest-neighbour chain needs one distance per pair
         nonzero = np.any(X != 0, axis=1)
         if self.metric == "cosine" and not nonzero.all():
             raise ValueError(

@@ -28,21 +28,6 @@ def warn_constant_columns(X, name):
     warn_constant_features(var, name, CLUSTER_NOTE, X=X)
 
 
-def check_precomputed(D, what="distances"):
-    """A square matrix of non-negative ``what`` for ``metric='precomputed'``.
-
-    Examples
-    --------
-    >>> check_precomputed(np.zeros((2, 2))).shape
-    (2, 2)
-    """
-    if D.shape[0] != D.shape[1]:
-        raise ValueError(f"metric='precomputed' needs a square matrix of {what}; X has shape {D.shape}.")
-    if np.any(D < 0):
-        raise ValueError(f"metric='precomputed' needs non-negative {what}; X has negative entries (min {D.min():g}).")
-    return D
-
-
 def check_n_clusters(n_clusters, n_samples):
     """Raise when there are fewer samples than clusters.
 

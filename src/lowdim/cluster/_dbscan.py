@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
+from .._validation import check_precomputed
 from ..linalg import distance_blocks
 from ..neighbors import INDEX_METRICS, SPARSE_METRICS, make_index, resolve_metric
 from ._base import warn_constant_columns
@@ -186,9 +187,7 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
 
     def _neighbourhoods(self, X):
         if self.metric == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
-            return _precomputed_neighbourhoods(X, self.eps)
+            return _precomputed_neighbourhoods(check_precomputed(X), self.eps)
         metric, params = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
         tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
         if tree and X.shape[1] <= TREE_UP_TO:

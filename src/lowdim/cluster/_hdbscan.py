@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
 from .._params import BOOLEAN, CALLABLE, NONE, InstanceOf, Interval, Options, validate_params
-from .._validation import check_array, convert_array
+from .._validation import check_array, check_precomputed, convert_array
 from ..linalg import pairwise_distances
 from ..neighbors import (
     PAIRWISE_METRICS,
@@ -22,7 +22,7 @@ from ..neighbors import (
     given_neighbors,
     knn_given,
 )
-from ._base import check_precomputed, warn_constant_columns
+from ._base import warn_constant_columns
 from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
 from ._hdbscan_input import (
     INFINITE_LABEL,
@@ -609,23 +609,12 @@ def _finite_heights(tree):
 
 
 def _check_dense_distances(D):
-    """A dense precomputed matrix: no NaN, square, symmetric (scikit-learn's sentences)."""
+    """A dense precomputed matrix: no NaN (the hdbscan package's sentence), square,
+    symmetric (Prim's tree reads each pair once)."""
     if D.dtype.kind == "f" and np.isnan(D).any():
         raise ValueError(
             "np.nan values found in precomputed-dense: a distance matrix has no missing entries; use np.inf for "
             "pairs at no finite distance, or a sparse matrix storing the known distances."
         )
-    if D.ndim == 2 and D.shape[0] != D.shape[1]:
-        raise ValueError(
-            f"The precomputed distance matrix is expected to be square, however it has shape {D.shape}. Please "
-            "verify that the distance matrix was constructed correctly."
-        )
-    if D.ndim == 2 and D.dtype.kind in "fiu":
-        with np.errstate(invalid="ignore"):  # inf - inf: both infinite, symmetric
-            gap = np.where(D == D.T, 0.0, np.abs(D - D.T))
-        i, j = np.unravel_index(np.argmax(gap), gap.shape)
-        if gap[i, j] > 1e-8 * max(float(np.abs(D[np.isfinite(D)]).max(initial=0.0)), 1e-300):
-            raise ValueError(
-                "The precomputed distance matrix is expected to be symmetric, however it has different values: "
-                f"D[{i}, {j}] = {D[i, j]:g} but D[{j}, {i}] = {D[j, i]:g}; pass (D + D.T) / 2 if that is noise."
-            )
+    if D.dtype.kind in "fiu":
+        check_precomputed(D, symmetric=True)

@@ -18,10 +18,10 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_array, warn_constant_features
+from .._validation import check_array, check_precomputed, warn_constant_features
 from ..linalg import EUCLIDEAN_METRICS, column_moments, pairwise_distances
 from ..neighbors import GowerIndex
-from ._base import CLUSTER_NOTE, check_n_clusters, check_precomputed, warn_fewer_clusters
+from ._base import CLUSTER_NOTE, check_n_clusters, warn_fewer_clusters
 
 
 def _comparable(D):
@@ -235,7 +235,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         """The n x n dissimilarity matrix of the training data, after a memory check."""
         n = X.shape[0]
         if self.metric == "precomputed":
-            return check_precomputed(X, "dissimilarities")
+            return check_precomputed(X, what="dissimilarities")
         require_memory(
             n * n * X.dtype.itemsize,
             f"KMedoids on {n} samples (an n x n dissimilarity matrix)",

@@ -8,10 +8,11 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
 from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
+from .._validation import check_precomputed
 from .._warnings import warn_user
 from ..linalg import distance_blocks
 from ..neighbors import INDEX_METRICS, SPARSE_METRICS, make_index, resolve_metric
-from ._base import check_precomputed, warn_constant_columns
+from ._base import warn_constant_columns
 from ._dbscan import TREE_UP_TO, tree_neighbourhoods
 from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi, resolve_size
 
@@ -298,8 +299,8 @@ class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)
         if self.metric != "precomputed":
             warn_constant_columns(X, "OPTICS")
-        elif X.shape[0] != X.shape[1]:
-            raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
+        else:
+            check_precomputed(X)
         n = X.shape[0]
         m = resolve_size(self.min_samples, n, "min_samples")
         eps = self.max_eps if self.eps is None else self.eps

@@ -24,7 +24,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_sample_count, warn_constant_features
+from .._validation import check_precomputed, check_sample_count, warn_constant_features
 from ..distributed import check_dask_array, is_dask_array
 from ..linalg import column_moments
 from ..neighbors import (
@@ -75,13 +75,7 @@ def check_rows_or_distances(X, metric, name):
     """A precomputed distance matrix must be square and non-negative; rows are checked
     for constant features (and variances that underflow)."""
     if metric == "precomputed":
-        if X.shape[0] != X.shape[1]:
-            raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
-        if ((X.data if sp.issparse(X) else X) < 0).any():
-            raise ValueError(
-                "All distances should be positive, the precomputed distances given as X is not correct: "
-                "metric='precomputed' needs non-negative distances, and X has negative entries."
-            )
+        check_precomputed(X)
     else:
         warn_constant_features(column_moments(X)[1], name, "every sample is the same point", X=X)
 

@@ -19,7 +19,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_at_most_samples, check_sample_count, warn_constant_features
+from .._validation import check_at_most_samples, check_precomputed, check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..linalg import column_moments
 from ..neighbors import check_n_neighbors, make_index
@@ -316,8 +316,8 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             raise ValueError("triplets and weights go together: pass both (as TriMap fitted them) or neither.")
         if self.weight_adj is not None:
             warn_user("'weight_adj' is deprecated and will not be applied. Adjust 'weight_temp' if needed.")
-        if self.use_dist_matrix and X.shape[0] != X.shape[1]:
-            raise ValueError(f"use_dist_matrix=True needs a square distance matrix; X has shape {X.shape}.")
+        if self.use_dist_matrix:
+            check_precomputed(X, parameter="use_dist_matrix=True")
         if not self.use_dist_matrix:
             warn_constant_features(column_moments(X)[1], "TriMap", "every sample is the same point", X=X)
 

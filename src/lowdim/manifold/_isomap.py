@@ -7,7 +7,7 @@ from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_precomputed, warn_constant_features
 from .._warnings import warn_user
 from ..linalg import column_moments
 from ..neighbors import (
@@ -267,10 +267,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
                 "or pass X.toarray()."
             )
         if metric == "precomputed":
-            if X.shape[0] != X.shape[1] or ((X.data if sp.issparse(X) else X) < 0).any():
-                raise ValueError(
-                    f"metric='precomputed' needs a square matrix of non-negative distances; X has shape {X.shape}."
-                )
+            check_precomputed(X)
         else:
             warn_constant_features(column_moments(X)[1], "Isomap", "every sample is the same point", X=X)
         # the graph is discontinuous in the data (which neighbour is nearer), so it is

@@ -20,7 +20,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_array, check_sample_count, warn_constant_features
+from .._validation import check_array, check_precomputed, check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..linalg import column_moments, pairwise_distances, sq_euclidean
 from ..metrics import stress
@@ -173,8 +173,8 @@ class MDS(ValidatedInputMixin, BaseEstimator):
     def _check(self, X):
         n = X.shape[0]
         check_sample_count(n, "MDS")
-        if self._resolved_metric() == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(f"metric='precomputed' needs a square dissimilarity matrix; X has shape {X.shape}.")
+        if self._resolved_metric() == "precomputed":  # stress counts each pair once: one value per pair
+            check_precomputed(X, what="dissimilarities", symmetric=True)
         check_sample_count(n if self.n_landmarks is None else self.n_landmarks, "MDS", self.n_components)
         if self.n_landmarks is not None and self._resolved_metric() != "euclidean":
             raise ValueError("n_landmarks needs metric='euclidean' (landmarks are placed by Euclidean distances).")

@@ -11,7 +11,7 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_sample_count, warn_constant_features
+from .._validation import check_precomputed, check_sample_count, warn_constant_features
 from ..linalg import (
     column_moments,
     flip_signs,
@@ -418,10 +418,11 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
                 f"precomputed_knn gives the neighbours of affinity='nearest_neighbors'; got affinity={self.affinity!r}."
             )
         if self.affinity.startswith("precomputed"):
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(f"affinity={self.affinity!r} needs a square matrix; X has shape {X.shape}.")
             if self.affinity == "precomputed":
+                if X.shape[0] != X.shape[1]:
+                    raise ValueError(f"affinity='precomputed' needs a square matrix; X has shape {X.shape}.")
                 return X.copy()
+            check_precomputed(X, parameter="affinity='precomputed_nearest_neighbors'")
             k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
             check_n_neighbors(k, n)
             return knn_affinity(X, k, precomputed=True).astype(X.dtype)

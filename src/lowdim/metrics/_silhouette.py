@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_array
+from .._validation import check_array, check_precomputed
 from ..linalg import distance_blocks
 from ..neighbors import GowerIndex
 from ._sampling import query_rows
@@ -15,8 +15,8 @@ def _check_silhouette_input(X, labels, metric):
         raise ValueError(
             f"labels has shape {labels.shape}, but X has {X.shape[0]} samples; pass one label per row of X."
         )
-    if metric == "precomputed" and X.shape[0] != X.shape[1]:
-        raise ValueError(f"metric='precomputed' needs a square distance matrix; X has shape {X.shape}.")
+    if metric == "precomputed":
+        check_precomputed(X)
     _, codes = np.unique(labels, return_inverse=True)
     k = int(codes.max()) + 1
     if not 2 <= k <= X.shape[0] - 1:

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._params import NONE, InstanceOf
+from .._validation import check_precomputed
 from ._base import KNNIndex
 from ._choose import make_index
 from ._exact import ExactIndex, check_n_neighbors
@@ -597,12 +598,8 @@ def sparse_distance_neighbors(D, k, *, name, minimum):
     >>> sparse_distance_neighbors(D, 5, name="TSNE", minimum=1)[1].tolist()
     [[1, 2], [0, 2], [1, 0]]
     """
-    D = sp.csr_matrix(D)
+    D = check_precomputed(sp.csr_matrix(D))
     n = D.shape[0]
-    if D.shape[1] != n or (D.data < 0).any():
-        raise ValueError(
-            f"metric='precomputed' needs a square matrix of non-negative distances; X has shape {D.shape}."
-        )
     rows = np.repeat(np.arange(n), np.diff(D.indptr))
     counts = np.bincount(rows[D.indices != rows], minlength=n)
     fewest = int(counts.min())
