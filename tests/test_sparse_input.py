@@ -136,3 +136,32 @@ def test_kernel_pca_on_sparse_rows_equals_dense(counts, kernel):
     )
     with pytest.raises(ValueError, match="pass a dense array"):
         lowdim.KernelPCA(2, kernel=kernel, fit_inverse_transform=True).fit(S)
+
+
+def _repeated_entries(S):
+    """``S`` with every stored entry split into two halves stored side by side, in
+    reversed column order: a CSR matrix scipy reads as ``S`` (a repeated entry is the
+    sum), as ``coo_matrix`` built from pieces or hand-made ``indptr`` arrays give."""
+    coo = S.tocoo()
+    rows = np.r_[coo.row, coo.row]
+    order = np.lexsort((-np.r_[coo.col, coo.col], rows))
+    data, cols = np.r_[coo.data, coo.data][order] / 2, np.r_[coo.col, coo.col][order]
+    indptr = np.r_[0, np.cumsum(np.bincount(rows, minlength=S.shape[0]))]
+    return sp.csr_matrix((data, cols, indptr), shape=S.shape)
+
+
+@pytest.mark.filterwarnings("ignore:KMeans.*zero variance")  # rare terms absent from these 120 rows
+def test_repeated_and_unsorted_entries_are_read_as_scipy_reads_them(counts):
+    """Kernels read each stored value once: a repeated entry was taken as two (KMeans
+    put 298 of 300 rows in one cluster at zero inertia); it is summed first."""
+    S = counts[0][:120]
+    split = _repeated_entries(S)
+    assert not split.has_canonical_format and np.array_equal(split.toarray(), S.toarray())
+    kmeans = lowdim.KMeans(3, n_init=1, random_state=0)
+    assert np.array_equal(kmeans.fit(split).labels_, kmeans.fit(S).labels_)
+    assert kmeans.fit(split).inertia_ == pytest.approx(kmeans.fit(S).inertia_, rel=1e-12)
+    dbscan = lowdim.DBSCAN(eps=float(np.median(sp.linalg.norm(S, axis=1))), min_samples=3)
+    assert np.array_equal(dbscan.fit(split).labels_, dbscan.fit(S).labels_)
+    pca = lowdim.PCA(3).fit(S)
+    np.testing.assert_allclose(lowdim.PCA(3).fit(split).explained_variance_, pca.explained_variance_, rtol=1e-10)
+    assert split.nnz == 2 * S.nnz  # the caller's matrix is left as it was

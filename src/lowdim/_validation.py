@@ -153,6 +153,9 @@ def _check_sparse(X, name, estimator_name, accept_sparse, allow_nan):
         )
     if X.format not in _SPARSE_FORMATS:
         X = X.tocsr()
+    if not X.has_canonical_format:  # a repeated entry is their sum (scipy's reading); kernels read each once
+        X = X.copy()
+        X.sum_duplicates()
     if np.iscomplexobj(X.data):
         raise ValueError(f"Complex data not supported: {name} has dtype {X.dtype}.")
     dtype = _as_float_dtype(X.dtype.type)
