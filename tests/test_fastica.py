@@ -56,6 +56,9 @@ def test_callable_contrast_and_w_init():
     np.testing.assert_allclose(c.components_, b.components_, atol=1e-10)
     with pytest.raises(ValueError, match=r"w_init has shape \(2, 2\)"):
         FastICA(4, w_init=np.eye(2)).fit(X)
+    for algorithm in ("parallel", "deflation"):  # a singular start gave all-zero components, silently
+        with pytest.raises(ValueError, match="w_init has rank 3, below n_components=4"):
+            FastICA(4, w_init=np.diag([1.0, 1.0, 1.0, 0.0]), algorithm=algorithm).fit(X)
 
 
 def test_as_good_as_sklearn():

@@ -89,6 +89,26 @@ def test_rbf_and_precomputed_affinities_agree(blobs):
     np.testing.assert_allclose(np.abs(a.embedding_), np.abs(ref.embedding_), rtol=1e-5, atol=1e-7)
 
 
+def test_a_precomputed_affinity_is_checked_and_made_symmetric_as_in_sklearn(blobs):
+    """A negative affinity makes the Laplacian indefinite (the map held values of 1e151):
+    refused. An asymmetric one is averaged with its transpose, with scikit-learn's
+    warning; the eigensolvers read one triangle of it before."""
+    A = np.exp(-0.1 * ((blobs[:, None] - blobs[None]) ** 2).sum(-1))
+    negative = A.copy()
+    negative[3, 4] = negative[4, 3] = -0.5
+    with pytest.raises(ValueError, match=r"affinities must be non-negative; the graph has -0.5 at \[3, 4\]"):
+        SpectralEmbedding(2, affinity="precomputed").fit(negative)
+    lopsided = A + np.triu(np.random.default_rng(0).uniform(0, 0.2, A.shape), 1)
+    with pytest.warns(UserWarning, match="Array is not symmetric, and will be converted to symmetric") as caught:
+        a = SpectralEmbedding(2, affinity="precomputed").fit(lopsided)
+    assert caught[0].filename == __file__
+    b = SpectralEmbedding(2, affinity="precomputed").fit((lopsided + lopsided.T) / 2)
+    np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-10, atol=1e-12)
+    with pytest.warns(UserWarning, match="Array is not symmetric"):
+        ref = SkSpectral(2, affinity="precomputed", random_state=0).fit(lopsided)
+    np.testing.assert_allclose(np.abs(a.embedding_), np.abs(ref.embedding_), rtol=1e-5, atol=1e-7)
+
+
 def test_keeps_neighborhoods_of_a_swiss_roll():
     rng = np.random.default_rng(1)
     t = 1.5 * np.pi * (1 + 2 * rng.uniform(size=1200))

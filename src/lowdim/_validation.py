@@ -551,6 +551,25 @@ def check_sample_weight(sample_weight, n_samples):
 _SINGULAR = {"distances": "distance", "dissimilarities": "dissimilarity"}
 
 
+def check_affinities(A, name):
+    """Refuse a negative affinity (a graph's edge weight), naming it: a negative weight
+    makes the graph Laplacian indefinite, and its eigenvectors mean nothing.
+
+    Examples
+    --------
+    >>> check_affinities(np.array([[0.0, 1.0], [1.0, 0.0]]), "SpectralEmbedding").shape
+    (2, 2)
+    """
+    values = A.data if sp.issparse(A) else np.asarray(A)
+    if values.size and values.min() < 0:
+        i, j = _cell(A, int(np.argmin(values)))
+        raise ValueError(
+            f"{name}: affinities must be non-negative; the graph has {values.min():g} at [{i}, {j}]. Pass similarities "
+            "(a kernel such as exp(-d^2 / s^2)), not distances or correlations."
+        )
+    return A
+
+
 def check_precomputed(D, *, what="distances", symmetric=False, parameter="metric='precomputed'"):
     """``D`` as a precomputed matrix of ``what`` (dense, or scipy.sparse: its stored
     entries): square and non-negative; with ``symmetric`` (a method that reads each pair

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
+from .._validation import check_affinities
 from ..neighbors import ALGORITHMS, check_n_neighbors, find_neighbors
 from ._base import warn_constant_columns
 
@@ -68,8 +69,7 @@ def check_graph(A, name):
     A = sp.csr_matrix(A, dtype=np.float64)
     if A.shape[0] != A.shape[1]:
         raise ValueError(f"{name}: graph='precomputed' needs a square affinity matrix; got shape {A.shape}.")
-    if A.nnz and A.data.min() < 0:
-        raise ValueError(f"{name}: affinities must be non-negative; the graph has {A.data.min():g}.")
+    check_affinities(A, name)
     asymmetry = abs(A - A.T)
     if asymmetry.nnz and asymmetry.max() > 1e-8 * abs(A).max():
         raise ValueError(f"{name}: the graph is not symmetric; pass (A + A.T) / 2 or A.maximum(A.T).")

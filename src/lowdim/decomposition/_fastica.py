@@ -17,6 +17,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
+from .._validation import check_finite
 from .._warnings import warn_user
 from ..linalg import flip_signs
 from ._pca import PCA
@@ -315,6 +316,13 @@ class FastICA(ComponentTransformer):
         W0 = np.asarray(self.w_init, dtype=np.float64)
         if W0.shape != (k, k):
             raise ValueError(f"w_init has shape {W0.shape}; it must be (n_components, n_components) = ({k}, {k}).")
+        check_finite(W0, "w_init")
+        rank = np.linalg.matrix_rank(W0)
+        if rank < k:  # decorrelating its rows gives zero (or NaN) unmixing directions
+            raise ValueError(
+                f"w_init has rank {rank}, below n_components={k}: its rows must be {k} independent directions; pass "
+                "an invertible matrix, or None for a random start."
+            )
         return W0
 
     def transform(self, X):

@@ -11,7 +11,8 @@ from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_precomputed, check_sample_count, warn_constant_features
+from .._validation import check_affinities, check_precomputed, check_sample_count, warn_constant_features
+from .._warnings import warn_user
 from ..linalg import (
     column_moments,
     flip_signs,
@@ -179,6 +180,17 @@ def _normalized_affinity(A, keep_diagonal=False):
 
     values, scale = normalized_values(A.indptr, A.indices, A.data, keep_diagonal)
     return sp.csr_matrix((values, A.indices, A.indptr), shape=A.shape), scale
+
+
+def _symmetric(A):
+    """A user's affinity, averaged with its transpose when it is not symmetric (with
+    scikit-learn's warning): the eigensolvers read one triangle of a symmetric matrix."""
+    gap = abs(A - A.T)
+    worst = (gap.max() if gap.nnz else 0.0) if sp.issparse(A) else gap.max()
+    if worst > 1e-10 * abs(A).max():
+        warn_user("Array is not symmetric, and will be converted to symmetric by average with its transpose.")
+        return ((A + A.T) / 2).tocsr() if sp.issparse(A) else (A + A.T) / 2
+    return A
 
 
 AMG_SHIFT = 1e-5  # added to the Laplacian so that the multigrid hierarchy sees a definite matrix
@@ -473,6 +485,8 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.affinity_matrix_ = self._affinity(X)
         A = self.affinity_matrix_
         A = A.astype(np.float64) if sp.issparse(A) else np.asarray(A, dtype=np.float64)
+        if callable(self.affinity) or self.affinity == "precomputed":
+            A = _symmetric(check_affinities(A, "SpectralEmbedding"))
         Y, self.eigenvalues_ = laplacian_eigenmap(
             A, self.n_components, check_random_state(self.random_state), self.eigen_solver, self.eigen_tol
         )
