@@ -16,6 +16,10 @@ to 100 PCA dimensions first) and PCA-50, lowdim against the pacmap package, both
 their defaults (10 near pairs; faiss neighbours for pacmap, lowdim's HNSW via faiss),
 seeded; quality: 10-NN accuracy (80/20 split) and random-triplet accuracy (global
 structure, 100,000 triplets).
+'pacmap-transform': PaCMAP fitted on Fashion-MNIST's 60,000 training images (raw; both
+reduce to 100 PCA dimensions), the 10,000 test images placed by ``transform`` (pacmap:
+``save_tree=True``, ``basis`` the training images); time of the transform, and 10-NN
+accuracy of the placed test images by a classifier on the training map.
 'trimap': TriMap of Fashion-MNIST PCA-50 (70,000 x 50) against the trimap package, both
 with their defaults; the same quality measures as 'pacmap'.
 'densmap': densMAP of Fashion-MNIST PCA-50 (70,000 x 50): lowdim's against umap-learn's
@@ -156,6 +160,40 @@ def case_pacmap(repeats):
         med = statistics.median(t_ours), statistics.median(t_theirs)
         rows.append(row(f"PaCMAP n=70000 ({label})", *med, text, 0.7, ok, (t_ours, t_theirs)))
     return rows
+
+
+def _placed_accuracy(Y_train, y_train, Y_test, y_test):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    return KNeighborsClassifier(10).fit(Y_train, y_train).score(Y_test, y_test)
+
+
+def case_pacmap_transform(repeats):
+    import pacmap
+
+    from lowdim import PaCMAP
+    from lowdim.datasets._fashion_mnist import load_fashion_mnist
+
+    X, y = load_fashion_mnist()
+    train, test = slice(0, 60000), slice(60000, None)
+    PaCMAP(random_state=0, num_iters=(5, 5, 5)).fit(X[:3000]).transform(X[3000:3100])  # compile / load
+    pacmap.PaCMAP(random_state=0, num_iters=(5, 5, 5), save_tree=True).fit(X[:3000])
+    t_ours, t_theirs, a_ours, a_theirs = [], [], [], []
+    for seed in range(repeats):
+        model = PaCMAP(random_state=seed).fit(X[train])
+        t, Z = timed(lambda model=model: model.transform(X[test]))
+        t_ours.append(t)
+        a_ours.append(_placed_accuracy(model.embedding_, y[train], Z, y[test]))
+        theirs = pacmap.PaCMAP(random_state=seed, save_tree=True)
+        Y = theirs.fit_transform(X[train])
+        t, Z = timed(lambda theirs=theirs: theirs.transform(X[test], basis=X[train]))
+        t_theirs.append(t)
+        a_theirs.append(_placed_accuracy(Y, y[train], Z, y[test]))
+    ao, ar = statistics.median(a_ours), statistics.median(a_theirs)
+    text = f"median 10-NN accuracy of the placed test images lowdim {ao:.4f} vs pacmap {ar:.4f}"
+    med = statistics.median(t_ours), statistics.median(t_theirs)
+    placed = row("PaCMAP.transform 10,000 test images", *med, text, float("inf"), ao >= ar - 0.005, (t_ours, t_theirs))
+    return [{**placed, "target": "accuracy within 0.005 of pacmap's (time reported)"}]
 
 
 def case_trimap(repeats):
@@ -368,6 +406,7 @@ CASES = {
     "tsne": case_tsne,
     "umap": case_umap,
     "pacmap": case_pacmap,
+    "pacmap-transform": case_pacmap_transform,
     "trimap": case_trimap,
     "densmap": case_densmap,
     "aligned": case_aligned,

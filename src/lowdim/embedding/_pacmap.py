@@ -306,18 +306,20 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
             Y = rescale(Y, rng, PCA_INIT_STD)
         return np.ascontiguousarray(Y, dtype=np.float32)
 
-    def _optimize(self, Y, gradient, desc, callbacks=()):
-        """Adam over the three phases; ``gradient(Y, weights, out)`` fills ``out``; any of
-        ``callbacks`` returning True stops it."""
+    def _optimize(self, Y, gradient, desc, callbacks=(), first_phase=True):
+        """Adam over the three phases (without ``first_phase``, the last two);
+        ``gradient(Y, weights, out)`` fills ``out``; any of ``callbacks`` returning True
+        stops it."""
         from .._kernels.pacmap import adam_step
         from .._progress import progress_bar
 
         phases = self._phases()
+        steps = range(0 if first_phase else phases[0], sum(phases))
         grad, m, v = np.zeros_like(Y), np.zeros_like(Y), np.zeros_like(Y)
-        for t in progress_bar(range(sum(phases)), desc=desc, unit="it", disable=not self.verbose):
+        for step, t in enumerate(progress_bar(steps, desc=desc, unit="it", disable=not self.verbose), start=1):
             gradient(Y, phase_weights(t, phases), grad)
-            adam_step(Y, grad, m, v, self.lr, 0.9, 0.999, 1e-7, t + 1)
-            if any(callback(t + 1, float("nan"), Y) for callback in callbacks):
+            adam_step(Y, grad, m, v, self.lr, 0.9, 0.999, 1e-7, step)
+            if any(callback(step, float("nan"), Y) for callback in callbacks):
                 break
         return Y
 
@@ -360,8 +362,12 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         Each new point's near partners are training points chosen as in ``fit``
         (scaled distances among its nearest 50 more); it inherits the mid-near and
         further partners of its nearest training point, starts at the mean of its
-        near partners' positions and moves alone through the three phases. Points do
-        not interact, so a batch gives the same result as one point at a time.
+        near partners' positions and moves alone through the last two phases. The
+        first, where mid-near pairs dominate, lays out the global structure, which the
+        fixed map already has: run on one point, it drags the point towards the mean
+        of its far-flung mid-near partners, and one training point in eight ended
+        among others than its neighbours. Points do not interact, so a batch gives the
+        same result as one point at a time.
 
         Parameters
         ----------
@@ -389,7 +395,8 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         def gradient(Y, weights, out):
             anchored_gradient(Y, reference, near, mid, far, *weights, out)
 
-        return self._optimize(np.ascontiguousarray(Y), gradient, "PaCMAP transform").astype(X.dtype)
+        Y = self._optimize(np.ascontiguousarray(Y), gradient, "PaCMAP transform", first_phase=False)
+        return Y.astype(X.dtype)
 
     @property
     def _n_features_out(self):
