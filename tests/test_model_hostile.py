@@ -88,6 +88,10 @@ def test_kmeans_with_a_shortened_offset_is_refused(tmp_path):
         (lambda: lowdim.UMAP(n_epochs=20, random_state=0), {"attributes": {"n_epochs_": 10**12}}),
         (lambda: lowdim.UMAP(n_epochs=20, random_state=0), {"params": {"n_epochs": 10**12}}),
         (lambda: lowdim.NMF(2, max_iter=20, random_state=0), {"params": {"max_iter": 10**12, "tol": -1}}),
+        # each multiplies what the load's trial on two rows runs: both hung the load
+        (lambda: lowdim.UMAP(n_epochs=20, random_state=0), {"params": {"negative_sample_rate": 10**9}}),
+        (lambda: lowdim.PaCMAP(num_iters=(5, 5, 5), random_state=0), {"params": {"num_iters": [1, 1, 10**12]}}),
+        (lambda: lowdim.PaCMAP(num_iters=(5, 5, 5), random_state=0), {"params": {"num_iters": 10**12}}),
     ],
 )
 def test_stored_amounts_of_work_are_refused_not_run(tmp_path, model, edit):

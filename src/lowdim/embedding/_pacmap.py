@@ -1,6 +1,8 @@
 """PaCMAP (Wang, Huang, Rudin & Shaposhnik, JMLR 2021): near, mid-near and further
 pairs, a three-phase weight schedule, and Adam on the pair losses."""
 
+import numbers
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
@@ -43,6 +45,7 @@ from ._pacmap_pairs import (
 
 PCA_DIMENSIONS = 100  # with apply_pca, wider data are reduced to this many components first
 PCA_INIT_STD = 0.01  # the PCA start's first coordinate has this standard deviation
+MAX_ITERS = 100_000  # 200x the default in all; a loaded model's phases size its transform
 # the index's metric for each distance: angular rows are scaled to unit length first
 METRICS = {"euclidean": "euclidean", "angular": "euclidean", "cosine": "euclidean", "gower": "gower"}
 
@@ -103,7 +106,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         Adam's learning rate.
     num_iters : int or tuple of 3 int, default=(100, 100, 250)
         Iterations of the three phases; an int is the total, 100 + 100 + the rest (a
-        third each below 300).
+        third each below 300); at most 100,000 in all.
     apply_pca : bool, default=True
         Reduce data of more than 100 columns to 100 principal components before the
         pairs are chosen (the pacmap package does the same).
@@ -160,7 +163,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         "distance": [Options(set(METRICS))],
         "metric_params": [NONE, InstanceOf(dict)],
         "lr": [Interval(float, 0, None, closed="neither")],
-        "num_iters": [Interval(int, 1, None, closed="left"), InstanceOf(tuple, list, label="a tuple of 3 ints")],
+        "num_iters": [Interval(int, 1, MAX_ITERS, closed="both"), InstanceOf(tuple, list, label="a tuple of 3 ints")],
         "apply_pca": [BOOLEAN],
         "init": [Options({"pca", "random"}), ARRAY_LIKE],
         "random_state": [RANDOM_STATE],
@@ -212,8 +215,15 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
 
     def _phases(self):
         if isinstance(self.num_iters, tuple | list):
-            if len(self.num_iters) != 3 or any(int(p) != p or p < 0 for p in self.num_iters):
-                raise ValueError(f"num_iters must be an int or 3 non-negative ints; got {self.num_iters!r}.")
+            if (
+                len(self.num_iters) != 3
+                or not all(isinstance(p, numbers.Real) and float(p).is_integer() and p >= 0 for p in self.num_iters)
+                or sum(self.num_iters) > MAX_ITERS
+            ):
+                raise ValueError(
+                    f"num_iters must be an int or 3 non-negative ints, at most {MAX_ITERS} in all; got "
+                    f"{self.num_iters!r}."
+                )
             return tuple(int(p) for p in self.num_iters)
         total = int(self.num_iters)
         first = 100 if total >= 300 else total // 3

@@ -67,6 +67,7 @@ METRICS = set(INDEX_METRICS)
 
 
 MAX_EPOCHS = 100_000  # far beyond any map's need; a loaded model's stored epochs size its transform
+MAX_NEGATIVE_RATE = 1_000  # 200x the default; it multiplies every epoch's work, a loaded model's transform too
 
 
 def default_epochs(n_samples):
@@ -285,7 +286,7 @@ class UMAP(
         "set_op_mix_ratio": [Interval(float, 0, 1, closed="both")],
         "local_connectivity": [Interval(float, 0, None, closed="left")],
         "repulsion_strength": [Interval(float, 0, None, closed="left")],
-        "negative_sample_rate": [Interval(int, 0, None, closed="left")],
+        "negative_sample_rate": [Interval(int, 0, MAX_NEGATIVE_RATE, closed="both")],
         "target_weight": [Interval(float, 0, 1, closed="both")],
         "random_state": [RANDOM_STATE],
         "n_jobs": [NONE, Interval(int, None, None)],
