@@ -214,7 +214,7 @@ def test_score_matches_sklearn_probabilistic_pca(digits):
 def test_whitening_changes_the_scores_not_the_density(digits):
     """Probabilistic PCA's density is one model of the data whether ``transform``
     whitens or not; scikit-learn multiplies the whitened components by the variances a
-    second time in ``get_covariance`` (its issue 13898), so only the unwhitened model is
+    second time in ``get_covariance`` (scikit-learn#13898), so only the unwhitened model is
     its reference."""
     plain, white = PCA(5).fit(digits), PCA(5, whiten=True).fit(digits)
     np.testing.assert_allclose(white.get_covariance(), plain.get_covariance(), rtol=1e-10, atol=1e-10)
