@@ -165,6 +165,9 @@ def test_learning_rate_auto_and_small_data_perplexity():
         model = TSNE(random_state=0, max_iter=300).fit(X)
     assert model.perplexity_ == 10.0 and model.learning_rate_ == 50.0
     assert TSNE(learning_rate=7.0, max_iter=260).fit(X[:, :2] * 0 + X[:, :2]).learning_rate_ == 7.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # perplexity 1 is the floor: it was "lowered" to itself, with a warning
+        assert TSNE(perplexity=1.0, random_state=0, max_iter=260).fit(X[:2]).perplexity_ == 1.0
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])

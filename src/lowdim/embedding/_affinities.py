@@ -20,8 +20,8 @@ def effective_perplexity(perplexity, n_samples, name="TSNE"):
 
     Examples
     --------
-    >>> effective_perplexity(30.0, 1000)
-    30.0
+    >>> effective_perplexity(30.0, 1000), effective_perplexity(1.0, 2)
+    (30.0, 1.0)
     """
     if 3 * perplexity <= n_samples - 1:
         return float(perplexity)
@@ -32,6 +32,8 @@ def effective_perplexity(perplexity, n_samples, name="TSNE"):
             f"lower perplexity (at most about {max((n_samples - 1) / 3.0, 1.0):g} for this data)."
         )
     lowered = max((n_samples - 1) / 3.0, 1.0)
+    if lowered >= perplexity:  # at the floor of one neighbour already: nothing to lower, nothing to say
+        return float(perplexity)
     warn_user(
         f"{name}: perplexity={perplexity:g} is too large for {n_samples} samples (it needs about "
         f"3 x perplexity neighbours per point); using perplexity={lowered:g}. Lower perplexity to "
