@@ -203,6 +203,31 @@ def test_rows_in_another_order_give_the_same_coordinates():
     np.testing.assert_allclose(b * signs, a[order], atol=1e-9 * max(1.0, np.abs(a).max()))
 
 
+@pytest.mark.parametrize(
+    "model",
+    [lambda: FAMD(2), lambda: MCA(2), lambda: lowdim.KPrototypes(3, random_state=0), lambda: lowdim.KModes(3)],
+)
+def test_a_table_with_its_columns_in_another_order_is_refused_as_scikit_learn_refuses_it(model):
+    """New rows are coded column by column by name but read by position: a table whose
+    columns came in another order was placed (or clustered) as another table, silently
+    for KPrototypes (a quarter of the rows kept their cluster)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    table = pd.DataFrame(
+        {"size": rng.normal(size=60), "city": rng.choice(list("abc"), 60), "kind": rng.choice(list("xy"), 60)}
+    )
+    if isinstance(model(), (MCA, lowdim.KModes)):
+        table = table[["city", "kind"]]
+    fitted = model().fit(table)
+    apply = fitted.transform if hasattr(fitted, "transform") else fitted.predict
+    with pytest.raises(ValueError, match="Feature names must be in the same order as they were in fit"):
+        apply(table[table.columns[::-1]])
+    with pytest.raises(ValueError, match="Feature names seen at fit time, yet now missing"):
+        apply(table.rename(columns={"city": "town"}))
+    np.testing.assert_array_equal(apply(table), apply(table.copy()))
+
+
 def test_cli_runs_famd_and_mca_on_a_mixed_file(tmp_path, capsys):
     path = tmp_path / "t.csv"
     path.write_text("colour,size,weight\nred,S,1.0\nblue,M,2.5\nred,L,\nblue,S,0.5\ngreen,M,3.0\nred,L,2.0\n")

@@ -5,7 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import feature_names_of
+from ._validation import check_features
 from .preprocessing import mixed_codes
 
 
@@ -26,6 +26,8 @@ class MixedInputMixin:
             check_is_fitted(self)
         name = type(self).__name__
         table = _as_table(X, name)
+        if not reset:  # before coding: a new table's columns are coded by name, then read by position
+            check_features(self, X, table, reset=False)
         codes = mixed_codes(table, categorical=categorical, levels=None if reset else self._levels())
         numeric = [j for j, k in enumerate(codes.kinds) if k == "numeric"]
         if np.isinf(codes.X[:, numeric]).any():
@@ -33,14 +35,7 @@ class MixedInputMixin:
                 f"Input X contains infinity; {name} reads numbers, categories and gaps (NaN), not infinity."
             )
         if reset:
-            self.n_features_in_ = codes.X.shape[1]
-            names = feature_names_of(X)
-            if names is not None:
-                self.feature_names_in_ = names
-        elif codes.X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {codes.X.shape[1]} features, but {name} is expecting {self.n_features_in_} features as input."
-            )
+            check_features(self, X, codes.X, reset=True)
         return codes
 
     def _levels(self):
