@@ -633,6 +633,7 @@ def _check_symmetric(D, what, parameter):
 
 
 def _refuse_similarities(D, what, parameter):
+    """Refuse a matrix whose every row is largest on its (positive) diagonal."""
     diagonal = np.diagonal(D)
     if not diagonal.max() > 0 or np.any(diagonal < np.nanmax(D, axis=1)):
         return
