@@ -507,8 +507,7 @@ class UMAP(
         kept = max(n - 1, min(2, n))
         warn_user(
             f"n_neighbors is larger than the dataset size; truncating to X.shape[0] - 1 ({self._shown_name}: "
-            f"n_neighbors={self.n_neighbors} with {n} {'distinct ' if self.unique else ''}rows; {kept} used"
-            f"{': each row itself and the other' if kept != n - 1 else ''}).",
+            f"n_neighbors={self.n_neighbors} with {n} {'distinct ' if self.unique else ''}rows; {kept} used).",
             UserWarning,
         )
         return kept
