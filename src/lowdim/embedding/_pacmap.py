@@ -375,9 +375,9 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         near partners' positions and moves alone through the last two phases. The
         first, where mid-near pairs dominate, lays out the global structure, which the
         fixed map already has: run on one point, it drags the point towards the mean
-        of its far-flung mid-near partners, and one training point in eight ended
-        among others than its neighbours. Points do not interact, so a batch gives the
-        same result as one point at a time.
+        of its far-flung mid-near partners (one training point in eight would land
+        among others than its neighbours). Points do not interact, so a batch gives
+        the same result as one point at a time.
 
         Parameters
         ----------
