@@ -235,18 +235,23 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         if self.distance == "gower":  # compared column by column: no scaling, no PCA
             self.pca_mean_ = self.pca_components_ = None
             return np.ascontiguousarray(X, dtype=np.float32)
-        X = np.asarray(X, dtype=np.float64)
+        # float32 rows stay float32 (PCA accumulates in float64; centring before the
+        # product keeps rows far from the origin exact): the pairs read float32 anyway
+        X = np.asarray(X)
+        X = X if X.dtype == np.float32 else X.astype(np.float64, copy=False)
         if self.distance != "euclidean":
-            X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), np.finfo(float).tiny)
+            X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), np.finfo(X.dtype).tiny)
         if fitting:
             self.pca_mean_ = self.pca_components_ = None
             if self.apply_pca and X.shape[1] > PCA_DIMENSIONS and X.shape[0] > PCA_DIMENSIONS:
                 from ..decomposition import PCA
 
                 pca = PCA(PCA_DIMENSIONS, random_state=0).fit(X)
-                self.pca_mean_, self.pca_components_ = pca.mean_, pca.components_
+                self.pca_mean_, self.pca_components_ = (
+                    np.asarray(a, dtype=np.float64) for a in (pca.mean_, pca.components_)
+                )
         if self.pca_components_ is not None:
-            X = (X - self.pca_mean_) @ self.pca_components_.T
+            X = (X - self.pca_mean_.astype(X.dtype)) @ self.pca_components_.T.astype(X.dtype)
         return np.ascontiguousarray(X, dtype=np.float32)
 
     def _check_data(self, X):
