@@ -22,6 +22,9 @@ from ..neighbors import (
     make_index,
 )
 
+REVERSE_REACH = 20  # transform looks this many times n_neighbors deep for rows that would link to a new one
+RADIUS_ROUNDING = 1e-5  # a row at another's radius is its last neighbour, whichever search measured it (float32)
+
 
 def kernel_values(dist, rows_scale, cols_scale, bandwidth):
     """Gaussian kernel ``exp(-d^2 / (s_i s_j))`` of the local scales (Zelnik-Manor &
@@ -291,9 +294,14 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         X = self._validate_input(X, reset=False)
         fit = self.X_fit_
         index = make_index("exact", self.metric, fit.shape[0], self.metric_params).build(fit)
-        dist, idx = index.query(X, min(self.n_neighbors, fit.shape[0]))
-        scale = np.asarray(dist[:, -1], dtype=np.float64)[:, None]
-        kern = kernel_values(dist, scale, self.scales_[idx], self.bandwidth)
+        k = min(self.n_neighbors, fit.shape[0])
+        dist, idx = index.query(X, min(REVERSE_REACH * k, fit.shape[0]))
+        scale = np.asarray(dist[:, k - 1], dtype=np.float64)[:, None]
+        # the kernel of fit is symmetric: a row is linked to its k nearest and to every
+        # row that would count it among its own (within that row's radius); a training
+        # row is placed where fit put it
+        linked = (np.arange(dist.shape[1]) < k)[None, :] | (dist <= self.scales_[idx] * (1 + RADIUS_ROUNDING))
+        kern = np.where(linked, kernel_values(dist, scale, self.scales_[idx], self.bandwidth), 0.0)
         q = kern.sum(axis=1, keepdims=True)
         kern = kern / (q**self.alpha * self.degrees_[idx] ** self.alpha)
         walk = kern / kern.sum(axis=1, keepdims=True)
