@@ -334,11 +334,8 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if knn_given(self.precomputed_knn) or sp.issparse(X):
             return self._graph_tree(X, m), None
         if self.metric not in EUCLIDEAN:
-            D = (
-                np.asarray(check_precomputed(X), dtype=np.float64)
-                if self.metric == "precomputed"
-                else self._pairwise(X)
-            )
+            # a precomputed matrix was checked with the input (_rows_or_distances)
+            D = np.asarray(X, dtype=np.float64) if self.metric == "precomputed" else self._pairwise(X)
             core = np.partition(D, m - 1, axis=1)[:, m - 1].astype(np.float64)
             knn = np.argsort(D, axis=1, kind="stable")[:, :m]
             a, b, w = dense_reachability_mst(D, core, float(self.alpha))

@@ -137,7 +137,7 @@ def _distance_matrix(X, metric, params):
     """Every pair's distance (n x n float64) for a metric the kernel does not compute."""
     n = X.shape[0]
     if metric == "precomputed":
-        return np.ascontiguousarray(check_precomputed(np.asarray(X, dtype=np.float64)))
+        return np.ascontiguousarray(X, dtype=np.float64)  # checked by fit
     require_memory(8 * n * n, f"OPTICS(metric={metric!r}) on {n} samples", "use a Minkowski metric (no matrix)")
     pairwise = None
     if sp.issparse(X):

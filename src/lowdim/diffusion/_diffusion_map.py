@@ -23,6 +23,7 @@ from ..neighbors import (
 )
 
 REVERSE_REACH = 20  # transform looks this many times n_neighbors deep for rows that would link to a new one
+PLACED_PER_BLOCK = 1 << 20  # candidate pairs per block of new rows (tens of MB)
 RADIUS_ROUNDING = 1e-5  # a row at another's radius is its last neighbour, whichever search measured it (float32)
 
 
@@ -294,8 +295,16 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         X = self._validate_input(X, reset=False)
         fit = self.X_fit_
         index = make_index("exact", self.metric, fit.shape[0], self.metric_params).build(fit)
-        k = min(self.n_neighbors, fit.shape[0])
-        dist, idx = index.query(X, min(REVERSE_REACH * k, fit.shape[0]))
+        depth = min(REVERSE_REACH * min(self.n_neighbors, fit.shape[0]), fit.shape[0])
+        step = max(1, PLACED_PER_BLOCK // depth)  # rows per block: the candidates' arrays stay small
+        psi = np.vstack([self._nystrom(index, X[i : i + step]) for i in range(0, X.shape[0], step)])
+        return (psi * _powered(self.eigenvalues_, self.t)).astype(X.dtype)
+
+    def _nystrom(self, index, X):
+        """The eigenvectors extended to the rows ``X``, through their kernel to the
+        training rows they are linked to."""
+        k = min(self.n_neighbors, self.X_fit_.shape[0])
+        dist, idx = index.query(X, min(REVERSE_REACH * k, self.X_fit_.shape[0]))
         scale = np.asarray(dist[:, k - 1], dtype=np.float64)[:, None]
         # the kernel of fit is symmetric: a row is linked to its k nearest and to every
         # row that would count it among its own (within that row's radius); a training
@@ -305,5 +314,4 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         q = kern.sum(axis=1, keepdims=True)
         kern = kern / (q**self.alpha * self.degrees_[idx] ** self.alpha)
         walk = kern / kern.sum(axis=1, keepdims=True)
-        psi = np.einsum("rk,rkc->rc", walk, self.eigenvectors_[idx]) / self.eigenvalues_
-        return (psi * _powered(self.eigenvalues_, self.t)).astype(X.dtype)
+        return np.einsum("rk,rkc->rc", walk, self.eigenvectors_[idx]) / self.eigenvalues_
