@@ -329,18 +329,6 @@ def test_with_gaps_neighbours_of_neighbours_only_bring_rows_nearer():
     np.testing.assert_allclose(d1, np.take_along_axis(D, i1.astype(np.int64), axis=1), rtol=1e-6)
 
 
-def test_a_dataframe_with_text_under_metric_gower_is_told_to_be_coded():
-    pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({"island": ["a", "b", "a"] * 10, "mass": np.arange(30.0)})
-    with pytest.raises(TypeError, match=r"columns island hold text.*lowdim.mixed_codes\(df\)"):
-        lowdim.UMAP(metric="gower", n_neighbors=5).fit(frame)
-    codes = mixed_codes(frame)
-    assert lowdim.UMAP(metric="gower", metric_kwds=codes.metric_params, n_neighbors=5).fit_transform(codes.X).shape == (
-        30,
-        2,
-    )
-
-
 @pytest.mark.parametrize("name", ["UMAP", "TSNE"])
 def test_gower_maps_of_a_graph_in_pieces_start_apart_and_stay_finite(name):
     """Two groups sharing no category: the neighbour graph falls apart, and the spectral

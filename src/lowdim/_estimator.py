@@ -8,18 +8,30 @@ from sklearn.utils.validation import check_is_fitted
 from ._validation import check_array, check_features
 
 
-def _refuse_uncoded(X, name):
-    """metric='gower' reads a coded table: a DataFrame with text columns is named, with the fix."""
+def has_text_columns(X):
+    """True for a table whose columns are not all numbers: a DataFrame with text, category,
+    boolean or date columns, or an array (or list of rows) of text or objects."""
     dtypes = getattr(X, "dtypes", None)
-    text = [
-        str(c) for c, d in zip(getattr(X, "columns", []), dtypes if dtypes is not None else []) if d.kind not in "iuf"
-    ]
-    if text:
-        raise TypeError(
-            f"{name}(metric='gower') reads a table coded as numbers, but columns {', '.join(text[:5])} hold text or "
-            "categories; code it first: codes = lowdim.mixed_codes(df), then fit codes.X with "
-            "metric_params (UMAP: metric_kwds) = codes.metric_params."
-        )
+    if dtypes is not None and hasattr(X, "columns"):
+        return any(getattr(d, "kind", "O") not in "iuf" for d in dtypes)
+    dtype = getattr(X, "dtype", None)  # arrays of any library, sparse matrices: their own dtype
+    return (dtype if dtype is not None else np.asarray(X).dtype).kind in "OUS"
+
+
+def refuse_text(X, what, fix=None):
+    """Refuse a table with text columns where numbers are read, naming the columns;
+    ``what`` says what was expected, ``fix`` what to do (default: code the table)."""
+    if has_text_columns(X):
+        dtypes = getattr(X, "dtypes", [])
+        columns = [str(c) for c, d in zip(getattr(X, "columns", []), dtypes) if getattr(d, "kind", "O") not in "iuf"]
+        found = f"columns {', '.join(columns[:5])} hold" if columns else "X holds"
+        raise TypeError(f"{what}, but {found} text or categories; {fix or FIX_TEXT}.")
+
+
+FIX_TEXT = (
+    "code it first: codes = lowdim.mixed_codes(df), then pass codes.X with metric_params (UMAP: metric_kwds) = "
+    "codes.metric_params"
+)
 
 
 class ValidatedInputMixin:
@@ -40,13 +52,20 @@ class ValidatedInputMixin:
             check_fitted = not reset
         if check_fitted:
             check_is_fitted(self)
+        numbers = X
         # Gower's distance (PaCMAP names its metric 'distance') skips missing cells pair by pair
         if "gower" in (getattr(self, "metric", None), getattr(self, "distance", None)):
             check_kwargs["allow_nan"] = True
-            _refuse_uncoded(X, self._shown_name)
-        X_checked = validate(X, estimator_name=self._shown_name, **check_kwargs)
+            numbers = self._gower_numbers(X, reset=reset)
+        X_checked = validate(numbers, estimator_name=self._shown_name, **check_kwargs)
         check_features(self, X, X_checked, reset=reset)
         return X_checked
+
+    def _gower_numbers(self, X, *, reset):
+        """``X`` as numbers for Gower's distance: here as given (a table with text columns
+        is refused with the fix); estimators that code tables (``GowerTableMixin``) code it."""
+        refuse_text(X, f"{self._shown_name}(metric='gower') reads numbers")
+        return X
 
 
 class DensityScoreMixin:

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import BOOLEAN, CALLABLE, NONE, InstanceOf, Interval, Options, validate_params
 from .._validation import check_array, check_precomputed, convert_array
 from ..linalg import pairwise_distances
@@ -40,7 +41,7 @@ METRICS = (*EUCLIDEAN, "precomputed", "cosine", "gower", *PAIRWISE_METRICS)
 MIN_CANDIDATES = 8  # neighbours each point offers the first Boruvka round, at least
 
 
-class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     """Hierarchical density-based clustering, a drop-in for ``sklearn.cluster.HDBSCAN``
     with the hdbscan package's outlier scores and ``approximate_predict``.
 
@@ -137,6 +138,11 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     training_points_ : ndarray (n_samples, n_features)
         With ``prediction_data`` (for ``approximate_predict``).
     n_features_in_ : int
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------
@@ -352,7 +358,7 @@ class HDBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         n = X.shape[0]
         require_memory(n * n * 8, f"HDBSCAN(metric={self.metric!r}) on {n} samples", "use metric='euclidean'")
         if self.metric == "gower":  # a pair with no column in common is never near
-            D = GowerIndex("gower", self.metric_params).build(X).pairwise(X)
+            D = GowerIndex("gower", self._distance_params()).build(X).pairwise(X)
             return np.where(np.isnan(D), np.inf, D)
         if callable(self.metric) or self.metric in ("cosine", "haversine"):
             metric, params = self.metric, self.metric_params

@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Cluster
 from .._estimator import ValidatedInputMixin
 from .._iterative import callback_list, run_loop
 from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import (
     ARRAY_LIKE,
     CALLABLE,
@@ -141,7 +142,9 @@ def alternate(D, medoids, *, max_iter, callbacks=(), verbose=0):
     )
 
 
-class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator):
+class KMedoids(
+    GowerTableMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
+):
     """k-medoids: clusters represented by actual data points, for any dissimilarity.
 
     Minimises the total dissimilarity of the points to their nearest medoid. 'pam' is
@@ -184,6 +187,11 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         Column means the distances are computed about (``X - offset_``, for precision).
     ranges_ : ndarray (n_features,) or None
         With 'gower': the training columns' ranges, which new rows are scaled by too.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------
@@ -243,7 +251,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
         )
         self.ranges_ = None
         if self.metric == "gower":
-            index = GowerIndex("gower", self.metric_params).build(X)
+            index = GowerIndex("gower", self._distance_params()).build(X)
             self.offset_, self.ranges_ = np.zeros(X.shape[1], X.dtype), index.ranges
             return _comparable(index.pairwise(X))
         mean, var = column_moments(X)
@@ -321,7 +329,7 @@ class KMedoids(ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixi
             return X[:, self.medoid_indices_]
         X = self._validate_input(X, reset=False)
         if self.metric == "gower":
-            params = {**(self.metric_params or {}), "ranges": self.ranges_}
+            params = {**(self._distance_params() or {}), "ranges": self.ranges_}
             index = GowerIndex("gower", params).build(self.cluster_centers_)
             return _comparable(index.pairwise(X)).astype(X.dtype, copy=False)
         centers = (self.cluster_centers_ - self.offset_).astype(X.dtype)

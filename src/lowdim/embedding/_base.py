@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._iterative import callback_list, iteration_bar
+from .._mixed_input import GowerTableMixin
 from .._params import (
     ARRAY_LIKE,
     CALLABLE,
@@ -196,7 +197,7 @@ def start_embedding(estimator, X, affinities, rng, *, index=None, on_product=Non
     if estimator.metric == "gower":
         index = getattr(estimator, "_index", None)
         if index is None:
-            params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
+            params = estimator._distance_params()
             index = make_index("exact", "gower", X.shape[0], params).build(X)
     rows = init_rows(start, X, estimator.n_components)
     return initial_embedding(
@@ -220,7 +221,7 @@ def training_index(estimator, dtype=None):
     index = getattr(estimator, "_index", None)
     if index is None:
         precomputed = estimator.metric == "precomputed"
-        params = getattr(estimator, "metric_params", None) or getattr(estimator, "metric_kwds", None)
+        params = estimator._distance_params()
         X = estimator.X_fit_
         if precomputed:  # new rows bring their distances; the index holds only the count
             X = np.zeros((X.shape[0], 1))
@@ -246,7 +247,7 @@ def _in_original_order(callback, order):
     return call
 
 
-class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
+class NeighborEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     """Base of TSNE and SNE. Subclasses define ``_objective_factory(n)``: it sets
     ``method_`` and returns ``P -> objective`` with ``gradient(Y, exaggeration) ->
     (grad, aux)``, ``value(Y, aux)`` and ``final(Y)`` (the KL divergence)."""
@@ -299,7 +300,11 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         perplexity, kernel = self._kernel()
         given = self._given_neighbors(X64)
         if given is None and is_dask_array(X64):  # the graph is built on the cluster; no index to keep
-            where = {"algorithm": self.neighbors_algorithm, "metric": self.metric, "metric_params": self.metric_params}
+            where = {
+                "algorithm": self.neighbors_algorithm,
+                "metric": self.metric,
+                "metric_params": self._distance_params(),
+            }
             given = find_neighbors(X64, self._n_neighbors(n), **where)[:2]
         if given is not None:  # the index for transform is built when first needed
             P, nearest = affinities_from_neighbors(*given, perplexity, joint=self._joint, kernel=kernel)
@@ -312,7 +317,7 @@ class NeighborEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             metric=self.metric,
             algorithm=self.neighbors_algorithm,
             joint=self._joint,
-            metric_params=self.metric_params,
+            metric_params=self._distance_params(),
             verbose=self.verbose > 0,
             keep_index=n <= KEEP_INDEX_UP_TO,
             kernel=kernel,

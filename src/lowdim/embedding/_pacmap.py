@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._iterative import callback_list
+from .._mixed_input import GowerTableMixin
 from .._params import (
     ARRAY_LIKE,
     BOOLEAN,
@@ -67,7 +68,14 @@ def phase_weights(t, phases):
     return 1.0, 0.0, 1.0
 
 
-class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class PaCMAP(
+    GowerTableMixin,
+    EmbeddingMixin,
+    ValidatedInputMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    BaseEstimator,
+):
     """Pairwise controlled manifold approximation, with the pacmap package's parameter names.
 
     Three kinds of pairs shape the map: each point's ``n_neighbors`` near pairs (chosen
@@ -143,6 +151,11 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         The PCA applied first (``apply_pca`` and more than 100 columns).
     n_features_in_ : int
     n_components_ : int
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------
@@ -287,7 +300,7 @@ class PaCMAP(EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixi
         return near_partners(distances, indices, k, self.scales_, self.scales_)
 
     def _make_index(self, n, algorithm):
-        metric, params = METRICS[self.distance], self.metric_params if self.distance == "gower" else None
+        metric, params = METRICS[self.distance], self._distance_params() if self.distance == "gower" else None
         return make_index(algorithm, metric, n, params, verbose=self.verbose)
 
     def _gower_index(self, P):

@@ -137,6 +137,11 @@ class SNE(NeighborEmbedding):
         Dimension of the embedding.
     method_ : str
         'exact' (SNE's gradient is exact).
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------

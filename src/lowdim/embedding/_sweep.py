@@ -9,7 +9,7 @@ from ._affinities import kernel_neighbors
 from ._base import shared_rows
 from ._gradients import choose_repulsion
 from ._pacmap_pairs import EXTRA_NEIGHBORS
-from ._umap import default_epochs
+from ._umap_layout import default_epochs
 
 WARM_UMAP_EPOCHS = 10  # a warm map runs 1/10 of UMAP's epochs ...
 WARM_UMAP_RATE = 4  # ... at 1/4 of its learning rate (transform's gentler schedule)

@@ -118,6 +118,11 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         The training data, kept for ``transform``.
     n_components_ : int
         Dimension of the embedding.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._iterative import callback_list
 from .._kernels.output_spaces import CODES as OUTPUT_METRICS
+from .._mixed_input import GowerTableMixin
 from .._params import (
     ARRAY_LIKE,
     BOOLEAN,
@@ -51,7 +52,7 @@ from ._umap_graph import (
     local_memberships,
     weaken_edges,
 )
-from ._umap_layout import Density, data_radii, embedding_radii, optimize_layout
+from ._umap_layout import Density, data_radii, default_epochs, embedding_radii, optimize_layout
 from ._umap_placement import UMAPPlacement
 from ._umap_targets import DISCRETE_TARGETS, discrete_edge_distances
 
@@ -64,25 +65,18 @@ PIECES_PER_BOX = 100
 # the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
 BOUNDED_METRICS = {"cosine": 2.0, "correlation": 2.0, "hamming": 1.0, "jaccard": 1.0, "braycurtis": 1.0}
 METRICS = set(INDEX_METRICS)
-
-
 MAX_EPOCHS = 100_000  # far beyond any map's need; a loaded model's stored epochs size its transform
 MAX_NEGATIVE_RATE = 1_000  # 200x the default; it multiplies every epoch's work, a loaded model's transform too
 
 
-def default_epochs(n_samples):
-    """umap-learn's default number of epochs: 500 up to 10,000 rows, 200 above.
-
-    Examples
-    --------
-    >>> default_epochs(5000), default_epochs(70000)
-    (500, 200)
-    """
-    return 500 if n_samples <= 10_000 else 200
-
-
 class UMAP(
-    UMAPPlacement, EmbeddingMixin, ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    GowerTableMixin,
+    UMAPPlacement,
+    EmbeddingMixin,
+    ValidatedInputMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    BaseEstimator,
 ):
     """Uniform manifold approximation and projection, with umap-learn's parameter names.
 
@@ -245,6 +239,11 @@ class UMAP(
         The training data, kept for ``transform``.
     n_components_ : int
         Dimension of the embedding.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------
@@ -429,7 +428,7 @@ class UMAP(
             k,
             algorithm=self._algorithm(),
             metric=self.metric,
-            metric_params=self.metric_kwds,
+            metric_params=self._distance_params(),
             precomputed_knn=None if search else self.precomputed_knn,
             name=self._shown_name,
             verbose=self.verbose,

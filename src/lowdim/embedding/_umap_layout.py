@@ -7,6 +7,17 @@ import scipy.sparse as sp
 from .._iterative import run_loop
 
 
+def default_epochs(n_samples):
+    """umap-learn's default number of epochs: 500 up to 10,000 rows, 200 above.
+
+    Examples
+    --------
+    >>> default_epochs(5000), default_epochs(70000)
+    (500, 200)
+    """
+    return 500 if n_samples <= 10_000 else 200
+
+
 def optimize_layout(
     Y,
     W,

@@ -5,6 +5,7 @@ import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_precomputed, warn_constant_features
@@ -70,7 +71,7 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
     return join_components(symmetrize(G), X, name="Isomap neighbour graph", index=join_by)
 
 
-class Isomap(EmbeddingMixin, ComponentTransformer):
+class Isomap(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
     """Isomap embedding (Tenenbaum, de Silva & Langford, 2000).
 
     Geodesic distances along the neighbour graph, embedded by classical MDS. With
@@ -144,6 +145,11 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         Eigenvectors of the double-centred squared geodesics (placing new points).
     mean_sq_ : ndarray (n_references,)
         Mean squared geodesic from each reference point.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------
@@ -257,8 +263,9 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         self
         """
         validate_params(self)
-        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        metric = resolve_metric(self.metric, self.p, self.metric_params)[0]
         X = self._validate_input(X, reset=True, accept_sparse=self._takes_sparse(metric))
+        params = resolve_metric(self.metric, self.p, self._distance_params())[1]  # with a coded table's columns
         n = X.shape[0]
         self._check_sizes(n)
         if sp.issparse(X) and metric != "precomputed" and (self.radius is not None or self.n_landmarks is not None):
@@ -346,7 +353,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         return self.geodesic_to_references_
 
     def _index(self):
-        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        metric, params = resolve_metric(self.metric, self.p, self._distance_params())
         n = self.X_fit_.shape[0]
         if sp.issparse(self.X_fit_) and metric != "precomputed":
             return SparseIndex(metric).build(self.X_fit_)
@@ -388,7 +395,7 @@ class Isomap(EmbeddingMixin, ComponentTransformer):
         """Geodesics of new points through the training points within ``radius`` (through
         the nearest training point when none is that close)."""
         fit = self.X_fit_.astype(np.float64)
-        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
+        metric, params = resolve_metric(self.metric, self.p, self._distance_params())
         R = radius_neighbors_graph(fit, self.radius, Y=X, metric=metric, metric_params=params)
         dist, idx = self._index().query(X, 1)
         geo = np.empty((X.shape[0], self.geodesic_to_references_.shape[1]))

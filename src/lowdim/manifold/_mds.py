@@ -7,6 +7,7 @@ from sklearn.utils._available_if import available_if
 from .._estimator import ValidatedInputMixin
 from .._iterative import best_of_restarts, callback_list
 from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import (
     ARRAY_LIKE,
     BOOLEAN,
@@ -38,7 +39,7 @@ def _placeable(mds):
     return mds.solver == "classical" or mds.n_landmarks is not None
 
 
-class MDS(ValidatedInputMixin, BaseEstimator):
+class MDS(GowerTableMixin, ValidatedInputMixin, BaseEstimator):
     """Multidimensional scaling, a drop-in for ``sklearn.manifold.MDS`` plus classical
     and landmark modes.
 
@@ -101,6 +102,11 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         Column means the distances are computed about (``X - offset_``, for precision).
     dissimilarity_matrix_ : ndarray (n_samples, n_samples)
         The dissimilarities the embedding fits.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------
@@ -284,8 +290,8 @@ class MDS(ValidatedInputMixin, BaseEstimator):
         X = X.astype(np.float64) - self.offset_
         reference = X if reference is None else reference
         if self._resolved_metric() == "gower":
-            return GowerIndex("gower", self.metric_params).build(reference).pairwise(X)
-        return pairwise_distances(X, reference, metric=self._resolved_metric(), metric_params=self.metric_params)
+            return GowerIndex("gower", self._distance_params()).build(reference).pairwise(X)
+        return pairwise_distances(X, reference, metric=self._resolved_metric(), metric_params=self._distance_params())
 
     def _store_model(self, model):
         self.eigenvectors_, self.eigenvalues_, self.mean_sq_ = model.vectors, model.eigenvalues, model.mean_sq

@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_affinities, check_precomputed, check_sample_count, warn_constant_features
@@ -297,7 +298,7 @@ def _top_as_bottom(M, k, rng, ncv, tol, max_restarts):
     return 1.0 - w[order], U[:, order]
 
 
-class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
+class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     """Laplacian eigenmaps, a drop-in for ``sklearn.manifold.SpectralEmbedding``.
 
     Sparse input (scipy.sparse) is used without densifying it: neighbours and rbf
@@ -359,6 +360,11 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         Of the normalised Laplacian, increasing.
     n_features_in_ : int
         Number of features seen in ``fit``.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them.
 
     Examples
     --------
@@ -461,7 +467,7 @@ class SpectralEmbedding(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
                 X, k - 1, precomputed_knn=self.precomputed_knn, metric=self.metric, name="SpectralEmbedding"
             )
         )
-        A = knn_affinity(X, k, self.neighbors_algorithm, False, given, self.metric, self.metric_params)
+        A = knn_affinity(X, k, self.neighbors_algorithm, False, given, self.metric, self._distance_params())
         return A.astype(X.dtype)
 
     def fit(self, X, y=None):
