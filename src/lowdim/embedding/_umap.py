@@ -503,9 +503,10 @@ class UMAP(
         ``n`` asked for is cut to ``n - 1`` as umap-learn does, with its warning."""
         if self.n_neighbors <= n:
             return self.n_neighbors
-        kept = max(n - 1, min(2, n))
+        kept = max(n - 1, min(2, n))  # of 2 rows each keeps itself and the other: n - 1 would leave no edge
+        cut = "X.shape[0] - 1" if kept < n else "X.shape[0]"
         warn_user(
-            f"n_neighbors is larger than the dataset size; truncating to X.shape[0] - 1 ({self._shown_name}: "
+            f"n_neighbors is larger than the dataset size; truncating to {cut} ({self._shown_name}: "
             f"n_neighbors={self.n_neighbors} with {n} {'distinct ' if self.unique else ''}rows; {kept} used).",
             UserWarning,
         )
