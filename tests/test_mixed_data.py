@@ -114,6 +114,14 @@ def test_mixed_codes_of_a_dataframe_keep_kinds_orders_and_known_levels():
     np.testing.assert_array_equal(new.X[:, 0], [2.0, 1.0, 0.0, np.nan])  # an unseen island after the known
 
 
+def test_durations_are_numbers_of_seconds_as_the_parquet_reader_reads_them():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"wait": pd.to_timedelta([90, None, 3600], unit="s"), "desk": ["a", "b", "a"]})
+    codes = mixed_codes(frame)
+    assert codes.kinds == ["numeric", "categorical"]
+    np.testing.assert_array_equal(codes.X[:, 0], [90.0, np.nan, 3600.0])
+
+
 def test_an_ordered_category_outside_its_order_is_named():
     with pytest.raises(ValueError, match="'XL' is not among the ordered categories"):
         code_categories(["S", "XL"], "size", order=["S", "M", "L"])

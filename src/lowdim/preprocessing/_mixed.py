@@ -111,6 +111,8 @@ def as_numbers(cells):
     array = np.asarray(cells, dtype=object) if not isinstance(cells, np.ndarray) else cells
     if array.dtype.kind in "iuf":
         return array.astype(np.float64, copy=False)  # the callers copy it into their table
+    if array.dtype.kind == "m":  # durations in seconds, as the Parquet reader reads them (NaT: NaN)
+        return array / np.timedelta64(1, "s")
     if array.dtype.kind != "b" and not any(isinstance(c, (bool, np.bool_)) for c in array[:1]):
         try:  # every cell a number (or NaN): one conversion, no loop
             return np.asarray(array, dtype=np.float64)
@@ -212,7 +214,7 @@ def _pandas_kind(dtype):
         return "ordinal" if dtype.ordered else "categorical"
     if kind == "b" or str(dtype) == "boolean":
         return "categorical"
-    if kind in "iuf":
+    if kind in "iufm":  # numbers, and durations (in seconds)
         return "numeric"
     if kind == "M" or str(dtype).startswith("datetime64"):
         return "date"
