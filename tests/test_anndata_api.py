@@ -62,8 +62,8 @@ def test_umap_and_leiden_read_the_stored_graph_without_searching_again(cells, mo
     def no_search(*args, **kwargs):
         raise AssertionError("a second neighbour search")
 
-    # every estimator's search goes through find_neighbors, which makes its index here
-    monkeypatch.setattr("lowdim.neighbors._neighbor_graph.make_index", no_search)
+    # every estimator's search goes through search_neighbors, which makes its index here
+    monkeypatch.setattr("lowdim.neighbors._search.make_index", no_search)
     monkeypatch.setattr("lowdim.neighbors.NeighborGraph.build", no_search)
     la.umap(adata)
     la.leiden(adata, resolution=0.3)

@@ -9,7 +9,7 @@ from sklearn.datasets import load_digits
 
 import lowdim
 from lowdim.metrics import continuity, knn_preservation, trustworthiness
-from lowdim.neighbors import NeighborGraph, kneighbors_graph, nearest_neighbors
+from lowdim.neighbors import NeighborGraph, PrecomputedNeighbors, kneighbors_graph, nearest_neighbors
 
 
 @pytest.fixture(scope="module")
@@ -275,3 +275,38 @@ def test_no_estimator_reads_given_neighbours_by_itself():
         if path.parent.name != "neighbors" and readers.search(path.read_text())
     ]
     assert offenders == []
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_given_neighbours_as_an_index_are_the_precomputed_knn(digits, graph, name):
+    X, _ = digits
+    make = ESTIMATORS[name]
+    as_graph = make(precomputed_knn=graph).fit(X)
+    as_index = make(neighbors_algorithm=PrecomputedNeighbors(graph)).fit(X)
+    np.testing.assert_array_equal(as_index.embedding_, as_graph.embedding_)
+    if hasattr(as_graph, "transform"):  # new rows: the kept training rows are searched
+        np.testing.assert_array_equal(as_index.transform(X[:5]), as_graph.transform(X[:5]))
+
+
+def test_given_neighbours_answer_their_own_rows_and_refuse_the_rest(digits, graph, sparse_distances):
+    X, _ = digits
+    searched = nearest_neighbors(X, 15, algorithm="exact")
+    for given in (graph, graph.knn(15), sparse_distances):
+        index = PrecomputedNeighbors(given).build(X)
+        d, i = index.query(X, 15, exclude_self=True)
+        np.testing.assert_array_equal(i, searched[1])
+        np.testing.assert_allclose(d, searched[0], rtol=1e-6)
+        with pytest.raises(ValueError, match=r"not data to search, so it cannot find the neighbours of 5 new rows"):
+            index.query(X[:5], 3)
+    with pytest.raises(ValueError, match="describes 1797 points but X has 100 rows; build the graph on X itself"):
+        lowdim.UMAP(neighbors_algorithm=PrecomputedNeighbors(graph)).fit(X[:100])
+    with pytest.raises(ValueError, match="built with metric='euclidean' but UMAP has metric='cosine'"):
+        lowdim.UMAP(metric="cosine", neighbors_algorithm=PrecomputedNeighbors(graph)).fit(X)
+    with pytest.raises(
+        ValueError, match="UMAP needs 149 neighbours per point besides itself but the NeighborGraph has"
+    ):
+        lowdim.UMAP(n_neighbors=150, neighbors_algorithm=PrecomputedNeighbors(graph)).fit(X)
+    # an estimator keeps its own copy of its index: this one shares the read-only arrays
+    import copy
+
+    assert copy.deepcopy(PrecomputedNeighbors(graph)).graph.indices is graph.indices

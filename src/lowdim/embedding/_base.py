@@ -36,6 +36,7 @@ from ..neighbors import (
     find_neighbors,
     given_neighbors,
     make_index,
+    search_algorithm,
 )
 from ._affinities import (
     affinities_from_neighbors,
@@ -226,7 +227,7 @@ def training_index(estimator, dtype=None):
         if precomputed:  # new rows bring their distances; the index holds only the count
             X = np.zeros((X.shape[0], 1))
         index = make_index(
-            "exact" if precomputed else estimator.neighbors_algorithm,
+            "exact" if precomputed else search_algorithm(estimator.neighbors_algorithm),
             estimator.metric,
             X.shape[0],
             params,
@@ -282,7 +283,13 @@ class NeighborEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
         reach = min(n - 1, int(np.ceil(max(np.atleast_1d(perplexity)))))
         given = getattr(self, "precomputed_knn", None)
         return given_neighbors(
-            X, self._n_neighbors(n), precomputed_knn=given, metric=self.metric, name=self._shown_name, minimum=reach
+            X,
+            self._n_neighbors(n),
+            precomputed_knn=given,
+            metric=self.metric,
+            name=self._shown_name,
+            minimum=reach,
+            algorithm=self.neighbors_algorithm,
         )
 
     def _input_affinities(self, X64):

@@ -30,6 +30,7 @@ from ..neighbors import (
     check_n_neighbors,
     given_neighbors,
     make_index,
+    search_algorithm,
 )
 from ._affinities import warn_duplicates
 from ._base import check_rows_or_distances
@@ -286,7 +287,13 @@ class PaCMAP(
         # as unit rows by Euclidean distance)
         metric = {"euclidean": "euclidean", "gower": "gower"}.get(self.distance, "cosine")
         given = given_neighbors(
-            P, extra, precomputed_knn=self.precomputed_knn, metric=metric, name="PaCMAP", minimum=min(k, n - 1)
+            P,
+            extra,
+            precomputed_knn=self.precomputed_knn,
+            metric=metric,
+            name="PaCMAP",
+            minimum=min(k, n - 1),
+            algorithm=self.neighbors_algorithm,
         )
         if given is not None:
             self._index = None  # built by the first transform
@@ -409,7 +416,7 @@ class PaCMAP(
         P = self._preprocess(X, fitting=False)
         n_train = self.P_fit_.shape[0]
         if getattr(self, "_index", None) is None:  # a loaded model: its file holds the rows, not the index
-            self._index = self._make_index(n_train, self.neighbors_algorithm).build(self.P_fit_)
+            self._index = self._make_index(n_train, search_algorithm(self.neighbors_algorithm)).build(self.P_fit_)
         k = min(self.n_neighbors_, n_train)
         distances, indices = self._index.query(P, min(k + EXTRA_NEIGHBORS, n_train))
         near = near_partners(distances, indices, k, local_scales(distances), self.scales_)

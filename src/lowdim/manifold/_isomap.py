@@ -342,7 +342,11 @@ class Isomap(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
             )
         if self.radius is not None:  # a sparse radius graph: its stored distances within the radius
             return None
-        return given_neighbors(X, self.n_neighbors, precomputed_knn=self.precomputed_knn, metric=metric, name="Isomap")
+        given = self.precomputed_knn
+        algorithm = self.neighbors_algorithm
+        return given_neighbors(
+            X, self.n_neighbors, precomputed_knn=given, metric=metric, name="Isomap", algorithm=algorithm
+        )
 
     def _model(self):
         return ClassicalModel(self.eigenvectors_, self.eigenvalues_, self.mean_sq_)

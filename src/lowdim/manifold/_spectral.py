@@ -464,7 +464,12 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
             None
             if k == 1
             else given_neighbors(
-                X, k - 1, precomputed_knn=self.precomputed_knn, metric=self.metric, name="SpectralEmbedding"
+                X,
+                k - 1,
+                precomputed_knn=self.precomputed_knn,
+                metric=self.metric,
+                name="SpectralEmbedding",
+                algorithm=self.neighbors_algorithm,
             )
         )
         A = knn_affinity(X, k, self.neighbors_algorithm, False, given, self.metric, self._distance_params())

@@ -13,25 +13,24 @@ from ._base import KNNIndex
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors, resolve_metric
 from ._dask_graph import dask_self_neighbors
 from ._exact import ExactIndex, check_n_neighbors
+from ._given import (
+    PRECOMPUTED_KNN,
+    PrecomputedNeighbors,
+    find_neighbors,
+    given_neighbors,
+    knn_given,
+    precomputed_neighbors,
+    search_algorithm,
+    sparse_distance_neighbors,
+)
 from ._gower import GowerIndex, gower_columns
 from ._graphs import kneighbors_graph, radius_neighbors_graph, symmetrize
 from ._join import join_components, warn_components
-from ._neighbor_graph import (
-    PRECOMPUTED_KNN,
-    NeighborGraph,
-    StoredDistances,
-    find_neighbors,
-    given_neighbors,
-    knn_csr,
-    knn_given,
-    precomputed_connectivity,
-    precomputed_neighbors,
-    sparse_distance_neighbors,
-    stored_smallest,
-)
+from ._neighbor_graph import NeighborGraph, StoredDistances, knn_csr, precomputed_connectivity, stored_smallest
 from ._nndescent import NNDescentIndex, nndescent_available
 from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex, check_metric_params
 from ._paths import shortest_paths
+from ._search import search_neighbors
 from ._self_query import self_neighbors
 from ._transformer import KNeighborsTransformer
 
@@ -45,6 +44,7 @@ __all__ = [
     "KNNIndex",
     "KNeighborsTransformer",
     "NeighborGraph",
+    "PrecomputedNeighbors",
     "NNDescentIndex",
     "PAIRWISE_METRICS",
     "check_metric_params",
@@ -68,8 +68,10 @@ __all__ = [
     "make_index",
     "nearest_neighbors",
     "precomputed_neighbors",
+    "search_algorithm",
     "radius_neighbors_graph",
     "resolve_metric",
+    "search_neighbors",
     "self_neighbors",
     "shortest_paths",
     "sparse_distance_neighbors",

@@ -89,6 +89,10 @@ class KNNIndex(ABC):
         indices : ndarray of int64 (m, k)
         """
 
+    def _serves(self, metric):
+        """Whether an estimator with ``metric`` may use this index's neighbours."""
+        return self.metric == metric
+
     def _query_indexed(self, start, stop, k):
         """``(distances, indices)`` of the indexed rows ``start:stop`` among the other
         indexed rows, for ``self_neighbors``'s blocks; None (the default) where the

@@ -57,7 +57,7 @@ def make_index(algorithm, metric, n_samples, metric_params=None, sparse=False, v
     'PairwiseIndex'
     """
     if isinstance(algorithm, KNNIndex):
-        if algorithm.metric != metric:
+        if not algorithm._serves(metric):
             raise ValueError(
                 f"the {type(algorithm).__name__} given as the neighbour index has metric {algorithm.metric!r}, "
                 f"but metric={metric!r} was asked for; make the index with metric={metric!r}."

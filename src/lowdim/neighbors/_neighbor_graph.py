@@ -5,11 +5,10 @@ SpectralEmbedding, LocallyLinearEmbedding, HDBSCAN and the neighbour metrics."""
 import numpy as np
 import scipy.sparse as sp
 
-from .._params import NONE, InstanceOf
-from .._validation import check_precomputed
 from ._base import KNNIndex
 from ._choose import make_index
 from ._exact import ExactIndex, check_n_neighbors
+from ._search import search_neighbors
 from ._self_query import self_neighbors
 
 # what a graph's metric is called when it came from distances the caller computed
@@ -120,7 +119,7 @@ class NeighborGraph:
         from ..distributed import is_dask_array
 
         check_n_neighbors(n_neighbors, X.shape[0])
-        dist, idx, index = find_neighbors(
+        dist, idx, index = search_neighbors(
             X, n_neighbors, algorithm=algorithm, metric=metric, metric_params=metric_params, verbose=verbose
         )
         if is_dask_array(X):  # searched on the cluster
@@ -306,167 +305,6 @@ def knn_csr(distances, indices, *, mode="distance", n_columns=None):
     return sp.csr_matrix((data, indices.ravel(), np.arange(0, n * k + 1, k)), shape=shape)
 
 
-# an estimator's precomputed_knn: umap-learn's (indices, distances) tuple, or a graph
-PRECOMPUTED_KNN = [NONE, InstanceOf(tuple, list), InstanceOf(NeighborGraph)]
-
-
-def knn_given(given):
-    """Whether an estimator's ``precomputed_knn`` holds neighbours (its defaults: None,
-    or umap-learn's tuple of Nones).
-
-    Parameters
-    ----------
-    given : NeighborGraph, tuple or None
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> knn_given((None, None)), knn_given(NeighborGraph([[1], [0]], [[1.0], [1.0]]))
-    (False, True)
-    """
-    if given is None or isinstance(given, NeighborGraph):
-        return given is not None
-    given = tuple(given)
-    return bool(given) and given[0] is not None
-
-
-def precomputed_neighbors(given, n, k, *, metric, name, minimum=None):
-    """``(distances, indices)`` of each row's first ``k`` neighbours from an
-    estimator's ``precomputed_knn``: a ``NeighborGraph`` or umap-learn's ``(indices,
-    distances)`` tuple; a graph built with a named metric other than ``metric`` is
-    refused (its neighbours are not the method's).
-
-    Parameters
-    ----------
-    given : NeighborGraph or tuple
-    n : int
-        Rows of the data being fitted.
-    k : int
-        Neighbours wanted (fewer if the graph has fewer, down to ``minimum``).
-    metric : str
-        The estimator's metric ('minkowski' reads as 'euclidean').
-    name : str
-        The estimator, for the messages.
-    minimum : int, optional
-        Default ``k``.
-
-    Returns
-    -------
-    distances : ndarray of float32 (n, k)
-    indices : ndarray of int32 (n, k)
-
-    Examples
-    --------
-    >>> graph = NeighborGraph([[1, 2], [0, 2], [1, 0]], [[1.0, 3.0], [1.0, 2.0], [2.0, 3.0]], metric="euclidean")
-    >>> precomputed_neighbors(graph, 3, 1, metric="euclidean", name="UMAP")[1].ravel().tolist()
-    [1, 0, 1]
-    """
-    rows = given.n_samples if isinstance(given, NeighborGraph) else len(tuple(given)[0])
-    if rows != n:
-        raise ValueError(f"precomputed_knn describes {rows} points but X has {n} rows; build the graph on X itself.")
-    graph = NeighborGraph.from_knn(given)
-    metric = "euclidean" if metric == "minkowski" else metric  # scikit-learn's default, p = 2
-    if graph.metric not in UNNAMED and metric != "precomputed" and graph.metric != metric:
-        raise ValueError(
-            f"precomputed_knn was built with metric={graph.metric!r} but {name} has metric={metric!r}; "
-            f"build the graph with metric={metric!r}, or set the estimator's metric to {graph.metric!r}."
-        )
-    return graph.neighbors(k, name=name, minimum=minimum)
-
-
-def given_neighbors(X, k, *, precomputed_knn=None, metric="euclidean", name="", minimum=None):
-    """``(distances, indices)`` of each row's first ``k`` neighbours when the estimator
-    was given them, else None: a sparse ``X`` with ``metric='precomputed'`` (its stored
-    distances, ``sparse_distance_neighbors``) or a ``precomputed_knn``
-    (``precomputed_neighbors``). Every estimator that takes either asks here first.
-
-    Parameters
-    ----------
-    X : array-like, sparse matrix or dask array (n, ...)
-    k : int
-    precomputed_knn : NeighborGraph or tuple, optional
-        The estimator's ``precomputed_knn`` (its defaults, None or ``(None, None)``:
-        none given).
-    metric : str, default='euclidean'
-        The estimator's metric: 'precomputed' reads a sparse ``X`` as distances, and a
-        graph built with another named metric is refused.
-    name : str
-        The estimator, for the messages.
-    minimum : int, optional
-        Fewest neighbours every row must have (default ``k``).
-
-    Returns
-    -------
-    (distances, indices) or None
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> D = sp.csr_matrix(np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]]))
-    >>> given_neighbors(D, 1, metric="precomputed", name="UMAP")[1].ravel().tolist()
-    [1, 0, 1]
-    >>> given_neighbors(np.zeros((3, 2)), 1, precomputed_knn=(None, None)) is None
-    True
-    """
-    if metric == "precomputed" and sp.issparse(X):
-        return sparse_distance_neighbors(X, k, name=name, minimum=k if minimum is None else minimum)
-    if knn_given(precomputed_knn):
-        return precomputed_neighbors(precomputed_knn, X.shape[0], k, metric=metric, name=name, minimum=minimum)
-    return None
-
-
-def find_neighbors(
-    X, k, *, algorithm="auto", metric="euclidean", metric_params=None, precomputed_knn=None, name="", verbose=False
-):
-    """``(distances, indices, index)`` of each row's ``k`` nearest other rows, from
-    wherever they come: given (``given_neighbors``: a sparse precomputed ``X`` or a
-    ``precomputed_knn``), searched on the cluster for a dask array, or searched here
-    with ``make_index(algorithm, ...)``; ``index`` is the index built here (kept for
-    ``transform``), None otherwise.
-
-    Parameters
-    ----------
-    X : array-like, sparse matrix or dask array (n, d)
-    k : int
-    algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
-    metric : str, default='euclidean'
-    metric_params : dict, optional
-    precomputed_knn : NeighborGraph or tuple, optional
-    name : str
-        The estimator, for the messages.
-    verbose : bool, default=False
-        Progress bars over the index and the queries.
-
-    Returns
-    -------
-    distances : ndarray of float32 (n, k), increasing along each row
-    indices : ndarray of int32 (n, k)
-    index : KNNIndex or None
-
-    Examples
-    --------
-    >>> dist, idx, index = find_neighbors(np.array([[0.0], [1.0], [3.0]]), 1)
-    >>> idx.ravel().tolist(), type(index).__name__
-    ([1, 0, 1], 'ExactIndex')
-    """
-    given = given_neighbors(X, k, precomputed_knn=precomputed_knn, metric=metric, name=name)
-    if given is not None:
-        return (*given, None)
-    from ..distributed import is_dask_array
-
-    if is_dask_array(X):
-        from ._dask_graph import dask_self_neighbors
-
-        return (*dask_self_neighbors(X, k, metric=metric, algorithm=algorithm, metric_params=metric_params), None)
-    index = make_index(algorithm, metric, X.shape[0], metric_params, sparse=sp.issparse(X), verbose=verbose)
-    rows = X if sp.issparse(X) else np.asarray(X)
-    index.build(rows)
-    return (*self_neighbors(index, rows, k, verbose=verbose), index)
-
-
 def _check_entries(indices, distances, n):
     """Indices in range and not the row itself; distances finite, non-negative and
     non-decreasing along each row."""
@@ -571,46 +409,6 @@ def precomputed_connectivity(D, k):
     else:
         _, idx = stored_smallest(D, k, exclude_self=False)
     return sp.csr_matrix((np.ones(idx.size), idx.ravel(), np.arange(0, idx.size + 1, k)), shape=(n, n))
-
-
-def sparse_distance_neighbors(D, k, *, name, minimum):
-    """``(distances, indices)`` of up to ``k`` nearest other rows from a sparse
-    ``metric='precomputed'`` matrix: as many as every row stores (at least
-    ``minimum``), nearest first.
-
-    Parameters
-    ----------
-    D : scipy.sparse matrix (n, n)
-        Distances; entries not stored are not neighbours.
-    k : int
-    name : str
-        The estimator, for the message.
-    minimum : int
-
-    Returns
-    -------
-    distances : ndarray of float32 (n, m), indices : ndarray of int32 (n, m)
-        ``minimum <= m <= k``.
-
-    Examples
-    --------
-    >>> D = sp.csr_matrix(np.array([[0.0, 1.0, 3.0], [1.0, 0.0, 2.0], [3.0, 2.0, 0.0]]))
-    >>> sparse_distance_neighbors(D, 5, name="TSNE", minimum=1)[1].tolist()
-    [[1, 2], [0, 2], [1, 0]]
-    """
-    D = check_precomputed(sp.csr_matrix(D))
-    n = D.shape[0]
-    rows = np.repeat(np.arange(n), np.diff(D.indptr))
-    counts = np.bincount(rows[D.indices != rows], minlength=n)
-    fewest = int(counts.min())
-    if fewest < minimum:
-        i = int(np.argmin(counts))
-        raise ValueError(
-            f"{name} needs {minimum} stored distances per row besides the diagonal of a sparse metric='precomputed' "
-            f"matrix; row {i} stores {fewest}. Store each row's {minimum} nearest (or more)."
-        )
-    graph = NeighborGraph.from_distances(D, min(k, fewest))
-    return graph.distances, graph.indices
 
 
 class StoredDistances:
