@@ -114,6 +114,16 @@ def test_mixed_codes_of_a_dataframe_keep_kinds_orders_and_known_levels():
     np.testing.assert_array_equal(new.X[:, 0], [2.0, 1.0, 0.0, np.nan])  # an unseen island after the known
 
 
+def test_number_categories_are_coded_by_value_whatever_the_new_columns_type():
+    pd = pytest.importorskip("pandas")
+    fitted = mixed_codes(pd.DataFrame({"region": pd.Categorical([1, 2, 3, 1]), "size": pd.Categorical([1.0, 2.5] * 2)}))
+    assert fitted.levels == {"region": ["1", "2", "3"], "size": ["1.0", "2.5"]}
+    # an int column with a gap becomes floats in pandas; a float category may come back as an int
+    new = pd.DataFrame({"region": [1.0, np.nan, 3.0], "size": [1, 2.5, 7]})
+    codes = mixed_codes(new, levels=fitted.levels)
+    np.testing.assert_array_equal(codes.X, [[0.0, 0.0], [np.nan, 1.0], [2.0, 2.0]])  # 7: a category of its own
+
+
 def test_durations_are_numbers_of_seconds_as_the_parquet_reader_reads_them():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"wait": pd.to_timedelta([90, None, 3600], unit="s"), "desk": ["a", "b", "a"]})

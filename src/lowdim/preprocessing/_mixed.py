@@ -262,6 +262,9 @@ def code_column(cells, name, *, hint=None, order=None, known=None, forced=False)
     # a fitted model's levels (``known``) say the column was categories: new rows that happen to
     # be all numbers, or all dates, are still coded as categories, not read as a quantity
     if forced or hint in ("categorical", "ordinal") or order is not None or known is not None:
+        if known is not None and not forced and as_numbers(cells) is not None:
+            # numbers coded by a fit's levels: 1.0 (an int column with a gap) is the fit's category 1
+            cells, known = _code_texts(cells), [str(v) for v in _code_texts(np.asarray(known, dtype=object))]
         values, levels = code_categories(_code_texts(cells) if forced else cells, name, order=order, known=known)
         return CodedColumn(values, "ordinal" if order is not None else "categorical", levels)
     values = None if hint == "date" else as_numbers(np.asarray(cells) if hint == "numeric" else list(cells))
