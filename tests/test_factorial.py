@@ -261,7 +261,8 @@ def _check_fixed_point(model, rows):
     from the definition."""
     from lowdim.preprocessing import mixed_codes
 
-    codes = mixed_codes(rows, levels=model._levels()).X
+    levels = {name: found for name, found in zip(model.column_names_, model.categories_) if found is not None}
+    codes = mixed_codes(rows, levels=levels).X
     num = [j for j, k in enumerate(model.kinds_) if k == "numeric"]
     cat = [j for j, k in enumerate(model.kinds_) if k != "numeric"]
     C = model.cluster_centers_
