@@ -347,3 +347,53 @@ def test_hellinger_is_umap_learns_for_histograms():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert UMAP(metric="hellinger", n_epochs=10, random_state=0).fit_transform(X).shape == (80, 2)
+
+
+def test_a_row_of_zeros_is_at_cosine_distance_one_everywhere():
+    """A zero row has no direction: at distance 1 from every other row, 0 from another
+    zero row (umap-learn's definition), in the dense distances, in every index and in a
+    method built on them; other pairs as scikit-learn computes them."""
+    import scipy.sparse as sp
+    from sklearn.metrics.pairwise import cosine_distances
+
+    import lowdim
+    from lowdim.linalg import pairwise_distances
+    from lowdim.neighbors import SparseIndex, nearest_neighbors
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    X[[0, 1, 2]] = 0.0
+    D = pairwise_distances(X, metric="cosine")
+    other = np.arange(3, 300)
+    eps = np.finfo(np.float64).eps
+    np.testing.assert_allclose(D[np.ix_(other, other)], cosine_distances(X[other]), atol=64 * eps)
+    np.testing.assert_allclose(D[:3, other], 1.0, atol=64 * eps)  # unit rows' norms carry rounding
+    assert np.all(D[:3, :3] == 0.0)
+    np.testing.assert_allclose(SparseIndex("cosine").build(sp.csr_matrix(X)).pairwise(X), D, atol=64 * eps)
+    np.fill_diagonal(D, np.inf)
+    expected = np.sort(D, axis=1)[:, :4]
+    for algorithm in ("exact", "approximate"):
+        for dtype in (np.float64, np.float32):
+            found, _ = nearest_neighbors(X.astype(dtype), 4, metric="cosine", algorithm=algorithm)
+            np.testing.assert_allclose(found, expected, atol=64 * np.finfo(dtype).eps)
+    medoids = lowdim.KMedoids(3, metric="cosine", random_state=0).fit(X)  # inertia was inf, one cluster
+    assert np.isfinite(medoids.inertia_) and len(set(medoids.labels_)) == 3
+    assert len(set(medoids.labels_[:3])) == 1
+
+
+def test_a_constant_row_is_at_correlation_distance_one_everywhere():
+    from scipy.spatial.distance import cdist
+
+    from lowdim.linalg import pairwise_distances
+    from lowdim.neighbors import nearest_neighbors
+
+    X = np.random.default_rng(1).normal(size=(120, 6))
+    X[[0, 1, 2]] = 2.0  # no variation: no correlation with anything (it was NaN and infinity)
+    D = pairwise_distances(X, metric="correlation")
+    eps = np.finfo(np.float64).eps
+    np.testing.assert_allclose(D[3:, 3:], cdist(X[3:], X[3:], "correlation"), atol=64 * eps)
+    np.testing.assert_allclose(D[:3, 3:], 1.0, atol=64 * eps)
+    assert np.all(D[:3, :3] == 0.0)
+    np.fill_diagonal(D, np.inf)
+    found, _ = nearest_neighbors(X, 3, metric="correlation", algorithm="exact")
+    np.testing.assert_allclose(found, np.sort(D, axis=1)[:, :3], atol=64 * eps)

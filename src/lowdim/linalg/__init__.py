@@ -12,6 +12,7 @@ from ._block_moments import (
 from ._distances import (
     EUCLIDEAN_METRICS,
     compiled_metric,
+    cosine_rows,
     distance_blocks,
     hellinger_distances,
     pairwise_distances,
@@ -41,6 +42,7 @@ __all__ = [
     "procrustes_fit",
     "SPLIT_WORK",
     "EUCLIDEAN_METRICS",
+    "cosine_rows",
     "EdgeConstraints",
     "block_scatter",
     "block_variances",

@@ -78,6 +78,35 @@ def sq_euclidean(X, Y, x_sq=None, y_sq=None):
     return D
 
 
+def cosine_rows(X):
+    """Rows whose halved squared Euclidean distances are cosine distances: each row
+    scaled to unit length, and one more column, 1 in the rows that are all zero. A zero
+    row is then at cosine distance 1 from every other row (its cosine taken as 0) and 0
+    from another zero row, as umap-learn and pynndescent define it.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix (n, d)
+
+    Returns
+    -------
+    ndarray or CSR matrix (n, d + 1), in X's float dtype (float64 for other dtypes)
+
+    Examples
+    --------
+    >>> U = cosine_rows(np.array([[3.0, 4.0], [0.0, 0.0], [0.0, 2.0]]))
+    >>> (sq_euclidean(U, U) / 2).round(2).tolist()
+    [[0.0, 1.0, 0.2], [1.0, 0.0, 1.0], [0.2, 1.0, 0.0]]
+    """
+    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    norms = np.sqrt(row_norms_sq(X))
+    zero = (norms == 0).astype(dtype)[:, None]
+    scale = (1.0 / np.where(norms > 0, norms, 1.0)).astype(dtype)
+    if sp.issparse(X):
+        return sp.hstack([sp.diags(scale) @ sp.csr_matrix(X, dtype=dtype), sp.csr_matrix(zero)], format="csr")
+    return np.hstack([np.asarray(X, dtype=dtype) * scale[:, None], zero])
+
+
 def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     """Distances between the rows of ``X`` and ``Y`` (``X`` itself when None).
 
@@ -86,7 +115,10 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     X : ndarray (n, d)
     Y : ndarray (m, d), optional
     metric : str or callable
-        'euclidean' and 'sqeuclidean' by BLAS; 'hellinger' (``hellinger_distances``);
+        'euclidean' and 'sqeuclidean' by BLAS, 'cosine' and 'correlation' too
+        (``cosine_rows``: a row of zeros, or a constant row for 'correlation', is at
+        distance 1 from the others, 0 from another such row); 'hellinger'
+        (``hellinger_distances``);
         'haversine' (rows of latitude, longitude in radians); a numba-compiled function
         of two rows (``@numba.njit``, as umap-learn takes), called in a compiled loop;
         any other name or callable scipy's ``cdist`` accepts ('cityblock', 'cosine',
@@ -112,6 +144,16 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
         if Y is X:
             np.fill_diagonal(D, 0)
         return D if metric == "sqeuclidean" else np.sqrt(D, out=D)
+    if (metric == "cosine" or metric == "correlation" and not sp.issparse(X)) and not metric_params:
+        same = Y is X
+        if metric == "correlation":  # the cosine of the rows about their means
+            X, Y = (np.asarray(A, dtype=np.float64) for A in (X, Y))
+            X, Y = X - X.mean(axis=1, keepdims=True), Y - Y.mean(axis=1, keepdims=True)
+        D = sq_euclidean(cosine_rows(X), cosine_rows(Y))
+        D *= 0.5
+        if same:
+            np.fill_diagonal(D, 0)
+        return D
     if metric == "manhattan":
         metric = "cityblock"
     if metric == "hellinger":

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._threads import blas_limit, worker_pool
 from .._validation import check_array
-from ..linalg import matmul, row_norms_sq, sq_euclidean
+from ..linalg import cosine_rows, matmul, row_norms_sq, sq_euclidean
 from ._base import KNNIndex
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
@@ -17,13 +17,6 @@ QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
 # and lose nothing in speed.
 SMALL_PAIRS = 1 << 22
 EXTRA_CANDIDATES = 4  # candidates kept beyond k for the exact re-ranking (``_certified``)
-
-
-def unit_rows(X):
-    """Rows scaled to unit length (zero rows left as they are), in X's dtype."""
-    norms = np.sqrt(row_norms_sq(X))
-    norms[norms == 0] = 1.0
-    return (X / norms[:, None].astype(X.dtype)).astype(X.dtype)
 
 
 def check_n_neighbors(n_neighbors, n_samples, *, counts_self=False):
@@ -87,7 +80,7 @@ class ExactIndex(KNNIndex):
         X = check_array(X, estimator_name="ExactIndex")
         if self.metric != "precomputed":
             offset, shifted = shifted_rows(X, self.metric)
-            self._hold(offset, shifted, unit_rows(X) if self.metric == "cosine" else X)
+            self._hold(offset, shifted, cosine_rows(X) if self.metric == "cosine" else X)
 
     def _hold(self, offset, shifted, rows):
         """Index the ``shifted`` rows (``rows`` as given, for exact re-ranking)."""
@@ -317,7 +310,7 @@ def shifted_rows(X, metric):
     """``(offset, X - offset)`` with the column means as offset (unit rows first for
     'cosine'): distances are shift-invariant, and centred float32 keeps its precision."""
     if metric == "cosine":
-        X = unit_rows(X)
+        X = cosine_rows(X)
     offset = X.mean(axis=0, dtype=np.float64).astype(X.dtype)
     return offset, X - offset
 
@@ -332,7 +325,7 @@ def query_rows(index, Q, k, exclude_self):
             f"n_neighbors={k} must be between 1 and {available} (the number of "
             f"{'other ' if exclude_self else ''}indexed points); lower n_neighbors."
         )
-    return unit_rows(Q) if index.metric == "cosine" else Q
+    return cosine_rows(Q) if index.metric == "cosine" else Q
 
 
 def from_squared(sq, metric):

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_array, convert_array
-from ..linalg import pairwise_distances, row_norms_sq
+from ..linalg import cosine_rows, pairwise_distances, row_norms_sq
 from ._base import KNNIndex
 
 # lowdim's (and scikit-learn's / umap-learn's) names -> scipy's
@@ -242,8 +242,7 @@ class SparseIndex(KNNIndex):
         """CSR rows in float64 (unit rows for 'cosine') and their squared norms."""
         X = sp.csr_matrix(X, dtype=np.float64)
         if self.metric == "cosine":
-            norms = np.sqrt(row_norms_sq(X))
-            X = (sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ X).tocsr()
+            X = cosine_rows(X)
         return X, row_norms_sq(X)
 
     def _build(self, X):
