@@ -397,3 +397,25 @@ def test_a_constant_row_is_at_correlation_distance_one_everywhere():
     np.fill_diagonal(D, np.inf)
     found, _ = nearest_neighbors(X, 3, metric="correlation", algorithm="exact")
     np.testing.assert_allclose(found, np.sort(D, axis=1)[:, :3], atol=64 * eps)
+
+
+@pytest.mark.parametrize("metric", ["braycurtis", "dice"])
+def test_two_rows_of_zeros_are_one_point_for_the_ratio_metrics(metric):
+    """scipy's ratio is 0/0 (NaN) between two rows of zeros: they are the same point, at
+    distance 0, and each is the other's nearest (it was missed)."""
+    from scipy.spatial.distance import cdist
+
+    from lowdim.linalg import pairwise_distances
+    from lowdim.neighbors import nearest_neighbors
+
+    rng = np.random.default_rng(2)
+    X = (rng.random((80, 6)) < 0.4).astype(float)  # dice reads booleans
+    X[2:] = np.maximum(X[2:], np.eye(6)[np.arange(78) % 6])  # the other rows are not zero
+    if metric == "braycurtis":
+        X *= rng.random(X.shape)
+    X[[0, 1]] = 0.0
+    D = pairwise_distances(X, metric=metric)
+    assert D[0, 1] == D[1, 0] == 0.0 and not np.isnan(D).any() and np.all(np.diag(D) == 0)
+    np.testing.assert_array_equal(D[2:, 2:], cdist(X[2:], X[2:], metric))
+    _, idx = nearest_neighbors(X, 1, metric=metric, algorithm="exact")
+    assert idx[:2, 0].tolist() == [1, 0]

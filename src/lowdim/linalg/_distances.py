@@ -13,6 +13,8 @@ from ._blas import matmul
 
 # metrics computed here; anything else scipy's cdist knows is passed to it
 EUCLIDEAN_METRICS = ("euclidean", "sqeuclidean")
+# scipy metrics whose ratio is 0/0 (NaN) between two rows of zeros, which are the same point
+ZERO_OVER_ZERO = ("braycurtis", "dice")
 
 
 def row_norms_sq(X):
@@ -163,6 +165,10 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
     if compiled_metric(metric):
         return _nonnegative(_compiled_distances(X, Y, metric, metric_params))
     D = cdist(X, Y, metric=metric, **(metric_params or {})).astype(np.result_type(X.dtype, np.float32), copy=False)
+    if metric in ZERO_OVER_ZERO:  # 0/0 only between two rows of zeros: one point, at distance 0
+        D[np.isnan(D)] = 0.0
+    if Y is X:
+        np.fill_diagonal(D, 0)
     return _nonnegative(D) if callable(metric) else D
 
 
