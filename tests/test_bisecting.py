@@ -86,3 +86,23 @@ def test_sparse_rows_give_the_dense_result(blobs):
     assert adjusted_rand_score(dense.labels_, sparse.labels_) == 1.0
     np.testing.assert_allclose(sparse.inertia_, dense.inertia_, rtol=1e-6)
     np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), sparse.labels_)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_more_clusters_than_distinct_rows_leaves_empty_clusters_with_the_warning(sparse):
+    """A leaf of one row cannot be split (it crashed drawing two starting rows from one):
+    as scikit-learn, the asked-for number of centres, the extra ones empty; and the warning."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(30, 2)), np.repeat([[5.0, 5.0]], 20, axis=0)])  # 31 distinct rows
+    with pytest.warns(ConvergenceWarning, match=r"Number of distinct clusters \(31\) found smaller than n_clusters"):
+        model = BisectingKMeans(40, random_state=0).fit(sp.csr_matrix(X) if sparse else X)
+    reference = SklearnBisecting(40, random_state=0).fit(X)  # (moved by 100, it crashes as lowdim did)
+    assert model.cluster_centers_.shape == reference.cluster_centers_.shape == (40, 2)
+    assert np.unique(model.labels_).size == np.unique(reference.labels_).size == 31
+    assert model.inertia_ == pytest.approx(0.0, abs=1e-20)
+    np.testing.assert_array_equal(model.predict(X), model.labels_)
+    with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(31\)"):
+        moved = BisectingKMeans(40, random_state=0).fit(X + 100.0)
+    assert adjusted_rand_score(moved.labels_, model.labels_) == 1.0  # each distinct row alone, either way

@@ -34,6 +34,23 @@ def _halves_errors(Xc, x_sq, weights, labels, centers):
     return np.bincount(labels, weights=weights * _squared_errors(Xc, x_sq, centers, labels), minlength=2)
 
 
+def _one_point(Xc):
+    """Whether a cluster's rows are all one point (one row, or equal rows), read without
+    a dense copy of sparse rows (compared in their stored form: equal rows stored
+    differently only send them to a 2-means, which splits them as before)."""
+    if Xc.shape[0] < 2:
+        return True
+    if not sp.issparse(Xc):
+        return bool(np.all(Xc == Xc[:1]))
+    X = Xc.tocsr()
+    lengths = np.diff(X.indptr)
+    if np.any(lengths != lengths[0]):
+        return False
+    stored = slice(X.indptr[0], X.indptr[-1])
+    indices, data = X.indices[stored].reshape(X.shape[0], -1), X.data[stored].reshape(X.shape[0], -1)
+    return bool(np.all(indices == indices[:1]) and np.all(data == data[:1]))
+
+
 class _LeafRows:
     """Each leaf's rows as a contiguous range of one permutation. Dense rows are kept in
     that order (a leaf's rows are a view, partitioned in place when it splits, where
@@ -169,7 +186,13 @@ class BisectingKMeans(CentroidClusterer):
         self.callbacks = callbacks
 
     def _bisect(self, Xc, x_sq, weights, tol, rng):
-        """The best of ``n_init`` 2-means runs on one cluster's rows: (labels, centres)."""
+        """The best of ``n_init`` 2-means runs on one cluster's rows: (labels, centres).
+        A cluster of one point (a row, or equal rows) stays whole beside an empty half at
+        the same place (more clusters asked for than distinct rows: scikit-learn's empty
+        clusters, and lowdim's warning); predict's tie then goes to the whole half."""
+        if _one_point(Xc):
+            first = Xc[:1].toarray() if sp.issparse(Xc) else np.asarray(Xc[:1], dtype=np.float64)
+            return np.zeros(Xc.shape[0], dtype=np.int64), np.vstack([first, first])
 
         def run_once(rng):
             start = initial_centers(self.init, Xc, 2, rng, weights, x_sq, self.offset_)
@@ -243,7 +266,9 @@ class BisectingKMeans(CentroidClusterer):
         self._store_centers(centers[leaves], X.dtype)
         Xs, xs_sq, ws = rows.data((0, X.shape[0]))
         self.inertia_ = float(ws @ _squared_errors(Xs, xs_sq, self.offset_centers_, ordered))
-        warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "BisectingKMeans")
+        # the clusters that hold rows: an unsplittable leaf's empty half repeats its centre
+        # only up to rounding (the mean of equal rows need not be exactly the row)
+        warn_fewer_clusters(self.labels_, self.n_clusters, "BisectingKMeans")
 
     def predict(self, X):
         """The cluster of each sample, down the tree of splits: at each split towards the
