@@ -52,3 +52,17 @@ def test_ignore_and_error_filters_are_obeyed():
             assert "zero variance" in str(raised)
         else:
             raise AssertionError("the 'error' filter did not raise")
+
+
+def test_an_estimator_built_inside_another_warns_in_the_users_estimators_name():
+    """FastICA whitens with a PCA and GaussianMixture starts from a KMeans: their data
+    warnings named PCA and KMeans, estimators the user never called, and the mixture's
+    came twice."""
+    X = np.abs(np.random.default_rng(0).normal(size=(60, 6)))
+    X[:, 3] = 0.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lowdim.FastICA(5, random_state=0, max_iter=20).fit(X)
+        lowdim.GaussianMixture(2, random_state=0).fit(np.ones((10, 2)))
+    data = [str(w.message) for w in caught if "variance" in str(w.message)]
+    assert [text.split(":")[0] for text in data] == ["FastICA", "GaussianMixture"], data

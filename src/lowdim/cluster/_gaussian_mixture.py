@@ -1,5 +1,7 @@
 """Gaussian mixture models fitted by EM, with missing values marginalised."""
 
+import warnings
+
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, DensityMixin
@@ -52,7 +54,9 @@ def initial_responsibilities(X, k, init_params, rng):
         resp = rng.uniform(size=(X.shape[0], k))
         return resp / resp.sum(axis=1, keepdims=True)
     if init_params == "kmeans":
-        return _one_hot(KMeans(k, n_init=1, random_state=rng).fit(X).labels_, k)
+        with warnings.catch_warnings():  # the mixture warns of its data itself, once, in its own name
+            warnings.simplefilter("ignore")
+            return _one_hot(KMeans(k, n_init=1, random_state=rng).fit(X).labels_, k)
     x_sq = np.einsum("ij,ij->i", X, X)
     if init_params == "k-means++":
         centers = kmeans_plusplus(X, k, rng, weights=np.ones(X.shape[0]), x_sq=x_sq)[0]

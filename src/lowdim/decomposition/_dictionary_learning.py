@@ -76,7 +76,7 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
     def _start_data(self, X):
         """Checked float64 rows and the number of atoms."""
         X = self._validate_input(X, reset=True)
-        warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
+        warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
         check_n_components(None, X.shape[0], X.shape[1], type(self).__name__)
         return X, int(self.n_components or X.shape[1])
 

@@ -289,7 +289,9 @@ class FastICA(ComponentTransformer):
     def _whitened(self, X):
         """Whitened data (unit variance over the n samples), the whitening matrix, the mean."""
         solver = "covariance" if self.whiten_solver == "eigh" else self.whiten_solver
-        pca = PCA(self.n_components, whiten=True, solver=solver).fit(X)
+        pca = PCA(self.n_components, whiten=True, solver=solver)
+        pca._part_of = "FastICA"  # its warnings (zero-variance columns) name the user's estimator
+        pca.fit(X)
         variances = pca.explained_variance_.astype(np.float64)
         rank = _numerical_rank(variances, X.shape, X.dtype)
         # unit variance over the n samples (PCA's whitening divides by n - 1), as

@@ -72,7 +72,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
             acc = ScatterAccumulator(d)
             acc.update(X)
             S = acc.covariance(ddof=0)
-            warn_constant_features(np.diag(S), type(self).__name__)
+            warn_constant_features(np.diag(S), self._shown_name)
             W, mean, psi, history, n_iter = self._fit_complete(S, acc.mean, k, rng)
         else:
             W, mean, psi, history, n_iter = self._fit_missing(X, mask, k)
@@ -96,7 +96,7 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
         mean0 = X0.sum(axis=0) / m.sum(axis=0)
         filled = np.where(mask, X0, mean0)  # only the starting point of EM
         mean_f, var = column_moments(filled)
-        warn_constant_features(var, type(self).__name__, X=filled)
+        warn_constant_features(var, self._shown_name, X=filled)
         S = np.cov(filled.T, ddof=0).reshape(X.shape[1], X.shape[1])
         W, noise = principal_init(S, k)
         psi = np.full(X.shape[1], noise) if self._isotropic else np.maximum(np.diag(S) - (W**2).sum(0), noise)

@@ -165,7 +165,7 @@ class MiniBatchNMF(NMF):
         n, d = X.shape
         k = self._n_components(n, d, W, H)
         check_n_components(None, n, d, type(self).__name__)
-        warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
+        warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
         W, H = self._starting_factors(X, W, H, k, rng)
         # the sums start as one pseudo-batch that holds H where it starts (numerator H,
         # denominator 1, as scikit-learn): the first batches move H towards their own fit

@@ -146,7 +146,7 @@ class _Factorization(ComponentTransformer):
         n, d = X.shape
         k = self.n_components or min(n, d)
         check_n_components(k, n, d, type(self).__name__)
-        warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
+        warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
         return X, mask, dtype, k
 
     def fit(self, X, y=None):

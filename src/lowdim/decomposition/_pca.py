@@ -440,7 +440,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     def _set_spectrum(self, spectrum, dtype, solver, X=None):
         n, d = spectrum.n_samples, spectrum.mean.size
-        warn_constant_features(spectrum.variances, type(self).__name__, X=X)
+        warn_constant_features(spectrum.variances, self._shown_name, X=X)
         k = min(resolve_n_components(self.n_components, spectrum, n, d), spectrum.eigenvalues.size)
         if self.n_components == 0:
             k = 0

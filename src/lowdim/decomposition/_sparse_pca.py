@@ -40,7 +40,7 @@ class _SparsePCABase(ComponentTransformer):
 
     def _prepare(self, X):
         X = self._validate_input(X, reset=True)
-        warn_constant_features(column_moments(X)[1], type(self).__name__, X=X)
+        warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
         check_n_components(None, X.shape[0], X.shape[1], type(self).__name__)
         self.mean_ = np.mean(X, axis=0, dtype=np.float64)
         return X.dtype, np.asarray(X, dtype=np.float64) - self.mean_, int(self.n_components or X.shape[1])

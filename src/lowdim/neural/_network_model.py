@@ -55,7 +55,7 @@ class NetworkModel:
         n = X.shape[0]
         self.mean_, variances = column_moments(X)
         variances *= (n - 1) / n  # the population variance
-        warn_constant_features(variances, type(self).__name__, consequence, X=X)
+        warn_constant_features(variances, self._shown_name, consequence, X=X)
         spread = float(np.sqrt(np.mean(variances)))
         self.scale_ = spread if spread > 0 else 1.0
 
