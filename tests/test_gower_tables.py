@@ -158,3 +158,15 @@ def test_the_coding_attributes_are_documented(name):
     model = MAKERS[name](None).fit(_table())
     documented = {part.strip() for item in ClassDoc(type(model))["Attributes"] for part in item.name.split(",")}
     assert {"column_names_", "kinds_", "categories_"} <= documented
+
+
+@pytest.mark.parametrize("name", ["umap", "pacmap"])
+def test_a_sweep_over_a_table_builds_its_graph_from_the_fits_codes(name):
+    frame = _table(60)
+    codes = mixed_codes(frame)
+    param = "n_neighbors"
+    on_table = lowdim.sweep(MAKERS[name](None), param, [5, 8], frame)
+    on_codes = [MAKERS[name](codes.metric_params).set_params(**{param: v}).fit(codes.X) for v in (5, 8)]
+    for a, b in zip(on_table, on_codes):
+        np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-6, atol=1e-6)
+        assert a.kinds_ == codes.kinds  # each map codes new tables as the fit did

@@ -23,9 +23,10 @@ def _as_float_dtype(dtype):
 
 # what to do with a table of categories or dates, for an estimator that compares numbers
 MIXED_TABLE_HINT = (
-    "a table of categories and numbers is read as it is by FAMD, MCA and KPrototypes, and compared by "
-    "Gower's distance in the neighbour methods after codes = lowdim.mixed_codes(X) (metric='gower' with "
-    "codes.metric_params): see the guide's 'Categorical and mixed data'"
+    "a table of categories and numbers is read as it is by FAMD, MCA and KPrototypes, and by the methods that "
+    "compare rows by Gower's distance (metric='gower': UMAP, TSNE, PaCMAP, HDBSCAN, KMedoids, ...); elsewhere "
+    "code it first (codes = lowdim.mixed_codes(X), then codes.X with codes.metric_params): see the guide's "
+    "'Categorical and mixed data'"
 )
 
 

@@ -70,8 +70,9 @@ def graph_width(estimator, n_samples):
 def _graph_metric(estimator):
     """(metric, metric parameters) of the neighbours ``estimator`` reads."""
     p = estimator.get_params()
-    if type(estimator).__name__ == "PaCMAP":
-        return ("euclidean" if p["distance"] == "euclidean" else "cosine"), None
+    if type(estimator).__name__ == "PaCMAP":  # its own searches' metrics ('angular': unit rows)
+        metric = {"euclidean": "euclidean", "gower": "gower"}.get(p["distance"], "cosine")
+        return metric, p["metric_params"] if metric == "gower" else None
     metric = p.get("metric", "euclidean")
     if metric == "precomputed":
         raise ValueError(
@@ -164,7 +165,12 @@ def sweep(estimator, param, values, X, *, graph=None, warm_start=False, verbose=
     if graph is None:
         width = max(graph_width(t, len(X)) for t in templates)
         metric, metric_params = _graph_metric(estimator)
-        graph = NeighborGraph.build(X, width, metric=metric, metric_params=metric_params, verbose=verbose)
+        rows = X
+        if metric == "gower":  # a table of categories: coded as each fit codes it
+            coder = clone(estimator)
+            rows = coder._gower_numbers(X, reset=True)
+            metric_params = coder._distance_params()
+        graph = NeighborGraph.build(rows, width, metric=metric, metric_params=metric_params, verbose=verbose)
     fitted = []
     for template in templates:
         template.set_params(precomputed_knn=graph)
