@@ -48,6 +48,8 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
     """What the batch and the online learner share: the learnt atoms, coding with the
     fit algorithm, and the transform parameters' defaults."""
 
+    transform = SparseCodingTransform.transform  # defined in the class, so that set_output wraps it
+
     def _atoms(self):
         return self.components_
 

@@ -201,6 +201,7 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         "eigen_tol": [Options({"auto"}), Interval(float, 0, None, closed="left")],
         "random_state": [RANDOM_STATE],
     }
+    fit_transform = EmbeddingMixin.fit_transform  # defined in the class, so that set_output wraps it
 
     def __init__(
         self,

@@ -125,6 +125,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         "random_state": [RANDOM_STATE],
         "verbose": VERBOSE,
     }
+    fit_transform = EmbeddingMixin.fit_transform  # defined in the class, so that set_output wraps it
 
     def __init__(
         self,

@@ -186,6 +186,7 @@ class PaCMAP(
         "verbose": VERBOSE,
         "callbacks": CALLBACKS,
     }
+    fit_transform = EmbeddingMixin.fit_transform  # defined in the class, so that set_output wraps it
 
     def __init__(
         self,

@@ -293,6 +293,7 @@ class UMAP(
         "verbose": VERBOSE,
         "callbacks": CALLBACKS,
     }
+    transform = UMAPPlacement.transform  # defined in the class, so that set_output wraps it
 
     def __init__(
         self,
@@ -782,9 +783,8 @@ class UMAP(
 
     @property
     def knn_graph_(self):
-        """Sparse (n_samples, n_samples): each row's ``n_neighbors - 1`` nearest other rows
-        at their distances, the graph behind ``graph_`` (scanpy's ``obsp['distances']``);
-        None for a model loaded from a file (it keeps ``graph_`` only)."""
+        """Sparse (n, n): each row's ``n_neighbors - 1`` nearest other rows at their distances
+        (scanpy's ``obsp['distances']``, behind ``graph_``); None for a model loaded from a file."""
         knn = getattr(self, "_knn", None)
         return None if knn is None else knn_csr(*knn)
 

@@ -178,6 +178,7 @@ class Isomap(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "precomputed_knn": PRECOMPUTED_KNN,
     }
+    fit_transform = EmbeddingMixin.fit_transform  # defined in the class, so that set_output wraps it
 
     def __init__(
         self,

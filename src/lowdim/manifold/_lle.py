@@ -216,6 +216,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         "n_jobs": [NONE, Interval(int, None, None)],
         "precomputed_knn": PRECOMPUTED_KNN,
     }
+    fit_transform = EmbeddingMixin.fit_transform  # defined in the class, so that set_output wraps it
 
     def __init__(
         self,

@@ -128,6 +128,7 @@ class AutoEncoder(NetworkModel, ComponentTransformer):
         "n_iter_no_change": [Interval(int, 1, None, closed="left")],
         "validation_fraction": [Interval(float, 0, 1, closed="left")],
     }
+    transform = NetworkModel.transform  # defined in the class, so that set_output wraps it
 
     def __init__(
         self,

@@ -89,6 +89,7 @@ class ParametricMap(NetworkModel, ComponentTransformer):
     drawn rows (``_uniform_rows``)."""
 
     _uniform_rows = False
+    transform = NetworkModel.transform  # defined in the class, so that set_output wraps it
 
     def fit(self, X, y=None):
         """Build the method's neighbour graph of ``X`` and train the encoder (and
