@@ -419,3 +419,15 @@ def test_two_rows_of_zeros_are_one_point_for_the_ratio_metrics(metric):
     np.testing.assert_array_equal(D[2:, 2:], cdist(X[2:], X[2:], metric))
     _, idx = nearest_neighbors(X, 1, metric=metric, algorithm="exact")
     assert idx[:2, 0].tolist() == [1, 0]
+
+
+def test_knn_accuracy_names_more_voters_than_points_left():
+    Z = np.random.default_rng(0).normal(size=(50, 2))
+    y = np.arange(50) % 2
+    with pytest.raises(ValueError, match=r"n_neighbors=60 must be between 1 and 40, the points left to vote"):
+        knn_accuracy(Z, y, n_neighbors=60)  # was a vote of all 40, without a word
+    with pytest.raises(ValueError, match="n_neighbors=0 must be between 1 and 40"):
+        knn_accuracy(Z, y, n_neighbors=0)
+    with pytest.raises(ValueError, match="test_size must lie strictly between 0 and 1"):
+        knn_accuracy(Z, y, test_size=1.0)
+    assert 0.0 <= knn_accuracy(Z, y, n_neighbors=40, random_state=0) <= 1.0

@@ -240,11 +240,18 @@ def knn_accuracy(X_embedded, y, *, n_neighbors=5, test_size=0.2, random_state=No
     y = np.asarray(y)
     if y.shape != (Z.shape[0],):
         raise ValueError(f"y has shape {y.shape}; expected ({Z.shape[0]},), one label per point.")
+    if not 0.0 < test_size < 1.0:
+        raise ValueError(f"test_size must lie strictly between 0 and 1 (a fraction of the points); got {test_size}.")
     rng = check_random_state(random_state)
     n_test = max(1, int(round(test_size * Z.shape[0])))
     perm = rng.permutation(Z.shape[0])
     test, train = perm[:n_test], perm[n_test:]
-    _, idx = ExactIndex().build(Z[train]).query(Z[test], min(n_neighbors, train.size))
+    if not 1 <= n_neighbors <= train.size:
+        raise ValueError(
+            f"n_neighbors={n_neighbors} must be between 1 and {train.size}, the points left to vote after "
+            f"holding out {n_test} of {Z.shape[0]}; lower n_neighbors (or test_size)."
+        )
+    _, idx = ExactIndex().build(Z[train]).query(Z[test], n_neighbors)
     classes, codes = np.unique(y, return_inverse=True)
     votes = np.zeros((test.size, classes.size))
     np.add.at(votes, (np.repeat(np.arange(test.size), idx.shape[1]), codes[train][idx].ravel()), 1.0)
