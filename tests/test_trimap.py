@@ -112,6 +112,9 @@ def test_bad_input_names_the_problem(blobs):
         TriMap(weight_adj=500.0, n_iters=2, random_state=0).fit(X)
     with pytest.raises(ValueError, match="knn_tuple"):
         TriMap(knn_tuple=(np.zeros((5, 3), dtype=int), np.zeros((5, 3)))).fit(X)
+    # the parameter the user set, not an internal neighbour count ("n_neighbors=51")
+    with pytest.raises(ValueError, match=r"n_inliers=50 must be at most 18 for 20 samples"):
+        TriMap(n_inliers=50).fit(X[:20])
 
 
 def test_angular_and_hamming_distances(blobs):

@@ -22,7 +22,7 @@ from .._random import check_random_state
 from .._validation import check_at_most_samples, check_precomputed, check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..linalg import column_moments
-from ..neighbors import check_n_neighbors, make_index
+from ..neighbors import make_index
 from ._pacmap_pairs import EXTRA_NEIGHBORS, local_scales, near_partners, random_others
 
 PCA_DIMENSIONS = 100  # with apply_pca, wider data are reduced to this many components first
@@ -311,7 +311,11 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         n = X.shape[0]
         check_sample_count(n, "TriMap")
         check_at_most_samples(self.n_dims, n, "n_dims")
-        check_n_neighbors(self.n_inliers + 1, n)
+        if self.n_inliers > n - 2:  # its inliers and at least one other row, an outlier
+            raise ValueError(
+                f"n_inliers={self.n_inliers} must be at most {n - 2} for {n} samples: each point needs its inliers "
+                "and at least one more row as an outlier; lower n_inliers."
+            )
         if (self.triplets is None) != (self.weights is None):
             raise ValueError("triplets and weights go together: pass both (as TriMap fitted them) or neither.")
         if self.weight_adj is not None:
