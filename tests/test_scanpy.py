@@ -74,3 +74,22 @@ def test_scanpys_umap_reads_the_graph_lowdim_stored(pbmc):
 
     mine = la.leiden(pbmc, random_state=0, key_added="lowdim", copy=True).obs["lowdim"]
     assert adjusted_rand_score(mine, pbmc.obs["leiden"]) > 0.5  # two Leidens on one graph agree
+
+
+def test_a_graph_stored_before_scanpy_named_its_keys_is_read():
+    """scanpy's bundled file stores its graph in obsp under the default names without
+    uns['neighbors']['distances_key']: lowdim's UMAP and Leiden failed on it (KeyError)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        adata = sc.datasets.pbmc68k_reduced()
+    assert "distances_key" not in adata.uns["neighbors"]
+    la.umap(adata, random_state=0)
+    la.leiden(adata, random_state=0)
+    assert np.isfinite(adata.obsm["X_umap"]).all() and adata.obs["leiden"].nunique() >= 4
+    # the clusters of the stored graph: close to the file's own Louvain clusters on it
+    from sklearn.metrics import adjusted_rand_score
+
+    assert adjusted_rand_score(adata.obs["louvain"], adata.obs["leiden"]) > 0.7
+    del adata.obsp["connectivities"]
+    with pytest.raises(KeyError, match=r"obsp has no 'connectivities'"):
+        la.umap(adata)

@@ -163,7 +163,16 @@ def _graph(adata, neighbors_key, caller):
     if key not in adata.uns:
         raise KeyError(f"{caller} reads the neighbour graph: run lowdim.anndata.neighbors (or scanpy's) first.")
     info = adata.uns[key]
-    return adata.obsp[info["distances_key"]], adata.obsp[info["connectivities_key"]], dict(info.get("params", {}))
+    # files written before scanpy named its keys (its bundled pbmc68k_reduced) use the defaults
+    prefix = "" if key == "neighbors" else key + "_"
+    names = [info.get(f"{part}_key", prefix + part) for part in ("distances", "connectivities")]
+    missing = [name for name in names if name not in adata.obsp]
+    if missing:
+        raise KeyError(
+            f"{caller} reads the neighbour graph uns[{key!r}] describes, but obsp has no {missing[0]!r}; run "
+            "lowdim.anndata.neighbors (or scanpy's) again."
+        )
+    return adata.obsp[names[0]], adata.obsp[names[1]], dict(info.get("params", {}))
 
 
 def _stored_knn(adata, neighbors_key, caller):
