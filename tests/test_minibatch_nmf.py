@@ -163,3 +163,22 @@ def test_a_custom_start_is_read_never_written():
     np.testing.assert_array_equal(H0, H_kept)
     assert first.components_ is not second.components_
     assert not np.shares_memory(first.components_, H0)
+
+
+def test_a_stream_of_single_rows_is_learnt_without_a_word():
+    """partial_fit on one row at a time (online learning): the first call refused one row
+    ("needs at least 2 samples to estimate variance", which NMF does not)."""
+    X = np.abs(np.random.default_rng(0).normal(size=(100, 6)))
+    model, reference = MiniBatchNMF(2, random_state=0), SkMiniBatchNMF(2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.partial_fit(X[:1])
+        first = np.linalg.norm(X - model.transform(X) @ model.components_)
+        for i in range(1, 100):
+            model.partial_fit(X[i : i + 1])
+    for i in range(100):
+        reference.partial_fit(X[i : i + 1])
+    error = np.linalg.norm(X - model.transform(X) @ model.components_)
+    assert model.n_steps_ == 100 and np.all(model.components_ >= 0)
+    assert error < first  # the stream taught it something
+    assert error <= 1.25 * np.linalg.norm(X - reference.transform(X) @ reference.components_)

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from .._iterative import STOP, SmoothedObjective, callback_list, run_loop
 from .._params import BOOLEAN, CALLBACKS, NONE, Interval, validate_params
 from .._random import check_random_state
-from .._validation import check_n_components, warn_constant_features
+from .._validation import warn_constant_features
 from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments
@@ -164,8 +164,8 @@ class MiniBatchNMF(NMF):
         X, mask, dtype = self._check(X, reset=True)
         n, d = X.shape
         k = self._n_components(n, d, W, H)
-        check_n_components(None, n, d, type(self).__name__)
-        warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
+        if n > 1:  # one row (a stream's first) says nothing of the columns' variation
+            warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
         W, H = self._starting_factors(X, W, H, k, rng)
         # the sums start as one pseudo-batch that holds H where it starts (numerator H,
         # denominator 1, as scikit-learn): the first batches move H towards their own fit
