@@ -518,3 +518,13 @@ def test_minibatch_kmeans_says_why_it_stopped(capsys):
     assert "Converged (small centers change)" in capsys.readouterr().out
     MiniBatchKMeans(3, batch_size=20, max_no_improvement=3, random_state=0, verbose=1).fit(X)
     assert "Converged (lack of improvement in inertia)" in capsys.readouterr().out
+
+
+def test_minibatch_streams_single_rows_without_a_constant_column_warning():
+    X = np.abs(np.random.default_rng(0).normal(size=(30, 4)))
+    model = lowdim.MiniBatchKMeans(1, random_state=0, n_init=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one row said "all rows of X are identical"
+        for i in range(30):
+            model.partial_fit(X[i : i + 1])
+    np.testing.assert_allclose(model.cluster_centers_[0], X.mean(axis=0), rtol=1e-10)  # the running mean

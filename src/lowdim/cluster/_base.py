@@ -100,7 +100,8 @@ class CentroidClusterer(
         mean_var = None
         if reset:
             mean, var = column_moments(X)
-            warn_constant_features(var, self._shown_name, CLUSTER_NOTE, X=X)
+            if X.shape[0] > 1:  # one row (a stream's first batch) says nothing of the columns' variation
+                warn_constant_features(var, self._shown_name, CLUSTER_NOTE, X=X)
             self.offset_ = np.zeros(X.shape[1]) if sp.issparse(X) else mean.astype(X.dtype).astype(np.float64)
             mean_var = float(np.mean(var) * (X.shape[0] - 1) / max(X.shape[0], 1))
         if sp.issparse(X):  # compared with the centres in absolute coordinates (``_centered_input``)
