@@ -147,3 +147,16 @@ def test_sparse_pca_matches_scikit_learn_and_is_sparse():
     assert np.mean(ours.components_ == 0) > 0.3
     mini = MiniBatchSparsePCA(4, alpha=2.0, random_state=0).fit(X)
     assert mini.components_.shape == (4, 15) and np.all(np.isfinite(mini.transform(X)))
+
+
+def test_inverse_transform_names_codes_of_the_wrong_width_or_with_gaps():
+    """It multiplied whatever it was given by the atoms: numpy's matmul message for a
+    wrong width, and NaN rows back for NaN codes."""
+    X = np.random.default_rng(0).normal(size=(40, 5))
+    for model in (DictionaryLearning(3, random_state=0, max_iter=20), MiniBatchDictionaryLearning(3, random_state=0)):
+        codes = model.fit(X).transform(X)
+        assert model.inverse_transform(codes).shape == X.shape
+        with pytest.raises(ValueError, match=r"X has 2 columns, but \w+ codes rows with 3; pass transform's output"):
+            model.inverse_transform(codes[:, :2])
+        with pytest.raises(ValueError, match="NaN"):
+            model.inverse_transform(np.full((2, 3), np.nan))

@@ -178,11 +178,17 @@ class SparseCodingTransform:
         -------
         ndarray of shape (n_samples, n_features)
         """
-        codes = np.asarray(X, dtype=np.float64)
+        given = check_array(X, estimator_name=type(self).__name__)
+        if given.shape[1] != self._n_features_out:
+            raise ValueError(
+                f"X has {given.shape[1]} columns, but {type(self).__name__} codes rows with "
+                f"{self._n_features_out}; pass transform's output."
+            )
+        codes = given.astype(np.float64, copy=False)
         D = np.asarray(self._atoms(), dtype=np.float64)
         if self.split_sign:
             codes = codes[:, : D.shape[0]] - codes[:, D.shape[0] :]
-        return (codes @ D).astype(np.result_type(np.asarray(X).dtype, np.float32), copy=False)
+        return (codes @ D).astype(np.result_type(given.dtype, np.float32), copy=False)
 
     @property
     def _n_features_out(self):
