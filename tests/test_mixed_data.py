@@ -359,3 +359,13 @@ def test_gower_maps_of_a_graph_in_pieces_start_apart_and_stay_finite(name):
     Y = getattr(lowdim, name)(metric="gower", random_state=0, **{key: params}, **extra).fit_transform(X)
     assert np.isfinite(Y).all()
     assert knn_accuracy(Y, np.repeat([0, 1], 40), 5) == 1.0
+
+
+def test_the_penguins_as_a_frame_code_back_to_the_shipped_table(penguins):
+    table, species = penguins
+    frame, same = lowdim.load_penguins(as_frame=True)
+    assert list(frame.columns) == table.names and np.array_equal(same, species)
+    assert [str(frame[c].dtype) for c in ("island", "sex")] == ["category", "category"]
+    codes = mixed_codes(frame)
+    assert codes.kinds == table.kinds and codes.levels == table.levels
+    np.testing.assert_array_equal(codes.X, table.X)  # gaps included

@@ -127,7 +127,7 @@ def load_uk_food():
     return X, countries, header[1:]
 
 
-def load_penguins():
+def load_penguins(*, as_frame=False):
     """The Palmer penguins shipped with lowdim: 344 penguins, numbers, categories and gaps.
 
     Bill length and depth, flipper length, body mass (numbers), island and sex
@@ -135,11 +135,18 @@ def load_penguins():
     cells (provenance in ``datasets/data/penguins/README.md``): the usual first example
     of a mixed table.
 
+    Parameters
+    ----------
+    as_frame : bool, default=False
+        Return the table as a pandas DataFrame (numbers as floats with NaN gaps, island
+        and sex as 'category' columns), as the methods of ``metric='gower'`` read it.
+
     Returns
     -------
-    table : lowdim.preprocessing.MixedCodes
+    table : lowdim.preprocessing.MixedCodes or pandas.DataFrame
         The 7 feature columns coded as numbers (island and sex as category codes, NaN
         for a gap); ``table.metric_params`` describes them for ``metric='gower'``.
+        With ``as_frame``, the DataFrame of the same columns.
     species : ndarray of str (344,)
 
     Examples
@@ -147,6 +154,9 @@ def load_penguins():
     >>> table, species = load_penguins()
     >>> table.X.shape, table.kinds[0], table.levels["island"], str(species[0])
     ((344, 7), 'categorical', ['Biscoe', 'Dream', 'Torgersen'], 'Adelie')
+    >>> frame, _ = load_penguins(as_frame=True)
+    >>> frame.shape, str(frame["sex"].dtype), int(frame["sex"].isna().sum())
+    ((344, 7), 'category', 11)
     """
     import csv
 
@@ -156,4 +166,21 @@ def load_penguins():
         rows = list(csv.reader(fh))
     names, rows = rows[0], rows[1:]
     species = np.array([row[0] for row in rows])
-    return mixed_codes([row[1:] for row in rows], names=names[1:]), species
+    table = mixed_codes([row[1:] for row in rows], names=names[1:])
+    return (_as_frame(table) if as_frame else table), species
+
+
+def _as_frame(codes):
+    """A coded mixed table as a DataFrame: numbers as they are, categories as pandas
+    'category' columns of their levels (a gap missing)."""
+    import pandas as pd
+
+    columns = {}
+    for j, (name, kind) in enumerate(zip(codes.names, codes.kinds)):
+        values = codes.X[:, j]
+        if kind == "numeric":
+            columns[name] = values
+        else:
+            ranks = np.where(np.isnan(values), -1, values).astype(np.int64)
+            columns[name] = pd.Categorical.from_codes(ranks, codes.levels[name], ordered=kind == "ordinal")
+    return pd.DataFrame(columns)
