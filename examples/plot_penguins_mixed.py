@@ -10,24 +10,24 @@ mixed data, gives a linear map with the categories placed among their rows.
 """
 
 import matplotlib.pyplot as plt
-import numpy as np
 
 import lowdim
 
-table, species = lowdim.load_penguins()
-print(table.names)
-print(table.kinds)
-print(int(np.isnan(table.X).sum()), "missing cells")
+frame, species = lowdim.load_penguins(as_frame=True)  # island and sex: 'category' columns
+print(frame.dtypes.to_dict())
+print(int(frame.isna().sum().sum()), "missing cells")
 
 # %%
-# A UMAP map by Gower's distance: the columns are described by the coded table itself
-# (``metric_params`` says which are categories).
-Y = lowdim.UMAP(metric="gower", metric_kwds=table.metric_params, random_state=0).fit_transform(table.X)
+# A UMAP map by Gower's distance, from the DataFrame as it is: its column types say
+# which columns are categories (``umap.kinds_``), gaps are compared pair by pair.
+umap = lowdim.UMAP(metric="gower", random_state=0).fit(frame)
+Y = umap.embedding_
+print(umap.kinds_)
 
 # %%
 # FAMD: numbers standardised, categories coded as in MCA, one PCA of both. Each
 # category sits at the centre of its rows.
-famd = lowdim.FAMD(n_components=2, categorical=[0, 5]).fit(table.X)
+famd = lowdim.FAMD(n_components=2).fit(frame)  # categories named by the frame: 'island=Biscoe', ...
 print("FAMD explained inertia:", famd.explained_inertia_ratio_.round(3))
 n_numeric = famd.mean_.size
 
@@ -48,9 +48,8 @@ fig.tight_layout()
 # %%
 # k-prototypes finds three groups among the same rows, from the numbers (standardised,
 # so that grams and millimetres weigh alike) and the categories.
-X = table.X.copy()
-numeric = [j for j, kind in enumerate(table.kinds) if kind == "numeric"]
-X[:, numeric] = (X[:, numeric] - np.nanmean(X[:, numeric], axis=0)) / np.nanstd(X[:, numeric], axis=0)
-clusters = lowdim.KPrototypes(n_clusters=3, categorical=[0, 5], random_state=0).fit_predict(X)
+numbers = frame.select_dtypes("number").columns
+scaled = frame.assign(**{c: (frame[c] - frame[c].mean()) / frame[c].std(ddof=0) for c in numbers})
+clusters = lowdim.KPrototypes(n_clusters=3, random_state=0).fit_predict(scaled)
 print("agreement with the species (ARI):", round(lowdim.metrics.adjusted_rand_score(species, clusters), 2))
 plt.show()
