@@ -310,3 +310,12 @@ def test_given_neighbours_answer_their_own_rows_and_refuse_the_rest(digits, grap
     import copy
 
     assert copy.deepcopy(PrecomputedNeighbors(graph)).graph.indices is graph.indices
+
+
+def test_a_model_fitted_from_given_neighbours_as_an_index_saves_and_places_new_rows(tmp_path, digits, graph):
+    X, _ = digits
+    model = lowdim.UMAP(n_epochs=30, random_state=0, neighbors_algorithm=PrecomputedNeighbors(graph)).fit(X)
+    lowdim.save(model, tmp_path / "m.lowdim")  # refused before: the index is no JSON value
+    loaded = lowdim.load(tmp_path / "m.lowdim")
+    assert loaded.neighbors_algorithm == "auto"  # the neighbours fed the fit only
+    np.testing.assert_array_equal(loaded.transform(X[:5]), model.transform(X[:5]))

@@ -31,6 +31,7 @@ from .._exports import EXPORTS
 from .._memory import available_bytes
 from .._params import validate_params
 from ..exceptions import UntrustedModelError
+from ..neighbors import search_algorithm
 from ._atomic import atomic_path
 from ._fitted_schema import check_fitted
 from ._fitted_table import FITTED
@@ -128,7 +129,8 @@ def _split_state(estimator):
     return arrays, plain, sparse
 
 
-# parameters that only feed fit (the model does not read them again): saved as None
+# parameters that only feed fit (the model does not read them again): saved as None (a
+# PrecomputedNeighbors index, as 'auto')
 FIT_INPUTS = ("precomputed_knn",)
 
 
@@ -238,6 +240,8 @@ def _step_manifest(estimator, prefix=""):
     for key, value in estimator.get_params(deep=False).items():
         if isinstance(value, np.random.Generator | np.random.RandomState) or key in FIT_INPUTS:
             value = None
+        if key == "neighbors_algorithm":  # given neighbours fed fit only: new rows are searched with 'auto'
+            value = search_algorithm(value)
         if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
             param_arrays[key] = value
             continue
