@@ -319,3 +319,8 @@ def test_a_model_fitted_from_given_neighbours_as_an_index_saves_and_places_new_r
     loaded = lowdim.load(tmp_path / "m.lowdim")
     assert loaded.neighbors_algorithm == "auto"  # the neighbours fed the fit only
     np.testing.assert_array_equal(loaded.transform(X[:5]), model.transform(X[:5]))
+    from lowdim.neighbors import ExactIndex
+
+    searched = lowdim.UMAP(n_epochs=5, random_state=0, neighbors_algorithm=ExactIndex()).fit(X[:200])
+    with pytest.raises(TypeError, match="cannot save parameter neighbors_algorithm="):
+        lowdim.save(searched, tmp_path / "other.lowdim")  # a user's index is code, not data
