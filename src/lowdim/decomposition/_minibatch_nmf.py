@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from .._iterative import STOP, SmoothedObjective, callback_list, run_loop
 from .._params import BOOLEAN, CALLBACKS, NONE, Interval, validate_params
 from .._random import check_random_state
-from .._validation import warn_constant_features
+from .._validation import check_n_components, warn_constant_features
 from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments
@@ -159,11 +159,14 @@ class MiniBatchNMF(NMF):
         """Float32 data are factorised in float32 unless tol asks for more (as ``NMF``)."""
         return self.tol >= FLOAT32_TOL
 
-    def _begin(self, X, W, H, rng):
-        """Checked data and the starting W, H; the running sums started."""
+    def _begin(self, X, W, H, rng, *, stream=False):
+        """Checked data and the starting W, H; the running sums started. A stream
+        (``partial_fit``) may start with one row, a fit needs two (as NMF)."""
         X, mask, dtype = self._check(X, reset=True)
         n, d = X.shape
         k = self._n_components(n, d, W, H)
+        if not stream:
+            check_n_components(None, n, d, type(self).__name__)
         if n > 1:  # one row (a stream's first) says nothing of the columns' variation
             warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
         W, H = self._starting_factors(X, W, H, k, rng)
@@ -320,7 +323,7 @@ class MiniBatchNMF(NMF):
         """
         if not hasattr(self, "components_"):
             validate_params(self)
-            X, mask, dtype, _, H = self._begin(X, W, H, check_random_state(self.random_state))
+            X, mask, dtype, _, H = self._begin(X, W, H, check_random_state(self.random_state), stream=True)
         else:
             X, mask, dtype = self._check(X, reset=False)
             H = self.components_.astype(X.dtype)
