@@ -34,12 +34,15 @@ def _halves_errors(Xc, x_sq, weights, labels, centers):
     return np.bincount(labels, weights=weights * _squared_errors(Xc, x_sq, centers, labels), minlength=2)
 
 
-def _one_point(Xc):
-    """Whether a cluster's rows are all one point (one row, or equal rows), read without
-    a dense copy of sparse rows (compared in their stored form: equal rows stored
-    differently only send them to a 2-means, which splits them as before)."""
+def _one_point(Xc, x_sq):
+    """Whether a cluster's rows are all one point (one row, or equal rows): rows of other
+    norms (``x_sq``) answer at once; the rest are compared, sparse ones in their stored
+    form without a dense copy (equal rows stored differently only send them to a 2-means,
+    which splits them as before)."""
     if Xc.shape[0] < 2:
         return True
+    if np.any(x_sq != x_sq[0]):
+        return False
     if not sp.issparse(Xc):
         return bool(np.all(Xc == Xc[:1]))
     X = Xc.tocsr()
@@ -190,7 +193,7 @@ class BisectingKMeans(CentroidClusterer):
         A cluster of one point (a row, or equal rows) stays whole beside an empty half at
         the same place (more clusters asked for than distinct rows: scikit-learn's empty
         clusters, and lowdim's warning); predict's tie then goes to the whole half."""
-        if _one_point(Xc):
+        if _one_point(Xc, x_sq):
             first = Xc[:1].toarray() if sp.issparse(Xc) else np.asarray(Xc[:1], dtype=np.float64)
             return np.zeros(Xc.shape[0], dtype=np.int64), np.vstack([first, first])
 

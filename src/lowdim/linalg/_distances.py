@@ -147,13 +147,14 @@ def pairwise_distances(X, Y=None, metric="euclidean", metric_params=None):
             np.fill_diagonal(D, 0)
         return D if metric == "sqeuclidean" else np.sqrt(D, out=D)
     if (metric == "cosine" or metric == "correlation" and not sp.issparse(X)) and not metric_params:
-        same = Y is X
+        rows = [X] if Y is X else [X, Y]  # the rows of a matrix with itself are scaled once
         if metric == "correlation":  # the cosine of the rows about their means
-            X, Y = (np.asarray(A, dtype=np.float64) for A in (X, Y))
-            X, Y = X - X.mean(axis=1, keepdims=True), Y - Y.mean(axis=1, keepdims=True)
-        D = sq_euclidean(cosine_rows(X), cosine_rows(Y))
+            rows = [np.asarray(A, dtype=np.float64) for A in rows]
+            rows = [A - A.mean(axis=1, keepdims=True) for A in rows]
+        units = [cosine_rows(A) for A in rows]
+        D = sq_euclidean(units[0], units[-1])
         D *= 0.5
-        if same:
+        if Y is X:
             np.fill_diagonal(D, 0)
         return D
     if metric == "manhattan":

@@ -46,13 +46,15 @@ class PrecomputedNeighbors(KNNIndex):
     a ``NeighborGraph``, umap-learn's ``(indices, distances)`` tuple, or a sparse matrix of
     distances whose stored entries are each row's neighbours.
 
-    Pass it as ``neighbors_algorithm`` to TSNE, SNE, UMAP, Isomap, SpectralEmbedding or
-    LocallyLinearEmbedding (``algorithm`` to ``nearest_neighbors`` and
-    ``kneighbors_graph``): the fit reads these neighbours instead of searching. An
-    estimator's ``precomputed_knn`` and a sparse ``metric='precomputed'`` X are read
-    through this class too (``given_neighbors``). It answers its own rows only
-    (``query(X, k, exclude_self=True)`` of the rows it describes): it holds no data to
-    search, so placing new rows (``transform``) is refused, with the fix.
+    Pass it as ``neighbors_algorithm`` to TSNE, SNE, UMAP, PaCMAP, Isomap,
+    SpectralEmbedding, LocallyLinearEmbedding or DiffusionMap (``algorithm`` to
+    ``nearest_neighbors`` and ``kneighbors_graph``): the fit reads these neighbours
+    instead of searching, and the estimator's ``transform`` searches the training rows it
+    keeps with 'auto' (``search_algorithm``). An estimator's ``precomputed_knn`` and a
+    sparse ``metric='precomputed'`` X are read through this class too
+    (``given_neighbors``). On its own it answers only the rows it describes
+    (``query(X, k, exclude_self=True)``): it holds no data to search, so a query of new
+    rows is refused, with the fix.
 
     Parameters
     ----------
