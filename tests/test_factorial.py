@@ -5,6 +5,7 @@ FAMD matrix), their supplementary points, and what they say about bad tables."""
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -123,7 +124,8 @@ def test_mca_places_new_rows_and_takes_dataframes_with_gaps():
     assert mca.category_names_[:3] == ["u=a", "u=b", "u=c"] and list(mca.feature_names_in_) == ["u", "v", "w"]
     holed = frame.copy()
     holed.loc[0, "v"] = None
-    assert "missing" in MCA().fit(holed).categories_[1]  # a gap is a category of its own
+    with pytest.warns(UserWarning, match=r"single row \(v=missing\)"):
+        assert "missing" in MCA().fit(holed).categories_[1]  # a gap is a category of its own
     new = frame.head(2).assign(u=["zzz", "a"])
     with pytest.warns(UserWarning, match="1 cell\\(s\\) hold a category the model was not fitted on"):
         placed = mca.transform(new)
@@ -178,8 +180,16 @@ def test_famd_codes_columns_it_is_told_are_categories_and_names_bad_tables():
 
 def test_mca_warns_about_categories_of_one_row():
     table = [["a", "x"], ["a", "y"], ["b", "x"], ["b", "y"], ["c", "x"]]
-    with pytest.warns(UserWarning, match="1 category has a single row"):
+    with pytest.warns(UserWarning, match=r"1 category has a single row \(x0=c\)"):
         MCA(n_components=1).fit(table)
+
+
+def test_famd_names_the_missing_value_of_a_single_row_as_its_category():
+    frame = pd.DataFrame(
+        {"size": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "colour": ["red", "blue", None, "red", "blue", "red"]}
+    )
+    with pytest.warns(UserWarning, match=r"\(colour=missing\).*missing values form a category of their own"):
+        FAMD(n_components=1).fit(frame)
 
 
 def test_factorial_models_round_trip_through_model_files(tmp_path):

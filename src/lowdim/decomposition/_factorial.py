@@ -423,11 +423,19 @@ def _check_levels(names, categories, counts, method):
             "rows and adds nothing: drop it.",
             UserWarning,
         )
-    lonely = int(np.sum(counts == 1))
+    labels = [f"{n}={v}" for n, levels in zip(names, categories) for v in levels]
+    lonely = [label for label, count in zip(labels, counts) if count == 1]
     if lonely and counts.size > 2:
+        shown = ", ".join(lonely[:5]) + (f" and {len(lonely) - 5} more" if len(lonely) > 5 else "")
         warn_user(
-            f"{method}: {lonely} categor{'y has' if lonely == 1 else 'ies have'} a single row; such rare categories "
-            "dominate the first dimensions of a correspondence analysis: merge them into larger ones or drop them.",
+            f"{method}: {len(lonely)} categor{'y has' if len(lonely) == 1 else 'ies have'} a single row ({shown}); "
+            "such rare categories dominate the first dimensions of a correspondence analysis: merge them into "
+            "larger ones or drop them"
+            + (
+                " (missing values form a category of their own)."
+                if any(v.endswith("=missing") for v in lonely)
+                else "."
+            ),
             UserWarning,
         )
 
