@@ -90,6 +90,20 @@ def test_the_map_keeps_clusters_and_satisfies_most_triplets(blobs):
     assert model.loss_ < start.loss_  # the descent lowered the triplet loss
 
 
+def test_copies_of_rows_keep_the_map_finite_and_together(blobs):
+    # 8 rows, each repeated 40 times: their 4th-6th neighbours are copies at distance 0, so
+    # a local scale of 1e-10 made their triplet weights ~1e20 and the map ~1e8 wide
+    X, y = blobs
+    copied = np.vstack([X, np.repeat(X[:8], 40, axis=0)])
+    plain = TriMap(random_state=0).fit_transform(X)
+    Y = TriMap(random_state=0).fit_transform(copied)
+    assert np.abs(Y).max() < 10 * np.abs(plain).max()
+    assert knn_accuracy(Y[: len(X)], y, random_state=0) > 0.95
+    copies = Y[len(X) :].reshape(8, 40, 2)
+    extent = np.ptp(Y, axis=0).max()
+    assert np.abs(copies - copies.mean(axis=1, keepdims=True)).max() < 0.01 * extent
+
+
 def test_given_triplets_neighbours_and_distances_reproduce_the_map(blobs):
     X, _ = blobs
     model = TriMap(random_state=0).fit(X)

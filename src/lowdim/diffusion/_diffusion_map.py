@@ -9,6 +9,7 @@ from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
+from ..embedding._affinities import warn_duplicates
 from ..linalg import column_moments
 from ..manifold import check_nontrivial_components, laplacian_eigenmap
 from ..neighbors import (
@@ -21,6 +22,7 @@ from ..neighbors import (
     join_components,
     make_index,
 )
+from ..neighbors._scales import positive_scales
 
 REVERSE_REACH = 20  # transform looks this many times n_neighbors deep for rows that would link to a new one
 PLACED_PER_BLOCK = 1 << 20  # candidate pairs per block of new rows (tens of MB)
@@ -77,7 +79,7 @@ def diffusion_kernel(dist, idx, bandwidth):
     [[1.0, 0.368, 0.0], [0.368, 1.0, 0.135], [0.0, 0.135, 1.0]]
     """
     n, k = idx.shape
-    scales = np.asarray(dist[:, -1], dtype=np.float64)
+    scales = positive_scales(dist[:, -1])  # a row with k copies would reach no other row
     rows = np.repeat(np.arange(n), k)
     cols = np.asarray(idx, dtype=np.int64).ravel()
     values = kernel_values(dist.ravel(), scales[rows], scales[cols], bandwidth)
@@ -266,6 +268,7 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         check_n_neighbors(self.n_neighbors, n, counts_self=True)
         warn_constant_features(column_moments(X)[1], "DiffusionMap", "every sample is the same point", X=X)
         (dist, idx), index = self._neighbours(X, self.n_neighbors - 1)
+        warn_duplicates(dist, self._shown_name)
         K, self.scales_ = diffusion_kernel(dist, idx, self.bandwidth)
         weakest = float(K.data.min())  # components joined as weakly as the weakest pair of the graph
         K = join_components(K, X, name="DiffusionMap neighbour graph", index=index, edge_weight=weakest).tocsr()
@@ -306,7 +309,7 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         training rows they are linked to."""
         k = min(self.n_neighbors, self.X_fit_.shape[0])
         dist, idx = index.query(X, min(REVERSE_REACH * k, self.X_fit_.shape[0]))
-        scale = np.asarray(dist[:, k - 1], dtype=np.float64)[:, None]
+        scale = positive_scales(dist[:, k - 1], reference=self.scales_)[:, None]
         # the kernel of fit is symmetric: a row is linked to its k nearest and to every
         # row that would count it among its own (within that row's radius); a training
         # row is placed where fit put it

@@ -9,9 +9,11 @@ from .._params import NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_p
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
 from ..decomposition import PCA
+from ..embedding._affinities import warn_duplicates
 from ..linalg import column_moments
 from ..manifold import check_nontrivial_components
 from ..neighbors import INDEX_METRICS, check_n_neighbors, find_neighbors, make_index
+from ..neighbors._scales import positive_scales
 from ._phate_steps import (
     THRESHOLD,
     decay_kernel,
@@ -179,6 +181,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         n = Z.shape[0]
         m = min(n - 1, self.knn_max if self.knn_max is not None else SEARCH_FACTOR * self.knn)
         dist, idx, index = find_neighbors(Z, max(m, self.knn), metric=self.knn_dist, name="PHATE")
+        warn_duplicates(dist, self._shown_name)
         decay = None if self.decay is None else float(self.decay)
         return decay_kernel(index if self.knn_max is None else None, Z, dist, idx, self.knn, decay)
 
@@ -250,7 +253,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         if self.decay is None:
             weights = (np.arange(m) < self.knn).astype(np.float64)[None, :].repeat(Z.shape[0], axis=0)
         else:
-            scale = np.maximum(dist[:, self.knn - 1 : self.knn], np.finfo(np.float64).tiny)
+            scale = positive_scales(dist[:, self.knn - 1 : self.knn], reference=self.scales_)
             weights = np.exp(-((dist / scale) ** float(self.decay)))
             weights[weights < THRESHOLD] = 0.0
         weights /= weights.sum(axis=1, keepdims=True)

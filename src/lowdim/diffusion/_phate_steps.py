@@ -10,6 +10,7 @@ from scipy.spatial.distance import pdist, squareform
 from ..cluster import MiniBatchKMeans
 from ..linalg import pairwise_distances, procrustes_fit, sq_euclidean, subspace_iteration
 from ..manifold import classical_mds, smacof
+from ..neighbors._scales import positive_scales
 
 THRESHOLD = 1e-4  # kernel values below it are dropped (graphtools' default)
 POTENTIAL_FLOOR = 1e-7  # added before the log, as the phate package does
@@ -75,7 +76,7 @@ def decay_kernel(index, X, dist, idx, knn, decay):
     """
     n = X.shape[0]
     dist, idx = np.asarray(dist, dtype=np.float64), np.asarray(idx, dtype=np.int64)
-    scales = dist[:, knn - 1].copy()
+    scales = positive_scales(dist[:, knn - 1])  # a row with knn copies would reach no other row
     if decay is None:
         rows, cols, values = np.repeat(np.arange(n), knn), idx[:, :knn].ravel(), np.ones(n * knn)
     else:
@@ -87,7 +88,7 @@ def decay_kernel(index, X, dist, idx, knn, decay):
             rows = np.concatenate([rows[keep], np.repeat(again, i2.shape[1])])
             cols = np.concatenate([cols[keep], np.asarray(i2, dtype=np.int64).ravel()])
             d = np.concatenate([d[keep], np.asarray(d2, dtype=np.float64).ravel()])
-        values = np.exp(-((d / np.maximum(scales[rows], np.finfo(np.float64).tiny)) ** decay))
+        values = np.exp(-((d / scales[rows]) ** decay))
         strong = values >= THRESHOLD
         rows, cols, values = rows[strong], cols[strong], values[strong]
     K = sp.csr_matrix((values, (rows, cols)), shape=(n, n))

@@ -3,16 +3,34 @@
 
 import numpy as np
 
+from ..neighbors._scales import positive_scales
+
 MID_NEAR_CANDIDATES = 6  # a mid-near partner is the second closest of six random points
 EXTRA_NEIGHBORS = 50  # near partners are chosen among the n_neighbors + 50 nearest
 
 
-def local_scales(distances):
+def local_scales(distances, *, skip_copies=False):
     """Each point's scale sigma: its mean distance to the 4th-6th nearest neighbours
-    (fewer columns: the farthest ones there are)."""
+    (fewer columns: the farthest ones there are).
+
+    With ``skip_copies`` the neighbours at distance 0 (copies of the row) are passed
+    over, so that a duplicated row keeps the scale of its neighbourhood instead of
+    1e-10, which would make every scaled distance from it astronomical; a row whose
+    listed neighbours are all copies takes the median scale of the others.
+
+    Examples
+    --------
+    >>> d = np.array([[0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]])
+    >>> local_scales(d).tolist(), local_scales(d, skip_copies=True).tolist()
+    ([3.0], [5.0])
+    """
     m = distances.shape[1]
-    lo, hi = (3, 6) if m >= 6 else (max(m - 1, 0), m)
-    return np.maximum(distances[:, lo:hi].mean(axis=1), 1e-10)
+    if not skip_copies:
+        lo, hi = (3, 6) if m >= 6 else (max(m - 1, 0), m)
+        return np.maximum(distances[:, lo:hi].mean(axis=1), 1e-10)
+    copies = np.sum(distances <= 0, axis=1)  # sorted rows: the copies come first
+    columns = np.where((m - copies >= 6)[:, None], copies[:, None] + np.arange(3, 6), m - 1)
+    return positive_scales(np.take_along_axis(distances, np.minimum(columns, m - 1), axis=1).mean(axis=1))
 
 
 def near_partners(distances, indices, k, scales, partner_scales):

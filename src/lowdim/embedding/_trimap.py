@@ -23,6 +23,7 @@ from .._validation import check_at_most_samples, check_precomputed, check_sample
 from .._warnings import warn_user
 from ..linalg import column_moments
 from ..neighbors import make_index
+from ._affinities import warn_duplicates
 from ._pacmap_pairs import EXTRA_NEIGHBORS, local_scales, near_partners, random_others
 
 PCA_DIMENSIONS = 100  # with apply_pca, wider data are reduced to this many components first
@@ -292,7 +293,8 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
 
         n = rows.shape[0]
         dist, idx = self._neighbours(X, rows)
-        scales = local_scales(dist)
+        warn_duplicates(dist, self._shown_name)
+        scales = local_scales(dist, skip_copies=True)  # copies would scale a row to 1e-10
         ranked = near_partners(dist, idx, self.n_inliers, scales, scales).astype(np.int64)
         neighbours = np.column_stack([np.arange(n), ranked])
         seed = int(rng.integers(2**31 - 1 - n))

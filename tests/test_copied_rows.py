@@ -1,0 +1,52 @@
+"""Rows repeated more often than a method's neighbour count (a cell type sequenced twice,
+an empty document, a sensor stuck on one reading): every neighbour embedding warns with
+their number and keeps them together in a finite map of the usual scale (SNE shares
+t-SNE's affinities; its exact gradient would make this the suite's slowest test)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+from lowdim import PHATE, TSNE, UMAP, DiffusionMap, Isomap, PaCMAP, TriMap
+from lowdim.metrics import knn_accuracy
+
+N_COPIED, COPIES = 8, 40  # 40 copies: more than any of these methods' neighbours
+
+METHODS = {
+    "TSNE": lambda: TSNE(random_state=0),
+    "UMAP": lambda: UMAP(random_state=0),
+    "PaCMAP": lambda: PaCMAP(random_state=0),
+    "TriMap": lambda: TriMap(random_state=0),
+    "DiffusionMap": lambda: DiffusionMap(random_state=0),
+    "PHATE": lambda: PHATE(random_state=0),
+    "Isomap": lambda: Isomap(),
+}
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    return make_blobs(400, centers=4, n_features=8, random_state=0)
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_copied_rows_are_counted_kept_together_and_do_not_blow_up_the_map(blobs, name):
+    X, y = blobs
+    copied = np.vstack([X, np.repeat(X[:N_COPIED], COPIES, axis=0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the plain fit's own warnings (components) are not the point
+        plain = METHODS[name]().fit_transform(X)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Y = METHODS[name]().fit_transform(copied)
+    messages = [str(w.message) for w in caught]
+    # scales of 0 overflowed (DiffusionMap, PHATE) or made TriMap's weights ~1e20
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], messages
+    assert any(f"{N_COPIED * (COPIES + 1)} samples have a duplicate" in m for m in messages), messages
+    assert np.isfinite(Y).all()
+    extent = np.ptp(Y, axis=0).max()
+    assert extent < 5 * np.ptp(plain, axis=0).max()
+    assert knn_accuracy(Y[: len(X)], y, random_state=0) > 0.95
+    copies = Y[len(X) :].reshape(N_COPIED, COPIES, -1)
+    assert np.abs(copies - copies.mean(axis=1, keepdims=True)).max() < 0.02 * extent
