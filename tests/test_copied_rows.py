@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
 
-from lowdim import PHATE, TSNE, UMAP, DiffusionMap, Isomap, PaCMAP, TriMap
+from lowdim import PHATE, TSNE, UMAP, DiffusionMap, Isomap, LocallyLinearEmbedding, PaCMAP, TriMap
 from lowdim.metrics import knn_accuracy
 
 N_COPIED, COPIES = 8, 40  # 40 copies: more than any of these methods' neighbours
@@ -22,6 +22,9 @@ METHODS = {
     "DiffusionMap": lambda: DiffusionMap(random_state=0),
     "PHATE": lambda: PHATE(random_state=0),
     "Isomap": lambda: Isomap(),
+    # a neighbourhood of copies has no tangent space: LTSA and Hessian eigenmaps spread such copies over the map
+    "LTSA": lambda: LocallyLinearEmbedding(n_neighbors=10, method="ltsa", random_state=0),
+    "HessianLLE": lambda: LocallyLinearEmbedding(n_neighbors=10, method="hessian", random_state=0),
 }
 
 

@@ -8,8 +8,8 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
 from lowdim.embedding import UMAP
-from lowdim.embedding._base import unique_rows
 from lowdim.embedding._umap_graph import curve_parameters, fuzzy_union, local_memberships
+from lowdim.linalg import unique_rows
 from lowdim.metrics import knn_accuracy, trustworthiness
 from lowdim.neighbors import nearest_neighbors
 

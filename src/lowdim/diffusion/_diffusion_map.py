@@ -9,7 +9,6 @@ from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
-from ..embedding._affinities import warn_duplicates
 from ..linalg import column_moments
 from ..manifold import check_nontrivial_components, laplacian_eigenmap
 from ..neighbors import (
@@ -22,7 +21,7 @@ from ..neighbors import (
     join_components,
     make_index,
 )
-from ..neighbors._scales import positive_scales
+from ..neighbors._copies import positive_scales, warn_duplicates
 
 REVERSE_REACH = 20  # transform looks this many times n_neighbors deep for rows that would link to a new one
 PLACED_PER_BLOCK = 1 << 20  # candidate pairs per block of new rows (tens of MB)

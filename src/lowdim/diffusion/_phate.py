@@ -9,11 +9,10 @@ from .._params import NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_p
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
 from ..decomposition import PCA
-from ..embedding._affinities import warn_duplicates
 from ..linalg import column_moments
 from ..manifold import check_nontrivial_components
 from ..neighbors import INDEX_METRICS, check_n_neighbors, find_neighbors, make_index
-from ..neighbors._scales import positive_scales
+from ..neighbors._copies import positive_scales, warn_duplicates
 from ._phate_steps import (
     THRESHOLD,
     decay_kernel,

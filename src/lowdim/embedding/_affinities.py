@@ -260,28 +260,3 @@ def _joint_or_conditional(indices, conditional, joint, verbose=False):
     C = sp.csr_matrix((conditional.ravel(), indices.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
     C.sort_indices()
     return C
-
-
-def warn_duplicates(distances, name):
-    """Warn with the number of samples that have an identical twin (a neighbour at
-    distance 0): they get nearly the same coordinates.
-
-    Parameters
-    ----------
-    distances : ndarray (n, k) or (n,)
-        Each point's neighbour distances, or its distance to its nearest neighbour.
-    name : str
-        The estimator, for the message.
-
-    Examples
-    --------
-    >>> warn_duplicates(np.array([[1.0], [2.0]]), "TSNE")
-    """
-    distances = np.asarray(distances)
-    nearest = distances.min(axis=1) if distances.ndim == 2 else distances
-    n_dup = int(np.count_nonzero(nearest <= 0.0))
-    if n_dup:
-        warn_user(
-            f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed together.",
-            UserWarning,
-        )

@@ -38,12 +38,12 @@ from ..neighbors import (
     make_index,
     search_algorithm,
 )
+from ..neighbors._copies import warn_duplicates
 from ._affinities import (
     affinities_from_neighbors,
     effective_perplexity,
     kernel_neighbors,
     neighbor_affinities,
-    warn_duplicates,
 )
 from ._gradients import entropy_term
 from ._graph_arrays import sorted_csr
@@ -134,35 +134,6 @@ def training_rows(estimator, X, accept_sparse, **checks):
     X = check_dask_array(X, name)
     estimator.n_features_in_ = X.shape[1]
     return X
-
-
-def unique_rows(X):
-    """``(distinct rows, the first row of each, the distinct row each row is)`` of a
-    dense array (sorted, as ``np.unique``) or a sparse matrix (CSR, in order of first
-    appearance; rows equal as values, whatever their stored zeros and index order).
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> U, first, inverse = unique_rows(sp.csr_matrix([[0, 1.0], [2.0, 0], [0, 1.0]]))
-    >>> U.shape, first.tolist(), inverse.tolist()
-    ((2, 2), [0, 1], [0, 1, 0])
-    """
-    if not sp.issparse(X):
-        U, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
-        return U, first, inverse.ravel()
-    C = sp.csr_matrix(X, copy=True)
-    C.sum_duplicates()
-    C.eliminate_zeros()
-    # a row's key: its column indices' bytes then its values' (equal lengths mean equal nnz)
-    keys = np.empty(C.shape[0], dtype=object)
-    for r, (a, b) in enumerate(zip(C.indptr[:-1], C.indptr[1:])):
-        keys[r] = C.indices[a:b].tobytes() + C.data[a:b].tobytes()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # distinct rows in order of first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return sp.csr_matrix(X)[first[order]], first[order], rank[inverse.ravel()]
 
 
 def start_embedding(estimator, X, affinities, rng, *, index=None, on_product=None):

@@ -32,7 +32,7 @@ from ..neighbors import (
     make_index,
     search_algorithm,
 )
-from ._affinities import warn_duplicates
+from ..neighbors._copies import warn_duplicates
 from ._base import check_rows_or_distances
 from ._initialization import initial_embedding, rescale
 from ._pacmap_pairs import (

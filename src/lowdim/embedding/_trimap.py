@@ -23,7 +23,7 @@ from .._validation import check_at_most_samples, check_precomputed, check_sample
 from .._warnings import warn_user
 from ..linalg import column_moments
 from ..neighbors import make_index
-from ._affinities import warn_duplicates
+from ..neighbors._copies import warn_duplicates
 from ._pacmap_pairs import EXTRA_NEIGHBORS, local_scales, near_partners, random_others
 
 PCA_DIMENSIONS = 100  # with apply_pca, wider data are reduced to this many components first

@@ -29,6 +29,7 @@ from .._random import check_random_state
 from .._validation import check_sample_count, convert_array
 from .._warnings import warn_user
 from ..distributed import is_dask_array
+from ..linalg import unique_rows
 from ..neighbors import (
     ALGORITHMS,
     INDEX_METRICS,
@@ -40,8 +41,8 @@ from ..neighbors import (
     knn_given,
     warn_components,
 )
-from ._affinities import warn_duplicates
-from ._base import check_rows_or_distances, sparse_input, start_embedding, training_rows, unique_rows
+from ..neighbors._copies import warn_duplicates
+from ._base import check_rows_or_distances, sparse_input, start_embedding, training_rows
 from ._graph_arrays import row_progress, symmetric_graph
 from ._umap_graph import (
     curve_parameters,
@@ -193,8 +194,7 @@ class UMAP(
         index is ignored: ``transform`` builds lowdim's own index when needed).
     random_state : None, int or Generator
     n_jobs : int, optional
-        Accepted for compatibility; numba's thread pool is used (results do not depend
-        on it).
+        Accepted for compatibility; numba's thread pool is used (results do not depend on it).
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
         'auto' is approximate (HNSW) from 20,000 points when faiss is installed.
         Or a ``KNNIndex`` instance: your own neighbour search (``lowdim.neighbors.KNNIndex``).

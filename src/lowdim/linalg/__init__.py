@@ -37,8 +37,10 @@ from ._randomized import randomized_svd, subspace_iteration
 from ._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ._sign import flip_signs
 from ._sparse_products import dense_times_sparse_t
+from ._unique import unique_rows
 
 __all__ = [
+    "unique_rows",
     "procrustes_fit",
     "SPLIT_WORK",
     "EUCLIDEAN_METRICS",

@@ -10,7 +10,7 @@ from .._random import check_random_state
 from .._validation import warn_constant_features
 from .._warnings import warn_user
 from ..decomposition import principal_scores
-from ..linalg import ShiftInverse, column_moments, flip_signs, nearest_null_vectors, smallest_eigh
+from ..linalg import ShiftInverse, column_moments, flip_signs, nearest_null_vectors, smallest_eigh, unique_rows
 from ..neighbors import (
     ALGORITHMS,
     PRECOMPUTED_KNN,
@@ -18,7 +18,9 @@ from ..neighbors import (
     KNNIndex,
     check_n_neighbors,
     find_neighbors,
+    knn_given,
 )
+from ..neighbors._copies import warn_duplicates
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
 
@@ -260,6 +262,27 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
             )
         check_nontrivial_components(self.n_components, n)
 
+    def _distinct_rows(self, X):
+        """``(rows to fit, the distinct row each row is)``: copies of a row make a
+        neighbourhood of one point, whose local fit is undetermined (LTSA and Hessian
+        eigenmaps spread such copies over the map), so the embedding is fitted on the
+        distinct rows and each copy takes its row's coordinates. The rows as they are
+        (and None) with given neighbours, which name the rows as given, or when the
+        distinct rows are too few for ``n_neighbors``."""
+        if knn_given(self.precomputed_knn):
+            return X, None
+        distinct, _, inverse = unique_rows(X, in_order=True)
+        m = distinct.shape[0]
+        if m == X.shape[0] or m <= max(self.n_neighbors, self.n_components + 1):
+            return X, None
+        n_copied = int(np.count_nonzero(np.bincount(inverse)[inverse] > 1))
+        warn_user(
+            f"{self._shown_name}: {n_copied} samples have a duplicate (another row at distance 0); they get the "
+            f"same coordinates (the embedding is fitted on the {m} distinct rows).",
+            UserWarning,
+        )
+        return distinct, inverse
+
     def fit(self, X, y=None):
         """Compute the embedding of ``X``.
 
@@ -278,18 +301,20 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         n, d = X.shape[0], self.n_components
         self._check_sizes(n)
         warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point", X=X)
-        X64 = np.ascontiguousarray(X, dtype=np.float64)
-        _, idx, _ = find_neighbors(
+        X64, copy_of = self._distinct_rows(np.ascontiguousarray(X, dtype=np.float64))
+        dist, idx, _ = find_neighbors(
             X64,
             self.n_neighbors,
             algorithm=self.neighbors_algorithm,
             precomputed_knn=self.precomputed_knn,
             name="LocallyLinearEmbedding",
         )
+        if copy_of is None:
+            warn_duplicates(dist, self._shown_name)  # given neighbours, or too few distinct rows
         idx = idx.astype(np.int64)  # one type for the local fits, whichever way the neighbours came
         tol = self.hessian_tol if self.method == "hessian" else self.modified_tol
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, tol)
-        M = assemble(groups, blocks, n)
+        M = assemble(groups, blocks, X64.shape[0])
         rng = check_random_state(self.random_state)
         extra = 1 if n > d + 2 else 0  # one more eigenpair tells whether the choice is determined
         inverse = ShiftInverse(M)  # factorised at most once, for both solves
@@ -301,7 +326,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
             w, V = nearest_principal_minimizers(M, X64, V, d, rng, inverse)
         else:
             w, V = w[1 : d + 1], V[:, 1 : d + 1]
-        (Vt,) = flip_signs(V.T)
+        (Vt,) = flip_signs(V.T if copy_of is None else V[copy_of].T)
         self.eigenvalues_ = w
         self.reconstruction_error_ = float(np.sum(w))
         self.embedding_ = Vt.T.astype(X.dtype)
