@@ -315,6 +315,13 @@ def test_kmodes_counts_differing_categories():
     assert model.gamma_ == 1.0 and float(model.cost_).is_integer()
     with pytest.raises(ValueError, match="n_clusters=61 must be at most n_samples=60"):
         KModes(n_clusters=61).fit(rows)
+    # measurements read as categories: every row its own category, the column separates nothing
+    measured = [[*row, f"{value:.6f}"] for row, value in zip(rows, rng.normal(size=60))]
+    with pytest.warns(UserWarning, match="in column 'x3', 60 of 60 rows have a category of their own"):
+        KModes(n_clusters=4, random_state=0).fit(measured)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KModes(n_clusters=4, random_state=0).fit(rows)  # categories shared by many rows: no warning
 
 
 def test_cli_clusters_a_mixed_table_with_kprototypes(tmp_path, capsys):

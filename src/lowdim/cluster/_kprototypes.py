@@ -206,6 +206,23 @@ class KPrototypes(MixedInputMixin, ClusterMixin, BaseEstimator):
         n_levels = [len(levels) for levels in self.categories_ if levels is not None]
         return _Blocks(codes.X, self.kinds_, n_levels)
 
+    def _warn_row_categories(self, blocks):
+        """A category column in which most rows have a category of their own (an id, or
+        measurements read as categories) differs between almost every two rows: it
+        separates nothing and only adds to every cost. Say so, naming the first."""
+        names = [n for n, k in zip(self.column_names_, self.kinds_) if k != "numeric"]
+        for name, codes in zip(names, blocks.Xc.T):
+            counts = np.bincount(codes[codes >= 0])
+            alone = int(np.count_nonzero(counts == 1))
+            if blocks.n >= 20 and alone > blocks.n // 2:
+                warn_user(
+                    f"{type(self).__name__}: in column {name!r}, {alone} of {blocks.n} rows have a category of their "
+                    "own; categories are compared by equality, so the column separates nothing. Measurements "
+                    "belong to KPrototypes (as numbers) or KMeans; drop an id column.",
+                    UserWarning,
+                )
+                return
+
     def _default_gamma(self, blocks):
         if self.gamma is not None:
             return float(self.gamma)
@@ -230,6 +247,7 @@ class KPrototypes(MixedInputMixin, ClusterMixin, BaseEstimator):
         validate_params(self)
         blocks = self._blocks(X, reset=True, categorical=categorical)
         check_n_clusters(self.n_clusters, blocks.n)
+        self._warn_row_categories(blocks)
         self.gamma_ = self._default_gamma(blocks)
         rng = check_random_state(self.random_state)
         best = None
