@@ -1,6 +1,9 @@
 """AnnData in, AnnData out (lowdim.anndata): scanpy's keys and layouts, the stored graph
 reused without a second search, results that survive an .h5ad round trip."""
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -174,6 +177,35 @@ def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):
     result = anndata.read_h5ad(out)
     assert result.obsm["X_pca"].shape == (40, 2) and list(result.obs_names[:2]) == ["r0", "r1"]
     assert result.obs["kind"].tolist()[:2] == ["u", "v"]
+
+
+def test_a_gene_name_that_several_columns_carry_is_refused_by_name(tmp_path, capsys):
+    # scanpy's files may repeat gene symbols; --columns showed the last one, or with --obsm
+    # failed with "rows were dropped (--missing drop)"
+    from lowdim.cli.main import main
+
+    adata = anndata.read_h5ad(_h5ad(tmp_path))
+    adata.var_names = ["7" if j == 3 else str(j) for j in range(adata.n_vars)]  # columns 4 and 8 are gene '7'
+    path = tmp_path / "repeated.h5ad"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # anndata's own warning about the repeated names
+        adata.write_h5ad(path)
+    for matrix in ([], ["--obsm", "X_pca"]):
+        argv = [
+            "explore",
+            str(path),
+            *matrix,
+            "--methods",
+            "pca",
+            "--columns",
+            "kind,7",
+            "-o",
+            str(tmp_path / "m.html"),
+        ]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(argv) == 2
+        assert re.search(r"'7' names 2 columns of \S+ \(columns 4, 8\); make the names unique", capsys.readouterr().err)
 
 
 def test_explore_colours_an_h5ad_map_by_obs_columns_and_genes(tmp_path):

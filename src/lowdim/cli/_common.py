@@ -299,6 +299,7 @@ def hover_columns(args, X, names, levels=None, dates=()):
     else:
         chosen = [c.strip() for c in args.columns.split(",") if c.strip()]
     where = {name: j for j, name in enumerate(names)}
+    _refuse_ambiguous(chosen, list(names), args.input)
     levels = levels or {}
     found = {c: _named(np.asarray(X[:, where[c]]), levels.get(c)) for c in chosen if c in where}
     found.update({c: _moments(found[c]) for c in dates if c in found})
@@ -317,6 +318,20 @@ def hover_columns(args, X, names, levels=None, dates=()):
         where_else = " (nor an obs column or gene of the .h5ad file)" if h5ad else ""
         raise UsageError(f"--columns: no column named {', '.join(missing)}{where_else}; the columns are {shown}.")
     return {c: found[c] for c in chosen}
+
+
+def _refuse_ambiguous(chosen, names, path):
+    """A --columns name that several columns carry (a table's repeated header, an
+    .h5ad file's repeated gene names) would show one of them, whichever came last."""
+    for c in chosen:
+        if (count := names.count(c)) > 1:
+            numbers = ", ".join(str(j + 1) for j, n in enumerate(names) if n == c)
+            fix = (
+                "make the names unique with adata.var_names_make_unique()"
+                if str(path).endswith(".h5ad")
+                else "rename them"
+            )
+            raise UsageError(f"--columns: {c!r} names {count} columns of {path} (columns {numbers}); {fix}.")
 
 
 def _moments(days):

@@ -140,6 +140,17 @@ def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, 
     return X, names, labels, row_ids, what
 
 
+def _refuse_repeated_gene(path, name, var_names, matrix):
+    """A gene name that several columns carry would give a value per cell for each."""
+    positions = np.flatnonzero(np.asarray(var_names) == name)
+    if positions.size > 1:
+        raise DataFileError(
+            f"{path}: gene {name!r} names {positions.size} columns of {matrix} (columns "
+            f"{', '.join(str(j + 1) for j in positions[:5])}); make the names unique with "
+            "adata.var_names_make_unique()."
+        )
+
+
 def h5ad_columns(path, names):
     """Per-cell values of an ``.h5ad`` file by name, for colouring a map: an ``obs``
     column (categories as their names, numbers as numbers), else a gene (a column of
@@ -176,6 +187,7 @@ def h5ad_columns(path, names):
                 continue
             for where in (adata, adata.raw):
                 if where is not None and name in where.var_names:
+                    _refuse_repeated_gene(path, name, where.var_names, "X" if where is adata else "raw.X")
                     values = where[:, name].X if where is adata else where.X[:, where.var_names.get_loc(name)]
                     values = values.toarray() if sp.issparse(values) else np.asarray(values)
                     found[name] = values.ravel().astype(np.float64)
