@@ -1,6 +1,7 @@
 """The lowdim command line: outputs, announced header handling, errors and exit codes."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -184,3 +185,14 @@ def test_the_command_line_starts_without_loading_the_registry_and_its_help_lists
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_cluster_summary_counts_the_clusters_that_hold_rows(tmp_path, capsys):
+    # two distinct rows, eight components asked for: "8 clusters ... sizes [10, 0, 0, 0, 0, 0, 0, 10]" before
+    path = tmp_path / "copies.csv"
+    path.write_text("a,b\n" + "0.3,0.7\n1.1,2.9\n" * 10)
+    assert main(["cluster", str(path), "-m", "gmm", "-k", "8", "-o", str(tmp_path / "c.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "gmm: 2 clusters of 20 rows" in out and "sizes [10, 10]; 6 of the 8 asked for hold no row" in out
+    assert main(["cluster", str(path), "-m", "dbscan", "-o", str(tmp_path / "d.csv")]) == 0
+    assert re.search(r"dbscan: 2 clusters of 20 rows in [\d.]+ s; sizes \[10, 10\]\n", capsys.readouterr().out)

@@ -138,6 +138,19 @@ def test_fewer_distinct_points_than_clusters_warns_and_relocates():
     assert np.isfinite(km.cluster_centers_).all() and km.inertia_ == 0.0
 
 
+@pytest.mark.parametrize("make", [lambda: KMeans(8, random_state=0), lambda: MiniBatchKMeans(8, random_state=0)])
+def test_copies_of_a_row_share_one_cluster_when_centres_outnumber_the_points(make):
+    # the mean of 7 copies of 0.1 need not be 0.1 to the last bit: centres equal up to
+    # rounding took turns, and the copies of one row were split between them
+    rows = np.random.default_rng(0).random((2, 4)) * 0.1 + 0.65
+    X = np.repeat(rows, 10, axis=0)
+    with pytest.warns(UserWarning, match=r"Number of distinct clusters \(2\) found smaller than n_clusters \(8\)"):
+        km = make().fit(X)
+    assert [len(set(km.labels_[i : i + 10])) for i in (0, 10)] == [1, 1]
+    np.testing.assert_array_equal(km.predict(X), km.labels_)
+    assert len(np.unique(km.cluster_centers_, axis=0)) == 2  # twins are the same centre, not two by a bit
+
+
 def test_predict_transform_score_consistent(blobs):
     X, _ = blobs
     km = KMeans(6, random_state=0).fit(X)

@@ -79,6 +79,30 @@ def _k_range(text):
     return ks
 
 
+def _summary(method, clusters, asked, seconds):
+    """What the clustering found: the sizes of the clusters that hold rows (an empty
+    one, which duplicated rows leave when k is more than the distinct points, is
+    counted apart), the noise, and the sentence that says so.
+
+    Examples
+    --------
+    >>> _summary("gmm", np.array([0, 0, 7, 7]), 8, 0.1)[2]
+    'gmm: 2 clusters of 4 rows in 0.1 s; sizes [2, 2]; 6 of the 8 asked for hold no row'
+    """
+    sizes = np.bincount(clusters[clusters >= 0], minlength=max(int(clusters.max()) + 1, 0))
+    found, noise = sizes[sizes > 0].tolist(), int(np.sum(clusters < 0))
+    empty = (asked or sizes.size) - len(found)
+    return (
+        found,
+        noise,
+        (
+            f"{method}: {len(found)} clusters of {clusters.size} rows in {seconds:.1f} s; sizes {found}"
+            + (f"; {empty} of the {asked or sizes.size} asked for hold no row" if empty > 0 else "")
+            + (f"; noise {noise}" if noise else "")
+        ),
+    )
+
+
 def _choose_k(args, X, say, params, kinds=None):
     """k from -k, or chosen by --select (on a table with category columns, ``kinds``:
     the elbow of the k-prototypes cost)."""
@@ -188,12 +212,8 @@ def run(args, say):
         columns=columns if embedding is None else (None, ()),
     )
     clusters = np.asarray(clusters, dtype=np.int64)
-    k = int(clusters.max()) + 1
-    sizes, noise = np.bincount(clusters[clusters >= 0], minlength=k), int(np.sum(clusters < 0))
-    say(
-        f"{args.method}: {k} clusters of {X.shape[0]} rows in {seconds:.1f} s; sizes {sizes.tolist()}"
-        + (f"; noise {noise}" if noise else "")
-    )
+    sizes, noise, summary = _summary(args.method, clusters, k if method.size else None, seconds)
+    say(summary)
     scores = _agreement(clusters, labels, say)
     _write(args, X, clusters, labels, selection, say, row_ids, embedding)
     if args.save_model:
@@ -204,7 +224,7 @@ def run(args, say):
         {
             "command": "cluster",
             "method": args.method,
-            "n_clusters": k,
+            "n_clusters": len(sizes),
             "sizes": sizes,
             "noise": noise,
             "on": args.on,

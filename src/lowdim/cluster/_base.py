@@ -66,6 +66,63 @@ def resolve_n_init(n_init, init, random_starts):
     return n_init
 
 
+TWIN_TOLERANCE = 1e-9  # centres this close, relative to the largest coordinate, are one point up to rounding
+
+
+def twin_roots(centers):
+    """For each centre, the first centre equal to it up to rounding (itself if none).
+
+    Means of copies of one row (the centres duplicated rows leave) differ in their last
+    bits, and the copies were then split between such twins by rounding. Twins have
+    norms within ``TWIN_TOLERANCE * scale * sqrt(d)`` of each other, so only centres
+    adjacent in the order of their norms are compared.
+
+    Parameters
+    ----------
+    centers : ndarray (k, d)
+
+    Returns
+    -------
+    ndarray of int (k,)
+
+    Examples
+    --------
+    >>> twin_roots(np.array([[1.0, 2.0], [5.0, 5.0], [1.0, 2.0 + 1e-15]])).tolist()
+    [0, 1, 0]
+    """
+    k, d = centers.shape
+    roots = np.arange(k)
+    tol = TWIN_TOLERANCE * float(np.abs(centers).max(initial=0.0))
+    norms = np.sqrt(np.einsum("ij,ij->i", centers, centers))
+    order = np.argsort(norms, kind="stable")
+    reach = tol * np.sqrt(d)
+    for a in range(k - 1):
+        b = a + 1
+        while b < k and norms[order[b]] - norms[order[a]] <= reach:
+            i, j = order[a], order[b]
+            if np.abs(centers[i] - centers[j]).max() <= tol:
+                low, high = sorted((_root(roots, i), _root(roots, j)))
+                roots[high] = low
+            b += 1
+    return np.array([_root(roots, i) for i in range(k)])
+
+
+def _root(roots, i):
+    while roots[i] != i:
+        i = roots[i]
+    return i
+
+
+def merge_twin_centers(centers, labels):
+    """``(centers, labels)`` with every twin (``twin_roots``) made the exact copy of its
+    first, and the rows of a twin given to that first, so that copies of a row share one
+    cluster (as every later ``predict`` gives them: ties go to the lowest index)."""
+    roots = twin_roots(centers)
+    if np.array_equal(roots, np.arange(roots.size)):
+        return centers, labels
+    return centers[roots], roots[labels]
+
+
 def warn_fewer_clusters(representatives, n_clusters, name):
     """Warn when fewer distinct clusters than asked for were found (duplicate points):
     ``representatives`` are the centres (rows) or, without coordinates, the labels."""
@@ -111,9 +168,15 @@ class CentroidClusterer(
         shifted_copy_with_norms(X, self.offset_.astype(X.dtype), Xc, norms)
         return Xc, norms, mean_var
 
-    def _store_centers(self, offset_centers, dtype):
-        self.offset_centers_ = np.asarray(offset_centers, dtype=np.float64)
+    def _store_centers(self, offset_centers, dtype, labels=None):
+        """Keep the centres (twins merged, ``merge_twin_centers``) and return ``labels``
+        (if given) with a twin's rows given to its first."""
+        offset_centers, labels = merge_twin_centers(
+            np.asarray(offset_centers, dtype=np.float64), np.zeros(0, dtype=np.int64) if labels is None else labels
+        )
+        self.offset_centers_ = offset_centers
         self.cluster_centers_ = (self.offset_centers_ + self.offset_).astype(dtype)
+        return labels
 
     def _lazy(self, method, X, n_out, dtype):
         from sklearn.utils.validation import check_is_fitted

@@ -231,8 +231,8 @@ class KMeans(CentroidClusterer):
             )
         warn_constant_features(fit.variances, name, CLUSTER_NOTE)
         self.n_features_in_, self.offset_ = d, fit.offset
-        self._store_centers(fit.centers, X.dtype)
-        self.labels_, self.inertia_, self.n_iter_ = fit.labels, fit.inertia, fit.n_iter
+        self.labels_ = self._store_centers(fit.centers, X.dtype, fit.labels)
+        self.inertia_, self.n_iter_ = fit.inertia, fit.n_iter
         warn_fewer_clusters(self.cluster_centers_, self.n_clusters, name)
         return self
 
@@ -281,8 +281,7 @@ class KMeans(CentroidClusterer):
                 return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm_, **loop)
 
         best = best_of_restarts(run_once, self.n_init_, rng)
-        self._store_centers(best.state.centers, X.dtype)
-        self.labels_ = best.state.labels
+        self.labels_ = self._store_centers(best.state.centers, X.dtype, best.state.labels)
         self.inertia_ = float(best.objective)
         self.n_iter_ = int(best.n_iter)
         warn_fewer_clusters(self.cluster_centers_, self.n_clusters, "KMeans")
