@@ -195,6 +195,18 @@ def test_minibatch_streams_blocks_through_partial_fit():
     np.testing.assert_array_equal(weighted.labels_, weighted.predict(Xn))
 
 
+def test_minibatch_gathers_blocks_smaller_than_its_first_batch_and_names_a_gap_by_its_row():
+    # blocks of 30 rows, 50 clusters: the first block alone could not place the centres
+    Xn = _blobs(n=3000, k=5, seed=3)
+    mb = MiniBatchKMeans(50, batch_size=100, random_state=0).fit(da.from_array(Xn, chunks=30))
+    # the first step reads the first 300 rows (3 * batch_size), gathered over ten blocks; then a step a block
+    assert mb.cluster_centers_.shape == (50, Xn.shape[1]) and mb.n_steps_ == 1 + (3000 - 300) // 30
+    holed = Xn.copy()
+    holed[1234, 1] = np.nan
+    with pytest.raises(ValueError, match=r"block of the dask array that starts at row 1230 .* NaN at row 4, column 1"):
+        MiniBatchKMeans(5, batch_size=100, random_state=0).fit(da.from_array(holed, chunks=30))
+
+
 # ----------------------------------------------------------------------------- no full array
 class _ResultSizes(dask.callbacks.Callback):
     """Largest result of any task run by Dask's local scheduler (bytes)."""

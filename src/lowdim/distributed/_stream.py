@@ -53,8 +53,9 @@ def _batches(n, first, size):
 def stream_partial_fit(est, X, sample_weight=None):
     """Feed the row blocks of the dask array ``X`` to ``est.partial_fit`` in batches of
     ``est.batch_size`` rows. A fresh estimator's first batch is larger
-    (``max(3 * batch_size, init_size, n_clusters)`` rows) so that its centres start from
-    a sample rather than from one small batch.
+    (``max(3 * batch_size, init_size, n_clusters)`` rows, gathered over as many blocks as
+    it takes) so that its centres start from a sample rather than from one small batch.
+    A gap or infinity is named by its row in the whole array.
 
     Returns the validated dask array (whole rows per block), which the caller may use
     for a labelling pass.
@@ -77,8 +78,8 @@ def stream_partial_fit(est, X, sample_weight=None):
     >>> X = da.random.default_rng(0).normal(size=(4000, 3), chunks=(1000, 3))
     >>> km = MiniBatchKMeans(n_clusters=3, random_state=0)
     >>> _ = stream_partial_fit(km, X)
-    >>> km.cluster_centers_.shape, km.n_steps_
-    ((3, 3), 4)
+    >>> km.cluster_centers_.shape, km.n_steps_  # 3,072 rows of four blocks, then the other 928
+    ((3, 3), 2)
     """
     import dask.array as da
 
@@ -86,14 +87,32 @@ def stream_partial_fit(est, X, sample_weight=None):
     w = None
     if sample_weight is not None:
         w = da.asarray(sample_weight).astype(np.float64).rechunk((X.chunks[0],))
+    from ..linalg import check_block_finite
+
     first = 0 if hasattr(est, "cluster_centers_") else max(3 * est.batch_size, est.init_size or 0, est.n_clusters)
+    held, at = [], 0  # blocks gathered for a first batch that one block does not fill
     with block_bar(X.numblocks[0], f"streaming {type(est).__name__}") as bar:
         for block, wb in iter_blocks(X, w):
-            for start, stop in _batches(block.shape[0], first, est.batch_size):
-                est.partial_fit(block[start:stop], sample_weight=None if wb is None else wb[start:stop])
-            first = 0
+            # a gap is named by its row in the whole array, not in the batch partial_fit reads
+            check_block_finite(block, at, block.sum(axis=0))
+            at += block.shape[0]
+            held.append((block, wb))
+            if not first or sum(b.shape[0] for b, _ in held) >= first:
+                _feed(est, held, first)
+                held, first = [], 0
             bar.update()
+        if held:  # fewer rows in all than a first batch: one batch of them all
+            _feed(est, held, first)
     return X
+
+
+def _feed(est, held, first):
+    """``partial_fit`` over the rows of the ``(block, weights)`` pairs ``held``, the
+    first ``first`` rows as one batch, the rest in batches of ``est.batch_size``."""
+    block = np.concatenate([b for b, _ in held]) if len(held) > 1 else held[0][0]
+    wb = None if held[0][1] is None else np.concatenate([w for _, w in held])
+    for start, stop in _batches(block.shape[0], first, est.batch_size):
+        est.partial_fit(block[start:stop], sample_weight=None if wb is None else wb[start:stop])
 
 
 def label_blocks(nearest, X, sample_weight=None):
