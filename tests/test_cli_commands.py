@@ -272,6 +272,23 @@ def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
     assert os.path.exists(tmp_path / "noisy_denoised.png")
 
 
+def test_a_16_bit_image_is_denoised_into_16_bits_and_a_dropped_alpha_is_said(tmp_path):
+    """A 16-bit microscopy image came back quantised to 256 levels without a word."""
+    ramp = np.linspace(0.2, 0.8, 96 * 96).reshape(96, 96)
+    noisy = ramp + np.random.default_rng(0).normal(0, 0.01, ramp.shape)
+    Image.fromarray(np.rint(noisy * 65535).astype(np.uint16)).save(tmp_path / "deep.png")
+    code, out, err = lowdim("denoise", tmp_path / "deep.png", "-k", "4", "-o", tmp_path / "clean.png")
+    assert code == 0, err
+    clean = Image.open(tmp_path / "clean.png")
+    levels = np.unique(np.asarray(clean))
+    assert clean.mode.startswith("I;16") and levels.size > 1000  # 8 bits hold 256 levels at most
+    code, out, err = lowdim("denoise", tmp_path / "deep.png", "-k", "4", "-o", tmp_path / "clean.jpg")
+    assert code == 0 and "deep.png has 16-bit pixels; " in out and "holds 8 (write .png or .tif" in out
+    Image.fromarray(np.zeros((40, 40, 4), np.uint8), "RGBA").save(tmp_path / "clear.png")
+    code, out, err = lowdim("compress", tmp_path / "clear.png", "--patch", "8", "-k", "2")
+    assert code == 0 and "clear.png: its alpha channel is not part of the result" in out
+
+
 def test_eigenfaces_of_one_persons_images_skips_recognition_and_says_why(tmp_path, capsys):
     """A flat folder is one person: a recognition score on it (1.000) would measure nothing."""
     from PIL import Image

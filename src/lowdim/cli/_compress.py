@@ -17,6 +17,22 @@ def add_arguments(parser):
     add_run_arguments(parser)
 
 
+def output_bits(image, output, say):
+    """The depth to write the result of ``image`` in: 16 bits for a 16-bit grey input
+    when ``output`` can hold them (.png, .tif), saying so when it cannot, and that an
+    alpha channel is not carried over."""
+    from ..io import image_depth
+    from ..io._images import DEEP_FORMATS
+
+    bits, alpha = image_depth(image)
+    if alpha:
+        say(f"{image}: its alpha channel is not part of the result ({output} has none).")
+    if bits == 16 and not str(output).lower().endswith(DEEP_FORMATS):
+        say(f"{image} has 16-bit pixels; {output} holds 8 (write .png or .tif to keep them).")
+        return 8
+    return bits
+
+
 def sibling(path, suffix):
     """``photo.jpg`` -> ``photo_SUFFIX.png``."""
     return f"{os.path.splitext(path)[0]}_{suffix}.png"
@@ -35,7 +51,7 @@ def run(args, say):
         raise UsageError(f"--patch must be at least 2 pixels; got {args.patch}.")
     with progress(None, args, "compress"):
         result = compress_image(image, patch=args.patch, n_components=args.n_components, random_state=args.seed)
-    write_image(output, result.reconstruction, args.overwrite)
+    write_image(output, result.reconstruction, args.overwrite, bits=output_bits(args.image, output, say))
     error_curve(
         result.curve["k"],
         result.curve["relative_error"],

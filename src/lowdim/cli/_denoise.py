@@ -3,7 +3,7 @@
 import numpy as np
 
 from ._common import add_run_arguments, check_outputs, emit_json, positive_int
-from ._compress import sibling
+from ._compress import output_bits, sibling
 from ._fitting import progress
 
 HELP = "denoise an image with PCA of its overlapping patches"
@@ -37,7 +37,7 @@ def run(args, say):
         cleaned = denoise_image(
             image, n_components=args.n_components, patch=args.patch, stride=args.stride, random_state=args.seed
         )
-    write_image(output, cleaned, args.overwrite)
+    write_image(output, cleaned, args.overwrite, bits=output_bits(args.image, output, say))
     summary = {"command": "denoise", "image": args.image, "n_components": args.n_components, "output": output}
     if args.reference:
         reference = read_image(args.reference, grey=image.ndim == 2)

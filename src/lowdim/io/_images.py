@@ -81,8 +81,41 @@ def _deep_grey(values, mode):
     return (values - low) / span if span > 0 else np.zeros_like(values)
 
 
-def write_image(path, pixels, overwrite=True):
-    """Write floats in [0, 1] (clipped) as an 8-bit image, atomically.
+DEEP_FORMATS = (".png", ".tif", ".tiff")  # the formats Pillow writes 16-bit grey in
+
+
+def image_depth(path):
+    """What ``read_image`` reads of ``path`` beyond 8-bit RGB: ``(bits, alpha)``, 16 for a
+    16-bit (or deeper) grey image, and whether an alpha channel is left out.
+
+    Parameters
+    ----------
+    path : str or path-like
+        An image file Pillow reads.
+
+    Returns
+    -------
+    bits : int
+        16 or 8.
+    alpha : bool
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> from PIL import Image
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.png")
+    >>> Image.fromarray(np.zeros((4, 5), np.uint16)).save(p)
+    >>> image_depth(p)
+    (16, False)
+    """
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return (16 if image.mode.startswith(("I", "F")) else 8), image.mode in ("RGBA", "LA", "PA", "La", "RGBa")
+
+
+def write_image(path, pixels, overwrite=True, *, bits=8):
+    """Write floats in [0, 1] (clipped) as an 8-bit or 16-bit image, atomically.
 
     Parameters
     ----------
@@ -92,6 +125,9 @@ def write_image(path, pixels, overwrite=True):
         Values in [0, 1]; others are clipped.
     overwrite : bool, default=True
         False: refuse a file that exists when it is written.
+    bits : {8, 16}, default=8
+        16 keeps a 16-bit grey image's depth (.png and .tif; colour and other formats
+        hold 8 bits, and are refused at 16).
 
     Examples
     --------
@@ -100,8 +136,13 @@ def write_image(path, pixels, overwrite=True):
     """
     from PIL import Image
 
-    data = np.clip(np.rint(np.asarray(pixels) * 255.0), 0, 255).astype(np.uint8)
-
+    pixels = np.asarray(pixels)
+    if bits == 16 and (pixels.ndim != 2 or not str(path).lower().endswith(DEEP_FORMATS)):
+        raise ValueError(
+            f"{path}: 16-bit images are written as grey .png or .tif; got a {pixels.shape} image for that name."
+        )
+    top = 65535.0 if bits == 16 else 255.0
+    data = np.clip(np.rint(pixels * top), 0, top).astype(np.uint16 if bits == 16 else np.uint8)
     with atomic_path(path, overwrite=overwrite) as tmp:
         Image.fromarray(data).save(tmp)
 
