@@ -96,6 +96,8 @@ def twin_roots(centers):
     norms = np.sqrt(np.einsum("ij,ij->i", centers, centers))
     order = np.argsort(norms, kind="stable")
     reach = tol * np.sqrt(d)
+    if not np.any(np.diff(norms[order]) <= reach):  # the common case, and each step of a stream: no twins
+        return roots
     for a in range(k - 1):
         b = a + 1
         while b < k and norms[order[b]] - norms[order[a]] <= reach:
