@@ -21,8 +21,7 @@ def output_bits(image, output, say):
     """The depth to write the result of ``image`` in: 16 bits for a 16-bit grey input
     when ``output`` can hold them (.png, .tif), saying so when it cannot, and that an
     alpha channel is not carried over."""
-    from ..io import image_depth
-    from ..io._images import DEEP_FORMATS
+    from ..io import DEEP_FORMATS, image_depth
 
     bits, alpha = image_depth(image)
     if alpha:

@@ -20,8 +20,9 @@ from ..neighbors import (
     find_neighbors,
     join_components,
     make_index,
+    positive_scales,
+    warn_duplicates,
 )
-from ..neighbors._copies import positive_scales, warn_duplicates
 
 REVERSE_REACH = 20  # transform looks this many times n_neighbors deep for rows that would link to a new one
 PLACED_PER_BLOCK = 1 << 20  # candidate pairs per block of new rows (tens of MB)

@@ -11,8 +11,7 @@ from .._validation import check_sample_count, warn_constant_features
 from ..decomposition import PCA
 from ..linalg import column_moments
 from ..manifold import check_nontrivial_components
-from ..neighbors import INDEX_METRICS, check_n_neighbors, find_neighbors, make_index
-from ..neighbors._copies import positive_scales, warn_duplicates
+from ..neighbors import INDEX_METRICS, check_n_neighbors, find_neighbors, make_index, positive_scales, warn_duplicates
 from ._phate_steps import (
     THRESHOLD,
     decay_kernel,

@@ -10,7 +10,7 @@ from scipy.spatial.distance import pdist, squareform
 from ..cluster import MiniBatchKMeans
 from ..linalg import pairwise_distances, procrustes_fit, sq_euclidean, subspace_iteration
 from ..manifold import classical_mds, smacof
-from ..neighbors._copies import positive_scales
+from ..neighbors import positive_scales
 
 THRESHOLD = 1e-4  # kernel values below it are dropped (graphtools' default)
 POTENTIAL_FLOOR = 1e-7  # added before the log, as the phate package does

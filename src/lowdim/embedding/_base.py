@@ -37,8 +37,8 @@ from ..neighbors import (
     given_neighbors,
     make_index,
     search_algorithm,
+    warn_duplicates,
 )
-from ..neighbors._copies import warn_duplicates
 from ._affinities import (
     affinities_from_neighbors,
     effective_perplexity,

@@ -31,8 +31,8 @@ from ..neighbors import (
     given_neighbors,
     make_index,
     search_algorithm,
+    warn_duplicates,
 )
-from ..neighbors._copies import warn_duplicates
 from ._base import check_rows_or_distances
 from ._initialization import initial_embedding, rescale
 from ._pacmap_pairs import (

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from ..neighbors._copies import positive_scales
+from ..neighbors import positive_scales
 
 MID_NEAR_CANDIDATES = 6  # a mid-near partner is the second closest of six random points
 EXTRA_NEIGHBORS = 50  # near partners are chosen among the n_neighbors + 50 nearest

@@ -22,8 +22,7 @@ from .._random import check_random_state
 from .._validation import check_at_most_samples, check_precomputed, check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..linalg import column_moments
-from ..neighbors import make_index
-from ..neighbors._copies import warn_duplicates
+from ..neighbors import make_index, warn_duplicates
 from ._pacmap_pairs import EXTRA_NEIGHBORS, local_scales, near_partners, random_others
 
 PCA_DIMENSIONS = 100  # with apply_pca, wider data are reduced to this many components first

@@ -40,8 +40,8 @@ from ..neighbors import (
     knn_csr,
     knn_given,
     warn_components,
+    warn_duplicates,
 )
-from ..neighbors._copies import warn_duplicates
 from ._base import check_rows_or_distances, sparse_input, start_embedding, training_rows
 from ._graph_arrays import row_progress, symmetric_graph
 from ._umap_graph import (

@@ -3,13 +3,14 @@
 from ..exceptions import DataFileError
 from ._anndata import check_h5ad_key, h5ad_columns, write_h5ad
 from ._atomic import atomic_path
-from ._images import image_depth, read_image, read_image_folder, write_image
+from ._images import DEEP_FORMATS, image_depth, read_image, read_image_folder, write_image
 from ._lazy import lazy_format, read_lazy, write_blocks
 from ._model_files import load, save, saved_columns
 from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table, transposed
 from ._writers import WRITABLE, write_table
 
 __all__ = [
+    "DEEP_FORMATS",
     "WRITABLE",
     "check_h5ad_key",
     "h5ad_columns",

@@ -19,8 +19,8 @@ from ..neighbors import (
     check_n_neighbors,
     find_neighbors,
     knn_given,
+    warn_duplicates,
 )
-from ..neighbors._copies import warn_duplicates
 from ._local_fits import BLOCK_BUILDERS, assemble, barycenter_weights
 from ._spectral import check_nontrivial_components
 

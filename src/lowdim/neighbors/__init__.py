@@ -11,6 +11,7 @@ symmetrisation, component joining, shortest paths."""
 from ._approximate import HNSWIndex, approximate_available
 from ._base import KNNIndex
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors, resolve_metric
+from ._copies import positive_scales, warn_duplicates
 from ._dask_graph import dask_self_neighbors
 from ._exact import ExactIndex, check_n_neighbors
 from ._given import (
@@ -35,6 +36,8 @@ from ._self_query import self_neighbors
 from ._transformer import KNeighborsTransformer
 
 __all__ = [
+    "positive_scales",
+    "warn_duplicates",
     "ALGORITHMS",
     "APPROXIMATE_FROM",
     "INDEX_METRICS",
