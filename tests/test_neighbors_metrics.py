@@ -211,6 +211,16 @@ def test_knn_preservation_accuracy_stress_spearman(cloud):
     assert abs(sampled - spearmanr(d, e)[0]) < 0.02
 
 
+def test_distance_scores_of_rows_at_one_point_name_the_problem():
+    # scipy's ConstantInputWarning pointed into lowdim and the score came back NaN
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.raises(ValueError, match="every pair of rows of X_embedded is at the same distance"):
+        spearman_distance_correlation(X, np.zeros((50, 2)))
+    with pytest.raises(ValueError, match="every row of X is at one point, so the normalised stress"):
+        stress(np.ones((50, 3)), X[:, :2])
+    assert stress(np.ones((50, 3)), X[:, :2], normalized=False) > 0
+
+
 def test_shortest_paths_equal_scipy_dijkstra_with_unreachable_nodes():
     import scipy.sparse as sp
     from scipy.sparse.csgraph import dijkstra

@@ -312,7 +312,8 @@ class MDS(GowerTableMixin, ValidatedInputMixin, BaseEstimator):
         self._store_model(model)
         self.reference_, self.offset_ = X64[refs], np.zeros(X.shape[1])
         self.landmark_indices_, self.n_iter_ = refs, 0
-        self.stress_ = stress(X64, Y, n_pairs=200_000, random_state=0)  # Kruskal's stress-1, sampled
+        # Kruskal's stress-1, sampled; rows all at one point are fitted exactly (its 0 / 0 is undefined)
+        self.stress_ = stress(X64, Y, n_pairs=200_000, random_state=0) if np.ptp(X64, axis=0).any() else 0.0
         return Y
 
     def _start(self, delta, rng):

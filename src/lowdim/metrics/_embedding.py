@@ -307,6 +307,11 @@ def stress(X, X_embedded, *, normalized=True, n_pairs=1_000_000, random_state=No
     i, j = _sampled_pairs(X.shape[0], n_pairs, check_random_state(random_state))
     delta, d = _pair_distances(X, i, j), _pair_distances(Z, i, j)
     raw = float(np.sum((d - delta) ** 2))
+    if normalized and not np.any(delta):
+        raise ValueError(
+            "every row of X is at one point, so the normalised stress (0 / 0) is undefined; pass rows that vary, "
+            "or normalized=False."
+        )
     return float(np.sqrt(raw / np.sum(delta**2))) if normalized else raw
 
 
@@ -338,7 +343,20 @@ def spearman_distance_correlation(X, X_embedded, *, n_pairs=1_000_000, random_st
 
     X, Z = _pair(X, X_embedded)
     i, j = _sampled_pairs(X.shape[0], n_pairs, check_random_state(random_state))
-    return float(spearmanr(_pair_distances(X, i, j), _pair_distances(Z, i, j))[0])
+    delta, d = _pair_distances(X, i, j), _pair_distances(Z, i, j)
+    for values, name in ((delta, "X"), (d, "X_embedded")):
+        _require_spread(values, name, "a rank correlation of distances")
+    return float(spearmanr(delta, d)[0])
+
+
+def _require_spread(distances, name, what):
+    """Refuse rows all at one point (every pair at one distance), which leave ``what``
+    undefined (scipy's NaN, with a warning pointing into lowdim)."""
+    if distances.size and np.all(distances == distances[0]):
+        raise ValueError(
+            f"every pair of rows of {name} is at the same distance ({distances[0]:.6g}) in the pairs compared, so "
+            f"{what} is undefined; pass rows that vary."
+        )
 
 
 def random_triplet_accuracy(X, X_embedded, *, n_triplets=100_000, random_state=None):
