@@ -89,8 +89,10 @@ def test_sweep_refuses_what_it_cannot_do(digits):
         sweep(PCA(), "n_components", [2], X)
     with pytest.raises(ValueError, match="warm_start=True continues an iterative layout, which Isomap has not"):
         sweep(Isomap(), "n_neighbors", [5, 8], X, warm_start=True)
-    with pytest.raises(ValueError, match="build the graph yourself"):
+    with pytest.raises(ValueError, match="neighbours SpectralEmbedding with n_neighbors=None reads; build the graph"):
         sweep(SpectralEmbedding(), "n_components", [2], X)
+    with pytest.raises(ValueError, match="how many neighbours HDBSCAN reads; build the graph yourself"):
+        sweep(HDBSCAN(), "min_cluster_size", [5, 10], X)
     with pytest.raises(ValueError, match="not from a distance matrix"):
         sweep(UMAP(metric="precomputed"), "n_neighbors", [5], X)
     with pytest.raises(ValueError, match="at least one value"):

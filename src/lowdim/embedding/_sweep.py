@@ -61,9 +61,10 @@ def graph_width(estimator, n_samples):
         return min(largest, p["n_neighbors"])
     if name == "SpectralEmbedding" and p.get("n_neighbors"):
         return min(largest, p["n_neighbors"] - 1)
+    given = f" with n_neighbors={p['n_neighbors']!r}" if "n_neighbors" in p else ""
     raise ValueError(
-        f"sweep cannot tell how many neighbours {name}({p.get('n_neighbors')!r} neighbours) reads; "
-        "build the graph yourself (lowdim.NeighborGraph.build(X, k)) and pass graph=."
+        f"sweep cannot tell how many neighbours {name}{given} reads; build the graph yourself with as many as "
+        "the widest setting needs (lowdim.NeighborGraph.build(X, k)) and pass graph=."
     )
 
 
