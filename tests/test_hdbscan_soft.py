@@ -67,6 +67,20 @@ def test_new_points_follow_approximate_predict(fitted):
         membership_vector(HDBSCAN(min_cluster_size=15, prediction_data=False).fit(X), new)
 
 
+def test_copies_of_a_row_have_finite_memberships_in_their_own_cluster(fitted):
+    # copies are at distance 0: lambda = 1 / 0 = inf, and inf / inf made new points' rows
+    # NaN (as in the hdbscan package) and the copies' own rows 0
+    X, _, _ = fitted
+    copied = np.vstack([X, np.repeat(X[:3], 40, axis=0)])
+    model = HDBSCAN(min_cluster_size=15, min_samples=6).fit(copied)
+    soft = all_points_membership_vectors(model)
+    copies = np.arange(len(X), len(copied))
+    assert np.isfinite(soft).all() and soft.sum(1).max() <= 1 + 1e-12
+    assert (soft[copies].argmax(1) == model.labels_[copies]).all() and soft[copies].max(1).min() > 0.5
+    near = membership_vector(model, X[:3] + 1e-9)
+    assert np.isfinite(near).all() and (near.argmax(1) == model.labels_[:3]).all() and near.max(1).min() > 0.5
+
+
 def test_a_loaded_model_gives_the_same_memberships(fitted, tmp_path):
     import lowdim
 

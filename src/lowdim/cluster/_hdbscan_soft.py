@@ -136,14 +136,32 @@ def _distance_part(points, training, exemplar_sets):
     return inverse / inverse.sum(axis=1, keepdims=True)
 
 
+def lambda_ceiling(tree):
+    """A finite stand-in for the infinite lambda of copies of a row (distance 0): twice
+    the largest finite lambda of the tree. The soft memberships are ratios of lambdas,
+    and inf / inf made them NaN (new points) or 0 (the copies themselves).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> lambda_ceiling(SimpleNamespace(point_lambda=np.array([1.0, np.inf]), deaths=np.array([3.0]), birth=[0.5]))
+    6.0
+    """
+    values = np.concatenate([np.ravel(tree.point_lambda), np.ravel(tree.deaths), np.ravel(tree.birth)])
+    finite = values[np.isfinite(values)]
+    return 2.0 * float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+
 def _tree_parts(model, clusters, lambdas):
     """Merge heights with every selected cluster, and the largest lambda leaving each
     point's own cluster directly and the cluster it merges with highest (the package's
-    ``leaf_max_lambdas``: rows of points or child clusters, not the whole subtree)."""
+    ``leaf_max_lambdas``: rows of points or child clusters, not the whole subtree);
+    infinite lambdas (copies of a row) at ``lambda_ceiling``."""
     tree, selected = model._selection()
     chosen = np.flatnonzero(selected)
-    leaf_max = tree.deaths
-    heights = merge_heights(tree, selected, clusters, lambdas)
+    ceiling = lambda_ceiling(tree)
+    leaf_max = np.minimum(tree.deaths, ceiling)
+    heights = np.minimum(merge_heights(tree, selected, clusters, np.minimum(lambdas, ceiling)), ceiling)
     nearest = chosen[np.argmax(heights, axis=1)]
     return heights, leaf_max[clusters - tree.n], leaf_max[nearest]
 
@@ -196,6 +214,7 @@ def all_points_membership_vectors(clusterer):
     if not selected.any():
         return np.zeros((clusterer.core_distances_.size, 0))
     clusters, lambdas = tree.point_parent, tree.point_lambda
+    lambdas = np.minimum(lambdas, lambda_ceiling(tree))
     heights, own_max, nearest_max = _tree_parts(clusterer, clusters, lambdas)
     with np.errstate(divide="ignore"):  # the package's bulk score: exp(-lambda_max / height)
         outlier = _softmax(np.exp(-(own_max[:, None] + 1e-8) / heights))
@@ -235,7 +254,7 @@ def membership_vector(clusterer, points_to_predict):
     if not selected.any():
         return np.zeros((X.shape[0], 0))
     nearest, lam = clusterer._nearest_reachable(X)
-    lam = np.minimum(lam, tree.point_lambda[nearest])
+    lam = np.minimum(np.minimum(lam, tree.point_lambda[nearest]), lambda_ceiling(tree))
     heights, own_max, nearest_max = _tree_parts(clusterer, tree.point_parent[nearest], lam)
     gap = own_max[:, None] - heights  # the package's per-point score: lambda_max / (lambda_max - height)
     outlier = _softmax(own_max[:, None] / np.where(gap > 0, gap, 1e-8))
