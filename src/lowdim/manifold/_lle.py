@@ -262,15 +262,29 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
             )
         check_nontrivial_components(self.n_components, n)
 
+    def _neighbours(self, X):
+        """``(rows to fit, their neighbours' distances and indices, the distinct row each
+        row is)``. Copies of a row make a neighbourhood of one point, whose local fit is
+        undetermined (LTSA and Hessian eigenmaps spread such copies over the map): when
+        the search finds a row at distance 0, the embedding is fitted on the distinct
+        rows (searched again) and each copy takes its row's coordinates. The rows as
+        they are (and None) without copies, with given neighbours, which name the rows
+        as given, or when the distinct rows are too few for ``n_neighbors``."""
+        search = {"algorithm": self.neighbors_algorithm, "name": "LocallyLinearEmbedding"}
+        dist, idx, _ = find_neighbors(X, self.n_neighbors, precomputed_knn=self.precomputed_knn, **search)
+        if knn_given(self.precomputed_knn) or np.min(dist[:, 0]) > 0:
+            warn_duplicates(dist, self._shown_name)  # given neighbours: the copies stay
+            return X, dist, idx, None
+        distinct, copy_of = self._distinct_rows(X)
+        if copy_of is None:
+            warn_duplicates(dist, self._shown_name)
+            return X, dist, idx, None
+        dist, idx, _ = find_neighbors(distinct, self.n_neighbors, **search)
+        return distinct, dist, idx, copy_of
+
     def _distinct_rows(self, X):
-        """``(rows to fit, the distinct row each row is)``: copies of a row make a
-        neighbourhood of one point, whose local fit is undetermined (LTSA and Hessian
-        eigenmaps spread such copies over the map), so the embedding is fitted on the
-        distinct rows and each copy takes its row's coordinates. The rows as they are
-        (and None) with given neighbours, which name the rows as given, or when the
-        distinct rows are too few for ``n_neighbors``."""
-        if knn_given(self.precomputed_knn):
-            return X, None
+        """``(distinct rows, the distinct row each row is)`` with a warning that counts the
+        copies, or ``(X, None)`` when the distinct rows are too few for ``n_neighbors``."""
         distinct, _, inverse = unique_rows(X, in_order=True)
         m = distinct.shape[0]
         if m == X.shape[0] or m <= max(self.n_neighbors, self.n_components + 1):
@@ -301,16 +315,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         n, d = X.shape[0], self.n_components
         self._check_sizes(n)
         warn_constant_features(column_moments(X)[1], "LocallyLinearEmbedding", "every sample is the same point", X=X)
-        X64, copy_of = self._distinct_rows(np.ascontiguousarray(X, dtype=np.float64))
-        dist, idx, _ = find_neighbors(
-            X64,
-            self.n_neighbors,
-            algorithm=self.neighbors_algorithm,
-            precomputed_knn=self.precomputed_knn,
-            name="LocallyLinearEmbedding",
-        )
-        if copy_of is None:
-            warn_duplicates(dist, self._shown_name)  # given neighbours, or too few distinct rows
+        X64, dist, idx, copy_of = self._neighbours(np.ascontiguousarray(X, dtype=np.float64))
         idx = idx.astype(np.int64)  # one type for the local fits, whichever way the neighbours came
         tol = self.hessian_tol if self.method == "hessian" else self.modified_tol
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, tol)
