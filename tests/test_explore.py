@@ -78,6 +78,18 @@ def test_fields_categories_noise_numbers_and_text():
     assert header["fields"][0]["kind"] == "number"
 
 
+def test_a_missing_label_is_its_own_grey_category_after_noise():
+    maps, labels, _ = two_maps()
+    holed = labels.astype(object)
+    holed[:5] = None
+    clusters = np.arange(300) % 3 - 1
+    header, blob = unpack(explore(maps, holed, clusters=clusters))
+    label = header["fields"][0]
+    assert label["categories"][-1] == "missing" and "" not in label["categories"] and "None" not in label["categories"]
+    assert label["colors"][-1] == "#737373" and label["counts"][-1] == 5
+    assert [label["categories"][c] for c in blob(label)[:6]] == ["missing"] * 5 + [labels[5]]
+
+
 def test_natural_order_of_text_labels():
     header, _ = unpack(explore(np.zeros((3, 2)) + np.arange(3)[:, None], ["person 10", "person 9", "person 1"]))
     assert header["fields"][0]["categories"] == ["person 1", "person 9", "person 10"]

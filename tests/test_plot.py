@@ -100,3 +100,12 @@ def test_pca_writes_its_loadings_by_feature(tmp_path):
 def test_the_legend_is_titled_by_the_label_column():
     ax = embedding_scatter(np.eye(3)[:, :2], labels=["a", "b", "b"], label_name="cultivar")
     assert ax.get_legend().get_title().get_text() == "cultivar"
+
+
+def test_rows_without_a_label_are_named_missing_in_the_legend():
+    # an empty label cell was a category named '', drawn in the first colour and left out of the legend
+    Z = np.random.default_rng(0).normal(size=(6, 2))
+    ax = embedding_scatter(Z, labels=np.array(["a", None, "b", "a", "", "b"], dtype=object), label_name="species")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["missing", "a", "b"]
+    ax = embedding_scatter(Z, labels=np.array([1.0, np.nan, 2.0, 1.0, 2.0, 2.0]))
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["missing", "1.0", "2.0"]

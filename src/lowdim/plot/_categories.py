@@ -18,11 +18,26 @@ def _natural_key(text):
     return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part]
 
 
+MISSING = -2  # the code of a missing label (None, NaN, an empty cell), beside -1: noise
+
+
+def _missing(values):
+    """Which labels are missing: NaN, None or an empty string."""
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind in "US":
+        return values == ""
+    if values.dtype.kind == "O":
+        return np.array([v is None or v == "" or (isinstance(v, float) and v != v) for v in values.ravel()], bool)
+    return np.zeros(values.shape, bool)
+
+
 def categories(labels):
     """``(names, codes, noise)``: the distinct labels as text, in numeric order when every
     one is a number (else natural text order: 'person 9' before 'person 10'), each row's
     code into ``names``, and whether -1 among numeric labels was taken as a clusterer's
-    noise (code -1, not in ``names``).
+    noise (code -1, not in ``names``). A missing label (NaN, None, an empty cell) has
+    code ``MISSING`` (-2), not in ``names`` either: no category named '' or 'nan'.
 
     Examples
     --------
@@ -31,8 +46,17 @@ def categories(labels):
     (['2', '10'], [0, -1, 1, 0], True)
     >>> categories(["person 10", "person 9"])[0].tolist()
     ['person 9', 'person 10']
+    >>> [part.tolist() for part in categories(["b", None, "a"])[:2]]
+    [['a', 'b'], [1, -2, 0]]
     """
-    names, codes = np.unique(np.asarray(labels).astype(str), return_inverse=True)
+    values = np.asarray(labels).reshape(-1)
+    missing = _missing(values)
+    if missing.any():
+        names, codes, noise = categories(values[~missing])
+        full = np.full(values.size, MISSING, dtype=codes.dtype)
+        full[~missing] = codes
+        return names, full, noise
+    names, codes = np.unique(values.astype(str), return_inverse=True)
     codes = codes.reshape(-1)
     numeric = names.size > 0 and all(_is_float(n) for n in names)
     key = (lambda j: float(names[j])) if numeric else (lambda j: _natural_key(names[j]))

@@ -8,7 +8,7 @@ import zlib
 import numpy as np
 
 from .._warnings import warn_user
-from ._categories import categories
+from ._categories import MISSING, categories
 
 # tab10, then the light halves of tab20; beyond 20 categories colours come from golden-angle hues
 PALETTE = (
@@ -16,6 +16,7 @@ PALETTE = (
     "#aec7e8 #ffbb78 #98df8a #ff9896 #c5b0d5 #c49c94 #f7b6d2 #c7c7c7 #dbdb8d #9edae5"
 ).split()
 NOISE_COLOR = "#c8c8c8"
+MISSING_COLOR = "#737373"  # darker than noise: a row without a label, not an outlier
 MAX_CATEGORIES = 4096  # a text column with more distinct values is hover text, not a colouring
 CONTINUOUS_MIN_DISTINCT = 64  # float labels with more distinct values are coloured as a scale
 
@@ -88,15 +89,16 @@ def to_ndc(Z, name):
 
 def category_field(payload, name, values):
     """A categorical field: codes (uint8/uint16/int32), names and colours; -1 among
-    numeric values is a clusterer's noise (grey, named 'noise')."""
+    numeric values is a clusterer's noise (grey, named 'noise'), a missing label (NaN,
+    None, an empty cell) is named 'missing' (dark grey)."""
     names, codes, noise = categories(values)
-    dtype = np.uint8 if names.size < 255 else np.uint16 if names.size < 65535 else np.int32
-    # noise is the last category on the page, so every code is a valid colour index
-    codes = np.where(codes < 0, names.size, codes).astype(dtype)
+    missing = bool(np.any(codes == MISSING))
+    dtype = np.uint8 if names.size < 254 else np.uint16 if names.size < 65534 else np.int32
+    # noise, then a missing label, are the last categories on the page, so every code is a valid colour index
+    codes = np.where(codes == -1, names.size, np.where(codes == MISSING, names.size + noise, codes)).astype(dtype)
     field = {"name": name, "kind": "category", **payload.add(codes), "categories": names.tolist()}
-    field["colors"] = category_colors(names.size) + ([NOISE_COLOR] if noise else [])
-    if noise:
-        field["categories"].append("noise")
+    field["colors"] = category_colors(names.size) + [NOISE_COLOR] * noise + [MISSING_COLOR] * missing
+    field["categories"] += ["noise"] * noise + ["missing"] * missing
     field["counts"] = np.bincount(codes, minlength=len(field["categories"])).tolist()
     return field
 

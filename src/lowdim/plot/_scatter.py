@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._categories import categories
+from ._categories import MISSING, categories
 from ._figure import axes, finish
 
 MAX_LEGEND = 20
@@ -21,6 +21,7 @@ def _marker_style(n):
 
 
 NOISE_COLOR = (0.75, 0.75, 0.75, 1.0)
+MISSING_COLOR = (0.45, 0.45, 0.45, 1.0)  # darker than noise: a row without a label, not an outlier
 
 
 def _draw_labels(ax, Z, labels, size, alpha, title=None):
@@ -31,13 +32,17 @@ def _draw_labels(ax, Z, labels, size, alpha, title=None):
     colors = (
         cmap(np.maximum(codes, 0) / max(names.size - 1, 1)) if names.size > 20 else cmap(np.maximum(codes, 0) % cmap.N)
     )
-    colors[codes < 0] = NOISE_COLOR
+    colors[codes == -1] = NOISE_COLOR
+    colors[codes == MISSING] = MISSING_COLOR
     shuffle = np.random.default_rng(0).permutation(Z.shape[0])
     shuffle = shuffle[np.argsort(codes[shuffle] >= 0, kind="stable")]  # noise drawn first, below
     ax.scatter(Z[shuffle, 0], Z[shuffle, 1], c=colors[shuffle], s=size, alpha=alpha, lw=0, rasterized=True)
-    if names.size + noise <= MAX_LEGEND:
+    missing = bool(np.any(codes == MISSING))
+    if names.size + noise + missing <= MAX_LEGEND:
         if noise:
             ax.scatter([], [], color=NOISE_COLOR, s=30, label="noise")
+        if missing:
+            ax.scatter([], [], color=MISSING_COLOR, s=30, label="missing")
         for k, name in enumerate(names):
             ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=name)
         ax.legend(
