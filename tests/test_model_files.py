@@ -305,3 +305,21 @@ def test_mixtures_of_every_covariance_type_round_trip(tmp_path, name, covariance
     lowdim.io.save(model, tmp_path / "bad.lowdim")
     with pytest.raises(UntrustedModelError, match="covariances_ has shape"):
         lowdim.io.load(tmp_path / "bad.lowdim")
+
+
+def test_a_two_class_discriminant_round_trips_and_its_rows_are_checked(tmp_path):
+    # two classes make one decision function (coef_ of one row, as scikit-learn's): such a
+    # model was refused on load ("the classes do not agree")
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.repeat(["a", "b"], 20)
+    model = lowdim.LinearDiscriminantAnalysis().fit(X, y)
+    path = tmp_path / "lda.lowdim"
+    lowdim.save(model, path)
+    loaded = lowdim.load(path)
+    assert loaded.coef_.shape == (1, 3) and loaded.predict(X).tolist() == model.predict(X).tolist()
+    manifest = _manifest(path)
+    member = _npy(np.vstack([model.coef_, model.coef_, model.coef_]))  # three decision rows for two classes
+    manifest["arrays"]["coef_"].update(shape=[3, 3], sha256=_sha(member))
+    _rewrite(path, manifest, {"arrays/coef_.npy": member})
+    with pytest.raises(UntrustedModelError, match="do not make a working LinearDiscriminantAnalysis"):
+        lowdim.load(path)

@@ -42,6 +42,8 @@ VARIANTS = {
     "AgglomerativeClustering": [{"compute_distances": True}],
     # the decoder's widths and weights
     **{name: [{"parametric_reconstruction": True}] for name in ("ParametricUMAP", "ParametricTSNE")},
+    # two classes: one decision function (coef_ and intercept_ of one row), as scikit-learn's
+    "LinearDiscriminantAnalysis": [{"binary": True}],
     # the covariances' layout (and a tied model's one degrees of freedom) follow covariance_type
     "GaussianMixture": [{"covariance_type": t} for t in ("tied", "diag", "spherical")],
     "BayesianGaussianMixture": [
@@ -85,8 +87,11 @@ def _fit(name, sizes, gower=False, left_out_rows=False, **options):
         return cls(**{k: v for k, v in chosen.items() if k in params}, **required, **options).fit(X, y)
 
 
-def _one_fit(name, sizes, **options):
-    """name -> (kind, ndim, finite, axes) of what ``save`` stores of one fit."""
+def _one_fit(name, sizes, binary=False, **options):
+    """name -> (kind, ndim, finite, axes) of what ``save`` stores of one fit (``binary``:
+    of two classes, and so of one component)."""
+    if binary:
+        sizes = {**sizes, "components": 1, "classes": 2}
     arrays, plain, _ = _split_state(_fit(name, sizes, **options))
     found = {}
     for attr, value in {**plain, **arrays}.items():
@@ -182,7 +187,9 @@ def test_the_fitted_table_is_what_fits_hold(name):
 def test_every_variant_loads_from_its_file(tmp_path, name, options):
     # a model fitted with an option that changes its arrays (a landmark MDS, Gower's
     # distance, a diagonal mixture) is what the loader must accept: the table admits it
-    model = _fit(name, SIZES[0], **options)
+    options = dict(options)
+    binary = options.pop("binary", False)  # no parameter: two classes of rows
+    model = _fit(name, {**SIZES[0], "components": 1, "classes": 2} if binary else SIZES[0], **options)
     lowdim.io.save(model, tmp_path / "m.lowdim")
     loaded = lowdim.io.load(tmp_path / "m.lowdim")
     assert type(loaded) is type(model)

@@ -367,6 +367,15 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         Z = (X - self.xbar_.astype(X.dtype)) @ self.scalings_[:, : self.n_components_]
         return Z.astype(X.dtype, copy=False)
 
+    def _check_loaded(self):
+        """A loaded model's decision rows: one for two classes, one per class above."""
+        rows = 1 if len(self.classes_) == 2 else len(self.classes_)
+        if self.coef_.shape[0] != rows or self.intercept_.shape[0] != rows:
+            raise ValueError(
+                f"{len(self.classes_)} classes make {rows} decision rows; coef_ has {self.coef_.shape[0]} and "
+                f"intercept_ {self.intercept_.shape[0]}"
+            )
+
     def _validated(self, X):
         return self._validate_input(X, reset=False)
 

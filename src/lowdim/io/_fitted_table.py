@@ -433,9 +433,9 @@ FITTED = {
     "LinearDiscriminantAnalysis": {
         "always": ("coef_", "explained_variance_ratio_", "intercept_", "means_", "priors_", "scalings_", "xbar_"),
         "attributes": {
-            "coef_": {"axes": ("classes", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "coef_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
             "explained_variance_ratio_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
-            "intercept_": {"axes": ("classes",), "finite": True, "kind": "float", "ndim": 1},
+            "intercept_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "means_": {"axes": ("classes", "features"), "finite": True, "kind": "float", "ndim": 2},
             "n_components_": {"kind": "int", "ndim": None},
             "n_features_in_": {"kind": "int", "ndim": None},
