@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+import lowdim
 from lowdim.cli.main import main
 
 
@@ -196,3 +197,35 @@ def test_the_cluster_summary_counts_the_clusters_that_hold_rows(tmp_path, capsys
     assert "gmm: 2 clusters of 20 rows" in out and "sizes [10, 10]; 6 of the 8 asked for hold no row" in out
     assert main(["cluster", str(path), "-m", "dbscan", "-o", str(tmp_path / "d.csv")]) == 0
     assert re.search(r"dbscan: 2 clusters of 20 rows in [\d.]+ s; sizes \[10, 10\]\n", capsys.readouterr().out)
+
+
+def test_rows_without_a_label_are_no_class_of_their_own(tmp_path, capsys):
+    # a label column with gaps: '' was a class for the scores against the labels and for LDA
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.3, (30, 3)), rng.normal(5, 0.3, (30, 3))])
+    kinds = ["u"] * 30 + ["v"] * 30
+    for i in (0, 7, 31, 44):
+        kinds[i] = ""
+    path = tmp_path / "gaps.csv"
+    path.write_text("a,b,c,kind\n" + "".join(f"{r[0]},{r[1]},{r[2]},{k}\n" for r, k in zip(X, kinds)))
+    args = ["--label-column", "kind", "-o", str(tmp_path / "c.csv")]
+    assert main(["cluster", str(path), "-m", "kmeans", "-k", "2", *args]) == 0
+    out = capsys.readouterr().out
+    assert "agreement with the labels (the 56 rows that have one): ARI 1.000, NMI 1.000" in out
+    model = tmp_path / "lda.lowdim"
+    argv = [
+        "embed",
+        str(path),
+        "-m",
+        "lda",
+        "-k",
+        "1",
+        "--save-model",
+        str(model),
+        *args[:2],
+        "-o",
+        str(tmp_path / "e.csv"),
+    ]
+    assert main(argv) == 0
+    assert lowdim.load(model).classes_.tolist() == ["u", "v"]
+    assert len((tmp_path / "e.csv").read_text().splitlines()) == 61  # every row placed, labelled or not

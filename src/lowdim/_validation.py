@@ -36,6 +36,39 @@ def _is_pandas_gap(value):
     return type(value).__name__ == "NAType" and type(value).__module__.startswith("pandas")
 
 
+def missing_labels(labels):
+    """Which labels are missing: NaN, None, pandas' NA, or an empty cell (a table's label
+    column with gaps reads as empty strings).
+
+    Parameters
+    ----------
+    labels : array-like (n,)
+
+    Returns
+    -------
+    ndarray of bool (n,)
+
+    Examples
+    --------
+    >>> missing_labels(["a", "", None, float("nan"), "b"]).tolist()
+    [False, True, True, True, False]
+    """
+    values = np.asarray(labels).reshape(-1)
+    if values.dtype.kind == "f":
+        return np.isnan(values)
+    if values.dtype.kind in "US":
+        return values == ""
+    if values.dtype.kind == "O":
+        return np.array([_is_label_gap(v) for v in values], dtype=bool)
+    return np.zeros(values.shape, dtype=bool)
+
+
+def _is_label_gap(value):
+    if value is None or _is_pandas_gap(value):
+        return True
+    return (isinstance(value, str) and value == "") or (isinstance(value, float) and value != value)
+
+
 def _convert_object_array(X, name, columns=None):
     """Convert an object array of numbers to float64, naming the first bad cell (and
     its column's name, ``columns``, for a DataFrame); pandas' ``NA`` (a nullable

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from importlib import import_module
 
+import numpy as np
+
 from ._memory_models import estimate
 
 
@@ -404,6 +406,39 @@ def fit_labels(estimator, X):
     """
     fitted = estimator.fit(X)
     return fitted.predict(X) if hasattr(fitted, "predict") else fitted.labels_
+
+
+def fit_supervised(estimator, X, labels):
+    """Fit a supervised embedding on the rows that have a label and embed every row (a
+    label column with gaps: the unlabelled rows are placed, not taught as a class '').
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1], [0.2, 1.1], [5.0, 0], [5.1, 0.3], [2.5, 0.5]])
+    >>> lda = make_estimator("lda", n_components=1)
+    >>> fit_supervised(lda, X, np.array(["a", "a", "b", "b", ""])).shape, lda.classes_.tolist()
+    ((5, 1), ['a', 'b'])
+    """
+    from ._validation import missing_labels
+
+    labels = np.asarray(labels)
+    known = ~missing_labels(labels)
+    fitted = estimator.fit(X, labels) if known.all() else estimator.fit(X[known], labels[known])
+    return fitted.transform(X)
+
+
+def labelled(labels):
+    """The rows that have a label (a bool mask), for scores against the labels.
+
+    Examples
+    --------
+    >>> labelled(["x", "", "y"]).tolist()
+    [True, False, True]
+    """
+    from ._validation import missing_labels
+
+    return ~missing_labels(labels)
 
 
 def memory_estimate(name, n_samples, n_features, n_components=2, params=None, itemsize=8, table=None):

@@ -242,13 +242,17 @@ def run(args, say):
 def _agreement(clusters, labels, say):
     if labels is None:
         return {}
+    from ..methods import labelled
     from ..metrics import adjusted_rand_score, normalized_mutual_info_score
 
+    known = labelled(labels)  # rows without a label are no class of their own
+    labels, clusters = np.asarray(labels)[known], clusters[known]
     scores = {
         "adjusted_rand": adjusted_rand_score(labels, clusters),
         "normalized_mutual_info": normalized_mutual_info_score(labels, clusters),
     }
-    say(f"agreement with the labels: ARI {scores['adjusted_rand']:.3f}, NMI {scores['normalized_mutual_info']:.3f}")
+    on = "" if known.all() else f" (the {int(known.sum())} rows that have one)"
+    say(f"agreement with the labels{on}: ARI {scores['adjusted_rand']:.3f}, NMI {scores['normalized_mutual_info']:.3f}")
     return scores
 
 

@@ -127,7 +127,7 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform", 
 
     Returns ``(output, seconds)``: the embedding, or the cluster labels with
     ``output='labels'``."""
-    from ..methods import fit_labels
+    from ..methods import fit_labels, fit_supervised
 
     if method.supervised and labels is None:
         raise UsageError(f"{name} is supervised: name the label column with --label-column.")
@@ -141,7 +141,7 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform", 
         if output == "labels":
             out = fit_labels(estimator, X)
         elif method.supervised:
-            out = estimator.fit(X, labels).transform(X)
+            out = fit_supervised(estimator, X, labels)
         else:
             out = estimator.fit_transform(X)
     return out, time.perf_counter() - start

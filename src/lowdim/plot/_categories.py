@@ -4,6 +4,8 @@ import re
 
 import numpy as np
 
+from .._validation import missing_labels
+
 
 def _is_float(text):
     try:
@@ -19,17 +21,6 @@ def _natural_key(text):
 
 
 MISSING = -2  # the code of a missing label (None, NaN, an empty cell), beside -1: noise
-
-
-def _missing(values):
-    """Which labels are missing: NaN, None or an empty string."""
-    if values.dtype.kind == "f":
-        return np.isnan(values)
-    if values.dtype.kind in "US":
-        return values == ""
-    if values.dtype.kind == "O":
-        return np.array([v is None or v == "" or (isinstance(v, float) and v != v) for v in values.ravel()], bool)
-    return np.zeros(values.shape, bool)
 
 
 def categories(labels):
@@ -50,7 +41,7 @@ def categories(labels):
     [['a', 'b'], [1, -2, 0]]
     """
     values = np.asarray(labels).reshape(-1)
-    missing = _missing(values)
+    missing = missing_labels(values)
     if missing.any():
         names, codes, noise = categories(values[~missing])
         full = np.full(values.size, MISSING, dtype=codes.dtype)

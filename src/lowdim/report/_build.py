@@ -7,7 +7,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..decomposition import PCA
-from ..methods import CLUSTER_ALIASES, CLUSTERINGS, EMBEDDINGS, fit_labels, lookup, make_estimator, sized_params
+from ..methods import (
+    CLUSTER_ALIASES,
+    CLUSTERINGS,
+    EMBEDDINGS,
+    fit_labels,
+    fit_supervised,
+    labelled,
+    lookup,
+    make_estimator,
+    sized_params,
+)
 from ..metrics import continuity, knn_accuracy, qnx_curve, trustworthiness
 from . import _html
 
@@ -62,8 +72,14 @@ def _quality(X, Z, labels, n_neighbors, seed, metric=None):
     sample = {"n_neighbors": n_neighbors, "max_queries": MAX_QUERIES, "random_state": seed, **(metric or {})}
     scores = {"trustworthiness": trustworthiness(X, Z, **sample), "continuity": continuity(X, Z, **sample)}
     if labels is not None:
-        # 5 voters, as the default, or fewer on a table too small for them (a fifth held out)
-        scores["knn_accuracy"] = knn_accuracy(Z, labels, n_neighbors=min(5, n_neighbors), random_state=seed)
+        # 5 voters, as the default, or fewer on a table too small for them (a fifth held
+        # out); among the rows that have a label
+        known = labelled(labels)
+        if known.sum() >= 5:
+            voters = min(5, n_neighbors, int(0.8 * known.sum()) - 1)
+            scores["knn_accuracy"] = knn_accuracy(
+                Z[known], np.asarray(labels)[known], n_neighbors=voters, random_state=seed
+            )
     return scores
 
 
@@ -80,7 +96,7 @@ def run_method(name, X, labels, *, seed=0, params=None, n_neighbors=10, progress
         raise ValueError(f"{name} is supervised and the data have no labels; pass a label column.")
     start = time.perf_counter()
     with progress(estimator, name) if progress else nullcontext():
-        Z = estimator.fit(X, labels).transform(X) if method.supervised else estimator.fit_transform(X)
+        Z = fit_supervised(estimator, X, labels) if method.supervised else estimator.fit_transform(X)
     seconds = time.perf_counter() - start
     with progress(None, f"quality of {name}") if progress else nullcontext():
         scores = _quality(X, Z, labels, n_neighbors, seed, metric)
@@ -140,7 +156,9 @@ def _cluster_section(clustering, results, labels):
     rows = [["method", clustering.name], ["clustered", clustering.on], ["clusters", k]]
     rows += [["noise (label -1)", f"{noise} ({noise / c.size:.1%})"], ["time (s)", f"{clustering.seconds:.2f}"]]
     if labels is not None:
-        rows.append(["adjusted Rand index with the labels", f"{adjusted_rand_score(labels, c):.4f}"])
+        known = labelled(labels)
+        ari = adjusted_rand_score(np.asarray(labels)[known], c[known])
+        rows.append(["adjusted Rand index with the labels", f"{ari:.4f}"])
     size_rows = [[str(j), int(sizes[j]), f"{sizes[j] / c.size:.1%}"] for j in np.argsort(-sizes, kind="stable")]
     figures = []
     for r in results:
@@ -164,6 +182,8 @@ def _data_table(summary):
     ]
     if "classes" in summary:
         rows.append(["classes", f"{len(summary['classes'])} ({', '.join(list(summary['classes'])[:12])})"])
+    if summary.get("unlabelled"):
+        rows.append(["rows without a label", f"{summary['unlabelled']} (left out of the scores against the labels)"])
     return _html.table(["", ""], rows)
 
 
@@ -177,8 +197,10 @@ def _summary(X, labels, source):
         "missing": int(np.isnan(X).sum()) if X.dtype.kind == "f" else 0,
     }
     if labels is not None:
-        classes, counts = np.unique(labels, return_counts=True)
+        known = labelled(labels)
+        classes, counts = np.unique(np.asarray(labels)[known], return_counts=True)
         summary["classes"] = {str(c): int(k) for c, k in zip(classes, counts)}
+        summary["unlabelled"] = int(np.sum(~known))
     return summary
 
 
