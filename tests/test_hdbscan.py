@@ -285,3 +285,16 @@ def test_rows_with_infinity_or_nan_are_labelled_apart_and_the_rest_as_without_th
     np.testing.assert_allclose(soft[clean], all_points_membership_vectors(reference))
     assert np.all(soft[0] == 0.0) and np.isnan(soft[[5, 9]]).all()
     np.testing.assert_array_equal(model.approximate_predict(X[clean])[0], reference.approximate_predict(X[clean])[0])
+
+
+def test_copies_of_a_row_leave_the_other_points_finite_scores():
+    # 20 copies of one row leave their cluster at lambda = 1 / 0: counted as its largest
+    # lambda, they made every other point's outlier score NaN and probability 0 (as in the
+    # hdbscan package)
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.3, (40, 2)), rng.normal(4, 0.3, (40, 2)), np.repeat([[0.1, 0.1]], 20, axis=0)])
+    model = HDBSCAN(min_cluster_size=10).fit(X)
+    assert np.isfinite(model.outlier_scores_).all() and np.isfinite(model.probabilities_).all()
+    assert (model.outlier_scores_[80:] == 0).all() and (model.probabilities_[80:] == 1).all()
+    blob = model.labels_ == model.labels_[0]
+    assert model.probabilities_[blob & (np.arange(100) < 80)].max() > 0.5  # the others are not all at 0

@@ -323,3 +323,25 @@ def test_a_two_class_discriminant_round_trips_and_its_rows_are_checked(tmp_path)
     _rewrite(path, manifest, {"arrays/coef_.npy": member})
     with pytest.raises(UntrustedModelError, match="do not make a working LinearDiscriminantAnalysis"):
         lowdim.load(path)
+
+
+def test_hdbscan_of_data_with_copies_round_trips_and_a_nan_tree_is_refused(tmp_path):
+    # a row repeated beyond min_samples has a lambda of 1 / 0 in the condensed tree: such a
+    # model was saved, then refused on load ("condensed_tree_ holds NaN or infinity")
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.3, (40, 2)), rng.normal(4, 0.3, (40, 2)), np.repeat([[0.1, 0.1]], 20, axis=0)])
+    model = lowdim.HDBSCAN(min_cluster_size=10, prediction_data=True).fit(X)
+    assert np.isposinf(model.condensed_tree_).any()
+    path = tmp_path / "h.lowdim"
+    lowdim.save(model, path)
+    loaded = lowdim.load(path)
+    np.testing.assert_array_equal(loaded.labels_, model.labels_)
+    assert loaded.approximate_predict(X[:3])[0].tolist() == model.approximate_predict(X[:3])[0].tolist()
+    manifest = _manifest(path)
+    tree = model.condensed_tree_.copy()
+    tree[0, 2] = np.nan
+    member = _npy(tree)
+    manifest["arrays"]["condensed_tree_"].update(sha256=_sha(member))
+    _rewrite(path, manifest, {"arrays/condensed_tree_.npy": member})
+    with pytest.raises(UntrustedModelError, match="condensed_tree_ holds NaN"):
+        lowdim.load(path)

@@ -36,8 +36,9 @@ VARIANTS = {
     "PCA": [{"standardize": True}],
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
     **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "KMedoids", "PaCMAP")},
-    # rows with infinity or NaN are labelled apart: NaN / inf in the per-row arrays
-    "HDBSCAN": [GOWER, {"left_out_rows": True}],
+    # rows with infinity or NaN are labelled apart: NaN / inf in the per-row arrays; copies
+    # of a row: infinite lambdas in the trees
+    "HDBSCAN": [GOWER, {"left_out_rows": True}, {"copies": True}],
     "SpectralEmbedding": [GOWER],
     "AgglomerativeClustering": [{"compute_distances": True}],
     # the decoder's widths and weights
@@ -53,7 +54,7 @@ VARIANTS = {
 }
 
 
-def _fit(name, sizes, gower=False, left_out_rows=False, **options):
+def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, **options):
     cls = getattr(lowdim, name)
     required = required_args(name, sizes["features"])
     params = cls(**required).get_params()
@@ -81,6 +82,8 @@ def _fit(name, sizes, gower=False, left_out_rows=False, **options):
         options = {**options, "distance" if name == "PaCMAP" else "metric": "gower", key: {"categorical": [0]}}
     if left_out_rows:
         X[0, 0], X[1, 1] = np.inf, np.nan
+    if copies:  # a row repeated beyond min_samples: a core distance of 0, a lambda of 1 / 0
+        X[-12:] = X[0]
     y = np.arange(sizes["samples"]) % sizes["classes"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -287,6 +287,9 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
                 "core_distances_, probabilities_ or outlier_scores_ hold NaN or infinity outside the rows "
                 "labelled -3 (missing values) or -2 (infinity)"
             )
+        tree = np.asarray(self.condensed_tree_, dtype=np.float64)
+        if np.isnan(tree).any() or np.isneginf(tree).any():  # +inf: the lambda (1 / 0) of copies of a row
+            raise ValueError("condensed_tree_ holds NaN or -infinity; only a lambda of copies of a row is infinite")
 
     def _tree_core(self):
         """Core distances of the rows in the tree (those with finite rows)."""

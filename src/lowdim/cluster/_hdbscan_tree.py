@@ -25,7 +25,10 @@ class ClusterTree:
         Points in each cluster at its birth.
     stability : float64 (n_clusters,)
     deaths : float64 (n_clusters,)
-        Largest lambda of a row leaving each cluster directly (points or child clusters).
+        Largest finite lambda of a row leaving each cluster directly (points or child
+        clusters); infinite only when every such row leaves at infinity. Copies of a row
+        (distance 0) leave at lambda = 1 / 0: counted, they made every other point's
+        probability 0 and outlier score NaN in their cluster.
     point_parent : int64 (n,)
         Cluster each point falls out of.
     point_lambda : float64 (n,)
@@ -62,7 +65,9 @@ class ClusterTree:
         rows = parent - n
         stability = np.bincount(rows, weights=(lam - birth[rows]) * child_size, minlength=n_clusters)
         deaths = np.zeros(n_clusters)
-        np.maximum.at(deaths, rows, lam)
+        finite = np.isfinite(lam)
+        np.maximum.at(deaths, rows[finite], lam[finite])
+        deaths[np.setdiff1d(rows[~finite], rows[finite])] = np.inf  # clusters of copies alone
         point_parent, point_lambda = np.full(n, n, dtype=np.int64), np.zeros(n)
         point_parent[child[~is_cluster]] = parent[~is_cluster]
         point_lambda[child[~is_cluster]] = lam[~is_cluster]

@@ -283,7 +283,7 @@ FITTED = {
         ),
         "attributes": {
             "cluster_persistence_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
-            "condensed_tree_": {"axes": (None, None), "finite": True, "kind": "float", "ndim": 2},
+            "condensed_tree_": {"axes": (None, None), "finite": False, "kind": "float", "ndim": 2},
             "core_distances_": {"axes": ("samples",), "finite": False, "kind": "float", "ndim": 1},
             "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
             "n_features_in_": {"kind": "int", "ndim": None},
