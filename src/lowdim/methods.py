@@ -420,10 +420,8 @@ def fit_supervised(estimator, X, labels):
     >>> fit_supervised(lda, X, np.array(["a", "a", "b", "b", ""])).shape, lda.classes_.tolist()
     ((5, 1), ['a', 'b'])
     """
-    from ._validation import missing_labels
-
     labels = np.asarray(labels)
-    known = ~missing_labels(labels)
+    known = labelled(labels)
     fitted = estimator.fit(X, labels) if known.all() else estimator.fit(X[known], labels[known])
     return fitted.transform(X)
 

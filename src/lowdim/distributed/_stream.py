@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..linalg import check_block_finite
 from ._arrays import check_dask_array, compute
 from ._progress import block_bar
 
@@ -87,8 +88,6 @@ def stream_partial_fit(est, X, sample_weight=None):
     w = None
     if sample_weight is not None:
         w = da.asarray(sample_weight).astype(np.float64).rechunk((X.chunks[0],))
-    from ..linalg import check_block_finite
-
     first = 0 if hasattr(est, "cluster_centers_") else max(3 * est.batch_size, est.init_size or 0, est.n_clusters)
     held, at = [], 0  # blocks gathered for a first batch that one block does not fill
     with block_bar(X.numblocks[0], f"streaming {type(est).__name__}") as bar:

@@ -321,7 +321,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         groups, blocks = BLOCK_BUILDERS[self.method](X64, idx, d, self.reg, tol)
         M = assemble(groups, blocks, X64.shape[0])
         rng = check_random_state(self.random_state)
-        extra = 1 if n > d + 2 else 0  # one more eigenpair tells whether the choice is determined
+        extra = 1 if X64.shape[0] > d + 2 else 0  # one more eigenpair tells whether the choice is determined
         inverse = ShiftInverse(M)  # factorised at most once, for both solves
         w, V = smallest_eigh(
             M, d + 1 + extra, rng=rng, solver=self.eigen_solver, tol=self.tol, max_iter=self.max_iter, inverse=inverse
