@@ -155,15 +155,15 @@ def lambda_ceiling(tree):
 def _tree_parts(model, clusters, lambdas):
     """Merge heights with every selected cluster, and the largest lambda leaving each
     point's own cluster directly and the cluster it merges with highest (the package's
-    ``leaf_max_lambdas``: rows of points or child clusters, not the whole subtree);
-    infinite lambdas (copies of a row) at ``lambda_ceiling``."""
+    ``leaf_max_lambdas``: rows of points or child clusters, not the whole subtree),
+    and the points' ``lambdas``: infinite ones (copies of a row) at ``lambda_ceiling``."""
     tree, selected = model._selection()
     chosen = np.flatnonzero(selected)
     ceiling = lambda_ceiling(tree)
-    leaf_max = np.minimum(tree.deaths, ceiling)
-    heights = np.minimum(merge_heights(tree, selected, clusters, np.minimum(lambdas, ceiling)), ceiling)
+    leaf_max, lambdas = np.minimum(tree.deaths, ceiling), np.minimum(lambdas, ceiling)
+    heights = merge_heights(tree, selected, clusters, lambdas)
     nearest = chosen[np.argmax(heights, axis=1)]
-    return heights, leaf_max[clusters - tree.n], leaf_max[nearest]
+    return heights, leaf_max[clusters - tree.n], leaf_max[nearest], lambdas
 
 
 def _combined(distance, outlier, heights, nearest_max, lambdas, weights=(1.0, 1.0), shift=0.0):
@@ -213,9 +213,8 @@ def all_points_membership_vectors(clusterer):
     tree, selected = clusterer._selection()
     if not selected.any():
         return np.zeros((clusterer.core_distances_.size, 0))
-    clusters, lambdas = tree.point_parent, tree.point_lambda
-    lambdas = np.minimum(lambdas, lambda_ceiling(tree))
-    heights, own_max, nearest_max = _tree_parts(clusterer, clusters, lambdas)
+    clusters = tree.point_parent
+    heights, own_max, nearest_max, lambdas = _tree_parts(clusterer, clusters, tree.point_lambda)
     with np.errstate(divide="ignore"):  # the package's bulk score: exp(-lambda_max / height)
         outlier = _softmax(np.exp(-(own_max[:, None] + 1e-8) / heights))
     distance = _distance_part(clusterer.training_points_, clusterer.training_points_, exemplars(tree, selected))
@@ -254,8 +253,8 @@ def membership_vector(clusterer, points_to_predict):
     if not selected.any():
         return np.zeros((X.shape[0], 0))
     nearest, lam = clusterer._nearest_reachable(X)
-    lam = np.minimum(np.minimum(lam, tree.point_lambda[nearest]), lambda_ceiling(tree))
-    heights, own_max, nearest_max = _tree_parts(clusterer, tree.point_parent[nearest], lam)
+    lam = np.minimum(lam, tree.point_lambda[nearest])
+    heights, own_max, nearest_max, lam = _tree_parts(clusterer, tree.point_parent[nearest], lam)
     gap = own_max[:, None] - heights  # the package's per-point score: lambda_max / (lambda_max - height)
     outlier = _softmax(own_max[:, None] / np.where(gap > 0, gap, 1e-8))
     distance = _distance_part(np.asarray(X, dtype=np.float64), clusterer.training_points_, exemplars(tree, selected))
