@@ -53,3 +53,13 @@ def test_copied_rows_are_counted_kept_together_and_do_not_blow_up_the_map(blobs,
     assert knn_accuracy(Y[: len(X)], y, random_state=0) > 0.95
     copies = Y[len(X) :].reshape(N_COPIED, COPIES, -1)
     assert np.abs(copies - copies.mean(axis=1, keepdims=True)).max() < 0.02 * extent
+
+
+@pytest.mark.parametrize("method", ["standard", "ltsa", "hessian"])
+def test_lle_refuses_distinct_rows_too_few_for_its_neighbourhoods(method):
+    # two points, 30 copies each: every neighbourhood is made of copies; standard LLE
+    # spread one point's copies over the whole map under a warning that they were placed
+    # together, and Hessian eigenmaps failed in the SVD
+    X = np.repeat([[0.0, 1, 2, 3, 4], [1.0, 0, 1, 0, 1]], 30, axis=0)
+    with pytest.raises(ValueError, match="X has 2 distinct rows .the other 58 are copies of them., too few"):
+        LocallyLinearEmbedding(n_neighbors=10, method=method, random_state=0).fit(X)

@@ -81,6 +81,22 @@ def test_coder_threshold_split_sign_and_refusals():
         SparseCoder(D).fit(np.ones((2, 2)))
 
 
+@pytest.mark.parametrize(
+    "fit",
+    [
+        lambda X: DictionaryLearning(3, positive_code=True, max_iter=2).fit(X),
+        lambda X: MiniBatchDictionaryLearning(3, positive_code=True, max_iter=1).fit(X),
+        lambda X: MiniBatchDictionaryLearning(3, positive_code=True, transform_algorithm="lars").partial_fit(X),
+        lambda X: SparseCoder(np.eye(3), positive_code=True).fit(X),
+    ],
+)
+def test_non_negative_codes_by_omp_or_lars_are_refused_at_fit(fit):
+    # OMP (the default transform) has no non-negative form: such a model was fitted and
+    # saved, and failed at its first transform (or at load, which tries one)
+    with pytest.raises(ValueError, match="positive_code=True needs transform_algorithm='lasso_lars'"):
+        fit(np.abs(np.random.default_rng(0).normal(size=(20, 3))))
+
+
 def test_batch_learning_matches_scikit_learn_from_the_same_svd_start():
     D0 = atoms()
     X, _ = sparse_rows(D0, n=200, noise=0.02)  # scikit-learn fits a LassoLars per row: keep it small

@@ -96,6 +96,21 @@ def _categories(rng, n=80):
     return [[rng.choice(["a", "b", "c"]), rng.choice(["x", "y"]), rng.choice(["p", "q", "r", "s"])] for _ in range(n)]
 
 
+def test_a_table_without_inertia_warns_and_its_axes_explain_none_of_it():
+    # rows in proportion (counts independent of the columns): the inertia is 0, and the
+    # shares were inf or NaN (a model that saved and then failed to load)
+    table = np.outer([1, 2, 3, 4, 5], [2, 1, 3])
+    with pytest.warns(UserWarning, match="no inertia"):
+        model = CA(2).fit(table)
+    assert model.total_inertia_ == 0 and np.array_equal(model.explained_inertia_ratio_, np.zeros(2))
+    one_level = pd.DataFrame({"a": list("xxxxxxyy"), "b": ["u"] * 8})
+    for correction in ("benzecri", "greenacre"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the single-level column's own warning
+            ratio = MCA(2, correction=correction).fit(one_level.assign(a=["x"] * 8)).explained_inertia_ratio_
+        assert np.isfinite(ratio).all()
+
+
 def test_mca_is_the_ca_of_the_indicator_matrix_with_benzecri_and_greenacre():
     rng = np.random.default_rng(2)
     table = _categories(rng)

@@ -281,3 +281,24 @@ def test_an_array_parameter_too_large_for_memory_is_refused_before_allocating(tm
     entries["arrays/params/dictionary.npy"] = b"\x93NUMPY\x01\x00" + struct.pack("<H", 118) + text.encode()
     entries["manifest.json"] = json.dumps(manifest).encode()
     assert_refused(_write(path, entries), "declares|would need")
+
+
+def test_umap_rows_that_disagree_with_the_distinct_rows_are_refused(tmp_path):
+    """A UMAP fitted with unique=True keeps the distinct rows in X_fit_ and one row per
+    input row in embedding_: it loads; a map from rows to distinct rows that points
+    outside X_fit_ or leaves a distinct row out is refused, as is X_fit_ of another
+    row count without that map."""
+    rows = np.vstack([X, X[:6]])
+    path = tmp_path / "model.lowdim"
+    lowdim.save(lowdim.UMAP(n_epochs=20, unique=True, random_state=0).fit(rows), path)
+    loaded = lowdim.load(path)
+    assert loaded.X_fit_.shape[0] == len(X) and loaded.embedding_.shape[0] == len(rows)
+    inverse = np.array(loaded.unique_inverse_)
+    for edited, words in [
+        (np.where(inverse == 3, len(X), inverse), "one of the 60"),
+        (np.where(inverse == 3, 4, inverse), "without"),
+    ]:
+        assert_refused(_edit(path, arrays={"unique_inverse_": edited}), words)
+    plain = tmp_path / "plain.lowdim"
+    lowdim.save(lowdim.UMAP(n_epochs=20, random_state=0).fit(X), plain)
+    assert_refused(_edit(plain, arrays={"X_fit_": np.array(lowdim.load(plain).X_fit_)[:50]}), "X_fit_ has 50 rows")

@@ -17,6 +17,7 @@ import pytest
 from estimator_args import required_args
 
 import lowdim
+from lowdim._params import BOOLEAN, Options
 from lowdim.io._fitted_schema import FITTED, SIZE_NAMES, describe
 from lowdim.io._model_files import REGISTRY, STRING_ATTRIBUTES, _split_state
 
@@ -35,16 +36,24 @@ GOWER = {"gower": True}
 VARIANTS = {
     "PCA": [{"standardize": True}],
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
-    **{name: [GOWER] for name in ("UMAP", "TSNE", "SNE", "Isomap", "KMedoids", "PaCMAP")},
+    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP")},
+    # distinct rows only in X_fit_ and the graph; one kl in a plain float for either objective
+    "UMAP": [GOWER, {"unique": True}],
+    "SNE": [GOWER, {"variant": "symmetric"}],
     # rows with infinity or NaN are labelled apart: NaN / inf in the per-row arrays; copies
     # of a row: infinite lambdas in the trees
     "HDBSCAN": [GOWER, {"left_out_rows": True}, {"copies": True}],
-    "SpectralEmbedding": [GOWER],
+    # a graph affinity is stored sparse, a kernel dense
+    "SpectralEmbedding": [GOWER, {"affinity": "rbf"}],
+    "SpectralClustering": [{"affinity": "nearest_neighbors"}],
+    # without labels_ or the clusters' hierarchy when not asked for them
+    "MiniBatchKMeans": [{"compute_labels": False}],
+    "OPTICS": [{"cluster_method": "dbscan"}],
     "AgglomerativeClustering": [{"compute_distances": True}],
     # the decoder's widths and weights
     **{name: [{"parametric_reconstruction": True}] for name in ("ParametricUMAP", "ParametricTSNE")},
     # two classes: one decision function (coef_ and intercept_ of one row), as scikit-learn's
-    "LinearDiscriminantAnalysis": [{"binary": True}],
+    "LinearDiscriminantAnalysis": [{"binary": True}, {"solver": "lsqr"}],
     # the covariances' layout (and a tied model's one degrees of freedom) follow covariance_type
     "GaussianMixture": [{"covariance_type": t} for t in ("tied", "diag", "spherical")],
     "BayesianGaussianMixture": [
@@ -54,7 +63,7 @@ VARIANTS = {
 }
 
 
-def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, **options):
+def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=False, **options):
     cls = getattr(lowdim, name)
     required = required_args(name, sizes["features"])
     params = cls(**required).get_params()
@@ -84,6 +93,8 @@ def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, **options)
         X[0, 0], X[1, 1] = np.inf, np.nan
     if copies:  # a row repeated beyond min_samples: a core distance of 0, a lambda of 1 / 0
         X[-12:] = X[0]
+    if constant:  # every row the same, exactly (a mean of copies of X[0] may round): no variance
+        X[:] = 1.0
     y = np.arange(sizes["samples"]) % sizes["classes"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -196,6 +207,58 @@ def test_every_variant_loads_from_its_file(tmp_path, name, options):
     lowdim.io.save(model, tmp_path / "m.lowdim")
     loaded = lowdim.io.load(tmp_path / "m.lowdim")
     assert type(loaded) is type(model)
+
+
+# options too slow for a test on any data: an SDP by first-order splitting
+SLOW_OPTIONS = {("MaximumVarianceUnfolding", "solver", "scs")}
+LEFT_AS_IS = {"verbose", "copy", "copy_X", "random_state", "n_jobs", "callbacks", "warm_start"}
+
+
+def _choices(cls):
+    """``(parameter, value)`` for every value of a finite choice a class offers (its
+    options and flags) other than its default."""
+    defaults = cls(**required_args(cls.__name__, SIZES[1]["features"])).get_params()
+    for param, constraints in getattr(cls, "_parameter_constraints", {}).items():
+        if param in LEFT_AS_IS:
+            continue
+        values = [v for c in constraints if isinstance(c, Options) for v in sorted(c.values, key=str)]
+        values += [True, False] if BOOLEAN in constraints else []
+        for value in values:
+            if defaults.get(param) != value and (cls.__name__, param, value) not in SLOW_OPTIONS:
+                yield param, value
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_model_fitted_with_any_choice_its_class_offers_loads_from_its_file(tmp_path, name):
+    # a graph affinity stored sparse where the table knew a dense one, LDA's 'lsqr', a
+    # mini-batch k-means without labels_, UMAP's unique rows: such models were saved and
+    # then refused by the loader; a choice that cannot make a usable model fails in fit
+    tried = []
+    for param, value in [(None, None), *_choices(getattr(lowdim, name))]:
+        try:
+            model = _fit(name, SIZES[1], **({} if param is None else {param: value}))
+        except (ValueError, TypeError, NotImplementedError):
+            continue  # the choice needs others with it (NMF's Itakura-Saito needs solver='mu')
+        lowdim.io.save(model, tmp_path / "m.lowdim")
+        assert type(lowdim.io.load(tmp_path / "m.lowdim")) is type(model), (param, value)
+        tried.append(param)
+    assert None in tried, "the class's default fit failed"
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_a_model_fitted_on_constant_rows_loads_from_its_file(tmp_path, name):
+    # PCA's log-density of a row off the data's one point is -inf, not a broken file
+    try:
+        model = _fit(name, SIZES[0], constant=True)
+    except ValueError:
+        return  # refused with a message (ICA: no sources to find)
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    assert type(lowdim.io.load(tmp_path / "m.lowdim")) is type(model)
+    if hasattr(model, "score_samples"):  # -inf off the point, without numpy's overflow warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            scores = model.score_samples(np.zeros((2, model.n_features_in_)))
+        assert not np.isnan(scores).any() and not (scores == np.inf).any()
 
 
 if __name__ == "__main__":

@@ -77,6 +77,7 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
 
     def _start_data(self, X):
         """Checked float64 rows and the number of atoms."""
+        self._check_coding()
         X = self._validate_input(X, reset=True)
         warn_constant_features(column_moments(X)[1], self._shown_name, X=X)
         check_n_components(None, X.shape[0], X.shape[1], type(self).__name__)
@@ -497,6 +498,7 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         first = not hasattr(self, "components_")
         if first:
             validate_params(self)
+            self._check_coding()
             self._rng = check_random_state(self.random_state)
         elif not hasattr(self, "_rng"):  # a model loaded from a file goes on streaming
             self._rng = check_random_state(self.random_state)

@@ -42,7 +42,7 @@ class _FactorialBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """Store a ``CorrespondenceResult`` as fitted attributes."""
         self.eigenvalues_ = result.eigenvalues
         self.total_inertia_ = result.total_inertia
-        self.explained_inertia_ratio_ = result.eigenvalues / result.total_inertia
+        self.explained_inertia_ratio_ = _shares(result.eigenvalues, result.total_inertia)
         self.row_coordinates_ = result.row_coordinates
         self.column_coordinates_ = result.column_coordinates
         self.column_standard_coordinates_ = result.column_standard
@@ -126,6 +126,12 @@ class CA(ValidatedInputMixin, _FactorialBase):
         _check_table_size(self.n_components, rows.size, cols.size)
         P, r, c = _masses(N[rows][:, cols])
         result = CorrespondenceResult(P, r, c, self.n_components)
+        if result.total_inertia == 0:
+            warn_user(
+                "CA: every row of the table has the same profile (the same shares of its columns), so the "
+                "table has no inertia: its axes are arbitrary and explain none of it.",
+                UserWarning,
+            )
         self._keep_result(result)
         self.row_standard_coordinates_ = result.row_standard
         self._scatter_back(N.shape, rows, cols)
@@ -203,6 +209,13 @@ class CA(ValidatedInputMixin, _FactorialBase):
                 f"got {Y.shape[0]}."
             )
         return supplementary_rows(Y.T, self.row_standard_coordinates_)
+
+
+def _shares(parts, total):
+    """``parts / total``, or zeros when there is nothing to share (a table whose rows all
+    have one profile has no inertia; its axes are rounding noise and explain none of it)."""
+    parts = np.asarray(parts, dtype=np.float64)
+    return parts / total if total > 0 else np.zeros_like(parts)
 
 
 def _check_counts(N):
@@ -391,12 +404,12 @@ class MCA(MixedInputMixin, _FactorialBase):
     def _ratio(self, lam, K, J, P, r, c):
         """Explained inertia as ``correction`` asks."""
         if self.correction is None:
-            return lam / self.total_inertia_
+            return _shares(lam, self.total_inertia_)
         if self.correction == "benzecri":
-            return self.corrected_eigenvalues_ / self.corrected_eigenvalues_.sum()
+            return _shares(self.corrected_eigenvalues_, self.corrected_eigenvalues_.sum())
         all_lam = chi_square_svd(P, r, c, J - K)[0] ** 2  # Greenacre needs every inertia
         adjusted = K / (K - 1) * (np.sum(all_lam**2) - (J - K) / K**2) if K > 1 else np.sum(all_lam)
-        return self.corrected_eigenvalues_ / adjusted
+        return _shares(self.corrected_eigenvalues_, adjusted)
 
     def transform(self, X):
         """Coordinates of new rows (supplementary individuals): their categories'
@@ -545,7 +558,7 @@ class FAMD(MixedInputMixin, _FactorialBase):
         (self.components_,) = flip_signs(V.T)
         self.eigenvalues_ = w
         self.total_inertia_ = float(np.trace(gram))
-        self.explained_inertia_ratio_ = w / self.total_inertia_
+        self.explained_inertia_ratio_ = _shares(w, self.total_inertia_)
         self.n_components_ = k
         self.row_coordinates_ = self._project(A, B, root)
         self._describe_columns(Z, counts)

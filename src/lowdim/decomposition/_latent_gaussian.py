@@ -160,8 +160,9 @@ def loglik_rows(X0, mask, mean, W, psi):
     _, chol, Ez, _, resid = _posteriors(X0, mask, mean, W, psi)
     n_obs = mask.sum(axis=1)
     logdet = 2 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1) + mask @ np.log(psi)
-    rhs = resid @ (W / psi).T
-    quad = (resid**2 / psi).sum(axis=1) - np.einsum("ik,ik->i", rhs, Ez)
+    with np.errstate(over="ignore"):  # a row off a noise variance of 0: log-likelihood -inf
+        rhs = resid @ (W / psi).T
+        quad = (resid**2 / psi).sum(axis=1) - np.einsum("ik,ik->i", rhs, Ez)
     return -0.5 * (n_obs * LOG_2PI + logdet + quad)
 
 

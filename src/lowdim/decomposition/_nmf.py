@@ -339,6 +339,11 @@ class NMF(_Factorization):
         asks for more than float32 products can judge."""
         return self._solver == "cd" and self.tol >= FLOAT32_TOL
 
+    def _probe_rows(self, n_features):
+        """Rows a loaded model is tried on: ones, as a divergence of beta <= 0 (Itakura-Saito)
+        is infinite at zeros, which every other model is tried on."""
+        return np.ones((2, n_features))
+
     def _check_loaded(self):
         """A loaded model's factor must be what NMF fits: finite and non-negative."""
         H = np.asarray(self.components_)

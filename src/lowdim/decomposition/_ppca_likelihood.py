@@ -37,7 +37,8 @@ def ppca_loglik_curve(Z, sqnorm, eigenvalues, total_variance, n_features, ks):
     Z = np.asarray(Z, dtype=np.float64)
     lam = np.maximum(np.asarray(eigenvalues, dtype=np.float64), np.finfo(np.float64).tiny)
     z2 = Z**2
-    maha = np.cumsum(z2 / lam, axis=1)
+    with np.errstate(over="ignore"):  # a row off a variance of 0: log-likelihood -inf
+        maha = np.cumsum(z2 / lam, axis=1)
     proj = np.cumsum(z2, axis=1)
     logdet_top = np.cumsum(np.log(lam))
     kept = np.cumsum(lam)
@@ -51,7 +52,8 @@ def ppca_loglik_curve(Z, sqnorm, eigenvalues, total_variance, n_features, ks):
         if rest > 0:
             s2 = max((total_variance - (kept[k - 1] if k else 0.0)) / rest, np.finfo(np.float64).tiny)
             logdet = logdet + rest * np.log(s2)
-            quad = quad + np.maximum(sqnorm - p, 0.0) / s2
+            with np.errstate(over="ignore"):
+                quad = quad + np.maximum(sqnorm - p, 0.0) / s2
         out[:, col] = -0.5 * (n_features * np.log(2 * np.pi) + logdet + quad)
     return out
 

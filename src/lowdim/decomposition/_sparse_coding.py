@@ -86,14 +86,29 @@ def sparse_encode(
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm={algorithm!r} is not one of {', '.join(ALGORITHMS)}.")
-    if positive and algorithm in ("lars", "omp"):
-        raise ValueError(f"Positive constraint not supported for '{algorithm}' coding method.")
+    check_positive_coding(algorithm, positive, "algorithm", "positive")
     X, D = _checked(X, dictionary, check_input)
     G = D @ D.T if gram is None else np.asarray(gram, dtype=np.float64)
     C = X @ D.T if cov is None else np.ascontiguousarray(np.asarray(cov, dtype=np.float64).T)
     alpha = 1.0 if alpha is None else float(alpha)
     nonzero = default_nonzero(X.shape[1], D.shape[0]) if n_nonzero_coefs is None else int(n_nonzero_coefs)
     return encode_from_products(G, C, algorithm, alpha, nonzero, positive, max_iter, init)
+
+
+def check_positive_coding(algorithm, positive, algorithm_name="transform_algorithm", positive_name="positive_code"):
+    """Refuse non-negative codes by an algorithm that has no non-negative form (OMP and
+    LARS pick atoms by correlation of either sign).
+
+    Examples
+    --------
+    >>> check_positive_coding("lasso_cd", True)
+    >>> check_positive_coding("omp", False)
+    """
+    if positive and algorithm in ("lars", "omp"):
+        raise ValueError(
+            f"Positive constraint not supported for '{algorithm}' coding method: {positive_name}=True needs "
+            f"{algorithm_name}='lasso_lars', 'lasso_cd' or 'threshold' (or {positive_name}=False)."
+        )
 
 
 def _checked(X, dictionary, check_input):
@@ -152,6 +167,10 @@ class SparseCodingTransform:
 
     def _transform_alpha(self):
         return self.transform_alpha
+
+    def _check_coding(self):
+        """At fit, not at the first transform: a model that could not code a row."""
+        check_positive_coding(self.transform_algorithm, self.positive_code)
 
     def transform(self, X):
         """Sparse codes of X's rows against the dictionary.
@@ -283,6 +302,7 @@ class SparseCoder(SparseCodingTransform, ComponentTransformer):
         self
         """
         validate_params(self)
+        self._check_coding()
         X = self._validate_input(X, reset=True)
         atoms = np.asarray(self.dictionary)
         if atoms.ndim != 2 or atoms.shape[1] != X.shape[1]:

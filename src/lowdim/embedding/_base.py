@@ -337,7 +337,8 @@ class NeighborEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
             max(n / self.early_exaggeration / 4.0, 50.0) if self.learning_rate == "auto" else float(self.learning_rate)
         )
         Y, P, order = self._start(X64, P, rng)  # the unordered graph is freed: one copy in memory
-        Y, self.kl_divergence_, self.n_iter_ = self._optimize(P, order, Y, objective)
+        Y, kl, self.n_iter_ = self._optimize(P, order, Y, objective)
+        self.kl_divergence_ = float(kl)  # a plain float whichever objective computed it, as scikit-learn's
         self.affinities_ = self._original_order(P, order)
         self.embedding_ = Y.astype(X.dtype)
         self.X_fit_ = X

@@ -1,7 +1,6 @@
 """UMAP (McInnes, Healy & Melville 2018): kNN -> fuzzy simplicial set -> spectral
 initialisation -> SGD layout with negative sampling."""
 
-import numbers
 import warnings
 
 import numpy as np
@@ -54,7 +53,7 @@ from ._umap_graph import (
     weaken_edges,
 )
 from ._umap_layout import Density, data_radii, default_epochs, embedding_radii, optimize_layout
-from ._umap_placement import UMAPPlacement
+from ._umap_placement import MAX_EPOCHS, UMAPPlacement
 from ._umap_targets import DISCRETE_TARGETS, discrete_edge_distances
 
 INIT_BOX = 10.0  # the initial embedding is scaled into [0, INIT_BOX] per axis (as umap-learn)
@@ -66,7 +65,6 @@ PIECES_PER_BOX = 100
 # the largest distance of bounded metrics: their default disconnection distance (as umap-learn)
 BOUNDED_METRICS = {"cosine": 2.0, "correlation": 2.0, "hamming": 1.0, "jaccard": 1.0, "braycurtis": 1.0}
 METRICS = set(INDEX_METRICS)
-MAX_EPOCHS = 100_000  # far beyond any map's need; a loaded model's stored epochs size its transform
 MAX_NEGATIVE_RATE = 1_000  # 200x the default; it multiplies every epoch's work, a loaded model's transform too
 
 
@@ -408,12 +406,6 @@ class UMAP(
                 f"densmap and output_dens need output_metric='euclidean'; got output_metric={self.output_metric!r}."
             )
         return code, float(p)
-
-    def _check_loaded(self):
-        """A loaded model's epochs are what a fit sets (transform runs a third of them)."""
-        epochs = self.n_epochs_
-        if not (isinstance(epochs, numbers.Integral) and not isinstance(epochs, bool) and 1 <= epochs <= MAX_EPOCHS):
-            raise ValueError(f"n_epochs_ must be an integer from 1 to {MAX_EPOCHS}; got {epochs!r}")
 
     def _algorithm(self):
         if self.metric == "precomputed":

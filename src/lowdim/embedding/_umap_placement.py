@@ -2,6 +2,8 @@
 memberships to its nearest training points, then SGD moving only it) and
 ``inverse_transform`` (a kernel regression over the training points nearest in the map)."""
 
+import numbers
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -11,6 +13,8 @@ from ..neighbors import ExactIndex
 from ._base import sparse_input, training_index
 from ._umap_graph import local_memberships
 from ._umap_layout import optimize_layout
+
+MAX_EPOCHS = 100_000  # far beyond any map's need; a loaded model's stored epochs size its transform
 
 
 class UMAPPlacement:
@@ -25,6 +29,25 @@ class UMAPPlacement:
         ref = np.empty((self.X_fit_.shape[0], self.embedding_.shape[1]), dtype=self.embedding_.dtype)
         ref[self.unique_inverse_] = self.embedding_
         return ref
+
+    def _check_loaded(self):
+        """A loaded model's epochs are what a fit sets (transform runs a third of them), and
+        its rows agree: ``X_fit_`` has a row per row of ``embedding_``, or with
+        ``unique_inverse_`` one per distinct row, each the copy of at least one."""
+        epochs = self.n_epochs_
+        if not (isinstance(epochs, numbers.Integral) and not isinstance(epochs, bool) and 1 <= epochs <= MAX_EPOCHS):
+            raise ValueError(f"n_epochs_ must be an integer from 1 to {MAX_EPOCHS}; got {epochs!r}")
+        n_fit, n_rows = np.shape(self.X_fit_)[0], np.shape(self.embedding_)[0]
+        inverse = getattr(self, "unique_inverse_", None)
+        if inverse is None:
+            if n_fit != n_rows:
+                raise ValueError(f"X_fit_ has {n_fit} rows and embedding_ {n_rows}, with no unique_inverse_")
+            return
+        inverse = np.asarray(inverse)
+        if inverse.shape != (n_rows,) or inverse.min() < 0 or inverse.max() >= n_fit:
+            raise ValueError(f"unique_inverse_ must give each of the {n_rows} rows one of the {n_fit} distinct rows")
+        if np.count_nonzero(np.bincount(inverse, minlength=n_fit)) != n_fit:
+            raise ValueError("unique_inverse_ leaves a distinct row of X_fit_ without an input row")
 
     def transform(self, X, ensure_all_finite=True):
         """Place new points in the fixed training embedding.

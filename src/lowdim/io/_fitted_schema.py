@@ -120,8 +120,11 @@ def _check_one(cls, name, value, spec, gaps=False):
     if kind != want and not (want == "float" and kind == "int" and ndim is None):
         _refuse(cls, f"{name} holds {kind} values where a {cls} holds {want}")
     allowed = spec.get("ndim")  # a tuple where the layout follows a parameter (covariance_type)
-    if ndim not in (allowed if isinstance(allowed, tuple) else (allowed,)):
-        _refuse(cls, f"{name} has {ndim} axes where a {cls} has {allowed}")
+    allowed = allowed if isinstance(allowed, tuple) else (allowed,)
+    if ndim in (0, None) and set(allowed) & {0, None}:
+        pass  # a number, stored as a 0-d array or a plain one (files from before the kind was settled)
+    elif ndim not in allowed:
+        _refuse(cls, f"{name} has {ndim} axes where a {cls} has {spec.get('ndim')}")
     if ndim is not None and kind == "float" and np.asarray(value).dtype.name not in FLOAT_DTYPES:
         _refuse(cls, f"{name} has dtype {np.asarray(value).dtype.name}; a {cls} holds float32 or float64")
     if spec.get("finite") and not finite and not (gaps and spec.get("gaps") and not np.isinf(value).any()):

@@ -431,9 +431,10 @@ FITTED = {
         },
     },
     "LinearDiscriminantAnalysis": {
-        "always": ("coef_", "explained_variance_ratio_", "intercept_", "means_", "priors_", "scalings_", "xbar_"),
+        "always": ("coef_", "intercept_", "means_", "priors_", "xbar_"),
         "attributes": {
             "coef_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
+            "covariance_": {"axes": ("features", "features"), "finite": True, "kind": "float", "ndim": 2},
             "explained_variance_ratio_": {"axes": ("components",), "finite": True, "kind": "float", "ndim": 1},
             "intercept_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "means_": {"axes": ("classes", "features"), "finite": True, "kind": "float", "ndim": 2},
@@ -552,7 +553,7 @@ FITTED = {
         },
     },
     "MiniBatchKMeans": {
-        "always": ("cluster_centers_", "counts_", "labels_", "offset_", "offset_centers_"),
+        "always": ("cluster_centers_", "counts_", "offset_", "offset_centers_"),
         "attributes": {
             "cluster_centers_": {"axes": ("clusters", "features"), "finite": True, "kind": "float", "ndim": 2},
             "counts_": {"axes": ("clusters",), "finite": True, "kind": "float", "ndim": 1},
@@ -600,7 +601,7 @@ FITTED = {
         },
     },
     "OPTICS": {
-        "always": ("cluster_hierarchy_", "core_distances_", "labels_", "ordering_", "predecessor_", "reachability_"),
+        "always": ("core_distances_", "labels_", "ordering_", "predecessor_", "reachability_"),
         "attributes": {
             "cluster_hierarchy_": {"axes": (None, None), "kind": "int", "ndim": 2},
             "core_distances_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
@@ -730,21 +731,14 @@ FITTED = {
         },
     },
     "SNE": {
-        "always": (
-            "X_fit_",
-            "affinities_csr_data_",
-            "affinities_csr_indices_",
-            "affinities_csr_indptr_",
-            "embedding_",
-            "kl_divergence_",
-        ),
+        "always": ("X_fit_", "affinities_csr_data_", "affinities_csr_indices_", "affinities_csr_indptr_", "embedding_"),
         "attributes": {
             "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "affinities_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "affinities_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
             "affinities_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
-            "kl_divergence_": {"finite": True, "kind": "float", "ndim": 0},
+            "kl_divergence_": {"kind": "float", "ndim": None},
             "learning_rate_": {"kind": "float", "ndim": None},
             "method_": {"kind": "str", "ndim": None},
             "n_components_": {"kind": "int", "ndim": None},
@@ -780,23 +774,21 @@ FITTED = {
         },
     },
     "SpectralClustering": {
-        "always": ("affinity_matrix_", "embedding_", "labels_"),
+        "always": ("embedding_", "labels_"),
         "attributes": {
             "affinity_matrix_": {"axes": ("samples", "samples"), "finite": True, "kind": "float", "ndim": 2},
+            "affinity_matrix_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
+            "affinity_matrix_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
+            "affinity_matrix_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
             "n_features_in_": {"kind": "int", "ndim": None},
         },
     },
     "SpectralEmbedding": {
-        "always": (
-            "affinity_matrix_csr_data_",
-            "affinity_matrix_csr_indices_",
-            "affinity_matrix_csr_indptr_",
-            "eigenvalues_",
-            "embedding_",
-        ),
+        "always": ("eigenvalues_", "embedding_"),
         "attributes": {
+            "affinity_matrix_": {"axes": ("samples", "samples"), "finite": True, "kind": "float", "ndim": 2},
             "affinity_matrix_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "affinity_matrix_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
             "affinity_matrix_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
@@ -859,7 +851,7 @@ FITTED = {
     "UMAP": {
         "always": ("X_fit_", "embedding_", "graph_csr_data_", "graph_csr_indices_", "graph_csr_indptr_"),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
+            "X_fit_": {"axes": (None, "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "a_": {"kind": "float", "ndim": None},
             "b_": {"kind": "float", "ndim": None},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
@@ -872,6 +864,7 @@ FITTED = {
             "n_features_in_": {"kind": "int", "ndim": None},
             "n_neighbors_": {"kind": "int", "ndim": None},
             "supervised_": {"kind": "bool", "ndim": None},
+            "unique_inverse_": {"axes": ("samples",), "kind": "int", "ndim": 1},
         },
     },
 }

@@ -26,19 +26,36 @@ def _declared_width(estimator):
 
 
 def _check_output(estimator, method, out, width):
+    if out is None:
+        return
     rows = out.shape[0] if hasattr(out, "shape") and len(out.shape) else None
     if rows != 2:
         raise ValueError(f"{method} of 2 rows returned {getattr(out, 'shape', type(out).__name__)}")
     if method == "transform" and width is not None and not sp.issparse(out) and out.ndim == 2 and out.shape[1] != width:
         raise ValueError(f"transform returned {out.shape[1]} columns, but the model declares {width}")
-    if not sp.issparse(out) and np.asarray(out).dtype.kind == "f" and not np.all(np.isfinite(out)):
-        raise ValueError(f"{method} of two rows of zeros is not finite")
+    if not sp.issparse(out) and np.asarray(out).dtype.kind == "f":
+        values = np.asarray(out)
+        # a log-density of -inf is a row the model holds impossible (a Gaussian fitted to
+        # constant data puts all its mass on one point); NaN and +inf are broken arithmetic
+        bad = np.isnan(values) | (values == np.inf) if method == "score_samples" else ~np.isfinite(values)
+        if bad.any():
+            raise ValueError(f"{method} of two probe rows is not finite")
+
+
+def _applied(estimator, method, probe):
+    """``method``'s output on the probe rows; None where the model's options leave the
+    method out (LDA's transform with solver='lsqr' raises NotImplementedError, as scikit-learn's)."""
+    try:
+        return getattr(estimator, method)(probe)
+    except NotImplementedError:
+        return None
 
 
 def check_usable(estimator):
     """Raise ``UntrustedModelError`` unless the loaded ``estimator`` works: each of its
-    applying methods on two rows of zeros (of ``n_features_in_`` columns) runs and
-    returns what its attributes declare; a stored ``embedding_`` is a finite 2-D array
+    applying methods on two rows of zeros (of ``n_features_in_`` columns; a class with
+    ``_probe_rows(n_features)`` names its own) runs and returns what its attributes
+    declare, finite (a log-density may be -inf); a stored ``embedding_`` is a finite 2-D array
     of ``n_components_`` columns; and a class's own ``_check_loaded()`` passes.
 
     Examples
@@ -65,10 +82,15 @@ def check_usable(estimator):
                     raise ValueError(f"embedding_ has shape {embedding.shape}; the model declares {width} columns")
             n_features = getattr(estimator, "n_features_in_", None)
             if n_features is not None:
-                probe = np.zeros((2, int(n_features)))
+                n_features = int(n_features)
+                probe = (
+                    estimator._probe_rows(n_features)
+                    if hasattr(estimator, "_probe_rows")
+                    else np.zeros((2, n_features))
+                )
                 for method in APPLYING_METHODS:
                     if hasattr(estimator, method):
-                        _check_output(estimator, method, getattr(estimator, method)(probe), width)
+                        _check_output(estimator, method, _applied(estimator, method, probe), width)
     except UntrustedModelError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever the attributes break is the file's fault

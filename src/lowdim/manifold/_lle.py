@@ -268,15 +268,15 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
         undetermined (LTSA and Hessian eigenmaps spread such copies over the map): when
         the search finds a row at distance 0, the embedding is fitted on the distinct
         rows (searched again) and each copy takes its row's coordinates. The rows as
-        they are (and None) without copies, with given neighbours, which name the rows
-        as given, or when the distinct rows are too few for ``n_neighbors``."""
+        they are (and None) without copies, or with given neighbours, which name the
+        rows as given."""
         search = {"algorithm": self.neighbors_algorithm, "name": "LocallyLinearEmbedding"}
         dist, idx, _ = find_neighbors(X, self.n_neighbors, precomputed_knn=self.precomputed_knn, **search)
         if knn_given(self.precomputed_knn) or np.min(dist[:, 0]) > 0:
             warn_duplicates(dist, self._shown_name)  # given neighbours: the copies stay
             return X, dist, idx, None
         distinct, copy_of = self._distinct_rows(X)
-        if copy_of is None:
+        if copy_of is None:  # rows the search puts at distance 0 that differ in the last bits
             warn_duplicates(dist, self._shown_name)
             return X, dist, idx, None
         dist, idx, _ = find_neighbors(distinct, self.n_neighbors, **search)
@@ -284,11 +284,22 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
 
     def _distinct_rows(self, X):
         """``(distinct rows, the distinct row each row is)`` with a warning that counts the
-        copies, or ``(X, None)`` when the distinct rows are too few for ``n_neighbors``."""
+        copies (``(X, None)`` when there are none). Too few distinct rows for
+        ``n_neighbors`` are refused: every neighbourhood would hold copies, which LLE
+        and its kin spread over the map."""
         distinct, _, inverse = unique_rows(X, in_order=True)
         m = distinct.shape[0]
-        if m == X.shape[0] or m <= max(self.n_neighbors, self.n_components + 1):
+        if m == X.shape[0]:
             return X, None
+        if m == 1:
+            raise ValueError(f"{self._shown_name}: every row of X is identical; there is no geometry to embed.")
+        if m <= max(self.n_neighbors, self.n_components + 1):
+            raise ValueError(
+                f"{self._shown_name}: X has {m} distinct rows (the other {X.shape[0] - m} are copies of them), too few "
+                f"for n_neighbors={self.n_neighbors} and n_components={self.n_components}: a neighbourhood of copies "
+                f"has no local geometry. Give more than {max(self.n_neighbors, self.n_components + 1)} distinct rows, "
+                "or lower n_neighbors (and n_components) below their number."
+            )
         n_copied = int(np.count_nonzero(np.bincount(inverse)[inverse] > 1))
         warn_user(
             f"{self._shown_name}: {n_copied} samples have a duplicate (another row at distance 0); they get the "
