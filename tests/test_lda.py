@@ -124,3 +124,8 @@ def test_covariance_estimator_need_not_be_a_scikit_learn_estimator():
     assert not hasattr(given, "covariance_")
     with pytest.raises(ValueError, match="covariance_estimator KMeans has no covariance_ attribute after fit"):
         LDA(solver="lsqr", covariance_estimator=KMeans(2)).fit(X, y)
+
+
+def test_one_class_is_named_as_the_user_wrote_it():
+    with pytest.raises(ValueError, match=r"y has 1 class \('a'\)\.$"):  # not numpy 2's np.str_('a')
+        LDA().fit(np.random.default_rng(0).normal(size=(10, 3)), np.array(["a"] * 10))

@@ -121,8 +121,8 @@ def test_masked_entries_are_ignored_and_recovered():
 
 def test_clear_errors():
     X = nonneg()
-    with pytest.raises(ValueError, match="Negative values in data passed to NMF.*row 0, column 0"):
-        NMF(2).fit(X - X[0, 0] - 1)
+    with pytest.raises(ValueError, match=r"Negative values in data passed to NMF.*row 0, column 0: -1.0\)"):
+        NMF(2).fit(X - X[0, 0] - 1)  # the value as Python writes it, not numpy 2's np.float64(-1.0)
     bad = X.copy()
     bad[3, 4] = np.nan
     with pytest.raises(ValueError, match="NaN at row 3, column 4"):

@@ -144,6 +144,12 @@ def test_a_dataframe_of_categories_or_dates_is_refused_with_the_way_to_read_it(m
         TypeError, match=r"value \{'a': 1\} \(type dict\) at row 1, column 1 \(.*convert it to a number"
     ):
         make().fit(cells)
+    # numpy's text and a DataFrame's numpy column names quoted as Python writes them (not np.str_('Nice'))
+    with pytest.raises(ValueError, match=r"non-numeric dtype <U\d+ \(first value 'Nice' if any\)"):
+        make().fit(people[["city", "city"]].to_numpy().astype(str))
+    named = people[["age", "city"]].set_axis(np.array(["age", "city"], dtype=object).astype(str), axis=1)
+    with pytest.raises(ValueError, match=r"column 1 \('city'\)"):
+        make().fit(named)
 
 
 def test_a_gap_of_a_nullable_pandas_column_is_a_gap_not_a_non_number():

@@ -11,3 +11,16 @@ def listed(names, most=10):
     """
     names = [str(n) for n in names]
     return ", ".join(names[:most]) + (", ..." if len(names) > most else "") if names else "none"
+
+
+def shown(value):
+    """A value as a message quotes it: numpy's scalars as the Python values they hold
+    (numpy 2 writes ``np.float64(-0.13)`` and ``np.str_('a')`` for them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> shown(np.float64(-0.5)), shown(np.str_("a")), shown("b")
+    ('-0.5', "'a'", "'b'")
+    """
+    return repr(value.item() if hasattr(value, "item") and getattr(value, "ndim", None) == 0 else value)

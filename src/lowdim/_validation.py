@@ -9,6 +9,7 @@ to do. ``check_features`` keeps the number and names of features consistent betw
 import numpy as np
 import scipy.sparse as sp
 
+from ._messages import shown
 from ._warnings import warn_user
 from .exceptions import DataShapeError
 
@@ -86,7 +87,7 @@ def _convert_object_array(X, name, columns=None):
         except (TypeError, ValueError) as exc:
             where = f"row {idx[0]}, column {idx[1]}" if len(idx) == 2 else f"index {idx}"
             if columns is not None and len(idx) == 2 and idx[1] < len(columns):
-                where += f" ({columns[idx[1]]!r})"
+                where += f" ({shown(columns[idx[1]])})"
             fix = "convert it to a number"
             if isinstance(value, str):  # a category
                 fix = MIXED_TABLE_HINT
@@ -323,7 +324,7 @@ def convert_array(
     if X.dtype.kind in "OUSV":
         if X.dtype.kind != "O":
             raise ValueError(
-                f"{name} has non-numeric dtype {X.dtype} (first value {X.flat[0]!r} if any); "
+                f"{name} has non-numeric dtype {X.dtype} (first value {shown(X.flat[0])} if any); "
                 f"convert the text columns to numbers or drop them; {MIXED_TABLE_HINT}."
                 if X.size
                 else f"{name} has non-numeric dtype {X.dtype}."

@@ -6,6 +6,7 @@ from scipy.special import logsumexp
 from sklearn.base import ClassifierMixin
 
 from .._estimator import ComponentTransformer
+from .._messages import shown
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, HasMethods, Interval, Options, validate_params
 from .._validation import check_sample_count, warn_constant_features
 from .._warnings import warn_user
@@ -247,7 +248,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         check_sample_count(n, "LinearDiscriminantAnalysis")
         if n_classes < 2:
             raise ValueError(
-                f"LinearDiscriminantAnalysis needs at least 2 classes; y has 1 class ({self.classes_[0]!r})."
+                f"LinearDiscriminantAnalysis needs at least 2 classes; y has 1 class ({shown(self.classes_[0])})."
             )
         if n <= n_classes:
             raise ValueError(

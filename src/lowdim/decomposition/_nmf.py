@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from .._estimator import ComponentTransformer
 from .._iterative import callback_list, run_loop
 from .._memory import require_memory
+from .._messages import shown
 from .._params import BOOLEAN, CALLBACKS, NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
@@ -321,7 +322,7 @@ class NMF(_Factorization):
             r, c = np.argwhere(X64 < 0)[0]
             raise ValueError(
                 f"Negative values in data passed to NMF (first at row {r}, column {c}: "
-                f"{X64[r, c]!r}); NMF needs non-negative data."
+                f"{shown(X64[r, c])}); NMF needs non-negative data."
             )
         beta = beta_value(self.beta_loss)
         if beta != 2.0 and self._solver != "mu":
@@ -361,7 +362,7 @@ class NMF(_Factorization):
             r, c = (a[0] for a in (X64 < 0).nonzero())
             raise ValueError(
                 f"Negative values in data passed to NMF (first at row {r}, column {c}: "
-                f"{X64[r, c]!r}); NMF needs non-negative data."
+                f"{shown(X64[r, c])}); NMF needs non-negative data."
             )
         beta = beta_value(self.beta_loss)
         if beta != 2.0 and self._solver != "mu":

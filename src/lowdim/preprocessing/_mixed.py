@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._messages import shown
 from ._cells import MISSING_TEXT, cell_texts
 from ._dates import as_days
 
@@ -164,7 +165,7 @@ def code_categories(cells, name, order=None, known=None):
         stray = [t for t in present if t not in levels]
         if stray:
             raise ValueError(
-                f"column {name!r}: {stray[0]!r} is not among the ordered categories {levels} "
+                f"column {name!r}: {shown(stray[0])} is not among the ordered categories {levels} "
                 f"({len(stray)} such value(s)); list every category in the order."
             )
     else:
