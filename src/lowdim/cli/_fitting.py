@@ -69,12 +69,16 @@ def use_gower(name, estimator, kinds, names, say=None):
     return _set_gower(name, estimator, kinds, [names[j] for j in categories], say)
 
 
-def _gower_keys(params):
+def _gower_keys(estimator):
     """``(metric, metric-parameters)`` parameter names of an estimator that can compare
-    rows by Gower's distance, or None."""
+    rows by Gower's distance (its metric's constraints admit 'gower'), or None."""
+    params = estimator.get_params()
     key = "metric_kwds" if "metric_kwds" in params else "metric_params"
     metric = "metric" if "metric" in params else "distance"  # PaCMAP's name
-    return (metric, key) if metric in params and key in params else None
+    if metric not in params or key not in params:
+        return None
+    constraints = getattr(type(estimator), "_parameter_constraints", {}).get(metric, [])
+    return (metric, key) if any(c.accepts("gower") for c in constraints) else None
 
 
 def _mixed_alternatives(name, numbers):
@@ -88,7 +92,7 @@ def _mixed_alternatives(name, numbers):
     reading = [other for other, method in table.items() if method.columns in reads]
     gower, classes = [], set()
     for other, method in table.items():  # one name per class (not each LLE variant)
-        if method.columns == "numeric" and method.path not in classes and _gower_keys(method.cls().get_params()):
+        if method.columns == "numeric" and method.path not in classes and _gower_keys(method.cls()):
             gower.append(other)
         classes.add(method.path)
     return reading, gower
@@ -97,7 +101,7 @@ def _mixed_alternatives(name, numbers):
 def _set_gower(name, estimator, kinds, columns, say):
     """Set a neighbour method to Gower's distance over ``kinds``, or refuse one that compares numbers."""
     params = estimator.get_params()
-    keys = _gower_keys(params)
+    keys = _gower_keys(estimator)
     if keys is None or params[keys[0]] not in ("euclidean", "minkowski", "gower"):
         fix = "drop them with --exclude" + ("" if keys is None else f" or leave --param {keys[0]} unset")
         reading, gower = _mixed_alternatives(name, "numeric" in kinds)
