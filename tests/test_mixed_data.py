@@ -185,6 +185,28 @@ def test_neighbour_methods_take_gower_with_gaps(penguins, make):
         assert len(set(model.labels_[model.labels_ >= 0])) >= 2
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda metric: lowdim.DBSCAN(eps=0.1, min_samples=5, metric=metric),
+        lambda metric: lowdim.OPTICS(min_samples=10, metric=metric),
+        lambda metric: lowdim.OPTICS(min_samples=10, metric=metric, cluster_method="dbscan", eps=0.1),
+    ],
+    ids=["dbscan", "optics-xi", "optics-dbscan"],
+)
+def test_density_clusterings_by_gower_are_those_of_the_gower_matrix(penguins, make):
+    # the penguins' DataFrame as it is (categories, gaps): the labels of the precomputed
+    # Gower matrix, where two rows that share no column are at an infinite distance
+    table, species = penguins
+    frame, _ = lowdim.load_penguins(as_frame=True)
+    D = gower_distances(table.X, **table.metric_params)
+    model = make("gower").fit(frame)
+    np.testing.assert_array_equal(model.labels_, make("precomputed").fit(np.where(np.isnan(D), np.inf, D)).labels_)
+    assert model.kinds_ == table.kinds and len(set(model.labels_[model.labels_ >= 0])) >= 2
+    apart = np.array([[1.0, np.nan], [np.nan, 1.0], [1.0, np.nan], [np.nan, 1.0]])  # rows 0, 1 share no column
+    assert len(set(make("gower").set_params(min_samples=2).fit(apart).labels_)) == 2
+
+
 def test_a_neighbor_graph_by_gower_feeds_any_neighbour_method(penguins):
     table, _ = penguins
     graph = lowdim.NeighborGraph.build(table.X, 15, metric="gower", metric_params=table.metric_params)
@@ -244,10 +266,9 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
         (["embed", "--dataset", "penguins", "-m", "pca"], "use famd, or a method that works from distances"),
         # a clustering is pointed at the clusterings of such a table, not at an embedding
         (["cluster", "--dataset", "penguins", "-m", "kmeans", "-k", "3"], "use kprototypes, or a method"),
+        (["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"], "(kmedoids, hdbscan, optics, dbscan: Gower's"),
         # only the methods whose metric takes 'gower' are offered, and a method whose metric does not is refused
-        # by the CLI (DBSCAN, OPTICS and the diffusion map were set to 'gower' and failed on their own check)
-        (["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"], "(kmedoids, hdbscan: Gower's"),
-        (["cluster", "--dataset", "penguins", "-m", "dbscan"], "dbscan compares numbers, but 2 column"),
+        # by the CLI (the diffusion map was set to 'gower' and failed on its own parameter check)
         (["embed", "--dataset", "penguins", "-m", "diffusion"], "diffusion compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "pca"], "(mds, isomap, spectral, sne, tsne, umap, pacmap"),
         (["pca", "--dataset", "penguins", "--missing", "drop"], "pca compares numbers, but 2 column"),

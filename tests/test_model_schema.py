@@ -36,7 +36,7 @@ GOWER = {"gower": True}
 VARIANTS = {
     "PCA": [{"standardize": True}],
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
-    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP")},
+    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP", "DBSCAN")},
     # distinct rows only in X_fit_ and the graph; one kl in a plain float for either objective
     "UMAP": [GOWER, {"unique": True}],
     "SNE": [GOWER, {"variant": "symmetric"}],
@@ -48,7 +48,7 @@ VARIANTS = {
     "SpectralClustering": [{"affinity": "nearest_neighbors"}],
     # without labels_ or the clusters' hierarchy when not asked for them
     "MiniBatchKMeans": [{"compute_labels": False}],
-    "OPTICS": [{"cluster_method": "dbscan"}],
+    "OPTICS": [{"cluster_method": "dbscan"}, GOWER],
     "AgglomerativeClustering": [{"compute_distances": True}],
     # the decoder's widths and weights
     **{name: [{"parametric_reconstruction": True}] for name in ("ParametricUMAP", "ParametricTSNE")},

@@ -7,10 +7,11 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
 from ..linalg import distance_blocks
-from ..neighbors import INDEX_METRICS, SPARSE_METRICS, make_index, resolve_metric
+from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
 from ._base import warn_constant_columns
 
 TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
@@ -104,7 +105,7 @@ def _weights(sample_weight, n):
     return w
 
 
-class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     """Density-based clustering with noise, a drop-in for ``sklearn.cluster.DBSCAN``.
 
     A point with at least ``min_samples`` points (itself included; weights summed with
@@ -124,9 +125,14 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     min_samples : int, default=5
     metric : str, default='euclidean'
         Any metric of ``lowdim.neighbors.make_index`` or scipy's ``cdist`` ('manhattan',
-        'cosine', 'minkowski' with ``p``, ...), or 'precomputed' (X holds the distances:
-        dense, or sparse with each row's candidate neighbours stored).
+        'cosine', 'minkowski' with ``p``, ...), 'gower' for mixed tables (a DataFrame
+        with text, category, boolean or date columns is coded as ``mixed_codes`` codes
+        it; gaps are skipped pair by pair, and two rows that share no column are never
+        neighbours; ``eps`` is then a share of the columns' ranges, between 0 and 1),
+        or 'precomputed' (X holds the distances: dense, or sparse with each row's
+        candidate neighbours stored).
     metric_params : dict, optional
+        The metric's keywords ('categorical', 'ordinal', 'weights' for 'gower').
     algorithm : {'auto', 'kd_tree', 'ball_tree', 'brute'}, default='auto'
         'auto' takes the k-d tree where it applies; 'brute' the blocked distances.
     leaf_size : int, default=30
@@ -143,6 +149,9 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     labels_ : ndarray of int64 (n_samples,)
         -1 for noise.
     n_features_in_ : int
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns: each column's name, kind and levels.
 
     Examples
     --------
@@ -156,7 +165,7 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     _parameter_constraints = {
         "eps": [Interval(float, 0, None, closed="neither")],
         "min_samples": [Interval(int, 1, None, closed="left")],
-        "metric": [Options({"precomputed", "minkowski", *INDEX_METRICS} - {"gower"})],
+        "metric": [Options({"precomputed", "minkowski", *INDEX_METRICS})],
         "metric_params": [NONE, InstanceOf(dict)],
         "algorithm": [Options({"auto", "kd_tree", "ball_tree", "brute"})],
         "leaf_size": [Interval(int, 1, None, closed="left")],
@@ -188,6 +197,9 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     def _neighbourhoods(self, X):
         if self.metric == "precomputed":
             return _precomputed_neighbourhoods(check_precomputed(X), self.eps)
+        if self.metric == "gower":  # a pair sharing no column is at distance NaN: never within eps
+            index = GowerIndex("gower", self._distance_params()).build(X)
+            return _brute_neighbourhoods(X, self.eps, "gower", None, index.pairwise)
         metric, params = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
         tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
         if tree and X.shape[1] <= TREE_UP_TO:
@@ -251,4 +263,5 @@ class DBSCAN(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.input_tags.allow_nan = self.metric == "gower"  # a gap is skipped pair by pair
         return tags

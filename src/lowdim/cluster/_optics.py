@@ -7,11 +7,12 @@ from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
 from .._warnings import warn_user
 from ..linalg import distance_blocks
-from ..neighbors import INDEX_METRICS, SPARSE_METRICS, make_index, resolve_metric
+from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
 from ._base import warn_constant_columns
 from ._dbscan import TREE_UP_TO, tree_neighbourhoods
 from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi, resolve_size
@@ -91,7 +92,8 @@ def optics_graph(X, min_samples, max_eps, metric="minkowski", p=2, metric_params
         D.sort_indices()
         core = _finite(_sparse_core(D, min_samples), max_eps)
         return (*graph_order(D.indptr.astype(np.int64), D.indices.astype(np.int64), D.data, core, max_eps), core)
-    metric, params = (metric, metric_params) if metric == "precomputed" else resolve_metric(metric, p, metric_params)
+    given = metric in ("precomputed", "gower")
+    metric, params = (metric, metric_params) if given else resolve_metric(metric, p, metric_params)
     power = None if sp.issparse(X) else _power(metric, params)
     if power is not None:
         rows = np.ascontiguousarray(X, dtype=np.float64)
@@ -140,7 +142,9 @@ def _distance_matrix(X, metric, params):
         return np.ascontiguousarray(X, dtype=np.float64)  # checked by fit
     require_memory(8 * n * n, f"OPTICS(metric={metric!r}) on {n} samples", "use a Minkowski metric (no matrix)")
     pairwise = None
-    if sp.issparse(X):
+    if metric == "gower":
+        pairwise = GowerIndex("gower", params).build(X).pairwise
+    elif sp.issparse(X):
         if metric not in SPARSE_METRICS:
             raise ValueError(
                 f"OPTICS on sparse rows takes the metrics {', '.join(SPARSE_METRICS)}; got metric={metric!r}: "
@@ -150,11 +154,12 @@ def _distance_matrix(X, metric, params):
     D = np.empty((n, n))
     for start, stop, block in distance_blocks(X, X, metric, metric_params=params, pairwise=pairwise):
         D[start:stop] = np.asarray(block.toarray() if sp.issparse(block) else block)
+    D[np.isnan(D)] = np.inf  # Gower's distance of two rows that share no column: they never reach each other
     np.fill_diagonal(D, 0)
     return D
 
 
-class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+class OPTICS(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     """Ordering points to identify the clustering structure, a drop-in for
     ``sklearn.cluster.OPTICS``.
 
@@ -184,10 +189,14 @@ class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         sparse graph and leaves farther points unreached.
     metric : str, default='minkowski'
         'minkowski' with ``p``, 'euclidean', 'manhattan', 'chebyshev', any metric of
-        ``lowdim.neighbors.make_index`` or scipy's ``cdist``, or 'precomputed' (X holds
-        distances: dense, or sparse with each row's neighbours stored).
+        ``lowdim.neighbors.make_index`` or scipy's ``cdist``, 'gower' for mixed tables
+        (a DataFrame with text, category, boolean or date columns is coded as
+        ``mixed_codes`` codes it; gaps are skipped pair by pair, and two rows that share
+        no column do not reach each other), or 'precomputed' (X holds distances: dense,
+        or sparse with each row's neighbours stored).
     p : float, default=2
     metric_params : dict, optional
+        The metric's keywords ('categorical', 'ordinal', 'weights' for 'gower').
     cluster_method : {'xi', 'dbscan'}, default='xi'
     eps : float, optional
         The cut of ``cluster_method='dbscan'`` (default ``max_eps``).
@@ -223,6 +232,9 @@ class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         ``[start, end]`` of every xi cluster in the ordering, inner clusters first
         (``cluster_method='xi'`` only).
     n_features_in_ : int
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns: each column's name, kind and levels.
 
     Examples
     --------
@@ -236,7 +248,7 @@ class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     _parameter_constraints = {
         "min_samples": [Interval(int, 2, None, closed="left"), Interval(float, 0, 1, closed="right")],
         "max_eps": [Interval(float, 0, None, closed="left")],
-        "metric": [Options({"precomputed", "minkowski", "l1", "l2", *POWERS, *INDEX_METRICS} - {"gower"})],
+        "metric": [Options({"precomputed", "minkowski", "l1", "l2", *POWERS, *INDEX_METRICS})],
         "p": [Interval(float, 1, None, closed="left")],
         "metric_params": [NONE, InstanceOf(dict)],
         "cluster_method": [Options({"xi", "dbscan"})],
@@ -307,7 +319,7 @@ class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.cluster_method == "dbscan" and eps > self.max_eps:
             raise ValueError(f"Specify an epsilon smaller than {self.max_eps}. Got {eps}: eps must be at most max_eps.")
         self.ordering_, self.reachability_, self.predecessor_, self.core_distances_ = optics_graph(
-            X, m, float(self.max_eps), self.metric, self.p, self.metric_params
+            X, m, float(self.max_eps), self.metric, self.p, self._distance_params()
         )
         if np.isinf(self.reachability_).all():
             warn_user(
@@ -351,4 +363,5 @@ class OPTICS(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.metric == "precomputed"
+        tags.input_tags.allow_nan = self.metric == "gower"  # a gap is skipped pair by pair
         return tags

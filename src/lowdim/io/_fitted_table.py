@@ -141,7 +141,7 @@ FITTED = {
     "DBSCAN": {
         "always": ("components_", "core_sample_indices_", "labels_"),
         "attributes": {
-            "components_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
+            "components_": {"axes": (None, "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "core_sample_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
             "labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
             "n_features_in_": {"kind": "int", "ndim": None},
