@@ -172,8 +172,9 @@ def test_umap_with_gower_separates_the_penguin_species(penguins):
         lambda p: lowdim.TSNE(metric="gower", metric_params=p, random_state=0),
         lambda p: lowdim.Isomap(metric="gower", metric_params=p),
         lambda p: lowdim.HDBSCAN(metric="gower", metric_params=p),
+        lambda p: lowdim.DiffusionMap(metric="gower", metric_params=p, random_state=0),
     ],
-    ids=["tsne", "isomap", "hdbscan"],
+    ids=["tsne", "isomap", "hdbscan", "diffusion"],
 )
 def test_neighbour_methods_take_gower_with_gaps(penguins, make):
     table, species = penguins
@@ -183,6 +184,14 @@ def test_neighbour_methods_take_gower_with_gaps(penguins, make):
         assert knn_accuracy(model.embedding_, species, n_neighbors=10) >= 0.9
     else:
         assert len(set(model.labels_[model.labels_ >= 0])) >= 2
+
+
+def test_a_diffusion_map_by_gower_places_the_tables_rows_where_fit_put_them(penguins):
+    frame, species = lowdim.load_penguins(as_frame=True)
+    model = lowdim.DiffusionMap(metric="gower", random_state=0).fit(frame)
+    assert model.kinds_[0] == "categorical" and np.isnan(model.X_fit_).any()  # coded, gaps kept
+    extent = np.ptp(model.embedding_, axis=0).max()
+    np.testing.assert_allclose(model.transform(frame.iloc[:30]), model.embedding_[:30], atol=1e-6 * extent)
 
 
 @pytest.mark.parametrize(
@@ -268,9 +277,9 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
         (["cluster", "--dataset", "penguins", "-m", "kmeans", "-k", "3"], "use kprototypes, or a method"),
         (["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"], "(kmedoids, hdbscan, optics, dbscan: Gower's"),
         # only the methods whose metric takes 'gower' are offered, and a method whose metric does not is refused
-        # by the CLI (the diffusion map was set to 'gower' and failed on its own parameter check)
-        (["embed", "--dataset", "penguins", "-m", "diffusion"], "diffusion compares numbers, but 2 column"),
-        (["embed", "--dataset", "penguins", "-m", "pca"], "(mds, isomap, spectral, sne, tsne, umap, pacmap"),
+        # by the CLI (DBSCAN, OPTICS and the diffusion map were set to 'gower' before they took it, and failed)
+        (["embed", "--dataset", "penguins", "-m", "phate"], "phate compares numbers, but 2 column"),
+        (["embed", "--dataset", "penguins", "-m", "pca"], "(mds, isomap, spectral, diffusion, sne, tsne, umap"),
         (["pca", "--dataset", "penguins", "--missing", "drop"], "pca compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--standardize"], "--standardize works on numbers"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--ordinal", "size"], "--ordinal 'size'"),

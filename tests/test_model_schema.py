@@ -36,7 +36,7 @@ GOWER = {"gower": True}
 VARIANTS = {
     "PCA": [{"standardize": True}],
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
-    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP", "DBSCAN")},
+    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP", "DBSCAN", "DiffusionMap")},
     # distinct rows only in X_fit_ and the graph; one kl in a plain float for either objective
     "UMAP": [GOWER, {"unique": True}],
     "SNE": [GOWER, {"variant": "symmetric"}],

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer, EmbeddingMixin
+from .._mixed_input import GowerTableMixin
 from .._params import NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
@@ -119,7 +120,7 @@ def _powered(eigenvalues, t):
     return np.sign(eigenvalues) * np.abs(eigenvalues) ** t
 
 
-class DiffusionMap(EmbeddingMixin, ComponentTransformer):
+class DiffusionMap(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
     """Diffusion map (Coifman & Lafon 2006): the coordinates of a random walk on the
     neighbour graph.
 
@@ -152,8 +153,11 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         (an anisotropic kernel that widens where points are sparse); a float is a fixed
         ``epsilon`` in ``exp(-d^2 / epsilon)``.
     metric : str, default='euclidean'
-        Any metric of ``lowdim.neighbors.make_index``.
+        Any metric of ``lowdim.neighbors.make_index``; 'gower' for a mixed table (a
+        DataFrame with text, category, boolean or date columns is coded as
+        ``mixed_codes`` codes it; gaps are skipped pair by pair).
     metric_params : dict, optional
+        The metric's keywords ('categorical', 'ordinal', 'weights' for 'gower').
     neighbors_algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
     precomputed_knn : NeighborGraph or tuple, optional
         Each point's nearest neighbours found once for many fits; the search is skipped.
@@ -176,9 +180,13 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
     scales_ : ndarray (n_samples,)
         Each point's local scale (with ``bandwidth='adaptive'``).
     X_fit_ : ndarray (n_samples, n_features)
-        The training rows, for ``transform``.
+        The training rows, for ``transform`` (with 'gower': their codes, NaN for gaps).
     n_components_ : int
     n_features_in_ : int
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns: each column's name, kind and levels; new tables are
+        coded by them.
 
     Examples
     --------
@@ -195,7 +203,7 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         "alpha": [Interval(float, 0, 1, closed="both")],
         "t": [Interval(float, 0, None, closed="left")],
         "bandwidth": [Options({"adaptive"}), Interval(float, 0, None, closed="neither")],
-        "metric": [Options(set(INDEX_METRICS) - {"precomputed", "gower"})],
+        "metric": [Options(set(INDEX_METRICS) - {"precomputed"})],
         "metric_params": [NONE, InstanceOf(dict)],
         "neighbors_algorithm": [Options(set(ALGORITHMS)), InstanceOf(KNNIndex)],
         "precomputed_knn": PRECOMPUTED_KNN,
@@ -242,7 +250,7 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
             k,
             algorithm=self.neighbors_algorithm,
             metric=self.metric,
-            metric_params=self.metric_params,
+            metric_params=self._distance_params(),
             precomputed_knn=self.precomputed_knn,
             name="DiffusionMap",
         )
@@ -266,7 +274,8 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         check_sample_count(n, "DiffusionMap")
         check_nontrivial_components(self.n_components, n)
         check_n_neighbors(self.n_neighbors, n, counts_self=True)
-        warn_constant_features(column_moments(X)[1], "DiffusionMap", "every sample is the same point", X=X)
+        if self.metric != "gower":  # Gower's distance scales each column by its own range
+            warn_constant_features(column_moments(X)[1], "DiffusionMap", "every sample is the same point", X=X)
         (dist, idx), index = self._neighbours(X, self.n_neighbors - 1)
         warn_duplicates(dist, self._shown_name)
         K, self.scales_ = diffusion_kernel(dist, idx, self.bandwidth)
@@ -298,7 +307,7 @@ class DiffusionMap(EmbeddingMixin, ComponentTransformer):
         """
         X = self._validate_input(X, reset=False)
         fit = self.X_fit_
-        index = make_index("exact", self.metric, fit.shape[0], self.metric_params).build(fit)
+        index = make_index("exact", self.metric, fit.shape[0], self._distance_params()).build(fit)
         depth = min(REVERSE_REACH * min(self.n_neighbors, fit.shape[0]), fit.shape[0])
         step = max(1, PLACED_PER_BLOCK // depth)  # rows per block: the candidates' arrays stay small
         psi = np.vstack([self._nystrom(index, X[i : i + step]) for i in range(0, X.shape[0], step)])

@@ -170,7 +170,7 @@ FITTED = {
             "scales_",
         ),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "affinity_matrix_csr_data_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "affinity_matrix_csr_indices_": {"axes": (None,), "kind": "int", "ndim": 1},
             "affinity_matrix_csr_indptr_": {"axes": (None,), "kind": "int", "ndim": 1},
