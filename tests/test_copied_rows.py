@@ -63,3 +63,21 @@ def test_lle_refuses_distinct_rows_too_few_for_its_neighbourhoods(method):
     X = np.repeat([[0.0, 1, 2, 3, 4], [1.0, 0, 1, 0, 1]], 30, axis=0)
     with pytest.raises(ValueError, match="X has 2 distinct rows .the other 58 are copies of them., too few"):
         LocallyLinearEmbedding(n_neighbors=10, method=method, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("linkage", ["ward", "complete", "average", "single"])
+@pytest.mark.parametrize("partial", [False, True])
+def test_agglomerative_clustering_keeps_the_copies_of_a_row_together(linkage, partial):
+    # three points, ten copies each, five clusters asked for: the cut split one point's
+    # copies between three clusters at random (as scikit-learn's does), without a word
+    from sklearn.neighbors import kneighbors_graph
+
+    from lowdim import AgglomerativeClustering
+
+    X = np.repeat([[0.0, 0.0], [5.0, 5.0], [10.0, 0.0]], 10, axis=0)
+    graph = {"connectivity": kneighbors_graph(X, 12), "compute_full_tree": False} if partial else {}
+    with pytest.warns(UserWarning, match=r"Number of distinct clusters \(3\) found smaller than n_clusters \(5\)"):
+        model = AgglomerativeClustering(5, linkage=linkage, **graph).fit(X)
+    assert model.n_clusters_ == 3
+    assert [len(set(model.labels_[i : i + 10])) for i in (0, 10, 20)] == [1, 1, 1]
+    assert len(set(model.labels_)) == 3

@@ -21,7 +21,7 @@ from .._params import BOOLEAN, CALLABLE, NONE, HasMethods, InstanceOf, Interval,
 from .._validation import check_precomputed
 from .._warnings import warn_user
 from ..neighbors import join_components
-from ._base import check_n_clusters, warn_constant_columns
+from ._base import check_n_clusters, warn_constant_columns, warn_found_fewer
 
 LINKAGES = {"ward": 0, "complete": 1, "average": 2, "single": 3}  # the kernels' codes for the first three
 METRICS = {"euclidean": 0, "l2": 0, "manhattan": 1, "l1": 1, "cityblock": 1, "cosine": 2}
@@ -187,6 +187,17 @@ def cut_tree(children, n_clusters):
     return node_labels(np.asarray(children, dtype=np.int64), node_label, n)
 
 
+def _clusters_apart(heights, n_clusters, n):
+    """``n_clusters``, or fewer with a warning when the merges at height 0 (copies of a
+    row) leave fewer groups: cutting one of them would split a row's copies between
+    clusters at random (scikit-learn's cut does)."""
+    apart = n - int(np.count_nonzero(np.asarray(heights)[: n - 1] == 0))
+    if apart < n_clusters:
+        warn_found_fewer(apart, n_clusters, "AgglomerativeClustering")
+        return apart
+    return n_clusters
+
+
 def _heads(parent, n):
     """Each leaf's topmost node in a partial tree, as labels 0..k-1 in node order."""
     top = np.arange(n)
@@ -244,6 +255,8 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     n_clusters_ : int
+        ``n_clusters``, or the count ``distance_threshold`` gives; fewer (with a
+        warning) when copies of rows leave fewer groups apart above height 0.
     labels_ : ndarray of int64 (n_samples,)
     n_leaves_ : int
     n_connected_components_ : int
@@ -358,13 +371,16 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         children, dist, parent, self.n_connected_components_ = self._cached_tree()(
             X, self.connectivity, self.metric, self.linkage, n_merges
         )
+        if not full and n_merges and dist[n_merges - 1] == 0:  # copies still apart: the whole tree tells how many
+            full = True
+            children, dist, parent, _ = self._cached_tree()(X, self.connectivity, self.metric, self.linkage, n - 1)
         self.children_, self.n_leaves_ = children, n
         if self.distance_threshold is not None or self.compute_distances:
             self.distances_ = dist
         if self.distance_threshold is not None:
             self.n_clusters_ = int(np.count_nonzero(dist >= self.distance_threshold)) + 1
         else:
-            self.n_clusters_ = self.n_clusters
+            self.n_clusters_ = _clusters_apart(dist, self.n_clusters, n)
         self.labels_ = cut_tree(children, self.n_clusters_) if full else _heads(parent, n)
         return self
 

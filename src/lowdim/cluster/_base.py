@@ -128,7 +128,11 @@ def merge_twin_centers(centers, labels):
 def warn_fewer_clusters(representatives, n_clusters, name):
     """Warn when fewer distinct clusters than asked for were found (duplicate points):
     ``representatives`` are the centres (rows) or, without coordinates, the labels."""
-    found = np.unique(representatives, axis=0).shape[0]
+    warn_found_fewer(np.unique(representatives, axis=0).shape[0], n_clusters, name)
+
+
+def warn_found_fewer(found, n_clusters, name):
+    """``warn_fewer_clusters`` for ``found`` distinct clusters, counted by the caller."""
     if found < n_clusters:
         warn_user(
             f"Number of distinct clusters ({found}) found smaller than n_clusters ({n_clusters}). Possibly due to "
