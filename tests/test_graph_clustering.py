@@ -71,10 +71,20 @@ def test_leiden_on_a_precomputed_umap_graph(digits):
     assert unweighted.graph_.data.max() == 1.0
 
 
-def test_graphs_with_isolated_points_are_refused():
+@pytest.mark.parametrize("cls", [Leiden, Louvain])
+def test_an_isolated_point_of_a_given_graph_is_a_community_of_its_own(cls):
+    # a graph with rows filtered out of it (scanpy's obsp after subsetting): every row
+    # keeps its label, the isolated ones each alone (they were refused)
+    pair = np.array([[0, 1], [1, 0]], dtype=float)
+    A = sp.block_diag([pair, np.zeros((1, 1)), np.ones((4, 4)) - np.eye(4), np.zeros((1, 1))]).tocsr()
+    with pytest.warns(UserWarning, match=r"2 isolated point\(s\) \(rows 2, 7\) .*each is a community of its own"):
+        labels = cls(graph="precomputed", random_state=0).fit(A).labels_
+    assert labels[0] == labels[1] and len(set(labels[3:7])) == 1
+    assert len({labels[0], labels[2], labels[3], labels[7]}) == 4
+
+
+def test_graphs_that_are_not_affinities_are_refused():
     A = sp.csr_matrix(np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=float))
-    with pytest.raises(ValueError, match=r"1 isolated point\(s\) \(rows 2\)"):
-        Leiden(graph="precomputed").fit(A)
     with pytest.raises(ValueError, match="not symmetric"):
         Louvain(graph="precomputed").fit(sp.csr_matrix(np.triu(np.ones((3, 3)))))
     with pytest.raises(ValueError, match="isolated"):

@@ -12,6 +12,7 @@ from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_affinities
+from .._warnings import warn_user
 from ..neighbors import ALGORITHMS, check_n_neighbors, find_neighbors
 from ._base import warn_constant_columns
 
@@ -58,8 +59,10 @@ def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorith
     return A.maximum(A.T).tocsr()
 
 
-def check_graph(A, name):
-    """A square, symmetric, non-negative sparse affinity with no isolated point.
+def check_graph(A, name, on_isolated="refuse"):
+    """A square, symmetric, non-negative sparse affinity without its diagonal; an
+    isolated point (no edge to another) is refused, or with ``on_isolated='warn'`` kept
+    with a warning (community detection makes it a community of its own).
 
     Examples
     --------
@@ -78,10 +81,10 @@ def check_graph(A, name):
     isolated = np.flatnonzero(np.diff(A.indptr) == 0)
     if isolated.size:
         shown = ", ".join(map(str, isolated[:5])) + (", ..." if isolated.size > 5 else "")
-        raise ValueError(
-            f"{name}: the graph has {isolated.size} isolated point(s) (rows {shown}) with no edge to another "
-            "point; drop them, or build the graph with more neighbours."
-        )
+        what = f"{name}: the graph has {isolated.size} isolated point(s) (rows {shown}) with no edge to another point"
+        if on_isolated == "refuse":
+            raise ValueError(f"{what}; drop them, or build the graph with more neighbours.")
+        warn_user(f"{what}: each is a community of its own.", UserWarning)
     return A
 
 
@@ -116,7 +119,7 @@ class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         name = type(self).__name__
         if self.graph == "precomputed":
             X = self._validate_input(X, reset=True, accept_sparse=True)
-            A = check_graph(X, name)
+            A = check_graph(X, name, on_isolated="warn")
         else:
             X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)
             warn_constant_columns(X, name)
