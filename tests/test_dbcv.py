@@ -28,6 +28,27 @@ def test_the_packages_values_overall_and_per_cluster(case):
     np.testing.assert_allclose(per_cluster, theirs_per_cluster, atol=1e-12)
 
 
+def test_a_cluster_of_copies_scores_as_the_package_scores_it():
+    # copies of one row sit at one point: as dense as can be (the package's 0.9803...);
+    # the score was NaN
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.2, (20, 2)), np.repeat([[5.0, 5.0]], 20, axis=0)])
+    y = np.repeat([0, 1], 20)
+    ours, per_cluster = dbcv_score(X, y, per_cluster=True)
+    assert ours == pytest.approx(validity_index(X, y), abs=1e-12) and per_cluster[1] == 1.0
+
+
+def test_degenerate_clusters_score_0_never_nan():
+    # a cluster of one point has no density to validate (the package fails on it), and
+    # clusters that all sit at one point are not apart: both were NaN
+    X, y = make_blobs(41, centers=[[0, 0], [6, 6]], cluster_std=0.3, random_state=0)
+    X[-1], y[-1] = [20.0, 20.0], 2
+    total, per_cluster = dbcv_score(X, y, per_cluster=True)
+    assert per_cluster[2] == 0.0 and np.isfinite(total) and total > 0.8
+    assert dbcv_score(np.zeros((30, 2)), np.arange(30) % 3, per_cluster=True)[1].tolist() == [0.0, 0.0, 0.0]
+    assert dbcv_score(X, np.arange(41)) == 0.0  # every point alone
+
+
 def test_moons_beat_a_straight_cut_that_the_silhouette_prefers():
     M, truth = make_moons(400, noise=0.05, random_state=0)
     cut = (M[:, 0] > 0.5).astype(int)
@@ -43,3 +64,7 @@ def test_precomputed_distances_and_bad_input():
         dbcv_score(D, y, metric="precomputed")
     with pytest.raises(ValueError, match=r"hold 1 cluster\(s\)"):
         dbcv_score(X, np.zeros(120, int))
+    with pytest.raises(ValueError, match="contains NaN at row 1, column 1"):  # it was a silent NaN score
+        dbcv_score(np.where(np.arange(240).reshape(120, 2) == 3, np.nan, X), y)
+    with pytest.raises(ValueError, match=r"one label per row of X \(120\); got labels of shape \(119,\)"):
+        dbcv_score(X, y[1:])

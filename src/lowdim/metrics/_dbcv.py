@@ -4,19 +4,21 @@
 
 import numpy as np
 
+from .._validation import check_array
 from ..linalg import pairwise_distances
 
 
 def _core_distances(D, d):
     """All-points core distance of each member: the (-d)-power mean of its distances to
-    the other members, ``(sum_x (1 / d(o, x))^d / (n - 1))^(-1/d)``."""
+    the other members, ``(sum_x (1 / d(o, x))^d / (n - 1))^(-1/d)``; 0 for a member with
+    no other at a positive distance (a cluster of copies of one row sits at one point)."""
     n = D.shape[0]
     with np.errstate(divide="ignore"):
         inverse = np.where(D > 0, D, np.inf) ** (-float(d))  # a duplicate adds nothing
     np.fill_diagonal(inverse, 0.0)
     mean = inverse.sum(axis=1) / max(n - 1, 1)
     with np.errstate(divide="ignore"):
-        return np.where(mean > 0, mean ** (-1.0 / d), np.inf)
+        return np.where(mean > 0, mean ** (-1.0 / d), 0.0)
 
 
 def _internal(D, core):
@@ -62,7 +64,9 @@ def dbcv_score(X, labels, *, metric="euclidean", d=None, per_cluster=False):
     nodes) and its *separation* (smallest mutual reachability between its internal nodes
     and another cluster's); the cluster scores ``(separation - sparseness) /
     max(separation, sparseness)``, and DBCV is the size-weighted mean over all points,
-    noise (-1) included with weight and score 0.
+    noise (-1) included with weight and score 0. A cluster of one point scores 0 too; a
+    cluster of copies of one row is as dense as can be (core distances and sparseness
+    0); clusters that all sit at one point are not apart (0).
 
     Parameters
     ----------
@@ -90,7 +94,9 @@ def dbcv_score(X, labels, *, metric="euclidean", d=None, per_cluster=False):
     True
     """
     labels = np.asarray(labels)
-    X = np.asarray(X, dtype=np.float64)
+    X = np.asarray(check_array(X, estimator_name="dbcv_score"), dtype=np.float64)
+    if labels.shape != (X.shape[0],):
+        raise ValueError(f"dbcv_score needs one label per row of X ({X.shape[0]}); got labels of shape {labels.shape}.")
     if metric == "precomputed" and d is None:
         raise ValueError("dbcv_score with metric='precomputed' needs d, the dimension of the data; pass d=.")
     d = X.shape[1] if d is None else d
@@ -112,6 +118,9 @@ def dbcv_score(X, labels, *, metric="euclidean", d=None, per_cluster=False):
         sparseness.append(sparse)
     separation = _separations(members, internal, cores, distances)
     sparseness = np.array(sparseness)
-    scores = (separation - sparseness) / np.maximum(separation, sparseness)
+    larger = np.maximum(separation, sparseness)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = np.where(larger > 0, (separation - sparseness) / larger, 0.0)  # 0: clusters at one point
+    scores[[rows.size == 1 for rows in members]] = 0.0  # one point has no density to validate, as noise
     total = float(sum(rows.size * s for rows, s in zip(members, scores)) / labels.size)
     return (total, scores) if per_cluster else total
