@@ -152,6 +152,26 @@ def test_a_parameter_the_method_asks_to_change_is_named_as_the_option_that_sets_
     assert f"On the command line: {option}." in err and err.count("error:") == 1
 
 
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        # explore's maps are 2-D, its -k is the number of clusters and its --param takes METHOD.NAME
+        (["explore", "--methods", "pca"], "--methods without pca (the maps are 2-D)"),
+        (["explore", "--methods", "trimap"], "--param trimap.n_inliers=VALUE"),
+        (["cluster", "--on", "pca"], "another --on method than pca (the map is 2-D)"),
+    ],
+)
+def test_the_option_named_is_one_this_command_has(tmp_path, capsys, argv, option):
+    # the fix said "-k N" (the number of clusters there) and "--param perplexity=VALUE",
+    # which explore refuses and cluster gives to the clustering
+    path = tmp_path / "three.csv"
+    path.write_text("a\n1\n2\n4\n")
+    output = str(tmp_path / ("e.html" if argv[0] == "explore" else "c.csv"))
+    assert main([argv[0], str(path), *argv[1:], "-o", output]) == 2
+    err = capsys.readouterr().err
+    assert f"On the command line: {option}." in err and "-k N" not in err
+
+
 def test_method_names_are_taken_as_users_write_them(tmp_path, capsys):
     """UMAP, t-SNE, KMeans, kernel_pca: the registry's names whatever the case, separators or class name."""
     out = tmp_path / "m.csv"

@@ -150,7 +150,9 @@ def _embedded(args, X, say, columns=(None, ())):
 
     method = lookup(args.on, EMBEDDINGS)
     estimator = build(args.on, argparse_namespace(args, n_components=2, param=[]), EMBEDDINGS)
-    Z, seconds = fit_method(args.on, method, estimator, X, None, args, columns=columns, say=say)
+    # the map is 2-D with the method's defaults: no option of this command sets its size or parameters
+    fixed = (f"another --on method than {args.on} (the map is 2-D)", None)
+    Z, seconds = fit_method(args.on, method, estimator, X, None, args, columns=columns, say=say, options=fixed)
     say(f"{args.on}: embedded {X.shape[0]} rows in 2-D in {seconds:.1f} s; clustering the embedding")
     return Z, estimator
 

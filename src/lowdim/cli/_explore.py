@@ -103,7 +103,15 @@ def _maps(args, X, labels, methods, say, columns=(None, ())):
             say(f"  skipped {name}: it compares numbers, and the table has category columns")
             continue
         maps[name], seconds[name] = fit_method(
-            name, lookup(name, EMBEDDINGS), estimator, X, labels, args, columns=columns, say=say
+            name,
+            lookup(name, EMBEDDINGS),
+            estimator,
+            X,
+            labels,
+            args,
+            columns=columns,
+            say=say,
+            options=(f"--methods without {name} (the maps are 2-D)", f"{name}."),
         )
         say(f"  {name:<10} {seconds[name]:.1f} s")
     return maps, seconds, params
@@ -123,7 +131,9 @@ def _clusters(args, X, maps, params, say):
         seed=args.seed,
         table=CLUSTERINGS,
     )
-    labels, seconds = fit_method(name, method, estimator, data, None, args, output="labels")
+    labels, seconds = fit_method(
+        name, method, estimator, data, None, args, output="labels", options=("-k N", f"{name}.")
+    )
     labels = np.asarray(labels, dtype=np.int64)
     say(f"  {name}: {int(labels.max()) + 1} clusters, {int((labels < 0).sum())} noise points, {seconds:.1f} s")
     return labels

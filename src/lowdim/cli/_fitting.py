@@ -124,10 +124,13 @@ def _set_gower(name, estimator, kinds, columns, say):
     return True
 
 
-def fit_method(name, method, estimator, X, labels, args, *, output="transform", columns=(None, ()), say=None):
+def fit_method(
+    name, method, estimator, X, labels, args, *, output="transform", columns=(None, ()), say=None, options=("-k N", "")
+):
     """Fit with a progress bar; supervised methods get the labels; a table with
     category columns (``columns``: their kinds and names) is compared by Gower's
-    distance (``use_gower``).
+    distance (``use_gower``). ``options``: how this command sets the method's size and
+    parameters, for the fix a refusal names (``cli_options``).
 
     Returns ``(output, seconds)``: the embedding, or the cluster labels with
     ``output='labels'``."""
@@ -141,7 +144,7 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform", 
     params = estimator.get_params()
     check_memory(name, X, params.get(method.size) or 2, params)
     start = time.perf_counter()
-    with progress(estimator, args, name), _options_named(estimator, method):
+    with progress(estimator, args, name), _options_named(estimator, method, options):
         if output == "labels":
             out = fit_labels(estimator, X)
         elif method.supervised:
@@ -152,20 +155,23 @@ def fit_method(name, method, estimator, X, labels, args, *, output="transform", 
 
 
 @contextmanager
-def _options_named(estimator, method):
+def _options_named(estimator, method, options):
     """An estimator's refusal names the parameter to change ("lower perplexity"); on the
     command line that is ``-k`` or ``--param NAME=VALUE``, said after the message."""
     try:
         yield
     except ValueError as exc:
-        options = cli_options(str(exc), estimator.get_params(), method.size)
-        if not options:
+        named = cli_options(str(exc), estimator.get_params(), method.size, *options)
+        if not named:
             raise
-        raise UsageError(f"{exc} On the command line: {', '.join(options)}.") from exc
+        raise UsageError(f"{exc} On the command line: {', '.join(named)}.") from exc
 
 
-def cli_options(message, params, size):
-    """The command-line options that set the parameters ``message`` asks to change.
+def cli_options(message, params, size, size_option="-k N", prefix=""):
+    """The command-line options that set the parameters ``message`` asks to change:
+    ``size_option`` for the method's size (None where no option helps),
+    ``--param {prefix}NAME=VALUE`` for the others (a prefix of None: the command sets
+    none of them).
 
     Examples
     --------
@@ -173,12 +179,17 @@ def cli_options(message, params, size):
     ['--param perplexity=VALUE']
     >>> cli_options("n_components=3 > 2 features; lower n_components.", {"n_components": 3}, "n_components")
     ['-k N']
+    >>> cli_options("lower perplexity or n_components.", {"perplexity": 30.0}, "n_components", None, "tsne.")
+    ['--param tsne.perplexity=VALUE']
     """
     import re
 
     asked = re.findall(r"\b(?:lower|raise|increase|decrease|reduce|set|pass)\s+(?:the\s+)?(\w+)", message)
     named = [name for name in dict.fromkeys(asked) if name in params]
-    return ["-k N" if name == size else f"--param {name}=VALUE" for name in named]
+    found = [
+        size_option if name == size else None if prefix is None else f"--param {prefix}{name}=VALUE" for name in named
+    ]
+    return [option for option in found if option is not None]
 
 
 def check_memory(name, X, n_components, params, table=None):
