@@ -51,6 +51,9 @@ def syrk_upper(A, *, gram_of_rows=False):
 
 
 SPLIT_WORK = 5e7  # multiply-adds per core from which the product is split (below, threads cost more than they save)
+# a product below both starts no BLAS thread (OpenBLAS's thresholds: 4 x 65,536 multiply-adds for
+# gemm, 10,000 entries for syrk), so a tiny table's Gram skips the thread limit's cost
+ONE_THREAD_WORK, ONE_THREAD_SIZE = 2**16, 4096
 GROUP_ROWS = 32  # rows summed in the input's dtype before the float64 sum (``column_sums``)
 
 
@@ -182,6 +185,8 @@ def _product_pieces(A, sum_columns, to_float64):
         return gram, (sum_columns(block) if sum_columns is not None else None)
 
     n, d = A.shape
+    if n * d < ONE_THREAD_SIZE and n * d * d < ONE_THREAD_WORK:  # BLAS runs it on the calling thread: no limit
+        return [piece(A)]
     parts = max(1, min(blas_threads(), cores(), n, int(n * d * d // SPLIT_WORK)))
     edges = np.linspace(0, n, parts + 1).astype(int)
     with blas_limit(1):  # numpy's BLAS threads never start, so none is left spinning
