@@ -4,7 +4,7 @@
 #   scripts/bench.sh pca [CASE ...] [--repeats N]     # benchmarks/bench_pca.py
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-name="${1:?usage: scripts/bench.sh pca|linear|cluster|density|manifold|embed|disconnected|graph|defaults|dask|choices|memory|scale|explore|coldstart|peer|mixed|singlecell|neural [args]}"
+name="${1:?usage: scripts/bench.sh pca|linear|cluster|density|manifold|embed|disconnected|graph|defaults|dask|choices|memory|scale|explore|coldstart|peer|mixed|singlecell|neural|awkward [args]}"
 shift
 script="$root/benchmarks/bench_$name.py"
 [ -f "$script" ] || { echo "no benchmark $script" >&2; exit 2; }

@@ -1,0 +1,212 @@
+"""The awkward shapes users bring, against the reference libraries in the same run.
+
+'tiny': the small tables of teaching and first tries (iris 150 x 4, wine 178 x 13
+standardised), one call at a time as an interactive user makes them: PCA(2), KMeans(3),
+HDBSCAN(min_cluster_size=5) against scikit-learn, UMAP against umap-learn, TSNE against
+openTSNE, all with their defaults. Warm (one untimed call each), then calls alternate;
+medians of ``repeats * 7`` calls. Quality: PCA's explained variance, k-means' inertia,
+HDBSCAN's ARI between the two libraries, the maps' trustworthiness (10 neighbours).
+
+'copies': 20,000 Fashion-MNIST training images (PCA-50 scores) with the first 2,000 of
+them repeated 5 more times each (30,000 rows, a third of them copies: a cell barcode
+read twice, a stuck sensor, a table joined twice). UMAP against umap-learn, TSNE against
+openTSNE (both 2 threads), KMeans(10) against scikit-learn (k-means++, one start each),
+HDBSCAN(min_cluster_size=50) against the hdbscan package. Quality: maps, the 10-NN
+accuracy of the classes (80/20 split) and the copies' spread (the 99th percentile over
+the 2,000 groups of the largest distance of a copy from its group's mean, as a share
+of the map's extent: 0 is every copy on its row); clusterings, the ARI against the
+classes and the share of copy groups split between clusters (noise included).
+Warm-up on the first 5,000 rows, then runs alternate; medians.
+Run:  scripts/bench.sh awkward [CASE ...] [--repeats 3]
+"""
+
+import os
+import statistics
+import sys
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+import _data  # noqa: E402
+from bench_pca import compare, row, run_cli  # noqa: E402
+
+warnings.filterwarnings("ignore")
+N_DISTINCT, N_COPIED, EXTRA_COPIES = 20_000, 2_000, 5
+
+
+def _tiny_tables():
+    from sklearn.datasets import load_iris, load_wine
+
+    wine = load_wine().data
+    return {"iris": load_iris().data, "wine": (wine - wine.mean(0)) / wine.std(0)}
+
+
+def _trust(X, Y):
+    from lowdim.metrics import trustworthiness
+
+    return trustworthiness(X, np.asarray(Y), n_neighbors=10)
+
+
+def _tiny_pairs():
+    """name -> (lowdim call, reference call, quality(ours, theirs, X) text)."""
+    import hdbscan  # noqa: F401 - imported once, outside the timed calls
+    import openTSNE
+    import sklearn.cluster as skc
+    import sklearn.decomposition as skd
+    import umap
+
+    import lowdim
+    from lowdim.metrics import adjusted_rand_score
+
+    return {
+        "PCA(2)": (
+            lambda X: lowdim.PCA(2).fit(X),
+            lambda X: skd.PCA(2).fit(X),
+            lambda a, b, X: (
+                f"explained variance {a.explained_variance_.sum():.6g} vs {b.explained_variance_.sum():.6g}"
+            ),
+        ),
+        "KMeans(3)": (
+            lambda X: lowdim.KMeans(3, random_state=0).fit(X),
+            lambda X: skc.KMeans(3, random_state=0).fit(X),
+            lambda a, b, X: f"inertia {a.inertia_:.6g} vs {b.inertia_:.6g}",
+        ),
+        "HDBSCAN": (
+            lambda X: lowdim.HDBSCAN(min_cluster_size=5).fit(X),
+            lambda X: skc.HDBSCAN(min_cluster_size=5).fit(X),
+            lambda a, b, X: f"ARI between them {adjusted_rand_score(a.labels_, b.labels_):.4f}",
+        ),
+        "UMAP": (
+            lambda X: lowdim.UMAP(random_state=0).fit_transform(X),
+            lambda X: umap.UMAP(random_state=0).fit_transform(X),
+            lambda a, b, X: f"trustworthiness {_trust(X, a):.4f} vs {_trust(X, b):.4f}",
+        ),
+        "TSNE": (
+            lambda X: lowdim.TSNE(random_state=0).fit_transform(X),
+            lambda X: openTSNE.TSNE(random_state=0, n_jobs=2).fit(X),
+            lambda a, b, X: f"trustworthiness {_trust(X, a):.4f} vs {_trust(X, b):.4f}",
+        ),
+    }
+
+
+def case_tiny(repeats):
+    rows = []
+    for table, X in _tiny_tables().items():
+        for name, (ours, theirs, quality) in _tiny_pairs().items():
+            t_o, t_t, a, b, runs_o, runs_t = compare(
+                lambda ours=ours, X=X: ours(X), lambda theirs=theirs, X=X: theirs(X), repeats * 7
+            )
+            reference = {"UMAP": "umap-learn", "TSNE": "openTSNE"}.get(name, "scikit-learn")
+            case = f"{name}, {table} {X.shape[0]} x {X.shape[1]} (against {reference}; ms)"
+            in_ms = ([1e3 * t for t in runs_o], [1e3 * t for t in runs_t])
+            rows.append(row(case, 1e3 * t_o, 1e3 * t_t, quality(a, b, X), 1.0, True, in_ms))
+    return rows
+
+
+def copied_rows():
+    """(rows, classes, group of each row: the copied row's index, -1 for the others)."""
+    from lowdim import PCA
+
+    images, labels = _data.fashion_mnist()[:N_DISTINCT], _data.fashion_mnist_labels()[:N_DISTINCT]
+    X = PCA(50, random_state=0).fit_transform(images)
+    copied = np.tile(np.arange(N_COPIED), EXTRA_COPIES)
+    group = np.r_[np.where(np.arange(N_DISTINCT) < N_COPIED, np.arange(N_DISTINCT), -1), copied]
+    return np.r_[X, X[copied]], np.r_[labels, labels[copied]], group
+
+
+def _spread(Y, group):
+    """99th percentile over the copy groups of a copy's largest distance from its group's
+    mean, as a share of the map's extent."""
+    Y = np.asarray(Y, dtype=np.float64)
+    keep = group >= 0
+    ids, Yg = group[keep], Y[keep]
+    means = np.zeros((N_COPIED, Y.shape[1]))
+    np.add.at(means, ids, Yg)
+    means /= np.bincount(ids, minlength=N_COPIED)[:, None]
+    far = np.zeros(N_COPIED)
+    np.maximum.at(far, ids, np.linalg.norm(Yg - means[ids], axis=1))
+    return float(np.percentile(far, 99) / np.ptp(Y, axis=0).max())
+
+
+def _split(labels, group):
+    """Share of the copy groups whose rows are not all in one cluster."""
+    keep = group >= 0
+    ids, lab = group[keep], np.asarray(labels)[keep]
+    lowest = np.full(N_COPIED, np.iinfo(np.int64).max)
+    highest = np.full(N_COPIED, np.iinfo(np.int64).min)
+    np.minimum.at(lowest, ids, lab)
+    np.maximum.at(highest, ids, lab)
+    return float(np.mean(lowest != highest))
+
+
+def _copies_pairs():
+    import hdbscan
+    import openTSNE
+    import sklearn.cluster as skc
+    import umap
+
+    import lowdim
+
+    return {
+        "UMAP": (
+            "umap-learn",
+            lambda X: lowdim.UMAP(random_state=0, n_jobs=2).fit_transform(X),
+            lambda X: umap.UMAP(n_jobs=2).fit_transform(X),
+        ),
+        "TSNE": (
+            "openTSNE",
+            lambda X: lowdim.TSNE(random_state=0, n_jobs=2).fit_transform(X),
+            lambda X: np.asarray(openTSNE.TSNE(random_state=0, n_jobs=2).fit(X)),
+        ),
+        "KMeans(10)": (
+            "scikit-learn",
+            lambda X: lowdim.KMeans(10, n_init=1, random_state=0).fit(X).labels_,
+            lambda X: skc.KMeans(10, n_init=1, random_state=0).fit(X).labels_,
+        ),
+        "HDBSCAN(min_cluster_size=50)": (
+            "hdbscan",
+            lambda X: lowdim.HDBSCAN(min_cluster_size=50).fit(X).labels_,
+            lambda X: hdbscan.HDBSCAN(min_cluster_size=50, core_dist_n_jobs=2).fit(X).labels_,
+        ),
+    }
+
+
+def case_copies(repeats):
+    from lowdim.metrics import adjusted_rand_score, knn_accuracy
+
+    X, y, group = copied_rows()
+    rows = []
+    for name, (reference, ours, theirs) in _copies_pairs().items():
+        ours(X[:5000]), theirs(X[:5000])  # kernels compiled or loaded, threads started
+        t_o, t_t, a, b, runs_o, runs_t = compare(
+            lambda ours=ours: ours(X), lambda theirs=theirs: theirs(X), repeats, warm_up=False
+        )
+        if np.asarray(a).ndim == 2:
+            acc = [knn_accuracy(np.asarray(Y, dtype=np.float64), y, n_neighbors=10, random_state=0) for Y in (a, b)]
+            quality = (
+                f"10-NN accuracy {acc[0]:.4f} vs {acc[1]:.4f}; copies' spread {_spread(a, group):.4f} vs "
+                f"{_spread(b, group):.4f} of the extent"
+            )
+        else:
+            ari = [adjusted_rand_score(y, labels) for labels in (a, b)]
+            quality = (
+                f"ARI {ari[0]:.4f} vs {ari[1]:.4f}; copy groups split {_split(a, group):.4f} vs {_split(b, group):.4f}"
+            )
+        case = f"{name}, 30,000 x 50 with 10,000 copies of 2,000 rows (against {reference})"
+        rows.append(row(case, t_o, t_t, quality, 1.0, True, (runs_o, runs_t)))
+        print(
+            f"  {case}: {statistics.median(runs_o):.2f} s vs {statistics.median(runs_t):.2f} s; {quality}", flush=True
+        )
+    return rows
+
+
+CASES = {"tiny": case_tiny, "copies": case_copies}
+
+
+def main(argv=None):
+    run_cli(CASES, __doc__, argv)
+
+
+if __name__ == "__main__":
+    main()
