@@ -76,6 +76,25 @@ def test_umap_and_leiden_read_the_stored_graph_without_searching_again(cells, mo
     assert adjusted_rand_score(kind, adata.obs["leiden"].astype(int).to_numpy()) > 0.9
 
 
+def test_a_subset_of_the_cells_gets_its_own_graph_not_the_fewest_neighbours_left(cells):
+    # adata[keep] keeps obsp's rows and columns of the kept cells: cells lose neighbours,
+    # and the map was built from as many as the poorest cell kept (here 3 instead of 14)
+    adata, kind = cells
+    la.pca(adata, n_comps=20)
+    la.neighbors(adata, n_neighbors=15)
+    subset = adata[np.random.default_rng(0).random(300) < 0.6].copy()
+    fewest = int((subset.obsp["distances"].getnnz(axis=1)).min())
+    assert fewest < 14
+    with pytest.warns(
+        UserWarning, match=rf"describes 14 neighbours per cell, but \d+ cells hold fewer .*fewest: {fewest}"
+    ):
+        la.umap(subset)
+    fresh = subset.copy()
+    la.neighbors(fresh, n_neighbors=15)
+    la.umap(fresh)
+    np.testing.assert_array_equal(subset.obsm["X_umap"], fresh.obsm["X_umap"])
+
+
 def test_every_result_survives_an_h5ad_round_trip(cells, tmp_path):
     adata, kind = cells
     la.pca(adata, n_comps=10)

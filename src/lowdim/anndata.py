@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._validation import is_anndata
+from ._warnings import warn_user
 
 __all__ = ["hdbscan", "kmeans", "leiden", "louvain", "neighbors", "pacmap", "pca", "tsne", "umap"]
 
@@ -177,13 +178,31 @@ def _graph(adata, neighbors_key, caller):
 
 def _stored_knn(adata, neighbors_key, caller):
     """The stored graph as a ``NeighborGraph`` (each cell's stored neighbours, nearest
-    first) and its parameters: the methods that read it search nothing again."""
+    first) and its parameters: the methods that read it search nothing again, unless
+    cells hold fewer neighbours than the graph was built with (``adata`` is a subset of
+    the cells it was built on): then the graph is searched again, with a warning."""
     from .neighbors import NeighborGraph, stored_smallest
 
     distances, _, params = _graph(adata, neighbors_key, caller)
-    k = int(distances.getnnz(axis=1).min())
-    dist, idx = stored_smallest(sp.csr_matrix(distances), k)
+    distances = sp.csr_matrix(distances)
+    rows = np.repeat(np.arange(distances.shape[0]), np.diff(distances.indptr))
+    stored_self = np.bincount(rows[distances.indices == rows], minlength=distances.shape[0])
+    counts = distances.getnnz(axis=1) - stored_self  # a cell's own stored distance is no neighbour
+    # older files (scanpy's bundled pbmc68k_reduced) hold the count as a 1-element array
+    given = np.ravel(params.get("n_neighbors", []))
+    built = int(given[0]) - 1 if given.size else int(counts.max(initial=0))
     metric = params.get("metric", "euclidean")
+    if counts.size and counts.min() < built:
+        short = int(np.count_nonzero(counts < built))
+        warn_user(
+            f"{caller}: uns[{neighbors_key or 'neighbors'!r}] describes {built} neighbours per cell, but {short} cells "
+            f"hold fewer in obsp (the fewest: {int(counts.min())}), as when cells are taken out after the graph "
+            "is built; the graph is searched again for this map. Run neighbors on this AnnData to store it.",
+            UserWarning,
+        )
+        data, _ = _representation(adata, params.get("use_rep"), params.get("n_pcs"))
+        return NeighborGraph.build(data, built, metric=metric), params
+    dist, idx = stored_smallest(distances, built)
     return NeighborGraph(idx, dist, metric=metric, algorithm="stored in obsp"), params
 
 
