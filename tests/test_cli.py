@@ -155,8 +155,7 @@ def test_a_parameter_the_method_asks_to_change_is_named_as_the_option_that_sets_
 @pytest.mark.parametrize(
     "argv, option",
     [
-        # explore's maps are 2-D, its -k is the number of clusters and its --param takes METHOD.NAME
-        (["explore", "--methods", "pca"], "--methods without pca (the maps are 2-D)"),
+        # explore's -k is the number of clusters and its --param takes METHOD.NAME
         (["explore", "--methods", "trimap"], "--param trimap.n_inliers=VALUE"),
         (["cluster", "--on", "pca"], "another --on method than pca (the map is 2-D)"),
     ],
@@ -165,7 +164,7 @@ def test_the_option_named_is_one_this_command_has(tmp_path, capsys, argv, option
     # the fix said "-k N" (the number of clusters there) and "--param perplexity=VALUE",
     # which explore refuses and cluster gives to the clustering
     path = tmp_path / "three.csv"
-    path.write_text("a\n1\n2\n4\n")
+    path.write_text("a,b\n1,2\n2,3\n4,1\n" if argv[0] == "explore" else "a\n1\n2\n4\n")
     output = str(tmp_path / ("e.html" if argv[0] == "explore" else "c.csv"))
     assert main([argv[0], str(path), *argv[1:], "-o", output]) == 2
     err = capsys.readouterr().err
@@ -249,3 +248,14 @@ def test_rows_without_a_label_are_no_class_of_their_own(tmp_path, capsys):
     assert main(argv) == 0
     assert lowdim.load(model).classes_.tolist() == ["u", "v"]
     assert len((tmp_path / "e.csv").read_text().splitlines()) == 61  # every row placed, labelled or not
+
+
+@pytest.mark.parametrize("command", ["report", "explore"])
+def test_a_table_of_one_column_is_refused_by_the_commands_that_map_it(tmp_path, capsys, command):
+    # PCA failed with "lower n_components", an option neither command has
+    path = tmp_path / "one.csv"
+    path.write_text("height\n" + "\n".join(str(v) for v in range(1, 41)) + "\n")
+    assert main([command, str(path), "-o", str(tmp_path / "page.html")]) == 2
+    err = capsys.readouterr().err
+    assert "the table to map has 1 column ('height')" in err and "nothing to reduce" in err
+    assert not (tmp_path / "page.html").exists()

@@ -375,6 +375,17 @@ def label_name(args):
     return column if column and not column.isdigit() else "label"
 
 
+def require_columns(X, names, source, what):
+    """Refuse a table of one column for a command whose maps are 2-D: there is nothing
+    to reduce (PCA failed with "lower n_components", an option the command lacks)."""
+    if X.shape[1] < 2:
+        shown = f" ({names[0]!r})" if names is not None and len(names) == 1 else ""  # not a column --pca replaced
+        raise UsageError(
+            f"{source}: the table to map has {X.shape[1]} column{shown}; {what} shows 2-D maps of tables of 2 or "
+            "more columns, and a single column is its own 1-D map: there is nothing to reduce."
+        )
+
+
 def check_outputs(args, *paths, tables=(), figures=(), pages=()):
     """Before any work: refuse two outputs naming one file, existing files (without
     --overwrite), formats that cannot be written (``tables``: .csv .parquet .npy .h5ad;

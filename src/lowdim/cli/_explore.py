@@ -18,6 +18,7 @@ from ._common import (
     method_names,
     positive_int,
     read_data,
+    require_columns,
 )
 from ._pipeline import prepare_data
 
@@ -149,6 +150,7 @@ def run(args, say):
     shape = image_shape(args, raw.shape[1])
     columns = hover_columns(args, raw, names, levels, dates)
     X, _, _ = prepare_data(raw, names, args, say, kinds)
+    require_columns(X, names, args.dataset or args.input, "the interactive map")
     maps, seconds, params = _maps(args, X, labels, methods, say, (kinds, names))
     clusters = _clusters(args, X, maps, params, say) if args.cluster else None
     page = explore(

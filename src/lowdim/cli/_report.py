@@ -14,6 +14,7 @@ from ._common import (
     method_names,
     positive_int,
     read_data,
+    require_columns,
     require_plotting,
 )
 from ._fitting import check_memory, progress, use_gower
@@ -147,6 +148,7 @@ def run(args, say):
     raw, names, labels, _, (kinds, levels, dates) = read_data(args, say)
     columns = hover_columns(args, raw, names, levels, dates)
     X, _, _ = prepare_data(raw, names, args, say, kinds)
+    require_columns(X, names, args.dataset or args.input, "the report")
     table = None
     if kinds and any(k != "numeric" for k in kinds):
         table = (kinds, names)
