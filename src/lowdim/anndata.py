@@ -178,32 +178,59 @@ def _graph(adata, neighbors_key, caller):
 
 def _stored_knn(adata, neighbors_key, caller):
     """The stored graph as a ``NeighborGraph`` (each cell's stored neighbours, nearest
-    first) and its parameters: the methods that read it search nothing again, unless
-    cells hold fewer neighbours than the graph was built with (``adata`` is a subset of
-    the cells it was built on): then the graph is searched again, with a warning."""
+    first) and its parameters: the methods that read it search nothing again. Cells that
+    hold fewer neighbours than the graph was built with (a search that listed a cell
+    among its own neighbours, next to a copy of it) are searched exactly; when many do
+    (``adata`` is a subset of the cells the graph was built on), the whole graph is
+    searched again, with a warning."""
     from .neighbors import NeighborGraph, stored_smallest
 
     distances, _, params = _graph(adata, neighbors_key, caller)
     distances = sp.csr_matrix(distances)
-    rows = np.repeat(np.arange(distances.shape[0]), np.diff(distances.indptr))
-    stored_self = np.bincount(rows[distances.indices == rows], minlength=distances.shape[0])
-    counts = distances.getnnz(axis=1) - stored_self  # a cell's own stored distance is no neighbour
+    n = distances.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(distances.indptr))
+    counts = distances.getnnz(axis=1) - np.bincount(rows[distances.indices == rows], minlength=n)  # self: none
     # older files (scanpy's bundled pbmc68k_reduced) hold the count as a 1-element array
     given = np.ravel(params.get("n_neighbors", []))
     built = int(given[0]) - 1 if given.size else int(counts.max(initial=0))
     metric = params.get("metric", "euclidean")
-    if counts.size and counts.min() < built:
-        short = int(np.count_nonzero(counts < built))
-        warn_user(
-            f"{caller}: uns[{neighbors_key or 'neighbors'!r}] describes {built} neighbours per cell, but {short} cells "
-            f"hold fewer in obsp (the fewest: {int(counts.min())}), as when cells are taken out after the graph "
-            "is built; the graph is searched again for this map. Run neighbors on this AnnData to store it.",
-            UserWarning,
-        )
+    short = np.flatnonzero(counts < built)
+    if short.size:
         data, _ = _representation(adata, params.get("use_rep"), params.get("n_pcs"))
-        return NeighborGraph.build(data, built, metric=metric), params
+        if short.size > max(SHORT_ROWS_SEARCHED, n // 100) or built >= n:
+            warn_user(
+                f"{caller}: uns[{neighbors_key or 'neighbors'!r}] describes {built} neighbours per cell, but "
+                f"{short.size} cells hold fewer in obsp (the fewest: {int(counts.min())}), as when cells are taken "
+                "out after the graph is built; the graph is searched again for this map. Run neighbors on this "
+                "AnnData to store it.",
+                UserWarning,
+            )
+            return NeighborGraph.build(data, built, metric=metric), params
+        distances = _with_rows_searched(distances, rows, short, data, metric, built)
     dist, idx = stored_smallest(distances, built)
     return NeighborGraph(idx, dist, metric=metric, algorithm="stored in obsp"), params
+
+
+SHORT_ROWS_SEARCHED = 1000  # cells short of neighbours searched exactly; beyond (and 1 %), the whole graph
+
+
+def _with_rows_searched(distances, rows, short, data, metric, k):
+    """``distances`` with the rows ``short`` replaced by their ``k`` nearest other cells
+    in ``data``, found exactly."""
+    from .neighbors import make_index
+
+    n = distances.shape[0]
+    found_d, found_i = make_index("exact", metric, n).build(data).query(data[short], k + 1)
+    own = found_i == short[:, None]
+    keep = ~own & (np.cumsum(~own, axis=1) <= k)  # the k nearest that are not the cell itself
+    kept = ~np.isin(rows, short)
+    return sp.csr_matrix(
+        (
+            np.r_[distances.data[kept], found_d[keep]],
+            (np.r_[rows[kept], np.repeat(short, k)], np.r_[distances.indices[kept], found_i[keep]]),
+        ),
+        shape=distances.shape,
+    )
 
 
 def umap(
