@@ -186,10 +186,9 @@ def cli_options(message, params, size, size_option="-k N", prefix=""):
 
     asked = re.findall(r"\b(?:lower|raise|increase|decrease|reduce|set|pass)\s+(?:the\s+)?(\w+)", message)
     named = [name for name in dict.fromkeys(asked) if name in params]
-    found = [
-        size_option if name == size else None if prefix is None else f"--param {prefix}{name}=VALUE" for name in named
-    ]
-    return [option for option in found if option is not None]
+    sized = [size_option] if size in named and size_option is not None else []
+    others = [] if prefix is None else [f"--param {prefix}{name}=VALUE" for name in named if name != size]
+    return sized + others
 
 
 def check_memory(name, X, n_components, params, table=None):
