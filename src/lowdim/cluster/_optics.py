@@ -154,7 +154,8 @@ def _distance_matrix(X, metric, params):
     D = np.empty((n, n))
     for start, stop, block in distance_blocks(X, X, metric, metric_params=params, pairwise=pairwise):
         D[start:stop] = np.asarray(block.toarray() if sp.issparse(block) else block)
-    D[np.isnan(D)] = np.inf  # Gower's distance of two rows that share no column: they never reach each other
+    if metric == "gower":  # two rows that share no column (NaN) never reach each other
+        D[np.isnan(D)] = np.inf
     np.fill_diagonal(D, 0)
     return D
 

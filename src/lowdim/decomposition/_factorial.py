@@ -15,6 +15,7 @@ from .._validation import check_array, check_sample_count
 from .._warnings import warn_user
 from ..linalg import flip_signs, top_eigh
 from ._correspondence import CorrespondenceResult, _masses, chi_square_svd, supplementary_rows
+from ._n_components import explained_shares
 
 
 class _FactorialBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -42,7 +43,7 @@ class _FactorialBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         """Store a ``CorrespondenceResult`` as fitted attributes."""
         self.eigenvalues_ = result.eigenvalues
         self.total_inertia_ = result.total_inertia
-        self.explained_inertia_ratio_ = _shares(result.eigenvalues, result.total_inertia)
+        self.explained_inertia_ratio_ = explained_shares(result.eigenvalues, result.total_inertia)
         self.row_coordinates_ = result.row_coordinates
         self.column_coordinates_ = result.column_coordinates
         self.column_standard_coordinates_ = result.column_standard
@@ -209,13 +210,6 @@ class CA(ValidatedInputMixin, _FactorialBase):
                 f"got {Y.shape[0]}."
             )
         return supplementary_rows(Y.T, self.row_standard_coordinates_)
-
-
-def _shares(parts, total):
-    """``parts / total``, or zeros when there is nothing to share (a table whose rows all
-    have one profile has no inertia; its axes are rounding noise and explain none of it)."""
-    parts = np.asarray(parts, dtype=np.float64)
-    return parts / total if total > 0 else np.zeros_like(parts)
 
 
 def _check_counts(N):
@@ -404,12 +398,12 @@ class MCA(MixedInputMixin, _FactorialBase):
     def _ratio(self, lam, K, J, P, r, c):
         """Explained inertia as ``correction`` asks."""
         if self.correction is None:
-            return _shares(lam, self.total_inertia_)
+            return explained_shares(lam, self.total_inertia_)
         if self.correction == "benzecri":
-            return _shares(self.corrected_eigenvalues_, self.corrected_eigenvalues_.sum())
+            return explained_shares(self.corrected_eigenvalues_, self.corrected_eigenvalues_.sum())
         all_lam = chi_square_svd(P, r, c, J - K)[0] ** 2  # Greenacre needs every inertia
         adjusted = K / (K - 1) * (np.sum(all_lam**2) - (J - K) / K**2) if K > 1 else np.sum(all_lam)
-        return _shares(self.corrected_eigenvalues_, adjusted)
+        return explained_shares(self.corrected_eigenvalues_, adjusted)
 
     def transform(self, X):
         """Coordinates of new rows (supplementary individuals): their categories'
@@ -558,7 +552,7 @@ class FAMD(MixedInputMixin, _FactorialBase):
         (self.components_,) = flip_signs(V.T)
         self.eigenvalues_ = w
         self.total_inertia_ = float(np.trace(gram))
-        self.explained_inertia_ratio_ = _shares(w, self.total_inertia_)
+        self.explained_inertia_ratio_ = explained_shares(w, self.total_inertia_)
         self.n_components_ = k
         self.row_coordinates_ = self._project(A, B, root)
         self._describe_columns(Z, counts)

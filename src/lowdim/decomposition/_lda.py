@@ -12,6 +12,7 @@ from .._validation import check_sample_count, warn_constant_features
 from .._warnings import warn_user
 from ..exceptions import UnsupportedBySolver
 from ..linalg import column_moments, flip_signs, symmetric_from_upper, syrk_upper, top_eigh
+from ._n_components import explained_shares
 
 
 def ledoit_wolf_shrinkage(Xc):
@@ -343,7 +344,7 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
         (flipped,) = flip_signs(self.scalings_.T)
         self.scalings_ = flipped.T.astype(dtype)
         total = self.__dict__.pop("_between_total", self._between.sum())
-        ratio = self._between / total if total > 0 else np.zeros_like(self._between)
+        ratio = explained_shares(self._between, total)
         self.explained_variance_ratio_ = ratio[:k].astype(dtype)
         self.n_components_ = int(k)
         del self._between

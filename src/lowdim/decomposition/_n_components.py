@@ -1,11 +1,26 @@
 """The rules that turn an ``n_components`` form (count, variance fraction, 'mle') and a
-spectrum into a number of components; ``_select_components`` builds the curves on them."""
+spectrum into a number of components, and the share of the total each one explains;
+``_select_components`` builds the curves on them."""
 
 import numbers
 
 import numpy as np
 
 from ._ppca_likelihood import minka_log_evidence
+
+
+def explained_shares(parts, total):
+    """``parts / total``, or zeros when there is nothing to share (constant data, a table
+    whose rows all have one profile: the components are rounding noise and explain none
+    of it).
+
+    Examples
+    --------
+    >>> explained_shares(np.array([3.0, 1.0]), 8.0).tolist(), explained_shares(np.array([1e-17]), 0.0).tolist()
+    ([0.375, 0.125], [0.0])
+    """
+    parts = np.asarray(parts)
+    return parts / total if total > 0 else np.zeros_like(parts)
 
 
 def k_for_fraction(eigenvalues, total_variance, fraction):

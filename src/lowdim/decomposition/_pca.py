@@ -18,7 +18,7 @@ from .._validation import (
 )
 from ..distributed import check_dask_array, is_dask_array, map_rows, progress_wanted
 from ..linalg import ScatterAccumulator, block_rows, flip_signs
-from ._n_components import resolve_n_components
+from ._n_components import explained_shares, resolve_n_components
 from ._pca_dask import choose_dask_solver, dask_spectrum
 from ._pca_solvers import SOLVERS, SolverOptions, choose_solver, spectrum_from_scatter
 from ._ppca_likelihood import ppca_loglik_curve
@@ -451,7 +451,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         self.noise_variance_ = float(max(total - eig.sum(), 0.0) / rest) if rest > 0 else 0.0
         self.components_ = components.astype(dtype)
         self.explained_variance_ = eig.astype(dtype)
-        ratio = eig / total if total > 0 else np.zeros_like(eig)
+        ratio = explained_shares(eig, total)
         self.explained_variance_ratio_ = ratio.astype(dtype)
         self.singular_values_ = np.sqrt(eig * (n - 1)).astype(dtype)
         self.mean_ = spectrum.mean.astype(dtype)

@@ -16,6 +16,7 @@ from .._random import check_random_state
 from .._threads import blas_limit
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import CenteredData, column_moments, flip_signs, lanczos_eigh, randomized_svd
+from ._n_components import explained_shares
 
 
 class TruncatedSVD(ComponentTransformer):
@@ -165,7 +166,7 @@ class TruncatedSVD(ComponentTransformer):
         warn_constant_features(variances, "TruncatedSVD", "the components hold the rows' common value", X=X)
         total = variances.sum() * (n - 1) / n
         self.explained_variance_ = column_moments(Z)[1] * (n - 1) / n
-        self.explained_variance_ratio_ = self.explained_variance_ / total if total > 0 else np.zeros_like(Z[0])
+        self.explained_variance_ratio_ = explained_shares(self.explained_variance_, total)
 
     def transform(self, X):
         """Coordinates of new rows: ``X @ components_.T``.
