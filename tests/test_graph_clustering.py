@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.cluster import SpectralClustering as SklearnSpectral
 from sklearn.datasets import load_digits, make_blobs, make_moons
+from sklearn.exceptions import ConvergenceWarning
 
 from lowdim.cluster import (
     KMeans,
@@ -16,6 +17,7 @@ from lowdim.cluster import (
     neighbor_graph,
     select_n_clusters,
 )
+from lowdim.linalg import fewer_distinct_rows
 from lowdim.metrics import adjusted_rand_score
 
 
@@ -109,6 +111,28 @@ def test_spectral_clustering_separates_moons_like_sklearn():
     assert adjusted_rand_score(theirs.labels_, ours.labels_) == 1.0
     qr = SpectralClustering(2, affinity="nearest_neighbors", assign_labels="cluster_qr").fit(X)
     assert adjusted_rand_score(y, qr.labels_) == 1.0
+
+
+@pytest.mark.parametrize("affinity", ["rbf", "nearest_neighbors", "fuzzy"])
+@pytest.mark.parametrize("assign_labels", ["kmeans", "cluster_qr", "discretize"])
+def test_spectral_clustering_keeps_copies_together_with_more_clusters_than_rows(affinity, assign_labels):
+    # 3 distinct rows, 10 copies each, 5 clusters: the Laplacian's eigenvalue-1 vectors
+    # (which tell copies apart) are among the bottom 5, and split the copies at random
+    X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0], [10.0, 0.0]]), 10, axis=0)
+    model = SpectralClustering(5, affinity=affinity, assign_labels=assign_labels, n_neighbors=5, random_state=0)
+    with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(3\) found smaller than n_clusters \(5\)"):
+        labels = model.fit(X).labels_
+    assert labels.tolist() == np.repeat([0, 1, 2], 10).tolist()
+
+
+def test_fewer_distinct_rows_compares_values_dense_or_sparse():
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, -0.0], [0.0, 0.0], [-0.0, 0.0]])
+    assert fewer_distinct_rows(X, 4).tolist() == [0, 1, 0, 2, 2]
+    assert fewer_distinct_rows(X.astype(np.float32), 4).tolist() == [0, 1, 0, 2, 2]
+    # row 0 stores its zero, row 2 (equal to it) does not; rows 3 and 4 store nothing
+    stored_zero = sp.csr_matrix((np.array([1.0, 0.0, 2.0, 1.0]), [0, 1, 1, 0], [0, 2, 3, 4, 4, 4]), shape=(5, 2))
+    assert fewer_distinct_rows(stored_zero, 4).tolist() == [0, 1, 0, 2, 2]
+    assert fewer_distinct_rows(X, 3) is None and fewer_distinct_rows(sp.csr_matrix(X), 3) is None
 
 
 def test_spectral_clustering_rbf_and_fuzzy(digits):

@@ -13,10 +13,10 @@ from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from ..decomposition import KERNELS, kernel_matrix
-from ..linalg import sq_euclidean
+from ..linalg import fewer_distinct_rows, sq_euclidean
 from ..manifold import laplacian_eigenmap
 from ..neighbors import check_n_neighbors, kneighbors_graph, precomputed_connectivity, warn_components
-from ._base import check_n_clusters, warn_constant_columns
+from ._base import check_n_clusters, warn_constant_columns, warn_found_fewer
 from ._discretize import discretize
 from ._graph_clustering import check_graph, neighbor_graph
 from ._kmeans import KMeans
@@ -221,7 +221,20 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             features = maps[:, 1:] if maps.shape[1] > 1 else maps
             km = KMeans(self.n_clusters, n_init=self.n_init, random_state=rng, verbose=int(self.verbose)).fit(features)
             self.labels_ = km.labels_.astype(np.int64)
+        self._keep_copies_together(X)
         return self
+
+    def _keep_copies_together(self, X):
+        """With fewer distinct rows than clusters, each distinct row is a cluster, with
+        scikit-learn's warning. The spectral coordinates cannot say so: the Laplacian's
+        vectors that tell copies apart (eigenvalue 1) are among the bottom ``n_clusters``,
+        and the labels split the copies of a row at random."""
+        if self.affinity in ("precomputed", "precomputed_nearest_neighbors"):
+            return  # a graph's nodes are not rows that could be copies
+        copy_of = fewer_distinct_rows(X, self.n_clusters)
+        if copy_of is not None:
+            self.labels_ = copy_of.astype(np.int64)
+            warn_found_fewer(int(copy_of.max()) + 1, self.n_clusters, "SpectralClustering")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

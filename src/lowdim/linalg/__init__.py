@@ -37,9 +37,10 @@ from ._randomized import randomized_svd, subspace_iteration
 from ._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ._sign import flip_signs
 from ._sparse_products import dense_times_sparse_t
-from ._unique import unique_rows
+from ._unique import fewer_distinct_rows, unique_rows
 
 __all__ = [
+    "fewer_distinct_rows",
     "unique_rows",
     "procrustes_fit",
     "SPLIT_WORK",
