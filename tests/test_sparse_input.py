@@ -32,6 +32,21 @@ def test_sparse_index_matches_the_dense_one(counts, metric):
         SparseIndex("manhattan")
 
 
+def test_sparse_and_dense_searches_break_ties_alike():
+    # small integers: many rows at exactly the k-th distance, where a partial selection
+    # picks any of them
+    X = np.random.default_rng(0).integers(0, 3, size=(300, 6)).astype(np.float64)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    np.fill_diagonal(D, np.inf)
+    lowest = np.argsort(D, axis=1, kind="stable")[:, :10]
+    for rows, index in ((sp.csr_matrix(X), SparseIndex()), (X, make_index("exact", "euclidean", len(X)))):
+        np.testing.assert_array_equal(index.build(rows).query(rows, 10, exclude_self=True)[1], lowest)
+    dense = lowdim.UMAP(n_neighbors=10, n_epochs=20, random_state=0).fit_transform(X)
+    np.testing.assert_array_equal(
+        lowdim.UMAP(n_neighbors=10, n_epochs=20, random_state=0).fit_transform(sp.csr_matrix(X)), dense
+    )
+
+
 def _formats(S):
     return [S.tocsr(), S.tocsc(), S.tocoo()]
 

@@ -196,14 +196,25 @@ def blocked_query(index, Q, k, exclude_self):
 
 
 def _smallest(D, k):
-    """Column indices of the ``k`` smallest entries of each row, increasing (ties among
-    them by index); a partial selection first when ``k`` is well below the row length."""
-    if 4 * k < D.shape[1]:
-        part = np.argpartition(D, k - 1, axis=1)[:, :k]
-        values = np.take_along_axis(D, part, axis=1)
-        order = np.lexsort((part, values), axis=1)
-        return np.take_along_axis(part, order, axis=1)
-    return np.argsort(D, axis=1, kind="stable")[:, :k]
+    """Column indices of the ``k`` smallest entries of each row, increasing, ties to the
+    lower index (as the dense exact search: the same points give the same neighbours
+    dense or sparse); a partial selection first when ``k`` is well below the row length.
+
+    Examples
+    --------
+    >>> _smallest(np.array([[3.0, 1.0, 1.0, 2.0, 1.0, 5.0, 4.0, 6.0, 7.0]]), 2).tolist()
+    [[1, 2]]
+    """
+    if 4 * k >= D.shape[1]:
+        return np.argsort(D, axis=1, kind="stable")[:, :k]
+    part = np.argpartition(D, k - 1, axis=1)[:, :k]
+    values = np.take_along_axis(D, part, axis=1)
+    # the partition takes any of the entries that tie with a row's k-th: those rows are sorted whole
+    tied = np.flatnonzero(np.count_nonzero(D <= values.max(axis=1)[:, None], axis=1) > k)
+    order = np.lexsort((part, values), axis=1)
+    part = np.take_along_axis(part, order, axis=1)
+    part[tied] = np.argsort(D[tied], axis=1, kind="stable")[:, :k]
+    return part
 
 
 SPARSE_METRICS = ("euclidean", "sqeuclidean", "cosine")
