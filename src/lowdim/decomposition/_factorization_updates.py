@@ -301,3 +301,52 @@ def penalty(W, H, penalties):
     """``l1_W sum W + 0.5 l2_W ||W||^2 + l1_H sum H + 0.5 l2_H ||H||^2``."""
     l1w, l2w, l1h, l2h = penalties
     return float(l1w * W.sum() + 0.5 * l2w * np.sum(W * W) + l1h * H.sum() + 0.5 * l2h * np.sum(H * H))
+
+
+def solve_rows(update, W, *, tol, max_iter, window=1):
+    """Iterate ``W[rows] = update(rows, W[rows])`` over the rows still moving; a row stops
+    when it moved by at most ``tol`` of its norm over the last ``window`` iterations.
+    Each row by its own measure, so that a row's codes do not depend on the other rows
+    passed with it (a batch-wide criterion stops a row sooner or later by its company).
+
+    Parameters
+    ----------
+    update : callable ``(rows, W_rows) -> new W_rows``
+    W : ndarray (n, k)
+        The start, updated in place.
+    tol : float
+        0 runs every row ``max_iter`` times.
+    max_iter : int
+    window : int, default=1
+
+    Returns
+    -------
+    W : ndarray (n, k)
+    n_iter : int
+        Iterations of the slowest row.
+    converged : bool
+        Every row stopped before ``max_iter``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> halve = lambda rows, Wr: Wr / 2 + 1.0  # every row moves toward 2
+    >>> W, n_iter, converged = solve_rows(halve, np.array([[2.0], [10.0]]), tol=1e-6, max_iter=100)
+    >>> W.round(4).ravel().tolist(), n_iter, converged  # the first row stops at once
+    ([2.0, 2.0], 22, True)
+    """
+    active = np.arange(W.shape[0])
+    history = [W.copy()]
+    for it in range(1, max_iter + 1):
+        W[active] = update(active, W[active])
+        history = (history + [W[active].copy()])[-(window + 1) :]
+        if tol <= 0 or len(history) <= window:
+            continue
+        moved = np.linalg.norm(history[-1] - history[0], axis=1)
+        done = moved <= tol * np.linalg.norm(history[-1], axis=1)
+        if done.any():
+            active = active[~done]
+            history = [h[~done] for h in history]
+        if not active.size:
+            return W, it, True
+    return W, max_iter, False

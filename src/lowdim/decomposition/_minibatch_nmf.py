@@ -20,6 +20,7 @@ from ._factorization_updates import (
     mu_update_w,
     penalty,
     product_at_entries,
+    solve_rows,
 )
 from ._nmf import FLOAT32_TOL, NMF
 
@@ -236,7 +237,9 @@ class MiniBatchNMF(NMF):
         H = result.state
         if self.fresh_restarts:  # W solved afresh for the final H, exactly as transform solves it,
             # so that fit_transform(X) is fit(X).transform(X) (scikit-learn's promise with fresh restarts)
-            W = self._solve_w(X, mask, H.astype(dtype).astype(H.dtype), self.transform_max_iter or self.max_iter)
+            W = self._solve_w(
+                X, mask, H.astype(dtype).astype(H.dtype), self.transform_max_iter or self.max_iter, each_row=True
+            )
         self.reconstruction_err_ = float(np.sqrt(2 * loss(X, W, H, mask, self.beta_loss)))
         self.components_ = H.astype(dtype)
         self.n_iter_ = int(np.ceil(self.n_steps_ / len(slices)))
@@ -274,38 +277,49 @@ class MiniBatchNMF(NMF):
         H = A / np.maximum(B, EPS)
         return W, (H if gamma == 1.0 else H**gamma), cost
 
-    def _solve_w(self, X, mask, H, max_iter, start=None):
-        """W for rows X with H fixed: multiplicative updates from ``start`` (default: a
-        flat start) until W
-        changes by at most ``tol`` of its norm. With the Frobenius loss on complete
-        rows, ``X H^T`` and ``H H^T`` are formed once for all the updates; the other
-        losses update blocks of dense rows in turn, so no temporary is larger than a block."""
-        k = H.shape[0]
-        l1, l2 = self._penalties(X.shape[0], X.shape[1])[:2]
-        if start is None:
-            W = np.full((X.shape[0], k), np.sqrt(max(float(X.mean()), 1e-12) / k), dtype=H.dtype)
-        else:
-            W = np.maximum(start, EPS).astype(H.dtype)  # a zero stays zero under the updates
-        if mask is None and beta_value(self.beta_loss) == 2.0:
-            XHt, HHt = np.asarray(X @ H.T), H @ H.T
-
-            def update(W):
-                return W * XHt / np.maximum(W @ HHt + l2 * W + l1, EPS)
-        else:
-            # sparse rows: temporaries hold only the stored entries, so one block
-            rows = X.shape[0] if sp.issparse(X) else max(1, BLOCK_ENTRIES // max(X.shape[1], 1))
-            parts = [slice(i, i + rows) for i in range(0, X.shape[0], rows)]
-
-            def update(W):
-                return np.vstack([mu_update_w(X[p], W[p], H, _rows(mask, p), self.beta_loss, l1, l2) for p in parts])
-
+    def _solve_w(self, X, mask, H, max_iter, *, each_row=False):
+        """W for rows X with H fixed: multiplicative updates from a flat start until W
+        changes by at most ``tol`` of its norm; with ``each_row`` (transform), each row
+        from its own scale and until it alone changes that little (``solve_rows``), so
+        that a row's codes do not depend on the rows passed with it. With the Frobenius
+        loss on complete rows, ``X H^T`` and ``H H^T`` are formed once for all the
+        updates; the other losses update blocks of dense rows in turn, so no temporary
+        is larger than a block."""
+        update = self._w_update(X, mask, H)
+        if each_row:
+            means = np.asarray(X.mean(axis=1), dtype=np.float64).ravel()
+            W = np.repeat(np.sqrt(np.maximum(means, 1e-12) / H.shape[0])[:, None], H.shape[0], axis=1)
+            return solve_rows(update, W.astype(H.dtype), tol=self.tol, max_iter=max_iter)[0]
+        W = np.full((X.shape[0], H.shape[0]), np.sqrt(max(float(X.mean()), 1e-12) / H.shape[0]), dtype=H.dtype)
         for _ in range(max_iter):
-            W_new = update(W)
+            W_new = update(None, W)
             change = np.linalg.norm(W_new - W) / max(np.linalg.norm(W), 1e-300)
             W = W_new
             if self.tol > 0 and change <= self.tol:
                 break
         return W
+
+    def _w_update(self, X, mask, H):
+        """``update(rows, W_rows)``: one multiplicative update of the W of ``rows`` (None:
+        all of them)."""
+        l1, l2 = self._penalties(X.shape[0], X.shape[1])[:2]  # W's: scaled by the features, not the rows
+        if mask is None and beta_value(self.beta_loss) == 2.0:
+            XHt, HHt = np.asarray(X @ H.T), H @ H.T
+
+            def update(rows, W):
+                numerator = XHt if rows is None else XHt[rows]
+                return W * numerator / np.maximum(W @ HHt + l2 * W + l1, EPS)
+
+            return update
+        # sparse rows: temporaries hold only the stored entries, so one block
+        block = X.shape[0] if sp.issparse(X) else max(1, BLOCK_ENTRIES // max(X.shape[1], 1))
+
+        def update(rows, W):
+            Xr, mr = (X, mask) if rows is None else (X[rows], _rows(mask, rows))
+            parts = [slice(i, i + block) for i in range(0, Xr.shape[0], block)]
+            return np.vstack([mu_update_w(Xr[p], W[p], H, _rows(mr, p), self.beta_loss, l1, l2) for p in parts])
+
+        return update
 
     def partial_fit(self, X, y=None, W=None, H=None):
         """Update H with one batch of rows (the first call starts the model on it).
@@ -336,7 +350,8 @@ class MiniBatchNMF(NMF):
         return self
 
     def transform(self, X):
-        """W for new rows with H fixed (multiplicative updates, observed entries only).
+        """W for new rows with H fixed (multiplicative updates, observed entries only),
+        each row on its own: a row gets the same codes alone or with other rows.
 
         Parameters
         ----------
@@ -348,7 +363,7 @@ class MiniBatchNMF(NMF):
         """
         X, mask, dtype = self._check(X, reset=False)  # also checks the model is fitted
         H = self.components_.astype(X.dtype)
-        return self._solve_w(X, mask, H, self.transform_max_iter or self.max_iter).astype(dtype)
+        return self._solve_w(X, mask, H, self.transform_max_iter or self.max_iter, each_row=True).astype(dtype)
 
 
 def _rows(mask, part):

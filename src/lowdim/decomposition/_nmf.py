@@ -22,6 +22,7 @@ from ._factorization_updates import (
     mu_update_w,
     penalty,
     ridge_update_h,
+    solve_rows,
     squared_norm,
 )
 
@@ -109,13 +110,19 @@ def alternate(W, H, update_w, update_h, start_value, *, tol, max_iter, verbose, 
         warn=False,
     )
     if not (result.converged or result.stopped):
-        warn_user(  # scikit-learn's sentence first: code filters on it
-            f"Maximum number of iterations {max_iter} reached. Increase it to improve convergence. ({label}: the "
-            f"error still fell by more than tol={tol:g} of itself over the last {CHECK_EVERY} iterations.)",
-            ConvergenceWarning,
-        )
+        warn_max_iter(max_iter, f"the error still fell by more than tol={tol:g} of itself", label)
     W, H, _ = result.state
     return W, H, result.objective, result
+
+
+def warn_max_iter(max_iter, still, label):
+    """scikit-learn's warning that ``max_iter`` was reached (its sentence first: code
+    filters on it), with what was ``still`` true over the last CHECK_EVERY iterations."""
+    warn_user(
+        f"Maximum number of iterations {max_iter} reached. Increase it to improve convergence. ({label}: {still} "
+        f"over the last {CHECK_EVERY} iterations.)",
+        ConvergenceWarning,
+    )
 
 
 def _cd_beta_message(beta_loss):
@@ -386,7 +393,7 @@ class NMF(_Factorization):
             n * alpha_H * (1 - self.l1_ratio),
         )
 
-    def _updates(self, X, mask, pen, fixed_h=False, rng=None):
+    def _updates(self, X, mask, pen, rng=None):
         """(update_w, update_h) closures; update_h also returns the objective."""
         sq = squared_norm(X)
 
@@ -399,8 +406,6 @@ class NMF(_Factorization):
             return hals_update_h(X.T, H.T, W.T, pen[0], pen[1], order=order(W.shape[1])).T
 
         def update_h(W, H):
-            if fixed_h:
-                return H, loss(X, W, H, mask, self.beta_loss, sq) + penalty(W, H, pen)
             if self._solver == "cd":  # the objective from the products the update computed
                 H, WtX, WtW = hals_update_h(X, W, H, pen[2], pen[3], products=True, order=order(H.shape[0]))
                 return H, loss_from_products(sq, WtX, WtW, H) + penalty(W, H, pen)
@@ -516,7 +521,8 @@ class NMF(_Factorization):
         return W.astype(dtype)
 
     def transform(self, X):
-        """W for new rows with H fixed (the same updates, observed entries only).
+        """W for new rows with H fixed (the same updates, observed entries only), each
+        row on its own: a row gets the same codes alone or with other rows.
 
         Parameters
         ----------
@@ -530,21 +536,26 @@ class NMF(_Factorization):
         return self._solve_w(X, mask, self.components_.astype(np.float64))[0].astype(dtype)
 
     def _solve_w(self, X, mask, H):
-        """(W, iterations) for the rows of ``X`` with ``H`` fixed: the fit's updates of W."""
-        pen = self._penalties(X.shape[0], X.shape[1])
-        W = np.full((X.shape[0], H.shape[0]), np.sqrt(max(X.mean(), 1e-12) / H.shape[0]))
-        start = loss(X, W, H, mask, self.beta_loss) + penalty(W, H, pen)
-        W, _, _, result = alternate(
-            W,
-            H,
-            *self._updates(X, mask, pen, fixed_h=True),
-            start,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            verbose=0,
-            label="NMF transform",
-        )
-        return W, result.n_iter
+        """(W, iterations) for the rows of ``X`` with ``H`` fixed: the fit's updates of W,
+        from a flat start at each row's own scale, each row until it moves by at most
+        ``tol`` of its norm over CHECK_EVERY updates (``solve_rows``): a row's codes do
+        not depend on the rows passed with it."""
+        l1, l2 = self._penalties(X.shape[0], X.shape[1])[:2]  # W's: scaled by the features, not the rows
+        observed = X.shape[1] if mask is None else np.maximum(mask.sum(axis=1), 1.0)
+        sums = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()  # sparse: a matrix
+        scale = np.sqrt(np.maximum(sums / observed, 1e-12) / H.shape[0])
+        W = np.repeat(scale[:, None], H.shape[0], axis=1)
+
+        def update(rows, W_rows):
+            if self._solver == "mu":
+                return mu_update_w(X[rows], W_rows, H, None if mask is None else mask[rows], self.beta_loss, l1, l2)
+            return hals_update_h(X[rows].T, H.T, W_rows.T, l1, l2).T
+
+        W, n_iter, converged = solve_rows(update, W, tol=self.tol, max_iter=self.max_iter, window=CHECK_EVERY)
+        if not converged:
+            still = f"a row's codes still moved by more than tol={self.tol:g} of them"
+            warn_max_iter(self.max_iter, still, "NMF transform")
+        return W, n_iter
 
     def _fit_w_only(self, X, H):
         """scikit-learn's ``update_H=False``: W for ``X`` with the given ``H`` fixed, as
