@@ -63,7 +63,7 @@ def test_csv_header_is_announced_and_labels_excluded(tmp_path, capsys):
         ("a,b\n1,2\n3,\n", "1 missing values ('b': 1); pass --missing drop, impute or keep"),
         ("a,b\n", "header only, no data rows"),
         ("", "empty file"),
-        ("a;b\n1.5;2\n", "another delimiter; pass it with --delimiter"),
+        ("a;b\n1.5;2\n", "every line is one field, with another separator in each. The file looks ';'-separated"),
         ("a;b\n1,5;2\n--delimiter=;", "line 2, column 1: '1,5' is not a number; a decimal comma"),
         ('a,b\n"1,234.5",2\n', "thousands separators"),
         # numbers written for reading: an error naming the cell, never row names or categories

@@ -147,6 +147,29 @@ def test_malformed_csv_exit_2_with_one_sentence(tmp_path, content, args, message
     assert len(err.strip().splitlines()) == 1
 
 
+def test_spreadsheet_and_whitespace_files_are_read_with_their_options(tmp_path, cli):
+    rows = np.random.default_rng(0).normal(size=(30, 3))
+    dot = tmp_path / "dot.csv"
+    dot.write_text("a,b,c\n" + "\n".join(",".join(f"{v:.4f}" for v in row) for row in rows) + "\n")
+    comma = tmp_path / "comma.csv"
+    comma.write_text(dot.read_text().replace(",", ";").replace(".", ","))
+    spaced = tmp_path / "spaced.data"
+    spaced.write_text(dot.read_text().replace(",", "   "))
+    outputs = {}
+    for name, path, args in [
+        ("dot", dot, []),
+        ("comma", comma, ["--decimal", ","]),
+        ("spaced", spaced, ["--delimiter", "whitespace"]),
+    ]:
+        code, _, err = cli("embed", path, "-m", "pca", "-o", tmp_path / f"{name}.npy", *args)
+        assert code == 0, err
+        outputs[name] = np.load(tmp_path / f"{name}.npy")
+    np.testing.assert_array_equal(outputs["comma"], outputs["dot"])
+    np.testing.assert_array_equal(outputs["spaced"], outputs["dot"])
+    code, _, err = cli("embed", comma, "-m", "pca", "-o", tmp_path / "z.npy")
+    assert code == 2 and "pass --decimal ','" in err
+
+
 def test_missing_policies_and_headerless_csv(tmp_path, cli):
     path = tmp_path / "holes.csv"
     rows = np.random.default_rng(0).normal(size=(40, 4))

@@ -326,8 +326,9 @@ def test_common_file_mistakes_name_their_fix(tmp_path):
 
     semicolons = tmp_path / "eu.csv"
     semicolons.write_text("a;b;c\n1,5;2,0;3\n4,5;5,5;6\n")
-    with pytest.raises(DataFileError, match="looks ';'-separated: pass --delimiter ';'; its decimal commas"):
+    with pytest.raises(DataFileError, match="looks ';'-separated with decimal commas .*: pass --decimal ','"):
         read_table(str(semicolons))
+    assert read_table(str(semicolons), decimal=",").X.tolist() == [[1.5, 2.0, 3.0], [4.5, 5.5, 6.0]]
     latin = tmp_path / "latin.csv"
     latin.write_bytes("name,x\nCaf\xe9,1\nTh\xe9,2\n".encode("latin-1"))
     with pytest.raises(DataFileError, match="pass --encoding cp1252"):
@@ -447,6 +448,40 @@ def test_utf16_field_limit_and_delimiter_messages(tmp_path):
     for bad in ("", ";;", "\n"):
         with pytest.raises(DataFileError, match="is not a field separator; give one character"):
             read_table(str(tabs), delimiter=bad)
+
+
+def test_decimal_commas_are_read_as_spreadsheets_write_them(tmp_path):
+    """Spreadsheets where the comma is the decimal mark write '1,5' between ';'."""
+    eu = tmp_path / "eu.csv"
+    eu.write_text('name;x;y;z\n"Smith, J";1,5;-0,25;1.234,5\nLee;2;6,02e2;−1,0\nRoe;,5;7.5;3\n')
+    table = read_table(str(eu), decimal=",", index_column="name")
+    assert table.X.tolist() == [[1.5, -0.25, 1234.5], [2.0, 602.0, -1.0], [0.5, 7.5, 3.0]]
+    assert table.row_ids.tolist() == ["Smith, J", "Lee", "Roe"]  # a text cell's comma is left alone
+    semicolons_named = tmp_path / "eu2.csv"
+    semicolons_named.write_text("a|b\n1,5|2\n")
+    assert read_table(str(semicolons_named), decimal=",", delimiter="|").X.tolist() == [[1.5, 2.0]]
+    with pytest.raises(DataFileError, match="--delimiter ',' is also the decimal mark"):
+        read_table(str(eu), decimal=",", delimiter=",")
+    with pytest.raises(DataFileError, match="--decimal ';' is not a decimal mark"):
+        read_table(str(eu), decimal=";")
+    np.save(tmp_path / "a.npy", np.eye(2))
+    with pytest.raises(DataFileError, match="--decimal reads the numbers of CSV/TSV text; a npy file"):
+        read_table(str(tmp_path / "a.npy"), decimal=",")
+
+
+def test_whitespace_separated_files_are_read_and_recognised(tmp_path):
+    aligned = tmp_path / "auto.data"  # UCI's layout: aligned columns, a quoted name with spaces
+    aligned.write_text('18.0   8   307.0\t"chevrolet chevelle"\n  15.0  8   350.0   "buick skylark"\n')
+    table = read_table(str(aligned), delimiter="whitespace", header="no", index_column="x4")
+    assert table.X.tolist() == [[18.0, 8.0, 307.0], [15.0, 8.0, 350.0]]
+    assert table.row_ids.tolist() == ["chevrolet chevelle", "buick skylark"]
+    spaced = tmp_path / "spaced.txt"
+    spaced.write_text("a b c\n1 2 3\n4 5 6\n")
+    with pytest.raises(DataFileError, match="every line is one field.*pass --delimiter whitespace"):
+        read_table(str(spaced))  # it was one column of categories such as '1 2 3'
+    names = tmp_path / "names.csv"
+    names.write_text("name\nJohn Smith\nMary Jones\n")  # one column of text with spaces: read, not refused
+    assert read_table(str(names), categorical=["name"]).X.shape == (2, 1)
 
 
 def test_images_keep_their_depth_and_their_colour(tmp_path):

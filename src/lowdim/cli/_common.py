@@ -82,7 +82,18 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         default="auto",
         help="whether the CSV's first row is a header (auto: decided and announced)",
     )
-    parser.add_argument("--delimiter", help="CSV field separator (default: ',' or tab for .tsv)")
+    parser.add_argument(
+        "--delimiter",
+        help="CSV field separator: one character, or 'whitespace' for runs of spaces and tabs (default: ',', tab "
+        "for .tsv, ';' with --decimal ',')",
+    )
+    parser.add_argument(
+        "--decimal",
+        choices=[".", ","],
+        default=".",
+        help="CSV decimal mark: ',' reads 1,5 and 1.234,5 as numbers (spreadsheets of countries that write a "
+        "decimal comma; their fields are then separated by ';')",
+    )
     parser.add_argument(
         "--na-values",
         action="append",
@@ -268,6 +279,7 @@ def read_data(args, say):
             categorical=getattr(args, "categorical", []),
             ordinal=ordinal,
             na_values=getattr(args, "na_values", []),
+            decimal=getattr(args, "decimal", "."),
         )
         for note in table.notes:
             say(note)

@@ -30,7 +30,7 @@ _WRITTEN_NUMBERS = (
         r"[-+]?\d{1,3}([, \u00a0\u202f]\d{3})+(\.\d+)?",
         "thousands separators are not read; remove them (1,234.5 -> 1234.5).",
     ),
-    (r"[-+]?\d+,\d+", "a decimal comma is not read; write decimals with a dot (1,5 -> 1.5)."),
+    (r"[-+]?\d+,\d+", "a decimal comma: pass --decimal ',' (decimal=',') to read 1,5 as 1.5."),
     (r"[-+]?\d+(\.\d+)?\s?%", "percent signs are not read; remove them (12% -> 12, or 0.12 as a fraction)."),
     (r"[$€£¥]\s?[-+]?[\d.,]+|[-+]?[\d.,]+\s?[$€£¥]", "currency signs are not read; remove them ($1,200 -> 1200)."),
     (r"\(\d[\d.,]*\)", "negatives in parentheses are not read; write them with a minus sign ((12) -> -12)."),

@@ -95,17 +95,55 @@ def _encoding_hint(path):
             return "; is it a CSV? Pass its text encoding with --encoding."
 
 
-def _delimiter(given, base):
-    """The one-character field separator: the given one ('tab' or a literal backslash-t
-    mean a tab), else tab for .tsv and comma otherwise."""
+WHITESPACE = "whitespace"  # the separator of runs of spaces and tabs (UCI's .data files, aligned columns)
+
+
+def _delimiter(given, base, decimal="."):
+    """The one-character field separator, or WHITESPACE: the given one ('tab' or a
+    literal backslash-t mean a tab), else tab for .tsv, ';' with decimal commas (as
+    spreadsheets write them where the comma is the decimal mark) and comma otherwise."""
     if given is None:
-        return "\t" if base.lower().endswith(".tsv") else ","
+        return "\t" if base.lower().endswith(".tsv") else (";" if decimal == "," else ",")
+    if given == WHITESPACE:
+        return WHITESPACE
     text = "\t" if given in ("tab", "\\t") else given
     if len(text) != 1 or text in '\r\n"':
         raise DataFileError(
-            f"--delimiter {given!r} is not a field separator; give one character such as ',', ';', '|' or tab."
+            f"--delimiter {given!r} is not a field separator; give one character such as ',', ';', '|' or tab, "
+            f"or {WHITESPACE!r} for runs of spaces and tabs."
+        )
+    if text == decimal:
+        raise DataFileError(
+            f"--delimiter {given!r} is also the decimal mark (--decimal {decimal!r}): the fields of a file with "
+            "decimal commas are separated by another character, most often ';' (the default with --decimal ',')."
         )
     return text
+
+
+# a number written with a decimal comma, optionally with dots between thousands: 1,5  -0,25  1.234,5  6,02e23
+_DECIMAL_COMMA = re.compile(r"\s*([-+\u2212]?)(\d{1,3}(?:\.\d{3})+|\d*),(\d+)([eE][-+]?\d+)?\s*")
+
+
+def _decimal_commas(rows):
+    """``rows`` with every cell that is a number written with a decimal comma rewritten
+    with a dot (its thousands dots dropped); other cells as they are."""
+
+    def cell(text):
+        match = _DECIMAL_COMMA.fullmatch(text) if "," in text else None
+        if match is None:
+            return text
+        sign, whole, fraction, exponent = match.groups()
+        return f"{sign}{whole.replace('.', '') or '0'}.{fraction}{exponent or ''}"
+
+    return [[cell(text) for text in row] for row in rows]
+
+
+def _csv_reader(fh, delimiter):
+    """csv.reader over ``fh``; WHITESPACE splits at runs of spaces and tabs (quotes kept)."""
+    if delimiter == WHITESPACE:
+        lines = (line.strip().replace("\t", " ") for line in fh)
+        return csv.reader(lines, delimiter=" ", skipinitialspace=True)
+    return csv.reader(fh, delimiter=delimiter)
 
 
 def _decompression_errors():
@@ -180,17 +218,23 @@ def _layout_hint(rows, delimiter):
             ' A quoted cell runs over several lines: a quote (") is probably opened and never closed; '
             "check the line above."
         )
-    sample = [delimiter.join(row) for row in rows[:50]]
+    sample = [(" " if delimiter == WHITESPACE else delimiter).join(row) for row in rows[:50]]
     for other, name in ((";", "';'"), ("\t", "tab"), ("|", "'|'")):
         if other != delimiter and sample and all(line.count(other) == sample[0].count(other) > 0 for line in sample):
-            hint = f" The file looks {name}-separated: pass --delimiter {name if other != chr(9) else 'tab'}"
             if other == ";" and any(re.search(r"\d,\d", line) for line in sample):
-                hint += "; its decimal commas (1,5) must then be written with a dot (1.5)"
-            return hint + "."
+                return (
+                    " The file looks ';'-separated with decimal commas (1,5): pass --decimal ',' (';' is then the "
+                    "delimiter)."
+                )
+            return f" The file looks {name}-separated: pass --delimiter {name if other != chr(9) else 'tab'}."
+    words = [line.split() for line in sample]
+    numbers = any(all(is_number(word) for word in line) for line in words[1:])  # not a column of names
+    if delimiter != WHITESPACE and numbers and all(len(line) == len(words[0]) > 1 for line in words):
+        return f" The file looks separated by spaces: pass --delimiter {WHITESPACE}."
     return ""
 
 
-def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
+def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="."):
     """Read a CSV/TSV file as text rows.
 
     Parameters
@@ -202,10 +246,14 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
         'auto' treats the first row as a header when any of its cells is not a
         number (the caller announces the decision).
     delimiter : str, optional
-        Default: tab for ``.tsv`` files (compressed or not), else comma.
+        One character, or 'whitespace' for runs of spaces and tabs. Default: tab for
+        ``.tsv`` files (compressed or not), ';' with ``decimal=','``, else comma.
     encoding : str, default='utf-8'
         The text encoding (a UTF-8 byte-order mark is skipped); e.g. 'latin-1' or
         'cp1252' for files from older spreadsheets.
+    decimal : {'.', ','}, default='.'
+        The decimal mark: with ',' a cell such as ``1,5`` or ``1.234,5`` is the number
+        1.5 or 1234.5 (a cell written with a dot is read as it is).
 
     Returns
     -------
@@ -223,13 +271,15 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
     ['a', 'b']
     """
     base, kind = split_compression(path)
-    delimiter = _delimiter(delimiter, base)
+    if decimal not in (".", ","):
+        raise DataFileError(f"--decimal {decimal!r} is not a decimal mark; give '.' or ','.")
+    delimiter = _delimiter(delimiter, base, decimal)
     reader = None
     try:
         with open_text(
             path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
         ) as fh:
-            reader = csv.reader(fh, delimiter=delimiter)
+            reader = _csv_reader(fh, delimiter)
             rows = list(reader)
     except UnicodeDecodeError as exc:
         raise DataFileError(
@@ -252,6 +302,10 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8"):
         rows.pop()
     if not rows:
         raise DataFileError(f"{path}: empty file, no data rows.")
+    if decimal == ",":
+        rows = _decimal_commas(rows)
+    if all(len(row) == 1 for row in rows) and (hint := _layout_hint(rows, delimiter)):
+        raise DataFileError(f"{path}: every line is one field, with another separator in each.{hint}")
     has_header = header == "yes" or (header == "auto" and not all(is_number(c) for c in rows[0]))
     names = [c.strip() for c in rows[0]] if has_header else None
     data = rows[1:] if has_header else rows
@@ -313,6 +367,7 @@ def read_csv_table(
     categorical=(),
     ordinal=None,
     na_values=(),
+    decimal=".",
 ):
     """Feature columns, their names, the label column, the row names and what was decided.
 
@@ -352,7 +407,7 @@ def read_csv_table(
     >>> X.tolist(), names, y.tolist(), ids.tolist(), kinds
     ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'], ['numeric', 'numeric'])
     """
-    names, rows, first_line = read_csv(path, header=header, delimiter=delimiter, encoding=encoding)
+    names, rows, first_line = read_csv(path, header=header, delimiter=delimiter, encoding=encoding, decimal=decimal)
     rows = blank_markers(rows, na_values)
     width = len(rows[0])
     if names is None:

@@ -16,6 +16,8 @@ FORMATS = {
     ".csv": "csv",
     ".tsv": "csv",
     ".txt": "csv",
+    ".data": "csv",  # UCI's repository: comma- or space-separated text
+    ".dat": "csv",
     ".npy": "npy",
     ".npz": "npz",
     ".parquet": "parquet",
@@ -132,9 +134,16 @@ def _read_any(
     anndata_matrix=None,
     categories=None,
     na_values=(),
+    decimal=".",
 ):
     """A ``Table`` from any supported format (``categories``: CSV and Parquet only, the
-    ``categorical`` and ``ordinal`` columns; ``na_values``: CSV and Parquet text)."""
+    ``categorical`` and ``ordinal`` columns; ``na_values``: CSV and Parquet text;
+    ``decimal``: CSV only)."""
+    if decimal != "." and fmt != "csv":
+        raise DataFileError(
+            f"{path}: --decimal reads the numbers of CSV/TSV text; a {fmt} file stores numbers, not text: drop the "
+            "option."
+        )
     if na_values and fmt not in ("csv", "parquet"):
         raise DataFileError(
             f"{path}: --na-values marks the gaps among text cells of CSV/TSV and Parquet files; a {fmt} file holds "
@@ -150,6 +159,7 @@ def _read_any(
             index_column=index_column,
             encoding=encoding,
             na_values=na_values,
+            decimal=decimal,
             **(categories or {}),
         )
         return Table.with_dates(X, names, labels, notes, row_ids, kinds, levels)
@@ -290,6 +300,7 @@ def read_table(
     categorical=(),
     ordinal=None,
     na_values=(),
+    decimal=".",
 ):
     """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
 
@@ -299,7 +310,9 @@ def read_table(
     header : {'auto', 'yes', 'no'}
         CSV only; 'auto': the first row is a header when a cell is not a number (noted).
     delimiter : str, optional
-        CSV only; default comma, or tab for ``.tsv``.
+        CSV only: one character, or 'whitespace' for runs of spaces and tabs (UCI's
+        ``.data`` files, aligned columns); default comma, tab for ``.tsv``, ';' with
+        ``decimal=','``.
     label_column : str, optional
         Name or 1-based number of the column holding labels (CSV, Parquet, obs of .h5ad).
     exclude : sequence of str
@@ -330,6 +343,10 @@ def read_table(
     na_values : sequence of str, optional
         CSV and Parquet text: cells that mark a gap in this file (UCI's ``'?'``), besides
         the ones always read as gaps (empty, NA, NaN, NULL, None, N/A).
+    decimal : {'.', ','}, default='.'
+        CSV only: the decimal mark. ',' reads the numbers spreadsheets write where the
+        comma is the decimal mark (``1,5``, ``1.234,5``), with ';' between fields unless
+        ``delimiter`` says otherwise.
 
     Returns
     -------
@@ -350,6 +367,7 @@ def read_table(
     categories = {"categorical": list(categorical), "ordinal": dict(ordinal or {})}
     options = {"header": header, "delimiter": delimiter, "label_column": label_column, "exclude": list(exclude)}
     options.update(key=key, max_bytes=max_bytes, index_column=index_column, encoding=encoding, na_values=na_values)
+    options.update(decimal=decimal)
     table = _read_any(path, fmt, **options, anndata_matrix=anndata_matrix, categories=categories)
     return _shaped(path, fmt, table, transpose, missing)
 
