@@ -39,6 +39,30 @@ def test_pca_writes_scanpys_keys_and_equals_the_estimator(cells):
     np.testing.assert_allclose(np.abs(adata.obsm["X_pca"]), np.abs(direct.transform(adata.X)), atol=1e-8)
 
 
+@pytest.mark.parametrize("dense", [False, True])
+def test_pca_streams_a_backed_file_in_chunks_and_later_steps_say_what_they_need(cells, tmp_path, monkeypatch, dense):
+    adata, kind = cells
+    if dense:
+        adata.X = adata.X.toarray()
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    backed = anndata.read_h5ad(tmp_path / "cells.h5ad", backed="r")
+    read = []
+    monkeypatch.setattr(la, "CHUNK_VALUES", 120 * 64)  # 64 rows a chunk: 5 chunks
+    original = la._row_chunks
+    monkeypatch.setattr(la, "_row_chunks", lambda a: (read.append(c.shape[0]) or c for c in original(a)))
+    la.pca(backed, n_comps=10)
+    la.pca(adata, n_comps=10)
+    assert read == [64, 64, 64, 64, 44] * 2  # one pass to fit, one to place; never the whole file
+    np.testing.assert_allclose(backed.uns["pca"]["variance_ratio"], adata.uns["pca"]["variance_ratio"], rtol=1e-8)
+    scale = np.abs(adata.obsm["X_pca"]).max()
+    np.testing.assert_allclose(backed.obsm["X_pca"], adata.obsm["X_pca"], atol=1e-6 * scale)
+    la.neighbors(backed)
+    la.leiden(backed)
+    assert adjusted_rand_score(kind, backed.obs["leiden"].to_numpy()) > 0.9
+    with pytest.raises(ValueError, match="left in its file .* Run lowdim.anndata.pca first .* adata.to_memory"):
+        la.neighbors(backed, use_rep="X")
+
+
 def test_neighbors_store_the_exact_graph_as_scanpy_lays_it_out(cells):
     adata, _ = cells
     la.pca(adata, n_comps=20)

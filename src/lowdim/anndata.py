@@ -24,10 +24,32 @@ def _target(adata, copy):
     return adata.copy() if copy else adata
 
 
+# values per chunk of a backed X read from its file (64 MiB of float64 when dense)
+CHUNK_VALUES = 1 << 23
+
+
+def _backed(adata, layer=None):
+    """Whether the matrix asked for is ``adata.X`` left in its file (``backed='r'``)."""
+    return layer is None and bool(getattr(adata, "isbacked", False))
+
+
+def _row_chunks(adata):
+    """The rows of a backed ``adata.X`` in chunks, each read from the file when reached."""
+    n, d = adata.shape
+    rows = max(1, CHUNK_VALUES // max(d, 1))
+    return (adata.X[start : start + rows] for start in range(0, n, rows))
+
+
 def _matrix(adata, layer=None):
     """``adata.X`` or a layer, as lowdim's estimators take it (sparse stays sparse)."""
     if layer is not None and layer not in adata.layers:
         raise KeyError(f"no layer {layer!r}; layers are {list(adata.layers.keys())}.")
+    if _backed(adata, layer):
+        raise ValueError(
+            f"adata.X is left in its file {str(adata.filename)!r} (read with backed='r'), and this step needs it in "
+            "memory. Run lowdim.anndata.pca first (it streams X from the file) and work on obsm['X_pca'], or load "
+            "the cells with adata.to_memory()."
+        )
     X = adata.layers[layer] if layer is not None else adata.X
     if X is None:
         raise ValueError("adata.X is empty; pass layer= to use one of adata.layers.")
@@ -57,6 +79,8 @@ def pca(adata, n_comps=50, *, layer=None, random_state=0, key_added=None, copy=F
         At most min(cells, genes) - 1.
     layer : str, optional
         Sparse counts stay sparse: centred implicitly (scanpy's ``zero_center=True``).
+        An ``adata`` read with ``backed='r'`` is streamed from its file in chunks of
+        rows (exact moments: the same components as in memory), never loaded whole.
     random_state : int, default=0
     key_added : str, optional
         Store under ``obsm[key_added]``, ``varm[key_added]``, ``uns[key_added]`` instead
@@ -82,11 +106,15 @@ def pca(adata, n_comps=50, *, layer=None, random_state=0, key_added=None, copy=F
     from .decomposition import PCA
 
     target = _target(adata, copy)
-    X = _matrix(target, layer)
-    model = PCA(n_comps, random_state=random_state).fit(X)
-    scores = model.transform(X)
+    if _backed(target, layer):  # exact moments streamed from the file, one pass to fit, one to place
+        model = PCA(n_comps, random_state=random_state).fit(_row_chunks(target))
+        scores, dtype = np.vstack([model.transform(chunk) for chunk in _row_chunks(target)]), target.X.dtype
+    else:
+        X = _matrix(target, layer)
+        model = PCA(n_comps, random_state=random_state).fit(X)
+        scores, dtype = model.transform(X), X.dtype
     names = ("X_pca", "PCs", "pca") if key_added is None else (key_added,) * 3
-    target.obsm[names[0]] = np.asarray(scores, dtype=np.float32 if X.dtype == np.float32 else np.float64)
+    target.obsm[names[0]] = np.asarray(scores, dtype=np.float32 if dtype == np.float32 else np.float64)
     target.varm[names[1]] = model.components_.T
     target.uns[names[2]] = {
         "variance": model.explained_variance_,
