@@ -50,8 +50,11 @@ VARIANTS = {
     "MiniBatchKMeans": [{"compute_labels": False}],
     "OPTICS": [{"cluster_method": "dbscan"}, GOWER],
     "AgglomerativeClustering": [{"compute_distances": True}],
-    # the decoder's widths and weights
-    **{name: [{"parametric_reconstruction": True}] for name in ("ParametricUMAP", "ParametricTSNE")},
+    # the decoder's widths and weights; the principal directions the encoder reads scores on
+    **{
+        name: [{"parametric_reconstruction": True}, {"input_components": 2, "parametric_reconstruction": True}]
+        for name in ("ParametricUMAP", "ParametricTSNE")
+    },
     # two classes: one decision function (coef_ and intercept_ of one row), as scikit-learn's
     "LinearDiscriminantAnalysis": [{"binary": True}, {"solver": "lsqr"}],
     # the covariances' layout (and a tied model's one degrees of freedom) follow covariance_type

@@ -11,6 +11,7 @@ import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
 import lowdim
+import lowdim.exceptions
 import lowdim.io
 from lowdim.neural import ParametricTSNE, ParametricUMAP
 
@@ -139,6 +140,40 @@ def test_the_step_falls_linearly_over_the_epochs_as_the_guide_says(monkeypatch, 
     assert [schedule.step_size(epoch) for epoch in range(4)] == pytest.approx([0.004, 0.003, 0.002, 0.001])
 
 
+@pytest.mark.parametrize("cls", MAPS)
+def test_wide_rows_are_read_as_their_principal_scores_and_mapped_back_through_them(cls, tmp_path):
+    X, y = _blobs(100, seed=4)  # 10 features
+    model = cls(input_components=3, parametric_reconstruction=True, random_state=0, **SMALL).fit(X)
+    pca = lowdim.PCA(3, random_state=0).fit(X)
+    # the encoder reads scores on the top principal directions (up to their signs)
+    np.testing.assert_allclose(np.abs(model.projection_.T @ pca.components_.T), np.eye(3), atol=1e-8)
+    assert model.encoder_widths_[0] == 3 and model.decoder_widths_[-1] == 3
+    assert KNeighborsClassifier(10).fit(model.embedding_, y).score(model.transform(X), y) == 1.0
+    # the decoder's rows lie in the principal subspace, around the mean
+    back = model.inverse_transform(model.embedding_) - model.mean_
+    np.testing.assert_allclose(back, back @ model.projection_ @ model.projection_.T, atol=1e-9 * np.abs(back).max())
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    np.testing.assert_array_equal(lowdim.io.load(tmp_path / "m.lowdim").transform(X), model.transform(X))
+    # as many features as input_components or fewer, or None: the features themselves
+    for fewer in (cls(input_components=10, **SMALL), cls(input_components=None, **SMALL)):
+        assert fewer.set_params(n_epochs=1).fit(X).projection_ is None
+
+
+def test_a_model_file_whose_projection_does_not_fit_is_refused(tmp_path):
+    X, _ = _blobs(60, seed=3)
+    model = ParametricUMAP(input_components=3, random_state=0, hidden_layer_sizes=(8,), n_epochs=2).fit(X)
+    good = model.projection_
+    for projection, message in [
+        (good[:-1], r"the features do not agree \(mean_ axis 0: 10, projection_ axis 0: 9"),
+        (np.hstack([good, good[:, :1]]), r"the encoder's widths \[3, 8, 2\] do not run from 4"),
+        (np.where(np.arange(3) == 1, np.nan, good), "projection_ holds NaN or infinity"),
+    ]:
+        model.projection_ = projection
+        lowdim.io.save(model, tmp_path / "bad.lowdim", overwrite=True)
+        with pytest.raises(lowdim.exceptions.UntrustedModelError, match=message):
+            lowdim.io.load(tmp_path / "bad.lowdim")
+
+
 # UMAP's own promises
 
 
@@ -148,6 +183,34 @@ def test_the_umap_graph_is_umaps():
     reference = lowdim.UMAP(random_state=0, n_epochs=1).fit(X)
     assert abs(model.graph_ - reference.graph_).max() == 0
     assert (model.a_, model.b_) == (reference.a_, reference.b_)
+
+
+def test_default_epochs_are_the_guides():
+    assert [ParametricUMAP._default_epochs(n) for n in (500, 60_000, 100_000, 200_000, 10**6)] == [
+        100,
+        100,
+        100,
+        50,
+        30,
+    ]
+    assert [ParametricTSNE._default_epochs(n) for n in (500, 45_000, 60_000, 180_000, 10**6)] == [200, 200, 150, 50, 50]
+
+
+def test_more_repulsion_draws_lower_the_noise_not_the_weight_of_the_repulsion():
+    from lowdim.neural._parametric_umap import edge_loss
+
+    identity = np.array([1.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    # every tail at one place: a mean over draws equals one draw
+    rows = np.hstack([np.random.default_rng(0).normal(size=(6, 2)), np.ones((6, 2))])
+    one, four = (edge_loss((2, 2), (), "identity", 1.0, 1.0, 5, 1.0, 0.0, draws) for draws in (1, 4))
+    np.testing.assert_allclose(np.asarray(four(identity, rows, None)), np.asarray(one(identity, rows, None)), rtol=1e-6)
+    # tails spread: drawn at random, four draws vary less from key to key than one
+    import jax
+
+    rows[:, 2:] = np.random.default_rng(1).normal(size=(6, 2))
+    keys = jax.random.split(jax.random.PRNGKey(0), 200)
+    spread = [np.std([float(loss(identity, rows, k).sum()) for k in keys]) for loss in (one, four)]
+    assert spread[1] < 0.75 * spread[0]
 
 
 # t-SNE's own promises

@@ -237,11 +237,19 @@ def neural(n, d, k, params, itemsize):
     return 100 * MB + 32 * n + 64 * d
 
 
+def _projected_rows(n, d, params):
+    """The rows' float32 scores on the principal directions a parametric map's encoder
+    reads (``input_components``, default 100, when the rows have more features)."""
+    p = params.get("input_components", 100)
+    return 0 if p is None or d <= int(p) else 4 * n * int(p)
+
+
 def parametric_umap(n, d, k, params, itemsize):
     """UMAP's graph (about 26 bytes per neighbour per point), the index it is built with
     (one copy of the rows and the links, freed before training) and JAX's steps; unlike
     UMAP, no layout and no copy of the data are kept. Training's own arrays (the edge
-    sampler's cumulative weights) are smaller than the freed index."""
+    sampler's cumulative weights, the rows' scores on the input projection: at most 4
+    bytes per feature) are smaller than the freed index."""
     nn = _neighbors(params, n, 15)
     return 100 * MB + n * (26 * nn + d * itemsize + 4 * d + 150)
 
@@ -249,8 +257,10 @@ def parametric_umap(n, d, k, params, itemsize):
 def parametric_tsne(n, d, k, params, itemsize):
     """t-SNE's affinities, built as ``tsne``'s but without keeping the index (the
     network places new rows), and the networks' steps; the edge sampler's cumulative
-    weights (8 bytes per stored affinity) come once the construction's work is freed."""
-    return tsne(n, d, k, params, itemsize) - _kept_tsne_index(n, d) + neural(n, d, k, params, itemsize)
+    weights (8 bytes per stored affinity) come once the construction's work is freed,
+    the rows' scores on the input projection beside them."""
+    kept = tsne(n, d, k, params, itemsize) - _kept_tsne_index(n, d) + neural(n, d, k, params, itemsize)
+    return kept + _projected_rows(n, d, params)
 
 
 MODELS = {

@@ -59,9 +59,35 @@ class NetworkModel:
         spread = float(np.sqrt(np.mean(variances)))
         self.scale_ = spread if spread > 0 else 1.0
 
+    def _fit_projection(self, X, n_components, rng):
+        """With more features than ``n_components``, set ``projection_`` to the top
+        principal directions of ``X`` (columns, exact PCA) and ``scale_`` to the overall
+        spread of the rows' scores on them: the networks then read those scores, and
+        their first layer costs ``n_components / n_features`` of its full size. Else
+        ``projection_`` is None and the networks read every feature."""
+        self.projection_ = None
+        if n_components is None or X.shape[1] <= n_components:
+            return
+        from ..decomposition import PCA
+
+        pca = PCA(n_components, random_state=rng).fit(X)
+        self.projection_ = np.ascontiguousarray(pca.components_.T, dtype=np.float64)
+        spread = float(np.sqrt(np.mean(pca.explained_variance_) * (X.shape[0] - 1) / X.shape[0]))
+        self.scale_ = spread if spread > 0 else 1.0
+
+    def _input_width(self):
+        """How many numbers a row gives the networks: its features, or its scores on
+        ``projection_``."""
+        projection = getattr(self, "projection_", None)  # models saved before projections had none
+        return self.n_features_in_ if projection is None else int(np.shape(projection)[1])
+
     def _scaled(self, X):
-        """What the networks read: ``(X - mean_) / scale_`` (float32 in training)."""
-        return (X - self.mean_) / self.scale_
+        """What the networks read: ``(X - mean_) / scale_``, or the rows' scores on
+        ``projection_`` over ``scale_`` (float32 in training)."""
+        projection = getattr(self, "projection_", None)
+        if projection is None:
+            return (X - self.mean_) / self.scale_
+        return ((X - self.mean_) @ projection.astype(X.dtype, copy=False)) / self.scale_
 
     def _apply(self, weights, widths, n_rows, rows_of):
         """One network on ``n_rows`` rows read by ``rows_of(indices)``, in float64 numpy
@@ -95,9 +121,13 @@ class NetworkModel:
         return codes.astype(X.dtype, copy=False)
 
     def _decode(self, Z):
-        """The decoder's reconstruction of the codes ``Z``, in the units of the data."""
-        out = self._apply(self.decoder_weights_, self.decoder_widths_, Z.shape[0], Z.__getitem__)
-        return (out * self.scale_ + self.mean_).astype(Z.dtype, copy=False)
+        """The decoder's reconstruction of the codes ``Z``, in the units of the data
+        (with ``projection_``: the point of the principal subspace it gives)."""
+        out = self._apply(self.decoder_weights_, self.decoder_widths_, Z.shape[0], Z.__getitem__) * self.scale_
+        projection = getattr(self, "projection_", None)
+        if projection is not None:
+            out = out @ projection.T
+        return (out + self.mean_).astype(Z.dtype, copy=False)
 
     def _check_network(self, name, widths, expected):
         """A loaded network: its widths are ``expected`` and its weights as many as

@@ -22,6 +22,7 @@ PARAMETRIC_PARAMETERS = {
     "batch_size": [Interval(int, 2, None, closed="left")],
     "parametric_reconstruction": [BOOLEAN],
     "parametric_reconstruction_loss_weight": [Interval(float, 0, None, closed="left")],
+    "input_components": [Interval(int, 1, None, closed="left"), NONE],
 }
 
 
@@ -119,7 +120,8 @@ class ParametricMap(NetworkModel, ComponentTransformer):
         rng = check_random_state(self.random_state)
         edges = self._fit_graph(X, rng)
         self._fit_scaling(X, "it moves no point and only slows training")
-        self.encoder_widths_ = np.array([X.shape[1], *hidden, self.n_components])
+        self._fit_projection(X, self.input_components, rng)
+        self.encoder_widths_ = np.array([self._input_width(), *hidden, self.n_components])
         self.decoder_widths_ = self.encoder_widths_[::-1].copy() if self.parametric_reconstruction else None
         start = initial_weights(self.encoder_widths_, rng)
         if self.parametric_reconstruction:
@@ -138,8 +140,7 @@ class ParametricMap(NetworkModel, ComponentTransformer):
         name = type(self).__name__
         enc = tuple(int(w) for w in self.encoder_widths_)
         dec = () if self.decoder_widths_ is None else tuple(int(w) for w in self.decoder_widths_)
-        sampler = EdgeSampler(edges, lambda rows: self._scaled(X[rows]).astype(np.float32), rng,
-                              uniform=self._uniform_rows)  # fmt: skip
+        sampler = EdgeSampler(edges, self._training_rows(X), rng, uniform=self._uniform_rows)
         epochs = self._epochs(X.shape[0])
         # every step draws batch_size edges (a short last batch masks the rest out of the
         # loss, and they serve as its negatives): one compiled shape for the fit
@@ -157,10 +158,21 @@ class ParametricMap(NetworkModel, ComponentTransformer):
         self.n_iter_ = out.n_epochs
         self.loss_curve_ = np.asarray(out.loss_curve)
 
+    def _training_rows(self, X):
+        """``rows_of(indices)``: what the networks read of those rows, in float32. Scores
+        on ``projection_`` are computed once for all rows (n x input_components float32,
+        a fraction of X), so that no step projects its batch again."""
+        if getattr(self, "projection_", None) is None:
+            return lambda rows: self._scaled(X[rows]).astype(np.float32)
+        scores = np.empty((X.shape[0], self.projection_.shape[1]), dtype=np.float32)
+        for start in range(0, X.shape[0], 4096):
+            scores[start : start + 4096] = self._scaled(X[start : start + 4096])
+        return scores.__getitem__
+
     def _check_loaded(self):
         """A loaded model's encoder (and decoder) run between the features and the
         codes, with as many weights as their widths hold, and a positive scale."""
-        expected = [self.n_features_in_, *self._check_widths(), self.n_components_]
+        expected = [self._input_width(), *self._check_widths(), self.n_components_]
         self._check_network("encoder", self.encoder_widths_, expected)
         if self.decoder_widths_ is not None:
             self._check_network("decoder", self.decoder_widths_, expected[::-1])

@@ -22,12 +22,14 @@ SMALLEST = 1e-4  # 1 - the output's membership is clipped here in the repulsion 
 
 
 @functools.lru_cache(maxsize=32)
-def edge_loss(encoder_widths, decoder_widths, activation, a, b, rate, gamma, reconstruction_weight):
+def edge_loss(encoder_widths, decoder_widths, activation, a, b, rate, gamma, reconstruction_weight, draws=1):
     """``row_loss(weights, rows, key)`` for rows ``[head, tail]`` (the two ends of a
     sampled edge, side by side): UMAP's attraction of the two ends' codes, plus ``gamma``
-    times the repulsion of the head from the tails of ``rate`` other rows of the batch
-    (random rows with a key, the next ``1..rate`` rows without); with a decoder, plus
-    ``reconstruction_weight`` times the head's mean squared reconstruction error.
+    times the repulsion of the head from ``rate`` negative samples, each the mean over
+    ``draws`` tails of other rows of the batch (random rows with a key, the next ones
+    without); with a decoder, plus ``reconstruction_weight`` times the head's mean
+    squared reconstruction error. The tails are encoded for their own edges already, so
+    more draws cost little and lower the noise of the repulsion, not its weight.
 
     Examples
     --------
@@ -44,18 +46,19 @@ def edge_loss(encoder_widths, decoder_widths, activation, a, b, rate, gamma, rec
     d, split = encoder_widths[0], n_weights(encoder_widths)
 
     def cross_entropy_terms(u, v):
-        s = a * (jnp.sum((u - v) ** 2, axis=1) + 1e-8) ** b  # the output membership is 1 / (1 + s)
+        s = a * (jnp.sum((u - v) ** 2, axis=-1) + 1e-8) ** b  # the output membership is 1 / (1 + s)
         return jnp.log1p(s), jnp.log1p(1.0 / jnp.maximum(s, SMALLEST / (1.0 - SMALLEST)))
 
     def row_loss(w, rows, key):
         n_rows = rows.shape[0]
         codes = forward(w[:split], encoder_widths, jnp.concatenate([rows[:, :d], rows[:, d:]]), activation, xp=jnp)
         heads, tails = codes[:n_rows], codes[n_rows:]
-        loss = cross_entropy_terms(heads, tails)[0]
-        keys = [None] * rate if key is None else jax.random.split(key, rate)
-        for j, k in enumerate(keys):
-            other = (jnp.arange(n_rows) + j + 1) % n_rows if k is None else jax.random.permutation(k, n_rows)
-            loss = loss + gamma * cross_entropy_terms(heads, tails[other])[1]
+        if key is None:
+            others = (jnp.arange(n_rows)[None, :] + jnp.arange(1, rate * draws + 1)[:, None]) % n_rows
+        else:
+            others = jax.random.randint(key, (rate * draws, n_rows), 0, n_rows)
+        repulsion = cross_entropy_terms(heads[None, :, :], tails[others])[1].sum(axis=0)
+        loss = cross_entropy_terms(heads, tails)[0] + (gamma / draws) * repulsion
         if decoder_widths:
             out = forward(w[split:], decoder_widths, heads, activation, xp=jnp)
             loss = loss + reconstruction_weight * jnp.mean((out - rows[:, :d]) ** 2, axis=1)
@@ -84,15 +87,28 @@ class ParametricUMAP(ParametricMap):
         Negative samples per edge.
     repulsion_strength : float, default=1.0
         Weight of the negative samples' term.
+    repulsion_draws : int, default=4
+        Each negative sample's repulsion is the mean over this many tails of other
+        edges of the batch. They are encoded for their own edges already, so more draws
+        cost little; they lower the noise of the gradient, not the weight of the
+        repulsion (umap-learn's parametric map: 1).
     n_epochs : int, optional
         Training length in UMAP's epochs: each epoch draws as many edges as the graph
-        weighs relative to its heaviest edge. Default: 100 up to 10,000 rows, 30 above
-        (a network learns from every edge it reads and needs far fewer epochs than the
-        points of UMAP's layout, whose defaults are 500 and 200).
+        weighs relative to its heaviest edge. Default: 100 up to 100,000 rows, then
+        fewer, down to 30 from 333,000 rows (an epoch of more rows takes more steps;
+        UMAP's own layout runs 500 or 200 epochs).
     hidden_layer_sizes : tuple of int, default=(100, 100, 100)
         The encoder's hidden widths (umap-learn's default network); the decoder
         mirrors them.
-    activation : {'relu', 'tanh', 'elu', 'gelu', 'sigmoid', 'identity'}, default='relu'
+    activation : {'relu', 'tanh', 'elu', 'gelu', 'sigmoid', 'identity'}, default='gelu'
+        umap-learn's network uses 'relu'; the smoother 'gelu' places new rows better
+        at the same cost (BENCHMARKS.md, Neural encoders).
+    input_components : int or None, default=100
+        With more features, the encoder reads the rows' scores on their first
+        ``input_components`` principal components (exact PCA of the training rows,
+        kept in the model): its first layer, most of the work on wide data, shrinks to
+        ``input_components / n_features`` of its size. None: every feature. The graph
+        is built on the features themselves either way.
     learning_rate : float, default=3e-3
         AdamW's first step size; it falls linearly to zero over the epochs.
     weight_decay : float, default=0.0
@@ -117,6 +133,9 @@ class ParametricUMAP(ParametricMap):
         The output curve ``1 / (1 + a d^(2b))``.
     mean_, scale_, encoder_widths_, encoder_weights_, decoder_widths_, decoder_weights_
         As ``AutoEncoder``'s (the decoder's are None without ``parametric_reconstruction``).
+    projection_ : ndarray of shape (n_features, input_components) or None
+        The principal directions on which the encoder reads the rows' scores (None: it
+        reads the features); the decoder's output is mapped back through them.
     n_components_, n_iter_ : int
         Code size and epochs run.
     loss_curve_ : ndarray
@@ -139,6 +158,7 @@ class ParametricUMAP(ParametricMap):
         **{name: UMAP._parameter_constraints[name] for name in GRAPH_PARAMETERS},
         "negative_sample_rate": [Interval(int, 1, None, closed="left")],
         "repulsion_strength": [Interval(float, 0, None, closed="left")],
+        "repulsion_draws": [Interval(int, 1, None, closed="left")],
     }
 
     def __init__(
@@ -156,14 +176,16 @@ class ParametricUMAP(ParametricMap):
         set_op_mix_ratio=1.0,
         negative_sample_rate=5,
         repulsion_strength=1.0,
+        repulsion_draws=4,
         n_epochs=None,
         hidden_layer_sizes=(100, 100, 100),
-        activation="relu",
+        activation="gelu",
         learning_rate=3e-3,
         weight_decay=0.0,
         batch_size=1000,
         parametric_reconstruction=False,
         parametric_reconstruction_loss_weight=1.0,
+        input_components=100,
         random_state=None,
         verbose=0,
         callbacks=None,
@@ -180,6 +202,7 @@ class ParametricUMAP(ParametricMap):
         self.set_op_mix_ratio = set_op_mix_ratio
         self.negative_sample_rate = negative_sample_rate
         self.repulsion_strength = repulsion_strength
+        self.repulsion_draws = repulsion_draws
         self.n_epochs = n_epochs
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -188,6 +211,7 @@ class ParametricUMAP(ParametricMap):
         self.batch_size = batch_size
         self.parametric_reconstruction = parametric_reconstruction
         self.parametric_reconstruction_loss_weight = parametric_reconstruction_loss_weight
+        self.input_components = input_components
         self.random_state = random_state
         self.verbose = verbose
         self.callbacks = callbacks
@@ -216,7 +240,7 @@ class ParametricUMAP(ParametricMap):
 
     @staticmethod
     def _default_epochs(n_rows):
-        return 100 if n_rows <= 10_000 else 30
+        return min(100, max(30, round(10_000_000 / n_rows)))
 
     def _edges_per_epoch(self, graph):
         """As many edges as UMAP's epoch samples on average."""
@@ -224,4 +248,5 @@ class ParametricUMAP(ParametricMap):
 
     def _row_loss(self, enc, dec):
         weights = float(self.repulsion_strength), float(self.parametric_reconstruction_loss_weight)
-        return edge_loss(enc, dec, self.activation, self.a_, self.b_, self.negative_sample_rate, *weights)
+        rate, draws = self.negative_sample_rate, self.repulsion_draws
+        return edge_loss(enc, dec, self.activation, self.a_, self.b_, rate, *weights, draws)
