@@ -73,8 +73,9 @@ def activation_function(name, xp=np):
         "relu": lambda x: xp.maximum(x, 0),
         "tanh": xp.tanh,
         "elu": lambda x: xp.where(x > 0, x, xp.expm1(xp.minimum(x, 0))),
-        # the tanh form of GELU (Hendrycks & Gimpel), as JAX's default
-        "gelu": lambda x: 0.5 * x * (1 + xp.tanh(0.7978845608028654 * (x + 0.044715 * x**3))),
+        # the tanh form of GELU (Hendrycks & Gimpel), as JAX's default; x * x * x, as JAX
+        # computes x**3, where numpy's float power takes 30 times as long
+        "gelu": lambda x: 0.5 * x * (1 + xp.tanh(0.7978845608028654 * (x + 0.044715 * (x * x * x)))),
         "sigmoid": lambda x: 0.5 * (1 + xp.tanh(0.5 * x)),  # no overflow for large |x|
         "identity": lambda x: x,
     }

@@ -61,7 +61,7 @@ class NetworkModel:
 
     def _fit_projection(self, X, n_components, rng):
         """With more features than ``n_components``, set ``projection_`` to the top
-        principal directions of ``X`` (columns, exact PCA) and ``scale_`` to the overall
+        principal directions of ``X`` (columns, by ``PCA``) and ``scale_`` to the overall
         spread of the rows' scores on them: the networks then read those scores, and
         their first layer costs ``n_components / n_features`` of its full size. Else
         ``projection_`` is None and the networks read every feature."""

@@ -115,7 +115,7 @@ class ParametricTSNE(ParametricMap):
         Weight of the decoder's mean squared error of the scaled rows.
     input_components : int or None, default=100
         With more features, the encoder reads the rows' scores on their first
-        ``input_components`` principal components (exact PCA of the training rows,
+        ``input_components`` principal components (``PCA`` of the training rows,
         kept in the model): its first layer, most of the work on wide data, shrinks to
         ``input_components / n_features`` of its size. None: every feature. The
         affinities are computed from the features themselves either way.

@@ -105,7 +105,7 @@ class ParametricUMAP(ParametricMap):
         at the same cost (BENCHMARKS.md, Neural encoders).
     input_components : int or None, default=100
         With more features, the encoder reads the rows' scores on their first
-        ``input_components`` principal components (exact PCA of the training rows,
+        ``input_components`` principal components (``PCA`` of the training rows,
         kept in the model): its first layer, most of the work on wide data, shrinks to
         ``input_components / n_features`` of its size. None: every feature. The graph
         is built on the features themselves either way.
