@@ -76,6 +76,24 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         metavar="COLUMN=LOW,...,HIGH",
         help="CSV or Parquet column of ordered categories, listed lowest first (--ordinal size=S,M,L); repeatable",
     )
+    _add_text_arguments(parser)
+    parser.add_argument("--key", help="array name in an .npz archive or dataset path in an HDF5 file")
+    parser.add_argument("--layer", help=".h5ad: read this layer instead of X")
+    parser.add_argument("--use-raw", action="store_true", help=".h5ad: read raw.X (and raw.var names) instead of X")
+    parser.add_argument("--obsm", metavar="KEY", help=".h5ad: run on a stored embedding or PCA, e.g. X_pca or X_umap")
+    parser.add_argument(
+        "--missing",
+        choices=["error", "drop", "impute", "keep"],
+        default="error",
+        help="missing values: error (default), drop rows, impute column means, or keep (methods that model them)",
+    )
+    parser.add_argument("--standardize", action="store_true", help="scale features to unit variance")
+    add_run_arguments(parser)
+
+
+def _add_text_arguments(parser):
+    """How a CSV/TSV file's text is read: --header, --delimiter, --decimal, --na-values,
+    --encoding."""
     parser.add_argument(
         "--header",
         choices=["auto", "yes", "no"],
@@ -107,18 +125,6 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         default="utf-8",
         help="CSV text encoding (default utf-8; e.g. latin-1 or cp1252 for older spreadsheets)",
     )
-    parser.add_argument("--key", help="array name in an .npz archive or dataset path in an HDF5 file")
-    parser.add_argument("--layer", help=".h5ad: read this layer instead of X")
-    parser.add_argument("--use-raw", action="store_true", help=".h5ad: read raw.X (and raw.var names) instead of X")
-    parser.add_argument("--obsm", metavar="KEY", help=".h5ad: run on a stored embedding or PCA, e.g. X_pca or X_umap")
-    parser.add_argument(
-        "--missing",
-        choices=["error", "drop", "impute", "keep"],
-        default="error",
-        help="missing values: error (default), drop rows, impute column means, or keep (methods that model them)",
-    )
-    parser.add_argument("--standardize", action="store_true", help="scale features to unit variance")
-    add_run_arguments(parser)
 
 
 def add_run_arguments(parser):

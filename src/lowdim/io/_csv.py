@@ -295,17 +295,7 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
         raise DataFileError(f"{path}{where}: malformed CSV ({exc}).") from None
     except _decompression_errors() as exc:
         raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
-    for number, row in enumerate(rows, start=1):
-        if any("\x00" in cell for cell in row):
-            raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
-    while rows and not any(c.strip() for c in rows[-1]):
-        rows.pop()
-    if not rows:
-        raise DataFileError(f"{path}: empty file, no data rows.")
-    if decimal == ",":
-        rows = _decimal_commas(rows)
-    if all(len(row) == 1 for row in rows) and (hint := _layout_hint(rows, delimiter)):
-        raise DataFileError(f"{path}: every line is one field, with another separator in each.{hint}")
+    rows = _checked_rows(path, rows, delimiter, decimal)
     has_header = header == "yes" or (header == "auto" and not all(is_number(c) for c in rows[0]))
     names = [c.strip() for c in rows[0]] if has_header else None
     data = rows[1:] if has_header else rows
@@ -318,6 +308,24 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     if names:
         _warn_duplicate_names(path, names)
     return names, data, first_line
+
+
+def _checked_rows(path, rows, delimiter, decimal):
+    """The text rows read, without trailing blank lines and with decimal commas read;
+    refused when a line holds a NUL byte, when there is none, or when every line is one
+    field with another separator in each (a file read with the wrong delimiter)."""
+    for number, row in enumerate(rows, start=1):
+        if any("\x00" in cell for cell in row):
+            raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
+    while rows and not any(c.strip() for c in rows[-1]):
+        rows.pop()
+    if not rows:
+        raise DataFileError(f"{path}: empty file, no data rows.")
+    if decimal == ",":
+        rows = _decimal_commas(rows)
+    if all(len(row) == 1 for row in rows) and (hint := _layout_hint(rows, delimiter)):
+        raise DataFileError(f"{path}: every line is one field, with another separator in each.{hint}")
+    return rows
 
 
 def _warn_duplicate_names(path, names):
