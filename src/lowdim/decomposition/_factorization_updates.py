@@ -303,6 +303,22 @@ def penalty(W, H, penalties):
     return float(l1w * W.sum() + 0.5 * l2w * np.sum(W * W) + l1h * H.sum() + 0.5 * l2h * np.sum(H * H))
 
 
+def flat_row_start(X, k, mask=None):
+    """A start of W for the rows of ``X``: each row's k codes equal, at the row's own
+    scale ``sqrt(mean / k)`` (the mean over its observed entries), so that no row's start
+    depends on the other rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> flat_row_start(np.array([[4.0, 4.0], [0.0, 0.0]]), 2).round(6).tolist()
+    [[1.414214, 1.414214], [1e-06, 1e-06]]
+    """
+    observed = X.shape[1] if mask is None else np.maximum(mask.sum(axis=1), 1.0)
+    sums = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()  # sparse: a matrix
+    return np.repeat(np.sqrt(np.maximum(sums / observed, 1e-12) / k)[:, None], k, axis=1)
+
+
 def solve_rows(update, W, *, tol, max_iter, window=1):
     """Iterate ``W[rows] = update(rows, W[rows])`` over the rows still moving; a row stops
     when it moved by at most ``tol`` of its norm over the last ``window`` iterations.

@@ -14,6 +14,7 @@ from ..linalg import column_moments
 from ._factorization_updates import (
     EPS,
     beta_value,
+    flat_row_start,
     loss,
     loss_from_products,
     mu_terms,
@@ -287,9 +288,8 @@ class MiniBatchNMF(NMF):
         is larger than a block."""
         update = self._w_update(X, mask, H)
         if each_row:
-            means = np.asarray(X.mean(axis=1), dtype=np.float64).ravel()
-            W = np.repeat(np.sqrt(np.maximum(means, 1e-12) / H.shape[0])[:, None], H.shape[0], axis=1)
-            return solve_rows(update, W.astype(H.dtype), tol=self.tol, max_iter=max_iter)[0]
+            W = flat_row_start(X, H.shape[0]).astype(H.dtype)
+            return solve_rows(update, W, tol=self.tol, max_iter=max_iter)[0]
         W = np.full((X.shape[0], H.shape[0]), np.sqrt(max(float(X.mean()), 1e-12) / H.shape[0]), dtype=H.dtype)
         for _ in range(max_iter):
             W_new = update(None, W)

@@ -15,6 +15,7 @@ from ..exceptions import ConvergenceWarning
 from ..linalg import CenteredData, column_moments, randomized_svd, symmetric_from_upper, syrk_upper, top_eigh
 from ._factorization_updates import (
     beta_value,
+    flat_row_start,
     hals_update_h,
     loss,
     loss_from_products,
@@ -541,10 +542,7 @@ class NMF(_Factorization):
         ``tol`` of its norm over CHECK_EVERY updates (``solve_rows``): a row's codes do
         not depend on the rows passed with it."""
         l1, l2 = self._penalties(X.shape[0], X.shape[1])[:2]  # W's: scaled by the features, not the rows
-        observed = X.shape[1] if mask is None else np.maximum(mask.sum(axis=1), 1.0)
-        sums = np.asarray(X.sum(axis=1), dtype=np.float64).ravel()  # sparse: a matrix
-        scale = np.sqrt(np.maximum(sums / observed, 1e-12) / H.shape[0])
-        W = np.repeat(scale[:, None], H.shape[0], axis=1)
+        W = flat_row_start(X, H.shape[0], mask)
 
         def update(rows, W_rows):
             if self._solver == "mu":
