@@ -522,11 +522,14 @@ def test_column_moments_numpy_and_numba_paths_agree_far_from_the_origin(dtype, m
 
     X = (1e4 + np.random.default_rng(2).normal(size=(3000, 7)) * [1, 2, 3, 4, 5, 6, 0]).astype(dtype)
     small = column_moments(X)
+    monkeypatch.setattr("lowdim.linalg._moments.MOMENT_CHUNK", 7 * 128)  # 24 chunks, the last one short
+    chunked = column_moments(X)
     monkeypatch.setattr("lowdim.linalg._moments.SMALL_MOMENTS", 0)
     large = column_moments(X)
     exact = X.astype(np.float64)
-    np.testing.assert_allclose(small[0], exact.mean(axis=0), rtol=1e-14)
-    np.testing.assert_allclose(small[1], exact.var(axis=0, ddof=1), rtol=1e-10, atol=1e-20)
+    for moments in small, chunked:
+        np.testing.assert_allclose(moments[0], exact.mean(axis=0), rtol=1e-14)
+        np.testing.assert_allclose(moments[1], exact.var(axis=0, ddof=1), rtol=1e-10, atol=1e-20)
     np.testing.assert_allclose(large[0], small[0], rtol=1e-14)
     np.testing.assert_allclose(large[1], small[1], rtol=1e-10, atol=1e-20)
 

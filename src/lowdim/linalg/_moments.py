@@ -376,7 +376,21 @@ def merge_scatter_into(na, mean_a, scatter_a, nb, mean_b, scatter_b):
     return n, mean
 
 
-SMALL_MOMENTS = 1 << 20  # entries up to which column_moments runs in numpy (8 MiB of float64)
+# entries up to which column_moments sums in numpy: a few milliseconds more than the
+# kernel there, against the kernel's compilation (most of a second) on a first call
+SMALL_MOMENTS = 1 << 24
+MOMENT_CHUNK = 1 << 15  # entries of float64 per numpy chunk (stays in cache)
+
+
+def _shifted_sums(X, shift):
+    """Column sums of ``x - shift`` and of its square in float64, a chunk of rows at a time."""
+    rows = max(1, MOMENT_CHUNK // max(1, X.shape[1]))
+    s1, s2 = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], rows):
+        D = np.asarray(X[start : start + rows], dtype=np.float64) - shift
+        s1 += D.sum(axis=0)
+        s2 += np.einsum("ij,ij->j", D, D)
+    return s1, s2
 
 
 def column_moments(X):
@@ -384,8 +398,8 @@ def column_moments(X):
 
     Dense data goes through a numba kernel that sums ``x - x0`` and ``(x - x0)^2`` in
     float64, with ``x0`` the first row (so data far from the origin keeps its
-    precision); up to ``SMALL_MOMENTS`` entries numpy does the same sums (no
-    compilation on a first call with small data). Sparse matrices are never densified.
+    precision); up to ``SMALL_MOMENTS`` entries numpy does the same sums over row
+    chunks (no compilation on a first call with moderate data, no full copy). Sparse matrices are never densified.
 
     Parameters
     ----------
@@ -412,8 +426,7 @@ def column_moments(X):
         return mean, np.maximum(var, 0.0)
     shift = np.asarray(X[0], dtype=np.float64)
     if X.size <= SMALL_MOMENTS:
-        D = np.asarray(X, dtype=np.float64) - shift
-        s1, s2 = D.sum(axis=0), np.einsum("ij,ij->j", D, D)
+        s1, s2 = _shifted_sums(X, shift)
     else:
         from .._kernels.moments import shifted_column_sums
 
