@@ -1,6 +1,9 @@
 """Data files: every format reads back what was written, bad files get documented
 errors only (fuzzing), missing-value policies, declared sizes checked before loading."""
 
+import bz2
+import gzip
+import lzma
 import os
 import zlib
 
@@ -19,16 +22,31 @@ LABELS = np.array(["a", "b"] * 10)
 FUZZ_SEED = int(os.environ.get("LOWDIM_FUZZ_SEED", "0"))  # vary it to fuzz further by hand
 
 
-def test_written_tables_read_back_in_every_format(tmp_path):
-    for ext in (".csv", ".parquet", ".npy"):
-        path = tmp_path / f"z{ext}"
-        write_table(path, X, ["u", "v", "w"], labels=None if ext == ".npy" else LABELS)
-        table = read_table(str(path), label_column=None if ext == ".npy" else "label")
-        np.testing.assert_allclose(table.X, X, rtol=1e-15)
-        if ext != ".npy":
-            assert table.feature_names == ["u", "v", "w"] and table.labels.tolist() == LABELS.tolist()
-        with pytest.raises(FileExistsError, match="--overwrite"):
-            write_table(path, X, ["u", "v", "w"])
+@pytest.mark.parametrize(
+    "ext", [".csv", ".tsv", ".csv.gz", ".tsv.gz", ".csv.bz2", ".tsv.xz", ".csv.zst", ".parquet", ".npy"]
+)
+def test_written_tables_read_back_in_every_format(tmp_path, ext):
+    path = tmp_path / f"z{ext}"
+    ids = None if ext == ".npy" else [f"r{i}" for i in range(len(X))]
+    write_table(path, X, ["u", "v", "w"], labels=None if ext == ".npy" else LABELS, row_ids=ids)
+    table = read_table(str(path), label_column=None if ext == ".npy" else "label")
+    np.testing.assert_allclose(table.X, X, rtol=1e-15)
+    if ext != ".npy":
+        assert table.feature_names == ["u", "v", "w"] and table.labels.tolist() == LABELS.tolist()
+        assert table.row_ids.tolist() == ids
+    if ext.startswith(".tsv"):  # tab-separated, compressed as named
+        opener = {".tsv": open, ".tsv.gz": gzip.open, ".tsv.xz": lzma.open, ".tsv.bz2": bz2.open}[ext]
+        with opener(path, "rt") as fh:
+            assert fh.readline() == "id\tu\tv\tw\tlabel\n"
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        write_table(path, X, ["u", "v", "w"])
+
+
+@pytest.mark.parametrize("name", ["z.xlsx", "z.parquet.gz", "z.h5ad.gz", "z", "z.gz"])
+def test_unwritable_table_names_are_refused_with_the_writable_ones(tmp_path, name):
+    with pytest.raises(DataFileError, match=r"cannot write this format; name the output \*\.csv\[\.gz"):
+        write_table(tmp_path / name, X, ["u", "v", "w"])
+    assert os.listdir(tmp_path) == []
 
 
 def test_csv_output_is_formula_safe(tmp_path):

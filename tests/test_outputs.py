@@ -77,6 +77,7 @@ def _run(capsys, *argv):
             "named for two outputs",
         ),
         (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/out.txt"], "cannot write this format"),
+        (["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/out.npy.gz"], "cannot write this format"),
         (
             ["embed", "--dataset", "iris", "-m", "pca", "-o", "{d}/z.csv", "--plot", "{d}/x.csv"],
             "cannot draw a figure in this format",
@@ -244,3 +245,14 @@ def test_parameters_are_refused_by_name(tmp_path, capsys, argv, words):
     np.savetxt(data, load_iris().data, delimiter=",", header="a,b,c,d", comments="")
     code, err = _run(capsys, *argv[:1], str(data), *argv[1:], "-o", str(tmp_path / "z.csv"))
     assert code == 2 and words in err, err
+
+
+def test_cli_writes_compressed_tsv_that_reads_back(tmp_path, capsys):
+    from lowdim.io import read_table
+
+    out, plain = tmp_path / "map.tsv.gz", tmp_path / "map.csv"
+    assert _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", str(out))[0] == 0
+    assert _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", str(plain))[0] == 0
+    packed, text = read_table(str(out), label_column="label"), read_table(str(plain), label_column="label")
+    np.testing.assert_array_equal(packed.X, text.X)
+    assert packed.feature_names == text.feature_names and packed.labels.tolist() == text.labels.tolist()

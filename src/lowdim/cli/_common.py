@@ -33,7 +33,7 @@ class UsageError(ValueError):
 
 
 OUTPUT_HELP = {
-    "table": "where to write the result (.csv, .parquet or .npy)",
+    "table": "where to write the result (.csv, .tsv, either may end in .gz; .parquet, .npy or .h5ad)",
     "page": "the HTML page to write (.html)",
 }
 
@@ -406,7 +406,7 @@ def require_columns(X, names, source, what):
 
 def check_outputs(args, *paths, tables=(), figures=(), pages=()):
     """Before any work: refuse two outputs naming one file, existing files (without
-    --overwrite), formats that cannot be written (``tables``: .csv .parquet .npy .h5ad;
+    --overwrite), formats that cannot be written (``tables``: ``io._writers.table_format``;
     ``figures``: matplotlib's formats; ``pages``: .html) and folders that cannot be
     written to; make missing parent folders."""
     named = [p for p in paths if p]
@@ -464,11 +464,11 @@ def _check_writable_folder(path):
 
 
 def _check_formats(tables, figures, pages):
-    from ..io import WRITABLE
+    from ..io._writers import table_format, unwritable_message
 
     for path in (p for p in tables if p):
-        if os.path.splitext(path)[1].lower() not in WRITABLE:
-            raise UsageError(f"{path}: cannot write this format; the output must end in {', '.join(WRITABLE)}.")
+        if table_format(path)[0] is None:
+            raise UsageError(unwritable_message(path))
     for path in (p for p in pages if p):
         if os.path.splitext(path)[1].lower() not in (".html", ".htm"):
             raise UsageError(f"{path}: the report is an HTML page; name it *.html.")

@@ -48,7 +48,7 @@ def run(args, say):
     method = check_available(args.method, EMBEDDINGS)
     estimator = build(args.method, args, EMBEDDINGS)
     if not args.output and not args.plot and not args.save_model:
-        raise UsageError("nothing to write: pass -o OUT (.csv/.parquet/.npy), --plot PNG or --save-model PATH.")
+        raise UsageError("nothing to write: pass -o OUT (.csv/.tsv/.npy/...), --plot PNG or --save-model PATH.")
     check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
     check_result_h5ad(args, f"X_{args.method}", "embedding", graph=hasattr(estimator, "knn_graph_"))
     data = load_data(args, say)

@@ -79,6 +79,40 @@ def open_text(path, encoding="utf-8-sig"):
     return opener(path, "rt", newline="", encoding=encoding)
 
 
+def create_text(path, compression=None):
+    """A UTF-8 text stream writing ``path``, compressed by ``compression`` (a value of
+    ``COMPRESSIONS``; None: plain text), as ``open_text`` reads it back.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.tsv.gz")
+    >>> with create_text(p, "gzip") as fh:
+    ...     _ = fh.write("a\tb\n")
+    >>> with open_text(p) as fh:
+    ...     fh.read()
+    'a\tb\n'
+    """
+    if compression is None:
+        return open(path, "w", newline="", encoding="utf-8")
+    if compression == "zstandard":
+        try:
+            import zstandard
+        except ImportError:
+            raise DataFileError(
+                f"{path}: writing .zst files needs the zstandard package; install lowdim[io] "
+                "(pip install 'lowdim[io]') or choose .gz."
+            ) from None
+        stream = zstandard.ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)
+        return io.TextIOWrapper(stream, encoding="utf-8", newline="")
+    import bz2
+    import gzip
+    import lzma
+
+    opener = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[compression]
+    return opener(path, "wt", newline="", encoding="utf-8")
+
+
 def _encoding_hint(path):
     """Which encoding the file probably is, and the option that reads it."""
     with open_text(path, "latin-1") as fh:
@@ -552,12 +586,15 @@ def _safe_text(cell):
     return "'" + text if risky else text
 
 
-def write_csv(path, array, names, *, labels=None, label_name="label", row_ids=None, id_name="id"):
+def write_csv(
+    path, array, names, *, labels=None, label_name="label", row_ids=None, id_name="id", delimiter=",", compression=None
+):
     """Write a numeric array (and optional label column) as CSV with a header; with
     ``row_ids``, they come first, in a column named ``id_name``.
 
     Text cells (header, labels) that a spreadsheet would run as a formula are written
-    with a leading apostrophe. The caller checks for an existing file first.
+    with a leading apostrophe. ``delimiter='\\t'`` writes TSV; ``compression`` (a value
+    of ``COMPRESSIONS``) compresses the text. The caller checks for an existing file first.
 
     Examples
     --------
@@ -567,8 +604,8 @@ def write_csv(path, array, names, *, labels=None, label_name="label", row_ids=No
     >>> open(p).read().splitlines()[:2]
     ["a,'=b,label", '1.0,0.0,x']
     """
-    with open(path, "w", newline="") as fh:
-        writer = csv.writer(fh)
+    with create_text(path, compression) as fh:
+        writer = csv.writer(fh, delimiter=delimiter)
         write_csv_header(
             writer, names if row_ids is None else [id_name, *names], None if labels is None else label_name
         )

@@ -6,10 +6,34 @@ import numpy as np
 
 from ..exceptions import DataFileError
 from ._atomic import atomic_path
-from ._csv import write_csv
+from ._csv import COMPRESSIONS, split_compression, write_csv
 from ._parquet import roles_metadata
 
-WRITABLE = (".csv", ".parquet", ".npy", ".h5ad")
+WRITABLE = (".csv", ".tsv", ".parquet", ".npy", ".h5ad")
+TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t"}  # text tables, which may also end in a COMPRESSIONS suffix
+
+
+def table_format(path):
+    """``(extension, compression)`` of an output table's path: ``extension`` one of
+    ``WRITABLE`` or None when lowdim cannot write it; ``compression`` a value of
+    ``COMPRESSIONS`` (only after ``.csv`` or ``.tsv``) or None.
+
+    Examples
+    --------
+    >>> table_format("map.tsv.gz"), table_format("map.parquet"), table_format("map.xlsx")
+    (('.tsv', 'gzip'), ('.parquet', None), (None, None))
+    """
+    base, compression = split_compression(path)
+    ext = os.path.splitext(base)[1].lower()
+    if ext not in WRITABLE or (compression and ext not in TEXT_DELIMITERS):
+        return None, None
+    return ext, compression
+
+
+def unwritable_message(path):
+    """Why ``path`` cannot be written, and the extensions that can."""
+    text = ", ".join(f"{e}[{'|'.join(COMPRESSIONS)}]" if e in TEXT_DELIMITERS else e for e in WRITABLE)
+    return f"{path}: cannot write this format; name the output *{text.replace(', ', ', *')}."
 
 
 def write_table(path, array, names, *, labels=None, label_name="label", overwrite=False, row_ids=None, id_name="id"):
@@ -28,7 +52,8 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     Parameters
     ----------
     path : str or os.PathLike
-        ``.csv``, ``.tsv``, ``.parquet``, ``.npy`` or ``.h5ad``.
+        ``.csv``, ``.tsv`` (each possibly compressed: ``.csv.gz``, ...), ``.parquet``,
+        ``.npy`` or ``.h5ad``.
     array : ndarray (n, d)
     names : list of str
         Column names.
@@ -49,9 +74,9 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     >>> open(p).readline().strip()
     'z1,z2,label'
     """
-    ext = os.path.splitext(str(path))[1].lower()
-    if ext not in WRITABLE:
-        raise DataFileError(f"{path}: cannot write {ext or 'a file without extension'!r}; use {', '.join(WRITABLE)}.")
+    ext, compression = table_format(path)
+    if ext is None:
+        raise DataFileError(unwritable_message(path))
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; pass --overwrite to replace it.")
     array = np.asarray(array)
@@ -63,8 +88,9 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
         write_h5ad(path, key, array, row_ids=row_ids, labels=labels, label_name=label_name, overwrite=overwrite)
         return
     with atomic_path(path, overwrite=overwrite) as tmp:
-        if ext == ".csv":
-            write_csv(tmp, array, names, labels=labels, label_name=label_name, row_ids=row_ids, id_name=id_name)
+        if ext in TEXT_DELIMITERS:
+            write_csv(tmp, array, names, labels=labels, label_name=label_name, row_ids=row_ids, id_name=id_name,
+                      delimiter=TEXT_DELIMITERS[ext], compression=compression)  # fmt: skip
         elif ext == ".npy":
             np.save(tmp, array, allow_pickle=False)
         else:
