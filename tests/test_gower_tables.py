@@ -170,3 +170,17 @@ def test_a_sweep_over_a_table_builds_its_graph_from_the_fits_codes(name):
     for a, b in zip(on_table, on_codes):
         np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-6, atol=1e-6)
         assert a.kinds_ == codes.kinds  # each map codes new tables as the fit did
+
+
+def test_a_graph_built_on_a_table_is_the_graph_of_its_codes_and_umap_reads_it():
+    frame = _table(60)
+    codes = mixed_codes(frame)
+    graph = lowdim.NeighborGraph.build(frame, 8, metric="gower", metric_params={"weights": [1, 2, 1, 1, 1]})
+    expected = lowdim.NeighborGraph.build(
+        codes.X, 8, metric="gower", metric_params={"weights": [1, 2, 1, 1, 1], **codes.metric_params}
+    )
+    np.testing.assert_array_equal(graph.indices, expected.indices)
+    np.testing.assert_array_equal(graph.distances, expected.distances)
+    weighted = {"weights": [1, 2, 1, 1, 1]}
+    on_graph = MAKERS["umap"](weighted).set_params(precomputed_knn=graph).fit(frame)
+    np.testing.assert_array_equal(on_graph.embedding_, MAKERS["umap"](weighted).fit(frame).embedding_)
