@@ -402,6 +402,7 @@ def test_nonfinite_named_with_position(cls, bad, word):
         _fit(_instance(cls), X)
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # the message, not numpy's overflow warnings first
 @pytest.mark.parametrize("cls", NUMERIC, ids=NUMERIC_IDS)
 def test_huge_values_overflow_message(cls):
     X = _data()

@@ -124,6 +124,23 @@ def test_number_categories_are_coded_by_value_whatever_the_new_columns_type():
     np.testing.assert_array_equal(codes.X, [[0.0, 0.0], [np.nan, 1.0], [2.0, 2.0]])  # 7: a category of its own
 
 
+def test_number_categories_beyond_int64_keep_one_code_each():
+    codes = mixed_codes(np.array([[1e154, 1.0], [2e154, 2.0], [3.0, 3.0], [-1e19, 4.0]]), categorical=[0])
+    assert codes.levels["x0"] == ["-1e+19", "1e+154", "2e+154", "3"]
+    assert len(set(codes.X[:, 0])) == 4
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("make", [lowdim.FAMD, lambda: lowdim.KPrototypes(2, random_state=0)], ids=["famd", "kproto"])
+def test_numbers_too_large_to_square_are_named_by_the_methods_of_categories(make):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"size": rng.normal(size=30) * 1e154, "kind": rng.choice(["a", "b"], 30)})
+    frame.loc[3, "size"] = np.nan  # a gap does not hide the size of the others
+    with pytest.raises(ValueError, match="overflow while centering/scaling: X has values as large as"):
+        make().fit(frame)
+
+
 def test_durations_are_numbers_of_seconds_as_the_parquet_reader_reads_them():
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"wait": pd.to_timedelta([90, None, 3600], unit="s"), "desk": ["a", "b", "a"]})

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from ._estimator import has_text_columns, refuse_text
-from ._validation import check_features
+from ._validation import _check_magnitude, check_features
 from .preprocessing import gower_params, mixed_codes
 
 KINDS = ("numeric", "categorical", "ordinal")
@@ -34,11 +34,13 @@ class MixedInputMixin:
         if not reset:  # before coding: a new table's columns are coded by name, then read by position
             check_features(self, X, table, reset=False)
         codes = mixed_codes(table, categorical=categorical, levels=None if reset else _fitted_levels(self))
-        numeric = [j for j, k in enumerate(codes.kinds) if k == "numeric"]
-        if np.isinf(codes.X[:, numeric]).any():
+        numbers = codes.X[:, [j for j, k in enumerate(codes.kinds) if k == "numeric"]]
+        if np.isinf(numbers).any():
             raise ValueError(
                 f"Input X contains infinity; {name} reads numbers, categories and gaps (NaN), not infinity."
             )
+        if not np.isnan(numbers).all():  # numbers that overflow when squared would make every variance inf
+            _check_magnitude(numbers, np.nanmin(numbers), np.nanmax(numbers), "X")
         if reset:
             check_features(self, X, codes.X, reset=True)
         return codes

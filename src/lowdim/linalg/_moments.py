@@ -425,15 +425,18 @@ def column_moments(X):
         var = (sq - n * mean**2) / max(n - 1, 1)
         return mean, np.maximum(var, 0.0)
     shift = np.asarray(X[0], dtype=np.float64)
-    if X.size <= SMALL_MOMENTS:
-        s1, s2 = _shifted_sums(X, shift)
-    else:
-        from .._kernels.moments import shifted_column_sums
+    # data too large to square give non-finite moments, which the callers check (the
+    # kernel's path is silent about them too): no numpy warning on the way
+    with np.errstate(over="ignore", invalid="ignore"):
+        if X.size <= SMALL_MOMENTS:
+            s1, s2 = _shifted_sums(X, shift)
+        else:
+            from .._kernels.moments import shifted_column_sums
 
-        s1, s2 = shifted_column_sums(X, shift, max(1, min(64, n // 1024)))
-        s1, s2 = s1.sum(axis=0), s2.sum(axis=0)
-    mean = shift + s1 / n
-    var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - 1, 1)
+            s1, s2 = shifted_column_sums(X, shift, max(1, min(64, n // 1024)))
+            s1, s2 = s1.sum(axis=0), s2.sum(axis=0)
+        mean = shift + s1 / n
+        var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - 1, 1)
     return mean, var
 
 

@@ -343,6 +343,7 @@ def _code_texts(cells):
     numbers = as_numbers(cells)
     if numbers is None:
         return cells
-    whole = np.isfinite(numbers) & (numbers == np.round(numbers))
+    # whole numbers within int64's range: beyond it the cast would make them all one code
+    whole = (np.abs(numbers) < 2.0**63) & (numbers == np.round(numbers))
     text = np.where(whole, np.char.mod("%d", np.where(whole, numbers, 0).astype(np.int64)), numbers.astype(str))
     return np.where(np.isnan(numbers), None, text.astype(object))
