@@ -134,14 +134,9 @@ def test_wrong_tables_are_named_with_the_fix():
         on_codes.transform(frame.iloc[:3])
 
 
-@pytest.mark.parametrize(
-    "make",
-    [lambda: KNeighborsTransformer(metric="gower", n_neighbors=5), lambda: ParametricUMAP(metric="gower")],
-    ids=["neighbours", "parametric"],
-)
-def test_readers_of_numbers_name_the_text_columns_and_the_coding(make):
+def test_readers_of_numbers_name_the_text_columns_and_the_coding():
     with pytest.raises(TypeError, match=r"reads numbers, but columns colour, flag, day, grade hold.*mixed_codes\(df\)"):
-        make().fit(_table())
+        ParametricUMAP(metric="gower").fit(_table())
 
 
 def test_a_refit_on_numbers_forgets_the_tables_coding():
@@ -151,11 +146,13 @@ def test_a_refit_on_numbers_forgets_the_tables_coding():
     assert not hasattr(model, "kinds_") and model._distance_params() is None
 
 
-@pytest.mark.parametrize("name", list(MAKERS))
+@pytest.mark.parametrize("name", [*MAKERS, "kneighbors"])
 def test_the_coding_attributes_are_documented(name):
     from numpydoc.docscrape import ClassDoc
 
-    model = MAKERS[name](None).fit(_table())
+    make = MAKERS.get(name, lambda p: KNeighborsTransformer(metric="gower", metric_params=p))
+    model = make(None).fit(_table())
+    assert model.kinds_
     documented = {part.strip() for item in ClassDoc(type(model))["Attributes"] for part in item.name.split(",")}
     assert {"column_names_", "kinds_", "categories_"} <= documented
 
@@ -184,3 +181,14 @@ def test_a_graph_built_on_a_table_is_the_graph_of_its_codes_and_umap_reads_it():
     weighted = {"weights": [1, 2, 1, 1, 1]}
     on_graph = MAKERS["umap"](weighted).set_params(precomputed_knn=graph).fit(frame)
     np.testing.assert_array_equal(on_graph.embedding_, MAKERS["umap"](weighted).fit(frame).embedding_)
+
+
+def test_the_kneighbors_transformer_codes_a_table_as_the_graph_of_its_codes():
+    frame = _table(60)
+    codes = mixed_codes(frame)
+    on_table = KNeighborsTransformer(n_neighbors=6, metric="gower")
+    on_codes = KNeighborsTransformer(n_neighbors=6, metric="gower", metric_params=codes.metric_params)
+    for a, b in [(on_table.fit_transform(frame), on_codes.fit_transform(codes.X)),
+                 (on_table.transform(frame.iloc[[0, 7, 20]]), on_codes.transform(codes.X[[0, 7, 20]]))]:  # fmt: skip
+        np.testing.assert_array_equal(a.toarray(), b.toarray())
+    assert on_table.kinds_ == codes.kinds and on_table.effective_metric_params_ == on_codes.effective_metric_params_
