@@ -521,3 +521,34 @@ def test_images_keep_their_depth_and_their_colour(tmp_path):
     assert read_image(str(tmp_path / "palette.png"), grey=True).shape == (8, 8)
     Image.fromarray(np.arange(64, dtype=np.uint8).reshape(8, 8)).convert("P").save(tmp_path / "grey_palette.png")
     assert read_image(str(tmp_path / "grey_palette.png")).tolist() == (np.arange(64).reshape(8, 8) / 255).tolist()
+
+
+def test_blank_lines_inside_a_table_are_skipped_and_later_lines_keep_their_numbers(tmp_path):
+    path = tmp_path / "blank.csv"
+    path.write_text("\na,b\n1,2\n\n3,4\n   \n5,6\n\n")
+    table = read_table(str(path))
+    assert table.X.tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert any("skipped 2 blank line(s) inside the table (line 4, 6)" in note for note in table.notes)
+    path.write_text("a,b\n1,2\n\n3,4\n5,oops\n")
+    with pytest.raises(DataFileError, match=r"line 5, column 2: 'oops' is not a number"):
+        read_table(str(path))
+    path.write_text("a\n1\n\n3\n")  # one column: a blank line is a gap
+    assert np.isnan(read_table(str(path), missing="keep").X[1, 0])
+
+
+def test_a_separator_at_the_end_of_each_line_adds_no_column(tmp_path):
+    path = tmp_path / "trailing.csv"
+    path.write_text("a,b,\n1,2,\n3,4,\n")
+    table = read_table(str(path))
+    assert table.feature_names == ["a", "b"] and table.X.tolist() == [[1, 2], [3, 4]]
+    assert any("column(s) 3 have no name and no value" in note for note in table.notes)
+    path.write_text("1,2,\n3,4,\n")  # no header: the empty last cell does not make the first row one
+    assert read_table(str(path)).X.tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("gap", ["", "NA", "nan"])
+def test_a_first_data_row_with_a_gap_is_data_not_a_header(tmp_path, gap):
+    path = tmp_path / "gap.csv"
+    path.write_text(f"1,{gap},3\n4,5,6\n")
+    table = read_table(str(path), missing="keep")
+    assert table.X.shape == (2, 3) and np.isnan(table.X[0, 1]) and table.X[1].tolist() == [4, 5, 6]

@@ -88,10 +88,10 @@ def create_text(path, compression=None):
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "a.tsv.gz")
     >>> with create_text(p, "gzip") as fh:
-    ...     _ = fh.write("a\tb\n")
+    ...     _ = fh.write("a;b")
     >>> with open_text(p) as fh:
     ...     fh.read()
-    'a\tb\n'
+    'a;b'
     """
     if compression is None:
         return open(path, "w", newline="", encoding="utf-8")
@@ -213,21 +213,21 @@ def _cell_value(path, text, line, column):
     return value
 
 
-def _parse_rows(path, rows, columns, first_line):
-    """Numbers of ``columns`` (0-based) of text ``rows``; empty cells become NaN, an
-    infinite cell is an error naming its line and column."""
+def _parse_rows(path, rows, columns, lines):
+    """Numbers of ``columns`` (0-based) of text ``rows`` (from the file's ``lines``);
+    empty cells become NaN, an infinite cell is an error naming its line and column."""
     try:
         values = np.array([[row[j] for j in columns] for row in rows], dtype=float)
     except (ValueError, IndexError):  # the slow path below finds and names the offending cell
         values = np.empty((len(rows), len(columns)))
         for i, row in enumerate(rows):
             for k, j in enumerate(columns):
-                values[i, k] = _cell_value(path, row[j], first_line + i, j + 1)
+                values[i, k] = _cell_value(path, row[j], lines[i], j + 1)
     infinite = np.argwhere(np.isinf(values))
     if infinite.size:
         i, k = (int(v) for v in infinite[0])
         raise DataFileError(
-            f"{path}, line {first_line + i}, column {columns[k] + 1}: {rows[i][columns[k]].strip()!r} "
+            f"{path}, line {lines[i]}, column {columns[k] + 1}: {rows[i][columns[k]].strip()!r} "
             f"is infinite ({len(infinite)} infinite cell(s) in all); infinity is not a missing value "
             "(--missing handles empty and NaN cells): replace it with a finite number, or empty "
             "the cell to treat it as missing."
@@ -235,12 +235,11 @@ def _parse_rows(path, rows, columns, first_line):
     return values
 
 
-def _check_widths(path, rows, width, first_line, delimiter=","):
+def _check_widths(path, rows, width, lines, delimiter=","):
     for i, row in enumerate(rows):
         if len(row) != width:
             raise DataFileError(
-                f"{path}, line {first_line + i}: expected {width} fields, got {len(row)}."
-                + _layout_hint(rows, delimiter)
+                f"{path}, line {lines[i]}: expected {width} fields, got {len(row)}." + _layout_hint(rows, delimiter)
             )
 
 
@@ -294,8 +293,11 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     names : list of str or None
     rows : list of list of str
         The data rows as text, all of the same width (checked).
-    first_line : int
-        Line number of the first data row.
+    lines : ndarray of int
+        The file's line number of each data row.
+    blank_lines : list of int
+        Blank lines skipped inside a table of several columns (in a table of one
+        column, a blank line is a gap).
 
     Examples
     --------
@@ -329,37 +331,77 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
         raise DataFileError(f"{path}{where}: malformed CSV ({exc}).") from None
     except _decompression_errors() as exc:
         raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
-    rows = _checked_rows(path, rows, delimiter, decimal)
-    has_header = header == "yes" or (header == "auto" and not all(is_number(c) for c in rows[0]))
+    rows, lines, blank = _checked_rows(path, rows, delimiter, decimal)
+    has_header = header == "yes" or (header == "auto" and _names_a_column(rows[0]))
     names = [c.strip() for c in rows[0]] if has_header else None
-    data = rows[1:] if has_header else rows
+    data, lines = (rows[1:], lines[1:]) if has_header else (rows, lines)
     if not data:
         raise DataFileError(f"{path}: header only, no data rows.")
-    first_line = 2 if has_header else 1
     if names and all(len(row) == len(names) + 1 for row in data):
         names = [""] + names  # R's write.table: no header field above the row names
-    _check_widths(path, data, len(names) if names else len(data[0]), first_line, delimiter)
+    _check_widths(path, data, len(names) if names else len(data[0]), lines, delimiter)
     if names:
         _warn_duplicate_names(path, names)
-    return names, data, first_line
+    return names, data, lines, blank
+
+
+def _names_a_column(row):
+    """Whether a first row is a header: some cell is neither a number nor a gap (a first
+    data row may have gaps, and a trailing separator leaves an empty cell).
+
+    Examples
+    --------
+    >>> _names_a_column(["1", "", "NA"]), _names_a_column(["1", "size"])
+    (False, True)
+    """
+    return any(not is_number(c) and c.strip().lower() not in MISSING_TEXT for c in row)
 
 
 def _checked_rows(path, rows, delimiter, decimal):
-    """The text rows read, without trailing blank lines and with decimal commas read;
-    refused when a line holds a NUL byte, when there is none, or when every line is one
-    field with another separator in each (a file read with the wrong delimiter)."""
+    """The text rows read, with their line numbers and the blank lines skipped (see
+    ``_without_blank_lines``), decimal commas read; refused when a line holds a NUL
+    byte, when there is none, or when every line is one field with another separator in
+    each (a file read with the wrong delimiter)."""
     for number, row in enumerate(rows, start=1):
         if any("\x00" in cell for cell in row):
             raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
-    while rows and not any(c.strip() for c in rows[-1]):
-        rows.pop()
+    rows, lines, blank = _without_blank_lines(rows)
     if not rows:
         raise DataFileError(f"{path}: empty file, no data rows.")
     if decimal == ",":
         rows = _decimal_commas(rows)
     if all(len(row) == 1 for row in rows) and (hint := _layout_hint(rows, delimiter)):
         raise DataFileError(f"{path}: every line is one field, with another separator in each.{hint}")
-    return rows
+    return rows, lines, blank
+
+
+def _blank(row):
+    return len(row) <= 1 and not "".join(row).strip()
+
+
+def _without_blank_lines(rows):
+    """``(rows, line numbers, blank lines skipped)``: blank lines at the ends are dropped;
+    inside a table of several columns they are skipped (as pandas skips them), while in
+    a table of one column a blank line is a gap (an empty cell).
+
+    Examples
+    --------
+    >>> _without_blank_lines([["a", "b"], [], ["1", "2"], ["  "], ["3", "4"], []])
+    ([['a', 'b'], ['1', '2'], ['3', '4']], array([1, 3, 5]), [2, 4])
+    >>> _without_blank_lines([["a"], [], ["1"]])[0]
+    [['a'], [''], ['1']]
+    """
+    lines = np.arange(1, len(rows) + 1)
+    filled = [i for i, row in enumerate(rows) if not _blank(row)]
+    if not filled:
+        return [], lines[:0], []
+    first, last = filled[0], filled[-1]
+    rows, lines = rows[first : last + 1], lines[first : last + 1]
+    if max(len(row) for row in rows) == 1:
+        return [row or [""] for row in rows], lines, []
+    keep = [i for i, row in enumerate(rows) if not _blank(row)]
+    blank = sorted(set(range(len(rows))) - set(keep))
+    return [rows[i] for i in keep], lines[keep], [int(lines[i]) for i in blank]
 
 
 def _warn_duplicate_names(path, names):
@@ -449,22 +491,30 @@ def read_csv_table(
     >>> X.tolist(), names, y.tolist(), ids.tolist(), kinds
     ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'], ['numeric', 'numeric'])
     """
-    names, rows, first_line = read_csv(path, header=header, delimiter=delimiter, encoding=encoding, decimal=decimal)
+    names, rows, lines, blank = read_csv(path, header=header, delimiter=delimiter, encoding=encoding, decimal=decimal)
     rows = blank_markers(rows, na_values)
     width = len(rows[0])
+    empty = _empty_unnamed_columns(names, rows)
     if names is None:
         notes = [
-            f"{path}: first row is numeric, read as data (no header); use --header yes if it is one."
+            f"{path}: first row holds only numbers (or gaps), read as data (no header); use --header yes if it is one."
             if header == "auto"
             else f"{path}: read without a header."
         ]
         names = [f"x{j + 1}" for j in range(width)]
     else:
-        notes = [f"{path}: first row read as a header ({width} columns)."]
-    drop = {column_index(s, names, path) for s in exclude}
+        notes = [f"{path}: first row read as a header ({width} column{'s' * (width > 1)})."]
+    if blank:
+        notes.append(f"{path}: skipped {len(blank)} blank line(s) inside the table (line {listed(blank)}).")
+    if empty:
+        notes.append(
+            f"{path}: column(s) {listed([j + 1 for j in empty])} have no name and no value (a separator at the end "
+            "of each line): dropped."
+        )
+    drop = {column_index(s, names, path) for s in exclude} | set(empty)
     label_idx = None if label_column is None else column_index(label_column, names, path)
     given = {column_index(s, names, path) for s in [*categorical, *(ordinal or {})]} | drop | {label_idx}
-    index_idx = _row_name_column(path, names, rows, index_column, notes, given)
+    index_idx = _row_name_column(path, names, rows, lines, index_column, notes, given)
     if label_idx is not None and label_idx == index_idx:
         raise DataFileError(
             f"{path}: column {names[label_idx] or label_idx + 1!r} cannot be both the labels and the row names."
@@ -475,7 +525,7 @@ def read_csv_table(
     labels = None if label_idx is None else np.array([row[label_idx].strip() for row in rows])
     row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
     kinds = _column_kinds(path, names, rows, keep, categorical, ordinal)
-    X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes)
+    X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes)
     return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
 
 
@@ -516,7 +566,13 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
     return kinds
 
 
-def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
+def _empty_unnamed_columns(names, rows):
+    """Columns with no header field (or no header) and no value in any row: what a
+    separator at the end of every line leaves (a spreadsheet's export)."""
+    return [j for j in range(len(rows[0])) if not (names and names[j]) and not any(row[j].strip() for row in rows)]
+
+
+def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes):
     """The kept columns as numbers (category codes and ranks for the categorical and
     ordinal ones), the categories of each, and a note per categorical column."""
     from ..preprocessing import as_days, code_categories
@@ -524,7 +580,7 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
     X = np.empty((len(rows), len(keep)))
     numeric = [k for k, j in enumerate(keep) if kinds[j] == "numeric"]
     if numeric:
-        X[:, numeric] = _parse_rows(path, rows, [keep[k] for k in numeric], first_line)
+        X[:, numeric] = _parse_rows(path, rows, [keep[k] for k in numeric], lines)
     orders = {column_index(s, names, path): order for s, order in (ordinal or {}).items()}
     levels = {}
     for k, j in enumerate(keep):
@@ -539,7 +595,7 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, first_line, notes):
     return X, levels
 
 
-def _row_name_column(path, names, rows, index_column, notes, given=()):
+def _row_name_column(path, names, rows, lines, index_column, notes, given=()):
     """The 0-based column of row names: the one asked for, or a first column under an
     empty header field (or a header one name short) of distinct text cells or distinct
     whole numbers (R's row numbers), or a named first column of distinct text cells that
@@ -553,7 +609,7 @@ def _row_name_column(path, names, rows, index_column, notes, given=()):
                 if cell in seen:
                     raise DataFileError(
                         f"{path}: row name {cell!r} appears twice in column {names[idx] or idx + 1} "
-                        f"(lines {seen[cell] + 2} and {line + 2}); row names must be unique."
+                        f"(lines {lines[seen[cell]]} and {lines[line]}); row names must be unique."
                     )
                 seen[cell] = line
         notes.append(f"{path}: column {names[idx] or idx + 1!r} read as row names.")
