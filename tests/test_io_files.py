@@ -552,3 +552,17 @@ def test_a_first_data_row_with_a_gap_is_data_not_a_header(tmp_path, gap):
     path.write_text(f"1,{gap},3\n4,5,6\n")
     table = read_table(str(path), missing="keep")
     assert table.X.shape == (2, 3) and np.isnan(table.X[0, 1]) and table.X[1].tolist() == [4, 5, 6]
+
+
+def test_comment_lines_before_the_table_are_skipped_and_a_hash_header_kept(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("# exported by a logger\n# on 2026-01-01, in mm\nsize,mass\n1,2\n3,x\n")
+    with pytest.raises(DataFileError, match=r"line 5, column 2: 'x' is not a number"):  # the file's own lines
+        read_table(str(path))
+    path.write_text("# exported by a logger\n# on 2026-01-01, in mm\nsize,mass\n1,2\n3,4\n")
+    table = read_table(str(path))
+    assert table.feature_names == ["size", "mass"] and table.X.tolist() == [[1, 2], [3, 4]]
+    assert any("skipped 2 comment line(s) before the table (line 1, 2" in note for note in table.notes)
+    path.write_text("# one comment\n#chrom,start\n1,2\n3,4\n")  # BED's and VCF's '#' header
+    table = read_table(str(path))
+    assert table.feature_names == ["#chrom", "start"] and table.X.tolist() == [[1, 2], [3, 4]]

@@ -295,9 +295,10 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
         The data rows as text, all of the same width (checked).
     lines : ndarray of int
         The file's line number of each data row.
-    blank_lines : list of int
-        Blank lines skipped inside a table of several columns (in a table of one
-        column, a blank line is a gap).
+    skipped : list of str
+        What was skipped and where: blank lines inside a table of several columns (in
+        a table of one column, a blank line is a gap) and comment lines before the
+        table ('#' lines with another number of fields).
 
     Examples
     --------
@@ -331,7 +332,7 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
         raise DataFileError(f"{path}{where}: malformed CSV ({exc}).") from None
     except _decompression_errors() as exc:
         raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
-    rows, lines, blank = _checked_rows(path, rows, delimiter, decimal)
+    rows, lines, skipped = _checked_rows(path, rows, delimiter, decimal)
     has_header = header == "yes" or (header == "auto" and _names_a_column(rows[0]))
     names = [c.strip() for c in rows[0]] if has_header else None
     data, lines = (rows[1:], lines[1:]) if has_header else (rows, lines)
@@ -342,7 +343,7 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     _check_widths(path, data, len(names) if names else len(data[0]), lines, delimiter)
     if names:
         _warn_duplicate_names(path, names)
-    return names, data, lines, blank
+    return names, data, lines, skipped
 
 
 def _names_a_column(row):
@@ -358,21 +359,48 @@ def _names_a_column(row):
 
 
 def _checked_rows(path, rows, delimiter, decimal):
-    """The text rows read, with their line numbers and the blank lines skipped (see
-    ``_without_blank_lines``), decimal commas read; refused when a line holds a NUL
+    """The text rows read, with their line numbers and what was skipped (see
+    ``_without_blank_lines``, ``_without_comments``), decimal commas read; refused when a line holds a NUL
     byte, when there is none, or when every line is one field with another separator in
     each (a file read with the wrong delimiter)."""
     for number, row in enumerate(rows, start=1):
         if any("\x00" in cell for cell in row):
             raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
     rows, lines, blank = _without_blank_lines(rows)
+    rows, lines, comments = _without_comments(rows, lines)
     if not rows:
         raise DataFileError(f"{path}: empty file, no data rows.")
+    skipped = [f"{len(blank)} blank line(s) inside the table (line {listed(blank)})"] if blank else []
+    if comments:
+        skipped.append(f"{len(comments)} comment line(s) before the table (line {listed(comments)}, starting with '#')")
     if decimal == ",":
         rows = _decimal_commas(rows)
     if all(len(row) == 1 for row in rows) and (hint := _layout_hint(rows, delimiter)):
         raise DataFileError(f"{path}: every line is one field, with another separator in each.{hint}")
-    return rows, lines, blank
+    return rows, lines, skipped
+
+
+def _without_comments(rows, lines):
+    """``(rows, line numbers, comment lines skipped)``: the lines before the table that
+    start with '#', except the last when it is the header of a table whose first other
+    line is data (its width; a '#' header as in BED and VCF files).
+
+    Examples
+    --------
+    >>> _without_comments([["# made by x"], ["# in mm", " 2026"], ["a", "b"], ["1", "2"]], np.arange(1, 5))
+    ([['a', 'b'], ['1', '2']], array([3, 4]), [1, 2])
+    >>> _without_comments([["#chrom", "start"], ["1", "2"]], np.array([1, 2]))[2]
+    []
+    """
+    leading = 0
+    while leading < len(rows) and rows[leading] and rows[leading][0].lstrip().startswith("#"):
+        leading += 1
+    if leading in (0, len(rows)):
+        return rows, lines, []
+    first = rows[leading]
+    if not _names_a_column(first) and len(rows[leading - 1]) == len(first):
+        leading -= 1  # the '#' line just above numbers, as wide as they are: the header
+    return rows[leading:], lines[leading:], [int(line) for line in lines[:leading]]
 
 
 def _blank(row):
@@ -491,7 +519,7 @@ def read_csv_table(
     >>> X.tolist(), names, y.tolist(), ids.tolist(), kinds
     ([[1.0, 2.0], [3.0, nan]], ['a', 'b'], ['u', 'v'], ['r1', 'r2'], ['numeric', 'numeric'])
     """
-    names, rows, lines, blank = read_csv(path, header=header, delimiter=delimiter, encoding=encoding, decimal=decimal)
+    names, rows, lines, skipped = read_csv(path, header=header, delimiter=delimiter, encoding=encoding, decimal=decimal)
     rows = blank_markers(rows, na_values)
     width = len(rows[0])
     empty = _empty_unnamed_columns(names, rows)
@@ -504,8 +532,7 @@ def read_csv_table(
         names = [f"x{j + 1}" for j in range(width)]
     else:
         notes = [f"{path}: first row read as a header ({width} column{'s' * (width > 1)})."]
-    if blank:
-        notes.append(f"{path}: skipped {len(blank)} blank line(s) inside the table (line {listed(blank)}).")
+    notes += [f"{path}: skipped {what}." for what in skipped]
     if empty:
         notes.append(
             f"{path}: column(s) {listed([j + 1 for j in empty])} have no name and no value (a separator at the end "
