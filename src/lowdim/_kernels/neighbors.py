@@ -3,6 +3,7 @@ callers that run one block per worker thread)."""
 
 import numpy as np
 from numba import njit, prange
+from .sorting import sort_pairs
 
 
 @njit(cache=True, parallel=True)
@@ -49,7 +50,7 @@ def strict_sq_distance(a, offset, b):
     return acc
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def rank_excess(D, bound, queries, data, targets, skip, k):
     """Per row r of the distance block ``D``: the sum over the columns ``j`` in
     ``targets[r]`` of ``max(0, rank(j) - k)``, where ``rank(j)`` is j's place among the
@@ -63,6 +64,8 @@ def rank_excess(D, bound, queries, data, targets, skip, k):
 
     One pass over the row: each entry is placed among the sorted target distances by a
     branch-free count, so the cost is n k / (vector width) whatever the targets' ranks.
+    Serial and without the GIL: callers split the rows over a thread pool (a prange
+    loop would cost a second more to compile on a first call).
     """
     n_rows, n = D.shape
     m = targets.shape[1]
@@ -70,14 +73,13 @@ def rank_excess(D, bound, queries, data, targets, skip, k):
     rel = (data.shape[1] + 4) * 2.220446049250313e-16  # the float64 sums' own rounding
     zero = np.zeros(data.shape[1])
     out = np.zeros(n_rows)
-    for r in prange(n_rows):
+    for r in range(n_rows):
         row = D[r]
         t = np.empty(m)
         for q in range(m):
             t[q] = strict_sq_distance(queries[r], zero, data[targets[r, q]]) if exact else row[targets[r, q]]
-        order = np.argsort(t)
-        js = targets[r][order]
-        t = t[order]
+        js = targets[r].copy()
+        sort_pairs(t, js)  # m is k: an insertion sort, far cheaper to compile than np.argsort
         below = np.zeros(m + 1, dtype=np.int64)  # below[p]: entries under t[p:] only
         ties = np.zeros(m, dtype=np.int64)
         for c in range(n):

@@ -55,8 +55,6 @@ def _rank_penalty(A, near_b, k, rows, metric, metric_params=None):
     nearest in B (``near_b``: each query row's, itself excluded) but not in A, ranks
     counted in A (1 = nearest other point; equal distances by index, as a stable sort
     orders them: decided on exact distances where a BLAS expansion could blur them)."""
-    from .._kernels.neighbors import rank_excess
-
     n = A.shape[0]
     index_a = make_index("exact", metric, n, metric_params).build(A)
     expanded = isinstance(index_a, ExactIndex) and metric != "precomputed"
@@ -69,8 +67,23 @@ def _rank_penalty(A, near_b, k, rows, metric, metric_params=None):
             D, bound, queries, data = index_a._expanded_block(block)
         else:
             D, bound, queries, data = index_a._block_distances(A[block]), np.zeros(len(block)), np.empty((0, 1)), A[:0]
-        total += rank_excess(D, bound, queries, data, near_b[start : start + len(block)], block, k).sum()
+        total += _split_rank_excess(D, bound, queries, data, near_b[start : start + len(block)], block, k)
     return total
+
+
+def _split_rank_excess(D, bound, queries, data, targets, skip, k):
+    """``rank_excess`` summed over the block's rows, split across the cores' threads."""
+    from .._kernels.neighbors import rank_excess
+    from .._threads import cores, worker_pool
+
+    exact = queries.shape[0] > 0
+    parts = np.array_split(np.arange(D.shape[0]), min(D.shape[0], 4 * cores()))
+
+    def part(rows):
+        sl = slice(rows[0], rows[-1] + 1)
+        return rank_excess(D[sl], bound[sl], queries[sl] if exact else queries, data, targets[sl], skip[sl], k).sum()
+
+    return float(sum(worker_pool("ranks").map(part, parts)))
 
 
 def trustworthiness(
