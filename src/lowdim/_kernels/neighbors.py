@@ -3,6 +3,7 @@ callers that run one block per worker thread)."""
 
 import numpy as np
 from numba import njit, prange
+
 from .sorting import sort_pairs
 
 
