@@ -116,18 +116,22 @@ def test_supervised_mode_separates_classes(digits):
 
 def test_clusters_are_as_compact_as_umap_learns():
     """Each edge pulls both its ends at each visit, as umap-learn's layout does: supervised
-    iris falls into its three classes for k-means (umap-learn's own test, here over four
-    seeds; without the other end's pull 1 of 4 separated), and the digits' classes keep a
-    silhouette near umap-learn's 0.64 (0.52 without)."""
+    iris falls into its three classes for k-means (umap-learn's own test), and the
+    digits' classes keep a silhouette near umap-learn's 0.64 (0.52 without). Separation
+    is a rate, not a certainty: over 80 seeds 74-76 separate (rounding decides which),
+    without the other end's pull 24; at least 7 of 10 tells the two apart (a chance of
+    about 0.4 % to fail at the 94 % rate, of 1 % to pass at 30 %)."""
     from sklearn.datasets import load_digits, load_iris
 
     from lowdim import KMeans
     from lowdim.metrics import adjusted_rand_score, silhouette_score
 
     iris = load_iris()
-    for seed in (42, 43, 44, 45):
+    separated = 0
+    for seed in range(42, 52):
         Y = UMAP(n_neighbors=10, min_dist=0.01, n_epochs=200, random_state=seed).fit(iris.data, iris.target).embedding_
-        assert adjusted_rand_score(KMeans(3, random_state=0).fit_predict(Y), iris.target) >= 0.95
+        separated += adjusted_rand_score(KMeans(3, random_state=0).fit_predict(Y), iris.target) >= 0.95
+    assert separated >= 7
     X, y = load_digits(return_X_y=True)
     scores = [silhouette_score(UMAP(random_state=s).fit_transform(X), y) for s in range(3)]
     assert np.median(scores) > 0.55

@@ -124,3 +124,25 @@ def worker_pool(name):
     from concurrent.futures import ThreadPoolExecutor
 
     return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix=f"lowdim-{name}")
+
+
+def in_row_ranges(name, lo, hi, run, per_thread=4):
+    """``run(a, b)`` on consecutive ranges that split ``lo..hi``, spread over
+    ``worker_pool(name)``; their results in order. For serial ``nogil`` kernels: a
+    thread pool instead of a numba ``prange`` loop, which costs about a second more to
+    compile on a first call. With numba limited to one thread (``--threads 1``) the
+    ranges run in the calling thread.
+
+    Examples
+    --------
+    >>> in_row_ranges("doctest", 0, 10, lambda a, b: b - a, per_thread=1)[:1] == [10 // cores()]
+    True
+    """
+    import numba
+
+    threads = min(cores(), numba.get_num_threads())
+    cuts = [lo + (hi - lo) * i // (per_thread * threads) for i in range(per_thread * threads + 1)]
+    ranges = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    if threads == 1:
+        return [run(a, b) for a, b in ranges]
+    return list(worker_pool(name).map(lambda ab: run(*ab), ranges))

@@ -4,25 +4,26 @@ Laplacian eigenmap) or kept (a diffusion map's lazy walk), in one float64 array 
 millions of points can afford."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .._threads import in_row_ranges
 
 
-@njit(cache=True, parallel=True)
-def _degrees(indptr, indices, data, keep_diagonal):
-    n = indptr.size - 1
-    degree = np.zeros(n)
-    for i in prange(n):
+# serial kernels without the GIL over rows lo..hi, split by in_row_ranges (a prange
+# loop would compile for most of a second longer on a first call)
+@njit(cache=True, nogil=True)
+def _degrees(indptr, indices, data, keep_diagonal, degree, lo, hi):
+    for i in range(lo, hi):
         total = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             if keep_diagonal or indices[p] != i:
                 total += data[p]
         degree[i] = total
-    return degree
 
 
-@njit(cache=True, parallel=True)
-def _scaled(indptr, indices, data, scale, keep_diagonal, out):
-    for i in prange(indptr.size - 1):
+@njit(cache=True, nogil=True)
+def _scaled(indptr, indices, data, scale, keep_diagonal, out, lo, hi):
+    for i in range(lo, hi):
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
             out[p] = 0.0 if j == i and not keep_diagonal else scale[i] * data[p] * scale[j]
@@ -39,8 +40,10 @@ def normalized_values(indptr, indices, data, keep_diagonal=False):
     >>> values.tolist(), scale.tolist()
     ([0.0, 1.0, 1.0], [0.5, 0.5])
     """
-    degree = _degrees(indptr, indices, data, keep_diagonal)
+    n = indptr.size - 1
+    degree = np.empty(n)
+    in_row_ranges("graph", 0, n, lambda a, b: _degrees(indptr, indices, data, keep_diagonal, degree, a, b))
     scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
     out = np.empty(data.size)
-    _scaled(indptr, indices, data, scale, keep_diagonal, out)
+    in_row_ranges("graph", 0, n, lambda a, b: _scaled(indptr, indices, data, scale, keep_diagonal, out, a, b))
     return out, scale

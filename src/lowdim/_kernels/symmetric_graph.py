@@ -8,6 +8,7 @@ place. Peak: 8 bytes per directed edge and end, plus the input."""
 import numpy as np
 from numba import njit, prange
 
+from .._threads import in_row_ranges
 from .sorting import sort_pairs
 
 SUM, FUZZY_UNION, MAXIMUM = 0, 1, 2
@@ -54,11 +55,12 @@ def _combine(forward, back, mode, mix):
     return max(forward, back)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def _merge_rows(starts, cols, vals, mode, mix, kept, lo, hi):
     """Sort each row lo..hi by column and merge its duplicates in place (to the row's
-    start); ``kept[i]``: entries left in row i (zeros dropped)."""
-    for i in prange(lo, hi):
+    start); ``kept[i]``: entries left in row i (zeros dropped). Serial and without the
+    GIL (the caller splits the rows: ``in_row_ranges``)."""
+    for i in range(lo, hi):
         a, b = starts[i], starts[i + 1]
         row_cols, row_vals = cols[a:b], vals[a:b]
         sort_pairs(row_cols, row_vals)  # in place: the merged entries are written behind the read position
@@ -118,7 +120,8 @@ def symmetric_csr(indices, values, mode, mix=1.0, tick=None):
     _in_chunks(n, lambda lo, hi: _fill(indices, values, lo, hi, pos, cols, vals), tick)
     pos.resize(0, refcheck=False)  # freed before the merge (the closure keeps the name)
     kept = np.empty(n, dtype=np.int64)
-    _in_chunks(n, lambda lo, hi: _merge_rows(starts, cols, vals, MODES[mode], mix, kept, lo, hi), tick)
+    merge = lambda a, b: _merge_rows(starts, cols, vals, MODES[mode], mix, kept, a, b)  # noqa: E731
+    _in_chunks(n, lambda lo, hi: in_row_ranges("symmetric-graph", lo, hi, merge), tick)
     indptr = np.zeros(n + 1, dtype=np.int64)
     _in_chunks(n, lambda lo, hi: _compact(starts, kept, cols, vals, indptr, lo, hi), tick)
     cols.resize(indptr[-1], refcheck=False)  # shrinks the allocation in place

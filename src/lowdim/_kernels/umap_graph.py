@@ -2,7 +2,7 @@
 the bandwidth (sigma) that makes its membership strengths sum to log2(k)."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 MIN_SIGMA_SCALE = 1e-3  # sigma is at least this times the mean neighbour distance
 
@@ -10,20 +10,29 @@ MIN_SIGMA_SCALE = 1e-3  # sigma is at least this times the mean neighbour distan
 @njit(cache=True)
 def _rho(row, local_connectivity):
     """Distance to the ``local_connectivity``-th nearest non-coincident neighbour
-    (interpolated for a fractional value); 0 when there is none."""
-    positive = row[row > 0.0]
-    if positive.size == 0:
-        return 0.0
+    (interpolated for a fractional value); 0 when there is none. In scalar loops: a
+    boolean mask and ``max`` would add most of a second to the first call's compile."""
     whole = int(np.floor(local_connectivity))
     frac = local_connectivity - whole
-    if whole >= positive.size:
-        return positive.max()
+    count, first, before, at, largest = 0, 0.0, 0.0, 0.0, -np.inf
+    for j in range(row.shape[0]):  # the positive entries, in the row's order
+        v = row[j]
+        if v > 0.0:
+            if count == 0:
+                first = v
+            if count == whole - 1:
+                before = v
+            if count == whole:
+                at = v
+            largest = max(largest, v)
+            count += 1
+    if count == 0:
+        return 0.0
+    if whole >= count:
+        return largest
     if whole > 0:
-        rho = positive[whole - 1]
-        if frac > 1e-5:
-            rho += frac * (positive[whole] - positive[whole - 1])
-        return rho
-    return frac * positive[0]
+        return before + frac * (at - before) if frac > 1e-5 else before
+    return frac * first
 
 
 @njit(cache=True)
@@ -35,13 +44,13 @@ def _membership_sum(row, rho, sigma):
     return total
 
 
-@njit(cache=True, parallel=True)
-def smooth_knn(distances, target, local_connectivity, tol, max_iter, mean_distance, out_rho, out_sigma):
-    """``out_rho[i]``, ``out_sigma[i]`` for each row of the (n, k) neighbour distances
-    (self excluded, increasing): bisection on sigma until the memberships
-    ``exp(-max(0, d - rho) / sigma)`` sum to ``target`` within ``tol``."""
-    n = distances.shape[0]
-    for i in prange(n):
+@njit(cache=True, nogil=True)
+def smooth_knn(distances, target, local_connectivity, tol, max_iter, mean_distance, out_rho, out_sigma, lo, hi):
+    """``out_rho[i]``, ``out_sigma[i]`` for rows ``lo..hi`` of the (n, k) neighbour
+    distances (self excluded, increasing): bisection on sigma until the memberships
+    ``exp(-max(0, d - rho) / sigma)`` sum to ``target`` within ``tol``. Serial and
+    without the GIL (callers split the rows: ``in_row_ranges``)."""
+    for i in range(lo, hi):
         row = distances[i]
         rho = _rho(row, local_connectivity)
         lo, hi, sigma = 0.0, np.inf, 1.0

@@ -256,7 +256,7 @@ def layout_epoch(
                     cur[c] += attract[c] + _clip(repel[c]) * alpha
 
 
-@njit(cache=True, parallel=True, fastmath=True)
+@njit(cache=True, nogil=True, fastmath=True)
 def plane_epoch(
     Y,
     ref,
@@ -274,45 +274,47 @@ def plane_epoch(
     epoch,
     seed,
     pull_other,
+    lo,
+    hi,
 ):
-    """``layout_epoch`` in the Euclidean plane without densMAP (most maps): the same
-    steps, schedule and random numbers, with the point and its steps held in scalars
-    rather than in rows of unknown length, which the compiler can neither unroll nor
-    keep in registers, and without the other output spaces' branches (a quicker first
-    compile)."""
-    n, n_ref = Y.shape[0], ref.shape[0]
+    """``layout_epoch`` in the Euclidean plane without densMAP (most maps), for rows
+    ``lo..hi``: the same steps, schedule and random numbers, with the point and its
+    steps held in scalars rather than in rows of unknown length, which the compiler can
+    neither unroll nor keep in registers, and without the other output spaces' branches
+    (a quicker first compile). Serial and without the GIL: the caller splits the rows
+    over threads (``in_row_ranges``; a prange loop compiles for a second longer), and
+    each row reads only ``ref``, so the split does not change the result."""
+    n_ref = ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     alpha = np.float32(alpha)
     other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
     key = epoch_key(seed, epoch)
     per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
-    n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
-    for block in prange(n_blocks):
-        for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
-            y0, y1 = Y[i, 0], Y[i, 1]
-            for e in range(indptr[i], indptr[i + 1]):
-                n_neg = _due(epoch, np.float64(weights[e]) * per_weight, negative_sample_rate)
-                if n_neg < 0:
-                    continue
-                j = indices[e]
-                d0, d1 = y0 - ref[j, 0], y1 - ref[j, 1]
+    for i in range(lo, hi):
+        y0, y1 = Y[i, 0], Y[i, 1]
+        for e in range(indptr[i], indptr[i + 1]):
+            n_neg = _due(epoch, np.float64(weights[e]) * per_weight, negative_sample_rate)
+            if n_neg < 0:
+                continue
+            j = indices[e]
+            d0, d1 = y0 - ref[j, 0], y1 - ref[j, 1]
+            coef = _attraction(d0 * d0 + d1 * d1, a, b)
+            step0, step1 = _clip(coef * d0) * alpha, _clip(coef * d1) * alpha
+            if other > 0.0:  # the pull of the other end's visit, from both start places
+                d0, d1 = ref[i, 0] - ref[j, 0], ref[i, 1] - ref[j, 1]
                 coef = _attraction(d0 * d0 + d1 * d1, a, b)
-                step0, step1 = _clip(coef * d0) * alpha, _clip(coef * d1) * alpha
-                if other > 0.0:  # the pull of the other end's visit, from both start places
-                    d0, d1 = ref[i, 0] - ref[j, 0], ref[i, 1] - ref[j, 1]
-                    coef = _attraction(d0 * d0 + d1 * d1, a, b)
-                    step0 += _clip(coef * d0) * other
-                    step1 += _clip(coef * d1) * other
-                repel0, repel1 = np.float32(0.0), np.float32(0.0)
-                visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
-                for p in range(n_neg):
-                    k = random_index(visit, p, n_ref)
-                    if self_embedding and k == i:
-                        continue
-                    d0, d1 = y0 - ref[k, 0], y1 - ref[k, 1]
-                    coef = _repulsion(d0 * d0 + d1 * d1, a, b, gamma)
-                    repel0 += _clip(coef * d0)
-                    repel1 += _clip(coef * d1)
-                y0 += step0 + _clip(repel0) * alpha
-                y1 += step1 + _clip(repel1) * alpha
-            Y[i, 0], Y[i, 1] = y0, y1
+                step0 += _clip(coef * d0) * other
+                step1 += _clip(coef * d1) * other
+            repel0, repel1 = np.float32(0.0), np.float32(0.0)
+            visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
+            for p in range(n_neg):
+                k = random_index(visit, p, n_ref)
+                if self_embedding and k == i:
+                    continue
+                d0, d1 = y0 - ref[k, 0], y1 - ref[k, 1]
+                coef = _repulsion(d0 * d0 + d1 * d1, a, b, gamma)
+                repel0 += _clip(coef * d0)
+                repel1 += _clip(coef * d1)
+            y0 += step0 + _clip(repel0) * alpha
+            y1 += step1 + _clip(repel1) * alpha
+        Y[i, 0], Y[i, 1] = y0, y1

@@ -40,6 +40,7 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     ([[1.0, 0.618, 0.382]], 2.0)
     """
     from .._kernels.umap_graph import smooth_knn
+    from .._threads import in_row_ranges
 
     memberships, blocks = float64_row_blocks(distances, bar)
     n = memberships.shape[0]
@@ -47,7 +48,9 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     mean = float(np.mean(distances, dtype=np.float64)) if memberships.size else 0.0
     target = float(np.log2(n_neighbors))
     for rows, D in blocks:
-        smooth_knn(D, target, float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS, mean, rho[rows], sigma[rows])
+        r, s = rho[rows], sigma[rows]  # views of the block's rows
+        args = (D, target, float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS, mean, r, s)
+        in_row_ranges("umap-graph", 0, D.shape[0], lambda a, b, args=args: smooth_knn(*args, a, b))
         with np.errstate(invalid="ignore"):  # dropped (infinite) edges: NaN, removed by the caller
             memberships[rows] = np.exp(-np.maximum(D - rho[rows, None], 0.0) / sigma[rows, None])
     return memberships, rho, sigma

@@ -124,6 +124,7 @@ class Layout:
     def step(self, epoch):
         """Run epoch ``epoch`` (1-based) on ``Y`` in place."""
         from .._kernels.umap_sgd import layout_epoch, plane_epoch
+        from .._threads import in_row_ranges
 
         Y, W = self.Y, self.W
         ref = Y.copy() if self.self_embedding else self.reference
@@ -132,7 +133,7 @@ class Layout:
         common += (self.negative_sample_rate, self.a, self.b, self.gamma, self.alpha(epoch), epoch, self.seed)
         common += (self.pull_other(epoch),)
         if Y.shape[1] == 2 and lam == 0.0 and self.output_metric[0] == 0:
-            plane_epoch(*common)
+            in_row_ranges("umap-sgd", 0, Y.shape[0], lambda lo, hi: plane_epoch(*common, lo, hi), per_thread=2)
         else:
             layout_epoch(*common, dens, float(lam), *self.output_metric)
 

@@ -74,16 +74,16 @@ def _rank_penalty(A, near_b, k, rows, metric, metric_params=None):
 def _split_rank_excess(D, bound, queries, data, targets, skip, k):
     """``rank_excess`` summed over the block's rows, split across the cores' threads."""
     from .._kernels.neighbors import rank_excess
-    from .._threads import cores, worker_pool
+    from .._threads import in_row_ranges
 
     exact = queries.shape[0] > 0
-    parts = np.array_split(np.arange(D.shape[0]), min(D.shape[0], 4 * cores()))
 
-    def part(rows):
-        sl = slice(rows[0], rows[-1] + 1)
-        return rank_excess(D[sl], bound[sl], queries[sl] if exact else queries, data, targets[sl], skip[sl], k).sum()
+    def part(a, b):
+        return rank_excess(
+            D[a:b], bound[a:b], queries[a:b] if exact else queries, data, targets[a:b], skip[a:b], k
+        ).sum()
 
-    return float(sum(worker_pool("ranks").map(part, parts)))
+    return float(sum(in_row_ranges("ranks", 0, D.shape[0], part)))
 
 
 def trustworthiness(
