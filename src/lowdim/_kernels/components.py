@@ -17,13 +17,17 @@ def root(parent, x):
 
 @njit(cache=True)
 def _label(indptr, indices, n):
-    parent = np.arange(n)
+    parent = np.empty(n, dtype=np.int64)  # loops, not np.arange / np.full: less to compile
+    for i in range(n):
+        parent[i] = i
     for i in range(n):
         for p in range(indptr[i], indptr[i + 1]):
             ri, rj = root(parent, i), root(parent, indices[p])
             if ri != rj:
                 parent[max(ri, rj)] = min(ri, rj)
-    labels, number = np.full(n, -1, dtype=np.int32), np.full(n, -1, dtype=np.int32)
+    labels, number = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+    for i in range(n):
+        number[i] = -1
     count = 0
     for i in range(n):
         r = root(parent, i)

@@ -155,11 +155,12 @@ def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
                 _insert(idx, dist, j, v)
 
 
-@njit(cache=True, parallel=True)
-def pair_sq_distances(Q, data, offset, rows, cols, out):
-    """``out[p] = |Q[rows[p]] - offset - data[cols[p]]|^2`` summed in float64 from the
-    differences (exact where a GEMM expansion cancels)."""
-    for p in prange(rows.shape[0]):
+@njit(cache=True, nogil=True)
+def pair_sq_distances(Q, data, offset, rows, cols, out, lo, hi):
+    """``out[p] = |Q[rows[p]] - offset - data[cols[p]]|^2`` for p in ``lo..hi``, summed in
+    float64 from the differences (exact where a GEMM expansion cancels). Serial and
+    without the GIL: callers split the pairs over threads (``in_row_ranges``)."""
+    for p in range(lo, hi):
         out[p] = strict_sq_distance(Q[rows[p]], offset, data[cols[p]])
 
 

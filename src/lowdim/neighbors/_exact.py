@@ -356,8 +356,9 @@ def pair_sq_distances(Q, data, offset, rows, cols, compiled=False):
     out = np.empty(rows.size)
     if compiled or rows.size > SMALL_PAIRS // 16:
         from .._kernels.neighbors import pair_sq_distances as kernel
+        from .._threads import in_row_ranges
 
-        kernel(Q, data, offset, rows, cols, out)
+        in_row_ranges("pairs", 0, rows.size, lambda a, b: kernel(Q, data, offset, rows, cols, out, a, b))
         return out
     step = max(1, SMALL_PAIRS // max(Q.shape[1], 1))  # 32 MiB of differences at a time
     for a in range(0, rows.size, step):
