@@ -9,9 +9,14 @@ one depth) hold at most ``leaf_size`` rows. The rows are stored in tree order
 tree position ``t``."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .._threads import in_row_ranges
 from .sorting import sort_pairs
+
+# The kernels that loop over independent rows or nodes are serial and release the GIL:
+# a thread pool splits their ranges (in_row_ranges), since a prange loop costs the
+# compiler about a second more on a first call.
 
 
 @njit(cache=True)
@@ -57,19 +62,26 @@ def _bounds(points, lo, hi, low, high, node):
                 high[node, c] = v
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _build_nodes(points, order, last, start, stop, low, high, first_node, end_node):
+    """Bound the nodes ``first_node..end_node`` of one level and, unless it is the
+    ``last``, split each at its median into its two children."""
+    for node in range(first_node, end_node):
+        lo, hi = start[node], stop[node]
+        _bounds(points, lo, hi, low, high, node)
+        if last:
+            continue
+        dim = np.argmax(high[node] - low[node])
+        mid = _median_split(points, order, lo, hi, dim) if hi - lo > 1 else lo
+        start[2 * node + 1], stop[2 * node + 1] = lo, mid
+        start[2 * node + 2], stop[2 * node + 2] = mid, hi
+
+
 def _build(points, order, depth, start, stop, low, high):
     for level in range(depth + 1):
         first = (1 << level) - 1
-        for node in prange(first, 2 * first + 1):
-            lo, hi = start[node], stop[node]
-            _bounds(points, lo, hi, low, high, node)
-            if level == depth:
-                continue
-            dim = np.argmax(high[node] - low[node])
-            mid = _median_split(points, order, lo, hi, dim) if hi - lo > 1 else lo
-            start[2 * node + 1], stop[2 * node + 1] = lo, mid
-            start[2 * node + 2], stop[2 * node + 2] = mid, hi
+        build = lambda a, b, last=level == depth: _build_nodes(points, order, last, start, stop, low, high, a, b)  # noqa: E731
+        in_row_ranges("kdtree", first, 2 * first + 1, build)
 
 
 def build_tree(X, leaf_size=32):
@@ -169,17 +181,30 @@ def _knn_one(points, start, stop, low, high, q, dist, idx):
         top = push_children(q, low, high, node, stack, bound, top)
 
 
-@njit(cache=True, parallel=True)
-def knn_query(points, start, stop, low, high, Q, k):
-    """``(distances, positions)`` of the ``k`` nearest tree rows of each row of ``Q``,
-    nearest first, ties by position (Euclidean distances, positions in tree order)."""
-    m = Q.shape[0]
-    out_d, out_i = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
-    for r in prange(m):
+@njit(cache=True, nogil=True)
+def _knn_rows(points, start, stop, low, high, Q, out_d, out_i, lo, hi):
+    k = out_d.shape[1]
+    for r in range(lo, hi):
         dist, idx = np.empty(k), np.empty(k, dtype=np.int64)
         _knn_one(points, start, stop, low, high, Q[r], dist, idx)
         sort_pairs(dist, idx)
         for t in range(k):
             out_d[r, t] = np.sqrt(dist[t])
             out_i[r, t] = idx[t]
+
+
+def knn_query(points, start, stop, low, high, Q, k):
+    """``(distances, positions)`` of the ``k`` nearest tree rows of each row of ``Q``,
+    nearest first, ties by position (Euclidean distances, positions in tree order).
+
+    Examples
+    --------
+    >>> tree = build_tree(np.array([[0.0], [1.0], [5.0]]), leaf_size=1)
+    >>> d, p = knn_query(*tree[:1], *tree[2:], np.array([[4.0]]), 2)
+    >>> d.tolist(), tree[1][p].tolist()
+    ([[1.0, 3.0]], [[2, 1]])
+    """
+    m = Q.shape[0]
+    out_d, out_i = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
+    in_row_ranges("kdtree", 0, m, lambda a, b: _knn_rows(points, start, stop, low, high, Q, out_d, out_i, a, b))
     return out_d, out_i

@@ -11,8 +11,9 @@ edge of its component's final weight, so the tree does not depend on the threads
 timing."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
+from .._threads import in_row_ranges
 from .components import root
 from .kdtree import push_children, sq_distance
 
@@ -112,10 +113,11 @@ def _knn_candidates(comp, core, knn_dist, knn_pos, alpha, cw, ca_, cb_):
                 cw[c], ca_[c], cb_[c] = w, a, b
 
 
-@njit(cache=True, parallel=True)
-def _round(points, start, stop, low, high, comp, core, node_comp, node_core, alpha, shared, found_w, found_t):
-    n = comp.size
-    for a in prange(n):
+@njit(cache=True, nogil=True)
+def _round(points, start, stop, low, high, comp, core, node_comp, node_core, alpha, shared, found_w, found_t, lo, hi):
+    """Each point's nearest point of another component (rows ``lo..hi``; serial and
+    without the GIL: ``in_row_ranges`` splits the points over threads)."""
+    for a in range(lo, hi):
         found_w[a], found_t[a] = np.inf, -1
         if core[a] > shared[comp[a]]:
             continue
@@ -145,6 +147,12 @@ def _merge_round(comp, found_w, found_t, cw, ca_, cb_, parent, edges_a, edges_b,
     for a in range(n):
         comp[a] = root(parent, comp[a])
     return n_edges
+
+
+def _nearest_outsiders(tree, comp, core, node_comp, node_core, alpha, shared, found_w, found_t):
+    """``_round`` over all points, split over the thread pool."""
+    args = (*tree, comp, core, node_comp, node_core, alpha, shared, found_w, found_t)
+    in_row_ranges("reachability", 0, comp.size, lambda a, b: _round(*args, a, b))
 
 
 def reachability_mst(points, start, stop, low, high, core, knn_dist, knn_pos, alpha=1.0):
@@ -180,7 +188,9 @@ def reachability_mst(points, start, stop, low, high, core, knn_dist, knn_pos, al
         cw, ca_, cb_ = np.full(n, np.inf), np.full(n, -1, dtype=np.int64), np.full(n, -1, dtype=np.int64)
         _knn_candidates(comp, core, knn_dist, knn_pos, alpha, cw, ca_, cb_)
         node_comp = _node_components(comp, start, stop)
-        _round(points, start, stop, low, high, comp, core, node_comp, node_core, alpha, cw.copy(), found_w, found_t)
+        _nearest_outsiders(
+            (points, start, stop, low, high), comp, core, node_comp, node_core, alpha, cw.copy(), found_w, found_t
+        )
         before, n_edges = (
             n_edges,
             _merge_round(comp, found_w, found_t, cw, ca_, cb_, parent, edges_a, edges_b, edges_w, n_edges),
