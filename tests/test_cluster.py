@@ -43,12 +43,12 @@ def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs, k):
 def test_assignment_kernel_compiled_once_per_data_dtype(blobs):
     """The first call compiles each kernel once: the start and the iterations pass the
     centres in X's dtype, so the assignment pass has one variant per data dtype."""
-    from lowdim._kernels.kmeans import hamerly_pass
+    from lowdim._kernels.kmeans import _hamerly_chunks
 
     X, _ = blobs
     for dtype in (np.float32, np.float64):
         KMeans(6, n_init=1, algorithm="lloyd", random_state=0).fit(X.astype(dtype))
-    variants = [(sig[0].dtype, sig[2].dtype) for sig in hamerly_pass.signatures]
+    variants = [(sig[0].dtype, sig[2].dtype) for sig in _hamerly_chunks.signatures]
     assert variants and all(data == centres for data, centres in variants), variants
 
 

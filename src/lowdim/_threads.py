@@ -126,23 +126,27 @@ def worker_pool(name):
     return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix=f"lowdim-{name}")
 
 
-def in_row_ranges(name, lo, hi, run, per_thread=4):
+def in_row_ranges(name, lo, hi, run, per_thread=4, min_size=1):
     """``run(a, b)`` on consecutive ranges that split ``lo..hi``, spread over
     ``worker_pool(name)``; their results in order. For serial ``nogil`` kernels: a
     thread pool instead of a numba ``prange`` loop, which costs about a second more to
-    compile on a first call. With numba limited to one thread (``--threads 1``) the
-    ranges run in the calling thread.
+    compile on a first call. Ranges hold at least ``min_size`` items (but for the last);
+    a single range, or numba limited to one thread (``--threads 1``), runs in the
+    calling thread.
 
     Examples
     --------
     >>> in_row_ranges("doctest", 0, 10, lambda a, b: b - a, per_thread=1)[:1] == [10 // cores()]
     True
+    >>> in_row_ranges("doctest", 0, 10, lambda a, b: (a, b), min_size=8)
+    [(0, 10)]
     """
     import numba
 
     threads = min(cores(), numba.get_num_threads())
-    cuts = [lo + (hi - lo) * i // (per_thread * threads) for i in range(per_thread * threads + 1)]
+    parts = max(1, min(per_thread * threads, (hi - lo) // max(1, min_size)))
+    cuts = [lo + (hi - lo) * i // parts for i in range(parts + 1)]
     ranges = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
-    if threads == 1:
+    if threads == 1 or len(ranges) == 1:
         return [run(a, b) for a, b in ranges]
     return list(worker_pool(name).map(lambda ab: run(*ab), ranges))

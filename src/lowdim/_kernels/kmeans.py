@@ -9,6 +9,8 @@ its rounding error; Elkan's distances are direct sums of squares in float64.
 import numpy as np
 from numba import njit, prange
 
+from .._threads import in_row_ranges
+
 
 @njit(cache=True, parallel=True)
 def argmin_rows(D, labels, best):
@@ -193,8 +195,8 @@ def _search_rows(X, x_sq, rows, m, centers_t, c_sq, labels, upper, lower, rel_er
     return n_moved
 
 
-@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def hamerly_pass(
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _hamerly_chunks(
     X,
     x_sq,
     centers,
@@ -211,20 +213,21 @@ def hamerly_pass(
     moved,
     prev,
     n_moved,
+    first_chunk,
+    end_chunk,
 ):
-    """One assignment pass over row chunks. With ``use_bounds`` (Hamerly): update the
+    """One assignment pass over the row chunks ``first_chunk..end_chunk``. With ``use_bounds`` (Hamerly): update the
     bounds by the centre ``shift``, measure the own centre again where they overlap,
     and search all centres only for the rows still in doubt; without (Lloyd): search
     every row. ``upper`` bounds the distance to the own centre from above, ``lower``
     to every other centre from below (``centers`` in X's dtype). The rows of chunk
     ``ch`` that change cluster are ``moved[ch * chunk:][:n_moved[ch]]``, their old
-    labels at the same places of ``prev`` (for ``apply_moves``). Call with BLAS limited
-    to one thread."""
+    labels at the same places of ``prev`` (for ``apply_moves``). Serial and without the
+    GIL: ``hamerly_pass`` splits the chunks over threads."""
     n = X.shape[0]
     big1, max1, max2 = _largest_two(shift)
-    n_chunks = (n + chunk - 1) // chunk
     two = centers.shape[0] == 2
-    for ch in prange(n_chunks):
+    for ch in range(first_chunk, end_chunk):
         rows = np.empty(chunk, dtype=np.int64)
         m = 0
         settled = 0  # 2-means rows decided in place: their moves lead the chunk's list
@@ -272,6 +275,18 @@ def hamerly_pass(
             )
 
 
+def hamerly_pass(X, x_sq, centers, centers_t, c_sq, half_sep, shift, labels, upper, lower, use_bounds, chunk,
+                 rel_err, moved, prev, n_moved):  # fmt: skip
+    """``_hamerly_chunks`` over every chunk, split over the thread pool (a prange loop
+    would cost the compiler a second more on a first call; each chunk writes only its
+    own rows and slots, so the split does not change the result). Call with BLAS
+    limited to one thread."""
+    args = (X, x_sq, centers, centers_t, c_sq, half_sep, shift, labels, upper, lower, use_bounds, chunk, rel_err)
+    args += (moved, prev, n_moved)
+    # a task of at least 8 chunks (4,096 rows at the default): fewer calls per iteration
+    in_row_ranges("kmeans", 0, n_moved.shape[0], lambda a, b: _hamerly_chunks(*args, a, b), per_thread=2, min_size=8)
+
+
 @njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
 def elkan_step(X, centers, center_dist, half_sep, shift, labels, upper, lower):
     """One Elkan assignment pass: a lower bound per (point, centre) pair, pruned by
@@ -309,11 +324,15 @@ def elkan_step(X, centers, center_dist, half_sep, shift, labels, upper, lower):
     return changed.sum()
 
 
-@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
-def point_distances(X, centers, labels, out):
-    """Exact distance of each point to its own centre."""
-    for i in prange(X.shape[0]):
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _own_distances(X, centers, labels, out, lo, hi):
+    for i in range(lo, hi):
         out[i] = _distance(X[i], centers[labels[i]])
+
+
+def point_distances(X, centers, labels, out):
+    """Exact distance of each point to its own centre (over thread-split rows)."""
+    in_row_ranges("kmeans", 0, X.shape[0], lambda a, b: _own_distances(X, centers, labels, out, a, b))
 
 
 @njit(cache=True)
@@ -353,14 +372,13 @@ def _means_and_geometry(centers, sums, wsum, new, dtype_probe):
     return shift, half, centers_t, centers_x, c_sq
 
 
-@njit(cache=True)
 def search_iteration(
     X, x_sq, weights, centers, sums, wsum, labels, upper, lower, use_bounds, chunk, rel_err, moved, prev, n_moved, new
 ):
-    """One whole Lloyd (``use_bounds`` False) or Hamerly iteration in one call: centres
-    from the sums (into ``new``), the assignment pass, and the moves of the rows that
-    changed cluster. Relocate empty clusters first; one that stays empty (fewer distinct
-    points than clusters) keeps its centre.
+    """One whole Lloyd (``use_bounds`` False) or Hamerly iteration: centres from the sums
+    (into ``new``), the assignment pass, and the moves of the rows that changed cluster.
+    Relocate empty clusters first; one that stays empty (fewer distinct points than
+    clusters) keeps its centre.
 
     Returns (rows moved, summed squared centre shift, sum_k |S_k|^2 / W_k) -- the last
     gives the inertia of the new labels about their own means."""
@@ -369,32 +387,11 @@ def search_iteration(
     if not use_bounds:
         shift[:] = 0.0
         half[:] = 0.0
-    hamerly_pass(
-        X,
-        x_sq,
-        centers_x,
-        centers_t,
-        c_sq,
-        half,
-        shift,
-        labels,
-        upper,
-        lower,
-        use_bounds,
-        chunk,
-        rel_err,
-        moved,
-        prev,
-        n_moved,
-    )
+    hamerly_pass(X, x_sq, centers_x, centers_t, c_sq, half, shift, labels, upper, lower, use_bounds, chunk, rel_err,
+                 moved, prev, n_moved)  # fmt: skip
     total = apply_moves(X, weights, moved, prev, labels, n_moved, chunk, sums, wsum)
-    explained = 0.0
-    for c in range(sums.shape[0]):
-        if wsum[c] > 0:
-            s = 0.0
-            for j in range(sums.shape[1]):
-                s += sums[c, j] * sums[c, j]
-            explained += s / wsum[c]
+    filled = wsum > 0
+    explained = float(np.sum(np.einsum("ij,ij->i", sums[filled], sums[filled]) / wsum[filled]))
     return total, shift_sq, explained
 
 

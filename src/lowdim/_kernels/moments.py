@@ -37,12 +37,11 @@ def shifted_column_sums(X, shift, n_chunks):
     return s1, s2
 
 
-@njit(cache=True, parallel=True)
-def shifted_copy_with_norms(X, shift, out, norms):
-    """``out = X - shift`` (in out's dtype) and the float64 squared norms of its rows,
-    in one pass."""
-    n, d = X.shape
-    for i in prange(n):
+@njit(cache=True, nogil=True)
+def _shifted_rows(X, shift, out, norms, lo, hi):
+    """``shifted_copy_with_norms`` for rows ``lo..hi`` (serial, without the GIL)."""
+    d = X.shape[1]
+    for i in range(lo, hi):
         s = 0.0
         for j in range(d):
             v = X[i, j] - shift[j]
@@ -50,3 +49,19 @@ def shifted_copy_with_norms(X, shift, out, norms):
             t = np.float64(out[i, j])
             s += t * t
         norms[i] = s
+
+
+def shifted_copy_with_norms(X, shift, out, norms):
+    """``out = X - shift`` (in out's dtype) and the float64 squared norms of its rows,
+    in one pass (a serial kernel over thread-split rows: ``in_row_ranges``).
+
+    Examples
+    --------
+    >>> X, out, norms = np.array([[1.0, 2.0], [3.0, 5.0]]), np.empty((2, 2)), np.empty(2)
+    >>> shifted_copy_with_norms(X, np.array([1.0, 2.0]), out, norms)
+    >>> out.tolist(), norms.tolist()
+    ([[0.0, 0.0], [2.0, 3.0]], [0.0, 13.0])
+    """
+    from .._threads import in_row_ranges
+
+    in_row_ranges("moments", 0, X.shape[0], lambda a, b: _shifted_rows(X, shift, out, norms, a, b))
