@@ -9,9 +9,16 @@ result does not depend on the number of threads.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .._threads import in_row_ranges
 
 CHUNKS = 8  # gradient buffers; any thread count gives the same sums
+ROWS_PER_TASK = 1 << 14  # the sums and Adam's steps are light: fewer rows stay in the calling thread
+
+# Each public function runs a serial kernel without the GIL over ranges of rows (or of
+# gradient chunks) that in_row_ranges spreads over threads: a prange loop would cost
+# the compiler about a second more per kernel on a first call.
 
 
 @njit(cache=True, inline="always")
@@ -38,16 +45,25 @@ def _pull(Y, G, i, j, kind, weight):
         G[j, c] -= g
 
 
-@njit(cache=True, parallel=True)
 def pair_gradient(Y, near, mid, far, w_near, w_mid, w_far, buffers, out):
     """The gradient of the three pair losses at ``Y`` into ``out`` (n, dim).
 
     ``near``, ``mid``, ``far``: (n, k) int32 partners of each row (-1: none);
     ``buffers``: (CHUNKS, n, dim) scratch of ``Y``'s dtype.
     """
+    pairs = (Y, near, mid, far, w_near, w_mid, w_far, buffers)
+    in_row_ranges("pacmap", 0, buffers.shape[0], lambda a, b: _chunk_gradients(*pairs, a, b), per_thread=1)
+    in_row_ranges(
+        "pacmap", 0, Y.shape[0], lambda a, b: _summed_buffers(buffers, out, a, b), per_thread=1, min_size=ROWS_PER_TASK
+    )
+
+
+@njit(cache=True, nogil=True)
+def _chunk_gradients(Y, near, mid, far, w_near, w_mid, w_far, buffers, first, end):
+    """Chunks ``first..end`` of the gradient, each into its buffer."""
     n = Y.shape[0]
     chunks = buffers.shape[0]
-    for t in prange(chunks):
+    for t in range(first, end):
         G = buffers[t]
         G[:] = 0.0
         for i in range(t * n // chunks, (t + 1) * n // chunks):
@@ -61,20 +77,30 @@ def pair_gradient(Y, near, mid, far, w_near, w_mid, w_far, buffers, out):
             for a in range(far.shape[1]):
                 if far[i, a] >= 0:
                     _pull(Y, G, i, far[i, a], 2, w_far)
-    for i in prange(n):
-        for c in range(Y.shape[1]):
+
+
+@njit(cache=True, nogil=True)
+def _summed_buffers(buffers, out, lo, hi):
+    """Rows ``lo..hi`` of the buffers' sum, added in chunk order."""
+    for i in range(lo, hi):
+        for c in range(out.shape[1]):
             s = 0.0
-            for t in range(chunks):
+            for t in range(buffers.shape[0]):
                 s += buffers[t, i, c]
             out[i, c] = s
 
 
-@njit(cache=True, parallel=True)
 def anchored_gradient(Y, reference, near, mid, far, w_near, w_mid, w_far, out):
     """The gradient for new points ``Y`` whose partners are fixed rows of
     ``reference`` (``transform``): only the new points move, so each row owns its sum."""
+    args = (Y, reference, near, mid, far, w_near, w_mid, w_far, out)
+    in_row_ranges("pacmap", 0, Y.shape[0], lambda a, b: _anchored_rows(*args, a, b), per_thread=1)
+
+
+@njit(cache=True, nogil=True)
+def _anchored_rows(Y, reference, near, mid, far, w_near, w_mid, w_far, out, lo, hi):
     dim = Y.shape[1]
-    for i in prange(Y.shape[0]):
+    for i in range(lo, hi):
         for c in range(dim):
             out[i, c] = 0.0
         for kind in range(3):
@@ -95,11 +121,16 @@ def anchored_gradient(Y, reference, near, mid, far, w_near, w_mid, w_far, out):
                     out[i, c] += s * (Y[i, c] - reference[j, c])
 
 
-@njit(cache=True, parallel=True)
 def adam_step(Y, grad, m, v, lr, beta1, beta2, eps, step):
     """One Adam update of ``Y`` in place (``step`` counts from 1, for bias correction)."""
     rate = lr * np.sqrt(1.0 - beta2**step) / (1.0 - beta1**step)
-    for i in prange(Y.shape[0]):
+    args = (Y, grad, m, v, rate, beta1, beta2, eps)
+    in_row_ranges("pacmap", 0, Y.shape[0], lambda a, b: _adam_rows(*args, a, b), per_thread=1, min_size=ROWS_PER_TASK)
+
+
+@njit(cache=True, nogil=True)
+def _adam_rows(Y, grad, m, v, rate, beta1, beta2, eps, lo, hi):
+    for i in range(lo, hi):
         for c in range(Y.shape[1]):
             g = grad[i, c]
             m[i, c] = beta1 * m[i, c] + (1.0 - beta1) * g
@@ -116,14 +147,21 @@ def _sq_distance(X, i, Z, j):
     return s
 
 
-@njit(cache=True, parallel=True)
 def second_closest(X, Z, candidates):
     """For each row i of ``X`` and each group of candidate rows of ``Z``
     (``candidates``: (n, groups, size)), the candidate second closest to row i: the
     mid-near partner of PaCMAP (the second closest of six random points)."""
-    n, groups, size = candidates.shape
-    out = np.empty((n, groups), dtype=np.int32)
-    for i in prange(n):
+    out = np.empty(candidates.shape[:2], dtype=np.int32)
+    in_row_ranges(
+        "pacmap", 0, candidates.shape[0], lambda a, b: _second_closest_rows(X, Z, candidates, out, a, b), per_thread=1
+    )
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _second_closest_rows(X, Z, candidates, out, lo, hi):
+    groups, size = candidates.shape[1], candidates.shape[2]
+    for i in range(lo, hi):
         for g in range(groups):
             best, second = np.inf, np.inf
             best_j, second_j = -1, -1
@@ -136,16 +174,20 @@ def second_closest(X, Z, candidates):
                 elif d < second:
                     second, second_j = d, j
             out[i, g] = second_j if second_j >= 0 else best_j
-    return out
 
 
-@njit(cache=True, parallel=True)
 def first_not_near(candidates, near, count, self_excluded):
     """For each row, the first ``count`` candidates that are not among its near
     partners (nor the row itself when ``self_excluded``), -1 where too few remain."""
-    n = candidates.shape[0]
-    out = np.full((n, count), -1, dtype=np.int32)
-    for i in prange(n):
+    out = np.full((candidates.shape[0], count), -1, dtype=np.int32)
+    run = lambda a, b: _first_not_near_rows(candidates, near, count, self_excluded, out, a, b)  # noqa: E731
+    in_row_ranges("pacmap", 0, candidates.shape[0], run, per_thread=1)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _first_not_near_rows(candidates, near, count, self_excluded, out, lo, hi):
+    for i in range(lo, hi):
         taken = 0
         for a in range(candidates.shape[1]):
             if taken == count:
@@ -165,4 +207,3 @@ def first_not_near(candidates, near, count, self_excluded):
             if not clash:
                 out[i, taken] = j
                 taken += 1
-    return out
