@@ -126,6 +126,9 @@ def worker_pool(name):
     return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix=f"lowdim-{name}")
 
 
+LIGHT_ROWS = 1 << 14  # rows below which a light pass over rows stays in the calling thread
+
+
 def in_row_ranges(name, lo, hi, run, per_thread=4, min_size=1):
     """``run(a, b)`` on consecutive ranges that split ``lo..hi``, spread over
     ``worker_pool(name)``; their results in order. For serial ``nogil`` kernels: a

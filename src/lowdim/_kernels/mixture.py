@@ -1,18 +1,41 @@
 """Gaussian-mixture kernels: row-wise log-sum-exp normalisation, Mahalanobis terms
 and weighted centring, fused so that no (n x d) or (n x k) temporaries are made.
-Parallel over rows; each row's arithmetic is independent of the thread count."""
+Each runs a serial kernel without the GIL over ranges of rows that ``in_row_ranges``
+spreads over threads (from ``LIGHT_ROWS`` rows on; a prange loop would cost the
+compiler about a second more per kernel on a first call); each row's arithmetic is
+independent of the thread count."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .._threads import LIGHT_ROWS, in_row_ranges
 
 
-@njit(cache=True, parallel=True)
+def _over_rows(n, kernel, *args):
+    """``kernel(*args, lo, hi)`` over the rows, split over threads from LIGHT_ROWS rows."""
+    in_row_ranges("mixture", 0, n, lambda a, b: kernel(*args, a, b), per_thread=1, min_size=LIGHT_ROWS)
+
+
 def log_normalize(log_joint, resp):
     """Per row: ``lse = log(sum(exp(row)))`` (shifted by the row maximum) and
-    ``resp = exp(row - lse)``. Returns the lse values (float64)."""
-    n, k = log_joint.shape
-    lse = np.empty(n)
-    for i in prange(n):
+    ``resp = exp(row - lse)``. Returns the lse values (float64).
+
+    Examples
+    --------
+    >>> resp = np.empty((1, 2))
+    >>> lse = log_normalize(np.log(np.array([[1.0, 3.0]])), resp)
+    >>> round(float(np.exp(lse[0])), 12), resp.tolist()
+    (4.0, [[0.25, 0.75]])
+    """
+    lse = np.empty(log_joint.shape[0])
+    _over_rows(log_joint.shape[0], _log_normalize_rows, log_joint, resp, lse)
+    return lse
+
+
+@njit(cache=True, nogil=True)
+def _log_normalize_rows(log_joint, resp, lse, lo, hi):
+    k = log_joint.shape[1]
+    for i in range(lo, hi):
         row = log_joint[i]
         m = row[0]
         for c in range(1, k):
@@ -31,14 +54,17 @@ def log_normalize(log_joint, resp):
         inv = 1.0 / s
         for c in range(k):
             resp[i, c] *= inv
-    return lse
 
 
-@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
 def squared_distance_column(Y, b, out, col):
     """``out[i, col] = sum_j (Y[i, j] - b[j])^2`` in float64 (whitened Mahalanobis)."""
-    n, d = Y.shape
-    for i in prange(n):
+    _over_rows(Y.shape[0], _squared_distance_rows, Y, b, out, col)
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _squared_distance_rows(Y, b, out, col, lo, hi):
+    d = Y.shape[1]
+    for i in range(lo, hi):
         row = Y[i]
         s = 0.0
         for j in range(d):
@@ -47,23 +73,31 @@ def squared_distance_column(Y, b, out, col):
         out[i, col] = s
 
 
-@njit(cache=True, parallel=True)
 def weighted_centered(X, mu, w, out):
     """``out[i] = sqrt(w[i]) * (X[i] - mu)`` in X's dtype (for one weighted SYRK)."""
-    n, d = X.shape
-    for i in prange(n):
+    _over_rows(X.shape[0], _weighted_centered_rows, X, mu, w, out)
+
+
+@njit(cache=True, nogil=True)
+def _weighted_centered_rows(X, mu, w, out, lo, hi):
+    d = X.shape[1]
+    for i in range(lo, hi):
         s = np.sqrt(w[i])
         for j in range(d):
             out[i, j] = s * (np.float64(X[i, j]) - mu[j])
 
 
-@njit(cache=True, parallel=True, fastmath={"reassoc", "contract"})
 def diagonal_mahalanobis(X, means, precisions, out):
     """``out[i, k] = sum_j (X[i, j] - means[k, j])^2 * precisions[k, j]`` in float64
     (no cancellation, unlike the expanded form)."""
-    n, d = X.shape
+    _over_rows(X.shape[0], _diagonal_mahalanobis_rows, X, means, precisions, out)
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _diagonal_mahalanobis_rows(X, means, precisions, out, lo, hi):
+    d = X.shape[1]
     K = means.shape[0]
-    for i in prange(n):
+    for i in range(lo, hi):
         row = X[i]
         for k in range(K):
             mu = means[k]
@@ -75,16 +109,26 @@ def diagonal_mahalanobis(X, means, precisions, out):
             out[i, k] = s
 
 
-@njit(cache=True, parallel=True)
 def weighted_moments(X, resp, n_chunks, with_squares):
     """``sum_i r_ik x_i`` and (``with_squares``) ``sum_i r_ik x_i^2`` per component, in
     float64 over fixed row chunks summed in order (thread-count independent)."""
+    K, d = resp.shape[1], X.shape[1]
+    p1, p2 = np.zeros((n_chunks, K, d)), np.zeros((n_chunks, K, d))
+    rows = (X.shape[0] + n_chunks - 1) // n_chunks
+    args = (X, resp, rows, with_squares, p1, p2)
+    in_row_ranges("mixture", 0, n_chunks, lambda a, b: _chunk_moments(*args, a, b), per_thread=1)
+    s1, s2 = np.zeros((K, d)), np.zeros((K, d))
+    for ch in range(n_chunks):
+        s1 += p1[ch]
+        s2 += p2[ch]
+    return s1, s2
+
+
+@njit(cache=True, nogil=True)
+def _chunk_moments(X, resp, rows, with_squares, p1, p2, first, end):
     n, d = X.shape
     K = resp.shape[1]
-    p1 = np.zeros((n_chunks, K, d))
-    p2 = np.zeros((n_chunks, K, d))
-    rows = (n + n_chunks - 1) // n_chunks
-    for ch in prange(n_chunks):
+    for ch in range(first, end):
         a1 = p1[ch]
         a2 = p2[ch]
         x = np.empty(d)
@@ -105,9 +149,3 @@ def weighted_moments(X, resp, n_chunks, with_squares):
                 else:
                     for j in range(d):
                         s1[j] += r * x[j]
-    s1 = np.zeros((K, d))
-    s2 = np.zeros((K, d))
-    for ch in range(n_chunks):
-        s1 += p1[ch]
-        s2 += p2[ch]
-    return s1, s2

@@ -11,10 +11,9 @@ result does not depend on the number of threads.
 import numpy as np
 from numba import njit
 
-from .._threads import in_row_ranges
+from .._threads import LIGHT_ROWS, in_row_ranges
 
 CHUNKS = 8  # gradient buffers; any thread count gives the same sums
-ROWS_PER_TASK = 1 << 14  # the sums and Adam's steps are light: fewer rows stay in the calling thread
 
 # Each public function runs a serial kernel without the GIL over ranges of rows (or of
 # gradient chunks) that in_row_ranges spreads over threads: a prange loop would cost
@@ -54,7 +53,7 @@ def pair_gradient(Y, near, mid, far, w_near, w_mid, w_far, buffers, out):
     pairs = (Y, near, mid, far, w_near, w_mid, w_far, buffers)
     in_row_ranges("pacmap", 0, buffers.shape[0], lambda a, b: _chunk_gradients(*pairs, a, b), per_thread=1)
     in_row_ranges(
-        "pacmap", 0, Y.shape[0], lambda a, b: _summed_buffers(buffers, out, a, b), per_thread=1, min_size=ROWS_PER_TASK
+        "pacmap", 0, Y.shape[0], lambda a, b: _summed_buffers(buffers, out, a, b), per_thread=1, min_size=LIGHT_ROWS
     )
 
 
@@ -125,7 +124,7 @@ def adam_step(Y, grad, m, v, lr, beta1, beta2, eps, step):
     """One Adam update of ``Y`` in place (``step`` counts from 1, for bias correction)."""
     rate = lr * np.sqrt(1.0 - beta2**step) / (1.0 - beta1**step)
     args = (Y, grad, m, v, rate, beta1, beta2, eps)
-    in_row_ranges("pacmap", 0, Y.shape[0], lambda a, b: _adam_rows(*args, a, b), per_thread=1, min_size=ROWS_PER_TASK)
+    in_row_ranges("pacmap", 0, Y.shape[0], lambda a, b: _adam_rows(*args, a, b), per_thread=1, min_size=LIGHT_ROWS)
 
 
 @njit(cache=True, nogil=True)
