@@ -216,8 +216,9 @@ def _hamerly_chunks(
     first_chunk,
     end_chunk,
 ):
-    """One assignment pass over the row chunks ``first_chunk..end_chunk``. With ``use_bounds`` (Hamerly): update the
-    bounds by the centre ``shift``, measure the own centre again where they overlap,
+    """One assignment pass over the row chunks ``first_chunk..end_chunk``. With
+    ``use_bounds`` (Hamerly): update the bounds by the centre ``shift``, measure the
+    own centre again where they overlap,
     and search all centres only for the rows still in doubt; without (Lloyd): search
     every row. ``upper`` bounds the distance to the own centre from above, ``lower``
     to every other centre from below (``centers`` in X's dtype). The rows of chunk

@@ -177,8 +177,8 @@ def _search_pass(X, x_sq, centers, labels, upper, lower):
 
 
 def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
-    """Lloyd or Hamerly iterations: one kernel call per iteration, which computes the
-    centres, assigns, and moves the rows that changed cluster."""
+    """Lloyd or Hamerly iterations: ``search_iteration`` computes the centres, assigns
+    (over thread-split chunks), and moves the rows that changed cluster."""
     from .._kernels.kmeans import search_iteration
 
     n = X.shape[0]
