@@ -134,9 +134,14 @@ def test_wrong_tables_are_named_with_the_fix():
         on_codes.transform(frame.iloc[:3])
 
 
-def test_readers_of_numbers_name_the_text_columns_and_the_coding():
+@pytest.mark.parametrize(
+    "make",
+    [lambda: KNeighborsTransformer(metric="gower", n_neighbors=5), lambda: ParametricUMAP(metric="gower")],
+    ids=["neighbours", "parametric"],
+)
+def test_readers_of_numbers_name_the_text_columns_and_the_coding(make):
     with pytest.raises(TypeError, match=r"reads numbers, but columns colour, flag, day, grade hold.*mixed_codes\(df\)"):
-        ParametricUMAP(metric="gower").fit(_table())
+        make().fit(_table())
 
 
 def test_a_refit_on_numbers_forgets_the_tables_coding():
@@ -146,13 +151,11 @@ def test_a_refit_on_numbers_forgets_the_tables_coding():
     assert not hasattr(model, "kinds_") and model._distance_params() is None
 
 
-@pytest.mark.parametrize("name", [*MAKERS, "kneighbors"])
+@pytest.mark.parametrize("name", list(MAKERS))
 def test_the_coding_attributes_are_documented(name):
     from numpydoc.docscrape import ClassDoc
 
-    make = MAKERS.get(name, lambda p: KNeighborsTransformer(metric="gower", metric_params=p))
-    model = make(None).fit(_table())
-    assert model.kinds_
+    model = MAKERS[name](None).fit(_table())
     documented = {part.strip() for item in ClassDoc(type(model))["Attributes"] for part in item.name.split(",")}
     assert {"column_names_", "kinds_", "categories_"} <= documented
 
@@ -167,28 +170,3 @@ def test_a_sweep_over_a_table_builds_its_graph_from_the_fits_codes(name):
     for a, b in zip(on_table, on_codes):
         np.testing.assert_allclose(a.embedding_, b.embedding_, rtol=1e-6, atol=1e-6)
         assert a.kinds_ == codes.kinds  # each map codes new tables as the fit did
-
-
-def test_a_graph_built_on_a_table_is_the_graph_of_its_codes_and_umap_reads_it():
-    frame = _table(60)
-    codes = mixed_codes(frame)
-    graph = lowdim.NeighborGraph.build(frame, 8, metric="gower", metric_params={"weights": [1, 2, 1, 1, 1]})
-    expected = lowdim.NeighborGraph.build(
-        codes.X, 8, metric="gower", metric_params={"weights": [1, 2, 1, 1, 1], **codes.metric_params}
-    )
-    np.testing.assert_array_equal(graph.indices, expected.indices)
-    np.testing.assert_array_equal(graph.distances, expected.distances)
-    weighted = {"weights": [1, 2, 1, 1, 1]}
-    on_graph = MAKERS["umap"](weighted).set_params(precomputed_knn=graph).fit(frame)
-    np.testing.assert_array_equal(on_graph.embedding_, MAKERS["umap"](weighted).fit(frame).embedding_)
-
-
-def test_the_kneighbors_transformer_codes_a_table_as_the_graph_of_its_codes():
-    frame = _table(60)
-    codes = mixed_codes(frame)
-    on_table = KNeighborsTransformer(n_neighbors=6, metric="gower")
-    on_codes = KNeighborsTransformer(n_neighbors=6, metric="gower", metric_params=codes.metric_params)
-    for a, b in [(on_table.fit_transform(frame), on_codes.fit_transform(codes.X)),
-                 (on_table.transform(frame.iloc[[0, 7, 20]]), on_codes.transform(codes.X[[0, 7, 20]]))]:  # fmt: skip
-        np.testing.assert_array_equal(a.toarray(), b.toarray())
-    assert on_table.kinds_ == codes.kinds and on_table.effective_metric_params_ == on_codes.effective_metric_params_

@@ -130,29 +130,19 @@ class GowerTableMixin:
         ``fit`` added."""
         params = self.metric_kwds if hasattr(self, "metric_kwds") else self.metric_params
         kinds = self.__dict__.get("kinds_")
-        return params if kinds is None else coded_gower_params(params, kinds, self.column_names_)
-
-
-def coded_gower_params(params, kinds, names):
-    """Gower's parameters ``params`` with the categorical and ordinal columns of a coded
-    table (its ``kinds`` and column ``names``) added.
-
-    Examples
-    --------
-    >>> coded_gower_params({"ordinal": [0]}, ["numeric", "categorical"], ["age", "city"])
-    {'ordinal': [0], 'categorical': [1]}
-    """
-    given, coded = dict(params or {}), gower_params(kinds)
-    text = [j for j in given.get("ordinal") or () if j in coded["categorical"]]
-    if text:
-        raise ValueError(
-            f"metric_params['ordinal'] lists column {text[0]} ({names[text[0]]!r}), which holds text: "
-            "its order is unknown; make it an ordered category (pd.Categorical(values, categories=[lowest, ..., "
-            "highest], ordered=True)) or pass codes from lowdim.mixed_codes(df, ordinal={...})."
-        )
-    for key in ("categorical", "ordinal"):
-        given[key] = coded[key] + [j for j in given.get(key) or () if j not in coded[key]]
-    return given
+        if kinds is None:
+            return params
+        given, coded = dict(params or {}), gower_params(kinds)
+        text = [j for j in given.get("ordinal") or () if j in coded["categorical"]]
+        if text:
+            raise ValueError(
+                f"metric_params['ordinal'] lists column {text[0]} ({self.column_names_[text[0]]!r}), which holds text: "
+                "its order is unknown; make it an ordered category (pd.Categorical(values, categories=[lowest, ..., "
+                "highest], ordered=True)) or pass codes from lowdim.mixed_codes(df, ordinal={...})."
+            )
+        for key in ("categorical", "ordinal"):
+            given[key] = coded[key] + [j for j in given.get(key) or () if j not in coded[key]]
+        return given
 
 
 def _check_coding(estimator):

@@ -98,10 +98,7 @@ class NeighborGraph:
         n_neighbors : int, default=15
             The most any fit that will read the graph needs (t-SNE: 3 x perplexity).
         metric : str, default='euclidean'
-            Any metric of ``make_index``. With ``'gower'``, a DataFrame with text,
-            category, boolean or date columns is coded as ``mixed_codes`` codes it (its
-            categorical and ordinal columns join ``metric_params``), as the estimators
-            that read such tables do.
+            Any metric of ``make_index``.
         algorithm : {'auto', 'exact', 'approximate'} or KNNIndex, default='auto'
             'auto' is approximate (HNSW, faiss) from 20,000 rows on for Euclidean and
             cosine distances, exact below.
@@ -122,8 +119,6 @@ class NeighborGraph:
         from ..distributed import is_dask_array
 
         check_n_neighbors(n_neighbors, X.shape[0])
-        if metric == "gower":
-            X, metric_params = _gower_table(X, metric_params)
         dist, idx, index = search_neighbors(
             X, n_neighbors, algorithm=algorithm, metric=metric, metric_params=metric_params, verbose=verbose
         )
@@ -433,16 +428,3 @@ class StoredDistances:
         block = np.full(rows.shape, np.inf)
         block[rows.row, rows.col] = rows.data
         return block
-
-
-def _gower_table(X, metric_params):
-    """A table of text, categories, booleans or dates coded for Gower's distance, with
-    its categorical and ordinal columns added to ``metric_params``; numbers as they are."""
-    from .._estimator import has_text_columns
-    from .._mixed_input import _as_table, coded_gower_params
-    from ..preprocessing import mixed_codes
-
-    if not has_text_columns(X):
-        return X, metric_params
-    codes = mixed_codes(_as_table(X, "NeighborGraph.build"))
-    return codes.X, coded_gower_params(metric_params, codes.kinds, codes.names)

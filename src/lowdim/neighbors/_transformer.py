@@ -8,7 +8,6 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import ValidatedInputMixin
-from .._mixed_input import GowerTableMixin
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from ._base import KNNIndex
 from ._choose import ALGORITHMS, INDEX_METRICS, make_index, resolve_metric
@@ -19,7 +18,7 @@ from ._self_query import self_neighbors
 EXACT_NAMES = ("brute", "kd_tree", "ball_tree")
 
 
-class KNeighborsTransformer(GowerTableMixin, ValidatedInputMixin, TransformerMixin, BaseEstimator):
+class KNeighborsTransformer(ValidatedInputMixin, TransformerMixin, BaseEstimator):
     """Each row's nearest training rows as a sparse graph, a drop-in for
     ``sklearn.neighbors.KNeighborsTransformer`` backed by lowdim's indexes.
 
@@ -43,10 +42,7 @@ class KNeighborsTransformer(GowerTableMixin, ValidatedInputMixin, TransformerMix
         Accepted for compatibility (no tree is built).
     metric : str, default='minkowski'
         Any metric of ``lowdim.neighbors.make_index`` ('euclidean', 'cosine',
-        'manhattan', ...); 'minkowski' with ``p``. With 'gower', a DataFrame with text,
-        category, boolean or date columns is coded as ``mixed_codes`` codes it (the
-        categorical and ordinal columns join ``metric_params``; new tables get the fit's
-        codes), and an array of numbers is read as codes.
+        'manhattan', ..., 'gower' for a coded mixed table); 'minkowski' with ``p``.
     p : float, default=2
     metric_params : dict, optional
     n_jobs : int, optional
@@ -58,10 +54,6 @@ class KNeighborsTransformer(GowerTableMixin, ValidatedInputMixin, TransformerMix
     effective_metric_params_ : dict
     n_samples_fit_ : int
     n_features_in_ : int
-    column_names_, kinds_, categories_ : list
-        Only after a fit with ``metric='gower'`` on a table with text, category,
-        boolean or date columns: each column's name, kind ('numeric', 'categorical',
-        'ordinal') and levels (None for numbers); new tables are coded by them.
 
     Examples
     --------
@@ -119,7 +111,7 @@ class KNeighborsTransformer(GowerTableMixin, ValidatedInputMixin, TransformerMix
         """
         validate_params(self)
         X = self._validate_input(X, reset=True, accept_sparse=True)
-        metric, params = resolve_metric(self.metric, self.p, self._distance_params())
+        metric, params = resolve_metric(self.metric, self.p, self.metric_params)
         algorithm = "exact" if self.algorithm in EXACT_NAMES else self.algorithm
         self._index = make_index(algorithm, metric, X.shape[0], params, sparse=sp.issparse(X)).build(X)
         self._fit_X = X
