@@ -57,7 +57,7 @@ def test_plane_kernel_takes_the_general_kernels_steps(epoch, self_embedding):
     args = (W.indptr, W.indices, W.data, float(W.data.max()), keys, NEGATIVE_RATE, 1.58, 0.9, 1.0, 0.5, epoch, 3, 0.75)
     general, plane = Y.copy(), Y.copy()
     layout_epoch(general, ref, self_embedding, *args, np.zeros((1, 3), dtype=np.float32), 0.0)
-    plane_epoch(plane, ref, self_embedding, *args)
+    plane_epoch(plane, ref, self_embedding, *args, 0, plane.shape[0])
     # both sum the same float32 terms (fastmath may order and fuse them differently):
     # a few roundings of the coordinates per step, over a row's at most 8 visits
     tolerance = 8 * 16 * np.finfo(np.float32).eps * np.abs(Y).max()

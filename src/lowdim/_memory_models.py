@@ -10,7 +10,7 @@ available memory before it starts, and ``lowdim info`` prints every estimate.
 
 import numpy as np
 
-from .linalg import SPLIT_WORK
+from .linalg import SMALL_MOMENTS, SPLIT_WORK
 
 MB = 1 << 20
 BLAS_BUFFERS = 100 * MB  # OpenBLAS's per-thread buffers and numba's thread pool, on first threaded use
@@ -27,8 +27,10 @@ def _neighbors(params, n, default):
 
 
 def pca(n, d, k, params, itemsize):
-    """Moments in d x d float64 (a few copies), the scores, thread buffers."""
-    return _threads(n, d) + 24 * d * d + n * k * itemsize
+    """Moments in d x d float64 (a few copies), the scores, and the thread buffers once
+    the column sums run in their parallel kernel (above ``SMALL_MOMENTS`` entries: numpy
+    sums fewer, and the thread pool never starts)."""
+    return (_threads(n, d) if n * d > SMALL_MOMENTS else 0) + 24 * d * d + n * k * itemsize
 
 
 def latent(n, d, k, params, itemsize):

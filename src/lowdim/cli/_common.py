@@ -464,7 +464,7 @@ def _check_writable_folder(path):
 
 
 def _check_formats(tables, figures, pages):
-    from ..io._writers import table_format, unwritable_message
+    from ..io import table_format, unwritable_message
 
     for path in (p for p in tables if p):
         if table_format(path)[0] is None:

@@ -18,6 +18,15 @@ def table_format(path):
     ``WRITABLE`` or None when lowdim cannot write it; ``compression`` a value of
     ``COMPRESSIONS`` (only after ``.csv`` or ``.tsv``) or None.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    extension : str or None
+    compression : str or None
+
     Examples
     --------
     >>> table_format("map.tsv.gz"), table_format("map.parquet"), table_format("map.xlsx")
@@ -31,7 +40,21 @@ def table_format(path):
 
 
 def unwritable_message(path):
-    """Why ``path`` cannot be written, and the extensions that can."""
+    """Why ``path`` cannot be written, and the extensions that can.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> unwritable_message("map.xlsx").split(";")[0]
+    'map.xlsx: cannot write this format'
+    """
     text = ", ".join(f"{e}[{'|'.join(COMPRESSIONS)}]" if e in TEXT_DELIMITERS else e for e in WRITABLE)
     return f"{path}: cannot write this format; name the output *{text.replace(', ', ', *')}."
 

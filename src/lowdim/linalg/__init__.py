@@ -22,6 +22,7 @@ from ._distances import (
 from ._eigen import top_eigh
 from ._lanczos import ShiftInverse, lanczos_eigh, nearest_null_vectors, smallest_eigh
 from ._moments import (
+    SMALL_MOMENTS,
     ScatterAccumulator,
     block_rows,
     column_moments,
@@ -44,6 +45,7 @@ __all__ = [
     "unique_rows",
     "procrustes_fit",
     "SPLIT_WORK",
+    "SMALL_MOMENTS",
     "EUCLIDEAN_METRICS",
     "cosine_rows",
     "EdgeConstraints",
