@@ -298,7 +298,7 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     skipped : list of str
         What was skipped and where: blank lines inside a table of several columns (in
         a table of one column, a blank line is a gap) and comment lines before the
-        table ('#' lines with another number of fields).
+        table (starting with '#'; a '#' header just above the numbers is kept).
 
     Examples
     --------
@@ -403,10 +403,6 @@ def _without_comments(rows, lines):
     return rows[leading:], lines[leading:], [int(line) for line in lines[:leading]]
 
 
-def _blank(row):
-    return len(row) <= 1 and not "".join(row).strip()
-
-
 def _without_blank_lines(rows):
     """``(rows, line numbers, blank lines skipped)``: blank lines at the ends are dropped;
     inside a table of several columns they are skipped (as pandas skips them), while in
@@ -420,16 +416,16 @@ def _without_blank_lines(rows):
     [['a'], [''], ['1']]
     """
     lines = np.arange(1, len(rows) + 1)
-    filled = [i for i, row in enumerate(rows) if not _blank(row)]
+    filled = [i for i, row in enumerate(rows) if len(row) > 1 or (row and row[0].strip())]
     if not filled:
         return [], lines[:0], []
     first, last = filled[0], filled[-1]
-    rows, lines = rows[first : last + 1], lines[first : last + 1]
+    if len(filled) == last + 1 - first:  # no blank line inside: the common case, no copy
+        return rows[first : last + 1], lines[first : last + 1], []
     if max(len(row) for row in rows) == 1:
-        return [row or [""] for row in rows], lines, []
-    keep = [i for i, row in enumerate(rows) if not _blank(row)]
-    blank = sorted(set(range(len(rows))) - set(keep))
-    return [rows[i] for i in keep], lines[keep], [int(lines[i]) for i in blank]
+        return [row or [""] for row in rows[first : last + 1]], lines[first : last + 1], []
+    blank = sorted(set(range(first, last + 1)) - set(filled))
+    return [rows[i] for i in filled], lines[filled], [int(lines[i]) for i in blank]
 
 
 def _warn_duplicate_names(path, names):
