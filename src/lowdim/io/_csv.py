@@ -519,21 +519,8 @@ def read_csv_table(
     rows = blank_markers(rows, na_values)
     width = len(rows[0])
     empty = _empty_unnamed_columns(names, rows)
-    if names is None:
-        notes = [
-            f"{path}: first row holds only numbers (or gaps), read as data (no header); use --header yes if it is one."
-            if header == "auto"
-            else f"{path}: read without a header."
-        ]
-        names = [f"x{j + 1}" for j in range(width)]
-    else:
-        notes = [f"{path}: first row read as a header ({width} column{'s' * (width > 1)})."]
-    notes += [f"{path}: skipped {what}." for what in skipped]
-    if empty:
-        notes.append(
-            f"{path}: column(s) {listed([j + 1 for j in empty])} have no name and no value (a separator at the end "
-            "of each line): dropped."
-        )
+    notes = _layout_notes(path, names, header, width, skipped, empty)
+    names = names or [f"x{j + 1}" for j in range(width)]
     drop = {column_index(s, names, path) for s in exclude} | set(empty)
     label_idx = None if label_column is None else column_index(label_column, names, path)
     given = {column_index(s, names, path) for s in [*categorical, *(ordinal or {})]} | drop | {label_idx}
@@ -587,6 +574,26 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
         if kinds[j] == "categorical" and len(words) == len(filled) and as_days(filled) is not None:
             kinds[j] = "date"
     return kinds
+
+
+def _layout_notes(path, names, header, width, skipped, empty):
+    """What the reader decided of the file's layout: the header (``names`` None: none),
+    the lines skipped, the empty unnamed columns dropped."""
+    if names is None:
+        notes = [
+            f"{path}: first row holds only numbers (or gaps), read as data (no header); use --header yes if it is one."
+            if header == "auto"
+            else f"{path}: read without a header."
+        ]
+    else:
+        notes = [f"{path}: first row read as a header ({width} column{'s' * (width > 1)})."]
+    notes += [f"{path}: skipped {what}." for what in skipped]
+    if empty:
+        notes.append(
+            f"{path}: column(s) {listed([j + 1 for j in empty])} have no name and no value (a separator at the end "
+            "of each line): dropped."
+        )
+    return notes
 
 
 def _empty_unnamed_columns(names, rows):
