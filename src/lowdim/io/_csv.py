@@ -43,14 +43,24 @@ def split_compression(path):
     return (base, kind) if kind else (str(path), None)
 
 
-def _zstd_stream(path):
+def _zstandard(path, doing):
+    """The zstandard module, or the error naming the extra that brings it."""
     try:
         import zstandard
     except ImportError:
         raise DataFileError(
-            f"{path}: reading .zst files needs the zstandard package; install lowdim[io] (pip install 'lowdim[io]')."
+            f"{path}: {doing} .zst files needs the zstandard package; install lowdim[io] (pip install 'lowdim[io]')."
         ) from None
-    return zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+    return zstandard
+
+
+def _opener(compression):
+    """``open`` of the standard library's module for gzip, bzip2 or xz."""
+    import bz2
+    import gzip
+    import lzma
+
+    return {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[compression]
 
 
 def open_text(path, encoding="utf-8-sig"):
@@ -70,13 +80,9 @@ def open_text(path, encoding="utf-8-sig"):
     if kind is None:
         return open(path, newline="", encoding=encoding)
     if kind == "zstandard":
-        return io.TextIOWrapper(_zstd_stream(path), encoding=encoding, newline="")
-    import bz2
-    import gzip
-    import lzma
-
-    opener = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[kind]
-    return opener(path, "rt", newline="", encoding=encoding)
+        stream = _zstandard(path, "reading").ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True)
+        return io.TextIOWrapper(stream, encoding=encoding, newline="")
+    return _opener(kind)(path, "rt", newline="", encoding=encoding)
 
 
 def create_text(path, compression=None):
@@ -96,21 +102,9 @@ def create_text(path, compression=None):
     if compression is None:
         return open(path, "w", newline="", encoding="utf-8")
     if compression == "zstandard":
-        try:
-            import zstandard
-        except ImportError:
-            raise DataFileError(
-                f"{path}: writing .zst files needs the zstandard package; install lowdim[io] "
-                "(pip install 'lowdim[io]') or choose .gz."
-            ) from None
-        stream = zstandard.ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)
+        stream = _zstandard(path, "writing").ZstdCompressor().stream_writer(open(path, "wb"), closefd=True)
         return io.TextIOWrapper(stream, encoding="utf-8", newline="")
-    import bz2
-    import gzip
-    import lzma
-
-    opener = {"gzip": gzip.open, "bzip2": bz2.open, "xz": lzma.open}[compression]
-    return opener(path, "wt", newline="", encoding="utf-8")
+    return _opener(compression)(path, "wt", newline="", encoding="utf-8")
 
 
 def _encoding_hint(path):
