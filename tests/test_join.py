@@ -172,3 +172,23 @@ def test_umap_widens_the_start_box_for_a_graph_in_many_pieces(monkeypatch):
         with pytest.warns(UserWarning, match=f"{count} connected components"):
             UMAP(n_neighbors=5, random_state=0).fit(X)
         np.testing.assert_allclose(np.ptp(starts[-1], axis=0), side, rtol=1e-3)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_union_find_components_equal_scipys_above_the_scipy_size(monkeypatch, seed):
+    """Above ``SCIPY_EDGES`` edges the components come from the union-find kernel: the
+    same count and numbering as scipy's (by smallest row), for one-way edges, self-loops
+    and isolated rows alike; below it scipy's own, as int32 labels either way."""
+    import lowdim._kernels.components as components
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    rows, cols = rng.integers(n, size=300), rng.integers(n, size=300)  # one way only: read as undirected
+    G = sp.csr_matrix((np.ones(300), (rows, cols)), shape=(n, n))
+    expected = connected_components(G, directed=False)
+    small = components.connected_components(G)
+    monkeypatch.setattr(components, "SCIPY_EDGES", -1)
+    large = components.connected_components(G)
+    for count, labels in (small, large):
+        assert count == expected[0] > 1 and labels.dtype == np.int32
+        np.testing.assert_array_equal(labels, expected[1])
