@@ -115,6 +115,14 @@ def test_usage_errors(capsys, tmp_path):
     assert main([]) == 2
 
 
+def test_a_folder_or_missing_file_given_as_the_model_is_named_as_such(capsys, tmp_path):
+    out = str(tmp_path / "t.csv")
+    code, _, err = run(capsys, "transform", str(tmp_path), "--dataset", "iris", "-o", out)
+    assert code == 2 and "is a folder, not a model file" in err
+    code, _, err = run(capsys, "transform", str(tmp_path / "m.lowdim"), "--dataset", "iris", "-o", out)
+    assert code == 2 and "no such model file" in err
+
+
 def test_version_is_the_package_version(capsys):
     import lowdim
 

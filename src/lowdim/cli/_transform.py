@@ -92,6 +92,8 @@ def run(args, say):
 
     from ..io import load, saved_columns, write_table
 
+    if os.path.isdir(args.model):
+        raise UsageError(f"{args.model} is a folder, not a model file; pass the file --save-model wrote (.lowdim).")
     if not os.path.isfile(args.model):
         raise UsageError(f"{args.model}: no such model file; write one with --save-model.")
     _refuse_refitting(args)
