@@ -1,9 +1,10 @@
-"""metric='gower' beyond the neighbour embeddings: k-medoids, MDS, spectral embedding,
-PaCMAP, the silhouette and the embedding scores, each checked against the same method
-fed Gower's distances written out pair by pair."""
+"""metric='gower' beyond the neighbour embeddings: k-medoids, agglomerative clustering,
+MDS, spectral embedding, PaCMAP, the silhouette and the embedding scores, each checked
+against the same method fed Gower's distances written out pair by pair."""
 
 import numpy as np
 import pytest
+from sklearn.metrics import adjusted_rand_score
 from test_mixed_data import _gower_by_definition, _mixed, knn_accuracy
 
 import lowdim
@@ -49,6 +50,34 @@ def test_kmedoids_scales_new_rows_by_the_training_ranges():
     expected = both[len(X) :][:, model.medoid_indices_]
     np.testing.assert_allclose(model.transform(new), expected, rtol=1e-12, atol=1e-15)
     assert np.array_equal(model.predict(new), np.argmin(expected, axis=1))
+
+
+@pytest.mark.parametrize("linkage", ["average", "complete", "single"])
+def test_agglomerative_by_gower_is_the_tree_of_the_distance_matrix(linkage):
+    X, group = _groups(np.random.default_rng(1))
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    kw = {"linkage": linkage, "compute_distances": True}
+    by_gower = lowdim.AgglomerativeClustering(3, metric="gower", metric_params=PARAMS, **kw).fit(X)
+    by_matrix = lowdim.AgglomerativeClustering(3, metric="precomputed", **kw).fit(D)
+    assert np.array_equal(by_gower.children_, by_matrix.children_)
+    assert np.array_equal(by_gower.labels_, by_matrix.labels_)
+    np.testing.assert_allclose(by_gower.distances_, by_matrix.distances_, rtol=1e-12, atol=1e-15)
+    if linkage == "average":  # the three groups differ by category and by 4 standard deviations
+        assert adjusted_rand_score(group, by_gower.labels_) == 1.0
+
+
+def test_agglomerative_by_gower_codes_a_table_and_puts_rows_without_a_common_column_at_distance_one():
+    import pandas as pd
+
+    table = pd.DataFrame({"size": [1.0, 1.1, np.nan, 9.0], "colour": ["red", "red", "blue", None]})
+    model = lowdim.AgglomerativeClustering(2, metric="gower", linkage="single", compute_distances=True).fit(table)
+    assert model.kinds_ == ["numeric", "categorical"] and model.categories_[1] == ["blue", "red"]
+    # sizes over their range 8: rows 0-1 at (0.1 / 8 + 0) / 2, row 3 to row 1 at 7.9 / 8 (no colour);
+    # rows 2 and 3 share no column and meet last, at 1
+    np.testing.assert_allclose(model.distances_, [0.1 / 16, 7.9 / 8, 1.0], rtol=1e-12)
+    assert model.labels_.tolist() == [0, 0, 1, 0]
+    with pytest.raises(ValueError, match="Ward can only work with euclidean"):
+        lowdim.AgglomerativeClustering(2, metric="gower").fit(table)
 
 
 def test_mds_by_gower_is_mds_of_the_distance_matrix():
@@ -137,11 +166,21 @@ def penguins():
     return lowdim.load_penguins()
 
 
-@pytest.mark.parametrize("command", [["embed", "-m", "pacmap"], ["embed", "-m", "mds"], ["cluster", "-m", "kmedoids"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["embed", "-m", "pacmap"],
+        ["embed", "-m", "mds"],
+        ["cluster", "-m", "kmedoids"],
+        ["cluster", "-m", "agglomerative"],
+    ],
+)
 def test_cli_compares_penguins_by_gower_in_more_methods(tmp_path, capsys, command):
     out = tmp_path / "out.csv"
     assert main([command[0], "--dataset", "penguins", *command[1:], "-o", str(out)]) == 0
-    assert "Gower's distance" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "Gower's distance" in said
+    assert ("average linkage, as Ward's needs Euclidean distances" in said) == (command[-1] == "agglomerative")
     assert len(out.read_text().splitlines()) == 345
 
 

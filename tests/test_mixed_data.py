@@ -292,7 +292,10 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
         (["embed", "--dataset", "penguins", "-m", "pca"], "use famd, or a method that works from distances"),
         # a clustering is pointed at the clusterings of such a table, not at an embedding
         (["cluster", "--dataset", "penguins", "-m", "kmeans", "-k", "3"], "use kprototypes, or a method"),
-        (["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"], "(kmedoids, hdbscan, optics, dbscan: Gower's"),
+        (
+            ["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"],
+            "(kmedoids, hdbscan, optics, dbscan, agglomerative: Gower's",
+        ),
         # only the methods whose metric takes 'gower' are offered, and a method whose metric does not is refused
         # by the CLI (DBSCAN, OPTICS and the diffusion map were set to 'gower' before they took it, and failed)
         (["embed", "--dataset", "penguins", "-m", "phate"], "phate compares numbers, but 2 column"),

@@ -49,7 +49,7 @@ VARIANTS = {
     # without labels_ or the clusters' hierarchy when not asked for them
     "MiniBatchKMeans": [{"compute_labels": False}],
     "OPTICS": [{"cluster_method": "dbscan"}, GOWER],
-    "AgglomerativeClustering": [{"compute_distances": True}],
+    "AgglomerativeClustering": [{"compute_distances": True}, {**GOWER, "linkage": "average"}],
     # the decoder's widths and weights; the principal directions the encoder reads scores on
     **{
         name: [{"parametric_reconstruction": True}, {"input_components": 2, "parametric_reconstruction": True}]

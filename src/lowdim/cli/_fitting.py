@@ -115,12 +115,17 @@ def _set_gower(name, estimator, kinds, columns, say):
     from ..preprocessing import gower_params
 
     estimator.set_params(**{metric: "gower", key: gower_params(kinds)})
+    ward = params.get("linkage") == "ward"  # Ward's linkage needs Euclidean distances: R's hclust of daisy's
+    if ward:
+        estimator.set_params(linkage="average")
     if say is not None:
         say(
             f"{name}: rows compared by Gower's distance (numbers over their range, categories equal or not, "
             f"gaps skipped pair by pair), as {len(columns)} column(s) hold categories ({', '.join(columns[:5])}; "
             "class labels among them are named with --label-column)"
-        )
+            + ("; average linkage, as Ward's needs Euclidean distances (--param linkage=complete or single "
+               "for another)" if ward else "")
+        )  # fmt: skip
     return True
 
 

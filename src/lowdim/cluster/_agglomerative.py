@@ -17,11 +17,13 @@ from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
+from .._memory import require_memory
+from .._mixed_input import GowerTableMixin
 from .._params import BOOLEAN, CALLABLE, NONE, HasMethods, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
 from .._warnings import warn_user
-from ..neighbors import join_components
-from ._base import check_n_clusters, warn_constant_columns, warn_found_fewer
+from ..neighbors import GowerIndex, join_components
+from ._base import check_n_clusters, gower_comparable, warn_constant_columns, warn_found_fewer
 
 LINKAGES = {"ward": 0, "complete": 1, "average": 2, "single": 3}  # the kernels' codes for the first three
 METRICS = {"euclidean": 0, "l2": 0, "manhattan": 1, "l1": 1, "cityblock": 1, "cosine": 2}
@@ -216,7 +218,7 @@ def _partial_parents(children, n, n_merges):
     return parent
 
 
-class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+class AgglomerativeClustering(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     """Hierarchical clustering by successive merges, a drop-in for
     ``sklearn.cluster.AgglomerativeClustering``.
 
@@ -234,8 +236,11 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         None with ``distance_threshold``.
     metric : str or callable, default='euclidean'
         'euclidean' ('l2'), 'manhattan' ('l1', 'cityblock'), 'cosine', 'precomputed' (X
-        holds the distances) or a callable returning the distance matrix of X. Ward's
-        linkage needs 'euclidean'.
+        holds the distances), 'gower' for a mixed table (a DataFrame with text, category
+        or boolean columns, or category codes; gaps allowed: R's ``hclust`` of ``daisy``)
+        or a callable returning the distance matrix of X. Ward's linkage needs
+        'euclidean'. With 'gower' two rows that share no column with a value are as far
+        apart as Gower's distance goes (1).
     memory : str or object with a ``cache`` method, optional
         A joblib cache for the tree (a directory, or ``joblib.Memory``).
     connectivity : sparse matrix, array-like or callable, optional
@@ -251,6 +256,9 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         Cut where merges are at least this far apart (then ``n_clusters=None``).
     compute_distances : bool, default=False
         Keep ``distances_`` without ``distance_threshold``.
+    metric_params : dict, optional
+        Gower's keywords ('categorical', 'ordinal', 'weights': column numbers and
+        weights); a DataFrame's category columns are found without them.
 
     Attributes
     ----------
@@ -268,6 +276,11 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         The linkage of each merge; with ``distance_threshold`` or ``compute_distances``.
         Ward's is ``sqrt(2 n_a n_b / (n_a + n_b)) |c_a - c_b|`` (scipy's).
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        The columns' names, when fitted on a DataFrame.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category or
+        boolean columns: each column's name, kind and category levels.
 
     Examples
     --------
@@ -276,17 +289,22 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
     >>> X = np.array([[0.0, 0.0], [0.0, 1.0], [9.0, 9.0], [9.0, 8.0]])
     >>> AgglomerativeClustering(n_clusters=2).fit(X).labels_.tolist()
     [1, 1, 0, 0]
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"size": [1.0, 1.2, 9.0, None], "colour": ["red", "red", "blue", "blue"]})
+    >>> AgglomerativeClustering(2, metric="gower", linkage="average").fit(table).labels_.tolist()
+    [0, 0, 1, 1]
     """
 
     _parameter_constraints = {
         "n_clusters": [NONE, Interval(int, 1, None, closed="left")],
-        "metric": [Options({"precomputed", *METRICS}), CALLABLE],
+        "metric": [Options({"precomputed", "gower", *METRICS}), CALLABLE],
         "memory": [NONE, InstanceOf(str), HasMethods(["cache"])],
         "connectivity": [NONE, CALLABLE, InstanceOf(np.ndarray, sp.spmatrix, sp.sparray, list)],
         "compute_full_tree": [Options({"auto"}), BOOLEAN],
         "linkage": [Options(set(LINKAGES))],
         "distance_threshold": [NONE, Interval(float, 0, None, closed="left")],
         "compute_distances": [BOOLEAN],
+        "metric_params": [NONE, InstanceOf(dict)],
     }
 
     def __init__(
@@ -300,6 +318,7 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         linkage="ward",
         distance_threshold=None,
         compute_distances=False,
+        metric_params=None,
     ):
         self.n_clusters = n_clusters
         self.metric = metric
@@ -309,6 +328,7 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self.linkage = linkage
         self.distance_threshold = distance_threshold
         self.compute_distances = compute_distances
+        self.metric_params = metric_params
 
     def _check_choices(self):
         if (self.n_clusters is None) == (self.distance_threshold is None):
@@ -339,9 +359,19 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
             )
         if self.n_clusters is not None:
             check_n_clusters(self.n_clusters, n)
-        if self.metric != "precomputed":
+        if self.metric not in ("precomputed", "gower"):  # Gower's distance scales each column by its range
             warn_constant_columns(X, "AgglomerativeClustering")
         return X
+
+    def _gower_matrix(self, X):
+        """Gower's distances of the rows (what the tree is built on, as 'precomputed')."""
+        n = X.shape[0]
+        require_memory(
+            2 * 8 * n * n,
+            f"AgglomerativeClustering(metric='gower') on {n} samples (an n x n distance matrix)",
+            "subsample the rows, or use HDBSCAN or KMedoids(method='alternate') with metric='gower'",
+        )
+        return gower_comparable(GowerIndex("gower", self._distance_params()).build(X).pairwise(X))
 
     def _full_tree(self, n):
         if self.connectivity is None or self.distance_threshold is not None:
@@ -368,12 +398,16 @@ class AgglomerativeClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         n = X.shape[0]
         full = self._full_tree(n)
         n_merges = n - 1 if full else n - self.n_clusters
+        metric, connectivity = self.metric, self.connectivity
+        if metric == "gower":  # the tree of the distance matrix; a callable graph reads the rows
+            connectivity = connectivity(X) if callable(connectivity) else connectivity
+            metric, X = "precomputed", self._gower_matrix(X)
         children, dist, parent, self.n_connected_components_ = self._cached_tree()(
-            X, self.connectivity, self.metric, self.linkage, n_merges
+            X, connectivity, metric, self.linkage, n_merges
         )
         if not full and n_merges and dist[n_merges - 1] == 0:  # copies still apart: the whole tree tells how many
             full = True
-            children, dist, parent, _ = self._cached_tree()(X, self.connectivity, self.metric, self.linkage, n - 1)
+            children, dist, parent, _ = self._cached_tree()(X, connectivity, metric, self.linkage, n - 1)
         self.children_, self.n_leaves_ = children, n
         if self.distance_threshold is not None or self.compute_distances:
             self.distances_ = dist

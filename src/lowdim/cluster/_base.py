@@ -28,6 +28,18 @@ def warn_constant_columns(X, name):
     warn_constant_features(var, name, CLUSTER_NOTE, X=X)
 
 
+def gower_comparable(D):
+    """Gower's distances with a pair sharing no column (NaN) set to the largest
+    distance, 1: such rows are never grouped for their likeness.
+
+    Examples
+    --------
+    >>> gower_comparable(np.array([[0.0, np.nan], [np.nan, 0.0]])).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    return np.where(np.isnan(D), 1.0, D)
+
+
 def check_n_clusters(n_clusters, n_samples):
     """Raise when there are fewer samples than clusters.
 

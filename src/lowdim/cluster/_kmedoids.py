@@ -22,13 +22,7 @@ from .._random import check_random_state
 from .._validation import check_array, check_precomputed, warn_constant_features
 from ..linalg import EUCLIDEAN_METRICS, column_moments, pairwise_distances
 from ..neighbors import GowerIndex
-from ._base import CLUSTER_NOTE, check_n_clusters, warn_fewer_clusters
-
-
-def _comparable(D):
-    """Gower's distances with a pair sharing no column (NaN) set to the largest
-    distance, 1: such rows are never grouped for their likeness."""
-    return np.where(np.isnan(D), 1.0, D)
+from ._base import CLUSTER_NOTE, check_n_clusters, gower_comparable, warn_fewer_clusters
 
 
 def _nearest(D, medoids):
@@ -253,7 +247,7 @@ class KMedoids(
         if self.metric == "gower":
             index = GowerIndex("gower", self._distance_params()).build(X)
             self.offset_, self.ranges_ = np.zeros(X.shape[1], X.dtype), index.ranges
-            return _comparable(index.pairwise(X))
+            return gower_comparable(index.pairwise(X))
         mean, var = column_moments(X)
         warn_constant_features(var, "KMedoids", CLUSTER_NOTE, X=X)
         # Euclidean distances do not change with a shift; taking out the mean keeps the
@@ -331,7 +325,7 @@ class KMedoids(
         if self.metric == "gower":
             params = {**(self._distance_params() or {}), "ranges": self.ranges_}
             index = GowerIndex("gower", params).build(self.cluster_centers_)
-            return _comparable(index.pairwise(X)).astype(X.dtype, copy=False)
+            return gower_comparable(index.pairwise(X)).astype(X.dtype, copy=False)
         centers = (self.cluster_centers_ - self.offset_).astype(X.dtype)
         return pairwise_distances(
             X - self.offset_.astype(X.dtype), centers, metric=self.metric, metric_params=self.metric_params
