@@ -1,5 +1,5 @@
 """metric='gower' beyond the neighbour embeddings: k-medoids, agglomerative clustering,
-MDS, spectral embedding, PaCMAP, the silhouette and the embedding scores, each checked
+MDS, spectral embedding, PaCMAP, PHATE, the silhouette and the embedding scores, each checked
 against the same method fed Gower's distances written out pair by pair."""
 
 import numpy as np
@@ -78,6 +78,23 @@ def test_agglomerative_by_gower_codes_a_table_and_puts_rows_without_a_common_col
     assert model.labels_.tolist() == [0, 0, 1, 0]
     with pytest.raises(ValueError, match="Ward can only work with euclidean"):
         lowdim.AgglomerativeClustering(2, metric="gower").fit(table)
+
+
+def test_phate_by_gower_sets_each_kernel_width_by_gower_neighbours_and_reads_tables_as_codes():
+    X, _ = _groups(np.random.default_rng(2))
+    D = _gower_by_definition(X, {1}, WEIGHTS)
+    np.fill_diagonal(D, np.inf)
+    model = lowdim.PHATE(knn=5, knn_dist="gower", metric_params=PARAMS, n_landmark=None, random_state=0).fit(X)
+    # the neighbour search keeps distances in float32
+    np.testing.assert_allclose(model.scales_, np.sort(D, axis=1)[:, 4], rtol=2 * np.finfo(np.float32).eps)
+    assert model.pca_components_ is None  # the codes are not reduced by PCA
+    # a column in other units: Gower's distance divides by the range, so the map is the same
+    scaled = X.copy()
+    scaled[:, 0] *= 1000.0
+    again = lowdim.PHATE(knn=5, knn_dist="gower", metric_params=PARAMS, n_landmark=None, random_state=0).fit(scaled)
+    np.testing.assert_allclose(
+        again.embedding_, model.embedding_, rtol=1e-6, atol=1e-9 * np.abs(model.embedding_).max()
+    )
 
 
 def test_mds_by_gower_is_mds_of_the_distance_matrix():
@@ -171,6 +188,7 @@ def penguins():
     [
         ["embed", "-m", "pacmap"],
         ["embed", "-m", "mds"],
+        ["embed", "-m", "phate"],
         ["cluster", "-m", "kmedoids"],
         ["cluster", "-m", "agglomerative"],
     ],
@@ -190,8 +208,9 @@ def test_cli_compares_penguins_by_gower_in_more_methods(tmp_path, capsys, comman
         lambda p: lowdim.KMedoids(3, metric="gower", metric_params=p),
         lambda p: lowdim.PaCMAP(distance="gower", metric_params=p, random_state=0),
         lambda p: lowdim.MDS(2, metric="gower", metric_params=p, solver="classical"),
+        lambda p: lowdim.PHATE(knn_dist="gower", metric_params=p, random_state=0),
     ],
-    ids=["kmedoids", "pacmap", "mds"],
+    ids=["kmedoids", "pacmap", "mds", "phate"],
 )
 def test_gower_models_keep_their_gaps_through_a_model_file(tmp_path, penguins, make):
     table, _ = penguins

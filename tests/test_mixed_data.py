@@ -298,8 +298,8 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
         ),
         # only the methods whose metric takes 'gower' are offered, and a method whose metric does not is refused
         # by the CLI (DBSCAN, OPTICS and the diffusion map were set to 'gower' before they took it, and failed)
-        (["embed", "--dataset", "penguins", "-m", "phate"], "phate compares numbers, but 2 column"),
-        (["embed", "--dataset", "penguins", "-m", "pca"], "(mds, isomap, spectral, diffusion, sne, tsne, umap"),
+        (["embed", "--dataset", "penguins", "-m", "trimap"], "trimap compares numbers, but 2 column"),
+        (["embed", "--dataset", "penguins", "-m", "pca"], "(mds, isomap, spectral, diffusion, phate, sne, tsne, umap"),
         (["pca", "--dataset", "penguins", "--missing", "drop"], "pca compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--standardize"], "--standardize works on numbers"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--ordinal", "size"], "--ordinal 'size'"),

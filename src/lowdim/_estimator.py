@@ -7,6 +7,19 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_array, check_features
 
+METRIC_PARAMETERS = ("metric", "distance", "knn_dist")  # PaCMAP names its metric 'distance', PHATE 'knn_dist'
+
+
+def metric_parameter(params):
+    """The name of an estimator's metric parameter among its ``get_params()``, or None.
+
+    Examples
+    --------
+    >>> metric_parameter({"knn": 5, "knn_dist": "gower"}), metric_parameter({"n_components": 2})
+    ('knn_dist', None)
+    """
+    return next((name for name in METRIC_PARAMETERS if name in params), None)
+
 
 def has_text_columns(X):
     """True for a table whose columns are not all numbers: a DataFrame with text, category,
@@ -53,8 +66,8 @@ class ValidatedInputMixin:
         if check_fitted:
             check_is_fitted(self)
         numbers = X
-        # Gower's distance (PaCMAP names its metric 'distance') skips missing cells pair by pair
-        if "gower" in (getattr(self, "metric", None), getattr(self, "distance", None)):
+        # Gower's distance skips missing cells pair by pair
+        if any(getattr(self, name, None) == "gower" for name in METRIC_PARAMETERS):
             check_kwargs["allow_nan"] = True
             numbers = self._gower_numbers(X, reset=reset)
         X_checked = validate(numbers, estimator_name=self._shown_name, **check_kwargs)

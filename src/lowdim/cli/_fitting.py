@@ -72,9 +72,11 @@ def use_gower(name, estimator, kinds, names, say=None):
 def _gower_keys(estimator):
     """``(metric, metric-parameters)`` parameter names of an estimator that can compare
     rows by Gower's distance (its metric's constraints admit 'gower'), or None."""
+    from .._estimator import metric_parameter
+
     params = estimator.get_params()
     key = "metric_kwds" if "metric_kwds" in params else "metric_params"
-    metric = "metric" if "metric" in params else "distance"  # PaCMAP's name
+    metric = metric_parameter(params)
     if metric not in params or key not in params:
         return None
     constraints = getattr(type(estimator), "_parameter_constraints", {}).get(metric, [])

@@ -5,7 +5,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._estimator import ComponentTransformer, EmbeddingMixin
-from .._params import NONE, RANDOM_STATE, VERBOSE, Interval, Options, validate_params
+from .._mixed_input import GowerTableMixin
+from .._params import NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count, warn_constant_features
 from ..decomposition import PCA
@@ -26,7 +27,7 @@ from ._phate_steps import (
 SEARCH_FACTOR = 3  # neighbours searched per kernel neighbour before widening where the kernel reaches further
 
 
-class PHATE(EmbeddingMixin, ComponentTransformer):
+class PHATE(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
     """PHATE: a map of the potential distances of a random walk, a drop-in for
     ``phate.PHATE``.
 
@@ -55,12 +56,15 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
     gamma : float in [-1, 1], default=1
         The potential: 1 the log (PHATE's), -1 the probabilities, between a power.
     n_pca : int or None, default=100
-        Rows with more columns are first reduced to this many principal components.
+        Rows with more columns are first reduced to this many principal components (not
+        with ``knn_dist='gower'``: a mixed table's codes are no vectors to reduce).
     mds_solver : {'sgd', 'smacof'}, default='sgd'
         The metric MDS solver: stochastic gradient descent over the pairs (fast) or
         SMACOF (lower stress).
     knn_dist : str, default='euclidean'
-        The neighbour metric: any metric of ``lowdim.neighbors.make_index``.
+        The neighbour metric: any metric of ``lowdim.neighbors.make_index``; 'gower' for
+        a mixed table (a DataFrame with text, category or boolean columns, or category
+        codes; gaps allowed).
     knn_max : int, optional
         Most neighbours per point in the kernel; default: as many as the kernel reaches
         above 1e-4.
@@ -77,6 +81,9 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
     random_state : None, int or Generator
     verbose : int, default=0
         Accepted for compatibility.
+    metric_params : dict, optional
+        Keywords of ``knn_dist`` ('categorical', 'ordinal', 'weights' for 'gower'; a
+        DataFrame's category columns are found without them).
 
     Attributes
     ----------
@@ -96,6 +103,9 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         The reduction applied before the kernel (None without one).
     n_components_ : int
     n_features_in_ : int
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``knn_dist='gower'`` on a table with text, category or
+        boolean columns: each column's name, kind and category levels.
 
     Examples
     --------
@@ -115,7 +125,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         "gamma": [Interval(float, -1, 1, closed="both")],
         "n_pca": [NONE, Interval(int, 1, None, closed="left")],
         "mds_solver": [Options({"sgd", "smacof"})],
-        "knn_dist": [Options(set(INDEX_METRICS) - {"precomputed", "gower"})],
+        "knn_dist": [Options(set(INDEX_METRICS) - {"precomputed"})],
         "knn_max": [NONE, Interval(int, 1, None, closed="left")],
         "mds_dist": [Options({"euclidean", "cityblock", "cosine", "correlation", "chebyshev", "sqeuclidean"})],
         "mds": [Options({"classic", "metric", "nonmetric"})],
@@ -124,6 +134,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         "n_jobs": [NONE, Interval(int, None, None)],
         "random_state": [RANDOM_STATE],
         "verbose": VERBOSE,
+        "metric_params": [NONE, InstanceOf(dict)],
     }
     fit_transform = EmbeddingMixin.fit_transform  # defined in the class, so that set_output wraps it
 
@@ -146,6 +157,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         n_jobs=1,
         random_state=None,
         verbose=0,
+        metric_params=None,
     ):
         self.n_components = n_components
         self.knn = knn
@@ -164,12 +176,14 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.metric_params = metric_params
 
     def _reduce(self, X, rng):
         """The rows the kernel sees: the top ``n_pca`` principal components when X has
         more columns."""
         self.pca_mean_ = self.pca_components_ = None
-        if self.n_pca is None or X.shape[1] <= self.n_pca or self.n_pca >= X.shape[0]:
+        gower = self.knn_dist == "gower"
+        if gower or self.n_pca is None or X.shape[1] <= self.n_pca or self.n_pca >= X.shape[0]:
             return np.asarray(X, dtype=np.float64)
         pca = PCA(self.n_pca, random_state=int(rng.integers(2**31 - 1))).fit(X)
         self.pca_mean_, self.pca_components_ = pca.mean_.astype(np.float64), pca.components_.astype(np.float64)
@@ -178,7 +192,8 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
     def _kernel(self, Z):
         n = Z.shape[0]
         m = min(n - 1, self.knn_max if self.knn_max is not None else SEARCH_FACTOR * self.knn)
-        dist, idx, index = find_neighbors(Z, max(m, self.knn), metric=self.knn_dist, name="PHATE")
+        params = self._distance_params()
+        dist, idx, index = find_neighbors(Z, max(m, self.knn), metric=self.knn_dist, metric_params=params, name="PHATE")
         warn_duplicates(dist, self._shown_name)
         decay = None if self.decay is None else float(self.decay)
         return decay_kernel(index if self.knn_max is None else None, Z, dist, idx, self.knn, decay)
@@ -208,7 +223,8 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
         check_sample_count(n, "PHATE")
         check_nontrivial_components(self.n_components, n)
         check_n_neighbors(self.knn, n)
-        warn_constant_features(column_moments(X)[1], "PHATE", "every sample is the same point", X=X)
+        if self.knn_dist != "gower":  # Gower's distance scales each column by its own range
+            warn_constant_features(column_moments(X)[1], "PHATE", "every sample is the same point", X=X)
         rng = check_random_state(self.random_state)
         Z = self._reduce(X, rng)
         K, self.scales_ = self._kernel(Z)
@@ -246,7 +262,7 @@ class PHATE(EmbeddingMixin, ComponentTransformer):
             Z = (Z - self.pca_mean_) @ self.pca_components_.T
         fit = self.X_fit_
         m = min(fit.shape[0], max(self.knn, self.knn_max or SEARCH_FACTOR * self.knn))
-        dist, idx = make_index("exact", self.knn_dist, fit.shape[0]).build(fit).query(Z, m)
+        dist, idx = make_index("exact", self.knn_dist, fit.shape[0], self._distance_params()).build(fit).query(Z, m)
         dist = np.asarray(dist, dtype=np.float64)
         if self.decay is None:
             weights = (np.arange(m) < self.knn).astype(np.float64)[None, :].repeat(Z.shape[0], axis=0)

@@ -14,6 +14,7 @@ import numbers
 
 import numpy as np
 
+from .._estimator import metric_parameter
 from ..exceptions import UntrustedModelError
 from ._fitted_table import FITTED
 
@@ -94,7 +95,7 @@ def check_fitted(estimator, attributes):
     seen = {}
     declared = sizes_of(estimator)
     params = estimator.get_params(deep=False)
-    gaps = "gower" in (params.get("metric"), params.get("distance"))  # Gower's distance keeps NaN gaps
+    gaps = params.get(metric_parameter(params)) == "gower"  # Gower's distance keeps NaN gaps
     for name, value in attributes.items():
         spec = table["attributes"].get(name)
         if spec is None or (value is None and name not in table["always"]):  # an option's array, unused

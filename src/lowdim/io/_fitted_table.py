@@ -634,7 +634,7 @@ FITTED = {
     "PHATE": {
         "always": ("X_fit_", "embedding_", "entropy_", "landmark_embedding_", "landmark_labels_", "scales_"),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "kind": "float", "ndim": 2},
+            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "entropy_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "landmark_embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
