@@ -102,6 +102,32 @@ def test_a_diverging_run_stops_naming_the_epoch_and_the_edge_and_keeps_good_weig
 
 
 @pytest.mark.parametrize("cls", MAPS)
+def test_a_mixed_table_with_gaps_is_refused_naming_the_rows_and_places_once_filled(tmp_path, capsys, cls):
+    """Gower's distance compares rows with gaps, but the encoder reads every value: a gap
+    would make the row's code NaN (the map came out all NaN, with advice to scale)."""
+    from lowdim.cli.main import main
+
+    table, _ = lowdim.load_penguins()  # 11 penguins with gaps; row 3 has no measurement
+    key = "metric_kwds" if cls is ParametricUMAP else "metric_params"
+    model = cls(metric="gower", **{key: table.metric_params}, hidden_layer_sizes=(8,), n_epochs=3, random_state=0)
+    with pytest.raises(
+        ValueError, match=r"the training rows hold missing values \(11 row\(s\): 3, 8, 9, 10, 11, \.\.\.\)"
+    ):
+        model.fit(table.X)
+    complete = table.X[~np.isnan(table.X).any(axis=1)]
+    assert np.isfinite(model.fit(complete).embedding_).all()
+    with pytest.raises(ValueError, match=r"the rows hold missing values \(1 row\(s\): 0\)"):
+        model.transform(table.X[3:4])
+    out = tmp_path / "map.csv"
+    fit = ["--param", "hidden_layer_sizes=(8,)", "--param", "n_epochs=3", "-o", str(out), "--quiet"]
+    assert main(["embed", "--dataset", "penguins", "-m", COMMANDS[cls], *fit]) == 2
+    assert "Fill the gaps (lowdim embed --missing impute)" in capsys.readouterr().err and not out.exists()
+    assert main(["embed", "--dataset", "penguins", "-m", COMMANDS[cls], "--missing", "impute", *fit]) == 0
+    rows = out.read_text().splitlines()[1:]
+    assert len(rows) == 344 and not any("nan" in line for line in rows)
+
+
+@pytest.mark.parametrize("cls", MAPS)
 def test_the_command_line_fits_saves_and_applies_it(tmp_path, capsys, cls):
     from lowdim.cli.main import main
 

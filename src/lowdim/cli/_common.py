@@ -254,6 +254,12 @@ def read_data(args, say):
             )
         X, names, labels, row_ids, kinds, levels = _builtin(args.dataset, say)
         dates = []
+        if args.missing in ("drop", "impute"):  # the penguins' gaps, as a file's (kept otherwise: Gower's distance)
+            from ..io import apply_missing_policy
+
+            X, labels, note = apply_missing_policy(args.dataset, X, names, labels, args.missing, kinds)
+            if note:
+                say(note)
         if transpose:
             from ..io import transposed
 

@@ -116,6 +116,7 @@ class ParametricMap(NetworkModel, ComponentTransformer):
         self._check_graph_parameters()
         require_jax(name)
         X = self._validate_input(X, reset=True)
+        self._refuse_gaps(X, "the training rows")
         check_sample_count(X.shape[0], name, self.n_components)
         rng = check_random_state(self.random_state)
         edges = self._fit_graph(X, rng)
