@@ -367,7 +367,7 @@ class AgglomerativeClustering(GowerTableMixin, ValidatedInputMixin, ClusterMixin
         """Gower's distances of the rows (what the tree is built on, as 'precomputed')."""
         n = X.shape[0]
         require_memory(
-            2 * 8 * n * n,
+            9 * n * n,  # the float64 matrix and a boolean mask of its gaps
             f"AgglomerativeClustering(metric='gower') on {n} samples (an n x n distance matrix)",
             "subsample the rows, or use HDBSCAN or KMedoids(method='alternate') with metric='gower'",
         )

@@ -30,14 +30,16 @@ def warn_constant_columns(X, name):
 
 def gower_comparable(D):
     """Gower's distances with a pair sharing no column (NaN) set to the largest
-    distance, 1: such rows are never grouped for their likeness.
+    distance, 1: such rows are never grouped for their likeness. In place (``D`` is a
+    fresh n x n matrix: a copy would double the memory).
 
     Examples
     --------
     >>> gower_comparable(np.array([[0.0, np.nan], [np.nan, 0.0]])).tolist()
     [[0.0, 1.0], [1.0, 0.0]]
     """
-    return np.where(np.isnan(D), 1.0, D)
+    D[np.isnan(D)] = 1.0
+    return D
 
 
 def check_n_clusters(n_clusters, n_samples):
