@@ -245,6 +245,27 @@ def test_cli_writes_results_into_a_copy_of_the_h5ad_input(tmp_path, capsys):
     assert "already holds a neighbour graph (uns['neighbors'], obsp)" in capsys.readouterr().err
 
 
+def test_clusters_found_on_a_map_are_written_with_the_map(tmp_path, capsys):
+    """``cluster --on umap -o out.h5ad``: scanpy plots clusters on the map they came from
+    (``sc.pl.umap(adata, color='kmeans')``), so the map goes into obsm beside them."""
+    from lowdim.cli.main import main
+
+    source, out = _h5ad(tmp_path), tmp_path / "out.h5ad"
+    argv = ["cluster", str(source), "--obsm", "X_pca", "-m", "kmeans", "-k", "3", "--on", "umap", "-o", str(out)]
+    assert main(argv) == 0
+    assert "wrote " + str(out) + " (obs['kmeans'], obsm['X_umap'])" in capsys.readouterr().out
+    result = anndata.read_h5ad(out)
+    assert set(result.obsm) == {"X_pca", "X_umap"} and result.obsm["X_umap"].shape == (150, 2)
+    centres = [
+        result.obsm["X_umap"][result.obs["kmeans"] == c].mean(axis=0) for c in result.obs["kmeans"].cat.categories
+    ]
+    nearest = np.argmin([[np.sum((p - c) ** 2) for c in centres] for p in result.obsm["X_umap"]], axis=1)
+    assert adjusted_rand_score(nearest, result.obs["kmeans"].astype(int)) == 1.0  # k-means of this very map
+    again = ["cluster", str(out), "--obsm", "X_pca", "-m", "hdbscan", "--on", "umap", "-o", str(tmp_path / "b.h5ad")]
+    assert main(again) == 2 and "already holds obsm['X_umap']" in capsys.readouterr().err
+    assert not (tmp_path / "b.h5ad").exists()
+
+
 def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):
     from lowdim.cli.main import main
 

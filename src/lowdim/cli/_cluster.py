@@ -188,6 +188,8 @@ def run(args, say):
     from ._embed import check_result_h5ad
 
     check_result_h5ad(args, args.method, "clusters")
+    if args.on:  # the map the clusters were found on is written beside them
+        check_result_h5ad(args, f"X_{args.on}", "embedding")
     loaded = load_data(args, say)
     X, labels, row_ids = loaded.X, loaded.labels, loaded.row_ids
     columns = (loaded.kinds, loaded.names)
@@ -265,8 +267,10 @@ def _write(args, X, clusters, labels, selection, say, row_ids=None, embedding=No
     if args.output and args.output.lower().endswith(".h5ad"):
         from ._embed import write_result_h5ad
 
-        write_result_h5ad(args, args.method, clusters, "clusters", labels, row_ids)
-        say(f"wrote {args.output} (obs[{args.method!r}])")
+        extra = [] if embedding is None else [(f"X_{args.on}", embedding, "embedding")]
+        write_result_h5ad(args, args.method, clusters, "clusters", labels, row_ids, extra=extra)
+        beside = f", obsm['X_{args.on}']" if extra else ""
+        say(f"wrote {args.output} (obs[{args.method!r}]{beside})")
     elif args.output:
         write_table(
             args.output,

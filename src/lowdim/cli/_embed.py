@@ -86,9 +86,10 @@ def check_result_h5ad(args, key, kind, graph=False):
         check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False), graph)
 
 
-def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, graph=None):
-    """-o OUT.h5ad: the result as scanpy keeps it (and ``graph``, the neighbour graph),
-    in a copy of an .h5ad input (its content kept) or in a new AnnData of the rows."""
+def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, graph=None, extra=()):
+    """-o OUT.h5ad: the result as scanpy keeps it (and ``graph``, the neighbour graph;
+    ``extra``, more ``(key, values, kind)`` results), in a copy of an .h5ad input (its
+    content kept) or in a new AnnData of the rows."""
     from ..io import write_h5ad
 
     source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
@@ -105,6 +106,7 @@ def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, gra
         overwrite=args.overwrite,
         overwrite_key=getattr(args, "overwrite_key", False),
         graph=graph,
+        extra=extra,
     )
 
 

@@ -211,6 +211,7 @@ def write_h5ad(
     overwrite=False,
     overwrite_key=False,
     graph=None,
+    extra=(),
 ):
     """Write a result into an ``.h5ad`` file as scanpy keeps it: an embedding in
     ``obsm[key]``, cluster labels as a categorical ``obs[key]``, a neighbour graph in
@@ -242,6 +243,8 @@ def write_h5ad(
         ``(distances, connectivities, params)``: sparse (n, n) kNN distances and
         memberships, and scanpy's ``uns['neighbors']['params']`` ('n_neighbors', 'method',
         'metric').
+    extra : sequence of (key, values, kind), optional
+        More results written beside it (the embedding that clusters were found on).
 
     Examples
     --------
@@ -265,7 +268,8 @@ def write_h5ad(
         adata = anndata.read_h5ad(source)
     else:
         adata = _new_anndata(anndata, values.shape[0], row_ids, labels, label_name)
-    _add_result(path, adata, key, values, kind, overwrite_key)
+    for name, result, slot in [(key, values, kind), *extra]:
+        _add_result(path, adata, name, np.asarray(result), slot, overwrite_key)
     if graph is not None:
         _add_graph(path, adata, graph, overwrite_key)
     lowdim_uns = dict(adata.uns.get("lowdim", {}))
