@@ -246,6 +246,24 @@ def test_info_counts_the_columns_by_kind(tmp_path, capsys):
     assert columns == {"numeric": ["age"], "categorical": ["city", "member"], "ordinal": [], "date": ["joined"]}
 
 
+def test_info_says_which_methods_refuse_a_mixed_tables_columns_as_their_fits_do(tmp_path, capsys):
+    assert main(["info", "--dataset", "penguins", "--json"]) == 0
+    refusing = json.loads(capsys.readouterr().out)["refuse_categories"]
+    assert refusing["pca"] == refusing["kmeans"] == "numbers: refuses the category columns"
+    assert refusing["mca"] == refusing["kmodes"] == "categories: refuses the number columns"
+    assert not {"famd", "kprototypes", "umap", "phate", "kmedoids", "agglomerative"} & set(refusing)
+    # what info says is what a fit does
+    for command, name in [("embed", "trimap"), ("embed", "mca"), ("cluster", "gmm"), ("embed", "phate")]:
+        out = tmp_path / f"{name}.csv"
+        k = ["-k", "3"] if command == "cluster" else []
+        assert main([command, "--dataset", "penguins", "-m", name, *k, "-o", str(out), "--quiet"]) == (
+            2 if name in refusing else 0
+        )
+    capsys.readouterr()
+    assert main(["info", "--dataset", "iris", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["refuse_categories"] == {}
+
+
 def test_new_rows_of_a_category_column_stay_categories_whatever_they_look_like():
     """Fitted on a text column, a model codes new rows of it by its levels even when those
     rows happen to be all numbers or all dates (read as a quantity, 3 would be a code)."""

@@ -254,7 +254,7 @@ def read_data(args, say):
             )
         X, names, labels, row_ids, kinds, levels = _builtin(args.dataset, say)
         dates = []
-        if args.missing in ("drop", "impute"):  # the penguins' gaps, as a file's (kept otherwise: Gower's distance)
+        if getattr(args, "missing", "error") in ("drop", "impute"):  # the penguins' gaps, as a file's (else: kept)
             from ..io import apply_missing_policy
 
             X, labels, note = apply_missing_policy(args.dataset, X, names, labels, args.missing, kinds)

@@ -90,14 +90,32 @@ def _mixed_alternatives(name, numbers):
     from ..methods import CLUSTERINGS, EMBEDDINGS
 
     table = CLUSTERINGS if name in CLUSTERINGS else EMBEDDINGS
-    reads = ("mixed",) if numbers else ("mixed", "categorical")
-    reading = [other for other, method in table.items() if method.columns in reads]
+    reading = [other for other, method in table.items() if reads_table(method, numbers)]
     gower, classes = [], set()
     for other, method in table.items():  # one name per class (not each LLE variant)
-        if method.columns == "numeric" and method.path not in classes and _gower_keys(method.cls()):
+        if method.path not in classes and takes_table(method, numbers) and not reads_table(method, numbers):
             gower.append(other)
         classes.add(method.path)
     return reading, gower
+
+
+def reads_table(method, numbers):
+    """Whether a registry method reads a table with category columns itself (FAMD,
+    k-prototypes; MCA and k-modes only without ``numbers``)."""
+    return method.columns in (("mixed",) if numbers else ("mixed", "categorical"))
+
+
+def takes_table(method, numbers):
+    """Whether a registry method takes a table with category columns (and, with
+    ``numbers``, number columns too): it reads one, or compares rows by Gower's distance.
+
+    Examples
+    --------
+    >>> from lowdim.methods import CLUSTERINGS, EMBEDDINGS
+    >>> [takes_table(m, True) for m in (EMBEDDINGS["umap"], EMBEDDINGS["pca"], CLUSTERINGS["kprototypes"])]
+    [True, False, True]
+    """
+    return reads_table(method, numbers) or (method.columns == "numeric" and _gower_keys(method.cls()) is not None)
 
 
 def _set_gower(name, estimator, kinds, columns, say):

@@ -43,6 +43,32 @@ def _columns_text(found):
     return f"{total} columns: {', '.join(parts)}"
 
 
+def _refusing(found):
+    """The registry's methods that refuse some columns of a table with categories, and
+    which (none for a table of numbers).
+
+    Examples
+    --------
+    >>> table = {"numeric": ["mass"], "categorical": ["island"], "ordinal": [], "date": []}
+    >>> refusing = _refusing(table)
+    >>> refusing["pca"], refusing["kmodes"], "umap" in refusing
+    ('numbers: refuses the category columns', 'categories: refuses the number columns', False)
+    """
+    from ..methods import CLUSTERINGS, EMBEDDINGS
+    from ._fitting import takes_table
+
+    if not (found["categorical"] or found["ordinal"]):
+        return {}
+    numbers = bool(found["numeric"] or found["date"])
+    return {
+        name: "categories: refuses the number columns"
+        if method.columns == "categorical"
+        else "numbers: refuses the category columns"
+        for name, method in {**EMBEDDINGS, **CLUSTERINGS}.items()
+        if not takes_table(method, numbers)
+    }
+
+
 def run(args, say):
     from .._memory import available_bytes
     from ..methods import CLUSTERINGS, EMBEDDINGS, memory_estimate
@@ -56,8 +82,10 @@ def run(args, say):
     n, d = X.shape
     avail = available_bytes()
     estimates = {name: memory_estimate(name, n, d, itemsize=X.dtype.itemsize) for name in {**EMBEDDINGS, **CLUSTERINGS}}
+    found = column_kinds(data)
+    refusing = _refusing(found)
     if not (args.quiet or args.json):
-        print(f"{n} rows x {_columns_text(column_kinds(data))}, dtype {X.dtype}, {_size(X.nbytes)} in memory")
+        print(f"{n} rows x {_columns_text(found)}, dtype {X.dtype}, {_size(X.nbytes)} in memory")
         print(
             f"missing values: {int(holes.sum())}"
             + (
@@ -77,6 +105,7 @@ def run(args, say):
         print(f"working memory per method beyond the data (available: {_size(avail)}):")
         for name, need in estimates.items():
             flag = "" if need < 0.8 * avail else "  <- exceeds available memory"
+            flag += f"  (reads {refusing[name]})" if name in refusing else ""
             print(f"  {name:<18} {_size(need):>10}{flag}")
     emit_json(
         args,
@@ -90,6 +119,7 @@ def run(args, say):
             "n_classes": None if labels is None else int(np.unique(labels).size),
             "columns": column_kinds(data),
             "memory_bytes": estimates,
+            "refuse_categories": refusing,
             "available_bytes": avail,
         },
     )
