@@ -164,8 +164,10 @@ def test_a_gap_of_a_nullable_pandas_column_is_a_gap_not_a_non_number():
     )
     model = lowdim.ProbabilisticPCA(1, random_state=0).fit(frame)
     assert np.isfinite(model.components_).all() and model.feature_names_in_.tolist() == ["count", "ok", "size"]
-    with pytest.raises(ValueError, match=r"contains NaN at row 2, column 0 \(2 non-finite"):
-        lowdim.PCA(1).fit(frame)
+    # the gap is named by its column: PCA finds it from its sums, the others by scanning
+    for model in (lowdim.PCA(1), lowdim.IncrementalPCA(1), lowdim.KMeans(2, random_state=0), lowdim.FastICA(1)):
+        with pytest.raises(ValueError, match=r"contains NaN at row 2, column 0 \('count'\) \(2 non-finite"):
+            model.fit(frame)
     full = frame.dropna()
     np.testing.assert_allclose(lowdim.PCA(1).fit(full).mean_, full.to_numpy(dtype=float).mean(axis=0), rtol=1e-12)
 

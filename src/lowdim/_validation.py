@@ -103,14 +103,16 @@ def _convert_object_array(X, name, columns=None):
     return X.astype(np.float64)
 
 
-def _first_nonfinite(X, name):
-    """Raise naming the first NaN or infinity (row, column) and how many there are."""
+def _first_nonfinite(X, name, columns=None):
+    """Raise naming the first NaN or infinity (row, column, and the column's name when
+    ``columns`` gives it) and how many there are."""
     bad = ~np.isfinite(X)
     rows, cols = np.nonzero(bad)
     r, c = int(rows[0]), int(cols[0])
     kind = "NaN" if np.isnan(X[r, c]) else "infinity"
+    column = f"column {c}" + (f" ({shown(columns[c])})" if columns is not None and c < len(columns) else "")
     raise ValueError(
-        f"Input {name} contains {kind} at row {r}, column {c} ({rows.size} non-finite "
+        f"Input {name} contains {kind} at row {r}, {column} ({rows.size} non-finite "
         "value(s) in all). Remove or impute missing values first, or use a method "
         "documented to accept NaN."
     )
@@ -138,7 +140,7 @@ def _check_magnitude(X, lo, hi, name):
         )
 
 
-def _check_finite_dense(X, name, allow_nan):
+def _check_finite_dense(X, name, allow_nan, columns=None):
     if X.size == 0:
         return
     lo, hi = X.min(), X.max()  # NaN propagates, so one reduction each finds both
@@ -147,12 +149,12 @@ def _check_finite_dense(X, name, allow_nan):
         return
     if allow_nan:
         if np.isinf(X).any():
-            _first_nonfinite(np.where(np.isnan(X), 0, X), name)
+            _first_nonfinite(np.where(np.isnan(X), 0, X), name, columns)
         finite = X[np.isfinite(X)]
         if finite.size:
             _check_magnitude(X, finite.min(), finite.max(), name)
         return
-    _first_nonfinite(X, name)
+    _first_nonfinite(X, name, columns)
 
 
 def _check_shape(shape, name, estimator_name, min_samples, min_features):
@@ -237,6 +239,7 @@ def check_array(
     >>> check_array([[1, 2], [3, 4]]).dtype
     dtype('float64')
     """
+    columns = feature_names_of(X)  # a DataFrame's: a gap is named by its column
     X = convert_array(
         X,
         name=name,
@@ -247,7 +250,7 @@ def check_array(
         min_features=min_features,
     )
     if not sp.issparse(X):  # sparse data had their stored values checked
-        _check_finite_dense(X, name, allow_nan)
+        _check_finite_dense(X, name, allow_nan, columns)
     return X
 
 
@@ -339,16 +342,17 @@ def convert_array(
     return X
 
 
-def check_finite(X, name="X"):
-    """Raise naming the first NaN/infinity, or values too large to square and sum.
+def check_finite(X, name="X", columns=None):
+    """Raise naming the first NaN/infinity (and its column's name, given ``columns``),
+    or values too large to square and sum.
 
     Examples
     --------
     >>> check_finite(np.ones((2, 2)))
     """
     if sp.issparse(X):
-        X = X.data.reshape(1, -1)
-    _check_finite_dense(X, name, allow_nan=False)
+        X, columns = X.data.reshape(1, -1), None  # stored values: their column is not the array's
+    _check_finite_dense(X, name, allow_nan=False, columns=columns)
 
 
 def feature_names_of(X):

@@ -357,7 +357,9 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True, validate=convert_array)
         if first:
             self._accumulator = ScatterAccumulator(X.shape[1])
-        self._accumulator.update(X, on_nonfinite=lambda: check_finite(X))
+        self._accumulator.update(
+            X, on_nonfinite=lambda: check_finite(X, columns=getattr(self, "feature_names_in_", None))
+        )
         return X
 
     def _finish_streaming(self, dtype):
@@ -436,6 +438,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
             rng=check_random_state(self.random_state),
             stop_fraction=fraction,
             verbose=int(self.verbose),
+            columns=getattr(self, "feature_names_in_", None),
         )
 
     def _set_spectrum(self, spectrum, dtype, solver, X=None):

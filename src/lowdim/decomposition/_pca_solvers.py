@@ -70,6 +70,7 @@ class SolverOptions:
     rng: object = None
     stop_fraction: object = None
     verbose: int = 0
+    columns: object = None  # the data's column names (a DataFrame's), for messages
 
 
 def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
@@ -103,11 +104,13 @@ class CovarianceSolver:
         from .._progress import progress_bar
 
         if type(X) is np.ndarray:
-            return spectrum_from_scatter(ScatterAccumulator.of_array(X, *checked_moments(X)), k, opts, X.dtype)
+            return spectrum_from_scatter(
+                ScatterAccumulator.of_array(X, *checked_moments(X, opts.columns)), k, opts, X.dtype
+            )
         acc = ScatterAccumulator(X.shape[1])
         # a memory map is read block by block, with a progress bar when verbose
         with progress_bar(total=X.shape[0], desc="PCA pass", unit="row", disable=not opts.verbose) as bar:
-            acc.update(X, on_nonfinite=lambda: check_finite(X), progress=bar.update)
+            acc.update(X, on_nonfinite=lambda: check_finite(X, columns=opts.columns), progress=bar.update)
         return spectrum_from_scatter(acc, k, opts, X.dtype)
 
 
@@ -141,7 +144,7 @@ class GramSolver:
 
     def fit(self, X, k, opts):
         n, d = X.shape
-        mean, variances = checked_moments(X)
+        mean, variances = checked_moments(X, opts.columns)
         scale = feature_scale(variances) if opts.standardize else None
         raw = scale is None and not needs_centering(mean, variances, X.dtype)
         w, U = top_eigh(self._gram(X, mean, scale, raw), min(k, n) if k is not None else None, precision=X.dtype)
@@ -164,7 +167,7 @@ class SVDSolver:
 
     def fit(self, X, k, opts):
         n = X.shape[0]
-        mean, variances = checked_moments(X)
+        mean, variances = checked_moments(X, opts.columns)
         scale = feature_scale(variances) if opts.standardize else None
         Xc = X - mean.astype(X.dtype)
         if scale is not None:
@@ -177,19 +180,20 @@ class SVDSolver:
         return Spectrum(mean, variances, scale, Vt, s.astype(np.float64) ** 2 / (n - 1), n, k is None)
 
 
-def checked_moments(X):
+def checked_moments(X, columns=None):
     """Column mean and variance; non-finite moments mean non-finite (or overflowing)
-    data, so the exact position is looked up only then (see ``convert_array``)."""
+    data, so the exact position (and ``columns``' name of it) is looked up only then
+    (see ``convert_array``)."""
     mean, variances = column_moments(X)
     if not (np.isfinite(mean).all() and np.isfinite(variances).all()):
-        check_finite(X)
+        check_finite(X, columns=columns)
     return mean, variances
 
 
 def _prepare_operator(X, opts):
     """Moments and the implicitly centred operator; dense data far from the origin are
     centred explicitly (one copy), since implicit centring would cancel digits."""
-    mean, variances = checked_moments(X)
+    mean, variances = checked_moments(X, opts.columns)
     scale = feature_scale(variances) if opts.standardize else None
     if not sp.issparse(X) and needs_centering(mean, variances, X.dtype):
         return mean, variances, scale, CenteredData(X - mean.astype(X.dtype), np.zeros_like(mean), scale)
