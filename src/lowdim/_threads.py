@@ -127,6 +127,8 @@ def worker_pool(name):
 
 
 LIGHT_ROWS = 1 << 14  # rows below which a light pass over rows stays in the calling thread
+LIGHT_CELLS = 1 << 19  # the same for a pass that touches each cell once: a range is worth a thread above it
+QUERY_RANGE = 256  # tree searches per range: each takes microseconds, a hand-off to a sleeping thread tens
 
 
 def in_row_ranges(name, lo, hi, run, per_thread=4, min_size=1):

@@ -11,7 +11,7 @@ tree position ``t``."""
 import numpy as np
 from numba import njit
 
-from .._threads import in_row_ranges
+from .._threads import QUERY_RANGE, in_row_ranges
 from .sorting import sort_pairs
 
 # The kernels that loop over independent rows or nodes are serial and release the GIL:
@@ -206,5 +206,6 @@ def knn_query(points, start, stop, low, high, Q, k):
     """
     m = Q.shape[0]
     out_d, out_i = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
-    in_row_ranges("kdtree", 0, m, lambda a, b: _knn_rows(points, start, stop, low, high, Q, out_d, out_i, a, b))
+    run = lambda a, b: _knn_rows(points, start, stop, low, high, Q, out_d, out_i, a, b)  # noqa: E731
+    in_row_ranges("kdtree", 0, m, run, min_size=QUERY_RANGE)
     return out_d, out_i

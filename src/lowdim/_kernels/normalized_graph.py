@@ -6,7 +6,7 @@ millions of points can afford."""
 import numpy as np
 from numba import njit
 
-from .._threads import in_row_ranges
+from .._threads import LIGHT_ROWS, in_row_ranges
 
 
 # serial kernels without the GIL over rows lo..hi, split by in_row_ranges (a prange
@@ -42,8 +42,12 @@ def normalized_values(indptr, indices, data, keep_diagonal=False):
     """
     n = indptr.size - 1
     degree = np.empty(n)
-    in_row_ranges("graph", 0, n, lambda a, b: _degrees(indptr, indices, data, keep_diagonal, degree, a, b))
+    in_row_ranges(
+        "graph", 0, n, lambda a, b: _degrees(indptr, indices, data, keep_diagonal, degree, a, b), min_size=LIGHT_ROWS
+    )
     scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
     out = np.empty(data.size)
-    in_row_ranges("graph", 0, n, lambda a, b: _scaled(indptr, indices, data, scale, keep_diagonal, out, a, b))
+    in_row_ranges(
+        "graph", 0, n, lambda a, b: _scaled(indptr, indices, data, scale, keep_diagonal, out, a, b), min_size=LIGHT_ROWS
+    )
     return out, scale

@@ -13,7 +13,7 @@ timing."""
 import numpy as np
 from numba import njit
 
-from .._threads import in_row_ranges
+from .._threads import QUERY_RANGE, in_row_ranges
 from .components import root
 from .kdtree import push_children, sq_distance
 
@@ -152,7 +152,7 @@ def _merge_round(comp, found_w, found_t, cw, ca_, cb_, parent, edges_a, edges_b,
 def _nearest_outsiders(tree, comp, core, node_comp, node_core, alpha, shared, found_w, found_t):
     """``_round`` over all points, split over the thread pool."""
     args = (*tree, comp, core, node_comp, node_core, alpha, shared, found_w, found_t)
-    in_row_ranges("reachability", 0, comp.size, lambda a, b: _round(*args, a, b))
+    in_row_ranges("reachability", 0, comp.size, lambda a, b: _round(*args, a, b), min_size=QUERY_RANGE)
 
 
 def reachability_mst(points, start, stop, low, high, core, knn_dist, knn_pos, alpha=1.0):

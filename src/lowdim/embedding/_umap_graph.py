@@ -40,7 +40,7 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     ([[1.0, 0.618, 0.382]], 2.0)
     """
     from .._kernels.umap_graph import smooth_knn
-    from .._threads import in_row_ranges
+    from .._threads import LIGHT_ROWS, in_row_ranges
 
     memberships, blocks = float64_row_blocks(distances, bar)
     n = memberships.shape[0]
@@ -50,7 +50,7 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     for rows, D in blocks:
         r, s = rho[rows], sigma[rows]  # views of the block's rows
         args = (D, target, float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS, mean, r, s)
-        in_row_ranges("umap-graph", 0, D.shape[0], lambda a, b, args=args: smooth_knn(*args, a, b))
+        in_row_ranges("umap-graph", 0, D.shape[0], lambda a, b, args=args: smooth_knn(*args, a, b), min_size=LIGHT_ROWS)
         with np.errstate(invalid="ignore"):  # dropped (infinite) edges: NaN, removed by the caller
             memberships[rows] = np.exp(-np.maximum(D - rho[rows, None], 0.0) / sigma[rows, None])
     return memberships, rho, sigma

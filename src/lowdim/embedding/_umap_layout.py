@@ -6,6 +6,8 @@ import scipy.sparse as sp
 
 from .._iterative import run_loop
 
+SGD_RANGE = 1024  # points per range of an epoch: fewer cost less in the caller's thread than a hand-off
+
 
 def default_epochs(n_samples):
     """umap-learn's default number of epochs: 500 up to 10,000 rows, 200 above.
@@ -133,7 +135,8 @@ class Layout:
         common += (self.negative_sample_rate, self.a, self.b, self.gamma, self.alpha(epoch), epoch, self.seed)
         common += (self.pull_other(epoch),)
         if Y.shape[1] == 2 and lam == 0.0 and self.output_metric[0] == 0:
-            in_row_ranges("umap-sgd", 0, Y.shape[0], lambda lo, hi: plane_epoch(*common, lo, hi), per_thread=2)
+            epoch_rows = lambda lo, hi: plane_epoch(*common, lo, hi)  # noqa: E731
+            in_row_ranges("umap-sgd", 0, Y.shape[0], epoch_rows, per_thread=2, min_size=SGD_RANGE)
         else:
             layout_epoch(*common, dens, float(lam), *self.output_metric)
 
