@@ -131,6 +131,18 @@ LIGHT_CELLS = 1 << 19  # the same for a pass that touches each cell once: a rang
 QUERY_RANGE = 256  # tree searches per range: each takes microseconds, a hand-off to a sleeping thread tens
 
 
+def cell_pass_rows(n_columns):
+    """The fewest rows a range of a one-pass-per-cell kernel (a copy, a distance to one
+    centre) holds: ``LIGHT_CELLS`` cells, so small data stay in the calling thread.
+
+    Examples
+    --------
+    >>> cell_pass_rows(4) == LIGHT_CELLS // 4, cell_pass_rows(10**7)
+    (True, 1)
+    """
+    return max(1, LIGHT_CELLS // max(1, n_columns))
+
+
 def in_row_ranges(name, lo, hi, run, per_thread=4, min_size=1):
     """``run(a, b)`` on consecutive ranges that split ``lo..hi``, spread over
     ``worker_pool(name)``; their results in order. For serial ``nogil`` kernels: a

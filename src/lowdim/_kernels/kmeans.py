@@ -9,7 +9,7 @@ its rounding error; Elkan's distances are direct sums of squares in float64.
 import numpy as np
 from numba import njit, prange
 
-from .._threads import LIGHT_CELLS, in_row_ranges
+from .._threads import cell_pass_rows, in_row_ranges
 
 
 @njit(cache=True, parallel=True)
@@ -333,8 +333,13 @@ def _own_distances(X, centers, labels, out, lo, hi):
 
 def point_distances(X, centers, labels, out):
     """Exact distance of each point to its own centre (over thread-split rows)."""
-    rows = max(1, LIGHT_CELLS // max(1, X.shape[1]))  # small data: one range, no thread hand-off
-    in_row_ranges("kmeans", 0, X.shape[0], lambda a, b: _own_distances(X, centers, labels, out, a, b), min_size=rows)
+    in_row_ranges(
+        "kmeans",
+        0,
+        X.shape[0],
+        lambda a, b: _own_distances(X, centers, labels, out, a, b),
+        min_size=cell_pass_rows(X.shape[1]),
+    )
 
 
 @njit(cache=True)

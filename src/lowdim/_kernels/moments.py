@@ -62,7 +62,12 @@ def shifted_copy_with_norms(X, shift, out, norms):
     >>> out.tolist(), norms.tolist()
     ([[0.0, 0.0], [2.0, 3.0]], [0.0, 13.0])
     """
-    from .._threads import LIGHT_CELLS, in_row_ranges
+    from .._threads import cell_pass_rows, in_row_ranges
 
-    rows = max(1, LIGHT_CELLS // max(1, X.shape[1]))  # small data: one range, no thread hand-off
-    in_row_ranges("moments", 0, X.shape[0], lambda a, b: _shifted_rows(X, shift, out, norms, a, b), min_size=rows)
+    in_row_ranges(
+        "moments",
+        0,
+        X.shape[0],
+        lambda a, b: _shifted_rows(X, shift, out, norms, a, b),
+        min_size=cell_pass_rows(X.shape[1]),
+    )
