@@ -15,19 +15,13 @@ def blobs():
 WEIGHTS = np.linspace(0.5, 4.0, 8)  # per-feature variances (seuclidean) / a diagonal inverse covariance
 
 
-@pytest.mark.parametrize(
-    ("metric", "params"),
-    [
-        ("manhattan", None),  # a name pynndescent spells differently (scipy's 'cityblock')
-        ("minkowski", {"p": 3}),  # each metric with a parameter: lowdim's name of it -> pynndescent's
-        ("seuclidean", {"V": WEIGHTS}),
-        ("mahalanobis", {"VI": np.diag(WEIGHTS)}),
-    ],
-)
-def test_descent_finds_nearly_the_exact_neighbours(blobs, metric, params):
+def test_descent_finds_nearly_the_exact_neighbours(blobs):
+    # manhattan: a name pynndescent spells differently (scipy's 'cityblock'). Each metric's
+    # descent compiles pynndescent again (5-8 s); the metrics with a parameter are checked
+    # through pynndescent's distance functions below
     k = 10
-    exact_dist, exact_idx = PairwiseIndex(metric, params).build(blobs).query(blobs, k, exclude_self=True)
-    index = NNDescentIndex(metric, params).build(blobs)
+    exact_dist, exact_idx = PairwiseIndex("manhattan").build(blobs).query(blobs, k, exclude_self=True)
+    index = NNDescentIndex("manhattan").build(blobs)
     dist, idx = index.query(blobs, k, exclude_self=True)
     assert idx.shape == (1500, k) and dist.dtype == np.float64 and idx.dtype == np.int64
     assert not (idx == np.arange(1500)[:, None]).any()  # no row is its own neighbour
@@ -35,15 +29,37 @@ def test_descent_finds_nearly_the_exact_neighbours(blobs, metric, params):
     recall = np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(idx, exact_idx)])
     assert recall > 0.9
     # the distances it gives are the metric's own, for the neighbours it gives
-    true = PairwiseIndex(metric, params).build(blobs).pairwise(blobs[:50])
+    true = PairwiseIndex("manhattan").build(blobs).pairwise(blobs[:50])
     np.testing.assert_allclose(dist[:50], true[np.repeat(np.arange(50), k), idx[:50].ravel()].reshape(50, k), rtol=1e-5)
-    if metric != "manhattan":  # lowdim's search of new rows is one path for every metric; each
-        return  # metric's search compiles pynndescent's again (5-8 s), so one metric runs it
     # new rows are searched in the same graph
     moved = blobs[:50] + 0.01
-    _, wanted = PairwiseIndex(metric, params).build(blobs).query(moved, k)
+    _, wanted = PairwiseIndex("manhattan").build(blobs).query(moved, k)
     _, found = index.query(moved, k)
     assert np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(found, wanted)]) > 0.9
+
+
+@pytest.mark.parametrize(
+    ("metric", "params"),
+    [
+        ("manhattan", None),
+        ("minkowski", {"p": 3}),  # each metric with a parameter: lowdim's name of it -> pynndescent's
+        ("seuclidean", {"V": WEIGHTS}),
+        ("mahalanobis", {"VI": np.diag(WEIGHTS)}),
+    ],
+)
+def test_the_descent_is_given_the_metric_the_exact_index_computes(blobs, metric, params):
+    # the name and parameters the descent receives make pynndescent's distance equal the
+    # exact index's (a V read as standard deviations, or VI as a covariance, would not)
+    from pynndescent.distances import named_distances
+
+    from lowdim.neighbors._nndescent import descent_kwds, descent_metric
+
+    rows = blobs[:20].astype(np.float32)  # the descent computes on float32 rows
+    distance = named_distances[descent_metric(metric)]
+    kwds = descent_kwds(params) or {}
+    given = np.array([[distance(a, b, **kwds) for b in rows] for a in rows])
+    true = PairwiseIndex(metric, params).build(rows.astype(np.float64)).pairwise(rows.astype(np.float64))
+    np.testing.assert_allclose(given, true, rtol=1e-4, atol=1e-4)
 
 
 def test_every_named_metric_is_one_the_descent_knows():

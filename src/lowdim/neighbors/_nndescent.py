@@ -54,6 +54,19 @@ def descent_metric(metric):
     return {"cityblock": "manhattan"}.get(name, name)
 
 
+def descent_kwds(metric_params):
+    """pynndescent's ``metric_kwds`` for lowdim's ``metric_params`` (its names of the
+    parameters: ``VI`` -> ``vinv``, ``V`` -> ``sigma``), or None.
+
+    Examples
+    --------
+    >>> descent_kwds({"V": [1.0, 2.0]}), descent_kwds({})
+    ({'sigma': [1.0, 2.0]}, None)
+    """
+    kwds = {_PARAMETER_NAMES.get(name, name): value for name, value in (metric_params or {}).items()}
+    return kwds or None
+
+
 class NNDescentIndex(KNNIndex):
     """Approximate kNN index by nearest-neighbour descent (pynndescent) for the metrics of
     ``PAIRWISE_METRICS`` and numba-compiled metric functions.
@@ -101,11 +114,10 @@ class NNDescentIndex(KNNIndex):
         from pynndescent import NNDescent
 
         if self._descent is None or self._descent.n_neighbors < width:
-            kwds = {_PARAMETER_NAMES.get(name, name): value for name, value in self.metric_params.items()}
             self._descent = NNDescent(
                 self._data,
                 metric=descent_metric(self.metric),
-                metric_kwds=kwds or None,
+                metric_kwds=descent_kwds(self.metric_params),
                 n_neighbors=max(width, min(self.graph_neighbors, self._data.shape[0])),
                 random_state=SEED,
                 verbose=self.verbose,
