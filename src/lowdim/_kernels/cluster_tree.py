@@ -180,7 +180,8 @@ def condense(left, right, dist, sizes, min_cluster_size):
     queue = np.empty(2 * n - 1, dtype=np.int64)
     root = 2 * n - 2
     relabel[root] = n
-    queue[0], head, tail, pos, next_label = root, 0, 1, 0, n + 1
+    queue[0], head, tail, next_label = root, 0, 1, n + 1
+    pos = np.int64(0)  # a literal 0 would compile _emit_points a second time for it
     while head < tail:
         node = queue[head]
         head += 1

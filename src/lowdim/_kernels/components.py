@@ -26,7 +26,7 @@ def _label(indptr, indices, n):
         parent[i] = i
     for i in range(n):
         for p in range(indptr[i], indptr[i + 1]):
-            ri, rj = root(parent, i), root(parent, indices[p])
+            ri, rj = root(parent, i), root(parent, np.int64(indices[p]))  # one compiled root
             if ri != rj:
                 parent[max(ri, rj)] = min(ri, rj)
     labels, number = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)

@@ -230,7 +230,7 @@ def _hamerly_chunks(
     two = centers.shape[0] == 2
     for ch in range(first_chunk, end_chunk):
         rows = np.empty(chunk, dtype=np.int64)
-        m = 0
+        m = np.int64(0)  # a literal 0 would compile _search_rows a second time for it
         settled = 0  # 2-means rows decided in place: their moves lead the chunk's list
         for i in range(ch * chunk, min(n, (ch + 1) * chunk)):
             if use_bounds:

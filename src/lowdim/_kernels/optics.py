@@ -125,7 +125,7 @@ def dense_order(X, D, from_matrix, core, p, max_eps, chunks):
     remaining = np.arange(n)
     where = np.arange(n)  # where[o]: o's slot in remaining
     best_r, best_i = np.empty(chunks), np.empty(chunks, dtype=np.int64)
-    point, m = 0, n
+    point, m = np.int64(0), n  # typed: a literal 0 would compile _relax_all once more for it
     for step in range(n):
         order[step] = point
         last = remaining[m - 1]  # the point leaves the remaining rows

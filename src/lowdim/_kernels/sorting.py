@@ -8,6 +8,7 @@ O(m log m) for long rows such as a graph's hubs). Ties in the key are ordered by
 carried value, so the result does not depend on the input's order.
 """
 
+import numpy as np
 from numba import njit
 
 SHORT = 16  # runs up to this length: insertion sort (fewer moves than a heap)
@@ -69,6 +70,7 @@ def sort_pairs(keys, values=None):
         return
     for start in range(m // 2 - 1, -1, -1):
         _sift_down(keys, values, start, m)
+    top = np.int64(0)  # a literal 0 would compile both helpers a second time for it
     for end in range(m - 1, 0, -1):
-        _swap(keys, values, 0, end)
-        _sift_down(keys, values, 0, end)
+        _swap(keys, values, top, end)
+        _sift_down(keys, values, top, end)

@@ -26,7 +26,7 @@ def _new_cell(parent, q, center, half, d, n_cells):
 
 @njit(cache=True, inline="always")
 def _quadrant(Y, i, center, cell, d):
-    q = 0
+    q = np.int64(0)  # typed: a literal 0 would compile _new_cell once more for it
     for a in range(d):
         if Y[i, a] > center[cell, a]:
             q |= 1 << a
@@ -55,9 +55,9 @@ def build_tree(Y, child, center, half, com, count, point):
     capacity = child.shape[0]
     _root_cell(Y, center, half)
     floor = MIN_HALF * half[0]
-    n_cells = 1
+    n_cells = np.int64(1)  # typed counters: a literal start would compile _new_cell once more for it
     for i in range(n):
-        cell = 0
+        cell = np.int64(0)
         while True:
             c = count[cell]
             if c == 0.0:  # empty leaf

@@ -99,7 +99,8 @@ def random_triplets(X, n_random, scales, code, rng):
     from .._kernels.trimap import pair_distances
 
     n = X.shape[0]
-    pair = random_others(rng, n, n, (n_random, 2), True).reshape(-1, 2).astype(np.int64)
+    # Fortran order: each column a contiguous array, as pair_distances is compiled for
+    pair = np.asfortranarray(random_others(rng, n, n, (n_random, 2), True).reshape(-1, 2).astype(np.int64))
     same = pair[:, 0] == pair[:, 1]
     while same.any():  # the two others must differ
         pair[same, 1] = random_others(rng, n, n, (1,), True)[np.repeat(np.arange(n), n_random)[same], 0]

@@ -1,0 +1,39 @@
+"""A kernel compiles once for one set of argument types. numba types an argument that
+starts as a literal (``pos = 0`` passed on to another kernel) as ``Literal[int](0)``
+first and compiles the callee for it, then again for int64: each such call site cost
+a user's first fit about half a second (BENCHMARKS.md, Cold start)."""
+
+import json
+import os
+import subprocess
+import sys
+
+SCRIPT = r"""
+import json
+import numpy as np
+from numba.core.registry import CPUDispatcher
+from lowdim._kernels import cluster_tree, optics, sorting, tsne_tree
+
+sorting.sort_pairs(np.arange(100, 0, -1), np.zeros(100))  # the heap, past insertion sort
+# a chain of merges whose last leaves a single point: points are emitted one by one
+left, right = np.array([0, 5, 6, 7]), np.array([1, 2, 3, 4])
+cluster_tree.condense(left, right, np.array([1.0, 2.0, 3.0, 4.0]), np.array([2, 3, 4, 5]), 2)
+Y = np.random.default_rng(0).normal(size=(50, 2))
+cells = 400
+tsne_tree.build_tree(Y, np.full((cells, 4), -1), np.zeros((cells, 2)), np.zeros(cells), np.zeros((cells, 2)),
+                     np.zeros(cells), np.full(cells, -1))
+optics.dense_order(Y, np.empty((0, 0)), False, np.ones(50), 2.0, np.inf, 2)
+twice = {}
+for module in (cluster_tree, optics, sorting, tsne_tree):
+    for name, f in vars(module).items():
+        if isinstance(f, CPUDispatcher) and len(f.signatures) > 1:
+            twice[f"{module.__name__}.{name}"] = [str(s) for s in f.signatures]
+print(json.dumps(twice))
+"""
+
+
+def test_no_kernel_is_compiled_twice_for_one_call(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}  # an empty cache: every kernel compiles here
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
+    twice = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not twice, twice
