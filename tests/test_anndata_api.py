@@ -227,7 +227,8 @@ def test_cli_writes_results_into_a_copy_of_the_h5ad_input(tmp_path, capsys):
     assert str(result.obs["kmeans"].dtype) == "category"
     assert adjusted_rand_score(original.obs["kind"], result.obs["kmeans"].astype(int)) == 1.0
     # UMAP's neighbour graph as scanpy.pp.neighbors keeps it: 14 others per cell, memberships beside
-    assert result.uns["neighbors"]["params"] == {"n_neighbors": 15, "method": "umap", "metric": "euclidean"}
+    params = {"n_neighbors": 15, "method": "umap", "metric": "euclidean", "use_rep": "X_pca"}
+    assert result.uns["neighbors"]["params"] == params  # scanpy's keys, as pp.neighbors(use_rep=...) writes
     assert np.all(result.obsp["distances"].getnnz(axis=1) == 14)
     graph = lowdim.NeighborGraph.build(original.obsm["X_pca"], 14)
     assert abs(result.obsp["distances"] - graph.to_csr()).max() < 1e-5
@@ -264,6 +265,44 @@ def test_clusters_found_on_a_map_are_written_with_the_map(tmp_path, capsys):
     again = ["cluster", str(out), "--obsm", "X_pca", "-m", "hdbscan", "--on", "umap", "-o", str(tmp_path / "b.h5ad")]
     assert main(again) == 2 and "already holds obsm['X_umap']" in capsys.readouterr().err
     assert not (tmp_path / "b.h5ad").exists()
+
+
+def test_leiden_from_the_cli_writes_the_graph_it_partitioned_as_scanpy_does(tmp_path, capsys):
+    """``cluster -m leiden -o out.h5ad``: the clusters and the neighbour graph they came
+    from, so scanpy's UMAP (and anything else that reads ``uns['neighbors']``) runs on it."""
+    sc = pytest.importorskip("scanpy")
+    from lowdim.cli.main import main
+
+    source, out = _h5ad(tmp_path), tmp_path / "out.h5ad"
+    argv = ["cluster", str(source), "--obsm", "X_pca", "-m", "leiden", "-o", str(out)]
+    assert main(argv) == 0
+    assert f"wrote {out} (obs['leiden'], obsp['distances'], obsp['connectivities'], uns['neighbors'])" in (
+        capsys.readouterr().out
+    )
+    result = anndata.read_h5ad(out)
+    fitted = lowdim.Leiden(random_state=0).fit(result.obsm["X_pca"])
+    assert adjusted_rand_score(result.obs["leiden"].astype(int), fitted.labels_) == 1.0
+    assert abs(result.obsp["connectivities"] - fitted.graph_).max() < 1e-6  # the graph the clusters came from
+    assert abs(result.obsp["distances"] - lowdim.NeighborGraph.build(result.obsm["X_pca"], 14).to_csr()).max() < 1e-5
+    params = {"n_neighbors": 15, "method": "umap", "metric": "euclidean", "use_rep": "X_pca"}
+    assert result.uns["neighbors"]["params"] == params
+    sc.tl.umap(result, random_state=0)  # scanpy's own UMAP reads that graph
+    assert result.obsm["X_umap"].shape == (150, 2)
+    # a plain kNN graph is not UMAP's memberships: scanpy's UMAP is told so by 'method'
+    knn = tmp_path / "knn.h5ad"
+    assert main([*argv[:-1], str(knn), "--param", "graph=knn"]) == 0
+    assert anndata.read_h5ad(knn).uns["neighbors"]["params"]["method"] == "knn"
+    # an input that holds a graph (scanpy's, or UMAP's from `embed`) keeps it, said; the
+    # clusters are the result, so the run goes on; --overwrite-key writes the new graph
+    again = ["cluster", str(out), "--obsm", "X_pca", "-m", "louvain", "--param", "n_neighbors=10", "-o"]
+    assert main([*again, str(tmp_path / "kept.h5ad")]) == 0
+    assert "its neighbour graph is kept in the output (--overwrite-key writes louvain's)" in capsys.readouterr().out
+    kept = anndata.read_h5ad(tmp_path / "kept.h5ad")
+    assert set(kept.obs) >= {"leiden", "louvain"} and kept.uns["neighbors"]["params"]["n_neighbors"] == 15
+    assert main([*again, str(tmp_path / "new.h5ad"), "--overwrite-key"]) == 0
+    replaced = anndata.read_h5ad(tmp_path / "new.h5ad")
+    assert replaced.uns["neighbors"]["params"]["n_neighbors"] == 10
+    assert np.all(replaced.obsp["distances"].getnnz(axis=1) == 9)
 
 
 def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):

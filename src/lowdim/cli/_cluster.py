@@ -187,7 +187,13 @@ def run(args, say):
     )
     from ._embed import check_result_h5ad
 
-    check_result_h5ad(args, args.method, "clusters")
+    # Leiden and Louvain build a neighbour graph of the rows: written as scanpy's (not one of a map,
+    # with --on), unless the input holds one: the clusters are the result, so that graph is kept
+    own_graph = not args.on and hasattr(method.cls, "knn_graph_")
+    input_graph = check_result_h5ad(args, args.method, "clusters")
+    if own_graph and input_graph and not getattr(args, "overwrite_key", False):
+        say(f"{args.input}: its neighbour graph is kept in the output (--overwrite-key writes {args.method}'s)")
+        own_graph = False
     if args.on:  # the map the clusters were found on is written beside them
         check_result_h5ad(args, f"X_{args.on}", "embedding")
     loaded = load_data(args, say)
@@ -219,7 +225,7 @@ def run(args, say):
     sizes, noise, summary = _summary(args.method, clusters, k if method.size else None, seconds)
     say(summary)
     scores = _agreement(clusters, labels, say)
-    _write(args, X, clusters, labels, selection, say, row_ids, embedding)
+    _write(args, X, clusters, labels, selection, say, row_ids, embedding, estimator if own_graph else None)
     if args.save_model:
         on = [(args.on, embedder)] if embedder is not None else []
         save_model(args, loaded, *on, (args.method, estimator), say=say)
@@ -260,16 +266,17 @@ def _agreement(clusters, labels, say):
     return scores
 
 
-def _write(args, X, clusters, labels, selection, say, row_ids=None, embedding=None):
+def _write(args, X, clusters, labels, selection, say, row_ids=None, embedding=None, graph_of=None):
     from ..io import write_table
     from ..plot import embedding_scatter, selection_curve
 
     if args.output and args.output.lower().endswith(".h5ad"):
-        from ._embed import write_result_h5ad
+        from ._embed import GRAPH_KEYS, scanpy_graph, write_result_h5ad
 
         extra = [] if embedding is None else [(f"X_{args.on}", embedding, "embedding")]
-        write_result_h5ad(args, args.method, clusters, "clusters", labels, row_ids, extra=extra)
-        beside = f", obsm['X_{args.on}']" if extra else ""
+        graph = None if graph_of is None else scanpy_graph(graph_of, args)
+        write_result_h5ad(args, args.method, clusters, "clusters", labels, row_ids, graph=graph, extra=extra)
+        beside = (f", obsm['X_{args.on}']" if extra else "") + (GRAPH_KEYS if graph else "")
         say(f"wrote {args.output} (obs[{args.method!r}]{beside})")
     elif args.output:
         write_table(

@@ -78,12 +78,13 @@ def run(args, say):
 
 def check_result_h5ad(args, key, kind, graph=False):
     """-o OUT.h5ad from an .h5ad input: the key (and with ``graph``, scanpy's neighbour
-    graph) checked before any work."""
+    graph) checked before any work. Returns whether the input holds a neighbour graph."""
     from ..io import check_h5ad_key
 
-    if args.output and args.output.lower().endswith(".h5ad"):
-        source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
-        check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False), graph)
+    if not (args.output and args.output.lower().endswith(".h5ad")):
+        return False
+    source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
+    return check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False), graph)
 
 
 def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, graph=None, extra=()):
@@ -110,12 +111,20 @@ def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, gra
     )
 
 
-def _scanpy_graph(estimator):
-    """UMAP's kNN distances and memberships with scanpy's ``uns['neighbors']`` settings, or None."""
+GRAPH_KEYS = ", obsp['distances'], obsp['connectivities'], uns['neighbors']"
+
+
+def scanpy_graph(estimator, args):
+    """The kNN distances and the affinity graph a fit built (UMAP, Leiden, Louvain) with
+    scanpy's ``uns['neighbors']['params']``, or None. 'method' is 'umap' for UMAP's fuzzy
+    memberships (scanpy's UMAP warns on anything else); ``use_rep``, the ``--obsm`` key."""
     distances = getattr(estimator, "knn_graph_", None)
     if distances is None:
         return None
-    params = {"n_neighbors": estimator.n_neighbors, "method": "umap", "metric": estimator.metric}
+    fuzzy = getattr(estimator, "graph", "fuzzy") == "fuzzy"  # Leiden's graph='knn': connectivities of 1
+    params = {"n_neighbors": estimator.n_neighbors, "method": "umap" if fuzzy else "knn", "metric": estimator.metric}
+    if getattr(args, "obsm", None):
+        params["use_rep"] = args.obsm
     return distances, estimator.graph_, params
 
 
@@ -165,10 +174,9 @@ def biplot_points(estimator, data):
 
 def _write(args, Z, labels, say, row_ids=None, axes=None, categories=None, estimator=None):
     if args.output and args.output.lower().endswith(".h5ad"):
-        graph = _scanpy_graph(estimator)
+        graph = scanpy_graph(estimator, args)
         write_result_h5ad(args, f"X_{args.method}", Z, "embedding", labels, row_ids, graph=graph)
-        extra = ", obsp['distances'], obsp['connectivities'], uns['neighbors']" if graph else ""
-        say(f"wrote {args.output} (obsm['X_{args.method}']{extra})")
+        say(f"wrote {args.output} (obsm['X_{args.method}']{GRAPH_KEYS if graph else ''})")
     elif args.output:
         from ..io import write_table
 

@@ -13,13 +13,13 @@ from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_affinities
 from .._warnings import warn_user
-from ..neighbors import ALGORITHMS, check_n_neighbors, find_neighbors
+from ..neighbors import ALGORITHMS, check_n_neighbors, find_neighbors, knn_csr
 from ._base import warn_constant_columns
 
 GRAPHS = ("fuzzy", "knn", "precomputed")
 
 
-def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorithm="auto"):
+def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorithm="auto", return_knn=False):
     """Symmetric affinity graph of the rows of ``X``: UMAP's fuzzy simplicial set
     ('fuzzy', weights in (0, 1]) or the kNN connectivity ('knn', an edge of weight 1
     where either point is among the other's ``n_neighbors - 1`` nearest; the point
@@ -33,10 +33,14 @@ def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorith
     metric : {'euclidean', 'sqeuclidean', 'cosine'}, default='euclidean'
     algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         The kNN index (``lowdim.neighbors.make_index``).
+    return_knn : bool, default=False
+        Return the neighbours the graph was built from too.
 
     Returns
     -------
     scipy.sparse.csr_matrix (n, n)
+    (distances, indices) : ndarrays (n, n_neighbors - 1), with ``return_knn``
+        Each row's nearest other rows and their distances.
 
     Examples
     --------
@@ -53,10 +57,12 @@ def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorith
         raise ValueError(f"n_neighbors={n_neighbors} leaves no neighbours; use at least 2 (and more samples).")
     distances, indices, _ = find_neighbors(X, k, algorithm=algorithm, metric=metric)
     if kind == "fuzzy":
-        return fuzzy_graph(distances, indices).astype(np.float64)
-    rows = np.repeat(np.arange(n), k)
-    A = sp.csr_matrix((np.ones(n * k), (rows, indices.ravel())), shape=(n, n))
-    return A.maximum(A.T).tocsr()
+        A = fuzzy_graph(distances, indices).astype(np.float64)
+    else:
+        rows = np.repeat(np.arange(n), k)
+        A = sp.csr_matrix((np.ones(n * k), (rows, indices.ravel())), shape=(n, n))
+        A = A.maximum(A.T).tocsr()
+    return (A, (distances, indices)) if return_knn else A
 
 
 def check_graph(A, name, on_isolated="refuse"):
@@ -120,15 +126,23 @@ class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.graph == "precomputed":
             X = self._validate_input(X, reset=True, accept_sparse=True)
             A = check_graph(X, name, on_isolated="warn")
+            self._knn = None
         else:
             X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)
             warn_constant_columns(X, name)
-            A = neighbor_graph(X, self.n_neighbors, self.graph, self.metric, self.neighbors_algorithm)
+            A, self._knn = neighbor_graph(
+                X, self.n_neighbors, self.graph, self.metric, self.neighbors_algorithm, return_knn=True
+            )  # the neighbours behind knn_graph_ (scanpy's obsp['distances'])
         self.graph_ = A
         membership, self.quality_ = self._partition(A)
         self.labels_ = _by_size(membership)
         self.n_clusters_ = int(self.labels_.max()) + 1
         return self
+
+    @property
+    def knn_graph_(self):
+        knn = getattr(self, "_knn", None)
+        return None if knn is None else knn_csr(*knn)
 
     def _edges(self, A):
         """The graph as igraph's (upper-triangle edges, weights in its 'weight' attribute)
@@ -188,6 +202,10 @@ _DOC_PARAMETERS = """
         leidenalg's quality of the RB configuration model).
     graph_ : scipy.sparse.csr_matrix
         The graph that was partitioned.
+    knn_graph_ : scipy.sparse.csr_matrix or None
+        Each point's ``n_neighbors - 1`` nearest other points at their distances, the
+        neighbours behind ``graph_`` (scanpy's ``obsp['distances']``); None for a given
+        graph or a model loaded from a file.
     n_features_in_ : int
 """
 

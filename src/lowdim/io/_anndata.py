@@ -345,20 +345,28 @@ def check_h5ad_key(path, source, key, kind, overwrite_key, graph=False):
     kind : {'embedding', 'clusters'}
     overwrite_key : bool
     graph : bool, default=False
-        A neighbour graph will be written too (scanpy's ``obsp`` and ``uns['neighbors']``).
+        A neighbour graph will be written too (scanpy's ``obsp`` and ``uns['neighbors']``):
+        refuse one the source holds.
+
+    Returns
+    -------
+    bool
+        Whether the source holds a neighbour graph.
 
     Examples
     --------
     >>> check_h5ad_key("out.h5ad", None, "X_umap", "embedding", False)
+    False
     """
     if source is None:
-        return
+        return False
     adata = _anndata_module(source).read_h5ad(source, backed="r")
     try:
         held = key in (adata.obsm if kind == "embedding" else adata.obs)
-        held_graph = graph and _holds_graph(adata)
+        holds_graph = _holds_graph(adata)
     finally:
         adata.file.close()
+    held_graph = graph and holds_graph
     if held and not overwrite_key:
         where = f"obsm[{key!r}]" if kind == "embedding" else f"obs[{key!r}]"
         raise DataFileError(f"{source}: already holds {where}; pass --overwrite-key to replace it in the output.")
@@ -367,3 +375,4 @@ def check_h5ad_key(path, source, key, kind, overwrite_key, graph=False):
             f"{source}: already holds a neighbour graph (uns['neighbors'], obsp); pass --overwrite-key to replace it "
             "in the output."
         )
+    return holds_graph
