@@ -147,3 +147,21 @@ def test_supervised_maps_take_one_label_array_per_dataset():
     assert [m.shape for m in maps] == [(300, 2), (300, 2)]
     with pytest.raises(ValueError, match="one label array per dataset \\(2\\); got 1"):
         AlignedUMAP().fit(slices, labels[:1], relations=relations)
+
+
+def test_zero_variance_columns_are_one_warning_for_the_sequence_at_the_users_line():
+    # digits windows each hold a few blank pixels, different ones: one warning per window
+    # (ten for the guide's example) told the same thing ten times
+    import warnings
+
+    X = load_digits().data
+    windows = [X[100 * i : 100 * i + 150] for i in range(4)]
+    relations = [{j + 100: j for j in range(50)} for _ in range(3)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        AlignedUMAP(n_epochs=10, random_state=0).fit(windows, relations=relations)
+    constant = [w for w in caught if "zero variance" in str(w.message)]
+    assert len(constant) == 1, [str(w.message) for w in constant]
+    message = str(constant[0].message)
+    assert message.startswith("AlignedUMAP: 4 of the 4 datasets have features of zero variance (dataset 0: columns 0")
+    assert constant[0].filename == __file__

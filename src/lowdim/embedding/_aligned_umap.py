@@ -2,13 +2,16 @@
 with relations between consecutive ones, each laid out by UMAP and kept close to its
 neighbours in the sequence, so that a point's place changes only where its data do."""
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from .._params import RANDOM_STATE, InstanceOf, Interval, validate_params
 from .._random import check_random_state
-from ..linalg import procrustes_fit
+from .._warnings import warn_user
+from ..linalg import column_moments, procrustes_fit
 from ._umap import UMAP
 from ._umap_layout import Layout
 
@@ -199,7 +202,13 @@ class AlignedUMAP(BaseEstimator):
         if y is not None and len(y) != n_models:
             raise ValueError(f"y must hold one label array per dataset ({n_models}); got {len(y)}.")
         labels = [None] * n_models if y is None else list(y)
-        rows = [m._fit_graph(Xt, yt)[0] for m, Xt, yt in zip(self.mappers_, X, labels)]
+        with warnings.catch_warnings():  # one warning for the sequence, not one per dataset
+            warnings.filterwarnings(
+                "ignore", message=r"UMAP: \d+ feature\(s\) have zero variance", category=UserWarning
+            )
+            rows = [m._fit_graph(Xt, yt)[0] for m, Xt, yt in zip(self.mappers_, X, labels)]
+        if self.metric != "precomputed":
+            _warn_constant_columns(rows)
         links = related_pairs(relations, [r.shape[0] for r in rows], self.alignment_window_size)
         graphs = [m.graph_ for m in self.mappers_]
         strength = ALIGNMENT_SCALE * self.alignment_regularisation
@@ -453,3 +462,30 @@ def align(maps, links, weights, visits, alpha):
             np.subtract.at(A, rows, np.minimum(w * visits[t][rows], MAX_PULL)[:, None] * gaps)
         if t + gap in moves:
             np.add.at(B, partners, np.minimum(w * visits[t + gap][partners], MAX_PULL)[:, None] * gaps)
+
+
+def _warn_constant_columns(rows):
+    """One warning naming the datasets with zero-variance columns, and the columns (a
+    dataset whose rows are all the same point has UMAP's own warning).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _warn_constant_columns([np.array([[0.0, 1.0], [0.0, 2.0]]), np.eye(2)])
+    >>> str(caught[0].message)[:68]
+    'AlignedUMAP: 1 of the 2 datasets have features of zero variance (dat'
+    """
+    found = []
+    for t, R in enumerate(rows):
+        zero = np.flatnonzero(column_moments(R)[1] == 0)
+        if 0 < zero.size < R.shape[1]:
+            found.append(f"dataset {t}: columns " + ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else ""))
+    if found:
+        shown = "; ".join(found[:3]) + ("; ..." if len(found) > 3 else "")
+        warn_user(
+            f"AlignedUMAP: {len(found)} of the {len(rows)} datasets have features of zero variance ({shown}); "
+            "they carry no information there, consider dropping the columns that are constant in every dataset.",
+            UserWarning,
+        )
