@@ -84,3 +84,46 @@ def test_bad_input_is_named():
         DBSCAN(metric="precomputed").fit(np.ones((3, 2)))
     with pytest.raises(ValueError, match="one finite weight per row"):
         DBSCAN().fit(np.eye(4), sample_weight=np.ones(3))
+
+
+def _scale_warnings(fit):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fit()
+    return [w for w in caught if "eps towards" in str(w.message) or "lower eps" in str(w.message)]
+
+
+def test_an_eps_that_misses_the_datas_scale_is_said_with_the_scale():
+    # eps=0.5 (the default) on data measured in tens made every row noise, and on data in
+    # hundredths one cluster of every row, both without a word
+    X, _ = make_blobs(600, centers=4, n_features=5, cluster_std=8.0, center_box=(-200, 200), random_state=0)
+    reach = float(np.median(np.sort(cdist(X, X), axis=1)[:, 4]))  # the 5th nearest, the row itself the first
+    caught = _scale_warnings(lambda: DBSCAN().fit(X))
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert str(caught[0].message).startswith("DBSCAN: every row is noise: none has min_samples=5 rows (itself counted)")
+    assert f"the median row has them within {reach:.3g}" in str(caught[0].message)
+    assert len(set(DBSCAN(eps=3 * reach).fit(X).labels_) - {-1}) == 4  # the scale it names finds the groups
+    small = X / 1000
+    caught = _scale_warnings(lambda: DBSCAN(eps=2.0).fit(small))
+    assert len(caught) == 1 and "one cluster holds every row" in str(caught[0].message)
+    assert f"{reach / 1000:.3g}; if the data have groups, lower eps towards it" in str(caught[0].message)
+    # an eps at the data's scale, one true group, distances given: nothing said
+    assert _scale_warnings(lambda: DBSCAN(eps=3 * reach).fit(X)) == []
+    one = np.random.default_rng(0).normal(size=(300, 2))
+    assert _scale_warnings(lambda: DBSCAN(eps=1.0).fit(one)) == []
+    D = cdist(X, X)
+    caught = _scale_warnings(lambda: DBSCAN(metric="precomputed").fit(D))
+    assert len(caught) == 1 and f"within {reach:.3g}" in str(caught[0].message)
+    assert _scale_warnings(lambda: DBSCAN(metric="precomputed").fit(sp.csr_matrix(np.where(D < 1, D, 0)))) == []
+
+
+def test_a_mixed_table_by_gower_gets_the_scale_of_its_distances():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    group = np.repeat([0, 1, 2], 40)
+    table = pd.DataFrame({"size": rng.normal(group * 10.0, 0.3), "kind": pd.Categorical(np.array(list("abc"))[group])})
+    caught = _scale_warnings(lambda: DBSCAN(metric="gower", eps=0.9).fit(table))  # groups 0.75 apart
+    assert len(caught) == 1 and "one cluster holds every row" in str(caught[0].message)
+    assert len(set(DBSCAN(metric="gower", eps=0.05).fit(table).labels_)) == 3

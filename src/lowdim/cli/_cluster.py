@@ -92,11 +92,12 @@ def _summary(method, clusters, asked, seconds):
     sizes = np.bincount(clusters[clusters >= 0], minlength=max(int(clusters.max()) + 1, 0))
     found, noise = sizes[sizes > 0].tolist(), int(np.sum(clusters < 0))
     empty = (asked or sizes.size) - len(found)
+    plural = "" if len(found) == 1 else "s"
     return (
         found,
         noise,
         (
-            f"{method}: {len(found)} clusters of {clusters.size} rows in {seconds:.1f} s; sizes {found}"
+            f"{method}: {len(found)} cluster{plural} of {clusters.size} rows in {seconds:.1f} s; sizes {found}"
             + (f"; {empty} of the {asked or sizes.size} asked for hold no row" if empty > 0 else "")
             + (f"; noise {noise}" if noise else "")
         ),

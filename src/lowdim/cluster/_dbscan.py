@@ -10,11 +10,14 @@ from .._memory import require_memory
 from .._mixed_input import GowerTableMixin
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
+from .._warnings import warn_user
 from ..linalg import distance_blocks
 from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
 from ._base import warn_constant_columns
 
 TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
+SAMPLE_ROWS = 1000  # rows whose neighbour distances give the data's scale when eps misses it
+SCALE_GAP = 4  # one cluster of every row with eps this many times the data's scale: said
 
 
 def tree_neighbourhoods(X, eps, leaf_size, max_pairs=None, bytes_per_pair=8):
@@ -197,22 +200,74 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     def _neighbourhoods(self, X):
         if self.metric == "precomputed":
             return _precomputed_neighbourhoods(check_precomputed(X), self.eps)
-        if self.metric == "gower":  # a pair sharing no column is at distance NaN: never within eps
-            index = GowerIndex("gower", self._distance_params()).build(X)
-            return _brute_neighbourhoods(X, self.eps, "gower", None, index.pairwise)
+        if self.metric != "gower":
+            metric, _ = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
+            tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
+            if tree and X.shape[1] <= TREE_UP_TO:
+                return tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
+        return _brute_neighbourhoods(*self._distances(X), pairwise=self._pairwise)
+
+    def _distances(self, X):
+        """``(rows, eps, metric, params)`` for ``distance_blocks``, with ``self._pairwise``
+        the distances of a block to every row where the metric needs an index (Gower's,
+        with a pair sharing no column at NaN: never within eps; sparse rows: products a
+        block of rows at a time, the matrix never densified)."""
+        self._pairwise = None
+        if self.metric == "gower":
+            self._pairwise = GowerIndex("gower", self._distance_params()).build(X).pairwise
+            return X, self.eps, "gower", None
         metric, params = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
-        tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
-        if tree and X.shape[1] <= TREE_UP_TO:
-            return tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
-        if sp.issparse(X):  # sparse products, a block of rows at a time (the matrix is never densified)
-            if metric not in SPARSE_METRICS:
-                raise ValueError(
-                    f"DBSCAN on sparse rows takes the metrics {', '.join(SPARSE_METRICS)}; got metric={metric!r}: "
-                    "pass a dense array for other metrics."
-                )
-            index = make_index("exact", metric, X.shape[0], sparse=True).build(X)
-            return _brute_neighbourhoods(X, self.eps, metric, params, index.pairwise)
-        return _brute_neighbourhoods(np.asarray(X, dtype=np.float64), self.eps, metric, params)
+        if not sp.issparse(X):
+            return np.asarray(X, dtype=np.float64), self.eps, metric, params
+        if metric not in SPARSE_METRICS:
+            raise ValueError(
+                f"DBSCAN on sparse rows takes the metrics {', '.join(SPARSE_METRICS)}; got metric={metric!r}: "
+                "pass a dense array for other metrics."
+            )
+        self._pairwise = make_index("exact", metric, X.shape[0], sparse=True).build(X).pairwise
+        return X, self.eps, metric, params
+
+    def _typical_reach(self, X):
+        """The median distance of a row to its ``min_samples``-th nearest row (itself the
+        first, as ``min_samples`` counts it), over up to ``SAMPLE_ROWS`` rows: the scale
+        ``eps`` compares with. None for a sparse distance matrix."""
+        k, n = int(np.ceil(self.min_samples)), X.shape[0]
+        if self.metric == "precomputed" and sp.issparse(X) or k > n:
+            return None
+        rows = np.random.default_rng(0).choice(n, min(n, SAMPLE_ROWS), replace=False)
+        if self.metric == "precomputed":
+            D = np.asarray(X)[rows]
+        else:
+            X, _, metric, params = self._distances(X)
+            blocks = distance_blocks(X[rows], X, metric, metric_params=params, pairwise=self._pairwise)
+            D = np.vstack([np.asarray(block) for _, _, block in blocks])
+        kth = np.partition(np.where(np.isnan(D), np.inf, D), k - 1, axis=1)[:, k - 1]
+        kth = kth[np.isfinite(kth)]
+        return float(np.median(kth)) if kth.size else None
+
+    def _warn_degenerate(self, X):
+        """Every row noise, or one cluster of every row with eps far above the data's
+        scale: the result of an eps that does not fit the data, said with the scale."""
+        noise = self.labels_ < 0
+        one = not noise.any() and self.labels_.max() == 0 and X.shape[0] > 2 * self.min_samples
+        if not (noise.all() or one):
+            return
+        reach = self._typical_reach(X)
+        if not reach:
+            return
+        m = f"min_samples={self.min_samples} rows (itself counted)"
+        if noise.all():
+            warn_user(
+                f"DBSCAN: every row is noise: none has {m} within eps={self.eps:g}; the median row has them "
+                f"within {reach:.3g}: raise eps towards that distance.",
+                UserWarning,
+            )
+        elif self.eps > SCALE_GAP * reach:
+            warn_user(
+                f"DBSCAN: one cluster holds every row: eps={self.eps:g} is {self.eps / reach:.0f} times the distance "
+                f"within which the median row has {m}, {reach:.3g}; if the data have groups, lower eps towards it.",
+                UserWarning,
+            )
 
     def fit(self, X, y=None, sample_weight=None):
         """Find the clusters.
@@ -242,6 +297,7 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self.labels_ = label_clusters(indptr, indices, core)
         self.core_sample_indices_ = np.flatnonzero(core).astype(np.int64)
         self.components_ = X[self.core_sample_indices_].copy()  # sparse rows stay sparse, as scikit-learn's
+        self._warn_degenerate(X)
         return self
 
     def fit_predict(self, X, y=None, sample_weight=None):
