@@ -5,6 +5,7 @@ import bz2
 import gzip
 import lzma
 import os
+import re
 import zlib
 
 import anndata
@@ -79,6 +80,21 @@ def test_missing_value_policies(tmp_path):
     imputed = read_table(str(path), missing="impute").X
     assert imputed[1, 1] == pytest.approx((2 + 8 + 11 + 14) / 4) and not np.isnan(imputed).any()
     assert np.isnan(read_table(str(path), missing="keep").X).sum() == 3
+
+
+def test_a_column_with_no_value_at_all_is_named_with_the_option_that_leaves_it_out(tmp_path):
+    # an empty column made --missing drop say only "every row has a missing value", and
+    # --missing impute fill it with 0 without a word
+    path = tmp_path / "e.csv"
+    path.write_text("a,b,c\n1,,3\n4,,6\n7,,9\n")
+    fix = "column 'b' holds no value at all (--exclude b leaves it out)"
+    with pytest.raises(DataFileError, match=re.escape(f"3 missing values ('b': 3); {fix}; pass --missing")):
+        read_table(str(path))
+    with pytest.raises(DataFileError, match=re.escape(f"every row has a missing value, as {fix}; --missing drop")):
+        read_table(str(path), missing="drop")
+    imputed = read_table(str(path), missing="impute")
+    assert f"{fix}: filled with 0, a constant that carries nothing" in imputed.notes[-1]
+    assert read_table(str(path), exclude=["b"]).X.tolist() == [[1, 3], [4, 6], [7, 9]]
 
 
 def _huge_header(path, shape):

@@ -256,18 +256,20 @@ def apply_missing_policy(path, X, names, labels, missing, kinds=None):
     if not holes.any():
         return X, labels, None
     counts = holes.sum(axis=0)
+    empty = _empty_columns(holes, names)
     if missing == "error":
         worst = np.flatnonzero(counts)
         listed = ", ".join(f"{names[j]!r}: {counts[j]}" for j in worst[:5])
         raise DataFileError(
             f"{path}: {int(counts.sum())} missing values ({listed}"
-            f"{', ...' if worst.size > 5 else ''}); pass --missing drop, impute or "
+            f"{', ...' if worst.size > 5 else ''}); {empty + '; ' if empty else ''}pass --missing drop, impute or "
             "keep (for ppca, factor-analysis and gmm, which model them)."
         )
     if missing == "drop":
         complete = ~holes.any(axis=1)
         if not complete.any():
-            raise DataFileError(f"{path}: every row has a missing value; --missing drop leaves no data.")
+            why = f", as {empty}" if empty else ""
+            raise DataFileError(f"{path}: every row has a missing value{why}; --missing drop leaves no data.")
         note = f"{path}: dropped {int((~complete).sum())} rows with missing values."
         return X[complete], None if labels is None else labels[complete], note
     fill = np.nanmean(np.where(holes.all(axis=0), 0.0, X), axis=0)
@@ -278,7 +280,26 @@ def apply_missing_policy(path, X, names, labels, missing, kinds=None):
     X = np.where(holes, fill, X)
     mixed = any(k != "numeric" for k in kinds or ())
     how = "column means (the most frequent category for categories)" if mixed else "column means"
-    return X, labels, f"{path}: imputed {int(counts.sum())} missing values with {how}."
+    made_up = f"; {empty}: filled with 0, a constant that carries nothing" if empty else ""
+    return X, labels, f"{path}: imputed {int(counts.sum())} missing values with {how}{made_up}."
+
+
+def _empty_columns(holes, names):
+    """The columns that hold no value at all (no policy for gaps makes data of them),
+    said with the option that leaves them out, or ''.
+
+    Examples
+    --------
+    >>> _empty_columns(np.array([[False, True], [False, True]]), ["a", "b"])
+    "column 'b' holds no value at all (--exclude b leaves it out)"
+    """
+    empty = [str(names[j]) for j in np.flatnonzero(holes.all(axis=0))]
+    if not empty:
+        return ""
+    shown = ", ".join(repr(n) for n in empty[:5]) + (", ..." if len(empty) > 5 else "")
+    if len(empty) == 1:
+        return f"column {shown} holds no value at all (--exclude {empty[0]} leaves it out)"
+    return f"{len(empty)} columns ({shown}) hold no value at all (--exclude {','.join(empty)} leaves them out)"
 
 
 def read_table(
