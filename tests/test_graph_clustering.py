@@ -74,6 +74,36 @@ def test_leiden_on_a_precomputed_umap_graph(digits):
 
 
 @pytest.mark.parametrize("cls", [Leiden, Louvain])
+def test_communities_of_a_mixed_table_by_gowers_distance(cls):
+    # a table with a category column and gaps was refused (the CLI pointed elsewhere)
+    pd = pytest.importorskip("pandas")
+    from lowdim import UMAP, mixed_codes
+
+    rng = np.random.default_rng(0)
+    group = np.repeat([0, 1, 2], 60)
+    table = pd.DataFrame(
+        {
+            "size": rng.normal(group * 4.0, 0.5),
+            "weight": rng.normal(group * 2.0, 0.5),
+            "colour": pd.Categorical(np.array(["red", "green", "blue"])[group]),
+        }
+    )
+    table.loc[::7, "weight"] = np.nan  # gaps, skipped pair by pair
+    model = cls(metric="gower", resolution=0.3, random_state=0).fit(table)
+    assert adjusted_rand_score(group, model.labels_) == 1.0
+    assert model.column_names_ == ["size", "weight", "colour"]
+    # the graph is UMAP's fuzzy graph of the same Gower neighbours, and the codes with
+    # their metric_params give the same communities as the table
+    umap = UMAP(metric="gower", n_epochs=10, random_state=0).fit(table)
+    assert abs(model.graph_ - umap.graph_).max() < 1e-6
+    codes = mixed_codes(table)
+    again = cls(metric="gower", metric_params=codes.metric_params, resolution=0.3, random_state=0).fit(codes.X)
+    assert np.array_equal(again.labels_, model.labels_)
+    with pytest.raises(ValueError, match="non-numeric value 'red'.*metric='gower'"):  # without gower: the fix
+        cls().fit(table)
+
+
+@pytest.mark.parametrize("cls", [Leiden, Louvain])
 def test_an_isolated_point_of_a_given_graph_is_a_community_of_its_own(cls):
     # a graph with rows filtered out of it (scanpy's obsp after subsetting): every row
     # keeps its label, the isolated ones each alone (they were refused)

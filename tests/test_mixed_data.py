@@ -294,7 +294,7 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
         (["cluster", "--dataset", "penguins", "-m", "kmeans", "-k", "3"], "use kprototypes, or a method"),
         (
             ["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"],
-            "(kmedoids, hdbscan, optics, dbscan, agglomerative: Gower's",
+            "(kmedoids, hdbscan, optics, dbscan, agglomerative, leiden, louvain: Gower's",
         ),
         # only the methods whose metric takes 'gower' are offered, and a method whose metric does not is refused
         # by the CLI (DBSCAN, OPTICS and the diffusion map were set to 'gower' before they took it, and failed)

@@ -9,7 +9,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
-from .._params import BOOLEAN, RANDOM_STATE, Interval, Options, validate_params
+from .._mixed_input import GowerTableMixin
+from .._params import BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_affinities
 from .._warnings import warn_user
@@ -19,7 +20,9 @@ from ._base import warn_constant_columns
 GRAPHS = ("fuzzy", "knn", "precomputed")
 
 
-def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorithm="auto", return_knn=False):
+def neighbor_graph(
+    X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorithm="auto", return_knn=False, metric_params=None
+):
     """Symmetric affinity graph of the rows of ``X``: UMAP's fuzzy simplicial set
     ('fuzzy', weights in (0, 1]) or the kNN connectivity ('knn', an edge of weight 1
     where either point is among the other's ``n_neighbors - 1`` nearest; the point
@@ -30,11 +33,13 @@ def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorith
     X : ndarray or sparse matrix (n, d)
     n_neighbors : int, default=15
     kind : {'fuzzy', 'knn'}, default='fuzzy'
-    metric : {'euclidean', 'sqeuclidean', 'cosine'}, default='euclidean'
+    metric : {'euclidean', 'sqeuclidean', 'cosine', 'gower'}, default='euclidean'
     algorithm : {'auto', 'exact', 'approximate'}, default='auto'
         The kNN index (``lowdim.neighbors.make_index``).
     return_knn : bool, default=False
         Return the neighbours the graph was built from too.
+    metric_params : dict, optional
+        The metric's parameters (Gower's: ``categorical``, ``ordinal``, ...).
 
     Returns
     -------
@@ -55,7 +60,7 @@ def neighbor_graph(X, n_neighbors=15, kind="fuzzy", metric="euclidean", algorith
     k = n_neighbors - 1
     if k < 1:
         raise ValueError(f"n_neighbors={n_neighbors} leaves no neighbours; use at least 2 (and more samples).")
-    distances, indices, _ = find_neighbors(X, k, algorithm=algorithm, metric=metric)
+    distances, indices, _ = find_neighbors(X, k, algorithm=algorithm, metric=metric, metric_params=metric_params)
     if kind == "fuzzy":
         A = fuzzy_graph(distances, indices).astype(np.float64)
     else:
@@ -94,14 +99,15 @@ def check_graph(A, name, on_isolated="refuse"):
     return A
 
 
-class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
+class _CommunityDetection(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     """What Leiden and Louvain share: the graph, the call into leidenalg, the labels."""
 
     _parameter_constraints = {
         "resolution": [Interval(float, 0, None, closed="neither")],
         "n_neighbors": [Interval(int, 2, None, closed="left")],
         "graph": [Options(set(GRAPHS))],
-        "metric": [Options({"euclidean", "sqeuclidean", "cosine"})],
+        "metric": [Options({"euclidean", "sqeuclidean", "cosine", "gower"})],
+        "metric_params": [NONE, InstanceOf(dict)],
         "use_weights": [BOOLEAN],
         "neighbors_algorithm": [Options(set(ALGORITHMS))],
         "random_state": [RANDOM_STATE],
@@ -130,9 +136,9 @@ class _CommunityDetection(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         else:
             X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)
             warn_constant_columns(X, name)
-            A, self._knn = neighbor_graph(
-                X, self.n_neighbors, self.graph, self.metric, self.neighbors_algorithm, return_knn=True
-            )  # the neighbours behind knn_graph_ (scanpy's obsp['distances'])
+            A, self._knn = neighbor_graph(  # the neighbours behind knn_graph_ (scanpy's obsp['distances'])
+                X, self.n_neighbors, self.graph, self.metric, self.neighbors_algorithm, True, self._distance_params()
+            )
         self.graph_ = A
         membership, self.quality_ = self._partition(A)
         self.labels_ = _by_size(membership)
@@ -185,7 +191,12 @@ _DOC_PARAMETERS = """
         Neighbours per point of the graph (the point itself counted, as in UMAP).
     graph : {'fuzzy', 'knn', 'precomputed'}, default='fuzzy'
         UMAP's fuzzy kNN graph, the plain kNN graph, or ``X`` itself as the graph.
-    metric : {'euclidean', 'sqeuclidean', 'cosine'}, default='euclidean'
+    metric : {'euclidean', 'sqeuclidean', 'cosine', 'gower'}, default='euclidean'
+        'gower': Gower's distance for a mixed table (a DataFrame with category, text or
+        boolean columns and gaps, as it is; or category codes named in
+        ``metric_params``).
+    metric_params : dict, optional
+        Gower's ``categorical`` / ``ordinal`` column indices (and ``weights``).
     use_weights : bool, default=True
         Use the edge weights (False: every edge counts 1).{iterations}
     neighbors_algorithm : {'auto', 'exact', 'approximate'}, default='auto'
@@ -243,6 +254,7 @@ class Leiden(_CommunityDetection):
         n_neighbors=15,
         graph="fuzzy",
         metric="euclidean",
+        metric_params=None,
         use_weights=True,
         n_iterations=2,
         flavor="igraph",
@@ -254,6 +266,7 @@ class Leiden(_CommunityDetection):
         self.n_neighbors = n_neighbors
         self.graph = graph
         self.metric = metric
+        self.metric_params = metric_params
         self.use_weights = use_weights
         self.n_iterations = n_iterations
         self.neighbors_algorithm = neighbors_algorithm
@@ -320,6 +333,7 @@ class Louvain(_CommunityDetection):
         n_neighbors=15,
         graph="fuzzy",
         metric="euclidean",
+        metric_params=None,
         use_weights=True,
         neighbors_algorithm="auto",
         random_state=None,
@@ -328,6 +342,7 @@ class Louvain(_CommunityDetection):
         self.n_neighbors = n_neighbors
         self.graph = graph
         self.metric = metric
+        self.metric_params = metric_params
         self.use_weights = use_weights
         self.neighbors_algorithm = neighbors_algorithm
         self.random_state = random_state
