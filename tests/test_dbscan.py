@@ -98,7 +98,9 @@ def _scale_warnings(fit):
 def test_an_eps_that_misses_the_datas_scale_is_said_with_the_scale():
     # eps=0.5 (the default) on data measured in tens made every row noise, and on data in
     # hundredths one cluster of every row, both without a word
-    X, _ = make_blobs(600, centers=4, n_features=5, cluster_std=8.0, center_box=(-200, 200), random_state=0)
+    from lowdim.cluster._dbscan import SAMPLE_ROWS
+
+    X, _ = make_blobs(SAMPLE_ROWS, centers=4, n_features=5, cluster_std=8.0, center_box=(-200, 200), random_state=0)
     reach = float(np.median(np.sort(cdist(X, X), axis=1)[:, 4]))  # the 5th nearest, the row itself the first
     caught = _scale_warnings(lambda: DBSCAN().fit(X))
     assert len(caught) == 1 and caught[0].filename == __file__

@@ -16,7 +16,7 @@ from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, r
 from ._base import warn_constant_columns
 
 TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
-SAMPLE_ROWS = 1000  # rows whose neighbour distances give the data's scale when eps misses it
+SAMPLE_ROWS = 200  # rows whose neighbour distances give the data's scale when eps misses it
 SCALE_GAP = 4  # one cluster of every row with eps this many times the data's scale: said
 
 
@@ -205,43 +205,43 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
             tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
             if tree and X.shape[1] <= TREE_UP_TO:
                 return tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
-        return _brute_neighbourhoods(*self._distances(X), pairwise=self._pairwise)
+        X, metric, params, pairwise = self._distances(X)
+        return _brute_neighbourhoods(X, self.eps, metric, params, pairwise)
 
     def _distances(self, X):
-        """``(rows, eps, metric, params)`` for ``distance_blocks``, with ``self._pairwise``
-        the distances of a block to every row where the metric needs an index (Gower's,
-        with a pair sharing no column at NaN: never within eps; sparse rows: products a
-        block of rows at a time, the matrix never densified)."""
-        self._pairwise = None
+        """``(rows, metric, params, pairwise)`` for ``distance_blocks``: ``pairwise`` gives
+        a block's distances to every row where the metric needs an index (Gower's, with a
+        pair sharing no column at NaN: never within eps; sparse rows: products a block of
+        rows at a time, the matrix never densified), else None."""
         if self.metric == "gower":
-            self._pairwise = GowerIndex("gower", self._distance_params()).build(X).pairwise
-            return X, self.eps, "gower", None
+            return X, "gower", None, GowerIndex("gower", self._distance_params()).build(X).pairwise
         metric, params = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
         if not sp.issparse(X):
-            return np.asarray(X, dtype=np.float64), self.eps, metric, params
+            return np.asarray(X, dtype=np.float64), metric, params, None
         if metric not in SPARSE_METRICS:
             raise ValueError(
                 f"DBSCAN on sparse rows takes the metrics {', '.join(SPARSE_METRICS)}; got metric={metric!r}: "
                 "pass a dense array for other metrics."
             )
-        self._pairwise = make_index("exact", metric, X.shape[0], sparse=True).build(X).pairwise
-        return X, self.eps, metric, params
+        return X, metric, params, make_index("exact", metric, X.shape[0], sparse=True).build(X).pairwise
 
     def _typical_reach(self, X):
         """The median distance of a row to its ``min_samples``-th nearest row (itself the
-        first, as ``min_samples`` counts it), over up to ``SAMPLE_ROWS`` rows: the scale
-        ``eps`` compares with. None for a sparse distance matrix."""
+        first, as ``min_samples`` counts it), over ``SAMPLE_ROWS`` rows against all (a
+        block of rows at a time, only each row's k-th distance kept): the scale ``eps``
+        compares with. None for a sparse distance matrix."""
         k, n = int(np.ceil(self.min_samples)), X.shape[0]
         if self.metric == "precomputed" and sp.issparse(X) or k > n:
             return None
-        rows = np.random.default_rng(0).choice(n, min(n, SAMPLE_ROWS), replace=False)
+        rows = np.sort(np.random.default_rng(0).choice(n, min(n, SAMPLE_ROWS), replace=False))
         if self.metric == "precomputed":
-            D = np.asarray(X)[rows]
+            blocks = (np.asarray(X[rows[i : i + 50]]) for i in range(0, rows.size, 50))
         else:
-            X, _, metric, params = self._distances(X)
-            blocks = distance_blocks(X[rows], X, metric, metric_params=params, pairwise=self._pairwise)
-            D = np.vstack([np.asarray(block) for _, _, block in blocks])
-        kth = np.partition(np.where(np.isnan(D), np.inf, D), k - 1, axis=1)[:, k - 1]
+            X, metric, params, pairwise = self._distances(X)
+            blocks = (D for _, _, D in distance_blocks(X[rows], X, metric, metric_params=params, pairwise=pairwise))
+        kth = np.concatenate(
+            [np.partition(np.where(np.isnan(D), np.inf, D), k - 1, axis=1)[:, k - 1] for D in map(np.asarray, blocks)]
+        )
         kth = kth[np.isfinite(kth)]
         return float(np.median(kth)) if kth.size else None
 
