@@ -296,10 +296,11 @@ def test_cli_maps_the_penguins_with_no_extra_option(tmp_path, capsys):
             ["cluster", "--dataset", "penguins", "-m", "gmm", "-k", "3"],
             "(kmedoids, hdbscan, optics, dbscan, agglomerative, leiden, louvain: Gower's",
         ),
-        # only the methods whose metric takes 'gower' are offered, and a method whose metric does not is refused
-        # by the CLI (DBSCAN, OPTICS and the diffusion map were set to 'gower' before they took it, and failed)
-        (["embed", "--dataset", "penguins", "-m", "trimap"], "trimap compares numbers, but 2 column"),
-        (["embed", "--dataset", "penguins", "-m", "pca"], "(mds, isomap, spectral, diffusion, phate, sne, tsne, umap"),
+        # only the methods whose metric takes 'gower' are offered, and a metric the user set that is not
+        # Gower's is refused by the CLI (DBSCAN, OPTICS and the diffusion map were set to 'gower' before
+        # they took it, and failed)
+        (["embed", "--dataset", "penguins", "-m", "umap", "--param", "metric=cosine"], "leave --param metric unset"),
+        (["embed", "--dataset", "penguins", "-m", "pca"], "(mds, isomap, spectral, diffusion, phate, trimap, sne"),
         (["pca", "--dataset", "penguins", "--missing", "drop"], "pca compares numbers, but 2 column"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--standardize"], "--standardize works on numbers"),
         (["embed", "--dataset", "penguins", "-m", "umap", "--ordinal", "size"], "--ordinal 'size'"),

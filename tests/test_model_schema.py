@@ -36,7 +36,7 @@ GOWER = {"gower": True}
 VARIANTS = {
     "PCA": [{"standardize": True}],
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
-    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP", "DBSCAN", "DiffusionMap", "PHATE")},
+    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP", "DBSCAN", "DiffusionMap", "PHATE", "TriMap")},
     # distinct rows only in X_fit_ and the graph; one kl in a plain float for either objective
     "UMAP": [GOWER, {"unique": True}],
     "SNE": [GOWER, {"variant": "symmetric"}],
@@ -91,7 +91,7 @@ def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=F
     if gower:
         X[::2, 1] = np.nan  # every other row: medoids and reference rows hold gaps too
         key = next(k for k in ("metric_kwds", "metric_params") if k in params)
-        metric = {"PaCMAP": "distance", "PHATE": "knn_dist"}.get(name, "metric")
+        metric = {"PaCMAP": "distance", "TriMap": "distance", "PHATE": "knn_dist"}.get(name, "metric")
         options = {**options, metric: "gower", key: {"categorical": [0]}}
     if left_out_rows:
         X[0, 0], X[1, 1] = np.inf, np.nan

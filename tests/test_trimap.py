@@ -6,7 +6,7 @@ import pytest
 from sklearn.datasets import make_blobs
 
 from lowdim import TriMap
-from lowdim.embedding._trimap import random_triplets, tempered_log, triplet_weights
+from lowdim.embedding._trimap import random_triplets, row_distances, tempered_log, triplet_weights
 from lowdim.metrics import knn_accuracy
 from lowdim.neighbors import ExactIndex
 
@@ -37,11 +37,11 @@ def test_weights_order_and_random_triplets_put_the_similar_first():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(40, 3))
     scales = np.ones(40)
-    t = random_triplets(X, 3, scales, 0, rng)
+    t = random_triplets(40, row_distances(X, 0), 3, scales, rng)
     d = lambda a, b: np.linalg.norm(X[a] - X[b], axis=1)  # noqa: E731
     assert np.all(d(t[:, 0], t[:, 1]) <= d(t[:, 0], t[:, 2]))
     assert np.all(t[:, 0] != t[:, 1]) and np.all(t[:, 1] != t[:, 2]) and np.all(t[:, 0] != t[:, 2])
-    w = triplet_weights(X, t, scales, 0, 0, 0.5)
+    w = triplet_weights(row_distances(X, 0), t, scales, 0, 0.5)
     gap = d(t[:, 0], t[:, 2]) ** 2 - d(t[:, 0], t[:, 1]) ** 2
     raw = 0.1 * gap - (0.1 * gap).min()
     np.testing.assert_allclose(w, tempered_log(1 + raw, 0.5))
@@ -143,3 +143,32 @@ def test_angular_and_hamming_distances(blobs):
         bits[labels == c, 10 * c : 10 * c + 10] = 1.0 - bits[labels == c, 10 * c : 10 * c + 10]
     hamming = TriMap(distance="hamming", n_iters=200, random_state=0).fit(bits)
     assert knn_accuracy(hamming.embedding_, labels, random_state=0) > 0.95
+
+
+def test_a_mixed_table_by_gowers_distance():
+    # a table with a category column and gaps was refused (the CLI pointed elsewhere)
+    pd = pytest.importorskip("pandas")
+    from lowdim import mixed_codes
+    from lowdim.metrics import trustworthiness
+
+    rng = np.random.default_rng(0)
+    group = np.repeat([0, 1, 2], 80)
+    table = pd.DataFrame(
+        {
+            "size": rng.normal(group * 3.0, 1.0),
+            "weight": rng.normal(group * 2.0, 1.0),
+            "colour": pd.Categorical(np.where(rng.random(240) < 0.8, np.array(["red", "green", "blue"])[group], "red")),
+        }
+    )
+    table.loc[::5, "weight"] = np.nan  # gaps, skipped pair by pair
+    table.loc[1, ["size", "weight"]] = np.nan  # a row that shares no column with rows missing 'colour'
+    model = TriMap(distance="gower", random_state=0).fit(table)
+    Y = model.embedding_
+    assert np.isfinite(Y).all() and np.isfinite(model.weights_).all() and model.violated_ < 0.2
+    codes = mixed_codes(table)
+    assert knn_accuracy(Y, group) > 0.9
+    assert trustworthiness(codes.X, Y, metric="gower", metric_params=codes.metric_params) > 0.85
+    again = TriMap(distance="gower", metric_params=codes.metric_params, random_state=0).fit(codes.X)
+    np.testing.assert_array_equal(again.embedding_, Y)  # the table as it is, or its codes
+    with pytest.raises(ValueError, match="non-numeric value.*metric='gower'"):
+        TriMap().fit(table)

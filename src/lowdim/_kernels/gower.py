@@ -44,6 +44,15 @@ def gower_candidates(Q, X, candidates, categorical, scale, weights, out):
 
 
 @njit(cache=True, parallel=True)
+def gower_pairs(X, a, b, categorical, scale, weights, out):
+    """Gower distance of each pair of rows ``(a[t], b[t])`` of ``X`` into ``out``; a pair
+    sharing no column gets 1, the largest distance (never similar for its likeness)."""
+    for t in prange(a.shape[0]):
+        d = _gower_pair(X[a[t]], X[b[t]], categorical, scale, weights)
+        out[t] = 1.0 if np.isnan(d) else d
+
+
+@njit(cache=True, parallel=True)
 def refine_neighbors(X, rows, indices, distances, categorical, scale, weights, new_indices, new_distances):
     """One round of neighbours-of-neighbours for ``rows``: each listed row's k nearest
     among its neighbours and their neighbours (``indices``/``distances``, ascending),

@@ -6,6 +6,7 @@ from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
 from .._iterative import callback_list
+from .._mixed_input import GowerTableMixin
 from .._params import (
     ARRAY_LIKE,
     BOOLEAN,
@@ -30,7 +31,7 @@ PCA_INIT_SCALE = 0.01  # the start: the first principal components times this
 RANDOM_WEIGHT_SCALE = 0.1  # random triplets weigh a tenth of the neighbour triplets
 GAINS = (0.2, 0.8, 0.01)  # delta-bar-delta: gain increase, damping, floor
 MOMENTUM = (0.5, 0.8, 250)  # momentum before and after this iteration
-DISTANCES = {"euclidean": 0, "manhattan": 1, "angular": 2, "cosine": 2, "hamming": 3}
+DISTANCES = {"euclidean": 0, "manhattan": 1, "angular": 2, "cosine": 2, "hamming": 3}  # codes of pair_distances
 
 
 def tempered_log(x, t):
@@ -48,20 +49,34 @@ def _scaled_similarity(d, scale_i, scale_j):
     return -(d**2) / (scale_i * scale_j)
 
 
-def triplet_weights(X, triplets, scales, n_knn, code, temperature):
+def row_distances(X, code):
+    """The distances of pairs of rows of ``X`` by the distance ``code`` (``DISTANCES``),
+    as ``distances(a, b)`` for index arrays ``a`` and ``b``.
+
+    Examples
+    --------
+    >>> row_distances(np.array([[0.0], [3.0]]), 0)(np.array([0]), np.array([1])).tolist()
+    [3.0]
+    """
+    from .._kernels.trimap import pair_distances
+
+    return lambda a, b: pair_distances(X, a, b, code)
+
+
+def triplet_weights(distances, triplets, scales, n_knn, temperature):
     """Each triplet's weight: how much more similar its near pair is than its far one
     (``-d^2 / (sigma_i sigma_j)``), random triplets scaled by RANDOM_WEIGHT_SCALE,
     shifted to start at 0 and compressed by the tempered log.
 
     Parameters
     ----------
-    X : ndarray (n, d)
+    distances : callable
+        ``distances(a, b)``: the distances of the row pairs ``(a[t], b[t])``
+        (``row_distances``, or a Gower index's ``pair_distances``).
     triplets : ndarray of int (m, 3)
     scales : ndarray (n,)
     n_knn : int
         How many triplets, first, are neighbour triplets (the rest are random).
-    code : int
-        The distance (``DISTANCES``).
     temperature : float
 
     Returns
@@ -71,14 +86,12 @@ def triplet_weights(X, triplets, scales, n_knn, code, temperature):
     Examples
     --------
     >>> X = np.array([[0.0], [1.0], [5.0]])
-    >>> triplet_weights(X, np.array([[0, 1, 2]]), np.ones(3), 1, 0, 0.5).tolist()
+    >>> triplet_weights(row_distances(X, 0), np.array([[0, 1, 2]]), np.ones(3), 1, 0.5).tolist()
     [0.0]
     """
-    from .._kernels.trimap import pair_distances
-
     i, j, k = (np.ascontiguousarray(triplets[:, c]) for c in range(3))
-    d_ik = pair_distances(X, i, k, code)
-    d_ij = pair_distances(X, i, j, code)
+    d_ik = distances(i, k)
+    d_ij = distances(i, j)
     w = _scaled_similarity(d_ij, scales[i], scales[j]) - _scaled_similarity(d_ik, scales[i], scales[k])
     w[n_knn:] *= RANDOM_WEIGHT_SCALE
     w[np.isnan(w)] = 0.0
@@ -86,19 +99,16 @@ def triplet_weights(X, triplets, scales, n_knn, code, temperature):
     return tempered_log(1.0 + w, temperature)
 
 
-def random_triplets(X, n_random, scales, code, rng):
+def random_triplets(n, distances, n_random, scales, rng):
     """``n_random`` triplets per row of two random other rows, ordered so that the more
-    similar (by scaled distance) comes first.
+    similar (by scaled ``distances``, as for ``triplet_weights``) comes first.
 
     Examples
     --------
     >>> X = np.arange(10.0)[:, None]
-    >>> random_triplets(X, 2, np.ones(10), 0, np.random.default_rng(0)).shape
+    >>> random_triplets(10, row_distances(X, 0), 2, np.ones(10), np.random.default_rng(0)).shape
     (20, 3)
     """
-    from .._kernels.trimap import pair_distances
-
-    n = X.shape[0]
     # Fortran order: each column a contiguous array, as pair_distances is compiled for
     pair = np.asfortranarray(random_others(rng, n, n, (n_random, 2), True).reshape(-1, 2).astype(np.int64))
     same = pair[:, 0] == pair[:, 1]
@@ -106,16 +116,13 @@ def random_triplets(X, n_random, scales, code, rng):
         pair[same, 1] = random_others(rng, n, n, (1,), True)[np.repeat(np.arange(n), n_random)[same], 0]
         same = pair[:, 0] == pair[:, 1]
     anchor = np.repeat(np.arange(n), n_random).astype(np.int64)
-    similar = [
-        _scaled_similarity(pair_distances(X, anchor, pair[:, c], code), scales[anchor], scales[pair[:, c]])
-        for c in (0, 1)
-    ]
+    similar = [_scaled_similarity(distances(anchor, pair[:, c]), scales[anchor], scales[pair[:, c]]) for c in (0, 1)]
     swap = similar[0] < similar[1]
     pair[swap] = pair[swap][:, ::-1]
     return np.column_stack([anchor, pair])
 
 
-class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
+class TriMap(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     """TriMap, with the trimap package's parameter names (``trimap.TRIMAP``).
 
     Each point gets ``n_inliers x n_outliers`` triplets ``(i, j, k)``: ``j`` one of its
@@ -135,7 +142,11 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
     n_inliers : int, default=12
     n_outliers : int, default=4
     n_random : int, default=3
-    distance : {'euclidean', 'manhattan', 'angular', 'cosine', 'hamming'}, default='euclidean'
+    distance : {'euclidean', 'manhattan', 'angular', 'cosine', 'hamming', 'gower'}, default='euclidean'
+        'gower': Gower's distance for a mixed table (a DataFrame with category, text or
+        boolean columns and gaps, as it is; or category codes named in
+        ``metric_params``); a pair sharing no column counts as the largest distance, 1,
+        and the start is the PCA of the rows' encoding (``GowerIndex.encode``).
     lr : float, default=0.1
     n_iters : int, default=400
     triplets : ndarray of int (m, 3), optional
@@ -162,6 +173,8 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         Each is called after every iteration as ``callback(iteration, objective, Y)``:
         ``Y`` is the map so far and ``objective`` the loss per triplet at the iteration's
         gradient point. Returning True stops the descent there.
+    metric_params : dict, optional
+        'categorical', 'ordinal', 'weights' of ``distance='gower'``.
 
     Attributes
     ----------
@@ -191,7 +204,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         "n_inliers": [Interval(int, 1, None, closed="left")],
         "n_outliers": [Interval(int, 1, None, closed="left")],
         "n_random": [Interval(int, 0, None, closed="left")],
-        "distance": [Options(set(DISTANCES))],
+        "distance": [Options({*DISTANCES, "gower"})],
         "lr": [Interval(float, 0, None, closed="neither")],
         "n_iters": [Interval(int, 1, None, closed="left")],
         "triplets": [NONE, ARRAY_LIKE],
@@ -206,6 +219,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         "return_seq": [BOOLEAN],
         "random_state": [RANDOM_STATE],
         "callbacks": CALLBACKS,
+        "metric_params": [NONE, InstanceOf(dict)],
     }
 
     def __init__(
@@ -229,6 +243,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         return_seq=False,
         random_state=None,
         callbacks=None,
+        metric_params=None,
     ):
         self.n_dims = n_dims
         self.n_inliers = n_inliers
@@ -249,6 +264,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         self.return_seq = return_seq
         self.random_state = random_state
         self.callbacks = callbacks
+        self.metric_params = metric_params
 
     def _rows(self, X):
         """Rows as the triplets see them: 100 principal components of wider rows (with
@@ -256,6 +272,8 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         from ..decomposition import PCA
 
         X = np.ascontiguousarray(X, dtype=np.float64)  # any layout gives the same bits
+        if self.distance == "gower":  # compared column by column, gaps included: no PCA
+            return X
         wide = self.apply_pca and X.shape[1] > PCA_DIMENSIONS and X.shape[0] > PCA_DIMENSIONS
         if wide and self.distance != "hamming":
             return PCA(PCA_DIMENSIONS, random_state=0).fit_transform(X)
@@ -280,7 +298,10 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             idx = np.argsort(D, axis=1, kind="stable")[:, :m]
             return np.take_along_axis(D, idx, axis=1), idx
         metric = {"angular": "cosine", "hamming": "hamming"}.get(self.distance, self.distance)
-        index = make_index("auto", metric, n).build(rows)
+        if metric == "gower":  # kept: its pair distances and encoding serve the triplets and the start
+            index = self._index = make_index("auto", "gower", n, self._distance_params()).build(rows)
+        else:
+            index = make_index("auto", metric, n).build(rows)
         dist, idx = index.query(rows, m, exclude_self=True)
         if metric == "cosine":  # annoy's angular distance: sqrt(2 - 2 cos)
             dist = np.sqrt(np.maximum(2.0 * np.asarray(dist, dtype=np.float64), 0.0))
@@ -300,14 +321,20 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         seed = int(rng.integers(2**31 - 1 - n))
         knn = knn_triplets(neighbours, self.n_inliers, self.n_outliers, seed)
         parts = [knn]
+        distances = self._gower_index(rows).pair_distances if self.distance == "gower" else None
+        distances = distances or row_distances(rows, DISTANCES[self.distance])
         if self.n_random > 0:
-            parts.append(random_triplets(rows, self.n_random, scales, self._code(), rng))
+            parts.append(random_triplets(n, distances, self.n_random, scales, rng))
         triplets = np.vstack(parts)
-        weights = triplet_weights(rows, triplets, scales, knn.shape[0], self._code(), self.weight_temp)
+        weights = triplet_weights(distances, triplets, scales, knn.shape[0], self.weight_temp)
         return triplets.astype(np.int32), weights.astype(np.float32), knn.shape[0]
 
-    def _code(self):
-        return DISTANCES[self.distance]
+    def _gower_index(self, rows):
+        """The Gower index of the rows (the search's, or an exact one where the neighbours
+        were given): pair distances, and the numeric encoding that PCA starts from."""
+        if self._index is None:
+            self._index = make_index("exact", "gower", rows.shape[0], self._distance_params()).build(rows)
+        return self._index
 
     def _check(self, X):
         n = X.shape[0]
@@ -335,6 +362,8 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
             return Y
         from ..decomposition import PCA
 
+        if self.distance == "gower" and not self.use_dist_matrix:
+            rows = self._gower_index(rows).encode(rows)  # numbers whose distances follow Gower's, gaps filled
         k = min(self.n_dims, rows.shape[1], n)
         Y = np.zeros((n, self.n_dims))
         Y[:, :k] = PCA(k, random_state=0).fit_transform(rows)
@@ -358,6 +387,7 @@ class TriMap(EmbeddingMixin, ValidatedInputMixin, BaseEstimator):
         X = self._validate_input(X, reset=True)
         self._check(X)
         rng = check_random_state(self.random_state)
+        self._index = None  # a Gower index, built for this fit's rows
         rows = X if self.use_dist_matrix else self._rows(X)
         n_knn = 0  # given triplets: no runs assumed
         if self.triplets is not None:

@@ -246,6 +246,31 @@ class GowerIndex(PairwiseIndex):
         gower_candidates(self._checked(Q), self._data, candidates, self._categorical, self._scale, self._weights, out)
         return out
 
+    def pair_distances(self, a, b):
+        """Gower's distance of each pair of indexed rows ``(a[t], b[t])``; 1, the largest,
+        where a pair has no column in common.
+
+        Parameters
+        ----------
+        a, b : ndarray of int (m,)
+
+        Returns
+        -------
+        ndarray of float64 (m,)
+
+        Examples
+        --------
+        >>> X = np.array([[0.0, 1.0], [1.0, 1.0], [0.5, np.nan], [np.nan, 0.0]])
+        >>> GowerIndex("gower", {"categorical": [1]}).build(X).pair_distances(np.array([0, 2]), np.array([1, 3]))
+        array([0.5, 1. ])
+        """
+        from .._kernels.gower import gower_pairs
+
+        a, b = (np.ascontiguousarray(v, dtype=np.int64) for v in (a, b))
+        out = np.empty(a.shape[0])
+        gower_pairs(self._data, a, b, self._categorical, self._scale, self._weights, out)
+        return out
+
     def _check_comparable(self, X):
         """A row with every cell missing has no distance to anything: say which."""
         empty = np.flatnonzero(np.all(np.isnan(X) | (self._weights == 0), axis=1))
