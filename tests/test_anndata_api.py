@@ -305,6 +305,17 @@ def test_leiden_from_the_cli_writes_the_graph_it_partitioned_as_scanpy_does(tmp_
     assert np.all(replaced.obsp["distances"].getnnz(axis=1) == 9)
 
 
+def test_transform_of_an_h5ad_without_the_obsm_its_model_read_names_the_option(tmp_path, capsys):
+    from lowdim.cli.main import main
+
+    source, model = _h5ad(tmp_path), tmp_path / "m.lowdim"
+    assert main(["embed", str(source), "--obsm", "X_pca", "-m", "pca", "-k", "2", "--save-model", str(model)]) == 0
+    out = tmp_path / "t.csv"
+    assert main(["transform", str(model), str(source), "-o", str(out)]) == 2  # X (30 genes), not X_pca
+    assert "(an .h5ad's obsm['X_pca']: pass --obsm X_pca)" in capsys.readouterr().err
+    assert main(["transform", str(model), str(source), "--obsm", "X_pca", "-o", str(out)]) == 0
+
+
 def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):
     from lowdim.cli.main import main
 

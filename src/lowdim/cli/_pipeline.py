@@ -151,6 +151,21 @@ def model_reading(args, categories):
     )
 
 
+def _obsm_hint(columns):
+    """The --obsm a model fitted on an .h5ad's stored embedding reads (its columns are named
+    ``KEY_1 .. KEY_k``, as ``read_table`` names them), or ''.
+
+    Examples
+    --------
+    >>> _obsm_hint(["X_pca_1", "X_pca_2"]), _obsm_hint(["a", "b"])
+    (" (an .h5ad's obsm['X_pca']: pass --obsm X_pca)", '')
+    """
+    key = str(columns[0]).rpartition("_")[0]
+    if not key or [f"{key}_{j + 1}" for j in range(len(columns))] != list(columns):
+        return ""
+    return f" (an .h5ad's obsm[{key!r}]: pass --obsm {key})"
+
+
 def select_columns(X, names, columns, model_path):
     """The columns of a new table the model was fitted on, in the model's order (by
     name; other columns, such as a label column, are left out)."""
@@ -162,7 +177,7 @@ def select_columns(X, names, columns, model_path):
         shown = listed(missing, 8)
         raise UsageError(
             f"{model_path} was fitted on columns this table lacks ({shown}); the model takes "
-            f"{len(columns)} columns named as in its training data."
+            f"{len(columns)} columns named as in its training data{_obsm_hint(columns)}."
         )
     order = [where[c] for c in columns]
     return X if order == list(range(X.shape[1])) else np.asarray(X)[:, order]
