@@ -240,10 +240,16 @@ def test_cli_writes_results_into_a_copy_of_the_h5ad_input(tmp_path, capsys):
     assert main([*again, "--overwrite-key"]) == 0
     graph_only = anndata.read_h5ad(out)
     del graph_only.obsm["X_umap"]
+    # a graph the input holds (scanpy's pp.neighbors) is kept, said: the map is the result
+    graph_only.uns["neighbors"]["params"]["n_neighbors"] = 7  # marks the input's graph
     graph_only.write_h5ad(tmp_path / "graph.h5ad")
     third = ["embed", str(tmp_path / "graph.h5ad"), "--obsm", "X_pca", "-m", "umap", "-o", str(tmp_path / "g.h5ad")]
-    assert main(third) == 2
-    assert "already holds a neighbour graph (uns['neighbors'], obsp)" in capsys.readouterr().err
+    assert main(third) == 0
+    assert "its neighbour graph is kept in the output (--overwrite-key writes umap's)" in capsys.readouterr().out
+    kept = anndata.read_h5ad(tmp_path / "g.h5ad")
+    assert kept.uns["neighbors"]["params"]["n_neighbors"] == 7 and kept.obsm["X_umap"].shape == (150, 2)
+    assert main([*third[:-1], str(tmp_path / "w.h5ad"), "--overwrite-key"]) == 0
+    assert anndata.read_h5ad(tmp_path / "w.h5ad").uns["neighbors"]["params"]["n_neighbors"] == 15
 
 
 def test_clusters_found_on_a_map_are_written_with_the_map(tmp_path, capsys):

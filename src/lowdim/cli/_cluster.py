@@ -186,15 +186,11 @@ def run(args, say):
     check_outputs(
         args, args.output, args.plot, args.curve, args.save_model, tables=[args.output], figures=[args.plot, args.curve]
     )
-    from ._embed import check_result_h5ad
+    from ._embed import check_result_h5ad, keep_input_graph
 
-    # Leiden and Louvain build a neighbour graph of the rows: written as scanpy's (not one of a map,
-    # with --on), unless the input holds one: the clusters are the result, so that graph is kept
-    own_graph = not args.on and hasattr(method.cls, "knn_graph_")
+    # Leiden and Louvain build a neighbour graph of the rows: written as scanpy's (not one of a map, with --on)
     input_graph = check_result_h5ad(args, args.method, "clusters")
-    if own_graph and input_graph and not getattr(args, "overwrite_key", False):
-        say(f"{args.input}: its neighbour graph is kept in the output (--overwrite-key writes {args.method}'s)")
-        own_graph = False
+    own_graph = not args.on and keep_input_graph(args, input_graph, method.cls(), say)
     if args.on:  # the map the clusters were found on is written beside them
         check_result_h5ad(args, f"X_{args.on}", "embedding")
     loaded = load_data(args, say)

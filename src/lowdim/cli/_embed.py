@@ -50,13 +50,13 @@ def run(args, say):
     if not args.output and not args.plot and not args.save_model:
         raise UsageError("nothing to write: pass -o OUT (.csv/.tsv/.npy/...), --plot PNG or --save-model PATH.")
     check_outputs(args, args.output, args.plot, args.save_model, tables=[args.output], figures=[args.plot])
-    check_result_h5ad(args, f"X_{args.method}", "embedding", graph=hasattr(estimator, "knn_graph_"))
+    graph = keep_input_graph(args, check_result_h5ad(args, f"X_{args.method}", "embedding"), estimator, say)
     data = load_data(args, say)
     X, labels = data.X, data.labels
     Z, seconds = fit_method(args.method, method, estimator, X, labels, args, columns=(data.kinds, data.names), say=say)
     say(f"{args.method}: embedded {X.shape[0]} x {X.shape[1]} into {Z.shape[1]} dimensions in {seconds:.1f} s")
     axes, points = axis_labels(args.method, estimator), biplot_points(estimator, data)
-    _write(args, Z, labels, say, data.row_ids, axes, points, estimator)
+    _write(args, Z, labels, say, data.row_ids, axes, points, estimator if graph else None)
     if args.save_model:
         save_model(args, data, (args.method, estimator), say=say)
     emit_json(
@@ -76,15 +76,27 @@ def run(args, say):
     return 0
 
 
-def check_result_h5ad(args, key, kind, graph=False):
-    """-o OUT.h5ad from an .h5ad input: the key (and with ``graph``, scanpy's neighbour
-    graph) checked before any work. Returns whether the input holds a neighbour graph."""
+def keep_input_graph(args, input_graph, estimator, say):
+    """Whether the neighbour graph ``estimator`` builds (UMAP, Leiden, Louvain) is written to
+    the output: not where the .h5ad input holds one and ``--overwrite-key`` is not given
+    (the result is the map or the clusters; the input's graph is kept, said)."""
+    if not hasattr(type(estimator), "knn_graph_"):
+        return False
+    if input_graph and not getattr(args, "overwrite_key", False):
+        say(f"{args.input}: its neighbour graph is kept in the output (--overwrite-key writes {args.method}'s)")
+        return False
+    return True
+
+
+def check_result_h5ad(args, key, kind):
+    """-o OUT.h5ad from an .h5ad input: the key checked before any work. Returns whether
+    the input holds a neighbour graph."""
     from ..io import check_h5ad_key
 
     if not (args.output and args.output.lower().endswith(".h5ad")):
         return False
     source = args.input if args.input and args.input.lower().endswith(".h5ad") else None
-    return check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False), graph)
+    return check_h5ad_key(args.output, source, key, kind, getattr(args, "overwrite_key", False))
 
 
 def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, graph=None, extra=()):
@@ -172,9 +184,9 @@ def biplot_points(estimator, data):
     return coordinates[start:], names
 
 
-def _write(args, Z, labels, say, row_ids=None, axes=None, categories=None, estimator=None):
+def _write(args, Z, labels, say, row_ids=None, axes=None, categories=None, graph_of=None):
     if args.output and args.output.lower().endswith(".h5ad"):
-        graph = scanpy_graph(estimator, args)
+        graph = None if graph_of is None else scanpy_graph(graph_of, args)
         write_result_h5ad(args, f"X_{args.method}", Z, "embedding", labels, row_ids, graph=graph)
         say(f"wrote {args.output} (obsm['X_{args.method}']{GRAPH_KEYS if graph else ''})")
     elif args.output:
