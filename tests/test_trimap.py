@@ -116,6 +116,10 @@ def test_given_triplets_neighbours_and_distances_reproduce_the_map(blobs):
     D = np.linalg.norm(X[:, None] - X[None], axis=2)
     from_matrix = TriMap(use_dist_matrix=True, random_state=0).fit(D)
     assert knn_accuracy(from_matrix.embedding_, blobs[1], random_state=0) > 0.95
+    # the matrix's own entries weigh the triplets, as in the trimap package (distances between
+    # its rows, read as vectors, gave other weights): the triplets and weights of the rows
+    np.testing.assert_array_equal(from_matrix.triplets_, model.triplets_)
+    np.testing.assert_allclose(from_matrix.weights_, model.weights_, rtol=1e-5, atol=1e-6)
 
 
 def test_bad_input_names_the_problem(blobs):

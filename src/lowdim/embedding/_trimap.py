@@ -321,13 +321,22 @@ class TriMap(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, BaseEstimator
         seed = int(rng.integers(2**31 - 1 - n))
         knn = knn_triplets(neighbours, self.n_inliers, self.n_outliers, seed)
         parts = [knn]
-        distances = self._gower_index(rows).pair_distances if self.distance == "gower" else None
-        distances = distances or row_distances(rows, DISTANCES[self.distance])
+        distances = self._pair_distances(rows)
         if self.n_random > 0:
             parts.append(random_triplets(n, distances, self.n_random, scales, rng))
         triplets = np.vstack(parts)
         weights = triplet_weights(distances, triplets, scales, knn.shape[0], self.weight_temp)
         return triplets.astype(np.int32), weights.astype(np.float32), knn.shape[0]
+
+    def _pair_distances(self, rows):
+        """``distances(a, b)`` of row pairs: read from the given matrix (as the trimap
+        package does), by Gower's index, or computed from the rows."""
+        if self.use_dist_matrix:
+            D = np.asarray(rows, dtype=np.float64)
+            return lambda a, b: D[a, b]
+        if self.distance == "gower":
+            return self._gower_index(rows).pair_distances
+        return row_distances(rows, DISTANCES[self.distance])
 
     def _gower_index(self, rows):
         """The Gower index of the rows (the search's, or an exact one where the neighbours
