@@ -56,6 +56,12 @@ class ValidatedInputMixin:
         of another estimator's fit (``_part_of``, e.g. ParametricUMAP's graph), that one's."""
         return getattr(self, "_part_of", None) or type(self).__name__
 
+    @property
+    def _uses_gower(self):
+        """Whether the estimator compares rows by Gower's distance (its metric parameter, by
+        any of the names ``METRIC_PARAMETERS``, is 'gower')."""
+        return any(getattr(self, name, None) == "gower" for name in METRIC_PARAMETERS)
+
     def _validate_input(self, X, *, reset, check_fitted=None, validate=check_array, **check_kwargs):
         """Validate ``X`` (``validate``: ``check_array``, or ``convert_array`` for a fit
         that proves the data finite from its own sums; their options as keywords) and
@@ -67,7 +73,7 @@ class ValidatedInputMixin:
             check_is_fitted(self)
         numbers = X
         # Gower's distance skips missing cells pair by pair
-        if any(getattr(self, name, None) == "gower" for name in METRIC_PARAMETERS):
+        if self._uses_gower:
             check_kwargs["allow_nan"] = True
             numbers = self._gower_numbers(X, reset=reset)
         X_checked = validate(numbers, estimator_name=self._shown_name, **check_kwargs)

@@ -277,7 +277,7 @@ class DiffusionMap(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
         if self.metric != "gower":  # Gower's distance scales each column by its own range
             warn_constant_features(column_moments(X)[1], "DiffusionMap", "every sample is the same point", X=X)
         (dist, idx), index = self._neighbours(X, self.n_neighbors - 1)
-        warn_duplicates(dist, self._shown_name)
+        warn_duplicates(dist, self._shown_name, self._uses_gower)
         K, self.scales_ = diffusion_kernel(dist, idx, self.bandwidth)
         weakest = float(K.data.min())  # components joined as weakly as the weakest pair of the graph
         K = join_components(K, X, name="DiffusionMap neighbour graph", index=index, edge_weight=weakest).tocsr()

@@ -194,7 +194,7 @@ class PHATE(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
         m = min(n - 1, self.knn_max if self.knn_max is not None else SEARCH_FACTOR * self.knn)
         params = self._distance_params()
         dist, idx, index = find_neighbors(Z, max(m, self.knn), metric=self.knn_dist, metric_params=params, name="PHATE")
-        warn_duplicates(dist, self._shown_name)
+        warn_duplicates(dist, self._shown_name, self._uses_gower)
         decay = None if self.decay is None else float(self.decay)
         return decay_kernel(index if self.knn_max is None else None, Z, dist, idx, self.knn, decay)
 

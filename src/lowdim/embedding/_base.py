@@ -286,7 +286,7 @@ class NeighborEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
             given = find_neighbors(X64, self._n_neighbors(n), **where)[:2]
         if given is not None:  # the index for transform is built when first needed
             P, nearest = affinities_from_neighbors(*given, perplexity, joint=self._joint, kernel=kernel)
-            warn_duplicates(nearest, self._shown_name)
+            warn_duplicates(nearest, self._shown_name, self._uses_gower)
             return P, None
         P, index, nearest = neighbor_affinities(
             X64,
@@ -300,7 +300,7 @@ class NeighborEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
             keep_index=n <= KEEP_INDEX_UP_TO,
             kernel=kernel,
         )
-        warn_duplicates(nearest, self._shown_name)
+        warn_duplicates(nearest, self._shown_name, self._uses_gower)
         return P, index
 
     def _n_neighbors(self, n):

@@ -303,7 +303,7 @@ class PaCMAP(
         else:
             self._index = self._make_index(n, self.neighbors_algorithm).build(P)
             distances, indices = self._index.query(P, extra, exclude_self=True)
-        warn_duplicates(distances, "PaCMAP")
+        warn_duplicates(distances, "PaCMAP", self._uses_gower)
         self.scales_ = local_scales(distances)
         return near_partners(distances, indices, k, self.scales_, self.scales_)
 

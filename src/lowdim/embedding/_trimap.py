@@ -314,7 +314,7 @@ class TriMap(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, BaseEstimator
 
         n = rows.shape[0]
         dist, idx = self._neighbours(X, rows)
-        warn_duplicates(dist, self._shown_name)
+        warn_duplicates(dist, self._shown_name, self._uses_gower)
         scales = local_scales(dist, skip_copies=True)  # copies would scale a row to 1e-10
         ranked = near_partners(dist, idx, self.n_inliers, scales, scales).astype(np.int64)
         neighbours = np.column_stack([np.arange(n), ranked])

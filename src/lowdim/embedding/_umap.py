@@ -523,7 +523,7 @@ class UMAP(
         from .._kernels.symmetric_graph import SYMMETRIC_PASSES
 
         n = X.shape[0]
-        warn_duplicates(distances, self._shown_name)
+        warn_duplicates(distances, self._shown_name, self._uses_gower)
         distances = self._disconnect(distances)
         passes = 1 + SYMMETRIC_PASSES
         with row_progress("UMAP memberships and union", n * passes, self.verbose, passes) as bar:

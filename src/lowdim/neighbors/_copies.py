@@ -38,7 +38,7 @@ def positive_scales(scales, reference=None):
     return scales
 
 
-def warn_duplicates(distances, name):
+def warn_duplicates(distances, name, gower=False):
     """Warn with the number of samples that have an identical twin (a neighbour at
     distance 0): they get nearly the same coordinates.
 
@@ -48,6 +48,9 @@ def warn_duplicates(distances, name):
         Each point's neighbour distances, or its distance to its nearest neighbour.
     name : str
         The estimator, for the message.
+    gower : bool, default=False
+        The distances are Gower's: a distance of 0 is a row equal on every column both
+        rows hold, which a row with gaps can be to many others, not only a copy.
 
     Examples
     --------
@@ -56,8 +59,16 @@ def warn_duplicates(distances, name):
     distances = np.asarray(distances)
     nearest = distances.min(axis=1) if distances.ndim == 2 else distances
     n_dup = int(np.count_nonzero(nearest <= 0.0))
-    if n_dup:
+    if not n_dup:
+        return
+    if gower:
         warn_user(
-            f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed together.",
+            f"{name}: {n_dup} samples have another row at Gower's distance 0 (equal on every column both hold: a "
+            "copy, or rows whose gaps leave only equal values to compare); they are placed together.",
             UserWarning,
         )
+        return
+    warn_user(
+        f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed together.",
+        UserWarning,
+    )
