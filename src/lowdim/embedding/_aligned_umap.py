@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from .._messages import listed
 from .._params import RANDOM_STATE, InstanceOf, Interval, validate_params
 from .._random import check_random_state
 from .._warnings import warn_user
@@ -481,9 +482,9 @@ def _warn_constant_columns(rows):
     for t, R in enumerate(rows):
         zero = np.flatnonzero(column_moments(R)[1] == 0)
         if 0 < zero.size < R.shape[1]:
-            found.append(f"dataset {t}: columns " + ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else ""))
+            found.append(f"dataset {t}: columns {listed(zero)}")
     if found:
-        shown = "; ".join(found[:3]) + ("; ..." if len(found) > 3 else "")
+        shown = "; ".join(found[:3]) + ("; ..." if len(found) > 3 else "")  # each names its own columns
         warn_user(
             f"AlignedUMAP: {len(found)} of the {len(rows)} datasets have features of zero variance ({shown}); "
             "they carry no information there, consider dropping the columns that are constant in every dataset.",

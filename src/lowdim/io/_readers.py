@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._messages import listed
 from .._warnings import warn_user
 from ..exceptions import DataFileError
 from . import _binary, _csv
@@ -296,7 +297,7 @@ def _empty_columns(holes, names):
     empty = [str(names[j]) for j in np.flatnonzero(holes.all(axis=0))]
     if not empty:
         return ""
-    shown = ", ".join(repr(n) for n in empty[:5]) + (", ..." if len(empty) > 5 else "")
+    shown = listed([repr(n) for n in empty], most=5)
     if len(empty) == 1:
         return f"column {shown} holds no value at all (--exclude {empty[0]} leaves it out)"
     return f"{len(empty)} columns ({shown}) hold no value at all (--exclude {','.join(empty)} leaves them out)"

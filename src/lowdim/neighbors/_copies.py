@@ -61,14 +61,10 @@ def warn_duplicates(distances, name, gower=False):
     n_dup = int(np.count_nonzero(nearest <= 0.0))
     if not n_dup:
         return
-    if gower:
-        warn_user(
-            f"{name}: {n_dup} samples have another row at Gower's distance 0 (equal on every column both hold: a "
-            "copy, or rows whose gaps leave only equal values to compare); they are placed together.",
-            UserWarning,
-        )
-        return
-    warn_user(
-        f"{name}: {n_dup} samples have a duplicate (another row at distance 0); they are placed together.",
-        UserWarning,
+    what = (
+        "another row at Gower's distance 0 (equal on every column both hold: a copy, or rows whose gaps leave only "
+        "equal values to compare)"
+        if gower
+        else "a duplicate (another row at distance 0)"
     )
+    warn_user(f"{name}: {n_dup} samples have {what}; they are placed together.", UserWarning)
