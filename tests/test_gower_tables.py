@@ -172,13 +172,21 @@ def test_a_sweep_over_a_table_builds_its_graph_from_the_fits_codes(name):
         assert a.kinds_ == codes.kinds  # each map codes new tables as the fit did
 
 
-def test_rows_at_gower_distance_0_are_not_called_copies():
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: lowdim.UMAP(n_neighbors=5, n_epochs=10, random_state=0, **kw),
+        lambda **kw: lowdim.Isomap(n_neighbors=5, **kw),
+    ],
+    ids=["umap", "isomap"],
+)
+def test_rows_at_gower_distance_0_are_not_called_copies(make):
     # the penguins gallery said "80 samples have a duplicate": two birds without measurements
     # are at distance 0 from every bird of their island and year, and those are no copies
     table = _table(60)
     table.loc[0, ["size", "day", "grade"]] = np.nan  # only its colour and flag left to compare
     with pytest.warns(UserWarning, match="have another row at Gower's distance 0 \\(equal on every column both hold"):
-        lowdim.UMAP(metric="gower", n_neighbors=5, n_epochs=10, random_state=0).fit(table)
+        make(metric="gower").fit(table)
     copies = np.repeat(np.random.default_rng(0).normal(size=(20, 3)), 2, axis=0)
     with pytest.warns(UserWarning, match="40 samples have a duplicate \\(another row at distance 0\\)"):
-        lowdim.UMAP(n_neighbors=5, n_epochs=10, random_state=0).fit(copies)
+        make().fit(copies)

@@ -9,7 +9,6 @@ from .._mixed_input import GowerTableMixin
 from .._params import CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_precomputed, warn_constant_features
-from .._warnings import warn_user
 from ..linalg import column_moments
 from ..neighbors import (
     ALGORITHMS,
@@ -30,6 +29,7 @@ from ..neighbors import (
     resolve_metric,
     shortest_paths,
     symmetrize,
+    warn_duplicates,
 )
 from ._classical import ClassicalModel, classical_mds, farthest_points
 
@@ -60,12 +60,9 @@ def _neighbor_graph(X, n_neighbors, radius, metric, algorithm, metric_params=Non
         G = radius_neighbors_graph(X, radius, metric=metric, metric_params=metric_params)
     zero = G.data <= 0
     if zero.any():
-        rows = np.repeat(np.arange(G.shape[0]), np.diff(G.indptr))
-        n_dup = np.unique(rows[zero]).size
-        warn_user(
-            f"Isomap: {n_dup} samples have a duplicate (another row at distance 0); they get the same coordinates.",
-            UserWarning,
-        )
+        nearest = np.full(G.shape[0], np.inf)
+        np.minimum.at(nearest, np.repeat(np.arange(G.shape[0]), np.diff(G.indptr)), G.data)
+        warn_duplicates(nearest, "Isomap", gower=metric == "gower")
         G.data[zero] = np.finfo(np.float64).tiny
     join_by = index if metric != "euclidean" or sp.issparse(X) else None
     return join_components(symmetrize(G), X, name="Isomap neighbour graph", index=join_by)
