@@ -51,8 +51,13 @@ VARIANTS = {
     "OPTICS": [{"cluster_method": "dbscan"}, GOWER],
     "AgglomerativeClustering": [{"compute_distances": True}, {**GOWER, "linkage": "average"}],
     # the decoder's widths and weights; the principal directions the encoder reads scores on
+    # with Gower's distance, the networks read the rows' Gower coding (wider than the features)
     **{
-        name: [{"parametric_reconstruction": True}, {"input_components": 2, "parametric_reconstruction": True}]
+        name: [
+            {"parametric_reconstruction": True},
+            {"input_components": 2, "parametric_reconstruction": True},
+            {**GOWER, "input_components": 2, "parametric_reconstruction": True, "complete": True},
+        ]
         for name in ("ParametricUMAP", "ParametricTSNE")
     },
     # two classes: one decision function (coef_ and intercept_ of one row), as scikit-learn's
@@ -66,7 +71,7 @@ VARIANTS = {
 }
 
 
-def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=False, **options):
+def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=False, complete=False, **options):
     cls = getattr(lowdim, name)
     required = required_args(name, sizes["features"])
     params = cls(**required).get_params()
@@ -89,7 +94,8 @@ def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=F
         X[:, 0] = np.arange(sizes["samples"]) % 3
         chosen["categorical"] = [0]
     if gower:
-        X[::2, 1] = np.nan  # every other row: medoids and reference rows hold gaps too
+        if not complete:  # complete: for a method that refuses gaps (a network reads every value)
+            X[::2, 1] = np.nan  # every other row: medoids and reference rows hold gaps too
         key = next(k for k in ("metric_kwds", "metric_params") if k in params)
         metric = {"PaCMAP": "distance", "TriMap": "distance", "PHATE": "knn_dist"}.get(name, "metric")
         options = {**options, metric: "gower", key: {"categorical": [0]}}
@@ -133,8 +139,12 @@ def derive(name):
     for options in VARIANTS.get(name, []):
         found = _specs(*(_one_fit(name, sizes, **options) for sizes in SIZES))
         always &= set(found)  # what every variant holds (a landmark MDS has no n x n matrix)
-        if options.get("gower"):  # the same layouts; what differs is marked as gaps below
+        if options.get("gower"):  # the same arrays, marked as gaps below; an axis the coding widens is untied
             attributes.update({attr: spec for attr, spec in found.items() if attr not in attributes})
+            for attr, spec in found.items():
+                if attributes[attr].get("axes") and attributes[attr]["ndim"] == spec["ndim"]:
+                    axes = zip(attributes[attr]["axes"], spec["axes"])
+                    attributes[attr] = {**attributes[attr], "axes": tuple(a if a == b else None for a, b in axes)}
         else:  # a parameter that changes layouts (covariance_type): admit each variant's
             attributes.update({attr: _either(attributes.get(attr), spec) for attr, spec in found.items()})
         if options.get("gower"):  # finite by default, NaN where Gower's distance kept a gap

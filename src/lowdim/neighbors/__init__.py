@@ -24,7 +24,7 @@ from ._given import (
     search_algorithm,
     sparse_distance_neighbors,
 )
-from ._gower import GowerIndex, gower_columns
+from ._gower import GowerEncoding, GowerIndex, gower_columns, gower_encoding
 from ._graphs import kneighbors_graph, radius_neighbors_graph, symmetrize
 from ._join import join_components, warn_components
 from ._neighbor_graph import NeighborGraph, StoredDistances, knn_csr, precomputed_connectivity, stored_smallest
@@ -42,6 +42,7 @@ __all__ = [
     "APPROXIMATE_FROM",
     "INDEX_METRICS",
     "ExactIndex",
+    "GowerEncoding",
     "GowerIndex",
     "HNSWIndex",
     "KNNIndex",
@@ -61,6 +62,7 @@ __all__ = [
     "check_n_neighbors",
     "dask_self_neighbors",
     "gower_columns",
+    "gower_encoding",
     "join_components",
     "warn_components",
     "kneighbors_graph",

@@ -129,6 +129,81 @@ class GowerEncoding:
                 book /= np.linalg.norm(book, axis=1, keepdims=True)
             self.codebooks[int(j)] = book * weights[j] / np.sqrt(2.0)
 
+    @classmethod
+    def from_state(cls, levels, offset, multiplier, codebook):
+        """The encoding whose ``state()`` these are (a model's), refused with the reason
+        when the arrays do not fit together.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0, 1.0], [2.0, 0.0]])
+        >>> E = GowerEncoding(X, np.array([False, True]), np.array([0.5, 0.0]), np.ones(2))
+        >>> bool(np.array_equal(GowerEncoding.from_state(*E.state()).encode(X), E.encode(X)))
+        True
+        """
+        levels = np.asarray(levels)
+        numbers = [np.asarray(a, dtype=np.float64) for a in (offset, multiplier, codebook)]
+        if levels.ndim != 1 or levels.dtype.kind not in "iu" or levels.size == 0 or levels.min() < 0:
+            raise ValueError(f"the Gower coding's levels must be non-negative integers, one per column; got {levels!r}")
+        sizes = [int(n) * min(int(n), ONE_HOT_UP_TO) for n in levels]
+        if numbers[0].shape != levels.shape or numbers[1].shape != levels.shape or numbers[2].shape != (sum(sizes),):
+            raise ValueError(
+                f"the Gower coding's arrays do not fit its {levels.size} columns: offsets {numbers[0].shape}, "
+                f"multipliers {numbers[1].shape}, category vectors {numbers[2].shape} (expected ({sum(sizes)},))"
+            )
+        if not all(np.isfinite(a).all() for a in numbers):
+            raise ValueError("the Gower coding's arrays must be finite")
+        self = cls.__new__(cls)
+        self.categorical, self.fill, self.scale = levels > 0, numbers[0], numbers[1]
+        self.weights = np.ones(levels.size)  # folded into the multipliers and the vectors
+        ends = np.cumsum(sizes)
+        self.codebooks = {
+            int(j): numbers[2][ends[j] - sizes[j] : ends[j]].reshape(int(levels[j]), -1) for j in np.flatnonzero(levels)
+        }
+        return self
+
+    def state(self):
+        """``(levels, offset, multiplier, codebook)``: each column's levels (0 for a
+        number), the numbers' offsets (the column means, which gaps take) and multipliers
+        (weight over range), and every category's vectors in one array; ``from_state``
+        makes the encoding again from them (what a model file keeps)."""
+        levels = np.array([self.codebooks[j].shape[0] if c else 0 for j, c in enumerate(self.categorical)])
+        books = [self.codebooks[j].ravel() for j in np.flatnonzero(self.categorical)]
+        multiplier = np.where(self.categorical, 0.0, self.scale * self.weights)
+        return levels, self.fill.copy(), multiplier, np.concatenate([np.zeros(0), *books])
+
+    @property
+    def width(self):
+        """How many numbers a row's vector holds."""
+        return sum(self.codebooks[j].shape[1] if c else 1 for j, c in enumerate(self.categorical))
+
+    def decode(self, E):
+        """The coded rows nearest to the vectors ``E``: numbers back through their
+        multiplier (a column that adds nothing: its mean), categories as the level whose
+        vector is nearest.
+
+        Examples
+        --------
+        >>> X = np.array([[0.0, 1.0], [2.0, 0.0]])
+        >>> E = GowerEncoding(X, np.array([False, True]), np.array([0.5, 0.0]), np.ones(2))
+        >>> E.decode(E.encode(X)).tolist()
+        [[0.0, 1.0], [2.0, 0.0]]
+        """
+        E = np.asarray(E, dtype=np.float64)
+        out, at = np.empty((E.shape[0], self.categorical.size)), 0
+        for j, categorical in enumerate(self.categorical):
+            if not categorical:
+                m = self.scale[j] * self.weights[j]
+                out[:, j] = self.fill[j] + (E[:, at] / m if m else 0.0)
+                at += 1
+                continue
+            book = self.codebooks[j]
+            block = E[:, at : at + book.shape[1]]
+            squared = np.sum(book**2, axis=1)[None, :] - 2.0 * block @ book.T
+            out[:, j] = np.argmin(squared, axis=1)
+            at += book.shape[1]
+        return out
+
     def encode(self, X):
         """float32 vectors of the rows of ``X`` (a category the codebook lacks, or a gap,
         becomes the zero vector: half a difference from every category)."""
@@ -146,6 +221,33 @@ class GowerEncoding:
             block[known] = book[codes[known]]
             parts.append(block)
         return np.ascontiguousarray(np.hstack(parts), dtype=np.float32)
+
+
+def gower_encoding(X, metric_params):
+    """The ``GowerEncoding`` of the coded rows ``X`` (NaN for gaps) under
+    ``metric_params`` (its columns and weights: ``gower_columns``; its ranges: the rows'
+    own, or the given 'ranges'): a numeric space whose Euclidean distances follow Gower's,
+    for what reads vectors (the approximate search, a PCA start, a network's input).
+
+    Parameters
+    ----------
+    X : ndarray (n, d)
+    metric_params : dict or None
+        'categorical', 'ordinal', 'weights', 'ranges' (see ``gower_columns``).
+
+    Returns
+    -------
+    GowerEncoding
+
+    Examples
+    --------
+    >>> X = np.array([[0.0, 1.0], [2.0, 0.0], [1.0, 2.0]])
+    >>> gower_encoding(X, {"categorical": [1]}).encode(X).shape  # a number, 3 categories
+    (3, 4)
+    """
+    categorical, weights = gower_columns(metric_params, X.shape[1])
+    scale = column_ranges(X, categorical, check_metric_params("gower", metric_params).get("ranges"))
+    return GowerEncoding(X, categorical, scale, weights)
 
 
 class GowerIndex(PairwiseIndex):
@@ -197,10 +299,13 @@ class GowerIndex(PairwiseIndex):
         """Index the rows of ``X`` (NaN marks a missing cell); the numeric ranges come from them."""
         X = check_array(X, estimator_name="GowerIndex", allow_nan=True)
         self._data = np.array(X, dtype=np.float64)
-        self._categorical, self._weights = gower_columns(self.metric_params, X.shape[1])
-        self._scale = column_ranges(self._data, self._categorical, self.metric_params.get("ranges"))
+        self._encoding = gower_encoding(self._data, self.metric_params)
+        self._categorical, self._weights, self._scale = (
+            self._encoding.categorical,
+            self._encoding.weights,
+            self._encoding.scale,
+        )
         self._check_comparable(self._data)
-        self._encoding = GowerEncoding(self._data, self._categorical, self._scale, self._weights)
         if self.approximate:
             self._search = HNSWIndex("euclidean").build(self._encoding.encode(self._data))
 

@@ -49,6 +49,32 @@ class NetworkModel:
             )
         return [int(w) for w in widths]
 
+    def _fit_coding(self, X):
+        """With Gower's distance, set ``gower_levels_``, ``gower_offset_``,
+        ``gower_scale_`` and ``gower_codebook_`` (``GowerEncoding.state``) and return the
+        rows' Gower encoding, which the networks then read: numbers over their range and
+        categories as vectors 1 apart, as the graph compares them. Read as they are,
+        category codes would be numbers in an order they do not have, and a column in
+        dollars would take all the scale (a map of a mixed table lost its groups). Other
+        metrics: None, and ``X`` as it is."""
+        self.gower_levels_ = self.gower_offset_ = self.gower_scale_ = self.gower_codebook_ = None
+        if getattr(self, "metric", None) != "gower":
+            return X
+        from ..neighbors import gower_encoding
+
+        params = self.metric_kwds if hasattr(self, "metric_kwds") else self.metric_params
+        encoding = gower_encoding(np.asarray(X, dtype=np.float64), params)
+        self.gower_levels_, self.gower_offset_, self.gower_scale_, self.gower_codebook_ = encoding.state()
+        return encoding.encode(X)
+
+    def _coding(self):
+        """The fit's ``GowerEncoding`` (None without Gower's distance)."""
+        if getattr(self, "gower_levels_", None) is None:
+            return None
+        from ..neighbors import GowerEncoding
+
+        return GowerEncoding.from_state(self.gower_levels_, self.gower_offset_, self.gower_scale_, self.gower_codebook_)
+
     def _fit_scaling(self, X, consequence):
         """Set ``mean_`` and ``scale_`` from ``X`` in one pass (no n x d temporary),
         warning about constant features with ``consequence``."""
@@ -75,15 +101,25 @@ class NetworkModel:
         spread = float(np.sqrt(np.mean(pca.explained_variance_) * (X.shape[0] - 1) / X.shape[0]))
         self.scale_ = spread if spread > 0 else 1.0
 
+    def _coded_width(self):
+        """How many numbers a row is before any projection: its features, or the width
+        of their Gower encoding."""
+        coding = self._coding()
+        return self.n_features_in_ if coding is None else coding.width
+
     def _input_width(self):
-        """How many numbers a row gives the networks: its features, or its scores on
-        ``projection_``."""
+        """How many numbers a row gives the networks: its features (or their Gower
+        encoding), or its scores on ``projection_``."""
         projection = getattr(self, "projection_", None)  # models saved before projections had none
-        return self.n_features_in_ if projection is None else int(np.shape(projection)[1])
+        return self._coded_width() if projection is None else int(np.shape(projection)[1])
 
     def _scaled(self, X):
         """What the networks read: ``(X - mean_) / scale_``, or the rows' scores on
-        ``projection_`` over ``scale_`` (float32 in training)."""
+        ``projection_`` over ``scale_`` (float32 in training); with Gower's distance, of
+        the rows' Gower encoding."""
+        coding = self._coding()
+        if coding is not None:
+            X = coding.encode(X)
         projection = getattr(self, "projection_", None)
         if projection is None:
             return (X - self.mean_) / self.scale_
@@ -145,7 +181,11 @@ class NetworkModel:
         projection = getattr(self, "projection_", None)
         if projection is not None:
             out = out @ projection.T
-        return (out + self.mean_).astype(Z.dtype, copy=False)
+        out += self.mean_
+        coding = self._coding()
+        if coding is not None:  # the coded rows nearest to the decoder's vectors
+            out = coding.decode(out)
+        return out.astype(Z.dtype, copy=False)
 
     def _check_network(self, name, widths, expected):
         """A loaded network: its widths are ``expected`` and its weights as many as
@@ -162,6 +202,20 @@ class NetworkModel:
                 f"{name}_weights_ holds {np.size(weights)} numbers; widths {list(expected)} need "
                 f"{n_weights(list(expected))}"
             )
+
+    def _check_coded_rows(self):
+        """A loaded model's ``mean_`` (and ``projection_``'s rows) hold one number per
+        number of a row: a feature, or with Gower's distance a number of the features'
+        coding (``GowerEncoding.from_state`` refuses a coding whose arrays disagree)."""
+        width = self._coded_width()
+        projection = getattr(self, "projection_", None)
+        rows = {"mean_": np.shape(self.mean_)[0]}
+        if projection is not None:
+            rows["projection_"] = np.shape(projection)[0]
+        wrong = {name: n for name, n in rows.items() if n != width}
+        if wrong:
+            found = ", ".join(f"{name} {n}" for name, n in wrong.items())
+            raise ValueError(f"a row gives the networks {width} numbers before any projection, but {found}")
 
     def _check_scaling(self):
         if not (np.isfinite(self.scale_) and self.scale_ > 0):

@@ -120,8 +120,9 @@ class ParametricMap(NetworkModel, ComponentTransformer):
         check_sample_count(X.shape[0], name, self.n_components)
         rng = check_random_state(self.random_state)
         edges = self._fit_graph(X, rng)
-        self._fit_scaling(X, "it moves no point and only slows training")
-        self._fit_projection(X, self.input_components, rng)
+        coded = self._fit_coding(X)
+        self._fit_scaling(coded, "it moves no point and only slows training")
+        self._fit_projection(coded, self.input_components, rng)
         self.encoder_widths_ = np.array([self._input_width(), *hidden, self.n_components])
         self.decoder_widths_ = self.encoder_widths_[::-1].copy() if self.parametric_reconstruction else None
         start = initial_weights(self.encoder_widths_, rng)
@@ -173,6 +174,7 @@ class ParametricMap(NetworkModel, ComponentTransformer):
     def _check_loaded(self):
         """A loaded model's encoder (and decoder) run between the features and the
         codes, with as many weights as their widths hold, and a positive scale."""
+        self._check_coded_rows()
         expected = [self._input_width(), *self._check_widths(), self.n_components_]
         self._check_network("encoder", self.encoder_widths_, expected)
         if self.decoder_widths_ is not None:

@@ -134,9 +134,16 @@ class ParametricTSNE(ParametricMap):
         The perplexity used (lowered on small data, as ``TSNE``'s).
     mean_, scale_, encoder_widths_, encoder_weights_, decoder_widths_, decoder_weights_
         As ``AutoEncoder``'s (the decoder's are None without ``parametric_reconstruction``).
-    projection_ : ndarray of shape (n_features, input_components) or None
+    projection_ : ndarray of shape (n_coded, input_components) or None
         The principal directions on which the encoder reads the rows' scores (None: it
         reads the features); the decoder's output is mapped back through them.
+    gower_levels_, gower_offset_, gower_scale_, gower_codebook_ : ndarray or None
+        With ``metric='gower'``, the rows' Gower coding the networks read instead of the
+        codes (``lowdim.neighbors.GowerEncoding``: numbers over their range, each
+        category as a vector 1 from the others, as the graph compares them; ``n_coded``
+        numbers a row): each column's levels (0 for numbers), the numbers' offsets and
+        multipliers, the categories' vectors. ``inverse_transform`` gives codes back
+        (a category's nearest level). None for other metrics.
     n_components_, n_iter_ : int
         Code size and epochs run.
     loss_curve_ : ndarray
