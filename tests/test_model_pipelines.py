@@ -137,6 +137,26 @@ def test_transform_applies_the_training_scaling_to_the_training_rows(wine, tmp_p
     np.testing.assert_allclose(second, first, atol=1e-9 * np.abs(first).max())
 
 
+@pytest.mark.parametrize("options", [["-m", "kernel-pca"], ["--standardize", "-m", "kernel-pca"], ["-m", "ltsa"]])
+def test_transform_names_its_columns_as_embed_did(wine, tmp_path, options):
+    """A new table's rows can be stacked under the training rows' embedding: transform
+    named them kernelpca1 (a model saved alone), kernel_pca1 (after scaling) and
+    locallylinearembedding1 where embed wrote kernel-pca1 and ltsa1."""
+    model, embedded, again = tmp_path / "m.lowdim", tmp_path / "emb.csv", tmp_path / "again.csv"
+    _run("embed", wine / "wine.csv", "--label-column", "cultivar", *options, "-o", embedded, "--save-model", model)
+    _run("transform", model, wine / "wine.csv", "-o", again)
+    method = options[-1]
+    assert (
+        pd.read_csv(again).columns.tolist()
+        == pd.read_csv(embedded).columns.tolist()
+        == [
+            f"{method}1",
+            f"{method}2",
+            "cultivar",
+        ]
+    )
+
+
 def test_transform_carries_the_training_label_column_when_the_new_table_has_it(wine, tmp_path, capsys):
     """The model remembers --label-column: a new table with that column keeps it in
     the output, under its name and row for row; one without it is embedded unlabelled,

@@ -312,6 +312,28 @@ def canonical_name(name, table=None):
     return found[0] if len(found) == 1 else name
 
 
+def method_name(model, table=None):
+    """The registered name of the method ``model`` is: among the names of its class, the
+    one whose fixed parameters it has most of, counting those it overrides against
+    (``LocallyLinearEmbedding(method='ltsa', n_neighbors=12)`` is 'ltsa', not 'lle');
+    None when its class has no name.
+
+    Examples
+    --------
+    >>> from lowdim import KernelPCA, LocallyLinearEmbedding
+    >>> method_name(KernelPCA(kernel="poly")), method_name(LocallyLinearEmbedding(method="ltsa", n_neighbors=12))
+    ('kernel-pca', 'ltsa')
+    """
+    table = {**EMBEDDINGS, **CLUSTERINGS} if table is None else table
+    params = model.get_params(deep=False)
+
+    def agreement(name):
+        return sum(1 if params.get(key) == value else -1 for key, value in table[name].fixed.items())
+
+    found = [name for name, method in table.items() if method.path == type(model).__name__]
+    return max(found, key=agreement, default=None)
+
+
 def make_estimator(name, *, n_components=None, params=None, seed=None, table=None):
     """An unfitted estimator for a registered method name.
 

@@ -80,9 +80,16 @@ def model_name(model):
 
 
 def _output_prefix(model):
-    """Columns named as ``embed`` names them: the method's step name (pca1, umap1, ...)."""
+    """Columns named as ``embed`` names them, by the method's registered name (pca1,
+    kernel-pca1, ltsa1, ...): a pipeline's last step is saved under it (with '_' for
+    '-'), a model saved alone is found by its class and fixed parameters; a model no name
+    registers, by its step name or class."""
+    from ..methods import canonical_name, method_name
+
     steps = getattr(model, "steps", None)
-    return steps[-1][0] if steps else type(model).__name__.lower()
+    if steps:
+        return canonical_name(steps[-1][0])
+    return method_name(model) or type(model).__name__.lower()
 
 
 def run(args, say):
