@@ -157,6 +157,21 @@ def test_transform_names_its_columns_as_embed_did(wine, tmp_path, options):
     )
 
 
+def test_transform_labels_new_rows_by_hdbscans_tree_and_refuses_clusterings_without_a_rule(wine, tmp_path, capsys):
+    """HDBSCAN's model places new rows in its tree (approximate_predict, after the
+    scaling it carries); it was refused as a model that 'cannot be applied to new data'.
+    A training row passed again keeps its label but at a cluster's fringe."""
+    model, labelled, again = tmp_path / "m.lowdim", tmp_path / "fit.csv", tmp_path / "again.csv"
+    fit = ["cluster", wine / "wine.csv", "--label-column", "cultivar", "--standardize"]
+    _run(*fit, "-m", "hdbscan", "-o", labelled, "--save-model", model)
+    _run("transform", model, wine / "shuffled.csv", "-o", again)
+    first, second = pd.read_csv(labelled)["cluster"], pd.read_csv(again)["cluster"]
+    assert second.dtype.kind == "i" and np.mean(first == second) >= 0.9 and second.nunique() >= 2
+    _run(*fit, "-m", "optics", "--save-model", model, "--overwrite")
+    assert main(["transform", str(model), str(wine / "wine.csv"), "-o", str(tmp_path / "o.csv"), "--quiet"]) == 2
+    assert "the OPTICS after StandardScaler model has no rule for new rows" in capsys.readouterr().err
+
+
 def test_transform_carries_the_training_label_column_when_the_new_table_has_it(wine, tmp_path, capsys):
     """The model remembers --label-column: a new table with that column keeps it in
     the output, under its name and row for row; one without it is embedded unlabelled,

@@ -92,10 +92,32 @@ def _output_prefix(model):
     return method_name(model) or type(model).__name__.lower()
 
 
+def _apply(model, X, path, name):
+    """``(output, 'transform' or 'predict', its column names)`` of the model on ``X``: a
+    clustering's labels (HDBSCAN's by ``approximate_predict``, as the hdbscan package
+    places new points), a map's coordinates; a clustering with no rule for new rows is
+    refused with the ones that have one."""
+    from sklearn.base import is_clusterer
+
+    method = model.steps[-1][1] if hasattr(model, "steps") else model
+    if getattr(method, "training_points_", None) is not None:  # HDBSCAN fitted with prediction_data
+        rows = model[:-1].transform(X) if hasattr(model, "steps") else X
+        return method.approximate_predict(rows)[0][:, None], "predict", ["cluster"]
+    if hasattr(model, "predict") and (is_clusterer(model) or not hasattr(model, "transform")):
+        return model.predict(X)[:, None], "predict", ["cluster"]
+    if hasattr(model, "transform"):
+        out = model.transform(X)
+        return out, "transform", [f"{_output_prefix(model)}{i + 1}" for i in range(out.shape[1])]
+    if is_clusterer(method):
+        raise UsageError(
+            f"{path}: the {name} model has no rule for new rows (it labels the rows it was fitted on only); "
+            "cluster the new rows with lowdim cluster, or fit kmeans, gmm or hdbscan, whose models label new rows."
+        )
+    raise UsageError(f"{path}: the {name} model cannot be applied to new data.")
+
+
 def run(args, say):
     import os
-
-    from sklearn.base import is_clusterer
 
     from ..io import load, saved_columns, write_table
 
@@ -121,13 +143,7 @@ def run(args, say):
         _say_unseen(args.input, levels or {}, categories, say)
     X = select_columns(raw, names, columns, args.model)
     name = model_name(model)
-    if hasattr(model, "predict") and (is_clusterer(model) or not hasattr(model, "transform")):
-        out, kind = model.predict(X)[:, None], "predict"
-    elif hasattr(model, "transform"):
-        out, kind = model.transform(X), "transform"
-    else:
-        raise UsageError(f"{args.model}: a {name} model cannot be applied to new data.")
-    columns = [f"{_output_prefix(model)}{i + 1}" for i in range(out.shape[1])] if kind == "transform" else ["cluster"]
+    out, kind, columns = _apply(model, X, args.model, name)
     write_table(
         args.output,
         out,
