@@ -322,6 +322,29 @@ def test_transform_of_an_h5ad_without_the_obsm_its_model_read_names_the_option(t
     assert main(["transform", str(model), str(source), "--obsm", "X_pca", "-o", str(out)]) == 0
 
 
+def test_transform_to_h5ad_writes_into_a_copy_of_the_input_as_embed_and_cluster_do(tmp_path, capsys):
+    # it wrote a new AnnData of the result alone: the cells' genes, obs, layers and uns were lost
+    from lowdim.cli.main import main
+
+    source, model, clusters = _h5ad(tmp_path), tmp_path / "m.lowdim", tmp_path / "c.lowdim"
+    before = source.read_bytes()
+    assert main(["embed", str(source), "--obsm", "X_pca", "-m", "kernel-pca", "--save-model", str(model)]) == 0
+    assert (
+        main(["cluster", str(source), "--obsm", "X_pca", "-m", "kmeans", "-k", "3", "--save-model", str(clusters)]) == 0
+    )
+    out, both = tmp_path / "out.h5ad", tmp_path / "both.h5ad"
+    assert main(["transform", str(model), str(source), "--obsm", "X_pca", "-o", str(out)]) == 0
+    assert main(["transform", str(clusters), str(out), "--obsm", "X_pca", "-o", str(both)]) == 0
+    result, original = anndata.read_h5ad(both), anndata.read_h5ad(source)
+    assert result.shape == original.shape and result.uns["note"] == "kept" and "counts" in result.layers
+    assert result.obs["kind"].tolist() == original.obs["kind"].tolist()
+    assert result.obsm["X_kernel-pca"].shape == (150, 2) and result.obs["kmeans"].nunique() == 3
+    assert source.read_bytes() == before
+    capsys.readouterr()
+    assert main(["transform", str(model), str(both), "--obsm", "X_pca", "-o", str(tmp_path / "again.h5ad")]) == 2
+    assert "already holds obsm['X_kernel-pca']; pass --overwrite-key" in capsys.readouterr().err
+
+
 def test_a_table_written_as_h5ad_is_a_new_anndata_of_its_rows(tmp_path):
     from lowdim.cli.main import main
 

@@ -116,6 +116,22 @@ def _apply(model, X, path, name):
     raise UsageError(f"{path}: the {name} model cannot be applied to new data.")
 
 
+def _write_h5ad(args, model, out, kind, labels, row_ids):
+    """-o OUT.h5ad as ``embed`` and ``cluster`` write it: the map in ``obsm['X_<method>']``
+    or the clusters in ``obs['<method>']``, in a copy of an .h5ad input (its content kept;
+    a key it holds refused unless ``--overwrite-key``) or in a new AnnData of the rows."""
+    import os
+
+    from ._embed import check_result_h5ad, write_result_h5ad
+
+    method = _output_prefix(model)
+    key, what = (f"X_{method}", "embedding") if kind == "transform" else (method, "clusters")
+    check_result_h5ad(args, key, what)
+    values = out if kind == "transform" else out[:, 0]
+    params = {"method": method, "model": os.path.basename(args.model)}
+    write_result_h5ad(args, key, values, what, labels, row_ids, params=params)
+
+
 def run(args, say):
     import os
 
@@ -144,15 +160,18 @@ def run(args, say):
     X = select_columns(raw, names, columns, args.model)
     name = model_name(model)
     out, kind, columns = _apply(model, X, args.model, name)
-    write_table(
-        args.output,
-        out,
-        columns,
-        labels=labels,
-        label_name=label_name(reading),
-        row_ids=row_ids,
-        overwrite=args.overwrite,
-    )
+    if args.output.lower().endswith(".h5ad"):
+        _write_h5ad(reading, model, out, kind, labels, row_ids)
+    else:
+        write_table(
+            args.output,
+            out,
+            columns,
+            labels=labels,
+            label_name=label_name(reading),
+            row_ids=row_ids,
+            overwrite=args.overwrite,
+        )
     say(f"{name}: {kind} of {X.shape[0]} rows -> {args.output}")
     emit_json(
         args,
