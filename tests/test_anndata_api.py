@@ -39,6 +39,35 @@ def test_pca_writes_scanpys_keys_and_equals_the_estimator(cells):
     np.testing.assert_allclose(np.abs(adata.obsm["X_pca"]), np.abs(direct.transform(adata.X)), atol=1e-8)
 
 
+def test_pca_reads_the_highly_variable_genes_as_scanpys_does(cells, tmp_path):
+    # after sc.pp.highly_variable_genes, scanpy's pca reads those genes only; lowdim's read
+    # every gene, so the drop-in gave other components without a word
+    import scanpy as sc
+
+    adata, _ = cells
+    adata.var["highly_variable"] = np.arange(120) % 3 == 0
+    ours, theirs = adata.copy(), adata.copy()
+    la.pca(ours, n_comps=10)
+    sc.pp.pca(theirs, n_comps=10)
+    genes = adata.var["highly_variable"].to_numpy()
+    direct = lowdim.PCA(10, random_state=0).fit(adata.X[:, genes])
+    np.testing.assert_allclose(np.abs(ours.obsm["X_pca"]), np.abs(direct.transform(adata.X[:, genes])), atol=1e-8)
+    assert np.all(ours.varm["PCs"][~genes] == 0) and np.all(np.any(ours.varm["PCs"][genes] != 0, axis=1))
+    assert ours.uns["pca"]["params"]["mask_var"] == theirs.uns["pca"]["params"]["mask_var"] == "highly_variable"
+    scale = np.abs(theirs.obsm["X_pca"]).max()  # scanpy's float32 scores: agreement to float32's digits
+    np.testing.assert_allclose(np.abs(ours.obsm["X_pca"]), np.abs(theirs.obsm["X_pca"]), atol=1e-4 * scale)
+    adata.write_h5ad(tmp_path / "cells.h5ad")  # a file read backed: the same genes, streamed
+    backed = anndata.read_h5ad(tmp_path / "cells.h5ad", backed="r")
+    la.pca(backed, n_comps=10)
+    np.testing.assert_allclose(np.abs(backed.obsm["X_pca"]), np.abs(ours.obsm["X_pca"]), atol=1e-8 * scale)
+    la.pca(ours, n_comps=10, mask_var=None)
+    assert ours.uns["pca"]["params"]["mask_var"] is None and np.all(np.any(ours.varm["PCs"] != 0, axis=1))
+    with pytest.raises(KeyError, match="mask_var='hvg': adata.var has no such column .*highly_variable"):
+        la.pca(adata, n_comps=5, mask_var="hvg")
+    with pytest.raises(ValueError, match="mask_var must mark each of the 120 genes True or False"):
+        la.pca(adata, n_comps=5, mask_var=genes[:10])
+
+
 @pytest.mark.parametrize("dense", [False, True])
 def test_pca_streams_a_backed_file_in_chunks_and_later_steps_say_what_they_need(cells, tmp_path, monkeypatch, dense):
     adata, kind = cells

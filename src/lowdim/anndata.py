@@ -8,6 +8,7 @@ extra); scanpy itself is not needed."""
 import numpy as np
 import scipy.sparse as sp
 
+from ._messages import listed, shown
 from ._validation import is_anndata
 from ._warnings import warn_user
 
@@ -69,7 +70,36 @@ def _representation(adata, use_rep, n_pcs):
     return (rep[:, :n_pcs] if n_pcs is not None else rep), use_rep
 
 
-def pca(adata, n_comps=50, *, layer=None, random_state=0, key_added=None, copy=False):
+def _gene_mask(adata, mask_var):
+    """``(the genes PCA reads as a boolean array or None for all, the mask's name as
+    scanpy records it)``: 'auto' is scanpy's default (its ``highly_variable`` column
+    when ``adata.var`` has one), a name is a boolean column of ``adata.var``, an array
+    a boolean per gene."""
+    if isinstance(mask_var, str) and mask_var == "auto":
+        mask_var = "highly_variable" if "highly_variable" in adata.var.columns else None
+    if mask_var is None:
+        return None, None
+    if isinstance(mask_var, str):
+        if mask_var not in adata.var.columns:
+            raise KeyError(
+                f"mask_var={mask_var!r}: adata.var has no such column (it has {listed(list(adata.var.columns), 8)}); "
+                "pass a boolean column of adata.var, a boolean array of one value per gene, or None for every gene."
+            )
+        mask, name = np.asarray(adata.var[mask_var]), mask_var
+    else:
+        mask, name = np.asarray(mask_var), None
+    if mask.dtype != bool or mask.shape != (adata.n_vars,):
+        raise ValueError(
+            f"mask_var must mark each of the {adata.n_vars} genes True or False; got {mask.dtype} values of shape "
+            f"{mask.shape}."
+        )
+    if not mask.any():
+        what = f"mask_var={shown(name)}" if name else "the mask_var array"
+        raise ValueError(f"{what} selects no gene; select more genes than n_comps, or pass None for every gene.")
+    return mask, name
+
+
+def pca(adata, n_comps=50, *, mask_var="auto", layer=None, random_state=0, key_added=None, copy=False):
     """Principal components of ``adata.X`` (or a layer), as ``scanpy.pp.pca`` stores them.
 
     Parameters
@@ -77,6 +107,11 @@ def pca(adata, n_comps=50, *, layer=None, random_state=0, key_added=None, copy=F
     adata : AnnData
     n_comps : int, default=50
         At most min(cells, genes) - 1.
+    mask_var : 'auto', str, array of bool or None, default='auto'
+        The genes the components are computed from, as scanpy's: 'auto' takes the
+        ``highly_variable`` column of ``adata.var`` when there is one (after
+        ``scanpy.pp.highly_variable_genes``), else every gene; a name, another boolean
+        column; None, every gene. ``varm['PCs']`` is 0 for the genes left out.
     layer : str, optional
         Sparse counts stay sparse: centred implicitly (scanpy's ``zero_center=True``).
         An ``adata`` read with ``backed='r'`` is streamed from its file in chunks of
@@ -106,20 +141,26 @@ def pca(adata, n_comps=50, *, layer=None, random_state=0, key_added=None, copy=F
     from .decomposition import PCA
 
     target = _target(adata, copy)
+    mask, mask_name = _gene_mask(target, mask_var)
+    genes = slice(None) if mask is None else np.flatnonzero(mask)
     if _backed(target, layer):  # exact moments streamed from the file, one pass to fit, one to place
-        model = PCA(n_comps, random_state=random_state).fit(_row_chunks(target))
-        scores, dtype = np.vstack([model.transform(chunk) for chunk in _row_chunks(target)]), target.X.dtype
+        model = PCA(n_comps, random_state=random_state).fit(chunk[:, genes] for chunk in _row_chunks(target))
+        scores = np.vstack([model.transform(chunk[:, genes]) for chunk in _row_chunks(target)])
+        dtype = target.X.dtype
     else:
-        X = _matrix(target, layer)
+        X = _matrix(target, layer)[:, genes]
         model = PCA(n_comps, random_state=random_state).fit(X)
         scores, dtype = model.transform(X), X.dtype
     names = ("X_pca", "PCs", "pca") if key_added is None else (key_added,) * 3
     target.obsm[names[0]] = np.asarray(scores, dtype=np.float32 if dtype == np.float32 else np.float64)
-    target.varm[names[1]] = model.components_.T
+    loadings = np.zeros((target.n_vars, model.components_.shape[0]))
+    loadings[genes] = model.components_.T
+    target.varm[names[1]] = loadings
+    params = {"zero_center": True, "use_highly_variable": mask_name == "highly_variable", "mask_var": mask_name}
     target.uns[names[2]] = {
         "variance": model.explained_variance_,
         "variance_ratio": model.explained_variance_ratio_,
-        "params": {"zero_center": True, "use_highly_variable": False, "mask_var": None, "layer": layer},
+        "params": {**params, "layer": layer},
     }
     return target if copy else None
 
