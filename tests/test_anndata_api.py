@@ -351,6 +351,28 @@ def test_transform_of_an_h5ad_without_the_obsm_its_model_read_names_the_option(t
     assert main(["transform", str(model), str(source), "--obsm", "X_pca", "-o", str(out)]) == 0
 
 
+@pytest.mark.parametrize("name", ["leiden", "louvain"])
+def test_restrict_to_sub_clusters_some_clusters_on_the_graph_between_their_cells(name):
+    # scanpy's restrict_to, for sub-clustering: the call failed on the unknown argument
+    rng = np.random.default_rng(0)
+    adata = anndata.AnnData(np.vstack([rng.normal(c, 1.0, (150, 5)) for c in (0, 6, 12)]))
+    la.neighbors(adata, n_neighbors=15, use_rep="X")
+    run = getattr(la, name)
+    run(adata, resolution=0.1)
+    first = adata.obs[name].astype(str).to_numpy()
+    assert sorted(set(first)) == ["0", "1", "2"]
+    run(adata, resolution=1.0, restrict_to=(name, ["0"]))
+    result, inside = adata.obs[f"{name}_R"].astype(str).to_numpy(), first == "0"
+    assert np.array_equal(result[~inside], first[~inside])  # the other cells keep their clusters
+    subset = adata[inside].copy()  # keeps the graph between its cells: the same clustering
+    run(subset, resolution=1.0)
+    assert np.array_equal(result[inside], ["0," + c for c in subset.obs[name].astype(str)])
+    assert len(set(result[inside])) >= 2
+    assert adata.obs[f"{name}_R"].cat.categories[-2:].tolist() == ["1", "2"]  # '0,0', '0,1', ... first
+    with pytest.raises(ValueError, match=f"restrict_to: obs\\['{name}'\\] has no category '7'; it has 0, 1, 2"):
+        run(adata, restrict_to=(name, ["7"]))
+
+
 def test_transform_to_h5ad_writes_into_a_copy_of_the_input_as_embed_and_cluster_do(tmp_path, capsys):
     # it wrote a new AnnData of the result alone: the cells' genes, obs, layers and uns were lost
     from lowdim.cli.main import main

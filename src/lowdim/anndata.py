@@ -5,6 +5,8 @@
 downstream tools read the results unchanged. Needs the anndata package (the ``io``
 extra); scanpy itself is not needed."""
 
+import re
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -476,9 +478,12 @@ def _labels_to_obs(target, key, labels, params):
     (HDBSCAN's noise '-1'), its settings in ``uns[key]['params']``."""
     import pandas as pd
 
-    labels = np.asarray(labels)
-    names = [str(c) for c in np.unique(labels)]
-    target.obs[key] = pd.Categorical(labels.astype(str), categories=sorted(names, key=int))
+    labels = np.asarray(labels).astype(str)
+    names = [str(n) for n in np.unique(labels)]
+    # natural order, as scanpy's: '2' before '10', and sub-clusters '3,0' after '2'
+    order = sorted(names, key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n.lstrip("-"))])
+    order = sorted(order, key=lambda n: not n.startswith("-"))  # HDBSCAN's noise '-1' first
+    target.obs[key] = pd.Categorical(labels, categories=order)
     target.uns[key] = {"params": params}
 
 
@@ -489,6 +494,7 @@ def leiden(
     random_state=0,
     key_added="leiden",
     neighbors_key=None,
+    restrict_to=None,
     n_iterations=-1,
     flavor="igraph",
     copy=False,
@@ -504,6 +510,11 @@ def leiden(
     random_state : int, default=0
     key_added : str, default='leiden'
     neighbors_key : str, optional
+    restrict_to : tuple (str, list of str), optional
+        ``(obs key, categories)``: sub-cluster the cells of those categories only, on
+        the graph between them, as scanpy's; the other cells keep their clusters, the
+        new ones are named ``'<categories>,<n>'`` in ``obs['leiden_R']`` (or
+        ``key_added``).
     n_iterations : int, default=-1
         Until no improvement (-1), as scanpy's leidenalg flavour.
     flavor : {'igraph', 'leidenalg'}, default='igraph'
@@ -526,10 +537,12 @@ def leiden(
     ['0', '1']
     """
     options = {"n_iterations": n_iterations, "flavor": flavor}
-    return _communities("Leiden", adata, resolution, random_state, key_added, neighbors_key, options, copy)
+    return _communities("Leiden", adata, resolution, random_state, key_added, neighbors_key, restrict_to, options, copy)
 
 
-def louvain(adata, resolution=1.0, *, random_state=0, key_added="louvain", neighbors_key=None, copy=False):
+def louvain(
+    adata, resolution=1.0, *, random_state=0, key_added="louvain", neighbors_key=None, restrict_to=None, copy=False
+):
     """Louvain communities of the stored connectivities, in ``obs['louvain']``.
 
     Parameters
@@ -539,6 +552,8 @@ def louvain(adata, resolution=1.0, *, random_state=0, key_added="louvain", neigh
     random_state : int, default=0
     key_added : str, default='louvain'
     neighbors_key : str, optional
+    restrict_to : tuple (str, list of str), optional
+        As ``leiden``'s (the result in ``obs['louvain_R']``).
     copy : bool, default=False
 
     Returns
@@ -556,19 +571,50 @@ def louvain(adata, resolution=1.0, *, random_state=0, key_added="louvain", neigh
     >>> len(adata.obs["louvain"].cat.categories)
     2
     """
-    return _communities("Louvain", adata, resolution, random_state, key_added, neighbors_key, {}, copy)
+    return _communities("Louvain", adata, resolution, random_state, key_added, neighbors_key, restrict_to, {}, copy)
 
 
-def _communities(name, adata, resolution, random_state, key_added, neighbors_key, options, copy):
+def _communities(name, adata, resolution, random_state, key_added, neighbors_key, restrict_to, options, copy):
     from . import cluster
 
     target = _target(adata, copy)
     _, connectivities, _ = _graph(target, neighbors_key, name.lower())
+    graph = sp.csr_matrix(connectivities, dtype=np.float64)
+    if restrict_to is not None:
+        rows, names = _restricted_rows(target, restrict_to)
+        graph = graph[rows][:, rows]
     model = getattr(cluster, name)(resolution=resolution, graph="precomputed", random_state=random_state, **options)
-    labels = model.fit(sp.csr_matrix(connectivities, dtype=np.float64)).labels_
+    labels = model.fit(graph).labels_
     params = {"resolution": resolution, "random_state": random_state, **options}
-    _labels_to_obs(target, key_added, labels, params)
+    if restrict_to is None:
+        _labels_to_obs(target, key_added, labels, params)
+        return target if copy else None
+    # as scanpy: the clusters of the other cells kept, the new ones named '<old>,<new>'
+    key = f"{key_added}_R" if key_added == name.lower() else key_added
+    groups = target.obs[restrict_to[0]].astype(str).to_numpy().astype(object)
+    groups[rows] = [f"{'-'.join(names)},{label}" for label in labels]
+    _labels_to_obs(target, key, groups, {**params, "restrict_to": [restrict_to[0], names]})
     return target if copy else None
+
+
+def _restricted_rows(target, restrict_to):
+    """``(the cells in the categories restrict_to names, those names)``, for
+    ``restrict_to=(obs key, categories)`` as scanpy's: the clustering is run again on the
+    graph between those cells only (sub-clusters)."""
+    key, categories = restrict_to
+    if key not in target.obs:
+        raise KeyError(
+            f"restrict_to names obs[{key!r}], which adata does not have; obs holds {listed(list(target.obs))}."
+        )
+    values = target.obs[key].astype(str).to_numpy()
+    names = [str(c) for c in ([categories] if isinstance(categories, str) else categories)]
+    unknown = [c for c in names if c not in set(values)]
+    if unknown or not names:
+        raise ValueError(
+            f"restrict_to: obs[{key!r}] has no category {shown(unknown[0]) if unknown else '(none given)'}; "
+            f"it has {listed(sorted(set(values)), 12)}."
+        )
+    return np.isin(values, names), names
 
 
 def kmeans(adata, n_clusters, *, n_pcs=None, use_rep=None, random_state=0, key_added="kmeans", copy=False):
