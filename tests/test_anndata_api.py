@@ -183,6 +183,16 @@ def test_a_scanpy_graph_that_lists_a_cell_among_its_own_neighbours_is_completed_
     assert adata.obsm["X_umap"].shape == (200, 2) and np.isfinite(adata.obsm["X_umap"]).all()
 
 
+def test_tsne_takes_scanpys_metric(cells):
+    # scanpy users pass metric='cosine' to tl.tsne; the call failed on the unknown argument
+    adata, _ = cells
+    adata = adata[:120].copy()
+    la.tsne(adata, use_rep="X", perplexity=10, metric="cosine")
+    direct = lowdim.TSNE(perplexity=10, metric="cosine", random_state=0).fit_transform(adata.X)
+    np.testing.assert_array_equal(adata.obsm["X_tsne"], direct)
+    assert adata.uns["tsne"]["params"]["metric"] == "cosine"
+
+
 def test_every_result_survives_an_h5ad_round_trip(cells, tmp_path):
     adata, kind = cells
     la.pca(adata, n_comps=10)

@@ -388,6 +388,7 @@ def tsne(
     perplexity=30.0,
     early_exaggeration=12.0,
     learning_rate="auto",
+    metric="euclidean",
     random_state=0,
     key_added=None,
     copy=False,
@@ -404,6 +405,9 @@ def tsne(
     perplexity : float, default=30
     early_exaggeration : float, default=12
     learning_rate : float or 'auto', default='auto'
+    metric : str, default='euclidean'
+        The distance the affinities are computed with ('cosine', 'correlation', ...:
+        ``TSNE``'s metrics), as scanpy's.
     random_state : int, default=0
     key_added : str, optional
     copy : bool, default=False
@@ -429,10 +433,12 @@ def tsne(
         perplexity=perplexity,
         early_exaggeration=early_exaggeration,
         learning_rate=learning_rate,
+        metric=metric,
         random_state=random_state,
     )
     target.obsm[key_added or "X_tsne"] = model.fit_transform(data)
     params = {"perplexity": perplexity, "early_exaggeration": early_exaggeration, "learning_rate": learning_rate}
+    params["metric"] = metric
     target.uns[key_added or "tsne"] = {"params": {**params, "use_rep": rep, "n_jobs": None}}
     return target if copy else None
 
