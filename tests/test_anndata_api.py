@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.spatial.distance import pdist
 
 anndata = pytest.importorskip("anndata")
 
@@ -127,6 +128,25 @@ def test_umap_and_leiden_read_the_stored_graph_without_searching_again(cells, mo
     assert set(adata.uns["umap"]["params"]) == {"a", "b"}
     assert str(adata.obs["leiden"].dtype) == "category"
     assert adjusted_rand_score(kind, adata.obs["leiden"].astype(int).to_numpy()) > 0.9
+
+
+def test_umap_takes_scanpys_alpha_and_gamma(cells):
+    # scanpy's first step (alpha) and repulsion weight (gamma): the call failed on them
+    adata, kind = cells
+    la.pca(adata, n_comps=20)
+    la.neighbors(adata)
+    spreads = []
+    for gamma in (1.0, 4.0):
+        la.umap(adata, gamma=gamma)
+        spreads.append(np.mean([np.median(pdist(adata.obsm["X_umap"][kind == k])) for k in range(3)]))
+    assert spreads[1] > 1.3 * spreads[0]  # more repulsion spreads each cell type (2.1 -> 3.7 here)
+    maps = {}
+    for alpha, epochs in [(1e-9, 20), (1e-9, 200), (1.0, 20), (1.0, 200)]:
+        la.umap(adata, alpha=alpha, maxiter=epochs, init_pos="pca")
+        maps[alpha, epochs] = adata.obsm["X_umap"].copy()
+    size = np.ptp(maps[1.0, 200])
+    assert np.abs(maps[1e-9, 200] - maps[1e-9, 20]).max() < 1e-6 * size  # no step: more epochs move nothing
+    assert np.abs(maps[1.0, 200] - maps[1.0, 20]).max() > 0.1 * size
 
 
 @pytest.mark.parametrize("searched_exactly", [True, False])

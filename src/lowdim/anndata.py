@@ -311,6 +311,8 @@ def umap(
     spread=1.0,
     n_components=2,
     maxiter=None,
+    alpha=1.0,
+    gamma=1.0,
     negative_sample_rate=5,
     init_pos="spectral",
     random_state=0,
@@ -332,6 +334,10 @@ def umap(
     n_components : int, default=2
     maxiter : int, optional
         Epochs (default by the size, as UMAP).
+    alpha : float, default=1.0
+        The first step size (``UMAP``'s ``learning_rate``), as scanpy's.
+    gamma : float, default=1.0
+        The weight of the repulsion (``UMAP``'s ``repulsion_strength``), as scanpy's.
     negative_sample_rate : int, default=5
     init_pos : {'spectral', 'random', 'pca'} or obsm key, default='spectral'
     random_state : int, default=0
@@ -367,6 +373,8 @@ def umap(
         min_dist=min_dist,
         spread=spread,
         n_epochs=maxiter,
+        learning_rate=alpha,
+        repulsion_strength=gamma,
         negative_sample_rate=negative_sample_rate,
         init=init,
         a=a,
