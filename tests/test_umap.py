@@ -163,9 +163,12 @@ def test_tiny_constant_duplicate_and_disconnected_data_give_finite_embeddings(n)
     with pytest.warns(UserWarning, match="60 samples have a duplicate"):
         assert np.isfinite(UMAP(random_state=0, n_epochs=50).fit_transform(X)).all()
     blobs = np.vstack([rng.normal(c, 0.1, (30, 2)) for c in (0.0, 50.0)])
-    with pytest.warns(UserWarning, match="2 connected components"):
+    with pytest.warns(UserWarning, match="2 connected components; each is laid out on its own, and the spectral start"):
         Y = UMAP(n_neighbors=5, random_state=0, n_epochs=50).fit_transform(blobs)
     assert np.isfinite(Y).all()
+    # another start places the pieces: the warning says which (it named the spectral start)
+    with pytest.warns(UserWarning, match="2 connected components; each is laid out on its own, from where init='pca'"):
+        UMAP(n_neighbors=5, init="pca", random_state=0, n_epochs=50).fit(blobs)
 
 
 @pytest.fixture(scope="module")

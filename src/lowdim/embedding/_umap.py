@@ -443,9 +443,7 @@ class UMAP(
             distances = np.where(far, np.inf, distances)
         return distances
 
-    def _graph(
-        self, X, y, search=False, components="each is laid out on its own, and the spectral start places them apart"
-    ):
+    def _graph(self, X, y, search=False, components=None):
         """The fuzzy simplicial set (label- or target-intersected when ``y`` is given)
         and the kNN index (built on ``X`` as given: float32 stays float32, the
         neighbours' distances are refined in float64). With ``verbose``, the search has
@@ -470,9 +468,17 @@ class UMAP(
 
             n_comp = self._pieces = connected_components(W)[0]
             if n_comp > 1:
-                warn_components(n_comp, f"{self._shown_name} neighbour graph", components)
+                warn_components(n_comp, f"{self._shown_name} neighbour graph", components or self._pieces_placed())
             bar.update()
         return W, index
+
+    def _pieces_placed(self):
+        """What the warning about a graph in pieces says places them: the spectral start
+        puts them apart; another start leaves each where it puts it."""
+        if isinstance(self.init, str) and self.init == "spectral":
+            return "each is laid out on its own, and the spectral start places them apart"
+        start = f"init={self.init!r}" if isinstance(self.init, str) else "the given init"
+        return f"each is laid out on its own, from where {start} puts it"
 
     def _finite(self, ensure_all_finite):
         """The input checks for umap-learn's ``ensure_all_finite``: NaN (and with False
