@@ -69,6 +69,19 @@ def test_pca_reads_the_highly_variable_genes_as_scanpys_does(cells, tmp_path):
         la.pca(adata, n_comps=5, mask_var=genes[:10])
 
 
+def test_pca_without_centring_is_the_truncated_svd_as_scanpys(cells, tmp_path):
+    adata, _ = cells
+    la.pca(adata, n_comps=5, zero_center=False)
+    direct = lowdim.TruncatedSVD(5, random_state=0).fit(adata.X)
+    np.testing.assert_allclose(np.abs(adata.obsm["X_pca"]), np.abs(direct.transform(adata.X)), atol=1e-8)
+    first = adata.varm["PCs"][:, 0]  # of non-negative data, uncentred: one sign throughout (Perron-Frobenius)
+    assert np.all(first > 0) or np.all(first < 0)
+    assert adata.uns["pca"]["params"]["zero_center"] is False
+    adata.write_h5ad(tmp_path / "cells.h5ad")
+    with pytest.raises(ValueError, match="zero_center=False reads adata.X in memory, and it is left in its file"):
+        la.pca(anndata.read_h5ad(tmp_path / "cells.h5ad", backed="r"), n_comps=5, zero_center=False)
+
+
 @pytest.mark.parametrize("dense", [False, True])
 def test_pca_streams_a_backed_file_in_chunks_and_later_steps_say_what_they_need(cells, tmp_path, monkeypatch, dense):
     adata, kind = cells

@@ -101,7 +101,9 @@ def _gene_mask(adata, mask_var):
     return mask, name
 
 
-def pca(adata, n_comps=50, *, mask_var="auto", layer=None, random_state=0, key_added=None, copy=False):
+def pca(
+    adata, n_comps=50, *, zero_center=True, mask_var="auto", layer=None, random_state=0, key_added=None, copy=False
+):
     """Principal components of ``adata.X`` (or a layer), as ``scanpy.pp.pca`` stores them.
 
     Parameters
@@ -109,6 +111,10 @@ def pca(adata, n_comps=50, *, mask_var="auto", layer=None, random_state=0, key_a
     adata : AnnData
     n_comps : int, default=50
         At most min(cells, genes) - 1.
+    zero_center : bool, default=True
+        False: the truncated SVD of the uncentred data (``TruncatedSVD``), as scanpy's;
+        ``uns['pca']['variance']`` is then the scores' variance, as scikit-learn's. It
+        reads ``adata.X`` in memory (only centred PCA streams a backed file).
     mask_var : 'auto', str, array of bool or None, default='auto'
         The genes the components are computed from, as scanpy's: 'auto' takes the
         ``highly_variable`` column of ``adata.var`` when there is one (after
@@ -140,12 +146,21 @@ def pca(adata, n_comps=50, *, mask_var="auto", layer=None, random_state=0, key_a
     >>> adata.obsm["X_pca"].shape, adata.varm["PCs"].shape
     ((100, 5), (30, 5))
     """
-    from .decomposition import PCA
+    from .decomposition import PCA, TruncatedSVD
 
     target = _target(adata, copy)
     mask, mask_name = _gene_mask(target, mask_var)
     genes = slice(None) if mask is None else np.flatnonzero(mask)
-    if _backed(target, layer):  # exact moments streamed from the file, one pass to fit, one to place
+    if not zero_center:
+        if _backed(target, layer):
+            raise ValueError(
+                f"zero_center=False reads adata.X in memory, and it is left in its file {str(target.filename)!r} "
+                "(backed='r'); load it with adata.to_memory(), or keep zero_center=True, which streams the file."
+            )
+        X = _matrix(target, layer)[:, genes]
+        model = TruncatedSVD(n_comps, random_state=random_state).fit(X)
+        scores, dtype = model.transform(X), X.dtype
+    elif _backed(target, layer):  # exact moments streamed from the file, one pass to fit, one to place
         model = PCA(n_comps, random_state=random_state).fit(chunk[:, genes] for chunk in _row_chunks(target))
         scores = np.vstack([model.transform(chunk[:, genes]) for chunk in _row_chunks(target)])
         dtype = target.X.dtype
@@ -158,7 +173,7 @@ def pca(adata, n_comps=50, *, mask_var="auto", layer=None, random_state=0, key_a
     loadings = np.zeros((target.n_vars, model.components_.shape[0]))
     loadings[genes] = model.components_.T
     target.varm[names[1]] = loadings
-    params = {"zero_center": True, "use_highly_variable": mask_name == "highly_variable", "mask_var": mask_name}
+    params = {"zero_center": zero_center, "use_highly_variable": mask_name == "highly_variable", "mask_var": mask_name}
     target.uns[names[2]] = {
         "variance": model.explained_variance_,
         "variance_ratio": model.explained_variance_ratio_,
