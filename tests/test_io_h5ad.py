@@ -91,6 +91,21 @@ def test_layer_raw_and_obsm_choose_the_matrix(tmp_path):
     assert pca.row_ids.tolist() == CELLS and pca.labels[0] == "T cell"
 
 
+def test_reading_every_gene_of_a_file_that_marks_highly_variable_ones_says_so(tmp_path):
+    # scanpy's pca reads the highly variable genes alone; the CLI reads X as a table, silently all of it
+    path = str(tmp_path / "pbmc.h5ad")
+    _current(path)
+    adata = anndata.read_h5ad(path)
+    adata.var["highly_variable"] = np.arange(6) < 2
+    adata.write_h5ad(path)
+    said = "(every gene: adata.var marks 2 of 6 as highly variable, which scanpy's pca reads alone; --obsm X_pca"
+    assert said in read_table(path).notes[0] and said in read_table(path, layer="counts").notes[0]
+    assert "highly variable" not in read_table(path, obsm="X_pca").notes[0]
+    adata.var["highly_variable"] = True  # every gene marked: nothing left out
+    adata.write_h5ad(path)
+    assert "highly variable" not in read_table(path).notes[0]
+
+
 def test_older_anndata_layout_is_read(tmp_path):
     path = str(tmp_path / "legacy.h5ad")
     X, raw = _legacy(path)

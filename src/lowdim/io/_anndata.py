@@ -126,6 +126,8 @@ def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, 
             adata = anndata.read_h5ad(path, backed="r")
             matrix, names, what = _chosen_matrix(path, adata, layer, use_raw, obsm)
             X = _in_memory(path, matrix, max_bytes)
+            if obsm is None and not use_raw:
+                what += _highly_variable_note(adata.var)
         labels = None if label_column is None else _labels(path, adata.obs, label_column)
         row_ids = np.asarray(adata.obs_names, dtype=str)
     except Exception as exc:  # noqa: BLE001 - h5py and anndata raise many types on damaged files
@@ -138,6 +140,25 @@ def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, 
     if any(type(w.message).__name__ == "OldFormatWarning" for w in caught):
         what += " (an older anndata layout)"  # read correctly; nothing for the user to do
     return X, names, labels, row_ids, what
+
+
+def _highly_variable_note(var):
+    """What a reader of every gene should know when ``var`` marks some highly variable
+    (``scanpy.pp.highly_variable_genes``): scanpy's pca reads those alone.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> _highly_variable_note(pd.DataFrame({"highly_variable": [True, False, False]}))[:48]
+    ' (every gene: adata.var marks 1 of 3 as highly v'
+    """
+    marked = var.get("highly_variable")
+    if marked is None or marked.dtype != bool or marked.all():
+        return ""
+    return (
+        f" (every gene: adata.var marks {int(marked.sum()):,} of {marked.size:,} as highly variable, which scanpy's "
+        "pca reads alone; --obsm X_pca reads a PCA of those, from scanpy or lowdim.anndata.pca)"
+    )
 
 
 def _refuse_repeated_gene(path, name, var_names, matrix):
