@@ -2,6 +2,10 @@
 row blocks into float32 / int32 arrays, symmetrisation and reordering without scipy's
 float64 / int64 intermediates, the t-SNE index released above a size."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -29,8 +33,19 @@ def _directed(n=400, k=8, seed=0):
     return idx, w, A
 
 
+@pytest.fixture(params=["scipy", "kernels"])
+def combined_by(request, monkeypatch):
+    """Small graphs are combined by scipy's sparse sums, larger ones by the kernels:
+    every symmetric_csr test runs both ways."""
+    import lowdim._kernels.symmetric_graph as kernel
+
+    if request.param == "kernels":
+        monkeypatch.setattr(kernel, "SCIPY_EDGES", -1)
+    return request.param
+
+
 @pytest.mark.parametrize("mode", ["sum", "fuzzy_union", "maximum"])
-def test_symmetric_csr_equals_scipy(mode):
+def test_symmetric_csr_equals_scipy(mode, combined_by):
     idx, w, A = _directed()
     T = A.T.tocsr()
     expected = {"sum": A + T, "fuzzy_union": A + T - A.multiply(T), "maximum": A.maximum(T)}[mode].tocsr()
@@ -41,7 +56,7 @@ def test_symmetric_csr_equals_scipy(mode):
     assert all((np.diff(cols[a:b]) > 0).all() for a, b in zip(indptr[:-1], indptr[1:]))  # sorted, no repeats
 
 
-def test_symmetric_csr_in_chunks_equals_one_chunk_and_ticks_every_pass(monkeypatch):
+def test_symmetric_csr_in_chunks_equals_one_chunk_and_ticks_every_pass(monkeypatch, combined_by):
     import lowdim._kernels.symmetric_graph as kernel
 
     idx, w, _ = _directed()
@@ -53,11 +68,45 @@ def test_symmetric_csr_in_chunks_equals_one_chunk_and_ticks_every_pass(monkeypat
     assert sum(ticks) == kernel.SYMMETRIC_PASSES * len(idx) and max(ticks) == 7
 
 
-def test_symmetric_csr_fuzzy_intersection_at_mix_zero():
+def test_symmetric_csr_fuzzy_intersection_at_mix_zero(combined_by):
     idx, w, A = _directed()
     indptr, cols, data = symmetric_csr(idx, w, "fuzzy_union", 0.0)
     M = sp.csr_matrix((data, cols, indptr), shape=A.shape)
     assert abs(M - A.multiply(A.T)).max() < 1e-6
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scipys_sums_and_the_kernels_give_the_same_bits(monkeypatch, dtype):
+    # the same arithmetic in float64 (each pair's weights, then cast): a map does not
+    # depend on which side of SCIPY_EDGES its graph falls
+    import lowdim._kernels.symmetric_graph as kernel
+
+    for seed in range(5):
+        idx, w, _ = _directed(n=300, k=6, seed=seed)
+        w = w.astype(dtype)
+        for mode, mix in [("sum", 1.0), ("fuzzy_union", 1.0), ("fuzzy_union", 0.3), ("maximum", 1.0)]:
+            by_scipy = symmetric_csr(idx, w, mode, mix)
+            with monkeypatch.context() as patch:
+                patch.setattr(kernel, "SCIPY_EDGES", -1)
+                by_kernels = symmetric_csr(idx, w, mode, mix)
+            for a, b in zip(by_scipy, by_kernels):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_a_small_graph_is_combined_without_compiling_a_kernel(tmp_path):
+    # numba compiled the four passes' kernels on a first call: about a second of a
+    # first UMAP of 10,000 rows (BENCHMARKS.md, Cold start)
+    script = (
+        "import numpy as np\n"
+        "from lowdim._kernels import symmetric_graph as kernel\n"
+        "idx = np.random.default_rng(0).integers(0, 500, (500, 15))\n"
+        "kernel.symmetric_csr(idx, np.ones((500, 15), np.float32), 'fuzzy_union')\n"
+        "passes = (kernel._slot_counts, kernel._fill, kernel._merge_rows, kernel._compact)\n"
+        "print(sum(len(f.signatures) for f in passes))"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "0"
 
 
 def test_permuted_csr_equals_fancy_indexing():

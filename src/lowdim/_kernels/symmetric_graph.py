@@ -3,7 +3,9 @@ the values' own dtype) without the float64 and int64 intermediates of scipy's
 ``A + A.T``: every edge is written into both of its rows (in the row of its end with the
 weight negated, to mark the direction: stored weights are never zero), each row is
 sorted, its two directions combined and moved to the front, and the arrays shrunk in
-place. Peak: 8 bytes per directed edge and end, plus the input."""
+place. Peak: 8 bytes per directed edge and end, plus the input. Graphs of up to
+``SCIPY_EDGES`` directed edges are combined by scipy's sparse sums instead (compiled C,
+so a first call compiles nothing), with the same arithmetic."""
 
 import numpy as np
 from numba import njit, prange
@@ -12,6 +14,8 @@ from .._threads import in_row_ranges
 from .sorting import sort_pairs
 
 SUM, FUZZY_UNION, MAXIMUM = 0, 1, 2
+# scipy's float64 copies of a graph this size stay under about 25 MB (about 85 at 2^20 edges)
+SCIPY_EDGES = 1 << 18
 MODES = {"sum": SUM, "fuzzy_union": FUZZY_UNION, "maximum": MAXIMUM}
 
 
@@ -110,6 +114,11 @@ def symmetric_csr(indices, values, mode, mix=1.0, tick=None):
     2^31 rows). ``tick(rows)``, if given, is called as each of the ``SYMMETRIC_PASSES``
     passes finishes a chunk of rows (n x SYMMETRIC_PASSES in all)."""
     n = indices.shape[0]
+    if indices.size <= SCIPY_EDGES:
+        out = _symmetric_by_scipy(indices, values, mode, mix)
+        for _ in range(SYMMETRIC_PASSES):
+            _in_chunks(n, lambda lo, hi: None, tick)
+        return out
     starts = np.zeros(n + 1, dtype=np.int64)
     _in_chunks(n, lambda lo, hi: _slot_counts(indices, values, lo, hi, starts), tick)
     np.cumsum(starts, out=starts)
@@ -127,6 +136,38 @@ def symmetric_csr(indices, values, mode, mix=1.0, tick=None):
     cols.resize(indptr[-1], refcheck=False)  # shrinks the allocation in place
     vals.resize(indptr[-1], refcheck=False)
     return indptr, cols, vals
+
+
+def _symmetric_by_scipy(indices, values, mode, mix):
+    """``symmetric_csr``'s result by scipy's sparse sums, in float64 as the kernels
+    combine (each pair's weights, then cast to the values' dtype): the edges kept are
+    the same (no negative index, self-loop or zero weight), repeated edges of a row are
+    summed (their maximum for 'maximum'), pairs combined by ``mode``."""
+    import scipy.sparse as sp
+
+    n = indices.shape[0]
+    rows = np.repeat(np.arange(n), indices.shape[1])
+    cols, vals = indices.ravel(), values.ravel().astype(np.float64)
+    keep = (cols >= 0) & (cols != rows) & (vals != 0)
+    rows, cols, vals = rows[keep], cols[keep].astype(np.int64), vals[keep]
+    if mode == "maximum" and vals.size:  # repeated edges by their largest weight, not their sum
+        order = np.lexsort((cols, rows))
+        rows, cols, vals = rows[order], cols[order], vals[order]
+        first = np.flatnonzero(np.r_[True, (np.diff(rows) != 0) | (np.diff(cols) != 0)])
+        rows, cols, vals = rows[first], cols[first], np.maximum.reduceat(vals, first)
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))  # sums repeated edges
+    if mode == "sum":
+        W = A + A.T
+    elif mode == "maximum":
+        W = A.maximum(A.T)
+    else:
+        both = A.multiply(A.T)
+        W = mix * (A + A.T - both) + (1.0 - mix) * both
+    W = sp.csr_matrix(W, dtype=values.dtype)
+    W.eliminate_zeros()
+    W.sort_indices()
+    index_dtype = np.int32 if n < 2**31 else np.int64
+    return W.indptr.astype(np.int64), W.indices.astype(index_dtype), W.data
 
 
 @njit(cache=True, parallel=True)
