@@ -138,12 +138,8 @@ class ParametricTSNE(ParametricMap):
         The principal directions on which the encoder reads the rows' scores (None: it
         reads the features); the decoder's output is mapped back through them.
     gower_levels_, gower_offset_, gower_scale_, gower_codebook_ : ndarray or None
-        With ``metric='gower'``, the rows' Gower coding the networks read instead of the
-        codes (``lowdim.neighbors.GowerEncoding``: numbers over their range, each
-        category as a vector 1 from the others, as the graph compares them; ``n_coded``
-        numbers a row): each column's levels (0 for numbers), the numbers' offsets and
-        multipliers, the categories' vectors. ``inverse_transform`` gives codes back
-        (a category's nearest level). None for other metrics.
+        With ``metric='gower'``, the Gower coding the networks read, as
+        ``ParametricUMAP``'s (``n_coded`` numbers a row). None for other metrics.
     n_components_, n_iter_ : int
         Code size and epochs run.
     loss_curve_ : ndarray
