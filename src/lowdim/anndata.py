@@ -382,22 +382,11 @@ def umap(
     graph, params = _stored_knn(target, neighbors_key, "umap")
     data, _ = _representation(target, params.get("use_rep"), params.get("n_pcs"))
     init = np.asarray(target.obsm[init_pos]) if init_pos in target.obsm else init_pos
-    model = UMAP(
-        n_neighbors=graph.n_neighbors + 1,
-        n_components=n_components,
-        min_dist=min_dist,
-        spread=spread,
-        n_epochs=maxiter,
-        learning_rate=alpha,
-        repulsion_strength=gamma,
-        negative_sample_rate=negative_sample_rate,
-        init=init,
-        a=a,
-        b=b,
-        metric=graph.metric,
-        precomputed_knn=graph,
-        random_state=random_state,
-    )
+    # scanpy's names: maxiter is n_epochs, alpha the first step, gamma the repulsion's weight
+    model = UMAP(n_neighbors=graph.n_neighbors + 1, n_components=n_components, min_dist=min_dist, spread=spread,
+                 n_epochs=maxiter, learning_rate=alpha, repulsion_strength=gamma, a=a, b=b,
+                 negative_sample_rate=negative_sample_rate, init=init, metric=graph.metric, precomputed_knn=graph,
+                 random_state=random_state)  # fmt: skip
     target.obsm[key_added or "X_umap"] = model.fit_transform(data)
     target.uns[key_added or "umap"] = {"params": {"a": float(model.a_), "b": float(model.b_)}}
     return target if copy else None
