@@ -216,6 +216,24 @@ def test_a_scanpy_graph_that_lists_a_cell_among_its_own_neighbours_is_completed_
     assert adata.obsm["X_umap"].shape == (200, 2) and np.isfinite(adata.obsm["X_umap"]).all()
 
 
+def test_neighbors_takes_scanpys_metric_kwds(cells):
+    # the call failed on the unknown argument; the parameters reach the search and uns
+    from scipy.spatial.distance import cdist
+
+    adata, _ = cells
+    la.pca(adata, n_comps=10)
+    la.neighbors(adata, n_neighbors=6, metric="minkowski", metric_kwds={"p": 3})
+    scores = adata.obsm["X_pca"]
+    exact = cdist(scores, scores, "minkowski", p=3)
+    np.fill_diagonal(exact, np.inf)
+    stored = adata.obsp["distances"]
+    for i in range(0, 300, 37):
+        row = stored[i]
+        assert set(row.indices) == set(np.argsort(exact[i])[:5])
+        np.testing.assert_allclose(np.sort(row.data), np.sort(exact[i])[:5], rtol=1e-5)
+    assert adata.uns["neighbors"]["params"]["metric_kwds"] == {"p": 3}
+
+
 def test_tsne_takes_scanpys_metric(cells):
     # scanpy users pass metric='cosine' to tl.tsne; the call failed on the unknown argument
     adata, _ = cells

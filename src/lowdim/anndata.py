@@ -183,7 +183,16 @@ def pca(
 
 
 def neighbors(
-    adata, n_neighbors=15, *, n_pcs=None, use_rep=None, metric="euclidean", random_state=0, key_added=None, copy=False
+    adata,
+    n_neighbors=15,
+    *,
+    n_pcs=None,
+    use_rep=None,
+    metric="euclidean",
+    metric_kwds=None,
+    random_state=0,
+    key_added=None,
+    copy=False,
 ):
     """The kNN graph, as ``scanpy.pp.neighbors`` stores it (its 'umap' method): one search
     by lowdim's index, distances in ``obsp['distances']`` (each cell's
@@ -200,6 +209,8 @@ def neighbors(
     use_rep : str, optional
         'X' or an ``obsm`` key; default ``'X_pca'`` when present, else X.
     metric : str, default='euclidean'
+    metric_kwds : dict, optional
+        The metric's parameters (``{'p': 3}`` for 'minkowski'), as scanpy's.
     random_state : int, default=0
         Recorded (the search is deterministic).
     key_added : str, optional
@@ -225,13 +236,15 @@ def neighbors(
 
     target = _target(adata, copy)
     data, rep = _representation(target, use_rep, n_pcs)
-    graph = NeighborGraph.build(data, n_neighbors - 1, metric=metric)
+    graph = NeighborGraph.build(data, n_neighbors - 1, metric=metric, metric_params=metric_kwds)
     dist, idx = graph.neighbors(n_neighbors - 1)
     key = "neighbors" if key_added is None else key_added
     prefix = "" if key_added is None else key_added + "_"
     target.obsp[prefix + "distances"] = graph.to_csr()
     target.obsp[prefix + "connectivities"] = sp.csr_matrix(fuzzy_graph(dist, idx), dtype=np.float32)
     params = {"n_neighbors": n_neighbors, "method": "umap", "metric": metric, "random_state": random_state}
+    if metric_kwds:
+        params["metric_kwds"] = dict(metric_kwds)
     if rep != "X" or use_rep is not None:
         params["use_rep"] = rep
     if n_pcs is not None:
