@@ -4,7 +4,10 @@ from .._messages import listed
 from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, read_data
 from ._pipeline import model_reading, recode_categories, select_columns
 
-HELP = "apply a saved model (from --save-model) to new data, with the scaling and PCA it was fitted with"
+HELP = (
+    "apply a saved model (from --save-model) to new data, with the scaling and PCA it was fitted with: a map's "
+    "coordinates, or a clustering's labels (k-means, mixtures, HDBSCAN)"
+)
 
 
 def add_arguments(parser):
