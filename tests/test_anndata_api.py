@@ -434,6 +434,28 @@ def test_restrict_to_sub_clusters_some_clusters_on_the_graph_between_their_cells
         run(adata, restrict_to=(name, ["7"]))
 
 
+@pytest.mark.parametrize("name", ["leiden", "louvain"])
+def test_another_graph_is_partitioned_when_given_by_adjacency_or_obsp(name):
+    # scanpy's adjacency= and obsp=: the call failed on the unknown argument
+    rng = np.random.default_rng(0)
+    adata = anndata.AnnData(np.vstack([rng.normal(c, 1.0, (100, 5)) for c in (0, 6)]))
+    la.neighbors(adata, n_neighbors=15, use_rep="X")
+    run = getattr(la, name)
+    blocks = sp.block_diag([np.ones((50, 50))] * 4, format="csr")  # four cliques that cut across the two groups
+    blocks.setdiag(0)
+    run(adata, adjacency=blocks, resolution=1.0)
+    assert adjusted_rand_score(np.repeat(np.arange(4), 50), adata.obs[name].astype(int)) == 1.0
+    adata.obsp["cliques"] = blocks
+    run(adata, obsp="cliques", resolution=1.0, key_added="again")
+    assert adjusted_rand_score(adata.obs[name].astype(int), adata.obs["again"].astype(int)) == 1.0
+    run(adata, resolution=0.1)  # the stored neighbours again: the two groups
+    assert adata.obs[name].nunique() == 2
+    with pytest.raises(KeyError, match="obsp='nosuch': adata.obsp has no such graph; it holds distances"):
+        run(adata, obsp="nosuch")
+    with pytest.raises(ValueError, match="the adjacency is 3 x 3, but adata has 200 cells"):
+        run(adata, adjacency=sp.eye(3, format="csr"))
+
+
 def test_transform_to_h5ad_writes_into_a_copy_of_the_input_as_embed_and_cluster_do(tmp_path, capsys):
     # it wrote a new AnnData of the result alone: the cells' genes, obs, layers and uns were lost
     from lowdim.cli.main import main

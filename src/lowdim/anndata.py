@@ -525,6 +525,8 @@ def leiden(
     random_state=0,
     key_added="leiden",
     neighbors_key=None,
+    adjacency=None,
+    obsp=None,
     restrict_to=None,
     n_iterations=-1,
     flavor="igraph",
@@ -541,6 +543,10 @@ def leiden(
     random_state : int, default=0
     key_added : str, default='leiden'
     neighbors_key : str, optional
+    adjacency : sparse matrix (cells x cells), optional
+        Partition this graph instead of the stored neighbours', as scanpy's.
+    obsp : str, optional
+        Partition ``adata.obsp[obsp]`` instead, as scanpy's.
     restrict_to : tuple (str, list of str), optional
         ``(obs key, categories)``: sub-cluster the cells of those categories only, on
         the graph between them, as scanpy's; the other cells keep their clusters, the
@@ -568,11 +574,21 @@ def leiden(
     ['0', '1']
     """
     options = {"n_iterations": n_iterations, "flavor": flavor}
-    return _communities("Leiden", adata, resolution, random_state, key_added, neighbors_key, restrict_to, options, copy)
+    source = {"neighbors_key": neighbors_key, "adjacency": adjacency, "obsp": obsp}
+    return _communities("Leiden", adata, resolution, random_state, key_added, source, restrict_to, options, copy)
 
 
 def louvain(
-    adata, resolution=1.0, *, random_state=0, key_added="louvain", neighbors_key=None, restrict_to=None, copy=False
+    adata,
+    resolution=1.0,
+    *,
+    random_state=0,
+    key_added="louvain",
+    neighbors_key=None,
+    adjacency=None,
+    obsp=None,
+    restrict_to=None,
+    copy=False,
 ):
     """Louvain communities of the stored connectivities, in ``obs['louvain']``.
 
@@ -583,6 +599,8 @@ def louvain(
     random_state : int, default=0
     key_added : str, default='louvain'
     neighbors_key : str, optional
+    adjacency, obsp : optional
+        As ``leiden``'s: another graph to partition.
     restrict_to : tuple (str, list of str), optional
         As ``leiden``'s (the result in ``obs['louvain_R']``).
     copy : bool, default=False
@@ -602,15 +620,15 @@ def louvain(
     >>> len(adata.obs["louvain"].cat.categories)
     2
     """
-    return _communities("Louvain", adata, resolution, random_state, key_added, neighbors_key, restrict_to, {}, copy)
+    source = {"neighbors_key": neighbors_key, "adjacency": adjacency, "obsp": obsp}
+    return _communities("Louvain", adata, resolution, random_state, key_added, source, restrict_to, {}, copy)
 
 
-def _communities(name, adata, resolution, random_state, key_added, neighbors_key, restrict_to, options, copy):
+def _communities(name, adata, resolution, random_state, key_added, source, restrict_to, options, copy):
     from . import cluster
 
     target = _target(adata, copy)
-    _, connectivities, _ = _graph(target, neighbors_key, name.lower())
-    graph = sp.csr_matrix(connectivities, dtype=np.float64)
+    graph = _community_graph(target, name.lower(), **source)
     if restrict_to is not None:
         rows, names = _restricted_rows(target, restrict_to)
         graph = graph[rows][:, rows]
@@ -626,6 +644,26 @@ def _communities(name, adata, resolution, random_state, key_added, neighbors_key
     groups[rows] = [f"{'-'.join(names)},{label}" for label in labels]
     _labels_to_obs(target, key, groups, {**params, "restrict_to": [restrict_to[0], names]})
     return target if copy else None
+
+
+def _community_graph(target, caller, neighbors_key=None, adjacency=None, obsp=None):
+    """The graph communities are found on, as scanpy chooses it: ``adjacency`` itself,
+    ``adata.obsp[obsp]``, or the stored neighbours' connectivities (``neighbors_key``)."""
+    if sum(v is not None for v in (neighbors_key, adjacency, obsp)) > 1:
+        raise ValueError("pass one of neighbors_key, adjacency and obsp: each names the graph to partition.")
+    if obsp is not None:
+        if obsp not in target.obsp:
+            raise KeyError(f"obsp={obsp!r}: adata.obsp has no such graph; it holds {listed(list(target.obsp))}.")
+        adjacency = target.obsp[obsp]
+    if adjacency is None:
+        adjacency = _graph(target, neighbors_key, caller)[1]
+    graph = sp.csr_matrix(adjacency, dtype=np.float64)
+    if graph.shape != (target.n_obs, target.n_obs):
+        raise ValueError(
+            f"the adjacency is {graph.shape[0]} x {graph.shape[1]}, but adata has {target.n_obs} cells: pass one row "
+            "and one column per cell."
+        )
+    return graph
 
 
 def _restricted_rows(target, restrict_to):
