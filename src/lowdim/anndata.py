@@ -151,22 +151,18 @@ def pca(
     target = _target(adata, copy)
     mask, mask_name = _gene_mask(target, mask_var)
     genes = slice(None) if mask is None else np.flatnonzero(mask)
-    if not zero_center:
-        if _backed(target, layer):
-            raise ValueError(
-                f"zero_center=False reads adata.X in memory, and it is left in its file {str(target.filename)!r} "
-                "(backed='r'); load it with adata.to_memory(), or keep zero_center=True, which streams the file."
-            )
-        X = _matrix(target, layer)[:, genes]
-        model = TruncatedSVD(n_comps, random_state=random_state).fit(X)
-        scores, dtype = model.transform(X), X.dtype
-    elif _backed(target, layer):  # exact moments streamed from the file, one pass to fit, one to place
+    if _backed(target, layer) and not zero_center:
+        raise ValueError(
+            f"zero_center=False reads adata.X in memory, and it is left in its file {str(target.filename)!r} "
+            "(backed='r'); load it with adata.to_memory(), or keep zero_center=True, which streams the file."
+        )
+    if _backed(target, layer):  # exact moments streamed from the file, one pass to fit, one to place
         model = PCA(n_comps, random_state=random_state).fit(chunk[:, genes] for chunk in _row_chunks(target))
         scores = np.vstack([model.transform(chunk[:, genes]) for chunk in _row_chunks(target)])
         dtype = target.X.dtype
     else:
         X = _matrix(target, layer)[:, genes]
-        model = PCA(n_comps, random_state=random_state).fit(X)
+        model = (PCA if zero_center else TruncatedSVD)(n_comps, random_state=random_state).fit(X)
         scores, dtype = model.transform(X), X.dtype
     names = ("X_pca", "PCs", "pca") if key_added is None else (key_added,) * 3
     target.obsm[names[0]] = np.asarray(scores, dtype=np.float32 if dtype == np.float32 else np.float64)
@@ -462,8 +458,8 @@ def tsne(
         random_state=random_state,
     )
     target.obsm[key_added or "X_tsne"] = model.fit_transform(data)
-    params = {"perplexity": perplexity, "early_exaggeration": early_exaggeration, "learning_rate": learning_rate}
-    params["metric"] = metric
+    params = {"perplexity": perplexity, "early_exaggeration": early_exaggeration, "learning_rate": learning_rate,
+              "metric": metric}  # fmt: skip
     target.uns[key_added or "tsne"] = {"params": {**params, "use_rep": rep, "n_jobs": None}}
     return target if copy else None
 
@@ -510,10 +506,11 @@ def _labels_to_obs(target, key, labels, params):
     import pandas as pd
 
     labels = np.asarray(labels).astype(str)
-    names = [str(n) for n in np.unique(labels)]
-    # natural order, as scanpy's: '2' before '10', and sub-clusters '3,0' after '2'
-    order = sorted(names, key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n.lstrip("-"))])
-    order = sorted(order, key=lambda n: not n.startswith("-"))  # HDBSCAN's noise '-1' first
+
+    def natural(name):  # as scanpy's: HDBSCAN's noise '-1' first, '2' before '10', sub-clusters '3,0' after '2'
+        return not name.startswith("-"), [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name.lstrip("-"))]
+
+    order = sorted((str(n) for n in np.unique(labels)), key=natural)
     target.obs[key] = pd.Categorical(labels, categories=order)
     target.uns[key] = {"params": params}
 
@@ -676,12 +673,13 @@ def _restricted_rows(target, restrict_to):
             f"restrict_to names obs[{key!r}], which adata does not have; obs holds {listed(list(target.obs))}."
         )
     values = target.obs[key].astype(str).to_numpy()
+    held = set(values)
     names = [str(c) for c in ([categories] if isinstance(categories, str) else categories)]
-    unknown = [c for c in names if c not in set(values)]
+    unknown = [c for c in names if c not in held]
     if unknown or not names:
         raise ValueError(
             f"restrict_to: obs[{key!r}] has no category {shown(unknown[0]) if unknown else '(none given)'}; "
-            f"it has {listed(sorted(set(values)), 12)}."
+            f"it has {listed(sorted(held), 12)}."
         )
     return np.isin(values, names), names
 
