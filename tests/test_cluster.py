@@ -6,6 +6,7 @@ import warnings
 import numba
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from sklearn import cluster as skcluster
 from sklearn import metrics as skmetrics
@@ -29,15 +30,36 @@ def _init(X, k, seed=0):
 
 # ------------------------------------------------------------------ k-means
 @pytest.mark.parametrize("k", [6, 2])  # 2: Hamerly's rows in doubt measured against both centres at once
-def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs, k):
+# Lloyd by library products (a small fit, and sparse rows) and by the kernels (a large fit)
+@pytest.mark.parametrize("small_lloyd", [None, -1])
+def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs, k, small_lloyd, monkeypatch):
+    if small_lloyd is not None:
+        monkeypatch.setattr("lowdim.cluster._products_lloyd.SMALL_LLOYD", small_lloyd)
     X, _ = blobs
     init = _init(X, k)
-    runs = {alg: KMeans(k, init=init, algorithm=alg, tol=0).fit(X) for alg in ("lloyd", "elkan", "hamerly")}
+    runs = {alg: KMeans(k, init=init, algorithm=alg, tol=0).fit(X) for alg in ("auto", "lloyd", "elkan", "hamerly")}
+    runs["sparse"] = KMeans(k, init=init, tol=0).fit(sp.csr_matrix(X))
     ref = skcluster.KMeans(k, init=init, n_init=1, tol=0).fit(X)
     for alg, km in runs.items():
         np.testing.assert_array_equal(km.labels_, ref.labels_, err_msg=alg)
         np.testing.assert_allclose(km.cluster_centers_, ref.cluster_centers_, rtol=1e-10, atol=1e-10)
         assert km.inertia_ == pytest.approx(ref.inertia_, rel=1e-10)
+        assert km.n_iter_ == ref.n_iter_, alg
+    assert runs["auto"].algorithm_ == ("lloyd" if small_lloyd is None else "hamerly")
+
+
+def test_inertia_of_float32_data_is_measured_in_float64_on_both_paths(blobs, monkeypatch):
+    """The iterations compare float32 distances from the product expansion; the reported
+    inertia is each row's own float64 differences, whichever path iterated."""
+    X = (blobs[0] + 1000.0).astype(np.float32)  # far from the origin: the expansion cancels
+    exact = []
+    for small_lloyd in (1 << 23, -1):
+        monkeypatch.setattr("lowdim.cluster._products_lloyd.SMALL_LLOYD", small_lloyd)
+        km = KMeans(6, random_state=0).fit(X)
+        diff = X.astype(np.float64) - km.cluster_centers_.astype(np.float64)[km.labels_]
+        assert km.inertia_ == pytest.approx(np.einsum("ij,ij->", diff, diff), rel=1e-6), small_lloyd
+        exact.append(km.inertia_)
+    assert exact[0] == pytest.approx(exact[1], rel=1e-9)
 
 
 def test_assignment_kernel_compiled_once_per_data_dtype(blobs):
@@ -47,7 +69,7 @@ def test_assignment_kernel_compiled_once_per_data_dtype(blobs):
 
     X, _ = blobs
     for dtype in (np.float32, np.float64):
-        KMeans(6, n_init=1, algorithm="lloyd", random_state=0).fit(X.astype(dtype))
+        KMeans(6, n_init=1, algorithm="hamerly", random_state=0).fit(X.astype(dtype))
     variants = [(sig[0].dtype, sig[2].dtype) for sig in _hamerly_chunks.signatures]
     assert variants and all(data == centres for data, centres in variants), variants
 

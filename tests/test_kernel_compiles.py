@@ -37,3 +37,34 @@ def test_no_kernel_is_compiled_twice_for_one_call(tmp_path):
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
     twice = json.loads(out.stdout.strip().splitlines()[-1])
     assert not twice, twice
+
+
+SMALL_FITS = r"""
+import json, sys
+import numpy as np
+from numba.core.registry import CPUDispatcher
+import lowdim
+
+X = np.random.default_rng(0).normal(size=(3000, 20)).astype(np.float32)
+km = lowdim.KMeans(10, n_init=3, random_state=0).fit(X)
+km.predict(X[:100]), km.transform(X[:100]), km.score(X)
+lowdim.MiniBatchKMeans(10, random_state=0).fit(X).predict(X)
+compiled = [
+    f"{name}.{attr}"
+    for name, module in list(sys.modules.items())
+    if name.startswith("lowdim._kernels")
+    for attr, f in vars(module).items()
+    if isinstance(f, CPUDispatcher) and f.signatures
+]
+print(json.dumps(compiled))
+"""
+
+
+def test_a_small_kmeans_compiles_no_kernel(tmp_path):
+    """k-means of a small table iterates by library products (``SMALL_LLOYD``): its first
+    call compiles nothing (the bound kernels cost seconds of compilation) and a new
+    process loads nothing from the cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", SMALL_FITS], env=env, capture_output=True, text=True, check=True)
+    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    assert compiled == [], compiled

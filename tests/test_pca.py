@@ -534,6 +534,28 @@ def test_column_moments_numpy_and_numba_paths_agree_far_from_the_origin(dtype, m
     np.testing.assert_allclose(large[1], small[1], rtol=1e-10, atol=1e-20)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_shifted_copy_numpy_and_numba_paths_agree(dtype, monkeypatch):
+    """The centred copy k-means iterates on: the same copy, and row norms summed in
+    float64 from it, on both sides of ``SMALL_MOMENTS``."""
+    from lowdim.linalg import shifted_copy_with_norms
+
+    X = (1e4 + np.random.default_rng(3).normal(size=(3000, 7))).astype(dtype)
+    shift = X.mean(axis=0)
+    runs = []
+    for small, chunk in ((1 << 24, 1 << 15), (1 << 24, 7 * 128), (0, 1 << 15)):
+        monkeypatch.setattr("lowdim.linalg._moments.SMALL_MOMENTS", small)
+        monkeypatch.setattr("lowdim.linalg._moments.MOMENT_CHUNK", chunk)  # 24 chunks, the last one short
+        out, norms = np.empty_like(X), np.empty(X.shape[0])
+        shifted_copy_with_norms(X, shift, out, norms)
+        runs.append((out, norms))
+    expected = X - shift
+    for out, norms in runs:
+        np.testing.assert_array_equal(out, expected)
+        exact = np.einsum("ij,ij->i", expected.astype(np.float64), expected.astype(np.float64))
+        np.testing.assert_allclose(norms, exact, rtol=8 * np.finfo(np.float64).eps * X.shape[1])
+
+
 def test_mle_on_exactly_rank_deficient_data_finds_the_rank_without_warnings():
     import warnings
 

@@ -212,8 +212,12 @@ def spectral_clustering(n, d, k, params, itemsize):
 
 
 def kmeans(n, d, k, params, itemsize):
-    """A centred copy in the data's dtype, row norms, labels and bounds."""
-    return 12 * MB + n * (d * itemsize + 56)
+    """A centred copy in the data's dtype, row norms, labels and bounds, and the thread
+    buffers once the iterations run in the bound kernels (above ``SMALL_LLOYD``: library
+    products iterate smaller fits, and the thread pool never starts)."""
+    from .cluster import SMALL_LLOYD
+
+    return 12 * MB + n * (d * itemsize + 56) + (BLAS_BUFFERS if n * d * k > SMALL_LLOYD else 0)
 
 
 def minibatch_kmeans(n, d, k, params, itemsize):

@@ -18,11 +18,13 @@ from ._kprototypes import KModes, KPrototypes
 from ._minibatch import MiniBatchKMeans
 from ._optics import OPTICS
 from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi
+from ._products_lloyd import SMALL_LLOYD
 from ._select import ClusterCountSelection, knee_point, select_n_clusters
 from ._spectral_clustering import SpectralClustering, cluster_qr
 from ._stability import StabilitySelection, select_by_stability
 
 __all__ = [
+    "SMALL_LLOYD",
     "AgglomerativeClustering",
     "BayesianGaussianMixture",
     "BisectingKMeans",

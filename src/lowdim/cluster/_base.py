@@ -10,7 +10,7 @@ from .._validation import check_sample_weight, warn_constant_features
 from .._warnings import warn_user
 from ..distributed import is_dask_array, map_rows
 from ..exceptions import ConvergenceWarning
-from ..linalg import column_moments, row_norms_sq, sq_euclidean
+from ..linalg import column_moments, row_norms_sq, shifted_copy_with_norms, sq_euclidean
 from ._lloyd import assign
 
 # what the all-rows-identical warning says for clusterers
@@ -172,8 +172,6 @@ class CentroidClusterer(
         warns about constant features and returns the mean column variance. Sparse
         ``X`` is not centred (that would fill it): it is used as it is (CSR), with
         ``offset_`` zero."""
-        from .._kernels.moments import shifted_copy_with_norms
-
         mean_var = None
         if reset:
             mean, var = column_moments(X)

@@ -13,7 +13,7 @@ from ..linalg import sq_euclidean
 from ._base import CentroidClusterer, check_n_clusters, warn_fewer_clusters
 from ._kmeans import initial_centers
 from ._lloyd import kmeans_single
-from ._sparse_lloyd import sparse_kmeans
+from ._products_lloyd import products_kmeans
 
 
 def _squared_errors(Xc, x_sq, centers, labels):
@@ -201,7 +201,7 @@ class BisectingKMeans(CentroidClusterer):
             start = initial_centers(self.init, Xc, 2, rng, weights, x_sq, self.offset_)
             loop = {"max_iter": self.max_iter, "tol": tol, "verbose": self.verbose >= 2}
             if sp.issparse(Xc):
-                return sparse_kmeans(Xc, weights, start, x_sq, **loop)
+                return products_kmeans(Xc, weights, start, x_sq, **loop)
             # bounds skip most distances of a 2-means and give Lloyd's result; Hamerly's
             # single bound, as every iteration is one kernel call, where Elkan's per-step
             # Python work outweighs its saved distances on the small clusters of a deep tree;

@@ -29,7 +29,7 @@ from ._base import (
 from ._kmeans_dask import dask_kmeans
 from ._kmeans_init import kmeans_parallel, kmeans_plusplus, random_partition, random_rows
 from ._lloyd import kmeans_single
-from ._sparse_lloyd import sparse_kmeans
+from ._products_lloyd import by_products, products_kmeans
 
 INITS = ("k-means++", "random", "random-partition", "k-means||")
 
@@ -115,7 +115,10 @@ class KMeans(CentroidClusterer):
         Stop when the summed squared centre shift is at most ``tol`` times the mean
         feature variance (or when no label changes).
     algorithm : {'auto', 'lloyd', 'elkan', 'hamerly'}, default='auto'
-        See ``resolve_algorithm`` for what 'auto' picks; the choice is ``algorithm_``.
+        'auto' is Lloyd for a small fit (rows x clusters x features up to 2^23) and
+        for sparse rows, iterated by library products that need no compilation on a
+        first call; above, ``resolve_algorithm``'s bounds. The choice is ``algorithm_``.
+        All give the same clusters from the same start.
     verbose : int, default=0
         1: progress bars with an ETA over k-means++'s centres (each a pass over the
         data) and over the iterations (up to ``max_iter``, so the ETA is an upper
@@ -261,9 +264,9 @@ class KMeans(CentroidClusterer):
         check_n_clusters(self.n_clusters, X.shape[0])
         weights = check_sample_weight(sample_weight, X.shape[0])
         Xc, x_sq, mean_var = self._prepare(X, reset=True)
-        sparse = sp.issparse(X)
-        # sparse rows: Lloyd from sparse products (the bounds' kernels need dense rows)
-        self.algorithm_ = "lloyd" if sparse else resolve_algorithm(self.algorithm, self.n_clusters, X.shape[1])
+        # sparse rows (the bounds' kernels need dense ones) and small data: Lloyd by products
+        products = by_products(X, self.n_clusters, self.algorithm)
+        self.algorithm_ = "lloyd" if products else resolve_algorithm(self.algorithm, self.n_clusters, X.shape[1])
         self.n_init_ = self._resolve_n_init()
         rng = check_random_state(self.random_state)
 
@@ -276,8 +279,8 @@ class KMeans(CentroidClusterer):
                     "callbacks": [*callback_list(self.callbacks), *tick],
                     "verbose": self.verbose >= 2,
                 }
-                if sparse:
-                    return sparse_kmeans(Xc, weights, start, x_sq, **loop)
+                if products:
+                    return products_kmeans(Xc, weights, start, x_sq, **loop)
                 return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm_, **loop)
 
         best = best_of_restarts(run_once, self.n_init_, rng)

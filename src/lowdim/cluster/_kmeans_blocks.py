@@ -11,14 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._threads import blas_limit
+from ..linalg import shifted_copy_with_norms
 from ._lloyd import CHUNK, KMeansState, assign, bounded_start
 
 
 def centered_block(block, offset, weights):
     """``block - offset`` in the block's dtype, squared row norms, and the weights
     (ones when None)."""
-    from .._kernels.moments import shifted_copy_with_norms
-
     Xc, norms = np.empty(block.shape, dtype=block.dtype), np.empty(block.shape[0])
     shifted_copy_with_norms(block, offset.astype(block.dtype), Xc, norms)
     w = np.ones(block.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)

@@ -35,8 +35,6 @@ def assign(X, centers, x_sq):
     >>> assign(X, np.array([[0.0], [10.0]]), (X**2).ravel())[0]
     array([0, 0, 1])
     """
-    from .._kernels.kmeans import argmin_rows
-
     n, k = X.shape[0], centers.shape[0]
     C = np.ascontiguousarray(centers, dtype=X.dtype)
     c_sq = np.einsum("ij,ij->i", centers, centers)
@@ -45,8 +43,23 @@ def assign(X, centers, x_sq):
     step = _block_rows(n, k)
     for start in range(0, n, step):
         stop = min(n, start + step)
-        argmin_rows(sq_euclidean(X[start:stop], C, x_sq[start:stop], c_sq), labels[start:stop], best[start:stop])
+        _argmin_rows(sq_euclidean(X[start:stop], C, x_sq[start:stop], c_sq), labels[start:stop], best[start:stop])
     return labels, best
+
+
+SMALL_ARGMIN = 1 << 18  # distances up to which numpy's argmin serves (no kernel to compile)
+
+
+def _argmin_rows(D, labels, best):
+    """The first nearest centre of each row of ``D`` and its distance, into ``labels``
+    and ``best``: numpy's for small blocks, else the parallel kernel."""
+    if D.size > SMALL_ARGMIN:
+        from .._kernels.kmeans import argmin_rows
+
+        argmin_rows(D, labels, best)
+        return
+    labels[:] = np.argmin(D, axis=1)
+    best[:] = D[np.arange(D.shape[0]), labels]
 
 
 def relocations(dist, labels, wsum, weights):
@@ -238,10 +251,8 @@ def bounded_start(X, weights, centers, x_sq, algorithm):
         lower = np.empty(n)
         _search_pass(X, x_sq, centers, labels, upper, lower)
         return _start_state(X, weights, centers, labels, upper, lower)
-    from .._kernels.kmeans import argmin_rows
-
     lower = np.sqrt(sq_euclidean(X, centers.astype(X.dtype), x_sq)).astype(np.float64)
-    argmin_rows(lower, labels, upper)
+    _argmin_rows(lower, labels, upper)
     return _start_state(X, weights, centers, labels, upper, lower)
 
 

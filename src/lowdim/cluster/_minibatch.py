@@ -28,8 +28,8 @@ from ._base import (
 )
 from ._kmeans import INITS, initial_centers
 from ._kmeans_init import dense_rows
-from ._lloyd import _chunks, assign
-from ._sparse_lloyd import cluster_row_sums
+from ._lloyd import assign
+from ._products_lloyd import cluster_row_sums
 
 
 def minibatch_step(X, x_sq, weights, centers, counts, rng, reassignment_ratio):
@@ -40,13 +40,8 @@ def minibatch_step(X, x_sq, weights, centers, counts, rng, reassignment_ratio):
     Updates ``centers`` and ``counts`` in place; returns the batch inertia (before the
     update) and the summed squared centre shift.
     """
-    from .._kernels.kmeans import cluster_sums
-
     labels, dist = assign(X, centers, x_sq)
-    if sp.issparse(X):
-        sums, wsum = cluster_row_sums(X, weights, labels, centers.shape[0])
-    else:
-        sums, wsum = cluster_sums(X, labels, weights, centers.shape[0], _chunks(X.shape[0]))
+    sums, wsum = cluster_row_sums(X, weights, labels, centers.shape[0])
     old = centers.copy()
     counts += wsum
     hit = wsum > 0

@@ -30,6 +30,7 @@ from ._moments import (
     iter_row_blocks,
     merge_step,
     needs_centering,
+    shifted_copy_with_norms,
 )
 from ._operators import CenteredData
 from ._power import power_eigh
@@ -46,6 +47,7 @@ __all__ = [
     "procrustes_fit",
     "SPLIT_WORK",
     "SMALL_MOMENTS",
+    "shifted_copy_with_norms",
     "EUCLIDEAN_METRICS",
     "cosine_rows",
     "EdgeConstraints",

@@ -393,6 +393,38 @@ def _shifted_sums(X, shift):
     return s1, s2
 
 
+def shifted_copy_with_norms(X, shift, out, norms):
+    """``out = X - shift`` (in out's dtype) and the float64 squared norms of its rows:
+    numpy's over row chunks up to ``SMALL_MOMENTS`` entries, above one pass of a kernel.
+
+    Parameters
+    ----------
+    X : ndarray (n, d), float32 or float64
+    shift : ndarray (d,)
+    out : ndarray (n, d)
+        Receives ``X - shift``.
+    norms : ndarray (n,), float64
+        Receives the squared norms of ``out``'s rows.
+
+    Examples
+    --------
+    >>> X, out, norms = np.array([[1.0, 2.0], [3.0, 5.0]]), np.empty((2, 2)), np.empty(2)
+    >>> shifted_copy_with_norms(X, np.array([1.0, 2.0]), out, norms)
+    >>> out.tolist(), norms.tolist()
+    ([[0.0, 0.0], [2.0, 3.0]], [0.0, 13.0])
+    """
+    if X.size > SMALL_MOMENTS:
+        from .._kernels.moments import shifted_copy_with_norms as kernel
+
+        kernel(X, shift, out, norms)
+        return
+    np.subtract(X, shift, out=out, casting="unsafe")
+    rows = max(1, MOMENT_CHUNK // max(1, X.shape[1]))
+    for start in range(0, X.shape[0], rows):
+        D = np.asarray(out[start : start + rows], dtype=np.float64)
+        np.einsum("ij,ij->i", D, D, out=norms[start : start + rows])
+
+
 def column_moments(X):
     """Per-column mean and variance (ddof=1) in float64, in one parallel pass.
 

@@ -1,0 +1,123 @@
+"""k-means from matrix products: Lloyd iterations whose distances to the k centres are
+one product per row block and whose centres are weighted sums of rows (a sparse
+membership matrix times the rows). Sparse rows never densified; dense rows of a small
+fit (``SMALL_LLOYD``), where these library calls, compiled already, finish a fit
+sooner than the bound kernels of ``_lloyd`` take to compile on a first call."""
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._iterative import run_loop
+from ._lloyd import KMeansState, assign, count_confirming_pass, relocations
+
+# work per iteration (rows x clusters x features) up to which dense k-means iterates by
+# products: a fit there costs tens of milliseconds more than with the warm bound kernels
+# (which skip most distances), against seconds of their compilation on a first call and
+# a few tenths of a second loading them in every new process (BENCHMARKS.md, Cold start)
+SMALL_LLOYD = 1 << 23
+
+
+def by_products(X, n_clusters, algorithm):
+    """Whether a k-means of ``X`` iterates by products: sparse rows, or dense rows with
+    ``n x k x d`` up to ``SMALL_LLOYD`` under Lloyd's iterations ('lloyd', or 'auto').
+
+    Examples
+    --------
+    >>> by_products(np.zeros((100, 5)), 10, "auto"), by_products(np.zeros((100, 5)), 10, "elkan")
+    (True, False)
+    """
+    return sp.issparse(X) or (X.size * n_clusters <= SMALL_LLOYD and algorithm in ("auto", "lloyd"))
+
+
+def cluster_row_sums(X, weights, labels, k):
+    """Weighted sums (k, d) and weights (k,) of the rows (dense or sparse) of each cluster,
+    in float64: a membership matrix times the rows, summed in row order (the same
+    whatever the thread count).
+
+    Examples
+    --------
+    >>> sums, w = cluster_row_sums(sp.csr_matrix(np.eye(3)), np.ones(3), np.array([0, 0, 1]), 2)
+    >>> sums.tolist(), w.tolist()
+    ([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [2.0, 1.0])
+    """
+    order = np.argsort(labels, kind="stable")
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(np.bincount(labels, minlength=k), out=indptr[1:])
+    member = sp.csr_matrix((weights[order], order, indptr), shape=(k, X.shape[0]))
+    sums = member @ X  # float64: the weights' dtype
+    sums = sums.toarray() if sp.issparse(sums) else sums
+    return np.asarray(sums, dtype=np.float64), np.bincount(labels, weights=weights, minlength=k)
+
+
+def _relocate_empty(weights, labels, dist, wsum):
+    """Labels after ``relocations`` (the same object when no cluster is empty)."""
+    moves = relocations(dist, labels, wsum, weights) if np.any(wsum <= 0) else []
+    if not moves:
+        return labels
+    labels = labels.copy()
+    for c, i in moves:
+        labels[i] = c
+    return labels
+
+
+def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), verbose=0):
+    """Lloyd's k-means on ``X`` (sparse, or dense: ``by_products``) from ``centers``
+    (float64, (k, d)), in ``X``'s coordinates.
+
+    Stops when no label changes or the summed squared centre shift is at most ``tol``
+    (scikit-learn's rule). Returns a ``LoopResult`` whose ``state`` is a
+    ``KMeansState`` (centres, labels of those centres, sums, weights) and whose
+    ``objective`` is the inertia of the final labels.
+
+    Examples
+    --------
+    >>> X = sp.csr_matrix(np.array([[0.0], [1.0], [9.0], [10.0]]))
+    >>> r = products_kmeans(X, np.ones(4), np.array([[0.0], [1.0]]), np.array([0.0, 1.0, 81.0, 100.0]),
+    ...                   max_iter=10, tol=0.0)
+    >>> r.state.centers.ravel().tolist(), r.objective
+    ([0.5, 9.5], 1.0)
+    """
+    X = sp.csr_matrix(X) if sp.issparse(X) else X
+    k = centers.shape[0]
+    labels, dist = assign(X, centers, x_sq)
+    start = KMeansState(np.asarray(centers, dtype=np.float64), labels, *cluster_row_sums(X, weights, labels, k))
+    dist_of = [dist]  # distances of the current labels (the step updates them)
+
+    def step(state):
+        labels = _relocate_empty(weights, state.labels, dist_of[0], state.wsum.copy())
+        # the state's sums are those of its labels: recomputed only when a relocation moved points
+        sums, wsum = (state.sums, state.wsum) if labels is state.labels else cluster_row_sums(X, weights, labels, k)
+        full = wsum > 0
+        new = state.centers.copy()
+        new[full] = sums[full] / wsum[full, None]
+        shift = float(np.sum((new - state.centers) ** 2))
+        new_labels, dist_of[0] = assign(X, new, x_sq)
+        moved = int(np.count_nonzero(new_labels != labels))
+        state = KMeansState(new, new_labels, *cluster_row_sums(X, weights, new_labels, k), moved == 0, shift=shift)
+        return state, float(weights @ dist_of[0]), 0.0 if moved == 0 else shift
+
+    result = run_loop(
+        step, start, max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose, label="KMeans (Lloyd, products)"
+    )
+    result.objective = float(weights @ own_squared_distances(X, result.state.centers, result.state.labels))
+    return count_confirming_pass(result, max_iter, tol)
+
+
+def own_squared_distances(X, centers, labels):
+    """Each row's squared distance to its own centre in float64: from its differences
+    for dense rows (as the bound kernels measure it: float32 data lose no digits to the
+    product expansion), from the expansion for sparse rows (which stay sparse).
+
+    Examples
+    --------
+    >>> own_squared_distances(np.array([[0.0, 1.0], [3.0, 4.0]]), np.zeros((1, 2)), np.array([0, 0])).tolist()
+    [1.0, 25.0]
+    """
+    own = centers[labels]
+    if sp.issparse(X):
+        X = X.astype(np.float64)
+        cross = np.asarray(X.multiply(own).sum(axis=1)).ravel()
+        x_sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        return np.maximum(x_sq - 2 * cross + np.einsum("ij,ij->i", own, own), 0.0)
+    diff = np.asarray(X, dtype=np.float64) - own
+    return np.einsum("ij,ij->i", diff, diff)
