@@ -23,6 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FITS = {
     "pca": "lowdim.PCA(50).fit(X)",
     "kmeans": "lowdim.KMeans(10, random_state=0).fit(Z)",
+    "bisecting": "lowdim.BisectingKMeans(10, random_state=0).fit(Z)",
     "gmm": "lowdim.GaussianMixture(10, random_state=0).fit(Z)",
     "umap": "lowdim.UMAP(random_state=0).fit_transform(Z)",
     "tsne": "lowdim.TSNE(random_state=0).fit_transform(Z)",

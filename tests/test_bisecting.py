@@ -106,3 +106,33 @@ def test_more_clusters_than_distinct_rows_leaves_empty_clusters_with_the_warning
     with pytest.warns(ConvergenceWarning, match=r"distinct clusters \(31\)"):
         moved = BisectingKMeans(40, random_state=0).fit(X + 100.0)
     assert adjusted_rand_score(moved.labels_, model.labels_) == 1.0  # each distinct row alone, either way
+
+
+def test_small_and_large_splits_give_the_same_tree(blobs, monkeypatch):
+    """Splits of small clusters iterate by library products (``SMALL_LLOYD``), large
+    ones by the bound kernels: the same tree, labels, centres and inertia."""
+    X, _ = blobs
+    small = BisectingKMeans(8, n_init=2, random_state=0).fit(X)
+    monkeypatch.setattr("lowdim.cluster._products_lloyd.SMALL_LLOYD", -1)
+    large = BisectingKMeans(8, n_init=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(small.labels_, large.labels_)
+    np.testing.assert_allclose(small.cluster_centers_, large.cluster_centers_, rtol=1e-10, atol=1e-10)
+    assert small.inertia_ == pytest.approx(large.inertia_, rel=1e-10)
+
+
+def test_a_split_moves_only_the_misplaced_rows_and_keeps_rows_with_their_data():
+    from lowdim.cluster._bisecting import _LeafRows
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    leaf = _LeafRows(X.copy(), np.einsum("ij,ij->i", X, X), rng.random(50))
+    weights = leaf.w.copy()
+    labels = rng.integers(2, size=40)
+    (a, cut), (cut2, b), sorted_labels = leaf.split((5, 45), labels)
+    assert (a, b, cut) == (5, 45, cut2) and cut - 5 == np.count_nonzero(labels == 0)
+    assert np.all(sorted_labels[: cut - 5] == 0) and np.all(sorted_labels[cut - 5 :] == 1)
+    np.testing.assert_array_equal(leaf.X, X[leaf.perm])  # every row moved with its norm, weight and index
+    np.testing.assert_array_equal(leaf.x_sq, np.einsum("ij,ij->i", X, X)[leaf.perm])
+    np.testing.assert_array_equal(leaf.w, weights[leaf.perm])
+    in_place = np.r_[labels[: cut - 5] == 0, labels[cut - 5 :] == 1]
+    assert np.all(leaf.perm[5:45][in_place] == np.arange(5, 45)[in_place])  # rows already in place stay

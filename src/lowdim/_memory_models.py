@@ -13,7 +13,9 @@ import numpy as np
 from .linalg import SMALL_MOMENTS, SPLIT_WORK
 
 MB = 1 << 20
-BLAS_BUFFERS = 100 * MB  # OpenBLAS's per-thread buffers and numba's thread pool, on first threaded use
+# OpenBLAS's per-thread buffers, numba's runtime and its thread pool, on first use: a fit
+# that small data keep to numpy and BLAS never loads them
+BLAS_BUFFERS = 100 * MB
 
 
 def _threads(n, d):
@@ -212,17 +214,18 @@ def spectral_clustering(n, d, k, params, itemsize):
 
 
 def kmeans(n, d, k, params, itemsize):
-    """A centred copy in the data's dtype, row norms, labels and bounds, and the thread
-    buffers once the iterations run in the bound kernels (above ``SMALL_LLOYD``: library
-    products iterate smaller fits, and the thread pool never starts)."""
+    """A centred copy in the data's dtype, row norms, labels and bounds, and the kernels'
+    runtime once the iterations run in the bound kernels (above ``SMALL_LLOYD``: library
+    products iterate smaller fits, and no kernel runs)."""
     from .cluster import SMALL_LLOYD
 
     return 12 * MB + n * (d * itemsize + 56) + (BLAS_BUFFERS if n * d * k > SMALL_LLOYD else 0)
 
 
 def minibatch_kmeans(n, d, k, params, itemsize):
-    """A centred copy in the data's dtype and the labels."""
-    return 4 * MB + n * (d * itemsize + 40)
+    """A centred copy in the data's dtype and the labels, and the kernels' runtime once
+    the copy is made by its kernel (above ``SMALL_MOMENTS`` entries)."""
+    return 4 * MB + n * (d * itemsize + 40) + (BLAS_BUFFERS if n * d > SMALL_MOMENTS else 0)
 
 
 def kmedoids(n, d, k, params, itemsize):

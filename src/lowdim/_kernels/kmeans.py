@@ -12,21 +12,30 @@ from numba import njit, prange
 from .._threads import cell_pass_rows, in_row_ranges
 
 
-@njit(cache=True, parallel=True)
-def argmin_rows(D, labels, best):
-    """Per row of the (block x k) squared distances ``D``: the first index of the
-    minimum into ``labels`` and the minimum into ``best``."""
-    n, k = D.shape
-    for i in prange(n):
+@njit(cache=True, nogil=True)
+def _argmin_range(D, labels, best, lo, hi):
+    for i in range(lo, hi):
         row = D[i]
         a = 0
         v = row[0]
-        for c in range(1, k):
+        for c in range(1, D.shape[1]):
             if row[c] < v:
                 v = row[c]
                 a = c
         labels[i] = a
         best[i] = v
+
+
+def argmin_rows(D, labels, best):
+    """Per row of the (block x k) squared distances ``D``: the first index of the
+    minimum into ``labels`` and the minimum into ``best`` (over thread-split rows)."""
+    in_row_ranges(
+        "kmeans",
+        0,
+        D.shape[0],
+        lambda a, b: _argmin_range(D, labels, best, a, b),
+        min_size=cell_pass_rows(D.shape[1]),
+    )
 
 
 @njit(cache=True)
@@ -400,32 +409,3 @@ def search_iteration(
     filled = wsum > 0
     explained = float(np.sum(np.einsum("ij,ij->i", sums[filled], sums[filled]) / wsum[filled]))
     return total, shift_sq, explained
-
-
-@njit(cache=True)
-def partition_rows(X, x_sq, weights, perm, labels):
-    """Put the rows labelled 0 before those labelled 1, in place (Hoare's partition: only
-    misplaced rows move, each swapped once); every array is reordered alike. Returns the
-    number of rows labelled 0.
-
-    Examples
-    --------
-    >>> X = np.arange(8.0).reshape(4, 2)
-    >>> labels = np.array([1, 0, 1, 0])
-    >>> partition_rows(X, np.zeros(4), np.ones(4), np.arange(4), labels), X[:, 0].tolist()
-    (2, [6.0, 2.0, 4.0, 0.0])
-    """
-    i, j = 0, labels.size - 1
-    while True:
-        while i <= j and labels[i] == 0:
-            i += 1
-        while i <= j and labels[j] == 1:
-            j -= 1
-        if i >= j:
-            return i
-        for f in range(X.shape[1]):
-            X[i, f], X[j, f] = X[j, f], X[i, f]
-        x_sq[i], x_sq[j] = x_sq[j], x_sq[i]
-        weights[i], weights[j] = weights[j], weights[i]
-        perm[i], perm[j] = perm[j], perm[i]
-        labels[i], labels[j] = labels[j], labels[i]

@@ -13,15 +13,15 @@ from ..linalg import sq_euclidean
 from ._base import CentroidClusterer, check_n_clusters, warn_fewer_clusters
 from ._kmeans import initial_centers
 from ._lloyd import kmeans_single
-from ._products_lloyd import products_kmeans
+from ._products_lloyd import by_products, own_squared_distances, products_kmeans
 
 
-def _squared_errors(Xc, x_sq, centers, labels):
+def _squared_errors(Xc, x_sq, centers, labels, products):
     """Each row's squared distance to its centre: from its own differences (the k-means
-    kernel's), or for sparse rows from the expansion (they stay sparse)."""
-    if sp.issparse(Xc):
-        D = sq_euclidean(Xc.astype(np.float64), centers, x_sq)
-        return D[np.arange(D.shape[0]), labels]
+    kernel's, or numpy's in a fit ``by_products``), for sparse rows from the expansion
+    (they stay sparse)."""
+    if products:
+        return own_squared_distances(Xc, np.asarray(centers, dtype=np.float64), labels)
     from .._kernels.kmeans import point_distances
 
     out = np.empty(Xc.shape[0])
@@ -29,9 +29,10 @@ def _squared_errors(Xc, x_sq, centers, labels):
     return out**2
 
 
-def _halves_errors(Xc, x_sq, weights, labels, centers):
+def _halves_errors(Xc, x_sq, weights, labels, centers, products):
     """The two halves' weighted squared errors about their centres."""
-    return np.bincount(labels, weights=weights * _squared_errors(Xc, x_sq, centers, labels), minlength=2)
+    errors = _squared_errors(Xc, x_sq, centers, labels, products)
+    return np.bincount(labels, weights=weights * errors, minlength=2)
 
 
 def _one_point(Xc, x_sq):
@@ -71,15 +72,31 @@ class _LeafRows:
 
     def split(self, span, labels):
         """Reorder a leaf's rows by their half; the halves' ranges and sorted labels."""
-        from .._kernels.kmeans import partition_rows
-
         s0, s1 = span
         labels = np.array(labels, dtype=np.int64)
+        left, right, cut = misplaced_pairs(labels)
         # in place, moving only the misplaced rows; sparse rows are gathered through the
         # permutation, which moves as the dense rows would (the same fit either way)
-        rows = np.empty((s1 - s0, 0), dtype=np.float64) if sp.issparse(self.X) else self.X[s0:s1]
-        cut = s0 + partition_rows(rows, self.x_sq[s0:s1], self.w[s0:s1], self.perm[s0:s1], labels)
-        return (s0, cut), (cut, s1), labels
+        rows = [self.x_sq[s0:s1], self.w[s0:s1], self.perm[s0:s1], labels]
+        for a in rows if sp.issparse(self.X) else [self.X[s0:s1], *rows]:
+            a[left], a[right] = a[right], a[left]
+        return (s0, s0 + cut), (s0 + cut, s1), labels
+
+
+def misplaced_pairs(labels):
+    """The swaps that put the rows labelled 0 before those labelled 1, moving only the
+    misplaced ones (Hoare's partition: the k-th 1 from the left with the k-th 0 from the
+    right): ``(left, right, number of 0s)``.
+
+    Examples
+    --------
+    >>> misplaced_pairs(np.array([1, 0, 1, 0]))
+    (array([0]), array([3]), 2)
+    """
+    cut = int(np.count_nonzero(labels == 0))
+    left = np.flatnonzero(labels[:cut] == 1)
+    right = cut + np.flatnonzero(labels[cut:] == 0)[::-1]
+    return left, right, cut
 
 
 class BisectingKMeans(CentroidClusterer):
@@ -188,7 +205,7 @@ class BisectingKMeans(CentroidClusterer):
         self.bisecting_strategy = bisecting_strategy
         self.callbacks = callbacks
 
-    def _bisect(self, Xc, x_sq, weights, tol, rng):
+    def _bisect(self, Xc, x_sq, weights, tol, rng, products):
         """The best of ``n_init`` 2-means runs on one cluster's rows: (labels, centres).
         A cluster of one point (a row, or equal rows) stays whole beside an empty half at
         the same place (more clusters asked for than distinct rows: scikit-learn's empty
@@ -200,7 +217,7 @@ class BisectingKMeans(CentroidClusterer):
         def run_once(rng):
             start = initial_centers(self.init, Xc, 2, rng, weights, x_sq, self.offset_)
             loop = {"max_iter": self.max_iter, "tol": tol, "verbose": self.verbose >= 2}
-            if sp.issparse(Xc):
+            if products:  # sparse rows, and a small fit: Lloyd by products
                 return products_kmeans(Xc, weights, start, x_sq, **loop)
             # bounds skip most distances of a 2-means and give Lloyd's result; Hamerly's
             # single bound, as every iteration is one kernel call, where Elkan's per-step
@@ -234,6 +251,9 @@ class BisectingKMeans(CentroidClusterer):
         children = np.full((n_nodes, 2), -1, dtype=np.int64)
         centers = np.zeros((n_nodes, X.shape[1]))
         centers[0] = np.asarray(weights.astype(Xc.dtype) @ Xc).ravel() / weights.sum()  # one pass in X's type
+        # the whole fit's size decides, as KMeans's: the deep tree's many small 2-means of a
+        # large fit are each quicker in the warm bound kernels than by products
+        products = by_products(Xc, self.n_clusters, "auto")
         rows, spans = _LeafRows(Xc, x_sq, weights), {0: (0, X.shape[0])}
         leaves, scores, errors = [0], np.zeros(1), np.zeros(1)  # the leaves left first, their scores and errors
         callbacks = callback_list(self.callbacks)
@@ -241,9 +261,9 @@ class BisectingKMeans(CentroidClusterer):
             at = int(np.argmax(scores))  # the first of equal scores
             node = leaves[at]
             span = spans.pop(node)
-            labels, halves = self._bisect(*rows.data(span), self.tol * mean_var, rng)
+            labels, halves = self._bisect(*rows.data(span), self.tol * mean_var, rng, products)
             *halves_spans, labels = rows.split(span, labels)
-            halves_errors = _halves_errors(*rows.data(span), labels, halves)
+            halves_errors = _halves_errors(*rows.data(span), labels, halves, products)
             by_size = self.bisecting_strategy == "largest_cluster"
             halves_scores = np.bincount(labels, minlength=2).astype(np.float64) if by_size else halves_errors
             for side in range(2):
@@ -268,7 +288,8 @@ class BisectingKMeans(CentroidClusterer):
         self.labels_[rows.perm] = ordered
         self._store_centers(centers[leaves], X.dtype)
         Xs, xs_sq, ws = rows.data((0, X.shape[0]))
-        self.inertia_ = float(ws @ _squared_errors(Xs, xs_sq, self.offset_centers_, ordered))
+        products = by_products(Xs, self.n_clusters, "auto")
+        self.inertia_ = float(ws @ _squared_errors(Xs, xs_sq, self.offset_centers_, ordered, products))
         # the clusters that hold rows: an unsplittable leaf's empty half repeats its centre
         # only up to rounding (the mean of equal rows need not be exactly the row)
         warn_fewer_clusters(self.labels_, self.n_clusters, "BisectingKMeans")
