@@ -536,3 +536,56 @@ def test_explore_colours_an_h5ad_map_by_obs_columns_and_genes(tmp_path):
     np.testing.assert_array_equal(blob(fields["3"]), gene.astype(blob(fields["3"]).dtype))
     assert fields["X_pca_1"]["kind"] == "number"
     assert main([*argv[:-1], "nope", "-o", str(tmp_path / "m2.html")]) == 2
+
+
+def _cliques_joined_weakly():
+    """Four 50-cell cliques (weight 1); cliques 0-1 and 2-3 joined by every pair at weight
+    0.001: unweighted, two communities of two cliques; weighted, the four cliques."""
+    A = sp.block_diag([np.ones((50, 50))] * 4, format="lil")
+    for a, b in ((0, 1), (2, 3)):
+        A[a * 50 : a * 50 + 50, b * 50 : b * 50 + 50] = 0.001
+        A[b * 50 : b * 50 + 50, a * 50 : a * 50 + 50] = 0.001
+    A = sp.csr_matrix(A)
+    A.setdiag(0)
+    A.eliminate_zeros()
+    return A
+
+
+def test_louvain_reads_the_graph_unweighted_and_leiden_weighted_by_default_as_scanpy():
+    # scanpy's louvain counts every edge 1 unless use_weights=True; lowdim's used the
+    # weights, so the drop-in gave another partition without a word
+    sc = pytest.importorskip("scanpy")
+    A, pairs, cliques = _cliques_joined_weakly(), np.repeat([0, 1], 100), np.repeat(np.arange(4), 50)
+    adata = anndata.AnnData(np.zeros((200, 2)))
+    la.louvain(adata, adjacency=A)
+    assert adjusted_rand_score(pairs, adata.obs["louvain"].astype(int)) == 1.0
+    assert adata.uns["louvain"]["params"]["use_weights"] is False
+    sc.tl.louvain(adata, adjacency=A, flavor="igraph", key_added="scanpy")  # scanpy's own, the same default
+    assert adjusted_rand_score(pairs, adata.obs["scanpy"].astype(int)) == 1.0
+    la.louvain(adata, adjacency=A, use_weights=True)
+    assert adjusted_rand_score(cliques, adata.obs["louvain"].astype(int)) == 1.0
+    la.leiden(adata, adjacency=A)
+    assert adjusted_rand_score(cliques, adata.obs["leiden"].astype(int)) == 1.0
+    la.leiden(adata, adjacency=A, use_weights=False, directed=True)  # symmetric: directed or not, one modularity
+    assert adjusted_rand_score(pairs, adata.obs["leiden"].astype(int)) == 1.0
+
+
+def test_partition_types_of_modularity_are_taken_and_other_objectives_refused_with_the_fix():
+    leidenalg = pytest.importorskip("leidenalg")
+    A, cliques = _cliques_joined_weakly(), np.repeat(np.arange(4), 50)
+    adata = anndata.AnnData(np.zeros((200, 2)))
+    for partition in (None, leidenalg.RBConfigurationVertexPartition, leidenalg.ModularityVertexPartition):
+        la.leiden(adata, adjacency=A, partition_type=partition)
+        assert adjusted_rand_score(cliques, adata.obs["leiden"].astype(int)) == 1.0
+    la.louvain(adata, adjacency=A, use_weights=True, partition_kwargs={"resolution_parameter": 1e-4})
+    pairs = np.repeat([0, 1], 100)  # so low a resolution joins the weakly joined cliques
+    assert adjusted_rand_score(pairs, adata.obs["louvain"].astype(int)) == 1.0
+    assert adata.uns["louvain"]["params"]["resolution"] == 1e-4
+    with pytest.raises(ValueError, match="partition_type=CPMVertexPartition: lowdim's leiden optimises modularity"):
+        la.leiden(adata, adjacency=A, partition_type=leidenalg.CPMVertexPartition)
+    with pytest.raises(ValueError, match="ModularityVertexPartition has no resolution .it is 1., but resolution=0.5"):
+        la.leiden(adata, adjacency=A, partition_type=leidenalg.ModularityVertexPartition, resolution=0.5)
+    with pytest.raises(ValueError, match="partition_kwargs=.'weights': 'w'.: only 'resolution_parameter'"):
+        la.louvain(adata, adjacency=A, partition_kwargs={"weights": "w"})
+    with pytest.raises(ValueError, match="flavor='rapids': lowdim's louvain has 'vtraag' and 'igraph'"):
+        la.louvain(adata, adjacency=A, flavor="rapids")

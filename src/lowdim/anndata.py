@@ -525,6 +525,9 @@ def leiden(
     adjacency=None,
     obsp=None,
     restrict_to=None,
+    directed=None,
+    use_weights=True,
+    partition_type=None,
     n_iterations=-1,
     flavor="igraph",
     copy=False,
@@ -549,6 +552,16 @@ def leiden(
         the graph between them, as scanpy's; the other cells keep their clusters, the
         new ones are named ``'<categories>,<n>'`` in ``obs['leiden_R']`` (or
         ``key_added``).
+    directed : bool, optional
+        Accepted as scanpy's: the graph must be symmetric (an asymmetric ``adjacency`` is
+        refused, naming the fix), and a symmetric graph's modularity is the same read as
+        directed or not.
+    use_weights : bool, default=True
+        The edges' weights (False: every edge counts 1), as scanpy's.
+    partition_type : leidenalg partition class, optional
+        As scanpy's: the objective is modularity with ``resolution``
+        (``RBConfigurationVertexPartition``, the default; ``ModularityVertexPartition``
+        is it at resolution 1); another objective is refused, naming the fix.
     n_iterations : int, default=-1
         Until no improvement (-1), as scanpy's leidenalg flavour.
     flavor : {'igraph', 'leidenalg'}, default='igraph'
@@ -570,14 +583,16 @@ def leiden(
     >>> adata.obs["leiden"].cat.categories.tolist()
     ['0', '1']
     """
-    options = {"n_iterations": n_iterations, "flavor": flavor}
+    resolution = _modularity_resolution(partition_type, resolution, "leiden")
+    options = {"n_iterations": n_iterations, "flavor": flavor, "use_weights": use_weights}
+    del directed  # the graph is symmetric (an asymmetric one is refused): directed or not, the same modularity
     source = {"neighbors_key": neighbors_key, "adjacency": adjacency, "obsp": obsp}
     return _communities("Leiden", adata, resolution, random_state, key_added, source, restrict_to, options, copy)
 
 
 def louvain(
     adata,
-    resolution=1.0,
+    resolution=None,
     *,
     random_state=0,
     key_added="louvain",
@@ -585,6 +600,11 @@ def louvain(
     adjacency=None,
     obsp=None,
     restrict_to=None,
+    flavor="vtraag",
+    directed=True,
+    use_weights=False,
+    partition_type=None,
+    partition_kwargs=None,
     copy=False,
 ):
     """Louvain communities of the stored connectivities, in ``obs['louvain']``.
@@ -592,7 +612,8 @@ def louvain(
     Parameters
     ----------
     adata : AnnData
-    resolution : float, default=1.0
+    resolution : float, optional
+        None: 1, as scanpy's (modularity).
     random_state : int, default=0
     key_added : str, default='louvain'
     neighbors_key : str, optional
@@ -600,6 +621,17 @@ def louvain(
         As ``leiden``'s: another graph to partition.
     restrict_to : tuple (str, list of str), optional
         As ``leiden``'s (the result in ``obs['louvain_R']``).
+    flavor : {'vtraag', 'igraph'}, default='vtraag'
+        Both optimise modularity by igraph's multilevel Louvain (scanpy's 'vtraag' calls
+        the louvain package, its 'igraph' this one).
+    directed : bool, default=True
+        As ``leiden``'s.
+    use_weights : bool, default=False
+        The edges' weights; False, scanpy's default here, counts every edge 1.
+    partition_type : leidenalg/louvain partition class, optional
+        As ``leiden``'s.
+    partition_kwargs : dict, optional
+        scanpy's: only ``resolution_parameter`` (the resolution) has a meaning here.
     copy : bool, default=False
 
     Returns
@@ -617,8 +649,40 @@ def louvain(
     >>> len(adata.obs["louvain"].cat.categories)
     2
     """
+    if flavor not in ("vtraag", "igraph"):
+        raise ValueError(f"flavor={flavor!r}: lowdim's louvain has 'vtraag' and 'igraph' (the same optimiser).")
+    extra = dict(partition_kwargs or {})
+    resolution = extra.pop("resolution_parameter", resolution)
+    if extra:
+        raise ValueError(
+            f"partition_kwargs={shown(dict(partition_kwargs))}: only 'resolution_parameter' has a meaning in "
+            "lowdim's louvain (the weights come from use_weights)."
+        )
+    resolution = _modularity_resolution(partition_type, resolution, "louvain")
+    del directed  # as leiden's
     source = {"neighbors_key": neighbors_key, "adjacency": adjacency, "obsp": obsp}
-    return _communities("Louvain", adata, resolution, random_state, key_added, source, restrict_to, {}, copy)
+    options = {"use_weights": use_weights}
+    return _communities("Louvain", adata, resolution, random_state, key_added, source, restrict_to, options, copy)
+
+
+def _modularity_resolution(partition_type, resolution, caller):
+    """The modularity resolution scanpy's ``partition_type`` and ``resolution`` ask for
+    (None: 1); an objective other than modularity is refused."""
+    name = getattr(partition_type, "__name__", None if partition_type is None else repr(partition_type))
+    if name in (None, "RBConfigurationVertexPartition"):
+        return 1.0 if resolution is None else float(resolution)
+    if name == "ModularityVertexPartition":
+        if resolution not in (None, 1, 1.0):
+            raise ValueError(
+                f"partition_type=ModularityVertexPartition has no resolution (it is 1), but resolution={resolution}: "
+                "pass RBConfigurationVertexPartition (or no partition_type) to use one."
+            )
+        return 1.0
+    raise ValueError(
+        f"partition_type={name}: lowdim's {caller} optimises modularity with a resolution (leidenalg's "
+        f"RBConfigurationVertexPartition; ModularityVertexPartition is its resolution 1). For {name}'s objective "
+        f"run scanpy.tl.{caller} with it, or leidenalg itself."
+    )
 
 
 def _communities(name, adata, resolution, random_state, key_added, source, restrict_to, options, copy):
