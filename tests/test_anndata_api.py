@@ -92,7 +92,7 @@ def test_pca_streams_a_backed_file_in_chunks_and_later_steps_say_what_they_need(
     read = []
     monkeypatch.setattr(la, "CHUNK_VALUES", 120 * 64)  # 64 rows a chunk: 5 chunks
     original = la._row_chunks
-    monkeypatch.setattr(la, "_row_chunks", lambda a: (read.append(c.shape[0]) or c for c in original(a)))
+    monkeypatch.setattr(la, "_row_chunks", lambda *a: (read.append(c.shape[0]) or c for c in original(*a)))
     la.pca(backed, n_comps=10)
     la.pca(adata, n_comps=10)
     assert read == [64, 64, 64, 64, 44] * 2  # one pass to fit, one to place; never the whole file
@@ -589,3 +589,40 @@ def test_partition_types_of_modularity_are_taken_and_other_objectives_refused_wi
         la.louvain(adata, adjacency=A, partition_kwargs={"weights": "w"})
     with pytest.raises(ValueError, match="flavor='rapids': lowdim's louvain has 'vtraag' and 'igraph'"):
         la.louvain(adata, adjacency=A, flavor="rapids")
+
+
+def test_pca_takes_scanpys_svd_solver_chunked_and_dtype(cells):
+    # sc.pp.pca(adata, svd_solver='arpack'), the tutorials' call, failed on the unknown argument
+    import scanpy as sc
+
+    adata, _ = cells
+    dense = adata.copy()
+    dense.X = dense.X.toarray()
+    base = dense.copy()
+    la.pca(base, n_comps=10, dtype="float64")
+    assert base.obsm["X_pca"].dtype == np.float64
+    for solver in ("arpack", "randomized", "full", "covariance_eigh", "auto"):
+        ours, theirs = dense.copy(), dense.copy()
+        la.pca(ours, n_comps=10, svd_solver=solver)
+        sc.pp.pca(theirs, n_comps=10, svd_solver=solver)
+        assert ours.obsm["X_pca"].dtype == theirs.obsm["X_pca"].dtype == np.float32, solver
+        assert ours.uns["pca"]["params"]["svd_solver"] == solver
+        found, exact = ours.uns["pca"]["variance"].sum(), base.uns["pca"]["variance"].sum()
+        if solver == "randomized":  # an approximate subspace: never more variance than the top 10 hold
+            assert 0.99 * exact <= found <= exact * (1 + 1e-12)
+            continue
+        np.testing.assert_allclose(ours.uns["pca"]["variance"], base.uns["pca"]["variance"], rtol=1e-6)
+        np.testing.assert_allclose(ours.uns["pca"]["variance_ratio"], theirs.uns["pca"]["variance_ratio"], rtol=1e-4)
+    chunked = dense.copy()
+    la.pca(chunked, n_comps=10, chunked=True, chunk_size=7)  # exact moments: the whole matrix's components
+    np.testing.assert_allclose(chunked.uns["pca"]["variance"], base.uns["pca"]["variance"], rtol=1e-9)
+    scale = np.abs(base.obsm["X_pca"]).max()
+    np.testing.assert_allclose(np.abs(chunked.obsm["X_pca"]), np.abs(base.obsm["X_pca"]), atol=1e-6 * scale)
+    la.pca(adata, n_comps=10, chunked=True, chunk_size=50)  # sparse rows alike
+    np.testing.assert_allclose(adata.uns["pca"]["variance"], base.uns["pca"]["variance"], rtol=1e-9)
+    with pytest.raises(ValueError, match="svd_solver='lobpcg': lowdim's pca takes 'auto', 'full'"):
+        la.pca(dense, svd_solver="lobpcg")
+    with pytest.raises(ValueError, match="svd_solver='full' with zero_center=False: lowdim's pca takes 'arpack'"):
+        la.pca(dense, zero_center=False, svd_solver="full")
+    with pytest.raises(ValueError, match="chunked=True fits centred components; pass zero_center=True"):
+        la.pca(dense, chunked=True, zero_center=False)

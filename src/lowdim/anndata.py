@@ -36,11 +36,32 @@ def _backed(adata, layer=None):
     return layer is None and bool(getattr(adata, "isbacked", False))
 
 
-def _row_chunks(adata):
-    """The rows of a backed ``adata.X`` in chunks, each read from the file when reached."""
+def _row_chunks(adata, layer=None, rows=None):
+    """The rows of ``adata.X`` (or a layer) in chunks of ``rows`` (default: about
+    ``CHUNK_VALUES`` values), each read from the file when reached if X is backed."""
     n, d = adata.shape
-    rows = max(1, CHUNK_VALUES // max(d, 1))
-    return (adata.X[start : start + rows] for start in range(0, n, rows))
+    rows = rows or max(1, CHUNK_VALUES // max(d, 1))
+    X = adata.X if _backed(adata, layer) else _matrix(adata, layer)
+    return (X[start : start + rows] for start in range(0, n, rows))
+
+
+PCA_SOLVERS = ("auto", "full", "covariance_eigh", "arpack", "randomized")
+
+
+def _pca_model(n_comps, zero_center, svd_solver, random_state):
+    """``pca``'s estimator for scanpy's ``zero_center`` and ``svd_solver``."""
+    from .decomposition import PCA, TruncatedSVD
+
+    solvers = PCA_SOLVERS if zero_center else ("arpack", "randomized")
+    if svd_solver is not None and svd_solver not in solvers:
+        raise ValueError(
+            f"svd_solver={shown(svd_solver)}{'' if zero_center else ' with zero_center=False'}: lowdim's pca takes "
+            f"{listed([repr(name) for name in solvers])} (scanpy's other names are dask's and sparse LOBPCG's), "
+            "or None for its choice."
+        )
+    if zero_center:
+        return PCA(n_comps, svd_solver=svd_solver, random_state=random_state)
+    return TruncatedSVD(n_comps, algorithm=svd_solver or "randomized", random_state=random_state)
 
 
 def _matrix(adata, layer=None):
@@ -102,7 +123,19 @@ def _gene_mask(adata, mask_var):
 
 
 def pca(
-    adata, n_comps=50, *, zero_center=True, mask_var="auto", layer=None, random_state=0, key_added=None, copy=False
+    adata,
+    n_comps=50,
+    *,
+    zero_center=True,
+    svd_solver=None,
+    chunked=False,
+    chunk_size=None,
+    mask_var="auto",
+    layer=None,
+    random_state=0,
+    dtype="float32",
+    key_added=None,
+    copy=False,
 ):
     """Principal components of ``adata.X`` (or a layer), as ``scanpy.pp.pca`` stores them.
 
@@ -115,6 +148,16 @@ def pca(
         False: the truncated SVD of the uncentred data (``TruncatedSVD``), as scanpy's;
         ``uns['pca']['variance']`` is then the scores' variance, as scikit-learn's. It
         reads ``adata.X`` in memory (only centred PCA streams a backed file).
+    svd_solver : {'auto', 'full', 'covariance_eigh', 'arpack', 'randomized'}, optional
+        As scanpy's (scikit-learn's names; None: lowdim's choice by shape); with
+        ``zero_center=False`` 'arpack' or 'randomized'. A backed file is streamed into
+        its exact covariance whatever the solver.
+    chunked : bool, default=False
+        Fit from ``chunk_size`` rows at a time, as scanpy's (which runs scikit-learn's
+        incremental PCA): here the chunks' exact moments, so the components are those
+        of the whole matrix. Centred only.
+    chunk_size : int, optional
+        Rows per chunk (default: about 8 M values).
     mask_var : 'auto', str, array of bool or None, default='auto'
         The genes the components are computed from, as scanpy's: 'auto' takes the
         ``highly_variable`` column of ``adata.var`` when there is one (after
@@ -125,6 +168,8 @@ def pca(
         An ``adata`` read with ``backed='r'`` is streamed from its file in chunks of
         rows (exact moments: the same components as in memory), never loaded whole.
     random_state : int, default=0
+    dtype : str or numpy dtype, default='float32'
+        Of the scores in ``obsm``, as scanpy's.
     key_added : str, optional
         Store under ``obsm[key_added]``, ``varm[key_added]``, ``uns[key_added]`` instead
         of 'X_pca', 'PCs', 'pca'.
@@ -146,7 +191,7 @@ def pca(
     >>> adata.obsm["X_pca"].shape, adata.varm["PCs"].shape
     ((100, 5), (30, 5))
     """
-    from .decomposition import PCA, TruncatedSVD
+    from .decomposition import PCA
 
     target = _target(adata, copy)
     mask, mask_name = _gene_mask(target, mask_var)
@@ -156,20 +201,23 @@ def pca(
             f"zero_center=False reads adata.X in memory, and it is left in its file {str(target.filename)!r} "
             "(backed='r'); load it with adata.to_memory(), or keep zero_center=True, which streams the file."
         )
-    if _backed(target, layer):  # exact moments streamed from the file, one pass to fit, one to place
-        model = PCA(n_comps, random_state=random_state).fit(chunk[:, genes] for chunk in _row_chunks(target))
-        scores = np.vstack([model.transform(chunk[:, genes]) for chunk in _row_chunks(target)])
-        dtype = target.X.dtype
+    if chunked and not zero_center:
+        raise ValueError("chunked=True fits centred components; pass zero_center=True, or chunked=False.")
+    if _backed(target, layer) or chunked:  # exact moments streamed by rows, one pass to fit, one to place
+        model = PCA(n_comps, random_state=random_state)
+        model.fit(chunk[:, genes] for chunk in _row_chunks(target, layer, chunk_size))
+        scores = np.vstack([model.transform(chunk[:, genes]) for chunk in _row_chunks(target, layer, chunk_size)])
     else:
         X = _matrix(target, layer)[:, genes]
-        model = (PCA if zero_center else TruncatedSVD)(n_comps, random_state=random_state).fit(X)
-        scores, dtype = model.transform(X), X.dtype
+        model = _pca_model(n_comps, zero_center, svd_solver, random_state).fit(X)
+        scores = model.transform(X)
     names = ("X_pca", "PCs", "pca") if key_added is None else (key_added,) * 3
-    target.obsm[names[0]] = np.asarray(scores, dtype=np.float32 if dtype == np.float32 else np.float64)
+    target.obsm[names[0]] = np.asarray(scores, dtype=dtype)
     loadings = np.zeros((target.n_vars, model.components_.shape[0]))
     loadings[genes] = model.components_.T
     target.varm[names[1]] = loadings
     params = {"zero_center": zero_center, "use_highly_variable": mask_name == "highly_variable", "mask_var": mask_name}
+    params.update(svd_solver=svd_solver, chunked=chunked)
     target.uns[names[2]] = {
         "variance": model.explained_variance_,
         "variance_ratio": model.explained_variance_ratio_,
