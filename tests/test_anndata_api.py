@@ -626,3 +626,36 @@ def test_pca_takes_scanpys_svd_solver_chunked_and_dtype(cells):
         la.pca(dense, zero_center=False, svd_solver="full")
     with pytest.raises(ValueError, match="chunked=True fits centred components; pass zero_center=True"):
         la.pca(dense, chunked=True, zero_center=False)
+
+
+def test_neighbors_take_scanpys_gauss_method_and_transformer():
+    # sc.pp.neighbors(adata, method='gauss'), the diffusion-pseudotime tutorials' call, and
+    # transformer=: both failed on the unknown argument
+    import scanpy as sc
+    from sklearn.neighbors import KNeighborsTransformer
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 1.0, (150, 6)) for c in (0, 4)])
+    ours, theirs = anndata.AnnData(X.copy()), anndata.AnnData(X.copy())
+    la.neighbors(ours, n_neighbors=10, use_rep="X", method="gauss")
+    sc.pp.neighbors(theirs, n_neighbors=10, use_rep="X", method="gauss")
+    A, B = ours.obsp["connectivities"], theirs.obsp["connectivities"]
+    assert ((A != 0) != (B != 0)).nnz == 0  # the same pairs: each cell's neighbours, made symmetric
+    np.testing.assert_allclose(A.toarray(), B.toarray(), atol=4 * np.finfo(np.float32).eps)  # float32 storage
+    assert ours.uns["neighbors"]["params"]["method"] == "gauss" and abs(A - A.T).max() == 0
+    exact = anndata.AnnData(X.copy())
+    la.neighbors(exact, n_neighbors=10, use_rep="X", transformer="sklearn")
+    given = anndata.AnnData(X.copy())
+    la.neighbors(given, n_neighbors=10, use_rep="X", transformer=KNeighborsTransformer(n_neighbors=9))
+    for key in ("distances", "connectivities"):
+        assert abs(given.obsp[key] - exact.obsp[key]).max() == 0, key
+    la.neighbors(given, n_neighbors=10, use_rep="X", transformer="pynndescent")  # approximate: nearly all found
+    assert (given.obsp["distances"] != 0).multiply(exact.obsp["distances"] != 0).nnz >= 0.95 * exact.obsp[
+        "distances"
+    ].nnz
+    with pytest.raises(ValueError, match="knn=False connects every pair of cells"):
+        la.neighbors(given, use_rep="X", knn=False)
+    with pytest.raises(ValueError, match="method='rapids': lowdim's neighbors has 'umap' and 'gauss'"):
+        la.neighbors(given, use_rep="X", method="rapids")
+    with pytest.raises(ValueError, match="transformer='rapids': lowdim's neighbors takes 'sklearn'"):
+        la.neighbors(given, use_rep="X", transformer="rapids")

@@ -229,18 +229,21 @@ def pca(
 def neighbors(
     adata,
     n_neighbors=15,
-    *,
     n_pcs=None,
+    *,
     use_rep=None,
+    knn=True,
+    method="umap",
+    transformer=None,
     metric="euclidean",
     metric_kwds=None,
     random_state=0,
     key_added=None,
     copy=False,
 ):
-    """The kNN graph, as ``scanpy.pp.neighbors`` stores it (its 'umap' method): one search
-    by lowdim's index, distances in ``obsp['distances']`` (each cell's
-    ``n_neighbors - 1`` nearest others), UMAP's fuzzy memberships in
+    """The kNN graph, as ``scanpy.pp.neighbors`` stores it: one search by lowdim's index,
+    distances in ``obsp['distances']`` (each cell's ``n_neighbors - 1`` nearest others),
+    the connectivities (UMAP's fuzzy memberships, or scanpy's 'gauss' kernel) in
     ``obsp['connectivities']``, the settings in ``uns['neighbors']``.
 
     Parameters
@@ -252,6 +255,18 @@ def neighbors(
         Use the first ``n_pcs`` columns of ``obsm['X_pca']``.
     use_rep : str, optional
         'X' or an ``obsm`` key; default ``'X_pca'`` when present, else X.
+    knn : bool, default=True
+        scanpy's False (every pair, a dense cells x cells kernel) is refused: graphs stay
+        sparse here; a larger ``n_neighbors`` reaches further.
+    method : {'umap', 'gauss'}, default='umap'
+        The connectivities: UMAP's fuzzy union, or scanpy's Gaussian kernel (Haghverdi et
+        al. 2016, for diffusion pseudotime) ``sqrt(2 s_i s_j / (s_i^2 + s_j^2))
+        exp(-d^2 / (s_i^2 + s_j^2))`` with ``s_i^2`` a cell's median squared distance to
+        its neighbours, on the neighbour pairs of either cell.
+    transformer : {'sklearn', 'pynndescent'}, estimator or None, optional
+        The search, as scanpy's: None lowdim's choice by size, 'sklearn' exact,
+        'pynndescent' approximate (lowdim's index), or a transformer whose
+        ``fit_transform`` gives a sparse distance graph (``KNeighborsTransformer``).
     metric : str, default='euclidean'
     metric_kwds : dict, optional
         The metric's parameters (``{'p': 3}`` for 'minkowski'), as scanpy's.
@@ -278,15 +293,24 @@ def neighbors(
     from .embedding import fuzzy_graph
     from .neighbors import NeighborGraph
 
+    if not knn:
+        raise ValueError(
+            "knn=False connects every pair of cells (a dense cells x cells kernel); lowdim keeps the graph sparse: "
+            "keep knn=True, with a larger n_neighbors to reach further."
+        )
+    if method not in ("umap", "gauss"):
+        raise ValueError(f"method={shown(method)}: lowdim's neighbors has 'umap' and 'gauss' (scanpy's methods).")
     target = _target(adata, copy)
     data, rep = _representation(target, use_rep, n_pcs)
-    graph = NeighborGraph.build(data, n_neighbors - 1, metric=metric, metric_params=metric_kwds)
+    search = _search(transformer, data, metric)
+    graph = NeighborGraph.build(data, n_neighbors - 1, metric=metric, algorithm=search, metric_params=metric_kwds)
     dist, idx = graph.neighbors(n_neighbors - 1)
     key = "neighbors" if key_added is None else key_added
     prefix = "" if key_added is None else key_added + "_"
     target.obsp[prefix + "distances"] = graph.to_csr()
-    target.obsp[prefix + "connectivities"] = sp.csr_matrix(fuzzy_graph(dist, idx), dtype=np.float32)
-    params = {"n_neighbors": n_neighbors, "method": "umap", "metric": metric, "random_state": random_state}
+    weights = fuzzy_graph(dist, idx) if method == "umap" else _gauss_connectivities(dist, idx)
+    target.obsp[prefix + "connectivities"] = sp.csr_matrix(weights, dtype=np.float32)
+    params = {"n_neighbors": n_neighbors, "method": method, "metric": metric, "random_state": random_state}
     if metric_kwds:
         params["metric_kwds"] = dict(metric_kwds)
     if rep != "X" or use_rep is not None:
@@ -299,6 +323,39 @@ def neighbors(
         "params": params,
     }
     return target if copy else None
+
+
+def _search(transformer, data, metric):
+    """``NeighborGraph.build``'s algorithm for scanpy's ``transformer``."""
+    from .neighbors import PrecomputedNeighbors
+
+    named = {None: "auto", "sklearn": "exact", "pynndescent": "approximate"}
+    if isinstance(transformer, str) or transformer is None:
+        if transformer not in named:
+            raise ValueError(
+                f"transformer={shown(transformer)}: lowdim's neighbors takes 'sklearn' (exact), 'pynndescent' "
+                "(approximate), a transformer with fit_transform, or None."
+            )
+        return named[transformer]
+    if not hasattr(transformer, "fit_transform"):
+        raise TypeError(f"transformer: {type(transformer).__name__} has no fit_transform (a sparse distance graph).")
+    return PrecomputedNeighbors(sp.csr_matrix(transformer.fit_transform(data)), metric=metric, what="the transformer's")
+
+
+def _gauss_connectivities(dist, idx):
+    """scanpy's 'gauss' connectivities of each cell's neighbours ``(dist, idx)``: the
+    kernel of Haghverdi et al. (2016) with each cell's width the root of its median
+    squared neighbour distance, on the pairs either cell lists (symmetric)."""
+    from .neighbors import positive_scales
+
+    n, k = idx.shape
+    d2 = np.square(np.asarray(dist, dtype=np.float64))
+    s2 = np.square(positive_scales(np.sqrt(np.median(d2, axis=1))))  # a cell among copies keeps a width
+    rows, cols = np.repeat(np.arange(n), k), np.asarray(idx, dtype=np.int64).ravel()
+    den = s2[rows] + s2[cols]
+    values = np.sqrt(2 * np.sqrt(s2[rows] * s2[cols]) / den) * np.exp(-d2.ravel() / den)
+    one_way = sp.csr_matrix((values, (rows, cols)), shape=(n, n))
+    return one_way.maximum(one_way.T)
 
 
 def _graph(adata, neighbors_key, caller):
