@@ -659,3 +659,36 @@ def test_neighbors_take_scanpys_gauss_method_and_transformer():
         la.neighbors(given, use_rep="X", method="rapids")
     with pytest.raises(ValueError, match="transformer='rapids': lowdim's neighbors takes 'sklearn'"):
         la.neighbors(given, use_rep="X", transformer="rapids")
+
+
+def test_every_scanpy_parameter_of_the_drop_ins_is_taken():
+    # a scanpy script with lowdim.anndata swapped in must not fail on an unknown argument
+    import inspect
+
+    import scanpy as sc
+
+    pairs = {"pca": sc.pp.pca, "neighbors": sc.pp.neighbors, "umap": sc.tl.umap, "tsne": sc.tl.tsne}
+    pairs.update(leiden=sc.tl.leiden, louvain=sc.tl.louvain)
+    for name, theirs in pairs.items():
+        wanted = set(inspect.signature(theirs).parameters) - {"data", "adata", "kwargs", "clustering_args"}
+        assert wanted <= set(inspect.signature(getattr(la, name)).parameters), (name, wanted)
+
+
+def test_scanpys_older_and_gpu_spellings_map_or_are_refused_with_the_reason(cells):
+    adata, _ = cells
+    adata.var["highly_variable"] = np.arange(120) % 3 == 0
+    older, newer = adata.copy(), adata.copy()
+    la.pca(older, n_comps=5, use_highly_variable=True)
+    la.pca(newer, n_comps=5, mask_var="highly_variable")
+    np.testing.assert_array_equal(older.obsm["X_pca"], newer.obsm["X_pca"])
+    la.pca(older, n_comps=5, use_highly_variable=False)
+    assert older.uns["pca"]["params"]["mask_var"] is None and np.all(np.any(older.varm["PCs"] != 0, axis=1))
+    with pytest.raises(ValueError, match="pass mask_var or use_highly_variable"):
+        la.pca(adata, mask_var=None, use_highly_variable=True)
+    with pytest.raises(ValueError, match="return_info=True is scanpy's for an array input"):
+        la.pca(adata, return_info=True)
+    la.tsne(adata, use_rep="X", perplexity=10, n_jobs=1, use_fast_tsne=True)
+    assert adata.uns["tsne"]["params"]["n_jobs"] == 1
+    la.neighbors(adata, use_rep="X")
+    with pytest.raises(ValueError, match="method='rapids': lowdim's umap is its own"):
+        la.umap(adata, method="rapids")

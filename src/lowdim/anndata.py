@@ -131,8 +131,10 @@ def pca(
     chunked=False,
     chunk_size=None,
     mask_var="auto",
+    use_highly_variable=None,
     layer=None,
     random_state=0,
+    return_info=False,
     dtype="float32",
     key_added=None,
     copy=False,
@@ -163,11 +165,17 @@ def pca(
         ``highly_variable`` column of ``adata.var`` when there is one (after
         ``scanpy.pp.highly_variable_genes``), else every gene; a name, another boolean
         column; None, every gene. ``varm['PCs']`` is 0 for the genes left out.
+    use_highly_variable : bool, optional
+        scanpy's older spelling: True is ``mask_var='highly_variable'``, False
+        ``mask_var=None``.
     layer : str, optional
         Sparse counts stay sparse: centred implicitly (scanpy's ``zero_center=True``).
         An ``adata`` read with ``backed='r'`` is streamed from its file in chunks of
         rows (exact moments: the same components as in memory), never loaded whole.
     random_state : int, default=0
+    return_info : bool, default=False
+        scanpy's, for an array given instead of an AnnData; here the results are in
+        ``obsm``, ``varm`` and ``uns`` (True is refused, saying so).
     dtype : str or numpy dtype, default='float32'
         Of the scores in ``obsm``, as scanpy's.
     key_added : str, optional
@@ -193,6 +201,15 @@ def pca(
     """
     from .decomposition import PCA
 
+    if return_info:
+        raise ValueError(
+            "return_info=True is scanpy's for an array input; lowdim.anndata.pca writes the scores, components "
+            "and variances into obsm['X_pca'], varm['PCs'] and uns['pca'] (copy=True returns the AnnData)."
+        )
+    if use_highly_variable is not None:
+        if not (isinstance(mask_var, str) and mask_var == "auto"):
+            raise ValueError("pass mask_var or use_highly_variable (its older spelling), not both.")
+        mask_var = "highly_variable" if use_highly_variable else None
     target = _target(adata, copy)
     mask, mask_name = _gene_mask(target, mask_var)
     genes = slice(None) if mask is None else np.flatnonzero(mask)
@@ -447,6 +464,7 @@ def umap(
     random_state=0,
     a=None,
     b=None,
+    method="umap",
     neighbors_key=None,
     key_added=None,
     copy=False,
@@ -471,6 +489,8 @@ def umap(
     init_pos : {'spectral', 'random', 'pca'} or obsm key, default='spectral'
     random_state : int, default=0
     a, b : float, optional
+    method : 'umap', default='umap'
+        scanpy's other method, 'rapids' (a GPU library), is refused.
     neighbors_key : str, optional
     key_added : str, optional
         ``obsm[key_added]`` instead of 'X_umap'.
@@ -492,6 +512,8 @@ def umap(
     """
     from .embedding import UMAP
 
+    if method != "umap":
+        raise ValueError(f"method={shown(method)}: lowdim's umap is its own ('umap'); scanpy's 'rapids' runs on a GPU.")
     target = _target(adata, copy)
     graph, params = _stored_knn(target, neighbors_key, "umap")
     data, _ = _representation(target, params.get("use_rep"), params.get("n_pcs"))
@@ -516,6 +538,8 @@ def tsne(
     learning_rate="auto",
     metric="euclidean",
     random_state=0,
+    use_fast_tsne=False,
+    n_jobs=None,
     key_added=None,
     copy=False,
 ):
@@ -535,6 +559,12 @@ def tsne(
         The distance the affinities are computed with ('cosine', 'correlation', ...:
         ``TSNE``'s metrics), as scanpy's.
     random_state : int, default=0
+    use_fast_tsne : bool, default=False
+        scanpy's choice between the Multicore-TSNE and FIt-SNE packages; accepted, as the
+        map is lowdim's t-SNE either way (interpolated like FIt-SNE's on large data).
+    n_jobs : int, optional
+        Accepted as scanpy's; the threads are numba's (``NUMBA_NUM_THREADS``), and the
+        map is the same for any number of them.
     key_added : str, optional
     copy : bool, default=False
 
@@ -565,7 +595,7 @@ def tsne(
     target.obsm[key_added or "X_tsne"] = model.fit_transform(data)
     params = {"perplexity": perplexity, "early_exaggeration": early_exaggeration, "learning_rate": learning_rate,
               "metric": metric}  # fmt: skip
-    target.uns[key_added or "tsne"] = {"params": {**params, "use_rep": rep, "n_jobs": None}}
+    target.uns[key_added or "tsne"] = {"params": {**params, "use_rep": rep, "n_jobs": n_jobs}}
     return target if copy else None
 
 
