@@ -48,6 +48,25 @@ def test_lloyd_elkan_hamerly_identical_and_match_sklearn(blobs, k, small_lloyd, 
     assert runs["auto"].algorithm_ == ("lloyd" if small_lloyd is None else "hamerly")
 
 
+@pytest.mark.parametrize("algorithm", ["lloyd", "elkan", "hamerly", "sparse"])
+@pytest.mark.parametrize("small_lloyd", [None, -1])
+def test_fewer_distinct_points_than_clusters_converges_at_once(algorithm, small_lloyd, monkeypatch):
+    """An empty cluster borrows a point, which the next assignment gives back to its
+    twin centre: no change, as scikit-learn counts it. Lloyd counted the loan as a move
+    and ran to max_iter with a ConvergenceWarning."""
+    if small_lloyd is not None:
+        monkeypatch.setattr("lowdim.cluster._products_lloyd.SMALL_LLOYD", small_lloyd)
+    X = np.repeat(np.array([[0.0, 0.0], [1.0, 1.0], [5.0, 5.0]]), [4, 3, 3], axis=0)
+    data = sp.csr_matrix(X) if algorithm == "sparse" else X
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        km = KMeans(5, n_init=1, random_state=0, algorithm="lloyd" if algorithm == "sparse" else algorithm).fit(data)
+    said = [str(w.message) for w in caught]
+    assert not any("did not converge" in m for m in said) and km.n_iter_ <= 3, (km.n_iter_, said)
+    assert any("Number of distinct clusters (3) found smaller than n_clusters (5)" in m for m in said)
+    assert metrics.adjusted_rand_score(np.repeat([0, 1, 2], [4, 3, 3]), km.labels_) == 1.0 and km.inertia_ < 1e-20
+
+
 def test_inertia_of_float32_data_is_measured_in_float64_on_both_paths(blobs, monkeypatch):
     """The iterations compare float32 distances from the product expansion; the reported
     inertia is each row's own float64 differences, whichever path iterated."""

@@ -200,7 +200,9 @@ def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
     rel_err = 8 * np.finfo(X.dtype).eps  # rounding of the GEMM distance expansion
 
     def step(state):
+        assigned = None
         if not np.all(state.wsum > 0):
+            assigned = state.labels.copy()
             relocate_empty(X, weights, state)
         new = np.empty_like(state.centers)
         count, shift_sq, explained = search_iteration(
@@ -221,6 +223,8 @@ def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
             n_moved,
             new,
         )
+        if assigned is not None:  # against the last assignment, as scikit-learn: a point lent to an
+            count = int(np.count_nonzero(state.labels != assigned))  # empty cluster and taken back is no change
         state.centers, state.strict, state.shift = new, count == 0, float(shift_sq)
         return state, weighted_sq - explained, 0.0 if count == 0 else shift_sq
 

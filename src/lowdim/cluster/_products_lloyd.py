@@ -92,7 +92,9 @@ def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), v
         new[full] = sums[full] / wsum[full, None]
         shift = float(np.sum((new - state.centers) ** 2))
         new_labels, dist_of[0] = assign(X, new, x_sq)
-        moved = int(np.count_nonzero(new_labels != labels))
+        # against the last assignment, as scikit-learn: a point lent to an empty cluster and
+        # taken back (fewer distinct points than clusters) is no change
+        moved = int(np.count_nonzero(new_labels != state.labels))
         state = KMeansState(new, new_labels, *cluster_row_sums(X, weights, new_labels, k), moved == 0, shift=shift)
         return state, float(weights @ dist_of[0]), 0.0 if moved == 0 else shift
 
