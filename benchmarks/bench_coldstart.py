@@ -25,6 +25,7 @@ FITS = {
     "kmeans": "lowdim.KMeans(10, random_state=0).fit(Z)",
     "bisecting": "lowdim.BisectingKMeans(10, random_state=0).fit(Z)",
     "gmm": "lowdim.GaussianMixture(10, random_state=0).fit(Z)",
+    "kmedoids": "lowdim.KMedoids(10, random_state=0).fit(Z[:3000])",  # its n x n matrix: a small table's method
     "umap": "lowdim.UMAP(random_state=0).fit_transform(Z)",
     "tsne": "lowdim.TSNE(random_state=0).fit_transform(Z)",
     "pacmap": "lowdim.PaCMAP(random_state=0).fit_transform(Z)",

@@ -229,6 +229,26 @@ def test_minibatch_close_to_full_kmeans_and_streams(blobs):
 
 
 # ------------------------------------------------------------------ k-medoids
+@pytest.mark.parametrize("init", ["build", "k-medoids++"])
+@pytest.mark.parametrize("method", ["alternate", "pam"])
+def test_kmedoids_numpy_and_kernel_paths_give_the_same_medoids(init, method, monkeypatch):
+    """Small dissimilarity matrices are worked in numpy (no kernel to compile on a first
+    call), summed in the kernels' order: the same medoids, labels and inertia, ties
+    included (an integer grid has many equal sums)."""
+    rng = np.random.default_rng(0)
+    grid = np.array([[i, j] for i in range(12) for j in range(12)], dtype=float)
+    for X in (grid, rng.normal(size=(300, 4)).astype(np.float32)):
+        runs = []
+        for small in (1 << 24, -1):
+            monkeypatch.setattr("lowdim.cluster._kmedoids.SMALL_MEDOIDS", small)
+            monkeypatch.setattr("lowdim.cluster._kmedoids.ROW_BLOCK", 7 * X.shape[0])  # several row blocks
+            runs.append(KMedoids(6, init=init, method=method, random_state=0).fit(X))
+        small_fit, kernel_fit = runs
+        np.testing.assert_array_equal(small_fit.medoid_indices_, kernel_fit.medoid_indices_)
+        np.testing.assert_array_equal(small_fit.labels_, kernel_fit.labels_)
+        assert small_fit.inertia_ == kernel_fit.inertia_ and small_fit.n_iter_ == kernel_fit.n_iter_
+
+
 def test_pam_finds_the_optimum_of_a_small_problem():
     X, _ = make_blobs(24, centers=3, random_state=2)
     D = cdist(X, X)

@@ -49,6 +49,9 @@ X = np.random.default_rng(0).normal(size=(3000, 20)).astype(np.float32)
 km = lowdim.KMeans(10, n_init=3, random_state=0).fit(X)
 km.predict(X[:100]), km.transform(X[:100]), km.score(X)
 lowdim.MiniBatchKMeans(10, random_state=0).fit(X).predict(X)
+lowdim.BisectingKMeans(5, random_state=0).fit(X).predict(X)
+km = lowdim.KMedoids(5, random_state=0).fit(X[:1000])
+lowdim.KMedoids(5, init="build", random_state=0).fit(X[:1000]).predict(X[:10])
 compiled = [
     f"{name}.{attr}"
     for name, module in list(sys.modules.items())
@@ -60,10 +63,10 @@ print(json.dumps(compiled))
 """
 
 
-def test_a_small_kmeans_compiles_no_kernel(tmp_path):
-    """k-means of a small table iterates by library products (``SMALL_LLOYD``): its first
-    call compiles nothing (the bound kernels cost seconds of compilation) and a new
-    process loads nothing from the cache."""
+def test_a_small_kmeans_or_kmedoids_compiles_no_kernel(tmp_path):
+    """k-means of a small table iterates by library products (``SMALL_LLOYD``), k-medoids
+    of a small one works in numpy (``SMALL_MEDOIDS``): a first call compiles nothing (the
+    kernels cost seconds of compilation) and a new process loads nothing from the cache."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", SMALL_FITS], env=env, capture_output=True, text=True, check=True)
     compiled = json.loads(out.stdout.strip().splitlines()[-1])

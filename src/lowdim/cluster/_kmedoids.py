@@ -24,14 +24,73 @@ from ..linalg import EUCLIDEAN_METRICS, column_moments, pairwise_distances
 from ..neighbors import GowerIndex
 from ._base import CLUSTER_NOTE, check_n_clusters, gower_comparable, warn_fewer_clusters
 
+# dissimilarities (n x n) up to which the default fit ('build' or random start,
+# 'alternate') runs in numpy, in the kernels' order of summation (the same medoids),
+# where the kernels' compilation (seconds) would outlast the fit on a first call
+SMALL_MEDOIDS = 1 << 24
+ROW_BLOCK = 1 << 20  # float64 values per block of rows summed in numpy
+
+
+def _numpy_sized(D):
+    return D.shape[0] * D.shape[0] <= SMALL_MEDOIDS
+
+
+def _sequential_row_sums(A):
+    """Each row's sum, added left to right in float64 as the kernels add (``cumsum`` is
+    sequential where ``sum`` pairs): ties are broken alike on both paths."""
+    return np.cumsum(A, axis=1, dtype=np.float64)[:, -1] if A.shape[1] else np.zeros(A.shape[0])
+
 
 def _nearest(D, medoids):
+    """Per point: the position (in ``medoids``) of its nearest medoid (the first at a
+    tie), the distance to it and to the second nearest (inf with one medoid)."""
+    n = D.shape[0]
+    if _numpy_sized(D):
+        rows = D[medoids]
+        second = np.partition(rows, 1, axis=0)[1] if len(medoids) > 1 else np.full(n, np.inf)
+        return np.argmin(rows, axis=0), rows.min(axis=0).astype(np.float64), second.astype(np.float64)
     from .._kernels.kmedoids import nearest_two
 
-    n = D.shape[0]
     nearest, dn, ds = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
     nearest_two(D, medoids, nearest, dn, ds)
     return nearest, dn, ds
+
+
+def _build_next(D, dn, is_medoid):
+    """BUILD's next medoid: the non-medoid whose addition lowers the total distance most."""
+    if not _numpy_sized(D):
+        from .._kernels.kmedoids import build_next
+
+        return build_next(D, dn, is_medoid)
+    n = D.shape[0]
+    gain = np.empty(n)
+    step = max(1, ROW_BLOCK // max(n, 1))
+    before = np.where(np.isfinite(dn), dn, 0.0)  # no medoid yet: a point's gain is minus its distance
+    for start in range(0, n, step):
+        rows = np.asarray(D[start : start + step], dtype=np.float64)
+        gain[start : start + step] = _sequential_row_sums(np.where(rows < dn, before - rows, 0.0))
+    gain[is_medoid] = -np.inf
+    return int(np.argmax(gain))
+
+
+def _cluster_medoids(D, labels, medoids):
+    """'alternate' update, in place: in each cluster the member with the smallest sum of
+    distances to the others (the first such; the medoid stays unless one is strictly
+    smaller). Returns whether any changed."""
+    if not _numpy_sized(D):
+        from .._kernels.kmedoids import cluster_medoids
+
+        return cluster_medoids(D, labels, medoids)
+    changed = False
+    for i in range(len(medoids)):
+        members = np.flatnonzero(labels == i)
+        if members.size == 0:
+            continue
+        costs = _sequential_row_sums(D[np.ix_(members, members)])
+        own = _sequential_row_sums(D[medoids[i], members][None, :])[0]
+        if costs.min() < own and members[np.argmin(costs)] != medoids[i]:
+            medoids[i], changed = members[np.argmin(costs)], True
+    return changed
 
 
 def build(D, n_clusters):
@@ -44,14 +103,12 @@ def build(D, n_clusters):
     >>> build(D, 2).tolist()
     [2, 3]
     """
-    from .._kernels.kmedoids import build_next
-
     n = D.shape[0]
     medoids = np.empty(n_clusters, dtype=np.int64)
     is_medoid = np.zeros(n, dtype=np.bool_)
     dn = np.full(n, np.inf)
     for i in range(n_clusters):
-        medoids[i] = build_next(D, dn, is_medoid)
+        medoids[i] = _build_next(D, dn, is_medoid)
         is_medoid[medoids[i]] = True
         dn = np.minimum(dn, D[medoids[i]])
     return medoids
@@ -117,12 +174,11 @@ def pam_swap(D, medoids, *, max_iter, callbacks=(), verbose=0):
 def alternate(D, medoids, *, max_iter, callbacks=(), verbose=0):
     """Voronoi iteration: assign to the nearest medoid, then move each medoid to the
     member of its cluster with the smallest total distance, until nothing moves."""
-    from .._kernels.kmedoids import cluster_medoids
 
     def step(medoids):
         nearest, dn, _ = _nearest(D, medoids)
         medoids = medoids.copy()
-        changed = cluster_medoids(D, nearest, medoids)
+        changed = _cluster_medoids(D, nearest, medoids)
         return medoids, float(_nearest(D, medoids)[1].sum()), 1.0 if changed else 0.0
 
     return run_loop(
