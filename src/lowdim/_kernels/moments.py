@@ -52,16 +52,8 @@ def _shifted_rows(X, shift, out, norms, lo, hi):
 
 
 def shifted_copy_with_norms(X, shift, out, norms):
-    """``out = X - shift`` (in out's dtype) and the float64 squared norms of its rows,
-    in one pass (a serial kernel over thread-split rows: ``in_row_ranges``).
-
-    Examples
-    --------
-    >>> X, out, norms = np.array([[1.0, 2.0], [3.0, 5.0]]), np.empty((2, 2)), np.empty(2)
-    >>> shifted_copy_with_norms(X, np.array([1.0, 2.0]), out, norms)
-    >>> out.tolist(), norms.tolist()
-    ([[0.0, 0.0], [2.0, 3.0]], [0.0, 13.0])
-    """
+    """``lowdim.linalg.shifted_copy_with_norms`` above ``SMALL_MOMENTS`` entries: one
+    pass of a serial kernel over thread-split rows (``in_row_ranges``)."""
     from .._threads import cell_pass_rows, in_row_ranges
 
     in_row_ranges(
