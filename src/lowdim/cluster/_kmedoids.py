@@ -25,8 +25,8 @@ from ..neighbors import GowerIndex
 from ._base import CLUSTER_NOTE, check_n_clusters, gower_comparable, warn_fewer_clusters
 
 # dissimilarities (n x n) up to which the default fit ('build' or random start,
-# 'alternate') runs in numpy, in the kernels' order of summation (the same medoids),
-# where the kernels' compilation (seconds) would outlast the fit on a first call
+# 'alternate') runs in numpy, where the kernels' compilation (seconds) would outlast the
+# fit on a first call; near-ties are summed again in the kernels' order (the same medoids)
 SMALL_MEDOIDS = 1 << 24
 ROW_BLOCK = 1 << 20  # float64 values per block of rows summed in numpy
 
@@ -63,14 +63,24 @@ def _build_next(D, dn, is_medoid):
 
         return build_next(D, dn, is_medoid)
     n = D.shape[0]
+    before = np.where(np.isfinite(dn), dn, 0.0)  # no medoid yet: a point's gain is minus its distance
+
+    def terms(rows):
+        rows = np.asarray(D[rows], dtype=np.float64)
+        return np.where(rows < dn, before - rows, 0.0)
+
     gain = np.empty(n)
     step = max(1, ROW_BLOCK // max(n, 1))
-    before = np.where(np.isfinite(dn), dn, 0.0)  # no medoid yet: a point's gain is minus its distance
-    for start in range(0, n, step):
-        rows = np.asarray(D[start : start + step], dtype=np.float64)
-        gain[start : start + step] = _sequential_row_sums(np.where(rows < dn, before - rows, 0.0))
+    for start in range(0, n, step):  # numpy's pairwise sums: fast, within 2 n eps |gain| of the kernel's
+        gain[start : start + step] = terms(slice(start, start + step)).sum(axis=1)
     gain[is_medoid] = -np.inf
-    return int(np.argmax(gain))
+    slack = np.where(np.isfinite(gain), 4 * n * np.finfo(np.float64).eps * np.abs(gain), 0.0)
+    best = int(np.argmax(gain))
+    # the points that may lead once summed in the kernel's order: summed so, the first best wins
+    close = np.flatnonzero(gain + slack + slack[best] >= gain[best])
+    if close.size == 1:
+        return best
+    return int(close[np.argmax(_sequential_row_sums(terms(close)))])
 
 
 def _cluster_medoids(D, labels, medoids):
