@@ -90,9 +90,9 @@ def test_pca_streams_a_backed_file_in_chunks_and_later_steps_say_what_they_need(
     adata.write_h5ad(tmp_path / "cells.h5ad")
     backed = anndata.read_h5ad(tmp_path / "cells.h5ad", backed="r")
     read = []
-    monkeypatch.setattr(la, "CHUNK_VALUES", 120 * 64)  # 64 rows a chunk: 5 chunks
-    original = la._row_chunks
-    monkeypatch.setattr(la, "_row_chunks", lambda *a: (read.append(c.shape[0]) or c for c in original(*a)))
+    monkeypatch.setattr("lowdim.anndata._common.CHUNK_VALUES", 120 * 64)  # 64 rows a chunk: 5 chunks
+    original = la._pca._row_chunks
+    monkeypatch.setattr(la._pca, "_row_chunks", lambda *a: (read.append(c.shape[0]) or c for c in original(*a)))
     la.pca(backed, n_comps=10)
     la.pca(adata, n_comps=10)
     assert read == [64, 64, 64, 64, 44] * 2  # one pass to fit, one to place; never the whole file
@@ -182,14 +182,14 @@ def test_a_subset_of_the_cells_gets_its_own_graph_not_the_fewest_neighbours_left
             warnings.filterwarnings("ignore", message=".*connected components")
             la.umap(subset)
     else:
-        monkeypatch.setattr(la, "SHORT_ROWS_SEARCHED", 10)
+        monkeypatch.setattr("lowdim.anndata._neighbors.SHORT_ROWS_SEARCHED", 10)
         with pytest.warns(
             UserWarning, match=rf"describes 14 neighbours per cell, but \d+ cells hold fewer .*fewest: {fewest}"
         ):
             la.umap(subset)
     # the graph the map is built from is the subset's own (sets of neighbours: ties may
     # be ordered otherwise), and the map keeps the neighbourhoods a fresh one keeps
-    graph, _ = la._stored_knn(subset, None, "umap")
+    graph, _ = la._neighbors._stored_knn(subset, None, "umap")
     dist, idx = graph.neighbors(14)
     D = fresh.obsp["distances"].tocsr()
     for i in range(D.shape[0]):
