@@ -11,7 +11,7 @@ from .._iterative import run_loop
 from ._lloyd import KMeansState, assign, count_confirming_pass, relocations
 
 # work per iteration (rows x clusters x features) up to which dense k-means iterates by
-# products: a fit there costs tens of milliseconds more than with the warm bound kernels
+# products: a fit there costs up to about 0.15 s more than with the warm bound kernels
 # (which skip most distances), against seconds of their compilation on a first call and
 # a few tenths of a second loading them in every new process (BENCHMARKS.md, Cold start)
 SMALL_LLOYD = 1 << 23
