@@ -274,10 +274,10 @@ class BisectingKMeans(CentroidClusterer):
             errors = np.concatenate([errors[:at], halves_errors, errors[at + 1 :]])
             if any(callback(step + 1, float(errors.sum()), centers[leaves]) for callback in callbacks):
                 break
-        self._finish(X, rows, children, centers, spans, leaves)
+        self._finish(X, rows, children, centers, spans, leaves, products)
         return self
 
-    def _finish(self, X, rows, children, centers, spans, leaves):
+    def _finish(self, X, rows, children, centers, spans, leaves, products):
         self.split_children_, self.split_centers_ = children, centers
         self.split_labels_ = np.full(children.shape[0], -1, dtype=np.int64)
         self.split_labels_[leaves] = np.arange(len(leaves))
@@ -288,7 +288,6 @@ class BisectingKMeans(CentroidClusterer):
         self.labels_[rows.perm] = ordered
         self._store_centers(centers[leaves], X.dtype)
         Xs, xs_sq, ws = rows.data((0, X.shape[0]))
-        products = by_products(Xs, self.n_clusters, "auto")
         self.inertia_ = float(ws @ _squared_errors(Xs, xs_sq, self.offset_centers_, ordered, products))
         # the clusters that hold rows: an unsplittable leaf's empty half repeats its centre
         # only up to rounding (the mean of equal rows need not be exactly the row)

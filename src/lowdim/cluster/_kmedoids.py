@@ -98,7 +98,7 @@ def _cluster_medoids(D, labels, medoids):
             continue
         costs = _sequential_row_sums(D[np.ix_(members, members)])
         own = _sequential_row_sums(D[medoids[i], members][None, :])[0]
-        if costs.min() < own and members[np.argmin(costs)] != medoids[i]:
+        if costs.min() < own:  # strictly cheaper: another member
             medoids[i], changed = members[np.argmin(costs)], True
     return changed
 

@@ -52,7 +52,7 @@ SMALL_ARGMIN = 1 << 18  # distances up to which numpy's argmin serves (no kernel
 
 def _argmin_rows(D, labels, best):
     """The first nearest centre of each row of ``D`` and its distance, into ``labels``
-    and ``best``: numpy's for small blocks, else the parallel kernel."""
+    and ``best``: numpy's for small blocks, else the kernel over thread-split rows."""
     if D.size > SMALL_ARGMIN:
         from .._kernels.kmeans import argmin_rows
 
@@ -223,8 +223,10 @@ def _search_step(X, weights, x_sq, weighted_sq, use_bounds):
             n_moved,
             new,
         )
-        if assigned is not None:  # against the last assignment, as scikit-learn: a point lent to an
-            count = int(np.count_nonzero(state.labels != assigned))  # empty cluster and taken back is no change
+        if assigned is not None:
+            # moves counted against the last assignment, as scikit-learn: a point lent to an
+            # empty cluster and taken back by its twin centre is no change
+            count = int(np.count_nonzero(state.labels != assigned))
         state.centers, state.strict, state.shift = new, count == 0, float(shift_sq)
         return state, weighted_sq - explained, 0.0 if count == 0 else shift_sq
 
