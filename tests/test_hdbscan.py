@@ -25,6 +25,15 @@ def _sklearn(X, **params):
         return SklearnHDBSCAN(copy=True, **params).fit(X)
 
 
+@pytest.fixture(params=["prim", "kernels"])
+def path(request, monkeypatch):
+    """Both spanning-tree paths: Prim's over all pairs in numpy (small tables, the
+    default here) and the k-d tree kernels (every table above ``SMALL_PRIM``)."""
+    if request.param == "kernels":
+        monkeypatch.setattr("lowdim.cluster._hdbscan_prim.SMALL_PRIM", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize(
     "params",
@@ -38,7 +47,7 @@ def _sklearn(X, **params):
         {"min_cluster_size": 10, "alpha": 0.7},
     ],
 )
-def test_labels_and_probabilities_equal_sklearn(seed, params):
+def test_labels_and_probabilities_equal_sklearn(seed, params, path):
     X = _blobs(seed)
     ours, theirs = HDBSCAN(**params).fit(X), _sklearn(X, **params)
     assert adjusted_rand_score(ours.labels_, theirs.labels_) == 1.0
@@ -46,7 +55,7 @@ def test_labels_and_probabilities_equal_sklearn(seed, params):
     np.testing.assert_allclose(ours.probabilities_, theirs.probabilities_, atol=1e-12)
 
 
-def test_alpha_above_one_gives_sklearns_hierarchy():
+def test_alpha_above_one_gives_sklearns_hierarchy(path):
     """With alpha > 1 most edges weigh max(core_a, core_b): many merges happen at one
     height, and the order in which an implementation takes merges of equal height
     (and whether two near-equal core distances round to equal on a given CPU) moves
@@ -60,6 +69,53 @@ def test_alpha_above_one_gives_sklearns_hierarchy():
     assert len(set(ours.labels_) - {-1}) == len(set(theirs.labels_) - {-1})
     plain = HDBSCAN(min_cluster_size=10).fit(X)  # alpha = 1: heights differ by whole units
     assert np.abs(np.sort(plain.single_linkage_tree_[:, 2]) - np.sort(heights)).max() > 0.01
+
+
+@pytest.mark.parametrize("alpha", [1.0, 2.0])
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_a_small_tables_tree_is_sklearns_merge_for_merge(alpha, offset):
+    """Prim's algorithm over all pairs (small tables) takes scikit-learn's steps: the
+    same distances, summed feature after feature, and the same rule for ties, so on a
+    grid with copies of rows (ties everywhere, also for alpha > 1, and an offset that
+    the screening's expansion cancels badly) every merge is scikit-learn's."""
+    grid = np.array([[i, j] for i in range(25) for j in range(25)], dtype=np.float64) * 0.1 + offset
+    X = np.vstack([grid, grid[::7]])
+    for params in ({"min_cluster_size": 5}, {"min_cluster_size": 10, "min_samples": 3}):
+        ours, theirs = HDBSCAN(alpha=alpha, **params).fit(X), _sklearn(X, alpha=alpha, **params)
+        tree = theirs._single_linkage_tree_
+        expected = np.column_stack([tree["left_node"], tree["right_node"], tree["value"], tree["cluster_size"]])
+        assert np.array_equal(ours.single_linkage_tree_, expected)
+        assert np.array_equal(ours.labels_, theirs.labels_)
+        assert np.array_equal(ours.probabilities_, theirs.probabilities_)
+
+
+def test_pair_distances_sum_feature_after_feature():
+    """The promise behind ties with scikit-learn: each pair's squared differences are
+    added in feature order, whatever the number of pairs (a lone pair too) and the
+    layout of the rows."""
+    from lowdim.cluster._hdbscan_prim import pair_distances
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 37)) * rng.uniform(1e-3, 1e3, size=37)
+    rows, cols = rng.integers(0, 40, 300), rng.integers(0, 40, 300)
+    expected = np.zeros(300)
+    for k in range(X.shape[1]):
+        expected += np.square(X[rows, k] - X[cols, k])
+    expected = np.sqrt(expected)
+    for XT in (np.ascontiguousarray(X.T), np.asfortranarray(X.T)):
+        assert np.array_equal(pair_distances(XT, rows, cols), expected)
+        assert all(pair_distances(XT, rows[i : i + 1], cols[i : i + 1])[0] == expected[i] for i in range(5))
+
+
+def test_both_tree_paths_give_one_result(monkeypatch):
+    """The small tables' path and the kernels' find the same tree and clusters."""
+    X = _blobs(4, 800)
+    small = HDBSCAN(min_cluster_size=12, min_samples=6).fit(X)
+    monkeypatch.setattr("lowdim.cluster._hdbscan_prim.SMALL_PRIM", 0)
+    kernels = HDBSCAN(min_cluster_size=12, min_samples=6).fit(X)
+    assert np.array_equal(small.labels_, kernels.labels_)
+    np.testing.assert_allclose(small.core_distances_, kernels.core_distances_, rtol=1e-13)
+    np.testing.assert_allclose(small.single_linkage_tree_, kernels.single_linkage_tree_, rtol=1e-13)
 
 
 def test_precomputed_distances_equal_feature_vectors():

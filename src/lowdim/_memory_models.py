@@ -171,8 +171,15 @@ def pacmap(n, d, k, params, itemsize):
 
 def hdbscan(n, d, k, params, itemsize):
     """The k-d tree's float64 copy of the points (and the model's), each point's
-    candidate neighbours and the Boruvka and Prim work arrays."""
+    candidate neighbours and the Boruvka and Prim work arrays; for a small table
+    (``SMALL_PRIM``), Prim's path: five float64 copies of the rows (as given,
+    transposed, centred, centred times -2, scipy's k-d tree), the core neighbours and
+    8 MiB of differences."""
+    from .cluster import SMALL_PRIM
+
     m = int(params.get("min_samples") or params.get("min_cluster_size", 5))
+    if n * n * (d + 32) <= SMALL_PRIM:
+        return 18 * MB + n * (40 * d + 24 * m + 100)
     return 10 * MB + n * (16 * d + 20 * max(m, 8) + 250)
 
 

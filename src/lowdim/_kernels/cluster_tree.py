@@ -29,9 +29,16 @@ def single_linkage(a, b, w):
     size = np.ones(2 * n - 1, dtype=np.int64)
     left, right = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
     dist, sizes = np.empty(m), np.empty(m, dtype=np.int64)
+    ends = np.empty(2, dtype=np.int64)
     for step in range(m):
         e = step
-        ra, rb = root(parent, a[e]), root(parent, b[e])
+        for side in range(2):  # components.root inline: the Python source runs without compiling it
+            x = a[e] if side == 0 else b[e]
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            ends[side] = x
+        ra, rb = ends[0], ends[1]
         node = n + step
         parent[ra], parent[rb] = node, node
         size[node] = size[ra] + size[rb]
@@ -154,21 +161,6 @@ def _prim_order(starts, ends, weights, n):
 
 
 @njit(cache=True)
-def _emit_points(node, n, left, right, label, lam, out_parent, out_child, out_lambda, out_size, pos):
-    """Write every point under dendrogram ``node`` as falling out of ``label`` at ``lam``."""
-    stack = [node]
-    while len(stack) > 0:
-        x = stack.pop()
-        if x < n:
-            out_parent[pos], out_child[pos], out_lambda[pos], out_size[pos] = label, x, lam, 1
-            pos += 1
-        else:
-            stack.append(left[x - n])
-            stack.append(right[x - n])
-    return pos
-
-
-@njit(cache=True)
 def condense(left, right, dist, sizes, min_cluster_size):
     """The condensed tree as rows ``(parent, child, lambda, child_size)``: clusters are
     numbered from ``n`` (the root) in breadth-first order, points are ``0 .. n - 1``."""
@@ -181,7 +173,7 @@ def condense(left, right, dist, sizes, min_cluster_size):
     root = 2 * n - 2
     relabel[root] = n
     queue[0], head, tail, next_label = root, 0, 1, n + 1
-    pos = np.int64(0)  # a literal 0 would compile _emit_points a second time for it
+    pos = 0
     while head < tail:
         node = queue[head]
         head += 1
@@ -204,6 +196,14 @@ def condense(left, right, dist, sizes, min_cluster_size):
                 relabel[child] = label
                 queue[tail] = child
                 tail += 1
-            else:
-                pos = _emit_points(child, n, left, right, label, lam, out_parent, out_child, out_lambda, out_size, pos)
+            else:  # every point under the child falls out of the cluster here
+                stack = [child]
+                while len(stack) > 0:
+                    x = stack.pop()
+                    if x < n:
+                        out_parent[pos], out_child[pos], out_lambda[pos], out_size[pos] = label, x, lam, 1
+                        pos += 1
+                    else:
+                        stack.append(left[x - n])
+                        stack.append(right[x - n])
     return out_parent[:pos], out_child[:pos], out_lambda[:pos], out_size[:pos]

@@ -11,6 +11,7 @@ from ._gaussian_mixture import GaussianMixture
 from ._gmeans import anderson_darling_normal, gmeans
 from ._graph_clustering import Leiden, Louvain, neighbor_graph
 from ._hdbscan import HDBSCAN
+from ._hdbscan_prim import SMALL_PRIM
 from ._hdbscan_soft import all_points_membership_vectors, membership_vector
 from ._kmeans import KMeans
 from ._kmedoids import KMedoids
@@ -25,6 +26,7 @@ from ._stability import StabilitySelection, select_by_stability
 
 __all__ = [
     "SMALL_LLOYD",
+    "SMALL_PRIM",
     "AgglomerativeClustering",
     "BayesianGaussianMixture",
     "BisectingKMeans",

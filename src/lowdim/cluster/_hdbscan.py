@@ -33,6 +33,7 @@ from ._hdbscan_input import (
     spread_like_core,
     spread_rows,
 )
+from ._hdbscan_prim import core_neighbours, prim_fits, prim_spanning_tree
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
 
 EUCLIDEAN = ("euclidean", "l2")
@@ -80,11 +81,15 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
         pairwise distances (n x n memory, checked first), as for 'precomputed'.
     alpha : float, default=1.0
         Distances are divided by it in mutual reachability (core distances are not).
-        Where weights tie, the tree is scikit-learn's (and so are the labels) for
-        ``alpha <= 1``; above, ties may be resolved differently.
+        Where weights tie, the tree is scikit-learn's (and so are the labels): for
+        any ``alpha`` on a small table (Prim's steps), for ``alpha <= 1`` on a larger
+        one (above, ties may be resolved differently).
     algorithm : {'auto', 'kd_tree', 'ball_tree', 'brute'}, default='auto'
-        Accepted for scikit-learn compatibility: feature vectors always use the k-d
-        tree (exact), other metrics all pairwise distances with Prim's algorithm. A
+        Accepted for scikit-learn compatibility: Euclidean feature vectors of a small
+        table (``n^2 (d + 32) <= 2^33``: 10,000 rows of 50 features) take Prim's
+        algorithm over all pairs as scikit-learn does, in numpy and scipy, so a first
+        fit compiles nothing; larger ones the k-d tree kernels (exact); other metrics
+        all pairwise distances with Prim's algorithm. A
         metric scikit-learn's KDTree or BallTree does not take (a callable, 'cosine',
         'precomputed', ...) is refused with 'kd_tree' or 'ball_tree', as there.
     leaf_size : int, default=40
@@ -342,6 +347,8 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
 
         if knn_given(self.precomputed_knn) or sp.issparse(X):
             return self._graph_tree(X, m), None
+        if self.metric in EUCLIDEAN and prim_fits(X):
+            return self._prim_tree(X, m), None
         if self.metric not in EUCLIDEAN:
             # a precomputed matrix was checked with the input (_rows_or_distances)
             D = np.asarray(X, dtype=np.float64) if self.metric == "precomputed" else self._pairwise(X)
@@ -355,6 +362,16 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
         core = dist[:, m - 1].copy()
         a, b, w = reachability_mst(points, *search[2:], core, dist, pos, float(self.alpha))
         return ReachabilityTree(order[a], order[b], w, order, pos[:, :m], dist[:, :m], core), search
+
+    def _prim_tree(self, X, m):
+        """``_spanning_tree`` of a small table by Prim's algorithm over all pairs, in
+        numpy and scipy (``_hdbscan_prim``): a first fit compiles no kernel."""
+        X = np.asarray(X, dtype=np.float64)
+        XT = np.ascontiguousarray(X.T)
+        nbr, dist = core_neighbours(X, XT, m)
+        core = dist.max(axis=1)
+        a, b, w = prim_spanning_tree(X, XT, core, float(self.alpha))
+        return ReachabilityTree(a, b, w, np.arange(X.shape[0]), nbr, dist, core, prim_ordered=True)
 
     def _pairwise(self, X):
         """All distances between the rows in a metric other than Euclidean (dense: n x n)."""
@@ -408,20 +425,21 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
         from .._kernels.cluster_tree import condense, prim_tree, single_linkage
 
         tree = _finite_heights(tree)
-
-        n = self.core_distances_.size
-        if n == 1:  # no edges: one point, noise
-            left = right = np.empty(0, dtype=np.int64)
-            dist, sizes = np.empty(0), np.empty(0, dtype=np.int64)
+        if tree.a.size == 0:  # one point: noise
+            left = right = sizes = np.empty(0, dtype=np.int64)
+            dist = np.empty(0)
+            rows = (left,) * 4
         else:
-            source, target, weight = prim_tree(
-                tree.a, tree.b, tree.weight, tree.order, tree.nbr, tree.nbr_dist, tree.core, float(self.alpha)
+            # a small table's tree runs the kernels' Python source: its first fit compiles nothing
+            link, cut = (single_linkage.py_func, condense.py_func) if tree.prim_ordered else (single_linkage, condense)
+            source, target, weight = (
+                (tree.a, tree.b, tree.weight) if tree.prim_ordered else prim_tree(*tree[:7], self.alpha)
             )
             # numpy's default (unstable) sort, as scikit-learn: it orders the merges at equal heights
             ranks = np.argsort(weight)
-            left, right, dist, sizes = single_linkage(source[ranks], target[ranks], weight[ranks])
+            left, right, dist, sizes = link(source[ranks], target[ranks], weight[ranks])
+            rows = cut(left, right, dist, sizes, self.min_cluster_size)
         self.single_linkage_tree_ = np.column_stack([left, right, dist, sizes]).astype(np.float64)
-        rows = condense(left, right, dist, sizes, self.min_cluster_size) if n > 1 else (np.empty(0, np.int64),) * 4
         self.condensed_tree_ = np.column_stack([np.asarray(r, dtype=np.float64) for r in rows]).reshape(-1, 4)
         tree, selected = self._selection()
         self.labels_, self.probabilities_ = label_points(

@@ -18,7 +18,9 @@ class ReachabilityTree(NamedTuple):
     """A mutual-reachability spanning tree and what Prim's tie rule needs: edges ``a``
     - ``b`` (row numbers) of ``weight``; ``order`` (position -> row) of the per-position
     arrays: the core neighbours ``nbr`` (rows, each row first), their distances
-    ``nbr_dist`` and the core distances ``core``."""
+    ``nbr_dist`` and the core distances ``core``. With ``prim_ordered`` the edges
+    are Prim's already, in the order he adds them (``_hdbscan_prim``): the tie rule has
+    nothing left to decide, and ``nbr`` need not hold each row first."""
 
     a: np.ndarray
     b: np.ndarray
@@ -27,6 +29,7 @@ class ReachabilityTree(NamedTuple):
     nbr: np.ndarray
     nbr_dist: np.ndarray
     core: np.ndarray
+    prim_ordered: bool = False
 
     def core_by_row(self):
         """The core distances in row order."""

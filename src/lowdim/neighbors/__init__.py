@@ -13,7 +13,7 @@ from ._base import KNNIndex
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors, resolve_metric
 from ._copies import positive_scales, warn_duplicates
 from ._dask_graph import dask_self_neighbors
-from ._exact import ExactIndex, check_n_neighbors
+from ._exact import ExactIndex, check_n_neighbors, expansion_error_bound
 from ._given import (
     PRECOMPUTED_KNN,
     PrecomputedNeighbors,
@@ -60,6 +60,7 @@ __all__ = [
     "approximate_available",
     "nndescent_available",
     "check_n_neighbors",
+    "expansion_error_bound",
     "dask_self_neighbors",
     "gower_columns",
     "gower_encoding",

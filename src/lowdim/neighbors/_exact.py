@@ -295,6 +295,21 @@ def expansion_error_bound(q_sq, y_sq_max, n_features, dtype):
     moves a squared distance by at most about ``2 u (|q| + |y|)^2``, and the float64
     sums of the expansion by at most ``3 u (|q| + |y|)^2``.
 
+    Parameters
+    ----------
+    q_sq : ndarray (m,)
+        Squared norms of the shifted query rows.
+    y_sq_max : float
+        The largest squared norm of the shifted indexed rows.
+    n_features : int
+    dtype : numpy dtype
+        The dtype the rows were shifted and multiplied in.
+
+    Returns
+    -------
+    ndarray (m,)
+        The bound for each query row.
+
     Examples
     --------
     >>> # unit norms, 2 features: (2 / 2 + 6) u (1 + 1)^2 = 28 u
