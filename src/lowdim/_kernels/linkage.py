@@ -12,6 +12,8 @@ import heapq
 import numpy as np
 from numba import njit, prange
 
+from .._threads import in_row_ranges
+
 WARD, COMPLETE, AVERAGE = 0, 1, 2
 _CHUNK = 2048  # points per thread chunk of Prim's scan
 
@@ -90,8 +92,11 @@ def nn_chain(D, method):
         out_a[step], out_b[step], out_d[step] = a, b, d
         _lance_williams(D, a, b, act, m, size, method)
         size[b] += size[a]
-        k = np.searchsorted(act[:m], a)  # a leaves the active list
-        act[k : m - 1] = act[k + 1 : m]
+        k = 0
+        while act[k] != a:  # a leaves the active list (loops: less to compile than slices)
+            k += 1
+        for t in range(k, m - 1):
+            act[t] = act[t + 1]
         m -= 1
     return out_a, out_b, out_d
 
@@ -269,7 +274,6 @@ def _tile(X, XT, norms, metric, i0, i1, j0, j1, acc):
                 out[j] = 0.0
 
 
-@njit(cache=True, parallel=True)
 def distance_matrix(X, metric):
     """The full float64 distance matrix of the rows of X, each pair by its own
     differences (no Gram-matrix cancellation: ties and near-ties stay as they are), in
@@ -284,13 +288,23 @@ def distance_matrix(X, metric):
     """
     n = X.shape[0]
     XT = np.ascontiguousarray(X.T)
-    norms = np.sqrt((X * X).sum(axis=1))
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     D = np.empty((n, n))
     n_blocks = (n + _TILE_I - 1) // _TILE_I
-    for t in prange(n_blocks):
+    in_row_ranges("linkage", 0, n_blocks, lambda lo, hi: _distance_blocks(X, XT, norms, metric, D, lo, hi))
+    return D
+
+
+@njit(cache=True, nogil=True)
+def _distance_blocks(X, XT, norms, metric, D, lo, hi):
+    """Dealt row blocks ``lo..hi`` of ``distance_matrix`` (block ``t``: the ``t // 2``-th
+    from the top for even ``t``, from the bottom for odd), with their mirrored columns."""
+    n = X.shape[0]
+    n_blocks = (n + _TILE_I - 1) // _TILE_I
+    acc = np.empty((_TILE_I, _TILE_J))
+    for t in range(lo, hi):
         ib = t // 2 if t % 2 == 0 else n_blocks - 1 - t // 2
         i0, i1 = ib * _TILE_I, min(n, (ib + 1) * _TILE_I)
-        acc = np.empty((_TILE_I, _TILE_J))
         for j0 in range(i0, n, _TILE_J):
             j1 = min(n, j0 + _TILE_J)
             _tile(X, XT, norms, metric, i0, i1, j0, j1, acc)
@@ -300,7 +314,6 @@ def distance_matrix(X, metric):
             for j in range(j0, j1):
                 for i in range(i0, i1):
                     D[j, i] = acc[i - i0, j - j0]
-    return D
 
 
 @njit(cache=True, parallel=True)
