@@ -63,6 +63,16 @@ def test_wide_rows_sparse_rows_weights_and_precomputed_distances(blobs):
     assert _differences(DBSCAN(eps=0.9, min_samples=6).fit(rows), SklearnDBSCAN(eps=0.9, min_samples=6).fit(rows)) == []
 
 
+def test_pairs_in_many_blocks_and_a_large_core_graph_give_the_same_labels(blobs, monkeypatch):
+    """The per-pair arrays split into blocks of rows, and a core graph past scipy's size
+    (union-find kernel): the labels, weights and core points of one pass over all pairs."""
+    weights = np.random.default_rng(4).uniform(0.2, 3.0, blobs.shape[0])
+    reference = SklearnDBSCAN(eps=0.8, min_samples=10).fit(blobs, sample_weight=weights)
+    monkeypatch.setattr("lowdim.cluster._dbscan.BLOCK_PAIRS", 97)
+    monkeypatch.setattr("lowdim._kernels.components.SCIPY_EDGES", 0)
+    assert _differences(DBSCAN(eps=0.8, min_samples=10).fit(blobs, sample_weight=weights), reference) == []
+
+
 def test_a_distance_of_exactly_eps_is_within():
     grid = np.random.default_rng(3).integers(0, 6, (400, 2)).astype(float)
     for algorithm in ("auto", "brute"):

@@ -53,6 +53,7 @@ lowdim.BisectingKMeans(5, random_state=0).fit(X).predict(X)
 km = lowdim.KMedoids(5, random_state=0).fit(X[:1000])
 lowdim.KMedoids(5, init="build", random_state=0).fit(X[:1000]).predict(X[:10])
 lowdim.HDBSCAN(min_cluster_size=20).fit(X)
+lowdim.DBSCAN(eps=4.0, min_samples=10).fit(X)  # brute force over 20 columns
 compiled = [
     f"{name}.{attr}"
     for name, module in list(sys.modules.items())
@@ -64,10 +65,11 @@ print(json.dumps(compiled))
 """
 
 
-def test_a_small_kmeans_kmedoids_or_hdbscan_compiles_no_kernel(tmp_path):
+def test_a_small_kmeans_kmedoids_hdbscan_or_dbscan_compiles_no_kernel(tmp_path):
     """k-means of a small table iterates by library products (``SMALL_LLOYD``), k-medoids
     of a small one works in numpy (``SMALL_MEDOIDS``), HDBSCAN's tree of a small one is
-    Prim's in numpy and scipy (``SMALL_PRIM``): a first call compiles nothing (the
+    Prim's in numpy and scipy (``SMALL_PRIM``), DBSCAN's labels are numpy's and scipy's
+    (brute-force neighbourhoods above 16 columns): a first call compiles nothing (the
     kernels cost seconds of compilation) and a new process loads nothing from the cache."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", SMALL_FITS], env=env, capture_output=True, text=True, check=True)

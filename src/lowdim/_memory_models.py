@@ -185,9 +185,10 @@ def hdbscan(n, d, k, params, itemsize):
 
 def dbscan(n, d, k, params, itemsize):
     """The float64 rows and the k-d tree's copy, and the eps-neighbourhoods as CSR
-    arrays: taken as four times ``min_samples`` per point (the count grows with eps)."""
+    arrays: taken as four times ``min_samples`` per point (the count grows with eps),
+    twice (the core points' links among themselves), and a block of per-pair arrays."""
     m = int(params.get("min_samples", 5))
-    return 10 * MB + n * (16 * d + 32 * max(m, 5) + 64)
+    return 36 * MB + n * (16 * d + 64 * max(m, 5) + 64)
 
 
 def agglomerative(n, d, k, params, itemsize):

@@ -18,6 +18,9 @@ from ._base import warn_constant_columns
 TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
 SAMPLE_ROWS = 200  # rows whose neighbour distances give the data's scale when eps misses it
 SCALE_GAP = 4  # one cluster of every row with eps this many times the data's scale: said
+# Neighbour pairs handled at a time (about 25 MiB of per-pair arrays): numpy's bincount
+# and scipy's components do in compiled code what a first fit would otherwise compile
+BLOCK_PAIRS = 1 << 20
 
 
 def tree_neighbourhoods(X, eps, leaf_size, max_pairs=None, bytes_per_pair=8):
@@ -68,6 +71,39 @@ def _precomputed_neighbourhoods(D, eps):
     return A.indptr, A.indices
 
 
+def _row_blocks(indptr):
+    """``(first, stop)`` row ranges of the CSR ``indptr`` holding about ``BLOCK_PAIRS``
+    pairs each (one row at least): the per-pair arrays below stay that small."""
+    n, first = indptr.size - 1, 0
+    while first < n:
+        stop = int(np.searchsorted(indptr, indptr[first] + BLOCK_PAIRS, side="right")) - 1
+        stop = min(n, max(stop, first + 1))
+        yield first, stop
+        first = stop
+
+
+def _block_pairs(indptr, indices, first, stop):
+    """The pairs of rows ``first..stop``: their rows (from ``first``) and neighbours."""
+    rows = np.repeat(np.arange(stop - first), np.diff(indptr[first : stop + 1]))
+    return rows, indices[indptr[first] : indptr[stop]]
+
+
+def neighbour_weights(indptr, indices, weights):
+    """The summed weight of each point's eps-neighbourhood (itself included where
+    listed), added in the order the neighbours are listed.
+
+    Examples
+    --------
+    >>> neighbour_weights(np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1.0, 0.5])).tolist()
+    [1.5, 0.5]
+    """
+    out = np.empty(indptr.size - 1)
+    for first, stop in _row_blocks(indptr):
+        rows, cols = _block_pairs(indptr, indices, first, stop)
+        out[first:stop] = np.bincount(rows, weights=weights[cols], minlength=stop - first)
+    return out
+
+
 def label_clusters(indptr, indices, core):
     """DBSCAN's labels from the eps-neighbourhoods (CSR arrays) and the core mask: the
     connected parts of the core points (numbered by their first row), each border point
@@ -90,9 +126,29 @@ def label_clusters(indptr, indices, core):
     >>> label_clusters(A.indptr, A.indices, np.array([True, True, False, False])).tolist()
     [0, 0, 0, -1]
     """
-    from .._kernels.dbscan import dbscan_labels
+    from .._kernels.components import connected_components
 
-    return dbscan_labels(np.asarray(indptr, dtype=np.int64), np.asarray(indices, dtype=np.int64), core)
+    n = core.size
+    counts, kept = np.zeros(n, dtype=np.int64), []
+    for first, stop in _row_blocks(indptr):  # the core points' links among themselves
+        rows, cols = _block_pairs(indptr, indices, first, stop)
+        both = core[first:stop][rows] & core[cols]
+        counts[first:stop] = np.bincount(rows[both], minlength=stop - first)
+        kept.append(cols[both])
+    links = np.concatenate(kept) if kept else np.empty(0, dtype=np.int64)
+    indptr_core = np.concatenate([[0], np.cumsum(counts)])
+    graph = sp.csr_matrix((np.ones(links.size, dtype=np.int8), links, indptr_core), shape=(n, n))
+    parts = connected_components(graph)[1]  # numbered by smallest row; the others are parts of their own
+    labels = np.full(n, -1, dtype=np.int64)
+    labels[core] = np.unique(parts[core], return_inverse=True)[1]
+    for first, stop in _row_blocks(indptr):  # border points: the lowest cluster among their core neighbours
+        rows, cols = _block_pairs(indptr, indices, first, stop)
+        take = ~core[first:stop][rows] & core[cols]
+        best = np.full(stop - first, n, dtype=np.int64)
+        np.minimum.at(best, rows[take], labels[cols[take]])
+        border = best < n
+        labels[first:stop][border] = best[border]
+    return labels
 
 
 def _weights(sample_weight, n):
@@ -284,8 +340,6 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
         -------
         self
         """
-        from .._kernels.dbscan import neighbour_weights
-
         validate_params(self)
         X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)  # one row has no density
         if self.metric != "precomputed":
