@@ -51,6 +51,19 @@ def test_the_whole_tree_and_the_labels_are_scikit_learns(blobs, linkage, metric)
     assert _same_tree(ours, theirs) and _same_labels(ours, theirs)
 
 
+@pytest.mark.parametrize("linkage", ["ward", "single"])
+def test_compiled_and_interpreted_tree_kernels_agree(blobs, linkage, monkeypatch):
+    """Small trees are linked and cut by the kernels' Python source (``SMALL_TREE``),
+    large ones by the compiled kernels: the same tree and labels."""
+    params = {"n_clusters": 4, "linkage": linkage, "compute_distances": True}
+    interpreted = AgglomerativeClustering(**params).fit(blobs)
+    monkeypatch.setattr("lowdim.cluster._agglomerative.SMALL_TREE", 0)
+    compiled = AgglomerativeClustering(**params).fit(blobs)
+    assert np.array_equal(interpreted.children_, compiled.children_)
+    assert np.array_equal(interpreted.distances_, compiled.distances_)
+    assert np.array_equal(interpreted.labels_, compiled.labels_)
+
+
 def test_single_linkage_on_wide_data_and_precomputed_distances(blobs):
     wide = np.hstack([blobs] * 7)  # 21 columns: Prim's tree instead of the k-d tree
     params = {"n_clusters": 3, "linkage": "single", "compute_distances": True}

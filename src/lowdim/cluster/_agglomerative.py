@@ -29,6 +29,9 @@ LINKAGES = {"ward": 0, "complete": 1, "average": 2, "single": 3}  # the kernels'
 METRICS = {"euclidean": 0, "l2": 0, "manhattan": 1, "l1": 1, "cityblock": 1, "cosine": 2}
 TREE_UP_TO = 16  # columns up to which single linkage's spanning tree is found by a k-d tree
 TINY = np.finfo(np.float64).tiny  # scipy's spanning tree reads a zero weight as no edge
+# Trees of up to this many points are linked and cut by the kernels' Python source
+# (py_func): tens of milliseconds, where compiling those kernels costs a first fit 0.4 s
+SMALL_TREE = 1 << 15
 
 
 def _distances(X, metric):
@@ -69,7 +72,8 @@ def _tree_from_edges(a, b, w):
     from .._kernels.cluster_tree import single_linkage
 
     order = np.argsort(w, kind="stable")
-    left, right, dist, _ = single_linkage(a[order].astype(np.int64), b[order].astype(np.int64), w[order])
+    link = single_linkage.py_func if a.size <= SMALL_TREE else single_linkage
+    left, right, dist, _ = link(a[order].astype(np.int64), b[order].astype(np.int64), w[order])
     return np.sort(np.column_stack([left, right]), axis=1), dist
 
 
@@ -186,7 +190,8 @@ def cut_tree(children, n_clusters):
         heapq.heappushpop(nodes, -int(pair[1]))
     node_label = np.full(2 * n - 1, -1, dtype=np.int64)
     node_label[[-node for node in nodes]] = np.arange(len(nodes))
-    return node_labels(np.asarray(children, dtype=np.int64), node_label, n)
+    spread = node_labels.py_func if n <= SMALL_TREE else node_labels
+    return spread(np.asarray(children, dtype=np.int64), node_label, n)
 
 
 def _clusters_apart(heights, n_clusters, n):
