@@ -31,7 +31,7 @@ FITS = {
     "pacmap": "lowdim.PaCMAP(random_state=0).fit_transform(Z)",
     "hdbscan": "lowdim.HDBSCAN(min_cluster_size=50).fit(Z)",
     "dbscan": "lowdim.DBSCAN(eps=3.0, min_samples=10).fit(Z)",
-    "optics": "lowdim.OPTICS(min_samples=10).fit(Z)",
+    "optics": "lowdim.OPTICS().fit(Z)",
     "agglomerative": "lowdim.AgglomerativeClustering(10).fit(Z)",
     "isomap": "lowdim.Isomap().fit_transform(Z)",
     "spectral": "lowdim.SpectralEmbedding(random_state=0).fit_transform(Z)",

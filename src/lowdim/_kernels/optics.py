@@ -12,6 +12,8 @@ import heapq
 import numpy as np
 from numba import njit, prange
 
+from .._threads import in_row_ranges
+
 DECIMALS = 1e15  # numpy's around(x, 15): rint(x * 1e15) / 1e15
 
 
@@ -43,13 +45,20 @@ def minkowski(X, i, j, p):
     return s ** (1.0 / p)
 
 
-@njit(cache=True, parallel=True)
 def core_distances(X, k, p):
     """Distance of each row to its ``k``-th nearest row, itself the first (Minkowski)."""
+    out = np.empty(X.shape[0])
+    in_row_ranges("optics", 0, X.shape[0], lambda lo, hi: _core_rows(X, k, p, out, lo, hi))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _core_rows(X, k, p, out, lo, hi):
+    """``core_distances`` of the rows ``lo..hi``."""
     n = X.shape[0]
-    out = np.empty(n)
-    for i in prange(n):
-        kept = np.full(k, np.inf)  # the k smallest so far, increasing
+    kept = np.empty(k)  # the k smallest so far, increasing
+    for i in range(lo, hi):
+        kept[:] = np.inf
         for j in range(n):
             d = minkowski(X, i, j, p)
             if d < kept[k - 1]:
@@ -59,30 +68,38 @@ def core_distances(X, k, p):
                     t -= 1
                 kept[t] = d
         out[i] = kept[k - 1]
-    return out
 
 
-@njit(cache=True, parallel=True)
 def pair_distances(X, indptr, indices, p):
     """The Minkowski distance of every stored pair of a CSR pattern over the rows of ``X``
     (summed as ``dense_order`` sums them, so both orderings see the same numbers)."""
     dist = np.empty(indices.size)
-    for i in prange(indptr.size - 1):
-        for t in range(indptr[i], indptr[i + 1]):
-            dist[t] = minkowski(X, i, indices[t], p)
+    in_row_ranges("optics", 0, indptr.size - 1, lambda lo, hi: _pair_rows(X, indptr, indices, p, dist, lo, hi))
     return dist
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _pair_rows(X, indptr, indices, p, dist, lo, hi):
+    """``pair_distances`` of the rows ``lo..hi``."""
+    for i in range(lo, hi):
+        for t in range(indptr[i], indptr[i + 1]):
+            dist[t] = minkowski(X, i, indices[t], p)
+
+
 def graph_core(indptr, dist, k):
     """Each row's ``k``-th smallest stored distance (its own 0 among them); inf where a
     row stores fewer than ``k``."""
-    n = indptr.size - 1
-    out = np.full(n, np.inf)
-    for i in prange(n):
+    out = np.full(indptr.size - 1, np.inf)
+    in_row_ranges("optics", 0, indptr.size - 1, lambda lo, hi: _graph_core_rows(indptr, dist, k, out, lo, hi))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _graph_core_rows(indptr, dist, k, out, lo, hi):
+    """``graph_core`` of the rows ``lo..hi``."""
+    for i in range(lo, hi):
         if indptr[i + 1] - indptr[i] >= k:
             out[i] = np.sort(dist[indptr[i] : indptr[i + 1]])[k - 1]
-    return out
 
 
 @njit(cache=True, inline="always")
