@@ -27,6 +27,7 @@ FITS = {
     "gmm": "lowdim.GaussianMixture(10, random_state=0).fit(Z)",
     "kmedoids": "lowdim.KMedoids(10, random_state=0).fit(Z[:3000])",  # its n x n matrix: a small table's method
     "umap": "lowdim.UMAP(random_state=0).fit_transform(Z)",
+    "densmap": "lowdim.UMAP(densmap=True, random_state=0).fit_transform(Z)",
     "tsne": "lowdim.TSNE(random_state=0).fit_transform(Z)",
     "pacmap": "lowdim.PaCMAP(random_state=0).fit_transform(Z)",
     "hdbscan": "lowdim.HDBSCAN(min_cluster_size=50).fit(Z)",

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from lowdim._kernels.umap_sgd import _due, layout_epoch, plane_epoch
+from lowdim._kernels.umap_sgd import _due, layout_rows, plane_epoch
 
 N_EPOCHS, NEGATIVE_RATE = 200, 5.0
 
@@ -56,7 +56,7 @@ def test_plane_kernel_takes_the_general_kernels_steps(epoch, self_embedding):
     # with the other end's pull at a weight between 0 and 1 (ignored when placing in ref)
     args = (W.indptr, W.indices, W.data, float(W.data.max()), keys, NEGATIVE_RATE, 1.58, 0.9, 1.0, 0.5, epoch, 3, 0.75)
     general, plane = Y.copy(), Y.copy()
-    layout_epoch(general, ref, self_embedding, *args, np.zeros((1, 3), dtype=np.float32), 0.0)
+    layout_rows(general, ref, self_embedding, *args, np.zeros((1, 3), dtype=np.float32), 0.0, 0, general.shape[0])
     plane_epoch(plane, ref, self_embedding, *args, 0, plane.shape[0])
     # both sum the same float32 terms (fastmath may order and fuse them differently):
     # a few roundings of the coordinates per step, over a row's at most 8 visits

@@ -22,7 +22,7 @@ the second half of a fit at the default rate (``_umap_layout.Layout.pull_other``
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .fastpow import fast_pow
 from .neighbors import row_sq_distance
@@ -131,16 +131,6 @@ def _metric_step(move, cur, other, a, b, gamma, code, p, grad, alpha, attract):
         move[c] += _clip(np.float32(coef * grad[c])) * alpha
 
 
-@njit(cache=True, inline="always")
-def _pull(move, cur, other, a, b, gamma, code, p, grad, alpha):
-    """Add the attractive step of ``cur`` towards ``other`` to ``move``, in the output
-    space ``code`` (0: the Euclidean one)."""
-    if code:
-        _metric_step(move, cur, other, a, b, gamma, code, p, grad, alpha, True)
-    else:
-        _add_step(move, cur, other, _attraction(row_sq_distance(cur, other), a, b), alpha)
-
-
 @njit(cache=True, inline="always", fastmath=True)
 def _density(cur, other, a, b, i, j, dens):
     """densMAP's coefficient of (cur - other) for the edge (i, j): the derivative of the
@@ -159,12 +149,13 @@ def _density(cur, other, a, b, i, j, dens):
     return np.float32(2.0) * s
 
 
-@njit(cache=True, parallel=True, fastmath=True)
-def radius_sums(Y, indptr, indices, weights, a, b, out):
-    """Per point, ``A = sum_j w q D`` and ``B = sum_j w q`` over its edges (D the squared
-    embedding distance, q = 1 / (1 + a D^b)): densMAP's embedding radius is log(A / B)."""
+@njit(cache=True, nogil=True, fastmath=True)
+def radius_sums(Y, indptr, indices, weights, a, b, out, lo, hi):
+    """Per point of ``lo..hi``, ``A = sum_j w q D`` and ``B = sum_j w q`` over its edges
+    (D the squared embedding distance, q = 1 / (1 + a D^b)): densMAP's embedding radius
+    is log(A / B). Serial without the GIL: the caller splits the rows over threads."""
     a, b = np.float32(a), np.float32(b)
-    for i in prange(Y.shape[0]):
+    for i in range(lo, hi):
         A, B = 0.0, 0.0
         for e in range(indptr[i], indptr[i + 1]):
             d2 = row_sq_distance(Y[i], Y[indices[e]])
@@ -175,8 +166,8 @@ def radius_sums(Y, indptr, indices, weights, a, b, out):
         out[i, 1] = B
 
 
-@njit(cache=True, parallel=True, fastmath=True)
-def layout_epoch(
+@njit(cache=True, nogil=True, fastmath=True)
+def layout_rows(
     Y,
     ref,
     self_embedding,
@@ -195,11 +186,11 @@ def layout_epoch(
     pull_other,
     dens,
     dens_lambda,
-    metric_code=0,
-    metric_p=2.0,
+    lo,
+    hi,
 ):
-    """Move every row of ``Y`` by its edges (CSR, pointing into ``ref``) due at
-    ``epoch``: per edge, its attractive step plus the
+    """Move rows ``lo..hi`` of ``Y`` by their edges (CSR, pointing into ``ref``) due at
+    ``epoch``, in Euclidean space of any dimension: per edge, its attractive step plus the
     repulsive steps of the negative samples owed since the last visit (drawn from
     ``ref``), all taken from where the point is at the visit, so that the samples'
     arithmetic overlaps instead of waiting for one another. The repulsions' sum is
@@ -214,46 +205,99 @@ def layout_epoch(
     keys each edge's random numbers by its position. ``pull_other``: the weight of the
     other end's pull along each visited edge (module docstring). ``dens_lambda`` > 0 adds
     densMAP's step along each visited edge (``dens``: per point dCorr/dr, 1/A, 1/B).
-    ``metric_code`` other than 0 lays out in another output space
-    (``output_metrics.CODES``; ``metric_p``: Minkowski's exponent)."""
-    n, n_ref = Y.shape[0], ref.shape[0]
+    Serial without the GIL: the caller splits the rows over threads (each row reads only
+    ``ref``, so the split does not change the result); the other output spaces have
+    their own kernel (``metric_rows``), whose gradients would otherwise all be compiled
+    on a first Euclidean call."""
+    n_ref = ref.shape[0]
     a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
     alpha = np.float32(alpha)
     other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
     key = epoch_key(seed, epoch)
     per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
-    n_blocks = (n + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
-    for block in prange(n_blocks):
-        attract = np.empty(Y.shape[1], dtype=np.float32)
-        repel = np.empty(Y.shape[1], dtype=np.float32)
-        grad = np.empty(Y.shape[1], dtype=np.float64)
-        for i in range(block * ROWS_PER_BLOCK, min(n, (block + 1) * ROWS_PER_BLOCK)):
-            cur = Y[i]
-            for e in range(indptr[i], indptr[i + 1]):
-                n_neg = _due(epoch, np.float64(weights[e]) * per_weight, negative_sample_rate)
-                if n_neg < 0:
+    attract = np.empty(Y.shape[1], dtype=np.float32)
+    repel = np.empty(Y.shape[1], dtype=np.float32)
+    for i in range(lo, hi):
+        cur = Y[i]
+        for e in range(indptr[i], indptr[i + 1]):
+            n_neg = _due(epoch, np.float64(weights[e]) * per_weight, negative_sample_rate)
+            if n_neg < 0:
+                continue
+            attract[:] = 0.0
+            repel[:] = 0.0
+            j = indices[e]
+            _add_step(attract, cur, ref[j], _attraction(row_sq_distance(cur, ref[j]), a, b), alpha)
+            if other > 0.0:  # the pull of the other end's visit, from both start places
+                _add_step(attract, ref[i], ref[j], _attraction(row_sq_distance(ref[i], ref[j]), a, b), other)
+            if dens_lambda > 0.0:
+                coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
+                _add_step(attract, cur, ref[j], coef, alpha)
+            visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
+            for p in range(n_neg):
+                k = random_index(visit, p, n_ref)
+                if self_embedding and k == i:
                     continue
-                attract[:] = 0.0
-                repel[:] = 0.0
-                j = indices[e]
-                _pull(attract, cur, ref[j], a, b, gamma, metric_code, metric_p, grad, alpha)
-                if other > 0.0:  # the pull of the other end's visit, from both start places
-                    _pull(attract, ref[i], ref[j], a, b, gamma, metric_code, metric_p, grad, other)
-                if dens_lambda > 0.0:
-                    coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
-                    _add_step(attract, cur, ref[j], coef, alpha)
-                visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
-                for p in range(n_neg):
-                    k = random_index(visit, p, n_ref)
-                    if self_embedding and k == i:
-                        continue
-                    if metric_code:
-                        _metric_step(repel, cur, ref[k], a, b, gamma, metric_code, metric_p, grad, 1.0, False)
-                    else:
-                        coef = _repulsion(row_sq_distance(cur, ref[k]), a, b, gamma)
-                        _add_step(repel, cur, ref[k], coef, np.float32(1.0))
-                for c in range(cur.shape[0]):  # the samples' repulsion, clipped as one step
-                    cur[c] += attract[c] + _clip(repel[c]) * alpha
+                coef = _repulsion(row_sq_distance(cur, ref[k]), a, b, gamma)
+                _add_step(repel, cur, ref[k], coef, np.float32(1.0))
+            for c in range(cur.shape[0]):  # the samples' repulsion, clipped as one step
+                cur[c] += attract[c] + _clip(repel[c]) * alpha
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def metric_rows(
+    Y,
+    ref,
+    self_embedding,
+    indptr,
+    indices,
+    weights,
+    heaviest,
+    edge_keys,
+    negative_sample_rate,
+    a,
+    b,
+    gamma,
+    alpha,
+    epoch,
+    seed,
+    pull_other,
+    metric_code,
+    metric_p,
+    lo,
+    hi,
+):
+    """``layout_rows`` in another output space (``output_metrics.CODES``; ``metric_p``:
+    Minkowski's exponent), without densMAP (Euclidean only): every step follows the
+    space's distance gradient."""
+    n_ref = ref.shape[0]
+    a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
+    alpha = np.float32(alpha)
+    other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
+    key = epoch_key(seed, epoch)
+    per_weight = 1.0 / heaviest
+    attract = np.empty(Y.shape[1], dtype=np.float32)
+    repel = np.empty(Y.shape[1], dtype=np.float32)
+    grad = np.empty(Y.shape[1], dtype=np.float64)
+    for i in range(lo, hi):
+        cur = Y[i]
+        for e in range(indptr[i], indptr[i + 1]):
+            n_neg = _due(epoch, np.float64(weights[e]) * per_weight, negative_sample_rate)
+            if n_neg < 0:
+                continue
+            attract[:] = 0.0
+            repel[:] = 0.0
+            j = indices[e]
+            _metric_step(attract, cur, ref[j], a, b, gamma, metric_code, metric_p, grad, alpha, True)
+            if other > 0.0:
+                _metric_step(attract, ref[i], ref[j], a, b, gamma, metric_code, metric_p, grad, other, True)
+            visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
+            for p in range(n_neg):
+                k = random_index(visit, p, n_ref)
+                if self_embedding and k == i:
+                    continue
+                _metric_step(repel, cur, ref[k], a, b, gamma, metric_code, metric_p, grad, 1.0, False)
+            for c in range(cur.shape[0]):
+                cur[c] += attract[c] + _clip(repel[c]) * alpha
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -277,7 +321,7 @@ def plane_epoch(
     lo,
     hi,
 ):
-    """``layout_epoch`` in the Euclidean plane without densMAP (most maps), for rows
+    """``layout_rows`` in the Euclidean plane without densMAP (most maps), for rows
     ``lo..hi``: the same steps, schedule and random numbers, with the point and its
     steps held in scalars rather than in rows of unknown length, which the compiler can
     neither unroll nor keep in registers, and without the other output spaces' branches

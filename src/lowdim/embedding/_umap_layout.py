@@ -5,6 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._iterative import run_loop
+from .._threads import in_row_ranges
 
 SGD_RANGE = 1024  # points per range of an epoch: fewer cost less in the caller's thread than a hand-off
 
@@ -125,8 +126,7 @@ class Layout:
 
     def step(self, epoch):
         """Run epoch ``epoch`` (1-based) on ``Y`` in place."""
-        from .._kernels.umap_sgd import layout_epoch, plane_epoch
-        from .._threads import in_row_ranges
+        from .._kernels.umap_sgd import layout_rows, metric_rows, plane_epoch
 
         Y, W = self.Y, self.W
         ref = Y.copy() if self.self_embedding else self.reference
@@ -134,11 +134,13 @@ class Layout:
         common = (Y, ref, self.self_embedding, W.indptr, W.indices, W.data, float(self.heaviest), self.keys)
         common += (self.negative_sample_rate, self.a, self.b, self.gamma, self.alpha(epoch), epoch, self.seed)
         common += (self.pull_other(epoch),)
-        if Y.shape[1] == 2 and lam == 0.0 and self.output_metric[0] == 0:
+        if self.output_metric[0]:
+            epoch_rows = lambda lo, hi: metric_rows(*common, *self.output_metric, lo, hi)  # noqa: E731
+        elif Y.shape[1] == 2 and lam == 0.0:
             epoch_rows = lambda lo, hi: plane_epoch(*common, lo, hi)  # noqa: E731
-            in_row_ranges("umap-sgd", 0, Y.shape[0], epoch_rows, per_thread=2, min_size=SGD_RANGE)
         else:
-            layout_epoch(*common, dens, float(lam), *self.output_metric)
+            epoch_rows = lambda lo, hi: layout_rows(*common, dens, float(lam), lo, hi)  # noqa: E731
+        in_row_ranges("umap-sgd", 0, Y.shape[0], epoch_rows, per_thread=2, min_size=SGD_RANGE)
 
 
 # The step of n * Corr per unit of dens_lambda, scaled so that a dens_lambda means about
@@ -190,7 +192,8 @@ def _radius_sums(Y, W, a, b):
     from .._kernels.umap_sgd import radius_sums
 
     sums = np.empty((Y.shape[0], 2))
-    radius_sums(Y, W.indptr, W.indices, W.data, a, b, sums)
+    rows = lambda lo, hi: radius_sums(Y, W.indptr, W.indices, W.data, a, b, sums, lo, hi)  # noqa: E731
+    in_row_ranges("umap-sgd", 0, Y.shape[0], rows, min_size=SGD_RANGE)
     return np.maximum(sums[:, 0], 1e-12), np.maximum(sums[:, 1], 1e-12)
 
 
