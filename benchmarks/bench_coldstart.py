@@ -30,6 +30,7 @@ FITS = {
     "densmap": "lowdim.UMAP(densmap=True, random_state=0).fit_transform(Z)",
     "tsne": "lowdim.TSNE(random_state=0).fit_transform(Z)",
     "pacmap": "lowdim.PaCMAP(random_state=0).fit_transform(Z)",
+    "trimap": "lowdim.TriMap(random_state=0).fit_transform(Z)",
     "hdbscan": "lowdim.HDBSCAN(min_cluster_size=50).fit(Z)",
     "dbscan": "lowdim.DBSCAN(eps=3.0, min_samples=10).fit(Z)",
     "optics": "lowdim.OPTICS().fit(Z)",

@@ -7,11 +7,14 @@ threads.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .._threads import in_row_ranges
 
 EUCLIDEAN, MANHATTAN, ANGULAR, HAMMING = 0, 1, 2, 3
 GRADIENT_CHUNKS = 8  # fixed, so that the summation order does not depend on the threads
 PARALLEL_FROM = 200_000  # triplets from which the chunks run in parallel
+RANGE = 4096  # rows or pairs per range of the sampling passes: fewer stay in the calling thread
 
 
 @njit(cache=True, inline="always")
@@ -37,18 +40,21 @@ def _distance(X, a, b, code):
     return np.sqrt(s) if code == EUCLIDEAN else s
 
 
-@njit(cache=True, parallel=True)
 def pair_distances(X, a, b, code):
     """Distances between rows ``a[t]`` and ``b[t]`` (0 euclidean, 1 manhattan, 2
     angular: annoy's ``sqrt(2 - 2 cos)``, 3 hamming: the fraction of coordinates that
     differ)."""
     out = np.empty(a.size)
-    for t in prange(a.size):
-        out[t] = _distance(X, a[t], b[t], code)
+    in_row_ranges("trimap", 0, a.size, lambda lo, hi: _pair_range(X, a, b, code, out, lo, hi), min_size=RANGE)
     return out
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _pair_range(X, a, b, code, out, lo, hi):
+    for t in range(lo, hi):
+        out[t] = _distance(X, a[t], b[t], code)
+
+
 def knn_triplets(neighbours, n_inliers, n_outliers, seed):
     """``(i, j, k)`` for each row ``i``, each of its ``n_inliers`` most similar others
     ``j`` (``neighbours[i, 1:]``, most similar first; column 0 is ``i``) and
@@ -56,7 +62,16 @@ def knn_triplets(neighbours, n_inliers, n_outliers, seed):
     draws from its own seed, so the triplets do not depend on the threads."""
     n = neighbours.shape[0]
     out = np.empty((n * n_inliers * n_outliers, 3), dtype=np.int64)
-    for i in prange(n):
+    rows = lambda lo, hi: _triplet_rows(neighbours, n_inliers, n_outliers, seed, out, lo, hi)  # noqa: E731
+    in_row_ranges("trimap", 0, n, rows, min_size=RANGE)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _triplet_rows(neighbours, n_inliers, n_outliers, seed, out, lo, hi):
+    """``knn_triplets`` of the rows ``lo..hi`` (numba's random state is per thread)."""
+    n = neighbours.shape[0]
+    for i in range(lo, hi):
         np.random.seed(seed + i)
         for j in range(n_inliers):
             base = (i * n_inliers + j) * n_outliers
@@ -73,7 +88,6 @@ def knn_triplets(neighbours, n_inliers, n_outliers, seed):
                 out[base + k, 0] = i
                 out[base + k, 1] = neighbours[i, j + 1]
                 out[base + k, 2] = candidate
-    return out
 
 
 @njit(cache=True, inline="always")
@@ -104,20 +118,12 @@ def _chunk_gradient(Y, triplets, weights, n_knn, n_shared, g, start, stop):
     return loss, violated
 
 
-@njit(cache=True, parallel=True)
-def _gradient_parallel(Y, triplets, weights, n_knn, n_shared, buffers, losses, violations):
+@njit(cache=True, nogil=True)
+def _gradient_chunks(Y, triplets, weights, n_knn, n_shared, buffers, losses, violations, lo, hi):
+    """Chunks ``lo..hi`` of the triplets, each into its own buffer."""
     chunks, m = buffers.shape[0], triplets.shape[0]
     width = (m + chunks - 1) // chunks
-    for c in prange(chunks):
-        stop = min(m, (c + 1) * width)
-        losses[c], violations[c] = _chunk_gradient(Y, triplets, weights, n_knn, n_shared, buffers[c], c * width, stop)
-
-
-@njit(cache=True)
-def _gradient_serial(Y, triplets, weights, n_knn, n_shared, buffers, losses, violations):
-    chunks, m = buffers.shape[0], triplets.shape[0]
-    width = (m + chunks - 1) // chunks
-    for c in range(chunks):
+    for c in range(lo, hi):
         stop = min(m, (c + 1) * width)
         losses[c], violations[c] = _chunk_gradient(Y, triplets, weights, n_knn, n_shared, buffers[c], c * width, stop)
 
@@ -133,8 +139,11 @@ def triplet_gradient(Y, triplets, weights, n_knn, n_shared, buffers):
     parallel region costs more than such a pass)."""
     chunks = buffers.shape[0]
     losses, violations = np.zeros(chunks), np.zeros(chunks)
-    run = _gradient_parallel if triplets.shape[0] >= PARALLEL_FROM else _gradient_serial
-    run(Y, triplets, weights, n_knn, n_shared, buffers, losses, violations)
+    args = (Y, triplets, weights, n_knn, n_shared, buffers, losses, violations)
+    if triplets.shape[0] >= PARALLEL_FROM:
+        in_row_ranges("trimap", 0, chunks, lambda lo, hi: _gradient_chunks(*args, lo, hi))
+    else:
+        _gradient_chunks(*args, 0, chunks)
     for c in range(1, chunks):
         buffers[0] += buffers[c]
     return losses.sum(), violations.sum()
