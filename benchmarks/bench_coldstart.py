@@ -22,6 +22,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FITS = {
     "pca": "lowdim.PCA(50).fit(X)",
+    "kernelpca": "lowdim.KernelPCA(2, kernel='rbf').fit(Z)",
     "kmeans": "lowdim.KMeans(10, random_state=0).fit(Z)",
     "bisecting": "lowdim.BisectingKMeans(10, random_state=0).fit(Z)",
     "gmm": "lowdim.GaussianMixture(10, random_state=0).fit(Z)",
@@ -32,6 +33,7 @@ FITS = {
     "pacmap": "lowdim.PaCMAP(random_state=0).fit_transform(Z)",
     "trimap": "lowdim.TriMap(random_state=0).fit_transform(Z)",
     "hdbscan": "lowdim.HDBSCAN(min_cluster_size=50).fit(Z)",
+    "leiden": "lowdim.Leiden(random_state=0).fit(Z)",
     "dbscan": "lowdim.DBSCAN(eps=3.0, min_samples=10).fit(Z)",
     "optics": "lowdim.OPTICS().fit(Z)",
     "agglomerative": "lowdim.AgglomerativeClustering(10).fit(Z)",
