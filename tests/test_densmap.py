@@ -47,7 +47,8 @@ def test_density_step_is_the_gradient_of_the_correlation():
     for i in range(Y.shape[0]):
         for e in range(W.indptr[i], W.indptr[i + 1]):
             j = W.indices[e]
-            coef = _density(Y[i], Y[j], np.float32(a), np.float32(b), i, j, dens)
+            d2 = np.float32(((Y[i] - Y[j]) ** 2).sum())
+            coef = _density(d2, np.float32(a), np.float32(b), i, j, dens)
             step[i] += W.data[e] * coef * (Y[i] - Y[j])  # the sampling rate carries the weight
     numeric = np.zeros(Y.shape)
     eps = 1e-3

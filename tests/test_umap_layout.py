@@ -49,15 +49,19 @@ def _grid_layout(seed):
 
 @pytest.mark.parametrize("epoch", [1, 37, 150])
 @pytest.mark.parametrize("self_embedding", [True, False])
-def test_plane_kernel_takes_the_general_kernels_steps(epoch, self_embedding):
+@pytest.mark.parametrize("dens_lambda", [0.0, 2.0])
+def test_plane_kernel_takes_the_general_kernels_steps(epoch, self_embedding, dens_lambda):
     Y, W = _grid_layout(epoch)
+    # densMAP's per-point coefficients (dCorr/dr, 1/A, 1/B), or the placeholder without it
+    dens = np.random.default_rng(epoch).uniform(0.1, 1.0, (Y.shape[0], 3)).astype(np.float32)
+    dens = dens if dens_lambda else np.zeros((1, 3), dtype=np.float32)
     ref = Y.copy() if self_embedding else Y[::-1].copy()
     keys = np.zeros(0, dtype=np.int64) if self_embedding else np.arange(W.nnz, dtype=np.int64) * 7
     # with the other end's pull at a weight between 0 and 1 (ignored when placing in ref)
     args = (W.indptr, W.indices, W.data, float(W.data.max()), keys, NEGATIVE_RATE, 1.58, 0.9, 1.0, 0.5, epoch, 3, 0.75)
     general, plane = Y.copy(), Y.copy()
-    layout_rows(general, ref, self_embedding, *args, np.zeros((1, 3), dtype=np.float32), 0.0, 0, general.shape[0])
-    plane_epoch(plane, ref, self_embedding, *args, 0, plane.shape[0])
+    layout_rows(general, ref, self_embedding, *args, dens, dens_lambda, 0, general.shape[0])
+    plane_epoch(plane, ref, self_embedding, *args, dens, dens_lambda, 0, plane.shape[0])
     # both sum the same float32 terms (fastmath may order and fuse them differently):
     # a few roundings of the coordinates per step, over a row's at most 8 visits
     tolerance = 8 * 16 * np.finfo(np.float32).eps * np.abs(Y).max()

@@ -132,13 +132,13 @@ def _metric_step(move, cur, other, a, b, gamma, code, p, grad, alpha, attract):
 
 
 @njit(cache=True, inline="always", fastmath=True)
-def _density(cur, other, a, b, i, j, dens):
-    """densMAP's coefficient of (cur - other) for the edge (i, j): the derivative of the
+def _density(d2, a, b, i, j, dens):
+    """densMAP's coefficient of (cur - other) for the edge (i, j) at squared distance
+    ``d2``: the derivative of the
     correlation between embedding and data radii through this edge's squared distance D,
     which enters both ends' radii ``r = log(A / B)``, ``A = sum q D``, ``B = sum q``
     (``dens``: rows of (dCorr/dr, 1/A, 1/B) per point; the edge weight is left out, the
     sampling frequency carries it)."""
-    d2 = row_sq_distance(cur, other)
     power = fast_pow(d2, b) if d2 > 0.0 else np.float32(0.0)
     q = np.float32(1.0) / (np.float32(1.0) + a * power)
     # dq/dD = -a b D^(b-1) q^2, and D dq/dD = -a b D^b q^2
@@ -230,7 +230,7 @@ def layout_rows(
             if other > 0.0:  # the pull of the other end's visit, from both start places
                 _add_step(attract, ref[i], ref[j], _attraction(row_sq_distance(ref[i], ref[j]), a, b), other)
             if dens_lambda > 0.0:
-                coef = np.float32(dens_lambda) * _density(cur, ref[j], a, b, i, j, dens)
+                coef = np.float32(dens_lambda) * _density(row_sq_distance(cur, ref[j]), a, b, i, j, dens)
                 _add_step(attract, cur, ref[j], coef, alpha)
             visit = visit_key(key, edge_keys[e] if edge_keys.shape[0] else e)
             for p in range(n_neg):
@@ -318,10 +318,12 @@ def plane_epoch(
     epoch,
     seed,
     pull_other,
+    dens,
+    dens_lambda,
     lo,
     hi,
 ):
-    """``layout_rows`` in the Euclidean plane without densMAP (most maps), for rows
+    """``layout_rows`` in the Euclidean plane (most maps, densMAP's too), for rows
     ``lo..hi``: the same steps, schedule and random numbers, with the point and its
     steps held in scalars rather than in rows of unknown length, which the compiler can
     neither unroll nor keep in registers, and without the other output spaces' branches
@@ -344,6 +346,10 @@ def plane_epoch(
             d0, d1 = y0 - ref[j, 0], y1 - ref[j, 1]
             coef = _attraction(d0 * d0 + d1 * d1, a, b)
             step0, step1 = _clip(coef * d0) * alpha, _clip(coef * d1) * alpha
+            if dens_lambda > 0.0:  # densMAP's step along the edge
+                coef = np.float32(dens_lambda) * _density(d0 * d0 + d1 * d1, a, b, i, j, dens)
+                step0 += _clip(coef * d0) * alpha
+                step1 += _clip(coef * d1) * alpha
             if other > 0.0:  # the pull of the other end's visit, from both start places
                 d0, d1 = ref[i, 0] - ref[j, 0], ref[i, 1] - ref[j, 1]
                 coef = _attraction(d0 * d0 + d1 * d1, a, b)

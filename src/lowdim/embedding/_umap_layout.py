@@ -136,8 +136,8 @@ class Layout:
         common += (self.pull_other(epoch),)
         if self.output_metric[0]:
             epoch_rows = lambda lo, hi: metric_rows(*common, *self.output_metric, lo, hi)  # noqa: E731
-        elif Y.shape[1] == 2 and lam == 0.0:
-            epoch_rows = lambda lo, hi: plane_epoch(*common, lo, hi)  # noqa: E731
+        elif Y.shape[1] == 2:
+            epoch_rows = lambda lo, hi: plane_epoch(*common, dens, float(lam), lo, hi)  # noqa: E731
         else:
             epoch_rows = lambda lo, hi: layout_rows(*common, dens, float(lam), lo, hi)  # noqa: E731
         in_row_ranges("umap-sgd", 0, Y.shape[0], epoch_rows, per_thread=2, min_size=SGD_RANGE)
