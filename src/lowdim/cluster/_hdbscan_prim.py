@@ -11,7 +11,7 @@ the new tree row could bring nearer."""
 import numpy as np
 from scipy.spatial import cKDTree
 
-from .._threads import cores
+from .._threads import blas_threads
 from ..linalg import row_norms_sq
 from ..neighbors import expansion_error_bound
 
@@ -71,7 +71,8 @@ def core_neighbours(X, XT, m):
     [1.0, 1.0, 2.0]
     """
     n = X.shape[0]
-    nbr = cKDTree(X).query(X, k=list(range(1, m + 1)), workers=cores())[1].astype(np.int64)
+    # as many threads as BLAS may use (``--threads``, threadpoolctl limits)
+    nbr = cKDTree(X).query(X, k=list(range(1, m + 1)), workers=blas_threads())[1].astype(np.int64)
     dist = np.empty((n, m))
     step = max(1, CHUNK_CELLS // (m * X.shape[1]))
     for a in range(0, n, step):
