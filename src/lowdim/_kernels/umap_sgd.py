@@ -29,7 +29,6 @@ from .neighbors import row_sq_distance
 from .output_metrics import distance_grad
 
 CLIP = np.float32(4.0)  # gradient components are clipped to [-CLIP, CLIP] (as umap-learn)
-ROWS_PER_BLOCK = 256  # rows per parallel task (each allocates its two scratch vectors once)
 
 
 @njit(cache=True, inline="always")
@@ -149,6 +148,16 @@ def _density(d2, a, b, i, j, dens):
     return np.float32(2.0) * s
 
 
+@njit(cache=True, inline="always")
+def _epoch_constants(a, b, gamma, alpha, self_embedding, pull_other, seed, epoch, heaviest):
+    """What every layout kernel reads for an epoch: the curve and step in float32, the
+    other end's pull (none when placing in a fixed map), the epoch's random key and an
+    edge's samples per epoch per unit of weight."""
+    alpha = np.float32(alpha)
+    other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
+    return np.float32(a), np.float32(b), np.float32(gamma), alpha, other, epoch_key(seed, epoch), 1.0 / heaviest
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def radius_sums(Y, indptr, indices, weights, a, b, out, lo, hi):
     """Per point of ``lo..hi``, ``A = sum_j w q D`` and ``B = sum_j w q`` over its edges
@@ -210,11 +219,9 @@ def layout_rows(
     their own kernel (``metric_rows``), whose gradients would otherwise all be compiled
     on a first Euclidean call."""
     n_ref = ref.shape[0]
-    a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
-    alpha = np.float32(alpha)
-    other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
-    key = epoch_key(seed, epoch)
-    per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
+    a, b, gamma, alpha, other, key, per_weight = _epoch_constants(
+        a, b, gamma, alpha, self_embedding, pull_other, seed, epoch, heaviest
+    )
     attract = np.empty(Y.shape[1], dtype=np.float32)
     repel = np.empty(Y.shape[1], dtype=np.float32)
     for i in range(lo, hi):
@@ -270,11 +277,9 @@ def metric_rows(
     Minkowski's exponent), without densMAP (Euclidean only): every step follows the
     space's distance gradient."""
     n_ref = ref.shape[0]
-    a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
-    alpha = np.float32(alpha)
-    other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
-    key = epoch_key(seed, epoch)
-    per_weight = 1.0 / heaviest
+    a, b, gamma, alpha, other, key, per_weight = _epoch_constants(
+        a, b, gamma, alpha, self_embedding, pull_other, seed, epoch, heaviest
+    )
     attract = np.empty(Y.shape[1], dtype=np.float32)
     repel = np.empty(Y.shape[1], dtype=np.float32)
     grad = np.empty(Y.shape[1], dtype=np.float64)
@@ -331,11 +336,9 @@ def plane_epoch(
     over threads (``in_row_ranges``; a prange loop compiles for a second longer), and
     each row reads only ``ref``, so the split does not change the result."""
     n_ref = ref.shape[0]
-    a, b, gamma = np.float32(a), np.float32(b), np.float32(gamma)
-    alpha = np.float32(alpha)
-    other = np.float32(alpha * pull_other) if self_embedding else np.float32(0.0)
-    key = epoch_key(seed, epoch)
-    per_weight = 1.0 / heaviest  # an edge's samples per epoch per unit of weight
+    a, b, gamma, alpha, other, key, per_weight = _epoch_constants(
+        a, b, gamma, alpha, self_embedding, pull_other, seed, epoch, heaviest
+    )
     for i in range(lo, hi):
         y0, y1 = Y[i, 0], Y[i, 1]
         for e in range(indptr[i], indptr[i + 1]):
