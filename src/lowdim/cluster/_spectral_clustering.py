@@ -154,8 +154,11 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
                 n * n * 8, f"SpectralClustering(affinity={self.affinity!r}) on {n} samples", "use 'nearest_neighbors'"
             )
             X64 = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-            if self.affinity == "rbf":  # from centred distances, as before the other kernels came
-                return np.exp(-self.gamma * np.maximum(sq_euclidean(X64, X64), 0.0))
+            if self.affinity == "rbf":  # from centred distances, as before the other kernels came; in place
+                K = sq_euclidean(X64, X64)
+                np.maximum(K, 0.0, out=K)
+                K *= -self.gamma
+                return np.exp(K, out=K)
             return kernel_matrix(
                 X64,
                 kernel=self.affinity,

@@ -3,7 +3,7 @@
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.linalg import eigh, solve
+from scipy.linalg import eigh, lu_factor, lu_solve, solve
 
 from .._memory import require_memory
 from .._warnings import warn_user
@@ -64,12 +64,14 @@ class ShiftInverse:
     entry (small against M's scale, far above rounding), as an operator factorised on
     first use: a sparse LU in SuperLU's symmetric mode (minimum-degree ordering of
     M + M^T, diagonal pivots), far less fill than the default column ordering on a
-    symmetric positive definite matrix. Pass one to :func:`smallest_eigh` and
-    :func:`nearest_null_vectors` to factorise ``M`` once for both.
+    symmetric positive definite matrix; LAPACK's LU with row pivoting for a dense ``M``
+    (not Cholesky: rounding leaves eigenvalues of about -1e-9 that the shift does not
+    lift). Pass one to :func:`smallest_eigh` and :func:`nearest_null_vectors` to
+    factorise ``M`` once for both.
 
     Parameters
     ----------
-    M : sparse matrix (n, n)
+    M : sparse matrix or ndarray (n, n)
         Symmetric positive semi-definite.
 
     Examples
@@ -89,9 +91,18 @@ class ShiftInverse:
     def operator(self):
         """The factorised inverse as a ``LinearOperator``."""
         if self._operator is None:
-            A = (sp.csc_matrix(self.M) + self.shift * sp.identity(self.M.shape[0], format="csc")).tocsc()
-            lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-            self._operator = spla.LinearOperator(self.M.shape, matvec=lu.solve, matmat=lu.solve, dtype=np.float64)
+            n = self.M.shape[0]
+            if sp.issparse(self.M):
+                A = (sp.csc_matrix(self.M) + self.shift * sp.identity(n, format="csc")).tocsc()
+                lu = spla.splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+                solve = lu.solve
+            else:
+                require_memory(8 * n * n, f"LU factorisation of a dense {n} x {n} matrix", "pass a sparse matrix")
+                A = np.array(self.M, dtype=np.float64)
+                A[np.diag_indices(n)] += self.shift
+                factors = lu_factor(A, overwrite_a=True, check_finite=False)
+                solve = lambda b: lu_solve(factors, b, check_finite=False)  # noqa: E731
+            self._operator = spla.LinearOperator(self.M.shape, matvec=solve, matmat=solve, dtype=np.float64)
         return self._operator
 
 

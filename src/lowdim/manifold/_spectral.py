@@ -4,7 +4,7 @@ graph Laplacian of a neighbour or rbf affinity."""
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.sparse.linalg import LinearOperator, aslinearoperator
+from scipy.sparse.linalg import LinearOperator
 from sklearn.base import BaseEstimator
 
 from .._estimator import EmbeddingMixin, ValidatedInputMixin
@@ -17,7 +17,6 @@ from .._warnings import warn_user
 from ..linalg import (
     column_moments,
     flip_signs,
-    lanczos_eigh,
     smallest_eigh,
     sq_euclidean,
     top_eigh,
@@ -159,9 +158,10 @@ def laplacian_eigenmap(
         lam = 1.0 - w
     elif sp.issparse(M):
         lam, U = _sparse_bottom(M, k, rng, tol, bounded, on_product)
-    else:
-        w, U = lanczos_eigh(aslinearoperator(M), k, rng=rng, tol=tol)
-        lam = 1.0 - w
+    else:  # a dense kernel's bottom is clustered (rbf: gaps of 1e-5): plain Lanczos takes 1e5 products
+        L = np.negative(M, out=M)
+        L[np.diag_indices(n)] += 1.0
+        lam, U = smallest_eigh(L, k, rng=rng, solver="arpack", tol=tol, max_iter=None)
     (Ut,) = flip_signs(U[:, 1:k].T)
     return Ut.T * scale[:, None], lam[1:k]
 
@@ -171,11 +171,14 @@ def _normalized_affinity(A, keep_diagonal=False):
     in scipy's normalised Laplacian, unless ``keep_diagonal``. A sparse ``A`` keeps its
     structure: the result shares its index arrays and adds only one float64 value per
     edge (on millions of points the graph is gigabytes)."""
-    if not sp.issparse(A):
-        A = A if keep_diagonal else A - np.diag(np.diag(A))
-        degree = np.asarray(A.sum(axis=1)).ravel()
-        scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
-        return scale[:, None] * A * scale[None, :], scale
+    if not sp.issparse(A):  # one copy, scaled in place: n x n passes dominate a dense kernel's fit
+        M = np.array(A, dtype=np.float64)
+        if not keep_diagonal:
+            M[np.diag_indices(M.shape[0])] = 0.0
+        scale = 1.0 / np.sqrt(np.maximum(M.sum(axis=1), np.finfo(np.float64).tiny))
+        M *= scale[:, None]
+        M *= scale[None, :]
+        return M, scale
     A = sp.csr_matrix(A)
     from .._kernels.normalized_graph import normalized_values
 
@@ -319,7 +322,8 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
     eigen_solver : {'auto', 'arpack', 'lobpcg', 'amg', 'dense'}, default='auto'
         'arpack' is Lanczos on the normalised sparse affinity, then (if it has not
         converged within 600 products) shift-invert Lanczos on a sparse LU of the
-        Laplacian; plain Lanczos on a dense affinity. 'lobpcg': scipy's LOBPCG on the
+        Laplacian; on a dense affinity, shift-invert Lanczos on LAPACK's LU of the
+        Laplacian. 'lobpcg': scipy's LOBPCG on the
         normalised affinity (dense LAPACK for small problems, Lanczos if it does not
         converge). 'amg': LOBPCG on the Laplacian preconditioned by pyamg's
         smoothed-aggregation multigrid (the ``amg`` extra; for large sparse graphs).
