@@ -39,6 +39,8 @@ FITS = {
     "agglomerative": "lowdim.AgglomerativeClustering(10).fit(Z)",
     "isomap": "lowdim.Isomap().fit_transform(Z)",
     "spectral": "lowdim.SpectralEmbedding(random_state=0).fit_transform(Z)",
+    "sparsepca": "lowdim.SparsePCA(10, random_state=0).fit(Z)",
+    "dictionary": "lowdim.MiniBatchDictionaryLearning(20, random_state=0).fit(Z)",
 }
 RUNNER = """
 import json, time, warnings

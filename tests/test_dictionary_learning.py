@@ -61,6 +61,23 @@ def test_codes_equal_scikit_learns(algorithm):
     np.testing.assert_allclose(ours, theirs, atol=1e-4 if algorithm == "lasso_cd" else 1e-9)
 
 
+@pytest.mark.parametrize("algorithm", ["lasso_lars", "lars", "lasso_cd", "omp"])
+def test_a_rows_code_does_not_depend_on_the_rows_coded_beside_it(algorithm, monkeypatch):
+    # rows share a range's scratch and ranges run on threads: each row's code as if coded alone
+    # (from the same products: BLAS rounds one row's product apart from a block's)
+    import lowdim._kernels.sparse_coding as kernels
+    from lowdim.decomposition._sparse_coding import encode_from_products
+
+    monkeypatch.setattr(kernels, "ROWS", 3)
+    D = atoms()
+    X, _ = sparse_rows(D, n=40, noise=0.05)
+    G, C = D @ D.T, X @ D.T
+    together = encode_from_products(G, C, algorithm, 0.2, 4, False)
+    alone = np.vstack([encode_from_products(G, C[i : i + 1], algorithm, 0.2, 4, False) for i in range(len(C))])
+    np.testing.assert_array_equal(together, alone)
+    assert np.count_nonzero(together, axis=1).min() > 0
+
+
 def test_pursuits_recover_an_exactly_sparse_code():
     D = atoms(k=30, d=60)
     X, codes = sparse_rows(D, n=40, per_row=3)

@@ -1,14 +1,17 @@
 """Sparse codes of many rows against one dictionary, from its Gram matrix: coordinate
 descent for the lasso, least-angle regression (plain or lasso) and orthogonal matching
-pursuit. Each row is independent (``prange`` over rows); every kernel reads only
+pursuit. Each row is independent (ranges of rows on the thread pool); every kernel reads only
 ``G = D D^T`` (k x k) and the correlations ``C = X D^T`` (n x k), so the work per row
 does not grow with the number of features."""
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .._threads import in_row_ranges
+
+ROWS = 64  # rows a thread takes at least: a row's path is microseconds
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
 def lasso_cd(G, C, alpha, positive, max_iter, tol, codes):
     """Coordinate descent on ``0.5 c^T G c - C_i . c + alpha |c|_1`` for every row,
     from ``codes`` (a warm start, updated in place). A row stops when a sweep moves no
@@ -25,11 +28,23 @@ def lasso_cd(G, C, alpha, positive, max_iter, tol, codes):
     -------
     int: the most sweeps any row took
     """
-    n, k = C.shape
-    sweeps = np.zeros(n, dtype=np.int64)
-    for i in prange(n):
+    run = lambda lo, hi: _lasso_cd_rows(G, C, alpha, positive, max_iter, tol, codes, lo, hi, np.empty(C.shape[1]))  # noqa: E731
+    return max(in_row_ranges("sparse_coding", 0, C.shape[0], run, min_size=ROWS), default=0)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _lasso_cd_rows(G, C, alpha, positive, max_iter, tol, codes, lo, hi, grad):
+    """``lasso_cd`` for rows lo..hi, ``grad`` (k,) the range's scratch; the most sweeps
+    one of them took."""
+    k = C.shape[1]
+    most = 0
+    for i in range(lo, hi):
         c = codes[i]
-        grad = C[i] - G @ c  # C_i - G c, kept current as coefficients change
+        for m in range(k):  # C_i - G c, kept current as coefficients change (loops: no BLAS to compile)
+            acc = C[i, m]
+            for j in range(k):
+                acc -= G[m, j] * c[j]
+            grad[m] = acc
         for sweep in range(max_iter):
             largest_step = 0.0
             largest = 0.0
@@ -52,13 +67,13 @@ def lasso_cd(G, C, alpha, positive, max_iter, tol, codes):
                     c[j] = new
                 largest_step = max(largest_step, abs(step))
                 largest = max(largest, abs(new))
-            sweeps[i] = sweep + 1
+            most = max(most, sweep + 1)
             if largest_step <= tol * largest:
                 break
-    return sweeps.max() if n else 0
+    return most
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _cholesky_append(L, size, G, active, j):
     """Grow the Cholesky factor of ``G[active, active]`` by atom j; False when the atom
     is (numerically) in the span of the active ones."""
@@ -76,7 +91,7 @@ def _cholesky_append(L, size, G, active, j):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _cholesky_solve(L, size, b, out):
     """``out = (L L^T)^-1 b`` for the leading ``size`` block of L."""
     for m in range(size):
@@ -91,7 +106,6 @@ def _cholesky_solve(L, size, b, out):
         out[m] = acc / L[m, m]
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
 def omp(G, C, n_nonzero, codes):
     """Orthogonal matching pursuit from the Gram matrix (batch OMP, Rubinstein, Zibulevsky
     & Elad 2008): each step adds the atom most correlated with the residual and refits
@@ -103,27 +117,41 @@ def omp(G, C, n_nonzero, codes):
     G : float64 array (k, k), C : float64 array (n, k), n_nonzero : int
     codes : float64 array (n, k), zeros on entry; filled in place
     """
-    n, k = C.shape
-    steps = min(n_nonzero, k)
-    for i in prange(n):
-        L = np.zeros((steps, steps))
-        active = np.zeros(steps, dtype=np.int64)
-        chosen = np.zeros(k, dtype=np.bool_)
-        coef = np.zeros(steps)
-        rhs = np.zeros(steps)
-        residual_corr = C[i].copy()
+    steps = min(n_nonzero, C.shape[1])
+
+    def run(lo, hi):
+        work, flags = np.empty((steps + 3, C.shape[1])), np.empty((2, C.shape[1]), dtype=np.int64)
+        _omp_rows(G, C, steps, codes, lo, hi, work, flags)
+
+    in_row_ranges("sparse_coding", 0, C.shape[0], run, min_size=ROWS)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _omp_rows(G, C, steps, codes, lo, hi, work, flags):
+    """``omp`` of at most ``steps`` atoms for rows lo..hi, in the range's scratch
+    ``work`` (steps + 3, k) and ``flags`` (2, k) (as ``_lars_row``)."""
+    k = C.shape[1]
+    L, coef, rhs, residual_corr = work[:steps], work[steps], work[steps + 1], work[steps + 2]
+    active, chosen = flags[0], flags[1]
+    for i in range(lo, hi):
+        work[:] = 0.0
+        flags[:] = 0
+        scale = 1e-300
+        for m in range(k):
+            residual_corr[m] = C[i, m]
+            scale = max(scale, abs(C[i, m]))
         size = 0
         while size < steps:
             j, best = -1, 0.0
             for m in range(k):
-                if not chosen[m] and abs(residual_corr[m]) > best:
+                if chosen[m] == 0 and abs(residual_corr[m]) > best:
                     j, best = m, abs(residual_corr[m])
-            if j < 0 or best <= 1e-15 * max(np.abs(C[i]).max(), 1e-300):
+            if j < 0 or best <= 1e-15 * scale:
                 break
             if not _cholesky_append(L, size, G, active, j):
                 break
             active[size] = j
-            chosen[j] = True
+            chosen[j] = 1
             rhs[size] = C[i, j]
             size += 1
             _cholesky_solve(L, size, rhs, coef)
@@ -136,7 +164,7 @@ def omp(G, C, n_nonzero, codes):
             codes[i, active[p]] = coef[p]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _direction_rate(G, m, active, w, size, norm):
     """How fast atom m's correlation falls per unit step along the direction."""
     a = 0.0
@@ -146,21 +174,22 @@ def _direction_rate(G, m, active, w, size, norm):
 
 
 @njit(cache=True, error_model="numpy")
-def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out):
+def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
     """One row's least-angle regression (Efron, Hastie, Johnstone & Tibshirani 2004)
     along the path of ``0.5 c^T G c - c_row . c``: the active atoms' coefficients move
     along the equiangular direction until another atom's correlation ties with theirs.
     With ``lasso`` an active coefficient that reaches zero leaves the set and the path
     stops where the correlation falls to ``alpha``; without, it stops with
-    ``n_nonzero`` active atoms, where the next would enter."""
+    ``n_nonzero`` active atoms, where the next would enter. ``work`` (k + 4, k) and
+    ``flags`` (2, k) are scratch given by the caller: no allocation here, whose
+    compilation would cost a first call more than the path."""
     k = c_row.size
-    L = np.zeros((k, k))
-    active = np.zeros(k, dtype=np.int64)
-    is_active = np.zeros(k, dtype=np.bool_)
-    coef = np.zeros(k)  # coefficients of the active atoms, in active order
-    signs = np.zeros(k)
-    w = np.zeros(k)
-    corr = c_row.copy()
+    work[:] = 0.0
+    flags[:] = 0
+    L, coef, signs, w, corr = work[:k], work[k], work[k + 1], work[k + 2], work[k + 3]  # coef in active order
+    active, is_active = flags[0], flags[1]
+    for m in range(k):  # not a slice copy: its shape check compiles numba's error formatting
+        corr[m] = c_row[m]
     j, best = -1, 0.0
     for m in range(k):
         value = corr[m] if positive else abs(corr[m])
@@ -168,7 +197,7 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out):
             j, best = m, value
     if j < 0 or (lasso and best <= alpha) or not _cholesky_append(L, 0, G, active, j):
         return
-    active[0], is_active[j], signs[0], size = j, True, np.sign(corr[j]), 1
+    active[0], is_active[j], signs[0], size = j, 1, np.sign(corr[j]), 1
     dropped = -1  # an atom just dropped ties with the active ones: it may not re-enter at once
     for _ in range(8 * k + 8):  # each step adds or drops one atom
         top = abs(corr[active[0]])
@@ -205,7 +234,7 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out):
             coef[p] += gamma * w[p] * norm
         dropped = active[drop] if drop >= 0 else -1
         if drop >= 0:
-            is_active[active[drop]] = False
+            is_active[active[drop]] = 0
             for p in range(drop, size - 1):
                 active[p], coef[p], signs[p] = active[p + 1], coef[p + 1], signs[p + 1]
             size -= 1
@@ -218,14 +247,25 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out):
             break
         if not _cholesky_append(L, size, G, active, enter):
             break
-        active[size], is_active[enter], signs[size], coef[size] = enter, True, np.sign(corr[enter]), 0.0
+        active[size], is_active[enter], signs[size], coef[size] = enter, 1, np.sign(corr[enter]), 0.0
         size += 1
     for p in range(size):
         out[active[p]] = coef[p]
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
 def lars(G, C, alpha, n_nonzero, lasso, positive, codes):
     """``_lars_row`` for every row of C, into ``codes`` (zeros on entry)."""
-    for i in prange(C.shape[0]):
-        _lars_row(G, C[i], alpha, n_nonzero, lasso, positive, codes[i])
+    k = C.shape[1]
+
+    def run(lo, hi):
+        work, flags = np.empty((k + 4, k)), np.empty((2, k), dtype=np.int64)
+        _lars_rows(G, C, alpha, n_nonzero, lasso, positive, codes, lo, hi, work, flags)
+
+    in_row_ranges("sparse_coding", 0, C.shape[0], run, min_size=ROWS)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _lars_rows(G, C, alpha, n_nonzero, lasso, positive, codes, lo, hi, work, flags):
+    """``_lars_row`` for rows lo..hi, with one range's scratch."""
+    for i in range(lo, hi):
+        _lars_row(G, C[i], alpha, n_nonzero, lasso, positive, codes[i], work, flags)
