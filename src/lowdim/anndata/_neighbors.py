@@ -75,23 +75,13 @@ def neighbors(
     from ..embedding import fuzzy_graph
     from ..neighbors import NeighborGraph
 
-    if not knn:
-        raise ValueError(
-            "knn=False connects every pair of cells (a dense cells x cells kernel); lowdim keeps the graph sparse: "
-            "keep knn=True, with a larger n_neighbors to reach further."
-        )
-    if method not in ("umap", "gauss"):
-        raise ValueError(f"method={shown(method)}: lowdim's neighbors has 'umap' and 'gauss' (scanpy's methods).")
+    _check_graph_kind(knn, method)
     target = _target(adata, copy)
     data, rep = _representation(target, use_rep, n_pcs)
     search = _search(transformer, data, metric)
     graph = NeighborGraph.build(data, n_neighbors - 1, metric=metric, algorithm=search, metric_params=metric_kwds)
     dist, idx = graph.neighbors(n_neighbors - 1)
-    key = "neighbors" if key_added is None else key_added
-    prefix = "" if key_added is None else key_added + "_"
-    target.obsp[prefix + "distances"] = graph.to_csr()
     weights = fuzzy_graph(dist, idx) if method == "umap" else _gauss_connectivities(dist, idx)
-    target.obsp[prefix + "connectivities"] = sp.csr_matrix(weights, dtype=np.float32)
     params = {"n_neighbors": n_neighbors, "method": method, "metric": metric, "random_state": random_state}
     if metric_kwds:
         params["metric_kwds"] = dict(metric_kwds)
@@ -99,12 +89,32 @@ def neighbors(
         params["use_rep"] = rep
     if n_pcs is not None:
         params["n_pcs"] = n_pcs
+    _store(target, graph.to_csr(), sp.csr_matrix(weights, dtype=np.float32), key_added, params)
+    return target if copy else None
+
+
+def _check_graph_kind(knn, method):
+    """Refuse scanpy's options that have no sparse graph here, naming the fix."""
+    if not knn:
+        raise ValueError(
+            "knn=False connects every pair of cells (a dense cells x cells kernel); lowdim keeps the graph sparse: "
+            "keep knn=True, with a larger n_neighbors to reach further."
+        )
+    if method not in ("umap", "gauss"):
+        raise ValueError(f"method={shown(method)}: lowdim's neighbors has 'umap' and 'gauss' (scanpy's methods).")
+
+
+def _store(target, distances, connectivities, key_added, params):
+    """The two graphs in ``obsp`` and their keys and settings in ``uns``, as scanpy names them."""
+    key = "neighbors" if key_added is None else key_added
+    prefix = "" if key_added is None else key_added + "_"
+    target.obsp[prefix + "distances"] = distances
+    target.obsp[prefix + "connectivities"] = connectivities
     target.uns[key] = {
         "connectivities_key": prefix + "connectivities",
         "distances_key": prefix + "distances",
         "params": params,
     }
-    return target if copy else None
 
 
 def _search(transformer, data, metric):

@@ -165,16 +165,21 @@ def pca(
         X = _matrix(target, layer)[:, genes]
         model = _pca_model(n_comps, zero_center, svd_solver, random_state).fit(X)
         scores = model.transform(X)
+    params = {"zero_center": zero_center, "use_highly_variable": mask_name == "highly_variable", "mask_var": mask_name}
+    params.update(svd_solver=svd_solver, chunked=chunked, layer=layer)
+    _store(target, model, np.asarray(scores, dtype=dtype), genes, key_added, params)
+    return target if copy else None
+
+
+def _store(target, model, scores, genes, key_added, params):
+    """Scores, loadings (0 for the genes left out) and variances under scanpy's keys."""
     names = ("X_pca", "PCs", "pca") if key_added is None else (key_added,) * 3
-    target.obsm[names[0]] = np.asarray(scores, dtype=dtype)
+    target.obsm[names[0]] = scores
     loadings = np.zeros((target.n_vars, model.components_.shape[0]))
     loadings[genes] = model.components_.T
     target.varm[names[1]] = loadings
-    params = {"zero_center": zero_center, "use_highly_variable": mask_name == "highly_variable", "mask_var": mask_name}
-    params.update(svd_solver=svd_solver, chunked=chunked)
     target.uns[names[2]] = {
         "variance": model.explained_variance_,
         "variance_ratio": model.explained_variance_ratio_,
-        "params": {**params, "layer": layer},
+        "params": params,
     }
-    return target if copy else None
