@@ -98,12 +98,80 @@ def test_reading_every_gene_of_a_file_that_marks_highly_variable_ones_says_so(tm
     adata = anndata.read_h5ad(path)
     adata.var["highly_variable"] = np.arange(6) < 2
     adata.write_h5ad(path)
-    said = "(every gene: adata.var marks 2 of 6 as highly variable, which scanpy's pca reads alone; --obsm X_pca"
+    said = "(every gene: adata.var marks 2 of 6 as highly variable, which scanpy's pca reads alone; --mask-var"
     assert said in read_table(path).notes[0] and said in read_table(path, layer="counts").notes[0]
     assert "highly variable" not in read_table(path, obsm="X_pca").notes[0]
     adata.var["highly_variable"] = True  # every gene marked: nothing left out
     adata.write_h5ad(path)
     assert "highly variable" not in read_table(path).notes[0]
+
+
+def test_mask_var_reads_the_marked_genes_of_x_or_a_layer_as_scanpys_mask_var(tmp_path):
+    path = str(tmp_path / "pbmc.h5ad")
+    dense = _current(path)
+    adata = anndata.read_h5ad(path)
+    adata.var["highly_variable"] = np.array([False, True, False, True, True, False])
+    adata.var["n_cells"] = np.arange(6)
+    adata.write_h5ad(path)
+    table = read_table(path, mask_var="highly_variable")
+    np.testing.assert_array_equal(table.X, dense[:, [1, 3, 4]])
+    assert table.feature_names == ["GENE1", "GENE3", "GENE4"]
+    assert "(the 3 of 6 genes adata.var['highly_variable'] marks)" in table.notes[0]
+    counts = read_table(path, layer="counts", mask_var="highly_variable")
+    np.testing.assert_array_equal(counts.X, np.round(dense * 10)[:, [1, 3, 4]])
+    # the size limit counts the genes read, not every gene: 40 x 3 float32 fits in 480 bytes, 40 x 6 does not
+    assert read_table(path, mask_var="highly_variable", max_bytes=480).X.shape == (40, 3)
+    with pytest.raises(DataFileError, match="exceeds the limit"):
+        read_table(path, max_bytes=480)
+    dense_x = str(tmp_path / "dense.h5ad")  # X stored as a dense dataset: the marked columns are read from it
+    anndata.AnnData(dense, var=adata.var).write_h5ad(dense_x)
+    np.testing.assert_array_equal(read_table(dense_x, mask_var="highly_variable").X, dense[:, [1, 3, 4]])
+
+
+def test_mask_var_mistakes_name_the_boolean_columns_or_the_clash(tmp_path):
+    path = str(tmp_path / "pbmc.h5ad")
+    _current(path)
+    adata = anndata.read_h5ad(path)
+    adata.var["highly_variable"] = np.arange(6) < 2
+    adata.var["n_cells"] = np.arange(6)
+    adata.var["none"] = False
+    adata.write_h5ad(path)
+    with pytest.raises(DataFileError, match=r"no column 'hvg'; --mask-var takes a boolean column \(highly_variable"):
+        read_table(path, mask_var="hvg")
+    with pytest.raises(DataFileError, match="a column of int64, not booleans, 'n_cells'"):
+        read_table(path, mask_var="n_cells")
+    with pytest.raises(DataFileError, match=r"adata.var\['none'\] marks no gene"):
+        read_table(path, mask_var="none")
+    with pytest.raises(DataFileError, match=r"not obsm\['X_pca'\] \(--obsm\); drop one"):
+        read_table(path, mask_var="highly_variable", obsm="X_pca")
+    with pytest.raises(DataFileError, match=r"not raw.X \(--use-raw\)"):
+        read_table(path, mask_var="highly_variable", use_raw=True)
+    (tmp_path / "a.csv").write_text("a,b\n1,2\n3,4\n")
+    with pytest.raises(DataFileError, match="--mask-var choose a matrix inside an AnnData .h5ad file"):
+        read_table(str(tmp_path / "a.csv"), mask_var="highly_variable")
+
+
+def test_cli_model_fitted_on_marked_genes_transforms_a_file_of_every_gene(tmp_path, capsys):
+    # the model keeps the marked genes' names, so transform picks them out of a file that has them all
+    path = str(tmp_path / "pbmc.h5ad")
+    dense = _current(path)
+    adata = anndata.read_h5ad(path)
+    adata.var["highly_variable"] = np.array([True, True, False, True, True, False])
+    adata.write_h5ad(path)
+    out, model, again = tmp_path / "pcs.csv", tmp_path / "m.lowdim", tmp_path / "again.csv"
+    assert (
+        main(["embed", path, "--mask-var", "highly_variable", "-m", "pca", "--save-model", str(model), "-o", str(out)])
+        == 0
+    )
+    assert "the 4 of 6 genes adata.var['highly_variable'] marks" in capsys.readouterr().out
+    every = str(tmp_path / "every.h5ad")
+    anndata.AnnData(dense, obs=pd.DataFrame(index=CELLS), var=pd.DataFrame(index=adata.var_names)).write_h5ad(every)
+    assert main(["transform", str(model), every, "-o", str(again)]) == 0
+    fitted = np.loadtxt(out, delimiter=",", skiprows=1, usecols=(1, 2))
+    placed = np.loadtxt(again, delimiter=",", skiprows=1, usecols=(1, 2))
+    np.testing.assert_allclose(placed, fitted, atol=1e-5)
+    scores = dense[:, [0, 1, 3, 4]] - dense[:, [0, 1, 3, 4]].mean(axis=0)
+    np.testing.assert_allclose(np.abs(fitted[:, 0]), np.abs(scores @ np.linalg.svd(scores)[2][0]), atol=1e-5)
 
 
 def test_older_anndata_layout_is_read(tmp_path):

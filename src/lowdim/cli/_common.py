@@ -82,6 +82,11 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     parser.add_argument("--use-raw", action="store_true", help=".h5ad: read raw.X (and raw.var names) instead of X")
     parser.add_argument("--obsm", metavar="KEY", help=".h5ad: run on a stored embedding or PCA, e.g. X_pca or X_umap")
     parser.add_argument(
+        "--mask-var",
+        metavar="COLUMN",
+        help=".h5ad: read only the genes this boolean adata.var column marks, e.g. highly_variable (scanpy's mask_var)",
+    )
+    parser.add_argument(
         "--missing",
         choices=["error", "drop", "impute", "keep"],
         default="error",
@@ -288,6 +293,7 @@ def read_data(args, say):
             layer=args.layer,
             use_raw=args.use_raw,
             obsm=args.obsm,
+            mask_var=args.mask_var,
             categorical=getattr(args, "categorical", []),
             ordinal=ordinal,
             na_values=getattr(args, "na_values", []),

@@ -60,20 +60,49 @@ def _chosen_matrix(path, adata, layer, use_raw, obsm):
     return adata.X, list(map(str, adata.var_names)), "X"
 
 
-def _in_memory(path, matrix, max_bytes):
-    """The matrix as a dense 2-D array, refused before reading when it would not fit."""
+def _in_memory(path, matrix, max_bytes, columns=None):
+    """The matrix (its ``columns`` only, when given) as a dense 2-D array, refused before
+    reading when it would not fit; only the chosen columns are ever made dense."""
     shape = tuple(int(s) for s in matrix.shape)
     if len(shape) == 1:
         shape = (shape[0], 1)
+    if columns is not None:
+        shape = (shape[0], int(columns.size))
     dtype = np.dtype(matrix.dtype)
     _check_numeric(path, dtype)
     _check_declared(path, shape, dtype.itemsize, max_bytes)
     if hasattr(matrix, "to_memory"):  # a backed sparse matrix
         matrix = matrix.to_memory()
     elif not isinstance(matrix, np.ndarray) and not sp.issparse(matrix):
-        matrix = matrix[()]  # a backed h5py dataset
+        matrix = matrix[()] if columns is None else matrix[:, columns]  # a backed h5py dataset
+        columns = None
+    if columns is not None:
+        matrix = matrix[:, columns]
     dense = matrix.toarray() if sp.issparse(matrix) else np.asarray(matrix)
     return dense.reshape(shape)
+
+
+def _gene_mask(path, var, mask_var, chosen):
+    """The columns a boolean ``var`` column marks (scanpy's ``mask_var``), increasing;
+    refused, with the fix, for a stored embedding or ``raw.X`` (whose genes ``var`` does
+    not describe), a column that is missing or not boolean, or one that marks no gene."""
+    if chosen.startswith("obsm") or chosen == "raw.X":
+        option = "--obsm" if chosen.startswith("obsm") else "--use-raw"
+        raise DataFileError(
+            f"{path}: --mask-var picks genes by a column of adata.var, which describes X and its layers, not "
+            f"{chosen} ({option}); drop one of the two options."
+        )
+    flags = [str(c) for c in var.columns if var[c].dtype == bool]
+    if mask_var not in var.columns or var[mask_var].dtype != bool:
+        what = "no column" if mask_var not in var.columns else f"a column of {var[mask_var].dtype}, not booleans,"
+        raise DataFileError(
+            f"{path}: adata.var has {what} {mask_var!r}; --mask-var takes a boolean column "
+            f"({listed(flags) if flags else 'there is none: mark genes with scanpy.pp.highly_variable_genes'})."
+        )
+    columns = np.flatnonzero(var[mask_var].to_numpy())
+    if columns.size == 0:
+        raise DataFileError(f"{path}: adata.var[{mask_var!r}] marks no gene; choose another column or drop --mask-var.")
+    return columns
 
 
 def _labels(path, obs, column):
@@ -86,7 +115,7 @@ def _labels(path, obs, column):
     return np.where(values.isna().to_numpy(), "", values.astype(str).to_numpy()).astype(str)
 
 
-def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, max_bytes=None):
+def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, mask_var=None, max_bytes=None):
     """``(X, feature_names, labels, row_ids, what)`` of an AnnData file.
 
     Parameters
@@ -100,8 +129,12 @@ def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, 
         Read ``raw.X`` (with ``raw.var_names``) instead of ``X``.
     obsm : str, optional
         Read a stored embedding such as ``'X_pca'`` or ``'X_umap'``.
+    mask_var : str, optional
+        A boolean column of ``adata.var`` (``'highly_variable'``): read the genes it
+        marks only, as scanpy's ``mask_var``; of X or a layer.
     max_bytes : int, optional
-        Refuse a matrix whose dense size is larger; default 80% of available memory.
+        Refuse a matrix whose dense size is larger (counting the genes read);
+        default 80% of available memory.
 
     Returns
     -------
@@ -125,8 +158,12 @@ def read_h5ad(path, *, label_column=None, layer=None, use_raw=False, obsm=None, 
             warnings.simplefilter("always")
             adata = anndata.read_h5ad(path, backed="r")
             matrix, names, what = _chosen_matrix(path, adata, layer, use_raw, obsm)
-            X = _in_memory(path, matrix, max_bytes)
-            if obsm is None and not use_raw:
+            columns = None if mask_var is None else _gene_mask(path, adata.var, mask_var, what)
+            X = _in_memory(path, matrix, max_bytes, columns)
+            if columns is not None:
+                names = [names[j] for j in columns]
+                what += f" (the {columns.size:,} of {adata.n_vars:,} genes adata.var[{mask_var!r}] marks)"
+            elif obsm is None and not use_raw:
                 what += _highly_variable_note(adata.var)
         labels = None if label_column is None else _labels(path, adata.obs, label_column)
         row_ids = np.asarray(adata.obs_names, dtype=str)
@@ -157,7 +194,7 @@ def _highly_variable_note(var):
         return ""
     return (
         f" (every gene: adata.var marks {int(marked.sum()):,} of {marked.size:,} as highly variable, which scanpy's "
-        "pca reads alone; --obsm X_pca reads a PCA of those, from scanpy or lowdim.anndata.pca)"
+        "pca reads alone; --mask-var highly_variable reads those alone too)"
     )
 
 

@@ -319,6 +319,7 @@ def read_table(
     layer=None,
     use_raw=False,
     obsm=None,
+    mask_var=None,
     categorical=(),
     ordinal=None,
     na_values=(),
@@ -358,6 +359,9 @@ def read_table(
     layer, use_raw, obsm : optional
         .h5ad only: read ``layers[layer]``, ``raw.X`` (with its own feature names) or a
         stored embedding (``obsm='X_pca'``) instead of ``X``; obs names are the row ids.
+    mask_var : str, optional
+        .h5ad only: a boolean ``adata.var`` column (``'highly_variable'``); the genes it
+        marks are read, the others never made dense (scanpy's ``mask_var``).
     categorical, ordinal : sequence of str, dict, optional
         CSV and Parquet: columns of numbers that are category codes (text columns are
         categories anyway, ISO 8601 dates days since 1970-01-01); column -> its
@@ -384,7 +388,7 @@ def read_table(
     ((2, 2), ['a', 'b'], ['u', 'v'])
     """
     fmt = file_format(_existing_file(path))
-    anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm}
+    anndata_matrix = {"layer": layer, "use_raw": use_raw, "obsm": obsm, "mask_var": mask_var}
     _check_options(path, fmt, anndata_matrix, transpose, label_column)
     categories = {"categorical": list(categorical), "ordinal": dict(ordinal or {})}
     options = {"header": header, "delimiter": delimiter, "label_column": label_column, "exclude": list(exclude)}
