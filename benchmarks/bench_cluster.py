@@ -9,7 +9,8 @@ on 40,000 10-D points, 20,000 PCA-50 rows and, with a finite max_eps, 200,000 3-
 (``optics``; scikit-learn takes about 10 minutes a run on the last);
 AgglomerativeClustering: Ward's on PCA-50 rows without and with a 10-NN connectivity
 graph, single linkage on 100,000 3-D points (``agglomerative``); BisectingKMeans k = 100, best of 10 starts per
-split, on the raw 70,000 x 784 images, inertia as the median of 3 seeds each (``bisecting``). Same
+split, on the raw 70,000 x 784 images, inertia as the median of 3 seeds each (``bisecting``);
+SpectralClustering's dense rbf affinity on 10,000 PCA-50 rows (``spectral``). Same
 protocol as bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh cluster [CASE ...] [--repeats 3]
 """
@@ -257,6 +258,35 @@ def case_bisecting(repeats):
     return [row(case, r[0], r[1], acc, 0.7, ours <= theirs * 1.005, r[4:])]
 
 
+def case_spectral(repeats):
+    """SpectralClustering into 10 clusters with its default dense rbf affinity on the first
+    10,000 PCA-50 rows: gamma=1 (the default, a kernel narrow against these distances:
+    the Laplacian's bottom eigenvalues lie within 1e-5 of each other) and gamma from the
+    median squared distance (a kernel that joins the classes). Each library's own k-means
+    on the spectral coordinates; ARI against the classes and between the libraries."""
+    from sklearn.cluster import SpectralClustering as SkSpectral
+    from sklearn.metrics import adjusted_rand_score as ari
+
+    from lowdim import SpectralClustering
+    from lowdim.linalg import sq_euclidean
+
+    X, y = fashion_pca50()[:10_000].astype(np.float64), _data.fashion_mnist_labels()[:10_000]
+    rows = []
+    for gamma, what in ((1.0, "default gamma=1"), (1.0 / np.median(sq_euclidean(X[:2000], X[:2000])), "median gamma")):
+        params = {"n_clusters": 10, "gamma": float(gamma), "random_state": 0}
+        t_ours, t_ref, ours, theirs, *runs = compare(
+            lambda p=params: SpectralClustering(**p).fit(X), lambda p=params: SkSpectral(**p).fit(X), repeats
+        )
+        acc = (
+            f"ARI against the classes {ari(y, ours.labels_):.3f} vs {ari(y, theirs.labels_):.3f}; between the "
+            f"libraries {ari(ours.labels_, theirs.labels_):.3f}; largest cluster {np.bincount(ours.labels_).max()} "
+            f"vs {np.bincount(theirs.labels_).max()} rows"
+        )
+        name = f"SpectralClustering k=10, rbf {what}, first 10,000 of PCA-50"
+        rows.append(row(name, t_ours, t_ref, acc, 1.0, True, runs))
+    return rows
+
+
 def _optics_case(name, X, params, repeats, exact_check=False):
     """Time OPTICS against scikit-learn's with its defaults. With ``exact_check``,
     scikit-learn is fitted once more (untimed) with its k-d tree, whose core distances
@@ -315,6 +345,7 @@ CASES = {
     "optics": case_optics,
     "agglomerative": case_agglomerative,
     "bisecting": case_bisecting,
+    "spectral": case_spectral,
 }
 
 
