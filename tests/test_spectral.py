@@ -1,5 +1,7 @@
 """SpectralEmbedding / Laplacian eigenmaps."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits
@@ -231,3 +233,19 @@ def test_a_dense_kernels_clustered_bottom_converges_in_few_products(monkeypatch)
     exact = np.linalg.eigvalsh(L)[1:5]
     assert np.ptp(exact) < 1e-3  # the clustered case this test is about
     np.testing.assert_allclose(lam, exact, atol=1e-10)  # ||L|| <= 2: LAPACK's and ARPACK's rounding
+
+
+def test_scikit_learns_default_neighbours_on_many_rows_are_warned_of_at_the_users_line(blobs, monkeypatch):
+    # n_samples // 10 neighbours grow with the square of the rows: 100,000 rows ran for
+    # hours in silence; here the threshold is lowered so that 450 rows (45 each) cross it
+    import lowdim.manifold._spectral as spectral
+
+    monkeypatch.setattr(spectral, "LARGE_DEFAULT_GRAPH", 20_000)
+    with pytest.warns(
+        UserWarning, match=r"n_neighbors defaults to n_samples // 10 = 45 .* 20,250 neighbour pairs"
+    ) as w:
+        SpectralEmbedding(2, random_state=0).fit(blobs)
+    assert w[0].filename == __file__ and "pass n_neighbors" in str(w[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SpectralEmbedding(2, n_neighbors=45, random_state=0).fit(blobs)  # chosen: nothing to say

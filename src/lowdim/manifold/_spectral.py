@@ -41,6 +41,7 @@ from ..neighbors import (
 DENSE_BELOW = 1000  # 'auto' uses LAPACK on the dense matrix below this many samples
 LANCZOS_PRODUCTS = 600  # matrix-vector products tried before the sparse LU (_sparse_bottom)
 EIGEN_TOL_AUTO = 1e-10  # eigen_tol='auto': Ritz residuals below 1e-10 (eigenvalues to ~1e-20)
+LARGE_DEFAULT_GRAPH = 10**8  # neighbour pairs above which scikit-learn's default n_neighbors is warned of
 LU_BELOW = 20_000  # above, no sparse LU: its fill-in on a kNN graph of high intrinsic
 # dimension grows out of bounds (minutes on all 70,000 Fashion-MNIST images); Lanczos goes on instead
 
@@ -77,6 +78,38 @@ def knn_affinity(
         index = index if sp.issparse(X) or metric != "euclidean" else None
     S = ((A + A.T) * 0.5).tocsr()
     return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
+
+
+def default_n_neighbors(n_samples, n_features):
+    """scikit-learn's default ``max(n_samples // 10, 1)``, with a warning where it makes
+    more than ``LARGE_DEFAULT_GRAPH`` neighbour pairs: it grows with the square of the
+    rows (100,000 rows: 10,000 neighbours each, 10^9 pairs, hours and tens of GiB),
+    while a map needs a few dozen.
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> default_n_neighbors(1000, 5)
+    100
+    """
+    from .._memory_models import spectral
+
+    k = max(n_samples // 10, 1)
+    if n_samples * k > LARGE_DEFAULT_GRAPH:
+        memory = spectral(n_samples, n_features, 2, {}, 8) / 2**30
+        warn_user(
+            f"SpectralEmbedding: n_neighbors defaults to n_samples // 10 = {k:,} (scikit-learn's default), a graph "
+            f"of {n_samples * k:,} neighbour pairs whose search and eigenvectors take hours and about "
+            f"{memory:.0f} GiB; pass n_neighbors (15 to 50 make a map of this many points)."
+        )
+    return k
 
 
 def check_nontrivial_components(n_components, n_samples):
@@ -329,7 +362,8 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
         smoothed-aggregation multigrid (the ``amg`` extra; for large sparse graphs).
         'auto' is dense LAPACK below 1000 samples.
     n_neighbors : int, optional
-        Default ``max(n_samples // 10, 1)``.
+        Default ``max(n_samples // 10, 1)``, scikit-learn's, which grows with the rows:
+        above 10^8 neighbour pairs (about 31,600 rows) a warning says so.
     metric : str, default='euclidean'
         Distance of the 'nearest_neighbors' affinity: any metric of
         ``lowdim.neighbors.make_index`` ('euclidean', 'cosine', 'manhattan', ...), or
@@ -445,7 +479,7 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
                     raise ValueError(f"affinity='precomputed' needs a square matrix; X has shape {X.shape}.")
                 return X.copy()
             check_precomputed(X, parameter="affinity='precomputed_nearest_neighbors'")
-            k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
+            k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n, 0)
             check_n_neighbors(k, n)
             return knn_affinity(X, k, precomputed=True).astype(X.dtype)
         if self.metric != "gower":
@@ -460,7 +494,7 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
                 Xc = X64 - X64.mean(axis=0)
                 sq = sq_euclidean(Xc, Xc)
             return np.exp(-gamma * sq).astype(X.dtype)
-        k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else max(n // 10, 1)
+        k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n, X.shape[1])
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
         # each point counts itself among its k: a given graph's first k - 1 columns
