@@ -28,7 +28,10 @@ def lasso_cd(G, C, alpha, positive, max_iter, tol, codes):
     -------
     int: the most sweeps any row took
     """
-    run = lambda lo, hi: _lasso_cd_rows(G, C, alpha, positive, max_iter, tol, codes, lo, hi, np.empty(C.shape[1]))  # noqa: E731
+
+    def run(lo, hi):
+        return _lasso_cd_rows(G, C, alpha, positive, max_iter, tol, codes, lo, hi, np.empty(C.shape[1]))
+
     return max(in_row_ranges("sparse_coding", 0, C.shape[0], run, min_size=ROWS), default=0)
 
 
