@@ -80,7 +80,7 @@ def knn_affinity(
     return join_components(S, X, name="SpectralEmbedding neighbour graph", index=index, edge_weight=1.0).tocsr()
 
 
-def default_n_neighbors(n_samples, n_features):
+def default_n_neighbors(n_samples):
     """scikit-learn's default ``max(n_samples // 10, 1)``, with a warning where it makes
     more than ``LARGE_DEFAULT_GRAPH`` neighbour pairs: it grows with the square of the
     rows (100,000 rows: 10,000 neighbours each, 10^9 pairs, hours and tens of GiB),
@@ -88,7 +88,7 @@ def default_n_neighbors(n_samples, n_features):
 
     Parameters
     ----------
-    n_samples, n_features : int
+    n_samples : int
 
     Returns
     -------
@@ -96,18 +96,15 @@ def default_n_neighbors(n_samples, n_features):
 
     Examples
     --------
-    >>> default_n_neighbors(1000, 5)
+    >>> default_n_neighbors(1000)
     100
     """
-    from .._memory_models import spectral
-
     k = max(n_samples // 10, 1)
     if n_samples * k > LARGE_DEFAULT_GRAPH:
-        memory = spectral(n_samples, n_features, 2, {}, 8) / 2**30
         warn_user(
             f"SpectralEmbedding: n_neighbors defaults to n_samples // 10 = {k:,} (scikit-learn's default), a graph "
-            f"of {n_samples * k:,} neighbour pairs whose search and eigenvectors take hours and about "
-            f"{memory:.0f} GiB; pass n_neighbors (15 to 50 make a map of this many points)."
+            f"of {n_samples * k:,} neighbour pairs whose search and eigenvectors take hours and gigabytes (lowdim "
+            "info prints the memory); pass n_neighbors (15 to 50 make a map of this many points)."
         )
     return k
 
@@ -479,7 +476,7 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
                     raise ValueError(f"affinity='precomputed' needs a square matrix; X has shape {X.shape}.")
                 return X.copy()
             check_precomputed(X, parameter="affinity='precomputed_nearest_neighbors'")
-            k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n, 0)
+            k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n)
             check_n_neighbors(k, n)
             return knn_affinity(X, k, precomputed=True).astype(X.dtype)
         if self.metric != "gower":
@@ -494,7 +491,7 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
                 Xc = X64 - X64.mean(axis=0)
                 sq = sq_euclidean(Xc, Xc)
             return np.exp(-gamma * sq).astype(X.dtype)
-        k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n, X.shape[1])
+        k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n)
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
         # each point counts itself among its k: a given graph's first k - 1 columns
