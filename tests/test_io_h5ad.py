@@ -1,5 +1,6 @@
 """AnnData .h5ad files through anndata: current and older layouts, layers, raw, obsm."""
 
+import json
 import sys
 
 import anndata
@@ -167,6 +168,27 @@ def test_cli_model_fitted_on_marked_genes_transforms_a_file_of_every_gene(tmp_pa
     every = str(tmp_path / "every.h5ad")
     anndata.AnnData(dense, obs=pd.DataFrame(index=CELLS), var=pd.DataFrame(index=adata.var_names)).write_h5ad(every)
     assert main(["transform", str(model), every, "-o", str(again)]) == 0
+    mapped = tmp_path / "mapped.h5ad"  # the settings say what was read, as scanpy's params do
+    assert (
+        main(
+            [
+                "embed",
+                path,
+                "--mask-var",
+                "highly_variable",
+                "--layer",
+                "counts",
+                "-m",
+                "pca",
+                "-o",
+                str(mapped),
+                "--overwrite-key",
+            ]
+        )
+        == 0
+    )
+    settings = json.loads(anndata.read_h5ad(mapped).uns["lowdim"]["X_pca"])
+    assert settings == {"method": "pca", "seed": 0, "layer": "counts", "mask_var": "highly_variable"}
     fitted = np.loadtxt(out, delimiter=",", skiprows=1, usecols=(1, 2))
     placed = np.loadtxt(again, delimiter=",", skiprows=1, usecols=(1, 2))
     np.testing.assert_allclose(placed, fitted, atol=1e-5)

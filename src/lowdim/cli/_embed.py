@@ -115,7 +115,7 @@ def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, gra
         row_ids=row_ids,
         labels=labels,
         label_name=label_name(args),
-        params=params or {"method": args.method, "seed": args.seed},
+        params={**(params or {"method": args.method, "seed": args.seed}), **_matrix_read(args)},
         overwrite=args.overwrite,
         overwrite_key=getattr(args, "overwrite_key", False),
         graph=graph,
@@ -124,6 +124,18 @@ def write_result_h5ad(args, key, values, kind, labels, row_ids, params=None, gra
 
 
 GRAPH_KEYS = ", obsp['distances'], obsp['connectivities'], uns['neighbors']"
+
+
+def _matrix_read(args):
+    """What of an .h5ad input the result was computed from, in scanpy's words (``use_rep``,
+    ``layer``, ``use_raw``, ``mask_var``): only the options given."""
+    chosen = {
+        "use_rep": getattr(args, "obsm", None),
+        "layer": getattr(args, "layer", None),
+        "use_raw": getattr(args, "use_raw", False) or None,
+        "mask_var": getattr(args, "mask_var", None),
+    }
+    return {name: value for name, value in chosen.items() if value is not None}
 
 
 def scanpy_graph(estimator, args):
