@@ -570,6 +570,22 @@ def test_louvain_reads_the_graph_unweighted_and_leiden_weighted_by_default_as_sc
     assert adjusted_rand_score(pairs, adata.obs["leiden"].astype(int)) == 1.0
 
 
+def test_scanpys_clustering_args_reach_the_leiden_run():
+    # sc.tl.leiden(..., **clustering_args) failed on the unknown arguments
+    A, cliques = _cliques_joined_weakly(), np.repeat(np.arange(4), 50)
+    adata = anndata.AnnData(np.zeros((200, 2)))
+    start = np.arange(200) // 50  # the cliques themselves, kept by a run of no pass
+    la.leiden(adata, adjacency=A, n_iterations=0, initial_membership=start, beta=0.05)
+    assert adjusted_rand_score(cliques, adata.obs["leiden"].astype(int)) == 1.0
+    assert adata.uns["leiden"]["params"]["partition_params"]["beta"] == 0.05
+    la.leiden(adata, adjacency=A, flavor="leidenalg", max_comm_size=60)
+    direct = lowdim.Leiden(graph="precomputed", flavor="leidenalg", n_iterations=-1, random_state=0)
+    expected = direct.set_params(partition_params={"max_comm_size": 60}).fit(A).labels_
+    assert adjusted_rand_score(expected, adata.obs["leiden"].astype(int)) == 1.0
+    with pytest.raises(ValueError, match="partition_params\\['max_comm_size'\\] is not an option of flavor='igraph'"):
+        la.leiden(adata, adjacency=A, max_comm_size=60)
+
+
 def test_partition_types_of_modularity_are_taken_and_other_objectives_refused_with_the_fix():
     leidenalg = pytest.importorskip("leidenalg")
     A, cliques = _cliques_joined_weakly(), np.repeat(np.arange(4), 50)
@@ -670,7 +686,7 @@ def test_every_scanpy_parameter_of_the_drop_ins_is_taken():
     pairs = {"pca": sc.pp.pca, "neighbors": sc.pp.neighbors, "umap": sc.tl.umap, "tsne": sc.tl.tsne}
     pairs.update(leiden=sc.tl.leiden, louvain=sc.tl.louvain)
     for name, theirs in pairs.items():
-        wanted = set(inspect.signature(theirs).parameters) - {"data", "adata", "kwargs", "clustering_args"}
+        wanted = set(inspect.signature(theirs).parameters) - {"data", "adata", "kwargs"}
         assert wanted <= set(inspect.signature(getattr(la, name)).parameters), (name, wanted)
 
 

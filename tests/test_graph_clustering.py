@@ -62,6 +62,65 @@ def test_igraphs_leiden_optimises_modularity_and_leaves_igraphs_generator_alone(
     assert random.getstate() == state  # a seeded fit draws from its own generator
 
 
+def _same_partition(a, b):
+    return len(set(zip(a, b))) == len(set(a)) == len(set(b))
+
+
+@pytest.mark.parametrize("n_iterations", [2, -1])
+def test_leidenalg_flavour_is_leidenalgs_own_find_partition(digits, n_iterations):
+    # the same graph, seed, passes and options (scanpy's clustering_args) as leidenalg.find_partition
+    import leidenalg
+
+    X, _ = digits
+    A = Leiden(random_state=0).fit(X).graph_
+    init = np.arange(X.shape[0]) % 40  # a start far from the communities
+    options = {"initial_membership": init, "max_comm_size": 30}
+    ours = Leiden(1.0, graph="precomputed", flavor="leidenalg", n_iterations=n_iterations, random_state=0)
+    labels = ours.set_params(partition_params=options).fit(A).labels_
+    g, weights = ours._edges(A)
+    theirs = leidenalg.find_partition(
+        g,
+        leidenalg.RBConfigurationVertexPartition,
+        initial_membership=init.tolist(),
+        weights=weights,
+        n_iterations=n_iterations,
+        max_comm_size=30,
+        seed=ours._seed(),
+    )
+    assert _same_partition(labels.tolist(), theirs.membership)
+    plain = Leiden(1.0, graph="precomputed", flavor="leidenalg", n_iterations=n_iterations, random_state=0).fit(A)
+    assert not _same_partition(labels.tolist(), plain.labels_.tolist())  # the options reached the optimiser
+
+
+def test_igraph_flavour_takes_community_leidens_options_and_refuses_the_others(digits):
+    import igraph
+
+    from lowdim.cluster._graph_clustering import _seeded
+
+    X, _ = digits
+    A = Leiden(random_state=0).fit(X).graph_
+    model = Leiden(0.5, graph="precomputed", random_state=0, partition_params={"beta": 0.3})
+    g, weights = model._edges(A)
+    theirs = _seeded(
+        igraph,
+        model._seed(),
+        lambda: g.community_leiden("modularity", weights=weights, resolution=0.5, n_iterations=2, beta=0.3),
+    )
+    assert _same_partition(model.fit(A).labels_.tolist(), theirs.membership)
+    start = np.arange(X.shape[0]) % 7  # no pass: the start is the answer
+    kept = Leiden(0.5, graph="precomputed", n_iterations=0, partition_params={"initial_membership": start}).fit(A)
+    assert _same_partition(kept.labels_.tolist(), start.tolist())
+    for options, message in [
+        ({"objective_function": "CPM"}, "optimises modularity with a resolution"),
+        ({"weights": None}, "set by Leiden's use_weights parameter"),
+        ({"seed": 1}, "set by Leiden's random_state parameter"),
+        ({"max_comm_size": 5}, "not an option of flavor='igraph'; it takes beta, initial_membership, node_weights"),
+        ({"initial_membership": [0, 1]}, "has 2 values for a graph of 800 nodes; give one per row"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            Leiden(graph="precomputed", partition_params=options).fit(A)
+
+
 def test_leiden_on_a_precomputed_umap_graph(digits):
     from lowdim import UMAP
 

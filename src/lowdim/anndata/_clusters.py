@@ -25,6 +25,7 @@ def leiden(
     n_iterations=-1,
     flavor="igraph",
     copy=False,
+    **clustering_args,
 ):
     """Leiden communities of the stored connectivities, as ``scanpy.tl.leiden`` stores
     them: ``obs['leiden']`` (categories '0', '1', ..., largest first).
@@ -61,6 +62,10 @@ def leiden(
     flavor : {'igraph', 'leidenalg'}, default='igraph'
         As ``lowdim.cluster.Leiden``'s (igraph's is several times faster).
     copy : bool, default=False
+    **clustering_args
+        scanpy's: further options of the flavour's run (igraph's ``beta``,
+        ``initial_membership``, ``node_weights``; leidenalg's ``initial_membership``,
+        ``max_comm_size``), ``lowdim.cluster.Leiden``'s ``partition_params``.
 
     Returns
     -------
@@ -79,6 +84,8 @@ def leiden(
     """
     resolution = _modularity_resolution(partition_type, resolution, "leiden")
     options = {"n_iterations": n_iterations, "flavor": flavor, "use_weights": use_weights}
+    if clustering_args:
+        options["partition_params"] = dict(clustering_args)
     del directed  # the graph is symmetric (an asymmetric one is refused): directed or not, the same modularity
     source = {"neighbors_key": neighbors_key, "adjacency": adjacency, "obsp": obsp}
     return _communities("Leiden", adata, resolution, random_state, key_added, source, restrict_to, options, copy)

@@ -179,7 +179,13 @@ ITERATIONS_DOC = """
         igraph's ``community_leiden`` (modularity with ``resolution``; scanpy's coming
         default, several times faster: BENCHMARKS.md, Single-cell) or leidenalg's
         optimiser on the RB configuration model (the same objective; ``quality_`` is
-        then leidenalg's unnormalised quality)."""
+        then leidenalg's unnormalised quality).
+    partition_params : dict, optional
+        Further options of the flavour's run, as scanpy's ``**clustering_args`` pass
+        them: igraph's ``beta`` (the refinement's randomness), ``initial_membership``
+        and ``node_weights``; leidenalg's ``initial_membership`` and ``max_comm_size``.
+        What the parameters above set (weights, resolution, iterations, seed) or
+        another objective is refused, naming the parameter."""
 
 _DOC_PARAMETERS = """
     Parameters
@@ -245,6 +251,7 @@ class Leiden(_CommunityDetection):
         **_CommunityDetection._parameter_constraints,
         "n_iterations": [Interval(int, -1, None, closed="left")],
         "flavor": [Options({"igraph", "leidenalg"})],
+        "partition_params": [NONE, InstanceOf(dict)],
     }
 
     def __init__(
@@ -258,10 +265,12 @@ class Leiden(_CommunityDetection):
         use_weights=True,
         n_iterations=2,
         flavor="igraph",
+        partition_params=None,
         neighbors_algorithm="auto",
         random_state=None,
     ):
         self.flavor = flavor
+        self.partition_params = partition_params
         self.resolution = resolution
         self.n_neighbors = n_neighbors
         self.graph = graph
@@ -275,25 +284,74 @@ class Leiden(_CommunityDetection):
     def _partition(self, A):
         igraph, leidenalg = _graph_libraries("Leiden")
         g, weights = self._edges(A)
+        options = _partition_options(self.flavor, self.partition_params, g.vcount())
         if self.flavor == "igraph":
-            return _seeded(igraph, self._seed(), lambda: self._igraph_leiden(g, weights))
-        partition = leidenalg.RBConfigurationVertexPartition(g, weights=weights, resolution_parameter=self.resolution)
+            return _seeded(igraph, self._seed(), lambda: self._igraph_leiden(g, weights, options))
+        max_comm_size = options.pop("max_comm_size", 0)
+        partition = leidenalg.RBConfigurationVertexPartition(
+            g, weights=weights, resolution_parameter=self.resolution, **options
+        )
         optimiser = leidenalg.Optimiser()
+        optimiser.max_comm_size = max_comm_size
         optimiser.set_rng_seed(self._seed())
-        if self.n_iterations < 0:
-            while optimiser.optimise_partition(partition) > 0:  # until a pass improves nothing
-                pass
-        else:
-            for _ in range(self.n_iterations):
-                optimiser.optimise_partition(partition)
+        # leidenalg counts the passes itself (-1: until one improves nothing), as its find_partition
+        optimiser.optimise_partition(partition, n_iterations=self.n_iterations)
         return np.asarray(partition.membership, dtype=np.int64), float(partition.quality())
 
-    def _igraph_leiden(self, g, weights):
+    def _igraph_leiden(self, g, weights, options):
         found = g.community_leiden(
-            objective_function="modularity", weights=weights, resolution=self.resolution, n_iterations=self.n_iterations
+            objective_function="modularity",
+            weights=weights,
+            resolution=self.resolution,
+            n_iterations=self.n_iterations,
+            **options,
         )
         membership = found.membership
         return np.asarray(membership, dtype=np.int64), float(g.modularity(membership, weights, self.resolution))
+
+
+PARTITION_OPTIONS = {
+    "igraph": ("beta", "initial_membership", "node_weights"),
+    "leidenalg": ("initial_membership", "max_comm_size"),
+}
+SET_BY_PARAMETERS = {  # an option of the libraries -> the Leiden parameter that sets it
+    "weights": "use_weights",
+    "resolution": "resolution",
+    "resolution_parameter": "resolution",
+    "n_iterations": "n_iterations",
+    "seed": "random_state",
+}
+
+
+def _partition_options(flavor, given, n_nodes):
+    """``partition_params`` checked against the flavour's options, per-node lists
+    checked for length, arrays as lists (the libraries take sequences)."""
+    options = dict(given or {})
+    objective = options.pop("objective_function", "modularity")
+    if str(objective).lower() != "modularity":
+        raise ValueError(
+            f"partition_params objective_function={objective!r}: lowdim's Leiden optimises modularity with a "
+            "resolution; for another objective run igraph's community_leiden or leidenalg itself."
+        )
+    for key in options:
+        if key in SET_BY_PARAMETERS:
+            raise ValueError(
+                f"partition_params[{key!r}] is set by Leiden's {SET_BY_PARAMETERS[key]} parameter; pass it there."
+            )
+        if key not in PARTITION_OPTIONS[flavor]:
+            raise ValueError(
+                f"partition_params[{key!r}] is not an option of flavor={flavor!r}; it takes "
+                f"{', '.join(PARTITION_OPTIONS[flavor])}."
+            )
+    for key in ("initial_membership", "node_weights"):
+        if key in options and options[key] is not None:
+            options[key] = np.asarray(options[key]).tolist()
+            if len(options[key]) != n_nodes:
+                raise ValueError(
+                    f"partition_params[{key!r}] has {len(options[key])} values for a graph of {n_nodes} nodes; "
+                    "give one per row."
+                )
+    return options
 
 
 def _seeded(igraph, seed, work):
