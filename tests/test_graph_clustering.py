@@ -92,7 +92,7 @@ def test_leidenalg_flavour_is_leidenalgs_own_find_partition(digits, n_iterations
     assert not _same_partition(labels.tolist(), plain.labels_.tolist())  # the options reached the optimiser
 
 
-def test_igraph_flavour_takes_community_leidens_options_and_refuses_the_others(digits):
+def test_igraph_flavour_takes_community_leidens_options_and_refuses_the_others(digits, monkeypatch):
     import igraph
 
     from lowdim.cluster._graph_clustering import _seeded
@@ -119,6 +119,11 @@ def test_igraph_flavour_takes_community_leidens_options_and_refuses_the_others(d
     ]:
         with pytest.raises(ValueError, match=message):
             Leiden(graph="precomputed", partition_params=options).fit(A)
+    import lowdim.cluster._graph_clustering as graph_clustering
+
+    monkeypatch.setattr(graph_clustering, "neighbor_graph", lambda *a, **k: pytest.fail("searched first"))
+    with pytest.raises(ValueError, match="has 2 values for a graph of 800 nodes"):  # before the neighbour search
+        Leiden(partition_params={"initial_membership": [0, 1]}).fit(X)
 
 
 def test_leiden_on_a_precomputed_umap_graph(digits):

@@ -135,6 +135,7 @@ class _CommunityDetection(GowerTableMixin, ValidatedInputMixin, ClusterMixin, Ba
             self._knn = None
         else:
             X = self._validate_input(X, reset=True, accept_sparse=True, min_samples=2)
+            self._partition_options(X.shape[0])  # refused before the neighbour search
             warn_constant_columns(X, name)
             A, self._knn = neighbor_graph(  # the neighbours behind knn_graph_ (scanpy's obsp['distances'])
                 X, self.n_neighbors, self.graph, self.metric, self.neighbors_algorithm, True, self._distance_params()
@@ -163,6 +164,10 @@ class _CommunityDetection(GowerTableMixin, ValidatedInputMixin, ClusterMixin, Ba
 
     def _seed(self):
         return int(check_random_state(self.random_state).integers(2**31 - 1))
+
+    def _partition_options(self, n_nodes):
+        """The library options of the run, checked (Leiden's ``partition_params``)."""
+        return {}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -284,7 +289,7 @@ class Leiden(_CommunityDetection):
     def _partition(self, A):
         igraph, leidenalg = _graph_libraries("Leiden")
         g, weights = self._edges(A)
-        options = _partition_options(self.flavor, self.partition_params, g.vcount())
+        options = self._partition_options(g.vcount())
         if self.flavor == "igraph":
             return _seeded(igraph, self._seed(), lambda: self._igraph_leiden(g, weights, options))
         max_comm_size = options.pop("max_comm_size", 0)
@@ -297,6 +302,9 @@ class Leiden(_CommunityDetection):
         # leidenalg counts the passes itself (-1: until one improves nothing), as its find_partition
         optimiser.optimise_partition(partition, n_iterations=self.n_iterations)
         return np.asarray(partition.membership, dtype=np.int64), float(partition.quality())
+
+    def _partition_options(self, n_nodes):
+        return _checked_options(self.flavor, self.partition_params, n_nodes)
 
     def _igraph_leiden(self, g, weights, options):
         found = g.community_leiden(
@@ -323,7 +331,7 @@ SET_BY_PARAMETERS = {  # an option of the libraries -> the Leiden parameter that
 }
 
 
-def _partition_options(flavor, given, n_nodes):
+def _checked_options(flavor, given, n_nodes):
     """``partition_params`` checked against the flavour's options, per-node lists
     checked for length, arrays as lists (the libraries take sequences)."""
     options = dict(given or {})
