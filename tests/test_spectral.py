@@ -236,8 +236,8 @@ def test_a_dense_kernels_clustered_bottom_converges_in_few_products(monkeypatch)
 
 
 def test_scikit_learns_default_neighbours_on_many_rows_are_warned_of_at_the_users_line(blobs, monkeypatch):
-    # n_samples // 10 neighbours grow with the square of the rows: 100,000 rows ran for
-    # hours in silence; here the threshold is lowered so that 450 rows (45 each) cross it
+    # n_samples // 10 neighbours grow with the square of the rows: 100,000 rows ran over
+    # 5 minutes in silence; here the threshold is lowered so that 450 rows (45 each) cross it
     import lowdim.manifold._spectral as spectral
 
     monkeypatch.setattr(spectral, "LARGE_DEFAULT_GRAPH", 20_000)

@@ -214,10 +214,11 @@ def graph_clustering(n, d, k, params, itemsize):
 
 
 def spectral_clustering(n, d, k, params, itemsize):
-    """The dense rbf affinity (scikit-learn's default) and its normalised copy, or the
-    kNN graph as for Laplacian eigenmaps."""
+    """The dense rbf affinity (scikit-learn's default), its normalised copy (made the
+    Laplacian in place) and the Laplacian's LU for shift-invert Lanczos, or the kNN
+    graph as for Laplacian eigenmaps."""
     if params.get("affinity", "rbf") == "rbf":
-        return 16 * n * n + 8 * n * d
+        return 24 * n * n + 8 * n * d
     return spectral(n, d, k, {"n_neighbors": params.get("n_neighbors", 10)}, itemsize)
 
 

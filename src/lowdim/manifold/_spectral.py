@@ -83,7 +83,7 @@ def knn_affinity(
 def default_n_neighbors(n_samples):
     """scikit-learn's default ``max(n_samples // 10, 1)``, with a warning where it makes
     more than ``LARGE_DEFAULT_GRAPH`` neighbour pairs: it grows with the square of the
-    rows (100,000 rows: 10,000 neighbours each, 10^9 pairs, hours and tens of GiB),
+    rows (100,000 rows: 10,000 neighbours each, 10^9 pairs),
     while a map needs a few dozen.
 
     Parameters
@@ -103,8 +103,8 @@ def default_n_neighbors(n_samples):
     if n_samples * k > LARGE_DEFAULT_GRAPH:
         warn_user(
             f"SpectralEmbedding: n_neighbors defaults to n_samples // 10 = {k:,} (scikit-learn's default), a graph "
-            f"of {n_samples * k:,} neighbour pairs whose search and eigenvectors take hours and gigabytes (lowdim "
-            "info prints the memory); pass n_neighbors (15 to 50 make a map of this many points)."
+            f"of {n_samples * k:,} neighbour pairs whose search and eigenvectors take minutes to hours and "
+            "gigabytes (lowdim info prints the memory); pass n_neighbors (15 to 50 make a map of this many points)."
         )
     return k
 
@@ -353,9 +353,8 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
         'arpack' is Lanczos on the normalised sparse affinity, then (if it has not
         converged within 600 products) shift-invert Lanczos on a sparse LU of the
         Laplacian; on a dense affinity, shift-invert Lanczos on LAPACK's LU of the
-        Laplacian. 'lobpcg': scipy's LOBPCG on the
-        normalised affinity (dense LAPACK for small problems, Lanczos if it does not
-        converge). 'amg': LOBPCG on the Laplacian preconditioned by pyamg's
+        Laplacian. 'lobpcg': scipy's LOBPCG on the normalised affinity (dense LAPACK
+        for small problems, Lanczos if it does not converge). 'amg': LOBPCG on the Laplacian preconditioned by pyamg's
         smoothed-aggregation multigrid (the ``amg`` extra; for large sparse graphs).
         'auto' is dense LAPACK below 1000 samples.
     n_neighbors : int, optional
@@ -454,6 +453,11 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
         self.metric = metric
         self.metric_params = metric_params
 
+    def _resolved_n_neighbors(self, n):
+        """``n_neighbors``, or its default for ``n`` rows, kept as ``n_neighbors_``."""
+        self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n)
+        return self.n_neighbors_
+
     def _affinity(self, X):
         n = X.shape[0]
         if callable(self.affinity):
@@ -476,7 +480,7 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
                     raise ValueError(f"affinity='precomputed' needs a square matrix; X has shape {X.shape}.")
                 return X.copy()
             check_precomputed(X, parameter="affinity='precomputed_nearest_neighbors'")
-            k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n)
+            k = self._resolved_n_neighbors(n)
             check_n_neighbors(k, n)
             return knn_affinity(X, k, precomputed=True).astype(X.dtype)
         if self.metric != "gower":
@@ -491,7 +495,7 @@ class SpectralEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
                 Xc = X64 - X64.mean(axis=0)
                 sq = sq_euclidean(Xc, Xc)
             return np.exp(-gamma * sq).astype(X.dtype)
-        k = self.n_neighbors_ = self.n_neighbors if self.n_neighbors is not None else default_n_neighbors(n)
+        k = self._resolved_n_neighbors(n)
         check_n_neighbors(k, n)
         # float32 rows stay float32: the exact index certifies its float32 search
         # each point counts itself among its k: a given graph's first k - 1 columns
