@@ -273,6 +273,31 @@ def test_r_row_numbers_under_a_short_header_are_row_names_not_a_feature(tmp_path
     assert read_table(str(repeated)).X.shape == (3, 3)
 
 
+@pytest.mark.parametrize("index", [True, False])
+def test_pandas_default_column_names_are_a_header_not_a_row(tmp_path, index):
+    """``pd.DataFrame(array).to_csv(path)``, the commonest way an array becomes a CSV:
+    its header is the default names 0..d-1 (with an empty field above the index when
+    the index is written). Read as data, the header became a row of 0, 1, 2, ...
+    (and the index's empty field a gap, the index a feature)."""
+    import pandas as pd
+
+    X = np.random.default_rng(0).normal(size=(20, 4))
+    path = tmp_path / "frame.csv"
+    pd.DataFrame(X).to_csv(path, index=index)
+    table = read_table(str(path))
+    np.testing.assert_allclose(table.X, X)
+    assert table.feature_names == ["0", "1", "2", "3"]
+    assert any("pandas" in note and "--header no" in note for note in table.notes)
+    if index:
+        assert table.row_ids.tolist() == [str(i) for i in range(20)]
+    data = tmp_path / "data.csv"  # numbers that are not 0..d-1 in order stay data
+    data.write_text("0,1,3\n4,5,6\n")
+    assert read_table(str(data)).X.shape == (2, 3)
+    asked = tmp_path / "asked.csv"  # --header no keeps such a first row as data
+    asked.write_text("0,1,2\n4,5,6\n")
+    assert read_table(str(asked), header="no").X.tolist() == [[0.0, 1.0, 2.0], [4.0, 5.0, 6.0]]
+
+
 def test_a_named_first_column_of_distinct_text_is_row_names_not_a_category(tmp_path):
     """A table as a spreadsheet saves it ('country', then numbers): a category with a level
     per row says nothing of which rows are alike, so its cells are the row ids."""

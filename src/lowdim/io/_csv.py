@@ -327,7 +327,7 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     except _decompression_errors() as exc:
         raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
     rows, lines, skipped = _checked_rows(path, rows, delimiter, decimal)
-    has_header = header == "yes" or (header == "auto" and _names_a_column(rows[0]))
+    has_header = header == "yes" or (header == "auto" and (_names_a_column(rows[0]) or pandas_default_names(rows[0])))
     names = [c.strip() for c in rows[0]] if has_header else None
     data, lines = (rows[1:], lines[1:]) if has_header else (rows, lines)
     if not data:
@@ -350,6 +350,21 @@ def _names_a_column(row):
     (False, True)
     """
     return any(not is_number(c) and c.strip().lower() not in MISSING_TEXT for c in row)
+
+
+def pandas_default_names(row):
+    """Whether a first row is the column names pandas gives a frame made from an array
+    (0, 1, ..., d-1, as ``to_csv`` writes them; an empty first field above a written
+    index): a header, not a row of data.
+
+    Examples
+    --------
+    >>> pandas_default_names(["", "0", "1", "2"]), pandas_default_names(["0", "1", "3"])
+    (True, False)
+    """
+    cells = [c.strip() for c in row]
+    cells = cells[1:] if cells[:1] == [""] else cells
+    return len(cells) > 1 and cells == [str(j) for j in range(len(cells))]
 
 
 def _checked_rows(path, rows, delimiter, decimal):
@@ -579,6 +594,11 @@ def _layout_notes(path, names, header, width, skipped, empty):
             if header == "auto"
             else f"{path}: read without a header."
         ]
+    elif header == "auto" and pandas_default_names(names):
+        notes = [
+            f"{path}: first row ({', '.join(n for n in names if n)}) read as a header: the column names pandas gives "
+            "a frame made from an array (to_csv writes them); use --header no if it is data."
+        ]
     else:
         notes = [f"{path}: first row read as a header ({width} column{'s' * (width > 1)})."]
     notes += [f"{path}: skipped {what}." for what in skipped]
@@ -651,7 +671,7 @@ def _row_name_column(path, names, rows, lines, index_column, notes, given=()):
         if all(c.lstrip("-").isdigit() for c in cells):  # R's row numbers 1..n, or any unique integers
             notes.append(
                 f"{path}: first column (no header name, a distinct whole number in every row) read as row "
-                "names, as R's write.csv writes row numbers; it is not used as a feature."
+                "names, as R's write.csv and pandas' to_csv write row numbers; it is not used as a feature."
             )
             return 0
     if len(names) > 1 and 0 not in given and distinct_text([row[0] for row in rows]):
