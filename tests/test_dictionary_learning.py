@@ -193,3 +193,57 @@ def test_inverse_transform_names_codes_of_the_wrong_width_or_with_gaps():
             model.inverse_transform(codes[:, :2])
         with pytest.raises(ValueError, match="NaN"):
             model.inverse_transform(np.full((2, 3), np.nan))
+
+
+@pytest.mark.parametrize("lasso, positive", [(True, False), (True, True), (False, False)])
+def test_numpy_lars_walks_the_kernels_path_to_the_lasso_solution(lasso, positive):
+    """Small fits code by numpy (``batched_lars``), large ones by the numba kernel: the
+    same path (adds, drops, stops), equal up to rounding, on random dictionaries of 2-40
+    atoms and rows with nothing to code. Both reach the lasso's optimality conditions: an
+    atom dropped from the path may come back with the other sign within the next step
+    (the kernel once barred it for the whole step and stopped short, off by up to 0.3)."""
+    import lowdim._kernels.sparse_coding as kernels
+    from lowdim.decomposition._batched_lars import batched_lars
+
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        k = int(rng.integers(2, 41))
+        D = atoms(k, int(rng.integers(k, 2 * k + 2)), seed=trial)
+        X = rng.normal(size=(30, D.shape[1]))
+        X[0] = 0.0
+        G, C = D @ D.T, X @ D.T
+        alpha, n_nonzero = float(rng.uniform(0.01, 0.5)), int(rng.integers(1, k + 1))
+        expected = np.zeros_like(C)
+        kernels.lars(G, C, alpha, n_nonzero, lasso, positive, expected)
+        got = batched_lars(G, C, alpha, n_nonzero, lasso, positive)
+        scale = max(1.0, np.abs(expected).max())
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-8 * scale)
+        assert not np.any(got[0])
+        if not lasso:
+            assert np.count_nonzero(got, axis=1).max() <= n_nonzero
+            continue
+        for codes in (got, expected):  # |corr| <= alpha off the code, corr = alpha sign(c) on it
+            corr, on, slack = C - codes @ G, codes != 0, 1e-9 * scale
+            np.testing.assert_allclose(corr[on], alpha * np.sign(codes[on]), atol=slack)
+            assert np.all((corr if positive else np.abs(corr))[~on] <= alpha + slack)
+
+
+def test_a_small_fit_never_compiles_the_lars_kernel_and_a_large_call_uses_it(monkeypatch):
+    """SparsePCA on a small table codes by numpy (no numba compilation on a first call);
+    a coding call too large for numpy goes to the kernel, and so does every later call
+    of a fit once its budget is spent; the same fit takes the same path each time."""
+    import lowdim._kernels.sparse_coding as kernels
+    from lowdim.decomposition._batched_lars import CodingBudget
+
+    calls = []
+    real = kernels.lars
+    monkeypatch.setattr(kernels, "lars", lambda *args: calls.append(args[1].shape) or real(*args))
+    X = np.random.default_rng(0).normal(size=(200, 30))
+    first = SparsePCA(5, random_state=0).fit(X).components_
+    assert calls == [] and np.array_equal(first, SparsePCA(5, random_state=0).fit(X).components_)
+    D = atoms(k=30, d=40)
+    sparse_encode(np.random.default_rng(1).normal(size=(20_000, 40)), D, algorithm="lasso_lars", alpha=0.1)
+    assert calls == [(20_000, 30)]
+    budget = CodingBudget()
+    taken = [budget.take(200, 10) for _ in range(1000)]
+    assert taken[0] and not taken[-1] and taken == sorted(taken, reverse=True)  # numpy first, then the kernel

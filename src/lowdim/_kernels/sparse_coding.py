@@ -183,7 +183,9 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
     along the equiangular direction until another atom's correlation ties with theirs.
     With ``lasso`` an active coefficient that reaches zero leaves the set and the path
     stops where the correlation falls to ``alpha``; without, it stops with
-    ``n_nonzero`` active atoms, where the next would enter. ``work`` (k + 4, k) and
+    ``n_nonzero`` active atoms, where the next would enter. An atom in the span of the
+    active ones (a copy, or a combination) is passed over (``is_active`` 2) until the set
+    shrinks, rather than ending the path there. ``work`` (k + 4, k) and
     ``flags`` (2, k) are scratch given by the caller: no allocation here, whose
     compilation would cost a first call more than the path."""
     k = c_row.size
@@ -214,14 +216,16 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
         gamma = (top - alpha) / norm if lasso else np.inf
         enter, drop = -1, -1
         for m in range(k):  # the next atom whose correlation ties with the active ones'
-            if is_active[m] or m == dropped:
+            if is_active[m]:
                 continue
+            # an atom just dropped ties on its own sign's side at the step's start (linear
+            # in the step, never again in it); it may cross on the other side
             a = _direction_rate(G, m, active, w, size, norm)
             rising = (top - corr[m]) / (norm - a)
-            if 1e-15 < rising < gamma:
+            if 1e-15 < rising < gamma and not (m == dropped and corr[m] > 0):
                 gamma, enter = rising, m
             falling = (top + corr[m]) / (norm + a)
-            if not positive and 1e-15 < falling < gamma:
+            if not positive and 1e-15 < falling < gamma and not (m == dropped and corr[m] < 0):
                 gamma, enter = falling, m
         if lasso:  # an active coefficient that reaches zero first leaves the set
             for p in range(size):
@@ -237,6 +241,9 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
             coef[p] += gamma * w[p] * norm
         dropped = active[drop] if drop >= 0 else -1
         if drop >= 0:
+            for m in range(k):  # a smaller set: atoms passed over may now add a direction
+                if is_active[m] == 2:
+                    is_active[m] = 0
             is_active[active[drop]] = 0
             for p in range(drop, size - 1):
                 active[p], coef[p], signs[p] = active[p + 1], coef[p + 1], signs[p + 1]
@@ -249,7 +256,8 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
         if enter < 0 or (not lasso and size >= n_nonzero):
             break
         if not _cholesky_append(L, size, G, active, enter):
-            break
+            is_active[enter] = 2
+            continue
         active[size], is_active[enter], signs[size], coef[size] = enter, 1, np.sign(corr[enter]), 0.0
         size += 1
     for p in range(size):

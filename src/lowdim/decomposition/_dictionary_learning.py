@@ -21,6 +21,7 @@ from .._params import (
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
+from ._batched_lars import CodingBudget
 from ._dictionary_updates import objective, svd_start, update_atoms
 from ._sparse_coding import ALGORITHMS, SparseCodingTransform, encode_from_products
 
@@ -57,7 +58,10 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
         return self.alpha if self.transform_alpha is None else self.transform_alpha
 
     def _encode(self, X, D, init=None):
-        """Codes of X (float64) against D with the fit algorithm and ``alpha``."""
+        """Codes of X (float64) against D with the fit algorithm and ``alpha``, the
+        numba kernel or numpy as this fit's ``CodingBudget`` says (``fit`` starts one)."""
+        if "_coding_budget" not in self.__dict__:
+            self._coding_budget = CodingBudget()
         return encode_from_products(
             D @ D.T,
             X @ D.T,
@@ -67,6 +71,7 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
             self.positive_code,
             max_iter=1000,
             init=init,
+            budget=self._coding_budget,
         )
 
     def _given_dictionary(self, k, d):
@@ -249,6 +254,7 @@ def learn_dictionary(model, X, k):
     """The batch alternation of ``DictionaryLearning`` (``model`` holds its parameters):
     returns (codes, atoms, objective after each iteration) and sets ``model.n_iter_``."""
     rng = check_random_state(model.random_state)
+    model._coding_budget = CodingBudget()
     code, D = model._start(X, k)
     D = np.array(D, dtype=np.float64)
     errors = []
@@ -409,6 +415,7 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         return np.vstack([D, np.zeros((k - r, X.shape[1]))]) if k > r else D
 
     def _begin(self, X, k, rng):
+        self._coding_budget = CodingBudget()
         self.components_ = self._initial_atoms(X, k, rng)
         self.code_sums_, self.data_code_sums_ = np.zeros((k, k)), np.zeros((k, X.shape[1]))
         self.n_components_, self.n_steps_ = k, 0

@@ -124,9 +124,12 @@ def _checked(X, dictionary, check_input):
     return X, D
 
 
-def encode_from_products(G, C, algorithm, alpha, n_nonzero, positive, max_iter=1000, init=None):
-    """The codes from ``G = D D^T`` and ``C = X D^T`` (float64), by ``algorithm``."""
+def encode_from_products(G, C, algorithm, alpha, n_nonzero, positive, max_iter=1000, init=None, budget=None):
+    """The codes from ``G = D D^T`` and ``C = X D^T`` (float64), by ``algorithm``; LARS
+    by numpy while ``budget`` (a ``CodingBudget``, the fit's; default: this call's own)
+    says the numba kernel would not pay for its compilation."""
     from .._kernels import sparse_coding as kernels
+    from ._batched_lars import CodingBudget, batched_lars
 
     C = np.ascontiguousarray(C, dtype=np.float64)
     G = np.ascontiguousarray(G, dtype=np.float64)
@@ -140,6 +143,8 @@ def encode_from_products(G, C, algorithm, alpha, n_nonzero, positive, max_iter=1
         kernels.lasso_cd(G, C, alpha, positive, max_iter, 1e-6, codes)
     elif algorithm == "omp":
         kernels.omp(G, C, n_nonzero, codes)
+    elif (budget or CodingBudget()).take(*C.shape):
+        codes = batched_lars(G, C, alpha, n_nonzero, algorithm == "lasso_lars", positive)
     else:
         kernels.lars(G, C, alpha, n_nonzero, algorithm == "lasso_lars", positive, codes)
     return codes

@@ -1,0 +1,182 @@
+"""Least-angle regression of many rows at once, by numpy: the path of every row advanced
+together, one equiangular step per round (each row adds or drops one atom), the active
+sets as masks. The same path as the numba kernel ``_kernels/sparse_coding._lars_row``
+(equal up to rounding: here a linear solve per round, there a Cholesky factor grown atom
+by atom); for fits whose coding is too small to be worth that kernel's compilation
+(``CodingBudget``)."""
+
+import numpy as np
+
+
+class CodingBudget:
+    """The coding one fit may still do by numpy before the numba kernel is worth its
+    compilation (1.5-2 s on a first call; 0.3-0.4 s to load it from numba's cache in a new
+    process): calls of at most 50 ms each, 0.25 s in all. Each coding call asks with its
+    size; a larger call, or one past the budget, closes it, and every later call of the
+    fit goes to the kernel: a long fit pays the compilation once, a short one never. The
+    choice depends only on the calls' sizes, so the same fit takes the same path.
+
+    Examples
+    --------
+    >>> budget = CodingBudget()
+    >>> budget.take(50, 10), budget.take(10**6, 10), budget.take(50, 10)
+    (True, False, False)
+    """
+
+    SECONDS, LARGEST_CALL = 0.25, 0.05
+
+    def __init__(self):
+        self.left = self.SECONDS
+
+    def take(self, n_rows, n_atoms):
+        """Whether ``n_rows`` rows of ``n_atoms`` atoms are coded by numpy (spending the
+        estimate of their time from the budget)."""
+        # about 1.2 rounds an atom, each 0.2 ms of numpy calls and a batched solve
+        # (25 ns per row and squared atom, measured for 5-64 atoms and 10-1,000 rows)
+        cost = 1.2 * n_atoms * (2e-4 + 2.5e-8 * n_rows * n_atoms**2)
+        if cost > min(self.left, self.LARGEST_CALL):
+            self.left = 0.0
+            return False
+        self.left -= cost
+        return True
+
+
+def batched_lars(G, C, alpha, n_nonzero, lasso, positive):
+    """The least-angle path of every row of C along ``0.5 c^T G c - C[i] . c``, as
+    ``_lars_row`` walks it: lasso stops at correlation ``alpha`` (an active coefficient
+    reaching zero leaves the set), plain LARS at ``n_nonzero`` atoms.
+
+    Parameters
+    ----------
+    G : ndarray of shape (k, k)
+    C : ndarray of shape (n, k)
+    alpha : float
+    n_nonzero : int
+    lasso, positive : bool
+
+    Returns
+    -------
+    ndarray of shape (n, k)
+
+    Examples
+    --------
+    >>> batched_lars(np.eye(2), np.array([[3.0, -0.5]]), 1.0, 2, True, False).tolist()
+    [[2.0, 0.0]]
+    """
+    n, k = C.shape
+    corr = np.array(C, dtype=np.float64)
+    coef = np.zeros((n, k))
+    value = corr if positive else np.abs(corr)
+    first = np.argmax(value, axis=1)
+    best = value[np.arange(n), first]
+    diag = np.diag(G)
+    running = (best > 0.0) & ~(lasso & (best <= alpha)) & (diag[first] > 1e-12 * np.maximum(diag[first], 1e-300))
+    active = np.zeros((n, k), dtype=bool)
+    signs = np.zeros((n, k))
+    rows = np.flatnonzero(running)
+    active[rows, first[rows]] = True
+    signs[rows, first[rows]] = np.sign(corr[rows, first[rows]])
+    lead = first.copy()  # the first atom to enter: its correlation is the active ones'
+    dropped = np.full(n, -1)
+    passed = np.zeros((n, k), dtype=bool)  # atoms in the span of the active ones, until a drop
+    for _ in range(8 * k + 8):
+        rows = np.flatnonzero(running)
+        if rows.size == 0:
+            break
+        state = corr, coef, active, signs, lead, dropped, passed
+        stopped = _round(G, state, rows, alpha, n_nonzero, lasso, positive)
+        running[stopped] = False
+    return coef
+
+
+def _active_gram(G, mask):
+    """Per row, ``G`` on its active atoms and the identity elsewhere (a system whose
+    solution is zero off the active set)."""
+    both = mask[:, :, None] & mask[:, None, :]
+    return np.where(both, G[None], 0.0) + np.where(mask, 0.0, 1.0)[:, :, None] * np.eye(G.shape[0])[None]
+
+
+def _round(G, state, rows, alpha, n_nonzero, lasso, positive):
+    """One equiangular step of the running ``rows`` (``state`` updated in place); the
+    rows whose path ends."""
+    corr, coef, active, signs, lead, dropped, passed = state
+    A, s, c = active[rows], signs[rows], corr[rows]
+    w = np.linalg.solve(_active_gram(G, A), s[:, :, None])[:, :, 0] * A
+    scale = np.sum(s * w, axis=1)
+    ok = scale > 0.0
+    norm = 1.0 / np.sqrt(np.where(ok, scale, 1.0))
+    top = np.abs(c[np.arange(rows.size), lead[rows]])
+    rate = np.einsum("rp,pm->rm", w, G) * norm[:, None]  # not BLAS: a row's sums whatever rows are beside it
+    gamma = (top - alpha) / norm if lasso else np.full(rows.size, np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        free = ~A & ~passed[rows]
+        # an atom just dropped ties on its own sign's side at the step's start (linear in
+        # the step, never again in it); it may cross on the other side
+        just = np.arange(G.shape[0])[None] == dropped[rows][:, None]
+        steps = [((top[:, None] - c) / (norm[:, None] - rate), free & ~(just & (c > 0)))]
+        if not positive:
+            steps.append(((top[:, None] + c) / (norm[:, None] + rate), free & ~(just & (c < 0))))
+        enter, gamma = _first_tie(steps, gamma)
+        drop = np.full(rows.size, -1)
+        if lasso:  # an active coefficient that reaches zero first leaves the set
+            zero = -coef[rows] / (w * norm[:, None])
+            candidate, reach = _first_tie([(zero, A & (w != 0.0))], gamma)
+            leaves = candidate >= 0
+            gamma, enter, drop = reach, np.where(leaves, -1, enter), candidate
+    gamma = np.where(np.isfinite(gamma), gamma, top / norm)  # no atom can enter: the least-squares fit
+    moving = rows[ok]
+    corr[moving] -= (gamma[:, None] * rate)[ok]
+    coef[moving] += (gamma[:, None] * w * norm[:, None])[ok]
+    dropped[rows] = np.where(ok, drop, dropped[rows])
+    stop = ~ok
+    out = drop >= 0
+    if np.any(out & ok):
+        r, atoms = rows[out & ok], drop[out & ok]
+        active[r, atoms], signs[r, atoms], coef[r, atoms] = False, 0.0, 0.0
+        passed[r] = False  # a smaller set: atoms passed over may now add a direction
+        lost = r[~active[r].any(axis=1)]
+        stop |= np.isin(rows, lost)
+        _new_leads(active, lead, r)
+    adds = ok & ~out
+    size = A.sum(axis=1)
+    stop |= adds & ((enter < 0) | ((not lasso) & (size >= n_nonzero)))
+    adding = adds & ~stop
+    if np.any(adding):
+        r, atoms = rows[adding], enter[adding]
+        independent = _independent(G, A[adding], atoms)
+        passed[r[~independent], atoms[~independent]] = True  # passed over, not the end of the path
+        r, atoms = r[independent], atoms[independent]
+        active[r, atoms], signs[r, atoms], coef[r, atoms] = True, np.sign(corr[r, atoms]), 0.0
+    return rows[stop]
+
+
+def _first_tie(steps, gamma):
+    """The atom whose step (in any of ``steps``: pairs of step lengths and where they are
+    allowed) is the smallest above 1e-15 and below ``gamma``, per row (-1: none), and the
+    step length."""
+    best = gamma.copy()
+    atom = np.full(gamma.size, -1)
+    for step, allowed in steps:
+        step = np.where(allowed & (step > 1e-15), step, np.inf)
+        at = np.argmin(step, axis=1)
+        low = step[np.arange(gamma.size), at]
+        better = low < best
+        best, atom = np.where(better, low, best), np.where(better, at, atom)
+    return atom, best
+
+
+def _independent(G, mask, atoms):
+    """Whether each atom adds a direction to its row's active atoms (``mask``): its
+    residual against their span (a Schur complement, as a Cholesky factor's next pivot)
+    is above rounding."""
+    column = G[:, atoms].T * mask
+    solved = np.linalg.solve(_active_gram(G, mask), column[:, :, None])[:, :, 0]
+    pivot = G[atoms, atoms] - np.sum(column * solved, axis=1)
+    return pivot > 1e-12 * np.maximum(G[atoms, atoms], 1e-300)
+
+
+def _new_leads(active, lead, rows):
+    """After a drop, each row's first remaining active atom leads (its correlation is
+    read as the active ones')."""
+    has = active[rows].any(axis=1)
+    lead[rows[has]] = np.argmax(active[rows[has]], axis=1)
