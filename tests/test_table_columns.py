@@ -3,6 +3,7 @@ categories, booleans, dates, gaps) and CSV files with dates read the way the CSV
 reads text, so the same table means the same numbers whichever format carries it."""
 
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -275,3 +276,19 @@ def test_new_rows_of_a_category_column_stay_categories_whatever_they_look_like()
         codes = mixed_codes(new, levels=fitted.levels)
         assert codes.kinds[0] == "categorical"
         assert codes.X[:, 0].tolist() == [fitted.levels["x0"].index(row[0]) for row in new]
+
+
+@pytest.mark.parametrize("name", ["target", "Class", "y", "labels"])
+def test_a_column_named_as_class_labels_read_as_a_feature_is_named_with_the_fix(tmp_path, name):
+    """``load_wine(as_frame=True).frame.to_csv(path)`` writes the classes as 'target', UCI
+    files as 'class': read as a feature, the answer joins the data (it separates the
+    classes by construction), so the reader says so once, with the option that keeps it out."""
+    path = tmp_path / "t.csv"
+    path.write_text(f"a,b,{name}\n1.0,2.0,0\n2.0,1.0,1\n3.0,0.5,1\n")
+    with pytest.warns(UserWarning, match=f"column '{name}' is read as a feature.*--label-column {name}") as seen:
+        assert read_table(str(path)).feature_names == ["a", "b", name]
+    assert len([w for w in seen if "is read as a feature" in str(w.message)]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_table(str(path), label_column=name).labels.tolist() == ["0", "1", "1"]
+        assert read_table(str(path), exclude=[name]).feature_names == ["a", "b"]

@@ -87,6 +87,10 @@ class Table:
         return self.kinds is not None and any(k != "numeric" for k in self.kinds)
 
 
+# names that tables give their class labels: read as a feature, the answer joins the data
+LABEL_NAMES = ("label", "labels", "target", "class", "y")
+
+
 def file_format(path):
     """The reader a path's extension selects.
 
@@ -431,10 +435,11 @@ def _shaped(path, fmt, table, transpose, missing):
         notes.extend(_sparse_rows(path, X))
     X, labels, note = apply_missing_policy(path, X, names, labels, missing, kinds)
     warn_label_column(path, labels)
-    if labels is None and "label" in names:
+    if labels is None and (named := [n for n in names if str(n).lower() in LABEL_NAMES]):
         warn_user(
-            f"{path}: column 'label' is read as a feature; if it holds class labels (lowdim writes them under "
-            "that name), pass --label-column label (label_column='label') to keep them out of the data.",
+            f"{path}: column {named[0]!r} is read as a feature; if it holds class labels (lowdim writes them as "
+            "'label', scikit-learn's frames as 'target', UCI files as 'class'), pass --label-column "
+            f"{named[0]} (label_column={named[0]!r}) to keep them out of the data.",
             UserWarning,
         )
     dates = [] if transpose else table.dates  # turned round, the dates are a row, not a column
