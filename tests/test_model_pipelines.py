@@ -237,6 +237,12 @@ def test_transform_refuses_refitting_and_missing_columns(wine, tmp_path, capsys)
         assert words in capsys.readouterr().err
     assert main(["transform", str(model), str(wine / "short.csv"), "-o", str(tmp_path / "z.csv")]) == 2
     assert "lacks (proline)" in capsys.readouterr().err
+    renamed = tmp_path / "renamed.csv"  # a spreadsheet's capitals, a typo: the message names the near column
+    pd.read_csv(wine / "wine.csv").rename(columns={"alcohol": "Alcohol", "malic_acid": "malic acid"}).to_csv(
+        renamed, index=False
+    )
+    assert main(["transform", str(model), str(renamed), "-o", str(tmp_path / "z.csv")]) == 2
+    assert "lacks (alcohol, malic_acid); the table has 'Alcohol' and 'malic acid'" in capsys.readouterr().err
 
 
 def test_clusters_of_an_embedding_are_predicted_through_it(wine, tmp_path):

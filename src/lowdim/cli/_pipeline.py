@@ -166,6 +166,29 @@ def _obsm_hint(columns):
     return f" (an .h5ad's obsm[{key!r}]: pass --obsm {key})"
 
 
+def _near_names(missing, names, columns):
+    """The table's columns that look like the missing ones (another case, spaces for
+    underscores, a typo), as a clause of the message; '' when none does.
+
+    Examples
+    --------
+    >>> _near_names(["alcohol"], ["Alcohol", "hue"], ["alcohol", "hue"])
+    "; the table has 'Alcohol'"
+    """
+    import difflib
+
+    free = [n for n in names if n not in set(columns)]
+    simple = {str(n).lower().replace(" ", "_"): n for n in free}
+    near = []
+    for name in missing:
+        key = str(name).lower().replace(" ", "_")
+        close = [key] if key in simple else difflib.get_close_matches(key, list(simple), n=1, cutoff=0.8)
+        near += [repr(simple[close[0]])] if close else []
+    if not near:
+        return ""
+    return "; the table has " + (" and ".join(near) if len(near) < 3 else ", ".join(near[:8]))
+
+
 def select_columns(X, names, columns, model_path):
     """The columns of a new table the model was fitted on, in the model's order (by
     name; other columns, such as a label column, are left out)."""
@@ -176,8 +199,8 @@ def select_columns(X, names, columns, model_path):
     if missing:
         shown = listed(missing, 8)
         raise UsageError(
-            f"{model_path} was fitted on columns this table lacks ({shown}); the model takes "
-            f"{len(columns)} columns named as in its training data{_obsm_hint(columns)}."
+            f"{model_path} was fitted on columns this table lacks ({shown}){_near_names(missing, names, columns)}; "
+            f"the model takes {len(columns)} columns named as in its training data{_obsm_hint(columns)}."
         )
     order = [where[c] for c in columns]
     return X if order == list(range(X.shape[1])) else np.asarray(X)[:, order]
