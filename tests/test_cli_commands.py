@@ -282,6 +282,13 @@ def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
     assert Image.open(tmp_path / "face_k16.png").mode == "RGB"
     code, _, err = lowdim("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "16")
     assert code == 2 and "exists; pass --overwrite" in err
+    # -o elsewhere (the input's folder may be read-only, or hold an earlier curve): the curve goes beside it
+    (tmp_path / "out").mkdir()
+    code, _, err = lowdim(
+        "compress", tmp_path / "face.jpg", "--patch", "8", "-k", "4", "-o", tmp_path / "out" / "c.png"
+    )
+    assert code == 0, err
+    assert_png(tmp_path / "out" / "c_curve.png")
     (tmp_path / "broken.png").write_bytes(b"\x89PNG not really")
     code, _, err = lowdim("compress", tmp_path / "broken.png")
     assert code == 2 and "broken.png: not a readable image" in err

@@ -13,7 +13,9 @@ def add_arguments(parser):
     parser.add_argument("--patch", type=int, default=12, help="patch side in pixels (default 12)")
     parser.add_argument("-k", "--n-components", type=positive_int, default=16, help="components kept (default 16)")
     parser.add_argument("-o", "--output", help="reconstructed image (default IMAGE_k16.png beside the input)")
-    parser.add_argument("--curve", metavar="PNG", help="L2 error against k (default IMAGE_curve.png)")
+    parser.add_argument(
+        "--curve", metavar="PNG", help="L2 error against k (default OUTPUT_curve.png beside -o, else IMAGE_curve.png)"
+    )
     add_run_arguments(parser)
 
 
@@ -43,7 +45,7 @@ def run(args, say):
     from ..plot import error_curve
 
     output = args.output or sibling(args.image, f"k{args.n_components}")
-    curve = args.curve or sibling(args.image, "curve")
+    curve = args.curve or sibling(args.output or args.image, "curve")  # beside the outputs the user placed
     check_outputs(args, output, curve)
     image = read_image(args.image)
     if args.patch < 2:
