@@ -102,29 +102,62 @@ def test_a_diverging_run_stops_naming_the_epoch_and_the_edge_and_keeps_good_weig
 
 
 @pytest.mark.parametrize("cls", MAPS)
-def test_a_mixed_table_with_gaps_is_refused_naming_the_rows_and_places_once_filled(tmp_path, capsys, cls):
-    """Gower's distance compares rows with gaps, but the encoder reads every value: a gap
-    would make the row's code NaN (the map came out all NaN, with advice to scale)."""
+def test_a_mixed_table_with_gaps_is_mapped_and_its_gap_rows_land_with_their_kind(tmp_path, cls):
+    """Gower's distance compares rows over the values they share; the encoder reads a gap
+    as the coding places it (a number's mean, halfway between the categories). The
+    penguins with gaps (one with no measurement at all) are placed among their own
+    species, as UMAP's map places them; the map was refused before, and came out NaN
+    before that."""
+    import pandas as pd
+
     from lowdim.cli.main import main
 
-    table, _ = lowdim.load_penguins()  # 11 penguins with gaps; row 3 has no measurement
+    table, species = lowdim.load_penguins()
+    gaps = np.isnan(table.X).any(axis=1)
+    assert gaps.sum() == 11
     key = "metric_kwds" if cls is ParametricUMAP else "metric_params"
-    model = cls(metric="gower", **{key: table.metric_params}, hidden_layer_sizes=(8,), n_epochs=3, random_state=0)
-    with pytest.raises(
-        ValueError, match=r"the training rows hold missing values \(11 row\(s\): 3, 8, 9, 10, 11, \.\.\.\)"
-    ):
-        model.fit(table.X)
-    complete = table.X[~np.isnan(table.X).any(axis=1)]
-    assert np.isfinite(model.fit(complete).embedding_).all()
-    with pytest.raises(ValueError, match=r"the rows hold missing values \(1 row\(s\): 0\)"):
-        model.transform(table.X[3:4])
+    model = cls(metric="gower", **{key: table.metric_params}, random_state=0).fit(table.X)
+    Y = model.embedding_
+    assert np.isfinite(Y).all()
+    np.testing.assert_allclose(model.transform(table.X[gaps]), Y[gaps], rtol=1e-12, atol=1e-12)  # BLAS blocks
+    y = np.asarray(species)
+    placed = KNeighborsClassifier(5).fit(Y[~gaps], y[~gaps]).predict(Y[gaps])
+    assert np.mean(placed == y[gaps]) >= 9 / 11
     out = tmp_path / "map.csv"
     fit = ["--param", "hidden_layer_sizes=(8,)", "--param", "n_epochs=3", "-o", str(out), "--quiet"]
-    assert main(["embed", "--dataset", "penguins", "-m", COMMANDS[cls], *fit]) == 2
-    assert "Fill the gaps (lowdim embed --missing impute)" in capsys.readouterr().err and not out.exists()
-    assert main(["embed", "--dataset", "penguins", "-m", COMMANDS[cls], "--missing", "impute", *fit]) == 0
-    rows = out.read_text().splitlines()[1:]
-    assert len(rows) == 344 and not any("nan" in line for line in rows)
+    assert main(["embed", "--dataset", "penguins", "-m", COMMANDS[cls], *fit]) == 0
+    mapped = pd.read_csv(out).filter(like=COMMANDS[cls]).to_numpy()
+    assert mapped.shape == (344, 2) and np.isfinite(mapped).all()
+
+
+@pytest.mark.parametrize("cls", MAPS)
+def test_a_dataframe_of_categories_and_numbers_goes_in_as_it_is(tmp_path, cls):
+    """As UMAP(metric='gower') and the other Gower methods: a DataFrame with text,
+    boolean and date columns is coded in fit (the same map as its codes give), new rows
+    by the fit's levels, and a saved model codes them again after loading."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "size": np.r_[rng.normal(0, 1, 60), rng.normal(6, 1, 60)],
+            "colour": np.repeat(["red", "blue"], 60),
+            "ok": rng.random(120) < 0.5,
+            "day": pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 30, 120), unit="D"),
+        }
+    )
+    frame.loc[5, "size"], frame.loc[7, "colour"] = np.nan, None
+    options = {"metric": "gower", "n_epochs": 5, "hidden_layer_sizes": (8,), "random_state": 0}
+    model = cls(**options).fit(frame)
+    assert model.kinds_ == ["numeric", "categorical", "categorical", "numeric"]
+    codes = lowdim.mixed_codes(frame)
+    key = "metric_kwds" if cls is ParametricUMAP else "metric_params"
+    np.testing.assert_array_equal(
+        cls(**options, **{key: codes.metric_params}).fit(codes.X).embedding_, model.embedding_
+    )
+    np.testing.assert_allclose(model.transform(frame.iloc[100:]), model.embedding_[100:], rtol=1e-12, atol=1e-12)
+    lowdim.io.save(model, tmp_path / "m.lowdim")
+    np.testing.assert_allclose(lowdim.io.load(tmp_path / "m.lowdim").transform(frame.iloc[:10]), model.embedding_[:10])
 
 
 @pytest.mark.parametrize("cls", MAPS)

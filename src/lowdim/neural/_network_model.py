@@ -62,8 +62,7 @@ class NetworkModel:
             return X
         from ..neighbors import gower_encoding
 
-        params = self.metric_kwds if hasattr(self, "metric_kwds") else self.metric_params
-        encoding = gower_encoding(np.asarray(X, dtype=np.float64), params)
+        encoding = gower_encoding(np.asarray(X, dtype=np.float64), self._distance_params())
         self.gower_levels_, self.gower_offset_, self.gower_scale_, self.gower_codebook_ = encoding.state()
         return encoding.encode(X)
 
@@ -150,24 +149,7 @@ class NetworkModel:
         ndarray of shape (n_samples, n_components_)
         """
         X = self._validate_input(X, reset=False)
-        self._refuse_gaps(X, "the rows")
         return self._encode(X)
-
-    def _refuse_gaps(self, X, what):
-        """Refuse missing values that Gower's distance let through: the encoder reads every
-        value of a row, so a gap would make its code NaN."""
-        if getattr(self, "metric", None) != "gower" or X.dtype.kind != "f":
-            return  # other metrics: the input check refused NaN already
-        rows = np.flatnonzero(np.isnan(X).any(axis=1))
-        if rows.size:
-            name = type(self).__name__
-            listed = ", ".join(map(str, rows[:5])) + (", ..." if rows.size > 5 else "")
-            raise ValueError(
-                f"{name}(metric='gower'): {what} hold missing values ({rows.size} row(s): {listed}); the encoder "
-                "reads every value of a row, so it cannot place them. Fill the gaps (lowdim embed --missing impute) "
-                f"or drop those rows, or use {name.removeprefix('Parametric')}(metric='gower'), whose map compares "
-                "rows over the values they share."
-            )
 
     def _encode(self, X):
         """The encoder's output for the rows of ``X`` (validated), in ``X``'s dtype."""

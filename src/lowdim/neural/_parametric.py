@@ -7,6 +7,7 @@ import numpy as np
 
 from .._estimator import ComponentTransformer
 from .._iterative import callback_list
+from .._mixed_input import GowerTableMixin
 from .._params import BOOLEAN, NONE, Interval, validate_params
 from .._random import check_random_state
 from .._validation import check_sample_count
@@ -80,7 +81,7 @@ class EdgeSampler:
         return np.concatenate(runs)
 
 
-class ParametricMap(NetworkModel, ComponentTransformer):
+class ParametricMap(GowerTableMixin, NetworkModel, ComponentTransformer):
     """Base of the parametric neighbour embeddings. A subclass checks its graph's
     parameters before the data are read (``_check_graph_parameters``), builds its graph
     (``_fit_graph(X, rng) -> edge weights``), gives its loss
@@ -116,7 +117,6 @@ class ParametricMap(NetworkModel, ComponentTransformer):
         self._check_graph_parameters()
         require_jax(name)
         X = self._validate_input(X, reset=True)
-        self._refuse_gaps(X, "the training rows")
         check_sample_count(X.shape[0], name, self.n_components)
         rng = check_random_state(self.random_state)
         edges = self._fit_graph(X, rng)

@@ -225,7 +225,7 @@ class ParametricTSNE(ParametricMap):
     def _fit_graph(self, X, rng):
         """t-SNE's joint affinities of ``X`` (``affinities_``, ``perplexity_``)."""
         builder = self._affinity_builder()
-        builder.random_state = rng
+        builder.random_state, builder.metric_params = rng, self._distance_params()  # a table's coded columns
         builder.method_ = "barnes_hut"
         self.affinities_ = builder._input_affinities(np.asarray(X, dtype=np.float64))[0]
         self.perplexity_ = builder.perplexity_

@@ -237,7 +237,7 @@ class ParametricUMAP(ParametricMap):
     def _fit_graph(self, X, rng):
         """UMAP's graph of ``X`` (``graph_``) and its output curve (``a_``, ``b_``)."""
         builder = self._graph_builder()
-        builder.random_state = rng
+        builder.random_state, builder.metric_kwds = rng, self._distance_params()  # a table's coded columns
         # the search's index is not kept: transform encodes
         pieces = "the encoder places them all, kept apart only by the negative samples"
         self.graph_ = builder._graph(X, None, components=pieces)[0]
