@@ -226,6 +226,8 @@ def test_numpy_lars_walks_the_kernels_path_to_the_lasso_solution(lasso, positive
             corr, on, slack = C - codes @ G, codes != 0, 1e-9 * scale
             np.testing.assert_allclose(corr[on], alpha * np.sign(codes[on]), atol=slack)
             assert np.all((corr if positive else np.abs(corr))[~on] <= alpha + slack)
+    assert batched_lars(np.eye(2), np.zeros((0, 2)), 0.1, 1, lasso, positive).shape == (0, 2)
+    assert batched_lars(np.zeros((0, 0)), np.zeros((3, 0)), 0.1, 1, lasso, positive).shape == (3, 0)
 
 
 def test_a_small_fit_never_compiles_the_lars_kernel_and_a_large_call_uses_it(monkeypatch):

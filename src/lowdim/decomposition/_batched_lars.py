@@ -66,6 +66,8 @@ def batched_lars(G, C, alpha, n_nonzero, lasso, positive):
     n, k = C.shape
     corr = np.array(C, dtype=np.float64)
     coef = np.zeros((n, k))
+    if n == 0 or k == 0:
+        return coef
     value = corr if positive else np.abs(corr)
     first = np.argmax(value, axis=1)
     best = value[np.arange(n), first]
