@@ -114,7 +114,7 @@ def _maps(args, X, labels, methods, say, columns=(None, ())):
             say=say,
             options=(f"--methods without {name} (the maps are 2-D)", f"{name}."),
         )
-        say(f"  {name:<10} {seconds[name]:.1f} s")
+        say(f"  {name:<15} {seconds[name]:.1f} s")  # the longest method names (parametric-umap) line up
     return maps, seconds, params
 
 

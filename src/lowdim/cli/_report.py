@@ -106,8 +106,9 @@ def write_report(args, X, labels, methods, source, say, columns=None, table=None
         fh.write(report.html)
     for note in report.notes:
         say(f"  adapted to the data: {note}")
+    width = max([10, *(len(r.name) for r in report.results)])  # method names line up (parametric-umap)
     for r in report.results:
-        say(f"  {r.name:<10} " + "  ".join(f"{k} {v:.3f}" for k, v in r.metrics.items()) + f"  {r.seconds:.1f} s")
+        say(f"  {r.name:<{width}} " + "  ".join(f"{k} {v:.3f}" for k, v in r.metrics.items()) + f"  {r.seconds:.1f} s")
     if report.clusters is not None:
         c = report.clusters.labels
         say(f"  {report.clusters.name}: {int(c.max()) + 1} clusters, {int((c < 0).sum())} noise points")
