@@ -176,6 +176,26 @@ def _direction_rate(G, m, active, w, size, norm):
     return a * norm
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _next_entry(G, corr, top, norm, gamma, active, is_active, w, size, dropped, positive):
+    """``(step, atom)``: the first inactive atom whose correlation ties with the active
+    ones' within ``gamma`` (``(gamma, -1)``: none). An atom just dropped ties on its own
+    sign's side at the step's start (linear in the step, never again in it); it may cross
+    on the other side."""
+    enter = -1
+    for m in range(corr.size):
+        if is_active[m]:
+            continue
+        a = _direction_rate(G, m, active, w, size, norm)
+        rising = (top - corr[m]) / (norm - a)
+        if 1e-15 < rising < gamma and not (m == dropped and corr[m] > 0):
+            gamma, enter = rising, m
+        falling = (top + corr[m]) / (norm + a)
+        if not positive and 1e-15 < falling < gamma and not (m == dropped and corr[m] < 0):
+            gamma, enter = falling, m
+    return gamma, enter
+
+
 @njit(cache=True, error_model="numpy")
 def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
     """One row's least-angle regression (Efron, Hastie, Johnstone & Tibshirani 2004)
@@ -203,7 +223,7 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
     if j < 0 or (lasso and best <= alpha) or not _cholesky_append(L, 0, G, active, j):
         return
     active[0], is_active[j], signs[0], size = j, 1, np.sign(corr[j]), 1
-    dropped = -1  # an atom just dropped ties with the active ones: it may not re-enter at once
+    dropped = -1  # the atom the last step dropped (``_next_entry``)
     for _ in range(8 * k + 8):  # each step adds or drops one atom
         top = abs(corr[active[0]])
         _cholesky_solve(L, size, signs, w)
@@ -214,19 +234,8 @@ def _lars_row(G, c_row, alpha, n_nonzero, lasso, positive, out, work, flags):
             break
         norm = 1.0 / np.sqrt(scale)
         gamma = (top - alpha) / norm if lasso else np.inf
-        enter, drop = -1, -1
-        for m in range(k):  # the next atom whose correlation ties with the active ones'
-            if is_active[m]:
-                continue
-            # an atom just dropped ties on its own sign's side at the step's start (linear
-            # in the step, never again in it); it may cross on the other side
-            a = _direction_rate(G, m, active, w, size, norm)
-            rising = (top - corr[m]) / (norm - a)
-            if 1e-15 < rising < gamma and not (m == dropped and corr[m] > 0):
-                gamma, enter = rising, m
-            falling = (top + corr[m]) / (norm + a)
-            if not positive and 1e-15 < falling < gamma and not (m == dropped and corr[m] < 0):
-                gamma, enter = falling, m
+        gamma, enter = _next_entry(G, corr, top, norm, gamma, active, is_active, w, size, dropped, positive)
+        drop = -1
         if lasso:  # an active coefficient that reaches zero first leaves the set
             for p in range(size):
                 if w[p] != 0.0:
