@@ -233,7 +233,8 @@ def test_numpy_lars_walks_the_kernels_path_to_the_lasso_solution(lasso, positive
 def test_a_small_fit_never_compiles_the_lars_kernel_and_a_large_call_uses_it(monkeypatch):
     """SparsePCA on a small table codes by numpy (no numba compilation on a first call);
     a coding call too large for numpy goes to the kernel, and so does every later call
-    of a fit once its budget is spent; the same fit takes the same path each time."""
+    of a fit once its budget is spent, and every batch of ``partial_fit``; the same fit
+    takes the same path each time."""
     import lowdim._kernels.sparse_coding as kernels
     from lowdim.decomposition._batched_lars import CodingBudget
 
@@ -246,6 +247,10 @@ def test_a_small_fit_never_compiles_the_lars_kernel_and_a_large_call_uses_it(mon
     D = atoms(k=30, d=40)
     sparse_encode(np.random.default_rng(1).normal(size=(20_000, 40)), D, algorithm="lasso_lars", alpha=0.1)
     assert calls == [(20_000, 30)]
+    # a stream's batches go to the kernel: their path must not depend on the calls before
+    # them (a model saved and loaded goes on as the one that was not)
+    MiniBatchDictionaryLearning(5, random_state=0).partial_fit(X[:40])
+    assert calls == [(20_000, 30), (40, 5)]
     budget = CodingBudget()
     taken = [budget.take(200, 10) for _ in range(1000)]
     assert taken[0] and not taken[-1] and taken == sorted(taken, reverse=True)  # numpy first, then the kernel

@@ -57,11 +57,11 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
     def _transform_alpha(self):
         return self.alpha if self.transform_alpha is None else self.transform_alpha
 
-    def _encode(self, X, D, init=None):
-        """Codes of X (float64) against D with the fit algorithm and ``alpha``, the
-        numba kernel or numpy as this fit's ``CodingBudget`` says (``fit`` starts one)."""
-        if "_coding_budget" not in self.__dict__:
-            self._coding_budget = CodingBudget()
+    def _encode(self, X, D, init=None, budget=None):
+        """Codes of X (float64) against D with the fit algorithm and ``alpha``: by numpy
+        while ``budget`` (one ``fit``'s ``CodingBudget``) lasts, else by the numba kernel
+        (``partial_fit``: a stream, whose path must not depend on the calls before it, as
+        a saved model going on from a file has none)."""
         return encode_from_products(
             D @ D.T,
             X @ D.T,
@@ -71,7 +71,7 @@ class _DictionaryLearner(SparseCodingTransform, ComponentTransformer):
             self.positive_code,
             max_iter=1000,
             init=init,
-            budget=self._coding_budget,
+            budget=budget or CodingBudget.closed(),
         )
 
     def _given_dictionary(self, k, d):
@@ -254,14 +254,14 @@ def learn_dictionary(model, X, k):
     """The batch alternation of ``DictionaryLearning`` (``model`` holds its parameters):
     returns (codes, atoms, objective after each iteration) and sets ``model.n_iter_``."""
     rng = check_random_state(model.random_state)
-    model._coding_budget = CodingBudget()
+    budget = CodingBudget()
     code, D = model._start(X, k)
     D = np.array(D, dtype=np.float64)
     errors = []
 
     def step(state):
         code, D = state
-        code = model._encode(X, D, init=code)
+        code = model._encode(X, D, init=code, budget=budget)
         update_atoms(D, code.T @ code, code.T @ X, rng, X, model.positive_dict)
         cost = objective(X, code, D, model.alpha)
         errors.append(cost)
@@ -415,16 +415,16 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         return np.vstack([D, np.zeros((k - r, X.shape[1]))]) if k > r else D
 
     def _begin(self, X, k, rng):
-        self._coding_budget = CodingBudget()
         self.components_ = self._initial_atoms(X, k, rng)
         self.code_sums_, self.data_code_sums_ = np.zeros((k, k)), np.zeros((k, X.shape[1]))
         self.n_components_, self.n_steps_ = k, 0
 
-    def _step(self, batch, rng):
-        """Code one batch, add its statistics, update the atoms; return (the batch's
-        objective per row at the old atoms, how far the atoms moved)."""
+    def _step(self, batch, rng, budget=None):
+        """Code one batch (by numpy while ``budget`` lasts), add its statistics, update
+        the atoms; return (the batch's objective per row at the old atoms, how far the
+        atoms moved)."""
         D = np.array(self.components_, dtype=np.float64)
-        code = self._encode(batch, D)
+        code = self._encode(batch, D, budget=budget)
         cost = objective(batch, code, D, self.alpha) / batch.shape[0]
         A, B = (np.array(s, dtype=np.float64) for s in (self.code_sums_, self.data_code_sums_))
         beta = _past_weight(self.n_steps_, batch.shape[0])
@@ -458,13 +458,14 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
         if self.shuffle:
             X = X[rng.permutation(X.shape[0])]
         self._begin(X, k, rng)
+        budget = CodingBudget()
         n, batch = X.shape[0], min(self.batch_size, X.shape[0])
         starts = list(range(0, n, batch))
         smoothing = SmoothedObjective(min(1.0, batch / (n + 1)), self.max_no_improvement)
 
         def step(_):
             start = starts[self.n_steps_ % len(starts)]
-            cost, moved = self._step(X[start : start + batch], rng)
+            cost, moved = self._step(X[start : start + batch], rng, budget)
             self._callback(self.n_steps_, cost, self.components_, None)
             if self.n_steps_ == 1:  # the first batch is scored at the starting atoms
                 return None, cost, np.inf

@@ -18,6 +18,7 @@ from .._params import (
 )
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
+from ._batched_lars import CodingBudget
 from ._dictionary_learning import DictionaryLearning, MiniBatchDictionaryLearning, learn_dictionary
 from ._factorization_updates import ridge_update_h
 
@@ -314,7 +315,7 @@ class MiniBatchSparsePCA(_SparsePCABase):
             callbacks=self.callbacks,
         ).fit(Xc.T)
         D = np.asarray(learner.components_, dtype=np.float64)
-        loadings = learner._encode(Xc.T, D)  # the features' codes with the fit algorithm
+        loadings = learner._encode(Xc.T, D, budget=CodingBudget())  # the features' codes with the fit algorithm
         self.n_iter_ = learner.n_iter_
         self._store(loadings.T, dtype)
         return self
