@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lowdim.io import DataFileError, read_table, write_table
+from lowdim.io import DataFileError, read_lazy, read_table, write_table
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(20, 3))
@@ -68,6 +68,12 @@ def test_npz_and_hdf5_keys(tmp_path):
     with pytest.raises(DataFileError, match="2 datasets .* choose one with --key"):
         read_table(str(tmp_path / "a.h5"))
     np.testing.assert_array_equal(read_table(str(tmp_path / "a.h5"), key="group/X").X, X)
+    with h5py.File(tmp_path / "xy.h5", "w") as fh:  # the usual layout: the table and its labels
+        fh["X"], fh["y"] = X, np.arange(len(X))
+    for read in (read_table, read_lazy):  # the in-memory and the out-of-core readers say the same
+        message = r"2 datasets \(X \d+ x \d+, y \d+\); choose one with --key \('X' is the only table"
+        with pytest.raises(DataFileError, match=message):
+            read(str(tmp_path / "xy.h5"))
 
 
 def test_missing_value_policies(tmp_path):

@@ -160,6 +160,30 @@ def _read_sparse_npz(path, archive, max_bytes):
     return sp.load_npz(path).toarray()
 
 
+def hdf5_key(path, fh, key):
+    """The dataset of the open HDF5 file ``fh`` to read: ``key``, or its only dataset;
+    refused with the datasets and their shapes otherwise (naming the only table of
+    numbers among them, the usual X beside its labels)."""
+    import h5py
+
+    found = {}
+
+    def collect(name, obj):  # returns None: visititems stops at the first value returned
+        if isinstance(obj, h5py.Dataset):
+            found[name] = obj
+
+    fh.visititems(collect)
+    shown = ", ".join(f"{name} {' x '.join(map(str, found[name].shape)) or 'scalar'}" for name in list(found)[:8])
+    if key is None and len(found) != 1:
+        tables = [name for name, data in found.items() if len(data.shape) == 2 and data.dtype.kind in "fiub"]
+        hint = f" ({tables[0]!r} is the only table of numbers: --key {tables[0]})" if len(tables) == 1 else ""
+        raise DataFileError(f"{path}: {len(found)} datasets ({shown}); choose one with --key{hint}.")
+    key = key or next(iter(found))
+    if key not in found:
+        raise DataFileError(f"{path}: no dataset named {key!r}; datasets are {shown}.")
+    return key
+
+
 def read_hdf5(path, *, key=None, max_bytes=None):
     """Read a 2-D numeric dataset of an HDF5 file (``key``; default: the only dataset).
 
@@ -175,14 +199,7 @@ def read_hdf5(path, *, key=None, max_bytes=None):
 
     try:
         with h5py.File(path, "r") as fh:
-            names = []
-            fh.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset) else None)
-            if key is None and len(names) != 1:
-                raise DataFileError(f"{path}: {len(names)} datasets ({', '.join(names[:8])}); choose one with --key.")
-            key = key or names[0]
-            if key not in names:
-                raise DataFileError(f"{path}: no dataset named {key!r}; datasets are {', '.join(names[:8])}.")
-            dataset = fh[key]
+            dataset = fh[hdf5_key(path, fh, key)]
             _check_numeric(path, dataset.dtype)
             _check_declared(path, dataset.shape, dataset.dtype.itemsize, max_bytes)
             return dataset[()]

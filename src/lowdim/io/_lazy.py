@@ -15,6 +15,7 @@ import numpy as np
 
 from ..distributed import compute, iter_blocks
 from ..exceptions import DataFileError
+from ._binary import hdf5_key
 from ._csv import write_csv_header, write_csv_rows
 from ._parquet import numeric_columns, roles_metadata, with_stored_roles
 
@@ -143,13 +144,7 @@ def _hdf5(path, key):
     import h5py
 
     with h5py.File(path, "r") as fh:
-        names = []
-        fh.visititems(lambda name, obj: names.append(name) if isinstance(obj, h5py.Dataset) else None)
-        if key is None and len(names) != 1:
-            raise DataFileError(f"{path}: {len(names)} datasets ({', '.join(names[:8])}); choose one with --key.")
-        key = key or names[0]
-        if key not in names:
-            raise DataFileError(f"{path}: no dataset named {key!r}; datasets are {', '.join(names[:8])}.")
+        key = hdf5_key(path, fh, key)
         shape, dtype, chunks = fh[key].shape, fh[key].dtype, fh[key].chunks
     if len(shape) != 2 or dtype.kind not in "fiub":
         raise DataFileError(
