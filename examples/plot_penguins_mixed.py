@@ -6,7 +6,8 @@ Maps of a mixed table: the Palmer penguins
 sex (categories), and gaps: two birds were never measured, eleven have no recorded sex.
 The table goes in as it is. UMAP compares the rows by Gower's distance (each number
 over its range, categories equal or not, gaps skipped pair by pair); FAMD, the PCA of
-mixed data, gives a linear map with the categories placed among their rows; k-prototypes
+mixed data, gives a linear map with the categories placed among their rows;
+ParametricUMAP learns the Gower map as a function that places new rows; k-prototypes
 and hierarchical clustering by Gower's distance (R's ``hclust(daisy(df))``) group them.
 """
 
@@ -47,6 +48,23 @@ axes[1].set_xlabel("dimension 1")
 axes[1].set_ylabel("dimension 2")
 axes[0].legend(title="species", markerscale=2)
 fig.tight_layout()
+
+# %%
+# The same table through a network: ``ParametricUMAP`` trains an encoder on the Gower
+# graph, from the DataFrame as it is, so that a new penguin is placed by one forward
+# pass. The encoder reads a gap where the Gower coding puts it (a number at its mean, a
+# category halfway between its levels); ringed: the 11 birds with a gap, among their
+# own species.
+parametric = lowdim.ParametricUMAP(metric="gower", random_state=0).fit(frame)
+P, gaps = parametric.embedding_, frame.isna().any(axis=1).to_numpy()
+fig, ax = plt.subplots(figsize=(5, 4.5))
+for name in sorted(set(species)):
+    rows = species == name
+    ax.scatter(P[rows, 0], P[rows, 1], s=8, label=name)
+ax.scatter(P[gaps, 0], P[gaps, 1], s=60, facecolors="none", edgecolors="black", label="with a gap")
+ax.set_title("ParametricUMAP, Gower's distance")
+ax.legend(markerscale=1.5)
+print("placed by the encoder:", parametric.transform(frame.iloc[:3]).round(2).tolist())
 
 # %%
 # k-prototypes finds three groups among the same rows, from the numbers (standardised,
