@@ -88,7 +88,8 @@ class Table:
 
 
 # names that tables give their class labels: read as a feature, the answer joins the data
-LABEL_NAMES = ("label", "labels", "target", "class", "y")
+# ('y' is not one of them: beside 'x' it is a coordinate)
+LABEL_NAMES = ("label", "labels", "target", "class")
 
 
 def file_format(path):
