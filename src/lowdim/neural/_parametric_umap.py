@@ -143,6 +143,12 @@ class ParametricUMAP(ParametricMap):
         numbers a row): each column's levels (0 for numbers), the numbers' offsets and
         multipliers, the categories' vectors. ``inverse_transform`` gives codes back
         (a category's nearest level). None for other metrics.
+    column_names_, kinds_, categories_ : list
+        Only after a fit with ``metric='gower'`` on a table with text, category,
+        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
+        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
+        numbers); new tables are coded by them. Gaps are read where the Gower coding
+        puts them (a number at its mean, a category halfway between its levels).
     n_components_, n_iter_ : int
         Code size and epochs run.
     loss_curve_ : ndarray
