@@ -141,11 +141,8 @@ class ParametricTSNE(ParametricMap):
         With ``metric='gower'``, the Gower coding the networks read, as
         ``ParametricUMAP``'s (``n_coded`` numbers a row). None for other metrics.
     column_names_, kinds_, categories_ : list
-        Only after a fit with ``metric='gower'`` on a table with text, category,
-        boolean or date columns, which the fit codes as ``mixed_codes`` does: each
-        column's name, kind ('numeric', 'categorical', 'ordinal') and levels (None for
-        numbers); new tables are coded by them. Gaps are read where the Gower coding
-        puts them (a number at its mean, a category halfway between its levels).
+        After a fit with ``metric='gower'`` on a table of text, category, boolean or
+        date columns, its coding, as ``ParametricUMAP``'s.
     n_components_, n_iter_ : int
         Code size and epochs run.
     loss_curve_ : ndarray
