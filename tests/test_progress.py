@@ -41,3 +41,16 @@ def test_a_timer_without_a_count_says_done_in_its_time(monkeypatch, capsys):
     with progress.progress_bar(desc="fit", unit="it"):
         pass
     assert capsys.readouterr().err.startswith("fit: done in ")
+
+
+def test_work_stopped_by_an_error_is_not_said_done(tmp_path):
+    """An image smaller than the patch: the error came after a line saying the work was
+    done ('compress: done in 0.0 s'), which it was not."""
+    import numpy as np
+    from PIL import Image
+
+    Image.fromarray(np.zeros((5, 5), dtype=np.uint8)).save(tmp_path / "tiny.png")
+    command = [os.path.join(os.path.dirname(sys.executable), "lowdim"), "compress", str(tmp_path / "tiny.png")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "patch=12 must be between 1 and the image's smaller side 5" in done.stderr
+    assert " done" not in done.stderr

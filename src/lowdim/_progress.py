@@ -63,8 +63,8 @@ class LineBar:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, *exc):
+        self.close() if exc_type is None else self.abandon()
         return False
 
     def update(self, n=1):
@@ -82,6 +82,10 @@ class LineBar:
         if not self.closed:
             self.closed = True
             self._line(" done")
+
+    def abandon(self):
+        """Close without the closing line: the work stopped on an error, which says so."""
+        self.closed = True
 
     def _line(self, state):
         self.last = time.monotonic()

@@ -284,9 +284,12 @@ def _ticking(description, *, disable):
 
     thread = threading.Thread(target=tick, daemon=True)
     thread.start()
+    finished = False
     try:
         yield
+        finished = True
     finally:
         done.set()
         thread.join()
-        bar.close()
+        # work stopped by an error is not said done (a terminal's bar, left=False, clears itself)
+        bar.close() if finished else getattr(bar, "abandon", bar.close)()
