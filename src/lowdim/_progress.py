@@ -64,7 +64,10 @@ class LineBar:
         return self
 
     def __exit__(self, exc_type, *exc):
-        self.close() if exc_type is None else self.abandon()
+        if exc_type is None:
+            self.close()
+        else:
+            self.abandon()
         return False
 
     def update(self, n=1):

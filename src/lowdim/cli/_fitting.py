@@ -284,12 +284,9 @@ def _ticking(description, *, disable):
 
     thread = threading.Thread(target=tick, daemon=True)
     thread.start()
-    finished = False
-    try:
-        yield
-        finished = True
-    finally:
-        done.set()
-        thread.join()
-        # work stopped by an error is not said done (a terminal's bar, left=False, clears itself)
-        bar.close() if finished else getattr(bar, "abandon", bar.close)()
+    with bar:  # its exit says done, or nothing when the work stopped on an error
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join()
