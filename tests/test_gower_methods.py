@@ -10,6 +10,7 @@ from test_mixed_data import _gower_by_definition, _mixed, knn_accuracy
 import lowdim
 from lowdim.cli.main import main
 from lowdim.embedding._pacmap_pairs import mid_near_partners
+from lowdim.embedding._umap_placement import _table_preimage
 from lowdim.manifold import SpectralEmbedding
 from lowdim.metrics import continuity, knn_preservation, silhouette_samples, trustworthiness
 from lowdim.neighbors import GowerIndex
@@ -27,6 +28,25 @@ def _groups(rng, n=60, gaps=0.1):
     X[:, 1] = group
     X[:, 2][rng.random(n) < gaps] = np.nan
     return X, group
+
+
+def test_umap_by_gower_maps_points_back_to_rows_of_the_table_past_its_gaps():
+    # the preimage averaged every column over the neighbours: one gap among them made
+    # the column NaN, and a category came back as a mean of codes (1.6 of levels 1 and 2)
+    w = np.array([[0.4, 0.35, 0.25]])
+    near = np.array([[[1.0, 1.0], [np.nan, 2.0], [3.0, 2.0]]])  # (1 point, 3 neighbours, 2 columns)
+    back = _table_preimage(w, near, levels=[1])
+    np.testing.assert_allclose(back, [[(0.4 * 1.0 + 0.25 * 3.0) / 0.65, 2.0]], rtol=1e-15)
+    rng = np.random.default_rng(0)
+    X, group = _groups(rng, n=90, gaps=0.3)
+    X[rng.random(90) < 0.2, 1] = np.nan  # gaps in the category column too
+    model = lowdim.UMAP(metric="gower", metric_kwds=PARAMS, n_epochs=60, random_state=0).fit(X)
+    back = model.inverse_transform(model.embedding_)
+    assert not np.isnan(back).any()
+    assert set(back[:, 1]) == {0.0, 1.0, 2.0}  # codes, not means of codes
+    assert np.mean(back[:, 1] == group) >= 0.8  # rows of a group sit among its rows (chance: 1/3)
+    assert set(back[:, 3]) <= set(X[:, 3][~np.isnan(X[:, 3])])
+    assert np.nanmin(X[:, 2]) <= back[:, 2].min() and back[:, 2].max() <= np.nanmax(X[:, 2])
 
 
 def test_kmedoids_by_gower_is_kmedoids_of_the_distance_matrix():

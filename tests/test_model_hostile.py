@@ -175,6 +175,10 @@ def test_a_read_only_property_in_the_file_is_refused(tmp_path):
         (lambda: lowdim.PCA(2), "singular_values_"),
         (lambda: lowdim.KMeans(3, random_state=0), "cluster_centers_"),
         (lambda: lowdim.HDBSCAN(min_cluster_size=5), "core_distances_"),
+        # arrays an option adds, which only the way back reads
+        (lambda: lowdim.KernelPCA(2, fit_inverse_transform=True), "dual_coef_"),
+        (lambda: lowdim.GaussianRandomProjection(2, compute_inverse_components=True), "inverse_components_"),
+        (lambda: lowdim.FactorAnalysis(2, rotation="varimax"), "rotation_matrix_"),
     ],
 )
 def test_nan_in_a_fitted_array_is_refused(tmp_path, model, attribute):
@@ -182,6 +186,22 @@ def test_nan_in_a_fitted_array_is_refused(tmp_path, model, attribute):
     values = np.array(getattr(lowdim.load(path), attribute), dtype=np.float64)
     values.flat[0] = np.nan
     assert_refused(_edit(path, arrays={attribute: values}), "NaN")
+
+
+def test_a_way_back_the_file_promises_but_does_not_hold_is_refused(tmp_path):
+    # a projection saved without its inverse, then marked as holding one: loaded, it
+    # failed with AttributeError at the user's first inverse_transform
+    path = _save(tmp_path, lowdim.GaussianRandomProjection(2, random_state=0))
+    assert_refused(_edit(path, params={"compute_inverse_components": True}), "inverse_components_")
+
+
+def test_a_way_back_of_the_wrong_shape_is_refused(tmp_path):
+    path = _save(tmp_path, lowdim.KernelPCA(2, fit_inverse_transform=True))
+    dual = lowdim.load(path).dual_coef_
+    assert_refused(_edit(path, arrays={"dual_coef_": dual[:, :-1].copy()}), "dual_coef_")
+    # a negative width turns the RBF kernel into exp(+d^2): infinite on rows far from zero
+    path = _save(tmp_path, lowdim.KernelPCA(2, fit_inverse_transform=True), name="gamma.lowdim")
+    assert_refused(_edit(path, attributes={"gamma_": -1.0}), "gamma_")
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.bool_, np.int64, np.float16])

@@ -81,8 +81,10 @@ class DataFileError(ValueError):
 
 
 class UnsupportedBySolver(ValueError, NotImplementedError):
-    """A parameter the chosen solver does not implement: a ``ValueError`` (a wrong
-    combination of parameters) and the ``NotImplementedError`` scikit-learn raises.
+    """A parameter the chosen solver does not implement, or a method the model's
+    options leave out (UMAP's ``inverse_transform`` of a map fitted on distances): a
+    ``ValueError`` (a wrong combination of parameters) and the ``NotImplementedError``
+    scikit-learn raises.
 
     Examples
     --------

@@ -1,5 +1,7 @@
 """Kernel PCA: exact (centred N x N kernel) or Nystroem landmarks for large N."""
 
+import numbers
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -414,6 +416,13 @@ class KernelPCA(ComponentTransformer):
         self.dual_coef_ = scipy.linalg.solve(Kz, X.astype(np.float64), assume_a="pos")
 
     # ------------------------------------------------------------------ using the model
+    def _check_loaded(self):
+        """A loaded model's kernel width is what a fit sets: a positive number (a negative
+        one turns the RBF kernel into exp(+d^2), infinite on rows far from zero)."""
+        gamma = self.gamma_
+        if isinstance(gamma, bool) or not (isinstance(gamma, numbers.Real) and np.isfinite(gamma) and gamma > 0):
+            raise ValueError(f"gamma_ must be a positive finite number; got {self.gamma_!r}")
+
     def transform(self, X):
         """Project ``X`` on the kernel principal components.
 

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from .._kernels.output_spaces import CODES as OUTPUT_METRICS
 from .._validation import check_array
+from ..exceptions import UnsupportedBySolver
 from ..neighbors import ExactIndex
 from ._base import sparse_input, training_index
 from ._umap_graph import local_memberships
@@ -125,17 +126,20 @@ class UMAPPlacement:
         Returns
         -------
         ndarray (m, n_features)
+            With ``metric='gower'``: a number column is the weighted mean over the
+            neighbours that hold a value (NaN where none does), a category or ordered
+            category column the code with the largest weight among them.
         """
         Y = check_array(Y, name="Y", estimator_name="UMAP")
         if Y.shape[1] != self.n_components_:
             raise ValueError(f"Y has {Y.shape[1]} columns; the embedding has {self.n_components_}.")
         if self.metric == "precomputed":
-            raise ValueError(
+            raise UnsupportedBySolver(
                 "inverse_transform needs the data's coordinates; with metric='precomputed' UMAP was "
                 "given distances only."
             )
         if OUTPUT_METRICS[self.output_metric]:
-            raise ValueError(
+            raise UnsupportedBySolver(
                 f"inverse_transform weighs neighbours by Euclidean distances in the map; this map's space is "
                 f"output_metric={self.output_metric!r}."
             )
@@ -144,4 +148,27 @@ class UMAPPlacement:
         dist, idx = ExactIndex().build(reference.astype(np.float64)).query(Y.astype(np.float64), k)
         w = 1.0 / (1.0 + self.a_ * dist ** (2.0 * self.b_))
         w /= w.sum(axis=1, keepdims=True)
-        return np.einsum("mk,mkd->md", w, np.asarray(self.X_fit_, dtype=np.float64)[idx]).astype(self.X_fit_.dtype)
+        near = np.asarray(self.X_fit_, dtype=np.float64)[idx]
+        if self._uses_gower:
+            params = self._distance_params() or {}
+            levels = sorted({*(params.get("categorical") or ()), *(params.get("ordinal") or ())})
+            return _table_preimage(w, near, levels).astype(self.X_fit_.dtype)
+        return np.einsum("mk,mkd->md", w, near).astype(self.X_fit_.dtype)
+
+
+def _table_preimage(w, near, levels):
+    """Rows of a mixed table from neighbours ``near`` (m, k, d) weighted by ``w`` (m, k):
+    a gap leaves its neighbour out of that column; the columns ``levels`` (category
+    codes) take the code of largest total weight, not a mean of codes."""
+    held = ~np.isnan(near)
+    weight = w[:, :, None] * held
+    total = weight.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.einsum("mkd,mkd->md", weight, np.where(held, near, 0.0)) / total
+    rows = np.broadcast_to(np.arange(near.shape[0])[:, None], near.shape[:2])
+    for j in levels:
+        codes, at = np.unique(np.where(held[:, :, j], near[:, :, j], np.inf), return_inverse=True)
+        votes = np.zeros((near.shape[0], codes.size))
+        np.add.at(votes, (rows, at.reshape(rows.shape)), weight[:, :, j])  # a gap's weight is 0
+        out[:, j] = np.where(total[:, j] > 0, codes[np.argmax(votes, axis=1)], np.nan)
+    return out

@@ -1,12 +1,15 @@
 """Is a loaded model usable? Its attributes come from a file, so before it is returned
 it is tried on two rows: every method that applies it must run and give the shapes its
 own attributes declare (a PCA file relabelled as KMeans, or ``components_`` cut to 3
-rows while ``n_components_`` says 5, are refused here, not at the user's first call)."""
+rows while ``n_components_`` says 5, are refused here, not at the user's first call),
+and so must its way back (``inverse_transform`` of those rows' codes: an option's
+arrays that only the way back reads are tried too)."""
 
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 
 from ..exceptions import UntrustedModelError
 
@@ -44,18 +47,35 @@ def _check_output(estimator, method, out, width):
 
 def _applied(estimator, method, probe):
     """``method``'s output on the probe rows; None where the model's options leave the
-    method out (LDA's transform with solver='lsqr' raises NotImplementedError, as scikit-learn's)."""
+    method out (LDA's transform with solver='lsqr' raises NotImplementedError, as
+    scikit-learn's; KernelPCA's inverse_transform without fit_inverse_transform,
+    NotFittedError)."""
     try:
         return getattr(estimator, method)(probe)
-    except NotImplementedError:
+    except (NotImplementedError, NotFittedError):
         return None
+
+
+def _check_way_back(estimator, codes, n_features):
+    """``inverse_transform`` of the probe's codes: two finite rows of the features."""
+    if codes is None or sp.issparse(codes) or not hasattr(estimator, "inverse_transform"):
+        return
+    back = _applied(estimator, "inverse_transform", codes)
+    if back is None:
+        return
+    back = back.toarray() if sp.issparse(back) else np.asarray(back)
+    if back.shape != (2, n_features):
+        raise ValueError(f"inverse_transform of two rows returned shape {back.shape}, not (2, {n_features})")
+    if back.dtype.kind == "f" and not np.all(np.isfinite(back)):
+        raise ValueError("inverse_transform of two probe rows is not finite")
 
 
 def check_usable(estimator):
     """Raise ``UntrustedModelError`` unless the loaded ``estimator`` works: each of its
     applying methods on two rows of zeros (of ``n_features_in_`` columns; a class with
     ``_probe_rows(n_features)`` names its own) runs and returns what its attributes
-    declare, finite (a log-density may be -inf); a stored ``embedding_`` is a finite 2-D array
+    declare, finite (a log-density may be -inf), and ``inverse_transform`` takes the
+    transform's codes back to two finite rows of the features; a stored ``embedding_`` is a finite 2-D array
     of ``n_components_`` columns; and a class's own ``_check_loaded()`` passes.
 
     Examples
@@ -88,9 +108,12 @@ def check_usable(estimator):
                     if hasattr(estimator, "_probe_rows")
                     else np.zeros((2, n_features))
                 )
+                outputs = {}
                 for method in APPLYING_METHODS:
                     if hasattr(estimator, method):
-                        _check_output(estimator, method, _applied(estimator, method, probe), width)
+                        outputs[method] = _applied(estimator, method, probe)
+                        _check_output(estimator, method, outputs[method], width)
+                _check_way_back(estimator, outputs.get("transform"), n_features)
     except UntrustedModelError:
         raise
     except Exception as exc:  # noqa: BLE001 - whatever the attributes break is the file's fault

@@ -4,6 +4,7 @@
 drawn in proportion to their weights, ``transform`` as one forward pass."""
 
 import numpy as np
+from sklearn.exceptions import NotFittedError
 
 from .._estimator import ComponentTransformer
 from .._iterative import callback_list
@@ -208,8 +209,8 @@ class ParametricMap(GowerTableMixin, NetworkModel, ComponentTransformer):
         ndarray of shape (n_samples, n_features)
         """
         Z = self._validate_codes(X)
-        if self.decoder_weights_ is None:
-            raise ValueError(
+        if self.decoder_weights_ is None:  # not fitted with one: the method is left out, as KernelPCA's
+            raise NotFittedError(
                 f"This {type(self).__name__} was trained without a decoder, so it cannot map points back to the "
                 "data; fit it with parametric_reconstruction=True."
             )
