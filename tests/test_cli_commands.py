@@ -392,7 +392,13 @@ def test_density_and_graph_clusterings_from_the_cli(tmp_path, capsys, cli):
     assert code == 0 and "clustering the embedding" in captured.out
     assert_png(tmp_path / "l.png")
     code, _, err = cli("cluster", tmp_path / "b.npy", "-m", "hdbscan", "-k", "3")
-    assert code == 2 and "finds the number of clusters itself" in err
+    assert code == 2 and "finds the number of clusters itself" in err and "min_cluster_size=" in err
+    code, _, err = cli("cluster", tmp_path / "b.npy", "-m", "dbscan", "-k", "3")  # its own knob, not hdbscan's
+    assert code == 2 and "--param eps=" in err and "min_cluster_size" not in err
+    from lowdim.cli._cluster import KNOBS
+    from lowdim.methods import CLUSTERINGS
+
+    assert set(KNOBS) == {name for name, method in CLUSTERINGS.items() if not method.size}
     np.save(tmp_path / "clean.npy", blobs[:180])  # G-means' clusters are Gaussian: no uniform noise
     code, out, err = cli("cluster", tmp_path / "clean.npy", "-m", "spectral", "--select", "gmeans", "--json")
     assert code == 0, err

@@ -104,6 +104,16 @@ def _summary(method, clusters, asked, seconds):
     )
 
 
+# what sets the number of clusters of a method that finds it, as --param names it
+KNOBS = {
+    "hdbscan": "min_cluster_size=N (larger: fewer clusters)",
+    "dbscan": "eps=R (the neighbourhood radius: larger joins more) or min_samples=N",
+    "optics": "min_samples=N or xi=F (larger: fewer clusters)",
+    "leiden": "resolution=R (larger: more clusters)",
+    "louvain": "resolution=R (larger: more clusters)",
+}
+
+
 def _choose_k(args, X, say, params, kinds=None):
     """k from -k, or chosen by --select (on a table with category columns, ``kinds``:
     the elbow of the k-prototypes cost)."""
@@ -111,9 +121,9 @@ def _choose_k(args, X, say, params, kinds=None):
 
     if args.select is None:
         if args.n_clusters is not None and not _finds_k(args.method):
+            knob = KNOBS.get(args.method, "its parameters")
             raise UsageError(
-                f"{args.method} finds the number of clusters itself; drop -k (tune it with --param, e.g. "
-                "min_cluster_size for hdbscan or resolution for leiden)."
+                f"{args.method} finds the number of clusters itself; drop -k (tune it with --param {knob})."
             )
         return args.n_clusters or 8, None
     if args.select in ("bic", "aic") and args.method != "gmm":
