@@ -407,6 +407,18 @@ def test_common_file_mistakes_name_their_fix(tmp_path):
     quote.write_text('a,b\n1,"2\n3,4\n5,6\n')
     with pytest.raises(DataFileError, match="opened and never closed"):
         read_table(str(quote))
+    # a quote never closed that swallows whole rows and leaves every row as wide as the header
+    quote.write_text('a,b,c\n1,"x,2\n3,y",7\n8,z,9\n')
+    with pytest.raises(DataFileError, match="opened and never closed"):
+        read_table(str(quote))
+    # a note written over lines in a quoted text cell (RFC 4180; pandas and spreadsheets
+    # write them) is one category, not a quote left open
+    notes = tmp_path / "notes.csv"
+    notes.write_text('x,note\n1,ok\n2,"two\nlines, with a comma"\n3,ok\n4,"two\nlines, with a comma"\n')
+    table = read_table(str(notes))
+    assert table.X.tolist() == [[1, 0], [2, 1], [3, 0], [4, 1]]
+    assert table.levels["note"] == ["ok", "two\nlines, with a comma"]
+    assert all("\n" not in note for note in table.notes)  # a message stays one line
     dup = tmp_path / "dup.csv"
     dup.write_text("x,y,x\n1,2,3\n4,5,6\n")
     with pytest.warns(UserWarning, match=r"duplicate column names: 'x' \(columns 1, 3\)"):

@@ -2,14 +2,16 @@
 
 
 def listed(names, most=10):
-    """Names for a message: the first ``most``, then ', ...' ('none' for none).
+    """Names for a message: the first ``most``, then ', ...' ('none' for none); a line
+    break inside a name (a category written over two lines) shown as ``\\n``, so that
+    the message stays one line.
 
     Examples
     --------
-    >>> listed(["a", "b"]), listed([]), listed("abc", most=2)
-    ('a, b', 'none', 'a, b, ...')
+    >>> listed(["a", "b"]), listed([]), listed("abc", most=2), listed(["two\\nlines"])
+    ('a, b', 'none', 'a, b, ...', 'two\\\\nlines')
     """
-    names = [str(n) for n in names]
+    names = [str(n).replace("\r", "\\r").replace("\n", "\\n") for n in names]
     return ", ".join(names[:most]) + (", ..." if len(names) > most else "") if names else "none"
 
 

@@ -124,6 +124,7 @@ def _encoding_hint(path):
 
 
 WHITESPACE = "whitespace"  # the separator of runs of spaces and tabs (UCI's .data files, aligned columns)
+SEPARATORS = (",", ";", "\t", "|")  # the field separators files use
 
 
 def _delimiter(given, base, decimal="."):
@@ -578,11 +579,30 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
         filled = [c for c in (row[j].strip() for row in rows) if c.lower() not in MISSING_TEXT]
         words = [c for c in filled if not is_number(c)]
         # numbers written another way, or a quote never closed: left to the parser, which names the cell
-        misread = any("\n" in c or misread_number(c) for c in words[:200])
+        misread = any(_swallowed_rows(c, len(rows[0])) or misread_number(c) for c in words[:200])
         kinds[j] = "categorical" if filled and 2 * len(words) > len(filled) and not misread else "numeric"
         if kinds[j] == "categorical" and len(words) == len(filled) and as_days(filled) is not None:
             kinds[j] = "date"
     return kinds
+
+
+def _swallowed_rows(cell, width):
+    """Whether a cell holds lines that look like rows of the table (fields split by a
+    separator, one of them a number): what a quote opened and never closed swallows. A
+    note written over several lines in a quoted text cell (RFC 4180; a spreadsheet's
+    export) has none. In a table of one column any line break is taken for one.
+
+    Examples
+    --------
+    >>> _swallowed_rows("line one\\nline two, and more", 2), _swallowed_rows("x,2\\n3,4,5\\n6,y", 3)
+    (False, True)
+    """
+    inner = cell.split("\n")[1:]
+    if width == 1:
+        return bool(inner)
+    return any(
+        any(is_number(field) for field in line.split(sep)) for line in inner for sep in SEPARATORS if sep in line
+    )
 
 
 def _layout_notes(path, names, header, width, skipped, empty):
