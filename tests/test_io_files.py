@@ -411,6 +411,21 @@ def test_common_file_mistakes_name_their_fix(tmp_path):
     quote.write_text('a,b,c\n1,"x,2\n3,y",7\n8,z,9\n')
     with pytest.raises(DataFileError, match="opened and never closed"):
         read_table(str(quote))
+    # a space after each separator, as people type: the quotes still hold the comma in a
+    # name (they were read as text and split it, and the header one short made the
+    # first column row names, every column shifted by one)
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text('a, b, name\n1.5, "2.0", "Smith, J"\n2.5, "3.0", "Doe, A"\n')
+    table = read_table(str(spaced), label_column="name")
+    assert table.X.tolist() == [[1.5, 2.0], [2.5, 3.0]] and table.labels.tolist() == ["Smith, J", "Doe, A"]
+    # Excel's first line naming the separator
+    declared = tmp_path / "declared.csv"
+    declared.write_text("sep=;\na;b\n1;2\n3;4\n")
+    table = read_table(str(declared))
+    assert table.X.tolist() == [[1, 2], [3, 4]] and any("separator line" in note for note in table.notes)
+    declared.write_text("sep=;\na;b\n1;x\n3;4\n")
+    with pytest.raises(DataFileError, match="line 3, column 2"):  # lines counted from the file's first
+        read_table(str(declared))
     # a note written over lines in a quoted text cell (RFC 4180; pandas and spreadsheets
     # write them) is one category, not a quote left open
     notes = tmp_path / "notes.csv"

@@ -6,6 +6,7 @@ Empty cells are read as NaN; the caller applies the missing-value policy.
 
 import csv
 import io
+import itertools
 import os
 import re
 
@@ -172,7 +173,8 @@ def _csv_reader(fh, delimiter):
     if delimiter == WHITESPACE:
         lines = (line.strip().replace("\t", " ") for line in fh)
         return csv.reader(lines, delimiter=" ", skipinitialspace=True)
-    return csv.reader(fh, delimiter=delimiter)
+    # a space after the separator starts no field: '1.5, "Smith, J"' is two fields, as a person wrote them
+    return csv.reader(fh, delimiter=delimiter, skipinitialspace=True)
 
 
 def _decompression_errors():
@@ -305,14 +307,18 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     base, kind = split_compression(path)
     if decimal not in (".", ","):
         raise DataFileError(f"--decimal {decimal!r} is not a decimal mark; give '.' or ','.")
-    delimiter = _delimiter(delimiter, base, decimal)
-    reader = None
+    given, delimiter = delimiter, _delimiter(delimiter, base, decimal)
+    reader, declared = None, None
     try:
         with open_text(
             path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
         ) as fh:
-            reader = _csv_reader(fh, delimiter)
-            rows = list(reader)
+            first = fh.readline()
+            declared = _declared_separator(first)
+            if declared is not None and given is None:
+                delimiter = declared
+            reader = _csv_reader(fh if declared is not None else itertools.chain([first], fh), delimiter)
+            rows = ([[]] if declared is not None else []) + list(reader)  # the line, as a blank one: lines count on
     except UnicodeDecodeError as exc:
         raise DataFileError(
             f"{path}: not a {encoding} text file (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r})"
@@ -328,6 +334,10 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     except _decompression_errors() as exc:
         raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
     rows, lines, skipped = _checked_rows(path, rows, delimiter, decimal)
+    if declared is not None:
+        used = "tab" if delimiter == "\t" else repr(delimiter)
+        how = f"fields read as {used}-separated" + (" (--delimiter)" if declared != delimiter else "")
+        skipped.insert(0, f"line 1, {first.strip()!r} (a spreadsheet's separator line): {how}")
     has_header = header == "yes" or (header == "auto" and (_names_a_column(rows[0]) or pandas_default_names(rows[0])))
     names = [c.strip() for c in rows[0]] if has_header else None
     data, lines = (rows[1:], lines[1:]) if has_header else (rows, lines)
@@ -339,6 +349,19 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     if names:
         _warn_duplicate_names(path, names)
     return names, data, lines, skipped
+
+
+def _declared_separator(line):
+    """The field separator a first line ``sep=;`` declares (Excel writes and reads it;
+    quoted or not), or None.
+
+    Examples
+    --------
+    >>> _declared_separator("sep=;\\n"), _declared_separator('"sep=|"\\r\\n'), _declared_separator("a,b\\n")
+    (';', '|', None)
+    """
+    match = re.fullmatch(r'"?sep=(.)"?', line.strip("\r\n"), flags=re.IGNORECASE)
+    return match.group(1) if match and match.group(1) not in '"\r\n' else None
 
 
 def _names_a_column(row):
