@@ -71,6 +71,8 @@ def test_csv_header_is_announced_and_labels_excluded(tmp_path, capsys):
         ('a,b\n"$1,200",1\n$900,2\n', "'$1,200' is not a number; currency signs are not read"),
         ("a,b\n(12),1\n(3),2\n", "'(12)' is not a number; negatives in parentheses are not read"),
         ("a,b\n1 234,1\n2 345,2\n", "'1 234' is not a number; thousands separators"),
+        # a Fortran program's output: a different text in every row was read as row names
+        ("a,b\n1.0D+00,2.0D-01\n3.0D+00,4.0D-01\n", "'1.0D+00' is not a number; a Fortran exponent"),
     ],
 )
 def test_bad_csv_gets_one_clear_sentence_and_exit_2(tmp_path, capsys, content, message):

@@ -34,6 +34,7 @@ _WRITTEN_NUMBERS = (
     (r"[-+]?\d+(\.\d+)?\s?%", "percent signs are not read; remove them (12% -> 12, or 0.12 as a fraction)."),
     (r"[$€£¥]\s?[-+]?[\d.,]+|[-+]?[\d.,]+\s?[$€£¥]", "currency signs are not read; remove them ($1,200 -> 1200)."),
     (r"\(\d[\d.,]*\)", "negatives in parentheses are not read; write them with a minus sign ((12) -> -12)."),
+    (r"[-+]?(\d+\.?\d*|\.\d+)[dD][-+]\d+", "a Fortran exponent (1.5D+02) is not read; write it with E (1.5E+02)."),
 )
 
 
