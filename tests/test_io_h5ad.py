@@ -211,7 +211,7 @@ def test_older_anndata_layout_is_read(tmp_path):
     assert from_raw.feature_names == ["R0", "R1", "R2", "R3", "R4"] and from_raw.labels[0] == "10.5"
 
 
-def test_h5ad_mistakes_name_what_exists(tmp_path):
+def test_h5ad_mistakes_name_what_exists(tmp_path, capsys):
     path = str(tmp_path / "pbmc.h5ad")
     _current(path)
     with pytest.raises(DataFileError, match="no layer 'spliced'; layers are counts"):
@@ -230,6 +230,10 @@ def test_h5ad_mistakes_name_what_exists(tmp_path):
     (tmp_path / "a.csv").write_text("a,b\n1,2\n3,4\n")
     with pytest.raises(DataFileError, match="--layer choose a matrix inside an AnnData .h5ad file"):
         read_table(str(tmp_path / "a.csv"), layer="counts")
+    # a missing input with an .h5ad output: h5py's own 'Unable to synchronously open file'
+    for command in (["embed", "-m", "umap"], ["cluster", "-m", "leiden"]):
+        code = main([command[0], str(tmp_path / "none.h5ad"), *command[1:], "-o", str(tmp_path / "out.h5ad")])
+        assert code == 2 and f"{tmp_path / 'none.h5ad'}: no such file." in capsys.readouterr().err
 
 
 def test_missing_anndata_names_the_extra(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@ opened backed: ``X`` and ``raw.X`` stay on disk until the chosen matrix is read,
 size is checked against the memory limit before it is made dense.
 """
 
+import os
 import warnings
 
 import numpy as np
@@ -416,7 +417,7 @@ def check_h5ad_key(path, source, key, kind, overwrite_key, graph=False):
     >>> check_h5ad_key("out.h5ad", None, "X_umap", "embedding", False)
     False
     """
-    if source is None:
+    if source is None or not os.path.isfile(source):  # a missing input: the reader names it, as for any file
         return False
     adata = _anndata_module(source).read_h5ad(source, backed="r")
     try:
