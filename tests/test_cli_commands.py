@@ -405,6 +405,15 @@ def test_density_and_graph_clusterings_from_the_cli(tmp_path, capsys, cli):
     assert json.loads(out)["n_clusters"] == 3 and json.loads(out)["selection"]["method"] == "gmeans"
 
 
+def test_the_pages_take_their_methods_with_m_as_embed_and_cluster_do():
+    # 'lowdim explore data.h5ad -m umap' was refused as an unrecognized argument
+    from lowdim.cli.main import build_parser
+
+    for command in ("report", "explore", "demo"):
+        args = build_parser().parse_args([command, "-m", "pca,umap", "-o", "out"])
+        assert args.methods == build_parser().parse_args([command, "--methods", "pca,umap", "-o", "out"]).methods
+
+
 def test_report_colours_the_embeddings_by_clusters(tmp_path, cli):
     code, out, err = cli(
         "report",

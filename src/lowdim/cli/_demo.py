@@ -17,7 +17,11 @@ def add_arguments(parser):
     )
     parser.add_argument("-o", "--output", default="lowdim-demo", help="output folder (default lowdim-demo)")
     parser.add_argument(
-        "--methods", default="pca,tsne,umap", type=method_names, help="embedding methods (default pca,tsne,umap)"
+        "-m",
+        "--methods",
+        default="pca,tsne,umap",
+        type=method_names,
+        help="embedding methods (default pca,tsne,umap)",
     )
     add_run_arguments(parser)
 

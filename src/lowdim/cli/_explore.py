@@ -29,7 +29,11 @@ def add_arguments(parser):
     add_data_arguments(parser, needs_output=True, output="page")
     add_pca_argument(parser)
     parser.add_argument(
-        "--methods", default="pca,umap", type=method_names, help="comma-separated method names (default pca,umap)"
+        "-m",
+        "--methods",
+        default="pca,umap",
+        type=method_names,
+        help="comma-separated method names (default pca,umap)",
     )
     parser.add_argument(
         "--param",

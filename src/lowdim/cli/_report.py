@@ -26,6 +26,7 @@ HELP = "fit several methods and write one HTML page: summary, scree plot, embedd
 def add_arguments(parser):
     add_data_arguments(parser, needs_output=True, output="page")
     parser.add_argument(
+        "-m",
         "--methods",
         default="pca,tsne,umap",
         type=method_names,
