@@ -17,6 +17,11 @@ the 2,000 groups of the largest distance of a copy from its group's mean, as a s
 of the map's extent: 0 is every copy on its row); clusterings, the ARI against the
 classes and the share of copy groups split between clusters (noise included).
 Warm-up on the first 5,000 rows, then runs alternate; medians.
+
+'wide': far more columns than rows (``wide_tables``: 100 x 200,000 probes, 200 x 20,000
+genes), defaults: UMAP, PaCMAP, TSNE against umap-learn, pacmap, openTSNE, HDBSCAN
+(min_cluster_size=5) against scikit-learn; one warm-up run each, then runs alternate.
+Quality: trustworthiness (10 neighbours) of the maps, ARI of the clusters against the groups.
 Run:  scripts/bench.sh awkward [CASE ...] [--repeats 3]
 """
 
@@ -201,7 +206,76 @@ def case_copies(repeats):
     return rows
 
 
-CASES = {"tiny": case_tiny, "copies": case_copies}
+def wide_tables():
+    """name -> (rows, groups): far more columns than rows, as arrays of probes and genes
+    give them. 'probes': 100 samples x 200,000 float32 values (a methylation array's
+    shape), 4 groups apart on 2 % of the probes; 'genes': 200 samples x 20,000 genes,
+    negative-binomial counts of 4 group profiles, normalised and log1p (bulk RNA-seq)."""
+    rng = np.random.default_rng(0)
+    group = np.arange(100) % 4
+    shift = np.zeros((4, 200_000), dtype=np.float32)
+    for g in range(4):
+        shift[g, rng.choice(200_000, 4_000, replace=False)] = 1.5
+    probes = rng.normal(size=(100, 200_000)).astype(np.float32) + shift[group]
+    genes_group = np.arange(200) % 4
+    profile = rng.gamma(0.5, 4.0, size=(4, 20_000))
+    counts = rng.negative_binomial(5, 5 / (5 + profile[genes_group]))
+    genes = np.log1p(1e4 * counts / counts.sum(axis=1, keepdims=True)).astype(np.float32)
+    return {"probes": (probes, group), "genes": (genes, genes_group)}
+
+
+def _wide_pairs():
+    import openTSNE
+    import pacmap
+    import sklearn.cluster as skc
+    import umap
+
+    import lowdim
+
+    return {
+        "UMAP": (
+            "umap-learn",
+            lambda X: lowdim.UMAP(random_state=0).fit_transform(X),
+            lambda X: umap.UMAP(random_state=0).fit_transform(X),
+        ),
+        "PaCMAP": (
+            "pacmap",
+            lambda X: lowdim.PaCMAP(random_state=0).fit_transform(X),
+            lambda X: pacmap.PaCMAP(random_state=0).fit_transform(X),
+        ),
+        "TSNE": (
+            "openTSNE",
+            lambda X: lowdim.TSNE(random_state=0).fit_transform(X),
+            lambda X: np.asarray(openTSNE.TSNE(random_state=0, n_jobs=2).fit(X)),
+        ),
+        "HDBSCAN": (
+            "scikit-learn",
+            lambda X: lowdim.HDBSCAN(min_cluster_size=5).fit(X).labels_,
+            lambda X: skc.HDBSCAN(min_cluster_size=5).fit(X).labels_,
+        ),
+    }
+
+
+def case_wide(repeats):
+    from lowdim.metrics import adjusted_rand_score
+
+    rows = []
+    for table, (X, groups) in wide_tables().items():
+        for name, (reference, ours, theirs) in _wide_pairs().items():
+            t_o, t_t, a, b, runs_o, runs_t = compare(
+                lambda ours=ours, X=X: ours(X), lambda theirs=theirs, X=X: theirs(X), repeats
+            )
+            if np.asarray(a).ndim == 2:
+                quality = f"trustworthiness {_trust(X, a):.4f} vs {_trust(X, b):.4f}"
+            else:
+                quality = f"ARI {adjusted_rand_score(groups, a):.4f} vs {adjusted_rand_score(groups, b):.4f}"
+            case = f"{name}, {table} {X.shape[0]} x {X.shape[1]:,} (against {reference})"
+            rows.append(row(case, t_o, t_t, quality, 1.0, True, (runs_o, runs_t)))
+            print(f"  {case}: {t_o:.2f} s vs {t_t:.2f} s; {quality}", flush=True)
+    return rows
+
+
+CASES = {"tiny": case_tiny, "copies": case_copies, "wide": case_wide}
 
 
 def main(argv=None):

@@ -244,22 +244,53 @@ class ExactIndex(KNNIndex):
         unsure in 50 PCA dimensions or in all 784 pixels)."""
         wide = min(k + EXTRA_CANDIDATES, available)
         sq, idx, q_sq = self._candidates(Q, wide, skip)
-        compiled = self._compiled(Q)
-        rows = np.repeat(np.arange(idx.shape[0]), wide)
-        exact = pair_sq_distances(
-            Q, self._rows, np.zeros(Q.shape[1], dtype=self._rows.dtype), rows, idx.ravel(), compiled
-        ).reshape(idx.shape)
-        order = np.lexsort((idx, exact), axis=1)[:, :k]
-        exact, chosen = np.take_along_axis(exact, order, axis=1), np.take_along_axis(idx, order, axis=1)
+        compiled, m = self._compiled(Q), Q.shape[0]
         if wide == available:  # every point is a candidate: nothing was left out
-            return exact, chosen
+            return self._ranked(Q, np.arange(m), idx, k, compiled)
         bound = expansion_error_bound(q_sq, self._sq.max(), self._data.shape[1], self._data.dtype)
-        # the re-ranked sums themselves are exact to d float64 roundings
-        summed = exact[:, k - 1] * (1.0 + Q.shape[1] * np.finfo(np.float64).eps)
-        unsure = np.flatnonzero(~(summed < sq[:, wide - 1] - bound))
+        exact, chosen = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
+        # float32's bound grows with d: where it is wider than the candidates' spread no
+        # ranking of them can be certified, and the row goes to float64 at once
+        hopeless = (sq[:, wide - 1] - sq[:, k - 1] < 2.0 * bound) & (self._data.dtype != np.float64)
+        ranked = np.flatnonzero(~hopeless)
+        exact[ranked], chosen[ranked] = self._ranked(Q, ranked, idx[ranked], k, compiled)
+        unsure = ranked[_uncertain(exact[ranked, k - 1], sq[ranked, wide - 1], bound[ranked], Q.shape[1])]
+        unsure = np.union1d(unsure, np.flatnonzero(hopeless))
+        if unsure.size and self._data.dtype != np.float64:
+            exact[unsure], chosen[unsure], unsure = self._float64_rows(Q, unsure, k, wide, skip)
         if unsure.size:
             exact[unsure], chosen[unsure] = self._exact_rows(Q[unsure], k, skip[unsure], compiled)
         return exact, chosen
+
+    def _ranked(self, Q, part, idx, k, compiled=False):
+        """The ``k`` nearest of each query row ``Q[part[r]]``'s candidates ``idx[r]``, by
+        squared distances summed in float64 from the differences of the rows themselves
+        (ties to the lower index): ``(distances, indices)``."""
+        zero = np.zeros(Q.shape[1], dtype=self._rows.dtype)
+        found = pair_sq_distances(Q, self._rows, zero, np.repeat(part, idx.shape[1]), idx.ravel(), compiled)
+        found = found.reshape(idx.shape)
+        order = np.lexsort((idx, found), axis=1)[:, :k]
+        return np.take_along_axis(found, order, axis=1), np.take_along_axis(idx, order, axis=1)
+
+    def _float64_rows(self, Q, rows, k, wide, skip):
+        """``_certified`` again for the query ``rows`` it could not certify in float32,
+        with the expansion in float64 (blocks of the indexed rows copied to float64): in
+        many dimensions float32's bound is wider than the gaps between neighbours (100
+        rows of 200,000 features: every row), float64's 2^29 times narrower. Returns their
+        distances, indices, and the rows still unsure (ties at float64's precision)."""
+        offset = self._offset.astype(np.float64)
+        exact, chosen = np.empty((rows.size, k)), np.empty((rows.size, k), dtype=np.int64)
+        left = []
+        for a in range(0, rows.size, QUERY_ROWS):
+            part = rows[a : a + QUERY_ROWS]
+            q = np.asarray(Q[part], dtype=np.float64) - offset
+            sq, idx, y_sq_max = _float64_candidates(q, self._rows, offset, wide, skip[part], self.block_bytes)
+            exact[a : a + part.size], chosen[a : a + part.size] = self._ranked(Q, part, idx, k)
+            bound = expansion_error_bound(row_norms_sq(q), y_sq_max, q.shape[1], np.float64)
+            left.append(
+                a + np.flatnonzero(_uncertain(exact[a : a + part.size, k - 1], sq[:, wide - 1], bound, q.shape[1]))
+            )
+        return exact, chosen, rows[np.concatenate(left)]
 
     def _exact_rows(self, Q, k, skip, compiled):
         """The ``k`` nearest points of each row of ``Q`` by squared distances summed in
@@ -284,6 +315,39 @@ class ExactIndex(KNNIndex):
             idx[a:b] = np.argsort(D, axis=1, kind="stable")[:, :k]
             sq[a:b] = np.take_along_axis(D, idx[a:b], axis=1)
         return sq, idx
+
+
+def _uncertain(kth, last, bound, n_features):
+    """Whether a row's ranking is not certified: its k-th distance summed from
+    differences (exact to ``n_features`` float64 roundings) is not below the smallest
+    value any point left out can have (``last``, the last candidate's expansion value,
+    less ``bound``)."""
+    return ~(kth * (1.0 + n_features * np.finfo(np.float64).eps) < last - bound)
+
+
+def _float64_candidates(q, rows, offset, wide, skip, block_bytes):
+    """The ``wide`` smallest squared distances from the float64 rows ``q`` (shifted by
+    ``offset``) to ``rows - offset`` by the float64 expansion, a block of ``rows`` at a
+    time (ties to the lower index; column ``skip[r]`` left out of row r), their indices
+    and the largest squared norm of the shifted rows."""
+    m, n = q.shape[0], rows.shape[0]
+    q_sq = row_norms_sq(q)
+    best_sq, best_idx = np.full((m, 0), np.inf), np.zeros((m, 0), dtype=np.int64)
+    y_sq_max = 0.0
+    step = max(wide, block_bytes // (8 * max(q.shape[1], 1)))
+    for c0 in range(0, n, step):
+        y = np.asarray(rows[c0 : c0 + step], dtype=np.float64) - offset
+        y_sq = row_norms_sq(y)
+        y_sq_max = max(y_sq_max, float(y_sq.max()))
+        sq = q_sq[:, None] + y_sq[None, :]
+        sq -= 2.0 * matmul(q, y.T)
+        inside = np.flatnonzero((skip >= c0) & (skip < c0 + y.shape[0]))
+        sq[inside, skip[inside] - c0] = np.inf
+        sq = np.hstack([best_sq, sq])
+        idx = np.hstack([best_idx, np.broadcast_to(np.arange(c0, c0 + y.shape[0]), (m, y.shape[0]))])
+        order = np.lexsort((idx, sq), axis=1)[:, :wide]
+        best_sq, best_idx = np.take_along_axis(sq, order, axis=1), np.take_along_axis(idx, order, axis=1)
+    return best_sq, best_idx, y_sq_max
 
 
 def expansion_error_bound(q_sq, y_sq_max, n_features, dtype):
@@ -376,8 +440,11 @@ def pair_sq_distances(Q, data, offset, rows, cols, compiled=False):
         in_row_ranges("pairs", 0, rows.size, lambda a, b: kernel(Q, data, offset, rows, cols, out, a, b))
         return out
     step = max(1, SMALL_PAIRS // max(Q.shape[1], 1))  # 32 MiB of differences at a time
+    shift = offset.astype(np.float64) if np.any(offset) else None
     for a in range(0, rows.size, step):
         r, c = rows[a : a + step], cols[a : a + step]
-        diff = (Q[r].astype(np.float64) - offset.astype(np.float64)) - data[c].astype(np.float64)
+        # (q - offset) - y in float64, cast on the way: no float64 copies of the rows
+        diff = np.subtract(Q[r], shift, dtype=np.float64) if shift is not None else Q[r].astype(np.float64)
+        np.subtract(diff, data[c], out=diff, dtype=np.float64)
         np.einsum("ij,ij->i", diff, diff, out=out[a : a + step])
     return out
