@@ -89,10 +89,29 @@ def test_a_small_tables_tree_is_sklearns_merge_for_merge(alpha, offset):
         assert np.array_equal(ours.probabilities_, theirs.probabilities_)
 
 
-def test_pair_distances_sum_feature_after_feature():
+def test_a_wide_tables_tree_is_sklearns_merge_for_merge(monkeypatch):
+    """More columns than rows (probes, genes): the core neighbours by the certified
+    exact search and the screen by one product of all pairs, in place of a k-d tree that
+    visits every row and n products of all rows; the tree is still scikit-learn's,
+    copies of rows included."""
+    monkeypatch.setattr("lowdim.cluster._hdbscan_prim.cKDTree", lambda *a, **k: pytest.fail("a k-d tree of wide rows"))
+    rng = np.random.default_rng(0)
+    group = np.arange(60) % 3
+    X = rng.normal(size=(60, 400)) + 3.0 * rng.normal(size=(3, 400))[group]
+    X[-4:] = X[:4]  # copies: ties of core distance 0
+    for params in ({"min_cluster_size": 5}, {"min_cluster_size": 4, "min_samples": 2, "alpha": 2.0}):
+        ours, theirs = HDBSCAN(**params).fit(X), _sklearn(X, **params)
+        tree = theirs._single_linkage_tree_
+        expected = np.column_stack([tree["left_node"], tree["right_node"], tree["value"], tree["cluster_size"]])
+        assert np.array_equal(ours.single_linkage_tree_, expected)
+        assert np.array_equal(ours.labels_, theirs.labels_)
+        assert np.array_equal(ours.probabilities_, theirs.probabilities_)
+
+
+def test_pair_distances_sum_feature_after_feature(monkeypatch):
     """The promise behind ties with scikit-learn: each pair's squared differences are
-    added in feature order, whatever the number of pairs (a lone pair too) and the
-    layout of the rows."""
+    added in feature order, whatever the number of pairs (a lone pair too, and a lone
+    pair left at the end of the chunks) and the layout of the rows."""
     from lowdim.cluster._hdbscan_prim import pair_distances
 
     rng = np.random.default_rng(0)
@@ -102,9 +121,11 @@ def test_pair_distances_sum_feature_after_feature():
     for k in range(X.shape[1]):
         expected += np.square(X[rows, k] - X[cols, k])
     expected = np.sqrt(expected)
-    for XT in (np.ascontiguousarray(X.T), np.asfortranarray(X.T)):
-        assert np.array_equal(pair_distances(XT, rows, cols), expected)
-        assert all(pair_distances(XT, rows[i : i + 1], cols[i : i + 1])[0] == expected[i] for i in range(5))
+    for rows_of in (np.ascontiguousarray(X), np.asfortranarray(X)):
+        assert np.array_equal(pair_distances(rows_of, rows, cols), expected)
+        assert all(pair_distances(rows_of, rows[i : i + 1], cols[i : i + 1])[0] == expected[i] for i in range(5))
+    monkeypatch.setattr("lowdim.cluster._hdbscan_prim.CHUNK_CELLS", 37 * 23)  # 13 chunks of 23 pairs, then 1
+    assert np.array_equal(pair_distances(X, rows, cols), expected)
 
 
 def test_both_tree_paths_give_one_result(monkeypatch):

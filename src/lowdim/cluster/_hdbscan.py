@@ -367,10 +367,9 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
         """``_spanning_tree`` of a small table by Prim's algorithm over all pairs, in
         numpy and scipy (``_hdbscan_prim``): a first fit compiles no kernel."""
         X = np.asarray(X, dtype=np.float64)
-        XT = np.ascontiguousarray(X.T)
-        nbr, dist = core_neighbours(X, XT, m)
+        nbr, dist = core_neighbours(X, m)
         core = dist.max(axis=1)
-        a, b, w = prim_spanning_tree(X, XT, core, float(self.alpha))
+        a, b, w = prim_spanning_tree(X, core, float(self.alpha))
         return ReachabilityTree(a, b, w, np.arange(X.shape[0]), nbr, dist, core, prim_ordered=True)
 
     def _pairwise(self, X):

@@ -16,6 +16,8 @@ QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
 # data then need no numba compilation (seconds for these kernels on a first call),
 # and lose nothing in speed.
 SMALL_PAIRS = 1 << 22
+# ... and up to this many terms (pairs x features: a wide table's few pairs are no small sum)
+SMALL_TERMS = SMALL_PAIRS << 6
 EXTRA_CANDIDATES = 4  # candidates kept beyond k for the exact re-ranking (``_certified``)
 
 
@@ -433,7 +435,7 @@ def pair_sq_distances(Q, data, offset, rows, cols, compiled=False):
     caller has loaded numba kernels anyway)."""
     Q = np.asarray(Q)
     out = np.empty(rows.size)
-    if compiled or rows.size > SMALL_PAIRS // 16:
+    if compiled or rows.size > SMALL_PAIRS // 16 or rows.size * Q.shape[1] > SMALL_TERMS:
         from .._kernels.neighbors import pair_sq_distances as kernel
         from .._threads import in_row_ranges
 
