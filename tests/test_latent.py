@@ -178,3 +178,22 @@ def test_factor_analysis_with_no_factors_is_the_independent_gaussian():
     np.testing.assert_allclose(fa.score_samples(X), expected, rtol=1e-10)
     X[0, 0] = np.nan
     assert FactorAnalysis(0).fit(X).components_.shape == (0, 4)
+
+
+@pytest.mark.parametrize("make", [lambda: FactorAnalysis(3, tol=1e-10), lambda: ProbabilisticPCA(3)])
+def test_a_wide_table_is_fitted_without_its_covariance(make, monkeypatch):
+    """More columns than rows (probes, genes): the covariance is read through the
+    centred rows, never built (100 x 20,000: PPCA's eigh of the 20,000 x 20,000 matrix
+    took 420 s, FA 56 s against scikit-learn's 1 s; at 200,000 columns it asked for
+    320 GB). The model is the one the covariance gives."""
+    import lowdim.decomposition._latent_base as base
+
+    X, _ = low_rank(n=30, d=80, heteroscedastic=True, seed=1)
+    wide = make().fit(X)
+    assert isinstance(base._covariance(X)[0], base.WideCovariance)
+    monkeypatch.setattr(base, "_covariance", lambda X: (np.cov(X.T, ddof=0), X.mean(axis=0)))
+    dense = make().fit(X)
+    np.testing.assert_allclose(wide.get_covariance(), dense.get_covariance(), rtol=1e-6, atol=1e-8)
+    assert wide.score(X) == pytest.approx(dense.score(X), rel=1e-9)
+    if isinstance(wide, FactorAnalysis):  # scikit-learn's SVD-based EM reaches the same optimum
+        assert wide.score(X) >= SkFA(3, tol=1e-8, max_iter=5000).fit(X).score(X) - 1e-6

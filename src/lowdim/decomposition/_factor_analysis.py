@@ -120,7 +120,7 @@ class FactorAnalysis(LatentGaussianMixin):
     def _fit_complete(self, S, mean, k, rng):
         W, noise = principal_init(S, k, method=self.svd_method, rng=rng, n_iter=self.iterated_power)
         if self.noise_variance_init is None:
-            psi = np.maximum(np.diag(S) - (W**2).sum(axis=0), noise)
+            psi = np.maximum(S.diagonal() - (W**2).sum(axis=0), noise)
         else:
             psi = np.asarray(self.noise_variance_init, dtype=np.float64)
             if psi.shape != (S.shape[0],) or np.any(psi <= 0):

@@ -15,13 +15,16 @@ from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import ScatterAccumulator, column_moments, flip_signs, matmul, subspace_iteration, top_eigh
 from ._latent_gaussian import em_missing, loglik_rows, posterior_mean
+from ._wide_covariance import WideCovariance
 
 
 def principal_init(S, k, *, method="lapack", rng=None, n_iter=3):
     """Loadings and noise from the top-k eigenpairs of ``S`` (the PPCA solution), found
     by LAPACK ('lapack') or by randomized subspace iteration with ``n_iter`` power
     iterations ('randomized', from ``rng``)."""
-    if method == "randomized" and k < S.shape[0]:
+    if isinstance(S, WideCovariance):
+        w, V = S.top_eigh(k)
+    elif method == "randomized" and k < S.shape[0]:
         size = min(S.shape[0], k + 10)
         w, V, _ = subspace_iteration(
             lambda B: matmul(S, B),
@@ -37,9 +40,20 @@ def principal_init(S, k, *, method="lapack", rng=None, n_iter=3):
     else:
         w, V = top_eigh(S, k)
     d = S.shape[0]
-    noise = max((np.trace(S) - w.sum()) / max(d - k, 1), 1e-12 * max(np.trace(S) / d, 1e-300))
+    noise = max((S.trace() - w.sum()) / max(d - k, 1), 1e-12 * max(S.trace() / d, 1e-300))
     W = (V * np.sqrt(np.maximum(w - noise, 0.0))).T
     return W, noise
+
+
+def _covariance(X):
+    """``(S, mean)`` of complete rows: the covariance built in one pass, or for a wide
+    table (more columns than rows) the ``WideCovariance`` operator of the centred rows."""
+    if X.shape[1] > X.shape[0]:
+        mean = X.mean(axis=0, dtype=np.float64)
+        return WideCovariance(X - mean), mean
+    acc = ScatterAccumulator(X.shape[1])
+    acc.update(X)
+    return acc.covariance(ddof=0), acc.mean
 
 
 class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
@@ -69,11 +83,9 @@ class LatentGaussianMixin(DensityScoreMixin, ComponentTransformer):
         rng = check_random_state(getattr(self, "random_state", None))
         mask = ~np.isnan(X)
         if mask.all():
-            acc = ScatterAccumulator(d)
-            acc.update(X)
-            S = acc.covariance(ddof=0)
-            warn_constant_features(np.diag(S), self._shown_name)
-            W, mean, psi, history, n_iter = self._fit_complete(S, acc.mean, k, rng)
+            S, mean = _covariance(X)
+            warn_constant_features(S.diagonal(), self._shown_name)
+            W, mean, psi, history, n_iter = self._fit_complete(S, mean, k, rng)
         else:
             W, mean, psi, history, n_iter = self._fit_missing(X, mask, k)
         self._store(W, mean, psi, [n * v for v in history], n_iter, X.dtype)  # totals, as scikit-learn

@@ -38,13 +38,13 @@ def loglik_from_moments(S, W, psi):
     chol = scipy.linalg.cho_factor(M)
     logdet = 2 * np.log(np.diag(chol[0])).sum() + np.log(psi).sum()
     B = Wp @ S  # (k, d)
-    trace = np.sum(np.diag(S) / psi) - np.sum(scipy.linalg.cho_solve(chol, B) * Wp)
+    trace = np.sum(S.diagonal() / psi) - np.sum(scipy.linalg.cho_solve(chol, B) * Wp)
     return -0.5 * (d * LOG_2PI + logdet + trace)
 
 
 def _em_map(S, isotropic):
     """The EM update (W, psi) -> (W', psi') on covariance S (Rubin & Thayer)."""
-    floor = 1e-12 * max(np.diag(S).max(), 1e-300)
+    floor = 1e-12 * max(S.diagonal().max(), 1e-300)
 
     def em(W, psi):
         k = W.shape[0]
@@ -54,7 +54,7 @@ def _em_map(S, isotropic):
         SB = S @ beta.T  # (d, k)
         Ezz = Minv + beta @ SB  # (k, k): average E[z z^T]
         W_new = np.linalg.solve(Ezz, SB.T)  # (k, d)
-        psi_new = np.diag(S) - np.sum(W_new * SB.T, axis=0)
+        psi_new = S.diagonal() - np.sum(W_new * SB.T, axis=0)
         if isotropic:
             psi_new = np.full_like(psi_new, psi_new.mean())
         return W_new, np.maximum(psi_new, floor)

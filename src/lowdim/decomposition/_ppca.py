@@ -88,8 +88,8 @@ class ProbabilisticPCA(LatentGaussianMixin):
             W, noise = principal_init(S, k)
             psi = np.full(d, noise)
             return W, mean, psi, [loglik_from_moments(S, W, psi)], 1
-        W0 = rng.standard_normal((k, d)) * np.sqrt(np.trace(S) / d / k)
-        psi0 = np.full(d, np.trace(S) / d)
+        W0 = rng.standard_normal((k, d)) * np.sqrt(S.trace() / d / k)
+        psi0 = np.full(d, S.trace() / d)
         W, psi, history, n_iter, _ = em_from_moments(
             S,
             W0,
