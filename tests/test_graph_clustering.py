@@ -360,3 +360,19 @@ def test_spectral_clustering_verbose_and_a_graph_in_pieces(capsys):
     with pytest.warns(UserWarning, match=r"2 connected components; it is not fully connected"):
         SpectralClustering(2, affinity="nearest_neighbors", n_neighbors=5, random_state=0, verbose=1).fit(X)
     assert "Computing label assignment using kmeans" in capsys.readouterr().out
+
+
+def test_spectral_clustering_whose_kernel_joins_no_two_rows_says_which_gamma_would():
+    # rows about 1,000 apart in squared distance (wide rows: 20,000 genes, here 500)
+    # under the default gamma=1: every weight between rows is exp(-1000) = 0, the
+    # embedding came out near 1e150, and k-means refused it as "X has values as large
+    # as 6.7e+153"
+    from lowdim import SpectralClustering
+
+    X = np.random.default_rng(0).normal(size=(40, 500))
+    with pytest.raises(ValueError, match=r"joins no two rows: their median squared distance is \d+.*lower gamma to"):
+        SpectralClustering(3, random_state=0).fit(X)
+    labels = SpectralClustering(3, gamma=1 / 1000, random_state=0).fit(X).labels_  # the gamma it names works
+    assert len(set(labels)) == 3
+    with pytest.raises(ValueError, match="joins no two rows"):
+        SpectralClustering(2, affinity=lambda a, b: float(np.all(a == b))).fit(X[:6])

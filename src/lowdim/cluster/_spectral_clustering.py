@@ -142,6 +142,29 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    def _no_edges(self, X):
+        """Why an affinity joins no two rows, and the fix: a kernel too narrow for the
+        rows' spacing (its gamma against the median squared distance), or a given matrix
+        without a weight off its diagonal."""
+        if self.affinity in ("precomputed", "precomputed_nearest_neighbors") or callable(self.affinity):
+            return (
+                "the affinity joins no two rows (no weight off the diagonal), so no cluster can hold two rows; "
+                "give an affinity with weights between similar rows."
+            )
+        if self.affinity != "rbf":
+            return (
+                f"the {self.affinity!r} affinity with gamma={self.gamma:g} joins no two rows (every weight between "
+                "rows is 0); lower gamma or use affinity='nearest_neighbors'."
+            )
+        rows = np.asarray(X[:200].toarray() if sp.issparse(X) else X[:200], dtype=np.float64)
+        sq = sq_euclidean(rows, rows)
+        typical = float(np.median(sq[~np.eye(len(rows), dtype=bool)]))
+        return (
+            f"the {self.affinity!r} affinity with gamma={self.gamma:g} joins no two rows: their median squared "
+            f"distance is {typical:.3g}, and every weight between rows underflows to 0; lower gamma to about "
+            f"{1.0 / max(typical, 1e-300):.3g} (1 / that distance) or use affinity='nearest_neighbors'."
+        )
+
     def _affinity(self, X):
         n = X.shape[0]
         if self.affinity == "precomputed":
@@ -203,8 +226,9 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.affinity != "precomputed":
             warn_constant_columns(X, "SpectralClustering")
         A = self._affinity(X)
+        if _warn_disconnected(A, self.affinity) == n > 1:
+            raise ValueError(self._no_edges(X))
         self.affinity_matrix_ = A
-        _warn_disconnected(A, self.affinity)
         k = min(self.n_components or self.n_clusters, n - 1)
         maps = np.full((n, 1), 1.0 / np.sqrt(max(float(A.sum()) - float(A.diagonal().sum()), 1e-300)))
         if k > 1:
@@ -249,17 +273,18 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
 def _warn_disconnected(A, affinity):
     """Warn when the affinity graph is in pieces (scikit-learn's "not fully connected"):
     each component's indicator is then an eigenvector of its own, and components rather
-    than the graph's weaker cuts decide the clusters."""
+    than the graph's weaker cuts decide the clusters. Returns the number of pieces."""
     if not sp.issparse(A) and np.count_nonzero(A) == A.size:  # a kernel without zeros: one piece
-        return
+        return 1
     n_components, _ = connected_components(A, directed=False)
-    if n_components > 1:
+    if 1 < n_components < A.shape[0]:  # every row alone: no graph at all, an error (fit)
         warn_components(
             n_components,
             f"{affinity!r} affinity graph",
             "it is not fully connected, so spectral embedding may not work as expected: each component "
             "is a cluster or part of one, whatever its shape",
         )
+    return n_components
 
 
 def cluster_qr(maps):
