@@ -3,6 +3,7 @@ peak measured during a fit of 3 x 10^4 to 2 x 10^5 rows, and the command line re
 with the estimate and the fix, a run that will not fit."""
 
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -27,6 +28,10 @@ from bench_memory import measure  # noqa: E402 - the measurement the benchmark r
         # the peak is the affinities' and the gradient's, reached in the first iterations of either
         # phase; at 30,000 x 50 it is already about 200 MiB, far above resident-memory noise
         ("tsne", {"max_iter": 20, "early_exaggeration_iter": 10}, 30_000, 50),
+        # more columns than rows: the centred rows, never the d x d covariance (the CLI
+        # refused 100 x 200,000 with an estimate of 894 GiB)
+        ("ppca", {}, 100, 50_000),
+        ("factor-analysis", {}, 100, 50_000),
     ],
 )
 def test_the_estimate_is_within_30_percent_of_the_measured_peak(name, params, n, d):
@@ -34,6 +39,13 @@ def test_the_estimate_is_within_30_percent_of_the_measured_peak(name, params, n,
     peak = measure(name, n, params, d=d)  # in a fresh process, after a small warm-up fit
     predicted = memory_estimate(name, n, d, 2, params, itemsize=4)
     assert abs(predicted - peak) <= 0.3 * peak, (name, predicted / 2**20, peak / 2**20)
+
+
+def test_a_wide_tables_estimate_is_what_its_solver_builds():
+    # PCA of 100 x 200,000 takes the n x n Gram matrix ('gram'): the CLI refused it
+    # (`lowdim pca`, `embed -m pca`) with an estimate of the d x d moments, 894 GiB
+    for name in ("pca", "ppca", "factor-analysis"):
+        assert memory_estimate(name, 100, 200_000) < 2**30, name
 
 
 def test_every_method_has_an_estimate_that_grows_with_the_rows():
@@ -73,3 +85,25 @@ def test_info_prints_an_estimate_per_method(tmp_path, capsys):
     assert main(["info", str(path)]) == 0
     out = capsys.readouterr().out
     assert "working memory per method beyond the data" in out and "umap" in out and "kmedoids" in out
+
+
+def test_models_whose_covariances_cannot_fit_say_so_before_any_work(monkeypatch):
+    """A full or tied Gaussian mixture, or LDA's eigen and lsqr solvers, hold d x d
+    matrices: on 200,000 features numpy asked for 596 GiB mid-fit. Refused first, with
+    the options that never build them (which then fit)."""
+    from lowdim import BayesianGaussianMixture, GaussianMixture, LinearDiscriminantAnalysis
+    from lowdim.exceptions import MemoryBudgetError
+
+    monkeypatch.setattr("lowdim._memory.available_bytes", lambda: 10**5)  # 80 kB of working memory
+    X = np.random.default_rng(0).normal(size=(30, 60))  # one 60 x 60 matrix: 28.8 kB
+    y = np.arange(30) % 2
+    for make, fix in [
+        (lambda: GaussianMixture(2, random_state=0), "covariance_type='diag'"),
+        (lambda: GaussianMixture(2, covariance_type="tied", random_state=0), "covariance_type='diag'"),
+        (lambda: BayesianGaussianMixture(n_components=2, random_state=0), "covariance_type='diag'"),
+        (lambda: LinearDiscriminantAnalysis(solver="eigen"), "solver='svd'"),
+    ]:
+        with pytest.raises(MemoryBudgetError, match=rf"60 x 60 covariances.*{re.escape(fix)}"):
+            make().fit(X, y)
+    GaussianMixture(2, covariance_type="diag", random_state=0).fit(X)
+    LinearDiscriminantAnalysis().fit(X, y)

@@ -31,13 +31,21 @@ def _neighbors(params, n, default):
 def pca(n, d, k, params, itemsize):
     """Moments in d x d float64 (a few copies), the scores, and the thread buffers once
     the column sums run in their parallel kernel (above ``SMALL_MOMENTS`` entries: numpy
-    sums fewer, and the thread pool never starts)."""
+    sums fewer, and the thread pool never starts). More columns than rows: the n x n
+    Gram matrix (a few copies) and the components instead (``choose_solver``'s 'gram'),
+    or above 8,192 rows an SVD of the rows."""
+    if d > n:
+        own = 24 * n * n + 16 * k * d if n <= 8192 else 24 * n * d
+        return own + n * k * itemsize
     return (_threads(n, d) if n * d > SMALL_MOMENTS else 0) + 24 * d * d + n * k * itemsize
 
 
 def latent(n, d, k, params, itemsize):
-    """Probabilistic PCA and factor analysis work on the covariance."""
-    return 4 * MB + 24 * d * d + n * k * 8
+    """Probabilistic PCA and factor analysis work on the covariance; with more columns
+    than rows on a float64 copy of the centred rows instead (``WideCovariance``), never
+    the d x d matrix; EM's loadings and their products, k x d each."""
+    own = 8 * n * d if d > n else 24 * d * d
+    return 4 * MB + own + 80 * k * d + n * k * 8
 
 
 def ica(n, d, k, params, itemsize):

@@ -267,6 +267,7 @@ class BayesianGaussianMixture(GaussianMixture):
                 "covariance_prior."
             )
         check_at_most_samples(self.n_components, X.shape[0])
+        self._check_covariance_memory(X.shape[1])
         warm = self.warm_start and "weights_" in self.__dict__
         data_mean = np.mean(X, axis=0, dtype=np.float64)
         if not warm:

@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._estimator import DensityScoreMixin, ValidatedInputMixin
 from .._iterative import LoopResult, best_of_restarts, callback_list, run_loop
+from .._memory import require_memory
 from .._params import (
     ARRAY_LIKE,
     BOOLEAN,
@@ -329,6 +330,18 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
             self.covariance_type,
         )
 
+    def _check_covariance_memory(self, d):
+        """Refuse, before any work, covariances that cannot fit: a 'full' model of 200,000
+        features holds three (covariances, precisions, their Cholesky factors) of
+        200,000 x 200,000 per component (numpy asked for 596 GiB)."""
+        per = {"full": self.n_components * d * d, "tied": d * d}.get(self.covariance_type, 0)
+        require_memory(
+            3 * 8 * per,
+            f"{type(self).__name__}(covariance_type={self.covariance_type!r}) of {self.n_components} components "
+            f"on {d} features ({d} x {d} covariances)",
+            "use covariance_type='diag' or 'spherical', or fewer features (PCA first)",
+        )
+
     def fit(self, X, y=None):
         """Estimate the mixture parameters by EM.
 
@@ -344,6 +357,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         validate_params(self)
         X = self._validate_input(X, reset=True, allow_nan=True)
         check_at_most_samples(self.n_components, X.shape[0])
+        self._check_covariance_memory(X.shape[1])
         with np.errstate(invalid="ignore"):
             empty = np.flatnonzero(np.all(np.isnan(X), axis=0))
         if empty.size:

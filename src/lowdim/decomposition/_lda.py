@@ -6,6 +6,7 @@ from scipy.special import logsumexp
 from sklearn.base import ClassifierMixin
 
 from .._estimator import ComponentTransformer
+from .._memory import require_memory
 from .._messages import shown
 from .._params import ARRAY_LIKE, BOOLEAN, NONE, HasMethods, Interval, Options, validate_params
 from .._validation import check_sample_count, warn_constant_features
@@ -199,6 +200,13 @@ class LinearDiscriminantAnalysis(ClassifierMixin, ComponentTransformer):
             raise ValueError(
                 "covariance_estimator and shrinkage parameters are not None. Only one of the two can be set: "
                 "the estimator does its own regularisation, so pass shrinkage=None with it."
+            )
+        if self.solver != "svd":  # the within-class covariance, its inverse or eigenvectors: d x d each
+            d = X.shape[1]
+            require_memory(
+                3 * 8 * d * d,
+                f"LinearDiscriminantAnalysis(solver={self.solver!r}) on {d} features ({d} x {d} covariances)",
+                "use solver='svd' (the default), which never builds them",
             )
         warn_constant_features(column_moments(X)[1], "LinearDiscriminantAnalysis", X=X)
         X64 = X.astype(np.float64)

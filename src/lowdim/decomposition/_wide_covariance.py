@@ -10,6 +10,8 @@ of ``Xc`` in O(n^2 d), and memory n x d instead of d x d (100 rows of 200,000 pr
 
 import numpy as np
 
+from ..linalg import top_eigh
+
 
 class WideCovariance:
     """``Xc^T Xc / n`` of the centred rows ``Xc`` (n, d), as far as the latent models use
@@ -50,10 +52,15 @@ class WideCovariance:
 
     def top_eigh(self, k):
         """The ``k`` largest eigenpairs (descending; orthonormal vectors, d x k) from the
-        thin SVD of the rows; beyond their rank, eigenvalues 0 with zero vectors (their
-        loadings are zero whatever the direction)."""
-        _, s, Vt = np.linalg.svd(self._rows, full_matrices=False)
-        w, V = s**2 / self._n, Vt.T
+        n x n Gram matrix of the rows, which shares them (``Xc Xc^T / n``; its
+        eigenvector u gives ``Xc^T u / sqrt(n w)``): one product of n^2 d (LAPACK's thin
+        SVD of the wide rows took 3 s at 100 x 200,000). Beyond the rows' rank,
+        eigenvalues 0 with zero vectors (their loadings are zero whatever the direction)."""
+        w, U = top_eigh(self._rows @ self._rows.T / self._n, min(k, self._n))
+        w = np.maximum(w, 0.0)
+        scale = np.sqrt(self._n * w)
+        V = (self._rows.T @ U) / np.where(scale > 0, scale, 1.0)
+        V[:, scale <= 1e-12 * max(scale.max(initial=0.0), 1e-300)] = 0.0
         if k > w.size:
             w, V = np.r_[w, np.zeros(k - w.size)], np.hstack([V, np.zeros((V.shape[0], k - w.size))])
-        return w[:k], V[:, :k]
+        return w, V
