@@ -71,6 +71,16 @@ def test_alpha_above_one_gives_sklearns_hierarchy(path):
     assert np.abs(np.sort(plain.single_linkage_tree_[:, 2]) - np.sort(heights)).max() > 0.01
 
 
+def _assert_sklearns_merges(X, **params):
+    """Every merge of the tree, the labels and the probabilities are scikit-learn's."""
+    ours, theirs = HDBSCAN(**params).fit(X), _sklearn(X, **params)
+    tree = theirs._single_linkage_tree_
+    expected = np.column_stack([tree["left_node"], tree["right_node"], tree["value"], tree["cluster_size"]])
+    assert np.array_equal(ours.single_linkage_tree_, expected)
+    assert np.array_equal(ours.labels_, theirs.labels_)
+    assert np.array_equal(ours.probabilities_, theirs.probabilities_)
+
+
 @pytest.mark.parametrize("alpha", [1.0, 2.0])
 @pytest.mark.parametrize("offset", [0.0, 1e3])
 def test_a_small_tables_tree_is_sklearns_merge_for_merge(alpha, offset):
@@ -81,12 +91,7 @@ def test_a_small_tables_tree_is_sklearns_merge_for_merge(alpha, offset):
     grid = np.array([[i, j] for i in range(25) for j in range(25)], dtype=np.float64) * 0.1 + offset
     X = np.vstack([grid, grid[::7]])
     for params in ({"min_cluster_size": 5}, {"min_cluster_size": 10, "min_samples": 3}):
-        ours, theirs = HDBSCAN(alpha=alpha, **params).fit(X), _sklearn(X, alpha=alpha, **params)
-        tree = theirs._single_linkage_tree_
-        expected = np.column_stack([tree["left_node"], tree["right_node"], tree["value"], tree["cluster_size"]])
-        assert np.array_equal(ours.single_linkage_tree_, expected)
-        assert np.array_equal(ours.labels_, theirs.labels_)
-        assert np.array_equal(ours.probabilities_, theirs.probabilities_)
+        _assert_sklearns_merges(X, alpha=alpha, **params)
 
 
 def test_a_wide_tables_tree_is_sklearns_merge_for_merge(monkeypatch):
@@ -100,12 +105,7 @@ def test_a_wide_tables_tree_is_sklearns_merge_for_merge(monkeypatch):
     X = rng.normal(size=(60, 400)) + 3.0 * rng.normal(size=(3, 400))[group]
     X[-4:] = X[:4]  # copies: ties of core distance 0
     for params in ({"min_cluster_size": 5}, {"min_cluster_size": 4, "min_samples": 2, "alpha": 2.0}):
-        ours, theirs = HDBSCAN(**params).fit(X), _sklearn(X, **params)
-        tree = theirs._single_linkage_tree_
-        expected = np.column_stack([tree["left_node"], tree["right_node"], tree["value"], tree["cluster_size"]])
-        assert np.array_equal(ours.single_linkage_tree_, expected)
-        assert np.array_equal(ours.labels_, theirs.labels_)
-        assert np.array_equal(ours.probabilities_, theirs.probabilities_)
+        _assert_sklearns_merges(X, **params)
 
 
 def test_pair_distances_sum_feature_after_feature(monkeypatch):
