@@ -106,17 +106,20 @@ def test_exact_index_float32_ties_are_searched_again_in_float64(exact_path, monk
     np.testing.assert_array_equal(dist, np.sqrt(ref_sq))
 
 
-@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
-def test_exact_index_wide_float32_rows_are_certified_in_float64_not_from_every_pair(exact_path, monkeypatch, metric):
+@pytest.mark.parametrize("metric, block_bytes", [("euclidean", 1 << 20), ("cosine", 1 << 22)])
+def test_exact_index_wide_float32_rows_are_certified_in_float64_not_from_every_pair(
+    exact_path, monkeypatch, metric, block_bytes
+):
     # 60 rows of 20,000 features: float32's bound (it grows with d) is wider than the
     # gaps between neighbours in every row; the float64 expansion certifies them (in
     # blocks of points here), where every row summed differences to every point
-    # (100 rows of 200,000 features: 6 s, against umap-learn's 0.45 s for the whole map)
+    # (100 rows of 200,000 features: 6 s, against umap-learn's 0.45 s for the whole map);
+    # blocks of 6 points (fewer than the candidates) and of 26 (each keeps its smallest)
     import lowdim.neighbors._exact as exact
 
     X = np.random.default_rng(0).normal(size=(60, 20_000)).astype(np.float32)
     monkeypatch.setattr(exact.ExactIndex, "_exact_rows", lambda *a: pytest.fail("searched from every pair"))
-    dist, idx = ExactIndex(metric, block_bytes=1 << 20).build(X).query(X, 5, exclude_self=True)
+    dist, idx = ExactIndex(metric, block_bytes=block_bytes).build(X).query(X, 5, exclude_self=True)
     from lowdim.linalg import cosine_rows
 
     rows = (cosine_rows(X) if metric == "cosine" else X).astype(np.float64)  # the rows as indexed

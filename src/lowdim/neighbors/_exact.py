@@ -239,8 +239,10 @@ class ExactIndex(KNNIndex):
         by distances summed in float64 from the differences of the rows themselves (ties
         to the lower index); a row is certified when its k-th exact distance is below the
         smallest value any point left out can have (the last candidate's expansion value
-        minus ``expansion_error_bound``). Rows that are not (ties at the boundary,
-        duplicates) are searched again from differences. So float32 data get the float64
+        minus ``expansion_error_bound``). float32 rows whose candidates spread less than
+        the bound (wide rows, where it grows with the features) are ranked again by the
+        float64 expansion (``_float64_rows``); rows still not certified (ties at the
+        boundary, duplicates) are searched again from differences. So float32 data get the float64
         answer at the float32 price, and float32 and float64 copies of the same points the
         same neighbours (5,000 Fashion-MNIST images: 4 extra candidates leave no row
         unsure in 50 PCA dimensions or in all 784 pixels)."""
@@ -256,10 +258,12 @@ class ExactIndex(KNNIndex):
         hopeless = (sq[:, wide - 1] - sq[:, k - 1] < 2.0 * bound) & (self._data.dtype != np.float64)
         ranked = np.flatnonzero(~hopeless)
         exact[ranked], chosen[ranked] = self._ranked(Q, ranked, idx[ranked], k, compiled)
+        # ranked rows left unsure have ties at the boundary (copies): float64 cannot part them
         unsure = ranked[_uncertain(exact[ranked, k - 1], sq[ranked, wide - 1], bound[ranked], Q.shape[1])]
-        unsure = np.union1d(unsure, np.flatnonzero(hopeless))
-        if unsure.size and self._data.dtype != np.float64:
-            exact[unsure], chosen[unsure], unsure = self._float64_rows(Q, unsure, k, wide, skip)
+        hopeless = np.flatnonzero(hopeless)
+        if hopeless.size:
+            exact[hopeless], chosen[hopeless], left = self._float64_rows(Q, hopeless, k, wide, skip)
+            unsure = np.union1d(unsure, left)
         if unsure.size:
             exact[unsure], chosen[unsure] = self._exact_rows(Q[unsure], k, skip[unsure], compiled)
         return exact, chosen
@@ -329,14 +333,16 @@ def _uncertain(kth, last, bound, n_features):
 
 def _float64_candidates(q, rows, offset, wide, skip, block_bytes):
     """The ``wide`` smallest squared distances from the float64 rows ``q`` (shifted by
-    ``offset``) to ``rows - offset`` by the float64 expansion, a block of ``rows`` at a
-    time (ties to the lower index; column ``skip[r]`` left out of row r), their indices
-    and the largest squared norm of the shifted rows."""
+    ``offset``) to ``rows - offset`` by the float64 expansion (increasing), their
+    indices, and the largest squared norm of the shifted rows; column ``skip[r]`` left
+    out of row r. A tile of at most ``block_bytes`` of products at a time, of which each
+    row keeps its ``wide`` smallest (which of equal values at the edge does not matter:
+    a row whose k-th distance is not certified below the last is searched again)."""
     m, n = q.shape[0], rows.shape[0]
     q_sq = row_norms_sq(q)
     best_sq, best_idx = np.full((m, 0), np.inf), np.zeros((m, 0), dtype=np.int64)
     y_sq_max = 0.0
-    step = max(wide, block_bytes // (8 * max(q.shape[1], 1)))
+    step = max(wide, block_bytes // (8 * max(q.shape[1], m, 1)))
     for c0 in range(0, n, step):
         y = np.asarray(rows[c0 : c0 + step], dtype=np.float64) - offset
         y_sq = row_norms_sq(y)
@@ -345,8 +351,12 @@ def _float64_candidates(q, rows, offset, wide, skip, block_bytes):
         sq -= 2.0 * matmul(q, y.T)
         inside = np.flatnonzero((skip >= c0) & (skip < c0 + y.shape[0]))
         sq[inside, skip[inside] - c0] = np.inf
-        sq = np.hstack([best_sq, sq])
-        idx = np.hstack([best_idx, np.broadcast_to(np.arange(c0, c0 + y.shape[0]), (m, y.shape[0]))])
+        if sq.shape[1] > wide:
+            keep = np.argpartition(sq, wide - 1, axis=1)[:, :wide]
+            sq, idx = np.take_along_axis(sq, keep, axis=1), keep + c0
+        else:
+            idx = np.broadcast_to(np.arange(c0, c0 + y.shape[0]), sq.shape)
+        sq, idx = np.hstack([best_sq, sq]), np.hstack([best_idx, idx])
         order = np.lexsort((idx, sq), axis=1)[:, :wide]
         best_sq, best_idx = np.take_along_axis(sq, order, axis=1), np.take_along_axis(idx, order, axis=1)
     return best_sq, best_idx, y_sq_max
