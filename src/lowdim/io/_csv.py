@@ -308,36 +308,12 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     if decimal not in (".", ","):
         raise DataFileError(f"--decimal {decimal!r} is not a decimal mark; give '.' or ','.")
     given, delimiter = delimiter, _delimiter(delimiter, base, decimal)
-    reader, declared = None, None
-    try:
-        with open_text(
-            path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
-        ) as fh:
-            first = fh.readline()
-            declared = _declared_separator(first)
-            if declared is not None and given is None:
-                delimiter = declared
-            reader = _csv_reader(fh if declared is not None else itertools.chain([first], fh), delimiter)
-            rows = ([[]] if declared is not None else []) + list(reader)  # the line, as a blank one: lines count on
-    except UnicodeDecodeError as exc:
-        raise DataFileError(
-            f"{path}: not a {encoding} text file (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r})"
-            f"{_encoding_hint(path)}"
-        ) from None
-    except LookupError:
-        raise DataFileError(
-            f"{path}: unknown text encoding {encoding!r}; use a name such as utf-8, latin-1 or cp1252."
-        ) from None
-    except csv.Error as exc:
-        where = f", line {reader.line_num}" if reader is not None else ""
-        raise DataFileError(f"{path}{where}: malformed CSV ({exc}).") from None
-    except _decompression_errors() as exc:
-        raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
+    rows, delimiter, declared = _text_rows(path, kind, encoding, given, delimiter)
     rows, lines, skipped = _checked_rows(path, rows, delimiter, decimal)
     if declared is not None:
         used = "tab" if delimiter == "\t" else repr(delimiter)
-        how = f"fields read as {used}-separated" + (" (--delimiter)" if declared != delimiter else "")
-        skipped.insert(0, f"line 1, {first.strip()!r} (a spreadsheet's separator line): {how}")
+        how = f"fields read as {used}-separated" + (" (--delimiter)" if given is not None else "")
+        skipped.insert(0, f"line 1, {declared.strip()!r} (a spreadsheet's separator line): {how}")
     has_header = header == "yes" or (header == "auto" and (_names_a_column(rows[0]) or pandas_default_names(rows[0])))
     names = [c.strip() for c in rows[0]] if has_header else None
     data, lines = (rows[1:], lines[1:]) if has_header else (rows, lines)
@@ -349,6 +325,38 @@ def read_csv(path, *, header="auto", delimiter=None, encoding="utf-8", decimal="
     if names:
         _warn_duplicate_names(path, names)
     return names, data, lines, skipped
+
+
+def _text_rows(path, kind, encoding, given, delimiter):
+    """The file's rows as text, the delimiter they were split by (``delimiter``, or the
+    one a first line ``sep=;`` declares when none was ``given``) and that line (None
+    without one; it comes back as an empty row, so that rows keep their line numbers)."""
+    reader, declared = None, None
+    try:
+        with open_text(
+            path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
+        ) as fh:
+            first = fh.readline()
+            declared = first if _declared_separator(first) is not None else None
+            if declared is not None and given is None:
+                delimiter = _declared_separator(first)
+            reader = _csv_reader(fh if declared is not None else itertools.chain([first], fh), delimiter)
+            rows = ([[]] if declared is not None else []) + list(reader)
+    except UnicodeDecodeError as exc:
+        raise DataFileError(
+            f"{path}: not a {encoding} text file (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r})"
+            f"{_encoding_hint(path)}"
+        ) from None
+    except LookupError:
+        raise DataFileError(
+            f"{path}: unknown text encoding {encoding!r}; use a name such as utf-8, latin-1 or cp1252."
+        ) from None
+    except csv.Error as exc:
+        where = f", line {reader.line_num + (declared is not None)}" if reader is not None else ""
+        raise DataFileError(f"{path}{where}: malformed CSV ({exc}).") from None
+    except _decompression_errors() as exc:
+        raise DataFileError(f"{path}: not a readable {kind} file ({str(exc)[:200]}).") from None
+    return rows, delimiter, declared
 
 
 def _declared_separator(line):
