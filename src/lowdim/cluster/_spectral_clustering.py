@@ -226,7 +226,8 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.affinity != "precomputed":
             warn_constant_columns(X, "SpectralClustering")
         A = self._affinity(X)
-        if _warn_disconnected(A, self.affinity) == n > 1:
+        pieces = _warn_disconnected(A, self.affinity)
+        if n > 1 and pieces == n:  # every row alone: no graph to cut
             raise ValueError(self._no_edges(X))
         self.affinity_matrix_ = A
         k = min(self.n_components or self.n_clusters, n - 1)
