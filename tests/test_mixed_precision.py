@@ -1,4 +1,4 @@
-"""Work in float32 where the data only carry float32: grouped column sums and the
+"""Work in float32 where the data only carry float32: grouped column sums, sums of rows by group, and the
 float32 eigensolver refined in float64 (linalg._blas.column_sums, linalg._eigen)."""
 
 import warnings
@@ -221,3 +221,23 @@ def test_top_eigh_keeps_a_tight_cluster_of_equal_top_eigenvalues():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the rare categories are warned about
         assert lowdim.MCA(2).fit_transform(X).shape == (150, 2)
+
+
+def test_group_sums_of_float32_rows_are_taken_a_few_columns_at_a_time(monkeypatch):
+    # float32 rows are copied to float64 some columns at a time, never whole (scipy's
+    # product would copy them all first): the sums of their float64 copy, to the bit,
+    # whatever the number of pieces (here 5 columns each, the last 2)
+    import lowdim.linalg._sparse_products as products
+    from lowdim.linalg import group_row_sums
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 37)).astype(np.float32)
+    labels, weights = rng.integers(0, 4, 50), rng.uniform(0.5, 2.0, 50)
+    whole_sums, whole_totals = group_row_sums(X.astype(np.float64), labels, 4, weights)
+    monkeypatch.setattr(products, "COPY_BYTES", 8 * 50 * 5)
+    sums, totals = group_row_sums(X, labels, 4, weights)
+    np.testing.assert_array_equal(sums, whole_sums)
+    np.testing.assert_array_equal(totals, whole_totals)
+    expected = np.zeros((4, 37))
+    np.add.at(expected, labels, weights[:, None] * X.astype(np.float64))
+    np.testing.assert_allclose(sums, expected, rtol=1e-12, atol=1e-12)

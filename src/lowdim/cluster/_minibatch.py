@@ -20,6 +20,7 @@ from .._random import check_random_state
 from .._validation import check_sample_weight
 from .._warnings import warn_user
 from ..distributed import is_dask_array, label_blocks, progress_wanted, stream_partial_fit
+from ..linalg import group_row_sums
 from ._base import (
     CentroidClusterer,
     check_n_clusters,
@@ -29,7 +30,6 @@ from ._base import (
 from ._kmeans import INITS, initial_centers
 from ._kmeans_init import dense_rows
 from ._lloyd import assign
-from ._products_lloyd import cluster_row_sums
 
 
 def minibatch_step(X, x_sq, weights, centers, counts, rng, reassignment_ratio):
@@ -41,7 +41,7 @@ def minibatch_step(X, x_sq, weights, centers, counts, rng, reassignment_ratio):
     update) and the summed squared centre shift.
     """
     labels, dist = assign(X, centers, x_sq)
-    sums, wsum = cluster_row_sums(X, weights, labels, centers.shape[0])
+    sums, wsum = group_row_sums(X, labels, centers.shape[0], weights)
     old = centers.copy()
     counts += wsum
     hit = wsum > 0

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._iterative import run_loop
+from ..linalg import group_row_sums
 from ._lloyd import KMeansState, assign, count_confirming_pass, relocations
 
 # work per iteration (rows x clusters x features) up to which dense k-means iterates by
@@ -27,26 +28,6 @@ def by_products(X, n_clusters, algorithm):
     (True, False)
     """
     return sp.issparse(X) or (X.size * n_clusters <= SMALL_LLOYD and algorithm in ("auto", "lloyd"))
-
-
-def cluster_row_sums(X, weights, labels, k):
-    """Weighted sums (k, d) and weights (k,) of the rows (dense or sparse) of each cluster,
-    in float64: a membership matrix times the rows, summed in row order (the same
-    whatever the thread count).
-
-    Examples
-    --------
-    >>> sums, w = cluster_row_sums(sp.csr_matrix(np.eye(3)), np.ones(3), np.array([0, 0, 1]), 2)
-    >>> sums.tolist(), w.tolist()
-    ([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [2.0, 1.0])
-    """
-    order = np.argsort(labels, kind="stable")
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(np.bincount(labels, minlength=k), out=indptr[1:])
-    member = sp.csr_matrix((weights[order], order, indptr), shape=(k, X.shape[0]))
-    sums = member @ X  # float64: the weights' dtype
-    sums = sums.toarray() if sp.issparse(sums) else sums
-    return np.asarray(sums, dtype=np.float64), np.bincount(labels, weights=weights, minlength=k)
 
 
 def _relocate_empty(weights, labels, dist, wsum):
@@ -80,13 +61,13 @@ def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), v
     X = sp.csr_matrix(X) if sp.issparse(X) else X
     k = centers.shape[0]
     labels, dist = assign(X, centers, x_sq)
-    start = KMeansState(np.asarray(centers, dtype=np.float64), labels, *cluster_row_sums(X, weights, labels, k))
+    start = KMeansState(np.asarray(centers, dtype=np.float64), labels, *group_row_sums(X, labels, k, weights))
     dist_of = [dist]  # distances of the current labels (the step updates them)
 
     def step(state):
         labels = _relocate_empty(weights, state.labels, dist_of[0], state.wsum.copy())
         # the state's sums are those of its labels: recomputed only when a relocation moved points
-        sums, wsum = (state.sums, state.wsum) if labels is state.labels else cluster_row_sums(X, weights, labels, k)
+        sums, wsum = (state.sums, state.wsum) if labels is state.labels else group_row_sums(X, labels, k, weights)
         full = wsum > 0
         new = state.centers.copy()
         new[full] = sums[full] / wsum[full, None]
@@ -95,7 +76,7 @@ def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), v
         # against the last assignment, as scikit-learn: a point lent to an empty cluster and
         # taken back (fewer distinct points than clusters) is no change
         moved = int(np.count_nonzero(new_labels != state.labels))
-        state = KMeansState(new, new_labels, *cluster_row_sums(X, weights, new_labels, k), moved == 0, shift=shift)
+        state = KMeansState(new, new_labels, *group_row_sums(X, new_labels, k, weights), moved == 0, shift=shift)
         return state, float(weights @ dist_of[0]), 0.0 if moved == 0 else shift
 
     result = run_loop(

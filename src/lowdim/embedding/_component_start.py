@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import ArpackNoConvergence
 
 from ..decomposition import principal_scores
-from ..linalg import sq_euclidean
+from ..linalg import group_row_sums, sq_euclidean
 from ..manifold import laplacian_eigenmap, smacof
 
 GAP_SHARE = 0.4  # a piece's radius: this share of the distance to the nearest other piece (a margin between)
@@ -76,10 +76,8 @@ def _radii(places, sizes):
 
 def _centroids(X, labels, count):
     """Mean row of each component, (count, d) float64."""
-    indicator = sp.csr_matrix((np.ones(labels.size), (labels, np.arange(labels.size))), shape=(count, labels.size))
-    sums = indicator @ X
-    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums, dtype=np.float64)
-    return sums / np.bincount(labels, minlength=count)[:, None]
+    sums, sizes = group_row_sums(X, labels, count)
+    return sums / sizes[:, None]
 
 
 def _place_pieces(centres, n_components, rng):

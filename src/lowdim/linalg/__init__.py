@@ -38,7 +38,7 @@ from ._procrustes import procrustes_fit
 from ._randomized import randomized_svd, subspace_iteration
 from ._rank_one_sdp import EdgeConstraints, solve_rank_one_sdp
 from ._sign import flip_signs
-from ._sparse_products import dense_times_sparse_t
+from ._sparse_products import dense_times_sparse_t, group_row_sums
 from ._unique import fewer_distinct_rows, unique_rows
 
 __all__ = [
@@ -64,6 +64,7 @@ __all__ = [
     "block_rows",
     "column_moments",
     "dense_times_sparse_t",
+    "group_row_sums",
     "distance_blocks",
     "feature_scale",
     "flip_signs",

@@ -112,3 +112,47 @@ def dense_times_sparse_t(X, C, rows=256):
 
     list(worker_pool("sparse").map(block, range(0, X.shape[0], rows)))
     return out
+
+
+COPY_BYTES = 8 << 20  # float64 columns copied at a time for ``group_row_sums``
+
+
+def group_row_sums(X, labels, k, weights=None):
+    """Weighted sums (k, d) and weights (k,) of the rows (dense or sparse) of each
+    group, in float64: a membership matrix times the rows, each group's rows summed in
+    row order (the same whatever the thread count). scipy would first copy float32
+    rows whole to float64 (160 MB of fresh pages for 100 x 200,000, more than the sums
+    cost); they are taken ``COPY_BYTES`` of columns at a time instead, the same sums.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix (n, d)
+    labels : ndarray of int (n,), in 0..k-1
+    k : int
+    weights : ndarray (n,), optional (default: ones)
+
+    Returns
+    -------
+    sums : ndarray (k, d), float64
+    totals : ndarray (k,), float64
+
+    Examples
+    --------
+    >>> sums, w = group_row_sums(sp.csr_matrix(np.eye(3)), np.array([0, 0, 1]), 2)
+    >>> sums.tolist(), w.tolist()
+    ([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [2.0, 1.0])
+    """
+    weights = np.ones(labels.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    order = np.argsort(labels, kind="stable")
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(np.bincount(labels, minlength=k), out=indptr[1:])
+    member = sp.csr_matrix((weights[order], order, indptr), shape=(k, X.shape[0]))
+    totals = np.bincount(labels, weights=weights, minlength=k)
+    if sp.issparse(X) or X.dtype == np.float64:
+        sums = member @ X
+        return np.asarray(sums.toarray() if sp.issparse(sums) else sums, dtype=np.float64), totals
+    sums = np.empty((k, X.shape[1]))
+    step = max(1, COPY_BYTES // (8 * max(X.shape[0], 1)))
+    for c0 in range(0, X.shape[1], step):
+        sums[:, c0 : c0 + step] = member @ np.asarray(X[:, c0 : c0 + step], dtype=np.float64)
+    return sums, totals
