@@ -133,6 +133,53 @@ def test_exact_index_wide_float32_rows_are_certified_in_float64_not_from_every_p
     np.testing.assert_array_equal(ExactIndex(metric).build(rows).query(rows, 5, exclude_self=True)[1], idx)
 
 
+def test_exact_index_wide_self_query_reads_its_own_shifted_rows_right(exact_path, monkeypatch):
+    # a self query of indexed rows 10..39 of 40 (50,000 features: float32 would certify
+    # none, and is not tried) copies a few columns at a time to float64, never whole
+    # rows, and reads the points' blocks that lie within the query from its copies: of
+    # the blocks of 9 points, 0-8 and 9-17 reach outside and are copied on their own,
+    # 18-26, 27-35 and 36-39 are read; the float32 expansion's shifted copy is never made
+    import lowdim.neighbors._exact as exact
+
+    X = np.random.default_rng(1).normal(size=(40, 50_000)).astype(np.float32)
+    monkeypatch.setattr(exact.ExactIndex, "_exact_rows", lambda *a: pytest.fail("searched from every pair"))
+    monkeypatch.setattr(exact.ExactIndex, "_candidates", lambda *a: pytest.fail("ranked in float32 first"))
+    index = ExactIndex(block_bytes=1 << 15).build(X)
+    copies, original = [], exact.shifted64
+    monkeypatch.setattr(
+        exact, "shifted64", lambda A, at, offset: copies.append((A is index._rows, at)) or original(A, at, offset)
+    )
+    dist, idx = index._query_indexed(10, 40, 5)
+    assert all(at[1].stop - at[1].start <= exact.FEATURE_COLS for _, at in copies)
+    assert {(at[0].start, at[0].stop) for points, at in copies if points} == {(0, 9), (9, 18)}
+    assert index._shifted is None  # nor was a float32 shifted copy of every row made
+    D = np.array([((X.astype(np.float64) - row) ** 2).sum(axis=1) for row in X[10:40].astype(np.float64)])
+    D[np.arange(30), np.arange(10, 40)] = np.inf
+    ref_idx = np.argsort(D, axis=1, kind="stable")[:, :5]
+    np.testing.assert_array_equal(idx, ref_idx)
+    np.testing.assert_allclose(dist, np.sqrt(np.take_along_axis(D, ref_idx, axis=1)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pair_distances_in_runs_of_four_have_the_bits_of_one_pair_at_a_time(dtype):
+    # pairs of one query row are summed four at a time; each sum must stay the same
+    # sequential float64 sum as strict_sq_distance's (equal distances stay equal, ties
+    # go to the lower index wherever a distance is computed): runs of 4, 5 and 1, and a
+    # range that starts and ends inside runs
+    from lowdim._kernels.neighbors import pair_sq_distances, strict_sq_distance
+
+    rng = np.random.default_rng(0)
+    Q, data = rng.normal(size=(3, 101)).astype(dtype), rng.normal(size=(9, 101)).astype(dtype)
+    offset = rng.normal(size=101).astype(dtype)
+    rows = np.repeat(np.arange(3), [4, 5, 1])
+    cols = rng.integers(0, 9, rows.size)
+    out = np.full(rows.size, np.nan)
+    pair_sq_distances(Q, data, offset, rows, cols, out, 0, 3)
+    pair_sq_distances(Q, data, offset, rows, cols, out, 3, rows.size)
+    one_at_a_time = [strict_sq_distance(Q[r], offset, data[c]) for r, c in zip(rows, cols)]
+    np.testing.assert_array_equal(out, one_at_a_time)
+
+
 def test_exact_index_query_blocks_on_worker_threads(cloud, monkeypatch):
     # many query blocks and column tiles (run on the worker pool) give the one-tile answer
     monkeypatch.setattr("lowdim.neighbors._exact.SMALL_PAIRS", 0)

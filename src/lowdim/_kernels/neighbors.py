@@ -159,9 +159,36 @@ def merge_smallest_sq(G, q_sq, y_sq, col0, skip, out_idx, out_dist):
 def pair_sq_distances(Q, data, offset, rows, cols, out, lo, hi):
     """``out[p] = |Q[rows[p]] - offset - data[cols[p]]|^2`` for p in ``lo..hi``, summed in
     float64 from the differences (exact where a GEMM expansion cancels). Serial and
-    without the GIL: callers split the pairs over threads (``in_row_ranges``)."""
-    for p in range(lo, hi):
-        out[p] = strict_sq_distance(Q[rows[p]], offset, data[cols[p]])
+    without the GIL: callers split the pairs over threads (``in_row_ranges``). Runs of
+    four pairs of one query row (a row's candidates) go through ``_four_sq_distances``:
+    the same bits as ``strict_sq_distance``, in about half the time."""
+    p = lo
+    while p < hi:
+        r = rows[p]
+        if p + 4 <= hi and rows[p + 1] == r and rows[p + 2] == r and rows[p + 3] == r:
+            _four_sq_distances(Q[r], offset, data, cols[p : p + 4], out[p : p + 4])
+            p += 4
+        else:
+            out[p] = strict_sq_distance(Q[r], offset, data[cols[p]])
+            p += 1
+
+
+@njit(cache=True, inline="always")
+def _four_sq_distances(a, offset, data, cols, out):
+    """``strict_sq_distance`` from ``a`` to four rows of ``data`` at once: each sum in its
+    own chain, in column order (the same bits), with ``a - offset`` read and converted
+    once a column and four independent additions in flight instead of one."""
+    b0, b1, b2, b3 = data[cols[0]], data[cols[1]], data[cols[2]], data[cols[3]]
+    s0 = s1 = s2 = s3 = 0.0
+    for c in range(a.shape[0]):
+        x = np.float64(a[c]) - np.float64(offset[c])
+        e0, e1 = x - np.float64(b0[c]), x - np.float64(b1[c])
+        e2, e3 = x - np.float64(b2[c]), x - np.float64(b3[c])
+        s0 += e0 * e0
+        s1 += e1 * e1
+        s2 += e2 * e2
+        s3 += e3 * e3
+    out[0], out[1], out[2], out[3] = s0, s1, s2, s3
 
 
 # reassociation lets the distance loops vectorise; no 'nnan' / 'ninf', the lists start at +inf

@@ -12,13 +12,24 @@ from ._base import KNNIndex
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
 # Up to this many query x point pairs numpy does the selection, and up to a sixteenth
-# as many chosen pairs the exact recomputation (in chunks of this many terms): small
-# data then need no numba compilation (seconds for these kernels on a first call),
-# and lose nothing in speed.
+# as many chosen pairs the exact recomputation: small data then need no numba
+# compilation (seconds for these kernels on a first call), and lose nothing in speed.
 SMALL_PAIRS = 1 << 22
-# ... and up to this many terms (pairs x features: a wide table's few pairs are no small sum)
-SMALL_TERMS = SMALL_PAIRS << 6
+# ... and up to this many terms (pairs x features: a wide table's few pairs are no small
+# sum; numpy's differences take 8 times the kernel's time, 0.1 s for 76 M terms)
+SMALL_TERMS = SMALL_PAIRS << 2
+# terms numpy differences at a time: 2 MiB of float64 the allocator reuses (32 MiB
+# pieces came as fresh pages each time and doubled the time)
+DIFFERENCE_TERMS = SMALL_PAIRS >> 4
 EXTRA_CANDIDATES = 4  # candidates kept beyond k for the exact re-ranking (``_certified``)
+# past this many features float32's error bound (it grows with d) is wider than the gaps
+# between a row's neighbours (it certified 1 % of the rows of 20,000 genes, none of
+# 200,000 probes, all of 784 pixels): float32 rows go to the float64 expansion at once
+FLOAT32_RANKED_FEATURES = 10_000
+# columns the float64 expansion copies at a time: buffers the allocator reuses, where a
+# float64 copy of whole wide rows (160 MB at 100 x 200,000) costs more in fresh pages
+# than the product it feeds
+FEATURE_COLS = 512
 
 
 def check_n_neighbors(n_neighbors, n_samples, *, counts_self=False):
@@ -81,13 +92,30 @@ class ExactIndex(KNNIndex):
         """Index the rows of ``X`` (for 'precomputed': the number of points)."""
         X = check_array(X, estimator_name="ExactIndex")
         if self.metric != "precomputed":
-            offset, shifted = shifted_rows(X, self.metric)
-            self._hold(offset, shifted, cosine_rows(X) if self.metric == "cosine" else X)
+            rows = cosine_rows(X) if self.metric == "cosine" else X
+            self._hold(rows.mean(axis=0, dtype=np.float64).astype(rows.dtype), None, rows)
 
     def _hold(self, offset, shifted, rows):
-        """Index the ``shifted`` rows (``rows`` as given, for exact re-ranking)."""
-        self._offset, self._data, self._rows = offset, shifted, rows
-        self._sq = row_norms_sq(shifted)
+        """Index ``rows`` (as given: the exact re-ranking reads them), shifted by
+        ``offset`` for the expansion: ``shifted`` when the caller has them, else shifted
+        at first use (``_data``)."""
+        self._offset, self._rows, self._shifted, self._norms = offset, rows, shifted, None
+
+    @property
+    def _data(self):
+        """The indexed rows less ``offset``, in their dtype, made at first use: a float32
+        table of more than ``FLOAT32_RANKED_FEATURES`` features never reads them (an 80 MB
+        copy at 100 x 200,000, whose fresh pages cost more than its whole search)."""
+        if self._shifted is None:
+            self._shifted = self._rows - self._offset
+        return self._shifted
+
+    @property
+    def _sq(self):
+        """Squared norms of ``_data``'s rows (float64), made at first use."""
+        if self._norms is None:
+            self._norms = row_norms_sq(self._data)
+        return self._norms
 
     @classmethod
     def sharing(cls, shifted):
@@ -167,7 +195,7 @@ class ExactIndex(KNNIndex):
         'precomputed', which keeps no rows)."""
         if self.metric == "precomputed":
             return None
-        sq, idx = self._certified(self._rows[start:stop], k, np.arange(start, stop), self.n_samples_ - 1)
+        sq, idx = self._certified(self._rows[start:stop], k, np.arange(start, stop), self.n_samples_ - 1, own=True)
         return from_squared(sq, self.metric), idx
 
     def _query_precomputed(self, Q, k, exclude_self):
@@ -201,18 +229,19 @@ class ExactIndex(KNNIndex):
         idx = np.full((m, k), -1, dtype=np.int64)
         q_norms = np.empty(m)
         buffers = threading.local()  # one product buffer per worker thread: no fresh pages
+        data, y_sq = self._data, self._sq  # made here, not by each thread at first use
 
         def query_block(start):
             if not hasattr(buffers, "buf"):
-                buffers.buf = np.empty(QUERY_ROWS * DATA_COLS, dtype=self._data.dtype)
+                buffers.buf = np.empty(QUERY_ROWS * DATA_COLS, dtype=data.dtype)
             stop = min(m, start + QUERY_ROWS)
-            q = np.ascontiguousarray(Q[start:stop] - self._offset, dtype=self._data.dtype)
+            q = np.ascontiguousarray(Q[start:stop] - self._offset, dtype=data.dtype)
             q_sq = q_norms[start:stop] = row_norms_sq(q)
             for c0 in range(0, n, DATA_COLS):
                 c1 = min(n, c0 + DATA_COLS)
                 G = buffers.buf[: (stop - start) * (c1 - c0)].reshape(stop - start, c1 - c0)
-                np.matmul(q, self._data[c0:c1].T, out=G)
-                merge_smallest_sq(G, q_sq, self._sq[c0:c1], c0, skip[start:stop], idx[start:stop], sq[start:stop])
+                np.matmul(q, data[c0:c1].T, out=G)
+                merge_smallest_sq(G, q_sq, y_sq[c0:c1], c0, skip[start:stop], idx[start:stop], sq[start:stop])
 
         # One query block at a time per worker thread, each with a single-threaded product
         # and a serial merge: BLAS and the merge never wait for each other's spinning
@@ -234,39 +263,50 @@ class ExactIndex(KNNIndex):
         idx = np.argsort(sq, axis=1, kind="stable")[:, :k]
         return np.take_along_axis(sq, idx, axis=1), idx.astype(np.int64), q_norms
 
-    def _certified(self, Q, k, skip, available):
+    def _certified(self, Q, k, skip, available, own=False):
         """k + EXTRA_CANDIDATES candidates by the expansion in the data's dtype, re-ranked
         by distances summed in float64 from the differences of the rows themselves (ties
         to the lower index); a row is certified when its k-th exact distance is below the
         smallest value any point left out can have (the last candidate's expansion value
         minus ``expansion_error_bound``). float32 rows whose candidates spread less than
         the bound (wide rows, where it grows with the features) are ranked again by the
-        float64 expansion (``_float64_rows``); rows still not certified (ties at the
+        float64 expansion (``_float64_rows``), and rows of more than
+        ``FLOAT32_RANKED_FEATURES`` features by it alone; rows still not certified (ties at the
         boundary, duplicates) are searched again from differences. So float32 data get the float64
         answer at the float32 price, and float32 and float64 copies of the same points the
         same neighbours (5,000 Fashion-MNIST images: 4 extra candidates leave no row
-        unsure in 50 PCA dimensions or in all 784 pixels)."""
+        unsure in 50 PCA dimensions or in all 784 pixels). ``own``: row r of ``Q`` is the
+        indexed row ``skip[r]`` (a self query: ``_float64_rows`` shifts each row once)."""
         wide = min(k + EXTRA_CANDIDATES, available)
-        sq, idx, q_sq = self._candidates(Q, wide, skip)
         compiled, m = self._compiled(Q), Q.shape[0]
-        if wide == available:  # every point is a candidate: nothing was left out
-            return self._ranked(Q, np.arange(m), idx, k, compiled)
-        bound = expansion_error_bound(q_sq, self._sq.max(), self._data.shape[1], self._data.dtype)
         exact, chosen = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
-        # float32's bound grows with d: where it is wider than the candidates' spread no
-        # ranking of them can be certified, and the row goes to float64 at once
-        hopeless = (sq[:, wide - 1] - sq[:, k - 1] < 2.0 * bound) & (self._data.dtype != np.float64)
-        ranked = np.flatnonzero(~hopeless)
-        exact[ranked], chosen[ranked] = self._ranked(Q, ranked, idx[ranked], k, compiled)
-        # ranked rows left unsure have ties at the boundary (copies): float64 cannot part them
-        unsure = ranked[_uncertain(exact[ranked, k - 1], sq[ranked, wide - 1], bound[ranked], Q.shape[1])]
-        hopeless = np.flatnonzero(hopeless)
+        if wide < available and self._rows.dtype == np.float32 and Q.shape[1] > FLOAT32_RANKED_FEATURES:
+            hopeless, unsure = np.arange(m), np.arange(0)
+        else:
+            sq, idx, q_sq = self._candidates(Q, wide, skip)
+            if wide == available:  # every point is a candidate: nothing was left out
+                return self._ranked(Q, np.arange(m), idx, k, compiled)
+            hopeless, unsure = self._rank_candidates(Q, k, sq, idx, q_sq, compiled, exact, chosen)
         if hopeless.size:
-            exact[hopeless], chosen[hopeless], left = self._float64_rows(Q, hopeless, k, wide, skip)
+            exact[hopeless], chosen[hopeless], left = self._float64_rows(Q, hopeless, k, wide, skip, own)
             unsure = np.union1d(unsure, left)
         if unsure.size:
             exact[unsure], chosen[unsure] = self._exact_rows(Q[unsure], k, skip[unsure], compiled)
         return exact, chosen
+
+    def _rank_candidates(self, Q, k, sq, idx, q_sq, compiled, exact, chosen):
+        """``_certified``'s ranking of the candidates ``idx`` (expansion values ``sq``)
+        into ``exact`` and ``chosen``, for the rows whose candidates spread wider than
+        the expansion's bound; returns the rows left to the float64 expansion (narrower
+        spread: no ranking of them can be certified) and the rows left unsure (ties at
+        the boundary, copies: float64 cannot part them)."""
+        wide = idx.shape[1]
+        bound = expansion_error_bound(q_sq, self._sq.max(), self._data.shape[1], self._data.dtype)
+        hopeless = (sq[:, wide - 1] - sq[:, k - 1] < 2.0 * bound) & (self._data.dtype != np.float64)
+        ranked = np.flatnonzero(~hopeless)
+        exact[ranked], chosen[ranked] = self._ranked(Q, ranked, idx[ranked], k, compiled)
+        unsure = ranked[_uncertain(exact[ranked, k - 1], sq[ranked, wide - 1], bound[ranked], Q.shape[1])]
+        return np.flatnonzero(hopeless), unsure
 
     def _ranked(self, Q, part, idx, k, compiled=False):
         """The ``k`` nearest of each query row ``Q[part[r]]``'s candidates ``idx[r]``, by
@@ -278,23 +318,29 @@ class ExactIndex(KNNIndex):
         order = np.lexsort((idx, found), axis=1)[:, :k]
         return np.take_along_axis(found, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
-    def _float64_rows(self, Q, rows, k, wide, skip):
+    def _float64_rows(self, Q, rows, k, wide, skip, own=False):
         """``_certified`` again for the query ``rows`` it could not certify in float32,
         with the expansion in float64 (blocks of the indexed rows copied to float64): in
         many dimensions float32's bound is wider than the gaps between neighbours (100
         rows of 200,000 features: every row), float64's 2^29 times narrower. Returns their
-        distances, indices, and the rows still unsure (ties at float64's precision)."""
+        distances, indices, and the rows still unsure (ties at float64's precision).
+        ``own``: as ``_certified``'s; consecutive own rows are indexed rows the
+        candidates' blocks then read from the shifted query instead of shifting again."""
         offset = self._offset.astype(np.float64)
         exact, chosen = np.empty((rows.size, k)), np.empty((rows.size, k), dtype=np.int64)
         left = []
         for a in range(0, rows.size, QUERY_ROWS):
             part = rows[a : a + QUERY_ROWS]
-            q = np.asarray(Q[part], dtype=np.float64) - offset
-            sq, idx, y_sq_max = _float64_candidates(q, self._rows, offset, wide, skip[part], self.block_bytes)
+            consecutive = part[-1] - part[0] == part.size - 1
+            at = slice(part[0], part[-1] + 1) if consecutive else part
+            q_at = int(skip[part[0]]) if own and consecutive else -1
+            sq, idx, q_sq, y_sq_max = _float64_candidates(
+                Q, at, self._rows, offset, wide, skip[part], self.block_bytes, q_at
+            )
             exact[a : a + part.size], chosen[a : a + part.size] = self._ranked(Q, part, idx, k)
-            bound = expansion_error_bound(row_norms_sq(q), y_sq_max, q.shape[1], np.float64)
+            bound = expansion_error_bound(q_sq, y_sq_max, Q.shape[1], np.float64)
             left.append(
-                a + np.flatnonzero(_uncertain(exact[a : a + part.size, k - 1], sq[:, wide - 1], bound, q.shape[1]))
+                a + np.flatnonzero(_uncertain(exact[a : a + part.size, k - 1], sq[:, wide - 1], bound, Q.shape[1]))
             )
         return exact, chosen, rows[np.concatenate(left)]
 
@@ -331,35 +377,72 @@ def _uncertain(kth, last, bound, n_features):
     return ~(kth * (1.0 + n_features * np.finfo(np.float64).eps) < last - bound)
 
 
-def _float64_candidates(q, rows, offset, wide, skip, block_bytes):
-    """The ``wide`` smallest squared distances from the float64 rows ``q`` (shifted by
-    ``offset``) to ``rows - offset`` by the float64 expansion (increasing), their
-    indices, and the largest squared norm of the shifted rows; column ``skip[r]`` left
-    out of row r. A tile of at most ``block_bytes`` of products at a time, of which each
-    row keeps its ``wide`` smallest (which of equal values at the edge does not matter:
-    a row whose k-th distance is not certified below the last is searched again)."""
-    m, n = q.shape[0], rows.shape[0]
-    q_sq = row_norms_sq(q)
+def shifted64(A, at, offset):
+    """``A[at] - offset`` in float64, in one pass into one new array (not a float64 copy
+    and then a second one for the difference: on wide rows each pass costs as much as
+    the product that follows).
+
+    Examples
+    --------
+    >>> shifted64(np.array([[1, 2], [3, 4]], dtype=np.float32), slice(1, 2), np.array([1.0, 1.0]))
+    array([[2., 3.]])
+    """
+    rows = A[at]
+    return np.subtract(rows, offset, out=np.empty(rows.shape), dtype=np.float64)
+
+
+def _float64_candidates(Q, at, rows, offset, wide, skip, block_bytes, q_at=-1):
+    """The ``wide`` smallest squared distances from the rows ``Q[at]`` to ``rows`` by the
+    float64 expansion of both shifted by ``offset`` (increasing), their indices, the
+    query rows' squared norms and the largest squared norm of the indexed rows; column
+    ``skip[r]`` left out of row r. The points are taken in blocks, of which each row
+    keeps its ``wide`` smallest (which of equal values at the edge does not matter: a
+    row whose k-th distance is not certified below the last is searched again); a
+    block's products are summed over ``FEATURE_COLS`` columns at a time
+    (``_block_products``). ``q_at`` >= 0: ``Q[at]`` is ``rows[q_at : q_at + m]``, and
+    blocks within it are read from its shifted columns."""
+    m, n = skip.size, rows.shape[0]
     best_sq, best_idx = np.full((m, 0), np.inf), np.zeros((m, 0), dtype=np.int64)
     y_sq_max = 0.0
-    step = max(wide, block_bytes // (8 * max(q.shape[1], m, 1)))
+    # products of at most block_bytes, column copies of at most an eighth of it
+    step = max(wide, min(block_bytes // (8 * max(m, 1)), block_bytes // (64 * FEATURE_COLS)))
     for c0 in range(0, n, step):
-        y = np.asarray(rows[c0 : c0 + step], dtype=np.float64) - offset
-        y_sq = row_norms_sq(y)
+        c1 = min(n, c0 + step)
+        G, q_sq, y_sq = _block_products(Q, at, rows, offset, c0, c1, q_at)
         y_sq_max = max(y_sq_max, float(y_sq.max()))
         sq = q_sq[:, None] + y_sq[None, :]
-        sq -= 2.0 * matmul(q, y.T)
-        inside = np.flatnonzero((skip >= c0) & (skip < c0 + y.shape[0]))
+        sq -= 2.0 * G
+        inside = np.flatnonzero((skip >= c0) & (skip < c1))
         sq[inside, skip[inside] - c0] = np.inf
         if sq.shape[1] > wide:
             keep = np.argpartition(sq, wide - 1, axis=1)[:, :wide]
             sq, idx = np.take_along_axis(sq, keep, axis=1), keep + c0
         else:
-            idx = np.broadcast_to(np.arange(c0, c0 + y.shape[0]), sq.shape)
+            idx = np.broadcast_to(np.arange(c0, c1), sq.shape)
         sq, idx = np.hstack([best_sq, sq]), np.hstack([best_idx, idx])
         order = np.lexsort((idx, sq), axis=1)[:, :wide]
         best_sq, best_idx = np.take_along_axis(sq, order, axis=1), np.take_along_axis(idx, order, axis=1)
-    return best_sq, best_idx, y_sq_max
+    return best_sq, best_idx, q_sq, y_sq_max
+
+
+def _block_products(Q, at, rows, offset, c0, c1, q_at):
+    """``(G, q_sq, y_sq)``: the float64 products of the shifted rows ``Q[at]`` with the
+    shifted points ``rows[c0:c1]`` and both sides' squared norms, summed over
+    ``FEATURE_COLS`` columns at a time, each copied to float64 on its own (a block
+    within the query, ``q_at`` as ``_float64_candidates``'s, is read from the query's
+    copy)."""
+    m = Q[at, :0].shape[0]
+    inside_q = 0 <= q_at <= c0 and c1 <= q_at + m
+    G, q_sq, y_sq = np.zeros((m, c1 - c0)), np.zeros(m), np.zeros(c1 - c0)
+    for f0 in range(0, Q.shape[1], FEATURE_COLS):
+        columns = slice(f0, f0 + FEATURE_COLS)
+        q = shifted64(Q, (at, columns), offset[columns])
+        y = q[c0 - q_at : c1 - q_at] if inside_q else shifted64(rows, (slice(c0, c1), columns), offset[columns])
+        G += matmul(q, y.T)
+        q_sq += row_norms_sq(q)
+        if not inside_q:
+            y_sq += row_norms_sq(y)
+    return G, q_sq, q_sq[c0 - q_at : c1 - q_at] if inside_q else y_sq
 
 
 def expansion_error_bound(q_sq, y_sq_max, n_features, dtype):
@@ -451,7 +534,7 @@ def pair_sq_distances(Q, data, offset, rows, cols, compiled=False):
 
         in_row_ranges("pairs", 0, rows.size, lambda a, b: kernel(Q, data, offset, rows, cols, out, a, b))
         return out
-    step = max(1, SMALL_PAIRS // max(Q.shape[1], 1))  # 32 MiB of differences at a time
+    step = max(1, DIFFERENCE_TERMS // max(Q.shape[1], 1))
     shift = offset.astype(np.float64) if np.any(offset) else None
     for a in range(0, rows.size, step):
         r, c = rows[a : a + step], cols[a : a + step]
