@@ -22,6 +22,11 @@ Warm-up on the first 5,000 rows, then runs alternate; medians.
 genes), defaults: UMAP, PaCMAP, TSNE against umap-learn, pacmap, openTSNE, HDBSCAN
 (min_cluster_size=5) against scikit-learn; one warm-up run each, then runs alternate.
 Quality: trustworthiness (10 neighbours) of the maps, ARI of the clusters against the groups.
+
+'files': reading CSV files (``csv_tables``): 20,000 x 200 numbers, the genes table with
+sample names (200 x 20,000), and 20,000 rows of 150 numeric columns with 5 % gaps and
+10 text columns of 4 levels and gaps; ``lowdim.io.read_table`` against
+``pandas.read_csv``. Quality: the numbers read are the same.
 Run:  scripts/bench.sh awkward [CASE ...] [--repeats 3]
 """
 
@@ -275,7 +280,53 @@ def case_wide(repeats):
     return rows
 
 
-CASES = {"tiny": case_tiny, "copies": case_copies, "wide": case_wide}
+def csv_tables(folder):
+    """name -> path of the CSV files of 'files' (written once into ``folder``)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    numbers = pd.DataFrame(rng.normal(size=(20_000, 200)).round(4), columns=[f"x{j}" for j in range(200)])
+    genes, _ = wide_tables()["genes"]
+    wide = pd.DataFrame(genes.round(4), columns=[f"gene{j}" for j in range(genes.shape[1])])
+    wide.index = [f"sample{i}" for i in range(genes.shape[0])]
+    mixed = numbers.iloc[:, :150].mask(rng.random((20_000, 150)) < 0.05)  # 5 % gaps
+    for j in range(10):
+        mixed[f"group{j}"] = rng.choice(["alpha", "beta", "gamma", "delta", ""], 20_000)
+    paths = {}
+    for name, frame, index in (("numbers", numbers, False), ("wide", wide, True), ("mixed", mixed, False)):
+        paths[name] = os.path.join(folder, f"{name}.csv")
+        frame.to_csv(paths[name], index=index, index_label="sample" if index else None)
+    return paths
+
+
+def case_files(repeats):
+    """Reading the CSV files users bring: lowdim's reader (types found, categories coded,
+    gaps kept as NaN) against pandas' C parser (types found) on the same file."""
+    import tempfile
+
+    import pandas as pd
+
+    from lowdim.io import read_table
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, path in csv_tables(folder).items():
+            index = 0 if name == "wide" else None
+            t_o, t_t, ours, theirs, runs_o, runs_t = compare(
+                lambda path=path: read_table(path, missing="keep"),
+                lambda path=path, index=index: pd.read_csv(path, index_col=index),
+                repeats,
+            )  # fmt: skip
+            numeric = theirs.select_dtypes("number")
+            same = np.array_equal(ours.X[:, : numeric.shape[1]], numeric.to_numpy(), equal_nan=True)
+            quality = f"same numbers: {'yes' if same else 'NO'}"
+            case = f"read {name}.csv, {theirs.shape[0]:,} x {theirs.shape[1]:,} (against pandas.read_csv)"
+            rows.append(row(case, t_o, t_t, quality, 1.0, same, (runs_o, runs_t)))
+            print(f"  {case}: {t_o:.2f} s vs {t_t:.2f} s; {quality}", flush=True)
+    return rows
+
+
+CASES = {"tiny": case_tiny, "copies": case_copies, "wide": case_wide, "files": case_files}
 
 
 def main(argv=None):

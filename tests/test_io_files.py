@@ -185,6 +185,38 @@ def test_infinite_csv_cell_is_named_by_file_line_and_column(tmp_path):
         read_table(str(path))
 
 
+def test_csv_columns_converted_whole_read_as_cell_by_cell(tmp_path):
+    # numbers are converted a column at a time (gaps marked first), cells one by one only
+    # where a column has something else: the values of the cell-by-cell reading, every
+    # gap mark NaN, a typeset minus read, a column of words a category
+    from lowdim.io import read_table
+    from lowdim.io._csv import _cell_value
+
+    rng = np.random.default_rng(0)
+    marks = ["", " ", "NA", "n/a", " nan ", "NULL", "None"]
+    numbers = [f"{v:.6g}" for v in rng.normal(size=40) * 10.0 ** rng.integers(-300, 300, 40)]
+    gappy = [rng.choice(marks) if rng.random() < 0.3 else f"{v:.17g}" for v in rng.normal(size=40)]
+    minus = [f"\u2212{abs(v):.3f}" if k % 3 == 0 else f"{v:.3f}" for k, v in enumerate(rng.normal(size=40))]
+    words = [str(rng.choice(["red", "blue"])) for _ in range(40)]
+    lines = ["a,b,c,d"] + [",".join(cells) for cells in zip(numbers, gappy, minus, words)]
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = read_table(str(tmp_path / "t.csv"), missing="keep")
+    expected = [[_cell_value("t.csv", c, 0, 0) for c in column] for column in (numbers, gappy, minus)]
+    np.testing.assert_array_equal(table.X[:, :3], np.array(expected).T)
+    assert table.kinds == ["numeric", "numeric", "numeric", "categorical"]
+
+
+def test_csv_first_bad_cell_named_is_the_first_in_the_file(tmp_path):
+    # columns are converted one by one, but the cell named is the first by line, whatever
+    # its column: column 2 goes wrong on line 3, column 1 on line 4
+    from lowdim.exceptions import DataFileError
+    from lowdim.io import read_table
+
+    (tmp_path / "bad.csv").write_text("a,b\n1,2\n3,x\ny,4\n5,6\n6,7\n")
+    with pytest.raises(DataFileError, match="line 3, column 2: 'x' is not a number"):
+        read_table(str(tmp_path / "bad.csv"))
+
+
 @pytest.mark.parametrize("name", ["PCA", "KMeans", "TSNE", "GaussianMixture", "UMAP", "Isomap"])
 def test_tiny_data_is_an_underflow_error_not_identical_rows(name):
     import lowdim

@@ -192,6 +192,27 @@ def _decompression_errors():
     return tuple(errors)
 
 
+def _numbers(cells):
+    """The cells as numbers, gaps NaN (``_cell_value``'s values), or None when a filled
+    cell is no number Python's float reads (a word, a typeset minus: left to the cell by
+    cell path, which names them). numpy converts the column whole; only a column with
+    gaps is looked at cell by cell first, for the marks of a gap.
+
+    Examples
+    --------
+    >>> _numbers(("1.5", " NA ", "", "2e3")).tolist(), _numbers(("1", "x"))
+    ([1.5, nan, nan, 2000.0], None)
+    """
+    try:
+        return np.array(cells, dtype=float)
+    except ValueError:
+        pass
+    try:
+        return np.array([c if c.strip().lower() not in MISSING_TEXT else "nan" for c in cells], dtype=float)
+    except ValueError:
+        return None
+
+
 def _cell_value(path, text, line, column):
     text = text.strip()
     if text.lower() in MISSING_TEXT:
@@ -210,16 +231,20 @@ def _cell_value(path, text, line, column):
     return value
 
 
-def _parse_rows(path, rows, columns, lines):
+def _parse_rows(path, rows, columns, lines, parsed=None):
     """Numbers of ``columns`` (0-based) of text ``rows`` (from the file's ``lines``);
-    empty cells become NaN, an infinite cell is an error naming its line and column."""
-    try:
-        values = np.array([[row[j] for j in columns] for row in rows], dtype=float)
-    except (ValueError, IndexError):  # the slow path below finds and names the offending cell
-        values = np.empty((len(rows), len(columns)))
-        for i, row in enumerate(rows):
-            for k, j in enumerate(columns):
-                values[i, k] = _cell_value(path, row[j], lines[i], j + 1)
+    empty cells become NaN, an infinite cell is an error naming its line and column.
+    ``parsed``: column -> its numbers, for columns already converted whole."""
+    parsed, values, cell_by_cell = parsed or {}, np.empty((len(rows), len(columns))), []
+    by_column = list(zip(*rows)) if any(j not in parsed for j in columns) else None
+    for k, j in enumerate(columns):
+        try:  # numpy converts a whole column (zip transposed them in C)
+            values[:, k] = parsed[j] if j in parsed else np.array(by_column[j], dtype=float)
+        except ValueError:  # gaps, or a cell to name
+            cell_by_cell.append(k)
+    for i, row in enumerate(rows):  # by rows: the first bad cell named is the first in the file
+        for k in cell_by_cell:
+            values[i, k] = _cell_value(path, row[columns[k]], lines[i], columns[k] + 1)
     infinite = np.argwhere(np.isinf(values))
     if infinite.size:
         i, k = (int(v) for v in infinite[0])
@@ -405,7 +430,7 @@ def _checked_rows(path, rows, delimiter, decimal):
     byte, when there is none, or when every line is one field with another separator in
     each (a file read with the wrong delimiter)."""
     for number, row in enumerate(rows, start=1):
-        if any("\x00" in cell for cell in row):
+        if "\x00" in "".join(row):  # one scan a row, not a generator step a cell
             raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
     rows, lines, blank = _without_blank_lines(rows)
     rows, lines, comments = _without_comments(rows, lines)
@@ -575,8 +600,8 @@ def read_csv_table(
         raise DataFileError(f"{path}: no feature columns left after --exclude, --label-column and the row names.")
     labels = None if label_idx is None else np.array([row[label_idx].strip() for row in rows])
     row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
-    kinds = _column_kinds(path, names, rows, keep, categorical, ordinal)
-    X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes)
+    kinds, parsed = _column_kinds(path, names, rows, keep, categorical, ordinal)
+    X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed)
     return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
 
 
@@ -599,22 +624,28 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
     """Column number -> 'numeric', 'categorical', 'ordinal' or 'date': as declared, else
     categorical when over half of the filled cells are not numbers (a few stray words in
     a column of numbers are typos, reported by the number parser with their line), and
-    a date when every filled cell is an ISO 8601 date."""
+    a date when every filled cell is an ISO 8601 date. Also column number -> its numbers,
+    for the columns whose every cell is one (converted once, for ``_parse_rows``)."""
     from ..preprocessing import as_days
 
     kinds = {column_index(s, names, path): "categorical" for s in categorical}
     kinds.update({column_index(s, names, path): "ordinal" for s in (ordinal or {})})
+    by_column, parsed = list(zip(*rows)), {}
     for j in keep:
         if j in kinds:
             continue
-        filled = [c for c in (row[j].strip() for row in rows) if c.lower() not in MISSING_TEXT]
+        numbers = _numbers(by_column[j])
+        if numbers is not None:  # the common case, converted whole
+            parsed[j], kinds[j] = numbers, "numeric"
+            continue
+        filled = [c for c in (cell.strip() for cell in by_column[j]) if c.lower() not in MISSING_TEXT]
         words = [c for c in filled if not is_number(c)]
         # numbers written another way, or a quote never closed: left to the parser, which names the cell
         misread = any(_swallowed_rows(c, len(rows[0])) or misread_number(c) for c in words[:200])
         kinds[j] = "categorical" if filled and 2 * len(words) > len(filled) and not misread else "numeric"
         if kinds[j] == "categorical" and len(words) == len(filled) and as_days(filled) is not None:
             kinds[j] = "date"
-    return kinds
+    return kinds, parsed
 
 
 def _swallowed_rows(cell, width):
@@ -667,15 +698,16 @@ def _empty_unnamed_columns(names, rows):
     return [j for j in range(len(rows[0])) if not (names and names[j]) and not any(row[j].strip() for row in rows)]
 
 
-def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes):
+def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed=None):
     """The kept columns as numbers (category codes and ranks for the categorical and
-    ordinal ones), the categories of each, and a note per categorical column."""
+    ordinal ones), the categories of each, and a note per categorical column
+    (``parsed``: as ``_parse_rows``'s)."""
     from ..preprocessing import as_days, code_categories
 
     X = np.empty((len(rows), len(keep)))
     numeric = [k for k, j in enumerate(keep) if kinds[j] == "numeric"]
     if numeric:
-        X[:, numeric] = _parse_rows(path, rows, [keep[k] for k in numeric], lines)
+        X[:, numeric] = _parse_rows(path, rows, [keep[k] for k in numeric], lines, parsed)
     orders = {column_index(s, names, path): order for s, order in (ordinal or {}).items()}
     levels = {}
     for k, j in enumerate(keep):
