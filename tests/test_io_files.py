@@ -185,12 +185,20 @@ def test_infinite_csv_cell_is_named_by_file_line_and_column(tmp_path):
         read_table(str(path))
 
 
-def test_csv_columns_converted_whole_read_as_cell_by_cell(tmp_path):
-    # numbers are converted a column at a time (gaps marked first), cells one by one only
-    # where a column has something else: the values of the cell-by-cell reading, every
-    # gap mark NaN, a typeset minus read, a column of words a category
+@pytest.mark.parametrize("arrow", [False, True])
+def test_csv_columns_converted_whole_read_as_cell_by_cell(tmp_path, monkeypatch, arrow):
+    # numbers are converted a column at a time (gaps marked first; pyarrow's parser on
+    # large tables), cells one by one only where a column has something else: the
+    # values of the cell-by-cell reading, every gap mark NaN, a typeset minus read, a
+    # column of words a category
+    import lowdim.io._csv as csv_reader
     from lowdim.io import read_table
     from lowdim.io._csv import _cell_value
+
+    pytest.importorskip("pyarrow") if arrow else None
+    monkeypatch.setattr(csv_reader, "ARROW_CELLS", 0 if arrow else 1 << 62)
+    through_arrow, original = [], csv_reader._arrow_numbers
+    monkeypatch.setattr(csv_reader, "_arrow_numbers", lambda cells: through_arrow.append(1) or original(cells))
 
     rng = np.random.default_rng(0)
     marks = ["", " ", "NA", "n/a", " nan ", "NULL", "None"]
@@ -204,6 +212,7 @@ def test_csv_columns_converted_whole_read_as_cell_by_cell(tmp_path):
     expected = [[_cell_value("t.csv", c, 0, 0) for c in column] for column in (numbers, gappy, minus)]
     np.testing.assert_array_equal(table.X[:, :3], np.array(expected).T)
     assert table.kinds == ["numeric", "numeric", "numeric", "categorical"]
+    assert bool(through_arrow) == arrow
 
 
 def test_csv_first_bad_cell_named_is_the_first_in_the_file(tmp_path):
