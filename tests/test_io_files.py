@@ -191,14 +191,14 @@ def test_csv_columns_converted_whole_read_as_cell_by_cell(tmp_path, monkeypatch,
     # large tables), cells one by one only where a column has something else: the
     # values of the cell-by-cell reading, every gap mark NaN, a typeset minus read, a
     # column of words a category
-    import lowdim.io._csv as csv_reader
+    import lowdim.preprocessing._mixed as mixed
     from lowdim.io import read_table
     from lowdim.io._csv import _cell_value
 
     pytest.importorskip("pyarrow") if arrow else None
-    monkeypatch.setattr(csv_reader, "ARROW_CELLS", 0 if arrow else 1 << 62)
-    through_arrow, original = [], csv_reader._arrow_numbers
-    monkeypatch.setattr(csv_reader, "_arrow_numbers", lambda cells: through_arrow.append(1) or original(cells))
+    monkeypatch.setattr(mixed, "ARROW_CELLS", 0 if arrow else 1 << 62)
+    through_arrow, original = [], mixed._arrow_numbers
+    monkeypatch.setattr(mixed, "_arrow_numbers", lambda cells: through_arrow.append(1) or original(cells))
 
     rng = np.random.default_rng(0)
     marks = ["", " ", "NA", "n/a", " nan ", "NULL", "None"]

@@ -15,7 +15,7 @@ import numpy as np
 from .._messages import listed
 from .._warnings import warn_user
 from ..exceptions import DataFileError
-from ..preprocessing import MISSING_TEXT  # gaps: read as the category coder reads them
+from ..preprocessing import MISSING_TEXT, as_numbers  # gaps: read as the category coder reads them
 from ._cell_text import (
     UNICODE_MINUS,
     category_note,
@@ -190,59 +190,6 @@ def _decompression_errors():
     except ImportError:
         pass
     return tuple(errors)
-
-
-ARROW_CELLS = 1 << 20  # tables of this many cells convert through pyarrow, when installed
-
-
-def _numbers(cells, arrow=False):
-    """The cells as numbers, gaps NaN (``_cell_value``'s values), or None when a filled
-    cell is no number Python's float reads (a word, a typeset minus: left to the cell by
-    cell path, which names them). The column is converted whole; only a column with
-    gaps is looked at cell by cell first, for the marks of a gap. ``arrow``: pyarrow's
-    parser first (``_arrow_numbers``).
-
-    Examples
-    --------
-    >>> _numbers(("1.5", " NA ", "", "2e3")).tolist(), _numbers(("1", "x"))
-    ([1.5, nan, nan, 2000.0], None)
-    """
-    values = _arrow_numbers(cells) if arrow else None
-    if values is not None:
-        return values
-    try:
-        return np.array(cells, dtype=float)
-    except ValueError:
-        pass
-    try:
-        return np.array([c if c.strip().lower() not in MISSING_TEXT else "nan" for c in cells], dtype=float)
-    except ValueError:
-        return None
-
-
-def _arrow_numbers(cells):
-    """``_numbers`` by pyarrow (the ``io`` extra), or None without it or where it refuses
-    a cell: its parser takes 4 times less than Python's float and gives the same values
-    (both round correctly), and its string functions mark the gaps without a loop in
-    Python. It trims less than Python's ``strip`` (no separator controls), so it never
-    reads a cell Python's float would refuse."""
-    try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:
-        return None
-    text = pa.array(list(cells), type=pa.string())  # from a tuple: 3x slower
-    try:  # a column of plain numbers, the common case
-        return text.cast(pa.float64()).to_numpy(zero_copy_only=False)
-    except ValueError:  # pyarrow's ArrowInvalid
-        pass
-    text = pc.utf8_trim_whitespace(text)
-    gaps = pc.is_in(pc.utf8_lower(text), value_set=pa.array(sorted(MISSING_TEXT)))
-    try:
-        numbers = pc.if_else(gaps, pa.scalar(None, pa.string()), text).cast(pa.float64())
-    except ValueError:
-        return None
-    return numbers.to_numpy(zero_copy_only=False)  # gaps (nulls) as NaN
 
 
 def _cell_value(path, text, line, column):
@@ -663,11 +610,10 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
     kinds = {column_index(s, names, path): "categorical" for s in categorical}
     kinds.update({column_index(s, names, path): "ordinal" for s in (ordinal or {})})
     by_column, parsed = list(zip(*rows)), {}
-    arrow = len(rows) * len(keep) >= ARROW_CELLS  # small tables: no pyarrow import
     for j in keep:
         if j in kinds:
             continue
-        numbers = _numbers(by_column[j], arrow)
+        numbers = as_numbers(list(by_column[j]))
         if numbers is not None:  # the common case, converted whole
             parsed[j], kinds[j] = numbers, "numeric"
             continue

@@ -4,7 +4,7 @@ tables (categories, ordered categories, gaps) coded as numbers for Gower's dista
 
 from ._cells import MISSING_TEXT
 from ._dates import as_days
-from ._mixed import CodedColumn, MixedCodes, code_categories, code_column, gower_params, mixed_codes
+from ._mixed import CodedColumn, MixedCodes, as_numbers, code_categories, code_column, gower_params, mixed_codes
 from ._scaler import StandardScaler
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "MixedCodes",
     "StandardScaler",
     "as_days",
+    "as_numbers",
     "code_categories",
     "code_column",
     "gower_params",

@@ -10,6 +10,8 @@ from .._messages import shown
 from ._cells import MISSING_TEXT, cell_texts
 from ._dates import as_days
 
+ARROW_CELLS = 1 << 14  # text columns this long convert through pyarrow (the io extra), when installed
+
 
 @dataclass
 class MixedCodes:
@@ -114,6 +116,8 @@ def as_numbers(cells):
         return array.astype(np.float64, copy=False)  # the callers copy it into their table
     if array.dtype.kind == "m":  # durations in seconds, as the Parquet reader reads them (NaT: NaN)
         return array / np.timedelta64(1, "s")
+    if len(cells) >= ARROW_CELLS and isinstance(array[0], str) and (values := _arrow_numbers(cells)) is not None:
+        return values
     if array.dtype.kind != "b" and not any(isinstance(c, (bool, np.bool_)) for c in array[:1]):
         try:  # every cell a number (or NaN): one conversion, no loop
             return np.asarray(array, dtype=np.float64)
@@ -131,6 +135,34 @@ def as_numbers(cells):
         except (TypeError, ValueError):
             return None
     return out
+
+
+def _arrow_numbers(cells):
+    """``as_numbers`` of text cells by pyarrow, or None without it or where it refuses a
+    cell (the loop in Python decides those): its parser takes 4 times less than Python's
+    float and gives the same values (both round correctly), and its string functions
+    mark the gaps without a loop in Python. It trims less than Python's ``strip`` (no
+    separator controls), so it never reads a cell Python's float would refuse."""
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return None
+    try:
+        text = pa.array(cells if isinstance(cells, list) else list(cells), type=pa.string())  # a tuple: 3x slower
+    except (TypeError, ValueError):  # pyarrow's ArrowTypeError / ArrowInvalid: not all text
+        return None
+    try:  # a column of plain numbers, the common case
+        return text.cast(pa.float64()).to_numpy(zero_copy_only=False)
+    except ValueError:
+        pass
+    text = pc.utf8_trim_whitespace(text)
+    gaps = pc.is_in(pc.utf8_lower(text), value_set=pa.array(sorted(MISSING_TEXT)))
+    try:
+        numbers = pc.if_else(gaps, pa.scalar(None, pa.string()), text).cast(pa.float64())
+    except ValueError:
+        return None
+    return numbers.to_numpy(zero_copy_only=False)  # gaps (nulls) as NaN
 
 
 def code_categories(cells, name, order=None, known=None):
