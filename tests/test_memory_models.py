@@ -24,7 +24,9 @@ from bench_memory import measure  # noqa: E402 - the measurement the benchmark r
         ("pca", {}, 200_000, 100),
         ("kmeans", {}, 100_000, 100),
         ("gmm", {}, 100_000, 100),
-        ("umap", {"n_epochs": 20}, 100_000, 100),  # the peak is the graph's; the epochs do not add to it
+        # the peak is the graph's (the epochs do not add to it); 50 columns: the model within
+        # 12 % as at 100, in three quarters of the time (the suite's slowest test)
+        ("umap", {"n_epochs": 20}, 100_000, 50),
         # the peak is the affinities' and the gradient's, reached in the first iterations of either
         # phase; at 30,000 x 50 it is already about 200 MiB, far above resident-memory noise
         ("tsne", {"max_iter": 20, "early_exaggeration_iter": 10}, 30_000, 50),

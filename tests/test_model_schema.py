@@ -59,7 +59,6 @@ VARIANTS = {
     # with Gower's distance, the networks read the rows' Gower coding (wider than the features)
     **{
         name: [
-            {"parametric_reconstruction": True},
             {"input_components": 2, "parametric_reconstruction": True},
             {**GOWER, "input_components": 2, "parametric_reconstruction": True, "complete": True},
         ]
