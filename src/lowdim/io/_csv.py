@@ -210,17 +210,16 @@ def _cell_value(path, text, line, column):
     return value
 
 
-def _parse_rows(path, rows, columns, lines, parsed=None):
+def _parse_rows(path, rows, columns, lines, parsed):
     """Numbers of ``columns`` (0-based) of text ``rows`` (from the file's ``lines``);
     empty cells become NaN, an infinite cell is an error naming its line and column.
-    ``parsed``: column -> its numbers, for columns already converted whole."""
-    parsed, values, cell_by_cell = parsed or {}, np.empty((len(rows), len(columns))), []
-    by_column = list(zip(*rows)) if any(j not in parsed for j in columns) else None
+    ``parsed``: column -> its numbers, for the columns ``as_numbers`` converted whole
+    (``_column_kinds``); the others hold a cell it refused, and are read cell by cell."""
+    values = np.empty((len(rows), len(columns)))
+    cell_by_cell = [k for k, j in enumerate(columns) if j not in parsed]
     for k, j in enumerate(columns):
-        try:  # numpy converts a whole column (zip transposed them in C)
-            values[:, k] = parsed[j] if j in parsed else np.array(by_column[j], dtype=float)
-        except ValueError:  # gaps, or a cell to name
-            cell_by_cell.append(k)
+        if j in parsed:
+            values[:, k] = parsed[j]
     for i, row in enumerate(rows):  # by rows: the first bad cell named is the first in the file
         for k in cell_by_cell:
             values[i, k] = _cell_value(path, row[columns[k]], lines[i], columns[k] + 1)
@@ -613,7 +612,7 @@ def _column_kinds(path, names, rows, keep, categorical, ordinal):
     for j in keep:
         if j in kinds:
             continue
-        numbers = as_numbers(list(by_column[j]))
+        numbers = as_numbers(by_column[j])
         if numbers is not None:  # the common case, converted whole
             parsed[j], kinds[j] = numbers, "numeric"
             continue
@@ -677,7 +676,7 @@ def _empty_unnamed_columns(names, rows):
     return [j for j in range(len(rows[0])) if not (names and names[j]) and not any(row[j].strip() for row in rows)]
 
 
-def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed=None):
+def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed):
     """The kept columns as numbers (category codes and ranks for the categorical and
     ordinal ones), the categories of each, and a note per categorical column
     (``parsed``: as ``_parse_rows``'s)."""
