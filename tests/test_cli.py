@@ -117,6 +117,25 @@ def test_usage_errors(capsys, tmp_path):
     assert main([]) == 2
 
 
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["embed", "--k", "3"], "did you mean -k/--n-components or --key?"),  # was read as --key 3, silently
+        (["cluster", "--k", "3"], "did you mean -k/--n-clusters, --key or --k-range?"),
+        (["embed", "--stand"], "did you mean --standardize?"),  # an abbreviation is named, not guessed
+        (["pca", "--sed", "1"], "did you mean --seed?"),
+        (["embed", "--colour", "x"], "see lowdim embed --help."),
+    ],
+)
+def test_an_unknown_or_abbreviated_option_is_an_error_naming_what_it_may_mean(capsys, tmp_path, argv, hint):
+    out = tmp_path / "out.csv"
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--dataset", "iris", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and f"unrecognized option {argv[1]}; {hint}" in err
+    assert not out.exists()
+
+
 def test_a_folder_or_missing_file_given_as_the_model_is_named_as_such(capsys, tmp_path):
     out = str(tmp_path / "t.csv")
     code, _, err = run(capsys, "transform", str(tmp_path), "--dataset", "iris", "-o", out)

@@ -6,6 +6,7 @@ adding one line here. Exit codes: 0 ok, 2 bad input or usage, 1 internal error.
 """
 
 import argparse
+import difflib
 import os
 import sys
 from importlib import import_module
@@ -27,8 +28,10 @@ COMMANDS = {
 
 def build_parser():
     """The argument parser with one sub-parser per registered command."""
+    # no abbreviated options: argparse would read "--k 3" as "--key 3" where no other
+    # option starts so, and the run would go on with the wrong setting, silently
     parser = argparse.ArgumentParser(
-        prog="lowdim", description="Dimensionality reduction and unsupervised structure discovery."
+        prog="lowdim", description="Dimensionality reduction and unsupervised structure discovery.", allow_abbrev=False
     )
     from .._version import __version__
 
@@ -37,8 +40,42 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
         mod = import_module(module)
-        mod.add_arguments(sub.add_parser(name, help=mod.HELP, description=mod.HELP))
+        mod.add_arguments(sub.add_parser(name, help=mod.HELP, description=mod.HELP, allow_abbrev=False))
     return parser
+
+
+def _close_options(parser, given):
+    """The options of ``parser`` a mistyped ``given`` probably means: the short option it
+    doubles the dash of ("--k" for "-k"), those it abbreviates, and near spellings."""
+    spelled = {o: "/".join(action.option_strings) for action in parser._actions for o in action.option_strings}
+    name = given.split("=", 1)[0]
+    exact = [o for o in spelled if o == "-" + name.lstrip("-") and len(name.lstrip("-")) == 1]
+    prefixed = [o for o in spelled if o.startswith(name) and o.startswith("--")]
+    near = difflib.get_close_matches(name, list(spelled), n=3, cutoff=0.75)
+    return list(dict.fromkeys(spelled[o] for o in exact + prefixed + near))
+
+
+def parse_arguments(parser, argv=None):
+    """``parser.parse_args(argv)``, but an unknown option is named with the options it
+    probably means (``--k`` -> ``-k``; ``--stand`` -> ``--standardize``), as an error.
+
+    Examples
+    --------
+    >>> args = parse_arguments(build_parser(), ["pca", "--dataset", "iris", "-k", "2"])
+    >>> args.command, args.n_components
+    ('pca', 2)
+    """
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    command = parser._subparsers._group_actions[0].choices.get(getattr(args, "command", None), parser)
+    unknown = [a for a in extra if a.startswith("-") and len(a) > 1 and not a[1:2].isdigit()]
+    if not unknown:
+        command.error(f"unrecognized arguments: {' '.join(extra)}")
+    hints = _close_options(command, unknown[0])
+    listed = ", ".join(hints[:-1]) + (" or " if len(hints) > 1 else "") + (hints[-1] if hints else "")
+    hint = f"; did you mean {listed}?" if hints else f"; see lowdim {args.command or ''} --help."
+    command.error(f"unrecognized option {unknown[0]}{hint}".replace("  ", " "))
 
 
 def _numba_threads(threads):
@@ -69,7 +106,7 @@ def main(argv=None):
     """
     _closed_streams_to_devnull()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_arguments(parser, argv)
     if args.command is None:
         parser.print_help()
         return 2
