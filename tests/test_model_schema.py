@@ -89,6 +89,8 @@ def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=F
         "n_epochs": 20,
         "hidden_layer_sizes": (8,),  # the networks' arrays, not what they learn, are checked
     }
+    if "hidden_layer_sizes" in params:  # so two epochs: the weights' shapes are set by the first step
+        chosen.update(n_epochs=2, max_iter=2)
     rng = np.random.default_rng(0)
     X = np.abs(rng.normal(size=(sizes["samples"], sizes["features"]))) + 0.1
     if sizes["blobs"]:

@@ -88,8 +88,9 @@ class ParametricMap(GowerTableMixin, NetworkModel, ComponentTransformer):
     (``_fit_graph(X, rng) -> edge weights``), gives its loss
     (``_row_loss(encoder_widths, decoder_widths)``, ``row_loss(weights, rows, key)``
     over the sampler's rows), the edges an epoch draws (``_edges_per_epoch``), its
-    default epochs (``_default_epochs(n_rows)``) and whether the loss needs uniformly
-    drawn rows (``_uniform_rows``)."""
+    default epochs (``_default_epochs(n_rows)``), whether the loss needs uniformly
+    drawn rows (``_uniform_rows``) and, if any, the constant its row losses leave out
+    (``_loss_offset()``, added to the losses reported)."""
 
     _uniform_rows = False
     transform = NetworkModel.transform  # defined in the class, so that set_output wraps it
@@ -133,6 +134,10 @@ class ParametricMap(GowerTableMixin, NetworkModel, ComponentTransformer):
         self.embedding_ = self._encode(X)
         return self
 
+    def _loss_offset(self):
+        """A constant of the method's loss that its row losses leave out (none here)."""
+        return 0.0
+
     def _epochs(self, n_rows):
         """``n_epochs``, or the method's default for ``n_rows`` rows."""
         return self.n_epochs if self.n_epochs is not None else self._default_epochs(n_rows)
@@ -153,6 +158,7 @@ class ParametricMap(GowerTableMixin, NetworkModel, ComponentTransformer):
             out = train(
                 self._row_loss(enc, dec), start, sampler, np.arange(self._edges_per_epoch(edges)), None, schedule,
                 rng, keyed=True, progress=bar, callbacks=callback_list(self.callbacks), name=name,
+                offset=self._loss_offset(),
             )  # fmt: skip
         split = n_weights(enc)
         self.encoder_weights_ = out.weights[:split].copy()

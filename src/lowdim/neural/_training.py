@@ -106,14 +106,14 @@ class _Epochs:
     ``run_loop``'s step: one epoch per call, returning the weights (numpy) as the state
     callbacks see."""
 
-    def __init__(self, row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, keyed, progress, name):
+    def __init__(self, row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, keyed, progress, name, offset):
         import jax
         import jax.numpy as jnp
 
         self.step, self.batch_loss, self.rows_loss = _compiled(row_loss, bool(keyed))
         self.rows_of, self.fit_rows, self.schedule, self.rng = rows_of, fit_rows, schedule, rng
         self.held_out = held_out if held_out is None or held_out.size else fit_rows
-        self.progress, self.name = progress, name
+        self.progress, self.name, self.offset = progress, name, offset
         self.w = self.last_good = jnp.asarray(weights)
         self.m, self.v, self.t = jnp.zeros_like(self.w), jnp.zeros_like(self.w), 0
         self.key = jax.random.key(int(rng.integers(2**31)))
@@ -139,11 +139,11 @@ class _Epochs:
                 return np.asarray(self.w), np.nan, STOP
             self.last_good, (self.w, self.m, self.v) = self.w, (w, m, v)
             losses.append(float(loss) * mask.sum())
-        self.out.loss_curve.append(float(sum(losses) / self.fit_rows.size))  # not numpy's float32
+        self.out.loss_curve.append(float(sum(losses) / self.fit_rows.size) + self.offset)  # not numpy's float32
         if self.held_out is None:  # the epoch's own loss decides: no second pass
             value = self.out.loss_curve[-1]
         else:
-            value = evaluate(self.batch_loss, self.w, self.rows_of, self.held_out, sched.batch_size)
+            value = evaluate(self.batch_loss, self.w, self.rows_of, self.held_out, sched.batch_size) + self.offset
             self.out.validation_curve.append(value)
         if value < self.best - sched.tol * abs(self.best) or not np.isfinite(self.best):
             self.best, self.best_w, self.waited = value, self.w, 0
@@ -158,7 +158,7 @@ class _Epochs:
 
 
 def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, keyed=False, progress=None,
-          callbacks=(), name="model"):  # fmt: skip
+          callbacks=(), name="model", offset=0.0):  # fmt: skip
     """Minimise the mean of ``row_loss(weights, rows, key)`` over the data rows ``fit_rows``.
 
     The data are read a batch at a time through ``rows_of`` (so a fit holds no copy of
@@ -194,6 +194,10 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, keye
         ``callback(epoch, held_out_loss, weights) -> stop?`` after every epoch.
     name : str
         The model's name in messages.
+    offset : float
+        A constant added to every loss reported (the curves, the callbacks' loss): a
+        part of the objective no weight moves, kept out of ``row_loss`` so that the step
+        compiled from it serves fits on other data.
 
     Returns
     -------
@@ -209,7 +213,7 @@ def train(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, *, keye
     >>> bool(abs(out.weights[0] - X.mean()) < 0.05)
     True
     """
-    run = _Epochs(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, keyed, progress, name)
+    run = _Epochs(row_loss, weights, rows_of, fit_rows, held_out, schedule, rng, keyed, progress, name, offset)
     loop = run_loop(run, weights, max_iter=schedule.max_epochs, tol=None, callbacks=callbacks, warn=False, label=name)
     if not loop.converged and not loop.stopped and schedule.patience is not None:
         warn_user(
