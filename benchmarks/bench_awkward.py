@@ -25,7 +25,8 @@ Quality: trustworthiness (10 neighbours) of the maps, ARI of the clusters agains
 
 'files': reading CSV files (``csv_tables``): 20,000 x 200 numbers, the genes table with
 sample names (200 x 20,000), and 20,000 rows of 150 numeric columns with 5 % gaps and
-10 text columns of 4 levels and gaps; ``lowdim.io.read_table`` against
+10 text columns of 4 levels and gaps, and 1,000,000 rows of 20 numbers with a label
+column (a long export); ``lowdim.io.read_table`` against
 ``pandas.read_csv``. Quality: the numbers read are the same.
 Run:  scripts/bench.sh awkward [CASE ...] [--repeats 3]
 """
@@ -292,8 +293,11 @@ def csv_tables(folder):
     mixed = numbers.iloc[:, :150].mask(rng.random((20_000, 150)) < 0.05)  # 5 % gaps
     for j in range(10):
         mixed[f"group{j}"] = rng.choice(["alpha", "beta", "gamma", "delta", ""], 20_000)
+    long = pd.DataFrame(rng.normal(size=(1_000_000, 20)).round(6), columns=[f"x{j}" for j in range(20)])
+    long["label"] = rng.choice(["a", "b", "c"], len(long))
     paths = {}
-    for name, frame, index in (("numbers", numbers, False), ("wide", wide, True), ("mixed", mixed, False)):
+    tables = (("numbers", numbers, False), ("wide", wide, True), ("mixed", mixed, False), ("long", long, False))
+    for name, frame, index in tables:
         paths[name] = os.path.join(folder, f"{name}.csv")
         frame.to_csv(paths[name], index=index, index_label="sample" if index else None)
     return paths
@@ -313,7 +317,8 @@ def case_files(repeats):
         for name, path in csv_tables(folder).items():
             index = 0 if name == "wide" else None
             t_o, t_t, ours, theirs, runs_o, runs_t = compare(
-                lambda path=path: read_table(path, missing="keep"),
+                lambda path=path, name=name: read_table(path, missing="keep",
+                                                        label_column="label" if name == "long" else None),
                 lambda path=path, index=index: pd.read_csv(path, index_col=index),
                 repeats,
             )  # fmt: skip

@@ -565,22 +565,36 @@ def read_csv_table(
     empty = _empty_unnamed_columns(names, rows)
     notes = _layout_notes(path, names, header, width, skipped, empty)
     names = names or [f"x{j + 1}" for j in range(width)]
-    drop = {column_index(s, names, path) for s in exclude} | set(empty)
-    label_idx = None if label_column is None else column_index(label_column, names, path)
-    given = {column_index(s, names, path) for s in [*categorical, *(ordinal or {})]} | drop | {label_idx}
-    index_idx = _row_name_column(path, names, rows, lines, index_column, notes, given)
-    if label_idx is not None and label_idx == index_idx:
-        raise DataFileError(
-            f"{path}: column {names[label_idx] or label_idx + 1!r} cannot be both the labels and the row names."
-        )
-    keep = [j for j in range(width) if j not in drop and j != label_idx and j != index_idx]
-    if not keep:
-        raise DataFileError(f"{path}: no feature columns left after --exclude, --label-column and the row names.")
+    column = lambda j: [row[j] for row in rows]  # noqa: E731 - the cells of column j
+    roles = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
+    keep, label_idx, index_idx = table_roles(
+        path, names, column, lines, notes, **roles, dropped=empty, given=[*categorical, *(ordinal or {})]
+    )
     labels = None if label_idx is None else np.array([row[label_idx].strip() for row in rows])
     row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
     kinds, parsed = _column_kinds(path, names, rows, keep, categorical, ordinal)
     X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed)
     return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
+
+
+def table_roles(path, names, column, lines, notes, *, label_column, exclude, index_column, dropped=(), given=()):
+    """``(kept columns, label column, row-name column)`` (0-based; None: none) of a
+    table with column ``names``: ``column(j)`` gives the text cells of column ``j``
+    (read only to find row names, ``_row_name_column``); ``dropped`` are columns left
+    out already, ``given`` the columns declared categorical or ordinal (names or
+    numbers, which are not row names). Notes of what was decided go to ``notes``."""
+    drop = {column_index(s, names, path) for s in exclude} | set(dropped)
+    label_idx = None if label_column is None else column_index(label_column, names, path)
+    given = {column_index(s, names, path) for s in given} | drop | {label_idx}
+    index_idx = _row_name_column(path, names, column, lines, index_column, notes, given)
+    if label_idx is not None and label_idx == index_idx:
+        raise DataFileError(
+            f"{path}: column {names[label_idx] or label_idx + 1!r} cannot be both the labels and the row names."
+        )
+    keep = [j for j in range(len(names)) if j not in drop and j != label_idx and j != index_idx]
+    if not keep:
+        raise DataFileError(f"{path}: no feature columns left after --exclude, --label-column and the row names.")
+    return keep, label_idx, index_idx
 
 
 def blank_markers(rows, na_values):
@@ -700,14 +714,15 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed
     return X, levels
 
 
-def _row_name_column(path, names, rows, lines, index_column, notes, given=()):
+def _row_name_column(path, names, column, lines, index_column, notes, given=()):
     """The 0-based column of row names: the one asked for, or a first column under an
     empty header field (or a header one name short) of distinct text cells or distinct
     whole numbers (R's row numbers), or a named first column of distinct text cells that
-    the user gave no other role (``given``: column numbers); None otherwise."""
+    the user gave no other role (``given``: column numbers); None otherwise.
+    ``column(j)``: the text cells of column ``j``."""
     if index_column is not None:
         idx = column_index(index_column, names, path)
-        ids = [row[idx].strip() for row in rows]
+        ids = [cell.strip() for cell in column(idx)]
         if len(set(ids)) != len(ids):
             seen = {}
             for line, cell in enumerate(ids):
@@ -720,7 +735,7 @@ def _row_name_column(path, names, rows, lines, index_column, notes, given=()):
         notes.append(f"{path}: column {names[idx] or idx + 1!r} read as row names.")
         return idx
     if names and names[0] == "" and len(names) > 1:
-        cells = [row[0].strip() for row in rows]
+        cells = [cell.strip() for cell in column(0)]
         if len(set(cells)) != len(cells):
             return None
         if not all(is_number(c) for c in cells):
@@ -735,7 +750,7 @@ def _row_name_column(path, names, rows, lines, index_column, notes, given=()):
                 "names, as R's write.csv and pandas' to_csv write row numbers; it is not used as a feature."
             )
             return 0
-    if len(names) > 1 and 0 not in given and distinct_text([row[0] for row in rows]):
+    if len(names) > 1 and 0 not in given and distinct_text(column(0)):
         notes.append(row_names_note(path, names[0]))
         return 0
     return None

@@ -10,6 +10,7 @@ from .._warnings import warn_user
 from ..exceptions import DataFileError
 from . import _binary, _csv
 from ._anndata import read_h5ad
+from ._arrow_csv import read_numbers_table
 from ._csv import COMPRESSIONS, column_index, split_compression
 from ._parquet import read_parquet
 
@@ -156,19 +157,12 @@ def _read_any(
             "numbers, with NaN for a gap: drop the option."
         )
     if fmt == "csv":
-        X, names, labels, notes, row_ids, kinds, levels = _csv.read_csv_table(
-            path,
-            header=header,
-            delimiter=delimiter,
-            label_column=label_column,
-            exclude=exclude,
-            index_column=index_column,
-            encoding=encoding,
-            na_values=na_values,
-            decimal=decimal,
-            **(categories or {}),
-        )
-        return Table.with_dates(X, names, labels, notes, row_ids, kinds, levels)
+        layout = {"header": header, "delimiter": delimiter, "encoding": encoding, "decimal": decimal}
+        roles = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
+        numbers = None if any((categories or {}).values()) else read_numbers_table(path, **layout, **roles,
+                                                                                   na_values=na_values)  # fmt: skip
+        table = numbers or _csv.read_csv_table(path, **layout, **roles, na_values=na_values, **(categories or {}))
+        return Table.with_dates(*table)
     if fmt == "parquet":
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
         parquet = read_parquet(path, **columns, max_bytes=max_bytes, na_values=na_values, **(categories or {}))

@@ -145,13 +145,28 @@ def _arrow_numbers(cells):
     separator controls), so it never reads a cell Python's float would refuse."""
     try:
         import pyarrow as pa
-        import pyarrow.compute as pc
     except ImportError:
         return None
     try:
         text = pa.array(cells if isinstance(cells, list) else list(cells), type=pa.string())  # a tuple: 3x slower
     except (TypeError, ValueError):  # pyarrow's ArrowTypeError / ArrowInvalid: not all text
         return None
+    return arrow_text_numbers(text)
+
+
+def arrow_text_numbers(text):
+    """``as_numbers`` of a pyarrow string array (or chunked array): float64, NaN for
+    gaps, or None where a cell is not a number (see ``_arrow_numbers``).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> arrow_text_numbers(pa.array(["1", " NA ", "2.5"])).tolist(), arrow_text_numbers(pa.array(["x"]))
+    ([1.0, nan, 2.5], None)
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     try:  # a column of plain numbers, the common case
         return text.cast(pa.float64()).to_numpy(zero_copy_only=False)
     except ValueError:
