@@ -20,6 +20,7 @@ import numpy as np
 from ..exceptions import DataFileError
 from ..preprocessing import MISSING_TEXT
 from ._cell_text import is_number
+from ._columns import column_index, table_roles
 from ._csv import (
     SEPARATORS,
     _declared_separator,
@@ -27,11 +28,9 @@ from ._csv import (
     _layout_notes,
     _names_a_column,
     _warn_duplicate_names,
-    column_index,
     open_text,
     pandas_default_names,
     split_compression,
-    table_roles,
 )
 
 ARROW_BYTES = 1 << 22  # smaller files: the general reader takes a fraction of a second

@@ -10,7 +10,7 @@ from .._messages import listed
 from ..exceptions import DataFileError
 from ._binary import _check_declared
 from ._cell_text import category_note, date_note, distinct_text, row_names_note
-from ._csv import column_index
+from ._columns import column_index
 
 
 def read_parquet(

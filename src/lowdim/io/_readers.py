@@ -11,7 +11,8 @@ from ..exceptions import DataFileError
 from . import _binary, _csv
 from ._anndata import read_h5ad
 from ._arrow_csv import read_numbers_table
-from ._csv import COMPRESSIONS, column_index, split_compression
+from ._columns import column_index
+from ._csv import COMPRESSIONS, split_compression
 from ._parquet import read_parquet
 
 FORMATS = {
