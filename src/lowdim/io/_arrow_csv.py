@@ -1,14 +1,16 @@
-"""Large CSV/TSV tables of numbers read by pyarrow's parser (the ``io`` extra).
+"""Large plain CSV/TSV tables read by pyarrow's parser (the ``io`` extra).
 
 The general reader (``_csv.read_csv_table``) holds every cell as a Python string: a
 million rows of 20 numbers took 17 s and 2.2 GB, and 5 million rows of 50 would not fit
-in 24 GiB. pyarrow's parser reads the same files on both cores into typed columns. It
-serves a file only when it reads exactly what the general reader would: one line a row
-(no blank line, comment, separator declaration or multi-line cell: the file's line
-count says so), a header as wide as the rows, every kept column numbers and gaps, no
-infinity, labels and row names without quotes left in them. Anything else returns None
-and the general reader reads the file, with its notes and its errors naming the line.
-The results are the same (tests/test_io_files.py reads files both ways).
+in 24 GiB. pyarrow's parser reads the same files on both cores, numbers straight into
+float64 columns. It serves a file only when it reads exactly what the general reader
+would: one line a row (no blank line, comment, separator declaration or multi-line
+cell: the file's line count says so), a header as wide as the rows, more rows than
+columns, no infinity, no quote, NUL or line break left in a text cell. Its text columns
+(categories, dates, labels, row names) are decided and coded by the general reader's
+own functions (``text_kind``, ``coded_column``, ``table_roles``). Anything else returns
+None and the general reader reads the file, with its notes and its errors naming the
+line. The results are the same (tests/test_io_arrow_csv.py reads files both ways).
 """
 
 import csv
@@ -28,9 +30,11 @@ from ._csv import (
     _layout_notes,
     _names_a_column,
     _warn_duplicate_names,
+    coded_column,
     open_text,
     pandas_default_names,
     split_compression,
+    text_kind,
 )
 
 ARROW_BYTES = 1 << 22  # smaller files: the general reader takes a fraction of a second
@@ -123,15 +127,15 @@ def _text_cells(column, marks):
     return ["" if cell.strip() in marks else cell for cell in column.to_pylist()]
 
 
-def read_numbers_table(path, *, header, delimiter, encoding, decimal, label_column, exclude, index_column, na_values):
-    """``read_csv_table``'s result for a large table of numbers, or None when the general
+def read_plain_table(path, *, header, delimiter, encoding, decimal, label_column, exclude, index_column, na_values):
+    """``read_csv_table``'s result for a large plain table, or None when the general
     reader must read the file (see the module's description).
 
     Examples
     --------
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "a.csv"); _ = open(p, "w").write("a,b\\n1,2\\n")
-    >>> read_numbers_table(p, header="auto", delimiter=None, encoding="utf-8", decimal=".", label_column=None,
+    >>> read_plain_table(p, header="auto", delimiter=None, encoding="utf-8", decimal=".", label_column=None,
     ...                    exclude=(), index_column=None, na_values=()) is None  # small: the general reader
     True
     """
@@ -167,12 +171,10 @@ def _numbers_table(path, names, width, row, header, delimiter, label_column, exc
     notes = _layout_notes(path, names, header, width, [], [])
     named = names or [f"x{j + 1}" for j in range(width)]
     text = {column_index(c, named, path) for c in (label_column, index_column) if c is not None}
-    numbers = [is_number(c) or c.lower() in MISSING_TEXT or c in marks for c in (cell.strip() for cell in row)]
-    if named[0] == "" or not numbers[0]:
-        text.add(0)  # the first column may hold row names
+    # a first data row's text (categories, dates) or an unnamed first column (row names): read as text
+    text |= {j for j, c in enumerate(cell.strip() for cell in row) if not _number_or_gap(c, marks)}
+    text |= {0} if named[0] == "" else set()
     skipped = {column_index(c, named, path) for c in exclude} - text
-    if not all(numbers[j] for j in range(width) if j not in text | skipped):
-        return None  # a column of text (categories, dates) in the first row already
     table = _read(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks))
     if table.num_rows + has_header != _line_count(path):
         return None  # blank lines, or a cell over several lines
@@ -185,15 +187,39 @@ def _numbers_table(path, names, width, row, header, delimiter, label_column, exc
         path, named, lambda j: cells.get(j, []), lines, notes, label_column=label_column, exclude=exclude,
         index_column=index_column,
     )  # fmt: skip
-    if text & set(keep):
-        return None  # a first column of text that is not row names: categories, for the general reader
-    X = np.empty((table.num_rows, len(keep)))
-    for k, j in enumerate(keep):
-        X[:, k] = table.column(f"c{j}").to_numpy()  # gaps (nulls) as NaN
-    if np.isinf(X).any():
-        return None  # the general reader names the first infinite cell
+    coded = _coded(path, named, table, keep, cells, width, notes)
+    if coded is None:
+        return None
+    X, kinds, levels = coded
     if has_header:
         _warn_duplicate_names(path, names)
     labels = None if label_idx is None else np.array([c.strip() for c in cells[label_idx]])
     row_ids = None if index_idx is None else np.array([c.strip() for c in cells[index_idx]])
-    return X, [named[j] for j in keep], labels, notes, row_ids, ["numeric"] * len(keep), {}
+    return X, [named[j] for j in keep], labels, notes, row_ids, kinds, levels
+
+
+def _number_or_gap(cell, marks):
+    return is_number(cell) or cell.lower() in MISSING_TEXT or cell in marks
+
+
+def _coded(path, names, table, keep, cells, width, notes):
+    """``(X, kinds, levels)`` of the kept columns, as the general reader codes them (the
+    text ones by ``text_kind`` and ``coded_column``, their notes added to ``notes``), or
+    None where it would stop: a column of numbers with a word in it, an infinite cell."""
+    X, kinds, levels, added = np.empty((table.num_rows, len(keep))), [], {}, []
+    for k, j in enumerate(keep):
+        kind, numbers = ("numeric", table.column(f"c{j}").to_numpy()) if j not in cells else text_kind(cells[j], width)
+        if kind == "numeric" and numbers is None:
+            return None  # a typo among numbers: the general reader names its line
+        if kind == "numeric":
+            X[:, k] = numbers  # gaps (nulls) as NaN
+        else:
+            X[:, k], found, note = coded_column(path, names[j], kind, cells[j])
+            added.append(note)
+            if found is not None:
+                levels[names[j]] = found
+        kinds.append(kind)
+    if np.isinf(X).any():
+        return None  # the general reader names the first infinite cell
+    notes.extend(added)
+    return X, kinds, levels

@@ -540,14 +540,14 @@ def read_csv_table(
     empty = _empty_unnamed_columns(names, rows)
     notes = _layout_notes(path, names, header, width, skipped, empty)
     names = names or [f"x{j + 1}" for j in range(width)]
-    column = lambda j: [row[j] for row in rows]  # noqa: E731 - the cells of column j
+    by_column = list(zip(*rows))  # the cells of each column, transposed at once
     roles = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
     keep, label_idx, index_idx = table_roles(
-        path, names, column, lines, notes, **roles, dropped=empty, given=[*categorical, *(ordinal or {})]
+        path, names, by_column.__getitem__, lines, notes, **roles, dropped=empty, given=[*categorical, *(ordinal or {})]
     )
     labels = None if label_idx is None else np.array([row[label_idx].strip() for row in rows])
     row_ids = None if index_idx is None else np.array([row[index_idx].strip() for row in rows])
-    kinds, parsed = _column_kinds(path, names, rows, keep, categorical, ordinal)
+    kinds, parsed = _column_kinds(path, names, by_column.__getitem__, keep, categorical, ordinal)
     X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed)
     return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
 
@@ -567,32 +567,47 @@ def blank_markers(rows, na_values):
     return [["" if c.strip() in marks else c for c in row] for row in rows]
 
 
-def _column_kinds(path, names, rows, keep, categorical, ordinal):
-    """Column number -> 'numeric', 'categorical', 'ordinal' or 'date': as declared, else
-    categorical when over half of the filled cells are not numbers (a few stray words in
-    a column of numbers are typos, reported by the number parser with their line), and
-    a date when every filled cell is an ISO 8601 date. Also column number -> its numbers,
-    for the columns whose every cell is one (converted once, for ``_parse_rows``)."""
-    from ..preprocessing import as_days
-
+def _column_kinds(path, names, column, keep, categorical, ordinal):
+    """Column number -> 'numeric', 'categorical', 'ordinal' or 'date' (``column(j)``: the
+    cells of column ``j``): as declared, else as ``text_kind`` finds. Also column number
+    -> its numbers, for the columns whose every cell is one (converted once, for
+    ``_parse_rows``)."""
     kinds = {column_index(s, names, path): "categorical" for s in categorical}
     kinds.update({column_index(s, names, path): "ordinal" for s in (ordinal or {})})
-    by_column, parsed = list(zip(*rows)), {}
+    parsed = {}
     for j in keep:
-        if j in kinds:
-            continue
-        numbers = as_numbers(by_column[j])
-        if numbers is not None:  # the common case, converted whole
-            parsed[j], kinds[j] = numbers, "numeric"
-            continue
-        filled = [c for c in (cell.strip() for cell in by_column[j]) if c.lower() not in MISSING_TEXT]
-        words = [c for c in filled if not is_number(c)]
-        # numbers written another way, or a quote never closed: left to the parser, which names the cell
-        misread = any(_swallowed_rows(c, len(rows[0])) or misread_number(c) for c in words[:200])
-        kinds[j] = "categorical" if filled and 2 * len(words) > len(filled) and not misread else "numeric"
-        if kinds[j] == "categorical" and len(words) == len(filled) and as_days(filled) is not None:
-            kinds[j] = "date"
+        if j not in kinds:
+            kinds[j], numbers = text_kind(column(j), len(names))
+            if numbers is not None:
+                parsed[j] = numbers
     return kinds, parsed
+
+
+def text_kind(cells, width):
+    """``(kind, numbers)`` of a column's text ``cells`` in a table of ``width`` columns:
+    'numeric' with its numbers when every cell is one or a gap (the common case,
+    converted whole); else 'categorical' when over half of the filled cells are not
+    numbers (a few stray words in a column of numbers are typos, 'numeric' with numbers
+    None: the number parser names them with their line), 'date' when every filled cell
+    is an ISO 8601 date.
+
+    Examples
+    --------
+    >>> text_kind(["1", "", "2"], 2)[0], text_kind(["a", "b", "1"], 2), text_kind(["1", "2", "x"], 2)
+    ('numeric', ('categorical', None), ('numeric', None))
+    """
+    from ..preprocessing import as_days
+
+    numbers = as_numbers(cells)
+    if numbers is not None:
+        return "numeric", numbers
+    filled = [c for c in (cell.strip() for cell in cells) if c.lower() not in MISSING_TEXT]
+    words = [c for c in filled if not is_number(c)]
+    # numbers written another way, or a quote never closed: left to the parser, which names the cell
+    misread = any(_swallowed_rows(c, width) or misread_number(c) for c in words[:200])
+    if not (filled and 2 * len(words) > len(filled) and not misread):
+        return "numeric", None
+    return ("date" if len(words) == len(filled) and as_days(filled) is not None else "categorical"), None
 
 
 def _swallowed_rows(cell, width):
@@ -649,8 +664,6 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed
     """The kept columns as numbers (category codes and ranks for the categorical and
     ordinal ones), the categories of each, and a note per categorical column
     (``parsed``: as ``_parse_rows``'s)."""
-    from ..preprocessing import as_days, code_categories
-
     X = np.empty((len(rows), len(keep)))
     numeric = [k for k, j in enumerate(keep) if kinds[j] == "numeric"]
     if numeric:
@@ -658,15 +671,32 @@ def _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed
     orders = {column_index(s, names, path): order for s, order in (ordinal or {}).items()}
     levels = {}
     for k, j in enumerate(keep):
-        if kinds[j] == "date":
-            X[:, k] = as_days([row[j] for row in rows])
-            notes.append(date_note(path, names[j], X[:, k]))
-        if kinds[j] in ("numeric", "date"):
-            continue
-        X[:, k], found = code_categories([row[j] for row in rows], names[j], order=orders.get(j))  # gaps: NaN
-        levels[names[j]] = found
-        notes.append(category_note(path, names[j], kinds[j], found, X[:, k]))
+        if kinds[j] != "numeric":
+            X[:, k], found, note = coded_column(path, names[j], kinds[j], [row[j] for row in rows], orders.get(j))
+            notes.append(note)
+            if found is not None:
+                levels[names[j]] = found
     return X, levels
+
+
+def coded_column(path, name, kind, cells, order=None):
+    """``(values, categories or None, note)`` of a 'date', 'categorical' or 'ordinal'
+    column's text ``cells``: days since 1970-01-01, or codes in the categories' order
+    (``order``: an ordinal column's, lowest first); gaps NaN.
+
+    Examples
+    --------
+    >>> values, found, _ = coded_column("f.csv", "size", "categorical", ["b", "a", ""])
+    >>> values.tolist(), found
+    ([1.0, 0.0, nan], ['a', 'b'])
+    """
+    from ..preprocessing import as_days, code_categories
+
+    if kind == "date":
+        values = as_days(cells)
+        return values, None, date_note(path, name, values)
+    values, found = code_categories(cells, name, order=order)
+    return values, found, category_note(path, name, kind, found, values)
 
 
 def _safe_text(cell):

@@ -10,7 +10,7 @@ from .._warnings import warn_user
 from ..exceptions import DataFileError
 from . import _binary, _csv
 from ._anndata import read_h5ad
-from ._arrow_csv import read_numbers_table
+from ._arrow_csv import read_plain_table
 from ._columns import column_index
 from ._csv import COMPRESSIONS, split_compression
 from ._parquet import read_parquet
@@ -160,7 +160,7 @@ def _read_any(
     if fmt == "csv":
         layout = {"header": header, "delimiter": delimiter, "encoding": encoding, "decimal": decimal}
         roles = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
-        numbers = None if any((categories or {}).values()) else read_numbers_table(path, **layout, **roles,
+        numbers = None if any((categories or {}).values()) else read_plain_table(path, **layout, **roles,
                                                                                    na_values=na_values)  # fmt: skip
         table = numbers or _csv.read_csv_table(path, **layout, **roles, na_values=na_values, **(categories or {}))
         return Table.with_dates(*table)
