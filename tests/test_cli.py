@@ -136,6 +136,34 @@ def test_an_unknown_or_abbreviated_option_is_an_error_naming_what_it_may_mean(ca
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["embed", "--dataset", "iris", "-m", "pca"],
+        ["pca", "--dataset", "iris", "-k", "2"],
+        ["cluster", "--dataset", "iris", "-k", "3"],
+    ],
+)
+def test_minus_as_the_output_writes_the_table_as_csv_to_standard_output_and_messages_to_stderr(tmp_path, capsys, argv):
+    code, text, err = run(capsys, *argv, "-o", "-")
+    assert code == 0
+    same = tmp_path / "same.csv"  # the file the same run writes
+    assert run(capsys, *argv, "-o", str(same))[0] == 0
+    assert text == same.read_bytes().decode()  # nothing but the table on stdout, the file's bytes
+    assert "wrote standard output" in err and not (tmp_path / "-").exists()
+
+
+def test_transform_to_standard_output_and_what_it_cannot_take(tmp_path, capsys):
+    model = tmp_path / "m.lowdim"
+    assert run(capsys, "embed", "--dataset", "iris", "-m", "pca", "--save-model", str(model))[0] == 0
+    code, text, _ = run(capsys, "transform", str(model), "--dataset", "iris", "-o", "-")
+    assert code == 0 and text.splitlines()[0] == "pca1,pca2,label" and len(text.splitlines()) == 151
+    code, text, err = run(capsys, "pca", "--dataset", "iris", "-k", "2", "-o", "-", "--json")
+    assert code == 2 and text == "" and "--json would print too" in err
+    code, _, err = run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", "x.csv", "--save-model", "-")
+    assert code == 2 and "takes the table of results only" in err
+
+
 def test_a_folder_or_missing_file_given_as_the_model_is_named_as_such(capsys, tmp_path):
     out = str(tmp_path / "t.csv")
     code, _, err = run(capsys, "transform", str(tmp_path), "--dataset", "iris", "-o", out)

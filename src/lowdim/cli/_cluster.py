@@ -12,6 +12,7 @@ from ._common import (
     emit_json,
     label_name,
     method_name,
+    output_name,
     positive_int,
 )
 from ._dask import add_dask_argument
@@ -295,7 +296,7 @@ def _write(args, X, clusters, labels, selection, say, row_ids=None, embedding=No
             row_ids=row_ids,
             overwrite=args.overwrite,
         )
-        say(f"wrote {args.output}")
+        say(f"wrote {output_name(args.output)}")
     if args.plot:
         from ..decomposition import PCA
         from ._embed import axis_labels

@@ -33,7 +33,8 @@ class UsageError(ValueError):
 
 
 OUTPUT_HELP = {
-    "table": "where to write the result (.csv, .tsv, either may end in .gz; .parquet, .npy or .h5ad)",
+    "table": "where to write the result (.csv, .tsv, either may end in .gz; .parquet, .npy or .h5ad; - for CSV on "
+    "standard output)",
     "page": "the HTML page to write (.html)",
 }
 
@@ -420,8 +421,18 @@ def check_outputs(args, *paths, tables=(), figures=(), pages=()):
     """Before any work: refuse two outputs naming one file, existing files (without
     --overwrite), formats that cannot be written (``tables``: ``io._writers.table_format``;
     ``figures``: matplotlib's formats; ``pages``: .html) and folders that cannot be
-    written to; make missing parent folders."""
-    named = [p for p in paths if p]
+    written to; make missing parent folders. A table may go to standard output ('-',
+    CSV; then not with --json, and the messages go to stderr)."""
+    from ..io._writers import STDOUT
+
+    named = [p for p in paths if p and p != STDOUT]
+    for path in paths:
+        if path == STDOUT and path not in tables:
+            raise UsageError(
+                "standard output (-) takes the table of results only; name a file for the figure, page or model."
+            )
+    if STDOUT in tables and getattr(args, "json", False):
+        raise UsageError("-o - writes the table to standard output, where --json would print too; drop one.")
     seen = {}
     for path in named:
         key = os.path.realpath(path)
@@ -495,6 +506,13 @@ def _check_formats(tables, figures, pages):
                     f"{path}: cannot draw a figure in this format; use one of "
                     f"{', '.join('.' + k for k in sorted(known))}."
                 )
+
+
+def output_name(path):
+    """How messages name an output: its path, or standard output for '-'."""
+    from ..io._writers import STDOUT
+
+    return "standard output" if path == STDOUT else path
 
 
 def emit_json(args, summary):

@@ -76,6 +76,8 @@ def check_lazy_arguments(args):
         )
     if not os.path.exists(args.input):
         raise UsageError(f"{args.input}: no such file or folder.")
+    if getattr(args, "output", None) == "-":
+        raise UsageError("with --dask the table is written block by block to a file (-o OUT.csv, .parquet); name one.")
     lazy_format(args.input)
 
 

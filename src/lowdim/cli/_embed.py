@@ -8,6 +8,7 @@ from ._common import (
     emit_json,
     label_name,
     method_name,
+    output_name,
     positive_int,
 )
 from ._fitting import build, fit_method
@@ -213,7 +214,7 @@ def _write(args, Z, labels, say, row_ids=None, axes=None, categories=None, graph
             row_ids=row_ids,
             overwrite=args.overwrite,
         )
-        say(f"wrote {args.output}")
+        say(f"wrote {output_name(args.output)}")
     if args.plot:
         if Z.shape[1] < 2:
             raise UsageError(f"--plot needs at least 2 dimensions; -k is {Z.shape[1]}.")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, positive_int
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, output_name, positive_int
 from ._dask import add_dask_argument, run_pca
 from ._fitting import check_memory, use_gower
 from ._pipeline import load_data
@@ -86,7 +86,7 @@ def run(args, say):
             row_ids=row_ids,
             overwrite=args.overwrite,
         )
-        say(f"wrote {args.output} ({Z.shape[0]} rows x {dims} columns)")
+        say(f"wrote {output_name(args.output)} ({Z.shape[0]} rows x {dims} columns)")
     if args.loadings:
         _write_loadings(args, pca, data.names, say)
     return finish(args, say, pca, X)

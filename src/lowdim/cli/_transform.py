@@ -1,7 +1,7 @@
 """``lowdim transform``: apply a saved model, with the preprocessing it carries, to new data."""
 
 from .._messages import listed
-from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, read_data
+from ._common import UsageError, add_data_arguments, check_outputs, emit_json, label_name, output_name, read_data
 from ._pipeline import model_reading, recode_categories, select_columns
 
 HELP = (
@@ -175,7 +175,7 @@ def run(args, say):
             row_ids=row_ids,
             overwrite=args.overwrite,
         )
-    say(f"{name}: {kind} of {X.shape[0]} rows -> {args.output}")
+    say(f"{name}: {kind} of {X.shape[0]} rows -> {output_name(args.output)}")
     emit_json(
         args,
         {

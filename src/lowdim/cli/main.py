@@ -111,10 +111,12 @@ def main(argv=None):
         parser.print_help()
         return 2
     quiet = getattr(args, "quiet", False) or getattr(args, "json", False)
+    # with the table on standard output (-o -), what the run says goes to stderr
+    said = sys.stderr if getattr(args, "output", None) == "-" else None
 
     def say(message):
         if not quiet:
-            print(message)
+            print(message, file=said)
 
     import warnings
 

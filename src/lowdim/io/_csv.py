@@ -708,8 +708,8 @@ def _safe_text(cell):
 def write_csv(
     path, array, names, *, labels=None, label_name="label", row_ids=None, id_name="id", delimiter=",", compression=None
 ):
-    """Write a numeric array (and optional label column) as CSV with a header; with
-    ``row_ids``, they come first, in a column named ``id_name``.
+    """Write a numeric array (and optional label column) as CSV with a header to ``path``
+    (or a text stream); with ``row_ids``, they come first, in a column named ``id_name``.
 
     Text cells (header, labels) that a spreadsheet would run as a formula are written
     with a leading apostrophe. ``delimiter='\\t'`` writes TSV; ``compression`` (a value
@@ -723,12 +723,17 @@ def write_csv(
     >>> open(p).read().splitlines()[:2]
     ["a,'=b,label", '1.0,0.0,x']
     """
+    if hasattr(path, "write"):  # a stream the caller owns (standard output)
+        _write_csv_table(path, array, names, labels, label_name, row_ids, id_name, delimiter)
+        return
     with create_text(path, compression) as fh:
-        writer = csv.writer(fh, delimiter=delimiter)
-        write_csv_header(
-            writer, names if row_ids is None else [id_name, *names], None if labels is None else label_name
-        )
-        write_csv_rows(writer, array, labels, row_ids)
+        _write_csv_table(fh, array, names, labels, label_name, row_ids, id_name, delimiter)
+
+
+def _write_csv_table(fh, array, names, labels, label_name, row_ids, id_name, delimiter):
+    writer = csv.writer(fh, delimiter=delimiter)
+    write_csv_header(writer, names if row_ids is None else [id_name, *names], None if labels is None else label_name)
+    write_csv_rows(writer, array, labels, row_ids)
 
 
 def write_csv_header(writer, names, label_name=None):

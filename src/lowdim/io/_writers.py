@@ -1,6 +1,7 @@
 """Writers for embeddings and tables: CSV (formula-safe), Parquet, NPY by extension."""
 
 import os
+import sys
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from ._csv import COMPRESSIONS, split_compression, write_csv
 from ._parquet import roles_metadata
 
 WRITABLE = (".csv", ".tsv", ".parquet", ".npy", ".h5ad")
+STDOUT = "-"  # the output path that means standard output (a CSV table)
 TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t"}  # text tables, which may also end in a COMPRESSIONS suffix
 
 
@@ -29,9 +31,11 @@ def table_format(path):
 
     Examples
     --------
-    >>> table_format("map.tsv.gz"), table_format("map.parquet"), table_format("map.xlsx")
-    (('.tsv', 'gzip'), ('.parquet', None), (None, None))
+    >>> table_format("map.tsv.gz"), table_format("map.parquet"), table_format("map.xlsx"), table_format("-")
+    (('.tsv', 'gzip'), ('.parquet', None), (None, None), ('.csv', None))
     """
+    if path == STDOUT:
+        return ".csv", None
     base, compression = split_compression(path)
     ext = os.path.splitext(base)[1].lower()
     if ext not in WRITABLE or (compression and ext not in TEXT_DELIMITERS):
@@ -70,13 +74,13 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     embeddings, labels in ``obs``; ``write_h5ad`` adds to a copy of an input file). An existing file is
     replaced only with ``overwrite=True``; the file appears whole or not at all
     (``atomic_path``). ``row_ids`` (the input's row names) become the first column,
-    ``id_name``, of CSV and Parquet output.
+    ``id_name``, of CSV and Parquet output. ``path='-'`` writes CSV to standard output.
 
     Parameters
     ----------
     path : str or os.PathLike
         ``.csv``, ``.tsv`` (each possibly compressed: ``.csv.gz``, ...), ``.parquet``,
-        ``.npy`` or ``.h5ad``.
+        ``.npy`` or ``.h5ad``; ``'-'``: CSV on standard output.
     array : ndarray (n, d)
     names : list of str
         Column names.
@@ -100,6 +104,10 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     ext, compression = table_format(path)
     if ext is None:
         raise DataFileError(unwritable_message(path))
+    if path == STDOUT:
+        write_csv(sys.stdout, np.asarray(array), names, labels=labels, label_name=label_name, row_ids=row_ids,
+                  id_name=id_name)  # fmt: skip
+        return
     if os.path.exists(path) and not overwrite:
         raise FileExistsError(f"{path} exists; pass --overwrite to replace it.")
     array = np.asarray(array)
