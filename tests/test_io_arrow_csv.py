@@ -60,6 +60,14 @@ TAKEN = {
         _lines(header=("a", "b", "c", "kind"), label=lambda i: ["x", "y", "", "?"][i % 4]),
         {"na_values": ["?"]},
     ),  # fmt: skip
+    # a text column whose first cell is a gap: read as numbers first, then again as text
+    "categories_after_a_gap": (
+        "t.csv",
+        _lines(header=("a", "b", "c", "kind"), label=lambda i: "" if i < 3 else "xy"[i % 2]),
+        {},
+    ),
+    # a typeset minus: read as text, then as the numbers the general reader makes of it
+    "typeset_minus": ("t.csv", _lines().replace("-", "\u2212"), {}),
     "dates": ("t.csv", _lines(header=("a", "b", "c", "day"), label=lambda i: f"2024-01-{i % 28 + 1:02d}"), {}),
     "excluded_word_among_numbers": (
         "t.csv",
@@ -86,7 +94,6 @@ LEFT = {
         _lines(header=("a", "b", "c", "y"), label=lambda i: '"two\nlines"' if i == 3 else "u"),
         {"label_column": "y"},
     ),  # fmt: skip
-    "typeset_minus": ("t.csv", _lines().replace("-", "\u2212"), {}),
     "quoted_category": ("t.csv", _lines(header=("a", "b", "c", "size"), label=lambda i: '"5"" screen"'), {}),
     # fewer rows than columns: pyarrow's per-column work costs more than its parsing saves
     "wide": ("t.csv", "\n".join(",".join(str(i + j) for j in range(500)) for i in range(40)) + "\n", {}),

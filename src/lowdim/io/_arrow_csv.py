@@ -16,6 +16,7 @@ line. The results are the same (tests/test_io_arrow_csv.py reads files both ways
 import csv
 import itertools
 import os
+import re
 
 import numpy as np
 
@@ -37,6 +38,7 @@ from ._csv import (
     text_kind,
 )
 
+RETYPED = 8  # columns found to hold text after their first row, read again as text, at most
 ARROW_BYTES = 1 << 22  # smaller files: the general reader takes a fraction of a second
 ARROW_COMPRESSIONS = (None, "gzip", "bzip2", "zstandard")  # those pyarrow's streams decompress
 UTF8 = ("utf-8", "utf8")
@@ -113,6 +115,23 @@ def _read(path, width, skip, delimiter, text_columns, skipped, gaps):
     )
 
 
+def _read_retyped(path, width, skip, delimiter, text_columns, skipped, gaps):
+    """``_read``, again with a column read as text when a word in it stopped the numbers
+    (a text column whose first cell is a gap), a few times at most; None after that. A
+    word among numbers raises from the last try (the general reader names it)."""
+    import pyarrow as pa
+
+    for _ in range(RETYPED):
+        try:
+            return _read(path, width, skip, delimiter, text_columns, skipped, gaps)
+        except pa.ArrowInvalid as exc:
+            found = re.match(r"In CSV column #(\d+): CSV conversion error to double", str(exc))
+            if found is None or int(found.group(1)) in text_columns:
+                raise
+            text_columns.add(int(found.group(1)))
+    return None
+
+
 def _text_cells(column, marks):
     """A text column's cells as the general reader holds them (a cell that is one of
     ``marks`` emptied), or None when a cell holds what it reads otherwise: a quote
@@ -175,8 +194,8 @@ def _numbers_table(path, names, width, row, header, delimiter, label_column, exc
     text |= {j for j, c in enumerate(cell.strip() for cell in row) if not _number_or_gap(c, marks)}
     text |= {0} if named[0] == "" else set()
     skipped = {column_index(c, named, path) for c in exclude} - text
-    table = _read(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks))
-    if table.num_rows + has_header != _line_count(path):
+    table = _read_retyped(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks))
+    if table is None or table.num_rows + has_header != _line_count(path):
         return None  # blank lines, or a cell over several lines
     cells = {j: _text_cells(table.column(f"c{j}"), marks) for j in text}
     if any(c is None for c in cells.values()):
