@@ -153,6 +153,20 @@ def test_minus_as_the_output_writes_the_table_as_csv_to_standard_output_and_mess
     assert "wrote standard output" in err and not (tmp_path / "-").exists()
 
 
+def test_minus_as_the_input_reads_the_table_piped_in_and_names_it_stdin(tmp_path, capsys, monkeypatch):
+    import io
+
+    table = "a,b,c\n" + "".join(f"{i},{i % 7},{(i * i) % 11}\n" for i in range(40))
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(table.encode())))
+    code, text, err = run(capsys, "pca", "-", "-k", "2", "-o", "-")
+    (tmp_path / "t.csv").write_text(table)
+    assert code == 0 and run(capsys, "pca", str(tmp_path / "t.csv"), "-k", "2", "-o", "-")[1] == text
+    assert "<stdin>: first row read as a header (3 columns)." in err
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"a,b\n1,2\n3,x\n")))
+    code, _, err = run(capsys, "pca", "-", "-k", "1", "-o", "-")
+    assert code == 2 and "<stdin>, line 3, column 2: 'x' is not a number" in err and "lowdim-stdin" not in err
+
+
 def test_transform_to_standard_output_and_what_it_cannot_take(tmp_path, capsys):
     model = tmp_path / "m.lowdim"
     assert run(capsys, "embed", "--dataset", "iris", "-m", "pca", "--save-model", str(model))[0] == 0

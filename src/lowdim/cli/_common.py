@@ -42,7 +42,9 @@ OUTPUT_HELP = {
 def add_data_arguments(parser, *, needs_output=False, output="table"):
     """Input, output and the common options of every data-reading command; ``output``:
     what ``-o`` writes ('table', 'page'), or None for a command that writes nothing."""
-    parser.add_argument("input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad")
+    parser.add_argument(
+        "input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad; - for a CSV table piped in"
+    )
     parser.add_argument("--dataset", choices=DATASETS, help="use a built-in dataset instead of INPUT")
     if output is not None:
         parser.add_argument("-o", "--output", required=needs_output, help=OUTPUT_HELP[output])

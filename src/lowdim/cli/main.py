@@ -113,26 +113,28 @@ def main(argv=None):
     quiet = getattr(args, "quiet", False) or getattr(args, "json", False)
     # with the table on standard output (-o -), what the run says goes to stderr
     said = sys.stderr if getattr(args, "output", None) == "-" else None
+    piped = None  # the temporary file of a table piped in (input -), named <stdin> in messages
 
     def say(message):
         if not quiet:
-            print(message, file=said)
+            print(shown(str(message), piped), file=said)
 
     import warnings
 
     from threadpoolctl import threadpool_limits
 
-    shown = set()
+    warned = set()
 
     def show(message, *_args, **_kwargs):
         # several estimators of one run warn about the same data; say each thing once
-        text = str(message)
+        text = shown(str(message), piped)
         key = text.split(": ", 1)[-1]
-        if key not in shown:
-            shown.add(key)
+        if key not in warned:
+            warned.add(key)
             print(f"lowdim {args.command}: warning: {text}", file=sys.stderr)
 
     from ._common import UsageError
+    from ._stdin import piped_input, shown
 
     # ImportError: an optional package is missing (the message names the extra that installs it)
     expected = (UsageError, ValueError, TypeError, FileExistsError, OSError, MemoryError, ImportError)
@@ -140,7 +142,7 @@ def main(argv=None):
         threads = getattr(args, "threads", None)
         if threads is not None:
             _numba_threads(threads)
-        with threadpool_limits(limits=threads), warnings.catch_warnings():
+        with piped_input(args) as piped, threadpool_limits(limits=threads), warnings.catch_warnings():
             warnings.showwarning = show
             code = import_module(COMMANDS[args.command]).run(args, say)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
@@ -154,7 +156,7 @@ def main(argv=None):
     except expected as exc:
         if args.debug:
             raise
-        print(f"lowdim {args.command}: error: {exc}", file=sys.stderr)
+        print(f"lowdim {args.command}: error: {shown(str(exc), piped)}", file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
         if args.debug:
