@@ -425,7 +425,7 @@ def check_outputs(args, *paths, tables=(), figures=(), pages=()):
     ``figures``: matplotlib's formats; ``pages``: .html) and folders that cannot be
     written to; make missing parent folders. A table may go to standard output ('-',
     CSV; then not with --json, and the messages go to stderr)."""
-    from ..io._writers import STDOUT
+    from ..io import STDOUT
 
     named = [p for p in paths if p and p != STDOUT]
     for path in paths:
@@ -512,7 +512,7 @@ def _check_formats(tables, figures, pages):
 
 def output_name(path):
     """How messages name an output: its path, or standard output for '-'."""
-    from ..io._writers import STDOUT
+    from ..io import STDOUT
 
     return "standard output" if path == STDOUT else path
 

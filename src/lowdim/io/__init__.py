@@ -7,10 +7,11 @@ from ._images import DEEP_FORMATS, image_depth, read_image, read_image_folder, w
 from ._lazy import lazy_format, read_lazy, write_blocks
 from ._model_files import load, save, saved_columns
 from ._readers import MISSING_POLICIES, Table, apply_missing_policy, file_format, read_table, transposed
-from ._writers import WRITABLE, table_format, unwritable_message, write_table
+from ._writers import STDOUT, WRITABLE, table_format, unwritable_message, write_table
 
 __all__ = [
     "DEEP_FORMATS",
+    "STDOUT",
     "WRITABLE",
     "check_h5ad_key",
     "h5ad_columns",
