@@ -196,6 +196,18 @@ class CentroidClusterer(
         self.cluster_centers_ = (self.offset_centers_ + self.offset_).astype(dtype)
         return labels
 
+    def _check_loaded(self):
+        """A loaded model's centres as users read them (``cluster_centers_``) are the ones
+        its predictions use (``offset_centers_ + offset_`` in their dtype, as a fit
+        stores them): a file that says one and computes with the other is refused."""
+        centers = np.asarray(self.cluster_centers_)
+        expected = np.asarray(self.offset_centers_, dtype=np.float64) + np.asarray(self.offset_, dtype=np.float64)
+        if expected.shape != centers.shape or not np.array_equal(expected.astype(centers.dtype), centers):
+            raise ValueError(
+                "cluster_centers_ are not offset_centers_ + offset_: the centres the model shows are not those it "
+                "assigns rows to"
+            )
+
     def _lazy(self, method, X, n_out, dtype):
         from sklearn.utils.validation import check_is_fitted
 
