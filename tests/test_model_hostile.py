@@ -82,16 +82,24 @@ def test_kmeans_with_a_shortened_offset_is_refused(tmp_path):
     assert_refused(_edit(path, arrays=short), "features do not agree")
 
 
-@pytest.mark.parametrize("cls", [lowdim.KMeans, lowdim.MiniBatchKMeans, lowdim.BisectingKMeans])
-def test_centres_shown_that_are_not_the_centres_used_are_refused(tmp_path, cls):
-    # predict reads offset_centers_ + offset_ for dense rows and cluster_centers_ for sparse
-    # ones: a file where they disagree answered differently for the same rows, and showed
-    # centres it never used
-    path = _save(tmp_path, cls(3, random_state=0))
-    model = lowdim.load(path)  # a fitted model's file loads
-    shown = np.array(model.cluster_centers_)
-    shown[0, 0] += 1.0
-    assert_refused(_edit(path, arrays={"cluster_centers_": shown}), "not those it assigns rows to")
+@pytest.mark.parametrize(
+    "model, shown",
+    [
+        (lambda: lowdim.KMeans(3, random_state=0), "cluster_centers_"),
+        (lambda: lowdim.MiniBatchKMeans(3, random_state=0), "cluster_centers_"),
+        (lambda: lowdim.BisectingKMeans(3, random_state=0), "cluster_centers_"),
+        (lambda: lowdim.GaussianMixture(3, random_state=0), "means_"),
+        (lambda: lowdim.BayesianGaussianMixture(n_components=3, random_state=0), "means_"),
+    ],
+)
+def test_centres_shown_that_are_not_the_centres_used_are_refused(tmp_path, model, shown):
+    # k-means' predict reads offset_centers_ + offset_ for dense rows and cluster_centers_
+    # for sparse ones, a mixture its offset_means_: a file where they disagree showed
+    # centres it never used (and k-means assigned the same rows differently)
+    path = _save(tmp_path, model())
+    centres = np.array(getattr(lowdim.load(path), shown))  # a fitted model's file loads
+    centres[0, 0] += 1.0
+    assert_refused(_edit(path, arrays={shown: centres}), "not those it assigns rows to")
 
 
 @pytest.mark.parametrize(

@@ -156,6 +156,26 @@ def warn_found_fewer(found, n_clusters, name):
         )
 
 
+def check_shown_centres(model, shown, used):
+    """Raise ValueError unless a loaded ``model``'s centres as users read them
+    (attribute ``shown``, in the data's dtype) are those its predictions use (``used``,
+    float64, relative to ``offset_``), as a fit stores them: ``(used + offset_)`` cast to
+    the dtype, the same arithmetic everywhere. A file that shows one and computes with
+    the other answers wrongly without a sign.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> check_shown_centres(SimpleNamespace(c=np.array([[2.0]]), u=np.array([[1.0]]), offset_=np.ones(1)), "c", "u")
+    """
+    centres = np.asarray(getattr(model, shown))
+    expected = np.asarray(getattr(model, used), dtype=np.float64) + np.asarray(model.offset_, dtype=np.float64)
+    if expected.shape != centres.shape or not np.array_equal(expected.astype(centres.dtype), centres):
+        raise ValueError(
+            f"{shown} are not {used} + offset_: the centres the model shows are not those it assigns rows to"
+        )
+
+
 class CentroidClusterer(
     ValidatedInputMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
 ):
@@ -197,16 +217,8 @@ class CentroidClusterer(
         return labels
 
     def _check_loaded(self):
-        """A loaded model's centres as users read them (``cluster_centers_``) are the ones
-        its predictions use (``offset_centers_ + offset_`` in their dtype, as a fit
-        stores them): a file that says one and computes with the other is refused."""
-        centers = np.asarray(self.cluster_centers_)
-        expected = np.asarray(self.offset_centers_, dtype=np.float64) + np.asarray(self.offset_, dtype=np.float64)
-        if expected.shape != centers.shape or not np.array_equal(expected.astype(centers.dtype), centers):
-            raise ValueError(
-                "cluster_centers_ are not offset_centers_ + offset_: the centres the model shows are not those it "
-                "assigns rows to"
-            )
+        """A loaded model's centres as users read them are the ones its predictions use."""
+        check_shown_centres(self, "cluster_centers_", "offset_centers_")
 
     def _lazy(self, method, X, n_out, dtype):
         from sklearn.utils.validation import check_is_fitted

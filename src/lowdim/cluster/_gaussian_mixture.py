@@ -26,7 +26,7 @@ from .._validation import check_at_most_samples, warn_constant_features
 from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
 from ..linalg import column_moments
-from ._base import CLUSTER_NOTE
+from ._base import CLUSTER_NOTE, check_shown_centres
 from ._gmm_em import GaussianParams, e_step, e_step_missing, m_step, statistics
 from ._kmeans import KMeans
 from ._kmeans_init import kmeans_plusplus
@@ -405,7 +405,9 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         return {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[self.covariance_type]
 
     def _check_loaded(self):
-        """A loaded model's covariances must have the layout of its covariance_type."""
+        """A loaded model's covariances must have the layout of its covariance_type, and
+        its means as users read them must be those its predictions use."""
+        check_shown_centres(self, "means_", "offset_means_")
         shape = self._covariance_shapes()
         for name in ("covariances_", "precisions_", "precisions_cholesky_"):
             if np.shape(getattr(self, name)) != shape:
