@@ -213,6 +213,14 @@ def test_csv_columns_converted_whole_read_as_cell_by_cell(tmp_path, monkeypatch,
     np.testing.assert_array_equal(table.X[:, :3], np.array(expected).T)
     assert table.kinds == ["numeric", "numeric", "numeric", "categorical"]
     assert bool(through_arrow) == arrow
+    # a table of numbers and gaps only is converted in one pass for all its columns: the same values
+    import lowdim.io._csv as csv_reader
+
+    whole, convert = [], csv_reader.columns_as_numbers
+    monkeypatch.setattr(csv_reader, "columns_as_numbers", lambda cols: whole.append(convert(cols)) or whole[-1])
+    (tmp_path / "n.csv").write_text("\n".join(line.rsplit(",", 1)[0] for line in lines) + "\n", encoding="utf-8")
+    np.testing.assert_array_equal(read_table(str(tmp_path / "n.csv"), missing="keep").X, np.array(expected).T)
+    assert whole and whole[-1] is not None
 
 
 def test_csv_first_bad_cell_named_is_the_first_in_the_file(tmp_path):

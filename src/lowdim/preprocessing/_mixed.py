@@ -111,12 +111,20 @@ def as_numbers(cells):
     >>> as_numbers(["1", "", "2.5"]).tolist(), as_numbers(["1", "x"])
     ([1.0, nan, 2.5], None)
     """
+    text = isinstance(cells, (list, tuple)) and len(cells) >= ARROW_CELLS and isinstance(cells[0], str)
+    if text and (values := _arrow_numbers(cells)) is not None:  # before an object array of them is made
+        return values
     array = np.asarray(cells, dtype=object) if not isinstance(cells, np.ndarray) else cells
     if array.dtype.kind in "iuf":
         return array.astype(np.float64, copy=False)  # the callers copy it into their table
     if array.dtype.kind == "m":  # durations in seconds, as the Parquet reader reads them (NaT: NaN)
         return array / np.timedelta64(1, "s")
-    if len(cells) >= ARROW_CELLS and isinstance(array[0], str) and (values := _arrow_numbers(cells)) is not None:
+    if (
+        not text
+        and len(cells) >= ARROW_CELLS
+        and isinstance(array[0], str)
+        and (values := _arrow_numbers(cells)) is not None
+    ):
         return values
     if array.dtype.kind != "b" and not any(isinstance(c, (bool, np.bool_)) for c in array[:1]):
         try:  # every cell a number (or NaN): one conversion, no loop
