@@ -104,6 +104,8 @@ REFUSED = {
     "ragged": ("t.csv", _lines().replace("\n", "\n1,2\n", 1), "expected 3 fields, got 2"),
     "word": ("t.csv", _lines() + "1,2,oops\n", "'oops' is not a number"),
     "latin1": ("t.csv", _lines().encode() + "1,2,3\ncaf\u00e9,1,2\n".encode("latin-1"), "not a utf-8 text file"),
+    "latin1_header": ("t.csv", "caf\u00e9,b,c\n".encode("latin-1") + _lines(header=None).encode(), "not a utf-8"),
+    "truncated_gzip": ("t.csv.gz", gzip.compress(_lines().encode())[:-40], "not a readable gzip file"),
 }
 
 

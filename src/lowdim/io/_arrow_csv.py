@@ -27,6 +27,7 @@ from ._columns import column_index, table_roles
 from ._csv import (
     SEPARATORS,
     _declared_separator,
+    _decompression_errors,
     _delimiter,
     _layout_notes,
     _names_a_column,
@@ -171,13 +172,16 @@ def read_plain_table(path, *, header, delimiter, encoding, decimal, label_column
         import pyarrow as pa
     except ImportError:
         return None
-    layout = _layout(path, header, delimiter)
+    try:
+        layout = _layout(path, header, delimiter)
+    except (UnicodeError, csv.Error, *_decompression_errors()):
+        return None  # the general reader says what is wrong, and where
     if layout is None:
         return None
     try:
         return _numbers_table(path, *layout, header, delimiter, label_column, exclude, index_column, na_values)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        return None  # a cell that is not a number, a ragged row, bytes that are not UTF-8
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError):
+        return None  # a ragged row, bytes that are not UTF-8, a truncated stream: the general reader says
     except DataFileError:  # the general reader warns of repeated names before its errors too
         if layout[0] is not None:
             _warn_duplicate_names(path, layout[0])
