@@ -59,8 +59,8 @@ def _first_rows(path, delimiter):
     fewer lines, a first line that declares its separator, or a file of fewer rows than
     columns by the length of its second line: pyarrow's columns cost more than its rows
     save there)."""
-    with open_text(path) as fh:
-        lines = [fh.readline(), fh.readline()]
+    with open_text(path) as fh:  # a line longer than any header (16 M characters) is cut: widths then differ
+        lines = [fh.readline(1 << 24), fh.readline(1 << 24)]
     if not lines[1].strip() or _declared_separator(lines[0]) is not None:
         return None
     rows = list(csv.reader(lines, delimiter=delimiter, skipinitialspace=True))
