@@ -82,6 +82,14 @@ def test_kmeans_with_a_shortened_offset_is_refused(tmp_path):
     assert_refused(_edit(path, arrays=short), "features do not agree")
 
 
+def test_arrays_that_overflow_on_ordinary_rows_are_refused(tmp_path):
+    # components of 1e308 about a zero mean: a row of zeros maps to zero (the load's only
+    # trial before), any other row to infinity, written without a word
+    path = _save(tmp_path, lowdim.PCA(2))
+    huge = np.full((2, 5), 1e308)
+    assert_refused(_edit(path, arrays={"components_": huge, "mean_": np.zeros(5)}), "not finite")
+
+
 @pytest.mark.parametrize(
     "model, shown",
     [

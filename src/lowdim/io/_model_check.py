@@ -1,5 +1,6 @@
 """Is a loaded model usable? Its attributes come from a file, so before it is returned
-it is tried on two rows: every method that applies it must run and give the shapes its
+it is tried on two rows (zeros and ones: an array that overflows on any row but zeros
+shows on the second): every method that applies it must run and give the shapes its
 own attributes declare (a PCA file relabelled as KMeans, or ``components_`` cut to 3
 rows while ``n_components_`` says 5, are refused here, not at the user's first call),
 and so must its way back (``inverse_transform`` of those rows' codes: an option's
@@ -72,7 +73,7 @@ def _check_way_back(estimator, codes, n_features):
 
 def check_usable(estimator):
     """Raise ``UntrustedModelError`` unless the loaded ``estimator`` works: each of its
-    applying methods on two rows of zeros (of ``n_features_in_`` columns; a class with
+    applying methods on a row of zeros and a row of ones (of ``n_features_in_`` columns; a class with
     ``_probe_rows(n_features)`` names its own) runs and returns what its attributes
     declare, finite (a log-density may be -inf), and ``inverse_transform`` takes the
     transform's codes back to two finite rows of the features; a stored ``embedding_`` is a finite 2-D array
@@ -106,7 +107,7 @@ def check_usable(estimator):
                 probe = (
                     estimator._probe_rows(n_features)
                     if hasattr(estimator, "_probe_rows")
-                    else np.zeros((2, n_features))
+                    else np.vstack([np.zeros(n_features), np.ones(n_features)])
                 )
                 outputs = {}
                 for method in APPLYING_METHODS:
