@@ -149,7 +149,8 @@ def test_minus_as_the_output_writes_the_table_as_csv_to_standard_output_and_mess
     assert code == 0
     same = tmp_path / "same.csv"  # the file the same run writes
     assert run(capsys, *argv, "-o", str(same))[0] == 0
-    assert text == same.read_bytes().decode()  # nothing but the table on stdout, the file's bytes
+    # nothing but the table on stdout: the file's text, lines ending as a pipe's (\n, not the file's \r\n)
+    assert "\r" not in text and text == same.read_bytes().decode().replace("\r\n", "\n")
     assert "wrote standard output" in err and not (tmp_path / "-").exists()
 
 

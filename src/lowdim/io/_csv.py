@@ -742,15 +742,15 @@ def write_csv(
     >>> open(p).read().splitlines()[:2]
     ["a,'=b,label", '1.0,0.0,x']
     """
-    if hasattr(path, "write"):  # a stream the caller owns (standard output)
-        _write_csv_table(path, array, names, labels, label_name, row_ids, id_name, delimiter)
+    if hasattr(path, "write"):  # a stream the caller owns (standard output): lines end as a pipe's do
+        _write_csv_table(path, array, names, labels, label_name, row_ids, id_name, delimiter, "\n")
         return
     with create_text(path, compression) as fh:
         _write_csv_table(fh, array, names, labels, label_name, row_ids, id_name, delimiter)
 
 
-def _write_csv_table(fh, array, names, labels, label_name, row_ids, id_name, delimiter):
-    writer = csv.writer(fh, delimiter=delimiter)
+def _write_csv_table(fh, array, names, labels, label_name, row_ids, id_name, delimiter, line_end="\r\n"):
+    writer = csv.writer(fh, delimiter=delimiter, lineterminator=line_end)
     write_csv_header(writer, names if row_ids is None else [id_name, *names], None if labels is None else label_name)
     write_csv_rows(writer, array, labels, row_ids)
 
