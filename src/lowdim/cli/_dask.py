@@ -63,7 +63,7 @@ def dask_client(address, say):
 
 def check_lazy_arguments(args):
     """Refuse what --dask cannot do before any cluster is started or reached."""
-    from ..io import lazy_format
+    from ..io import STDOUT, lazy_format
 
     if args.dataset or not args.input:
         raise UsageError(
@@ -76,7 +76,7 @@ def check_lazy_arguments(args):
         )
     if not os.path.exists(args.input):
         raise UsageError(f"{args.input}: no such file or folder.")
-    if getattr(args, "output", None) == "-":
+    if getattr(args, "output", None) == STDOUT:
         raise UsageError("with --dask the table is written block by block to a file (-o OUT.csv, .parquet); name one.")
     lazy_format(args.input)
 

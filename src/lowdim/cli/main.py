@@ -112,7 +112,9 @@ def main(argv=None):
         return 2
     quiet = getattr(args, "quiet", False) or getattr(args, "json", False)
     # with the table on standard output (-o -), what the run says goes to stderr
-    said = sys.stderr if getattr(args, "output", None) == "-" else None
+    from ..io import STDOUT
+
+    said = sys.stderr if getattr(args, "output", None) == STDOUT else None
     piped = None  # the temporary file of a table piped in (input -), named <stdin> in messages
 
     def say(message):

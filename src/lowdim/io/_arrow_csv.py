@@ -22,7 +22,7 @@ import numpy as np
 
 from ..exceptions import DataFileError
 from ..preprocessing import MISSING_TEXT
-from ._cell_text import is_number
+from ._cell_text import number_or_gap
 from ._columns import column_index, table_roles
 from ._csv import (
     SEPARATORS,
@@ -117,9 +117,10 @@ def _read(path, width, skip, delimiter, text_columns, skipped, gaps):
 
 
 def _read_retyped(path, width, skip, delimiter, text_columns, skipped, gaps):
-    """``_read``, again with a column read as text when a word in it stopped the numbers
-    (a text column whose first cell is a gap), a few times at most; None after that. A
-    word among numbers raises from the last try (the general reader names it)."""
+    """``_read``, again with a column read as text (and added to ``text_columns``) when a
+    word in it stopped the numbers (a text column whose first cell is a gap), a few
+    times at most; None after that. A word among numbers raises from the last try (the
+    general reader names it)."""
     import pyarrow as pa
 
     for _ in range(RETYPED):
@@ -179,7 +180,7 @@ def read_plain_table(path, *, header, delimiter, encoding, decimal, label_column
     if layout is None:
         return None
     try:
-        return _numbers_table(path, *layout, header, delimiter, label_column, exclude, index_column, na_values)
+        return _plain_table(path, *layout, header, delimiter, label_column, exclude, index_column, na_values)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OSError):
         return None  # a ragged row, bytes that are not UTF-8, a truncated stream: the general reader says
     except DataFileError:  # the general reader warns of repeated names before its errors too
@@ -188,14 +189,14 @@ def read_plain_table(path, *, header, delimiter, encoding, decimal, label_column
         raise
 
 
-def _numbers_table(path, names, width, row, header, delimiter, label_column, exclude, index_column, na_values):
+def _plain_table(path, names, width, row, header, delimiter, label_column, exclude, index_column, na_values):
     """The table of a file ``_layout`` passed (``row``: its first data row), or None."""
     has_header, marks = names is not None, {str(v).strip() for v in na_values}
     notes = _layout_notes(path, names, header, width, [], [])
     named = names or [f"x{j + 1}" for j in range(width)]
     text = {column_index(c, named, path) for c in (label_column, index_column) if c is not None}
     # a first data row's text (categories, dates) or an unnamed first column (row names): read as text
-    text |= {j for j, c in enumerate(cell.strip() for cell in row) if not _number_or_gap(c, marks)}
+    text |= {j for j, cell in enumerate(row) if not (number_or_gap(cell) or cell.strip() in marks)}
     text |= {0} if named[0] == "" else set()
     skipped = {column_index(c, named, path) for c in exclude} - text
     table = _read_retyped(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks))
@@ -219,10 +220,6 @@ def _numbers_table(path, names, width, row, header, delimiter, label_column, exc
     labels = None if label_idx is None else np.array([c.strip() for c in cells[label_idx]])
     row_ids = None if index_idx is None else np.array([c.strip() for c in cells[index_idx]])
     return X, [named[j] for j in keep], labels, notes, row_ids, kinds, levels
-
-
-def _number_or_gap(cell, marks):
-    return is_number(cell) or cell.lower() in MISSING_TEXT or cell in marks
 
 
 def _coded(path, names, table, keep, cells, width, notes):

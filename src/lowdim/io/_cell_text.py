@@ -8,6 +8,7 @@ import re
 import numpy as np
 
 from .._messages import listed
+from ..preprocessing import MISSING_TEXT
 
 # cells that often mark a gap in files that do not write one of those (UCI's '?'): named in hints
 GAP_MARKERS = ("?", "-", "--", ".", "n.a.", "#n/a", "missing", "unknown", "not available")
@@ -22,6 +23,18 @@ def is_number(text):
         return True
     except ValueError:
         return False
+
+
+def number_or_gap(text):
+    """Whether a text cell is a number or a gap mark (empty, NA, NaN, NULL, None, N/A,
+    in any case, spaces around).
+
+    Examples
+    --------
+    >>> number_or_gap("1.5"), number_or_gap(" n/a "), number_or_gap("red")
+    (True, True, False)
+    """
+    return is_number(text) or text.strip().lower() in MISSING_TEXT
 
 
 # numbers written for reading, not for reading in: (pattern, what to do), first match wins

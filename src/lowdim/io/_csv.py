@@ -23,6 +23,7 @@ from ._cell_text import (
     is_number,
     misread_number,
     number_hint,
+    number_or_gap,
 )
 from ._columns import column_index, table_roles
 
@@ -383,7 +384,7 @@ def _names_a_column(row):
     >>> _names_a_column(["1", "", "NA"]), _names_a_column(["1", "size"])
     (False, True)
     """
-    return any(not is_number(c) and c.strip().lower() not in MISSING_TEXT for c in row)
+    return not all(number_or_gap(c) for c in row)
 
 
 def pandas_default_names(row):
@@ -596,7 +597,7 @@ def columns_as_numbers(columns):
     >>> [c.tolist() for c in columns_as_numbers([("1", ""), ("2.5", "3")])], columns_as_numbers([("1",), ("x",)])
     ([[1.0, nan], [2.5, 3.0]], None)
     """
-    if len(columns) < 2 or not all(is_number(c[0]) or c[0].strip().lower() in MISSING_TEXT for c in columns):
+    if len(columns) < 2 or not all(number_or_gap(c[0]) for c in columns):
         return None  # one column, or one whose first cell is text already: by columns
     values = as_numbers(list(itertools.chain.from_iterable(columns)))
     return None if values is None else list(values.reshape(len(columns), -1))
