@@ -654,3 +654,34 @@ def test_randomized_components_are_orthonormal_when_not_converged(shape):
     low = PCA(3, solver="randomized", random_state=0).fit(rank3)
     exact = np.linalg.svd(rank3 - rank3.mean(0), compute_uv=False)[:3]
     np.testing.assert_allclose(low.singular_values_, exact, rtol=1e-10)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_column_moments_of_a_sparse_matrix_far_from_zero_keep_their_digits(fmt, monkeypatch):
+    # sum x^2 - n mean^2 gave 0 or 16 times the variance of a spread of 1e-2 about 1e6
+    from lowdim.linalg import column_moments
+
+    rng = np.random.default_rng(4)
+    X = 1e6 + rng.normal(size=(1000, 5)) * 1e-2
+    X[:500, 0] = 0.0  # a column half stored
+    X[:, 4] = 0.0  # a column of zeros
+    monkeypatch.setattr("lowdim.linalg._moments.SPARSE_CHUNK", 777)  # blocks cut across rows and columns
+    mean, var = column_moments(sp.csr_matrix(X).asformat(fmt))
+    np.testing.assert_allclose(mean, X.mean(axis=0), rtol=1000 * np.finfo(float).eps)  # sums of 1,000 in any order
+    # two passes: the deviations' rounding, about 1e6 * 2^-53 each, relative to a spread of 1e-2
+    np.testing.assert_allclose(var, X.var(axis=0, ddof=1), rtol=1e-6)
+    # duplicate entries (a matrix not in canonical form) are summed before they are squared
+    half = sp.coo_matrix(X / 2)
+    rows, cols = np.r_[half.row, half.row], np.r_[half.col, half.col]
+    twice = sp.coo_matrix((np.r_[half.data, half.data], (rows, cols)), X.shape)
+    np.testing.assert_allclose(column_moments(twice.tocsr())[1], var, rtol=1e-6)
+
+
+def test_truncated_svd_of_sparse_data_far_from_zero_is_not_refused_as_underflow():
+    rng = np.random.default_rng(5)
+    X = 1e6 + rng.normal(size=(300, 6)) * 1e-2
+    from lowdim import TruncatedSVD
+
+    dense, sparse = TruncatedSVD(2).fit(X), TruncatedSVD(2).fit(sp.csr_matrix(X))
+    assert np.all((sparse.explained_variance_ratio_ >= 0) & (sparse.explained_variance_ratio_ <= 1))
+    np.testing.assert_allclose(sparse.explained_variance_ratio_, dense.explained_variance_ratio_, rtol=1e-6)

@@ -380,6 +380,7 @@ def merge_scatter_into(na, mean_a, scatter_a, nb, mean_b, scatter_b):
 # kernel there, against the kernel's compilation (most of a second) on a first call
 SMALL_MOMENTS = 1 << 24
 MOMENT_CHUNK = 1 << 15  # entries of float64 per numpy chunk (stays in cache)
+SPARSE_CHUNK = 1 << 20  # a sparse matrix's stored entries per block: each block costs numpy calls of columns' length
 
 
 def _shifted_sums(X, shift):
@@ -452,10 +453,7 @@ def column_moments(X):
     """
     n = X.shape[0]
     if sp.issparse(X):
-        mean = np.asarray(X.mean(axis=0, dtype=np.float64)).ravel()
-        sq = np.asarray(X.multiply(X).sum(axis=0, dtype=np.float64)).ravel()
-        var = (sq - n * mean**2) / max(n - 1, 1)
-        return mean, np.maximum(var, 0.0)
+        return _sparse_column_moments(X)
     shift = np.asarray(X[0], dtype=np.float64)
     # data too large to square give non-finite moments, which the callers check (the
     # kernel's path is silent about them too): no numpy warning on the way
@@ -470,6 +468,43 @@ def column_moments(X):
         mean = shift + s1 / n
         var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - 1, 1)
     return mean, var
+
+
+def _sparse_column_moments(X):
+    """``column_moments`` of a sparse matrix in two passes over its stored entries: the
+    means, then the stored entries' squared deviations plus the unstored zeros' (``sum
+    x^2 - n mean^2`` loses every digit of a column far from zero: a spread of 1e-2 about
+    1e6 came out 0, and TruncatedSVD refused it as underflow). A block of entries at a
+    time: no copy of the matrix."""
+    n, d = X.shape
+    if X.format not in ("csr", "csc"):
+        X = X.tocsr()
+    if not X.has_canonical_format:  # duplicates: their parts' squares are not their sum's
+        X = X.copy()
+        X.sum_duplicates()
+    counts, sums = np.zeros(d), np.zeros(d)
+    for columns, values in _stored_entries(X):
+        counts += np.bincount(columns, minlength=d)
+        sums += np.bincount(columns, weights=values, minlength=d)
+    mean = sums / max(n, 1)
+    squares = (n - counts) * mean**2
+    with np.errstate(over="ignore", invalid="ignore"):  # non-finite moments: the callers check
+        for columns, values in _stored_entries(X):
+            deviation = values - mean[columns]
+            squares += np.bincount(columns, weights=deviation * deviation, minlength=d)
+    return mean, squares / max(n - 1, 1)
+
+
+def _stored_entries(X):
+    """``(columns, values as float64)`` of a CSR or CSC matrix's stored entries, a
+    ``SPARSE_CHUNK`` of them at a time."""
+    for start in range(0, X.nnz, SPARSE_CHUNK):
+        stop = min(start + SPARSE_CHUNK, X.nnz)
+        if X.format == "csr":
+            columns = X.indices[start:stop]
+        else:
+            columns = np.searchsorted(X.indptr, np.arange(start, stop), side="right") - 1
+        yield columns, X.data[start:stop].astype(np.float64)
 
 
 def feature_scale(variances):
