@@ -8,6 +8,7 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_wine
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler as SklearnScaler
@@ -253,3 +254,28 @@ def test_clusters_of_an_embedding_are_predicted_through_it(wine, tmp_path):
     )
     _run("transform", model, wine / "shuffled.csv", "-o", again)
     assert np.array_equal(pd.read_csv(again)["cluster"], pd.read_csv(labels)["cluster"])
+
+
+@pytest.mark.filterwarnings("ignore:StandardScaler. 1 feature:UserWarning")  # the column of zeros
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+def test_a_sparse_matrix_is_scaled_without_centring_as_scikit_learn_scales_it(fmt):
+    # a sparse matrix was refused; TF-IDF and count matrices are scaled this way before TruncatedSVD
+    dense = sp.random(200, 30, density=0.1, random_state=1).toarray() * 50
+    dense[:, 7] = 0.0  # a column of zeros keeps scale 1
+    dense[::9, 3] = np.nan  # gaps are left out of the statistics
+    X = sp.csr_matrix(dense).asformat(fmt)
+    ours, theirs = StandardScaler(with_mean=False).fit(X), SklearnScaler(with_mean=False).fit(X)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-12)
+    np.testing.assert_allclose(ours.scale_, theirs.scale_, rtol=1e-12)
+    Z = ours.transform(X)
+    assert sp.issparse(Z) and Z.nnz == X.nnz and Z.dtype == X.dtype
+    expected = theirs.transform(X).toarray()
+    np.testing.assert_allclose(Z.toarray(), expected, rtol=1e-12)
+    np.testing.assert_allclose(ours.inverse_transform(Z).toarray(), X.toarray(), rtol=1e-12)
+    assert StandardScaler(with_mean=False).fit(X.astype(np.float32)).transform(X.astype(np.float32)).dtype == np.float32
+    from_dense = StandardScaler(with_mean=False).fit(dense)
+    np.testing.assert_allclose(from_dense.scale_, ours.scale_, rtol=1e-12)  # the same statistics as the dense data's
+    with pytest.raises(ValueError, match=r"cannot centre a sparse matrix \(200 x 30, .*with_mean=False"):
+        StandardScaler().fit(X)
+    with pytest.raises(ValueError, match="cannot centre a sparse matrix"):
+        StandardScaler().fit(dense).transform(X)

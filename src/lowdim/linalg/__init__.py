@@ -31,6 +31,7 @@ from ._moments import (
     merge_step,
     needs_centering,
     shifted_copy_with_norms,
+    stored_columns,
 )
 from ._operators import CenteredData
 from ._power import power_eigh
@@ -63,6 +64,7 @@ __all__ = [
     "ShiftInverse",
     "block_rows",
     "column_moments",
+    "stored_columns",
     "dense_times_sparse_t",
     "group_row_sums",
     "distance_blocks",

@@ -8,6 +8,8 @@ the rows gives the same result up to rounding, and data far from the origin keep
 precision (no ``E[x^2] - E[x]^2`` cancellation).
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -426,23 +428,30 @@ def shifted_copy_with_norms(X, shift, out, norms):
         np.einsum("ij,ij->i", D, D, out=norms[start : start + rows])
 
 
-def column_moments(X):
-    """Per-column mean and variance (ddof=1) in float64, in one parallel pass.
+def column_moments(X, *, ddof=1, skip_nan=False):
+    """Per-column mean and variance in float64, in one parallel pass.
 
     Dense data goes through a numba kernel that sums ``x - x0`` and ``(x - x0)^2`` in
     float64, with ``x0`` the first row (so data far from the origin keeps its
     precision); up to ``SMALL_MOMENTS`` entries numpy does the same sums over row
-    chunks (no compilation on a first call with moderate data, no full copy). Sparse matrices are never densified.
+    chunks (no compilation on a first call with moderate data, no full copy). Sparse
+    matrices are never densified: two passes over their stored entries, the means and
+    then the squared deviations.
 
     Parameters
     ----------
     X : ndarray or sparse matrix (n, d)
+    ddof : int, default=1
+        The variance divides by ``n - ddof``.
+    skip_nan : bool, default=False
+        Leave NaN entries out, column by column (a column's ``n`` is its entries that
+        are not NaN; a column of NaN only has mean and variance NaN). Without it a NaN
+        makes its column's moments NaN.
 
     Returns
     -------
     mean : ndarray (d,), float64
     variance : ndarray (d,), float64
-        With ddof=1.
 
     Examples
     --------
@@ -450,10 +459,19 @@ def column_moments(X):
     >>> m, v = column_moments(np.array([[1.0, 2.0], [3.0, 2.0]]))
     >>> m, v
     (array([2., 2.]), array([2., 0.]))
+    >>> column_moments(np.array([[1.0, np.nan], [3.0, 2.0]]), ddof=0, skip_nan=True)
+    (array([2., 2.]), array([1., 0.]))
     """
-    n = X.shape[0]
     if sp.issparse(X):
-        return _sparse_column_moments(X)
+        mean, squares, rows = _sparse_deviations(X, skip_nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(rows > 0, mean, np.nan), np.where(rows > 0, squares / np.maximum(rows - ddof, 1), np.nan)
+    if skip_nan and np.isnan(X).any():
+        with warnings.catch_warnings():  # a column of NaN only: NaN moments, said by the caller
+            warnings.simplefilter("ignore", RuntimeWarning)
+            X64 = np.asarray(X, dtype=np.float64)
+            return np.nanmean(X64, axis=0), np.nanvar(X64, axis=0, ddof=ddof)
+    n = X.shape[0]
     shift = np.asarray(X[0], dtype=np.float64)
     # data too large to square give non-finite moments, which the callers check (the
     # kernel's path is silent about them too): no numpy warning on the way
@@ -466,33 +484,67 @@ def column_moments(X):
             s1, s2 = shifted_column_sums(X, shift, max(1, min(64, n // 1024)))
             s1, s2 = s1.sum(axis=0), s2.sum(axis=0)
         mean = shift + s1 / n
-        var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - 1, 1)
+        var = np.maximum(s2 - s1 * s1 / n, 0.0) / max(n - ddof, 1)
     return mean, var
 
 
-def _sparse_column_moments(X):
-    """``column_moments`` of a sparse matrix in two passes over its stored entries: the
-    means, then the stored entries' squared deviations plus the unstored zeros' (``sum
-    x^2 - n mean^2`` loses every digit of a column far from zero: a spread of 1e-2 about
-    1e6 came out 0, and TruncatedSVD refused it as underflow). A block of entries at a
-    time: no copy of the matrix."""
+def _sparse_deviations(X, skip_nan):
+    """``(mean, squared deviations summed, rows)`` per column of a sparse matrix, in two
+    passes over its stored entries: the means, then the stored entries' squared
+    deviations plus the unstored zeros' (``sum x^2 - n mean^2`` loses every digit of a
+    column far from zero: a spread of 1e-2 about 1e6 came out 0, and TruncatedSVD
+    refused it as underflow). ``rows``: n, less the column's NaN entries with
+    ``skip_nan``. A block of entries at a time: no copy of the matrix."""
     n, d = X.shape
     if X.format not in ("csr", "csc"):
         X = X.tocsr()
     if not X.has_canonical_format:  # duplicates: their parts' squares are not their sum's
         X = X.copy()
         X.sum_duplicates()
-    counts, sums = np.zeros(d), np.zeros(d)
+    counts, sums, gaps = np.zeros(d), np.zeros(d), np.zeros(d)
     for columns, values in _stored_entries(X):
+        if skip_nan:
+            gap = np.isnan(values)
+            gaps += np.bincount(columns[gap], minlength=d)
+            columns, values = columns[~gap], values[~gap]
         counts += np.bincount(columns, minlength=d)
         sums += np.bincount(columns, weights=values, minlength=d)
-    mean = sums / max(n, 1)
-    squares = (n - counts) * mean**2
+    rows = n - gaps
+    mean = sums / np.maximum(rows, 1)
+    squares = (rows - counts) * mean**2
     with np.errstate(over="ignore", invalid="ignore"):  # non-finite moments: the callers check
         for columns, values in _stored_entries(X):
+            if skip_nan:
+                kept = ~np.isnan(values)
+                columns, values = columns[kept], values[kept]
             deviation = values - mean[columns]
             squares += np.bincount(columns, weights=deviation * deviation, minlength=d)
-    return mean, squares / max(n - 1, 1)
+    return mean, squares, rows
+
+
+def stored_columns(X, start=0, stop=None):
+    """The column of each stored entry ``start:stop`` of a CSR or CSC matrix.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix in CSR or CSC format
+    start, stop : int
+        A range of positions in ``X.data``.
+
+    Returns
+    -------
+    ndarray of int
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> stored_columns(sp.csc_matrix(np.array([[1.0, 0.0], [2.0, 3.0]]))).tolist()
+    [0, 0, 1]
+    """
+    stop = X.nnz if stop is None else stop
+    if X.format == "csr":
+        return X.indices[start:stop]
+    return np.searchsorted(X.indptr, np.arange(start, stop), side="right") - 1
 
 
 def _stored_entries(X):
@@ -500,11 +552,7 @@ def _stored_entries(X):
     ``SPARSE_CHUNK`` of them at a time."""
     for start in range(0, X.nnz, SPARSE_CHUNK):
         stop = min(start + SPARSE_CHUNK, X.nnz)
-        if X.format == "csr":
-            columns = X.indices[start:stop]
-        else:
-            columns = np.searchsorted(X.indptr, np.arange(start, stop), side="right") - 1
-        yield columns, X.data[start:stop].astype(np.float64)
+        yield stored_columns(X, start, stop), X.data[start:stop].astype(np.float64)
 
 
 def feature_scale(variances):
