@@ -136,3 +136,24 @@ def test_a_split_moves_only_the_misplaced_rows_and_keeps_rows_with_their_data():
     np.testing.assert_array_equal(leaf.w, weights[leaf.perm])
     in_place = np.r_[labels[: cut - 5] == 0, labels[cut - 5 :] == 1]
     assert np.all(leaf.perm[5:45][in_place] == np.arange(5, 45)[in_place])  # rows already in place stay
+
+
+def test_a_restart_that_reaches_the_same_clusters_never_replaces_the_first():
+    # two starts that end in the same clusters have inertias an ulp apart, by summation
+    # order: the lower one was kept, so AVX2 and AVX-512 BLAS built different trees
+    from types import SimpleNamespace
+
+    from lowdim._iterative import LoopResult, best_of_restarts
+    from lowdim.cluster._base import same_clusters
+
+    def result(labels, objective):
+        return LoopResult(SimpleNamespace(labels=np.array(labels)), objective, 3)
+
+    first = result([0, 0, 1, 1], 2.0)
+    renamed = result([1, 1, 0, 0], np.nextafter(2.0, 0.0))
+    other = result([0, 1, 1, 1], 1.0)
+    runs = iter([first, renamed])
+    assert best_of_restarts(lambda rng: next(runs), 2, None, same=same_clusters) is first
+    runs = iter([first, renamed, other])  # other clusters, lower: they win
+    assert best_of_restarts(lambda rng: next(runs), 3, None, same=same_clusters) is other
+    assert not same_clusters(first, result([0, 0, 0, 1], 2.0)) and not same_clusters(first, result([0, 1, 2, 2], 2.0))

@@ -170,8 +170,13 @@ def run_loop(step, state, *, max_iter, tol, callbacks=(), verbose=0, label="iter
     return result
 
 
-def best_of_restarts(run_once, n_init, rng):
+def best_of_restarts(run_once, n_init, rng, same=None):
     """Run ``run_once(rng)`` ``n_init`` times and keep the result with the lowest objective.
+
+    With ``same(result, best)``, a result that reaches the best one's solution never
+    replaces it, whatever its objective: two starts that end in the same clusters have
+    objectives that differ in their last bits, by summation order, so the lower one is
+    the CPU's pick (scikit-learn's k-means keeps the first too).
 
     Parameters
     ----------
@@ -181,6 +186,8 @@ def best_of_restarts(run_once, n_init, rng):
     n_init : int
         Number of restarts.
     rng : numpy.random.Generator
+    same : callable, optional
+        ``same(a, b) -> bool``: whether two results are one solution.
 
     Returns
     -------
@@ -196,7 +203,7 @@ def best_of_restarts(run_once, n_init, rng):
     best = None
     for _ in range(n_init):
         result = run_once(rng)
-        if best is None or result.objective < best.objective:
+        if best is None or (result.objective < best.objective and not (same is not None and same(result, best))):
             best = result
     return best
 

@@ -10,7 +10,7 @@ from .._params import BOOLEAN, CALLABLE, CALLBACKS, RANDOM_STATE, VERBOSE, Inter
 from .._random import check_random_state
 from .._validation import check_sample_weight
 from ..linalg import sq_euclidean
-from ._base import CentroidClusterer, check_n_clusters, warn_fewer_clusters
+from ._base import CentroidClusterer, check_n_clusters, same_clusters, warn_fewer_clusters
 from ._kmeans import initial_centers
 from ._lloyd import kmeans_single
 from ._products_lloyd import by_products, own_squared_distances, products_kmeans
@@ -225,7 +225,7 @@ class BisectingKMeans(CentroidClusterer):
             # a row in doubt gets both distances in one read of it (the kernel's k = 2 case)
             return kmeans_single(Xc, weights, start, x_sq, algorithm="hamerly", **loop)
 
-        best = best_of_restarts(run_once, self.n_init, rng)
+        best = best_of_restarts(run_once, self.n_init, rng, same=same_clusters)
         return best.state.labels, best.state.centers
 
     def fit(self, X, y=None, sample_weight=None):

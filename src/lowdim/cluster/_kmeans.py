@@ -24,6 +24,7 @@ from ._base import (
     CentroidClusterer,
     check_n_clusters,
     resolve_n_init,
+    same_clusters,
     warn_fewer_clusters,
 )
 from ._kmeans_dask import dask_kmeans
@@ -283,7 +284,7 @@ class KMeans(CentroidClusterer):
                     return products_kmeans(Xc, weights, start, x_sq, **loop)
                 return kmeans_single(Xc, weights, start, x_sq, algorithm=self.algorithm_, **loop)
 
-        best = best_of_restarts(run_once, self.n_init_, rng)
+        best = best_of_restarts(run_once, self.n_init_, rng, same=same_clusters)
         self.labels_ = self._store_centers(best.state.centers, X.dtype, best.state.labels)
         self.inertia_ = float(best.objective)
         self.n_iter_ = int(best.n_iter)
