@@ -67,6 +67,10 @@ def test_npz_and_hdf5_keys(tmp_path):
         fh["other"] = X[:, :1]
     with pytest.raises(DataFileError, match="2 datasets .* choose one with --key"):
         read_table(str(tmp_path / "a.h5"))
+    h5py.File(tmp_path / "empty.h5", "w").close()  # was "0 datasets (); choose one with --key"
+    for key in (None, "X"):
+        with pytest.raises(DataFileError, match="empty.h5: an HDF5 file with no dataset in it; write the table"):
+            read_table(str(tmp_path / "empty.h5"), key=key)
     np.testing.assert_array_equal(read_table(str(tmp_path / "a.h5"), key="group/X").X, X)
     with h5py.File(tmp_path / "xy.h5", "w") as fh:  # the usual layout: the table and its labels
         fh["X"], fh["y"] = X, np.arange(len(X))

@@ -173,6 +173,8 @@ def hdf5_key(path, fh, key):
             found[name] = obj
 
     fh.visititems(collect)
+    if not found:
+        raise DataFileError(f"{path}: an HDF5 file with no dataset in it; write the table as one (h5py: f['X'] = X).")
     shown = ", ".join(f"{name} {' x '.join(map(str, found[name].shape)) or 'scalar'}" for name in list(found)[:8])
     if key is None and len(found) != 1:
         tables = [name for name, data in found.items() if len(data.shape) == 2 and data.dtype.kind in "fiub"]
