@@ -92,6 +92,16 @@ def test_parquet_columns_without_a_value_per_row_are_refused_by_name(tmp_path):
     assert read_table(str(tmp_path / "nested.parquet"), exclude=["tags"]).X.tolist() == [[1.0], [2.0]]
 
 
+def test_parquet_integers_beyond_float_precision_are_read_as_the_nearest_floats(tmp_path):
+    # pyarrow's safe cast refused them with its own words ("Integer value ... not in range")
+    big = np.array([2**62 + 1, 2**53 + 1, 7], dtype=np.uint64)
+    columns = {"a": [1.0, 2.0, 3.0], "big": big, "signed": -big.astype(np.int64)}
+    pq.write_table(pa.table(columns), tmp_path / "b.parquet")
+    table = read_table(str(tmp_path / "b.parquet"))
+    np.testing.assert_array_equal(table.X[:, 1], big.astype(np.float64))  # numpy's rounding, to the nearest
+    np.testing.assert_array_equal(table.X[:, 2], -big.astype(np.int64).astype(np.float64))
+
+
 def test_csv_dates_are_days_unless_declared_categories(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("when,x,note\n2021-03-01,1,a\n2021-03-02T12:00,2,b\n,3,2021-01-01\n2021-03-01 06:00+06:00,4,a\n")

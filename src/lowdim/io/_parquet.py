@@ -252,7 +252,8 @@ def _cells(path, column, name):
     if t.is_boolean(kind):  # yes/no: two categories, as a CSV column of True/False and a pandas bool column
         return np.asarray(column.to_pylist(), dtype=object), "categorical", None
     if t.is_integer(kind) or t.is_floating(kind) or t.is_decimal(kind) or t.is_null(kind):
-        return column.cast(pa.float64()).to_numpy(zero_copy_only=False), "numeric", None
+        # safe=False: integers beyond 2^53 round to the nearest float64, as numpy's and pandas' casts do
+        return column.cast(pa.float64(), safe=False).to_numpy(zero_copy_only=False), "numeric", None
     if t.is_timestamp(kind) or t.is_date(kind):
         moments = column.cast(pa.timestamp("us", tz=getattr(kind, "tz", None)))
         return moments.to_numpy(zero_copy_only=False), "date", None
