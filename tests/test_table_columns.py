@@ -102,6 +102,14 @@ def test_parquet_integers_beyond_float_precision_are_read_as_the_nearest_floats(
     np.testing.assert_array_equal(table.X[:, 2], -big.astype(np.int64).astype(np.float64))
 
 
+def test_parquet_durations_are_read_as_seconds_and_said_so(tmp_path):
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "took": pd.to_timedelta([1.5, 60, 3600], unit="s")})
+    frame.to_parquet(tmp_path / "t.parquet")
+    table = read_table(str(tmp_path / "t.parquet"))
+    assert table.X[:, 1].tolist() == [1.5, 60.0, 3600.0]
+    assert any("column 'took' holds durations; read as seconds" in note for note in table.notes)
+
+
 def test_csv_dates_are_days_unless_declared_categories(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text("when,x,note\n2021-03-01,1,a\n2021-03-02T12:00,2,b\n,3,2021-01-01\n2021-03-01 06:00+06:00,4,a\n")

@@ -234,7 +234,15 @@ def _coded(path, column, name, order, forced, notes, na_values=()):
         notes.append(date_note(path, name, coded.values))
     elif hint is None:
         notes.append(f"{path}: column {name!r} stores numbers as text; read as numbers.")
+    elif _is_duration(column.type):
+        notes.append(f"{path}: column {name!r} holds durations; read as seconds.")
     return coded.values, coded.kind, coded.levels
+
+
+def _is_duration(kind):
+    import pyarrow.types as t
+
+    return t.is_duration(kind)
 
 
 def _cells(path, column, name):
