@@ -17,6 +17,8 @@ def test_procrustes_undoes_a_similarity_and_reports_scipys_disparity():
     aligned, disparity = procrustes(ref, moved)
     np.testing.assert_allclose(aligned, ref, atol=1e-10)
     assert disparity == pytest.approx(0.0, abs=1e-12)
+    # a Python float whichever side of 0 the rounding falls (a doctest printed np.float64(0.0) on another CPU)
+    assert all(type(procrustes(ref, moved * (1 + e))[1]) is float for e in (0.0, 1e-16, -1e-16, 1e-3))
     noisy = moved + rng.normal(scale=0.3, size=moved.shape)
     expected_disparity = scipy_procrustes(ref, noisy)[2]
     assert procrustes(ref, noisy)[1] == pytest.approx(expected_disparity, rel=1e-10)

@@ -72,9 +72,9 @@ class GaussianObjective:
         sq = np.einsum("ij,ij->i", Y[rows] - Y[cols], Y[rows] - Y[cols])
         spread = float(np.dot(self.P.data, sq))
         if self.symmetric:
-            return max(self.p_log_p + spread + float(log_norm), 0.0)
+            return float(max(self.p_log_p + spread + float(log_norm), 0.0))
         # P holds p(j|i) / n: the mean of the per-point divergences gains log n
-        return max(self.p_log_p + np.log(Y.shape[0]) + spread + float(np.mean(log_norm)), 0.0)
+        return float(max(self.p_log_p + np.log(Y.shape[0]) + spread + float(np.mean(log_norm)), 0.0))
 
     def final(self, Y):
         """KL divergence at ``Y``."""

@@ -47,7 +47,8 @@ def procrustes(reference, moving):
     if norm_p == 0 or norm_q == 0:
         raise ValueError("a map with every row at one point has no shape to compare; pass maps that vary.")
     # the trace of the singular values is scale * |Q|^2; scipy's disparity is 1 - (trace / (|P| |Q|))^2
-    return aligned, max(0.0, 1.0 - (scale * norm_q / norm_p) ** 2)
+    # float(): max kept the Python 0.0 or returned numpy's value by the sign of a rounding error
+    return aligned, float(max(0.0, 1.0 - (scale * norm_q / norm_p) ** 2))
 
 
 def coranking_matrix(
