@@ -259,6 +259,8 @@ def test_text_columns_are_read_as_categories_with_gaps_kept(tmp_path):
     assert np.isnan(table.X[1, 1]) and np.isnan(table.X[1, 2])
     assert any("'island' read as categories (3 levels" in n for n in table.notes)
     assert any("kept as missing values" in n for n in table.notes)
+    # the note says what each method that keeps gaps does with them (FAMD's are not compared pair by pair)
+    assert any("FAMD and MCA read a gap as its column's mean or a category 'missing'" in n for n in table.notes)
     imputed = read_table(path, label_column="species", missing="impute")
     assert imputed.X[1, 2] == 1.0  # the most frequent sex (male), not a mean of codes
 

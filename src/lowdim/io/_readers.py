@@ -424,8 +424,9 @@ def _shaped(path, fmt, table, transpose, missing):
         row_ids = row_ids[~np.isnan(X).any(axis=1)]  # the rows the policy keeps
     if table.mixed and missing == "error" and np.isnan(X).any():  # Gower's distance skips gaps pair by pair
         notes.append(
-            f"{path}: {int(np.isnan(X).sum())} empty cells kept as missing values (a mixed table's distance "
-            "compares the cells each pair of rows has); --missing drop removes their rows."
+            f"{path}: {int(np.isnan(X).sum())} empty cells kept as missing values (Gower's distance and "
+            "k-prototypes compare the cells two rows both have; FAMD and MCA read a gap as its column's mean or "
+            "a category 'missing'); --missing drop removes their rows."
         )
         missing = "keep"
         notes.extend(_sparse_rows(path, X))
