@@ -220,7 +220,9 @@ def _is_text(kind):
 
 
 def _coded(path, column, name, order, forced, notes, na_values=()):
-    """``(values, kind, levels)`` of one column, with a note for categories and dates."""
+    """``(values, kind, levels)`` of one column, with a note for categories, dates and durations."""
+    import pyarrow.types as t
+
     from ..preprocessing import code_column
 
     cells, hint, stored_order = _cells(path, column, name)
@@ -234,15 +236,9 @@ def _coded(path, column, name, order, forced, notes, na_values=()):
         notes.append(date_note(path, name, coded.values))
     elif hint is None:
         notes.append(f"{path}: column {name!r} stores numbers as text; read as numbers.")
-    elif _is_duration(column.type):
+    elif t.is_duration(column.type):
         notes.append(f"{path}: column {name!r} holds durations; read as seconds.")
     return coded.values, coded.kind, coded.levels
-
-
-def _is_duration(kind):
-    import pyarrow.types as t
-
-    return t.is_duration(kind)
 
 
 def _cells(path, column, name):
