@@ -320,6 +320,32 @@ def test_kprototypes_reaches_a_fixed_point_of_its_cost_and_finds_the_groups():
     assert model.predict(new).tolist() == [model.labels_[0], model.labels_[-1]]
 
 
+def test_kprototypes_keeps_the_first_start_when_a_later_one_ends_in_the_same_clusters(monkeypatch):
+    # a later start that renames the same clusters has a cost an ulp lower or higher by
+    # summation order: which one was kept was the CPU's choice
+    from lowdim import KPrototypes
+    from lowdim.cluster import _kprototypes
+
+    rng = np.random.default_rng(7)
+    rows, _ = _mixed_blobs(rng)
+    first = KPrototypes(n_clusters=3, n_init=1, random_state=0).fit(rows)
+    one_run = _kprototypes._one_run
+    calls = []
+
+    def renamed_after_the_first(*args):
+        labels, (Cn, Cc), cost, n_iter, converged = one_run(*args)
+        calls.append(cost)
+        if len(calls) == 1:
+            return labels, (Cn, Cc), cost, n_iter, converged
+        order = np.array([2, 0, 1])  # the same clusters under other names, an ulp cheaper
+        return order[labels], (Cn[np.argsort(order)], Cc[np.argsort(order)]), np.nextafter(cost, 0), n_iter, converged
+
+    monkeypatch.setattr(_kprototypes, "_one_run", renamed_after_the_first)
+    model = KPrototypes(n_clusters=3, n_init=3, random_state=0).fit(rows)
+    assert len(calls) == 3
+    np.testing.assert_array_equal(model.labels_, first.labels_)
+
+
 def test_kmodes_counts_differing_categories():
     from lowdim import KModes
 

@@ -42,24 +42,36 @@ def gower_comparable(D):
     return D
 
 
-def same_clusters(a, b):
-    """Whether two k-means results (``LoopResult`` of a state with ``labels``) make the
-    same clusters, up to their names: ``best_of_restarts``' ``same``.
+def same_partition(x, y):
+    """Whether two label arrays make the same clusters, up to their names.
 
     Examples
     --------
-    >>> from types import SimpleNamespace as S
-    >>> run = lambda labels: S(state=S(labels=np.array(labels)))
-    >>> same_clusters(run([0, 0, 1]), run([1, 1, 0])), same_clusters(run([0, 0, 1]), run([0, 1, 1]))
+    >>> a = np.array([0, 0, 1])
+    >>> same_partition(a, np.array([1, 1, 0])), same_partition(a, np.array([0, 1, 1]))
     (True, False)
     """
-    x, y = np.asarray(a.state.labels), np.asarray(b.state.labels)
+    x, y = np.asarray(x), np.asarray(y)
     if x.shape != y.shape:
         return False
     size = int(max(x.max(initial=-1), y.max(initial=-1))) + 1
     to_y, to_x = np.full(size, -1), np.full(size, -1)
     to_y[x], to_x[y] = y, x  # a label's last partner; one partner each both ways iff the same clusters
     return bool(np.array_equal(to_y[x], y) and np.array_equal(to_x[y], x))
+
+
+def same_clusters(a, b):
+    """``best_of_restarts``' ``same`` for k-means runs (``LoopResult`` of a state with
+    ``labels``): whether they end in the same clusters.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as S
+    >>> run = lambda labels: S(state=S(labels=np.array(labels)))
+    >>> same_clusters(run([0, 0, 1]), run([1, 1, 0]))
+    True
+    """
+    return same_partition(a.state.labels, b.state.labels)
 
 
 def check_n_clusters(n_clusters, n_samples):

@@ -12,7 +12,7 @@ from .._params import ARRAY_LIKE, NONE, RANDOM_STATE, Interval, Options, validat
 from .._random import check_random_state
 from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
-from ._base import check_n_clusters
+from ._base import check_n_clusters, same_partition
 
 
 class _Blocks:
@@ -253,7 +253,7 @@ class KPrototypes(MixedInputMixin, ClusterMixin, BaseEstimator):
         best = None
         for _ in range(self.n_init):
             run = _one_run(blocks, self.n_clusters, self.gamma_, self.init, self.max_iter, rng)
-            if best is None or run[2] < best[2]:
+            if best is None or (run[2] < best[2] and not same_partition(run[0], best[0])):  # as best_of_restarts
                 best = run
         labels, (Cn, Cc), self.cost_, self.n_iter_, converged = best
         if not converged:
