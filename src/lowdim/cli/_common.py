@@ -43,7 +43,7 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     """Input, output and the common options of every data-reading command; ``output``:
     what ``-o`` writes ('table', 'page'), or None for a command that writes nothing."""
     parser.add_argument(
-        "input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad; - for a CSV table piped in"
+        "input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad .xlsx; - for a CSV table piped in"
     )
     parser.add_argument("--dataset", choices=DATASETS, help="use a built-in dataset instead of INPUT")
     if output is not None:
@@ -51,7 +51,7 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     parser.add_argument("--label-column", help="column (name or 1-based number) holding labels")
     parser.add_argument(
         "--index-column",
-        help="CSV or Parquet column (name or 1-based number) holding row names, kept as "
+        help="CSV, Parquet or Excel column (name or 1-based number) holding row names, kept as "
         "the row ids of every output (default: a first column of "
         "distinct text, under an empty header field or a name; a Parquet file's pandas index)",
     )
@@ -69,7 +69,7 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         action="append",
         default=[],
         metavar="COLUMN",
-        help="CSV or Parquet column of numbers (or ISO dates) that are category codes (text columns are "
+        help="CSV, Parquet or Excel column of numbers (or ISO dates) that are category codes (text columns are "
         "categories already); repeatable",
     )
     parser.add_argument(
@@ -80,7 +80,9 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
         help="CSV or Parquet column of ordered categories, listed lowest first (--ordinal size=S,M,L); repeatable",
     )
     _add_text_arguments(parser)
-    parser.add_argument("--key", help="array name in an .npz archive or dataset path in an HDF5 file")
+    parser.add_argument(
+        "--key", help="array name in an .npz archive, dataset path in an HDF5 file, or sheet of an Excel workbook"
+    )
     parser.add_argument("--layer", help=".h5ad: read this layer instead of X")
     parser.add_argument("--use-raw", action="store_true", help=".h5ad: read raw.X (and raw.var names) instead of X")
     parser.add_argument("--obsm", metavar="KEY", help=".h5ad: run on a stored embedding or PCA, e.g. X_pca or X_umap")
@@ -106,7 +108,7 @@ def _add_text_arguments(parser):
         "--header",
         choices=["auto", "yes", "no"],
         default="auto",
-        help="whether the CSV's first row is a header (auto: decided and announced)",
+        help="whether the CSV's (or Excel sheet's) first row is a header (auto: decided and announced)",
     )
     parser.add_argument(
         "--delimiter",

@@ -63,6 +63,26 @@ def read_parquet(
     ([[1.0, 0.0], [2.0, 1.0]], ['a', 'city'], ['u', 'v'], ['numeric', 'categorical'], {'city': ['Lyon', 'Nice']})
     """
     table, names = _open(path, max_bytes)
+    roles = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
+    return read_arrow_columns(
+        path, table, names, **roles, categorical=categorical, ordinal=ordinal, na_values=na_values
+    )
+
+
+def read_arrow_columns(
+    path, table, names, *, label_column=None, exclude=(), index_column=None, categorical=(), ordinal=None, na_values=()
+):
+    """``read_parquet`` of a pyarrow Table already read (``names``: its columns' names,
+    as the file gives them); ``notes`` gains what was decided. The Excel reader's
+    sheets come here as Arrow columns.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> X, names, y, notes, ids, kinds, levels = read_arrow_columns("f", pa.table({"a": [1.0], "b": ["u"]}), ["a", "b"])
+    >>> X.tolist(), kinds
+    ([[1.0, 0.0]], ['numeric', 'categorical'])
+    """
     if table.num_rows == 0:
         raise DataFileError(f"{path}: no data rows.")
     notes = []

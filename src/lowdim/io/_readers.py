@@ -13,7 +13,8 @@ from ._anndata import read_h5ad
 from ._arrow_csv import read_plain_table
 from ._columns import column_index
 from ._csv import COMPRESSIONS, split_compression
-from ._parquet import read_parquet
+from ._excel import read_excel_sheet
+from ._parquet import read_arrow_columns, read_parquet
 
 FORMATS = {
     ".csv": "csv",
@@ -29,6 +30,9 @@ FORMATS = {
     ".hdf5": "hdf5",
     ".hdf": "hdf5",
     ".h5ad": "h5ad",
+    ".xlsx": "excel",
+    ".xlsm": "excel",
+    ".xls": "xls",
 }
 MISSING_POLICIES = ("error", "drop", "impute", "keep")
 
@@ -104,7 +108,7 @@ def file_format(path):
     Returns
     -------
     str
-        'csv', 'npy', 'npz', 'parquet', 'hdf5' or 'h5ad'.
+        'csv', 'npy', 'npz', 'parquet', 'hdf5', 'h5ad', 'excel' (.xlsx, .xlsm) or 'xls' (refused on reading).
 
     Examples
     --------
@@ -152,10 +156,15 @@ def _read_any(
             f"{path}: --decimal reads the numbers of CSV/TSV text; a {fmt} file stores numbers, not text: drop the "
             "option."
         )
-    if na_values and fmt not in ("csv", "parquet"):
+    if na_values and fmt not in ("csv", "parquet", "excel"):
         raise DataFileError(
-            f"{path}: --na-values marks the gaps among text cells of CSV/TSV and Parquet files; a {fmt} file holds "
-            "numbers, with NaN for a gap: drop the option."
+            f"{path}: --na-values marks the gaps among text cells of CSV/TSV, Parquet and Excel files; a {fmt} file "
+            "holds numbers, with NaN for a gap: drop the option."
+        )
+    if fmt == "xls":
+        raise DataFileError(
+            f"{path}: an Excel 97-2003 workbook (.xls); save it as .xlsx (Excel: File > Save As) or export the sheet "
+            "as CSV."
         )
     if fmt == "csv":
         layout = {"header": header, "delimiter": delimiter, "encoding": encoding, "decimal": decimal}
@@ -168,14 +177,21 @@ def _read_any(
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
         parquet = read_parquet(path, **columns, max_bytes=max_bytes, na_values=na_values, **(categories or {}))
         return Table.with_dates(*parquet)
+    if fmt == "excel":
+        sheet, names, notes = read_excel_sheet(path, key=key, header=header, max_bytes=max_bytes)
+        columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
+        X, names, labels, more, *rest = read_arrow_columns(
+            path, sheet, names, **columns, na_values=na_values, **(categories or {})
+        )
+        return Table.with_dates(X, names, labels, notes + more, *rest)
     if any((categories or {}).values()):
         raise DataFileError(
-            f"{path}: --categorical and --ordinal read named columns of CSV/TSV and Parquet files; a {fmt} file "
-            "has none."
+            f"{path}: --categorical and --ordinal read named columns of CSV/TSV, Parquet and Excel files; a {fmt} "
+            "file has none."
         )
     if index_column is not None:
         raise DataFileError(
-            f"{path}: --index-column reads row names from CSV/TSV and Parquet files; a {fmt} file has none."
+            f"{path}: --index-column reads row names from CSV/TSV, Parquet and Excel files; a {fmt} file has none."
         )
     if fmt == "h5ad":
         return Table(
@@ -325,28 +341,32 @@ def read_table(
     na_values=(),
     decimal=".",
 ):
-    """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5 or AnnData ``.h5ad``.
+    """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5, AnnData ``.h5ad`` or
+    an Excel workbook (``.xlsx``, one sheet, by openpyxl: the ``io`` extra).
 
     Parameters
     ----------
     path : str
     header : {'auto', 'yes', 'no'}
-        CSV only; 'auto': the first row is a header when a cell is not a number (noted).
+        CSV and Excel; 'auto': the first row is a header when a cell is text that is not a
+        number (noted).
     delimiter : str, optional
         CSV only: one character, or 'whitespace' for runs of spaces and tabs (UCI's
         ``.data`` files, aligned columns); default comma, tab for ``.tsv``, ';' with
         ``decimal=','``.
     label_column : str, optional
-        Name or 1-based number of the column holding labels (CSV, Parquet, obs of .h5ad).
+        Name or 1-based number of the column holding labels (CSV, Parquet, Excel, obs of
+        .h5ad).
     exclude : sequence of str
         Columns (names or 1-based numbers) to leave out.
     key : str, optional
-        Array of an NPZ archive, or dataset path in an HDF5 file.
+        Array of an NPZ archive, dataset path in an HDF5 file, or sheet of an Excel
+        workbook (default its first).
     missing : {'error', 'drop', 'impute', 'keep'}
     max_bytes : int, optional
         Refuse files declaring more (default: 80 % of the available memory).
     index_column : str, optional
-        CSV and Parquet: the column (name or number) of row names; default: a first
+        CSV, Parquet and Excel: the column (name or number) of row names; default: a first
         column under an empty header field holding distinct text or whole numbers (R's
         row numbers), a named first column of distinct text, or a Parquet file's stored
         pandas index.

@@ -1,0 +1,243 @@
+"""Excel workbooks (.xlsx, .xlsm) read by openpyxl (the ``io`` extra), one sheet as a
+table: its typed cells become Arrow columns (numbers, booleans, dates, durations, text)
+that the Parquet reader's code turns into numbers, categories and dates, with its row
+names, label column and notes. A cell a formula fills is read by the value Excel saved
+with it; a formula no program ever computed (a file written by a script) has none, and
+is refused rather than read as a gap."""
+
+import datetime
+import math
+import numbers
+import zipfile
+
+from ..exceptions import DataFileError
+from ._binary import _byte_limit
+from ._cell_text import number_or_gap
+from ._csv import _warn_duplicate_names
+
+# what a formula shows when it fails: no value, as a gap (Excel's own words, in a note)
+ERROR_CODES = ("#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#GETTING_DATA", "#SPILL!", "#CALC!")
+_INSTALL = "reading an Excel workbook needs openpyxl: pip install 'lowdim[io]' (or save the sheet as CSV)"
+
+
+def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
+    """One sheet of a workbook as ``(table, names, notes)``: a pyarrow Table of its
+    columns (empty rows and columns at its edges left out) and what was decided.
+
+    Parameters
+    ----------
+    path : str
+    key : str, optional
+        The sheet's name; default the first sheet.
+    header : {'auto', 'yes', 'no'}
+        'auto': the first row names the columns when one of its cells is text that is
+        not a number (as the CSV reader decides).
+    max_bytes : int, optional
+        The largest uncompressed workbook read (default: 80 % of the available memory).
+
+    Returns
+    -------
+    table : pyarrow.Table
+    names : list of str
+    notes : list of str
+
+    Examples
+    --------
+    >>> import os, tempfile, openpyxl
+    >>> book = openpyxl.Workbook()
+    >>> for row in (["size", "colour"], [1.5, "red"], [2, "blue"]):
+    ...     book.active.append(row)
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.xlsx")
+    >>> book.save(p)
+    >>> table, names, notes = read_excel_sheet(p)
+    >>> names, table.column(0).to_pylist(), table.column(1).to_pylist()
+    (['size', 'colour'], [1.5, 2.0], ['red', 'blue'])
+    """
+    try:
+        import openpyxl
+    except ImportError:
+        raise DataFileError(f"{path}: {_INSTALL}.") from None
+    _check_unpacked_size(path, max_bytes)
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # noqa: BLE001 - zipfile, lxml and openpyxl raise many types
+        raise DataFileError(f"{path}: not a readable Excel workbook ({type(exc).__name__}: {exc}).") from None
+    try:
+        sheet, notes = _sheet(path, book, key)
+        rows, top, left = _trimmed_rows([list(row) for row in sheet.iter_rows(values_only=True)])
+    finally:
+        book.close()
+    if not rows:
+        raise DataFileError(f"{path}: sheet {sheet.title!r} holds no cells.")
+    if top or left:
+        notes.append(f"{path}: the table starts at {_cell_name(top, left)} (empty rows and columns before it skipped).")
+    names, data = _header(path, rows, header, notes)
+    if not data:
+        raise DataFileError(f"{path}: sheet {sheet.title!r} has a header and no data rows.")
+    if any(cell is None for row in data for cell in row):
+        _refuse_uncomputed_formulas(path, sheet.title, data, top + len(rows) - len(data), left)
+    return _arrow_table(path, names, data, notes), names, notes
+
+
+def _check_unpacked_size(path, max_bytes):
+    """Refuse a workbook whose parts unpack to more than the limit (a zip bomb)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataFileError(f"{path}: not a readable Excel workbook ({exc}); save it again as .xlsx.") from None
+    if unpacked > _byte_limit(max_bytes):
+        raise DataFileError(
+            f"{path}: the workbook unpacks to {unpacked / 2**30:.1f} GiB, more than the memory allowed; "
+            "save the sheet as CSV or Parquet."
+        )
+
+
+def _sheet(path, book, key):
+    """The sheet named ``key`` (the first by default), and a note when there are others."""
+    titles = book.sheetnames
+    if key is None:
+        notes = [f"{path}: read sheet {titles[0]!r} (of {', '.join(map(repr, titles))}); --key names another."]
+        return book[titles[0]], notes if len(titles) > 1 else []
+    if key not in titles:
+        raise DataFileError(f"{path}: no sheet named {key!r}; its sheets are {', '.join(map(repr, titles))}.")
+    return book[key], []
+
+
+def _trimmed_rows(rows):
+    """``(rows, top, left)``: the sheet's rows without the empty rows and columns around
+    its table (formatting leaves them at the bottom and right, titles' spacing at the
+    top and left), and how many were cut above and before it. An empty row inside the
+    table stays: a row of gaps."""
+    filled = [i for i, row in enumerate(rows) if any(cell is not None for cell in row)]
+    if not filled:
+        return [], 0, 0
+    rows = rows[filled[0] : filled[-1] + 1]
+    used = [j for row in rows for j, cell in enumerate(row) if cell is not None]
+    left, width = min(used), max(used) + 1
+    return [row[left:width] + [None] * (width - len(row)) for row in rows], filled[0], left
+
+
+def _cell_name(row, column):
+    """A cell's name in the sheet from its 0-based position ("B3").
+
+    Examples
+    --------
+    >>> _cell_name(2, 1), _cell_name(0, 27)
+    ('B3', 'AB1')
+    """
+    letters = ""
+    column += 1
+    while column:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return f"{letters}{row + 1}"
+
+
+def _header(path, rows, header, notes):
+    """``(names, data rows)``: the first row names the columns when told so, or with
+    'auto' when one of its cells is text that is not a number."""
+    first = rows[0]
+    text = [isinstance(cell, str) and not number_or_gap(cell) for cell in first]
+    if header == "yes" or (header == "auto" and any(text)):
+        names = ["" if cell is None else str(cell).strip() for cell in first]
+        names = [name or f"x{j + 1}" for j, name in enumerate(names)]
+        _warn_duplicate_names(path, names)
+        notes.append(f"{path}: first row read as a header ({len(names)} column{'s' * (len(names) > 1)}).")
+        return names, rows[1:]
+    notes.append(
+        f"{path}: first row holds no text, read as data (no header); use --header yes if it is one."
+        if header == "auto"
+        else f"{path}: read without a header."
+    )
+    return [f"x{j + 1}" for j in range(len(first))], rows
+
+
+def _refuse_uncomputed_formulas(path, title, data, top, left):
+    """A cell whose formula no program computed reads as empty: read the formulas (a
+    second pass) and refuse such cells, naming the first. ``top`` and ``left``: where
+    ``data`` starts in the sheet."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        formulas = [list(row) for row in book[title].iter_rows(values_only=True)][top:]
+    finally:
+        book.close()
+    found = [
+        (i, j, formula)
+        for i, (row, cells) in enumerate(zip(data, formulas))
+        for j, (cell, formula) in enumerate(zip(row, cells[left:]))
+        if cell is None and isinstance(formula, str) and formula.startswith("=")
+    ]
+    if found:
+        i, j, formula = found[0]
+        raise DataFileError(
+            f"{path}: {len(found)} cell(s) hold a formula with no saved value (the first, "
+            f"{_cell_name(top + i, left + j)}: {formula}), as in a workbook a program wrote and no spreadsheet "
+            "computed; open and save it in Excel or LibreOffice, which store the values, or export the sheet as CSV."
+        )
+
+
+def _arrow_table(path, names, rows, notes):
+    """The rows' columns as typed Arrow arrays (``_column``), Excel's error codes gaps."""
+    import pyarrow as pa
+
+    columns = []
+    for j, name in enumerate(names):
+        cells = [row[j] for row in rows]
+        errors = [cell for cell in cells if isinstance(cell, str) and cell.strip() in ERROR_CODES]
+        if errors:
+            cells = [None if isinstance(cell, str) and cell.strip() in ERROR_CODES else cell for cell in cells]
+            notes.append(
+                f"{path}: column {name!r}: {len(errors)} cell(s) hold a formula's error ({errors[0].strip()}), "
+                "read as missing values."
+            )
+        columns.append(_column(cells))
+    return pa.table(columns, names=[f"c{j}" for j in range(len(names))])
+
+
+def _column(cells):
+    """One column's cells as an Arrow array of their common type: float64 numbers,
+    booleans, timestamps (a date is its midnight), durations, or text (a column of
+    several types is text, each cell as it reads, for the reader to decide)."""
+    import pyarrow as pa
+
+    kinds = {_kind(cell) for cell in cells if cell is not None}
+    if kinds == {"number"}:
+        return pa.array([None if cell is None else float(cell) for cell in cells], type=pa.float64())
+    if kinds == {"bool"}:
+        return pa.array(cells, type=pa.bool_())
+    if kinds <= {"date", "datetime"} and kinds:
+        moments = [_midnight(cell) if isinstance(cell, datetime.date) else cell for cell in cells]
+        return pa.array(moments, type=pa.timestamp("us"))
+    if kinds == {"duration"}:
+        return pa.array(cells, type=pa.duration("us"))
+    return pa.array([None if cell is None else _as_text(cell) for cell in cells], type=pa.string())
+
+
+def _kind(cell):
+    if isinstance(cell, bool):
+        return "bool"
+    if isinstance(cell, numbers.Real):
+        return "number" if math.isfinite(cell) else "text"
+    if isinstance(cell, datetime.datetime):
+        return "datetime"
+    if isinstance(cell, datetime.date):
+        return "date"
+    if isinstance(cell, datetime.timedelta):
+        return "duration"
+    return "text"
+
+
+def _midnight(day):
+    return day if isinstance(day, datetime.datetime) else datetime.datetime(day.year, day.month, day.day)
+
+
+def _as_text(cell):
+    """A cell as the text a CSV export would hold."""
+    if isinstance(cell, float) and cell.is_integer() and abs(cell) < 2**53:
+        return str(int(cell))
+    if isinstance(cell, (datetime.date, datetime.time)):
+        return cell.isoformat()
+    return str(cell).strip()

@@ -1,0 +1,129 @@
+"""Excel workbooks read as the CSV export of the same sheet reads: the same numbers,
+categories, dates, row names and labels; formulas by their saved values, a formula no
+program computed refused; hostile workbooks refused by name."""
+
+import datetime
+import zipfile
+
+import numpy as np
+import openpyxl
+import pytest
+
+from lowdim.cli.main import main
+from lowdim.exceptions import DataFileError
+from lowdim.io import read_table
+
+ROWS = [
+    ["name", "height", "city", "joined", "member", "score", "kind"],
+    *[
+        [
+            f"p{i}",
+            150.0 + 3.5 * i,
+            ["Paris", "Lyon", "Nice"][i % 3],
+            datetime.date(2021, 3, 1 + i),
+            i % 2 == 0,
+            None if i % 4 == 0 else 0.25 * i,
+            "ab"[i % 2],
+        ]  # fmt: skip
+        for i in range(12)
+    ],
+]
+
+
+def _workbook(path, rows, title="data", at="A1"):
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = title
+    top, left = openpyxl.utils.cell.coordinate_to_tuple(at)
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            sheet.cell(top + i, left + j, value)
+    book.save(path)
+    return str(path)
+
+
+def _csv_cell(value):
+    if value is None:
+        return ""
+    return value.isoformat() if isinstance(value, datetime.date) else str(value)
+
+
+def test_a_sheet_reads_as_its_csv_export(tmp_path):
+    book = _workbook(tmp_path / "t.xlsx", ROWS)
+    (tmp_path / "t.csv").write_text("\n".join(",".join(_csv_cell(v) for v in row) for row in ROWS) + "\n")
+    sheet = read_table(book, label_column="kind", missing="keep")
+    text = read_table(str(tmp_path / "t.csv"), label_column="kind", missing="keep")
+    np.testing.assert_array_equal(sheet.X, text.X)  # NaN where NaN, the same numbers, codes and days
+    assert sheet.feature_names == text.feature_names == ["height", "city", "joined", "member", "score"]
+    assert sheet.kinds == text.kinds and sheet.levels == text.levels
+    assert sheet.labels.tolist() == text.labels.tolist() and sheet.row_ids.tolist() == text.row_ids.tolist()
+    assert any("column 'joined' read as dates" in note for note in sheet.notes)
+
+
+def test_the_first_sheet_unless_another_is_named(tmp_path):
+    path = tmp_path / "t.xlsx"
+    book = openpyxl.Workbook()
+    book.active.title = "first"
+    for row in ([1, 2], [3, 4]):
+        book.active.append(row)
+    book.create_sheet("second").append(["a", "b"])
+    book["second"].append([5, 6])
+    book.save(path)
+    table = read_table(str(path))
+    assert table.X.tolist() == [[1.0, 2.0], [3.0, 4.0]] and table.feature_names == ["x1", "x2"]
+    assert any("read sheet 'first' (of 'first', 'second'); --key names another" in n for n in table.notes)
+    assert read_table(str(path), key="second").X.tolist() == [[5.0, 6.0]]
+    with pytest.raises(DataFileError, match="no sheet named 'third'; its sheets are 'first', 'second'"):
+        read_table(str(path), key="third")
+
+
+def test_a_table_below_a_title_and_formulas_by_their_saved_values(tmp_path):
+    rows = [["x", "y"], [1, 2], [3, None], [5, "#DIV/0!"]]
+    table = read_table(_workbook(tmp_path / "t.xlsx", rows, at="C3"), missing="keep")
+    assert table.feature_names == ["x", "y"]
+    np.testing.assert_array_equal(table.X, [[1, 2], [3, np.nan], [5, np.nan]])
+    assert any("the table starts at C3" in n for n in table.notes)
+    assert any("column 'y': 1 cell(s) hold a formula's error (#DIV/0!)" in n for n in table.notes)
+
+
+def test_a_formula_no_spreadsheet_computed_is_refused_not_read_as_a_gap(tmp_path):
+    # openpyxl (as any script) writes formulas without their values; read as values, they were empty
+    path = _workbook(tmp_path / "t.xlsx", [["x", "y"], [1, 2], [3, "=A3*2"]], at="B2")
+    with pytest.raises(
+        DataFileError, match=r"1 cell\(s\) hold a formula with no saved value \(the first, C4: =A3\*2\)"
+    ):
+        read_table(path, missing="keep")
+
+
+def test_mixed_cells_in_a_column_read_as_its_text_would(tmp_path):
+    rows = [["n", "m"], [1, "NA"], [2.5, 4], [3, 5]]
+    table = read_table(_workbook(tmp_path / "t.xlsx", rows), missing="keep")
+    np.testing.assert_array_equal(table.X, [[1, np.nan], [2.5, 4], [3, 5]])
+
+
+def test_hostile_and_wrong_workbooks_are_refused_by_name(tmp_path, monkeypatch):
+    (tmp_path / "old.xls").write_bytes(b"\xd0\xcf\x11\xe0 not read")
+    with pytest.raises(DataFileError, match=r"old.xls: an Excel 97-2003 workbook \(.xls\); save it as .xlsx"):
+        read_table(str(tmp_path / "old.xls"))
+    (tmp_path / "broken.xlsx").write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(DataFileError, match="broken.xlsx: not a readable Excel workbook"):
+        read_table(str(tmp_path / "broken.xlsx"))
+    with zipfile.ZipFile(tmp_path / "bomb.xlsx", "w", zipfile.ZIP_DEFLATED) as archive:  # 64 MB of zeros
+        archive.writestr("xl/worksheets/sheet1.xml", b"\0" * (1 << 26))
+    with pytest.raises(DataFileError, match="bomb.xlsx: the workbook unpacks to 0.1 GiB, more than the memory"):
+        read_table(str(tmp_path / "bomb.xlsx"), max_bytes=1 << 20)
+    with pytest.raises(DataFileError, match="sheet 'data' holds no cells"):
+        read_table(_workbook(tmp_path / "empty.xlsx", []))
+    with pytest.raises(DataFileError, match="sheet 'data' has a header and no data rows"):
+        read_table(_workbook(tmp_path / "header.xlsx", [["a", "b"]]))
+    monkeypatch.setitem(__import__("sys").modules, "openpyxl", None)
+    with pytest.raises(DataFileError, match=r"needs openpyxl: pip install 'lowdim\[io\]'"):
+        read_table(_workbook(tmp_path / "t.xlsx", ROWS))
+
+
+def test_the_command_line_embeds_a_sheet(tmp_path, capsys):
+    book = _workbook(tmp_path / "t.xlsx", ROWS)
+    out = tmp_path / "out.csv"
+    assert main(["embed", book, "-m", "famd", "--label-column", "kind", "--key", "data", "-o", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("id,famd1,famd2") and len(lines) == 13 and lines[1].startswith("p0,")
