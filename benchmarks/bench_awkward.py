@@ -28,10 +28,16 @@ sample names (200 x 20,000), and 20,000 rows of 150 numeric columns with 5 % gap
 10 text columns of 4 levels and gaps, and 1,000,000 rows of 20 numbers with a label
 column (a long export); ``lowdim.io.read_table`` against
 ``pandas.read_csv``. Quality: the numbers read are the same.
+
+'spreadsheet': an Excel workbook (``spreadsheet``): 20,000 rows of 20 numbers with 5 %
+gaps, 3 text columns and a date column, as a spreadsheet saved it (a cached value for
+each of 2,000 formula cells); ``read_table`` against ``pandas.read_excel`` (both by
+openpyxl). Quality: the numbers read are the same.
 Run:  scripts/bench.sh awkward [CASE ...] [--repeats 3]
 """
 
 import os
+import re
 import statistics
 import sys
 import warnings
@@ -331,7 +337,66 @@ def case_files(repeats):
     return rows
 
 
-CASES = {"tiny": case_tiny, "copies": case_copies, "wide": case_wide, "files": case_files}
+def spreadsheet(folder):
+    """The path of 'spreadsheet''s workbook (written into ``folder``): numbers with gaps,
+    text, dates, and formula cells with their values saved in the file's XML, as a
+    spreadsheet program stores them (openpyxl writes formulas without values)."""
+    import datetime
+    import zipfile
+
+    import openpyxl
+
+    rng = np.random.default_rng(0)
+    numbers = rng.normal(size=(20_000, 20)).round(4)
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append([f"x{j}" for j in range(20)] + ["site", "kind", "grade", "day"])
+    for i, values in enumerate(numbers):
+        cells = [None if rng.random() < 0.05 else float(v) for v in values]
+        day = datetime.date(2020, 1, 1) + datetime.timedelta(days=int(i % 700))
+        sheet.append([*cells, ["north", "south", "east"][i % 3], "ab"[i % 2], ["low", "mid", "high"][i % 3], day])
+    for i in range(2, 2002):
+        sheet.cell(i, 1, f"=B{i}*2")
+    plain = os.path.join(folder, "plain.xlsx")
+    book.save(plain)
+    path = os.path.join(folder, "sheet.xlsx")
+    with zipfile.ZipFile(plain) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":  # each formula with its value, as Excel saves it
+                data = re.sub(rb"(<c r=\"A(\d+)\"[^>]*><f>[^<]*</f>)(<v>[^<]*</v>|<v\s*/>)?", rb"\1<v>1.5</v>", data)
+            target.writestr(item, data)
+    return path
+
+
+def case_spreadsheet(repeats):
+    """Reading an Excel sheet: ``read_table`` against ``pandas.read_excel``."""
+    import tempfile
+
+    import pandas as pd
+
+    from lowdim.io import read_table
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = spreadsheet(folder)
+        t_o, t_t, ours, theirs, runs_o, runs_t = compare(
+            lambda: read_table(path, missing="keep"), lambda: pd.read_excel(path, engine="openpyxl"), repeats
+        )
+    numeric = theirs.iloc[:, :20].to_numpy(dtype=float)
+    same = np.array_equal(ours.X[:, :20], numeric, equal_nan=True)
+    quality = f"same numbers: {'yes' if same else 'NO'}"
+    case = f"read an Excel sheet, {theirs.shape[0]:,} x {theirs.shape[1]:,} (against pandas.read_excel)"
+    print(f"  {case}: {t_o:.2f} s vs {t_t:.2f} s; {quality}", flush=True)
+    return [row(case, t_o, t_t, quality, 1.0, same, (runs_o, runs_t))]
+
+
+CASES = {
+    "tiny": case_tiny,
+    "copies": case_copies,
+    "wide": case_wide,
+    "files": case_files,
+    "spreadsheet": case_spreadsheet,
+}
 
 
 def main(argv=None):

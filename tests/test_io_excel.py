@@ -90,8 +90,12 @@ def test_a_formula_no_spreadsheet_computed_is_refused_not_read_as_a_gap(tmp_path
     # openpyxl (as any script) writes formulas without their values; read as values, they were empty
     path = _workbook(tmp_path / "t.xlsx", [["x", "y"], [1, 2], [3, "=A3*2"]], at="B2")
     with pytest.raises(
-        DataFileError, match=r"1 cell\(s\) hold a formula with no saved value \(the first, C4: =A3\*2\)"
+        DataFileError, match=r"1 cell\(s\) of sheet 'data' hold a formula with no saved value \(the first: C4\)"
     ):
+        read_table(path, missing="keep")
+    # a whole column of them read as no column at all
+    path = _workbook(tmp_path / "c.xlsx", [["x", "y"], [1, "=A2*2"], [3, "=A3*2"]])
+    with pytest.raises(DataFileError, match=r"2 cell\(s\) .* \(the first: B2\)"):
         read_table(path, missing="keep")
 
 
@@ -127,3 +131,25 @@ def test_the_command_line_embeds_a_sheet(tmp_path, capsys):
     assert main(["embed", book, "-m", "famd", "--label-column", "kind", "--key", "data", "-o", str(out)]) == 0
     lines = out.read_text().splitlines()
     assert lines[0].startswith("id,famd1,famd2") and len(lines) == 13 and lines[1].startswith("p0,")
+
+
+def test_formulas_are_checked_in_the_sheets_xml_not_by_a_second_read(tmp_path, monkeypatch):
+    # a second read with openpyxl doubled the time of every sheet with a gap and a formula
+    loads = []
+    load = openpyxl.load_workbook
+    monkeypatch.setattr(openpyxl, "load_workbook", lambda *a, **k: loads.append(k) or load(*a, **k))
+    path = _workbook(tmp_path / "formula.xlsx", [["x", "y"], [1, None], [2, "=A2+1"]])
+    with pytest.raises(DataFileError, match="formula with no saved value"):
+        read_table(path, missing="keep")
+    assert len(loads) == 1
+
+
+def test_formula_cells_with_saved_values_text_results_and_errors_are_computed():
+    from lowdim.io._excel import _uncomputed_cells
+
+    xml = (
+        b'<row r="2"><c r="A2"><f>B2*2</f><v>4</v></c><c r="B2" t="str"><f>IF(C2,"x","")</f><v></v></c>'
+        b'<c r="C2" t="e"><f>1/0</f><v>#DIV/0!</v></c><c r="D2"><f t="shared" si="0"/><v>5</v></c>'
+        b'<x:c r="E2"><x:f>A2</x:f><x:v /></x:c><c r="F2" s="1"/><c r="G2"><f>A2</f></c></row>'
+    )
+    assert _uncomputed_cells(xml) == ["E2", "G2"]

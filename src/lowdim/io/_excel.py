@@ -3,11 +3,12 @@ table: its typed cells become Arrow columns (numbers, booleans, dates, durations
 that the Parquet reader's code turns into numbers, categories and dates, with its row
 names, label column and notes. A cell a formula fills is read by the value Excel saved
 with it; a formula no program ever computed (a file written by a script) has none, and
-is refused rather than read as a gap."""
+is refused rather than read as a gap (found in the sheet's XML, not by a second read)."""
 
 import datetime
 import math
 import numbers
+import re
 import zipfile
 
 from ..exceptions import DataFileError
@@ -67,6 +68,7 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
         rows, top, left = _trimmed_rows([list(row) for row in sheet.iter_rows(values_only=True)])
     finally:
         book.close()
+    _refuse_uncomputed_formulas(path, sheet.title)
     if not rows:
         raise DataFileError(f"{path}: sheet {sheet.title!r} holds no cells.")
     if top or left:
@@ -74,8 +76,6 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
     names, data = _header(path, rows, header, notes)
     if not data:
         raise DataFileError(f"{path}: sheet {sheet.title!r} has a header and no data rows.")
-    if any(cell is None for row in data for cell in row):
-        _refuse_uncomputed_formulas(path, sheet.title, data, top + len(rows) - len(data), left)
     return _arrow_table(path, names, data, notes), names, notes
 
 
@@ -153,30 +153,67 @@ def _header(path, rows, header, notes):
     return [f"x{j + 1}" for j in range(len(first))], rows
 
 
-def _refuse_uncomputed_formulas(path, title, data, top, left):
-    """A cell whose formula no program computed reads as empty: read the formulas (a
-    second pass) and refuse such cells, naming the first. ``top`` and ``left``: where
-    ``data`` starts in the sheet."""
-    import openpyxl
+_FORMULA = re.compile(rb"<(?:\w+:)?f[\s>/]")
+_CELL_OPEN = re.compile(rb"<(?:\w+:)?c\s[^<>]*>")
+_CELL_CLOSE = re.compile(rb"</(?:\w+:)?c>")
+_VALUE = re.compile(rb"<(?:\w+:)?v>[^<]")
 
-    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
-    try:
-        formulas = [list(row) for row in book[title].iter_rows(values_only=True)][top:]
-    finally:
-        book.close()
-    found = [
-        (i, j, formula)
-        for i, (row, cells) in enumerate(zip(data, formulas))
-        for j, (cell, formula) in enumerate(zip(row, cells[left:]))
-        if cell is None and isinstance(formula, str) and formula.startswith("=")
-    ]
-    if found:
-        i, j, formula = found[0]
+
+def _refuse_uncomputed_formulas(path, title):
+    """A formula no spreadsheet computed has no value in the file, and reads as an empty
+    cell (a whole column of them as no column at all): find such cells in the sheet's
+    XML and refuse them, naming the first. The XML is scanned for formulas in C; only
+    the cells of the formulas found are looked at."""
+    with zipfile.ZipFile(path) as archive:
+        data = archive.read(_sheet_part(archive, title))
+    cells = _uncomputed_cells(data)
+    if cells:
         raise DataFileError(
-            f"{path}: {len(found)} cell(s) hold a formula with no saved value (the first, "
-            f"{_cell_name(top + i, left + j)}: {formula}), as in a workbook a program wrote and no spreadsheet "
-            "computed; open and save it in Excel or LibreOffice, which store the values, or export the sheet as CSV."
+            f"{path}: {len(cells)} cell(s) of sheet {title!r} hold a formula with no saved value (the first: "
+            f"{cells[0]}), as in a workbook a program wrote and no spreadsheet computed; open and save it in Excel "
+            "or LibreOffice, which store the values, or export the sheet as CSV."
         )
+
+
+def _uncomputed_cells(data):
+    """The references of the formula cells without a saved value in a worksheet's XML: no
+    ``<v>`` with text, and not a text result (``t="str"``, which may be empty) or an error.
+
+    Examples
+    --------
+    >>> xml = b'<c r="A1"><f>B1*2</f><v>4</v></c><c r="A2"><f>B2*2</f><v /></c><c r="A3" t="str"><f>""</f><v></v></c>'
+    >>> _uncomputed_cells(xml)
+    ['A2']
+    """
+    found = []
+    for formula in _FORMULA.finditer(data):
+        opened = list(_CELL_OPEN.finditer(data, max(0, formula.start() - 1024), formula.start()))
+        closed = _CELL_CLOSE.search(data, formula.end())
+        if not opened or closed is None:
+            continue
+        tag, content = opened[-1].group(), data[formula.start() : closed.start()]
+        if _VALUE.search(content) or re.search(rb'\bt="(?:str|e)"', tag):
+            continue
+        where = re.search(rb'\br="([A-Z]+[0-9]+)"', tag)
+        found.append(where.group(1).decode() if where else "a cell")
+    return found
+
+
+def _sheet_part(archive, title):
+    """The name of the worksheet's part in the workbook's archive (from workbook.xml and
+    its relationships; element names compared without their namespaces, which strict
+    OOXML changes)."""
+    from xml.etree import ElementTree
+
+    def local(name):
+        return name.rsplit("}", 1)[-1]
+
+    book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+    rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    sheet = next(e for e in book.iter() if local(e.tag) == "sheet" and e.get("name") == title)
+    rid = next(v for k, v in sheet.attrib.items() if local(k) == "id")
+    target = next(e.get("Target") for e in rels.iter() if local(e.tag) == "Relationship" and e.get("Id") == rid)
+    return target.lstrip("/") if target.startswith("/") else "xl/" + target
 
 
 def _arrow_table(path, names, rows, notes):
