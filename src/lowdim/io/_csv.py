@@ -4,6 +4,7 @@ Errors name the file, line, column and value, and say which option handles the c
 Empty cells are read as NaN; the caller applies the missing-value policy.
 """
 
+import collections
 import csv
 import io
 import itertools
@@ -618,16 +619,23 @@ def text_kind(cells, width):
     """
     from ..preprocessing import as_days
 
-    numbers = as_numbers(cells)
-    if numbers is not None:
-        return "numeric", numbers
-    filled = [c for c in (cell.strip() for cell in cells) if c.lower() not in MISSING_TEXT]
+    # each distinct text once: a column of categories holds a few thousand times fewer
+    tally = collections.Counter(cells)
+    if as_numbers(list(tally)) is not None:  # a cell at a time: every cell converts iff every distinct one does
+        numbers = as_numbers(cells)
+        if numbers is not None:
+            return "numeric", numbers
+    filled = collections.Counter()
+    for cell, count in tally.items():
+        if (text := cell.strip()).lower() not in MISSING_TEXT:
+            filled[text] += count
     words = [c for c in filled if not is_number(c)]
+    n_words, n_filled = sum(filled[c] for c in words), sum(filled.values())
     # numbers written another way, or a quote never closed: left to the parser, which names the cell
     misread = any(_swallowed_rows(c, width) or misread_number(c) for c in words[:200])
-    if not (filled and 2 * len(words) > len(filled) and not misread):
+    if not (n_filled and 2 * n_words > n_filled and not misread):
         return "numeric", None
-    return ("date" if len(words) == len(filled) and as_days(filled) is not None else "categorical"), None
+    return ("date" if n_words == n_filled and as_days(list(filled)) is not None else "categorical"), None
 
 
 def _swallowed_rows(cell, width):
