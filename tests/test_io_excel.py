@@ -153,3 +153,30 @@ def test_formula_cells_with_saved_values_text_results_and_errors_are_computed():
         b'<x:c r="E2"><x:f>A2</x:f><x:v /></x:c><c r="F2" s="1"/><c r="G2"><f>A2</f></c></row>'
     )
     assert _uncomputed_cells(xml) == ["E2", "G2"]
+
+
+def test_a_map_written_as_a_workbook_reads_back(tmp_path):
+    from lowdim.io import write_table
+
+    path = tmp_path / "map.xlsx"
+    Y = np.array([[0.5, -1.25], [np.nan, 3.0], [2.0, 4.0]])
+    ids, labels = ["=HYPERLINK(1)", "b", "c"], ["+x", "y", "@z"]  # text stays text, never a formula
+    write_table(path, Y, ["umap1", "umap2"], labels=labels, row_ids=ids, id_name="sample")
+    back = read_table(str(path), label_column="label", index_column="sample", missing="keep")
+    np.testing.assert_array_equal(back.X, Y)
+    assert back.feature_names == ["umap1", "umap2"] and back.labels.tolist() == labels
+    assert back.row_ids.tolist() == ids
+    with pytest.raises(FileExistsError, match="--overwrite"):
+        write_table(path, Y, ["umap1", "umap2"])
+    from lowdim.io._excel import write_excel_sheet
+
+    with pytest.raises(DataFileError, match="does not fit an Excel sheet"):
+        write_excel_sheet(str(tmp_path / "wide.xlsx"), np.zeros((1, 16_385)), [f"x{j}" for j in range(16_385)])
+
+
+def test_the_command_line_writes_a_workbook_as_it_writes_csv(tmp_path):
+    for name in ("map.xlsx", "map.csv"):
+        assert main(["embed", "--dataset", "wine", "-m", "pca", "-o", str(tmp_path / name)]) == 0
+    sheet, text = (read_table(str(tmp_path / name), label_column="label") for name in ("map.xlsx", "map.csv"))
+    np.testing.assert_allclose(sheet.X, text.X, rtol=1e-15)  # CSV's text holds the shortest repr: the same double
+    assert sheet.feature_names == text.feature_names and sheet.labels.tolist() == text.labels.tolist()

@@ -43,7 +43,7 @@ def test_written_tables_read_back_in_every_format(tmp_path, ext):
         write_table(path, X, ["u", "v", "w"])
 
 
-@pytest.mark.parametrize("name", ["z.xlsx", "z.parquet.gz", "z.h5ad.gz", "z", "z.gz"])
+@pytest.mark.parametrize("name", ["z.ods", "z.xlsx.gz", "z.parquet.gz", "z.h5ad.gz", "z", "z.gz"])
 def test_unwritable_table_names_are_refused_with_the_writable_ones(tmp_path, name):
     with pytest.raises(DataFileError, match=r"cannot write this format; name the output \*\.csv\[\.gz"):
         write_table(tmp_path / name, X, ["u", "v", "w"])

@@ -33,8 +33,8 @@ class UsageError(ValueError):
 
 
 OUTPUT_HELP = {
-    "table": "where to write the result (.csv, .tsv, either may end in .gz; .parquet, .npy or .h5ad; - for CSV on "
-    "standard output)",
+    "table": "where to write the result (.csv, .tsv, either may end in .gz; .parquet, .npy, .h5ad or .xlsx; - for "
+    "CSV on standard output)",
     "page": "the HTML page to write (.html)",
 }
 

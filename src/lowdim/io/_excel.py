@@ -11,6 +11,8 @@ import numbers
 import re
 import zipfile
 
+import numpy as np
+
 from ..exceptions import DataFileError
 from ._binary import _byte_limit
 from ._cell_text import number_or_gap
@@ -278,3 +280,56 @@ def _as_text(cell):
     if isinstance(cell, (datetime.date, datetime.time)):
         return cell.isoformat()
     return str(cell).strip()
+
+
+EXCEL_ROWS, EXCEL_COLUMNS = 1_048_576, 16_384  # a sheet's size, header row included
+
+
+def write_excel_sheet(path, array, names, *, labels=None, label_name="label", row_ids=None, id_name="id"):
+    """A table as one sheet ('lowdim') of a new workbook: a header row, then the row
+    ids, the numbers (a NaN as an empty cell) and the labels. Text is stored as text,
+    never as a formula, whatever its first character.
+
+    Parameters
+    ----------
+    path : str
+    array : ndarray (n, d)
+    names : list of str
+    labels, row_ids : array-like (n,), optional
+    label_name, id_name : str
+
+    Examples
+    --------
+    >>> import os, tempfile, numpy as np, openpyxl
+    >>> p = os.path.join(tempfile.mkdtemp(), "m.xlsx")
+    >>> write_excel_sheet(p, np.array([[1.5, np.nan]]), ["z1", "z2"], labels=["=SUM(A1)"])
+    >>> [c.value for c in openpyxl.load_workbook(p).active[2]]
+    [1.5, None, '=SUM(A1)']
+    """
+    try:
+        import openpyxl
+        from openpyxl.cell import WriteOnlyCell
+    except ImportError:
+        raise DataFileError(f"{path}: writing an Excel workbook needs openpyxl: pip install 'lowdim[io]'.") from None
+    n, d = array.shape
+    width = d + (labels is not None) + (row_ids is not None)
+    if n + 1 > EXCEL_ROWS or width > EXCEL_COLUMNS:
+        raise DataFileError(
+            f"{path}: a table of {n:,} rows x {width:,} columns does not fit an Excel sheet ({EXCEL_ROWS - 1:,} "
+            f"rows and {EXCEL_COLUMNS:,} columns at most); write .csv or .parquet."
+        )
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("lowdim")
+
+    def text(value):
+        cell = WriteOnlyCell(sheet, value=str(value))
+        cell.data_type = "s"  # openpyxl reads a leading '=' as a formula
+        return cell
+
+    head = [str(id_name)] * (row_ids is not None) + [str(v) for v in names] + [str(label_name)] * (labels is not None)
+    sheet.append([text(v) for v in head])
+    for i in range(n):
+        cells = [None if np.isnan(v) else float(v) for v in array[i]]
+        sheet.append([*([text(row_ids[i])] if row_ids is not None else []), *cells,
+                      *([text(labels[i])] if labels is not None else [])])  # fmt: skip
+    book.save(path)

@@ -8,9 +8,10 @@ import numpy as np
 from ..exceptions import DataFileError
 from ._atomic import atomic_path
 from ._csv import COMPRESSIONS, split_compression, write_csv
+from ._excel import write_excel_sheet
 from ._parquet import roles_metadata
 
-WRITABLE = (".csv", ".tsv", ".parquet", ".npy", ".h5ad")
+WRITABLE = (".csv", ".tsv", ".parquet", ".npy", ".h5ad", ".xlsx")
 STDOUT = "-"  # the output path that means standard output (a CSV table)
 TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t"}  # text tables, which may also end in a COMPRESSIONS suffix
 
@@ -31,7 +32,7 @@ def table_format(path):
 
     Examples
     --------
-    >>> table_format("map.tsv.gz"), table_format("map.parquet"), table_format("map.xlsx"), table_format("-")
+    >>> table_format("map.tsv.gz"), table_format("map.parquet"), table_format("map.ods"), table_format("-")
     (('.tsv', 'gzip'), ('.parquet', None), (None, None), ('.csv', None))
     """
     if path == STDOUT:
@@ -56,8 +57,8 @@ def unwritable_message(path):
 
     Examples
     --------
-    >>> unwritable_message("map.xlsx").split(";")[0]
-    'map.xlsx: cannot write this format'
+    >>> unwritable_message("map.ods").split(";")[0]
+    'map.ods: cannot write this format'
     """
     text = ", ".join(f"{e}[{'|'.join(COMPRESSIONS)}]" if e in TEXT_DELIMITERS else e for e in WRITABLE)
     return f"{path}: cannot write this format; name the output *{text.replace(', ', ', *')}."
@@ -80,7 +81,7 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
     ----------
     path : str or os.PathLike
         ``.csv``, ``.tsv`` (each possibly compressed: ``.csv.gz``, ...), ``.parquet``,
-        ``.npy`` or ``.h5ad``; ``'-'``: CSV on standard output.
+        ``.npy``, ``.h5ad`` or ``.xlsx`` (one sheet); ``'-'``: CSV on standard output.
     array : ndarray (n, d)
     names : list of str
         Column names.
@@ -124,6 +125,8 @@ def write_table(path, array, names, *, labels=None, label_name="label", overwrit
                       delimiter=TEXT_DELIMITERS[ext], compression=compression)  # fmt: skip
         elif ext == ".npy":
             np.save(tmp, array, allow_pickle=False)
+        elif ext == ".xlsx":
+            write_excel_sheet(tmp, array, names, labels=labels, label_name=label_name, row_ids=row_ids, id_name=id_name)
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
