@@ -577,6 +577,25 @@ def test_a_sparse_archive_declaring_a_huge_matrix_is_refused_before_expanding(tm
         read_table(str(path))
 
 
+def test_a_binary_file_named_csv_is_named_by_its_first_bytes(tmp_path):
+    # a workbook saved (or downloaded) as .csv was "not a utf-8 text file ... pass --encoding cp1252"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": [1.0, 2.0]}), tmp_path / "p.parquet")
+    np.save(tmp_path / "a.npy", np.eye(2))
+    made = {"p.parquet": "a Parquet file, not text: read it by a name ending in .parquet",
+            "a.npy": "a NumPy array, not text: read it by a name ending in .npy"}  # fmt: skip
+    for name, message in made.items():
+        renamed = tmp_path / f"{name}.csv"
+        renamed.write_bytes((tmp_path / name).read_bytes())
+        with pytest.raises(DataFileError, match=f"by its first bytes it is {re.escape(message)}"):
+            read_table(str(renamed))
+    (tmp_path / "book.csv").write_bytes(b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00\x21\x00\x86\xff")
+    with pytest.raises(DataFileError, match=r"zip archive \(an Excel workbook is one\).*ending in .xlsx"):
+        read_table(str(tmp_path / "book.csv"))
+
+
 def test_utf16_field_limit_and_delimiter_messages(tmp_path):
     wide = tmp_path / "wide.csv"
     wide.write_bytes("a,b\n1,2\n3,4\n".encode("utf-16"))  # Excel's "Unicode text"

@@ -109,10 +109,27 @@ def create_text(path, compression=None):
     return _opener(compression)(path, "wt", newline="", encoding="utf-8")
 
 
+# the first bytes of the binary files a CSV path may turn out to hold: what it is, its extension
+SIGNATURES = (
+    ("PK\x03\x04", "a zip archive (an Excel workbook is one)", ".xlsx"),
+    ("PAR1", "a Parquet file", ".parquet"),
+    ("\x93NUMPY", "a NumPy array", ".npy"),
+    ("\x89HDF\r\n\x1a\n", "an HDF5 file (AnnData's .h5ad is one)", ".h5 or .h5ad"),
+    ("\xd0\xcf\x11\xe0", "an Excel 97-2003 workbook", ".xls, then save it as .xlsx"),
+    ("\x89PNG", "a PNG image", ".png, for lowdim compress or denoise"),
+    ("\xff\xd8\xff", "a JPEG image", ".jpg, for lowdim compress or denoise"),
+)
+
+
 def _encoding_hint(path):
-    """Which encoding the file probably is, and the option that reads it."""
+    """Which encoding the file probably is, and the option that reads it; or what
+    binary file it is, by its first bytes (a workbook renamed .csv, a Parquet file piped
+    in), and the name that reads it."""
     with open_text(path, "latin-1") as fh:
         start = fh.read(4096)
+    for signature, what, extension in SIGNATURES:
+        if start.startswith(signature):
+            return f"; by its first bytes it is {what}, not text: read it by a name ending in {extension}."
     if start[:2] in ("\xff\xfe", "\xfe\xff") or start.count("\x00") > len(start) // 4:
         # UTF-16 text (Excel's "Unicode text", PowerShell's default) has a byte-order
         # mark or a NUL beside every ASCII character.
