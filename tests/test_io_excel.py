@@ -160,7 +160,7 @@ def test_a_map_written_as_a_workbook_reads_back(tmp_path):
 
     path = tmp_path / "map.xlsx"
     Y = np.array([[0.5, -1.25], [np.nan, 3.0], [2.0, 4.0]])
-    ids, labels = ["=HYPERLINK(1)", "b", "c"], ["+x", "y", "@z"]  # text stays text, never a formula
+    ids, labels = ["=HYPERLINK(1)", "b", "c"], ["+x", "@y", "+x"]  # text stays text, never a formula
     write_table(path, Y, ["umap1", "umap2"], labels=labels, row_ids=ids, id_name="sample")
     back = read_table(str(path), label_column="label", index_column="sample", missing="keep")
     np.testing.assert_array_equal(back.X, Y)

@@ -9,6 +9,7 @@ import datetime
 import math
 import numbers
 import re
+import warnings
 import zipfile
 
 import numpy as np
@@ -61,15 +62,17 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
     except ImportError:
         raise DataFileError(f"{path}: {_INSTALL}.") from None
     _check_unpacked_size(path, max_bytes)
-    try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # noqa: BLE001 - zipfile, lxml and openpyxl raise many types
-        raise DataFileError(f"{path}: not a readable Excel workbook ({type(exc).__name__}: {exc}).") from None
-    try:
-        sheet, notes = _sheet(path, book, key)
-        rows, top, left = _trimmed_rows([list(row) for row in sheet.iter_rows(values_only=True)])
-    finally:
-        book.close()
+    with warnings.catch_warnings():  # openpyxl's words on styles and extensions it drops: not the values'
+        warnings.filterwarnings("ignore", category=UserWarning, module="openpyxl")
+        try:
+            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except Exception as exc:  # noqa: BLE001 - zipfile, lxml and openpyxl raise many types
+            raise DataFileError(f"{path}: not a readable Excel workbook ({type(exc).__name__}: {exc}).") from None
+        try:
+            sheet, notes = _sheet(path, book, key)
+            rows, top, left = _trimmed_rows([list(row) for row in sheet.iter_rows(values_only=True)])
+        finally:
+            book.close()
     _refuse_uncomputed_formulas(path, sheet.title)
     if not rows:
         raise DataFileError(f"{path}: sheet {sheet.title!r} holds no cells.")
