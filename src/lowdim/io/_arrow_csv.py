@@ -27,17 +27,15 @@ from ._columns import column_index, table_roles
 from ._csv import (
     SEPARATORS,
     _declared_separator,
-    _decompression_errors,
     _delimiter,
     _layout_notes,
     _names_a_column,
     _warn_duplicate_names,
     coded_column,
-    open_text,
     pandas_default_names,
-    split_compression,
     text_kind,
 )
+from ._text_files import _decompression_errors, open_text, split_compression
 
 RETYPED = 8  # columns found to hold text after their first row, read again as text, at most
 ARROW_BYTES = 1 << 22  # smaller files: the general reader takes a fraction of a second

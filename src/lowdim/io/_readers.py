@@ -12,9 +12,9 @@ from . import _binary, _csv
 from ._anndata import read_h5ad
 from ._arrow_csv import read_plain_table
 from ._columns import column_index
-from ._csv import COMPRESSIONS, split_compression
 from ._excel import read_excel_sheet
 from ._parquet import read_arrow_columns, read_parquet
+from ._text_files import COMPRESSIONS, split_compression
 
 FORMATS = {
     ".csv": "csv",

@@ -7,9 +7,10 @@ import numpy as np
 
 from ..exceptions import DataFileError
 from ._atomic import atomic_path
-from ._csv import COMPRESSIONS, split_compression, write_csv
+from ._csv import write_csv
 from ._excel import write_excel_sheet
 from ._parquet import roles_metadata
+from ._text_files import COMPRESSIONS, split_compression
 
 WRITABLE = (".csv", ".tsv", ".parquet", ".npy", ".h5ad", ".xlsx")
 STDOUT = "-"  # the output path that means standard output (a CSV table)
