@@ -86,6 +86,15 @@ def test_a_table_below_a_title_and_formulas_by_their_saved_values(tmp_path):
     assert any("column 'y': 1 cell(s) hold a formula's error (#DIV/0!)" in n for n in table.notes)
 
 
+def test_empty_rows_inside_a_table_are_skipped_and_said_as_the_csv_readers_blank_lines(tmp_path):
+    rows = [["x", "y"], [1, 2], [None, None], [3, 4], [None, None], [5, 6]]
+    table = read_table(_workbook(tmp_path / "t.xlsx", rows, at="A2"))
+    assert table.X.tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert any("skipped 2 empty row(s) inside the table (row 4, 6)" in note for note in table.notes)
+    one = read_table(_workbook(tmp_path / "one.xlsx", [["x"], [1], [None], [3]]), missing="keep")
+    np.testing.assert_array_equal(one.X[:, 0], [1, np.nan, 3])  # a column's empty cell is a gap
+
+
 def test_a_formula_no_spreadsheet_computed_is_refused_not_read_as_a_gap(tmp_path):
     # openpyxl (as any script) writes formulas without their values; read as values, they were empty
     path = _workbook(tmp_path / "t.xlsx", [["x", "y"], [1, 2], [3, "=A3*2"]], at="B2")

@@ -14,6 +14,7 @@ import zipfile
 
 import numpy as np
 
+from .._messages import listed
 from ..exceptions import DataFileError
 from ._binary import _byte_limit
 from ._cell_text import number_or_gap
@@ -78,6 +79,7 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
         raise DataFileError(f"{path}: sheet {sheet.title!r} holds no cells.")
     if top or left:
         notes.append(f"{path}: the table starts at {_cell_name(top, left)} (empty rows and columns before it skipped).")
+    rows = _without_empty_rows(path, rows, top, notes)
     names, data = _header(path, rows, header, notes)
     if not data:
         raise DataFileError(f"{path}: sheet {sheet.title!r} has a header and no data rows.")
@@ -121,6 +123,20 @@ def _trimmed_rows(rows):
     used = [j for row in rows for j, cell in enumerate(row) if cell is not None]
     left, width = min(used), max(used) + 1
     return [row[left:width] + [None] * (width - len(row)) for row in rows], filled[0], left
+
+
+def _without_empty_rows(path, rows, top, notes):
+    """The rows but the empty ones inside a table of several columns, said by their row
+    numbers (as the CSV reader skips blank lines; in a table of one column an empty row
+    is a gap)."""
+    if len(rows[0]) < 2:
+        return rows
+    empty = [i for i, row in enumerate(rows) if all(cell is None for cell in row)]
+    if empty:
+        notes.append(
+            f"{path}: skipped {len(empty)} empty row(s) inside the table (row {listed([top + i + 1 for i in empty])})."
+        )
+    return [row for row in rows if any(cell is not None for cell in row)]
 
 
 def _cell_name(row, column):
