@@ -118,6 +118,9 @@ def test_hostile_and_wrong_workbooks_are_refused_by_name(tmp_path, monkeypatch):
     (tmp_path / "old.xls").write_bytes(b"\xd0\xcf\x11\xe0 not read")
     with pytest.raises(DataFileError, match=r"old.xls: an Excel 97-2003 workbook \(.xls\); save it as .xlsx"):
         read_table(str(tmp_path / "old.xls"))
+    (tmp_path / "locked.xlsx").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    with pytest.raises(DataFileError, match="locked.xlsx: a password-protected workbook .*without a password"):
+        read_table(str(tmp_path / "locked.xlsx"))
     (tmp_path / "broken.xlsx").write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(DataFileError, match="broken.xlsx: not a readable Excel workbook"):
         read_table(str(tmp_path / "broken.xlsx"))

@@ -92,6 +92,12 @@ def _check_unpacked_size(path, max_bytes):
         with zipfile.ZipFile(path) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
     except (zipfile.BadZipFile, OSError) as exc:
+        with open(path, "rb") as fh:
+            if fh.read(4) == b"\xd0\xcf\x11\xe0":  # an OLE container: Excel encrypts .xlsx files in one
+                raise DataFileError(
+                    f"{path}: a password-protected workbook (or an .xls file renamed); open it in Excel or "
+                    "LibreOffice and save it as .xlsx without a password."
+                ) from None
         raise DataFileError(f"{path}: not a readable Excel workbook ({exc}); save it again as .xlsx.") from None
     if unpacked > _byte_limit(max_bytes):
         raise DataFileError(
