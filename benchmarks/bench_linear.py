@@ -2,9 +2,10 @@
 scikit-learn, in the same run.
 
 Cases: FactorAnalysis, FastICA, KernelPCA (exact and Nystroem), NMF, MiniBatchNMF, TruncatedSVD (a
-sparse term-count-like matrix), the Gaussian and sparse random projections, sparse coding,
-dictionary learning and sparse PCA (``sparse-coding``, ``dictionary``). Same protocol as
-bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
+sparse term-count-like matrix) and StandardScaler(with_mean=False) on it (``scaler``), the
+Gaussian and sparse random projections, sparse coding, dictionary learning and sparse PCA
+(``sparse-coding``, ``dictionary``). Same protocol as bench_pca.py: alternating runs after a
+warm-up, 0.3 s pause before each, medians.
 Run:  scripts/bench.sh linear
 """
 
@@ -411,6 +412,26 @@ def case_truncated_svd(repeats):
     return [row(case, r[0], r[1], acc, 0.7, captured[0] >= captured[1] * (1 - 0.005), r[4:])]
 
 
+def case_scaler(repeats):
+    """StandardScaler(with_mean=False) fit and transform of the term counts (TF-IDF and
+    counts are scaled so before TruncatedSVD)."""
+    from sklearn.preprocessing import StandardScaler as SkStandardScaler
+
+    from lowdim import StandardScaler
+
+    X = _term_counts()
+    r = compare(
+        lambda: StandardScaler(with_mean=False).fit(X).transform(X),
+        lambda: SkStandardScaler(with_mean=False).fit(X).transform(X),
+        repeats,
+    )
+    ours, theirs = r[2].tocsr(), r[3].tocsr()
+    worst = float(np.max(np.abs(ours.data.astype(np.float64) / theirs.data - 1)))  # the same stored entries
+    acc = f"largest relative difference of the scaled entries {worst:.1e} ({X.dtype})"
+    case = f"StandardScaler(with_mean=False) fit + transform, sparse {X.shape[0]} x {X.shape[1]} ({X.nnz} non-zeros)"
+    return [row(case, r[0], r[1], acc, 1.0, worst <= 2 * np.finfo(X.dtype).eps, r[4:])]
+
+
 def _distortion(model, X, rows=300):
     """Largest |projected / original distance - 1| over the pairs of the first rows."""
     from scipy.spatial.distance import pdist
@@ -450,6 +471,7 @@ CASES = {
     "sparse-coding": case_sparse_coding,
     "dictionary": case_dictionary_learning,
     "tsvd": case_truncated_svd,
+    "scaler": case_scaler,
     "rp": case_random_projection,
 }
 

@@ -502,23 +502,18 @@ def _sparse_deviations(X, skip_nan):
         X = X.copy()
         X.sum_duplicates()
     counts, sums, gaps = np.zeros(d), np.zeros(d), np.zeros(d)
-    for columns, values in _stored_entries(X):
-        if skip_nan:
-            gap = np.isnan(values)
-            gaps += np.bincount(columns[gap], minlength=d)
-            columns, values = columns[~gap], values[~gap]
+    for columns, values in _stored_entries(X, skip_nan):
         counts += np.bincount(columns, minlength=d)
         sums += np.bincount(columns, weights=values, minlength=d)
+    if skip_nan:
+        gaps = np.bincount(stored_columns(X)[np.isnan(X.data)], minlength=d).astype(np.float64)
     rows = n - gaps
     mean = sums / np.maximum(rows, 1)
     squares = (rows - counts) * mean**2
     with np.errstate(over="ignore", invalid="ignore"):  # non-finite moments: the callers check
-        for columns, values in _stored_entries(X):
-            if skip_nan:
-                kept = ~np.isnan(values)
-                columns, values = columns[kept], values[kept]
-            deviation = values - mean[columns]
-            squares += np.bincount(columns, weights=deviation * deviation, minlength=d)
+        for columns, values in _stored_entries(X, skip_nan):
+            values -= mean[columns]
+            squares += np.bincount(columns, weights=values * values, minlength=d)
     return mean, squares, rows
 
 
@@ -547,12 +542,17 @@ def stored_columns(X, start=0, stop=None):
     return np.searchsorted(X.indptr, np.arange(start, stop), side="right") - 1
 
 
-def _stored_entries(X):
-    """``(columns, values as float64)`` of a CSR or CSC matrix's stored entries, a
-    ``SPARSE_CHUNK`` of them at a time."""
+def _stored_entries(X, skip_nan=False):
+    """``(columns, values)`` of a CSR or CSC matrix's stored entries, a ``SPARSE_CHUNK``
+    of them at a time, the values a float64 copy the caller may change (NaN left out
+    with ``skip_nan``)."""
     for start in range(0, X.nnz, SPARSE_CHUNK):
         stop = min(start + SPARSE_CHUNK, X.nnz)
-        yield stored_columns(X, start, stop), X.data[start:stop].astype(np.float64)
+        columns, values = stored_columns(X, start, stop), X.data[start:stop].astype(np.float64)
+        if skip_nan and np.isnan(values).any():
+            kept = ~np.isnan(values)
+            columns, values = columns[kept], values[kept]
+        yield columns, values
 
 
 def feature_scale(variances):
