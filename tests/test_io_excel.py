@@ -192,3 +192,14 @@ def test_the_command_line_writes_a_workbook_as_it_writes_csv(tmp_path):
     sheet, text = (read_table(str(tmp_path / name), label_column="label") for name in ("map.xlsx", "map.csv"))
     np.testing.assert_allclose(sheet.X, text.X, rtol=1e-15)  # CSV's text holds the shortest repr: the same double
     assert sheet.feature_names == text.feature_names and sheet.labels.tolist() == text.labels.tolist()
+
+
+def test_a_sheet_the_workbook_does_not_locate_is_looked_for_in_every_worksheet(tmp_path):
+    from lowdim.io._excel import _sheet_parts
+
+    path = tmp_path / "odd.xlsx"
+    with zipfile.ZipFile(path, "w") as archive:  # no workbook.xml: never skip the check, look everywhere
+        archive.writestr("xl/worksheets/sheet1.xml", b"<worksheet/>")
+        archive.writestr("xl/worksheets/sheet2.xml", b"<worksheet/>")
+    with zipfile.ZipFile(path) as archive:
+        assert _sheet_parts(archive, "data") == ["xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml"]

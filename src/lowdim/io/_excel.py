@@ -192,8 +192,8 @@ def _refuse_uncomputed_formulas(path, title):
     XML and refuse them, naming the first. The XML is scanned for formulas in C; only
     the cells of the formulas found are looked at."""
     with zipfile.ZipFile(path) as archive:
-        data = archive.read(_sheet_part(archive, title))
-    cells = _uncomputed_cells(data)
+        parts = _sheet_parts(archive, title)
+        cells = [cell for part in parts for cell in _uncomputed_cells(archive.read(part))]
     if cells:
         raise DataFileError(
             f"{path}: {len(cells)} cell(s) of sheet {title!r} hold a formula with no saved value (the first: "
@@ -226,21 +226,27 @@ def _uncomputed_cells(data):
     return found
 
 
-def _sheet_part(archive, title):
-    """The name of the worksheet's part in the workbook's archive (from workbook.xml and
-    its relationships; element names compared without their namespaces, which strict
-    OOXML changes)."""
+def _sheet_parts(archive, title):
+    """The worksheet's part in the workbook's archive (from workbook.xml and its
+    relationships; element names compared without their namespaces, which strict OOXML
+    changes); every worksheet's when the workbook does not say where it is in the usual
+    way (a cell of another sheet may then be named: never a gap read silently)."""
     from xml.etree import ElementTree
 
     def local(name):
         return name.rsplit("}", 1)[-1]
 
-    book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
-    rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
-    sheet = next(e for e in book.iter() if local(e.tag) == "sheet" and e.get("name") == title)
-    rid = next(v for k, v in sheet.attrib.items() if local(k) == "id")
-    target = next(e.get("Target") for e in rels.iter() if local(e.tag) == "Relationship" and e.get("Id") == rid)
-    return target.lstrip("/") if target.startswith("/") else "xl/" + target
+    try:
+        book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+        rels = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+        sheet = next(e for e in book.iter() if local(e.tag) == "sheet" and e.get("name") == title)
+        rid = next(v for k, v in sheet.attrib.items() if local(k) == "id")
+        target = next(e.get("Target") for e in rels.iter() if local(e.tag) == "Relationship" and e.get("Id") == rid)
+        part = target.lstrip("/") if target.startswith("/") else "xl/" + target
+        archive.getinfo(part)
+        return [part]
+    except (KeyError, StopIteration, AttributeError, ElementTree.ParseError):
+        return [n for n in archive.namelist() if n.startswith("xl/worksheets/") and n.endswith(".xml")]
 
 
 def _arrow_table(path, names, rows, notes):
