@@ -22,7 +22,7 @@ import numpy as np
 
 from ..exceptions import DataFileError
 from ..preprocessing import MISSING_TEXT
-from ._cell_text import number_or_gap
+from ._cell_text import is_number, number_or_gap
 from ._columns import column_index, table_roles
 from ._csv import (
     SEPARATORS,
@@ -94,19 +94,20 @@ def _line_count(path):
     return count + (last != b"\n")
 
 
-def _read(path, width, skip, delimiter, text_columns, skipped, gaps):
-    """The file's columns ``c0 ...`` but ``skipped``: text for ``text_columns``, float64
-    for the others."""
+def _read(path, width, skip, delimiter, text_columns, skipped, gaps, unsure=()):
+    """The file's columns ``c0 ...`` but ``skipped``: text for ``text_columns``, typed by
+    pyarrow for ``unsure`` (a gap in the first row says nothing), float64 for the others."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     names = [f"c{j}" for j in range(width)]
+    types = {n: pa.string() if j in text_columns else pa.float64() for j, n in enumerate(names) if j not in unsure}
     return pacsv.read_csv(
         path,
         read_options=pacsv.ReadOptions(column_names=names, skip_rows=skip),
         parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(
-            column_types={n: pa.string() if j in text_columns else pa.float64() for j, n in enumerate(names)},
+            column_types=types,
             include_columns=[n for j, n in enumerate(names) if j not in skipped],
             null_values=gaps,
             strings_can_be_null=False,
@@ -114,21 +115,35 @@ def _read(path, width, skip, delimiter, text_columns, skipped, gaps):
     )
 
 
-def _read_retyped(path, width, skip, delimiter, text_columns, skipped, gaps):
+def _read_retyped(path, width, skip, delimiter, text_columns, skipped, gaps, unsure=frozenset()):
     """``_read``, again with a column read as text (and added to ``text_columns``) when a
-    word in it stopped the numbers (a text column whose first cell is a gap), a few
-    times at most; None after that. A word among numbers raises from the last try (the
-    general reader names it)."""
+    word in it stopped the numbers, a few times at most; None after that. A word among
+    numbers raises from the last try (the general reader names it). The ``unsure``
+    columns are typed by pyarrow in the same read: text joins ``text_columns``, numbers
+    become float64, anything else (booleans, times) is read again as text."""
     import pyarrow as pa
 
     for _ in range(RETYPED):
+        guessed = set(unsure) - text_columns - skipped
         try:
-            return _read(path, width, skip, delimiter, text_columns, skipped, gaps)
+            table = _read(path, width, skip, delimiter, text_columns, skipped, gaps, guessed)
         except pa.ArrowInvalid as exc:
-            found = re.match(r"In CSV column #(\d+): CSV conversion error to double", str(exc))
+            found = re.match(r"In CSV column #(\d+): CSV conversion error to \w+", str(exc))
             if found is None or int(found.group(1)) in text_columns:
                 raise
             text_columns.add(int(found.group(1)))
+            continue
+        kinds = {j: table.column(f"c{j}").type for j in guessed}
+        text_columns |= {j for j, kind in kinds.items() if pa.types.is_string(kind) or pa.types.is_large_string(kind)}
+        numbers = {j for j, kind in kinds.items() if pa.types.is_floating(kind) or pa.types.is_integer(kind)
+                   or pa.types.is_null(kind)}  # fmt: skip
+        if set(kinds) - text_columns - numbers:
+            text_columns |= set(kinds) - numbers
+            continue
+        for j in numbers:
+            at = table.schema.get_field_index(f"c{j}")
+            table = table.set_column(at, f"c{j}", table.column(at).cast(pa.float64()))
+        return table
     return None
 
 
@@ -197,7 +212,8 @@ def _plain_table(path, names, width, row, header, delimiter, label_column, exclu
     text |= {j for j, cell in enumerate(row) if not (number_or_gap(cell) or cell.strip() in marks)}
     text |= {0} if named[0] == "" else set()
     skipped = {column_index(c, named, path) for c in exclude} - text
-    table = _read_retyped(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks))
+    unsure = {j for j, cell in enumerate(row) if j not in text and not is_number(cell)}  # a gap: pyarrow decides
+    table = _read_retyped(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks), unsure)
     if table is None or table.num_rows + has_header != _line_count(path):
         return None  # blank lines, or a cell over several lines
     cells = {j: _text_cells(table.column(f"c{j}"), marks) for j in text}

@@ -127,16 +127,20 @@ def date_note(path, name, days):
 
 
 def distinct_text(cells):
-    """Whether ``cells`` are all filled, all different and none a number (a column of ids).
+    """Whether ``cells`` are all filled (no gap, nor a gap's mark such as NA), all
+    different and none a number (a column of ids).
 
     Examples
     --------
     >>> distinct_text(["Wales", "Scotland"]), distinct_text(["a", "a"]), distinct_text(["1", "2"])
     (True, False, False)
+    >>> distinct_text(["n/a", "NA", "null"])  # three marks of a gap, not three names
+    False
     """
     cells = [str(c).strip() if c is not None else "" for c in cells]
     numbers = any(is_number(c) or misread_number(c) for c in cells)  # 12%, $1,200: data, not names
-    return len(cells) > 1 and all(cells) and len(set(cells)) == len(cells) and not numbers
+    filled = all(c and c.lower() not in MISSING_TEXT for c in cells)
+    return len(cells) > 1 and filled and len(set(cells)) == len(cells) and not numbers
 
 
 def row_names_note(path, name):
