@@ -177,3 +177,36 @@ def test_repeated_column_names_are_warned_about_once(tmp_path, monkeypatch):
     with pytest.warns(UserWarning, match="duplicate column name") as caught:
         read_table(path, missing="keep")
     assert len([w for w in caught if "duplicate" in str(w.message)]) == 1
+
+
+def test_columns_whose_first_cell_is_a_gap_are_typed_in_the_same_read(tmp_path, monkeypatch):
+    # each such text column cost a read of the whole file, found by pyarrow's conversion error
+    rows = ["x,g,h,n,b"] + [
+        ",".join(
+            [
+                str(i),
+                "" if i == 0 else "ab"[i % 2],
+                "" if i == 0 else f"t{i % 3}",
+                "" if i < 2 else str(i / 4),
+                "" if i == 0 else ["true", "false"][i % 2],
+            ]
+        )  # fmt: skip
+        for i in range(N)
+    ]
+    path = _write(tmp_path, "g.csv", "\n".join(rows) + "\n")
+    reads = []
+    read = arrow_csv._read
+    monkeypatch.setattr(arrow_csv, "_read", lambda *a, **k: reads.append(a) or read(*a, **k))
+    assert _served(monkeypatch, path)
+    assert len(reads) == 2  # the booleans, which pyarrow types as such, read again as text
+    fast, general = _both(monkeypatch, path)
+    _same(fast, general)
+    assert fast.kinds == ["numeric", "categorical", "categorical", "numeric", "categorical"]
+
+
+def test_a_first_column_of_gap_marks_is_not_read_as_row_names(tmp_path, monkeypatch):
+    # the general reader took 'n/a', 'NA', 'null' for three row names; pyarrow's path for a column of gaps
+    path = _write(tmp_path, "m.tsv", "n/a\tNaN\nNA\t.\nnull\tn/a\n")  # three distinct marks, three rows
+    fast, general = _both(monkeypatch, path)
+    _same(fast, general)
+    assert general.row_ids is None and np.isnan(general.X[:, 0]).all()
