@@ -120,8 +120,8 @@ def _sheet(path, book, key):
 def _trimmed_rows(rows):
     """``(rows, top, left)``: the sheet's rows without the empty rows and columns around
     its table (formatting leaves them at the bottom and right, titles' spacing at the
-    top and left), and how many were cut above and before it. An empty row inside the
-    table stays: a row of gaps."""
+    top and left), and how many were cut above and before it (empty rows inside it:
+    ``_without_empty_rows``)."""
     filled = [i for i, row in enumerate(rows) if any(cell is not None for cell in row)]
     if not filled:
         return [], 0, 0
@@ -153,12 +153,9 @@ def _cell_name(row, column):
     >>> _cell_name(2, 1), _cell_name(0, 27)
     ('B3', 'AB1')
     """
-    letters = ""
-    column += 1
-    while column:
-        column, rest = divmod(column - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return f"{letters}{row + 1}"
+    from openpyxl.utils import get_column_letter
+
+    return f"{get_column_letter(column + 1)}{row + 1}"
 
 
 def _header(path, rows, header, notes):
