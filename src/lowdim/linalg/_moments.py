@@ -505,8 +505,9 @@ def _sparse_deviations(X, skip_nan):
     for columns, values in _stored_entries(X, skip_nan):
         counts += np.bincount(columns, minlength=d)
         sums += np.bincount(columns, weights=values, minlength=d)
-    if skip_nan:
-        gaps = np.bincount(stored_columns(X)[np.isnan(X.data)], minlength=d).astype(np.float64)
+    if skip_nan:  # the stored entries the blocks left out: the NaN ones
+        stored = np.bincount(X.indices, minlength=d) if X.format == "csr" else np.diff(X.indptr)
+        gaps = stored - counts
     rows = n - gaps
     mean = sums / np.maximum(rows, 1)
     squares = (rows - counts) * mean**2
