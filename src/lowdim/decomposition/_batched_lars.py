@@ -1,9 +1,9 @@
 """Least-angle regression of many rows at once, by numpy: the path of every row advanced
 together, one equiangular step per round (each row adds or drops one atom), the active
 sets as masks. The same path as the numba kernel ``_kernels/sparse_coding._lars_row``
-(equal up to rounding: here a linear solve per round, there a Cholesky factor grown atom
-by atom); for fits whose coding is too small to be worth that kernel's compilation
-(``CodingBudget``)."""
+(equal up to rounding: here each row's inverse of its active atoms' Gram matrix, grown and
+shrunk by rank-one updates, there a Cholesky factor grown atom by atom); for fits whose
+coding is too small to be worth that kernel's compilation (``CodingBudget``)."""
 
 import numpy as np
 
@@ -44,9 +44,9 @@ class CodingBudget:
     def take(self, n_rows, n_atoms):
         """Whether ``n_rows`` rows of ``n_atoms`` atoms are coded by numpy (spending the
         estimate of their time from the budget)."""
-        # about 1.2 rounds an atom, each 0.2 ms of numpy calls and a batched solve
-        # (25 ns per row and squared atom, measured for 5-64 atoms and 10-1,000 rows)
-        cost = 1.2 * n_atoms * (2e-4 + 2.5e-8 * n_rows * n_atoms**2)
+        # about 1.2 rounds an atom, each 0.2 ms of numpy calls and rank-one updates
+        # (5 ns per row and squared atom, measured for 5-64 atoms and 10-1,000 rows)
+        cost = 1.2 * n_atoms * (2e-4 + 5e-9 * n_rows * n_atoms**2)
         if cost > min(self.left, self.LARGEST_CALL):
             self.left = 0.0
             return False
@@ -77,10 +77,21 @@ def batched_lars(G, C, alpha, n_nonzero, lasso, positive):
     [[2.0, 0.0]]
     """
     n, k = C.shape
-    corr = np.array(C, dtype=np.float64)
     coef = np.zeros((n, k))
     if n == 0 or k == 0:
         return coef
+    # each row holds the inverse of its active Gram block, k x k: chunks bound the memory
+    step = max(1, 2**21 // (k * k))
+    for lo in range(0, n, step):
+        coef[lo : lo + step] = _lars_chunk(G, C[lo : lo + step], alpha, n_nonzero, lasso, positive)
+    return coef
+
+
+def _lars_chunk(G, C, alpha, n_nonzero, lasso, positive):
+    """``batched_lars`` of rows whose inverses fit in memory together."""
+    n, k = C.shape
+    corr = np.array(C, dtype=np.float64)
+    coef = np.zeros((n, k))
     value = corr if positive else np.abs(corr)
     first = np.argmax(value, axis=1)
     best = value[np.arange(n), first]
@@ -88,9 +99,14 @@ def batched_lars(G, C, alpha, n_nonzero, lasso, positive):
     running = (best > 0.0) & ~(lasso & (best <= alpha)) & (diag[first] > 1e-12 * np.maximum(diag[first], 1e-300))
     active = np.zeros((n, k), dtype=bool)
     signs = np.zeros((n, k))
+    # per row, the inverse of G on its active atoms, the identity elsewhere: grown and
+    # shrunk by rank-one updates, as the kernel grows its Cholesky factor, where a solve
+    # per round costs a LAPACK call per row
+    inverse = np.broadcast_to(np.eye(k), (n, k, k)).copy()
     rows = np.flatnonzero(running)
     active[rows, first[rows]] = True
     signs[rows, first[rows]] = np.sign(corr[rows, first[rows]])
+    inverse[rows, first[rows], first[rows]] = 1.0 / diag[first[rows]]
     lead = first.copy()  # the first atom to enter: its correlation is the active ones'
     dropped = np.full(n, -1)
     passed = np.zeros((n, k), dtype=bool)  # atoms in the span of the active ones, until a drop
@@ -98,25 +114,19 @@ def batched_lars(G, C, alpha, n_nonzero, lasso, positive):
         rows = np.flatnonzero(running)
         if rows.size == 0:
             break
-        state = corr, coef, active, signs, lead, dropped, passed
+        state = corr, coef, active, signs, lead, dropped, passed, inverse
         stopped = _round(G, state, rows, alpha, n_nonzero, lasso, positive)
         running[stopped] = False
     return coef
 
 
-def _active_gram(G, mask):
-    """Per row, ``G`` on its active atoms and the identity elsewhere (a system whose
-    solution is zero off the active set)."""
-    both = mask[:, :, None] & mask[:, None, :]
-    return np.where(both, G[None], 0.0) + np.where(mask, 0.0, 1.0)[:, :, None] * np.eye(G.shape[0])[None]
-
-
 def _round(G, state, rows, alpha, n_nonzero, lasso, positive):
     """One equiangular step of the running ``rows`` (``state`` updated in place); the
     rows whose path ends."""
-    corr, coef, active, signs, lead, dropped, passed = state
+    corr, coef, active, signs, lead, dropped, passed, inverse = state
     A, s, c = active[rows], signs[rows], corr[rows]
-    w = np.linalg.solve(_active_gram(G, A), s[:, :, None])[:, :, 0] * A
+    # every row's inverse, the finished ones' too: cheaper than copying the running ones'
+    w = np.matmul(inverse, signs[:, :, None])[rows, :, 0]  # zero off the active atoms, as s
     scale = np.sum(s * w, axis=1)
     ok = scale > 0.0
     norm = 1.0 / np.sqrt(np.where(ok, scale, 1.0))
@@ -148,6 +158,7 @@ def _round(G, state, rows, alpha, n_nonzero, lasso, positive):
     if np.any(out & ok):
         r, atoms = rows[out & ok], drop[out & ok]
         active[r, atoms], signs[r, atoms], coef[r, atoms] = False, 0.0, 0.0
+        _shrink(inverse, r, atoms)
         passed[r] = False  # a smaller set: atoms passed over may now add a direction
         lost = r[~active[r].any(axis=1)]
         stop |= np.isin(rows, lost)
@@ -158,7 +169,7 @@ def _round(G, state, rows, alpha, n_nonzero, lasso, positive):
     adding = adds & ~stop
     if np.any(adding):
         r, atoms = rows[adding], enter[adding]
-        independent = _independent(G, A[adding], atoms)
+        independent = _grow(G, inverse, A[adding], r, atoms)
         passed[r[~independent], atoms[~independent]] = True  # passed over, not the end of the path
         r, atoms = r[independent], atoms[independent]
         active[r, atoms], signs[r, atoms], coef[r, atoms] = True, np.sign(corr[r, atoms]), 0.0
@@ -180,14 +191,34 @@ def _first_tie(steps, gamma):
     return atom, best
 
 
-def _independent(G, mask, atoms):
-    """Whether each atom adds a direction to its row's active atoms (``mask``): its
-    residual against their span (a Schur complement, as a Cholesky factor's next pivot)
-    is above rounding."""
-    column = G[:, atoms].T * mask
-    solved = np.linalg.solve(_active_gram(G, mask), column[:, :, None])[:, :, 0]
-    pivot = G[atoms, atoms] - np.sum(column * solved, axis=1)
-    return pivot > 1e-12 * np.maximum(G[atoms, atoms], 1e-300)
+def _grow(G, inverse, mask, rows, atoms):
+    """Add each atom to its row's inverse where it adds a direction to the row's active
+    atoms (``mask``): its residual against their span (a Schur complement, as a Cholesky
+    factor's next pivot) is above rounding. Whether it did, per row."""
+    column = np.zeros(inverse.shape[:2])
+    column[rows] = G[:, atoms].T * mask
+    solved = np.matmul(inverse, column[:, :, None])[rows, :, 0]
+    pivot = G[atoms, atoms] - np.sum(column[rows] * solved, axis=1)
+    independent = pivot > 1e-12 * np.maximum(G[atoms, atoms], 1e-300)
+    r, j = rows[independent], atoms[independent]
+    # block inversion: the new inverse is H - e_j e_j^T + v v^T / pivot, v = H b - e_j;
+    # the rows that add nothing add zeros (cheaper than copying the others' out and back)
+    v = np.zeros_like(column)
+    v[r] = solved[independent] / np.sqrt(pivot[independent])[:, None]
+    v[r, j] = -1.0 / np.sqrt(pivot[independent])
+    inverse[r, j, j] = 0.0
+    inverse += np.einsum("rp,rq->rpq", v, v)
+    return independent
+
+
+def _shrink(inverse, rows, atoms):
+    """Drop each atom from its row's inverse: ``H - h h^T / h_jj`` with h the atom's
+    column (the inverse of the smaller block), the identity on the atom."""
+    h = np.zeros(inverse.shape[:2])
+    h[rows] = inverse[rows, :, atoms] / np.sqrt(inverse[rows, atoms, atoms])[:, None]
+    inverse -= np.einsum("rp,rq->rpq", h, h)
+    inverse[rows, atoms, :] = inverse[rows, :, atoms] = 0.0  # exactly: rounding left there would move the atom
+    inverse[rows, atoms, atoms] = 1.0
 
 
 def _new_leads(active, lead, rows):
