@@ -90,34 +90,47 @@ def batched_lars(G, C, alpha, n_nonzero, lasso, positive):
 def _lars_chunk(G, C, alpha, n_nonzero, lasso, positive):
     """``batched_lars`` of rows whose inverses fit in memory together."""
     n, k = C.shape
-    corr = np.array(C, dtype=np.float64)
-    coef = np.zeros((n, k))
-    value = corr if positive else np.abs(corr)
+    out = np.zeros((n, k))
+    value = C if positive else np.abs(C)
     first = np.argmax(value, axis=1)
     best = value[np.arange(n), first]
     diag = np.diag(G)
-    running = (best > 0.0) & ~(lasso & (best <= alpha)) & (diag[first] > 1e-12 * np.maximum(diag[first], 1e-300))
-    active = np.zeros((n, k), dtype=bool)
-    signs = np.zeros((n, k))
-    # per row, the inverse of G on its active atoms, the identity elsewhere: grown and
-    # shrunk by rank-one updates, as the kernel grows its Cholesky factor, where a solve
-    # per round costs a LAPACK call per row
-    inverse = np.broadcast_to(np.eye(k), (n, k, k)).copy()
-    rows = np.flatnonzero(running)
-    active[rows, first[rows]] = True
-    signs[rows, first[rows]] = np.sign(corr[rows, first[rows]])
-    inverse[rows, first[rows], first[rows]] = 1.0 / diag[first[rows]]
-    lead = first.copy()  # the first atom to enter: its correlation is the active ones'
-    dropped = np.full(n, -1)
-    passed = np.zeros((n, k), dtype=bool)  # atoms in the span of the active ones, until a drop
+    has_path = (best > 0.0) & ~(lasso & (best <= alpha)) & (diag[first] > 1e-12 * np.maximum(diag[first], 1e-300))
+    index = np.flatnonzero(has_path)  # the rows worked on (the others' codes are zero)
+    state = _start(G, C[index], first[index])
+    running = np.ones(index.size, dtype=bool)
     for _ in range(8 * k + 8):
         rows = np.flatnonzero(running)
         if rows.size == 0:
             break
-        state = corr, coef, active, signs, lead, dropped, passed, inverse
+        if rows.size <= running.size // 2:  # every round costs its rows': keep the running ones only
+            out[index] = state[1]
+            state, index, running = [part[rows] for part in state], index[rows], running[rows]
+            rows = np.arange(rows.size)
         stopped = _round(G, state, rows, alpha, n_nonzero, lasso, positive)
         running[stopped] = False
-    return coef
+    out[index] = state[1]
+    return out
+
+
+def _start(G, C, first):
+    """The paths' state after their first atom: ``[corr, coef, active, signs, lead,
+    dropped, passed, inverse]``."""
+    n, k = C.shape
+    at = np.arange(n)
+    active = np.zeros((n, k), dtype=bool)
+    active[at, first] = True
+    signs = np.zeros((n, k))
+    signs[at, first] = np.sign(C[at, first])
+    # per row, the inverse of G on its active atoms, the identity elsewhere: grown and
+    # shrunk by rank-one updates, as the kernel grows its Cholesky factor, where a solve
+    # per round costs a LAPACK call per row
+    inverse = np.broadcast_to(np.eye(k), (n, k, k)).copy()
+    inverse[at, first, first] = 1.0 / G[first, first]
+    # lead: the first atom to enter (its correlation is the active ones'); passed: atoms
+    # in the span of the active ones, until a drop
+    lead, dropped, passed = first.copy(), np.full(n, -1), np.zeros((n, k), dtype=bool)
+    return [np.array(C, dtype=np.float64), np.zeros((n, k)), active, signs, lead, dropped, passed, inverse]
 
 
 def _round(G, state, rows, alpha, n_nonzero, lasso, positive):
@@ -127,25 +140,27 @@ def _round(G, state, rows, alpha, n_nonzero, lasso, positive):
     A, s, c = active[rows], signs[rows], corr[rows]
     # every row's inverse, the finished ones' too: cheaper than copying the running ones'
     w = np.matmul(inverse, signs[:, :, None])[rows, :, 0]  # zero off the active atoms, as s
-    scale = np.sum(s * w, axis=1)
+    scale = np.einsum("rp,rp->r", s, w)
     ok = scale > 0.0
     norm = 1.0 / np.sqrt(np.where(ok, scale, 1.0))
     top = np.abs(c[np.arange(rows.size), lead[rows]])
-    rate = np.einsum("rp,pm->rm", w, G) * norm[:, None]  # not BLAS: a row's sums whatever rows are beside it
+    # a product per row, not one of the block: a row's sums whatever rows are beside it
+    rate = np.matmul(w[:, None, :], G)[:, 0] * norm[:, None]
     gamma = (top - alpha) / norm if lasso else np.full(rows.size, np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         free = ~A & ~passed[rows]
         # an atom just dropped ties on its own sign's side at the step's start (linear in
         # the step, never again in it); it may cross on the other side
         just = np.arange(G.shape[0])[None] == dropped[rows][:, None]
-        steps = [((top[:, None] - c) / (norm[:, None] - rate), free & ~(just & (c > 0)))]
-        if not positive:
-            steps.append(((top[:, None] + c) / (norm[:, None] + rate), free & ~(just & (c < 0))))
-        enter, gamma = _first_tie(steps, gamma)
+        step, allowed = (top[:, None] - c) / (norm[:, None] - rate), free & ~(just & (c > 0))
+        if not positive:  # the falling side after the rising one: a tie goes to the rising
+            step = np.hstack([step, (top[:, None] + c) / (norm[:, None] + rate)])
+            allowed = np.hstack([allowed, free & ~(just & (c < 0))])
+        enter, gamma = _first_tie(step, allowed, gamma, G.shape[0])
         drop = np.full(rows.size, -1)
         if lasso:  # an active coefficient that reaches zero first leaves the set
             zero = -coef[rows] / (w * norm[:, None])
-            candidate, reach = _first_tie([(zero, A & (w != 0.0))], gamma)
+            candidate, reach = _first_tie(zero, A & (w != 0.0), gamma, G.shape[0])
             leaves = candidate >= 0
             gamma, enter, drop = reach, np.where(leaves, -1, enter), candidate
     gamma = np.where(np.isfinite(gamma), gamma, top / norm)  # no atom can enter: the least-squares fit
@@ -176,19 +191,15 @@ def _round(G, state, rows, alpha, n_nonzero, lasso, positive):
     return rows[stop]
 
 
-def _first_tie(steps, gamma):
-    """The atom whose step (in any of ``steps``: pairs of step lengths and where they are
-    allowed) is the smallest above 1e-15 and below ``gamma``, per row (-1: none), and the
-    step length."""
-    best = gamma.copy()
-    atom = np.full(gamma.size, -1)
-    for step, allowed in steps:
-        step = np.where(allowed & (step > 1e-15), step, np.inf)
-        at = np.argmin(step, axis=1)
-        low = step[np.arange(gamma.size), at]
-        better = low < best
-        best, atom = np.where(better, low, best), np.where(better, at, atom)
-    return atom, best
+def _first_tie(step, allowed, gamma, k):
+    """Per row, the atom whose step (``step``: the ``k`` atoms' step lengths, one block
+    of columns per side) is the smallest allowed above 1e-15 and below ``gamma`` (-1:
+    none), and the step length."""
+    step = np.where(allowed & (step > 1e-15), step, np.inf)
+    at = np.argmin(step, axis=1)
+    low = step[np.arange(gamma.size), at]
+    better = low < gamma
+    return np.where(better, at % k, -1), np.where(better, low, gamma)
 
 
 def _grow(G, inverse, mask, rows, atoms):
@@ -198,7 +209,7 @@ def _grow(G, inverse, mask, rows, atoms):
     column = np.zeros(inverse.shape[:2])
     column[rows] = G[:, atoms].T * mask
     solved = np.matmul(inverse, column[:, :, None])[rows, :, 0]
-    pivot = G[atoms, atoms] - np.sum(column[rows] * solved, axis=1)
+    pivot = G[atoms, atoms] - np.einsum("rp,rp->r", column[rows], solved)
     independent = pivot > 1e-12 * np.maximum(G[atoms, atoms], 1e-300)
     r, j = rows[independent], atoms[independent]
     # block inversion: the new inverse is H - e_j e_j^T + v v^T / pivot, v = H b - e_j;
