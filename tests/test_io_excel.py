@@ -3,6 +3,7 @@ categories, dates, row names and labels; formulas by their saved values, a formu
 program computed refused; hostile workbooks refused by name."""
 
 import datetime
+import re
 import zipfile
 
 import numpy as np
@@ -93,6 +94,67 @@ def test_empty_rows_inside_a_table_are_skipped_and_said_as_the_csv_readers_blank
     assert any("skipped 2 empty row(s) inside the table (row 4, 6)" in note for note in table.notes)
     one = read_table(_workbook(tmp_path / "one.xlsx", [["x"], [1], [None], [3]]), missing="keep")
     np.testing.assert_array_equal(one.X[:, 0], [1, np.nan, 3])  # a column's empty cell is a gap
+
+
+def test_a_title_above_notes_below_and_merged_group_names_read_as_a_reader_sees_them(tmp_path):
+    # a sheet laid out for reading: the title merged across the table, a group's name merged
+    # down its rows, a source note after an empty row; read as cells, the title was the
+    # header, the real header a data row (every column categories), the groups gaps
+    table = [["site", "height", "species"], *[["North" if i < 3 else "South", 10.0 + i, "oak"] for i in range(6)]]
+    plain = read_table(_workbook(tmp_path / "plain.xlsx", table))
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet["A1"], sheet["A11"], sheet["A12"] = "Field survey 2024", "Source: the survey team", "* provisional"
+    sheet.merge_cells("A1:C1")
+    for i, row in enumerate(table):
+        for j, value in enumerate(row):
+            if j or i in (0, 1, 4):  # the group names only in the first cell of their merged range
+                sheet.cell(3 + i, 1 + j, value)
+    sheet.merge_cells("A4:A6")
+    sheet.merge_cells("A7:A9")
+    book.save(tmp_path / "laid.xlsx")
+    read = read_table(str(tmp_path / "laid.xlsx"), missing="keep")
+    np.testing.assert_array_equal(read.X, plain.X)
+    assert read.feature_names == plain.feature_names and read.levels == plain.levels
+    said = " ".join(read.notes)
+    assert "skipped the title row(s) above the table (row 1: 'Field survey 2024')" in said
+    assert "skipped the note row(s) below the table (row 11: 'Source: the survey team', row 12" in said
+    assert "2 merged cell range(s) inside the table read as their value in every cell (A4:A6, A7:A9)" in said
+    # the sheet's CSV export (every line as wide as the sheet, merged cells in their first) reads the same
+    export = [["Field survey 2024", "", ""], ["", "", ""]]
+    export += [[str(v) if j or i in (0, 1, 4) else "" for j, v in enumerate(row)] for i, row in enumerate(table)]
+    export += [["", "", ""], ["Source: the survey team", "", ""], ["* provisional", "", ""]]
+    (tmp_path / "laid.csv").write_text("\n".join(",".join(row) for row in export) + "\n")
+    text = read_table(str(tmp_path / "laid.csv"), missing="keep")
+    assert text.feature_names == plain.feature_names and text.X.shape == plain.X.shape
+    assert "skipped the title line(s) above the table (line 1: 'Field survey 2024')" in " ".join(text.notes)
+    assert "skipped the note line(s) below the table (line 11: 'Source: the survey team', line 12" in " ".join(
+        text.notes
+    )
+    # a row of one text cell right under the table is a row of gaps, a number above it data
+    rows = [["x", "y"], [1, 2], ["a", None]]
+    np.testing.assert_array_equal(read_table(_workbook(tmp_path / "g.xlsx", rows), missing="keep").X[:, 1], [2, np.nan])
+    below = read_table(_workbook(tmp_path / "n.xlsx", [[5], [None], ["x", "y"], [1, 2]]), header="no", missing="keep")
+    assert below.X.shape == (3, 2)
+
+
+def test_a_sheet_whose_file_states_a_wrong_extent_is_read_whole(tmp_path):
+    # some writers state the sheet's extent as "A1" or too small; openpyxl's fast reading
+    # trusted it and cut the table (rows and columns lost without a word)
+    rows = [["a", "b", "c"], *[[i, 2 * i, 3 * i] for i in range(5)]]
+    path = _workbook(tmp_path / "t.xlsx", rows)
+    whole = read_table(path)
+    for stated in (b"A1", b"A1:B3"):
+        wrong = tmp_path / f"wrong{len(stated)}.xlsx"
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(wrong, "w") as target:
+            for item in source.infolist():
+                data = source.read(item.filename)
+                if item.filename.startswith("xl/worksheets/"):
+                    data = re.sub(rb'<dimension ref="[^"]*"', b'<dimension ref="' + stated + b'"', data)
+                target.writestr(item, data)
+        read = read_table(str(wrong))
+        np.testing.assert_array_equal(read.X, whole.X)
+        assert read.feature_names == ["a", "b", "c"]
 
 
 def test_a_formula_no_spreadsheet_computed_is_refused_not_read_as_a_gap(tmp_path):

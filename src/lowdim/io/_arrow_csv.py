@@ -214,8 +214,8 @@ def _plain_table(path, names, width, row, header, delimiter, label_column, exclu
     skipped = {column_index(c, named, path) for c in exclude} - text
     unsure = {j for j, cell in enumerate(row) if j not in text and not is_number(cell)}  # a gap: pyarrow decides
     table = _read_retyped(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks), unsure)
-    if table is None or table.num_rows + has_header != _line_count(path):
-        return None  # blank lines, or a cell over several lines
+    if table is None or table.num_rows + has_header != _line_count(path) or _one_cell_last(table):
+        return None  # blank lines, a cell over several lines, or a note under the table
     cells = {j: _text_cells(table.column(f"c{j}"), marks) for j in text}
     if any(c is None for c in cells.values()):
         return None
@@ -234,6 +234,14 @@ def _plain_table(path, names, width, row, header, delimiter, label_column, exclu
     labels = None if label_idx is None else np.array([c.strip() for c in cells[label_idx]])
     row_ids = None if index_idx is None else np.array([c.strip() for c in cells[index_idx]])
     return X, [named[j] for j in keep], labels, notes, row_ids, kinds, levels
+
+
+def _one_cell_last(table):
+    """Whether the last row holds one cell: perhaps a note under the table (a source, a
+    footnote), which the general reader tells from a row of gaps (``caption_rows``)."""
+    last = table.slice(table.num_rows - 1).to_pylist()
+    cells = last[0].values() if last else ()
+    return sum(v is not None and (not isinstance(v, str) or bool(v.strip())) for v in cells) == 1
 
 
 def _coded(path, names, table, keep, cells, width, notes):

@@ -25,6 +25,7 @@ from ._cell_text import (
     number_or_gap,
 )
 from ._columns import column_index, table_roles
+from ._sheet_layout import caption_rows, said_rows
 from ._text_files import _decompression_errors, _encoding_hint, create_text, open_text, split_compression
 
 WHITESPACE = "whitespace"  # the separator of runs of spaces and tabs (UCI's .data files, aligned columns)
@@ -298,11 +299,12 @@ def _checked_rows(path, rows, delimiter, decimal):
     for number, row in enumerate(rows, start=1):
         if "\x00" in "".join(row):  # one scan a row, not a generator step a cell
             raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
+    rows, captions = _without_captions(rows, delimiter)
     rows, lines, blank = _without_blank_lines(rows)
     rows, lines, comments = _without_comments(rows, lines)
     if not rows:
         raise DataFileError(f"{path}: empty file, no data rows.")
-    skipped = [f"{len(blank)} blank line(s) inside the table (line {listed(blank)})"] if blank else []
+    skipped = captions + ([f"{len(blank)} blank line(s) inside the table (line {listed(blank)})"] if blank else [])
     if comments:
         skipped.append(f"{len(comments)} comment line(s) before the table (line {listed(comments)}, starting with '#')")
     if decimal == ",":
@@ -310,6 +312,31 @@ def _checked_rows(path, rows, delimiter, decimal):
     if all(len(row) == 1 for row in rows) and (hint := _layout_hint(rows, delimiter)):
         raise DataFileError(f"{path}: every line is one field, with another separator in each.{hint}")
     return rows, lines, skipped
+
+
+def _without_captions(rows, delimiter=","):
+    """``(rows, what was skipped)``: the title lines above the table and the note lines
+    below it (``caption_rows``; a spreadsheet's CSV export of a sheet laid out for
+    reading) made blank, so that they go with the blank lines at the ends. None when one
+    holds another separator: a header of one field then says the delimiter is wrong.
+
+    Examples
+    --------
+    >>> rows, skipped = _without_captions([["Survey", ""], ["a", "b"], ["1", "2"], [], ["Source: us"]])
+    >>> rows, skipped[0]
+    ([[], ['a', 'b'], ['1', '2'], [], []], "the title line(s) above the table (line 1: 'Survey')")
+    """
+    above, below = caption_rows(rows, str.strip)
+    others = [c for c in SEPARATORS if c != delimiter]
+    if any(c in cell for i in (*above, *below) for cell in rows[i] for c in others):
+        return rows, []
+    skipped = [
+        f"the {kind} the table ({said_rows(rows, found, 'line', str.strip)})"
+        for kind, found in (("title line(s) above", above), ("note line(s) below", below))
+        if found
+    ]
+    drop = set(above) | set(below)
+    return ([[] if i in drop else row for i, row in enumerate(rows)] if drop else rows), skipped
 
 
 def _without_comments(rows, lines):

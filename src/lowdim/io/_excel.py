@@ -19,6 +19,7 @@ from ..exceptions import DataFileError
 from ._binary import _byte_limit
 from ._cell_text import number_or_gap
 from ._csv import _warn_duplicate_names
+from ._sheet_layout import merged_ranges, table_rows
 
 # what a formula shows when it fails: no value, as a gap (Excel's own words, in a note)
 ERROR_CODES = ("#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#GETTING_DATA", "#SPILL!", "#CALC!")
@@ -71,14 +72,16 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
             raise DataFileError(f"{path}: not a readable Excel workbook ({type(exc).__name__}: {exc}).") from None
         try:
             sheet, notes = _sheet(path, book, key)
-            rows, top, left = _trimmed_rows([list(row) for row in sheet.iter_rows(values_only=True)])
+            sheet.reset_dimensions()  # the extent a file states may be wrong (writers that say "A1"): read every cell
+            cells = [list(row) for row in sheet.iter_rows(values_only=True)]
         finally:
             book.close()
-    _refuse_uncomputed_formulas(path, sheet.title)
+    merges = _refuse_uncomputed_formulas(path, sheet.title)
+    rows, top, left = _trimmed_rows(table_rows(path, cells, merges, notes))
     if not rows:
         raise DataFileError(f"{path}: sheet {sheet.title!r} holds no cells.")
     if top or left:
-        notes.append(f"{path}: the table starts at {_cell_name(top, left)} (empty rows and columns before it skipped).")
+        notes.append(f"{path}: the table starts at {_cell_name(top, left)} (the rows and columns before it skipped).")
     rows = _without_empty_rows(path, rows, top, notes)
     names, data = _header(path, rows, header, notes)
     if not data:
@@ -187,16 +190,23 @@ def _refuse_uncomputed_formulas(path, title):
     """A formula no spreadsheet computed has no value in the file, and reads as an empty
     cell (a whole column of them as no column at all): find such cells in the sheet's
     XML and refuse them, naming the first. The XML is scanned for formulas in C; only
-    the cells of the formulas found are looked at."""
+    the cells of the formulas found are looked at. Returns the sheet's merged ranges
+    (``merged_ranges``), from the same read of its XML (none when the workbook does not
+    say which part is the sheet: another sheet's would fill the wrong cells)."""
+    cells, merges = [], []
     with zipfile.ZipFile(path) as archive:
         parts = _sheet_parts(archive, title)
-        cells = [cell for part in parts for cell in _uncomputed_cells(archive.read(part))]
+        for part in parts:
+            xml = archive.read(part)
+            cells += _uncomputed_cells(xml)
+            merges += merged_ranges(xml) if len(parts) == 1 else []
     if cells:
         raise DataFileError(
             f"{path}: {len(cells)} cell(s) of sheet {title!r} hold a formula with no saved value (the first: "
             f"{cells[0]}), as in a workbook a program wrote and no spreadsheet computed; open and save it in Excel "
             "or LibreOffice, which store the values, or export the sheet as CSV."
         )
+    return merges
 
 
 def _uncomputed_cells(data):

@@ -1,0 +1,127 @@
+"""Where a sheet's table is, among what people put around and inside it for reading: a
+title above it (often merged across it), notes below it ("Source: ..."), and a group's
+name merged down the rows it covers. Read as plain cells, the title became the header
+(and the real header a row of text that turned every column into categories), and a
+merged group's name one cell followed by gaps."""
+
+import re
+
+from .._messages import listed
+from ._cell_text import number_or_gap
+
+_MERGE = re.compile(rb'<(?:\w+:)?mergeCell\s[^>]*?\bref="([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)"')
+
+
+def merged_ranges(xml):
+    """The merged ranges of a worksheet's XML as 0-based ``(top, left, bottom, right)``.
+
+    Examples
+    --------
+    >>> merged_ranges(b'<mergeCells count="1"><mergeCell ref="B2:C4"/></mergeCells>')
+    [(1, 1, 3, 2)]
+    """
+    from openpyxl.utils import column_index_from_string
+
+    def column(letters):
+        return column_index_from_string(letters.decode()) - 1
+
+    return [
+        (int(top) - 1, column(left), int(bottom) - 1, column(right)) for left, top, right, bottom in _MERGE.findall(xml)
+    ]
+
+
+def table_rows(path, rows, merges, notes):
+    """The sheet's ``rows`` (cells at their sheet positions) with the title rows above
+    the table and the note rows below it emptied (``caption_rows``), and the merged
+    ranges inside the table (below its first row) holding their value in every cell;
+    each said in ``notes``."""
+    above, below = caption_rows(rows, lambda cell: cell is not None)
+    for kind, found in (("title row(s) above", above), ("note row(s) below", below)):
+        if found:
+            notes.append(f"{path}: skipped the {kind} the table ({said_rows(rows, found, 'row', _is_filled)}).")
+    first = next((i for i, row in enumerate(rows) if _count(row, _is_filled) >= 2), None)
+    inside = sorted(m for m in merges if first is not None and first < m[0] and m[0] not in below)
+    filled = [m for m in inside if _fill(rows, m)]
+    if filled:
+        names = [_range_name(m) for m in filled]
+        notes.append(
+            f"{path}: {len(filled)} merged cell range(s) inside the table read as their value in every cell "
+            f"({listed(names, most=5)})."
+        )
+    return [[None] * len(row) if i in above or i in below else row for i, row in enumerate(rows)]
+
+
+def caption_rows(rows, filled):
+    """``(above, below)``: the rows before a table's first row of two or more filled
+    cells when each filled one among them holds one text cell (titles), and the rows
+    after its last such row when, after an empty row, each filled one holds one text
+    cell (notes; a row of one text cell right under the table may be a row of gaps).
+    Empty rows between them and the table are included; a table of one column has
+    none (its first cell may be its header). ``filled(cell)``: whether a cell holds
+    something.
+
+    Examples
+    --------
+    >>> rows = [["Survey", ""], ["", ""], ["a", "b"], ["1", "2"], ["", ""], ["Source: us", ""]]
+    >>> caption_rows(rows, str.strip)
+    ([0, 1], [4, 5])
+    """
+    # from each end to the table's first and last rows: the table's rows are not scanned
+    first = next((i for i, row in enumerate(rows) if _count(row, filled) >= 2), None)
+    if first is None:
+        return [], []
+    last = next(i for i in range(len(rows) - 1, first - 1, -1) if _count(rows[i], filled) >= 2)
+    above, below = range(first), range(last + 1, len(rows))
+    captions = [i for i in above if _count(rows[i], filled)]
+    notes = [i for i in below if _count(rows[i], filled)]
+    take_above = captions and all(_is_caption(rows[i], filled) for i in captions)
+    take_below = notes and notes[0] > last + 1 and all(_is_caption(rows[i], filled) for i in notes)
+    return list(above) if take_above else [], list(below) if take_below else []
+
+
+def said_rows(rows, indices, word, filled):
+    """The filled ones of ``indices`` for a note: 'line 1: 'Survey', ...'."""
+    shown = [f"{word} {i + 1}: {_first(rows[i], filled)!r}" for i in indices if _count(rows[i], filled)]
+    return listed(shown, most=3)
+
+
+def _is_filled(cell):
+    return cell is not None
+
+
+def _count(row, filled):
+    return sum(1 for cell in row if filled(cell))
+
+
+def _first(row, filled):
+    return next(cell for cell in row if filled(cell))
+
+
+def _is_caption(row, filled):
+    """One filled cell, of text that is not a number (nor a '#' comment line)."""
+    cell = _first(row, filled)
+    return (
+        _count(row, filled) == 1
+        and isinstance(cell, str)
+        and not number_or_gap(cell)
+        and not cell.lstrip().startswith("#")
+    )
+
+
+def _fill(rows, merge):
+    """Give every cell of a merged range its first cell's value; whether it had one."""
+    top, left, bottom, right = merge
+    if top >= len(rows) or left >= len(rows[top]) or rows[top][left] is None:
+        return False
+    value = rows[top][left]
+    for i in range(top, min(bottom, len(rows) - 1) + 1):
+        rows[i].extend([None] * (right + 1 - len(rows[i])))
+        rows[i][left : right + 1] = [value] * (right + 1 - left)
+    return True
+
+
+def _range_name(merge):
+    from openpyxl.utils import get_column_letter
+
+    top, left, bottom, right = merge
+    return f"{get_column_letter(left + 1)}{top + 1}:{get_column_letter(right + 1)}{bottom + 1}"
