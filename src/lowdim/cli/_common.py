@@ -43,7 +43,9 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     """Input, output and the common options of every data-reading command; ``output``:
     what ``-o`` writes ('table', 'page'), or None for a command that writes nothing."""
     parser.add_argument(
-        "input", nargs="?", help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad .xlsx; - for a CSV table piped in"
+        "input",
+        nargs="?",
+        help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad .xlsx .dta .sav; - for a CSV table piped in",
     )
     parser.add_argument("--dataset", choices=DATASETS, help="use a built-in dataset instead of INPUT")
     if output is not None:

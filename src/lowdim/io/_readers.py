@@ -14,6 +14,7 @@ from ._arrow_csv import read_plain_table
 from ._columns import column_index
 from ._excel import read_excel_sheet
 from ._parquet import read_arrow_columns, read_parquet
+from ._statistical import read_statistical_file
 from ._text_files import COMPRESSIONS, split_compression
 
 FORMATS = {
@@ -33,8 +34,12 @@ FORMATS = {
     ".xlsx": "excel",
     ".xlsm": "excel",
     ".xls": "xls",
+    ".dta": "stata",
+    ".sav": "spss",
+    ".zsav": "spss",
 }
 MISSING_POLICIES = ("error", "drop", "impute", "keep")
+TABLES = ("csv", "parquet", "excel", "stata", "spss")  # formats of named columns of several kinds
 
 
 @dataclass
@@ -108,7 +113,8 @@ def file_format(path):
     Returns
     -------
     str
-        'csv', 'npy', 'npz', 'parquet', 'hdf5', 'h5ad', 'excel' (.xlsx, .xlsm) or 'xls' (refused on reading).
+        'csv', 'npy', 'npz', 'parquet', 'hdf5', 'h5ad', 'excel' (.xlsx, .xlsm), 'stata' (.dta),
+        'spss' (.sav, .zsav) or 'xls' (refused on reading).
 
     Examples
     --------
@@ -156,10 +162,10 @@ def _read_any(
             f"{path}: --decimal reads the numbers of CSV/TSV text; a {fmt} file stores numbers, not text: drop the "
             "option."
         )
-    if na_values and fmt not in ("csv", "parquet", "excel"):
+    if na_values and fmt not in TABLES:
         raise DataFileError(
-            f"{path}: --na-values marks the gaps among text cells of CSV/TSV, Parquet and Excel files; a {fmt} file "
-            "holds numbers, with NaN for a gap: drop the option."
+            f"{path}: --na-values marks the gaps among text cells of CSV/TSV, Parquet, Excel, Stata and SPSS files; a "
+            f"{fmt} file holds numbers, with NaN for a gap: drop the option."
         )
     if fmt == "xls":
         raise DataFileError(
@@ -177,8 +183,11 @@ def _read_any(
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
         parquet = read_parquet(path, **columns, max_bytes=max_bytes, na_values=na_values, **(categories or {}))
         return Table.with_dates(*parquet)
-    if fmt == "excel":
-        sheet, names, notes = read_excel_sheet(path, key=key, header=header, max_bytes=max_bytes)
+    if fmt in ("excel", "stata", "spss"):
+        if fmt == "excel":
+            sheet, names, notes = read_excel_sheet(path, key=key, header=header, max_bytes=max_bytes)
+        else:
+            sheet, names, notes = read_statistical_file(path, fmt, max_bytes=max_bytes)
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
         X, names, labels, more, *rest = read_arrow_columns(
             path, sheet, names, **columns, na_values=na_values, **(categories or {})
@@ -186,12 +195,13 @@ def _read_any(
         return Table.with_dates(X, names, labels, notes + more, *rest)
     if any((categories or {}).values()):
         raise DataFileError(
-            f"{path}: --categorical and --ordinal read named columns of CSV/TSV, Parquet and Excel files; a {fmt} "
-            "file has none."
+            f"{path}: --categorical and --ordinal read named columns of CSV/TSV, Parquet, Excel, Stata and SPSS files; "
+            f"a {fmt} file has none."
         )
     if index_column is not None:
         raise DataFileError(
-            f"{path}: --index-column reads row names from CSV/TSV, Parquet and Excel files; a {fmt} file has none."
+            f"{path}: --index-column reads row names from CSV/TSV, Parquet, Excel, Stata and SPSS files; a {fmt} "
+            "file has none."
         )
     if fmt == "h5ad":
         return Table(

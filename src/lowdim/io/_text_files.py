@@ -95,8 +95,13 @@ SIGNATURES = (
     ("\x93NUMPY", "a NumPy array", ".npy"),
     ("\x89HDF\r\n\x1a\n", "an HDF5 file (AnnData's .h5ad is one)", ".h5 or .h5ad"),
     ("\xd0\xcf\x11\xe0", "an Excel 97-2003 workbook", ".xls, then save it as .xlsx"),
+    ("$FL2", "an SPSS data file", ".sav"),
+    ("$FL3", "a compressed SPSS data file", ".zsav"),
+    ("<stata_dta>", "a Stata data file", ".dta"),
     ("\x89PNG", "a PNG image", ".png, for lowdim compress or denoise"),
     ("\xff\xd8\xff", "a JPEG image", ".jpg, for lowdim compress or denoise"),
+    # Stata 8-12's files (formats 113-115): their version, byte order and file type
+    *((f"{version}{order}\x01\x00", "a Stata data file", ".dta") for version in "qrs" for order in "\x01\x02"),
 )
 
 
