@@ -132,9 +132,10 @@ def test_a_title_above_notes_below_and_merged_group_names_read_as_a_reader_sees_
         text.notes
     )
     # a row of one text cell right under the table is a row of gaps, a number above it data
-    rows = [["x", "y"], [1, 2], ["a", None]]
-    np.testing.assert_array_equal(read_table(_workbook(tmp_path / "g.xlsx", rows), missing="keep").X[:, 1], [2, np.nan])
-    below = read_table(_workbook(tmp_path / "n.xlsx", [[5], [None], ["x", "y"], [1, 2]]), header="no", missing="keep")
+    rows = [["x", "y"], ["b", 2], ["b", 3], ["a", None]]
+    gaps = read_table(_workbook(tmp_path / "g.xlsx", rows), missing="keep").X[:, 1]
+    np.testing.assert_array_equal(gaps, [2, 3, np.nan])
+    below = read_table(_workbook(tmp_path / "n.xlsx", [[5], [None], [1, 2], [3, 4]]), header="no", missing="keep")
     assert below.X.shape == (3, 2)
 
 
@@ -174,6 +175,24 @@ def test_mixed_cells_in_a_column_read_as_its_text_would(tmp_path):
     rows = [["n", "m"], [1, "NA"], [2.5, 4], [3, 5]]
     table = read_table(_workbook(tmp_path / "t.xlsx", rows), missing="keep")
     np.testing.assert_array_equal(table.X, [[1, np.nan], [2.5, 4], [3, 5]])
+
+
+def test_a_word_among_numbers_is_refused_by_its_cell_as_in_the_csv_export(tmp_path):
+    # a column of typed numbers with one word was read as text: one category a number
+    rows = [["height", "width"], *[[10.0 + i, "unknown" if i == 5 else 5.0 + i] for i in range(30)]]
+    path = _workbook(tmp_path / "t.xlsx", rows, at="B2")
+    with pytest.raises(DataFileError, match=r"cell C8 \(column 'width'\): 'unknown' is not a number; .*--na-values"):
+        read_table(path)
+    (tmp_path / "t.csv").write_text("\n".join(",".join(map(str, row)) for row in rows) + "\n")
+    with pytest.raises(DataFileError, match="'unknown' is not a number"):
+        read_table(str(tmp_path / "t.csv"))
+    # named as a gap, it is one, and the column numbers (not numbers stored as text)
+    marked = read_table(path, na_values=["unknown"], missing="keep")
+    assert marked.kinds == ["numeric", "numeric"] and np.isnan(marked.X[5, 1]) and marked.X[6, 1] == 11.0
+    assert not any("stores numbers as text" in note for note in marked.notes)
+    # more words than numbers: categories, as in CSV
+    mostly = [["k", "v"], *[[i, "x" if i % 3 else 1.0] for i in range(9)]]
+    assert read_table(_workbook(tmp_path / "m.xlsx", mostly)).kinds == ["numeric", "categorical"]
 
 
 def test_hostile_and_wrong_workbooks_are_refused_by_name(tmp_path, monkeypatch):

@@ -16,8 +16,9 @@ import numpy as np
 
 from .._messages import listed
 from ..exceptions import DataFileError
+from ..preprocessing import as_numbers
 from ._binary import _byte_limit
-from ._cell_text import number_or_gap
+from ._cell_text import number_hint, number_or_gap
 from ._csv import _warn_duplicate_names
 from ._sheet_layout import merged_ranges, table_rows
 
@@ -26,7 +27,7 @@ ERROR_CODES = ("#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!
 _INSTALL = "reading an Excel workbook needs openpyxl: pip install 'lowdim[io]' (or save the sheet as CSV)"
 
 
-def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
+def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None, na_values=()):
     """One sheet of a workbook as ``(table, names, notes)``: a pyarrow Table of its
     columns (empty rows and columns at its edges left out) and what was decided.
 
@@ -40,6 +41,9 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
         not a number (as the CSV reader decides).
     max_bytes : int, optional
         The largest uncompressed workbook read (default: 80 % of the available memory).
+    na_values : sequence of str
+        The sheet's own marks for a gap (read as gaps by ``read_arrow_columns``; here not
+        taken for words among numbers).
 
     Returns
     -------
@@ -82,11 +86,13 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None):
         raise DataFileError(f"{path}: sheet {sheet.title!r} holds no cells.")
     if top or left:
         notes.append(f"{path}: the table starts at {_cell_name(top, left)} (the rows and columns before it skipped).")
-    rows = _without_empty_rows(path, rows, top, notes)
+    rows, numbers = _without_empty_rows(path, rows, top, notes)
     names, data = _header(path, rows, header, notes)
+    numbers = numbers[len(rows) - len(data) :]
     if not data:
         raise DataFileError(f"{path}: sheet {sheet.title!r} has a header and no data rows.")
-    return _arrow_table(path, names, data, notes), names, notes
+    place = {"rows": numbers, "left": left, "marks": {str(v).strip() for v in na_values}}
+    return _arrow_table(path, names, data, notes, place), names, notes
 
 
 def _check_unpacked_size(path, max_bytes):
@@ -137,15 +143,16 @@ def _trimmed_rows(rows):
 def _without_empty_rows(path, rows, top, notes):
     """The rows but the empty ones inside a table of several columns, said by their row
     numbers (as the CSV reader skips blank lines; in a table of one column an empty row
-    is a gap)."""
+    is a gap), and the sheet's number of each row kept."""
     if len(rows[0]) < 2:
-        return rows
+        return rows, [top + i + 1 for i in range(len(rows))]
     empty = [i for i, row in enumerate(rows) if all(cell is None for cell in row)]
     if empty:
         notes.append(
             f"{path}: skipped {len(empty)} empty row(s) inside the table (row {listed([top + i + 1 for i in empty])})."
         )
-    return [row for row in rows if any(cell is not None for cell in row)]
+    kept = [i for i, row in enumerate(rows) if any(cell is not None for cell in row)]
+    return [rows[i] for i in kept], [top + i + 1 for i in kept]
 
 
 def _cell_name(row, column):
@@ -256,8 +263,10 @@ def _sheet_parts(archive, title):
         return [n for n in archive.namelist() if n.startswith("xl/worksheets/") and n.endswith(".xml")]
 
 
-def _arrow_table(path, names, rows, notes):
-    """The rows' columns as typed Arrow arrays (``_column``), Excel's error codes gaps."""
+def _arrow_table(path, names, rows, notes, place):
+    """The rows' columns as typed Arrow arrays (``_column``), Excel's error codes gaps;
+    a few words among numbers refused by their cell (``place``: the rows' numbers in
+    the sheet, its first column, the gap marks given), as the CSV reader refuses them."""
     import pyarrow as pa
 
     columns = []
@@ -270,8 +279,37 @@ def _arrow_table(path, names, rows, notes):
                 f"{path}: column {name!r}: {len(errors)} cell(s) hold a formula's error ({errors[0].strip()}), "
                 "read as missing values."
             )
-        columns.append(_column(cells))
+        columns.append(_column(_numbers_among_text(path, name, cells, place, j)))
     return pa.table(columns, names=[f"c{j}" for j in range(len(names))])
+
+
+def _numbers_among_text(path, name, cells, place, j):
+    """A column of numbers with text cells that are gaps (``NA``, a mark given) or
+    numbers typed as text, as numbers (None for a gap); with a few words in it (at most
+    half its filled cells, the CSV reader's rule: a typo, or an unnamed gap mark)
+    refused, naming the first word's cell, where read as text it became one category a
+    number. Other columns as they are."""
+    kinds = [_kind(cell) for cell in cells if cell is not None]
+    if not kinds or not set(kinds) <= {"number", "text"} or "number" not in kinds:
+        return cells
+    words = [i for i, cell in enumerate(cells) if isinstance(cell, str) and not _number_or_mark(cell, place["marks"])]
+    if not words:
+        text = [None if c is None or (isinstance(c, str) and c.strip() in place["marks"]) else c for c in cells]
+        numbers = as_numbers([c if isinstance(c, str) else repr(float(c)) for c in text if c is not None])
+        if numbers is not None:
+            filled = iter(numbers.tolist())
+            return [None if c is None else next(filled) for c in text]
+    if words and 2 * len(words) <= len(kinds):
+        text = cells[words[0]].strip()
+        raise DataFileError(
+            f"{path}, cell {_cell_name(place['rows'][words[0]] - 1, place['left'] + j)} (column {name!r}): "
+            f"{text!r} is not a number; {number_hint(text)}"
+        )
+    return cells
+
+
+def _number_or_mark(text, marks):
+    return number_or_gap(text) or text.strip() in marks
 
 
 def _column(cells):

@@ -185,7 +185,9 @@ def _read_any(
         return Table.with_dates(*parquet)
     if fmt in ("excel", "stata", "spss"):
         if fmt == "excel":
-            sheet, names, notes = read_excel_sheet(path, key=key, header=header, max_bytes=max_bytes)
+            sheet, names, notes = read_excel_sheet(
+                path, key=key, header=header, max_bytes=max_bytes, na_values=na_values
+            )
         else:
             sheet, names, notes = read_statistical_file(path, fmt, max_bytes=max_bytes)
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
