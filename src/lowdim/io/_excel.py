@@ -279,46 +279,46 @@ def _arrow_table(path, names, rows, notes, place):
                 f"{path}: column {name!r}: {len(errors)} cell(s) hold a formula's error ({errors[0].strip()}), "
                 "read as missing values."
             )
-        columns.append(_column(_numbers_among_text(path, name, cells, place, j)))
+        cells, kinds = _numbers_among_text(path, name, cells, _kinds(cells), place, j)
+        columns.append(_column(cells, kinds))
     return pa.table(columns, names=[f"c{j}" for j in range(len(names))])
 
 
-def _numbers_among_text(path, name, cells, place, j):
+def _numbers_among_text(path, name, cells, kinds, place, j):
     """A column of numbers with text cells that are gaps (``NA``, a mark given) or
     numbers typed as text, as numbers (None for a gap); with a few words in it (at most
     half its filled cells, the CSV reader's rule: a typo, or an unnamed gap mark)
     refused, naming the first word's cell, where read as text it became one category a
-    number. Other columns as they are."""
-    kinds = [_kind(cell) for cell in cells if cell is not None]
-    if not kinds or not set(kinds) <= {"number", "text"} or "number" not in kinds:
-        return cells
+    number. Other columns as they are. Returns the cells and their kinds (``_kinds``)."""
+    if kinds != {"number", "text"}:
+        return cells, kinds
     words = [i for i, cell in enumerate(cells) if isinstance(cell, str) and not _number_or_mark(cell, place["marks"])]
     if not words:
         text = [None if c is None or (isinstance(c, str) and c.strip() in place["marks"]) else c for c in cells]
         numbers = as_numbers([c if isinstance(c, str) else repr(float(c)) for c in text if c is not None])
         if numbers is not None:
             filled = iter(numbers.tolist())
-            return [None if c is None else next(filled) for c in text]
-    if words and 2 * len(words) <= len(kinds):
+            return [None if c is None else next(filled) for c in text], {"number"}
+    if words and 2 * len(words) <= sum(cell is not None for cell in cells):
         text = cells[words[0]].strip()
         raise DataFileError(
             f"{path}, cell {_cell_name(place['rows'][words[0]] - 1, place['left'] + j)} (column {name!r}): "
             f"{text!r} is not a number; {number_hint(text)}"
         )
-    return cells
+    return cells, kinds
 
 
 def _number_or_mark(text, marks):
     return number_or_gap(text) or text.strip() in marks
 
 
-def _column(cells):
-    """One column's cells as an Arrow array of their common type: float64 numbers,
-    booleans, timestamps (a date is its midnight), durations, or text (a column of
-    several types is text, each cell as it reads, for the reader to decide)."""
+def _column(cells, kinds):
+    """One column's cells as an Arrow array of their common type (``kinds``: its cells'
+    ``_kinds``): float64 numbers, booleans, timestamps (a date is its midnight),
+    durations, or text (a column of several types is text, each cell as it reads, for
+    the reader to decide)."""
     import pyarrow as pa
 
-    kinds = {_kind(cell) for cell in cells if cell is not None}
     if kinds == {"number"}:
         return pa.array([None if cell is None else float(cell) for cell in cells], type=pa.float64())
     if kinds == {"bool"}:
@@ -329,6 +329,24 @@ def _column(cells):
     if kinds == {"duration"}:
         return pa.array(cells, type=pa.duration("us"))
     return pa.array([None if cell is None else _as_text(cell) for cell in cells], type=pa.string())
+
+
+_TYPE_KINDS = {int: "number", str: "text", bool: "bool", datetime.datetime: "datetime", datetime.date: "date"}
+_TYPE_KINDS[datetime.timedelta] = "duration"
+
+
+def _kinds(cells):
+    """The kinds of a column's filled cells (``_kind``), by their types: a column holds
+    a few types and many cells."""
+    kinds = set()
+    for kind in {type(cell) for cell in cells}:
+        if kind is float:  # an infinite or NaN value reads as text
+            kinds |= {"number" if math.isfinite(c) else "text" for c in cells if type(c) is float}
+        elif kind in _TYPE_KINDS:
+            kinds.add(_TYPE_KINDS[kind])
+        elif kind is not type(None):
+            kinds |= {_kind(cell) for cell in cells if type(cell) is kind}
+    return kinds
 
 
 def _kind(cell):
