@@ -98,6 +98,7 @@ LEFT = {
     # a spreadsheet's export of a sheet with a title above the table and a note below it
     "title_line": ("t.csv", "Survey of things,,\n,,\n" + _lines(), {}),
     "source_note": ("t.csv", _lines(first="sample") + ",,,\nSource: the survey team,,,\n", {}),
+    "units_row": ("t.csv", _lines().replace("\n", "\nmm,g,s\n", 1), {}),
     # fewer rows than columns: pyarrow's per-column work costs more than its parsing saves
     "wide": ("t.csv", "\n".join(",".join(str(i + j) for j in range(500)) for i in range(40)) + "\n", {}),
 }

@@ -195,6 +195,39 @@ def test_a_word_among_numbers_is_refused_by_its_cell_as_in_the_csv_export(tmp_pa
     assert read_table(_workbook(tmp_path / "m.xlsx", mostly)).kinds == ["numeric", "categorical"]
 
 
+def test_a_header_of_two_rows_names_each_column_by_both(tmp_path):
+    # groups merged over their columns above the names, or units under them: the second row
+    # was a data row of words among numbers (refused, or every column categories)
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in ([None, "Size", None, "Colour"], ["id", "height", "width", "hue"]):
+        sheet.append(row)
+    for i in range(6):
+        sheet.append([f"p{i}", 1.5 + i, 2.0 * i, "red" if i % 2 else "blue"])
+    sheet.merge_cells("B1:C1")
+    book.save(tmp_path / "groups.xlsx")
+    read = read_table(str(tmp_path / "groups.xlsx"))
+    assert read.feature_names == ["Size height", "Size width", "Colour hue"] and read.row_ids.tolist()[0] == "p0"
+    np.testing.assert_array_equal(read.X[:, :2], [[1.5 + i, 2.0 * i] for i in range(6)])
+    assert any("the first two rows read as the header" in note for note in read.notes)
+    # its CSV export (the merged name in its first cell only) reads alike
+    lines = [
+        ",Size,,Colour",
+        "id,height,width,hue",
+        *(f"p{i},{1.5 + i},{2.0 * i},{'red' if i % 2 else 'blue'}" for i in range(6)),
+    ]
+    (tmp_path / "groups.csv").write_text("\n".join(lines) + "\n")
+    text = read_table(str(tmp_path / "groups.csv"))
+    assert text.feature_names == read.feature_names
+    np.testing.assert_array_equal(text.X, read.X)
+    units = read_table(_workbook(tmp_path / "units.xlsx", [["height", "mass"], ["cm", "kg"], [170, 60.5], [180, None]]),
+                       missing="keep")  # fmt: skip
+    assert units.feature_names == ["height cm", "mass kg"] and units.X.shape == (2, 2)
+    # a first data row of words above columns of words is data
+    words = read_table(_workbook(tmp_path / "w.xlsx", [["a", "b"], ["x", "y"], ["x", "z"], ["u", "z"]]))
+    assert words.X.shape == (3, 2) and words.feature_names == ["a", "b"]
+
+
 def test_hostile_and_wrong_workbooks_are_refused_by_name(tmp_path, monkeypatch):
     (tmp_path / "old.xls").write_bytes(b"\xd0\xcf\x11\xe0 not read")
     with pytest.raises(DataFileError, match=r"old.xls: an Excel 97-2003 workbook \(.xls\); save it as .xlsx"):

@@ -25,7 +25,7 @@ from ._cell_text import (
     number_or_gap,
 )
 from ._columns import column_index, table_roles
-from ._sheet_layout import caption_rows, said_rows
+from ._sheet_layout import caption_rows, continued_header, said_rows, two_row_header_note
 from ._text_files import _decompression_errors, _encoding_hint, create_text, open_text, split_compression
 
 WHITESPACE = "whitespace"  # the separator of runs of spaces and tabs (UCI's .data files, aligned columns)
@@ -452,9 +452,16 @@ def read_csv_table(
     """
     names, rows, lines, skipped = read_csv(path, header=header, delimiter=delimiter, encoding=encoding, decimal=decimal)
     rows = blank_markers(rows, na_values)
+    joined = (
+        None if names is None or len(rows) < 2 else continued_header(names, rows[0], rows[1:], cell_kind, forward=True)
+    )
+    if joined is not None:
+        names, rows, lines = joined, rows[1:], lines[1:]
     width = len(rows[0])
     empty = _empty_unnamed_columns(names, rows)
     notes = _layout_notes(path, names, header, width, skipped, empty)
+    if joined is not None:
+        notes.insert(1, two_row_header_note(path, names))
     names = names or [f"x{j + 1}" for j in range(width)]
     by_column = list(zip(*rows))  # the cells of each column, transposed at once
     roles = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
@@ -466,6 +473,20 @@ def read_csv_table(
     kinds, parsed = _column_kinds(path, names, by_column.__getitem__, keep, categorical, ordinal)
     X, levels = _coded_columns(path, names, rows, keep, kinds, ordinal, lines, notes, parsed)
     return X, [names[j] for j in keep], labels, notes, row_ids, [kinds[j] for j in keep], levels
+
+
+def cell_kind(cell):
+    """'gap', 'number' or 'text': what a text cell holds (``continued_header``).
+
+    Examples
+    --------
+    >>> cell_kind(" NA "), cell_kind("1e3"), cell_kind("cm")
+    ('gap', 'number', 'text')
+    """
+    text = cell.strip()
+    if text.lower() in MISSING_TEXT:
+        return "gap"
+    return "number" if is_number(text) else "text"
 
 
 def blank_markers(rows, na_values):

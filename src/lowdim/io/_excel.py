@@ -19,8 +19,8 @@ from ..exceptions import DataFileError
 from ..preprocessing import as_numbers
 from ._binary import _byte_limit
 from ._cell_text import number_hint, number_or_gap
-from ._csv import _warn_duplicate_names
-from ._sheet_layout import merged_ranges, table_rows
+from ._csv import _warn_duplicate_names, cell_kind
+from ._sheet_layout import continued_header, merged_ranges, table_rows, two_row_header_note
 
 # what a formula shows when it fails: no value, as a gap (Excel's own words, in a note)
 ERROR_CODES = ("#N/A", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#NULL!", "#GETTING_DATA", "#SPILL!", "#CALC!")
@@ -175,9 +175,13 @@ def _header(path, rows, header, notes):
     text = [isinstance(cell, str) and not number_or_gap(cell) for cell in first]
     if header == "yes" or (header == "auto" and any(text)):
         names = ["" if cell is None else str(cell).strip() for cell in first]
+        notes.append(f"{path}: first row read as a header ({len(names)} column{'s' * (len(names) > 1)}).")
+        joined = continued_header(names, rows[1], rows[2:], _cell_kind, forward=False) if len(rows) > 2 else None
+        if joined is not None:
+            names, rows = joined, rows[1:]
+            notes.append(two_row_header_note(path, names))
         names = [name or f"x{j + 1}" for j, name in enumerate(names)]
         _warn_duplicate_names(path, names)
-        notes.append(f"{path}: first row read as a header ({len(names)} column{'s' * (len(names) > 1)}).")
         return names, rows[1:]
     notes.append(
         f"{path}: first row holds no text, read as data (no header); use --header yes if it is one."
@@ -347,6 +351,13 @@ def _kinds(cells):
         elif kind is not type(None):
             kinds |= {_kind(cell) for cell in cells if type(cell) is kind}
     return kinds
+
+
+def _cell_kind(cell):
+    """'gap', 'number' or another word: what a cell holds (``continued_header``)."""
+    if cell is None:
+        return "gap"
+    return cell_kind(cell) if isinstance(cell, str) else ("number" if _kind(cell) == "number" else "other")
 
 
 def _kind(cell):

@@ -33,14 +33,17 @@ def merged_ranges(xml):
 def table_rows(path, rows, merges, notes):
     """The sheet's ``rows`` (cells at their sheet positions) with the title rows above
     the table and the note rows below it emptied (``caption_rows``), and the merged
-    ranges inside the table (below its first row) holding their value in every cell;
-    each said in ``notes``."""
+    ranges inside the table (below its first row, or across it: a group's name over
+    its columns) holding their value in every cell; each said in ``notes``."""
     above, below = caption_rows(rows, lambda cell: cell is not None)
     for kind, found in (("title row(s) above", above), ("note row(s) below", below)):
         if found:
             notes.append(f"{path}: skipped the {kind} the table ({said_rows(rows, found, 'row', _is_filled)}).")
     first = next((i for i, row in enumerate(rows) if _count(row, _is_filled) >= 2), None)
-    inside = sorted(m for m in merges if first is not None and first < m[0] and m[0] not in below)
+    # below the table's first row, and across its first row (a group's name over its columns)
+    inside = sorted(
+        m for m in merges if first is not None and (first < m[0] or first == m[0] == m[2]) and m[0] not in below
+    )
     filled = [m for m in inside if _fill(rows, m)]
     if filled:
         names = [_range_name(m) for m in filled]
@@ -125,3 +128,45 @@ def _range_name(merge):
 
     top, left, bottom, right = merge
     return f"{get_column_letter(left + 1)}{top + 1}:{get_column_letter(right + 1)}{bottom + 1}"
+
+
+def continued_header(names, second, below, kind, *, forward):
+    """The column names joined with a second header row (groups above the names, or
+    units under them: 'Size' over 'height', 'height' over 'cm'), when the first data
+    row ``second`` is one: every filled cell of it text, one of them above a column of
+    numbers (at least half the filled cells of the first rows ``below``), which no data
+    row would be. None otherwise. ``kind(cell)``: 'gap', 'number' or another word for
+    text; ``forward``: an empty cell of the upper row takes the name to its left (a CSV
+    export keeps a merged group's name in its first cell only).
+
+    Examples
+    --------
+    >>> def kind(cell):
+    ...     return "gap" if not cell else "number" if cell[0].isdigit() else "text"
+    >>> continued_header(["", "Size", "", "Colour"], ["id", "height", "width", "hue"], [["a", "1", "2", "red"]], kind,
+    ...                  forward=True)
+    ['id', 'Size height', 'Size width', 'Colour hue']
+    """
+    kinds = [kind(cell) for cell in second]
+    if any(k == "number" for k in kinds) or all(k == "gap" for k in kinds):
+        return None
+    sample = below[:200]
+
+    def numbers_below(j):
+        found = [kind(row[j]) for row in sample if j < len(row)]
+        filled = [k for k in found if k != "gap"]
+        return bool(filled) and 2 * filled.count("number") >= len(filled)
+
+    if not any(k != "gap" and numbers_below(j) for j, k in enumerate(kinds)):
+        return None
+    upper, last = [], ""
+    for name in names:
+        last = name if name or not forward else last
+        upper.append(name or last)
+    lower = ["" if k == "gap" else str(cell).strip() for cell, k in zip(second, kinds)]
+    return [" ".join(part for part in (u, w) if part) for u, w in zip(upper, lower)]
+
+
+def two_row_header_note(path, names):
+    """The note of a header read from two rows, with the names made."""
+    return f"{path}: the first two rows read as the header (groups or units with the names): {listed(names, most=6)}."
