@@ -712,3 +712,35 @@ def test_comment_lines_before_the_table_are_skipped_and_a_hash_header_kept(tmp_p
     path.write_text("# one comment\n#chrom,start\n1,2\n3,4\n")  # BED's and VCF's '#' header
     table = read_table(str(path))
     assert table.feature_names == ["#chrom", "start"] and table.X.tolist() == [[1, 2], [3, 4]]
+
+
+def test_a_last_row_of_column_totals_or_means_is_left_out_and_said(tmp_path):
+    # a report's "Total" row read as a sample stands n times the mean away and leads PCA
+    rows = [["North", 120, 10], ["South", 80, 7], ["East", 95, 9], ["West", 60, 5]]
+    body = "region,sales,staff\n" + "".join(f"{r},{s},{t}\n" for r, s, t in rows)
+    (tmp_path / "t.csv").write_text(body + "Total,355,31\n")
+    table = read_table(str(tmp_path / "t.csv"))
+    assert table.X.tolist() == [[s, t] for _, s, t in rows] and table.row_ids.tolist() == [
+        "North",
+        "South",
+        "East",
+        "West",
+    ]
+    assert any("the last row ('Total') holds the totals of the columns" in note for note in table.notes)
+    (tmp_path / "m.csv").write_text(body + "Average,88.8,7.8\n")  # means rounded as a report shows them
+    assert read_table(str(tmp_path / "m.csv")).X.shape == (4, 2)
+    # unnamed, a row is a total only when every column adds up exactly, over two or more
+    (tmp_path / "s.csv").write_text("a,b\n1,2\n3,4\n5,6\n9,12\n")
+    assert read_table(str(tmp_path / "s.csv")).X.shape == (3, 2)
+    for last in ("9,12.5", "9,"):
+        (tmp_path / "k.csv").write_text(f"a,b\n1,2\n3,4\n5,6\n{last}\n")
+        assert read_table(str(tmp_path / "k.csv"), missing="keep").X.shape == (4, 2)
+    (tmp_path / "one.csv").write_text("a\n1\n2\n3\n6\n")  # one column: a coincidence is too likely
+    assert read_table(str(tmp_path / "one.csv")).X.shape == (4, 1)
+    # Parquet and labels alike: the label of the row says it
+    import pandas as pd
+
+    frame = pd.DataFrame({"x": [1.0, 2.0, 3.0, 6.0], "y": ["a", "b", "a", "all"]})
+    frame.to_parquet(tmp_path / "t.parquet")
+    read = read_table(str(tmp_path / "t.parquet"), label_column="y")
+    assert read.X[:, 0].tolist() == [1.0, 2.0, 3.0] and read.labels.tolist() == ["a", "b", "a"]

@@ -16,6 +16,7 @@ from ._excel import read_excel_sheet
 from ._parquet import read_arrow_columns, read_parquet
 from ._statistical import read_statistical_file
 from ._text_files import COMPRESSIONS, split_compression
+from ._total_rows import without_total_row
 
 FORMATS = {
     ".csv": "csv",
@@ -445,6 +446,9 @@ def _shaped(path, fmt, table, transpose, missing):
     kinds = table.kinds
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise DataFileError(f"{path}: the table has shape {X.shape}; no data rows.")
+    if fmt in TABLES:
+        X, labels, row_ids, total = without_total_row(path, (X, labels, row_ids), kinds, table.levels, names)
+        notes = notes + ([total] if total else [])
     if transpose:
         if table.mixed:
             raise DataFileError(f"{path}: --transpose turns columns into samples; this table has category columns.")
