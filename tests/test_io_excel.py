@@ -228,6 +228,27 @@ def test_a_header_of_two_rows_names_each_column_by_both(tmp_path):
     assert words.X.shape == (3, 2) and words.feature_names == ["a", "b"]
 
 
+def test_pandas_to_excel_index_reads_as_row_names_not_a_feature(tmp_path):
+    # pandas writes its index, row numbers by default, under an empty header cell: read
+    # as a feature, the row numbers led the first component
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [0.5, 1.5, 2.0, 3.5], "b": [1.0, 0.0, 2.0, 1.0]})
+    frame.to_excel(tmp_path / "numbers.xlsx")
+    read = read_table(str(tmp_path / "numbers.xlsx"))
+    assert read.feature_names == ["a", "b"] and read.row_ids.tolist() == ["0", "1", "2", "3"]
+    np.testing.assert_array_equal(read.X, frame.to_numpy())
+    assert any("first column (no header name, a distinct whole number in every row) read as row names" in n
+               for n in read.notes)  # fmt: skip
+    frame.index = ["w", "x", "y", "z"]
+    frame.to_excel(tmp_path / "names.xlsx")
+    named = read_table(str(tmp_path / "names.xlsx"))
+    assert named.row_ids.tolist() == ["w", "x", "y", "z"] and named.feature_names == ["a", "b"]
+    # the CSV export of the same frame reads alike
+    frame.to_csv(tmp_path / "names.csv")
+    np.testing.assert_array_equal(read_table(str(tmp_path / "names.csv")).X, named.X)
+
+
 def test_hostile_and_wrong_workbooks_are_refused_by_name(tmp_path, monkeypatch):
     (tmp_path / "old.xls").write_bytes(b"\xd0\xcf\x11\xe0 not read")
     with pytest.raises(DataFileError, match=r"old.xls: an Excel 97-2003 workbook \(.xls\); save it as .xlsx"):

@@ -84,7 +84,8 @@ def _row_name_column(path, names, column, lines, index_column, notes, given=()):
         if all(c.lstrip("-").isdigit() for c in cells):  # R's row numbers 1..n, or any unique integers
             notes.append(
                 f"{path}: first column (no header name, a distinct whole number in every row) read as row "
-                "names, as R's write.csv and pandas' to_csv write row numbers; it is not used as a feature."
+                "names, as R's write.csv and pandas' to_csv and to_excel write row numbers; it is not used as a "
+                "feature."
             )
             return 0
     if len(names) > 1 and 0 not in given and distinct_text(column(0)):

@@ -19,6 +19,7 @@ from ..exceptions import DataFileError
 from ..preprocessing import as_numbers
 from ._binary import _byte_limit
 from ._cell_text import number_hint, number_or_gap
+from ._columns import _row_name_column
 from ._csv import _warn_duplicate_names, cell_kind
 from ._sheet_layout import continued_header, merged_ranges, table_rows, two_row_header_note
 
@@ -28,8 +29,9 @@ _INSTALL = "reading an Excel workbook needs openpyxl: pip install 'lowdim[io]' (
 
 
 def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None, na_values=()):
-    """One sheet of a workbook as ``(table, names, notes)``: a pyarrow Table of its
-    columns (empty rows and columns at its edges left out) and what was decided.
+    """One sheet of a workbook as ``(table, names, notes, row_ids)``: a pyarrow Table of
+    its columns (empty rows and columns at its edges left out), what was decided, and
+    the row names of a first column under an empty header cell (None: none).
 
     Parameters
     ----------
@@ -50,6 +52,7 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None, na_values
     table : pyarrow.Table
     names : list of str
     notes : list of str
+    row_ids : ndarray of str or None
 
     Examples
     --------
@@ -59,7 +62,7 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None, na_values
     ...     book.active.append(row)
     >>> p = os.path.join(tempfile.mkdtemp(), "t.xlsx")
     >>> book.save(p)
-    >>> table, names, notes = read_excel_sheet(p)
+    >>> table, names, notes, row_ids = read_excel_sheet(p)
     >>> names, table.column(0).to_pylist(), table.column(1).to_pylist()
     (['size', 'colour'], [1.5, 2.0], ['red', 'blue'])
     """
@@ -91,8 +94,24 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None, na_values
     numbers = numbers[len(rows) - len(data) :]
     if not data:
         raise DataFileError(f"{path}: sheet {sheet.title!r} has a header and no data rows.")
+    names, data, row_ids, left = _unnamed_row_names(path, names, data, notes, left)
+    names = [name or f"x{j + 1}" for j, name in enumerate(names)]
+    _warn_duplicate_names(path, names)
     place = {"rows": numbers, "left": left, "marks": {str(v).strip() for v in na_values}}
-    return _arrow_table(path, names, data, notes, place), names, notes
+    return _arrow_table(path, names, data, notes, place), names, notes, row_ids
+
+
+def _unnamed_row_names(path, names, data, notes, left):
+    """``(names, data, row ids or None, first column)``: a first column under an empty
+    header cell of distinct text or distinct whole numbers taken out as the row names
+    (pandas' ``to_excel`` writes its index so, row numbers 0..n-1 by default), as the
+    CSV reader takes them (``_row_name_column``, which says so in ``notes``)."""
+    if not names or names[0] or len(names) < 2:
+        return names, data, None, left
+    ids = ["" if row[0] is None else _as_text(row[0]) for row in data]
+    if _row_name_column(path, names, lambda j: ids, [], None, notes) != 0:
+        return names, data, None, left
+    return names[1:], [row[1:] for row in data], np.array(ids), left + 1
 
 
 def _check_unpacked_size(path, max_bytes):
@@ -170,7 +189,7 @@ def _cell_name(row, column):
 
 def _header(path, rows, header, notes):
     """``(names, data rows)``: the first row names the columns when told so, or with
-    'auto' when one of its cells is text that is not a number."""
+    'auto' when one of its cells is text that is not a number ('' for an empty cell)."""
     first = rows[0]
     text = [isinstance(cell, str) and not number_or_gap(cell) for cell in first]
     if header == "yes" or (header == "auto" and any(text)):
@@ -180,8 +199,6 @@ def _header(path, rows, header, notes):
         if joined is not None:
             names, rows = joined, rows[1:]
             notes.append(two_row_header_note(path, names))
-        names = [name or f"x{j + 1}" for j, name in enumerate(names)]
-        _warn_duplicate_names(path, names)
         return names, rows[1:]
     notes.append(
         f"{path}: first row holds no text, read as data (no header); use --header yes if it is one."

@@ -186,16 +186,16 @@ def _read_any(
         return Table.with_dates(*parquet)
     if fmt in ("excel", "stata", "spss"):
         if fmt == "excel":
-            sheet, names, notes = read_excel_sheet(
+            sheet, names, notes, ids = read_excel_sheet(
                 path, key=key, header=header, max_bytes=max_bytes, na_values=na_values
             )
         else:
-            sheet, names, notes = read_statistical_file(path, fmt, max_bytes=max_bytes)
+            (sheet, names, notes), ids = read_statistical_file(path, fmt, max_bytes=max_bytes), None
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
-        X, names, labels, more, *rest = read_arrow_columns(
+        X, names, labels, more, row_ids, *rest = read_arrow_columns(
             path, sheet, names, **columns, na_values=na_values, **(categories or {})
         )
-        return Table.with_dates(X, names, labels, notes + more, *rest)
+        return Table.with_dates(X, names, labels, notes + more, ids if row_ids is None else row_ids, *rest)
     if any((categories or {}).values()):
         raise DataFileError(
             f"{path}: --categorical and --ordinal read named columns of CSV/TSV, Parquet, Excel, Stata and SPSS files; "
