@@ -317,8 +317,9 @@ def _checked_rows(path, rows, delimiter, decimal):
 def _without_captions(rows, delimiter=","):
     """``(rows, what was skipped)``: the title lines above the table and the note lines
     below it (``caption_rows``; a spreadsheet's CSV export of a sheet laid out for
-    reading) made blank, so that they go with the blank lines at the ends. None when one
-    holds another separator: a header of one field then says the delimiter is wrong.
+    reading) made blank, so that they go with the blank lines at the ends. Nothing is
+    skipped when one holds another separator: a header of one field then says the
+    delimiter is wrong.
 
     Examples
     --------

@@ -35,7 +35,7 @@ def table_rows(path, rows, merges, notes):
     the table and the note rows below it emptied (``caption_rows``), and the merged
     ranges inside the table (below its first row, or across it: a group's name over
     its columns) holding their value in every cell; each said in ``notes``."""
-    above, below = caption_rows(rows, lambda cell: cell is not None)
+    above, below = caption_rows(rows, _is_filled)
     for kind, found in (("title row(s) above", above), ("note row(s) below", below)):
         if found:
             notes.append(f"{path}: skipped the {kind} the table ({said_rows(rows, found, 'row', _is_filled)}).")
