@@ -247,6 +247,12 @@ def test_pandas_to_excel_index_reads_as_row_names_not_a_feature(tmp_path):
     # the CSV export of the same frame reads alike
     frame.to_csv(tmp_path / "names.csv")
     np.testing.assert_array_equal(read_table(str(tmp_path / "names.csv")).X, named.X)
+    # one column beside its row names: its header of one name is no title above the table
+    for name in ("one.xlsx", "one.csv"):
+        getattr(frame[["a"]], "to_excel" if name.endswith("xlsx") else "to_csv")(tmp_path / name)
+        one = read_table(str(tmp_path / name))
+        assert one.feature_names == ["a"] and one.row_ids.tolist() == ["w", "x", "y", "z"], name
+        assert one.X[:, 0].tolist() == frame["a"].tolist()
 
 
 def test_hostile_and_wrong_workbooks_are_refused_by_name(tmp_path, monkeypatch):

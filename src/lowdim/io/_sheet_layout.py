@@ -60,8 +60,9 @@ def caption_rows(rows, filled):
     after its last such row when, after an empty row, each filled one holds one text
     cell (notes; a row of one text cell right under the table may be a row of gaps).
     Empty rows between them and the table are included; a table of one column has
-    none (its first cell may be its header). ``filled(cell)``: whether a cell holds
-    something.
+    none (its first cell may be its header), and a caption's cell is in the table's
+    first column or before it (a header of one name beside row names is none).
+    ``filled(cell)``: whether a cell holds something.
 
     Examples
     --------
@@ -77,8 +78,10 @@ def caption_rows(rows, filled):
     above, below = range(first), range(last + 1, len(rows))
     captions = [i for i in above if _count(rows[i], filled)]
     notes = [i for i in below if _count(rows[i], filled)]
-    take_above = captions and all(_is_caption(rows[i], filled) for i in captions)
-    take_below = notes and notes[0] > last + 1 and all(_is_caption(rows[i], filled) for i in notes)
+    # in the table's first column: a one-column table's header beside its row names is none
+    start = min(_first_at(rows[first], filled), _first_at(rows[last], filled))
+    take_above = captions and all(_is_caption(rows[i], filled, start) for i in captions)
+    take_below = notes and notes[0] > last + 1 and all(_is_caption(rows[i], filled, start) for i in notes)
     return list(above) if take_above else [], list(below) if take_below else []
 
 
@@ -100,11 +103,17 @@ def _first(row, filled):
     return next(cell for cell in row if filled(cell))
 
 
-def _is_caption(row, filled):
-    """One filled cell, of text that is not a number (nor a '#' comment line)."""
+def _first_at(row, filled):
+    return next(j for j, cell in enumerate(row) if filled(cell))
+
+
+def _is_caption(row, filled, start):
+    """One filled cell, in column ``start`` or before, of text that is not a number (nor
+    a '#' comment line)."""
     cell = _first(row, filled)
     return (
         _count(row, filled) == 1
+        and _first_at(row, filled) <= start
         and isinstance(cell, str)
         and not number_or_gap(cell)
         and not cell.lstrip().startswith("#")
