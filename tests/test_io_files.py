@@ -744,3 +744,12 @@ def test_a_last_row_of_column_totals_or_means_is_left_out_and_said(tmp_path):
     frame.to_parquet(tmp_path / "t.parquet")
     read = read_table(str(tmp_path / "t.parquet"), label_column="y")
     assert read.X[:, 0].tolist() == [1.0, 2.0, 3.0] and read.labels.tolist() == ["a", "b", "a"]
+
+
+def test_r_write_table_of_one_column_keeps_its_header_one_name_short(tmp_path):
+    # a header of one name above rows of a row name and a number is R's header one short,
+    # not a title above the table
+    (tmp_path / "r.csv").write_text('"a"\n"r1",1.5\n"r2",2\n"r3",4\n')
+    table = read_table(str(tmp_path / "r.csv"))
+    assert table.feature_names == ["a"] and table.row_ids.tolist() == ["r1", "r2", "r3"]
+    assert table.X[:, 0].tolist() == [1.5, 2.0, 4.0]

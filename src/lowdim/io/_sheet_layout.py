@@ -4,10 +4,11 @@ name merged down the rows it covers. Read as plain cells, the title became the h
 (and the real header a row of text that turned every column into categories), and a
 merged group's name one cell followed by gaps."""
 
+import numbers
 import re
 
 from .._messages import listed
-from ._cell_text import number_or_gap
+from ._cell_text import is_number, number_or_gap
 
 _MERGE = re.compile(rb'<(?:\w+:)?mergeCell\s[^>]*?\bref="([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)"')
 
@@ -80,7 +81,10 @@ def caption_rows(rows, filled):
     notes = [i for i in below if _count(rows[i], filled)]
     # in the table's first column: a one-column table's header beside its row names is none
     start = min(_first_at(rows[first], filled), _first_at(rows[last], filled))
-    take_above = captions and all(_is_caption(rows[i], filled, start) for i in captions)
+    # and above a header (no number in the first row): R's header of one name above
+    # rows of a row name and a number is a header one name short, not a title
+    header = not any(_is_number(cell) for cell in rows[first] if filled(cell))
+    take_above = captions and header and all(_is_caption(rows[i], filled, start) for i in captions)
     take_below = notes and notes[0] > last + 1 and all(_is_caption(rows[i], filled, start) for i in notes)
     return list(above) if take_above else [], list(below) if take_below else []
 
@@ -101,6 +105,13 @@ def _count(row, filled):
 
 def _first(row, filled):
     return next(cell for cell in row if filled(cell))
+
+
+def _is_number(cell):
+    """A number, typed (a sheet's) or as text."""
+    if isinstance(cell, str):
+        return is_number(cell)
+    return isinstance(cell, numbers.Real) and not isinstance(cell, bool)
 
 
 def _first_at(row, filled):
