@@ -6,6 +6,7 @@ import gzip
 import lzma
 import os
 import re
+import warnings
 import zlib
 
 import anndata
@@ -753,3 +754,13 @@ def test_r_write_table_of_one_column_keeps_its_header_one_name_short(tmp_path):
     table = read_table(str(tmp_path / "r.csv"))
     assert table.feature_names == ["a"] and table.row_ids.tolist() == ["r1", "r2", "r3"]
     assert table.X[:, 0].tolist() == [1.5, 2.0, 4.0]
+
+
+def test_the_total_row_check_reads_tables_with_repeated_or_empty_names(tmp_path):
+    # categories are kept by name: two columns of one name had the other's levels looked up
+    # (the last row's code 3 of one column was looked up among the 2 levels of the other)
+    lines = [",c0,,c1,", "s0,-25,big,-9,blue", "s1,19,red,29,blue", "s2,36,blue,32,red", "s3,-16,green,51,blue"]
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the repeated (empty) names' warning
+        assert read_table(str(tmp_path / "t.csv")).X.shape == (4, 4)

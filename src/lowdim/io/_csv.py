@@ -323,11 +323,11 @@ def _without_captions(rows, delimiter=","):
 
     Examples
     --------
-    >>> rows, skipped = _without_captions([["Survey", ""], ["a", "b"], ["1", "2"], [], ["Source: us"]])
+    >>> rows, skipped = _without_captions([["Survey 2024", ""], [], ["a", "b"], ["1", "2"], [], ["Source: us"]])
     >>> rows, skipped[0]
-    ([[], ['a', 'b'], ['1', '2'], [], []], "the title line(s) above the table (line 1: 'Survey')")
+    ([[], [], ['a', 'b'], ['1', '2'], [], []], "the title line(s) above the table (line 1: 'Survey 2024')")
     """
-    above, below = caption_rows(rows, str.strip)
+    above, below = caption_rows(rows, str.strip, fields=True)
     others = [c for c in SEPARATORS if c != delimiter]
     if any(c in cell for i in (*above, *below) for cell in rows[i] for c in others):
         return rows, []

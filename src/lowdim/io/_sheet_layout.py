@@ -55,19 +55,22 @@ def table_rows(path, rows, merges, notes):
     return [[None] * len(row) if i in above or i in below else row for i, row in enumerate(rows)]
 
 
-def caption_rows(rows, filled):
+def caption_rows(rows, filled, *, fields=False):
     """``(above, below)``: the rows before a table's first row of two or more filled
-    cells when each filled one among them holds one text cell (titles), and the rows
-    after its last such row when, after an empty row, each filled one holds one text
-    cell (notes; a row of one text cell right under the table may be a row of gaps).
+    cells when, before an empty row, each filled one among them holds one text cell
+    (titles; a row of one name right above the rows is a header with unnamed columns,
+    or R's header one name short), and the rows after its last such row when, after an
+    empty row, each filled one holds one text cell (notes; a row of one text cell right
+    under the table may be a row of gaps).
     Empty rows between them and the table are included; a table of one column has
     none (its first cell may be its header), and a caption's cell is in the table's
     first column or before it (a header of one name beside row names is none).
-    ``filled(cell)``: whether a cell holds something.
+    ``filled(cell)``: whether a cell holds something; ``fields``: the rows are a text
+    file's fields, and a line one field shorter than the rows is R's header, no title.
 
     Examples
     --------
-    >>> rows = [["Survey", ""], ["", ""], ["a", "b"], ["1", "2"], ["", ""], ["Source: us", ""]]
+    >>> rows = [["Survey 2024", ""], ["", ""], ["a", "b"], ["1", "2"], ["", ""], ["Source: us", ""]]
     >>> caption_rows(rows, str.strip)
     ([0, 1], [4, 5])
     """
@@ -84,7 +87,10 @@ def caption_rows(rows, filled):
     # and above a header (no number in the first row): R's header of one name above
     # rows of a row name and a number is a header one name short, not a title
     header = not any(_is_number(cell) for cell in rows[first] if filled(cell))
-    take_above = captions and header and all(_is_caption(rows[i], filled, start) for i in captions)
+    # an empty row between, and a header with rows under it: a header of one name has none
+    separated = captions and captions[-1] < first - 1 and last > first
+    short = fields and any(len(rows[i]) == len(rows[first]) - 1 for i in captions)
+    take_above = separated and header and not short and all(_is_caption(rows[i], filled, start) for i in captions)
     take_below = notes and notes[0] > last + 1 and all(_is_caption(rows[i], filled, start) for i in notes)
     return list(above) if take_above else [], list(below) if take_below else []
 
@@ -119,12 +125,14 @@ def _first_at(row, filled):
 
 
 def _is_caption(row, filled, start):
-    """One filled cell, in column ``start`` or before, of text that is not a number (nor
-    a '#' comment line)."""
+    """One filled cell, in column ``start`` or before, of words (prose, as 'Source: ONS':
+    a name or an id is one word) that are not a number (nor a '#' comment line)."""
     cell = _first(row, filled)
     return (
         _count(row, filled) == 1
         and _first_at(row, filled) <= start
+        and isinstance(cell, str)
+        and len(cell.split()) > 1
         and isinstance(cell, str)
         and not number_or_gap(cell)
         and not cell.lstrip().startswith("#")

@@ -52,8 +52,9 @@ def without_total_row(path, table_parts, kinds, levels, names):
     numeric = [j for j, kind in enumerate(kinds) if kind == "numeric"]
     words = [part[-1] for part in (labels, row_ids) if part is not None]
     for j, kind in enumerate(kinds):  # a category cell of the last row ('All regions')
-        if kind != "numeric" and not np.isnan(X[-1, j]) and names[j] in levels:
-            words.append(levels[names[j]][int(X[-1, j])])
+        found = levels.get(names[j]) if names.count(names[j]) == 1 else None  # levels are kept by name
+        if kind != "numeric" and found is not None and not np.isnan(X[-1, j]) and int(X[-1, j]) < len(found):
+            words.append(found[int(X[-1, j])])
     # a report's table is small; a large one is data (and its sums would cost a pass)
     kind = total_row(X, numeric, words) if 4 <= X.shape[0] and X.size <= LARGEST else None
     if kind is None:
