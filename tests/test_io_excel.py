@@ -344,3 +344,25 @@ def test_a_sheet_the_workbook_does_not_locate_is_looked_for_in_every_worksheet(t
         archive.writestr("xl/worksheets/sheet2.xml", b"<worksheet/>")
     with zipfile.ZipFile(path) as archive:
         assert _sheet_parts(archive, "data") == ["xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml"]
+
+
+def test_an_opendocument_sheet_reads_as_the_same_sheet_saved_as_xlsx(tmp_path):
+    # LibreOffice's own format, through the same layout, header and column rules
+    import pandas as pd
+
+    frame = pd.DataFrame(ROWS[1:], columns=ROWS[0])
+    for name, engine in (("t.ods", "odf"), ("t.xlsx", "openpyxl")):
+        with pd.ExcelWriter(tmp_path / name, engine=engine) as writer:
+            frame.to_excel(writer, sheet_name="data", index=False, startrow=2, startcol=1)
+            frame.head(2).to_excel(writer, sheet_name="more", index=False)
+    ods, xlsx = (read_table(str(tmp_path / n), label_column="kind", missing="keep") for n in ("t.ods", "t.xlsx"))
+    np.testing.assert_array_equal(ods.X, xlsx.X)
+    assert ods.feature_names == xlsx.feature_names and ods.kinds == xlsx.kinds and ods.levels == xlsx.levels
+    assert ods.labels.tolist() == xlsx.labels.tolist() and ods.row_ids.tolist() == xlsx.row_ids.tolist()
+    assert any("the table starts at B3" in note for note in ods.notes)
+    assert read_table(str(tmp_path / "t.ods"), key="more").X.shape[0] == 2
+    (tmp_path / "bad.ods").write_text("not a spreadsheet")
+    with pytest.raises(DataFileError, match="bad.ods: not a readable OpenDocument spreadsheet"):
+        read_table(str(tmp_path / "bad.ods"))
+    with pytest.raises(DataFileError, match="no sheet named 'x'; its sheets are 'data', 'more'"):
+        read_table(str(tmp_path / "t.ods"), key="x")

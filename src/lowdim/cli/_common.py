@@ -45,7 +45,7 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     parser.add_argument(
         "input",
         nargs="?",
-        help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad .xlsx .dta .sav; - for a CSV table piped in",
+        help="data file: .csv .tsv .npy .npz .parquet .h5 .h5ad .xlsx .ods .dta .sav; - for a CSV table piped in",
     )
     parser.add_argument("--dataset", choices=DATASETS, help="use a built-in dataset instead of INPUT")
     if output is not None:

@@ -78,22 +78,37 @@ def read_excel_sheet(path, *, key=None, header="auto", max_bytes=None, na_values
         except Exception as exc:  # noqa: BLE001 - zipfile, lxml and openpyxl raise many types
             raise DataFileError(f"{path}: not a readable Excel workbook ({type(exc).__name__}: {exc}).") from None
         try:
-            sheet, notes = _sheet(path, book, key)
+            title, notes = sheet_title(path, book.sheetnames, key)
+            sheet = book[title]
             sheet.reset_dimensions()  # the extent a file states may be wrong (writers that say "A1"): read every cell
             cells = [list(row) for row in sheet.iter_rows(values_only=True)]
         finally:
             book.close()
-    merges = _refuse_uncomputed_formulas(path, sheet.title)
+    merges = _refuse_uncomputed_formulas(path, title)
+    return sheet_table(path, cells, title, merges, notes, header=header, na_values=na_values)
+
+
+def sheet_table(path, cells, title, merges, notes, *, header="auto", na_values=()):
+    """``read_excel_sheet``'s result from a sheet's typed ``cells`` (rows of values at
+    their sheet positions, None for an empty cell) and its ``merges`` (``merged_ranges``):
+    its layout found (``table_rows``), its header, row names and columns read.
+
+    Examples
+    --------
+    >>> table, names, notes, ids = sheet_table("f.ods", [[None, "a"], ["r1", 1.5], ["r2", 2.0]], "s", [], [])
+    >>> names, table.column(0).to_pylist(), ids.tolist()
+    (['a'], [1.5, 2.0], ['r1', 'r2'])
+    """
     rows, top, left = _trimmed_rows(table_rows(path, cells, merges, notes))
     if not rows:
-        raise DataFileError(f"{path}: sheet {sheet.title!r} holds no cells.")
+        raise DataFileError(f"{path}: sheet {title!r} holds no cells.")
     if top or left:
         notes.append(f"{path}: the table starts at {_cell_name(top, left)} (the rows and columns before it skipped).")
     rows, numbers = _without_empty_rows(path, rows, top, notes)
     names, data = _header(path, rows, header, notes)
     numbers = numbers[len(rows) - len(data) :]
     if not data:
-        raise DataFileError(f"{path}: sheet {sheet.title!r} has a header and no data rows.")
+        raise DataFileError(f"{path}: sheet {title!r} has a header and no data rows.")
     names, data, row_ids, left = _unnamed_row_names(path, names, data, notes, left)
     names = [name or f"x{j + 1}" for j, name in enumerate(names)]
     _warn_duplicate_names(path, names)
@@ -114,8 +129,9 @@ def _unnamed_row_names(path, names, data, notes, left):
     return names[1:], [row[1:] for row in data], np.array(ids), left + 1
 
 
-def _check_unpacked_size(path, max_bytes):
-    """Refuse a workbook whose parts unpack to more than the limit (a zip bomb)."""
+def _check_unpacked_size(path, max_bytes, kind="Excel workbook", fix="save it again as .xlsx"):
+    """Refuse a workbook whose parts unpack to more than the limit (a zip bomb), or that
+    is no zip archive (``kind``, ``fix``: what it should be, and the fix)."""
     try:
         with zipfile.ZipFile(path) as archive:
             unpacked = sum(info.file_size for info in archive.infolist())
@@ -126,7 +142,7 @@ def _check_unpacked_size(path, max_bytes):
                     f"{path}: a password-protected workbook (or an .xls file renamed); open it in Excel or "
                     "LibreOffice and save it as .xlsx without a password."
                 ) from None
-        raise DataFileError(f"{path}: not a readable Excel workbook ({exc}); save it again as .xlsx.") from None
+        raise DataFileError(f"{path}: not a readable {kind} ({exc}); {fix}.") from None
     if unpacked > _byte_limit(max_bytes):
         raise DataFileError(
             f"{path}: the workbook unpacks to {unpacked / 2**30:.1f} GiB, more than the memory allowed; "
@@ -134,15 +150,23 @@ def _check_unpacked_size(path, max_bytes):
         )
 
 
-def _sheet(path, book, key):
-    """The sheet named ``key`` (the first by default), and a note when there are others."""
-    titles = book.sheetnames
+def sheet_title(path, titles, key):
+    """The sheet named ``key`` (the first of ``titles`` by default), and a note when
+    there are others.
+
+    Examples
+    --------
+    >>> sheet_title("f.xlsx", ["a", "b"], None)[0], sheet_title("f.xlsx", ["a", "b"], "b")
+    ('a', ('b', []))
+    """
+    if not titles:
+        raise DataFileError(f"{path}: the workbook has no sheet.")
     if key is None:
         notes = [f"{path}: read sheet {titles[0]!r} (of {', '.join(map(repr, titles))}); --key names another."]
-        return book[titles[0]], notes if len(titles) > 1 else []
+        return titles[0], notes if len(titles) > 1 else []
     if key not in titles:
         raise DataFileError(f"{path}: no sheet named {key!r}; its sheets are {', '.join(map(repr, titles))}.")
-    return book[key], []
+    return key, []
 
 
 def _trimmed_rows(rows):

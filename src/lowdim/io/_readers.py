@@ -13,6 +13,7 @@ from ._anndata import read_h5ad
 from ._arrow_csv import read_plain_table
 from ._columns import column_index
 from ._excel import read_excel_sheet
+from ._ods import read_ods_sheet
 from ._parquet import read_arrow_columns, read_parquet
 from ._statistical import read_statistical_file
 from ._text_files import COMPRESSIONS, split_compression
@@ -35,12 +36,13 @@ FORMATS = {
     ".xlsx": "excel",
     ".xlsm": "excel",
     ".xls": "xls",
+    ".ods": "ods",
     ".dta": "stata",
     ".sav": "spss",
     ".zsav": "spss",
 }
 MISSING_POLICIES = ("error", "drop", "impute", "keep")
-TABLES = ("csv", "parquet", "excel", "stata", "spss")  # formats of named columns of several kinds
+TABLES = ("csv", "parquet", "excel", "ods", "stata", "spss")  # formats of named columns of several kinds
 
 
 @dataclass
@@ -114,8 +116,8 @@ def file_format(path):
     Returns
     -------
     str
-        'csv', 'npy', 'npz', 'parquet', 'hdf5', 'h5ad', 'excel' (.xlsx, .xlsm), 'stata' (.dta),
-        'spss' (.sav, .zsav) or 'xls' (refused on reading).
+        'csv', 'npy', 'npz', 'parquet', 'hdf5', 'h5ad', 'excel' (.xlsx, .xlsm), 'ods', 'stata'
+        (.dta), 'spss' (.sav, .zsav) or 'xls' (refused on reading).
 
     Examples
     --------
@@ -165,8 +167,8 @@ def _read_any(
         )
     if na_values and fmt not in TABLES:
         raise DataFileError(
-            f"{path}: --na-values marks the gaps among text cells of CSV/TSV, Parquet, Excel, Stata and SPSS files; a "
-            f"{fmt} file holds numbers, with NaN for a gap: drop the option."
+            f"{path}: --na-values marks the gaps among text cells of CSV/TSV, Parquet, spreadsheet, Stata and SPSS "
+            f"files; a {fmt} file holds numbers, with NaN for a gap: drop the option."
         )
     if fmt == "xls":
         raise DataFileError(
@@ -184,11 +186,10 @@ def _read_any(
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
         parquet = read_parquet(path, **columns, max_bytes=max_bytes, na_values=na_values, **(categories or {}))
         return Table.with_dates(*parquet)
-    if fmt in ("excel", "stata", "spss"):
-        if fmt == "excel":
-            sheet, names, notes, ids = read_excel_sheet(
-                path, key=key, header=header, max_bytes=max_bytes, na_values=na_values
-            )
+    if fmt in ("excel", "ods", "stata", "spss"):
+        if fmt in ("excel", "ods"):
+            read = read_excel_sheet if fmt == "excel" else read_ods_sheet
+            sheet, names, notes, ids = read(path, key=key, header=header, max_bytes=max_bytes, na_values=na_values)
         else:
             (sheet, names, notes), ids = read_statistical_file(path, fmt, max_bytes=max_bytes), None
         columns = {"label_column": label_column, "exclude": exclude, "index_column": index_column}
@@ -198,12 +199,12 @@ def _read_any(
         return Table.with_dates(X, names, labels, notes + more, ids if row_ids is None else row_ids, *rest)
     if any((categories or {}).values()):
         raise DataFileError(
-            f"{path}: --categorical and --ordinal read named columns of CSV/TSV, Parquet, Excel, Stata and SPSS files; "
-            f"a {fmt} file has none."
+            f"{path}: --categorical and --ordinal read named columns of CSV/TSV, Parquet, spreadsheet, Stata and SPSS "
+            f"files; a {fmt} file has none."
         )
     if index_column is not None:
         raise DataFileError(
-            f"{path}: --index-column reads row names from CSV/TSV, Parquet, Excel, Stata and SPSS files; a {fmt} "
+            f"{path}: --index-column reads row names from CSV/TSV, Parquet, spreadsheet, Stata and SPSS files; a {fmt} "
             "file has none."
         )
     if fmt == "h5ad":
