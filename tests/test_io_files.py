@@ -167,9 +167,9 @@ def test_fuzzed_files_raise_only_documented_errors(tmp_path, ext):
 
 
 def test_unknown_extension_and_folders(tmp_path):
-    with pytest.raises(DataFileError, match="unknown file type '.ods'"):
-        (tmp_path / "a.ods").write_bytes(b"x")
-        read_table(str(tmp_path / "a.ods"))
+    with pytest.raises(DataFileError, match="unknown file type '.numbers'"):
+        (tmp_path / "a.numbers").write_bytes(b"x")
+        read_table(str(tmp_path / "a.numbers"))
     with pytest.raises(DataFileError, match="no such file"):
         read_table(str(tmp_path / "absent.csv"))
     os.mkdir(tmp_path / "dir.csv")
