@@ -355,32 +355,34 @@ def read_table(
     na_values=(),
     decimal=".",
 ):
-    """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5, AnnData ``.h5ad`` or
-    an Excel workbook (``.xlsx``, one sheet, by openpyxl: the ``io`` extra).
+    """Read a numeric table from CSV/TSV, NPY/NPZ, Parquet, HDF5, AnnData ``.h5ad``, a
+    spreadsheet (Excel ``.xlsx`` by openpyxl, OpenDocument ``.ods`` by odfpy: one sheet),
+    or a Stata ``.dta`` or SPSS ``.sav`` file (pandas, pyreadstat); the readers beyond
+    CSV and NPY are the ``io`` extra's.
 
     Parameters
     ----------
     path : str
     header : {'auto', 'yes', 'no'}
-        CSV and Excel; 'auto': the first row is a header when a cell is text that is not a
-        number (noted).
+        CSV and spreadsheets; 'auto': the first row is a header when a cell is text that is
+        not a number (noted).
     delimiter : str, optional
         CSV only: one character, or 'whitespace' for runs of spaces and tabs (UCI's
         ``.data`` files, aligned columns); default comma, tab for ``.tsv``, ';' with
         ``decimal=','``.
     label_column : str, optional
-        Name or 1-based number of the column holding labels (CSV, Parquet, Excel, obs of
-        .h5ad).
+        Name or 1-based number of the column holding labels (CSV, Parquet, spreadsheets,
+        Stata, SPSS, obs of .h5ad).
     exclude : sequence of str
         Columns (names or 1-based numbers) to leave out.
     key : str, optional
-        Array of an NPZ archive, dataset path in an HDF5 file, or sheet of an Excel
-        workbook (default its first).
+        Array of an NPZ archive, dataset path in an HDF5 file, or sheet of a spreadsheet
+        (default its first).
     missing : {'error', 'drop', 'impute', 'keep'}
     max_bytes : int, optional
         Refuse files declaring more (default: 80 % of the available memory).
     index_column : str, optional
-        CSV, Parquet and Excel: the column (name or number) of row names; default: a first
+        CSV, Parquet, spreadsheets, Stata, SPSS: the column (name or number) of row names; default: a first
         column under an empty header field holding distinct text or whole numbers (R's
         row numbers), a named first column of distinct text, or a Parquet file's stored
         pandas index.
