@@ -83,7 +83,8 @@ def add_data_arguments(parser, *, needs_output=False, output="table"):
     )
     _add_text_arguments(parser)
     parser.add_argument(
-        "--key", help="array name in an .npz archive, dataset path in an HDF5 file, or sheet of an Excel workbook"
+        "--key",
+        help="array name in an .npz archive, dataset path in an HDF5 file, or sheet of a spreadsheet (.xlsx, .ods)",
     )
     parser.add_argument("--layer", help=".h5ad: read this layer instead of X")
     parser.add_argument("--use-raw", action="store_true", help=".h5ad: read raw.X (and raw.var names) instead of X")
@@ -110,7 +111,7 @@ def _add_text_arguments(parser):
         "--header",
         choices=["auto", "yes", "no"],
         default="auto",
-        help="whether the CSV's (or Excel sheet's) first row is a header (auto: decided and announced)",
+        help="whether the CSV's (or spreadsheet's) first row is a header (auto: decided and announced)",
     )
     parser.add_argument(
         "--delimiter",
