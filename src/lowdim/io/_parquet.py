@@ -221,6 +221,24 @@ def _row_name_columns(path, table, names, index_column, stored, given, notes):
     return []
 
 
+def _dictionary_cells(column):
+    """A dictionary (category) column's cells as objects, None for a gap: its dictionary's
+    values taken by index, each converted once (a Python object a row cost 0.25 s per
+    200,000 rows).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> _dictionary_cells(pa.chunked_array([pa.array(["a", None, "b", "a"]).dictionary_encode()])).tolist()
+    ['a', None, 'b', 'a']
+    """
+    parts = []
+    for chunk in column.chunks:
+        values = np.asarray([*chunk.dictionary.to_pylist(), None], dtype=object)
+        parts.append(values[chunk.indices.fill_null(len(chunk.dictionary)).to_numpy(zero_copy_only=False)])
+    return np.concatenate(parts) if parts else np.empty(0, dtype=object)
+
+
 def _ids(table, columns):
     """The row names from their columns (several, as a pandas MultiIndex stores them: joined by '/')."""
     if not columns:
@@ -271,8 +289,8 @@ def _cells(path, column, name):
     if t.is_dictionary(kind):
         if kind.ordered:
             order = column.unify_dictionaries().chunk(0).dictionary.to_pylist() if column.num_chunks else []
-            return np.asarray(column.to_pylist(), dtype=object), "ordinal", [str(v) for v in order]
-        return np.asarray(column.to_pylist(), dtype=object), "categorical", None
+            return _dictionary_cells(column), "ordinal", [str(v) for v in order]
+        return _dictionary_cells(column), "categorical", None
     if t.is_boolean(kind):  # yes/no: two categories, as a CSV column of True/False and a pandas bool column
         return np.asarray(column.to_pylist(), dtype=object), "categorical", None
     if t.is_integer(kind) or t.is_floating(kind) or t.is_decimal(kind) or t.is_null(kind):

@@ -213,7 +213,8 @@ def code_categories(cells, name, order=None, known=None):
     >>> code_categories(["mid", "low", None], "size", order=["low", "mid", "high"])
     (array([ 1.,  0., nan]), ['low', 'mid', 'high'])
     """
-    text, gaps = cell_texts(cells)
+    distinct, where = _distinct(cells)
+    text, gaps = cell_texts(distinct)
     present = np.unique(text[~gaps]).tolist()  # sorted
     if order is not None:
         levels = [str(v) for v in order]
@@ -227,10 +228,22 @@ def code_categories(cells, name, order=None, known=None):
         levels = list(known) if known is not None else present
         levels += [t for t in present if t not in set(levels)]
     code = {v: float(i) for i, v in enumerate(levels)}
-    found, where = np.unique(text[~gaps], return_inverse=True)
-    codes = np.full(text.shape[0], np.nan)
-    codes[~gaps] = np.array([code[v] for v in found.tolist()])[where] if found.size else 0.0
-    return codes, levels
+    codes = np.array([np.nan if gap else code[v] for v, gap in zip(text.tolist(), gaps.tolist())])
+    return codes[where] if len(where) else np.full(0, np.nan), levels
+
+
+def _distinct(cells):
+    """``(distinct cells, index of each cell among them)``: a column holds few categories
+    and many rows, and its text is made once a category. Cells are the same when of one
+    type and equal (1 and 1.0, True and 1 read as different text)."""
+    first = {}
+    try:
+        where = np.fromiter(
+            (first.setdefault((type(c), c), len(first)) for c in cells), dtype=np.intp, count=len(cells)
+        )
+    except TypeError:  # an unhashable cell: each on its own
+        return list(cells), np.arange(len(cells))
+    return [c for _, c in first], where
 
 
 def _columns_of(data, names=None):
