@@ -3,11 +3,12 @@ spreadsheet adds under its rows ("Total", "All regions"). Read as a row it is a 
 far from every other (n times the mean), and it leads the first principal component
 and every map; it is left out, and said."""
 
+import collections
 import re
 
 import numpy as np
 
-LARGEST = 1 << 22  # cells of the largest table looked at
+LARGEST = 1 << 20  # cells of the largest table looked at
 _NAMES = {
     "sum": re.compile(r"\b(totals?|sum|overall|all|grand total)\b", re.IGNORECASE),
     "mean": re.compile(r"\b(mean|average|avg)\b", re.IGNORECASE),
@@ -51,8 +52,9 @@ def without_total_row(path, table_parts, kinds, levels, names):
     kinds = kinds or ["numeric"] * X.shape[1]
     numeric = [j for j, kind in enumerate(kinds) if kind == "numeric"]
     words = [part[-1] for part in (labels, row_ids) if part is not None]
+    repeated = {name for name, n in collections.Counter(names).items() if n > 1}  # levels are kept by name
     for j, kind in enumerate(kinds):  # a category cell of the last row ('All regions')
-        found = levels.get(names[j]) if names.count(names[j]) == 1 else None  # levels are kept by name
+        found = levels.get(names[j]) if kind != "numeric" and names[j] not in repeated else None
         if kind != "numeric" and found is not None and not np.isnan(X[-1, j]) and int(X[-1, j]) < len(found):
             words.append(found[int(X[-1, j])])
     # a report's table is small; a large one is data (and its sums would cost a pass)
