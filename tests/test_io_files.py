@@ -764,3 +764,22 @@ def test_the_total_row_check_reads_tables_with_repeated_or_empty_names(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the repeated (empty) names' warning
         assert read_table(str(tmp_path / "t.csv")).X.shape == (4, 4)
+
+
+def test_reading_a_csv_leaves_the_cycle_collector_as_it_found_it(tmp_path):
+    # the reader pauses Python's collector while it holds the cells (a wide table's reading
+    # spent a sixth of its time in collections); it must come back on, and stay off if off
+    import gc
+
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n3,4\n")
+    (tmp_path / "bad.csv").write_text("a,b\n1,2\n3\n")
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            read_table(str(tmp_path / "t.csv"))
+            assert gc.isenabled() is enabled
+            with pytest.raises(DataFileError, match="expected 2 fields"):
+                read_table(str(tmp_path / "bad.csv"))
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
