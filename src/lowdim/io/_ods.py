@@ -17,19 +17,13 @@ def read_ods_sheet(path, *, key=None, header="auto", max_bytes=None, na_values=(
     Parameters
     ----------
     path : str
-    key : str, optional
-        The sheet's name; default the first sheet.
-    header : {'auto', 'yes', 'no'}
-    max_bytes : int, optional
-        The largest uncompressed file read (default: 80 % of the available memory).
-    na_values : sequence of str
+    key, header, max_bytes, na_values
+        As ``read_excel_sheet``'s.
 
     Returns
     -------
-    table : pyarrow.Table
-    names : list of str
-    notes : list of str
-    row_ids : ndarray of str or None
+    tuple
+        As ``read_excel_sheet``'s.
 
     Examples
     --------
