@@ -231,11 +231,18 @@ def _dictionary_cells(column):
     >>> import pyarrow as pa
     >>> _dictionary_cells(pa.chunked_array([pa.array(["a", None, "b", "a"]).dictionary_encode()])).tolist()
     ['a', None, 'b', 'a']
+    >>> full = pa.DictionaryArray.from_arrays(pa.array([127, None], pa.int8()), pa.array([str(i) for i in range(128)]))
+    >>> _dictionary_cells(pa.chunked_array([full])).tolist()
+    ['127', None]
     """
+    import pyarrow as pa
+
     parts = []
     for chunk in column.chunks:
         values = np.asarray([*chunk.dictionary.to_pylist(), None], dtype=object)
-        parts.append(values[chunk.indices.fill_null(len(chunk.dictionary)).to_numpy(zero_copy_only=False)])
+        # a gap indexes the None after the values (past the indices' own type: 128 in int8)
+        where = chunk.indices.cast(pa.int64()).fill_null(len(chunk.dictionary))
+        parts.append(values[where.to_numpy(zero_copy_only=False)])
     return np.concatenate(parts) if parts else np.empty(0, dtype=object)
 
 
