@@ -783,3 +783,48 @@ def test_reading_a_csv_leaves_the_cycle_collector_as_it_found_it(tmp_path):
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
+
+
+def _random_cell(rng, kind):
+    """A cell of a random table's column of ``kind`` (a gap written NA: an empty cell alone on
+    its line is a blank line)."""
+    if rng.random() < 0.08:
+        return "NA"
+    if kind == "num":
+        return repr(round(rng.uniform(-100, 100), 2))
+    if kind == "int":
+        return str(rng.randint(0, 20))
+    if kind == "cat":
+        return rng.choice(["red", "blue", "big small"])
+    if kind == "date":
+        return f"2021-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"
+    return "".join(rng.choice("abcdefgh") for _ in range(5))
+
+
+def test_random_plain_tables_meet_none_of_the_layout_rules(tmp_path):
+    # titles, notes, two-row headers and total rows are found by narrow rules: a plain
+    # table (header or none, row names of R or pandas, gaps, words, dates, a blank line)
+    # keeps every row and never gets one of their notes
+    import random
+
+    said = ("title", "note line", "note row", "first two rows", "totals of the columns", "means of the columns")
+    for seed in range(200):
+        rng = random.Random(seed)
+        kinds = [rng.choice(["num", "int", "cat", "date", "word"]) for _ in range(rng.randint(1, 5))]
+        n, ids = rng.randint(2, 10), rng.choice([None, "", "id"])  # no header; R/pandas row names; named ids
+        head = [] if ids is None else [",".join([ids, *(f"c{j}" for j in range(len(kinds)))])]
+        rows = [
+            ",".join(([f"s{i}"] if ids is not None else []) + [_random_cell(rng, k) for k in kinds]) for i in range(n)
+        ]
+        lines = head + rows
+        if rng.random() < 0.2:
+            lines.insert(rng.randint(len(head) + 1, len(lines)), "")
+        (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                table = read_table(str(tmp_path / "t.csv"), missing="keep", header="no" if ids is None else "yes")
+        except DataFileError:
+            continue  # a table the reader refuses (a word among numbers): refused before the rules too
+        assert table.X.shape[0] == n, (seed, lines)
+        assert not any(word in note for note in table.notes for word in said), (seed, lines, table.notes)
