@@ -3,6 +3,7 @@ typeset minus), numbers written for reading (12%, $1,200: named, never guessed a
 for a gap, ids; and the notes that say what a column was read as. The CSV and Parquet
 readers share them."""
 
+import datetime
 import re
 
 import numpy as np
@@ -15,6 +16,23 @@ GAP_MARKERS = ("?", "-", "--", ".", "n.a.", "#n/a", "missing", "unknown", "not a
 
 # the minus sign of typeset text (web tables, PDF copies): a number, unambiguously
 UNICODE_MINUS = "\u2212"
+
+
+def cell_text(cell):
+    """A typed cell (a spreadsheet's, a labelled column's category) as the text a CSV
+    export would hold: a whole float as an integer, a date in ISO 8601.
+
+    Examples
+    --------
+    >>> import datetime
+    >>> cell_text(3.0), cell_text(2.5), cell_text(datetime.date(2024, 1, 2)), cell_text(" a ")
+    ('3', '2.5', '2024-01-02', 'a')
+    """
+    if isinstance(cell, float) and cell.is_integer() and abs(cell) < 2**53:
+        return str(int(cell))
+    if isinstance(cell, (datetime.date, datetime.time)):
+        return cell.isoformat()
+    return str(cell).strip()
 
 
 def is_number(text):

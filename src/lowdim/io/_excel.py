@@ -18,7 +18,7 @@ from .._messages import listed
 from ..exceptions import DataFileError
 from ..preprocessing import as_numbers
 from ._binary import _byte_limit
-from ._cell_text import number_hint, number_or_gap
+from ._cell_text import cell_text, number_hint, number_or_gap
 from ._columns import _row_name_column
 from ._csv import _warn_duplicate_names, cell_kind
 from ._sheet_layout import continued_header, merged_ranges, table_rows, two_row_header_note
@@ -123,7 +123,7 @@ def _unnamed_row_names(path, names, data, notes, left):
     CSV reader takes them (``_row_name_column``, which says so in ``notes``)."""
     if not names or names[0] or len(names) < 2:
         return names, data, None, left
-    ids = ["" if row[0] is None else _as_text(row[0]) for row in data]
+    ids = ["" if row[0] is None else cell_text(row[0]) for row in data]
     if _row_name_column(path, names, lambda j: ids, [], None, notes) != 0:
         return names, data, None, left
     return names[1:], [row[1:] for row in data], np.array(ids), left + 1
@@ -373,7 +373,7 @@ def _column(cells, kinds):
         return pa.array(moments, type=pa.timestamp("us"))
     if kinds == {"duration"}:
         return pa.array(cells, type=pa.duration("us"))
-    return pa.array([None if cell is None else _as_text(cell) for cell in cells], type=pa.string())
+    return pa.array([None if cell is None else cell_text(cell) for cell in cells], type=pa.string())
 
 
 _TYPE_KINDS = {int: "number", str: "text", bool: "bool", datetime.datetime: "datetime", datetime.date: "date"}
@@ -417,15 +417,6 @@ def _kind(cell):
 
 def _midnight(day):
     return day if isinstance(day, datetime.datetime) else datetime.datetime(day.year, day.month, day.day)
-
-
-def _as_text(cell):
-    """A cell as the text a CSV export would hold."""
-    if isinstance(cell, float) and cell.is_integer() and abs(cell) < 2**53:
-        return str(int(cell))
-    if isinstance(cell, (datetime.date, datetime.time)):
-        return cell.isoformat()
-    return str(cell).strip()
 
 
 EXCEL_ROWS, EXCEL_COLUMNS = 1_048_576, 16_384  # a sheet's size, header row included

@@ -11,6 +11,7 @@ import warnings
 
 from ..exceptions import DataFileError
 from ._binary import _byte_limit
+from ._cell_text import cell_text
 
 KINDS = {"stata": "Stata", "spss": "SPSS"}
 
@@ -111,7 +112,7 @@ def _arrow_table(path, frame, fmt, notes):
         column = frame[name]
         if isinstance(column.dtype, pd.CategoricalDtype):
             labelled.append(str(name))
-            frame[name] = column.cat.rename_categories([_label(c) for c in column.cat.categories])
+            frame[name] = column.cat.rename_categories([cell_text(c) for c in column.cat.categories])
     names = [str(name) for name in frame.columns]
     frame.columns = names
     notes.append(f"{path}: {KINDS[fmt]} file, {frame.shape[0]} rows x {frame.shape[1]} columns.")
@@ -121,10 +122,3 @@ def _arrow_table(path, frame, fmt, notes):
             f"{', ...' if len(labelled) > 10 else ''}); --ordinal NAME=... reads one as ranks."
         )
     return pa.Table.from_pandas(frame, preserve_index=False), names, notes
-
-
-def _label(category):
-    """A category as text: a number without a label as it prints (1.0 as '1')."""
-    if isinstance(category, float) and category.is_integer():
-        return str(int(category))
-    return str(category)
