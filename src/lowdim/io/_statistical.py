@@ -9,6 +9,7 @@ the same kinds, options and notes."""
 import os
 import warnings
 
+from .._messages import listed
 from ..exceptions import DataFileError
 from ._binary import _byte_limit
 from ._cell_text import cell_text
@@ -118,7 +119,7 @@ def _arrow_table(path, frame, fmt, notes):
     notes.append(f"{path}: {KINDS[fmt]} file, {frame.shape[0]} rows x {frame.shape[1]} columns.")
     if labelled:
         notes.append(
-            f"{path}: {len(labelled)} column(s) of value labels read as categories ({', '.join(labelled[:10])}"
-            f"{', ...' if len(labelled) > 10 else ''}); --ordinal NAME=... reads one as ranks."
+            f"{path}: {len(labelled)} column(s) of value labels read as categories ({listed(labelled)}); "
+            "--ordinal NAME=... reads one as ranks."
         )
     return pa.Table.from_pandas(frame, preserve_index=False), names, notes

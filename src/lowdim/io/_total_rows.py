@@ -49,16 +49,17 @@ def without_total_row(path, table_parts, kinds, levels, names):
     (``total_row``), the note saying so; the parts unchanged and no note otherwise.
     ``table_parts``: ``(X, labels, row_ids)``."""
     X, labels, row_ids = table_parts
+    if X.shape[0] < 4 or X.size > LARGEST:  # a report's table is small; a large one is data
+        return X, labels, row_ids, None
     kinds = kinds or ["numeric"] * X.shape[1]
     numeric = [j for j, kind in enumerate(kinds) if kind == "numeric"]
     words = [part[-1] for part in (labels, row_ids) if part is not None]
     repeated = {name for name, n in collections.Counter(names).items() if n > 1}  # levels are kept by name
     for j, kind in enumerate(kinds):  # a category cell of the last row ('All regions')
-        found = levels.get(names[j]) if kind != "numeric" and names[j] not in repeated else None
-        if kind != "numeric" and found is not None and not np.isnan(X[-1, j]) and int(X[-1, j]) < len(found):
+        found = None if kind == "numeric" or names[j] in repeated else levels.get(names[j])
+        if found is not None and not np.isnan(X[-1, j]) and int(X[-1, j]) < len(found):
             words.append(found[int(X[-1, j])])
-    # a report's table is small; a large one is data (and its sums would cost a pass)
-    kind = total_row(X, numeric, words) if 4 <= X.shape[0] and X.size <= LARGEST else None
+    kind = total_row(X, numeric, words)
     if kind is None:
         return X, labels, row_ids, None
     named = f" ({str(words[0])!r})" if words else ""
