@@ -206,10 +206,11 @@ def _grow(G, inverse, mask, rows, atoms):
     """Add each atom to its row's inverse where it adds a direction to the row's active
     atoms (``mask``): its residual against their span (a Schur complement, as a Cholesky
     factor's next pivot) is above rounding. Whether it did, per row."""
+    entering = G[:, atoms].T * mask
     column = np.zeros(inverse.shape[:2])
-    column[rows] = G[:, atoms].T * mask
+    column[rows] = entering
     solved = np.matmul(inverse, column[:, :, None])[rows, :, 0]
-    pivot = G[atoms, atoms] - np.einsum("rp,rp->r", column[rows], solved)
+    pivot = G[atoms, atoms] - np.einsum("rp,rp->r", entering, solved)
     independent = pivot > 1e-12 * np.maximum(G[atoms, atoms], 1e-300)
     r, j = rows[independent], atoms[independent]
     # block inversion: the new inverse is H - e_j e_j^T + v v^T / pivot, v = H b - e_j;
