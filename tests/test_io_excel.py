@@ -4,6 +4,7 @@ program computed refused; hostile workbooks refused by name."""
 
 import datetime
 import re
+import warnings
 import zipfile
 
 import numpy as np
@@ -85,6 +86,48 @@ def test_a_table_below_a_title_and_formulas_by_their_saved_values(tmp_path):
     np.testing.assert_array_equal(table.X, [[1, 2], [3, np.nan], [5, np.nan]])
     assert any("the table starts at C3" in n for n in table.notes)
     assert any("column 'y': 1 cell(s) hold a formula's error (#DIV/0!)" in n for n in table.notes)
+
+
+def test_a_title_right_above_the_header_is_skipped_not_read_as_the_header(tmp_path):
+    # most report sheets put the title in A1 and the header in A2; read as the header, the
+    # title named one column and the real header turned into a data row (a two-row header
+    # 'Quarterly sales region', or in a CSV export a line 'expected 1 fields')
+    table = [["", "sales", "cost"], *[[f"r{i}", 100.0 + i, 50.0 - i] for i in range(5)]]  # pandas' index corner
+    plain = read_table(_workbook(tmp_path / "plain.xlsx", table))
+    for merged in (False, True):
+        book = openpyxl.Workbook()
+        sheet = book.active
+        sheet["A1"] = "Quarterly sales by region"
+        if merged:
+            sheet.merge_cells("A1:C1")
+        for i, row in enumerate(table):
+            for j, value in enumerate(row):
+                sheet.cell(2 + i, 1 + j, value or None)
+        book.save(tmp_path / "t.xlsx")
+        read = read_table(str(tmp_path / "t.xlsx"))
+        np.testing.assert_array_equal(read.X, plain.X)
+        assert read.feature_names == plain.feature_names == ["sales", "cost"]
+        assert read.row_ids.tolist() == plain.row_ids.tolist()
+        assert "skipped the title row(s) above the table (row 1: 'Quarterly sales by region')" in " ".join(read.notes)
+    lines = [",".join(map(str, row)) for row in table]
+    for title in (["Quarterly sales by region"], ["Quarterly sales by region,,", "All figures in thousands,,"]):
+        (tmp_path / "t.csv").write_text("\n".join(title + lines) + "\n")
+        read = read_table(str(tmp_path / "t.csv"))
+        np.testing.assert_array_equal(read.X, plain.X)
+        assert read.feature_names == ["sales", "cost"]
+        assert "skipped the title line(s) above the table (line 1: 'Quarterly sales by region'" in " ".join(read.notes)
+    # not a title: one name over a column of numbers (a header of unnamed columns), a row of
+    # text over rows of text only (it may be data), R's header one name short
+    for text, rows in (
+        ("total sales\n1,2\n3,4\n", 2),
+        ("big one,\nred,blue\nred,green\n", 3),
+        ("two words\nr1,5\nr2,6\n", 2),
+    ):
+        (tmp_path / "n.csv").write_text(text)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            read = read_table(str(tmp_path / "n.csv"), missing="keep", header="no" if "big" in text else "auto")
+        assert read.X.shape[0] == rows and not any("skipped the title" in note for note in read.notes), text
 
 
 def test_empty_rows_inside_a_table_are_skipped_and_said_as_the_csv_readers_blank_lines(tmp_path):

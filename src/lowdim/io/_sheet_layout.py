@@ -57,9 +57,9 @@ def table_rows(path, rows, merges, notes):
 
 def caption_rows(rows, filled, *, fields=False):
     """``(above, below)``: the rows before a table's first row of two or more filled
-    cells when, before an empty row, each filled one among them holds one text cell
-    (titles; a row of one name right above the rows is a header with unnamed columns,
-    or R's header one name short), and the rows after its last such row when, after an
+    cells when, before an empty row or a header naming every column, each filled one
+    among them holds one text cell (titles; a row of one name right above the rows is a
+    header with unnamed columns, or R's header one name short), and the rows after its last such row when, after an
     empty row, each filled one holds one text cell (notes; a row of one text cell right
     under the table may be a row of gaps).
     Empty rows between them and the table are included; a table of one column has
@@ -73,6 +73,8 @@ def caption_rows(rows, filled, *, fields=False):
     >>> rows = [["Survey 2024", ""], ["", ""], ["a", "b"], ["1", "2"], ["", ""], ["Source: us", ""]]
     >>> caption_rows(rows, str.strip)
     ([0, 1], [4, 5])
+    >>> caption_rows([["Survey 2024", ""], ["a", "b"], ["1", "2"]], str.strip)  # above a whole header
+    ([0], [])
     """
     # from each end to the table's first and last rows: the table's rows are not scanned
     first = next((i for i, row in enumerate(rows) if _count(row, filled) >= 2), None)
@@ -87,12 +89,28 @@ def caption_rows(rows, filled, *, fields=False):
     # and above a header (no number in the first row): R's header of one name above
     # rows of a row name and a number is a header one name short, not a title
     header = not any(_is_number(cell) for cell in rows[first] if filled(cell))
-    # an empty row between, and a header with rows under it: a header of one name has none
-    separated = captions and captions[-1] < first - 1 and last > first
+    # an empty row between, or a header naming every column the rows under it fill (a
+    # row of one name right above is then no header of unnamed columns), and rows under
+    # it: a header of one name has none
+    apart = captions and (captions[-1] < first - 1 or _names_every_column(rows, first, last, filled))
     short = fields and any(len(rows[i]) == len(rows[first]) - 1 for i in captions)
-    take_above = separated and header and not short and all(_is_caption(rows[i], filled, start) for i in captions)
+    take_above = apart and last > first and header and not short
+    take_above = take_above and all(_is_caption(rows[i], filled, start) for i in captions)
     take_below = notes and notes[0] > last + 1 and all(_is_caption(rows[i], filled, start) for i in notes)
     return list(above) if take_above else [], list(below) if take_below else []
+
+
+def _names_every_column(rows, first, last, filled):
+    """Whether the row ``first`` is a whole header: more than one cell, one over every
+    column of numbers in the next rows (up to 20, to ``last``), which have some, and over
+    every other column they fill but perhaps the first (row names under an empty
+    corner, as pandas writes its index). Over rows of text only, a first row of text
+    may be data as well."""
+    named = {j for j, cell in enumerate(rows[first]) if filled(cell)}
+    below = [rows[i] for i in range(first + 1, min(first + 21, last + 1))]
+    used = {j for row in below for j, cell in enumerate(row) if filled(cell)}
+    numeric = {j for row in below for j, cell in enumerate(row) if filled(cell) and _is_number(cell)}
+    return len(named) > 1 and bool(numeric) and numeric <= named and used - named <= {min(used)}
 
 
 def said_rows(rows, indices, word, filled):
