@@ -409,3 +409,58 @@ def test_an_opendocument_sheet_reads_as_the_same_sheet_saved_as_xlsx(tmp_path):
         read_table(str(tmp_path / "bad.ods"))
     with pytest.raises(DataFileError, match="no sheet named 'x'; its sheets are 'data', 'more'"):
         read_table(str(tmp_path / "t.ods"), key="x")
+
+
+def _ods(path, rows):
+    """An OpenDocument sheet of ``rows`` of ``(value, rows spanned, columns spanned)``
+    cells, a covered cell under a merge written as None."""
+    from odf.opendocument import OpenDocumentSpreadsheet
+    from odf.table import CoveredTableCell, Table, TableCell, TableRow
+    from odf.text import P
+
+    doc, sheet = OpenDocumentSpreadsheet(), Table(name="data")
+    for cells in rows:
+        row = TableRow()
+        for cell in cells:
+            if cell is None:
+                row.addElement(CoveredTableCell())
+                continue
+            value, down, across = cell if isinstance(cell, tuple) else (cell, 1, 1)
+            number = isinstance(value, float)
+            kind = {"valuetype": "float", "value": value} if number else {"valuetype": "string"}
+            spans = {"numberrowsspanned": down, "numbercolumnsspanned": across} if (down, across) != (1, 1) else {}
+            element = TableCell(**kind, **spans)
+            element.addElement(P(text=str(value)))
+            row.addElement(element)
+        sheet.addElement(row)
+    doc.spreadsheet.addElement(sheet)
+    doc.save(str(path))
+    return str(path)
+
+
+def test_an_opendocument_sheets_merged_cells_read_as_an_excel_sheets(tmp_path):
+    # pandas gives a merged range's value in its first cell only: a group's name merged down
+    # its rows was one category and gaps; the ranges are read from the file's XML
+    table = [["site", "height", "species"], *[["North" if i < 3 else "South", 10.0 + i, "oak"] for i in range(6)]]
+    plain = read_table(_workbook(tmp_path / "plain.xlsx", table))
+    rows = [[("Field survey 2024", 1, 3), None, None], []]
+    rows += [table[0]] + [[(row[0], 3, 1) if i % 3 == 0 else None, *row[1:]] for i, row in enumerate(table[1:])]
+    read = read_table(_ods(tmp_path / "t.ods", rows), missing="keep")
+    np.testing.assert_array_equal(read.X, plain.X)
+    assert read.feature_names == plain.feature_names and read.levels == plain.levels
+    said = " ".join(read.notes)
+    assert "skipped the title row(s) above the table (row 1: 'Field survey 2024')" in said
+    assert "2 merged cell range(s) inside the table read as their value in every cell (A4:A6, A7:A9)" in said
+    # a range stated far past the cells is filled up to them (not a billion cells); a span
+    # that is no number is refused by name
+    rows[4][2] = ("oak", 1, 10**9)
+    assert read_table(_ods(tmp_path / "wide.ods", rows), missing="keep").X.shape == plain.X.shape
+    path = _ods(tmp_path / "bad.ods", rows)
+    with zipfile.ZipFile(path) as book:
+        parts = {name: book.read(name) for name in book.namelist()}
+    parts["content.xml"] = parts["content.xml"].replace(b'number-rows-spanned="3"', b'number-rows-spanned="x"', 1)
+    with zipfile.ZipFile(path, "w") as book:
+        for name, data in parts.items():
+            book.writestr(name, data)
+    with pytest.raises(DataFileError, match="bad.ods: not a readable OpenDocument spreadsheet"):
+        read_table(path)

@@ -11,8 +11,8 @@ from ._excel import _check_unpacked_size, sheet_table, sheet_title
 
 def read_ods_sheet(path, *, key=None, header="auto", max_bytes=None, na_values=()):
     """One sheet of an OpenDocument spreadsheet as ``read_excel_sheet`` returns one:
-    ``(table, names, notes, row_ids)``. Merged cells hold their value in their first
-    cell only (odfpy does not say which cells a merge covers).
+    ``(table, names, notes, row_ids)``, its merged ranges read from the file's XML
+    (pandas gives a merge's value in its first cell only).
 
     Parameters
     ----------
@@ -49,12 +49,62 @@ def read_ods_sheet(path, *, key=None, header="auto", max_bytes=None, na_values=(
             book = pd.ExcelFile(path, engine="odf")
             title, notes = sheet_title(path, book.sheet_names, key)
             frame = book.parse(title, header=None)
+            merges = merged_ranges(path, title)
     except DataFileError:
         raise
     except Exception as exc:  # noqa: BLE001 - odfpy, its XML parser and zipfile raise many types
         raise DataFileError(f"{path}: not a readable OpenDocument spreadsheet ({type(exc).__name__}: {exc}).") from None
     cells = [[_value(cell, pd) for cell in row] for row in frame.astype(object).to_numpy().tolist()]
-    return sheet_table(path, cells, title, [], notes, header=header, na_values=na_values)
+    return sheet_table(path, cells, title, merges, notes, header=header, na_values=na_values)
+
+
+def merged_ranges(path, title):
+    """The merged ranges of sheet ``title`` as ``_sheet_layout.merged_ranges`` gives an
+    Excel sheet's, 0-based ``(top, left, bottom, right)``: a cell spanning rows or
+    columns, counted through the repeated rows and cells the format stores once.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from odf.opendocument import OpenDocumentSpreadsheet
+    >>> from odf.table import CoveredTableCell, Table, TableCell, TableRow
+    >>> doc, sheet, row = OpenDocumentSpreadsheet(), Table(name="s"), TableRow()
+    >>> row.addElement(TableCell(numbercolumnsrepeated=2))
+    >>> row.addElement(TableCell(numberrowsspanned=2, numbercolumnsspanned=3))
+    >>> sheet.addElement(row)
+    >>> doc.spreadsheet.addElement(sheet)
+    >>> p = os.path.join(tempfile.mkdtemp(), "t.ods")
+    >>> doc.save(p)
+    >>> merged_ranges(p, "s")
+    [(0, 2, 1, 4)]
+    """
+    import io
+    import zipfile
+    from xml.etree.ElementTree import iterparse
+
+    ns = "{urn:oasis:names:tc:opendocument:xmlns:table:1.0}"
+    table, cells, row_tag = f"{ns}table", (f"{ns}table-cell", f"{ns}covered-table-cell"), f"{ns}table-row"
+    merges, inside, row, column = [], False, 0, 0
+    with zipfile.ZipFile(path) as book:
+        content = book.read("content.xml")  # its size checked before pandas read it
+    if b"-spanned=" not in content:
+        return merges  # most sheets: no second parse
+    for event, element in iterparse(io.BytesIO(content), events=("start", "end")):
+        if element.tag == table:
+            if event == "end" and inside:
+                break
+            inside = event == "start" and element.get(f"{ns}name") == title
+        elif element.tag == row_tag and event == "end":
+            row += int(element.get(f"{ns}number-rows-repeated", 1)) if inside else 0
+            element.clear()  # memory stays one row's
+        elif element.tag == row_tag:
+            column = 0
+        elif inside and event == "start" and element.tag in cells:
+            spans = [int(element.get(f"{ns}number-{kind}-spanned", 1)) for kind in ("rows", "columns")]
+            if spans != [1, 1]:
+                merges.append((row, column, row + spans[0] - 1, column + spans[1] - 1))
+            column += int(element.get(f"{ns}number-columns-repeated", 1))
+    return merges
 
 
 def _value(cell, pd):

@@ -45,6 +45,8 @@ def table_rows(path, rows, merges, notes):
     inside = sorted(
         m for m in merges if first is not None and (first < m[0] or first == m[0] == m[2]) and m[0] not in below
     )
+    width = max(map(len, rows), default=0)  # a range stated past the cells ends at them
+    inside = [(top, left, min(bottom, len(rows) - 1), min(right, width - 1)) for top, left, bottom, right in inside]
     filled = [m for m in inside if _fill(rows, m)]
     if filled:
         names = [_range_name(m) for m in filled]
