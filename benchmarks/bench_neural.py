@@ -8,7 +8,9 @@ ParametricUMAP against umap-learn's, both with their defaults, and against UMAP'
 map and ``transform``: fit time, the time to place the 10,000 test images, their 10-NN
 accuracy with a classifier fitted on the training map, and the training map's
 trustworthiness), ``parametric_tsne`` (ParametricTSNE against TSNE's own map and
-``transform``, the same measures; no other library has a parametric t-SNE). One run
+``transform``, the same measures; no other library has a parametric t-SNE),
+``tsne_regression`` (the same network trained by squared error to reproduce TSNE's own
+map: the test accuracy such a network reaches whatever its loss). One run
 each (the fits take minutes; umap-learn's needs the bench extra's TensorFlow).
 Run:  scripts/bench.sh neural
 """
@@ -184,11 +186,58 @@ def case_parametric_tsne(repeats):
     ]
 
 
+def case_tsne_regression(repeats):
+    """The ParametricTSNE network (its input, widths and activation) trained by squared
+    error to reproduce TSNE's own training map, placing the test rows: whether a network
+    of this kind can place them as ``transform`` does, whatever loss trains it."""
+    from lowdim import PCA, TSNE
+    from lowdim.neural._mlp import forward, initial_weights
+    from lowdim.neural._training import Schedule, train
+
+    train_rows, test = _split()
+    labels = _data.fashion_mnist_labels()
+    tsne, tsne_placed, _, _ = _fit_and_place(lambda: TSNE(random_state=0), train_rows, test)
+    pca = PCA(100).fit(train_rows)  # the input ParametricTSNE reads: principal scores, scaled
+    Z, Z_test = (pca.transform(X).astype(np.float32) for X in (train_rows, test))
+    scale, target_scale = Z.std(), tsne.embedding_.std()
+    rows = np.hstack([Z / scale, tsne.embedding_ / target_scale]).astype(np.float32)
+    widths = (100, 100, 100, 100, 2)
+
+    def row_loss(w, batch, key):
+        import jax.numpy as jnp
+
+        return jnp.sum((forward(w, widths, batch[:, :100], "gelu", xp=jnp) - batch[:, 100:]) ** 2, axis=1)
+
+    rng = np.random.default_rng(0)
+    schedule = Schedule(learning_rate=3e-3, batch_size=500, max_epochs=200, patience=None, anneal=True)
+    start = time.perf_counter()
+    fitted = train(row_loss, initial_weights(widths, rng), lambda i: rows[i], np.arange(60000), None, schedule, rng)
+    t_fit = time.perf_counter() - start
+    train_map = forward(fitted.weights, widths, Z / scale, "gelu") * target_scale
+    test_map = forward(fitted.weights, widths, Z_test / scale, "gelu") * target_scale
+    acc, trust = _map_quality(train_map, test_map, train_rows, labels)
+    t_acc, _ = _map_quality(tsne.embedding_, tsne_placed, train_rows, labels)
+    return [
+        {
+            "case": "the ParametricTSNE network trained by squared error on TSNE's training map, 200 epochs",
+            "lowdim_s": round(t_fit, 3),
+            "reference_s": None,
+            "ratio": None,
+            "target": "-",
+            "accuracy": f"test 10-NN accuracy {acc:.4f} (TSNE.transform {t_acc:.4f}); trustworthiness {trust:.4f}",
+            "met": None,
+            "runs_lowdim": [round(t_fit, 3)],
+            "runs_reference": [],
+        }
+    ]
+
+
 CASES = {
     "autoencoder": case_autoencoder,
     "linear": case_linear,
     "parametric": case_parametric,
     "parametric_tsne": case_parametric_tsne,
+    "tsne_regression": case_tsne_regression,
 }
 
 
