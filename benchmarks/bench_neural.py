@@ -10,7 +10,8 @@ accuracy with a classifier fitted on the training map, and the training map's
 trustworthiness), ``parametric_tsne`` (ParametricTSNE against TSNE's own map and
 ``transform``, the same measures; no other library has a parametric t-SNE),
 ``tsne_regression`` (the same network trained by squared error to reproduce TSNE's own
-map: the test accuracy such a network reaches whatever its loss). One run
+map: the test accuracy such a network reaches whatever its loss), ``install`` (the
+extra's size and install time on a fresh virtualenv). One run
 each (the fits take minutes; umap-learn's needs the bench extra's TensorFlow).
 Run:  scripts/bench.sh neural
 """
@@ -232,12 +233,58 @@ def case_tsne_regression(repeats):
     ]
 
 
+def case_install(repeats):
+    """The ``neural`` extra on a fresh machine: a new virtualenv holding lowdim's base
+    dependencies that JAX shares (numpy, scipy), then the extra's requirement installed
+    from the package registry without pip's cache: the time, and the size it adds to
+    site-packages. What the extra adds to a CI run beyond that is its tests' and gallery
+    examples' time (``pytest --durations``)."""
+    import re
+    import shutil
+    import subprocess
+    import tempfile
+
+    root = os.path.join(os.path.dirname(__file__), "..")
+    with open(os.path.join(root, "pyproject.toml")) as f:
+        requirement = re.search(r'^neural = \["([^"]+)"\]', f.read(), re.M).group(1)
+    home = tempfile.mkdtemp()
+    try:
+        subprocess.run([sys.executable, "-m", "venv", home], check=True)
+        pip = [os.path.join(home, "bin", "python"), "-m", "pip", "install", "-q", "--no-cache-dir"]
+        subprocess.run([*pip, "numpy", "scipy"], check=True)
+        before = _tree_bytes(home)
+        start = time.perf_counter()
+        subprocess.run([*pip, requirement], check=True)
+        seconds = time.perf_counter() - start
+        added = (_tree_bytes(home) - before) / 2**20
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return [
+        {
+            "case": f"the neural extra ({requirement}) installed into a fresh virtualenv with numpy and scipy",
+            "lowdim_s": round(seconds, 1),
+            "reference_s": None,
+            "ratio": None,
+            "target": "-",
+            "accuracy": f"{added:.0f} MiB added to the environment",
+            "met": None,
+            "runs_lowdim": [round(seconds, 1)],
+            "runs_reference": [],
+        }
+    ]
+
+
+def _tree_bytes(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
+
+
 CASES = {
     "autoencoder": case_autoencoder,
     "linear": case_linear,
     "parametric": case_parametric,
     "parametric_tsne": case_parametric_tsne,
     "tsne_regression": case_tsne_regression,
+    "install": case_install,
 }
 
 
