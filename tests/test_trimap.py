@@ -104,6 +104,20 @@ def test_copies_of_rows_keep_the_map_finite_and_together(blobs):
     assert np.abs(copies - copies.mean(axis=1, keepdims=True)).max() < 0.01 * extent
 
 
+def test_the_map_is_the_same_in_any_unit(blobs):
+    # the start was the principal components in data units: rows of incomes (the blobs
+    # times 1e4) began far too wide for the steps to move (the map kept the start's
+    # overlapping clusters); as the trimap package scales rows to [0, 1], a power of two
+    # apart the maps are the same up to rounding, and any factor keeps the clusters
+    X, y = blobs
+    plain = TriMap(random_state=0).fit_transform(X)
+    np.testing.assert_allclose(TriMap(random_state=0).fit_transform(X * 2.0**20), plain, rtol=1e-5, atol=1e-5)
+    for factor in (1e-6, 1e4, 1e12):
+        Y = TriMap(random_state=0).fit_transform(X * factor)
+        assert knn_accuracy(Y, y, random_state=0) > 0.95, factor
+        assert np.ptp(Y) < 10 * np.ptp(plain), factor
+
+
 def test_given_triplets_neighbours_and_distances_reproduce_the_map(blobs):
     X, _ = blobs
     model = TriMap(random_state=0).fit(X)

@@ -34,6 +34,20 @@ def test_local_memberships_sum_to_log2_k_and_connect_the_nearest(digits):
     assert np.all(M[:, 0] == 1.0) and np.all((M > 0) & (M <= 1)) and np.all(rho == distances[:, 0])
 
 
+def test_the_memberships_are_the_same_in_any_unit(digits):
+    # sigma's search started at 1 and doubled or halved 64 times, so it never passed 2^64:
+    # rows a power of two apart (incomes in cents, lengths in metres or light years) kept
+    # a sigma too small or too large, and the graph lost its shape (trustworthiness 0.80
+    # for the digits times 1e20); from the row's own scale it is the same graph
+    X, _ = digits
+    distances, _ = nearest_neighbors(X, 14)
+    M, _, sigma = local_memberships(distances, 15)
+    for power in (-70, 70):
+        M_scaled, _, sigma_scaled = local_memberships(distances * 2.0**power, 15)
+        np.testing.assert_array_equal(sigma_scaled, sigma * 2.0**power)
+        np.testing.assert_array_equal(M_scaled, M)
+
+
 def test_fuzzy_graph_is_symmetric_with_weights_in_unit_interval(fitted):
     W = fitted.graph_
     assert sp.issparse(W) and abs(W - W.T).max() < 1e-15

@@ -44,6 +44,23 @@ def _membership_sum(row, rho, sigma):
     return total
 
 
+@njit(cache=True)
+def _start_sigma(row, rho):
+    """The power of two nearest the row's mean gap ``d - rho`` (1 without one): from 1,
+    doubling or halving sigma reaches only 2^+-64 in the 64 steps, so rows of incomes in
+    cents (gaps of 1e20) kept a sigma too small. Any power of two brackets the answer
+    between the same two powers as 1 does, so the bisection that follows, and the
+    sigma it finds, are the same wherever 1 found it."""
+    total, count = 0.0, 0
+    for j in range(row.shape[0]):
+        if row[j] > rho and np.isfinite(row[j]):
+            total += row[j] - rho
+            count += 1
+    if count == 0 or not total > 0.0:
+        return 1.0
+    return 2.0 ** np.round(np.log2(total / count))
+
+
 @njit(cache=True, nogil=True)
 def smooth_knn(distances, target, local_connectivity, tol, max_iter, mean_distance, out_rho, out_sigma, lo, hi):
     """``out_rho[i]``, ``out_sigma[i]`` for rows ``lo..hi`` of the (n, k) neighbour
@@ -53,7 +70,7 @@ def smooth_knn(distances, target, local_connectivity, tol, max_iter, mean_distan
     for i in range(lo, hi):
         row = distances[i]
         rho = _rho(row, local_connectivity)
-        lo, hi, sigma = 0.0, np.inf, 1.0
+        lo, hi, sigma = 0.0, np.inf, _start_sigma(row, rho)
         for _ in range(max_iter):
             total = _membership_sum(row, rho, sigma)
             if abs(total - target) < tol:

@@ -378,6 +378,18 @@ class TriMap(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, BaseEstimator
         Y[:, :k] = PCA(k, random_state=0).fit_transform(rows)
         return PCA_INIT_SCALE * Y
 
+    def _start_scale(self, X):
+        """What the principal-component start is divided by: the range of X's values,
+        as the trimap package scales rows of at most 100 features to [0, 1] first, so
+        that the start is the same in any unit (in data units a start of incomes or
+        populations is far too wide for the steps to move: trustworthiness 0.88 for the
+        digits times 1e4 against 0.98). 1 for distances, Gower's and Hamming's, which
+        have no unit to remove."""
+        if self.use_dist_matrix or self.distance in ("gower", "hamming"):
+            return 1.0
+        span = float(np.max(X) - np.min(X))
+        return span if span > 0 else 1.0
+
     def fit(self, X, y=None, init=None):
         """Sample the triplets and find the map.
 
@@ -405,6 +417,8 @@ class TriMap(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, BaseEstimator
         else:
             self.triplets_, self.weights_, n_knn = self._sample(X, rows, rng)
         start = self._start(np.asarray(rows, dtype=np.float64), init, X.shape[0])
+        if init is None:
+            start /= self._start_scale(X)
         self.embedding_ = self._descend(start, n_knn).astype(X.dtype)
         return self
 
