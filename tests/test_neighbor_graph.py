@@ -324,3 +324,14 @@ def test_a_model_fitted_from_given_neighbours_as_an_index_saves_and_places_new_r
     searched = lowdim.UMAP(n_epochs=5, random_state=0, neighbors_algorithm=ExactIndex()).fit(X[:200])
     with pytest.raises(TypeError, match="cannot save parameter neighbors_algorithm="):
         lowdim.save(searched, tmp_path / "other.lowdim")  # a user's index is code, not data
+
+
+@pytest.mark.parametrize("name", ["TSNE", "UMAP", "PaCMAP", "TriMap", "Isomap"])
+@pytest.mark.parametrize("factor, words", [(1e40, "values as large as"), (1e-45, "no value larger than")])
+def test_rows_whose_distances_float32_cannot_hold_are_refused_with_the_fix(digits, name, factor, words):
+    # the graphs keep distances in float32: rows of 1e40 crashed t-SNE and UMAP in their
+    # kernels (SystemError, ZeroDivisionError) or read as infinity, rows of 1e-45 gave random
+    # maps (every row a copy of every other)
+    X = digits[0][:200] * factor
+    with pytest.raises(ValueError, match=f"Input X has {words}.*rescale the data"):
+        getattr(lowdim, name)().fit(X)

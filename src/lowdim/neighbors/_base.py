@@ -4,6 +4,11 @@ user implements to bring their own (a GPU library, a vector database, a custom m
 
 from abc import ABC, abstractmethod
 
+import numpy as np
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+SMALLEST_SCALE = 1e-30  # float32 holds nothing below about 1e-38 (normal) or 1e-45 at all
+
 
 class KNNIndex(ABC):
     """A k-nearest-neighbour index: ``build(X)`` once, then ``query(Q, k)``.
@@ -63,6 +68,7 @@ class KNNIndex(ABC):
         -------
         self
         """
+        check_distance_range(X)
         self._build(X)
         self.n_samples_ = X.shape[0] if hasattr(X, "shape") else len(X)
         return self
@@ -98,3 +104,45 @@ class KNNIndex(ABC):
         indexed rows, for ``self_neighbors``'s blocks; None (the default) where the
         index answers self-queries only as a whole, through ``query``."""
         return None
+
+
+def check_distance_range(X):
+    """Refuse rows whose distances float32 cannot hold, as the neighbour graphs keep
+    them (and the approximate searches the rows): values so large that the distances
+    overflow, or all so small that they read 0 (every row a copy of every other). Such
+    data crashed t-SNE and UMAP deep in their kernels, and gave random maps without a
+    word; rescaled, those maps are the same. Arrays of other kinds (tables, strings,
+    precomputed graphs) pass.
+
+    Examples
+    --------
+    >>> check_distance_range(np.ones((2, 2)))
+    >>> try:
+    ...     check_distance_range(np.full((2, 2), 1e40))
+    ... except ValueError as error:
+    ...     print(str(error)[:57])
+    Input X has values as large as 1e+40 in magnitude: the ne
+    """
+    import scipy.sparse as sp
+
+    values = X.data if sp.issparse(X) else X
+    if not isinstance(values, np.ndarray) or values.dtype.kind != "f" or values.size == 0 or X.ndim != 2:
+        return
+    lo, hi = float(values.min()), float(values.max())  # NaN propagates: two reductions, no copy
+    if not (np.isfinite(lo) and np.isfinite(hi)):  # gaps (Gower's rows) or infinities: the finite values
+        finite = values[np.isfinite(values)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
+    largest = max(abs(lo), abs(hi))
+    limit = FLOAT32_MAX / (2.0 * np.sqrt(X.shape[1]))  # two rows' difference, summed over the features
+    if largest > limit:
+        raise ValueError(
+            f"Input X has values as large as {largest:.2g} in magnitude: the neighbour search keeps distances in "
+            f"float32, whose largest is {FLOAT32_MAX:.2g} ({limit:.2g} for rows of {X.shape[1]} features); rescale "
+            "the data, e.g. divide it by its largest absolute value."
+        )
+    if 0.0 < largest < SMALLEST_SCALE:
+        raise ValueError(
+            f"Input X has no value larger than {largest:.2g} in magnitude: the neighbour search keeps distances in "
+            "float32, which holds nothing below about 1e-38, so they would read 0 (every row a copy of every "
+            "other); rescale the data, e.g. divide it by its largest absolute value."
+        )
