@@ -335,3 +335,11 @@ def test_rows_whose_distances_float32_cannot_hold_are_refused_with_the_fix(digit
     X = digits[0][:200] * factor
     with pytest.raises(ValueError, match=f"Input X has {words}.*rescale the data"):
         getattr(lowdim, name)().fit(X)
+
+
+def test_new_rows_whose_distances_float32_cannot_hold_are_refused_by_pacmap(digits):
+    # PaCMAP.transform casts the new rows to float32 itself: they became infinities and the
+    # message said the user's rows held "infinity"
+    model = lowdim.PaCMAP(random_state=0).fit(digits[0][:200])
+    with pytest.raises(ValueError, match="Input X has values as large as.*rescale the data"):
+        model.transform(digits[0][:5] * 1e40)

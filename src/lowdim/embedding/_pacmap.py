@@ -27,6 +27,7 @@ from ..neighbors import (
     ALGORITHMS,
     PRECOMPUTED_KNN,
     KNNIndex,
+    check_distance_range,
     check_n_neighbors,
     given_neighbors,
     make_index,
@@ -254,6 +255,7 @@ class PaCMAP(
         # product keeps rows far from the origin exact): the pairs read float32 anyway
         X = np.asarray(X)
         X = X if X.dtype == np.float32 else X.astype(np.float64, copy=False)
+        check_distance_range(X)  # before the cast to float32 (new rows too): it would make infinities
         if self.distance != "euclidean":
             X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), np.finfo(X.dtype).tiny)
         if fitting:

@@ -9,7 +9,7 @@ approximate HNSW backend (faiss), the size rule that picks one, kNN and radius g
 symmetrisation, component joining, shortest paths."""
 
 from ._approximate import HNSWIndex, approximate_available
-from ._base import KNNIndex
+from ._base import KNNIndex, check_distance_range
 from ._choose import ALGORITHMS, APPROXIMATE_FROM, INDEX_METRICS, make_index, nearest_neighbors, resolve_metric
 from ._copies import positive_scales, warn_duplicates
 from ._dask_graph import dask_self_neighbors
@@ -59,6 +59,7 @@ __all__ = [
     "StoredDistances",
     "approximate_available",
     "nndescent_available",
+    "check_distance_range",
     "check_n_neighbors",
     "expansion_error_bound",
     "dask_self_neighbors",

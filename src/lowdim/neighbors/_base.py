@@ -114,6 +114,16 @@ def check_distance_range(X):
     word; rescaled, those maps are the same. Arrays of other kinds (tables, strings,
     precomputed graphs) pass.
 
+    Parameters
+    ----------
+    X : ndarray or sparse matrix (n, d)
+        The rows a search is about to index (or query).
+
+    Raises
+    ------
+    ValueError
+        Naming the largest value, float32's limit and the fix.
+
     Examples
     --------
     >>> check_distance_range(np.ones((2, 2)))
