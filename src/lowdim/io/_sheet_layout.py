@@ -61,9 +61,9 @@ def caption_rows(rows, filled, *, fields=False):
     """``(above, below)``: the rows before a table's first row of two or more filled
     cells when, before an empty row or a header naming every column, each filled one
     among them holds one text cell (titles; a row of one name right above the rows is a
-    header with unnamed columns, or R's header one name short), and the rows after its last such row when, after an
-    empty row, each filled one holds one text cell (notes; a row of one text cell right
-    under the table may be a row of gaps).
+    header with unnamed columns, or R's header one name short), and the rows after its
+    last such row when, after an empty row, each filled one holds one text cell (notes;
+    a row of one text cell right under the table may be a row of gaps).
     Empty rows between them and the table are included; a table of one column has
     none (its first cell may be its header), and a caption's cell is in the table's
     first column or before it (a header of one name beside row names is none).
