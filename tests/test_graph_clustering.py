@@ -376,3 +376,16 @@ def test_spectral_clustering_whose_kernel_joins_no_two_rows_says_which_gamma_wou
     assert len(set(labels)) == 3
     with pytest.raises(ValueError, match="joins no two rows"):
         SpectralClustering(2, affinity=lambda a, b: float(np.all(a == b))).fit(X[:6])
+
+
+def test_spectral_clustering_whose_kernel_finds_every_two_rows_alike_says_which_gamma_would():
+    # the other side: rows 1e-9 apart under gamma=1 weigh exp(-1e-18) = 1 each, the
+    # Laplacian is that of a complete graph whatever the rows, and the labels were random
+    from lowdim import SpectralClustering
+
+    X = np.vstack([np.zeros((20, 3)), np.ones((20, 3))]) + np.random.default_rng(0).normal(0, 0.1, (40, 3))
+    with pytest.raises(ValueError, match=r"finds every two rows alike: their median squared distance is .*raise gamma"):
+        SpectralClustering(2, random_state=0).fit(X * 1e-9)
+    truth = SpectralClustering(2, random_state=0).fit(X).labels_
+    scaled = SpectralClustering(2, gamma=1e18, random_state=0).fit(X * 1e-9).labels_  # the gamma's order it names
+    assert abs(np.corrcoef(truth, scaled)[0, 1]) == pytest.approx(1.0)

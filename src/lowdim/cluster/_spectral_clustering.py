@@ -156,13 +156,21 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
                 f"the {self.affinity!r} affinity with gamma={self.gamma:g} joins no two rows (every weight between "
                 "rows is 0); lower gamma or use affinity='nearest_neighbors'."
             )
-        rows = np.asarray(X[:200].toarray() if sp.issparse(X) else X[:200], dtype=np.float64)
-        sq = sq_euclidean(rows, rows)
-        typical = float(np.median(sq[~np.eye(len(rows), dtype=bool)]))
+        typical = _median_squared_distance(X)
         return (
             f"the {self.affinity!r} affinity with gamma={self.gamma:g} joins no two rows: their median squared "
             f"distance is {typical:.3g}, and every weight between rows underflows to 0; lower gamma to about "
             f"{1.0 / max(typical, 1e-300):.3g} (1 / that distance) or use affinity='nearest_neighbors'."
+        )
+
+    def _all_alike(self, typical):
+        """The rbf kernel too wide for the rows' spacing (``typical``, their median
+        squared distance): every weight rounds to 1."""
+        return (
+            f"the 'rbf' affinity with gamma={self.gamma:g} finds every two rows alike: their median squared "
+            f"distance is {typical:.3g}, and every weight between rows rounds to 1 (the clusters would be random); "
+            f"raise gamma to about {1.0 / max(typical, 1e-300):.3g} (1 / that distance) or use "
+            "affinity='nearest_neighbors'."
         )
 
     def _affinity(self, X):
@@ -229,6 +237,10 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         pieces = _warn_disconnected(A, self.affinity)
         if n > 1 and pieces == n:  # every row alone: no graph to cut
             raise ValueError(self._no_edges(X))
+        if n > 1 and self.affinity == "rbf" and float(A.min()) == 1.0:  # every row like every other
+            typical = _median_squared_distance(X)
+            if typical > 0:  # not copies of one row (said by the identical-rows warning)
+                raise ValueError(self._all_alike(typical))
         self.affinity_matrix_ = A
         k = min(self.n_components or self.n_clusters, n - 1)
         maps = np.full((n, 1), 1.0 / np.sqrt(max(float(A.sum()) - float(A.diagonal().sum()), 1e-300)))
@@ -312,3 +324,10 @@ def cluster_qr(maps):
     _, _, pivots = scipy.linalg.qr(maps.T, pivoting=True, mode="economic")
     left, _, right = np.linalg.svd(maps[pivots[:k]].T)
     return np.argmax(np.abs(maps @ (left @ right)), axis=1).astype(np.int64)
+
+
+def _median_squared_distance(X):
+    """The median squared distance between two of the first 200 rows."""
+    rows = np.asarray(X[:200].toarray() if sp.issparse(X) else X[:200], dtype=np.float64)
+    sq = sq_euclidean(rows, rows)
+    return float(np.median(sq[~np.eye(len(rows), dtype=bool)]))
