@@ -1,6 +1,7 @@
 """Kernel PCA: linear kernel = PCA, solvers agree, new points, Nystroem, pre-image, memory."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -209,3 +210,17 @@ def test_a_kernel_negative_only_beyond_the_components_asked_for_is_accepted():
         KernelPCA(5, kernel="precomputed", eigen_solver="dense").fit(K)
     top = KernelPCA(2, kernel="precomputed", eigen_solver="dense").fit(K)
     assert np.all(top.eigenvalues_ > 0)
+
+
+def test_an_rbf_kernel_too_narrow_for_the_rows_warns_with_the_gamma_that_would_fit():
+    # the default gamma (1 / n_features) on the unscaled wine table: two typical rows weigh
+    # exp(-6000), the kernel is the identity and the map was two points and noise, silently
+    from sklearn.datasets import load_wine
+
+    X = load_wine().data
+    with pytest.warns(UserWarning, match=r"KernelPCA: with gamma=0\.0769 .* set gamma to about .* or standardise"):
+        KernelPCA(2, kernel="rbf").fit(X)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        KernelPCA(2, kernel="rbf").fit(Z)  # standardised rows suit the default: no warning

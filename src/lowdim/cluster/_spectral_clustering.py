@@ -12,7 +12,7 @@ from .._estimator import ValidatedInputMixin
 from .._memory import require_memory
 from .._params import CALLABLE, NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from ..decomposition import KERNELS, kernel_matrix
+from ..decomposition import KERNELS, kernel_matrix, median_squared_distance
 from ..linalg import fewer_distinct_rows, sq_euclidean
 from ..manifold import laplacian_eigenmap
 from ..neighbors import check_n_neighbors, kneighbors_graph, precomputed_connectivity, warn_components
@@ -156,7 +156,7 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
                 f"the {self.affinity!r} affinity with gamma={self.gamma:g} joins no two rows (every weight between "
                 "rows is 0); lower gamma or use affinity='nearest_neighbors'."
             )
-        typical = _median_squared_distance(X)
+        typical = median_squared_distance(X)
         return (
             f"the {self.affinity!r} affinity with gamma={self.gamma:g} joins no two rows: their median squared "
             f"distance is {typical:.3g}, and every weight between rows underflows to 0; lower gamma to about "
@@ -238,7 +238,7 @@ class SpectralClustering(ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if n > 1 and pieces == n:  # every row alone: no graph to cut
             raise ValueError(self._no_edges(X))
         if n > 1 and self.affinity == "rbf" and float(A.min()) == 1.0:  # every row like every other
-            typical = _median_squared_distance(X)
+            typical = median_squared_distance(X)
             if typical > 0:  # not copies of one row (said by the identical-rows warning)
                 raise ValueError(self._all_alike(typical))
         self.affinity_matrix_ = A
@@ -324,10 +324,3 @@ def cluster_qr(maps):
     _, _, pivots = scipy.linalg.qr(maps.T, pivoting=True, mode="economic")
     left, _, right = np.linalg.svd(maps[pivots[:k]].T)
     return np.argmax(np.abs(maps @ (left @ right)), axis=1).astype(np.int64)
-
-
-def _median_squared_distance(X):
-    """The median squared distance between two of the first 200 rows."""
-    rows = np.asarray(X[:200].toarray() if sp.issparse(X) else X[:200], dtype=np.float64)
-    sq = sq_euclidean(rows, rows)
-    return float(np.median(sq[~np.eye(len(rows), dtype=bool)]))

@@ -10,7 +10,7 @@ from ._factor_analysis import FactorAnalysis
 from ._factorial import CA, FAMD, MCA, indicator_matrix
 from ._fastica import FastICA
 from ._incremental import IncrementalPCA
-from ._kernel_functions import KERNELS, kernel_matrix
+from ._kernel_functions import KERNELS, kernel_matrix, median_squared_distance
 from ._kernel_pca import KernelPCA
 from ._lda import LinearDiscriminantAnalysis
 from ._minibatch_nmf import MiniBatchNMF
@@ -58,6 +58,7 @@ __all__ = [
     "choose_solver",
     "principal_scores",
     "kernel_matrix",
+    "median_squared_distance",
     "non_negative_factorization",
     "KERNELS",
 ]

@@ -4,10 +4,35 @@ and the chi-squared kernels feature by feature; a user's callable."""
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg import iter_row_blocks, row_norms_sq, syrk_upper
+from ..linalg import iter_row_blocks, row_norms_sq, sq_euclidean, syrk_upper
 
 KERNELS = ("linear", "rbf", "poly", "polynomial", "sigmoid", "cosine", "laplacian", "chi2", "additive_chi2")
 FEATUREWISE = ("laplacian", "chi2", "additive_chi2")  # sums over features of a function of (x_c, y_c)
+
+
+def median_squared_distance(X, rows=200):
+    """The median squared distance between two of X's first ``rows`` rows: the spacing
+    an rbf kernel's gamma should be about the inverse of.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix (n, d)
+    rows : int, default=200
+        How many of the first rows are compared.
+
+    Returns
+    -------
+    float
+        0 for fewer than two rows.
+
+    Examples
+    --------
+    >>> median_squared_distance(np.array([[0.0], [1.0], [3.0]]))
+    4.0
+    """
+    head = np.asarray(X[:rows].toarray() if sp.issparse(X) else X[:rows], dtype=np.float64)
+    sq = sq_euclidean(head, head)
+    return float(np.median(sq[~np.eye(len(head), dtype=bool)])) if len(head) > 1 else 0.0
 
 
 def _sq_norms(X):

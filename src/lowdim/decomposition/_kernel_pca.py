@@ -14,9 +14,12 @@ from .._memory import require_memory
 from .._params import BOOLEAN, CALLABLE, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
+from .._warnings import warn_user
 from ..linalg import column_moments, flip_signs, lanczos_eigh, matmul, subspace_iteration, top_eigh
-from ._kernel_functions import KERNELS, kernel_matrix
+from ._kernel_functions import KERNELS, kernel_matrix, median_squared_distance
 from ._pca import PCA
+
+NARROW = 20.0  # gamma times the median squared distance past which the rbf kernel is nearly the identity
 
 # A float32 kernel's eigenvalues settle to about this (of the largest) and no further;
 # on 10,000 Fashion-MNIST images the 50 top eigenvalues then agree with the float64
@@ -331,6 +334,8 @@ class KernelPCA(ComponentTransformer):
         self.gamma_ = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
         if self.kernel != "precomputed":
             warn_constant_features(column_moments(X)[1], "KernelPCA", X=X)
+        if self.kernel == "rbf":
+            self._warn_narrow_kernel(X)
         rng = check_random_state(self.random_state)
         self._dtype = X.dtype
         if self.n_landmarks is None:
@@ -341,6 +346,22 @@ class KernelPCA(ComponentTransformer):
             self._fit_preimage(X, embedding)
         del self._dtype
         return embedding.astype(X.dtype)
+
+    def _warn_narrow_kernel(self, X):
+        """Warn when the rbf kernel is so narrow for the rows' spacing that two typical
+        rows weigh less than e^-20: the kernel matrix is then nearly the identity and
+        the components follow single rows (the default gamma, 1 / n_features, suits
+        standardised rows; unscaled ones, such as the wine table's, gave a map of two
+        points and noise)."""
+        typical = median_squared_distance(X)
+        if self.gamma_ * typical > NARROW:
+            warn_user(
+                f"KernelPCA: with gamma={self.gamma_:.3g} two typical rows (median squared distance {typical:.3g}) "
+                f"weigh exp(-{self.gamma_ * typical:.3g}) in the rbf kernel, so it is nearly the identity and the "
+                f"components follow single rows; set gamma to about {1.0 / typical:.3g} (1 / that distance) or "
+                "standardise the data first.",
+                UserWarning,
+            )
 
     def _fit_exact(self, X, rng):
         n = X.shape[0]
