@@ -337,9 +337,10 @@ def test_rows_whose_distances_float32_cannot_hold_are_refused_with_the_fix(digit
         getattr(lowdim, name)().fit(X)
 
 
-def test_new_rows_whose_distances_float32_cannot_hold_are_refused_by_pacmap(digits):
+@pytest.mark.parametrize("name", ["PaCMAP", "UMAP", "TSNE", "Isomap"])
+def test_new_rows_whose_distances_float32_cannot_hold_are_refused_at_transform(digits, name):
     # PaCMAP.transform casts the new rows to float32 itself: they became infinities and the
-    # message said the user's rows held "infinity"
-    model = lowdim.PaCMAP(random_state=0).fit(digits[0][:200])
+    # message said the user's rows held "infinity"; the others placed them somewhere
+    model = getattr(lowdim, name)().fit(digits[0][:200])
     with pytest.raises(ValueError, match="Input X has values as large as.*rescale the data"):
         model.transform(digits[0][:5] * 1e40)

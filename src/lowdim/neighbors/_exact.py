@@ -7,7 +7,7 @@ import numpy as np
 from .._threads import blas_limit, worker_pool
 from .._validation import check_array
 from ..linalg import cosine_rows, matmul, row_norms_sq, sq_euclidean
-from ._base import KNNIndex
+from ._base import KNNIndex, check_distance_range
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "precomputed")
 QUERY_ROWS, DATA_COLS = 512, 2048  # one product tile: 8 MiB in float64
@@ -493,6 +493,7 @@ def query_rows(index, Q, k, exclude_self):
     """Validate a query against a built ``index``: ``Q`` as an array (unit rows for
     'cosine') and ``k`` within the number of indexed points."""
     Q = check_array(Q, name="Q", estimator_name=type(index).__name__)
+    check_distance_range(Q)  # new rows too: distances to them are kept in float32
     available = index.n_samples_ - (1 if exclude_self else 0)
     if not 1 <= k <= available:
         raise ValueError(
