@@ -331,3 +331,21 @@ def test_a_table_of_one_column_is_refused_by_the_commands_that_map_it(tmp_path, 
     err = capsys.readouterr().err
     assert "the table to map has 1 column ('height')" in err and "nothing to reduce" in err
     assert not (tmp_path / "page.html").exists()
+
+
+def test_a_column_that_holds_nearly_all_the_variance_is_named_with_standardize(tmp_path, capsys):
+    # the wine table unscaled: proline (sd 314) holds 99.8 % of the variance, so PCA's first
+    # component and every distance are proline's alone, which the user saw only in the picture
+    from sklearn.datasets import load_wine
+
+    wine = load_wine()
+    path = tmp_path / "wine.csv"
+    lines = [",".join(wine.feature_names)] + [",".join(map(str, row)) for row in wine.data]
+    path.write_text("\n".join(lines) + "\n")
+    said = "column 'proline' holds 99.77 % of the rows' variance (sd 314, the other columns' median sd"
+    code, said_out, _ = run(capsys, "pca", str(path), "-o", str(tmp_path / "z.csv"))
+    assert code == 0 and said in said_out and "--standardize gives every column the same weight" in said_out
+    code, said_out, _ = run(capsys, "pca", str(path), "--standardize", "-o", str(tmp_path / "s.csv"))
+    assert code == 0 and "of the rows' variance" not in said_out
+    code, said_out, _ = run(capsys, "embed", "--dataset", "digits", "-m", "pca", "-o", str(tmp_path / "d.csv"))
+    assert code == 0 and "of the rows' variance" not in said_out  # pixels of one scale: nothing to say

@@ -28,6 +28,10 @@ class LoadedData:
     dates: list = field(default_factory=list)
 
 
+DOMINANT_SHARE = 0.99  # one column's share of the total variance past which the others barely count
+SAMPLE_ROWS = 100_000
+
+
 def load_data(args, say):
     """A built-in dataset or a data file (transposed first with --transpose), then
     standardised with --standardize, or with --pca the principal-component scores."""
@@ -53,7 +57,34 @@ def prepare_data(X, names, args, say, kinds=None):
     if args.standardize:
         scaler = _fitted_scaler(X, names)
         return scaler.transform(X), names, [("standardize", scaler)]
+    if not kinds or all(k == "numeric" for k in kinds):  # Gower's distance scales each column itself
+        _say_one_column_dominates(X, names, say)
     return X, names, []
+
+
+def _say_one_column_dominates(X, names, say):
+    """Say when one column holds nearly all the rows' variance (incomes beside ages and
+    scores): distances, components and clusters then follow it alone, which the user
+    who did not mean it learns only from the picture."""
+    if X.ndim != 2 or X.shape[1] < 2 or X.shape[0] < 2 or not isinstance(X, np.ndarray):
+        return
+    import warnings
+
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", over="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)  # a column of gaps only: no variance, left out
+        # the first rows tell it (a memory map is not read whole)
+        variances = np.nanvar(np.asarray(X[:SAMPLE_ROWS], dtype=np.float64), axis=0)
+    total = float(np.nansum(variances))
+    if not np.isfinite(total) or total <= 0:
+        return
+    j = int(np.nanargmax(variances))
+    if variances[j] > DOMINANT_SHARE * total:
+        others = float(np.nanmedian(np.delete(variances, j)))
+        say(
+            f"column {names[j]!r} holds {100 * variances[j] / total:.2f} % of the rows' variance (sd "
+            f"{np.sqrt(variances[j]):.3g}, the other columns' median sd {np.sqrt(others):.3g}): distances, "
+            "components and clusters follow it alone; --standardize gives every column the same weight."
+        )
 
 
 def _fitted_scaler(X, names):
