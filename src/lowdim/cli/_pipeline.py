@@ -66,7 +66,7 @@ def _say_one_column_dominates(X, names, say):
     """Say when one column holds nearly all the rows' variance (incomes beside ages and
     scores): distances, components and clusters then follow it alone, which the user
     who did not mean it learns only from the picture."""
-    if X.ndim != 2 or X.shape[1] < 2 or X.shape[0] < 2 or not isinstance(X, np.ndarray):
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.shape[1] < 2 or X.shape[0] < 2:
         return
     import warnings
 

@@ -382,10 +382,10 @@ def read_table(
     max_bytes : int, optional
         Refuse files declaring more (default: 80 % of the available memory).
     index_column : str, optional
-        CSV, Parquet, spreadsheets, Stata, SPSS: the column (name or number) of row names; default: a first
-        column under an empty header field holding distinct text or whole numbers (R's
-        row numbers), a named first column of distinct text, or a Parquet file's stored
-        pandas index.
+        CSV, Parquet, spreadsheets, Stata, SPSS: the column (name or number) of row
+        names; default: a first column under an empty header field holding distinct text
+        or whole numbers (R's row numbers), a named first column of distinct text, or a
+        Parquet file's stored pandas index.
     encoding : str, default='utf-8'
         CSV only: the text encoding ('latin-1', 'cp1252', ... for older files).
     transpose : bool

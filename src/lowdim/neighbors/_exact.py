@@ -493,7 +493,8 @@ def query_rows(index, Q, k, exclude_self):
     """Validate a query against a built ``index``: ``Q`` as an array (unit rows for
     'cosine') and ``k`` within the number of indexed points."""
     Q = check_array(Q, name="Q", estimator_name=type(index).__name__)
-    check_distance_range(Q)  # new rows too: distances to them are kept in float32
+    if not exclude_self:  # new rows: distances to them are kept in float32 (the indexed ones were checked at build)
+        check_distance_range(Q)
     available = index.n_samples_ - (1 if exclude_self else 0)
     if not 1 <= k <= available:
         raise ValueError(
