@@ -9,7 +9,14 @@ from sklearn.datasets import load_digits
 
 import lowdim
 from lowdim.metrics import continuity, knn_preservation, trustworthiness
-from lowdim.neighbors import NeighborGraph, PrecomputedNeighbors, kneighbors_graph, nearest_neighbors
+from lowdim.neighbors import (
+    NeighborGraph,
+    NNDescentIndex,
+    PairwiseIndex,
+    PrecomputedNeighbors,
+    kneighbors_graph,
+    nearest_neighbors,
+)
 
 
 @pytest.fixture(scope="module")
@@ -335,6 +342,45 @@ def test_rows_whose_distances_float32_cannot_hold_are_refused_with_the_fix(digit
     X = digits[0][:200] * factor
     with pytest.raises(ValueError, match=f"Input X has {words}.*rescale the data"):
         getattr(lowdim, name)().fit(X)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "correlation", "gower", "canberra", "braycurtis"])
+def test_metrics_that_ignore_the_scale_take_rows_of_any_magnitude(digits, metric):
+    # the range check refused rows of 1e39 for every metric; these distances are the same
+    # for rows 2^130 times larger (a power of two: bit for bit), so are the neighbours
+    X = digits[0][:300]
+    small, large = (NeighborGraph.build(Y, 10, metric=metric) for Y in (X, X * 2.0**130))
+    assert np.array_equal(small.indices, large.indices) and np.array_equal(small.distances, large.distances)
+
+
+def test_a_cosine_map_of_rows_of_any_magnitude_is_the_same_map(digits):
+    X = digits[0][:300]
+    maps = [lowdim.UMAP(metric="cosine", n_epochs=50, random_state=0).fit_transform(Y) for Y in (X, X * 2.0**130)]
+    np.testing.assert_array_equal(*maps)
+    angular = lowdim.PaCMAP(distance="angular", num_iters=(20, 20, 20), random_state=0)
+    assert np.isfinite(angular.fit_transform(X * 2.0**130)).all()
+
+
+@pytest.mark.parametrize(
+    "index, words",
+    [
+        (lambda: PairwiseIndex("manhattan"), "manhattan distances in float32"),
+        (lambda: NNDescentIndex("manhattan"), "manhattan distances in float32"),
+        (lambda: NNDescentIndex("correlation"), "keeps the rows in float32"),
+    ],
+)
+def test_every_search_refuses_new_rows_float32_cannot_hold(digits, index, words):
+    # the pairwise and descent searches ranked such rows anyway: infinities for all
+    X = digits[0][:200]
+    built = index().build(X)
+    with pytest.raises(ValueError, match=f"values as large as 1e\\+40.*{words}.*rescale the data"):
+        built.query(X[:3] * 1e40 / 16.0, 3)
+
+
+def test_the_descent_refuses_rows_float32_would_turn_into_infinities_whatever_the_metric(digits):
+    # pynndescent keeps the rows in float32: 1e40 became infinity before any correlation
+    with pytest.raises(ValueError, match="values as large as 1e\\+40.*keeps the rows in float32"):
+        NNDescentIndex("correlation").build(digits[0][:200] * 1e40 / 16.0)
 
 
 @pytest.mark.parametrize("name", ["PaCMAP", "UMAP", "TSNE", "Isomap"])

@@ -255,8 +255,9 @@ class PaCMAP(
         # product keeps rows far from the origin exact): the pairs read float32 anyway
         X = np.asarray(X)
         X = X if X.dtype == np.float32 else X.astype(np.float64, copy=False)
-        check_distance_range(X)  # before the cast to float32 (new rows too): it would make infinities
-        if self.distance != "euclidean":
+        if self.distance == "euclidean":  # before the cast to float32 (new rows too): it would make infinities
+            check_distance_range(X)
+        else:  # unit rows first, in float64: any scale
             X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), np.finfo(X.dtype).tiny)
         if fitting:
             self.pca_mean_ = self.pca_components_ = None

@@ -494,7 +494,7 @@ def query_rows(index, Q, k, exclude_self):
     'cosine') and ``k`` within the number of indexed points."""
     Q = check_array(Q, name="Q", estimator_name=type(index).__name__)
     if not exclude_self:  # new rows: distances to them are kept in float32 (the indexed ones were checked at build)
-        check_distance_range(Q)
+        check_distance_range(Q, index.metric, getattr(index, "metric_params", None))
     available = index.n_samples_ - (1 if exclude_self else 0)
     if not 1 <= k <= available:
         raise ValueError(

@@ -11,7 +11,7 @@ times over from a few ten thousand rows on."""
 import numpy as np
 
 from .._validation import check_array
-from ._base import KNNIndex
+from ._base import KNNIndex, check_distance_range, check_float32_rows
 from ._pairwise import PAIRWISE_METRICS, check_metric_params
 
 # lowdim's parameter names -> pynndescent's
@@ -106,7 +106,9 @@ class NNDescentIndex(KNNIndex):
 
     def _build(self, X):
         """Keep the rows; the descent runs at the first query (its width is that ``k``)."""
-        self._data = np.ascontiguousarray(check_array(X, estimator_name="NNDescentIndex"), dtype=np.float32)
+        X = check_array(X, estimator_name="NNDescentIndex")
+        check_float32_rows(X)  # before the cast, whatever the metric
+        self._data = np.ascontiguousarray(X, dtype=np.float32)
         self._descent = None
 
     def _graph(self, width):
@@ -145,7 +147,10 @@ class NNDescentIndex(KNNIndex):
         if exclude_self:
             indices, distances = self._graph(k + 1).neighbor_graph
             return _without_self(indices, distances, k)
-        Q = np.ascontiguousarray(check_array(Q, estimator_name="NNDescentIndex"), dtype=np.float32)
+        Q = check_array(Q, estimator_name="NNDescentIndex")
+        check_distance_range(Q, self.metric, self.metric_params)
+        check_float32_rows(Q)  # before the cast, whatever the metric
+        Q = np.ascontiguousarray(Q, dtype=np.float32)
         indices, distances = self._graph(k).query(Q, k=k)
         return distances.astype(np.float64), indices.astype(np.int64)
 

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from .._validation import check_array, convert_array
 from ..linalg import cosine_rows, pairwise_distances, row_norms_sq
-from ._base import KNNIndex
+from ._base import KNNIndex, check_distance_range
 
 # lowdim's (and scikit-learn's / umap-learn's) names -> scipy's
 PAIRWISE_METRICS = {
@@ -181,6 +181,8 @@ def blocked_query(index, Q, k, exclude_self):
     available = index.n_samples_ - (1 if exclude_self else 0)
     if not 1 <= k <= available:
         raise ValueError(f"k={k} neighbours asked for, but the index holds {available} candidate points.")
+    if not exclude_self:  # new rows (the indexed ones were checked at build)
+        check_distance_range(Q, index.metric, getattr(index, "metric_params", None))
     m = Q.shape[0]
     dist, idx = np.empty((m, k)), np.empty((m, k), dtype=np.int64)
     step = max(1, index.block_bytes // (8 * index.n_samples_))
