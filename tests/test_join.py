@@ -192,3 +192,59 @@ def test_union_find_components_equal_scipys_above_the_scipy_size(monkeypatch, se
     for count, labels in (small, large):
         assert count == expected[0] > 1 and labels.dtype == np.int32
         np.testing.assert_array_equal(labels, expected[1])
+
+
+def _two_cones(seed=0):
+    """Rows around two directions 90 degrees apart, at lengths from 1 to 100: far apart
+    by angle, not by Euclidean distance, so a join measured in the wrong space shows."""
+    rng = np.random.default_rng(seed)
+    axes = np.eye(4)[[0, 1]]
+    rows = np.repeat(axes, 30, axis=0) + 0.05 * rng.normal(size=(60, 4))
+    return rows * rng.uniform(1, 100, size=(60, 1))
+
+
+def test_a_cosine_graph_is_joined_by_its_shortest_cosine_edge():
+    # the exact index's block distances took the rows as given, not as unit rows: a
+    # disconnected cosine graph (Isomap, spectral, diffusion maps) crashed on the shapes
+    from scipy.spatial.distance import cdist
+
+    from lowdim.neighbors import ExactIndex, kneighbors_graph, symmetrize
+
+    X = _two_cones()
+    index = ExactIndex("cosine").build(X)
+    G = symmetrize(kneighbors_graph(X, 5, index=index))
+    assert connected_components(G)[0] == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        J = join_components(G, X, index=index)
+    added = sp.triu(J - G).tocoo()
+    assert connected_components(J)[0] == 1 and added.nnz == 1
+    D = cdist(X, X, "cosine")
+    shortest = D[:30, 30:].min()
+    np.testing.assert_allclose(added.data[0], shortest, rtol=1e-12)
+    assert D[added.row[0], added.col[0]] == pytest.approx(shortest, rel=1e-12)
+
+
+def test_radius_graph_by_cosine_holds_the_pairs_within_the_radius():
+    from scipy.spatial.distance import cdist
+
+    from lowdim.neighbors import radius_neighbors_graph
+
+    X = _two_cones(1)
+    G = radius_neighbors_graph(X, 0.004, metric="cosine").toarray()
+    D = cdist(X, X, "cosine")
+    within = (D < 0.004) & ~np.eye(len(X), dtype=bool)
+    assert within.sum() > len(X) and np.array_equal(G > 0, within)
+    np.testing.assert_allclose(G[within], D[within], rtol=1e-9, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["Isomap", "SpectralEmbedding", "DiffusionMap"])
+def test_maps_of_a_disconnected_cosine_graph_are_made(name):
+    import lowdim
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Y = getattr(lowdim, name)(metric="cosine", n_neighbors=5).fit_transform(_two_cones())
+    assert Y.shape == (60, 2) and np.isfinite(Y).all()
+    cone = np.repeat([0, 1], 30)
+    assert np.linalg.norm(Y[cone == 0].mean(0) - Y[cone == 1].mean(0)) > Y[cone == 0].std(0).max()

@@ -153,8 +153,12 @@ class ExactIndex(KNNIndex):
         return from_squared(sq, self.metric)
 
     def _block_distances(self, Qb):
+        """Distances from the rows ``Qb`` (as the user's: unit rows made here for
+        'cosine') to every indexed point."""
         if self.metric == "precomputed":
             return np.asarray(Qb)
+        if self.metric == "cosine":
+            Qb = cosine_rows(Qb)
         return from_squared(sq_euclidean(Qb - self._offset, self._data, None, self._sq), self.metric)
 
     def _expanded_block(self, rows):
