@@ -277,6 +277,37 @@ def test_disconnection_distance_drops_long_edges(digits_600):
     assert cut.graph_.nnz < full.graph_.nnz
 
 
+def test_a_dropped_edge_weighs_as_an_edge_too_long_to_count():
+    # the floor on sigma took the row's mean distance, infinite with a dropped edge: every
+    # membership of such a row read 1, however far its neighbours
+    with_dropped = local_memberships(np.array([[0.5, 1.0, 2.0, 3.0, np.inf]]), 6)[0]
+    too_long = local_memberships(np.array([[0.5, 1.0, 2.0, 3.0, 100.0]]), 6)[0]
+    assert with_dropped[0, -1] == 0.0
+    np.testing.assert_allclose(with_dropped[0, :4], too_long[0, :4], rtol=1e-9)
+    assert with_dropped[0, 3] < 0.5
+    # a row whose only other neighbours are dropped keeps its copies (rho is 0, not infinity)
+    copies = local_memberships(np.array([[0.0, 0.0, np.inf]]), 4, 0.0)[0]
+    assert copies.tolist() == [[1.0, 1.0, 0.0]]
+
+
+def test_rows_that_share_nothing_are_refused_at_fit_and_unplaced_at_transform():
+    # Hamming distances of continuous rows are all 1, the default disconnection distance:
+    # every edge dropped, and the layout divided by its heaviest edge (ZeroDivisionError)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="every neighbour edge is at least disconnection_distance=1.*'euclidean'"):
+        UMAP(metric="hamming", n_neighbors=5).fit(rng.normal(size=(60, 6)))
+    # new rows at Jaccard distance 1 from every training row (empty sets) were placed at
+    # the mean of arbitrary rows; rows with a match are placed by it
+    sets = rng.integers(0, 2, (60, 6)).astype(float)
+    sets = sets[sets.sum(axis=1) > 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        umap = UMAP(metric="jaccard", n_neighbors=5, random_state=0, n_epochs=50).fit(sets)
+    with pytest.warns(UserWarning, match="2 of the 4 new rows are at least disconnection_distance=1.*NaN"):
+        Y = umap.transform(np.vstack([np.zeros((2, 6)), sets[:2]]))
+    assert np.isnan(Y[:2]).all() and np.isfinite(Y[2:]).all()
+
+
 def test_metric_target_pulls_similar_targets_together(digits_600):
     X, _ = digits_600
     target = np.random.default_rng(1).uniform(size=len(X))  # unrelated to the data's own structure

@@ -10,14 +10,15 @@ MIN_SIGMA_SCALE = 1e-3  # sigma is at least this times the mean neighbour distan
 @njit(cache=True)
 def _rho(row, local_connectivity):
     """Distance to the ``local_connectivity``-th nearest non-coincident neighbour
-    (interpolated for a fractional value); 0 when there is none. In scalar loops: a
+    (interpolated for a fractional value); 0 when there is none (dropped edges, at
+    infinity, are none). In scalar loops: a
     boolean mask and ``max`` would add most of a second to the first call's compile."""
     whole = int(np.floor(local_connectivity))
     frac = local_connectivity - whole
     count, first, before, at, largest = 0, 0.0, 0.0, 0.0, -np.inf
     for j in range(row.shape[0]):  # the positive entries, in the row's order
         v = row[j]
-        if v > 0.0:
+        if 0.0 < v < np.inf:
             if count == 0:
                 first = v
             if count == whole - 1:
@@ -61,6 +62,20 @@ def _start_sigma(row, rho):
     return 2.0 ** np.round(np.log2(total / count))
 
 
+@njit(cache=True)
+def _finite_mean(row):
+    """The mean of the row's finite distances: a dropped edge (at infinity) made the
+    floor on sigma infinite, and every membership of the row 1."""
+    total, count = 0.0, 0
+    for j in range(row.shape[0]):
+        if np.isfinite(row[j]):
+            total += row[j]
+            count += 1
+    if count == row.shape[0]:
+        return row.mean()  # the same sum as ever where nothing is dropped
+    return total / count if count else 0.0
+
+
 @njit(cache=True, nogil=True)
 def smooth_knn(distances, target, local_connectivity, tol, max_iter, mean_distance, out_rho, out_sigma, lo, hi):
     """``out_rho[i]``, ``out_sigma[i]`` for rows ``lo..hi`` of the (n, k) neighbour
@@ -81,6 +96,6 @@ def smooth_knn(distances, target, local_connectivity, tol, max_iter, mean_distan
             else:
                 lo = sigma
                 sigma = sigma * 2.0 if hi == np.inf else 0.5 * (lo + hi)
-        floor = MIN_SIGMA_SCALE * (row.mean() if rho > 0.0 else mean_distance)
+        floor = MIN_SIGMA_SCALE * (_finite_mean(row) if rho > 0.0 else mean_distance)
         out_rho[i] = rho
         out_sigma[i] = max(sigma, floor)

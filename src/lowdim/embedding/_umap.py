@@ -427,13 +427,24 @@ class UMAP(
             verbose=self.verbose,
         )
 
+    @property
+    def _disconnection_limit(self):
+        """The length from which neighbour edges are dropped (None: none is)."""
+        given = self.disconnection_distance
+        return BOUNDED_METRICS.get(self.metric) if given is None else given
+
     def _disconnect(self, distances):
-        limit = self.disconnection_distance
-        if limit is None:
-            limit = BOUNDED_METRICS.get(self.metric)
+        limit = self._disconnection_limit
         if limit is None:
             return distances
         far = distances >= limit
+        if far.all():  # no edge left: nothing to lay out (the layout divided by its heaviest edge, 0)
+            source = "given" if self.disconnection_distance is not None else f"the largest {self.metric} distance"
+            raise ValueError(
+                f"{self._shown_name}: every neighbour edge is at least disconnection_distance={limit:g} long "
+                f"({source}), so no two rows are linked; use a metric that fits these values ({self.metric!r} "
+                "on rows that share nothing: 'euclidean' for numbers) or a larger disconnection_distance."
+            )
         if far.any():
             warn_user(
                 f"{self._shown_name}: {int(far.sum())} neighbour edges at least "

@@ -12,6 +12,17 @@ SMOOTH_KNN_TOL = 1e-5
 SMOOTH_KNN_STEPS = 64
 
 
+def _finite_mean(distances):
+    """The mean neighbour distance, dropped edges (at infinity) left out."""
+    if not distances.size:
+        return 0.0
+    mean = float(np.mean(distances, dtype=np.float64))
+    if np.isfinite(mean):
+        return mean
+    finite = distances[np.isfinite(distances)]
+    return float(np.mean(finite, dtype=np.float64)) if finite.size else 0.0
+
+
 def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     """Membership strengths ``exp(-max(0, d - rho) / sigma)`` of each point's neighbours.
 
@@ -45,7 +56,7 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     memberships, blocks = float64_row_blocks(distances, bar)
     n = memberships.shape[0]
     rho, sigma = np.empty(n), np.empty(n)
-    mean = float(np.mean(distances, dtype=np.float64)) if memberships.size else 0.0
+    mean = _finite_mean(distances)
     target = float(np.log2(n_neighbors))
     for rows, D in blocks:
         r, s = rho[rows], sigma[rows]  # views of the block's rows

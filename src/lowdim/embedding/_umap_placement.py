@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from .._kernels.output_spaces import CODES as OUTPUT_METRICS
 from .._validation import check_array
+from .._warnings import warn_user
 from ..exceptions import UnsupportedBySolver
 from ..neighbors import ExactIndex
 from ._base import sparse_input, training_index
@@ -68,7 +69,8 @@ class UMAPPlacement:
         Returns
         -------
         ndarray (m, n_components), or with ``transform_mode='graph'`` the sparse (m,
-        n_samples) memberships
+        n_samples) memberships. NaN (with a warning) for a row whose every neighbour is
+        at the disconnection distance: it shares nothing with the training rows.
         """
         X = self._validate_input(
             X, reset=False, accept_sparse=sparse_input(self.metric), **self._finite(ensure_all_finite)
@@ -89,7 +91,11 @@ class UMAPPlacement:
             )
         k = min(self.n_neighbors, n_train)
         distances, indices = training_index(self).query(X, k)
+        limit = getattr(self, "_disconnection_limit", None)  # AlignedUMAP's slices have none
+        if limit is not None:  # as in the training graph: edges this long link nothing
+            distances = np.where(distances >= limit, np.inf, distances)
         memberships, _, _ = local_memberships(distances, k, max(self.local_connectivity - 1.0, 0.0))
+        memberships = np.nan_to_num(memberships, copy=False)
         W = sp.csr_matrix(
             (memberships.ravel(), indices.ravel(), np.arange(0, X.shape[0] * k + 1, k)), shape=(X.shape[0], n_train)
         )
@@ -111,7 +117,7 @@ class UMAPPlacement:
             reference=ref,
             output_metric=self._output_space(),
         )
-        return Y.astype(X.dtype)
+        return _unlinked_as_nan(Y, np.isinf(distances).all(axis=1), limit).astype(X.dtype)
 
     def inverse_transform(self, Y):
         """Points of the data space for embedding coordinates: the average of the
@@ -154,6 +160,21 @@ class UMAPPlacement:
             levels = sorted({*(params.get("categorical") or ()), *(params.get("ordinal") or ())})
             return _table_preimage(w, near, levels).astype(self.X_fit_.dtype)
         return np.einsum("mk,mkd->md", w, near).astype(self.X_fit_.dtype)
+
+
+def _unlinked_as_nan(Y, unlinked, limit):
+    """NaN for the new rows that no edge links to the training rows (every neighbour at
+    the disconnection distance: they share nothing with them under the metric), as
+    umap-learn leaves such points; one warning counting them."""
+    if unlinked.any():
+        warn_user(
+            f"UMAP.transform: {int(unlinked.sum())} of the {len(unlinked)} new rows are at least "
+            f"disconnection_distance={limit:g} from every training row (they share nothing with them under the "
+            "metric), so nothing places them: their coordinates are NaN.",
+            UserWarning,
+        )
+        Y[unlinked] = np.nan
+    return Y
 
 
 def _table_preimage(w, near, levels):
