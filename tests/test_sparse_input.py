@@ -180,3 +180,18 @@ def test_repeated_and_unsorted_entries_are_read_as_scipy_reads_them(counts):
     pca = lowdim.PCA(3).fit(S)
     np.testing.assert_allclose(lowdim.PCA(3).fit(split).explained_variance_, pca.explained_variance_, rtol=1e-10)
     assert split.nnz == 2 * S.nnz  # the caller's matrix is left as it was
+
+
+@pytest.mark.parametrize("name", ["UMAP", "TSNE", "SNE", "Isomap"])
+def test_sparse_rows_with_a_metric_they_cannot_take_name_the_metrics_that_can(name):
+    # the message said the method takes no sparse input at all, while it takes them by cosine
+    X = sp.random(60, 12, density=0.3, random_state=0, format="csr")
+    with pytest.raises(TypeError, match=f"{name} takes sparse rows with metric 'euclidean'.*got metric='manhattan'"):
+        getattr(lowdim, name)(metric="manhattan").fit(X)
+
+
+def test_sparse_new_rows_for_a_dense_metric_name_the_metrics_that_can():
+    X = sp.random(60, 12, density=0.3, random_state=0, format="csr")
+    model = lowdim.UMAP(metric="manhattan", n_epochs=20, random_state=0).fit(X.toarray())
+    with pytest.raises(TypeError, match="UMAP takes sparse rows with metric.*got metric='manhattan'"):
+        model.transform(X[:3])

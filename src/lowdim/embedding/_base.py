@@ -37,6 +37,7 @@ from ..neighbors import (
     given_neighbors,
     make_index,
     search_algorithm,
+    sparse_rows_allowed,
     warn_duplicates,
 )
 from ._affinities import (
@@ -82,10 +83,9 @@ def check_rows_or_distances(X, metric, name):
         warn_constant_features(column_moments(X)[1], name, "every sample is the same point", X=X)
 
 
-def sparse_input(metric):
-    """Whether a neighbour embedding with ``metric`` takes scipy.sparse rows (or, for
-    'precomputed', a sparse distance matrix: each row's stored neighbours)."""
-    return metric in SPARSE_METRICS or metric == "precomputed"
+def sparse_input(estimator, X):
+    """``sparse_rows_allowed`` for a neighbour embedding and its ``metric``."""
+    return sparse_rows_allowed(estimator._shown_name, estimator.metric, X)
 
 
 _SHARED_ROWS = weakref.WeakValueDictionary()  # id -> a read-only copy made by shared_rows
@@ -326,7 +326,7 @@ class NeighborEmbedding(GowerTableMixin, EmbeddingMixin, ValidatedInputMixin, Ba
         """
         validate_params(self)
         self._check_relations()
-        X = training_rows(self, X, accept_sparse=sparse_input(self.metric))
+        X = training_rows(self, X, accept_sparse=sparse_input(self, X))
         self._check_data(X)
         n = X.shape[0]
         rng = check_random_state(self.random_state)

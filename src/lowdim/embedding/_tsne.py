@@ -259,7 +259,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         -------
         ndarray (m, n_components)
         """
-        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self.metric))
+        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self, X))
         if self.metric == "precomputed" and X.shape[1] != self.X_fit_.shape[0]:
             raise ValueError(
                 f"with metric='precomputed', X must hold distances to the {self.X_fit_.shape[0]} "

@@ -624,7 +624,7 @@ class UMAP(
         rows fitted (distinct ones with ``unique``) and the random generator."""
         validate_params(self)
         self._check_relations()
-        X = training_rows(self, X, accept_sparse=sparse_input(self.metric), **self._finite(ensure_all_finite))
+        X = training_rows(self, X, accept_sparse=sparse_input(self, X), **self._finite(ensure_all_finite))
         self._check_data(X, finite=ensure_all_finite is True)  # constant columns: not measurable through NaN
         if y is not None:
             y = np.asarray(y)
@@ -729,9 +729,7 @@ class UMAP(
         >>> model.embedding_.shape
         (1797, 2)
         """
-        X = self._validate_input(
-            X, reset=False, accept_sparse=sparse_input(self.metric), **self._finite(ensure_all_finite)
-        )
+        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self, X), **self._finite(ensure_all_finite))
         self._check_updatable()
         placed = self._placed(X)
         X = X.astype(self.X_fit_.dtype)

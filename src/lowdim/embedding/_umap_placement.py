@@ -72,9 +72,7 @@ class UMAPPlacement:
         n_samples) memberships. NaN (with a warning) for a row whose every neighbour is
         at the disconnection distance: it shares nothing with the training rows.
         """
-        X = self._validate_input(
-            X, reset=False, accept_sparse=sparse_input(self.metric), **self._finite(ensure_all_finite)
-        )
+        X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self, X), **self._finite(ensure_all_finite))
         if sp.issparse(X) != sp.issparse(self.X_fit_) and self.metric != "precomputed":
             X = sp.csr_matrix(X) if sp.issparse(self.X_fit_) else X.toarray()  # the training rows' form
         return self._placed(X, graph_only=self.transform_mode == "graph")

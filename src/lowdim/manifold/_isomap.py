@@ -28,6 +28,7 @@ from ..neighbors import (
     radius_neighbors_graph,
     resolve_metric,
     shortest_paths,
+    sparse_rows_allowed,
     symmetrize,
     warn_duplicates,
 )
@@ -262,7 +263,7 @@ class Isomap(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
         """
         validate_params(self)
         metric = resolve_metric(self.metric, self.p, self.metric_params)[0]
-        X = self._validate_input(X, reset=True, accept_sparse=self._takes_sparse(metric))
+        X = self._validate_input(X, reset=True, accept_sparse=sparse_rows_allowed("Isomap", metric, X))
         params = resolve_metric(self.metric, self.p, self._distance_params())[1]  # with a coded table's columns
         n = X.shape[0]
         self._check_sizes(n)

@@ -29,7 +29,14 @@ from ._graphs import kneighbors_graph, radius_neighbors_graph, symmetrize
 from ._join import join_components, warn_components
 from ._neighbor_graph import NeighborGraph, StoredDistances, knn_csr, precomputed_connectivity, stored_smallest
 from ._nndescent import NNDescentIndex, nndescent_available
-from ._pairwise import PAIRWISE_METRICS, SPARSE_METRICS, PairwiseIndex, SparseIndex, check_metric_params
+from ._pairwise import (
+    PAIRWISE_METRICS,
+    SPARSE_METRICS,
+    PairwiseIndex,
+    SparseIndex,
+    check_metric_params,
+    sparse_rows_allowed,
+)
 from ._paths import shortest_paths
 from ._search import search_neighbors
 from ._self_query import self_neighbors
@@ -54,6 +61,7 @@ __all__ = [
     "check_metric_params",
     "PRECOMPUTED_KNN",
     "SPARSE_METRICS",
+    "sparse_rows_allowed",
     "PairwiseIndex",
     "SparseIndex",
     "StoredDistances",

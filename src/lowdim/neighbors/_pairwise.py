@@ -222,6 +222,46 @@ def _smallest(D, k):
 SPARSE_METRICS = ("euclidean", "sqeuclidean", "cosine")
 
 
+def sparse_rows_allowed(name, metric, X):
+    """Whether a method searching neighbours by ``metric`` takes scipy.sparse rows (or,
+    for 'precomputed', a sparse distance matrix); sparse ``X`` with another metric is
+    refused naming the metrics that take it (the dense check would say the method takes
+    no sparse input at all).
+
+    Parameters
+    ----------
+    name : str
+        The method, as the message names it.
+    metric : str or callable
+    X : array-like or sparse matrix
+
+    Returns
+    -------
+    bool
+        The ``accept_sparse`` of the input check.
+
+    Raises
+    ------
+    TypeError
+        ``X`` is sparse and ``metric`` cannot read sparse rows.
+
+    Examples
+    --------
+    >>> sparse_rows_allowed("UMAP", "cosine", sp.eye(3, format="csr"))
+    True
+    >>> sparse_rows_allowed("UMAP", "manhattan", np.eye(3))
+    False
+    """
+    takes = (isinstance(metric, str) and metric in SPARSE_METRICS) or metric == "precomputed"
+    if sp.issparse(X) and not takes:
+        raise TypeError(
+            f"{name} takes sparse rows with metric {', '.join(map(repr, SPARSE_METRICS))} (or a sparse distance "
+            f"matrix with 'precomputed'); got metric={metric!r}: pass X.toarray() if it fits in memory, or one of "
+            "those metrics."
+        )
+    return takes
+
+
 class SparseIndex(KNNIndex):
     """Exact kNN index for scipy.sparse rows (text, counts, single-cell data): Euclidean
     or cosine distances from sparse products ``Q X^T`` in row blocks, never densifying
