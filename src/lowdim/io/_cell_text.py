@@ -130,14 +130,22 @@ def category_note(path, name, kind, levels, codes=None):
 
 
 def date_note(path, name, days):
-    """What reading a column as dates did, with the span of its dates.
+    """What reading a column as dates did, with the span of its dates: days, or
+    minutes in UTC (as the days count) where the values hold times of day, so that
+    local times with a zone (00:00+01:00) are not shown as the day before.
 
     Examples
     --------
-    >>> date_note("f.csv", "day", np.array([18262.0, np.nan, 18264.5])).split("; ")[0]
+    >>> date_note("f.csv", "day", np.array([18262.0, np.nan, 18264.0])).split("; ")[0]
     "f.csv: column 'day' read as dates, as days since 1970-01-01 (2020-01-01 to 2020-01-03)"
+    >>> date_note("f.csv", "at", np.array([18261.5, 18263.25])).split("; ")[0]
+    "f.csv: column 'at' read as dates, as days since 1970-01-01 (2019-12-31T12:00 to 2020-01-02T06:00 UTC)"
     """
-    span = " to ".join(str(np.datetime64(int(np.floor(d)), "D")) for d in (np.nanmin(days), np.nanmax(days)))
+    ends = np.array([np.nanmin(days), np.nanmax(days)])
+    if np.all(ends == np.floor(ends)):
+        span = " to ".join(str(np.datetime64(int(d), "D")) for d in ends)
+    else:
+        span = " to ".join(str(np.datetime64(int(np.round(d * 1440)), "m")) for d in ends) + " UTC"
     return (
         f"{path}: column {name!r} read as dates, as days since 1970-01-01 ({span}); --categorical {name} reads them "
         "as categories."
