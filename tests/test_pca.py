@@ -677,6 +677,42 @@ def test_column_moments_of_a_sparse_matrix_far_from_zero_keep_their_digits(fmt, 
     np.testing.assert_allclose(column_moments(twice.tocsr())[1], var, rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_column_moments_from_the_sums_kernel_match_the_dense_ones(dtype, monkeypatch):
+    # large CSR matrices sum their entries and squares in a kernel (no float64 copy); the
+    # squares' cancellation check still sends a column far from zero to the two passes
+    from lowdim.linalg import column_moments
+
+    rng = np.random.default_rng(6)
+    X = sp.random(400, 30, density=0.2, random_state=1, format="csr", dtype=np.float64)
+    X.data = rng.poisson(3.0, X.nnz) + rng.uniform(size=X.nnz)
+    X = X.astype(dtype)
+    dense = X.toarray().astype(np.float64)
+    quick = column_moments(X, ddof=0)
+    monkeypatch.setattr("lowdim.linalg._moments.SPARSE_KERNEL_ENTRIES", 0)
+    kernel = column_moments(X, ddof=0)
+    for got in (quick, kernel):  # sums of 400 terms: a few hundred ulps at most
+        np.testing.assert_allclose(got[0], dense.mean(axis=0), rtol=1000 * np.finfo(float).eps)
+        np.testing.assert_allclose(got[1], dense.var(axis=0), rtol=1e-11)
+    far = sp.csr_matrix(1e6 + rng.normal(size=(1000, 3)) * 1e-2)
+    np.testing.assert_allclose(column_moments(far)[1], far.toarray().var(axis=0, ddof=1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_scaling_by_the_kernel_is_the_numpy_scaling_bit_for_bit(dtype, monkeypatch):
+    from lowdim import StandardScaler
+
+    X = sp.random(300, 40, density=0.3, random_state=2, format="csr", dtype=dtype) * 50
+    scaler = StandardScaler(with_mean=False).fit(X)
+    plain, back = scaler.transform(X), scaler.inverse_transform(scaler.transform(X))
+    monkeypatch.setattr("lowdim.preprocessing._scaler.SPARSE_KERNEL_ENTRIES", 0)
+    kernel = scaler.transform(X)
+    assert kernel.dtype == dtype and np.array_equal(kernel.indices, X.indices)
+    np.testing.assert_array_equal(kernel.data, plain.data)
+    np.testing.assert_array_equal(scaler.inverse_transform(kernel).data, back.data)
+    np.testing.assert_allclose(kernel.toarray().std(axis=0)[X.getnnz(axis=0) > 1], 1.0, rtol=1e-5)
+
+
 def test_truncated_svd_of_sparse_data_far_from_zero_is_not_refused_as_underflow():
     rng = np.random.default_rng(5)
     X = 1e6 + rng.normal(size=(300, 6)) * 1e-2

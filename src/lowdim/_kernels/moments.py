@@ -63,3 +63,47 @@ def shifted_copy_with_norms(X, shift, out, norms):
         lambda a, b: _shifted_rows(X, shift, out, norms, a, b),
         min_size=cell_pass_rows(X.shape[1]),
     )
+
+
+@njit(cache=True, nogil=True)
+def _stored_sums(data, columns, d, lo, hi):
+    """Sums of the entries ``lo..hi`` and of their squares per column, in float64."""
+    s1, s2 = np.zeros(d), np.zeros(d)
+    for k in range(lo, hi):
+        v = np.float64(data[k])
+        s1[columns[k]] += v
+        s2[columns[k]] += v * v
+    return s1, s2
+
+
+def stored_column_sums(data, columns, d):
+    """Per-column sums of a sparse matrix's stored entries and of their squares
+    (``columns``: each entry's column, a CSR matrix's ``indices``), in float64 without
+    a float64 copy of the entries: ranges of them on the thread pool, each with its own
+    sums, added in range order (the same result for the same number of threads)."""
+    from .._threads import in_row_ranges
+
+    parts = in_row_ranges("moments", 0, data.size, lambda a, b: _stored_sums(data, columns, d, a, b), min_size=1 << 20)
+    return sum(p[0] for p in parts), sum(p[1] for p in parts)
+
+
+@njit(cache=True, nogil=True)
+def _scaled_entries(data, columns, factors, divide, out, lo, hi):
+    for k in range(lo, hi):
+        v = np.float64(data[k])
+        out[k] = v / factors[columns[k]] if divide else v * factors[columns[k]]
+
+
+def scaled_entries(data, columns, factors, divide, out):
+    """``out = data / factors[columns]`` (or times, ``divide`` False) in float64,
+    stored in ``out``'s dtype: one pass, no gathered copy of the factors."""
+    from .._threads import in_row_ranges
+
+    in_row_ranges(
+        "moments",
+        0,
+        data.size,
+        lambda a, b: _scaled_entries(data, columns, factors, divide, out, a, b),
+        min_size=1 << 20,
+    )
+    return out
