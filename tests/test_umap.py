@@ -306,6 +306,9 @@ def test_rows_that_share_nothing_are_refused_at_fit_and_unplaced_at_transform():
     with pytest.warns(UserWarning, match="2 of the 4 new rows are at least disconnection_distance=1.*NaN"):
         Y = umap.transform(np.vstack([np.zeros((2, 6)), sets[:2]]))
     assert np.isnan(Y[:2]).all() and np.isfinite(Y[2:]).all()
+    with pytest.raises(ValueError, match="UMAP.update: 2 new row.*share nothing with the map"):
+        umap.update(np.vstack([sets[:2], np.zeros((2, 6))]))
+    assert np.isfinite(umap.embedding_).all() and len(umap.embedding_) == len(sets)  # the map as it was
 
 
 def test_metric_target_pulls_similar_targets_together(digits_600):

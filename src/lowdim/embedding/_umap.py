@@ -731,7 +731,16 @@ class UMAP(
         """
         X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self, X), **self._finite(ensure_all_finite))
         self._check_updatable()
-        placed = self._placed(X)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="UMAP.transform: .* new rows are")  # an error here, below
+            placed = self._placed(X)
+        unplaced = np.flatnonzero(np.isnan(placed).any(axis=1))
+        if unplaced.size:
+            raise ValueError(
+                f"UMAP.update: {unplaced.size} new row(s) (first: row {unplaced[0]}) share nothing with the map's rows "
+                "(every neighbour at the disconnection distance), so they have no place to be added at; leave them "
+                "out, or fit a new map with them."
+            )
         X = X.astype(self.X_fit_.dtype)
         rows = sp.vstack([self.X_fit_, X]).tocsr() if sp.issparse(X) else np.vstack([self.X_fit_, X])
         rng = check_random_state(self.transform_seed)

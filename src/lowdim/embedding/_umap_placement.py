@@ -162,13 +162,13 @@ class UMAPPlacement:
 
 def _unlinked_as_nan(Y, unlinked, limit):
     """NaN for the new rows that no edge links to the training rows (every neighbour at
-    the disconnection distance: they share nothing with them under the metric), as
-    umap-learn leaves such points; one warning counting them."""
+    the disconnection distance: they share nothing with them under the metric; or, given
+    distances, at infinity), as umap-learn leaves such points; one warning counting them."""
     if unlinked.any():
+        far = "infinitely far" if limit is None else f"at least disconnection_distance={limit:g}"
         warn_user(
-            f"UMAP.transform: {int(unlinked.sum())} of the {len(unlinked)} new rows are at least "
-            f"disconnection_distance={limit:g} from every training row (they share nothing with them under the "
-            "metric), so nothing places them: their coordinates are NaN.",
+            f"UMAP.transform: {int(unlinked.sum())} of the {len(unlinked)} new rows are {far} from every training "
+            "row (they share nothing with them under the metric), so nothing places them: their coordinates are NaN.",
             UserWarning,
         )
         Y[unlinked] = np.nan

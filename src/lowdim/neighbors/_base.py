@@ -202,8 +202,9 @@ def check_float32_rows(X):
     """
     largest = _largest_magnitude(X)
     if largest is not None and not (largest == 0.0 or SMALLEST_SCALE <= largest <= FLOAT32_MAX):
+        which = "values as large as" if largest > FLOAT32_MAX else "no value larger than"
         raise ValueError(
-            f"Input X has values as large as {largest:.2g} in magnitude: this neighbour search keeps the rows in "
+            f"Input X has {which} {largest:.2g} in magnitude: this neighbour search keeps the rows in "
             f"float32, which holds values from about 1e-38 to {FLOAT32_MAX:.2g}; rescale the data, e.g. divide it "
             "by its largest absolute value."
         )
