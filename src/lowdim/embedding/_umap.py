@@ -427,6 +427,15 @@ class UMAP(
             verbose=self.verbose,
         )
 
+    def _probe_rows(self, n_features):
+        """Rows a loaded model is tried on: with a bounded metric its first two training
+        rows, as a row of zeros may share nothing with them (Jaccard's empty set) and
+        come out NaN by design; zeros and ones otherwise."""
+        fitted = getattr(self, "X_fit_", None)
+        if self._disconnection_limit is None or fitted is None or fitted.shape[0] < 2:
+            return np.vstack([np.zeros(n_features), np.ones(n_features)])
+        return fitted[:2]
+
     @property
     def _disconnection_limit(self):
         """The length from which neighbour edges are dropped (None: none is)."""

@@ -30,6 +30,7 @@ from ._moments import (
     iter_row_blocks,
     merge_step,
     needs_centering,
+    scaled_stored_entries,
     shifted_copy_with_norms,
     stored_columns,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "ShiftInverse",
     "block_rows",
     "column_moments",
+    "scaled_stored_entries",
     "stored_columns",
     "dense_times_sparse_t",
     "group_row_sums",

@@ -551,6 +551,41 @@ def _sparse_sums_of_squares(X):
     return mean, np.maximum(squares, 0.0), np.full(d, float(n))
 
 
+def scaled_stored_entries(X, factors, divide=True):
+    """A CSR copy of the sparse ``X`` whose stored entries are divided (or multiplied)
+    by their columns' ``factors``, computed in float64 and stored in X's dtype: from
+    ``SPARSE_KERNEL_ENTRIES`` entries on in one pass of a kernel (no float64 copy, no
+    gathered factors), the same values as numpy's.
+
+    Parameters
+    ----------
+    X : scipy.sparse matrix (n, d)
+    factors : ndarray of float64 (d,)
+    divide : bool, default=True
+        Divide by the factors (False: multiply).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix (n, d)
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> scaled_stored_entries(sp.csr_matrix(np.array([[2.0, 0.0], [4.0, 6.0]])), np.array([2.0, 3.0])).toarray()
+    array([[1., 0.],
+           [2., 2.]])
+    """
+    X = sp.csr_matrix(X)
+    if X.nnz >= SPARSE_KERNEL_ENTRIES:
+        from .._kernels.moments import scaled_entries
+
+        data = scaled_entries(X.data, X.indices, factors, divide, np.empty_like(X.data))
+    else:
+        operation = np.divide if divide else np.multiply
+        data = operation(X.data.astype(np.float64), factors[stored_columns(X)]).astype(X.dtype, copy=False)
+    return sp.csr_matrix((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+
+
 def stored_columns(X, start=0, stop=None):
     """The column of each stored entry ``start:stop`` of a CSR or CSC matrix.
 

@@ -8,8 +8,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._estimator import ValidatedInputMixin
 from .._params import BOOLEAN, validate_params
 from .._validation import check_array, warn_constant_features
-from ..linalg import column_moments, feature_scale, stored_columns
-from ..linalg._moments import SPARSE_KERNEL_ENTRIES
+from ..linalg import column_moments, feature_scale, scaled_stored_entries
 
 
 class StandardScaler(ValidatedInputMixin, OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -140,18 +139,10 @@ class StandardScaler(ValidatedInputMixin, OneToOneFeatureMixin, TransformerMixin
 
     def _scale_stored(self, X, operation):
         """``operation`` (divide: scale; multiply: undo) of X's stored entries by their
-        columns' scales, in float64; a CSR matrix of X's dtype with its stored entries
-        (a kernel's one pass for large matrices: no float64 copy, no gathered scales)."""
-        X = sp.csr_matrix(X)
+        columns' scales; a CSR matrix of X's dtype with its stored entries."""
         if not self.with_std:
-            return X.copy()
-        if X.nnz >= SPARSE_KERNEL_ENTRIES:
-            from .._kernels.moments import scaled_entries
-
-            data = scaled_entries(X.data, X.indices, self.scale_, operation is np.divide, np.empty_like(X.data))
-        else:
-            data = operation(X.data.astype(np.float64), self.scale_[stored_columns(X)]).astype(X.dtype, copy=False)
-        return sp.csr_matrix((data, X.indices.copy(), X.indptr.copy()), shape=X.shape)
+            return sp.csr_matrix(X, copy=True)
+        return scaled_stored_entries(X, self.scale_, divide=operation is np.divide)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
