@@ -45,6 +45,7 @@ from ._base import check_rows_or_distances, sparse_input, start_embedding, train
 from ._graph_arrays import row_progress, symmetric_graph
 from ._umap_graph import (
     curve_parameters,
+    drop_far_edges,
     fuzzy_graph,
     fuzzy_union,
     intersect_labels,
@@ -427,15 +428,6 @@ class UMAP(
             verbose=self.verbose,
         )
 
-    def _probe_rows(self, n_features):
-        """Rows a loaded model is tried on: with a bounded metric its first two training
-        rows, as a row of zeros may share nothing with them (Jaccard's empty set) and
-        come out NaN by design; zeros and ones otherwise."""
-        fitted = getattr(self, "X_fit_", None)
-        if self._disconnection_limit is None or fitted is None or fitted.shape[0] < 2:
-            return np.vstack([np.zeros(n_features), np.ones(n_features)])
-        return fitted[:2]
-
     @property
     def _disconnection_limit(self):
         """The length from which neighbour edges are dropped (None: none is)."""
@@ -446,22 +438,8 @@ class UMAP(
         limit = self._disconnection_limit
         if limit is None:
             return distances
-        far = distances >= limit
-        if far.all():  # no edge left: nothing to lay out (the layout divided by its heaviest edge, 0)
-            source = "given" if self.disconnection_distance is not None else f"the largest {self.metric} distance"
-            raise ValueError(
-                f"{self._shown_name}: every neighbour edge is at least disconnection_distance={limit:g} long "
-                f"({source}), so no two rows are linked; use a metric that fits these values ({self.metric!r} "
-                "on rows that share nothing: 'euclidean' for numbers) or a larger disconnection_distance."
-            )
-        if far.any():
-            warn_user(
-                f"{self._shown_name}: {int(far.sum())} neighbour edges at least "
-                f"disconnection_distance={limit:g} long were dropped.",
-                UserWarning,
-            )
-            distances = np.where(far, np.inf, distances)
-        return distances
+        source = "given" if self.disconnection_distance is not None else f"the largest {self.metric} distance"
+        return drop_far_edges(distances, limit, f"{self._shown_name} (metric={self.metric!r}, {source})")
 
     def _graph(self, X, y, search=False, components=None):
         """The fuzzy simplicial set (label- or target-intersected when ``y`` is given)
@@ -739,17 +717,7 @@ class UMAP(
         (1797, 2)
         """
         X = self._validate_input(X, reset=False, accept_sparse=sparse_input(self, X), **self._finite(ensure_all_finite))
-        self._check_updatable()
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="UMAP.transform: .* new rows are")  # an error here, below
-            placed = self._placed(X)
-        unplaced = np.flatnonzero(np.isnan(placed).any(axis=1))
-        if unplaced.size:
-            raise ValueError(
-                f"UMAP.update: {unplaced.size} new row(s) (first: row {unplaced[0]}) share nothing with the map's rows "
-                "(every neighbour at the disconnection distance), so they have no place to be added at; leave them "
-                "out, or fit a new map with them."
-            )
+        placed = self._placed_for_update(X)
         X = X.astype(self.X_fit_.dtype)
         rows = sp.vstack([self.X_fit_, X]).tocsr() if sp.issparse(X) else np.vstack([self.X_fit_, X])
         rng = check_random_state(self.transform_seed)
@@ -759,21 +727,6 @@ class UMAP(
         step = self.learning_rate / 4.0 if learning_rate is None else float(learning_rate)
         self._layout(rows, start, epochs, rng, learning_rate=step)
         return self
-
-    def _check_updatable(self):
-        """``update`` needs the rows themselves, as given, and no labels."""
-        reasons = {
-            "metric='precomputed'": self.metric == "precomputed",
-            "a supervised fit (y)": getattr(self, "supervised_", False),
-            "unique=True": self.unique_inverse_ is not None,
-            "a dask array": is_dask_array(self.X_fit_),
-        }
-        for what, applies in reasons.items():
-            if applies:
-                raise ValueError(
-                    f"UMAP.update adds rows to a map fitted on the rows themselves; this model was fitted with "
-                    f"{what}. Fit a new model on all the rows."
-                )
 
     def _data_radii(self):
         """Local radii of the data over the neighbour edges (the joining edges, which

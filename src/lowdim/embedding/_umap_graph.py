@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import curve_fit
 
+from .._warnings import warn_user
 from ._graph_arrays import float64_row_blocks, symmetric_graph
 
 SMOOTH_KNN_TOL = 1e-5
@@ -79,6 +80,36 @@ def fuzzy_union(indices, memberships, n_samples, mix_ratio=1.0, bar=None):
     [[0.0, 0.75], [0.75, 0.0]]
     """
     return symmetric_graph(indices, memberships, n_samples, "fuzzy_union", mix_ratio, bar)
+
+
+def drop_far_edges(distances, limit, name):
+    """The neighbour distances with every edge at least ``limit`` long at infinity
+    (dropped: the ends share nothing under a bounded metric), with one warning
+    counting them; an error when every edge would go (the layout has nothing to lay
+    out). ``name``: the estimator, its metric and where the limit came from.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     drop_far_edges(np.array([[0.5, 1.0]]), 1.0, "UMAP").tolist()
+    [[0.5, inf]]
+    """
+    far = distances >= limit
+    if far.all():
+        raise ValueError(
+            f"{name}: every neighbour edge is at least disconnection_distance={limit:g} long, so no two rows are "
+            "linked; use a metric that fits these values (a bounded one on rows that share nothing: 'euclidean' "
+            "for numbers) or a larger disconnection_distance."
+        )
+    if far.any():
+        warn_user(
+            f"{name}: {int(far.sum())} neighbour edges at least disconnection_distance={limit:g} long were dropped.",
+            UserWarning,
+        )
+        distances = np.where(far, np.inf, distances)
+    return distances
 
 
 def fuzzy_graph(distances, indices, local_connectivity=1.0, mix_ratio=1.0, bar=None):

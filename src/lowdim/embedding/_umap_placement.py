@@ -3,6 +3,7 @@ memberships to its nearest training points, then SGD moving only it) and
 ``inverse_transform`` (a kernel regression over the training points nearest in the map)."""
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -10,6 +11,7 @@ import scipy.sparse as sp
 from .._kernels.output_spaces import CODES as OUTPUT_METRICS
 from .._validation import check_array
 from .._warnings import warn_user
+from ..distributed import is_dask_array
 from ..exceptions import UnsupportedBySolver
 from ..neighbors import ExactIndex
 from ._base import sparse_input, training_index
@@ -76,6 +78,42 @@ class UMAPPlacement:
         if sp.issparse(X) != sp.issparse(self.X_fit_) and self.metric != "precomputed":
             X = sp.csr_matrix(X) if sp.issparse(self.X_fit_) else X.toarray()  # the training rows' form
         return self._placed(X, graph_only=self.transform_mode == "graph")
+
+    def _placed_for_update(self, X):
+        """``update``'s start for the new rows: placed as ``transform`` places them, in a
+        map fitted on the rows themselves, each linked to the map by some edge."""
+        reasons = {
+            "metric='precomputed'": self.metric == "precomputed",
+            "a supervised fit (y)": getattr(self, "supervised_", False),
+            "unique=True": self.unique_inverse_ is not None,
+            "a dask array": is_dask_array(self.X_fit_),
+        }
+        for what, applies in reasons.items():
+            if applies:
+                raise ValueError(
+                    f"UMAP.update adds rows to a map fitted on the rows themselves; this model was fitted with "
+                    f"{what}. Fit a new model on all the rows."
+                )
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="UMAP.transform: .* new rows are")  # an error here, below
+            placed = self._placed(X)
+        unplaced = np.flatnonzero(np.isnan(placed).any(axis=1))
+        if unplaced.size:
+            raise ValueError(
+                f"UMAP.update: {unplaced.size} new row(s) (first: row {unplaced[0]}) share nothing with the map's rows "
+                "(every neighbour at the disconnection distance), so they have no place to be added at; leave them "
+                "out, or fit a new map with them."
+            )
+        return placed
+
+    def _probe_rows(self, n_features):
+        """Rows a loaded model is tried on: with a bounded metric its first two training
+        rows, as a row of zeros may share nothing with them (Jaccard's empty set) and
+        come out NaN by design; zeros and ones otherwise."""
+        fitted = getattr(self, "X_fit_", None)
+        if getattr(self, "_disconnection_limit", None) is None or fitted is None or fitted.shape[0] < 2:
+            return np.vstack([np.zeros(n_features), np.ones(n_features)])
+        return fitted[:2]
 
     def _placed(self, X, graph_only=False):
         """``transform`` of validated rows: their memberships to the training points
