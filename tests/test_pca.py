@@ -698,6 +698,25 @@ def test_sparse_column_moments_from_the_sums_kernel_match_the_dense_ones(dtype, 
     np.testing.assert_allclose(column_moments(far)[1], far.toarray().var(axis=0, ddof=1), rtol=1e-6)
 
 
+def test_sparse_column_sums_do_not_depend_on_the_thread_count(machine_threads, monkeypatch):
+    import numba
+
+    from lowdim.linalg import column_moments
+
+    X = sp.random(2000, 50, density=0.3, random_state=3, format="csr") * 1e3
+    monkeypatch.setattr("lowdim.linalg._moments.SPARSE_KERNEL_ENTRIES", 0)
+    monkeypatch.setattr("lowdim._kernels.moments.SUM_CHUNK", 997)  # 16 chunks, cut by their size alone
+    shared = column_moments(X, ddof=0)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        alone = column_moments(X, ddof=0)
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_array_equal(shared[0], alone[0])
+    np.testing.assert_array_equal(shared[1], alone[1])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_sparse_scaling_by_the_kernel_is_the_numpy_scaling_bit_for_bit(dtype, monkeypatch):
     from lowdim import StandardScaler

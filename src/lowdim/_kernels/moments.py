@@ -65,6 +65,9 @@ def shifted_copy_with_norms(X, shift, out, norms):
     )
 
 
+SUM_CHUNK = 1 << 22  # stored entries a chunk of stored_column_sums holds at least (but for the last)
+
+
 @njit(cache=True, nogil=True)
 def _stored_sums(data, columns, d, lo, hi):
     """Sums of the entries ``lo..hi`` and of their squares per column, in float64."""
@@ -79,11 +82,18 @@ def _stored_sums(data, columns, d, lo, hi):
 def stored_column_sums(data, columns, d):
     """Per-column sums of a sparse matrix's stored entries and of their squares
     (``columns``: each entry's column, a CSR matrix's ``indices``), in float64 without
-    a float64 copy of the entries: ranges of them on the thread pool, each with its own
-    sums, added in range order (the same result for the same number of threads)."""
+    a float64 copy of the entries: at most 16 chunks of entries, fixed by their number
+    alone, summed on the thread pool and added in chunk order, so the result is the
+    same for any number of threads."""
     from .._threads import in_row_ranges
 
-    parts = in_row_ranges("moments", 0, data.size, lambda a, b: _stored_sums(data, columns, d, a, b), min_size=1 << 20)
+    n_chunks = int(min(16, max(1, -(-data.size // SUM_CHUNK))))
+    cuts = [data.size * i // n_chunks for i in range(n_chunks + 1)]
+
+    def chunks(a, b):
+        return [_stored_sums(data, columns, d, cuts[c], cuts[c + 1]) for c in range(a, b)]
+
+    parts = [part for done in in_row_ranges("moments", 0, n_chunks, chunks) for part in done]
     return sum(p[0] for p in parts), sum(p[1] for p in parts)
 
 
