@@ -501,3 +501,48 @@ def test_help_says_what_each_output_is_and_info_takes_none(capsys):
     with pytest.raises(SystemExit) as exit_:
         parser.parse_args(["info", "--dataset", "iris", "-o", "x.csv"])  # it prints; it would silently write nothing
     assert exit_.value.code == 2 and "unrecognized arguments: -o" in capsys.readouterr().err
+
+
+def test_transform_takes_the_models_columns_by_name_and_says_what_it_leaves_out(cli, tmp_path):
+    # a model's columns are found by name: another order gives the same rows, a column
+    # the model never saw was left out without a word, a missing one is named
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) * [1.0, 10.0, 100.0]
+    header = ["a", "b", "c"]
+
+    def table(name, columns, extra=False):
+        path = tmp_path / name
+        rows = [",".join(["id", *columns] + (["extra"] if extra else []))]
+        for i, row in enumerate(X):
+            values = [f"{row[header.index(c)]:.6f}" for c in columns] + (["1.5"] if extra else [])
+            rows.append(",".join([f"r{i}", *values]))
+        path.write_text("\n".join(rows) + "\n")
+        return path
+
+    model = tmp_path / "m.lowdim"
+    code, _, err = cli(
+        "embed",
+        table("train.csv", header),
+        "-m",
+        "pca",
+        "--standardize",
+        "--save-model",
+        model,
+        "-o",
+        tmp_path / "t.csv",
+    )
+    assert code == 0, err
+    outputs = {}
+    for name, columns, extra in [
+        ("same.csv", header, False),
+        ("swapped.csv", ["c", "a", "b"], False),
+        ("more.csv", header, True),
+    ]:
+        code, out, err = cli("transform", model, table(name, columns, extra), "-o", tmp_path / f"out_{name}")
+        assert code == 0, err
+        outputs[name] = np.loadtxt(tmp_path / f"out_{name}", delimiter=",", skiprows=1, usecols=(1, 2))
+        assert ("1 column(s) the model was not fitted on left out (extra)" in out) == extra
+    np.testing.assert_array_equal(outputs["swapped.csv"], outputs["same.csv"])
+    np.testing.assert_array_equal(outputs["more.csv"], outputs["same.csv"])
+    code, _, err = cli("transform", model, table("fewer.csv", ["a", "b"]), "-o", tmp_path / "out_fewer.csv")
+    assert code != 0 and "fitted on columns this table lacks (c)" in err
