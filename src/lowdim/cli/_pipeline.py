@@ -208,7 +208,8 @@ def _near_names(missing, names, columns):
     """
     import difflib
 
-    free = [n for n in names if n not in set(columns)]
+    taken = set(columns)
+    free = [n for n in names if n not in taken]
     simple = {str(n).lower().replace(" ", "_"): n for n in free}
     near = []
     for name in missing:

@@ -161,7 +161,7 @@ def run(args, say):
         raw = recode_categories(raw, names, levels or {}, categories)
         _say_unseen(args.input, levels or {}, categories, say)
     X = select_columns(raw, names, columns, args.model)
-    left_out = [] if columns is None else [n for n in names if n not in set(columns)]
+    left_out = [n for n in names if n not in used]
     if left_out:  # taken by name, so a column of another table must not pass unseen
         say(f"{args.input}: {len(left_out)} column(s) the model was not fitted on left out ({listed(left_out, 8)}).")
     name = model_name(model)
