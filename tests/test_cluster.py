@@ -172,6 +172,48 @@ def test_integer_weights_equal_repeated_rows(blobs):
     assert weighted.inertia_ == pytest.approx(repeated.inertia_, rel=1e-9)
 
 
+@pytest.mark.parametrize("cls", [KMeans, MiniBatchKMeans, lowdim.BisectingKMeans])
+def test_random_start_with_fewer_weighted_rows_than_clusters(cls):
+    # rows of no weight count for nothing but may hold a centre, as k-means++ lets them
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    w = np.zeros(40)
+    w[7] = 2.0
+    with warnings.catch_warnings():
+        # mini-batches move a centre that holds no weight onto a weighted row, and say so
+        warnings.filterwarnings("ignore", "Number of distinct clusters", UserWarning)
+        km = cls(3, init="random", random_state=0).fit(X, sample_weight=w)
+    assert np.isfinite(km.cluster_centers_).all() and km.inertia_ == 0.0
+    np.testing.assert_allclose(km.cluster_centers_[km.labels_[7]], X[7])
+
+
+@pytest.mark.parametrize("cls", [KMeans, MiniBatchKMeans, lowdim.BisectingKMeans])
+@pytest.mark.parametrize(
+    "weight, message",
+    [
+        (-1.0, r"got -1 at sample 0 \(20 such"),
+        (np.nan, r"got nan at sample 0"),
+        (np.inf, r"got inf at sample 0"),
+        (0.0, "positive sum"),
+        (np.r_[np.ones(5), -2.0, np.ones(14)], r"got -2 at sample 5 \(1 such"),
+    ],
+)
+def test_sample_weight_is_checked_whether_one_number_or_one_per_row(cls, weight, message):
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(ValueError, match=message):
+        cls(2, random_state=0).fit(X, sample_weight=weight)
+
+
+def test_one_number_as_sample_weight_weighs_every_row_alike():
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    for est in (KMeans(3, random_state=0), lowdim.DBSCAN(eps=0.5, min_samples=3)):
+        np.testing.assert_array_equal(
+            est.fit(X, sample_weight=2.0).labels_, est.fit(X, sample_weight=np.full(30, 2.0)).labels_
+        )
+    assert KMeans(3, random_state=0).fit(X, sample_weight=2.0).inertia_ == pytest.approx(
+        2 * KMeans(3, random_state=0).fit(X).inertia_, rel=1e-12
+    )
+
+
 def test_fewer_distinct_points_than_clusters_warns_and_relocates():
     X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0]]), 10, axis=0)
     with pytest.warns(UserWarning, match=r"Number of distinct clusters \(2\) found smaller than n_clusters \(4\)"):

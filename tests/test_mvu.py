@@ -114,3 +114,16 @@ def test_face_holds_every_solution_and_a_rigid_set_stays_as_it_is():
     est = MaximumVarianceUnfolding(n_neighbors=8, n_landmarks=None).fit(P)
     assert mvu_face(P, *edge_list(P, 8)[:2]).shape[1] == 2
     np.testing.assert_allclose(pdist(est.embedding_), pdist(P), rtol=1e-7)
+
+
+@pytest.mark.parametrize("n_landmarks", [None, 10])
+def test_components_beyond_the_learned_rank_are_zero_columns(n_landmarks):
+    # the learned Gram matrix is centred (rank at most n - 1) and lives on the graph's face
+    # or the landmarks' span: asked for more, the embedding keeps the promised width
+    X = np.abs(np.random.default_rng(0).normal(size=(12, 4))) + 0.1
+    k = 10 if n_landmarks else 12
+    est = MaximumVarianceUnfolding(n_components=k, n_landmarks=n_landmarks, random_state=0).fit(X)
+    rank = int(np.sum(est.eigenvalues_ > 0))
+    assert est.embedding_.shape == (12, k) and est.eigenvalues_.shape == (k,) and rank < k
+    np.testing.assert_array_equal(est.embedding_[:, rank:], 0.0)
+    np.testing.assert_allclose(np.sum(est.embedding_**2, axis=0), est.eigenvalues_, rtol=1e-10, atol=1e-12)

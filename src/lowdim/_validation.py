@@ -571,14 +571,15 @@ def check_sample_weight(sample_weight, n_samples):
     if sample_weight is None:
         return np.ones(n_samples)
     w = np.asarray(sample_weight, dtype=np.float64)
-    if w.ndim == 0:
-        return np.full(n_samples, float(w))
+    if w.ndim == 0:  # one weight for every sample, checked as the array it stands for
+        w = np.full(n_samples, float(w))
     if w.shape != (n_samples,):
         raise ValueError(f"sample_weight has shape {w.shape}; expected ({n_samples},), one weight per sample.")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
         raise ValueError(
-            "sample_weight must be finite and non-negative; got min "
-            f"{np.nanmin(w):g}{' and non-finite values' if not np.all(np.isfinite(w)) else ''}."
+            f"sample_weight must be finite and non-negative; got {w[bad][0]:g} at sample "
+            f"{np.flatnonzero(bad)[0]} ({int(bad.sum())} such weights)."
         )
     if w.sum() <= 0:
         raise ValueError(

@@ -183,7 +183,7 @@ def warn_found_fewer(found, n_clusters, name):
         warn_user(
             f"Number of distinct clusters ({found}) found smaller than n_clusters ({n_clusters}). Possibly due to "
             f"duplicate points in X. {name} found only {found} distinct clusters: X has fewer distinct points "
-            "than clusters; lower n_clusters.",
+            "than clusters (a row of zero sample_weight counts for none); lower n_clusters.",
             ConvergenceWarning,
         )
 

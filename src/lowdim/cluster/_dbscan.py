@@ -157,6 +157,8 @@ def _weights(sample_weight, n):
     if sample_weight is None:
         return np.ones(n)
     w = np.asarray(sample_weight, dtype=np.float64)
+    if w.ndim == 0:  # one weight for every row, as scikit-learn takes it
+        w = np.full(n, float(w))
     if w.shape != (n,) or not np.all(np.isfinite(w)):
         raise ValueError(f"sample_weight needs one finite weight per row ({n}); got shape {w.shape}.")
     if not w.any():

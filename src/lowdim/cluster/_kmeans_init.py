@@ -87,8 +87,12 @@ def random_rows(X, n_clusters, rng, *, weights):
     >>> random_rows(np.eye(3), 2, np.random.default_rng(0), weights=np.ones(3)).shape
     (2, 3)
     """
-    p = weights / weights.sum()
-    idx = rng.choice(X.shape[0], size=n_clusters, replace=False, p=p)
+    positive = np.flatnonzero(weights > 0)
+    if len(positive) >= n_clusters:
+        idx = rng.choice(X.shape[0], size=n_clusters, replace=False, p=weights / weights.sum())
+    else:  # every weighted row, then rows of no weight (they move nothing, as k-means++'s picks)
+        rest = rng.choice(np.flatnonzero(weights <= 0), size=n_clusters - len(positive), replace=False)
+        idx = np.concatenate([positive, rest])
     return dense_rows(X, np.sort(idx))
 
 

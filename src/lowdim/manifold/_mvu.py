@@ -342,8 +342,11 @@ class MaximumVarianceUnfolding(EmbeddingMixin, ValidatedInputMixin, BaseEstimato
         U, s, _ = np.linalg.svd(F, full_matrices=False)
         k = self.n_components
         (Ut,) = flip_signs(U[:, :k].T)
-        self.embedding_ = (Ut.T * s[:k]).astype(dtype)
-        self.eigenvalues_ = s[:k] ** 2
+        # the factor spans the learned Gram matrix's range, which can be narrower than k
+        # (the graph's face or the landmarks): the missing directions have eigenvalue 0
+        pad = k - len(s[:k])
+        self.embedding_ = np.pad(Ut.T * s[:k], ((0, 0), (0, pad))).astype(dtype)
+        self.eigenvalues_ = np.pad(s[:k] ** 2, (0, pad))
         self.variance_fraction_ = float(np.sum(s[:k] ** 2) / max(np.sum(s**2), np.finfo(float).tiny))
         learned = np.sum((F[rows] - F[cols]) ** 2, axis=1)
         relative = (learned - d2) / np.maximum(d2, np.finfo(float).eps * max(float(d2.max()), 1.0))
