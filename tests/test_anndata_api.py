@@ -666,9 +666,11 @@ def test_neighbors_take_scanpys_gauss_method_and_transformer():
     exact = anndata.AnnData(X.copy())
     la.neighbors(exact, n_neighbors=10, use_rep="X", transformer="sklearn")
     given = anndata.AnnData(X.copy())
-    la.neighbors(given, n_neighbors=10, use_rep="X", transformer=KNeighborsTransformer(n_neighbors=9))
+    # as scanpy's, a transformer's own n_neighbors counts, whatever n_neighbors says
+    la.neighbors(given, n_neighbors=15, use_rep="X", transformer=KNeighborsTransformer(n_neighbors=10))
     for key in ("distances", "connectivities"):
         assert abs(given.obsp[key] - exact.obsp[key]).max() == 0, key
+    assert given.uns["neighbors"]["params"]["n_neighbors"] == 10
     la.neighbors(given, n_neighbors=10, use_rep="X", transformer="pynndescent")  # approximate: nearly all found
     assert (given.obsp["distances"] != 0).multiply(exact.obsp["distances"] != 0).nnz >= 0.95 * exact.obsp[
         "distances"
@@ -712,3 +714,37 @@ def test_scanpys_older_and_gpu_spellings_map_or_are_refused_with_the_reason(cell
     la.neighbors(adata, use_rep="X")
     with pytest.raises(ValueError, match="method='rapids': lowdim's umap is its own"):
         la.umap(adata, method="rapids")
+
+
+def test_representation_pcs_and_neighbours_follow_scanpys_rules():
+    # scanpy searches X itself up to 50 genes (X_pca or not), else X_pca, computing it
+    # when missing; n_pcs beyond X_pca's width is refused; n_pcs=0 means X; pca's default
+    # n_comps fits small data; n_neighbors beyond the cells is adjusted, with a warning
+    import scanpy as sc
+
+    rng = np.random.default_rng(0)
+    small = anndata.AnnData(rng.normal(size=(120, 20)))
+    la.pca(small, n_comps=5)
+    la.neighbors(small)
+    ref = small.copy()
+    sc.pp.neighbors(ref)
+    assert abs(small.obsp["distances"] - ref.obsp["distances"]).max() < 1e-5  # X, not X_pca: as scanpy
+    wide = anndata.AnnData(rng.normal(size=(120, 80)))
+    with pytest.warns(UserWarning, match="principal components are computed first"):
+        la.neighbors(wide, n_pcs=12)
+    assert wide.obsm["X_pca"].shape == (120, 12) and wide.uns["neighbors"]["params"]["n_pcs"] == 12
+    la.umap(wide)  # reads the graph's own rows back: X_pca, now present
+    with pytest.raises(ValueError, match=r"n_pcs=30, but obsm\['X_pca'\] has 12 columns"):
+        la.neighbors(wide, n_pcs=30)
+    on_x = la.neighbors(wide, use_rep="X", n_neighbors=5, copy=True)
+    la.neighbors(wide, n_pcs=0, n_neighbors=5)
+    assert abs(wide.obsp["distances"] - on_x.obsp["distances"]).max() == 0
+    tiny = anndata.AnnData(rng.normal(size=(6, 30)))
+    la.pca(tiny)
+    assert tiny.obsm["X_pca"].shape == (6, 5)  # min(50, min(cells, genes) - 1), as scanpy's
+    with pytest.raises(ValueError, match="n_comps=7, but 6 cells of 30 genes hold at most 6 components"):
+        la.pca(tiny, n_comps=7)
+    with pytest.warns(UserWarning, match="n_neighbors=15 is more than the 6 cells; adjusted to 4"):
+        la.neighbors(tiny)
+    assert tiny.uns["neighbors"]["params"]["n_neighbors"] == 4
+    assert tiny.obsp["distances"].getnnz(axis=1).max() == 3

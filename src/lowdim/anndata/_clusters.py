@@ -5,8 +5,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._messages import listed, shown
-from ._common import _labels_to_obs, _representation, _target
+from ._common import _labels_to_obs, _target
 from ._neighbors import _graph
+from ._representation import _representation
 
 
 def leiden(

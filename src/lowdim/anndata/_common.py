@@ -53,17 +53,9 @@ def _matrix(adata, layer=None):
     return X if sp.issparse(X) else np.asarray(X)
 
 
-def _representation(adata, use_rep, n_pcs):
-    """What the neighbour methods search, as scanpy chooses it: ``obsm[use_rep]``, 'X',
-    or by default ``obsm['X_pca']`` when present (first ``n_pcs`` columns), else X."""
-    if use_rep is None:
-        use_rep = "X_pca" if "X_pca" in adata.obsm else "X"
-    if use_rep == "X":
-        return _matrix(adata), "X"
-    if use_rep not in adata.obsm:
-        raise KeyError(f"obsm has no {use_rep!r}; run lowdim.anndata.pca first, or pass use_rep='X'.")
-    rep = np.asarray(adata.obsm[use_rep])
-    return (rep[:, :n_pcs] if n_pcs is not None else rep), use_rep
+# scanpy's settings.N_PCS: the genes up to which X is searched as it is, and the default
+# number of components
+N_PCS = 50
 
 
 def _labels_to_obs(target, key, labels, params):

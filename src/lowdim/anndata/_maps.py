@@ -3,8 +3,9 @@
 import numpy as np
 
 from .._messages import shown
-from ._common import _representation, _target
+from ._common import _target
 from ._neighbors import _stored_knn
+from ._representation import _representation
 
 
 def umap(
@@ -108,7 +109,7 @@ def tsne(
     adata : AnnData
     n_pcs : int, optional
     use_rep : str, optional
-        As ``neighbors`` (default ``obsm['X_pca']`` when present).
+        As ``neighbors`` (by default X for at most 50 genes, else ``obsm['X_pca']``).
     perplexity : float, default=30
     early_exaggeration : float, default=12
     learning_rate : float or 'auto', default='auto'

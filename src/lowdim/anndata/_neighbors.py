@@ -5,7 +5,8 @@ import scipy.sparse as sp
 
 from .._messages import shown
 from .._warnings import warn_user
-from ._common import _representation, _target
+from ._common import _target
+from ._representation import _representation
 
 
 def neighbors(
@@ -32,11 +33,13 @@ def neighbors(
     ----------
     adata : AnnData
     n_neighbors : int, default=15
-        Counting the cell itself, as scanpy.
+        Counting the cell itself, as scanpy; with a ``transformer`` estimator, its own
+        ``n_neighbors``, and on fewer cells, ``1 + cells // 2`` (with a warning), as scanpy's.
     n_pcs : int, optional
         Use the first ``n_pcs`` columns of ``obsm['X_pca']``.
     use_rep : str, optional
-        'X' or an ``obsm`` key; default ``'X_pca'`` when present, else X.
+        'X' or an ``obsm`` key; by default, as scanpy's, X itself for at most 50 genes,
+        else ``obsm['X_pca']`` (computed by ``pca``, with a warning, when missing).
     knn : bool, default=True
         scanpy's False (every pair, a dense cells x cells kernel) is refused: graphs stay
         sparse here; a larger ``n_neighbors`` reaches further.
@@ -77,6 +80,7 @@ def neighbors(
 
     _check_graph_kind(knn, method)
     target = _target(adata, copy)
+    n_neighbors = _neighbour_count(n_neighbors, transformer, target.n_obs)
     data, rep = _representation(target, use_rep, n_pcs)
     search = _search(transformer, data, metric)
     graph = NeighborGraph.build(data, n_neighbors - 1, metric=metric, algorithm=search, metric_params=metric_kwds)
@@ -91,6 +95,21 @@ def neighbors(
         params["n_pcs"] = n_pcs
     _store(target, graph.to_csr(), sp.csr_matrix(weights, dtype=np.float32), key_added, params)
     return target if copy else None
+
+
+def _neighbour_count(n_neighbors, transformer, cells):
+    """``n_neighbors`` as scanpy takes it: a transformer's own count, and on fewer
+    cells than asked for, ``1 + cells // 2`` with a warning."""
+    if transformer is not None and not isinstance(transformer, str) and hasattr(transformer, "get_params"):
+        return int(transformer.get_params().get("n_neighbors", n_neighbors))
+    if n_neighbors > cells:
+        adjusted = 1 + cells // 2
+        warn_user(
+            f"neighbors: n_neighbors={n_neighbors} is more than the {cells} cells; adjusted to {adjusted}, as scanpy "
+            f"does. Pass n_neighbors={cells} or fewer to choose it."
+        )
+        return adjusted
+    return n_neighbors
 
 
 def _check_graph_kind(knn, method):

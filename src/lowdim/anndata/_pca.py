@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._messages import listed, shown
-from ._common import _backed, _matrix, _row_chunks, _target
+from ._common import N_PCS, _backed, _matrix, _row_chunks, _target
 
 PCA_SOLVERS = ("auto", "full", "covariance_eigh", "arpack", "randomized")
 
@@ -69,7 +69,7 @@ def _gene_mask(adata, mask_var):
 
 def pca(
     adata,
-    n_comps=50,
+    n_comps=None,
     *,
     zero_center=True,
     svd_solver=None,
@@ -89,8 +89,9 @@ def pca(
     Parameters
     ----------
     adata : AnnData
-    n_comps : int, default=50
-        At most min(cells, genes) - 1.
+    n_comps : int, optional
+        At most min(cells, genes) (of the genes read); None is scanpy's default, 50 or
+        one less than that bound when it is smaller.
     zero_center : bool, default=True
         False: the truncated SVD of the uncentred data (``TruncatedSVD``), as scanpy's;
         ``uns['pca']['variance']`` is then the scores' variance, as scikit-learn's. It
@@ -148,6 +149,7 @@ def pca(
     target = _target(adata, copy)
     mask, mask_name = _gene_mask(target, mask_var)
     genes = slice(None) if mask is None else np.flatnonzero(mask)
+    n_comps = _n_comps(n_comps, target.n_obs, target.n_vars if mask is None else int(mask.sum()))
     if _backed(target, layer) and not zero_center:
         raise ValueError(
             f"zero_center=False reads adata.X in memory, and it is left in its file {str(target.filename)!r} "
@@ -169,6 +171,19 @@ def pca(
     params.update(svd_solver=svd_solver, chunked=chunked, layer=layer)
     _store(target, model, np.asarray(scores, dtype=dtype), genes, key_added, params)
     return target if copy else None
+
+
+def _n_comps(n_comps, cells, genes):
+    """scanpy's default number of components, or ``n_comps`` checked against the data."""
+    bound = min(cells, genes)
+    if n_comps is None:
+        return min(N_PCS, bound - 1) if bound > 1 else 1
+    if n_comps > bound:
+        raise ValueError(
+            f"n_comps={n_comps}, but {cells} cells of {genes} genes hold at most {bound} components; lower "
+            f"n_comps, or leave it None (scanpy's default: {min(N_PCS, max(bound - 1, 1))} here)."
+        )
+    return n_comps
 
 
 def _store(target, model, scores, genes, key_added, params):
