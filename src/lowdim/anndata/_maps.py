@@ -113,6 +113,9 @@ def tsne(
     perplexity : float, default=30
     early_exaggeration : float, default=12
     learning_rate : float or 'auto', default='auto'
+        'auto' (``TSNE``'s: the cells over ``4 * early_exaggeration``, at least 50)
+        where scanpy's default is 1000: a fixed step leaves a large map unconverged
+        (Belkina et al. 2019); pass 1000 for scanpy's map.
     metric : str, default='euclidean'
         The distance the affinities are computed with ('cosine', 'correlation', ...:
         ``TSNE``'s metrics), as scanpy's.
