@@ -740,3 +740,29 @@ def test_truncated_svd_of_sparse_data_far_from_zero_is_not_refused_as_underflow(
     dense, sparse = TruncatedSVD(2).fit(X), TruncatedSVD(2).fit(sp.csr_matrix(X))
     assert np.all((sparse.explained_variance_ratio_ >= 0) & (sparse.explained_variance_ratio_ <= 1))
     np.testing.assert_allclose(sparse.explained_variance_ratio_, dense.explained_variance_ratio_, rtol=1e-6)
+
+
+def test_incremental_pca_reads_a_frame_in_batches_under_its_column_names():
+    # every batch is validated as the frame it came from: pandas (dense or sparse
+    # columns) without "X does not have valid feature names", dask's without row slicing
+    import warnings
+
+    import dask.dataframe as dd
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 5))
+    cols = list("abcde")
+    ref = IncrementalPCA(2, batch_size=50).fit(X)
+    S = sp.random(600, 5, density=0.4, random_state=0, format="csr")
+    frames = [
+        (pd.DataFrame(X, columns=cols), ref),
+        (dd.from_pandas(pd.DataFrame(X, columns=cols), npartitions=3), ref),
+        (pd.DataFrame.sparse.from_spmatrix(S, columns=cols), IncrementalPCA(2, batch_size=50).fit(S)),
+    ]
+    for frame, expected in frames:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            est = IncrementalPCA(2, batch_size=50).fit(frame)
+        assert list(est.feature_names_in_) == cols
+        np.testing.assert_allclose(est.components_, expected.components_, atol=1e-12)

@@ -1,5 +1,7 @@
 """``IncrementalPCA``: scikit-learn's name for lowdim's exact streaming PCA."""
 
+import scipy.sparse as sp
+
 from .._params import BOOLEAN, NONE, Interval, validate_params
 from .._validation import check_array
 from ..linalg import iter_row_blocks
@@ -116,20 +118,22 @@ def _check_components_fit_features(n_components, n_samples, n_features):
 
 
 class _Rows:
-    """Iterator over row blocks that remembers the original input (for column names)."""
+    """Iterator over the checked row blocks, each under the original input's column names
+    (so that every block is validated as the frame it came from)."""
 
     def __init__(self, raw, X, rows):
         self._blocks = iter_row_blocks(X, rows)
-        self._first = True
-        self._raw = raw
+        self._columns = list(raw.columns) if hasattr(raw, "columns") else None
 
     def __iter__(self):
         return self
 
     def __next__(self):
         block = next(self._blocks)
-        if self._first and hasattr(self._raw, "columns"):
-            self._first = False
-            return self._raw.iloc[: block.shape[0]]
-        self._first = False
-        return block
+        if self._columns is None:
+            return block
+        import pandas as pd
+
+        if sp.issparse(block):
+            return pd.DataFrame.sparse.from_spmatrix(block, columns=self._columns)
+        return pd.DataFrame(block, columns=self._columns, copy=False)
