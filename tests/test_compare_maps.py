@@ -91,3 +91,17 @@ def test_qnx_takes_gowers_parameters():
     params = gower_params(["numeric", "categorical"])
     K, qnx, _ = qnx_curve(X, X[:, :1], max_rank=10, metric="gower", metric_params=params)
     assert qnx.shape == (10,) and 0 < qnx.min() and qnx.max() <= 1
+
+
+def test_the_report_scores_knn_accuracy_only_among_two_classes_or_more():
+    # one class among the labelled rows (the others missing) made every vote right: 1.0
+    from lowdim.report import build_report
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    one = np.where(rng.random(60) < 0.5, "a", None).astype(object)
+    report = build_report(X, one, methods=("pca",), seed=0)
+    assert "knn_accuracy" not in report.results[0].metrics
+    two = np.where(np.arange(60) < 30, "a", "b").astype(object)
+    two[::7] = None
+    assert "knn_accuracy" in build_report(X, two, methods=("pca",), seed=0).results[0].metrics

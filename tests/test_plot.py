@@ -109,3 +109,21 @@ def test_rows_without_a_label_are_named_missing_in_the_legend():
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["missing", "a", "b"]
     ax = embedding_scatter(Z, labels=np.array([1.0, np.nan, 2.0, 1.0, 2.0, 2.0]))
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["missing", "1.0", "2.0"]
+
+
+def test_long_category_names_are_cut_in_the_legend_and_leave_the_map_its_width():
+    # a 200-character name squeezed the axes to nothing ("Tight layout not applied")
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    Z = np.random.default_rng(0).normal(size=(6, 2))
+    long = "x" * 200
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = embedding_scatter(Z, labels=[long, "b", "b", long, "b", "b"], label_name="y" * 80)
+        ax.figure.tight_layout()
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert texts == ["b", "x" * 29 + "\u2026"] and len(ax.get_legend().get_title().get_text()) == 30
+    assert ax.get_position().width > 0.5  # most of the figure is still the map
+    plt.close(ax.figure)

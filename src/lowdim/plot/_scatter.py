@@ -6,6 +6,7 @@ from ._categories import MISSING, categories
 from ._figure import axes, finish
 
 MAX_LEGEND = 20
+LEGEND_CHARS = 30  # a longer category name is cut: it would squeeze the map to nothing
 MAX_NAMED = 60  # up to this many points carry their row id beside them
 
 
@@ -44,7 +45,7 @@ def _draw_labels(ax, Z, labels, size, alpha, title=None):
         if missing:
             ax.scatter([], [], color=MISSING_COLOR, s=30, label="missing")
         for k, name in enumerate(names):
-            ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=name)
+            ax.scatter([], [], color=cmap(k % cmap.N), s=30, label=_shortened(name))
         ax.legend(
             loc="center left",
             bbox_to_anchor=(1.01, 0.5),
@@ -52,9 +53,15 @@ def _draw_labels(ax, Z, labels, size, alpha, title=None):
             fontsize=8,
             markerscale=1.0,
             handletextpad=0.2,
-            title=title,
+            title=None if title is None else _shortened(title),
             title_fontsize=8,
         )
+
+
+def _shortened(name):
+    """A legend entry of at most ``LEGEND_CHARS`` characters, the cut shown by an ellipsis."""
+    text = str(name)
+    return text if len(text) <= LEGEND_CHARS else text[: LEGEND_CHARS - 1] + "\u2026"
 
 
 def _name_points(ax, Z, ids):

@@ -75,7 +75,8 @@ def _quality(X, Z, labels, n_neighbors, seed, metric=None):
         # 5 voters, as the default, or fewer on a table too small for them (a fifth held
         # out); among the rows that have a label
         known = labelled(labels)
-        if known.sum() >= 5:
+        # of a single class every vote is right: 1.0 says nothing of the map
+        if known.sum() >= 5 and np.unique(np.asarray(labels)[known]).size >= 2:
             voters = min(5, n_neighbors, int(0.8 * known.sum()) - 1)
             scores["knn_accuracy"] = knn_accuracy(
                 Z[known], np.asarray(labels)[known], n_neighbors=voters, random_state=seed
