@@ -103,6 +103,14 @@ def test_a_table_without_inertia_warns_and_its_axes_explain_none_of_it():
     with pytest.warns(UserWarning, match="no inertia"):
         model = CA(2).fit(table)
     assert model.total_inertia_ == 0 and np.array_equal(model.explained_inertia_ratio_, np.zeros(2))
+    # its axes are zero, not round-off blown up to unit standard coordinates: every row,
+    # new or not, sits at the origin (transform gave 1.0 where fit gave 1e-15)
+    np.testing.assert_array_equal(model.row_coordinates_, 0.0)
+    np.testing.assert_array_equal(model.transform(np.array([[3, 1, 2], [0, 0, 5]])), 0.0)
+    with pytest.warns(UserWarning, match="single category"):
+        mca = MCA(2).fit(pd.DataFrame({"a": ["x"] * 30}))
+    np.testing.assert_array_equal(mca.transform(pd.DataFrame({"a": ["x"] * 3})), 0.0)
+    assert np.array_equal(mca.eigenvalues_, [0.0]) and np.isfinite(mca.row_contributions_).all()
     one_level = pd.DataFrame({"a": list("xxxxxxyy"), "b": ["u"] * 8})
     for correction in ("benzecri", "greenacre"):
         with warnings.catch_warnings():
@@ -363,6 +371,26 @@ def test_kmodes_counts_differing_categories():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         KModes(n_clusters=4, random_state=0).fit(rows)  # categories shared by many rows: no warning
+
+
+@pytest.mark.parametrize(
+    "model, rows",
+    [
+        (lambda: lowdim.KModes(2, random_state=0), pd.DataFrame({"c": ["a"] * 30})),
+        (
+            lambda: lowdim.KPrototypes(3, random_state=0),
+            pd.DataFrame({"x": np.repeat([0.0, 1.0], 15), "c": ["a"] * 30}),
+        ),
+    ],
+)
+def test_fewer_distinct_rows_than_clusters_settle_at_once_with_a_warning(model, rows):
+    # an empty cluster took a copy of a row, which went back at the next assignment
+    # (ties go to the first cluster): max_iter rounds, then "rows still moved"
+    with pytest.warns(UserWarning, match="Number of distinct clusters") as record:
+        fitted = model().fit(rows)
+    assert not any("still moved" in str(w.message) for w in record)
+    assert fitted.n_iter_ == 1 and fitted.cost_ == 0.0
+    assert np.unique(fitted.labels_).size == len(rows.drop_duplicates())
 
 
 def test_cli_clusters_a_mixed_table_with_kprototypes(tmp_path, capsys):

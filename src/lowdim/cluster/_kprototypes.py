@@ -12,7 +12,7 @@ from .._params import ARRAY_LIKE, NONE, RANDOM_STATE, Interval, Options, validat
 from .._random import check_random_state
 from .._warnings import warn_user
 from ..exceptions import ConvergenceWarning
-from ._base import check_n_clusters, same_partition
+from ._base import check_n_clusters, same_partition, warn_found_fewer
 
 
 class _Blocks:
@@ -96,10 +96,14 @@ def _random_partition(blocks, k, rng):
 
 
 def _relocate_empty(blocks, labels, costs, Cn, Cc, k):
-    """An empty cluster takes the row that costs most where it is, as its prototype."""
+    """An empty cluster takes the row that costs most where it is, as its prototype;
+    none when every row sits on its prototype (fewer distinct rows than clusters: a
+    copy taken away would come back at the next assignment, for ever)."""
     fill = Cn.mean(axis=0) if Cn.size else np.zeros(0)
     for c in np.flatnonzero(np.bincount(labels, minlength=k) == 0):
         i = int(np.argmax(costs))
+        if costs[i] <= 0:
+            break
         Cn[c], Cc[c] = _row_prototype(blocks, i, fill)
         labels[i], costs[i] = c, 0.0
     return labels
@@ -261,6 +265,7 @@ class KPrototypes(MixedInputMixin, ClusterMixin, BaseEstimator):
                 f"{type(self).__name__}: rows still moved after max_iter={self.max_iter}; raise max_iter.",
                 ConvergenceWarning,
             )
+        warn_found_fewer(np.unique(labels).size, self.n_clusters, type(self).__name__)
         self.labels_ = labels
         self.cluster_centers_ = np.empty((self.n_clusters, len(self.kinds_)))
         self.cluster_centers_[:, blocks.numeric] = Cn

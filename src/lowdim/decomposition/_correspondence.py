@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from .._memory import require_memory
 from ..linalg import flip_signs, top_eigh
 
-# principal inertias below this share of the largest are zero (round-off of the Gram matrix)
+# principal inertias below this share of the largest, or of the trivial one (1, which the
+# Gram matrix has subtracted), are zero: round-off of that matrix
 RANK_TOL = 1e-10
 
 
@@ -46,8 +47,9 @@ def chi_square_svd(P, r, c, n_components):
     Returns
     -------
     sigma : ndarray (k,)
-        Singular values (square roots of the principal inertias), descending; those
-        below ``RANK_TOL`` of the largest are dropped, so k can be below n_components.
+        Singular values (square roots of the principal inertias), descending; inertias
+        below ``RANK_TOL`` (of the trivial one, 1) are dropped, so k can be below
+        n_components, and 0 for a table without inertia.
     U : ndarray (I, k)
     V : ndarray (J, k)
 
@@ -75,7 +77,7 @@ def chi_square_svd(P, r, c, n_components):
             "inertia to analyse."
         )
     w, V = top_eigh(G, min(n_components, J))  # descending
-    keep = w > RANK_TOL * max(float(w[0]), np.finfo(float).tiny) if w.size else w > 0
+    keep = w > RANK_TOL * max(float(w[0]), 1.0) if w.size else w > 0
     sigma, V = np.sqrt(w[keep]), V[:, keep]
     U = (Q @ V - np.outer(np.sqrt(r), root_c @ V)) / sigma  # S V = U sigma
     U = np.asarray(U)
@@ -98,19 +100,27 @@ class CorrespondenceResult:
     def __init__(self, P, r, c, n_components):
         sigma, U, V = chi_square_svd(P, r, c, n_components)
         V, U = flip_signs(V.T, U)
-        V = V.T
+        # axes beyond the table's inertia (none at all: every profile the average) are
+        # zero: inertia 0, every row and column at 0 on them, new ones too
+        pad = max(n_components - sigma.size, 0)
+        sigma, U, V = np.pad(sigma, (0, pad)), np.pad(U, ((0, 0), (0, pad))), np.pad(V.T, ((0, 0), (0, pad)))
         self.sigma = sigma
         self.eigenvalues = sigma**2
         self.column_standard = V / np.sqrt(c)[:, None]  # a new row's profile times these: its coordinates
         self.row_standard = U / np.sqrt(r)[:, None]
         self.row_coordinates = self.row_standard * sigma
         self.column_coordinates = self.column_standard * sigma
-        self.row_contributions = r[:, None] * self.row_coordinates**2 / self.eigenvalues
-        self.column_contributions = c[:, None] * self.column_coordinates**2 / self.eigenvalues
+        self.row_contributions = _shares(r[:, None] * self.row_coordinates**2, self.eigenvalues)
+        self.column_contributions = _shares(c[:, None] * self.column_coordinates**2, self.eigenvalues)
         row_norms = row_profile_norms(P, r, c)
         self.row_cos2 = _cos2(self.row_coordinates, row_norms)
         self.column_cos2 = _cos2(self.column_coordinates, row_profile_norms(P.T, c, r))
         self.total_inertia = float(row_norms @ r)
+
+
+def _shares(parts, totals):
+    """``parts / totals`` by column, 0 on an axis of no inertia."""
+    return np.divide(parts, totals, out=np.zeros_like(parts), where=totals > 0)
 
 
 def _cos2(coordinates, norms):
