@@ -185,6 +185,21 @@ def test_famd_equals_the_pca_of_its_coded_table():
     np.testing.assert_allclose(famd.column_contributions_.sum(axis=0), 1.0, rtol=1e-10)
 
 
+@pytest.mark.parametrize("value", [0.1, 1e-300, 7.0])
+def test_a_constant_numeric_column_adds_nothing_to_famd(value):
+    # numpy's nanstd of a column of 0.1 is 1e-17, not 0: the column became one of ones
+    # and took a dimension of its own (it was refused as constant when it read exactly 0)
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"y": rng.normal(size=60), "z": rng.normal(size=60), "cat": rng.choice(list("abc"), 60)})
+    with pytest.warns(UserWarning, match="numeric column 'x' is constant"):
+        with_constant = FAMD(2).fit(table.assign(x=value))
+    without = FAMD(2).fit(table)
+    np.testing.assert_allclose(with_constant.eigenvalues_, without.eigenvalues_, rtol=1e-12)
+    np.testing.assert_allclose(
+        np.abs(with_constant.transform(table.assign(x=value + 1.0))), np.abs(without.transform(table)), atol=1e-12
+    )
+
+
 def test_famd_codes_columns_it_is_told_are_categories_and_names_bad_tables():
     codes = np.array([[1, 0.5], [2, 1.5], [1, 0.7], [3, 2.0], [2, 1.1], [3, 0.2]])
     famd = FAMD(n_components=2, categorical=[0]).fit(codes)

@@ -13,7 +13,7 @@ from .._mixed_input import MixedInputMixin
 from .._params import ARRAY_LIKE, NONE, Interval, Options, validate_params
 from .._validation import check_array, check_sample_count
 from .._warnings import warn_user
-from ..linalg import flip_signs, top_eigh
+from ..linalg import column_moments, flip_signs, top_eigh
 from ._correspondence import CorrespondenceResult, _masses, chi_square_svd, supplementary_rows
 from ._n_components import explained_shares
 
@@ -518,8 +518,11 @@ class FAMD(MixedInputMixin, _FactorialBase):
             self.categories_ = [levels[j] if j in cats else None for j in range(len(levels))]
         A = codes.X[:, numeric]
         if reset:
-            self.mean_ = np.nanmean(A, axis=0) if A.size else np.zeros(0)
-            self.scale_ = np.nanstd(A, axis=0) if A.size else np.zeros(0)
+            # moments about each column's first value: a constant column has variance 0
+            # exactly (numpy's nanstd gave 1e-17 for a column of 0.1, which then counted
+            # as a column of ones)
+            mean, variance = column_moments(A, ddof=0, skip_nan=True) if A.size else (np.zeros(0), np.zeros(0))
+            self.mean_, self.scale_ = mean, np.sqrt(variance)
         A = np.nan_to_num((A - self.mean_) / np.where(self.scale_ > 0, self.scale_, 1.0))
         Z, unseen = indicator_matrix(values, cats, [len(self.categories_[j]) for j in cats])
         _warn_unseen(unseen, "FAMD", "read as none of the fitted categories")
@@ -571,7 +574,11 @@ class FAMD(MixedInputMixin, _FactorialBase):
         numeric = [n for n, k in zip(self.column_names_, self.kinds_) if k == "numeric"]
         constant = [n for n, s in zip(numeric, self.scale_) if s == 0]
         if constant:
-            raise ValueError(f"FAMD: numeric column {constant[0]!r} is constant; it cannot be standardised: drop it.")
+            warn_user(
+                f"FAMD: numeric column {constant[0]!r} is constant ({len(constant)} such column(s)); it separates no "
+                "rows and adds nothing: drop it.",
+                UserWarning,
+            )
 
     def _project(self, A, B, root):
         """Coordinates of rows: the centred blocks times the components."""
