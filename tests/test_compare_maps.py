@@ -105,3 +105,31 @@ def test_the_report_scores_knn_accuracy_only_among_two_classes_or_more():
     two = np.where(np.arange(60) < 30, "a", "b").astype(object)
     two[::7] = None
     assert "knn_accuracy" in build_report(X, two, methods=("pca",), seed=0).results[0].metrics
+
+
+def test_the_qnx_curve_of_a_small_table_fits_its_default_rank_below_half_the_rows():
+    # the default 50 failed on fewer than 101 rows, naming "n_neighbors", no parameter here
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    K, qnx, _ = qnx_curve(X, X)
+    assert K[-1] == 19 and np.array_equal(qnx, np.ones(19))
+    assert coranking_matrix(X, X).shape == (19, 19)
+    with pytest.raises(ValueError, match=r"max_rank \(20\) should be less than n_samples / 2 \(20.0\); lower max_rank"):
+        qnx_curve(X, X, max_rank=20)
+
+
+@pytest.mark.parametrize("score", ["knn_accuracy", "silhouette_score", "dbcv_score"])
+def test_scores_against_labels_refuse_a_row_without_one(score):
+    import lowdim.metrics
+
+    rng = np.random.default_rng(0)
+    Z = np.r_[rng.normal(0, 1, (20, 2)), rng.normal(6, 1, (20, 2))]
+    y = np.repeat([0.0, 1.0], 20)
+    y[7] = np.nan
+    with pytest.raises(ValueError, match="1 missing value.*the first at row 7; score the labelled rows only"):
+        getattr(lowdim.metrics, score)(Z, y)
+    if score == "dbcv_score":  # its labels are cluster ids: text of integers (scanpy's obs) read as them
+        ids = np.repeat([0, 1], 20)
+        assert lowdim.metrics.dbcv_score(Z, ids.astype(str)) == lowdim.metrics.dbcv_score(Z, ids)
+        with pytest.raises(ValueError, match="reads labels as integer cluster ids, -1 for noise"):
+            lowdim.metrics.dbcv_score(Z, np.repeat(["a", "b"], 20))

@@ -37,6 +37,28 @@ def _is_pandas_gap(value):
     return type(value).__name__ == "NAType" and type(value).__module__.startswith("pandas")
 
 
+def check_labels_given(labels, function_name):
+    """Refuse labels with a gap (``missing_labels``), naming the first row and the fix:
+    a score against labels has no answer for a row without one (scikit-learn refuses
+    NaN the same way).
+
+    Examples
+    --------
+    >>> check_labels_given([1, 2, 2], "knn_accuracy")
+    >>> try:
+    ...     check_labels_given([1.0, float("nan")], "knn_accuracy")
+    ... except ValueError as error:
+    ...     print(str(error).split(";")[0])
+    knn_accuracy: the labels have 1 missing value(s), the first at row 1
+    """
+    gaps = missing_labels(labels)
+    if gaps.any():
+        raise ValueError(
+            f"{function_name}: the labels have {int(gaps.sum())} missing value(s), the first at row "
+            f"{int(np.argmax(gaps))}; score the labelled rows only (lowdim.methods.labelled(y) selects them)."
+        )
+
+
 def missing_labels(labels):
     """Which labels are missing: NaN, None, pandas' NA, or an empty cell (a table's label
     column with gaps reads as empty strings).

@@ -52,7 +52,7 @@ def procrustes(reference, moving):
 
 
 def coranking_matrix(
-    X, X_embedded, *, max_rank=50, metric="euclidean", metric_params=None, max_queries=None, random_state=None
+    X, X_embedded, *, max_rank=None, metric="euclidean", metric_params=None, max_queries=None, random_state=None
 ):
     """The co-ranking matrix up to rank ``max_rank``: ``Q[k - 1, l - 1]`` counts the pairs
     (i, j) with j the k-th nearest of i in the data and the l-th in the embedding
@@ -64,8 +64,8 @@ def coranking_matrix(
     X : array-like (n, d) or NeighborGraph
         The data (or their neighbour graph with at least ``max_rank`` neighbours).
     X_embedded : array-like (n, c)
-    max_rank : int, default=50
-        Less than n / 2.
+    max_rank : int, optional
+        Less than n / 2; default 50, or the largest rank below n / 2 on fewer rows.
     metric : str, default='euclidean'
         For ``X`` (as ``trustworthiness``'s).
     metric_params : dict, optional
@@ -86,6 +86,7 @@ def coranking_matrix(
     >>> int(np.trace(Q)), int(Q.sum())
     (150, 150)
     """
+    max_rank = _max_rank(max_rank, X_embedded)
     near_x, near_z = _both_neighbours(X, X_embedded, max_rank, metric, metric_params, max_queries, random_state)
     Q = np.zeros((max_rank, max_rank), dtype=np.int64)
     for a, b in zip(near_x, near_z):
@@ -95,7 +96,7 @@ def coranking_matrix(
 
 
 def qnx_curve(
-    X, X_embedded, *, max_rank=50, metric="euclidean", metric_params=None, max_queries=None, random_state=None
+    X, X_embedded, *, max_rank=None, metric="euclidean", metric_params=None, max_queries=None, random_state=None
 ):
     """Q_NX(K), the average share of each row's K nearest neighbours kept among its K
     nearest in the embedding, and LCMC(K) = Q_NX(K) - K / (n - 1), its excess over a
@@ -121,6 +122,7 @@ def qnx_curve(
     >>> qnx.tolist()
     [1.0, 1.0, 1.0, 1.0, 1.0]
     """
+    max_rank = _max_rank(max_rank, X_embedded)
     near_x, near_z = _both_neighbours(X, X_embedded, max_rank, metric, metric_params, max_queries, random_state)
     first_both = np.zeros(max_rank + 1, dtype=np.int64)  # pairs in both K-lists from K on
     for a, b in zip(near_x, near_z):
@@ -132,6 +134,16 @@ def qnx_curve(
     return K, qnx, qnx - K / (n - 1)
 
 
+DEFAULT_MAX_RANK = 50
+
+
+def _max_rank(max_rank, X_embedded):
+    """``max_rank``, or by default 50 capped below half the rows (at least 1)."""
+    if max_rank is not None:
+        return max_rank
+    return max(1, min(DEFAULT_MAX_RANK, (np.shape(X_embedded)[0] - 1) // 2))
+
+
 def _both_neighbours(X, X_embedded, k, metric, metric_params, max_queries, random_state):
     """Each sampled row's ``k`` nearest others in the data and in the embedding."""
     from ..neighbors import NeighborGraph
@@ -141,6 +153,6 @@ def _both_neighbours(X, X_embedded, k, metric, metric_params, max_queries, rando
     else:
         X, Z = _pair(X, X_embedded, metric)
     n = Z.shape[0]
-    _check_k(k, n)
+    _check_k(k, n, "max_rank")
     rows = query_rows(n, max_queries, random_state)
     return _nearest(X, rows, k, metric, metric_params), _nearest(Z, rows, k)

@@ -4,7 +4,7 @@
 
 import numpy as np
 
-from .._validation import check_array
+from .._validation import check_array, check_labels_given
 from ..linalg import pairwise_distances
 
 
@@ -56,6 +56,25 @@ def _separations(members, internal, cores, distances):
     return out
 
 
+def _cluster_ids(labels):
+    """Labels as integer cluster ids (-1 and below: noise); text that reads as integers
+    (scanpy's categorical '0', '1', '-1') is taken as them."""
+    if labels.dtype.kind in "iub":
+        return labels.astype(np.int64)
+    check_labels_given(labels, "dbcv_score")
+    try:
+        ids = labels.astype(np.float64)
+    except (TypeError, ValueError):
+        ids = None
+    if ids is None or not np.array_equal(ids, np.round(ids)):
+        raise ValueError(
+            f"dbcv_score reads labels as integer cluster ids, -1 for noise (as HDBSCAN's labels_); got "
+            f"{labels.dtype} values such as {labels[0]!r}. Pass integer ids (np.unique(labels, "
+            "return_inverse=True)[1] numbers named clusters, with no noise)."
+        )
+    return ids.astype(np.int64)
+
+
 def dbcv_score(X, labels, *, metric="euclidean", d=None, per_cluster=False):
     """DBCV, the density-based validity of a clustering with noise (HDBSCAN's, DBSCAN's).
 
@@ -100,6 +119,7 @@ def dbcv_score(X, labels, *, metric="euclidean", d=None, per_cluster=False):
     if metric == "precomputed" and d is None:
         raise ValueError("dbcv_score with metric='precomputed' needs d, the dimension of the data; pass d=.")
     d = X.shape[1] if d is None else d
+    labels = _cluster_ids(labels)
     clusters = np.unique(labels[labels >= 0])
     if clusters.size < 2:
         raise ValueError(f"DBCV compares clusters: labels hold {clusters.size} cluster(s); it needs at least 2.")

@@ -6,7 +6,7 @@ query points drawn at random (each query is scored against all points)."""
 import numpy as np
 
 from .._random import check_random_state
-from .._validation import check_array
+from .._validation import check_array, check_labels_given
 from ..neighbors import ExactIndex, NeighborGraph, make_index
 from ._sampling import query_rows
 
@@ -45,9 +45,9 @@ def _nearest(X, rows, k, metric="euclidean", metric_params=None):
     return np.array([r[r != i][:k] for i, r in zip(rows, near)])
 
 
-def _check_k(k, n):
+def _check_k(k, n, name="n_neighbors"):
     if not 1 <= k < n / 2:
-        raise ValueError(f"n_neighbors ({k}) should be less than n_samples / 2 ({n / 2}); lower n_neighbors.")
+        raise ValueError(f"{name} ({k}) should be less than n_samples / 2 ({n / 2}); lower {name}.")
 
 
 def _rank_penalty(A, near_b, k, rows, metric, metric_params=None):
@@ -253,6 +253,7 @@ def knn_accuracy(X_embedded, y, *, n_neighbors=5, test_size=0.2, random_state=No
     y = np.asarray(y)
     if y.shape != (Z.shape[0],):
         raise ValueError(f"y has shape {y.shape}; expected ({Z.shape[0]},), one label per point.")
+    check_labels_given(y, "knn_accuracy")
     if not 0.0 < test_size < 1.0:
         raise ValueError(f"test_size must lie strictly between 0 and 1 (a fraction of the points); got {test_size}.")
     rng = check_random_state(random_state)

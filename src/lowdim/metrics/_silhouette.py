@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._validation import check_array, check_precomputed
+from .._validation import check_array, check_labels_given, check_precomputed
 from ..linalg import distance_blocks
 from ..neighbors import GowerIndex
 from ._sampling import query_rows
@@ -15,6 +15,7 @@ def _check_silhouette_input(X, labels, metric):
         raise ValueError(
             f"labels has shape {labels.shape}, but X has {X.shape[0]} samples; pass one label per row of X."
         )
+    check_labels_given(labels, "silhouette")
     if metric == "precomputed":
         check_precomputed(X)
     _, codes = np.unique(labels, return_inverse=True)
