@@ -423,6 +423,16 @@ def test_select_n_clusters_finds_three_separated_blobs(method):
     assert len(result.scores) == len(result.candidates)
 
 
+@pytest.mark.parametrize("covariance_type, tried", [("full", [1]), ("diag", [1, 2, 3]), ("spherical", [1, 2, 3])])
+def test_bic_tries_only_mixtures_whose_covariances_the_rows_can_estimate(covariance_type, tried):
+    # five rows in 3-D and one row per component: covariances at reg_covar, a likelihood
+    # without bound, and the BIC chose five clusters of one row each
+    X = np.random.default_rng(0).normal(size=(7, 3))
+    with pytest.warns(UserWarning, match=r"7 rows hold at most \d component.*not tried"):
+        result = select_n_clusters(X, "bic", k_range=range(1, 6), covariance_type=covariance_type, random_state=0)
+    assert result.candidates.tolist() == tried and result.n_clusters in tried
+
+
 def test_partition_metrics_match_sklearn():
     rng = np.random.default_rng(0)
     for _ in range(5):

@@ -7,6 +7,7 @@ import numpy as np
 
 from .._random import check_random_state
 from .._validation import check_array
+from .._warnings import warn_user
 from ..metrics import silhouette_score
 from ._gaussian_mixture import GaussianMixture
 from ._gmeans import gmeans
@@ -127,7 +128,10 @@ def select_n_clusters(
     n_refs : int, default=10
         Reference data sets for 'gap'.
     covariance_type : str, default='full'
-        For 'bic' / 'aic'.
+        For 'bic' / 'aic', which try only the k whose every component can have rows
+        enough for its covariance (d + 1 each for 'full', 2 for 'diag' and
+        'spherical'), saying which k were left out: beyond, components of one row sit
+        at ``reg_covar`` and the criterion always chooses the most.
     significance : float, default=1e-4
         For 'gmeans': the p-value below which a cluster is split.
     random_state : None, int or Generator
@@ -168,6 +172,7 @@ def select_n_clusters(
         scores = np.array([silhouette_score(X, fit(X, k).labels_, sample_size=n_query, random_state=rng) for k in ks])
         choice = int(np.argmax(scores))
     elif method in ("bic", "aic"):
+        ks = _estimable_mixtures(ks, X.shape, covariance_type, method)
         models = [GaussianMixture(k, covariance_type=covariance_type, random_state=rng).fit(X) for k in ks]
         scores = np.array([getattr(m, method)(X) for m in models])
         choice = int(np.argmin(scores))
@@ -186,6 +191,31 @@ def _candidates(k_range, n, method):
     if ks.size == 0:
         raise ValueError(f"k_range {list(k_range)!r} holds no usable cluster count for {n} samples.")
     return ks
+
+
+# rows a component needs for its covariance to be estimated, not set by reg_covar alone
+def _rows_per_component(n_features, covariance_type):
+    return {"full": n_features + 1, "diag": 2, "spherical": 2}.get(covariance_type, 1)
+
+
+def _estimable_mixtures(ks, shape, covariance_type, method):
+    """The cluster counts whose mixtures have enough rows for every covariance: beyond,
+    components of one row each sit at ``reg_covar`` and their likelihood grows without
+    bound, so the BIC (AIC) would always choose the most components."""
+    n, d = shape
+    need = _rows_per_component(d, covariance_type)
+    limit = n - d if covariance_type == "tied" else n // need
+    limit = max(limit, 1)
+    kept = ks[ks <= limit]
+    if kept.size < ks.size:
+        warn_user(
+            f"select_n_clusters({method!r}): {n} rows hold at most {limit} component{'s' * (limit > 1)} with a "
+            f"'{covariance_type}' covariance each estimated from its rows ({need} rows per component in "
+            f"{d} dimensions); k = {', '.join(map(str, ks[ks > limit]))} not tried. Pass more rows, "
+            "covariance_type='diag' or 'spherical', or method='silhouette'.",
+            UserWarning,
+        )
+    return kept
 
 
 def _gmeans_curve(X, ks, significance, rng, details):
