@@ -108,6 +108,30 @@ def test_a_column_with_no_value_at_all_is_named_with_the_option_that_leaves_it_o
     assert read_table(str(path), exclude=["b"]).X.tolist() == [[1, 3], [4, 6], [7, 9]]
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".xlsx", ".npy"])
+def test_exclude_takes_a_comma_separated_list_as_columns_does(tmp_path, suffix):
+    # "--exclude id,batch" was one column named 'id,batch', refused as missing
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [1.0, 4.0, 7.0], "b": [2.0, 5.0, 8.0], "c": [3.0, 6.0, 9.0], "d": [0.5, 0.1, 0.2]})
+    path = tmp_path / f"t{suffix}"
+    if suffix == ".npy":
+        np.save(path, frame.to_numpy())
+        specs, kept = ["1,3"], [[2.0, 0.5], [5.0, 0.1], [8.0, 0.2]]
+    else:
+        getattr(frame, {".csv": "to_csv", ".parquet": "to_parquet", ".xlsx": "to_excel"}[suffix])(path, index=False)
+        specs, kept = ["b,d"], [[1.0, 3.0], [4.0, 6.0], [7.0, 9.0]]
+    assert read_table(str(path), exclude=specs).X.tolist() == kept
+    with pytest.raises(DataFileError, match="no column named 'x'"):
+        read_table(str(path), exclude=["b,x"] if suffix != ".npy" else ["1,x"])
+
+
+def test_a_column_named_with_a_comma_is_excluded_by_its_name(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text('"a,b",a,b\n1,2,3\n4,5,6\n7,8,9\n')
+    assert read_table(str(path), exclude=["a,b"]).X.tolist() == [[2, 3], [5, 6], [8, 9]]
+
+
 def _huge_header(path, shape):
     header = np.lib.format.header_data_from_array_1_0(np.zeros((2, 2)))
     header["shape"] = shape

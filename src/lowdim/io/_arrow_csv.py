@@ -23,7 +23,7 @@ import numpy as np
 from ..exceptions import DataFileError
 from ..preprocessing import MISSING_TEXT
 from ._cell_text import is_number, number_or_gap
-from ._columns import column_index, table_roles
+from ._columns import column_index, column_indices, table_roles
 from ._csv import (
     SEPARATORS,
     _declared_separator,
@@ -211,7 +211,7 @@ def _plain_table(path, names, width, row, header, delimiter, label_column, exclu
     # a first data row's text (categories, dates) or an unnamed first column (row names): read as text
     text |= {j for j, cell in enumerate(row) if not (number_or_gap(cell) or cell.strip() in marks)}
     text |= {0} if named[0] == "" else set()
-    skipped = {column_index(c, named, path) for c in exclude} - text
+    skipped = column_indices(exclude, named, path) - text
     unsure = {j for j, cell in enumerate(row) if j not in text and not is_number(cell)}  # a gap: pyarrow decides
     table = _read_retyped(path, width, int(has_header), delimiter, text, skipped, GAP_TEXT + sorted(marks), unsure)
     if table is None or table.num_rows + has_header != _line_count(path) or _one_cell_last(table):

@@ -31,13 +31,33 @@ def column_index(spec, names, path):
     return names.index(spec)
 
 
+def column_indices(specs, names, path):
+    """0-based indices of the columns ``specs`` give (names or 1-based numbers), each
+    spec a column's name or a comma-separated list of columns (as ``--columns`` takes
+    them): ``--exclude id,batch``.
+
+    Examples
+    --------
+    >>> sorted(column_indices(["a,c", "2"], ["a", "b", "c"], "f.csv"))
+    [0, 1, 2]
+    >>> sorted(column_indices(["x,y"], ["x,y", "x", "y"], "f.csv"))  # a name with a comma first
+    [0]
+    """
+    found = set()
+    for spec in specs:
+        spec = str(spec)
+        parts = [spec] if spec in names else [p.strip() for p in spec.split(",")]
+        found.update(column_index(p, names, path) for p in parts)
+    return found
+
+
 def table_roles(path, names, column, lines, notes, *, label_column, exclude, index_column, dropped=(), given=()):
     """``(kept columns, label column, row-name column)`` (0-based; None: none) of a
     table with column ``names``: ``column(j)`` gives the text cells of column ``j``
     (read only to find row names, ``_row_name_column``); ``dropped`` are columns left
     out already, ``given`` the columns declared categorical or ordinal (names or
     numbers, which are not row names). Notes of what was decided go to ``notes``."""
-    drop = {column_index(s, names, path) for s in exclude} | set(dropped)
+    drop = column_indices(exclude, names, path) | set(dropped)
     label_idx = None if label_column is None else column_index(label_column, names, path)
     given = {column_index(s, names, path) for s in given} | drop | {label_idx}
     index_idx = _row_name_column(path, names, column, lines, index_column, notes, given)

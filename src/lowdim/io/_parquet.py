@@ -10,7 +10,7 @@ from .._messages import listed
 from ..exceptions import DataFileError
 from ._binary import _check_declared
 from ._cell_text import category_note, date_note, distinct_text, row_names_note
-from ._columns import column_index
+from ._columns import column_index, column_indices
 
 
 def read_parquet(
@@ -88,7 +88,7 @@ def read_arrow_columns(
     notes = []
     roles = with_stored_roles(path, table.schema, label_column, index_column, exclude, notes)
     label_column, index_column, exclude = roles
-    drop = {column_index(s, names, path) for s in exclude}
+    drop = column_indices(exclude, names, path)
     label_idx = None if label_column is None else column_index(label_column, names, path)
     forced = {column_index(s, names, path) for s in categorical}
     orders = {column_index(s, names, path): list(order) for s, order in (ordinal or {}).items()}
@@ -119,7 +119,8 @@ def with_stored_roles(path, schema, label_column, index_column, exclude, notes):
     are never a feature, also when another column is named the labels."""
     label, ids = stored_roles(schema)
     exclude = [str(s) for s in exclude]
-    if label is not None and label not in exclude:
+    named = set(exclude) | {part.strip() for s in exclude for part in s.split(",")}  # as column_indices reads them
+    if label is not None and label not in named:
         if label_column is None:
             notes.append(
                 f"{path}: column {label!r} read as the labels, as lowdim wrote them (--exclude {label} drops them)."
@@ -128,7 +129,7 @@ def with_stored_roles(path, schema, label_column, index_column, exclude, notes):
         elif str(label_column) != label:
             notes.append(f"{path}: column {label!r} (labels lowdim wrote) left out of the features.")
             exclude.append(label)
-    if index_column is None and ids is not None and ids not in exclude:
+    if index_column is None and ids is not None and ids not in named:
         index_column = ids
     return label_column, index_column, exclude
 
@@ -328,7 +329,7 @@ def numeric_columns(path, table, names, label_column, exclude):
     >>> X.tolist(), names, y.tolist()
     ([[1.0]], ['a'], ['u'])
     """
-    drop = {column_index(s, names, path) for s in exclude}
+    drop = column_indices(exclude, names, path)
     drop |= {names.index(n) for n in pandas_index_columns(table.schema)}
     label_idx = None if label_column is None else column_index(label_column, names, path)
     labels = None if label_idx is None else _text(table.column(label_idx))

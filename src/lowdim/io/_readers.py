@@ -11,7 +11,7 @@ from ..exceptions import DataFileError
 from . import _binary, _csv
 from ._anndata import read_h5ad
 from ._arrow_csv import read_plain_table
-from ._columns import column_index
+from ._columns import column_indices
 from ._excel import read_excel_sheet
 from ._ods import read_ods_sheet
 from ._parquet import read_arrow_columns, read_parquet
@@ -236,7 +236,7 @@ def _read_columns(path, fmt, *, label_column, exclude, key, max_bytes):
 
 
 def _drop_columns(path, X, names, exclude):
-    drop = {column_index(s, names, path) for s in exclude}
+    drop = column_indices(exclude, names, path)
     if not drop:
         return X, names
     keep = [j for j in range(X.shape[1]) if j not in drop]
