@@ -381,6 +381,10 @@ def test_explore_command_images_from_the_builtin_data_and_bad_shapes(tmp_path, c
     assert "72 values per image, but the rows have 64 columns" in capsys.readouterr().err
     assert main(["explore", "--dataset", "iris", "--columns", "petal", "-o", str(tmp_path / "y.html")]) == 2
     assert "no column named petal" in capsys.readouterr().err
+    table = tmp_path / "t.csv"
+    table.write_text("a,b,c,uid\n1,2,3,u1\n4,5,7,u2\n7,8,8,u3\n2,1,0,u4\n")
+    assert main(["explore", str(table), "--columns", "uid", "--exclude", "uid", "-o", str(tmp_path / "t.html")]) == 2
+    assert "--columns: uid left out by --exclude; the map shows the columns it reads" in capsys.readouterr().err
     quiet = ["--methods", "pca", "--no-images", "--quiet"]
     assert main(["explore", "--dataset", "digits", *quiet, "-o", str(tmp_path / "z.html")]) == 0
     assert "images" not in unpack((tmp_path / "z.html").read_text())[0]

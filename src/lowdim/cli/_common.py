@@ -354,8 +354,21 @@ def hover_columns(args, X, names, levels=None, dates=()):
     if missing:
         shown = listed(names, 8)
         where_else = " (nor an obs column or gene of the .h5ad file)" if h5ad else ""
+        left_out = [c for c in missing if c in _excluded_names(args)]
+        if left_out:
+            raise UsageError(
+                f"--columns: {', '.join(left_out)} left out by --exclude; the map shows the columns it reads. Name an "
+                "id column with --index-column and a class column with --label-column (shown, not mapped), or drop "
+                "it from --exclude."
+            )
         raise UsageError(f"--columns: no column named {', '.join(missing)}{where_else}; the columns are {shown}.")
     return {c: found[c] for c in chosen}
+
+
+def _excluded_names(args):
+    """The names --exclude gave, comma lists split (as the readers read them)."""
+    given = [str(s) for s in getattr(args, "exclude", None) or []]
+    return set(given) | {part.strip() for s in given for part in s.split(",")}
 
 
 def _refuse_ambiguous(chosen, names, path):
