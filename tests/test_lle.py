@@ -239,3 +239,23 @@ def test_hessian_block_of_a_degenerate_neighborhood_leaves_dependent_columns_out
     # what remains still annihilates constants and both linear coordinates
     for f in (np.ones(10), Z[0, :, 0], Z[0, :, 1]):
         np.testing.assert_allclose(strict @ f, 0.0, atol=1e-10)
+
+
+@pytest.mark.parametrize("method", ["hessian", "ltsa"])
+def test_a_null_space_of_exactly_the_kept_dimensions_is_taken_without_the_constant(method):
+    # the constant and the two kept directions all at eigenvalue 0: the eigensolver's
+    # vectors are any basis of that space, the constant mixed into each, and dropping
+    # the first lost part of the embedding (rows in another order: another map)
+    from sklearn.datasets import load_wine
+
+    X = load_wine().data
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    order = np.random.default_rng(1).permutation(len(X))
+    fit = LocallyLinearEmbedding(n_neighbors=10, method=method, random_state=0).fit(X)
+    shuffled = LocallyLinearEmbedding(n_neighbors=10, method=method, random_state=0).fit(X[order])
+    Y, Z = fit.embedding_, shuffled.embedding_[np.argsort(order)]
+    assert np.abs(fit.eigenvalues_).max() < 1e-12  # the tie this test is about
+    np.testing.assert_allclose(Y.T @ Y, np.eye(2), atol=1e-10)
+    np.testing.assert_allclose(Y.sum(axis=0), 0.0, atol=1e-10)  # orthogonal to the constant
+    # an orthonormal basis of the same plane: one rotation of the other
+    np.testing.assert_allclose(Y @ (Y.T @ Z), Z, atol=1e-8)

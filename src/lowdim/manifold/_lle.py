@@ -98,6 +98,30 @@ def nearest_principal_minimizers(M, X, V, d, rng, inverse=None):
     return np.einsum("ij,ij->j", U, M @ U), U
 
 
+def bottom_without_constant(M, V, d):
+    """The ``d`` bottom eigenpairs of ``M`` beyond the constant vector, from ``V``, its
+    ``d + 1`` bottom eigenvectors: the constant taken out of their span and the rest
+    re-solved there (Rayleigh-Ritz). Where the bottom eigenvalues are distinct this is
+    ``V[:, 1:]``; where they tie at zero with the constant's (a null space of exactly
+    ``d + 1`` dimensions), the eigensolver's vectors are any basis of it, the constant
+    mixed into every one, and dropping the first lost part of the embedding.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> M = sp.csr_matrix(np.diag([0.0, 0.0, 1.0]))  # null space: the first two axes
+    >>> V = np.eye(3)[:, :2]  # a basis of it in which the constant (1, 1, 1) is mixed
+    >>> w, U = bottom_without_constant(M, V, 1)
+    >>> np.round(np.abs(U.ravel()) * np.sqrt(2), 6).tolist(), bool(abs(w[0]) < 1e-12)
+    ([1.0, 1.0, 0.0], True)
+    """
+    B = V - V.mean(axis=0)  # the constant's component removed from every column
+    Q, s, _ = np.linalg.svd(B, full_matrices=False)
+    Q = Q[:, :d]  # the span minus the constant: d directions
+    w, R = np.linalg.eigh(Q.T @ (M @ Q))
+    return w, Q @ R
+
+
 def _centered_orthonormal(Y, rtol=1e-8):
     """Orthonormal basis of the centred columns' span, by their principal axes
     (directions with singular values below ``rtol`` of the largest are left out)."""
@@ -341,7 +365,7 @@ class LocallyLinearEmbedding(EmbeddingMixin, ComponentTransformer):
             warn_null_beyond_kept(w, M, self.method)
             w, V = nearest_principal_minimizers(M, X64, V, d, rng, inverse)
         else:
-            w, V = w[1 : d + 1], V[:, 1 : d + 1]
+            w, V = bottom_without_constant(M, V[:, : d + 1], d)
         (Vt,) = flip_signs(V.T if copy_of is None else V[copy_of].T)
         self.eigenvalues_ = w
         self.reconstruction_error_ = float(np.sum(w))
