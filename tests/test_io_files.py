@@ -623,10 +623,17 @@ def test_a_binary_file_named_csv_is_named_by_its_first_bytes(tmp_path):
 
 def test_utf16_field_limit_and_delimiter_messages(tmp_path):
     wide = tmp_path / "wide.csv"
-    wide.write_bytes("a,b\n1,2\n3,4\n".encode("utf-16"))  # Excel's "Unicode text"
-    with pytest.raises(DataFileError, match="looks like UTF-16 text: pass --encoding utf-16"):
-        read_table(str(wide))
-    assert read_table(str(wide), encoding="utf-16").X.tolist() == [[1, 2], [3, 4]]
+    wide.write_bytes("a,b\n1,2\n3,4\n".encode("utf-16"))  # Excel's "Unicode text": its byte-order mark says so
+    assert read_table(str(wide)).X.tolist() == [[1, 2], [3, 4]] == read_table(str(wide), encoding="utf-16").X.tolist()
+    tabs16 = tmp_path / "tabs16.tsv.gz"
+    tabs16.write_bytes(gzip.compress("a\tb\n1\t2\n3\t4\n".encode("utf-16-be")))  # no mark
+    with pytest.raises(DataFileError, match="looks like UTF-16 text without a byte-order mark: pass --encoding utf-16"):
+        read_table(str(tabs16))
+    assert read_table(str(tabs16), encoding="utf-16-be").X.tolist() == [[1, 2], [3, 4]]
+    program = tmp_path / "program.csv"  # NULs on both sides of the byte pairs: binary, not UTF-16
+    program.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4)
+    with pytest.raises(DataFileError, match="holds NUL bytes, as binary files do"):
+        read_table(str(program))
     long = tmp_path / "long.csv"
     long.write_text("a,b\n1,2\n3," + "9" * 200_000 + "\n")
     with pytest.raises(DataFileError, match=r"long.csv, line 3: malformed CSV \(field larger than field limit"):

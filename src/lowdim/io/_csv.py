@@ -28,7 +28,14 @@ from ._cell_text import (
 )
 from ._columns import column_index, table_roles
 from ._sheet_layout import caption_rows, continued_header, said_rows, two_row_header_note
-from ._text_files import _decompression_errors, _encoding_hint, create_text, open_text, split_compression
+from ._text_files import (
+    _decompression_errors,
+    _encoding_hint,
+    create_text,
+    open_text,
+    split_compression,
+    utf16_marked,
+)
 
 WHITESPACE = "whitespace"  # the separator of runs of spaces and tabs (UCI's .data files, aligned columns)
 SEPARATORS = (",", ";", "\t", "|")  # the field separators files use
@@ -227,9 +234,8 @@ def _text_rows(path, kind, encoding, given, delimiter):
     without one; it comes back as an empty row, so that rows keep their line numbers)."""
     reader, declared = None, None
     try:
-        with open_text(
-            path, "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
-        ) as fh:
+        utf8 = encoding.lower().replace("_", "-") in ("utf-8", "utf8")
+        with open_text(path, "utf-16" if utf16_marked(path) else "utf-8-sig" if utf8 else encoding) as fh:
             first = fh.readline()
             declared = first if _declared_separator(first) is not None else None
             if declared is not None and given is None:
@@ -300,7 +306,8 @@ def _checked_rows(path, rows, delimiter, decimal):
     each (a file read with the wrong delimiter)."""
     for number, row in enumerate(rows, start=1):
         if "\x00" in "".join(row):  # one scan a row, not a generator step a cell
-            raise DataFileError(f"{path}, line {number}: a NUL byte; this is not a text file, or it is corrupt.")
+            hint = _encoding_hint(path) if number == 1 else "; this is not a text file, or it is corrupt."
+            raise DataFileError(f"{path}, line {number}: a NUL byte{hint}")
     rows, captions = _without_captions(rows, delimiter)
     rows, lines, blank = _without_blank_lines(rows)
     rows, lines, comments = _without_comments(rows, lines)

@@ -105,6 +105,33 @@ SIGNATURES = (
 )
 
 
+UTF16_MARKS = ("\xff\xfe", "\xfe\xff")  # the byte-order marks, as latin-1 reads them
+
+
+def utf16_marked(path):
+    """Whether ``path`` (compressed or not) starts with a UTF-16 byte-order mark: text
+    Excel saves as "Unicode text" and PowerShell writes, read as UTF-16 whatever the
+    encoding asked for, as the mark leaves no doubt (a UTF-8 mark is read the same way).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> p = os.path.join(tempfile.mkdtemp(), "u.csv")
+    >>> _ = open(p, "w", encoding="utf-16").write("a,b\\n1,2\\n")
+    >>> utf16_marked(p)
+    True
+    """
+    with open_text(path, "latin-1") as fh:
+        return fh.read(2) in UTF16_MARKS
+
+
+def _utf16_without_mark(start):
+    """UTF-16 text without a mark: a NUL beside every ASCII character, so on one side of
+    the byte pairs only (binary files have NULs on both)."""
+    even, odd = start[0::2].count("\x00"), start[1::2].count("\x00")
+    return max(even, odd) > len(start) // 4 and min(even, odd) <= len(start) // 50
+
+
 def _encoding_hint(path):
     """Which encoding the file probably is, and the option that reads it; or what
     binary file it is, by its first bytes (a workbook renamed .csv, a Parquet file piped
@@ -114,10 +141,10 @@ def _encoding_hint(path):
     for signature, what, extension in SIGNATURES:
         if start.startswith(signature):
             return f"; by its first bytes it is {what}, not text: read it by a name ending in {extension}."
-    if start[:2] in ("\xff\xfe", "\xfe\xff") or start.count("\x00") > len(start) // 4:
-        # UTF-16 text (Excel's "Unicode text", PowerShell's default) has a byte-order
-        # mark or a NUL beside every ASCII character.
-        return "; it looks like UTF-16 text: pass --encoding utf-16 (or save it as UTF-8)."
+    if _utf16_without_mark(start):
+        return "; it looks like UTF-16 text without a byte-order mark: pass --encoding utf-16-le (or -be)."
+    if "\x00" in start:
+        return "; it holds NUL bytes, as binary files do (a program, an archive, an image), not text: is it a table?"
     with open_text(path, "cp1252") as fh:
         try:
             fh.read(1 << 20)
