@@ -4,7 +4,8 @@ Fashion-MNIST projected to 50 PCA dimensions (float32): KMeans k = 10 and k = 10
 k = 10 on the raw 70,000 x 784 images, GaussianMixture full and diag with k = 10, all with
 the same initial centres / responsibilities for both libraries; BayesianGaussianMixture
 with 20 components at most from each library's own k-means start (``bayesian-gmm``); KMedoids 'pam' k = 10 on
-10,000 points (time and objective only); DBSCAN on a million points (``dbscan``); OPTICS
+10,000 points (time and objective only); DBSCAN on a million points (``dbscan``) and with an
+eps that reaches every row (``dbscan-reach``: time and peak memory of fresh processes); OPTICS
 on 40,000 10-D points, 20,000 PCA-50 rows and, with a finite max_eps, 200,000 3-D points
 (``optics``; scikit-learn takes about 10 minutes a run on the last);
 AgglomerativeClustering: Ward's on PCA-50 rows without and with a 10-NN connectivity
@@ -196,6 +197,44 @@ def case_dbscan(repeats):
     return rows
 
 
+_REACH_SCRIPT = """
+import resource, sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+X = np.random.default_rng(0).normal(size=(20000, 3))
+if sys.argv[1] == "lowdim":
+    from lowdim.cluster import DBSCAN
+    DBSCAN(eps=0.3, min_samples=5).fit(X[:500])  # compiled before the clock
+else:
+    from sklearn.cluster import DBSCAN
+start = time.perf_counter()
+labels = DBSCAN(eps=100.0, min_samples=5).fit(X).labels_
+print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, int(labels.max()) + 1)
+"""
+
+
+def case_dbscan_reach(repeats):
+    """DBSCAN with an eps that puts every row within reach of every other (an eps in the
+    wrong units): 20,000 x 3, eps=100, one fresh process per run (its peak resident
+    memory, data and libraries included), alternating."""
+    import statistics
+    import subprocess
+
+    runs = {"lowdim": [], "scikit-learn": []}
+    for _ in range(repeats):
+        for name in runs:
+            argv = [sys.executable, "-c", _REACH_SCRIPT, name]
+            seconds, peak_kb, clusters = subprocess.run(argv, capture_output=True, text=True, check=True).stdout.split()
+            runs[name].append((float(seconds), int(peak_kb) / 2**20, int(clusters)))
+    (t_ours, gb_ours), (t_ref, gb_ref) = (
+        (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v)) for v in runs.values()
+    )
+    same = runs["lowdim"][0][2] == runs["scikit-learn"][0][2] == 1
+    accuracy = f"one cluster each; peak memory {gb_ours:.2f} vs {gb_ref:.2f} GiB"
+    times = ([r[0] for r in runs["lowdim"]], [r[0] for r in runs["scikit-learn"]])
+    return [row("DBSCAN eps=100 (every row in reach), 20,000 x 3", t_ours, t_ref, accuracy, 0.7, same, times)]
+
+
 def _same_partition(a, b):
     return len(set(zip(a.tolist(), b.tolist()))) == len(set(a.tolist())) == len(set(b.tolist()))
 
@@ -342,6 +381,7 @@ CASES = {
     "bayesian-gmm": case_bayesian_gmm,
     "kmedoids": case_kmedoids,
     "dbscan": case_dbscan,
+    "dbscan-reach": case_dbscan_reach,
     "optics": case_optics,
     "agglomerative": case_agglomerative,
     "bisecting": case_bisecting,

@@ -68,9 +68,30 @@ def test_pairs_in_many_blocks_and_a_large_core_graph_give_the_same_labels(blobs,
     (union-find kernel): the labels, weights and core points of one pass over all pairs."""
     weights = np.random.default_rng(4).uniform(0.2, 3.0, blobs.shape[0])
     reference = SklearnDBSCAN(eps=0.8, min_samples=10).fit(blobs, sample_weight=weights)
-    monkeypatch.setattr("lowdim.cluster._dbscan.BLOCK_PAIRS", 97)
+    monkeypatch.setattr("lowdim.cluster._dbscan_regions.BLOCK_PAIRS", 97)
     monkeypatch.setattr("lowdim._kernels.components.SCIPY_EDGES", 0)
     assert _differences(DBSCAN(eps=0.8, min_samples=10).fit(blobs, sample_weight=weights), reference) == []
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "brute", "precomputed"])
+def test_neighbourhoods_streamed_block_by_block_give_the_same_labels(blobs, monkeypatch, algorithm):
+    """Past the pairs kept between passes, the tree lists each pass's rows again, the
+    blocked distances are computed again, and the core links are merged by union-find
+    block by block: memory holds a block, not every pair (an eps that reaches every row
+    held n^2 of them), and the labels are those of scikit-learn."""
+    weights = np.random.default_rng(4).uniform(0.2, 3.0, blobs.shape[0])
+    reference = SklearnDBSCAN(eps=0.8, min_samples=10).fit(blobs, sample_weight=weights)
+    monkeypatch.setattr("lowdim.cluster._dbscan_regions.BLOCK_PAIRS", 1000)
+    monkeypatch.setattr("lowdim.cluster._dbscan_regions.STORE_PAIRS", 0)
+    monkeypatch.setattr("lowdim.cluster._dbscan_regions.NUMPY_PAIRS", 0)  # the listing kernels, both layouts
+    monkeypatch.setattr("lowdim.cluster._dbscan.LINK_PAIRS", 0)
+    if algorithm == "precomputed":
+        D = np.sqrt(((blobs[:, None, :] - blobs[None, :, :]) ** 2).sum(axis=2))
+        ours = DBSCAN(eps=0.8, min_samples=10, metric="precomputed").fit(D, sample_weight=weights)
+        assert _differences(ours, reference) == ["components"]  # its core rows are rows of distances
+    else:
+        ours = DBSCAN(eps=0.8, min_samples=10, algorithm=algorithm).fit(blobs, sample_weight=weights)
+        assert _differences(ours, reference) == []
 
 
 def test_a_distance_of_exactly_eps_is_within():
@@ -139,3 +160,19 @@ def test_a_mixed_table_by_gower_gets_the_scale_of_its_distances():
     caught = _scale_warnings(lambda: DBSCAN(metric="gower", eps=0.9).fit(table))  # groups 0.75 apart
     assert len(caught) == 1 and "one cluster holds every row" in str(caught[0].message)
     assert len(set(DBSCAN(metric="gower", eps=0.05).fit(table).labels_)) == 3
+
+
+def test_an_eps_that_reaches_every_row_costs_a_block_of_memory_not_every_pair():
+    # every pair listed at once: 20,000 rows took 11.6 GB; here 5,000 rows would hold
+    # 25 M pairs (200 MB of indices alone) where a block holds about 1 M (8 MB an array)
+    import tracemalloc
+
+    X = np.random.default_rng(0).normal(size=(5000, 3))
+    DBSCAN(eps=1.0, min_samples=5).fit(X[:500])  # compiled outside the measure
+    tracemalloc.start()
+    with pytest.warns(UserWarning, match="one cluster holds every row"):
+        labels = DBSCAN(eps=100.0, min_samples=5).fit_predict(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.all(labels == 0)
+    assert peak < 80e6, peak

@@ -42,6 +42,33 @@ def _label(indptr, indices, n):
     return count, labels
 
 
+@njit(cache=True)
+def union_marked_links(parent, ids, indptr, indices, marked):
+    """Union-find: join each row ``ids[r]`` with its listed neighbours
+    ``indices[indptr[r]:indptr[r + 1]]`` where both are ``marked``, each set's root its
+    smallest member (so the roots number the sets in the order of their first row).
+    Neighbourhoods list each other: a pair is joined from its larger row only."""
+    for r in range(ids.size):
+        i = ids[r]
+        if not marked[i]:
+            continue
+        for p in range(indptr[r], indptr[r + 1]):
+            j = indices[p]
+            if j < i and marked[j]:
+                ri, rj = root(parent, i), root(parent, j)
+                if ri != rj:
+                    parent[max(ri, rj)] = min(ri, rj)
+
+
+@njit(cache=True)
+def all_roots(parent):
+    """Each element's root under ``union_pairs``."""
+    out = np.empty(parent.size, dtype=np.int64)
+    for i in range(parent.size):
+        out[i] = root(parent, i)
+    return out
+
+
 def connected_components(G):
     """``(n_components, labels)`` of the symmetric sparse graph ``G``, components numbered
     in the order of their smallest point (as scipy's).

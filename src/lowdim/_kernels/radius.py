@@ -66,3 +66,62 @@ def radius_lists(points, start, stop, low, high, Q, r2, indptr, out, order):
     row of ``Q`` into ``out[indptr[i]:indptr[i + 1]]`` (sized by ``radius_counts``)."""
     for i in prange(Q.shape[0]):
         _within(points, start, stop, low, high, Q[i], r2, out[indptr[i] : indptr[i + 1]], True, order)
+
+
+@njit(cache=True, parallel=True)
+def threshold_lists(D, eps, own):
+    """CSR ``(indptr, indices)`` of the columns of each row of ``D`` at most ``eps`` (a
+    NaN never), and column ``own[r]`` of row ``r`` whatever its value (the point itself):
+    the eps-neighbourhoods of a block of rows from their distances, without the boolean
+    matrix and the index pairs numpy's nonzero would build."""
+    m, n = D.shape
+    counts = np.zeros(m, dtype=np.int64)
+    for r in prange(m):
+        c = 0
+        for j in range(n):
+            if D[r, j] <= eps or j == own[r]:
+                c += 1
+        counts[r] = c
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    for r in range(m):
+        indptr[r + 1] = indptr[r] + counts[r]
+    indices = np.empty(indptr[m], dtype=np.int64)
+    for r in prange(m):
+        p = indptr[r]
+        for j in range(n):
+            if D[r, j] <= eps or j == own[r]:
+                indices[p] = j
+                p += 1
+    return indptr, indices
+
+
+@njit(cache=True, parallel=True)
+def threshold_lists_by_columns(D, eps, own, pieces):
+    """``threshold_lists`` for a column-major ``D`` (a GEMM's output), read down its
+    columns: ``pieces`` ranges of columns in parallel, each with its own counts, so that
+    every row's neighbours still come in column order."""
+    m, n = D.shape
+    bounds = np.linspace(0, n, pieces + 1).astype(np.int64)
+    counts = np.zeros((pieces, m), dtype=np.int64)
+    for t in prange(pieces):
+        for j in range(bounds[t], bounds[t + 1]):
+            for r in range(m):
+                if D[r, j] <= eps or j == own[r]:
+                    counts[t, r] += 1
+    indptr = np.zeros(m + 1, dtype=np.int64)
+    for r in range(m):
+        indptr[r + 1] = indptr[r] + counts[:, r].sum()
+    start = np.empty((pieces, m), dtype=np.int64)  # where each piece writes each row's neighbours
+    for r in range(m):
+        p = indptr[r]
+        for t in range(pieces):
+            start[t, r] = p
+            p += counts[t, r]
+    indices = np.empty(indptr[m], dtype=np.int64)
+    for t in prange(pieces):
+        for j in range(bounds[t], bounds[t + 1]):
+            for r in range(m):
+                if D[r, j] <= eps or j == own[r]:
+                    indices[start[t, r]] = j
+                    start[t, r] += 1
+    return indptr, indices

@@ -6,7 +6,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
-from .._memory import require_memory
 from .._mixed_input import GowerTableMixin
 from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
@@ -14,105 +13,81 @@ from .._warnings import warn_user
 from ..linalg import distance_blocks
 from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
 from ._base import warn_constant_columns
+from ._dbscan_regions import (
+    TreeNeighbourhoods,
+    metric_neighbourhoods,
+    precomputed_neighbourhoods,
+)
 
 TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
 SAMPLE_ROWS = 200  # rows whose neighbour distances give the data's scale when eps misses it
 SCALE_GAP = 4  # one cluster of every row with eps this many times the data's scale: said
-# Neighbour pairs handled at a time (about 25 MiB of per-pair arrays): numpy's bincount
-# and scipy's components do in compiled code what a first fit would otherwise compile
-BLOCK_PAIRS = 1 << 20
+LINK_PAIRS = 1 << 20  # the core points' links kept for scipy's components (no compiling) up to this many
 
 
-def tree_neighbourhoods(X, eps, leaf_size, max_pairs=None, bytes_per_pair=8):
-    """``(indptr, indices)``: each row's rows within ``eps`` (itself included) as CSR
-    arrays, by the k-d tree; None when they would hold more than ``max_pairs`` pairs.
-    The pairs are counted first, and refused if ``bytes_per_pair`` each exceed the memory."""
-    from .._kernels.kdtree import build_tree
-    from .._kernels.radius import radius_counts, radius_lists
-
-    points, order, start, stop, low, high = build_tree(X, leaf_size=leaf_size)
-    queries = np.ascontiguousarray(X, dtype=np.float64)  # in the rows' own order: CSR rows as given
-    r2 = float(eps) ** 2
-    counts = radius_counts(points, start, stop, low, high, queries, r2)
-    total = int(counts.sum())
-    if max_pairs is not None and total > max_pairs:
-        return None
-    require_memory(bytes_per_pair * total, f"the {total:,} pairs within a distance of {eps:g}", "lower it")
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    found = np.empty(indptr[-1], dtype=np.int64)
-    radius_lists(points, start, stop, low, high, queries, r2, indptr, found, order)
-    return indptr, found
+def _local_rows(indptr):
+    """Each listed pair's row within its block."""
+    return np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
 
 
-def _brute_neighbourhoods(X, eps, metric, params, pairwise=None):
-    """The same pattern from distances in row blocks (any metric; ``pairwise`` gives a
-    block's distances for sparse rows)."""
-    rows, cols = [], []
-    for start, _, D in distance_blocks(X, X, metric, metric_params=params, pairwise=pairwise):
-        r, c = np.nonzero(np.asarray(D) <= eps)
-        rows.append(r + start)
-        cols.append(c)
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
-    A = sp.csr_matrix((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(X.shape[0],) * 2)
-    A = A + sp.identity(X.shape[0], dtype=bool, format="csr")  # a point is its own neighbour
-    return A.indptr, A.indices
-
-
-def _precomputed_neighbourhoods(D, eps):
-    """From distances: dense, or sparse with each row's candidate neighbours stored."""
-    n = D.shape[0]
-    if sp.issparse(D):
-        D = sp.csr_matrix(D)
-        A = sp.csr_matrix((D.data <= eps, D.indices, D.indptr), shape=D.shape)
-    else:
-        A = sp.csr_matrix(np.asarray(D) <= eps)
-    A = A + sp.identity(n, dtype=bool, format="csr")
-    A.eliminate_zeros()
-    return A.indptr, A.indices
-
-
-def _row_blocks(indptr):
-    """``(first, stop)`` row ranges of the CSR ``indptr`` holding about ``BLOCK_PAIRS``
-    pairs each (one row at least): the per-pair arrays below stay that small."""
-    n, first = indptr.size - 1, 0
-    while first < n:
-        stop = int(np.searchsorted(indptr, indptr[first] + BLOCK_PAIRS, side="right")) - 1
-        stop = min(n, max(stop, first + 1))
-        yield first, stop
-        first = stop
-
-
-def _block_pairs(indptr, indices, first, stop):
-    """The pairs of rows ``first..stop``: their rows (from ``first``) and neighbours."""
-    rows = np.repeat(np.arange(stop - first), np.diff(indptr[first : stop + 1]))
-    return rows, indices[indptr[first] : indptr[stop]]
-
-
-def neighbour_weights(indptr, indices, weights):
+def neighbour_weights(regions, weights):
     """The summed weight of each point's eps-neighbourhood (itself included where
-    listed), added in the order the neighbours are listed.
+    listed), added in the order the neighbours are listed; ``regions`` hands out the
+    neighbourhoods (``_dbscan_regions``).
 
     Examples
     --------
-    >>> neighbour_weights(np.array([0, 2, 3]), np.array([0, 1, 1]), np.array([1.0, 0.5])).tolist()
+    >>> from lowdim.cluster._dbscan_regions import StoredNeighbourhoods
+    >>> regions = StoredNeighbourhoods(np.array([0, 2, 3]), np.array([0, 1, 1]))
+    >>> neighbour_weights(regions, np.array([1.0, 0.5])).tolist()
     [1.5, 0.5]
     """
-    out = np.empty(indptr.size - 1)
-    for first, stop in _row_blocks(indptr):
-        rows, cols = _block_pairs(indptr, indices, first, stop)
-        out[first:stop] = np.bincount(rows, weights=weights[cols], minlength=stop - first)
+    if np.all(weights == 1.0):
+        return regions.counts.astype(np.float64)
+    out = np.empty(regions.n)
+    for ids, indptr, indices in regions.blocks():
+        out[ids] = np.bincount(_local_rows(indptr), weights=weights[indices], minlength=ids.size)
     return out
 
 
-def label_clusters(indptr, indices, core):
-    """DBSCAN's labels from the eps-neighbourhoods (CSR arrays) and the core mask: the
-    connected parts of the core points (numbered by their first row), each border point
-    in the lowest-numbered cluster among its core neighbours (the cluster that reaches it
-    first when they are grown in row order, as scikit-learn's), -1 for noise.
+def _core_parts(regions, core):
+    """Each row's connected part of the core points' links (numbered by its smallest
+    row; a row outside them a part of its own): their links kept while they number at
+    most ``LINK_PAIRS`` (scipy's components: nothing to compile), else merged block by
+    block (union-find), so that memory never holds all of them."""
+    from .._kernels.components import all_roots, connected_components, union_marked_links
+
+    n, kept, stored, parent = regions.n, [], 0, None
+    for ids, indptr, indices in regions.blocks(rows=core):
+        if parent is None and stored + indices.size <= LINK_PAIRS:
+            rows = ids[_local_rows(indptr)]
+            both = core[rows] & core[indices] & (indices < rows)  # each pair once: neighbourhoods list each other
+            kept.append((rows[both], indices[both]))
+            stored += indices.size
+            continue
+        if parent is None:
+            parent = np.arange(n, dtype=np.int64)
+            for rows, cols in kept:
+                union_marked_links(parent, rows, np.arange(rows.size + 1), cols, core)
+            kept = None
+        union_marked_links(parent, ids, indptr, indices, core)
+    if parent is not None:
+        return all_roots(parent)
+    kept = kept or [(np.empty(0, np.int64), np.empty(0, np.int64))]
+    rows, cols = np.concatenate([r for r, _ in kept]), np.concatenate([c for _, c in kept])
+    graph = sp.csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(n, n))
+    return connected_components(graph)[1]
+
+
+def label_clusters(regions, core):
+    """DBSCAN's labels from the eps-neighbourhoods and the core mask: the connected
+    parts of the core points (numbered by their first row), each border point in the
+    lowest-numbered cluster among its core neighbours (the cluster that reaches it first
+    when they are grown in row order, as scikit-learn's), -1 for noise.
 
     Parameters
     ----------
-    indptr, indices : ndarray of int
+    regions : StoredNeighbourhoods, TreeNeighbourhoods or BlockedNeighbourhoods
         Who is within eps of whom.
     core : ndarray of bool (n,)
 
@@ -122,32 +97,23 @@ def label_clusters(indptr, indices, core):
 
     Examples
     --------
+    >>> from lowdim.cluster._dbscan_regions import StoredNeighbourhoods
     >>> A = sp.csr_matrix(np.array([[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 1]], dtype=bool))
-    >>> label_clusters(A.indptr, A.indices, np.array([True, True, False, False])).tolist()
+    >>> regions = StoredNeighbourhoods(A.indptr, A.indices)
+    >>> label_clusters(regions, np.array([True, True, False, False])).tolist()
     [0, 0, 0, -1]
     """
-    from .._kernels.components import connected_components
-
     n = core.size
-    counts, kept = np.zeros(n, dtype=np.int64), []
-    for first, stop in _row_blocks(indptr):  # the core points' links among themselves
-        rows, cols = _block_pairs(indptr, indices, first, stop)
-        both = core[first:stop][rows] & core[cols]
-        counts[first:stop] = np.bincount(rows[both], minlength=stop - first)
-        kept.append(cols[both])
-    links = np.concatenate(kept) if kept else np.empty(0, dtype=np.int64)
-    indptr_core = np.concatenate([[0], np.cumsum(counts)])
-    graph = sp.csr_matrix((np.ones(links.size, dtype=np.int8), links, indptr_core), shape=(n, n))
-    parts = connected_components(graph)[1]  # numbered by smallest row; the others are parts of their own
+    parts = _core_parts(regions, core)
     labels = np.full(n, -1, dtype=np.int64)
     labels[core] = np.unique(parts[core], return_inverse=True)[1]
-    for first, stop in _row_blocks(indptr):  # border points: the lowest cluster among their core neighbours
-        rows, cols = _block_pairs(indptr, indices, first, stop)
-        take = ~core[first:stop][rows] & core[cols]
-        best = np.full(stop - first, n, dtype=np.int64)
-        np.minimum.at(best, rows[take], labels[cols[take]])
+    for ids, indptr, indices in regions.blocks(rows=~core):  # border points: their lowest core neighbour's cluster
+        local = _local_rows(indptr)
+        take = ~core[ids][local] & core[indices]
+        best = np.full(ids.size, n, dtype=np.int64)
+        np.minimum.at(best, local[take], labels[indices[take]])
         border = best < n
-        labels[first:stop][border] = best[border]
+        labels[ids[border]] = best[border]
     return labels
 
 
@@ -176,8 +142,9 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     Labels equal scikit-learn's.
 
     Euclidean data of up to 16 columns are searched by a k-d tree (the neighbourhoods in
-    about n log n); other metrics and wider data by blocked distances (memory: one block
-    and the neighbourhoods).
+    about n log n); other metrics and wider data by blocked distances. Memory holds one
+    block of neighbourhoods at a time, whatever ``eps`` (an ``eps`` that reaches every
+    row costs time, not n^2 memory).
 
     Parameters
     ----------
@@ -257,14 +224,14 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
 
     def _neighbourhoods(self, X):
         if self.metric == "precomputed":
-            return _precomputed_neighbourhoods(check_precomputed(X), self.eps)
+            return precomputed_neighbourhoods(check_precomputed(X), self.eps)
         if self.metric != "gower":
             metric, _ = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
             tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
             if tree and X.shape[1] <= TREE_UP_TO:
-                return tree_neighbourhoods(np.asarray(X), self.eps, self.leaf_size)
+                return TreeNeighbourhoods(np.asarray(X), self.eps, self.leaf_size)
         X, metric, params, pairwise = self._distances(X)
-        return _brute_neighbourhoods(X, self.eps, metric, params, pairwise)
+        return metric_neighbourhoods(X, self.eps, metric, params, pairwise)
 
     def _distances(self, X):
         """``(rows, metric, params, pairwise)`` for ``distance_blocks``: ``pairwise`` gives
@@ -348,9 +315,9 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
             warn_constant_columns(X, "DBSCAN")
 
         weights = _weights(sample_weight, X.shape[0])
-        indptr, indices = (np.asarray(a, dtype=np.int64) for a in self._neighbourhoods(X))
-        core = neighbour_weights(indptr, indices, weights) >= self.min_samples
-        self.labels_ = label_clusters(indptr, indices, core)
+        regions = self._neighbourhoods(X)
+        core = neighbour_weights(regions, weights) >= self.min_samples
+        self.labels_ = label_clusters(regions, core)
         self.core_sample_indices_ = np.flatnonzero(core).astype(np.int64)
         self.components_ = X[self.core_sample_indices_].copy()  # sparse rows stay sparse, as scikit-learn's
         self._warn_degenerate(X)

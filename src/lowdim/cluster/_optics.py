@@ -14,7 +14,8 @@ from .._warnings import warn_user
 from ..linalg import distance_blocks
 from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
 from ._base import warn_constant_columns
-from ._dbscan import TREE_UP_TO, tree_neighbourhoods
+from ._dbscan import TREE_UP_TO
+from ._dbscan_regions import tree_neighbourhoods
 from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi, resolve_size
 
 # Minkowski metrics the ordering kernel computes from the rows: their power p
