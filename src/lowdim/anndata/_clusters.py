@@ -61,8 +61,7 @@ def leiden(
     n_iterations : int, default=-1
         Until no improvement (-1), as scanpy's leidenalg flavour.
     flavor : {'igraph', 'leidenalg'}, default='igraph'
-        As ``lowdim.cluster.Leiden``'s (igraph's is several times faster; scanpy's
-        default is 'leidenalg', announced to become 'igraph').
+        As ``lowdim.cluster.Leiden``'s (faster; scanpy's default is 'leidenalg').
     copy : bool, default=False
     **clustering_args
         scanpy's: further options of the flavour's run (igraph's ``beta``,

@@ -115,7 +115,7 @@ def select_n_clusters(
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-    method : {'elbow', 'silhouette', 'bic', 'aic', 'gap'}
+    method : {'elbow', 'silhouette', 'bic', 'aic', 'gap', 'gmeans'}
         'elbow': k-means inertia, the knee located by ``knee_point``; 'silhouette':
         highest mean silhouette of the k-means labels (k >= 2), estimated from
         ``sample_size`` query points when n is larger (stated in ``details``);
@@ -128,10 +128,7 @@ def select_n_clusters(
     n_refs : int, default=10
         Reference data sets for 'gap'.
     covariance_type : str, default='full'
-        For 'bic' / 'aic', which try only the k whose every component can have rows
-        enough for its covariance (d + 1 each for 'full', 2 for 'diag' and
-        'spherical'), saying which k were left out: beyond, components of one row sit
-        at ``reg_covar`` and the criterion always chooses the most.
+        For 'bic' / 'aic': the k tried give every covariance its rows (d + 1 for 'full').
     significance : float, default=1e-4
         For 'gmeans': the p-value below which a cluster is split.
     random_state : None, int or Generator
