@@ -730,7 +730,7 @@ def test_representation_pcs_and_neighbours_follow_scanpys_rules():
     sc.pp.neighbors(ref)
     assert abs(small.obsp["distances"] - ref.obsp["distances"]).max() < 1e-5  # X, not X_pca: as scanpy
     wide = anndata.AnnData(rng.normal(size=(120, 80)))
-    with pytest.warns(UserWarning, match="principal components are computed first"):
+    with pytest.warns(UserWarning, match="principal components were computed first"):
         la.neighbors(wide, n_pcs=12)
     assert wide.obsm["X_pca"].shape == (120, 12) and wide.uns["neighbors"]["params"]["n_pcs"] == 12
     la.umap(wide)  # reads the graph's own rows back: X_pca, now present
@@ -745,6 +745,9 @@ def test_representation_pcs_and_neighbours_follow_scanpys_rules():
     with pytest.raises(ValueError, match="n_comps=7, but 6 cells of 30 genes hold at most 6 components"):
         la.pca(tiny, n_comps=7)
     with pytest.warns(UserWarning, match="n_neighbors=15 is more than the 6 cells; adjusted to 4"):
-        la.neighbors(tiny)
+        la.neighbors(tiny, use_rep="X")
+    few = anndata.AnnData(rng.normal(size=(30, 80)))  # more genes than 50, fewer cells than 50 components
+    with pytest.warns(UserWarning, match="29 components into obsm"):
+        la.neighbors(few, n_neighbors=5)
     assert tiny.uns["neighbors"]["params"]["n_neighbors"] == 4
     assert tiny.obsp["distances"].getnnz(axis=1).max() == 3

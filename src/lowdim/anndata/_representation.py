@@ -19,12 +19,12 @@ def _representation(adata, use_rep, n_pcs):
         if adata.n_vars <= N_PCS:
             return _matrix(adata), "X"
         if "X_pca" not in adata.obsm:
+            pca(adata, n_comps=n_pcs)  # n_pcs, or scanpy's default that fits the cells and genes
             warn_user(
-                f"the neighbour search would run on the {adata.n_vars} genes of X: principal components are "
-                f"computed first (lowdim.anndata.pca, {n_pcs or N_PCS} components into obsm['X_pca']), as scanpy "
-                "does; pass use_rep='X' to search X itself, or run pca first to choose its settings."
+                f"the neighbour search would run on the {adata.n_vars} genes of X: principal components were "
+                f"computed first (lowdim.anndata.pca, {adata.obsm['X_pca'].shape[1]} components into obsm['X_pca']), "
+                "as scanpy does; pass use_rep='X' to search X itself, or run pca first to choose its settings."
             )
-            pca(adata, n_comps=n_pcs or N_PCS)
         use_rep = "X_pca"
     if use_rep == "X":
         return _matrix(adata), "X"
