@@ -62,7 +62,7 @@ def union_marked_links(parent, ids, indptr, indices, marked):
 
 @njit(cache=True)
 def all_roots(parent):
-    """Each element's root under ``union_pairs``."""
+    """Each element's root under ``union_marked_links``."""
     out = np.empty(parent.size, dtype=np.int64)
     for i in range(parent.size):
         out[i] = root(parent, i)

@@ -367,8 +367,9 @@ def hover_columns(args, X, names, levels=None, dates=()):
 
 def _excluded_names(args):
     """The names --exclude gave, comma lists split (as the readers read them)."""
-    given = [str(s) for s in getattr(args, "exclude", None) or []]
-    return set(given) | {part.strip() for s in given for part in s.split(",")}
+    from ..io import spec_names
+
+    return spec_names(getattr(args, "exclude", None) or [])
 
 
 def _refuse_ambiguous(chosen, names, path):

@@ -40,21 +40,12 @@ def tree_neighbourhoods(X, eps, leaf_size, max_pairs=None, bytes_per_pair=8):
     """``(indptr, indices)``: each row's rows within ``eps`` (itself included) as CSR
     arrays, by the k-d tree; None when they would hold more than ``max_pairs`` pairs.
     The pairs are counted first, and refused if ``bytes_per_pair`` each exceed the memory."""
-    from .._kernels.kdtree import build_tree
-    from .._kernels.radius import radius_counts, radius_lists
-
-    points, order, start, stop, low, high = build_tree(X, leaf_size=leaf_size)
-    queries = np.ascontiguousarray(X, dtype=np.float64)  # in the rows' own order: CSR rows as given
-    r2 = float(eps) ** 2
-    counts = radius_counts(points, start, stop, low, high, queries, r2)
-    total = int(counts.sum())
+    regions = TreeNeighbourhoods(X, eps, leaf_size)
+    total = int(regions.counts.sum())
     if max_pairs is not None and total > max_pairs:
         return None
     require_memory(bytes_per_pair * total, f"the {total:,} pairs within a distance of {eps:g}", "lower it")
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    found = np.empty(indptr[-1], dtype=np.int64)
-    radius_lists(points, start, stop, low, high, queries, r2, indptr, found, order)
-    return indptr, found
+    return regions.lists(np.arange(regions.n))
 
 
 def _wanted(n, rows):
@@ -94,16 +85,21 @@ class TreeNeighbourhoods:
 
     def blocks(self, rows=None):
         """As ``StoredNeighbourhoods.blocks``, each block's lists found when reached."""
-        from .._kernels.radius import radius_lists
-
-        points, order, start, stop, low, high = self._tree
+        order = self._tree[1]
         # the rows in the tree's order: a block's queries then visit the same nodes
         wanted = order if rows is None else order[rows[order]]
         for ids in row_chunks(wanted, self.counts):
-            indptr = np.concatenate([[0], np.cumsum(self.counts[ids])])
-            found = np.empty(indptr[-1], dtype=np.int64)
-            radius_lists(points, start, stop, low, high, self._queries[ids], self._r2, indptr, found, order)
-            yield ids, indptr, found
+            yield ids, *self.lists(ids)
+
+    def lists(self, ids):
+        """CSR ``(indptr, indices)`` of the neighbourhoods of rows ``ids``, in their order."""
+        from .._kernels.radius import radius_lists
+
+        points, order, start, stop, low, high = self._tree
+        indptr = np.concatenate([[0], np.cumsum(self.counts[ids])])
+        found = np.empty(indptr[-1], dtype=np.int64)
+        radius_lists(points, start, stop, low, high, self._queries[ids], self._r2, indptr, found, order)
+        return indptr, found
 
 
 class BlockedNeighbourhoods:

@@ -3,6 +3,7 @@
 from ..exceptions import DataFileError
 from ._anndata import check_h5ad_key, h5ad_columns, write_h5ad
 from ._atomic import atomic_path
+from ._columns import spec_names
 from ._images import DEEP_FORMATS, image_depth, read_image, read_image_folder, write_image
 from ._lazy import lazy_format, read_lazy, write_blocks
 from ._model_files import load, save, saved_columns
@@ -34,6 +35,7 @@ __all__ = [
     "read_table",
     "save",
     "saved_columns",
+    "spec_names",
     "table_format",
     "unwritable_message",
     "write_table",

@@ -31,6 +31,27 @@ def column_index(spec, names, path):
     return names.index(spec)
 
 
+def spec_names(specs):
+    """The column names ``specs`` may give (``--exclude`` values), each spec as it is
+    and, split at its commas, as the list ``column_indices`` may read it.
+
+    Parameters
+    ----------
+    specs : iterable of str or int
+
+    Returns
+    -------
+    set of str
+
+    Examples
+    --------
+    >>> sorted(spec_names(["id,batch", "3"]))
+    ['3', 'batch', 'id', 'id,batch']
+    """
+    given = [str(s) for s in specs]
+    return set(given) | {part.strip() for s in given for part in s.split(",")}
+
+
 def column_indices(specs, names, path):
     """0-based indices of the columns ``specs`` give (names or 1-based numbers), each
     spec a column's name or a comma-separated list of columns (as ``--columns`` takes

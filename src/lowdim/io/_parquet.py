@@ -10,7 +10,7 @@ from .._messages import listed
 from ..exceptions import DataFileError
 from ._binary import _check_declared
 from ._cell_text import category_note, date_note, distinct_text, row_names_note
-from ._columns import column_index, column_indices
+from ._columns import column_index, column_indices, spec_names
 
 
 def read_parquet(
@@ -119,7 +119,7 @@ def with_stored_roles(path, schema, label_column, index_column, exclude, notes):
     are never a feature, also when another column is named the labels."""
     label, ids = stored_roles(schema)
     exclude = [str(s) for s in exclude]
-    named = set(exclude) | {part.strip() for s in exclude for part in s.split(",")}  # as column_indices reads them
+    named = spec_names(exclude)
     if label is not None and label not in named:
         if label_column is None:
             notes.append(
