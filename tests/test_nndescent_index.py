@@ -78,3 +78,21 @@ def test_make_index_chooses_descent_for_other_metrics_when_asked_or_large():
     assert isinstance(make_index("auto", "jaccard", 100_000), NNDescentIndex)
     assert isinstance(make_index("auto", "jaccard", 1_000), PairwiseIndex)
     assert isinstance(make_index("auto", lambda a, b: 0.0, 100_000), PairwiseIndex)  # plain Python: exact only
+
+
+def test_choosing_an_index_does_not_import_pynndescent(monkeypatch):
+    # pynndescent compiles its distance functions at import (nearly 20 s a process): the
+    # check that it is installed, and every choice that does not descend, must not pay that
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from lowdim.neighbors import make_index, nndescent_available; "
+        "assert nndescent_available(); make_index('auto', 'jaccard', 100_000); "
+        "assert 'pynndescent' not in sys.modules, 'imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    monkeypatch.setitem(sys.modules, "pynndescent", None)  # as when it is not installed
+    assert isinstance(make_index("auto", "jaccard", 100_000), PairwiseIndex)
+    with pytest.raises(ImportError, match=r"pip install 'lowdim\[ann\]'"):
+        NNDescentIndex("manhattan")

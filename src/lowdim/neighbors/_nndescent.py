@@ -8,6 +8,8 @@ there, pynndescent's numba compilation costs each new process more than it saves
 these metrics the alternative is the exact index's n^2 distances, which it saves many
 times over from a few ten thousand rows on."""
 
+import importlib.util
+
 import numpy as np
 
 from .._validation import check_array
@@ -21,7 +23,8 @@ _INSTALL = "approximate kNN for metric={!r} needs pynndescent: pip install 'lowd
 
 
 def nndescent_available():
-    """Whether pynndescent can be imported.
+    """Whether pynndescent is installed, found without importing it: its import compiles
+    its distance functions (nearly 20 s a process), which only a descent should pay.
 
     Returns
     -------
@@ -32,11 +35,7 @@ def nndescent_available():
     >>> isinstance(nndescent_available(), bool)
     True
     """
-    try:
-        import pynndescent  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("pynndescent") is not None
 
 
 def descent_metric(metric):
@@ -86,9 +85,12 @@ class NNDescentIndex(KNNIndex):
 
     Examples
     --------
+    The first descent with a metric compiles pynndescent's kernels for it (about 20 s);
+    tests/test_nndescent_index.py runs this example's query:
+
     >>> X = np.random.default_rng(0).normal(size=(300, 5))
-    >>> dist, idx = NNDescentIndex("manhattan").build(X).query(X, 3, exclude_self=True)
-    >>> idx.shape, bool((idx != np.arange(300)[:, None]).all())
+    >>> dist, idx = NNDescentIndex("manhattan").build(X).query(X, 3, exclude_self=True)  # doctest: +SKIP
+    >>> idx.shape, bool((idx != np.arange(300)[:, None]).all())  # doctest: +SKIP
     ((300, 3), True)
     """
 
