@@ -1,6 +1,7 @@
 """Properties of the clustering estimators."""
 
 import itertools
+import re
 import warnings
 
 import numba
@@ -403,6 +404,28 @@ def test_gmm_collapsing_component_names_reg_covar():
     with pytest.raises(ValueError, match=r"ill-defined empirical covariance.*Component \d collapsed.*reg_covar is 0"):
         GaussianMixture(2, reg_covar=0.0, random_state=0).fit(X)
     assert np.isfinite(GaussianMixture(2, random_state=0).fit(X).score(X))  # default reg_covar copes
+
+
+@pytest.mark.parametrize("Mixture", [GaussianMixture, lowdim.BayesianGaussianMixture])
+def test_a_reg_covar_that_swamps_the_variances_is_named_with_one_that_does_not(Mixture):
+    # wine in units a thousand times larger: variances of 1e-6, the default reg_covar. Both
+    # mixtures (and scikit-learn's) put every row into one or two clusters, silently
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # standardised features: nothing to say
+        unit = Mixture(n_components=3, random_state=0).fit_predict(X)
+    with pytest.warns(UserWarning, match=r"reg_covar=1e-06 is more than 1 % of the variance of 13 of 13") as caught:
+        small = Mixture(n_components=3, random_state=0).fit_predict(X * 1e-3)
+    assert skmetrics.adjusted_rand_score(unit, small) < 0.6
+    suggested = float(re.search(r"reg_covar <= ([0-9.e+-]+)\.", str(caught[0].message)).group(1))
+    assert suggested == pytest.approx(1e-8)  # a hundredth of the smallest variance
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fixed = Mixture(n_components=3, random_state=0, reg_covar=suggested).fit_predict(X * 1e-3)
+    assert skmetrics.adjusted_rand_score(unit, fixed) > 0.9
 
 
 def test_gmm_sample_draws_from_the_model():

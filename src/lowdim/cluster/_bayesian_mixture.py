@@ -8,7 +8,7 @@ from .._random import check_random_state
 from .._validation import check_at_most_samples, warn_constant_features
 from ..linalg import column_moments
 from ._base import CLUSTER_NOTE
-from ._gaussian_mixture import COVARIANCE_TYPES, GaussianMixture, initial_responsibilities
+from ._gaussian_mixture import COVARIANCE_TYPES, GaussianMixture, initial_responsibilities, warn_swamped_features
 from ._gmm_em import statistics
 from ._variational import (
     Posterior,
@@ -39,7 +39,8 @@ class BayesianGaussianMixture(GaussianMixture):
     tol : float, default=1e-3
         Stop when the lower bound changes by less than ``tol``.
     reg_covar : float, default=1e-6
-        Added to every variance of the components' sample covariances.
+        Added to every variance of the components' sample covariances (warned of
+        above a hundredth of a feature's variance, as ``GaussianMixture``).
     max_iter : int, default=100
     n_init : int, default=1
         Restarts; the one with the highest lower bound is kept.
@@ -273,7 +274,9 @@ class BayesianGaussianMixture(GaussianMixture):
         if not warm:
             self.offset_ = data_mean.astype(X.dtype).astype(np.float64)
         Xc, _ = self._centered(X)
-        warn_constant_features(column_moments(Xc)[1], "BayesianGaussianMixture", CLUSTER_NOTE, X=X)
+        variances = column_moments(Xc)[1]
+        warn_constant_features(variances, "BayesianGaussianMixture", CLUSTER_NOTE, X=X)
+        warn_swamped_features(variances, self.reg_covar, "BayesianGaussianMixture")
         priors = self._priors(Xc, data_mean)
         if warm:  # one run from the last posterior (n_init ignored, as scikit-learn)
             self._warm_params(Xc)  # checks that the last fit's shapes match

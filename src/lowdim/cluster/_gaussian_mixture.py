@@ -66,6 +66,39 @@ def initial_responsibilities(X, k, init_params, rng):
     return _one_hot(assign(X, centers, x_sq)[0], k)
 
 
+SWAMPED = 0.01  # reg_covar above this share of a feature's variance shapes the components along it
+
+
+def warn_swamped_features(variances, reg_covar, estimator_name):
+    """Warn when ``reg_covar`` (an absolute amount added to every covariance's diagonal)
+    exceeds a hundredth of some non-constant feature's variance: along such features the
+    components' covariances are the regulariser's (data in small units, 1e-4 and below,
+    were put in one cluster without a word).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_swamped_features(np.array([1.0, 1e-8]), 1e-6, "GaussianMixture")
+    >>> "columns 1" in str(w[0].message)
+    True
+    """
+    variances = np.asarray(variances, dtype=np.float64)
+    swamped = np.flatnonzero((variances > 0) & (variances * SWAMPED < reg_covar))
+    if swamped.size == 0:
+        return
+    shown = ", ".join(map(str, swamped[:10])) + (" ..." if swamped.size > 10 else "")
+    smallest = variances[swamped].min()
+    warn_user(
+        f"{estimator_name}: reg_covar={reg_covar:g} is more than 1 % of the variance of {swamped.size} of "
+        f"{variances.size} feature(s) (columns {shown}; the smallest variance {smallest:.2g}): along them the "
+        f"regulariser, not the data, shapes the components. Standardise the features, or pass reg_covar <= "
+        f"{smallest * SWAMPED:.2g}.",
+        UserWarning,
+    )
+
+
 def invert_covariance_layout(matrices, covariance_type):
     """Inverse of each covariance (or precision) in scikit-learn's layout for the type:
     (k, d, d) 'full', (d, d) 'tied', (k, d) 'diag', (k,) 'spherical'. Turns
@@ -135,8 +168,10 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
     tol : float, default=1e-3
         Stop when the mean log-likelihood per sample changes by less than ``tol``.
     reg_covar : float, default=1e-6
-        Added to every variance. With 0, a component that collapses onto too few
-        points raises an error suggesting a positive value.
+        Added to every variance, in the data's units squared: above a hundredth of
+        a feature's variance it shapes the components along that feature, and a
+        warning names the features and a value that fits them. With 0, a component
+        that collapses onto too few points raises an error suggesting a positive value.
     max_iter : int, default=100
         0 returns the initialisation (scored, with a ``ConvergenceWarning``).
     n_init : int, default=1
@@ -367,6 +402,7 @@ class GaussianMixture(ValidatedInputMixin, DensityScoreMixin, DensityMixin, Base
         Xc, missing = self._centered(X)
         variances = np.nanvar(Xc, axis=0) if missing is not None else column_moments(Xc)[1]
         warn_constant_features(variances, "GaussianMixture", CLUSTER_NOTE, X=X)
+        warn_swamped_features(variances, self.reg_covar, "GaussianMixture")
         rng = check_random_state(self.random_state)
         warm = self._warm_params(Xc)
         if warm is not None:  # one run from where the last fit ended (n_init ignored, as scikit-learn),
