@@ -254,3 +254,28 @@ def test_a_small_fit_never_compiles_the_lars_kernel_and_a_large_call_uses_it(mon
     budget = CodingBudget()
     taken = [budget.take(200, 10) for _ in range(1000)]
     assert taken[0] and not taken[-1] and taken == sorted(taken, reverse=True)  # numpy first, then the kernel
+
+
+@pytest.mark.parametrize("name", ["DictionaryLearning", "SparsePCA", "MiniBatchSparsePCA"])
+def test_a_penalty_that_zeroes_every_code_is_named_with_the_alpha_that_would_not(name):
+    # wine standardised, then in units a hundred times larger: alpha=1 outweighs every row
+    # (column), and the fit was a model of zeros without a word (as in scikit-learn)
+    import re
+
+    from sklearn.datasets import load_wine
+
+    import lowdim
+
+    X, _ = load_wine(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0) * 0.01
+    with pytest.warns(UserWarning, match="alpha=1 made every (code|loading) zero") as caught:
+        Y = getattr(lowdim, name)(2, random_state=0).fit_transform(X)
+    assert not Y.any()
+    bound = float(re.search(r"alpha below ([0-9.e+-]+) ", str(caught[0].message)).group(1))
+    norms = np.linalg.norm(
+        X if name == "DictionaryLearning" else X - X.mean(axis=0), axis=1 if name == "DictionaryLearning" else 0
+    )
+    assert bound == pytest.approx(norms.max(), rel=0.05)  # no alpha above it codes anything
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert getattr(lowdim, name)(2, alpha=bound / 10, random_state=0).fit_transform(X).any()

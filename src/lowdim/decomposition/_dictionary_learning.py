@@ -20,6 +20,7 @@ from .._params import (
 )
 from .._random import check_random_state
 from .._validation import check_n_components, warn_constant_features
+from .._warnings import warn_user
 from ..linalg import column_moments
 from ._batched_lars import CodingBudget
 from ._dictionary_updates import objective, svd_start, update_atoms
@@ -108,7 +109,8 @@ class DictionaryLearning(_DictionaryLearner):
     n_components : int or None
         Atoms (None: n_features).
     alpha : float, default=1
-        Sparsity of the codes.
+        Sparsity of the codes, in the data's units: at or above the largest row norm
+        every code is zero, and a fit that codes nothing warns with that bound.
     max_iter : int, default=1000
     tol : float, default=1e-8
         Stop when the objective fell by less than ``tol`` times its value in one iteration.
@@ -231,7 +233,9 @@ class DictionaryLearning(_DictionaryLearner):
         validate_params(self)
         X, k = self._start_data(X)
         dtype = X.dtype
-        code, D, errors = learn_dictionary(self, np.asarray(X, dtype=np.float64), k)
+        X = np.asarray(X, dtype=np.float64)
+        code, D, errors = learn_dictionary(self, X, k)
+        warn_nothing_coded(code, self.alpha, X, "DictionaryLearning", "code")
         self.components_ = D.astype(dtype)
         self.error_ = np.asarray(errors)
         self.n_components_ = k
@@ -248,6 +252,31 @@ class DictionaryLearning(_DictionaryLearner):
         if self.dict_init is not None:
             D = self._given_dictionary(k, X.shape[1])
         return code, D
+
+
+def warn_nothing_coded(codes, alpha, X, name, coded, norm_of="row"):
+    """Warn when the L1 penalty left every code zero: with unit-norm atoms a row ``x``
+    gets a non-zero code only when ``alpha`` is below some ``|atom . x|``, at most
+    ``||x||``, so data in small units (or a large ``alpha``) give a fit of nothing.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_nothing_coded(np.zeros((2, 1)), 1.0, np.full((2, 3), 0.1), "DictionaryLearning", "code")
+    >>> "below 0.17" in str(w[0].message)
+    True
+    """
+    if np.any(codes) or not np.any(X):  # all-zero data: the constant-feature warning said it
+        return
+    largest = float(np.sqrt(np.max(np.einsum("ij,ij->i", X, X))))
+    warn_user(
+        f"{name}: alpha={alpha:g} made every {coded} zero, so the fit learned nothing: a {coded} can be non-zero "
+        f"only with alpha below {largest:.2g} (the largest {norm_of} norm, at this scale of the data). Standardise "
+        "the features, or lower alpha.",
+        UserWarning,
+    )
 
 
 def learn_dictionary(model, X, k):

@@ -19,7 +19,7 @@ from .._params import (
 from .._validation import check_n_components, warn_constant_features
 from ..linalg import column_moments
 from ._batched_lars import CodingBudget
-from ._dictionary_learning import DictionaryLearning, MiniBatchDictionaryLearning, learn_dictionary
+from ._dictionary_learning import DictionaryLearning, MiniBatchDictionaryLearning, learn_dictionary, warn_nothing_coded
 from ._factorization_updates import ridge_update_h
 
 _SHARED = {
@@ -101,7 +101,9 @@ class SparsePCA(_SparsePCABase):
     n_components : int or None
         None: n_features.
     alpha : float, default=1
-        Sparsity of the loadings.
+        Sparsity of the loadings, in the data's units: at or above the largest centred
+        column norm every loading is zero, and a fit that keeps none warns with that
+        bound.
     ridge_alpha : float, default=0.01
         Ridge penalty of ``transform``.
     max_iter : int, default=1000
@@ -194,6 +196,7 @@ class SparsePCA(_SparsePCABase):
             callbacks=self.callbacks,
         )
         loadings, _, errors = learn_dictionary(learner, Xc.T, k)
+        warn_nothing_coded(loadings, self.alpha, Xc.T, "SparsePCA", "loading", "centred column")
         self.error_, self.n_iter_ = np.asarray(errors), learner.n_iter_
         self._store(loadings.T, dtype)
         return self
@@ -316,6 +319,7 @@ class MiniBatchSparsePCA(_SparsePCABase):
         ).fit(Xc.T)
         D = np.asarray(learner.components_, dtype=np.float64)
         loadings = learner._encode(Xc.T, D, budget=CodingBudget())  # the features' codes with the fit algorithm
+        warn_nothing_coded(loadings, self.alpha, Xc.T, "MiniBatchSparsePCA", "loading", "centred column")
         self.n_iter_ = learner.n_iter_
         self._store(loadings.T, dtype)
         return self
