@@ -250,3 +250,23 @@ def test_a_rows_codes_do_not_depend_on_the_rows_passed_with_it(model, sparse):
     model.set_params(tol=0.0, max_iter=30, **({"transform_max_iter": 30} if isinstance(model, MiniBatchNMF) else {}))
     together, alone = together_and_alone()
     np.testing.assert_allclose(alone, together, rtol=1e-9, atol=1e-12 * scale.max())
+
+
+def test_matrix_factorization_names_the_components_its_penalty_shrank_to_zero():
+    # the ridge optimum keeps each singular value minus alpha: data in small units (wine
+    # standardised, times 1e-8) came back as columns of zeros without a word
+    from sklearn.datasets import load_wine
+
+    X, _ = load_wine(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0) * 1e-8
+    with pytest.warns(UserWarning, match=r"alpha=1e-06 shrank 2 of 2 components to zero .* is 2.9e-07\)"):
+        W = MatrixFactorization(2, random_state=0).fit_transform(X)
+    assert np.abs(W).max() < 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        W = MatrixFactorization(2, alpha=1e-9, random_state=0).fit_transform(X)
+    s = np.linalg.svd(X, compute_uv=False)[:2]
+    np.testing.assert_allclose(np.linalg.norm(W, axis=0) ** 2, s - 1e-9, rtol=1e-3)  # ||W_j|| = ||H_j||
+    rank_two = np.random.default_rng(0).normal(size=(100, 2)) @ np.random.default_rng(1).normal(size=(2, 8))
+    with pytest.warns(UserWarning, match="shrank 2 of 4 components"):
+        MatrixFactorization(4, random_state=0).fit(rank_two)

@@ -582,7 +582,9 @@ class MatrixFactorization(_Factorization):
     n_components : int or None
         Default: min(n_samples, n_features).
     alpha : float
-        Ridge penalty on both factors: loss + 0.5 * alpha * (||W||^2 + ||H||^2).
+        Ridge penalty on both factors: loss + 0.5 * alpha * (||W||^2 + ||H||^2). At
+        the optimum each component keeps its singular value minus ``alpha``: those
+        whose singular value is below it are zero, and a warning counts them.
     tol : float
         As in ``NMF``.
     max_iter : int
@@ -671,8 +673,24 @@ class MatrixFactorization(_Factorization):
         c = np.sqrt(np.linalg.norm(H, axis=1) / np.maximum(np.linalg.norm(W, axis=0), 1e-300))
         c = np.where(c > 0, c, 1.0)
         W, H = W * c, H / c[:, None]
+        self._warn_shrunk(np.linalg.norm(W, axis=0) * np.linalg.norm(H, axis=1), s[0])
         self._store(H, result, k, dtype)
         return W.astype(dtype)
+
+    def _warn_shrunk(self, strengths, top_singular_value):
+        """Warn when the ridge penalty shrank components to zero: at the optimum each
+        keeps its singular value minus ``alpha`` (none when that is negative), so data
+        in small units, or more components than the data's rank, give zero columns."""
+        shrunk = int(np.sum(strengths < 1e-3 * self.alpha))
+        if shrunk == 0:
+            return
+        warn_user(
+            f"MatrixFactorization: alpha={self.alpha:g} shrank {shrunk} of {strengths.size} components to zero "
+            "(a component keeps its singular value minus alpha, and nothing when that is negative; the largest "
+            f"singular value here is {top_singular_value:.2g}). Ask for fewer components, or, for data in small "
+            "units, lower alpha or standardise the features.",
+            UserWarning,
+        )
 
     def transform(self, X):
         """Ridge least-squares W for new rows with H fixed (observed entries only).
