@@ -350,3 +350,20 @@ def test_umap_rows_that_disagree_with_the_distinct_rows_are_refused(tmp_path):
     plain = tmp_path / "plain.lowdim"
     lowdim.save(lowdim.UMAP(n_epochs=20, random_state=0).fit(X), plain)
     assert_refused(_edit(plain, arrays={"X_fit_": np.array(lowdim.load(plain).X_fit_)[:50]}), "X_fit_ has 50 rows")
+
+
+@pytest.mark.parametrize(("name", "rows"), [("PaCMAP", "P_fit_"), ("PHATE", "X_fit_")])
+def test_a_map_of_rows_reduced_by_pca_loads_and_its_widths_must_agree(tmp_path, name, rows):
+    # above 100 columns both keep their training rows as principal components: the file
+    # of any such fit (Fashion-MNIST's 784 pixels) was refused as "the features do not agree"
+    wide = np.random.default_rng(0).normal(size=(200, 120))
+    model = getattr(lowdim, name)(random_state=0).fit(wide)
+    assert getattr(model, rows).shape[1] == 100 and model.pca_components_.shape == (100, 120)
+    path = tmp_path / "m.lowdim"
+    lowdim.save(model, path)
+    np.testing.assert_array_equal(lowdim.load(path).transform(wide[:5]), model.transform(wide[:5]))
+    narrower = getattr(model, rows)[:, :-1].copy()
+    assert_refused(_edit(path, arrays={rows: narrower}), rf"{rows} has 99 columns where the model's rows have 100")
+    lowdim.save(model, path, overwrite=True)
+    fewer = model.pca_components_[:-1].copy()
+    assert_refused(_edit(path, arrays={"pca_components_": fewer}), "have 99 principal components")

@@ -40,7 +40,9 @@ VARIANTS = {
     **{name: [{"compute_inverse_components": True}] for name in ("GaussianRandomProjection", "SparseRandomProjection")},
     "FactorAnalysis": [{"rotation": "varimax"}],
     "MDS": [{"solver": "classical"}, {"n_landmarks": 12}, {"solver": "classical", **GOWER}],
-    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "PaCMAP", "DBSCAN", "DiffusionMap", "PHATE")},
+    **{name: [GOWER] for name in ("TSNE", "Isomap", "KMedoids", "DBSCAN", "DiffusionMap")},
+    # above 100 columns the rows kept are principal components (their mean and directions kept too)
+    **{name: [GOWER, {"wide": True}] for name in ("PaCMAP", "PHATE")},
     "TriMap": [GOWER, {"return_seq": True}],
     # distinct rows only in X_fit_ and the graph; one kl in a plain float for either objective
     "UMAP": [GOWER, {"unique": True}, {"densmap": True}],
@@ -117,11 +119,21 @@ def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=F
         return cls(**{k: v for k, v in chosen.items() if k in params}, **required, **options).fit(X, y)
 
 
-def _one_fit(name, sizes, binary=False, **options):
-    """name -> (kind, ndim, finite, axes) of what ``save`` stores of one fit (``binary``:
-    of two classes, and so of one component)."""
+def _sized(sizes, binary=False, wide=False):
+    """The sizes of a variant's fit: ``binary``, of two classes and so of one component;
+    ``wide``, of 100 more features and rows, so that the maps that read wide rows as 100
+    principal components do so."""
     if binary:
         sizes = {**sizes, "components": 1, "classes": 2}
+    if wide:
+        sizes = {**sizes, "features": sizes["features"] + 100, "samples": sizes["samples"] + 100}
+    return sizes
+
+
+def _one_fit(name, sizes, binary=False, wide=False, **options):
+    """name -> (kind, ndim, finite, axes) of what ``save`` stores of one fit of the
+    variant's sizes (``_sized``)."""
+    sizes = _sized(sizes, binary, wide)
     arrays, plain, _ = _split_state(_fit(name, sizes, **options))
     found = {}
     for attr, value in {**plain, **arrays}.items():
@@ -222,8 +234,8 @@ def test_every_variant_loads_from_its_file(tmp_path, name, options):
     # a model fitted with an option that changes its arrays (a landmark MDS, Gower's
     # distance, a diagonal mixture) is what the loader must accept: the table admits it
     options = dict(options)
-    binary = options.pop("binary", False)  # no parameter: two classes of rows
-    model = _fit(name, {**SIZES[0], "components": 1, "classes": 2} if binary else SIZES[0], **options)
+    sizes = _sized(SIZES[0], options.pop("binary", False), options.pop("wide", False))  # not parameters
+    model = _fit(name, sizes, **options)
     lowdim.io.save(model, tmp_path / "m.lowdim")
     loaded = lowdim.io.load(tmp_path / "m.lowdim")
     assert type(loaded) is type(model)

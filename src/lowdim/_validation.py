@@ -521,6 +521,28 @@ def warn_constant_features(
     )
 
 
+def check_reduced_rows(estimator, rows_name):
+    """A loaded model's stored rows (``rows_name``) must be as wide as what its new rows
+    become: the features, or with ``pca_components_`` that many principal components
+    (with the ``pca_mean_`` they are centred by).
+
+    Examples
+    --------
+    >>> class Fitted:
+    ...     n_features_in_, pca_mean_, pca_components_ = 3, None, None
+    ...     X_fit_ = np.zeros((4, 3))
+    >>> check_reduced_rows(Fitted(), "X_fit_")
+    """
+    mean, components = estimator.pca_mean_, estimator.pca_components_
+    if (mean is None) != (components is None):
+        raise ValueError("pca_mean_ and pca_components_ come together: the file holds one of them only")
+    width = estimator.n_features_in_ if components is None else components.shape[0]
+    rows = getattr(estimator, rows_name)
+    if rows.shape[1] != width:
+        held = "features" if components is None else "principal components"
+        raise ValueError(f"{rows_name} has {rows.shape[1]} columns where the model's rows have {width} {held}")
+
+
 def check_sample_count(n_samples, estimator_name, n_components=None):
     """The check every embedding makes before its work: at least 2 samples, and (for
     methods whose output is bounded by the points) at most ``n_samples`` components.

@@ -8,7 +8,7 @@ from .._estimator import ComponentTransformer, EmbeddingMixin
 from .._mixed_input import GowerTableMixin
 from .._params import NONE, RANDOM_STATE, VERBOSE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
-from .._validation import check_sample_count, warn_constant_features
+from .._validation import check_reduced_rows, check_sample_count, warn_constant_features
 from ..decomposition import PCA
 from ..linalg import column_moments
 from ..manifold import check_nontrivial_components
@@ -243,6 +243,10 @@ class PHATE(GowerTableMixin, EmbeddingMixin, ComponentTransformer):
         self.X_fit_ = Z.copy()
         self.n_components_ = self.n_components
         return self
+
+    def _check_loaded(self):
+        """A loaded model's training rows are as wide as its new rows become."""
+        check_reduced_rows(self, "X_fit_")
 
     def transform(self, X):
         """Place new points: their kernel to the training points, normalised, averages

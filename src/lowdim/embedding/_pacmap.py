@@ -22,7 +22,7 @@ from .._params import (
     validate_params,
 )
 from .._random import check_random_state
-from .._validation import check_at_most_samples, check_sample_count
+from .._validation import check_at_most_samples, check_reduced_rows, check_sample_count
 from ..neighbors import (
     ALGORITHMS,
     PRECOMPUTED_KNN,
@@ -271,6 +271,10 @@ class PaCMAP(
         if self.pca_components_ is not None:
             X = (X - self.pca_mean_.astype(X.dtype)) @ self.pca_components_.T.astype(X.dtype)
         return np.ascontiguousarray(X, dtype=np.float32)
+
+    def _check_loaded(self):
+        """A loaded model's training rows are as wide as its new rows become."""
+        check_reduced_rows(self, "P_fit_")
 
     def _check_data(self, X):
         n = X.shape[0]

@@ -640,13 +640,16 @@ FITTED = {
     "PHATE": {
         "always": ("X_fit_", "embedding_", "entropy_", "landmark_embedding_", "landmark_labels_", "scales_"),
         "attributes": {
-            "X_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
+            # the rows the kernel saw: the features, or their n_pca principal components
+            "X_fit_": {"axes": ("samples", None), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "entropy_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
             "landmark_embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "landmark_labels_": {"axes": ("samples",), "kind": "int", "ndim": 1},
             "n_components_": {"kind": "int", "ndim": None},
             "n_features_in_": {"kind": "int", "ndim": None},
+            "pca_components_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
+            "pca_mean_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
             "scales_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
             "t_": {"kind": "int", "ndim": None},
         },
@@ -654,7 +657,8 @@ FITTED = {
     "PaCMAP": {
         "always": ("P_fit_", "embedding_", "pair_FP_", "pair_MN_", "pair_neighbors_", "scales_"),
         "attributes": {
-            "P_fit_": {"axes": ("samples", "features"), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
+            # the rows the pairs saw: the features, or their 100 principal components
+            "P_fit_": {"axes": ("samples", None), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "n_components_": {"kind": "int", "ndim": None},
             "n_features_in_": {"kind": "int", "ndim": None},
@@ -662,6 +666,8 @@ FITTED = {
             "pair_FP_": {"axes": (None, None), "kind": "int", "ndim": 2},
             "pair_MN_": {"axes": (None, None), "kind": "int", "ndim": 2},
             "pair_neighbors_": {"axes": (None, None), "kind": "int", "ndim": 2},
+            "pca_components_": {"axes": (None, "features"), "finite": True, "kind": "float", "ndim": 2},
+            "pca_mean_": {"axes": ("features",), "finite": True, "kind": "float", "ndim": 1},
             "scales_": {"axes": ("samples",), "finite": True, "kind": "float", "ndim": 1},
         },
     },
