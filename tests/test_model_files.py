@@ -345,3 +345,18 @@ def test_hdbscan_of_data_with_copies_round_trips_and_a_nan_tree_is_refused(tmp_p
     _rewrite(path, manifest, {"arrays/condensed_tree_.npy": member})
     with pytest.raises(UntrustedModelError, match="condensed_tree_ holds NaN"):
         lowdim.load(path)
+
+
+def test_a_model_whose_description_load_would_refuse_is_not_saved(tmp_path):
+    # MCA of 130 columns of distinct numbers: 20,800 categories, a 1.1 MiB manifest that
+    # save wrote and load then refused as oversized (a file that could never be used)
+    X = np.abs(np.random.default_rng(0).normal(size=(160, 130))) + 0.1
+    model = lowdim.MCA(2).fit(X)
+    path = tmp_path / "m.lowdim"
+    with pytest.raises(
+        ValueError, match=r"cannot save this MCA: its description takes 1\.1 MiB.*category_names_, of 20,800"
+    ):
+        lowdim.save(model, path)
+    assert not path.exists()
+    lowdim.save(lowdim.MCA(2).fit(X[:, :10]), path)  # 1,600 categories: saved, and loaded
+    assert lowdim.load(path).category_names_ == lowdim.MCA(2).fit(X[:, :10]).category_names_

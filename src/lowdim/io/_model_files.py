@@ -164,6 +164,12 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None, labe
         The training table's label column (read back with :func:`saved_columns`;
         ``lowdim transform`` carries a new file's column of that name into its output).
 
+    Raises
+    ------
+    ValueError
+        When the model's description (parameters, attribute lists, categories) is
+        larger than ``load`` reads (1 MiB): nothing is written.
+
     Examples
     --------
     >>> import numpy as np, tempfile, os, lowdim
@@ -201,13 +207,36 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None, labe
         manifest["categories"] = categories
     if label_column is not None:
         manifest["label_column"] = str(label_column)
+    text = json.dumps(manifest, indent=1)
+    _check_manifest_size(text, manifest, parts)
     with (
         atomic_path(path, overwrite=overwrite) as tmp,
         zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
     ):
-        zf.writestr("manifest.json", json.dumps(manifest, indent=1))
+        zf.writestr("manifest.json", text)
         for name, data in payload.items():
             zf.writestr(f"arrays/{name}.npy", data)
+
+
+def _check_manifest_size(text, manifest, parts):
+    """Refuse, before anything is written, a manifest larger than ``load`` reads (a file
+    that saves but never loads): name what fills it, mostly the category lists of a
+    model of a table with many distinct values."""
+    size = len(text.encode())
+    if size <= MAX_MANIFEST_BYTES:
+        return
+    entries = {name: manifest[name] for name in ("columns", "categories") if name in manifest}
+    for part in parts:
+        entries.update({f"{part.get('prefix', '')}{name}": value for name, value in part["attributes"].items()})
+    largest = max(entries, key=lambda name: len(json.dumps(entries[name])))
+    held = entries[largest]
+    count = sum(len(v) if isinstance(v, list) else 1 for v in held) if isinstance(held, list) else len(held)
+    raise ValueError(
+        f"cannot save this {manifest.get('class', 'model')}: its description takes {size / 2**20:.1f} MiB, more "
+        f"than the {MAX_MANIFEST_BYTES / 2**20:g} MiB a model file may hold (mostly {largest}, of {count:,} "
+        "entries). A model of so many categories cannot be saved: merge rare categories, or leave the columns "
+        "of nearly unique values (identifiers, numbers read as categories) out."
+    )
 
 
 def _steps_of(estimator):
