@@ -640,7 +640,6 @@ FITTED = {
     "PHATE": {
         "always": ("X_fit_", "embedding_", "entropy_", "landmark_embedding_", "landmark_labels_", "scales_"),
         "attributes": {
-            # the rows the kernel saw: the features, or their n_pca principal components
             "X_fit_": {"axes": ("samples", None), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "entropy_": {"axes": (None,), "finite": True, "kind": "float", "ndim": 1},
@@ -657,7 +656,6 @@ FITTED = {
     "PaCMAP": {
         "always": ("P_fit_", "embedding_", "pair_FP_", "pair_MN_", "pair_neighbors_", "scales_"),
         "attributes": {
-            # the rows the pairs saw: the features, or their 100 principal components
             "P_fit_": {"axes": ("samples", None), "finite": True, "gaps": True, "kind": "float", "ndim": 2},
             "embedding_": {"axes": ("samples", "components"), "finite": True, "kind": "float", "ndim": 2},
             "n_components_": {"kind": "int", "ndim": None},
