@@ -194,6 +194,21 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None, labe
         part, arrays = _step_manifest(step, prefix=f"{i}/" if pipeline else "")
         parts.append({"name": name, **part} if pipeline else part)
         payload.update(arrays)
+    manifest = _whole_manifest(parts, pipeline, columns, categories, label_column)
+    text = json.dumps(manifest, indent=1)
+    _check_manifest_size(text, manifest, parts)
+    with (
+        atomic_path(path, overwrite=overwrite) as tmp,
+        zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
+    ):
+        zf.writestr("manifest.json", text)
+        for name, data in payload.items():
+            zf.writestr(f"arrays/{name}.npy", data)
+
+
+def _whole_manifest(parts, pipeline, columns, categories, label_column):
+    """The file's manifest: the steps' sections (one, or a Pipeline's), the table's
+    columns and categories, and the oldest format version that reads it."""
     # the oldest version that reads the file: older lowdim versions read what they can
     version = 3 if any(part.get("param_arrays") for part in parts) else 2 if pipeline or columns is not None else 1
     manifest = {"format": "lowdim-model", "format_version": version}
@@ -207,15 +222,7 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None, labe
         manifest["categories"] = categories
     if label_column is not None:
         manifest["label_column"] = str(label_column)
-    text = json.dumps(manifest, indent=1)
-    _check_manifest_size(text, manifest, parts)
-    with (
-        atomic_path(path, overwrite=overwrite) as tmp,
-        zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf,
-    ):
-        zf.writestr("manifest.json", text)
-        for name, data in payload.items():
-            zf.writestr(f"arrays/{name}.npy", data)
+    return manifest
 
 
 def _check_manifest_size(text, manifest, parts):
