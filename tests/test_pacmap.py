@@ -190,3 +190,17 @@ def test_a_precomputed_neighbour_graph_gives_the_same_map(digits):
     assert given.transform(X[:3]).shape == (3, 2)  # the index for new points is built when needed
     with pytest.raises(ValueError, match="precomputed_knn describes 10 points but X has 1797 rows"):
         PaCMAP(precomputed_knn=(knn[0][:10], knn[1][:10])).fit(X)
+
+
+def test_rows_far_from_the_origin_keep_their_neighbours():
+    # UTM coordinates in metres (easting 5e5, northing 5e6): cast to float32 as they are,
+    # rows kept 0.5 m of precision and a quarter of the neighbour pairs changed
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3)) * [30.0, 30.0, 5.0]
+    far = X + [500_000.0, 5_000_000.0, 300.0]
+    near_model, far_model = PaCMAP(random_state=0).fit(X), PaCMAP(random_state=0).fit(far)
+    # the same pairs but for a near-tie that a last-bit difference may flip (74 % before)
+    assert np.mean(np.all(far_model.pair_neighbors_ == near_model.pair_neighbors_, axis=1)) > 0.995
+    np.testing.assert_allclose(far_model.pca_mean_, far.mean(axis=0), rtol=1e-12)
+    assert np.abs(far_model.P_fit_).max() < 200  # the rows as centred, not as given
+    assert far_model.pca_components_ is None

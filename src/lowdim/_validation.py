@@ -524,7 +524,7 @@ def warn_constant_features(
 def check_reduced_rows(estimator, rows_name):
     """A loaded model's stored rows (``rows_name``) must be as wide as what its new rows
     become: the features, or with ``pca_components_`` that many principal components
-    (with the ``pca_mean_`` they are centred by).
+    (with the ``pca_mean_`` they are centred by; a mean may also come alone).
 
     Examples
     --------
@@ -534,8 +534,8 @@ def check_reduced_rows(estimator, rows_name):
     >>> check_reduced_rows(Fitted(), "X_fit_")
     """
     mean, components = estimator.pca_mean_, estimator.pca_components_
-    if (mean is None) != (components is None):
-        raise ValueError("pca_mean_ and pca_components_ come together: the file holds one of them only")
+    if components is not None and mean is None:
+        raise ValueError("pca_components_ come with the pca_mean_ they are centred by: the file holds no pca_mean_")
     width = estimator.n_features_in_ if components is None else components.shape[0]
     rows = getattr(estimator, rows_name)
     if rows.shape[1] != width:

@@ -147,10 +147,12 @@ class PaCMAP(
     scales_ : ndarray (n_samples,)
         Each training row's local scale (mean distance to its 4th-6th neighbours).
     P_fit_ : ndarray (n_samples, n_features or 100), float32
-        The training rows as the pairs saw them (after 'angular' scaling and PCA), kept
-        for ``transform``.
+        The training rows as the pairs saw them (after 'angular' scaling, centring and
+        PCA), kept for ``transform``.
     pca_mean_, pca_components_ : ndarray or None
-        The PCA applied first (``apply_pca`` and more than 100 columns).
+        The PCA applied first (``apply_pca`` and more than 100 columns); without it,
+        ``pca_mean_`` is the centre float64 Euclidean rows are moved by before their
+        cast to float32 (so rows far from the origin keep their precision).
     n_features_in_ : int
     n_components_ : int
     column_names_, kinds_, categories_ : list
@@ -268,8 +270,14 @@ class PaCMAP(
                 self.pca_mean_, self.pca_components_ = (
                     np.asarray(a, dtype=np.float64) for a in (pca.mean_, pca.components_)
                 )
+            elif self.distance == "euclidean" and X.dtype == np.float64:
+                # centred before the cast: float32 keeps 7 digits of x, not of x - mean
+                # (coordinates such as 5e6 + metres lost their metres)
+                self.pca_mean_ = np.mean(X, axis=0)
         if self.pca_components_ is not None:
             X = (X - self.pca_mean_.astype(X.dtype)) @ self.pca_components_.T.astype(X.dtype)
+        elif self.pca_mean_ is not None:
+            X = X - self.pca_mean_.astype(X.dtype)
         return np.ascontiguousarray(X, dtype=np.float32)
 
     def _check_loaded(self):
