@@ -9,7 +9,7 @@ to do. ``check_features`` keeps the number and names of features consistent betw
 import numpy as np
 import scipy.sparse as sp
 
-from ._messages import shown
+from ._messages import listed, shown
 from ._warnings import warn_user
 from .exceptions import DataShapeError
 
@@ -513,9 +513,8 @@ def warn_constant_features(
             UserWarning,
         )
         return
-    shown = ", ".join(map(str, zero[:10])) + (" ..." if zero.size > 10 else "")
     warn_user(
-        f"{estimator_name}: {zero.size} feature(s) have zero variance (columns {shown}); "
+        f"{estimator_name}: {zero.size} feature(s) have zero variance (columns {listed(zero)}); "
         "they carry no information, consider dropping them.",
         UserWarning,
     )

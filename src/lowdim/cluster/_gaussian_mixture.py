@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._estimator import DensityScoreMixin, ValidatedInputMixin
 from .._iterative import LoopResult, best_of_restarts, callback_list, run_loop
 from .._memory import require_memory
+from .._messages import listed
 from .._params import (
     ARRAY_LIKE,
     BOOLEAN,
@@ -88,12 +89,11 @@ def warn_swamped_features(variances, reg_covar, estimator_name):
     swamped = np.flatnonzero((variances > 0) & (variances * SWAMPED < reg_covar))
     if swamped.size == 0:
         return
-    shown = ", ".join(map(str, swamped[:10])) + (" ..." if swamped.size > 10 else "")
     smallest = variances[swamped].min()
     warn_user(
         f"{estimator_name}: reg_covar={reg_covar:g} is more than 1 % of the variance of {swamped.size} of "
-        f"{variances.size} feature(s) (columns {shown}; the smallest variance {smallest:.2g}): along them the "
-        f"regulariser, not the data, shapes the components. Standardise the features, or pass reg_covar <= "
+        f"{variances.size} feature(s) (columns {listed(swamped)}; the smallest variance {smallest:.2g}): along them "
+        f"the regulariser, not the data, shapes the components. Standardise the features, or pass reg_covar <= "
         f"{smallest * SWAMPED:.2g}.",
         UserWarning,
     )

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
+from .._messages import listed
 from .._mixed_input import GowerTableMixin
 from .._params import BOOLEAN, NONE, RANDOM_STATE, InstanceOf, Interval, Options, validate_params
 from .._random import check_random_state
@@ -91,8 +92,10 @@ def check_graph(A, name, on_isolated="refuse"):
     A.eliminate_zeros()
     isolated = np.flatnonzero(np.diff(A.indptr) == 0)
     if isolated.size:
-        shown = ", ".join(map(str, isolated[:5])) + (", ..." if isolated.size > 5 else "")
-        what = f"{name}: the graph has {isolated.size} isolated point(s) (rows {shown}) with no edge to another point"
+        what = (
+            f"{name}: the graph has {isolated.size} isolated point(s) (rows {listed(isolated, most=5)}) with no edge "
+            "to another point"
+        )
         if on_isolated == "refuse":
             raise ValueError(f"{what}; drop them, or build the graph with more neighbours.")
         warn_user(f"{what}: each is a community of its own.", UserWarning)
