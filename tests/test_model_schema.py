@@ -34,7 +34,8 @@ SIZES = (
 # a table with a category column and a gap, whose arrays of training rows may hold NaN
 GOWER = {"gower": True}
 VARIANTS = {
-    "PCA": [{"standardize": True}],
+    # a model built by streaming keeps its running moments, for partial_fit after loading
+    "PCA": [{"standardize": True}, {"streamed": True}],
     # arrays only the way back (or a rotation) reads
     "KernelPCA": [{"fit_inverse_transform": True}],
     **{name: [{"compute_inverse_components": True}] for name in ("GaussianRandomProjection", "SparseRandomProjection")},
@@ -77,7 +78,17 @@ VARIANTS = {
 }
 
 
-def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=False, complete=False, **options):
+def _fit(
+    name,
+    sizes,
+    gower=False,
+    left_out_rows=False,
+    copies=False,
+    constant=False,
+    complete=False,
+    streamed=False,
+    **options,
+):
     cls = getattr(lowdim, name)
     required = required_args(name, sizes["features"])
     params = cls(**required).get_params()
@@ -116,7 +127,8 @@ def _fit(name, sizes, gower=False, left_out_rows=False, copies=False, constant=F
     y = np.arange(sizes["samples"]) % sizes["classes"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return cls(**{k: v for k, v in chosen.items() if k in params}, **required, **options).fit(X, y)
+        model = cls(**{k: v for k, v in chosen.items() if k in params}, **required, **options)
+        return model.fit(iter(np.array_split(X, 2)) if streamed else X, y)
 
 
 def _sized(sizes, binary=False, wide=False):
@@ -169,6 +181,8 @@ def derive(name):
             for attr, spec in found.items():
                 if attributes[attr].get("finite") and not spec.get("finite", True):
                     attributes[attr] = {**attributes[attr], "gaps": True}
+    # what only continues training (PCA's running moments) is kept when held, required of no file
+    always -= set(getattr(getattr(lowdim, name), "_resume_attributes", ()))
     return {"always": tuple(sorted(always)), "attributes": dict(sorted(attributes.items()))}
 
 

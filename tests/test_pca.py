@@ -288,6 +288,58 @@ def test_save_after_partial_fit_completes_the_model(tmp_path):
     np.testing.assert_array_equal(lowdim.load(tmp_path / "m.lowdim").transform(X), stream.transform(X))
 
 
+@pytest.mark.parametrize("cls", ["PCA", "IncrementalPCA"])
+def test_a_saved_stream_continues_after_loading_as_it_would_in_memory(tmp_path, cls):
+    # the file held the components but not the running moments: partial_fit refused every
+    # loaded model ("fitted with solver='covariance', which keeps none")
+    import lowdim
+
+    X = low_rank() * 3.0 + 50.0  # off the origin: a moment lost or mis-centred shows
+    stream = getattr(lowdim, cls)(3).partial_fit(X[:120]).partial_fit(X[120:200])
+    lowdim.save(stream, tmp_path / "m.lowdim")
+    loaded = lowdim.load(tmp_path / "m.lowdim").partial_fit(X[200:])
+    batch = PCA(3, solver="covariance").fit(X)
+    assert loaded.n_samples_seen_ == 300
+    np.testing.assert_allclose(loaded.explained_variance_, batch.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(loaded.mean_, batch.mean_, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(loaded.components_ @ batch.components_.T), np.eye(3), atol=1e-8)
+    assert getattr(loaded, "batch_size_", 100) == 100  # the last call's rows, as scikit-learn's
+    lowdim.save(loaded, tmp_path / "again.lowdim")  # saved again after continuing: still resumable
+    again = lowdim.load(tmp_path / "again.lowdim").partial_fit(X[:10])
+    assert again.n_samples_seen_ == 310
+
+
+def test_a_fit_of_one_array_saves_no_moments_and_says_so_when_continued(tmp_path):
+    import lowdim
+
+    X = low_rank()
+    fitted = PCA(3, solver="covariance").fit(X)
+    lowdim.save(fitted, tmp_path / "m.lowdim")
+    loaded = lowdim.load(tmp_path / "m.lowdim")
+    assert "running_scatter_" not in vars(loaded)  # d^2 numbers a transform never reads
+    with pytest.raises(ValueError, match="loaded from a file without them.*partial_fit or from chunks"):
+        loaded.partial_fit(X)
+
+
+def test_a_file_whose_running_scatter_is_not_a_scatter_is_refused(tmp_path):
+    import lowdim
+    from lowdim.exceptions import UntrustedModelError
+
+    stream = PCA(2).partial_fit(low_rank())
+    stream.partial_fit(low_rank()[:5])
+    model = lowdim.load(_saved(stream, tmp_path / "m.lowdim"))
+    model.running_scatter_[0, 1] += 1.0  # asymmetric
+    with pytest.raises(UntrustedModelError, match="running_scatter_ is not a scatter"):
+        lowdim.load(_saved(model, tmp_path / "bad.lowdim"))
+
+
+def _saved(model, path):
+    import lowdim
+
+    lowdim.save(model, path)
+    return path
+
+
 def test_partial_fit_rejects_bad_chunk_and_keeps_state():
     X = low_rank()
     stream = PCA(3).partial_fit(X[:100])

@@ -53,6 +53,9 @@ class FinishedOnRead:
         del obj.__dict__[self.name]
 
 
+# a loaded model's running moments, which partial_fit continues (``_resume_state``)
+_RUNNING = ("running_mean_", "running_scatter_")
+
 # fitted attributes that partial_fit leaves to be computed on first access
 _DEFERRED = (
     "components_",
@@ -158,6 +161,11 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         Column names, when fitted on a DataFrame.
     solver_ : str
         The solver that ran.
+    running_mean_, running_scatter_ : ndarray of shape (n_features,), (n_features, n_features)
+        On a model loaded from a file only: the float64 mean and centred scatter of the
+        rows seen, which ``save`` keeps for a model built by streaming (``partial_fit``,
+        an iterator of chunks, ``IncrementalPCA``) so that ``partial_fit`` continues it
+        exactly; the next ``partial_fit`` takes them over.
 
     Examples
     --------
@@ -170,6 +178,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     """
 
     _deferred = _DEFERRED
+    _resume_attributes = _RUNNING
     # the fitted attributes partial_fit leaves pending
     components_ = FinishedOnRead()
     explained_variance_ = FinishedOnRead()
@@ -254,7 +263,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         self
         """
         validate_params(self)
-        for attr in ("_accumulator", "_pending_dtype", "n_features_in_", "feature_names_in_"):
+        for attr in ("_accumulator", "_pending_dtype", "_streamed", "n_features_in_", "feature_names_in_", *_RUNNING):
             self.__dict__.pop(attr, None)  # fit starts afresh, also after partial_fit
         if is_dask_array(X):
             return self._fit_dask(X)
@@ -329,13 +338,12 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         self
         """
         if "_accumulator" not in self.__dict__:
-            if "solver_" in self.__dict__:
-                raise ValueError(
-                    f"partial_fit continues exact running moments, but this model "
-                    f"was fitted with solver={self.solver_!r}, which keeps none; fit "
-                    "with solver='covariance' first, or use a fresh estimator."
-                )
-            validate_params(self)
+            if "running_scatter_" in self.__dict__:
+                self._resume_moments()
+            elif "solver_" in self.__dict__:
+                raise ValueError(self._no_moments_message())
+            else:
+                validate_params(self)
         block = self._accumulate(X)
         for name in self._deferred:
             self.__dict__.pop(name, None)
@@ -347,6 +355,41 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         self.n_samples_seen_ = self._accumulator.n
         return self
 
+    def _no_moments_message(self):
+        if self.solver_ == "covariance":  # a fit of one array, saved and loaded
+            held = (
+                "was loaded from a file without them (save keeps them for a model built by partial_fit or "
+                "from chunks); refit on all rows"
+            )
+        else:
+            held = f"was fitted with solver={self.solver_!r}, which keeps none; fit with solver='covariance' first"
+        return f"partial_fit continues exact running moments, but this model {held}, or use a fresh estimator."
+
+    def _resume_moments(self):
+        """The running moments of a loaded model, back in an accumulator that
+        ``partial_fit`` continues (the stream's dtype so far: its mean's)."""
+        mean, scatter = self.__dict__.pop("running_mean_"), self.__dict__.pop("running_scatter_")
+        self._accumulator = ScatterAccumulator.from_moments(self.n_samples_seen_, mean, scatter)
+        self._streamed = True
+        self._pending_dtype = self.__dict__["mean_"].dtype
+
+    def _resume_state(self):
+        """What ``save`` keeps beyond the fitted attributes of a model built by streaming
+        (``partial_fit``, chunks): the running moments (float64 mean and centred scatter,
+        ``n_features`` squared numbers), so that ``partial_fit`` continues a loaded model
+        exactly. A fit of one array keeps none in its file (its moments would outweigh it)."""
+        if not self.__dict__.get("_streamed"):
+            return {}
+        _, mean, scatter = self._accumulator.moments()
+        return {"running_mean_": mean, "running_scatter_": (scatter + scatter.T) / 2}  # BLAS's X^T X may round apart
+
+    def _check_loaded(self):
+        """Loaded running moments are a scatter: symmetric (``save`` writes it so), with a
+        non-negative diagonal."""
+        scatter = self.__dict__.get("running_scatter_")
+        if scatter is not None and ((scatter != scatter.T).any() or (np.diag(scatter) < 0).any()):
+            raise ValueError("running_scatter_ is not a scatter matrix (symmetric, non-negative diagonal)")
+
     def _sync_fitted(self):
         """Complete any deferred decomposition (used before saving)."""
         if self.__dict__.get("_pending_dtype") is not None:
@@ -357,6 +400,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         X = self._validate_input(X, reset=first, check_fitted=False, accept_sparse=True, validate=convert_array)
         if first:
             self._accumulator = ScatterAccumulator(X.shape[1])
+        self._streamed = True  # save keeps the moments (``_resume_state``)
         self._accumulator.update(
             X, on_nonfinite=lambda: check_finite(X, columns=getattr(self, "feature_names_in_", None))
         )

@@ -107,9 +107,13 @@ SPARSE_PARTS = ("data", "indices", "indptr")
 
 def _split_state(estimator):
     """Fitted attributes as (arrays, JSON values, sparse shapes); a sparse matrix is
-    stored as the three arrays of its CSR form."""
+    stored as the three arrays of its CSR form. A class's ``_resume_state()`` adds what
+    continuing its training needs beyond its fitted attributes (PCA's running moments)."""
     arrays, plain, sparse = {}, {}, {}
-    for name, value in vars(estimator).items():
+    state = dict(vars(estimator))
+    if hasattr(type(estimator), "_resume_state"):
+        state.update(estimator._resume_state())
+    for name, value in state.items():
         if not name.endswith("_") or name.startswith("_"):
             continue
         if sp.issparse(value):
@@ -144,7 +148,8 @@ def save(estimator, path, *, overwrite=True, columns=None, categories=None, labe
         (a ``random_state`` Generator is saved as None, and so is a
         ``precomputed_knn`` graph: the fitted model does not read it again). A
         pipeline (``make_pipeline(StandardScaler(), PCA(5), UMAP())``) is saved whole
-        and loads as a ``Pipeline``.
+        and loads as a ``Pipeline``. A PCA built by ``partial_fit`` keeps its running
+        moments too, so that the loaded model continues the stream.
     path : str or path-like
         Destination file (conventionally ``*.lowdim``); replaced if it exists, in one
         step once the new file is complete (an interrupted save keeps the old file).
