@@ -36,7 +36,7 @@ def test_pca_on_builtin_digits_writes_table_projection_and_scree(tmp_path, capsy
     assert "kept 21 components" in text and "cumulative" in text
     Z = np.loadtxt(out, delimiter=",", skiprows=1)
     assert Z.shape == (1797, 3)  # PC1, PC2 and the digit label
-    assert out.read_text().splitlines()[0] == "PC1,PC2,label"
+    assert out.read_text().splitlines()[0] == "PC1,PC2,digit"
     assert scree.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -168,11 +168,43 @@ def test_minus_as_the_input_reads_the_table_piped_in_and_names_it_stdin(tmp_path
     assert code == 2 and "<stdin>, line 3, column 2: 'x' is not a number" in err and "lowdim-stdin" not in err
 
 
+def test_a_built_in_datasets_labels_are_its_classes_under_their_own_name(tmp_path, capsys):
+    # they were the codes 0, 1, 2 under 'label': a legend of breast cancer said 0 and 1
+    for dataset, header, first in (("iris", "species", "setosa"), ("breast_cancer", "diagnosis", "malignant")):
+        out = tmp_path / f"{dataset}.csv"
+        assert run(capsys, "embed", "--dataset", dataset, "-o", str(out))[0] == 0
+        lines = out.read_text().splitlines()
+        assert lines[0] == f"pca1,pca2,{header}" and lines[1].endswith(f",{first}")
+
+
+def test_exclude_and_label_column_name_a_built_in_datasets_columns_as_a_files(tmp_path, capsys):
+    # both were ignored with --dataset: the columns stayed in (an unknown one too), and
+    # --label-column sex wrote the penguins' species under the header 'sex'
+    out = tmp_path / "p.csv"
+    code, text, err = run(
+        capsys, "embed", "--dataset", "penguins", "-m", "famd", "--label-column", "sex", "-o", str(out)
+    )
+    assert code == 0, err
+    assert "--dataset penguins: labels from column 'sex', in place of the dataset's species." in text
+    assert "embedded 344 x 6 into 2" in text
+    sexes = [line.rsplit(",", 1)[1] for line in out.read_text().splitlines()[1:]]
+    assert set(sexes) == {"male", "female", ""}  # a gap is no class
+    code, text, _ = run(
+        capsys, "embed", "--dataset", "iris", "--exclude", "sepal width (cm)", "-o", str(tmp_path / "i.csv")
+    )
+    assert code == 0 and "left out sepal width (cm)." in text and "embedded 150 x 3 into 2" in text
+    code, _, err = run(capsys, "embed", "--dataset", "iris", "--exclude", "sepals", "-o", str(tmp_path / "x.csv"))
+    assert code == 2 and "--dataset iris: no column named 'sepals'; columns are sepal length (cm)" in err
+    code, _, err = run(capsys, "embed", "--dataset", "uk-food", "--transpose", "--label-column", "1", "-o", "-")
+    assert code == 2 and "--dataset uk-food: --label-column names a column, but --transpose makes" in err
+    assert not (tmp_path / "x.csv").exists()
+
+
 def test_transform_to_standard_output_and_what_it_cannot_take(tmp_path, capsys):
     model = tmp_path / "m.lowdim"
     assert run(capsys, "embed", "--dataset", "iris", "-m", "pca", "--save-model", str(model))[0] == 0
     code, text, _ = run(capsys, "transform", str(model), "--dataset", "iris", "-o", "-")
-    assert code == 0 and text.splitlines()[0] == "pca1,pca2,label" and len(text.splitlines()) == 151
+    assert code == 0 and text.splitlines()[0] == "pca1,pca2,species" and len(text.splitlines()) == 151
     code, text, err = run(capsys, "pca", "--dataset", "iris", "-k", "2", "-o", "-", "--json")
     assert code == 2 and text == "" and "--json would print too" in err
     code, _, err = run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", "x.csv", "--save-model", "-")

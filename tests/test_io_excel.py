@@ -373,7 +373,7 @@ def test_a_map_written_as_a_workbook_reads_back(tmp_path):
 def test_the_command_line_writes_a_workbook_as_it_writes_csv(tmp_path):
     for name in ("map.xlsx", "map.csv"):
         assert main(["embed", "--dataset", "wine", "-m", "pca", "-o", str(tmp_path / name)]) == 0
-    sheet, text = (read_table(str(tmp_path / name), label_column="label") for name in ("map.xlsx", "map.csv"))
+    sheet, text = (read_table(str(tmp_path / name), label_column="cultivar") for name in ("map.xlsx", "map.csv"))
     np.testing.assert_allclose(sheet.X, text.X, rtol=1e-15)  # CSV's text holds the shortest repr: the same double
     assert sheet.feature_names == text.feature_names and sheet.labels.tolist() == text.labels.tolist()
 

@@ -138,6 +138,20 @@ def test_transform_applies_the_training_scaling_to_the_training_rows(wine, tmp_p
     np.testing.assert_allclose(second, first, atol=1e-9 * np.abs(first).max())
 
 
+def test_transform_codes_the_training_rows_as_a_dictionary_embedding_coded_them(wine, tmp_path):
+    """scikit-learn's default transform codes by OMP with one atom in ten features, the fit
+    by the lasso: transform moved the training rows by a quarter of the map's extent."""
+    model, embedded, again = tmp_path / "m.lowdim", tmp_path / "emb.csv", tmp_path / "again.csv"
+    _run(
+        *["embed", wine / "wine.csv", "--label-column", "cultivar", "--standardize", "-m", "dictionary"],
+        *["-o", embedded, "--save-model", model],
+    )
+    _run("transform", model, wine / "wine.csv", "-o", again)
+    first, second = _numbers(embedded), _numbers(again)
+    # the fit's codes precede its last dictionary update, which moves them by its tolerance
+    np.testing.assert_allclose(second, first, atol=1e-2 * np.ptp(first))
+
+
 @pytest.mark.parametrize("options", [["-m", "kernel-pca"], ["--standardize", "-m", "kernel-pca"], ["-m", "ltsa"]])
 def test_transform_names_its_columns_as_embed_did(wine, tmp_path, options):
     """A new table's rows can be stacked under the training rows' embedding: transform

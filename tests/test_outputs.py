@@ -253,6 +253,6 @@ def test_cli_writes_compressed_tsv_that_reads_back(tmp_path, capsys):
     out, plain = tmp_path / "map.tsv.gz", tmp_path / "map.csv"
     assert _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", str(out))[0] == 0
     assert _run(capsys, "embed", "--dataset", "iris", "-m", "pca", "-o", str(plain))[0] == 0
-    packed, text = read_table(str(out), label_column="label"), read_table(str(plain), label_column="label")
+    packed, text = read_table(str(out), label_column="species"), read_table(str(plain), label_column="species")
     np.testing.assert_array_equal(packed.X, text.X)
     assert packed.feature_names == text.feature_names and packed.labels.tolist() == text.labels.tolist()

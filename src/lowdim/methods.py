@@ -91,8 +91,14 @@ EMBEDDINGS = {
         "MiniBatchNMF", memory="factorization", summary="non-negative matrix factorisation on mini-batches"
     ),
     "sparse-pca": Method("SparsePCA", memory="factorization", summary="sparse PCA: components of few features"),
+    # transform codes rows as the fit did (the lasso at alpha), so that `lowdim transform`
+    # of the training rows gives their embedding (scikit-learn's default 'omp' keeps one atom
+    # in ten features: another code)
     "dictionary": Method(
-        "DictionaryLearning", memory="factorization", summary="dictionary learning: sparse codes of learnt atoms"
+        "DictionaryLearning",
+        {"transform_algorithm": "lasso_lars"},
+        memory="factorization",
+        summary="dictionary learning: sparse codes of learnt atoms",
     ),
     "mf": Method(
         "MatrixFactorization",

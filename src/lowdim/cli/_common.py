@@ -168,6 +168,49 @@ def _builtin(name, say):
     return (*_numeric_builtin(name, say), None, {})
 
 
+# what each built-in dataset's labels are, the name of their column in every output
+BUILTIN_LABELS = {
+    "iris": "species",
+    "wine": "cultivar",
+    "breast_cancer": "diagnosis",
+    "digits": "digit",
+    "fashion-mnist": "class",
+    "orl-faces": "person",
+    "penguins": "species",
+}
+
+
+def _dataset_columns(args, data, say):
+    """``(X, names, labels, kinds, levels)`` of a built-in dataset after --exclude and
+    --label-column, which name its columns as they name a file's (both were ignored: the
+    columns stayed in, and the dataset's own labels were written under the given name)."""
+    from ..io import column_index, column_indices, refuse_transposed_labels
+
+    X, names, labels, kinds, levels = data
+    source = f"--dataset {args.dataset}"
+    spec = getattr(args, "label_column", None)
+    refuse_transposed_labels(source, getattr(args, "transpose", False), spec)
+    label = None if spec is None else column_index(spec, names, source)
+    drop = column_indices(getattr(args, "exclude", None) or [], names, source)
+    if label is not None:
+        values = X[:, label]
+        cats = levels.get(names[label])
+        labels = np.array(
+            ["" if v != v else (cats[int(v)] if cats else f"{v:g}") for v in values.tolist()], dtype=object
+        ).astype(str)
+        own = BUILTIN_LABELS.get(args.dataset)
+        say(f"{source}: labels from column {names[label]!r}" + (f", in place of the dataset's {own}." if own else "."))
+    gone = drop | ({label} if label is not None else set())
+    if not gone:
+        return X, names, labels, kinds, levels
+    if drop:
+        say(f"{source}: left out {listed([names[j] for j in sorted(drop)])}.")
+    keep = [j for j in range(len(names)) if j not in gone]
+    kept = [names[j] for j in keep]
+    kinds = None if kinds is None else [kinds[j] for j in keep]
+    return X[:, keep], kept, labels, kinds, {k: v for k, v in levels.items() if k in kept}
+
+
 def _numeric_builtin(name, say):
     if name == "fashion-mnist":
         from ..datasets import load_fashion_mnist
@@ -190,8 +233,8 @@ def _numeric_builtin(name, say):
         return X, foods, None, countries
     from ..datasets import load_builtin
 
-    X, y, names = load_builtin(name)
-    return X, names, y.astype(str), None
+    X, y, names = load_builtin(name, class_names=True)
+    return X, names, y, None
 
 
 def method_name(text):
@@ -266,6 +309,7 @@ def read_data(args, say):
                 f"pass a data file or --dataset, not both (got {args.input} and --dataset {args.dataset})."
             )
         X, names, labels, row_ids, kinds, levels = _builtin(args.dataset, say)
+        X, names, labels, kinds, levels = _dataset_columns(args, (X, names, labels, kinds, levels), say)
         dates = []
         if getattr(args, "missing", "error") in ("drop", "impute"):  # the penguins' gaps, as a file's (else: kept)
             from ..io import apply_missing_policy
@@ -422,8 +466,11 @@ def ordinal_columns(specs):
 
 
 def label_name(args):
-    """The output column for labels: the input's label column name, else 'label'."""
+    """The output column for labels: the input's label column name, a built-in
+    dataset's name for its labels ('species'), else 'label'."""
     column = getattr(args, "label_column", None)
+    if not column and getattr(args, "dataset", None):
+        return BUILTIN_LABELS.get(args.dataset, "label")
     return column if column and not column.isdigit() else "label"
 
 

@@ -14,12 +14,15 @@ _LOADERS = {"digits": "load_digits", "iris": "load_iris", "wine": "load_wine", "
 BUILTIN = tuple(_LOADERS)
 
 
-def load_builtin(name):
+def load_builtin(name, *, class_names=False):
     """Return ``(X, y, feature_names)`` of a built-in dataset.
 
     Parameters
     ----------
     name : {'digits', 'iris', 'wine', 'breast_cancer'}
+    class_names : bool, default=False
+        ``y`` as the classes' names (iris: 'setosa', ...; breast cancer: 'malignant',
+        'benign'; digits: '0' to '9') instead of their codes.
 
     Returns
     -------
@@ -30,8 +33,10 @@ def load_builtin(name):
     Examples
     --------
     >>> X, y, names = load_builtin("iris")
-    >>> X.shape
-    (150, 4)
+    >>> X.shape, int(y[0])
+    ((150, 4), 0)
+    >>> str(load_builtin("breast_cancer", class_names=True)[1][0])
+    'malignant'
     """
     if name not in _LOADERS:
         raise ValueError(f"unknown built-in dataset {name!r}; choose from {', '.join(BUILTIN)}.")
@@ -39,6 +44,8 @@ def load_builtin(name):
 
     bunch = getattr(sklearn.datasets, _LOADERS[name])()
     names = [str(n) for n in getattr(bunch, "feature_names", [])] or [f"x{i}" for i in range(bunch.data.shape[1])]
+    if class_names:
+        return bunch.data, np.asarray(bunch.target_names).astype(str)[bunch.target], names
     return bunch.data, bunch.target, names
 
 

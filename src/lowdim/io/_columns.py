@@ -10,6 +10,24 @@ from ._cell_text import distinct_text, is_number, row_names_note
 def column_index(spec, names, path):
     """0-based index of a column given by name or 1-based number.
 
+    Parameters
+    ----------
+    spec : str or int
+        The column's name, or its number counted from 1 (``--label-column 3``).
+    names : list of str
+        The table's column names.
+    path : str
+        What the table is (a file's path, ``--dataset iris``), for the messages.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DataFileError
+        No such column, or a name that several columns share.
+
     Examples
     --------
     >>> column_index("2", ["a", "b"], "f.csv"), column_index("a", ["a", "b"], "f.csv")
@@ -56,6 +74,18 @@ def column_indices(specs, names, path):
     """0-based indices of the columns ``specs`` give (names or 1-based numbers), each
     spec a column's name or a comma-separated list of columns (as ``--columns`` takes
     them): ``--exclude id,batch``.
+
+    Parameters
+    ----------
+    specs : iterable of str or int
+    names : list of str
+        The table's column names.
+    path : str
+        What the table is, for the messages (as ``column_index``).
+
+    Returns
+    -------
+    set of int
 
     Examples
     --------

@@ -504,9 +504,32 @@ def _check_options(path, fmt, anndata_matrix, transpose, label_column):
             f"{path}: {', '.join(given)} choose a matrix inside an AnnData .h5ad file; a {fmt} "
             "file has one matrix, so drop the option."
         )
+    refuse_transposed_labels(path, transpose, label_column)
+
+
+def refuse_transposed_labels(source, transpose, label_column):
+    """Refuse a label column of a table that is to be transposed (its columns become the
+    samples), for a file or a built-in dataset.
+
+    Parameters
+    ----------
+    source : str
+        What the table is (a file's path, ``--dataset uk-food``), for the message.
+    transpose : bool
+    label_column : str, int or None
+
+    Raises
+    ------
+    DataFileError
+        Both given.
+
+    Examples
+    --------
+    >>> refuse_transposed_labels("t.csv", True, None)  # nothing to refuse
+    """
     if transpose and label_column is not None:
         raise DataFileError(
-            f"{path}: --label-column names a column, but --transpose makes the columns the "
+            f"{source}: --label-column names a column, but --transpose makes the columns the "
             "samples; label the samples in a row of their own after transposing, or drop one "
             "of the two options."
         )
