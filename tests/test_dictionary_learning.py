@@ -279,3 +279,21 @@ def test_a_penalty_that_zeroes_every_code_is_named_with_the_alpha_that_would_not
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert getattr(lowdim, name)(2, alpha=bound / 10, random_state=0).fit_transform(X).any()
+
+
+def test_mini_batches_that_all_code_to_zero_are_named_with_the_alpha_that_would_not():
+    # every batch's lasso codes were zero, so the atoms learned nothing (their code sums
+    # stayed zero), silently; transform's OMP codes hid it
+    from sklearn.datasets import load_wine
+
+    import lowdim
+
+    X, _ = load_wine(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0) * 0.01
+    with pytest.warns(UserWarning, match="MiniBatchDictionaryLearning: alpha=1 made every code zero"):
+        model = lowdim.MiniBatchDictionaryLearning(3, random_state=0).fit(X)
+    assert not model.code_sums_.any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bound = np.linalg.norm(X, axis=1).max()
+        assert lowdim.MiniBatchDictionaryLearning(3, alpha=bound / 10, random_state=0).fit(X).code_sums_.any()

@@ -514,6 +514,8 @@ class MiniBatchDictionaryLearning(_DictionaryLearner):
                 warn=False,
             )
         self.n_iter_ = int(np.ceil(self.n_steps_ / len(starts)))
+        if self.n_steps_:  # every batch coded to zeros leaves no code sums: nothing learned
+            warn_nothing_coded(self.code_sums_, self.alpha, X, "MiniBatchDictionaryLearning", "code")
         self._finish(dtype)
         return self
 
