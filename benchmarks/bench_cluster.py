@@ -197,6 +197,34 @@ def case_dbscan(repeats):
     return rows
 
 
+def case_dbscan_wide(repeats):
+    """DBSCAN of rows with more than 16 columns (each block's distances from one product,
+    no k-d tree) at sizes where scikit-learn takes about 10 s: 100,000 x 20 (20 Gaussian
+    clusters and 5 % uniform noise) and the 70,000 Fashion-MNIST images as PCA-50 scores."""
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=6.0, size=(20, 20))
+    X = centres[rng.integers(0, 20, 95_000)] + rng.normal(size=(95_000, 20))
+    X = np.vstack([X, rng.uniform(X.min(), X.max(), (5_000, 20))])
+    rows = [
+        _dbscan_case(
+            "DBSCAN eps=4.5, min_samples=10, 100,000 x 20 (20 clusters + 5 % noise)",
+            X,
+            {"eps": 4.5, "min_samples": 10},
+            repeats,
+        )
+    ]
+    scores = fashion_pca50().astype(np.float64)  # both libraries' distances in float64
+    rows.append(
+        _dbscan_case(
+            "DBSCAN eps=2.8, min_samples=10, Fashion-MNIST PCA-50, 70,000 x 50",
+            scores,
+            {"eps": 2.8, "min_samples": 10},
+            repeats,
+        )
+    )
+    return rows
+
+
 _REACH_SCRIPT = """
 import resource, sys, time, warnings
 import numpy as np
@@ -382,6 +410,7 @@ CASES = {
     "kmedoids": case_kmedoids,
     "dbscan": case_dbscan,
     "dbscan-reach": case_dbscan_reach,
+    "dbscan-wide": case_dbscan_wide,
     "optics": case_optics,
     "agglomerative": case_agglomerative,
     "bisecting": case_bisecting,

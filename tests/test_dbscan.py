@@ -101,6 +101,35 @@ def test_a_distance_of_exactly_eps_is_within():
         assert _differences(ours, SklearnDBSCAN(eps=1.0, min_samples=4).fit(grid)) == []
 
 
+@pytest.fixture(scope="module")
+def wide_blobs():
+    """Rows of 20 columns (above the k-d tree's): 6 clusters and uniform noise."""
+    X, _ = make_blobs(1800, centers=6, n_features=20, cluster_std=1.0, random_state=1)
+    return np.vstack([X, np.random.default_rng(1).uniform(X.min(), X.max(), (200, 20))])
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_rows_of_many_columns_get_scikit_learns_labels_stored_or_listed_again(wide_blobs, stored, monkeypatch):
+    # the neighbourhoods of rows above 16 columns come from tiles of products, the upper
+    # half mirrored when they are few enough to keep, else listed again every pass
+    import lowdim.cluster._dbscan_regions as regions
+
+    if not stored:
+        monkeypatch.setattr(regions, "STORE_PAIRS", 100)
+    ours = DBSCAN(eps=4.5, min_samples=10).fit(wide_blobs)
+    assert _differences(ours, SklearnDBSCAN(eps=4.5, min_samples=10).fit(wide_blobs)) == []
+    assert 0 < ours.labels_.max() and (ours.labels_ < 0).any()  # clusters and noise both
+
+
+def test_rows_far_from_the_origin_keep_their_neighbourhoods(wide_blobs):
+    # the products expand |x - y|^2 as |x|^2 - 2 x.y + |y|^2: rows 1e7 from the origin
+    # (as UTM coordinates are) lose the distances to rounding; they are moved to a row of their own first
+    far = DBSCAN(eps=4.5, min_samples=10).fit(wide_blobs + 1e7)
+    near = SklearnDBSCAN(eps=4.5, min_samples=10).fit(wide_blobs)
+    np.testing.assert_array_equal(far.labels_, near.labels_)
+    np.testing.assert_array_equal(far.core_sample_indices_, near.core_sample_indices_)
+
+
 def test_a_border_point_between_two_clusters_joins_the_one_grown_first():
     # two groups of four, each with one core point (3.3 and 0.0) that reaches the point at
     # 1.65, itself not core: it joins the cluster grown first, the one of the earlier row
