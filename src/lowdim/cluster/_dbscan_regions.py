@@ -163,8 +163,9 @@ class _Products:
     """Dense rows for Euclidean neighbourhoods from products: a GEMM of a tile of rows
     with ``[-2 x, |x|^2]`` of a tile of columns gives ``|y|^2 - 2 x.y``, within ``eps``
     where at most ``eps^2 - |x|^2``; no distance, square root or boolean matrix beyond a
-    tile of ``TILE_ROWS`` x ``TILE_COLUMNS`` (in the caches, where a block of rows against
-    every row was 64 MB whose pages the system zeroed first). The rows are moved first to
+    tile of ``TILE_ROWS`` x ``TILE_COLUMNS`` (in the caches; a block of rows against every
+    row would be tens of MB of fresh memory, whose pages the system zeroes on first
+    touch). The rows are moved first to
     the row nearest their mean as the origin: the distances are the same, the expansion's
     rounding (relative to the squared norms) smaller, and rows on a grid stay on it
     (exact: a distance of eps is within, as scikit-learn finds it)."""
@@ -228,7 +229,7 @@ class _Products:
         from .._threads import blas_limit, in_row_ranges
 
         starts = np.arange(0, self.n, TILE_ROWS)
-        found = [0]
+        found = [0]  # pairs so far, over the threads (an update lost to a race only delays the stop)
 
         def part(a, b):
             out = []
