@@ -331,6 +331,10 @@ def test_a_file_whose_running_scatter_is_not_a_scatter_is_refused(tmp_path):
     model.running_scatter_[0, 1] += 1.0  # asymmetric
     with pytest.raises(UntrustedModelError, match="running_scatter_ is not a scatter"):
         lowdim.load(_saved(model, tmp_path / "bad.lowdim"))
+    model.running_scatter_[0, 1] -= 1.0
+    del model.n_samples_seen_  # moments of how many rows?
+    with pytest.raises(UntrustedModelError, match="without the count of rows they sum"):
+        lowdim.load(_saved(model, tmp_path / "uncounted.lowdim"))
 
 
 def _saved(model, path):

@@ -182,8 +182,9 @@ BUILTIN_LABELS = {
 
 def _dataset_columns(args, data, say):
     """``(X, names, labels, kinds, levels)`` of a built-in dataset after --exclude and
-    --label-column, which name its columns as they name a file's (both were ignored: the
-    columns stayed in, and the dataset's own labels were written under the given name)."""
+    --label-column, which name its columns as they name a file's: a column left out, or
+    its values (a category's name, a gap as no label) as the labels in place of the
+    dataset's own."""
     from ..io import column_index, column_indices, refuse_transposed_labels
 
     X, names, labels, kinds, levels = data

@@ -385,10 +385,14 @@ class PCA(DensityScoreMixin, ComponentTransformer):
 
     def _check_loaded(self):
         """Loaded running moments are a scatter: symmetric (``save`` writes it so), with a
-        non-negative diagonal."""
+        non-negative diagonal, of a count of rows seen."""
         scatter = self.__dict__.get("running_scatter_")
-        if scatter is not None and ((scatter != scatter.T).any() or (np.diag(scatter) < 0).any()):
+        if scatter is None:
+            return
+        if (scatter != scatter.T).any() or (np.diag(scatter) < 0).any():
             raise ValueError("running_scatter_ is not a scatter matrix (symmetric, non-negative diagonal)")
+        if not isinstance(self.__dict__.get("n_samples_seen_"), numbers.Integral) or self.n_samples_seen_ < 1:
+            raise ValueError("running moments without the count of rows they sum (n_samples_seen_)")
 
     def _sync_fitted(self):
         """Complete any deferred decomposition (used before saving)."""
