@@ -43,8 +43,12 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", alg
     return sp.csr_matrix((data, idx.ravel(), indptr), shape=(n, index.n_samples_))
 
 
+TREE_UP_TO = 16  # columns up to which a k-d tree lists the pairs within the radius (as DBSCAN's)
+PAIR_CHUNK = 1 << 20  # pairs whose distances are taken at once
+
+
 def radius_neighbors_graph(
-    X, radius, *, Y=None, mode="distance", metric="euclidean", metric_params=None, block_bytes=64 << 20
+    X, radius, *, Y=None, mode="distance", metric="euclidean", metric_params=None, block_bytes=8 << 20
 ):
     """Sparse graph with an edge between every two distinct points closer than ``radius``.
 
@@ -61,8 +65,10 @@ def radius_neighbors_graph(
     mode : {'distance', 'connectivity'}, default='distance'
     metric : str, default='euclidean'
     metric_params : dict, optional
-    block_bytes : int, default=64 MiB
-        Memory for one block of distances.
+    block_bytes : int, default=8 MiB
+        Memory for one block of distances (other metrics, or more than 16 columns; up to
+        16 Euclidean columns a k-d tree lists the pairs). Small enough to stay in the
+        caches: a larger block is fresh memory the system zeroes on first touch.
 
     Returns
     -------
@@ -76,6 +82,8 @@ def radius_neighbors_graph(
     array([[0.5, 0.5],
            [0. , 0. ]])
     """
+    if metric == "euclidean" and not sp.issparse(X) and np.shape(X)[1] <= TREE_UP_TO:
+        return _tree_radius_graph(np.asarray(X, dtype=np.float64), radius, Y, mode)
     index = make_index("exact", metric, len(X), metric_params).build(X)
     n = index.n_samples_
     queries = np.asarray(X if Y is None else Y)
@@ -92,6 +100,36 @@ def radius_neighbors_graph(
     return sp.csr_matrix(
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(queries.shape[0], n)
     )
+
+
+def _tree_radius_graph(X, radius, Y, mode):
+    """``radius_neighbors_graph`` of Euclidean rows by a k-d tree: the pairs within the
+    radius listed (a box wholly inside taken without a distance), then their distances
+    from the rows' differences, a chunk of pairs at a time, the bound kept strict."""
+    from .._kernels.kdtree import build_tree
+    from .._kernels.radius import radius_counts, radius_lists
+
+    queries = X if Y is None else np.ascontiguousarray(np.asarray(Y, dtype=np.float64))
+    points, order, start, stop, low, high = build_tree(X)
+    r2 = float(radius) ** 2
+    counts = radius_counts(points, start, stop, low, high, queries, r2)
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    cols = np.empty(indptr[-1], dtype=np.int64)
+    radius_lists(points, start, stop, low, high, queries, r2, indptr, cols, order)
+    rows = np.repeat(np.arange(queries.shape[0]), counts)
+    dist = np.concatenate(
+        [
+            np.sqrt(np.square(queries[rows[a : a + PAIR_CHUNK]] - X[cols[a : a + PAIR_CHUNK]]).sum(axis=1))
+            for a in range(0, rows.size, PAIR_CHUNK)
+        ]
+        or [np.empty(0)]
+    )
+    keep = (dist < radius) & ((rows != cols) if Y is None else True)
+    if Y is not None:  # a query equal to a row keeps its edge, stored as the smallest weight
+        dist = np.maximum(dist, np.finfo(np.float64).tiny)
+    rows, cols, dist = rows[keep], cols[keep], dist[keep]
+    data = dist if mode == "distance" else np.ones(rows.size)
+    return sp.csr_matrix((data, (rows, cols)), shape=(queries.shape[0], X.shape[0]))
 
 
 def symmetrize(G, how="max"):
