@@ -8,13 +8,13 @@ import scipy.sparse as sp
 
 from .._memory import require_memory
 from ..linalg import distance_blocks
+from ..neighbors import ProductTiles
 
 # Neighbour pairs handled at a time (about 25 MiB of per-pair arrays): numpy's bincount
 # and scipy's components do in compiled code what a first fit would otherwise compile
 BLOCK_PAIRS = 1 << 20
 STORE_PAIRS = 1 << 25  # blocked distances keep their pairs up to this many (256 MiB of int64)
 NUMPY_PAIRS = 1 << 22  # a block of distances with more pairs within eps is listed by a kernel
-TILE_ROWS, TILE_COLUMNS = 256, 2048  # a tile of Euclidean products (4 MiB): in the caches
 
 
 def row_chunks(ids, counts, block_pairs=None):
@@ -108,7 +108,7 @@ class TreeNeighbourhoods:
 
 class BlockedNeighbourhoods:
     """Neighbourhoods listed a block of rows at a time by ``listed(ids)``, an iterable of
-    ``(block, indptr, indices)`` over ``ids`` (``distance_lists``, ``_Products.listed``).
+    ``(block, indptr, indices)`` over ``ids`` (``distance_lists``, ``ProductTiles.listed``).
     The first pass counts them and keeps them while they number at most
     ``STORE_PAIRS``; beyond, each later pass lists its rows again."""
 
@@ -159,120 +159,6 @@ def distance_lists(distances, eps):
     return listed
 
 
-class _Products:
-    """Dense rows for Euclidean neighbourhoods from products: a GEMM of a tile of rows
-    with ``[-2 x, |x|^2]`` of a tile of columns gives ``|y|^2 - 2 x.y``, within ``eps``
-    where at most ``eps^2 - |x|^2``; no distance, square root or boolean matrix beyond a
-    tile of ``TILE_ROWS`` x ``TILE_COLUMNS`` (in the caches; a block of rows against every
-    row would be tens of MB of fresh memory, whose pages the system zeroes on first
-    touch). The rows are moved first to
-    the row nearest their mean as the origin: the distances are the same, the expansion's
-    rounding (relative to the squared norms) smaller, and rows on a grid stay on it
-    (exact: a distance of eps is within, as scikit-learn finds it)."""
-
-    def __init__(self, X, eps):
-        from ..linalg import row_norms_sq
-
-        X = np.asarray(X, dtype=np.float64)
-        X = X - X[np.argmin(row_norms_sq(X - X.mean(axis=0)))]
-        self.n, self._sq, self._r2 = X.shape[0], row_norms_sq(X), float(eps) ** 2
-        self._rows = np.hstack([X, np.ones((self.n, 1))])
-        self._products = np.ascontiguousarray(np.hstack([-2.0 * X, self._sq[:, None]]).T)
-
-    def within(self, block, first, last):
-        """``(local rows, columns)`` of the pairs within eps of rows ``block`` and the
-        columns ``first:last``, a tile at a time, row by row in column order (itself
-        included where its column is there, whatever the rounding said)."""
-        local, cols, bound = [], [], (self._r2 - self._sq[block])[:, None]
-        for c in range(first, last, TILE_COLUMNS):
-            tile = self._products[:, c : min(c + TILE_COLUMNS, last)]
-            # numpy's GEMM: scipy's (linalg.matmul) runs these short, wide products slower
-            near = self._rows[block] @ tile <= bound
-            own = block - c
-            mine = np.flatnonzero((own >= 0) & (own < tile.shape[1]))
-            near[mine, own[mine]] = True
-            r, j = np.divmod(np.flatnonzero(near), tile.shape[1])
-            local.append(r.astype(np.uint16))
-            cols.append(j + c)
-        local, cols = np.concatenate(local), np.concatenate(cols)
-        order = np.argsort(local, kind="stable")  # a radix sort of 16-bit rows: each row's columns in order
-        return local[order], cols[order]
-
-    def listed(self, ids):
-        """``(block, indptr, indices)`` over ``ids``, a tile of rows at a time, spread over
-        the threads (a chunk of rows at once: their pairs in memory)."""
-        from .._threads import blas_limit, cores, in_row_ranges
-
-        def part(some):
-            out = []
-            with blas_limit(1):  # a tile per thread, each product on one
-                for s in range(0, some.size, TILE_ROWS):
-                    block = some[s : s + TILE_ROWS]
-                    local, cols = self.within(block, 0, self.n)
-                    out.append(
-                        (block, np.concatenate([[0], np.cumsum(np.bincount(local, minlength=block.size))]), cols)
-                    )
-            return out
-
-        chunk = 4 * TILE_ROWS * cores()
-        for first in range(0, ids.size, chunk):
-            some = ids[first : first + chunk]
-            for done in in_row_ranges(
-                "dbscan", 0, some.size, lambda a, b, some=some: part(some[a:b]), min_size=TILE_ROWS
-            ):
-                yield from done
-
-    def stored(self, max_pairs):
-        """``StoredNeighbourhoods`` of every row from the products above the diagonal
-        (half the GEMM: the distances are symmetric), mirrored; None when they hold more
-        than ``max_pairs`` pairs."""
-        from .._threads import blas_limit, in_row_ranges
-
-        starts = np.arange(0, self.n, TILE_ROWS)
-        found = [0]  # pairs so far, over the threads (an update lost to a race only delays the stop)
-
-        def part(a, b):
-            out = []
-            with blas_limit(1):
-                for start in starts[a:b]:
-                    block = np.arange(start, min(start + TILE_ROWS, self.n))
-                    local, cols = self.within(block, int(start), self.n)
-                    upper = cols >= block[local]  # itself too: the diagonal is mirrored onto itself
-                    out.append((np.bincount(local[upper], minlength=block.size), cols[upper]))
-                    found[0] += int(upper.sum())
-                    if found[0] > max_pairs:
-                        return None
-            return out
-
-        pieces = in_row_ranges("dbscan", 0, starts.size, part, per_thread=8)
-        if any(p is None for p in pieces):
-            return None
-        counts = np.concatenate([c for p in pieces for c, _ in p])
-        cols = np.concatenate([c for p in pieces for _, c in p] or [np.empty(0, np.int64)])
-        return StoredNeighbourhoods(matrix=mirrored(counts, cols))
-
-
-def mirrored(counts, cols):
-    """The boolean CSR matrix of symmetric neighbourhoods whose part on and above the
-    diagonal is given (``counts`` per row, ``cols`` in row order, each row's ascending):
-    that part plus its transpose, by scipy's sparse sum (in compiled code; a pair on the
-    diagonal, True twice, is True), each row's columns ascending.
-
-    Examples
-    --------
-    >>> A = mirrored(np.array([3, 1, 1]), np.array([0, 1, 2, 1, 2]))
-    >>> A.indptr.tolist(), A.indices.tolist()
-    ([0, 3, 5, 7], [0, 1, 2, 0, 1, 0, 2])
-    """
-    n = counts.size
-    small = max(n, cols.size) < np.iinfo(np.int32).max  # 32-bit indices: half the memory to sort through
-    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32 if small else np.int64)
-    upper = sp.csr_matrix((np.ones(cols.size, dtype=bool), cols.astype(indptr.dtype), indptr), shape=(n, n))
-    full = (upper + upper.T).tocsr()
-    full.sort_indices()
-    return full
-
-
 def _nonzero_lists(within, block):
     """CSR ``(indptr, indices)`` of a block's boolean rows, each row's own column set
     (itself, whatever the rounding said)."""
@@ -287,9 +173,11 @@ def metric_neighbourhoods(X, eps, metric, params, pairwise=None):
     """``BlockedNeighbourhoods`` of the rows of ``X`` in ``metric`` (``pairwise`` gives
     a block's distances for sparse rows and Gower's); dense Euclidean rows by products."""
     if metric == "euclidean" and pairwise is None and not sp.issparse(X):
-        products = _Products(X, eps)
-        stored = products.stored(STORE_PAIRS)
-        return stored if stored is not None else BlockedNeighbourhoods(X.shape[0], products.listed)
+        tiles = ProductTiles(X, eps)
+        pairs = tiles.pairs(STORE_PAIRS)
+        return (
+            StoredNeighbourhoods(matrix=pairs) if pairs is not None else BlockedNeighbourhoods(X.shape[0], tiles.listed)
+        )
 
     def distances(ids):
         return distance_blocks(X, X, metric, rows=ids, metric_params=params, pairwise=pairwise)

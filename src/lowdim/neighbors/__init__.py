@@ -40,6 +40,7 @@ from ._pairwise import (
 from ._paths import shortest_paths
 from ._search import search_neighbors
 from ._self_query import self_neighbors
+from ._tiles import ProductTiles
 from ._transformer import KNeighborsTransformer
 
 __all__ = [
@@ -85,6 +86,7 @@ __all__ = [
     "precomputed_neighbors",
     "search_algorithm",
     "radius_neighbors_graph",
+    "ProductTiles",
     "resolve_metric",
     "search_neighbors",
     "self_neighbors",

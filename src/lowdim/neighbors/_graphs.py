@@ -66,9 +66,10 @@ def radius_neighbors_graph(
     metric : str, default='euclidean'
     metric_params : dict, optional
     block_bytes : int, default=8 MiB
-        Memory for one block of distances (other metrics, or more than 16 columns; up to
-        16 Euclidean columns a k-d tree lists the pairs). Small enough to stay in the
-        caches: a larger block is fresh memory the system zeroes on first touch.
+        Memory for one block of distances, for other metrics and for queries ``Y`` of
+        more than 16 columns (up to 16 Euclidean columns a k-d tree lists the pairs;
+        above, ``ProductTiles``). Small enough to stay in the caches: a larger block is
+        fresh memory the system zeroes on first touch.
 
     Returns
     -------
@@ -84,6 +85,12 @@ def radius_neighbors_graph(
     """
     if metric == "euclidean" and not sp.issparse(X) and np.shape(X)[1] <= TREE_UP_TO:
         return _tree_radius_graph(np.asarray(X, dtype=np.float64), radius, Y, mode)
+    if metric == "euclidean" and not sp.issparse(X) and Y is None:
+        from ._tiles import ProductTiles
+
+        X = np.asarray(X, dtype=np.float64)
+        pairs = ProductTiles(X, radius).pairs().tocoo()
+        return _pairs_graph(X, X, pairs.row.astype(np.int64), pairs.col.astype(np.int64), radius, True, mode)
     index = make_index("exact", metric, len(X), metric_params).build(X)
     n = index.n_samples_
     queries = np.asarray(X if Y is None else Y)
@@ -104,8 +111,7 @@ def radius_neighbors_graph(
 
 def _tree_radius_graph(X, radius, Y, mode):
     """``radius_neighbors_graph`` of Euclidean rows by a k-d tree: the pairs within the
-    radius listed (a box wholly inside taken without a distance), then their distances
-    from the rows' differences, a chunk of pairs at a time, the bound kept strict."""
+    radius listed (a box wholly inside taken without a distance), then ``_pairs_graph``."""
     from .._kernels.kdtree import build_tree
     from .._kernels.radius import radius_counts, radius_lists
 
@@ -117,6 +123,14 @@ def _tree_radius_graph(X, radius, Y, mode):
     cols = np.empty(indptr[-1], dtype=np.int64)
     radius_lists(points, start, stop, low, high, queries, r2, indptr, cols, order)
     rows = np.repeat(np.arange(queries.shape[0]), counts)
+    return _pairs_graph(queries, X, rows, cols, radius, Y is None, mode)
+
+
+def _pairs_graph(queries, X, rows, cols, radius, self_graph, mode):
+    """The radius graph of candidate pairs ``(rows, cols)`` (rows of ``queries``, of
+    ``X``): their exact distances from the rows' differences, a chunk of pairs at a time,
+    kept below the radius (strictly); a self graph drops each row's own pair, a query
+    equal to a row keeps its edge as the smallest weight."""
     dist = np.concatenate(
         [
             np.sqrt(np.square(queries[rows[a : a + PAIR_CHUNK]] - X[cols[a : a + PAIR_CHUNK]]).sum(axis=1))
@@ -124,8 +138,8 @@ def _tree_radius_graph(X, radius, Y, mode):
         ]
         or [np.empty(0)]
     )
-    keep = (dist < radius) & ((rows != cols) if Y is None else True)
-    if Y is not None:  # a query equal to a row keeps its edge, stored as the smallest weight
+    keep = (dist < radius) & (rows != cols) if self_graph else dist < radius
+    if not self_graph:
         dist = np.maximum(dist, np.finfo(np.float64).tiny)
     rows, cols, dist = rows[keep], cols[keep], dist[keep]
     data = dist if mode == "distance" else np.ones(rows.size)
