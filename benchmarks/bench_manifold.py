@@ -369,7 +369,30 @@ def case_phate(repeats):
     return [row("PHATE, 70,000 x 50, 2,000 landmarks", t_ours, t_ref, text, 0.7, tw[0] >= tw[1] - 0.005, runs)]
 
 
+def case_radius(repeats):
+    """The radius graph (distances, no self-loops) against scikit-learn's: 1,000,000
+    Gaussian points in 3-D (k-d tree) and 100,000 in 20-D (tiles of products)."""
+    from sklearn.neighbors import radius_neighbors_graph as reference
+
+    from lowdim.neighbors import radius_neighbors_graph
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for n, d, radius in ((1_000_000, 3, 0.04), (100_000, 20, 3.5)):
+        X = rng.normal(size=(n, d))
+        t_ours, t_ref, ours, theirs, *runs = compare(
+            lambda X=X, r=radius: radius_neighbors_graph(X, r),
+            lambda X=X, r=radius: reference(X, r, mode="distance"),
+            repeats,
+        )
+        same = ours.nnz == theirs.nnz and abs(ours - theirs).max() < 1e-9
+        accuracy = f"{ours.nnz:,} edges; {'equal' if same else 'DIFFERENT'} to scikit-learn's"
+        rows.append(row(f"radius graph, {n:,} x {d}, radius {radius}", t_ours, t_ref, accuracy, 0.7, same, runs))
+    return rows
+
+
 CASES = {
+    "radius": case_radius,
     "isomap": case_isomap,
     "diffusion": case_diffusion,
     "phate": case_phate,

@@ -44,7 +44,7 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", alg
 
 
 TREE_UP_TO = 16  # columns up to which a k-d tree lists the pairs within the radius (as DBSCAN's)
-PAIR_CHUNK = 1 << 20  # pairs whose distances are taken at once
+PAIR_CHUNK = 1 << 16  # pairs whose distances are taken at once (their differences stay in the caches)
 
 
 def radius_neighbors_graph(
@@ -129,8 +129,12 @@ def _tree_radius_graph(X, radius, Y, mode):
 def _pairs_graph(queries, X, rows, cols, radius, self_graph, mode):
     """The radius graph of candidate pairs ``(rows, cols)`` (rows of ``queries``, of
     ``X``): their exact distances from the rows' differences, a chunk of pairs at a time,
-    kept below the radius (strictly); a self graph drops each row's own pair, a query
-    equal to a row keeps its edge as the smallest weight."""
+    kept below the radius (strictly). A self graph measures each pair once (row before
+    column) and mirrors it, without each row's own pair; a query equal to a row keeps its
+    edge as the smallest weight."""
+    if self_graph:
+        once = rows < cols
+        rows, cols = rows[once], cols[once]
     dist = np.concatenate(
         [
             np.sqrt(np.square(queries[rows[a : a + PAIR_CHUNK]] - X[cols[a : a + PAIR_CHUNK]]).sum(axis=1))
@@ -138,12 +142,13 @@ def _pairs_graph(queries, X, rows, cols, radius, self_graph, mode):
         ]
         or [np.empty(0)]
     )
-    keep = (dist < radius) & (rows != cols) if self_graph else dist < radius
+    keep = dist < radius
+    rows, cols, dist = rows[keep], cols[keep], dist[keep]
     if not self_graph:
         dist = np.maximum(dist, np.finfo(np.float64).tiny)
-    rows, cols, dist = rows[keep], cols[keep], dist[keep]
     data = dist if mode == "distance" else np.ones(rows.size)
-    return sp.csr_matrix((data, (rows, cols)), shape=(queries.shape[0], X.shape[0]))
+    G = sp.csr_matrix((data, (rows, cols)), shape=(queries.shape[0], X.shape[0]))
+    return (G + G.T).tocsr() if self_graph else G
 
 
 def symmetrize(G, how="max"):
