@@ -5,6 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._choose import make_index
+from ._tiles import ProductTiles
 
 
 def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", algorithm="auto", index=None):
@@ -85,12 +86,10 @@ def radius_neighbors_graph(
     """
     if metric == "euclidean" and not sp.issparse(X) and np.shape(X)[1] <= TREE_UP_TO:
         return _tree_radius_graph(np.asarray(X, dtype=np.float64), radius, Y, mode)
-    if metric == "euclidean" and not sp.issparse(X) and Y is None:
-        from ._tiles import ProductTiles
-
+    if metric == "euclidean" and not sp.issparse(X) and Y is None:  # each pair once: the graph mirrors it
         X = np.asarray(X, dtype=np.float64)
-        pairs = ProductTiles(X, radius).pairs().tocoo()
-        return _pairs_graph(X, X, pairs.row.astype(np.int64), pairs.col.astype(np.int64), radius, True, mode)
+        counts, cols = ProductTiles(X, radius).upper()
+        return _pairs_graph(X, X, np.repeat(np.arange(X.shape[0]), counts), cols, radius, True, mode)
     index = make_index("exact", metric, len(X), metric_params).build(X)
     n = index.n_samples_
     queries = np.asarray(X if Y is None else Y)

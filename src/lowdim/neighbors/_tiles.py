@@ -89,8 +89,8 @@ class ProductTiles:
 
     def pairs(self, max_pairs=None):
         """The boolean CSR matrix of every row's rows within the radius (itself
-        included), from the products above the diagonal (half the GEMM: the distances
-        are symmetric), mirrored; None when they hold more than ``max_pairs`` pairs.
+        included): ``upper`` mirrored; None when the part on and above the diagonal holds
+        more than ``max_pairs`` pairs.
 
         Examples
         --------
@@ -98,9 +98,23 @@ class ProductTiles:
         >>> tiles.pairs().toarray().astype(int).tolist()
         [[1, 1, 0], [1, 1, 0], [0, 0, 1]]
         """
-        max_pairs = np.inf if max_pairs is None else max_pairs
+        upper = self.upper(max_pairs)
+        return None if upper is None else mirrored(*upper)
+
+    def upper(self, max_pairs=None):
+        """``(counts, cols)``: each row's rows within the radius from itself on (itself
+        included), in row order, each row's ascending, from the products on and above the
+        diagonal only (half the GEMM: the distances are symmetric); None when they hold
+        more than ``max_pairs`` pairs.
+
+        Examples
+        --------
+        >>> [a.tolist() for a in ProductTiles(np.array([[0.0], [1.0], [3.0]]), 1.0).upper()]
+        [[2, 1, 1], [0, 1, 1, 2]]
+        """
         from .._threads import blas_limit, in_row_ranges
 
+        max_pairs = np.inf if max_pairs is None else max_pairs
         starts = np.arange(0, self.n, TILE_ROWS)
         found = [0]  # pairs so far, over the threads (an update lost to a race only delays the stop)
 
@@ -122,7 +136,7 @@ class ProductTiles:
             return None
         counts = np.concatenate([c for p in pieces for c, _ in p])
         cols = np.concatenate([c for p in pieces for _, c in p] or [np.empty(0, np.int64)])
-        return mirrored(counts, cols)
+        return counts, cols
 
 
 def mirrored(counts, cols):
