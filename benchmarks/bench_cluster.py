@@ -7,7 +7,8 @@ with 20 components at most from each library's own k-means start (``bayesian-gmm
 10,000 points (time and objective only); DBSCAN on a million points (``dbscan``) and with an
 eps that reaches every row (``dbscan-reach``: time and peak memory of fresh processes); OPTICS
 on 40,000 10-D points, 20,000 PCA-50 rows and, with a finite max_eps, 200,000 3-D points
-(``optics``; scikit-learn takes about 10 minutes a run on the last);
+(``optics``; scikit-learn takes about 10 minutes a run on the last), and with a finite
+max_eps above 16 columns on 20,000 PCA-50 rows and 30-D blobs (``optics-wide``);
 AgglomerativeClustering: Ward's on PCA-50 rows without and with a 10-NN connectivity
 graph, single linkage on 100,000 3-D points (``agglomerative``); BisectingKMeans k = 100, best of 10 starts per
 split, on the raw 70,000 x 784 images, inertia as the median of 3 seeds each (``bisecting``);
@@ -402,6 +403,22 @@ def case_optics(repeats):
     return rows
 
 
+def case_optics_wide(repeats):
+    """OPTICS with a finite max_eps above 16 columns (no k-d tree; the pairs within it
+    from tiles of products): the first 20,000 Fashion-MNIST PCA-50 rows at max_eps=3
+    (three in four rows reach one), and 20,000 points of 10 Gaussian blobs in 30-D at
+    max_eps=20 (a tenth of all pairs within it)."""
+    from sklearn.datasets import make_blobs
+
+    X = fashion_pca50().astype(np.float64)[:20_000]
+    name = "OPTICS min_samples=10, max_eps=3, first 20,000 of Fashion-MNIST PCA-50"
+    rows = [_optics_case(name, X, {"min_samples": 10, "max_eps": 3.0}, repeats, exact_check=True)]
+    X, _ = make_blobs(20_000, 30, centers=10, cluster_std=2.0, random_state=0)
+    name = "OPTICS min_samples=10, max_eps=20, 20,000 x 30 (10 blobs)"
+    rows.append(_optics_case(name, X, {"min_samples": 10, "max_eps": 20.0}, repeats, exact_check=True))
+    return rows
+
+
 CASES = {
     "kmeans": case_kmeans,
     "kmeans-raw": case_kmeans_raw,
@@ -412,6 +429,7 @@ CASES = {
     "dbscan-reach": case_dbscan_reach,
     "dbscan-wide": case_dbscan_wide,
     "optics": case_optics,
+    "optics-wide": case_optics_wide,
     "agglomerative": case_agglomerative,
     "bisecting": case_bisecting,
     "spectral": case_spectral,

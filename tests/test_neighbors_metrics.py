@@ -19,6 +19,7 @@ from lowdim.metrics import (
 )
 from lowdim.neighbors import (
     ExactIndex,
+    ProductTiles,
     join_components,
     kneighbors_graph,
     radius_neighbors_graph,
@@ -241,6 +242,37 @@ def test_radius_graphs_by_the_tree_and_by_blocks_are_scikit_learns(d):
     assert (Q != nn.radius_neighbors_graph(queries, mode="connectivity")).nnz == 0
     grid = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])  # a pair at exactly the radius is not within it
     assert radius_neighbors_graph(grid, 1.0).nnz == 0 and radius_neighbors_graph(grid, 1.5).nnz == 2
+
+
+def _far_pairs():
+    """Two clouds of 20 columns 1e5 apart, and pairs of the far one with their distances
+    summed as the graph sums them: the products' rounding (relative to the squared
+    norms, 1e10 times the radius's) is far above a unit in the last place of the radius."""
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(size=(300, 20)), 1e5 + rng.normal(size=(300, 20))])
+    pairs = [rng.choice(np.arange(300, 600), 2, replace=False) for _ in range(30)]
+    return X, [(i, j, np.sqrt(np.square(X[i] - X[j]).sum())) for i, j in pairs]
+
+
+def test_product_tiles_as_a_superset_miss_no_pair_at_the_radius():
+    X, pairs = _far_pairs()
+    k = 21 * np.finfo(np.float64).eps / 2  # gamma_{d+1}, d = 20
+    for i, j, r in pairs:
+        A = ProductTiles(X, r, superset=True).pairs()
+        assert A[i, j] and A[j, i]  # exactly at the radius: within
+        # the others found are within the widened bound: 10 gamma (M^2 + r^2) on r^2
+        rows, cols = A.nonzero()
+        d2 = np.square(X[rows] - X[cols]).sum(axis=1)
+        moved = X - X[np.argmin(np.square(X - X.mean(axis=0)).sum(axis=1))]
+        assert d2.max() <= r * r + 11 * k * (np.square(moved).sum(axis=1).max() + r * r)
+
+
+def test_the_radius_graph_above_16_columns_keeps_every_pair_within_the_radius():
+    X, pairs = _far_pairs()
+    for i, j, r in pairs:
+        inside = radius_neighbors_graph(X, np.nextafter(r, np.inf))
+        assert inside[i, j] == inside[j, i] == r
+        assert radius_neighbors_graph(X, r)[i, j] == 0  # strictly within
 
 
 @pytest.mark.parametrize("k", [3, 10])

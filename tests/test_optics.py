@@ -86,6 +86,26 @@ def test_a_finite_max_eps_orders_from_the_pairs_within_it_exactly_as_from_all_pa
             np.testing.assert_array_equal(ours, all_pairs)
 
 
+def test_above_16_columns_a_finite_max_eps_orders_from_the_pairs_within_it_as_from_all_pairs(monkeypatch):
+    from lowdim.cluster import _optics
+
+    # two clouds 1e5 apart: the products that find the pairs round at 1e10 times the
+    # radius's last place, and max_eps is the exact distance of pairs of the far one
+    rng = np.random.default_rng(4)
+    rows = np.vstack([rng.normal(size=(400, 20)), 1e5 + rng.normal(size=(400, 20))])
+    far = cdist(rows[400:], rows[400:])
+    for q in (0.02, 0.1):
+        max_eps = float(np.quantile(far[far > 0], q, method="lower"))
+        indptr, indices = _optics._within_max_eps(rows, max_eps)
+        assert indices.size < rows.shape[0] ** 2 / 4  # no pass over all pairs
+        listed = _optics.optics_graph(rows, 5, max_eps)
+        with monkeypatch.context() as patched:
+            patched.setattr(_optics, "_within_max_eps", lambda rows, max_eps: None)
+            every_pair = _optics.optics_graph(rows, 5, max_eps)
+        for ours, all_pairs in zip(listed, every_pair):
+            np.testing.assert_array_equal(ours, all_pairs)
+
+
 def test_precomputed_distances_dense_and_sparse_graphs(blobs):
     D = cdist(blobs, blobs)
     assert _same(OPTICS(min_samples=5, metric="precomputed").fit(D), OPTICS(min_samples=5).fit(blobs)) == []

@@ -6,18 +6,20 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
 
 from .._estimator import ValidatedInputMixin
-from .._memory import require_memory
+from .._memory import available_bytes, require_memory
 from .._mixed_input import GowerTableMixin
 from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
 from .._warnings import warn_user
 from ..linalg import distance_blocks
-from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
+from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, ProductTiles, make_index, resolve_metric
 from ._base import warn_constant_columns
 from ._dbscan import TREE_UP_TO
 from ._dbscan_regions import tree_neighbourhoods
 from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi, resolve_size
 
+# a listed pair's peak bytes: its column found, mirrored (sparse sum), as int64, its distance
+PAIR_BYTES = 32
 # Minkowski metrics the ordering kernel computes from the rows: their power p
 POWERS = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1.0, "l1": 1.0, "chebyshev": np.inf}
 
@@ -54,8 +56,8 @@ def optics_graph(X, min_samples, max_eps, metric="minkowski", p=2, metric_params
     """OPTICS's ordering, core distances, reachability and predecessors.
 
     Minkowski metrics (Euclidean, Manhattan, Chebyshev, any p) are computed from the rows
-    (memory: the data; Euclidean with a finite ``max_eps`` and up to TREE_UP_TO columns:
-    the pairs within ``max_eps``, from the k-d tree); other metrics and sparse rows from
+    (memory: the data; Euclidean with a finite ``max_eps``: the pairs within it, from the
+    k-d tree or tiles of products); other metrics and sparse rows from
     the full distance matrix
     (n x n); ``metric='precomputed'`` takes distances, dense or a sparse graph whose
     stored pairs are the only neighbours.
@@ -113,13 +115,19 @@ def optics_graph(X, min_samples, max_eps, metric="minkowski", p=2, metric_params
 
 def _within_max_eps(rows, max_eps):
     """CSR ``(indptr, indices)`` of each row's rows within ``max_eps`` (a hair beyond: the
-    exact distances decide), from the k-d tree; None where the tree does not pay (infinite
-    max_eps, more than TREE_UP_TO columns) or the pairs would be a quarter of all pairs
-    (then the pass over all pairs costs as much, without their memory)."""
+    exact distances decide), from the k-d tree up to TREE_UP_TO columns, above from tiles of
+    products (every pair within found, whatever the rounding); None for an infinite
+    max_eps, or pairs that would be a quarter of all pairs (then the pass over all pairs
+    costs as much, without their memory) or not fit in half the free memory."""
     n, d = rows.shape
-    if not np.isfinite(max_eps) or d > TREE_UP_TO:
+    if not np.isfinite(max_eps):
         return None
-    return tree_neighbourhoods(rows, max_eps * (1.0 + 1e-9), leaf_size=30, max_pairs=n * n // 4, bytes_per_pair=16)
+    max_pairs = min(n * n // 4, available_bytes() // (2 * PAIR_BYTES))
+    if d <= TREE_UP_TO:
+        return tree_neighbourhoods(rows, max_eps * (1.0 + 1e-9), leaf_size=30, max_pairs=max_pairs, bytes_per_pair=16)
+    # the part on and above the diagonal holds (pairs + n) / 2
+    within = ProductTiles(rows, max_eps * (1.0 + 1e-9), superset=True).pairs((max_pairs + n) // 2)
+    return None if within is None else (within.indptr.astype(np.int64), within.indices.astype(np.int64))
 
 
 def _chunks():
@@ -177,9 +185,11 @@ class OPTICS(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
     The ordering is Prim's growth over the reachability distances: ``n`` passes over the
     remaining points, computed from the rows for Minkowski metrics (memory: the data),
     from the full distance matrix for other metrics, and over the stored pairs of a
-    sparse precomputed graph. With a finite ``max_eps`` and Euclidean rows of up to 16
-    columns, only the pairs within ``max_eps`` are found (a k-d tree) and grown over,
-    with the same result: the time and memory follow those pairs, not ``n ** 2``.
+    sparse precomputed graph. With a finite ``max_eps`` and Euclidean rows, only the
+    pairs within ``max_eps`` are found (a k-d tree up to 16 columns, tiles of products
+    above) and grown over, with the same result: the time and memory follow those pairs,
+    not ``n ** 2`` (while they fit in half the free memory and are under a quarter of all
+    pairs; beyond, the passes over all pairs).
 
     Parameters
     ----------

@@ -88,7 +88,7 @@ def radius_neighbors_graph(
         return _tree_radius_graph(np.asarray(X, dtype=np.float64), radius, Y, mode)
     if metric == "euclidean" and not sp.issparse(X) and Y is None:  # each pair once: the graph mirrors it
         X = np.asarray(X, dtype=np.float64)
-        counts, cols = ProductTiles(X, radius).upper()
+        counts, cols = ProductTiles(X, radius, superset=True).upper()  # _pairs_graph measures them
         return _pairs_graph(X, X, np.repeat(np.arange(X.shape[0]), counts), cols, radius, True, mode)
     index = make_index("exact", metric, len(X), metric_params).build(X)
     n = index.n_samples_

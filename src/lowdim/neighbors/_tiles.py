@@ -27,6 +27,12 @@ class ProductTiles:
     ----------
     X : array-like of shape (n_samples, n_features)
     radius : float
+    superset : bool, default=False
+        Widen the bound by the products' rounding error (Higham's ``gamma_{d+1}`` of the
+        squared norms and radius), so that no pair within the radius is missed, whatever
+        the rows' scale: candidates, a few a hair beyond, for a caller that measures each
+        pair's distance (the radius graph, OPTICS). Without, a pair within a few units
+        in the last place of the radius goes either way.
 
     Examples
     --------
@@ -36,10 +42,15 @@ class ProductTiles:
     [[0, 2, 4, 5], [0, 1, 0, 1, 2]]
     """
 
-    def __init__(self, X, radius):
+    def __init__(self, X, radius, superset=False):
         X = np.asarray(X, dtype=np.float64)
         X = X - X[np.argmin(row_norms_sq(X - X.mean(axis=0)))]
         self.n, self._sq, self._r2 = X.shape[0], row_norms_sq(X), float(radius) ** 2
+        if superset:
+            # the norms', products' and bound's rounding, and the move of the origin, are
+            # each at most gamma_{d+1} (M^2 + r^2), M^2 the largest squared norm
+            k = (X.shape[1] + 1) * np.finfo(np.float64).eps / 2
+            self._r2 += 10.0 * k / (1.0 - k) * (self._sq.max(initial=0.0) + self._r2)
         self._rows = np.hstack([X, np.ones((self.n, 1))])
         self._products = np.ascontiguousarray(np.hstack([-2.0 * X, self._sq[:, None]]).T)
 
