@@ -241,3 +241,47 @@ def test_group_sums_of_float32_rows_are_taken_a_few_columns_at_a_time(monkeypatc
     expected = np.zeros((4, 37))
     np.add.at(expected, labels, weights[:, None] * X.astype(np.float64))
     np.testing.assert_allclose(sums, expected, rtol=1e-12, atol=1e-12)
+
+
+def _scatter_of_rows(n, d, seed=5):
+    """The centred scatter of n rows of d columns (rank n - 1), a decaying spectrum."""
+    X = np.random.default_rng(seed).normal(size=(n, d)) * 0.97 ** np.arange(d)
+    Xc = X - X.mean(axis=0)
+    return Xc.T @ Xc
+
+
+@pytest.mark.parametrize("k", [1, 5, 29])
+def test_a_scatter_of_few_rows_is_solved_on_its_range(monkeypatch, k):
+    C = _scatter_of_rows(30, 400)
+    d = C.shape[0]
+    w_ref, V_ref = scipy.linalg.eigh(C, subset_by_index=[d - k, d - 1])
+    w_ref, V_ref = w_ref[::-1], V_ref[:, ::-1]
+    seen = record_eigh_dtypes(monkeypatch)
+    upper = np.triu(C) + np.tril(np.full((d, d), np.nan), -1)  # only the upper triangle is read
+    w, V = top_eigh(upper, k, rank=29)
+    assert max(size for _, size in seen) == 29 + _eigen.RANGE_EXTRA  # no reduction of the 400 x 400 matrix
+    # backward stable: eigenvalues within d eps ||C||, vectors within that over the gap
+    np.testing.assert_allclose(w, w_ref, rtol=0, atol=d * np.finfo(float).eps * w_ref[0])
+    np.testing.assert_allclose(V.T @ V, np.eye(k), atol=1e-12)
+    gaps = np.abs(np.diff(scipy.linalg.eigvalsh(C)[::-1][: k + 1]))
+    assert (1 - np.abs(np.sum(V * V_ref, axis=0)) <= (d * np.finfo(float).eps * w_ref[0] / gaps) ** 2 + 1e-12).all()
+
+
+def test_a_rank_bound_that_is_not_one_falls_back_to_lapack():
+    C = _scatter_of_rows(100, 400) + np.eye(400)  # full rank, a flat tail
+    w, V = top_eigh(C, 3, rank=5)
+    np.testing.assert_allclose(w, scipy.linalg.eigvalsh(C)[::-1][:3], rtol=1e-12)
+    np.testing.assert_allclose(C @ V, V * w, atol=1e-9 * w[0])
+
+
+def test_incremental_pca_of_wide_rows_equals_the_svd_without_a_whole_eigenproblem(monkeypatch):
+    from lowdim import IncrementalPCA
+
+    X = np.random.default_rng(6).normal(size=(60, 1000)) * 0.99 ** np.arange(1000)
+    seen = record_eigh_dtypes(monkeypatch)
+    ours = IncrementalPCA(5, batch_size=25).fit(X)
+    assert max(size for _, size in seen) < 100  # the 1000 x 1000 scatter is never reduced
+    ref = PCA(5, solver="svd").fit(X)
+    np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(np.sum(ours.components_ * ref.components_, axis=1)), 1.0, atol=1e-9)
+    assert ours.noise_variance_ == pytest.approx(ref.noise_variance_, rel=1e-10)

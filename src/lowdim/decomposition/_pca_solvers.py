@@ -87,7 +87,7 @@ def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
         cov /= np.outer(scale, scale)
     # the scatter's products ran on one BLAS thread each (gram_of_columns), so no
     # BLAS thread is left spinning and the eigensolver may use all the caller allows
-    w, V = top_eigh(cov, k, precision=dtype)
+    w, V = top_eigh(cov, k, precision=dtype, rank=max(n - 1, 1))  # centred n rows: rank n - 1 at most
     return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None, accumulator=acc)
 
 

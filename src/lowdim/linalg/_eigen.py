@@ -7,11 +7,13 @@ from scipy.linalg import blas
 from ._blas import matmul
 
 
-def top_eigh(C, k=None, *, precision=np.float64):
+def top_eigh(C, k=None, *, precision=np.float64, rank=None):
     """Largest ``k`` eigenpairs of the symmetric matrix ``C`` (all of them if ``k`` is None).
 
     For ``k`` well below the size, LAPACK's bisection driver (evx) computes only the requested
-    eigenvectors; otherwise the divide-and-conquer driver computes all.
+    eigenvectors; otherwise the divide-and-conquer driver computes all. A positive
+    semi-definite ``C`` of known low ``rank`` (a scatter of fewer rows than columns) is
+    solved on its range (``low_rank_eigh``): no reduction of the whole matrix.
 
     Parameters
     ----------
@@ -19,6 +21,8 @@ def top_eigh(C, k=None, *, precision=np.float64):
         Symmetric matrix (only the upper triangle is read).
     k : int or None
         Number of eigenpairs.
+    rank : int, optional
+        An upper bound of the rank of a positive semi-definite ``C``.
     precision : dtype, default float64
         The precision the entries of ``C`` carry (e.g. float32 for a covariance made
         from float32 data). With float32 and ``k`` at most half the size, the subspace
@@ -44,6 +48,10 @@ def top_eigh(C, k=None, *, precision=np.float64):
     d = C.shape[0]
     if k == 0:
         return np.empty(0, dtype=C.dtype), np.empty((d, 0), dtype=C.dtype)
+    if rank is not None and k is not None and k <= rank and 4 * (rank + RANGE_EXTRA) <= d:
+        found = low_rank_eigh(C, k, rank)
+        if found is not None:
+            return found
     if k is None or k >= d or k > d // 2:
         w, V = scipy.linalg.eigh(C, lower=False, driver="evd", check_finite=False)
         if k is not None:
@@ -58,6 +66,44 @@ def top_eigh(C, k=None, *, precision=np.float64):
             w, V = scipy.linalg.eigh(C, lower=False, driver="evd", check_finite=False)
             w, V = w[d - k :], V[:, d - k :]
     return w[::-1].copy(), V[:, ::-1].copy()
+
+
+RANGE_EXTRA = 10  # columns beyond the rank in low_rank_eigh's range
+RANGE_RTOL = 1e-10  # largest residual ||C v - w v|| / w_1 accepted from the range
+
+
+def low_rank_eigh(C, k, rank):
+    """Top ``k`` eigenpairs of a symmetric positive semi-definite ``C`` of rank at most
+    ``rank``, from its range: ``C`` times ``rank + RANGE_EXTRA`` Gaussian columns spans
+    it (any columns do: the seed is fixed, and the result does not depend on it), once
+    more by ``C`` (what rounding left of the null space damped), then one Rayleigh-Ritz
+    step. Three products of ``d^2 (rank + 10)`` instead of a reduction of the whole
+    matrix (``4/3 d^3``, memory-bound): 200 rows of 5,000 columns 0.3 s, not 5 s. None
+    when a residual exceeds ``RANGE_RTOL`` times the largest eigenvalue (a rank bound
+    that was not one). Only the upper triangle of ``C`` is read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.random.default_rng(0).normal(size=(20, 300))
+    >>> C = A.T @ A
+    >>> w, V = low_rank_eigh(C, 3, 20)
+    >>> bool(np.allclose(w, np.linalg.eigvalsh(C)[::-1][:3], rtol=1e-12))
+    True
+    """
+    d = C.shape[0]
+    m = min(d, rank + RANGE_EXTRA)
+    Q = _symmetric_times(C, np.random.default_rng(0).standard_normal((d, m)))
+    for _step in range(2):  # the range, then once more by C
+        Q = scipy.linalg.qr(_symmetric_times(C, Q) if _step else Q, mode="economic", check_finite=False)[0]
+    CQ = _symmetric_times(C, Q)
+    w, S = scipy.linalg.eigh(matmul(Q.T, CQ), lower=False, check_finite=False, overwrite_a=True)
+    w, top = w[::-1][:k].copy(), np.ascontiguousarray(S[:, ::-1][:, :k])
+    V = np.ascontiguousarray(matmul(Q, top))
+    residuals = np.linalg.norm(matmul(CQ, top) - V * w, axis=0)
+    if not np.all(residuals <= RANGE_RTOL * max(w[0], 0.0)):
+        return None
+    return w, V
 
 
 REFINE_RTOL = 1e-4  # largest residual ||C v - w v|| / w accepted from the float32 subspace
