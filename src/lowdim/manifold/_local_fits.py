@@ -6,7 +6,7 @@ spectrum. Blocks are computed batched over row chunks (numpy's stacked LAPACK) s
 import numpy as np
 import scipy.sparse as sp
 
-BLOCK_BYTES = 64 << 20
+BLOCK_BYTES = 4 << 20
 
 
 def _row_chunks(n, k, d):
@@ -41,7 +41,7 @@ def barycenter_weights(Q, R, idx, reg):
     W = np.empty((m, k))
     eye = np.eye(k)
     for rows in _row_chunks(m, k, R.shape[1]):
-        Z = R[idx[rows]].astype(np.float64) - Q[rows, None, :].astype(np.float64)
+        Z = R[idx[rows]].astype(np.float64, copy=False) - Q[rows, None, :].astype(np.float64, copy=False)
         G = Z @ Z.transpose(0, 2, 1)
         trace = np.trace(G, axis1=1, axis2=2)
         r = np.where(trace > 0, reg * trace, reg)
@@ -95,7 +95,7 @@ def hessian_blocks(X, idx, d, reg, tol):
     n, k = idx.shape
     blocks = np.empty((n, k, k))
     for rows in _row_chunks(n, k, X.shape[1]):
-        Z = X[idx[rows]].astype(np.float64)
+        Z = X[idx[rows]].astype(np.float64, copy=False)
         blocks[rows] = _hessian_chunk(Z - Z.mean(axis=1, keepdims=True), d, tol)
     return idx, blocks
 
@@ -106,7 +106,7 @@ def ltsa_blocks(X, idx, d, reg, tol):
     n, k = idx.shape
     blocks = np.empty((n, k, k))
     for rows in _row_chunks(n, k, X.shape[1]):
-        Z = X[idx[rows]].astype(np.float64)
+        Z = X[idx[rows]].astype(np.float64, copy=False)
         U = _tangent_coordinates(Z - Z.mean(axis=1, keepdims=True), d)
         G = np.concatenate([np.full(U.shape[:2] + (1,), 1 / np.sqrt(k)), U], axis=2)
         blocks[rows] = np.eye(k) - G @ G.transpose(0, 2, 1)
@@ -119,7 +119,7 @@ def _local_spectra(X, idx, tol):
     n, k = idx.shape
     evals, evecs = np.empty((n, k)), np.empty((n, k, k))
     for rows in _row_chunks(n, k, X.shape[1]):
-        Z = X[idx[rows]].astype(np.float64) - X[rows, None, :].astype(np.float64)
+        Z = X[idx[rows]].astype(np.float64, copy=False) - X[rows, None, :].astype(np.float64, copy=False)
         w, V = np.linalg.eigh(Z @ Z.transpose(0, 2, 1))
         evals[rows], evecs[rows] = w[:, ::-1], V[:, :, ::-1]
     return np.maximum(evals, tol * evals[:, :1] + np.finfo(np.float64).tiny), evecs
