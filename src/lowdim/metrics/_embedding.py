@@ -11,7 +11,7 @@ from ..neighbors import ExactIndex, NeighborGraph, make_index
 from ._sampling import query_rows
 
 MAX_QUERIES = 20000
-BLOCK_BYTES = 64 << 20  # one block of query-to-all distances
+BLOCK_BYTES = 8 << 20  # one block of query-to-all distances (64 MiB of fresh memory a block: 1.5x the time)
 
 
 def _pair(X, Z, metric="euclidean"):
