@@ -10,7 +10,8 @@ on 40,000 10-D points, 20,000 PCA-50 rows and, with a finite max_eps, 200,000 3-
 (``optics``; scikit-learn takes about 10 minutes a run on the last), and with a finite
 max_eps above 16 columns on 20,000 PCA-50 rows and 30-D blobs (``optics-wide``);
 AgglomerativeClustering: Ward's on PCA-50 rows without and with a 10-NN connectivity
-graph, single linkage on 100,000 3-D points (``agglomerative``); BisectingKMeans k = 100, best of 10 starts per
+graph, single linkage on 100,000 3-D points (``agglomerative``) and on 30,000 PCA-50 rows
+(``agglomerative-wide``); BisectingKMeans k = 100, best of 10 starts per
 split, on the raw 70,000 x 784 images, inertia as the median of 3 seeds each (``bisecting``);
 SpectralClustering's dense rbf affinity on 10,000 PCA-50 rows (``spectral``). Same
 protocol as bench_pca.py: alternating runs after a warm-up, 0.3 s pause before each, medians.
@@ -304,6 +305,14 @@ def case_agglomerative(repeats):
     return rows
 
 
+def case_agglomerative_wide(repeats):
+    """Single linkage above 16 columns (no k-d tree: Prim's over all pairs on both sides)
+    on the first 30,000 PCA-50 rows, where scikit-learn takes over 10 s."""
+    X = fashion_pca50().astype(np.float64)[:30_000]
+    params = {"n_clusters": 10, "compute_distances": True, "linkage": "single"}
+    return [_agglomerative_case("AgglomerativeClustering single, first 30,000 of PCA-50", X, params, repeats)]
+
+
 def case_bisecting(repeats):
     """Bisecting k-means into 100 clusters, the best of 10 starts per split (scikit-learn
     takes over 10 s): each library's own random starts (seed 0 timed), the inertia
@@ -431,6 +440,7 @@ CASES = {
     "optics": case_optics,
     "optics-wide": case_optics_wide,
     "agglomerative": case_agglomerative,
+    "agglomerative-wide": case_agglomerative_wide,
     "bisecting": case_bisecting,
     "spectral": case_spectral,
 }

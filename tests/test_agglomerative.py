@@ -74,6 +74,26 @@ def test_single_linkage_on_wide_data_and_precomputed_distances(blobs):
         assert _same_tree(AgglomerativeClustering(**params).fit(D), SklearnAgglomerative(**params).fit(D))
 
 
+@pytest.mark.parametrize("shape", ["ties", "duplicates", "far", "tiny", "beyond float32", "two rows"])
+def test_the_screened_spanning_tree_is_prims_to_the_bit(shape):
+    # above 16 Euclidean columns the tree's rows are screened in float32 and measured in
+    # float64 only where they may come nearer: the same edges, weights and order as
+    # Prim's over every pair, ties (integer grids, copies) to the lowest row alike
+    from lowdim._kernels.linkage import EUCLIDEAN, euclidean_prim_tree, prim_tree
+
+    rng = np.random.default_rng(7)
+    X = {
+        "ties": rng.integers(0, 3, (600, 20)).astype(float),
+        "duplicates": np.repeat(rng.normal(size=(150, 20)), 4, axis=0),
+        "far": 1e7 + rng.normal(size=(600, 25)),
+        "tiny": rng.normal(size=(600, 18)) * 1e-35,
+        "beyond float32": rng.normal(size=(300, 20)) * 1e200,
+        "two rows": rng.normal(size=(2, 30)),
+    }[shape]
+    for ours, every_pair in zip(euclidean_prim_tree(X), prim_tree(X, EUCLIDEAN)):
+        np.testing.assert_array_equal(ours, every_pair)
+
+
 def test_ward_heights_are_scipys_ward_linkage(blobs):
     model = AgglomerativeClustering(n_clusters=2, compute_distances=True).fit(blobs)
     np.testing.assert_allclose(model.distances_, hierarchy.ward(blobs)[:, 2], rtol=1e-9)

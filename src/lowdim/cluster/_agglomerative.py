@@ -48,7 +48,7 @@ def _distances(X, metric):
 
 def _spanning_tree(X, metric):
     """Edges ``(a, b, weight)`` of a minimum spanning tree of all pairs of rows."""
-    from .._kernels.linkage import prim_tree
+    from .._kernels.linkage import euclidean_prim_tree, prim_tree
     from .._kernels.reachability_tree import dense_reachability_mst
 
     n = X.shape[0]
@@ -63,6 +63,8 @@ def _spanning_tree(X, metric):
         dist, pos = knn_query(tree[0], *tree[2:], tree[0], 2)
         a, b, w = reachability_mst(tree[0], *tree[2:], np.zeros(n), dist, pos)
         return tree[1][a], tree[1][b], w  # tree positions -> rows
+    if METRICS[metric] == 0:
+        return euclidean_prim_tree(X)
     return prim_tree(X, METRICS[metric])
 
 
