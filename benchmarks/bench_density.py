@@ -14,6 +14,9 @@ Cases:
                 pairs on such data (n^2 work: about 200x its 70,000-point time) and is
                 not run; ARI against the hdbscan package's labels (the same exact tree;
                 merges at equal heights may be ordered differently)
+  hdbscan-wide  the first 20,000 Fashion-MNIST PCA-50 rows and 20,000 points of 10
+                Gaussian blobs in 100 columns, min_cluster_size=50: lowdim vs
+                scikit-learn, labels compared
   graph-70k     Fashion-MNIST PCA-50 (70,000 x 50): KMeans k=10, HDBSCAN on the UMAP map,
                 Leiden and Louvain (UMAP's fuzzy graph, 15 neighbours; the time includes
                 building it), SpectralClustering k=10 (fuzzy graph): time and ARI / NMI
@@ -136,6 +139,27 @@ def case_hdbscan_1m(repeats):
     return [_hdbscan_case(X, "HDBSCAN, 1,000,000 2-D points (60 clusters + noise)", repeats, params, False)]
 
 
+def case_hdbscan_wide(repeats):
+    """HDBSCAN above 16 columns against scikit-learn's (Prim's over a full
+    mutual-reachability matrix): Fashion-MNIST PCA-50 rows (intrinsic dimension about 10:
+    the k-d tree's rounds) and blobs that fill 100 columns (Prim's steps, screened)."""
+    from sklearn.cluster import HDBSCAN as SkHDBSCAN
+    from sklearn.datasets import make_blobs
+
+    from lowdim import HDBSCAN
+
+    rows, params = [], {"min_cluster_size": 50}
+    blobs = make_blobs(20_000, 100, centers=10, cluster_std=2.0, random_state=0)[0]
+    images = fashion_pca50().astype(np.float64)[:20_000]
+    for name, X in (("first 20,000 of PCA-50", images), ("20,000 x 100 blobs", blobs)):
+        r = compare(lambda X=X: HDBSCAN(**params).fit(X), lambda X=X: SkHDBSCAN(copy=True, **params).fit(X), repeats)
+        same = np.array_equal(r[2].labels_, r[3].labels_)
+        k, noise = r[2].labels_.max() + 1, float(np.mean(r[2].labels_ < 0))
+        accuracy = f"{k} clusters, {noise:.1%} noise; labels {'identical' if same else 'DIFFER'}"
+        rows.append(_row(f"HDBSCAN, {name}", (r[0], r[4]), {"scikit-learn": r[1]}, accuracy, "<= 0.5x", same))
+    return rows
+
+
 def case_graph_70k(repeats):
     from lowdim import HDBSCAN, KMeans, Leiden, Louvain, SpectralClustering
     from lowdim.metrics import normalized_mutual_info_score
@@ -235,6 +259,7 @@ def case_dbcv(repeats):
 CASES = {
     "hdbscan-70k": case_hdbscan_70k,
     "hdbscan-1m": case_hdbscan_1m,
+    "hdbscan-wide": case_hdbscan_wide,
     "graph-70k": case_graph_70k,
     "soft": case_soft,
     "dbcv": case_dbcv,

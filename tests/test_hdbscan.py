@@ -108,6 +108,40 @@ def test_a_wide_tables_tree_is_sklearns_merge_for_merge(monkeypatch):
         _assert_sklearns_merges(X, **params)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e3])
+def test_above_16_columns_the_screened_tree_is_sklearns_merge_for_merge(monkeypatch, offset):
+    """Tables too large for the numpy path and wider than the k-d tree pays for take
+    Prim's steps screened in float32 (``screened_prim``): every merge is still
+    scikit-learn's, on a grid of 20 columns with copies of rows (ties everywhere) and
+    off the origin."""
+    monkeypatch.setattr("lowdim.cluster._hdbscan_prim.SMALL_PRIM", 0)
+    monkeypatch.setattr("lowdim.cluster._hdbscan.prim_pays", lambda dist: True)
+    monkeypatch.setattr(
+        "lowdim._kernels.reachability_tree.reachability_mst", lambda *a, **k: pytest.fail("the k-d tree's rounds")
+    )
+    rng = np.random.default_rng(3)
+    centres = rng.integers(0, 6, (4, 20))
+    X = (centres[np.arange(400) % 4] + rng.integers(0, 2, (400, 20))).astype(float) + offset
+    X[-10:] = X[:10]
+    for params in ({"min_cluster_size": 8}, {"min_cluster_size": 10, "min_samples": 4, "alpha": 2.0}):
+        _assert_sklearns_merges(X, **params)
+
+
+def test_the_intrinsic_dimension_chooses_prims_steps_for_rows_that_fill_their_space():
+    from scipy.spatial.distance import cdist
+
+    from lowdim.cluster._tree_choice import PRIM_ABOVE, neighbour_dimension
+
+    rng = np.random.default_rng(0)
+    rotation = np.linalg.qr(rng.normal(size=(40, 40)))[0]
+    found = []
+    for d in (2, 8, 30):  # uniform in d dimensions, turned into 40 columns
+        X = np.hstack([rng.uniform(size=(4000, d)), np.zeros((4000, 40 - d))]) @ rotation
+        found.append(neighbour_dimension(np.sort(cdist(X[:300], X), axis=1)[:, :8]))
+    # 4,000 points fill 30 dimensions sparsely: estimates fall short there, never across the line
+    assert abs(found[0] - 2) < 0.2 and found[0] < found[1] < PRIM_ABOVE < found[2]
+
+
 def test_pair_distances_sum_feature_after_feature(monkeypatch):
     """The promise behind ties with scikit-learn: each pair's squared differences are
     added in feature order, whatever the number of pairs (a lone pair too, and a lone

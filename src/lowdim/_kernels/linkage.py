@@ -383,23 +383,41 @@ def euclidean_prim_tree(X):
     [1.0, 5.0]
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
+    found = screened_prim(X, np.zeros(X.shape[0]), 1.0)
+    return prim_tree(X, EUCLIDEAN) if found is None else found
+
+
+def screened_prim(X, core, alpha):
+    """``euclidean_prim_tree`` on mutual reachability, ``max(core_i, core_j, d_ij /
+    alpha)`` (HDBSCAN's; zero ``core``: single linkage), with Prim's tie rule: the
+    lowest row among equal weights, joined to the earliest tree row offering it. None
+    for rows beyond float32's range.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [5.0]])
+    >>> screened_prim(X, np.array([2.0, 2.0, 4.0]), 1.0)[2].tolist()
+    [2.0, 4.0]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
     n, d = X.shape
     centred = X - X.mean(axis=0)
     radius = float(np.sqrt(np.einsum("ij,ij->i", centred, centred).max(initial=0.0)))
     if not radius < 1e30:  # float32 would overflow (or the rows are not finite)
-        return prim_tree(X, EUCLIDEAN)
+        return None
     # float32 rows off by 2^-24 of their norm each (below float32's normal range, by its
     # smallest step per column); the float64 sums by (d + 2) units of theirs, relative
     margin = 2.02 * 2.0**-24 * radius + 2.0 * np.sqrt(d) * 2.0**-149
     rel = 4.0 * (d + 2) * 2.0**-53
     packed = np.ascontiguousarray(centred.T, dtype=np.float32)
-    return _screened_prim(X, packed, margin, rel)
+    return _screened_prim(X, packed, margin, rel, np.asarray(core, dtype=np.float64).copy(), float(alpha))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _screened_prim(X, packed, margin, rel):
-    """``euclidean_prim_tree``'s steps: row ``ids[p]`` of X at place p < m of the packed
-    columns; the row joining the tree leaves its place to the last one."""
+def _screened_prim(X, packed, margin, rel, core, alpha):
+    """``screened_prim``'s steps: row ``ids[p]`` of X at place p < m of the packed
+    columns (``core`` kept in the same places); the row joining the tree leaves its
+    place to the last one."""
     n, d = X.shape
     ids = np.arange(n)
     best, source = np.full(n, np.inf), np.zeros(n, np.int64)
@@ -408,11 +426,12 @@ def _screened_prim(X, packed, margin, rel):
     here32, here = packed[:, 0].copy(), X[0].copy()
     current, m = 0, n
     place = 0
+    here_core = core[0]
     for step in range(n):
         m -= 1  # the current row leaves the packed rows
         for f in range(d):
             packed[f, place] = packed[f, m]
-        ids[place], best[place], source[place] = ids[m], best[m], source[m]
+        ids[place], best[place], source[place], core[place] = ids[m], best[m], source[m], core[m]
         if m == 0:
             break
         place, w = -1, np.inf
@@ -421,17 +440,19 @@ def _screened_prim(X, packed, margin, rel):
             _screen(packed, here32, lo, hi, acc)
             for t in range(hi - lo):
                 p = lo + t
-                if np.sqrt(acc[t]) < (best[p] + margin) * (1.0 + rel):  # it may come nearer
+                floor = max(here_core, core[p])
+                # it may come nearer: its core distances allow it, and its float32 distance
+                if floor < best[p] and np.sqrt(acc[t]) < (best[p] * alpha + margin) * (1.0 + rel):
                     s = 0.0
                     for f in range(d):
                         diff = here[f] - X[ids[p], f]
                         s += diff * diff
-                    dist = np.sqrt(s)
-                    if dist < best[p]:
-                        best[p], source[p] = dist, current
+                    weight = max(np.sqrt(s) / alpha, floor)
+                    if weight < best[p]:
+                        best[p], source[p] = weight, current
                 if place < 0 or best[p] < w or (best[p] == w and ids[p] < ids[place]):  # the lowest row on a tie
                     place, w = p, best[p]
-        current = ids[place]
+        current, here_core = ids[place], core[place]
         edges_a[step], edges_b[step], edges_w[step] = source[place], current, w
         for f in range(d):
             here32[f] = packed[f, place]

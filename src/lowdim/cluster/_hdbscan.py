@@ -24,6 +24,7 @@ from ..neighbors import (
     knn_given,
 )
 from ._base import warn_constant_columns
+from ._dbscan import TREE_UP_TO
 from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
 from ._hdbscan_input import (
     INFINITE_LABEL,
@@ -35,6 +36,7 @@ from ._hdbscan_input import (
 )
 from ._hdbscan_prim import core_neighbours, prim_fits, prim_spanning_tree
 from ._hdbscan_tree import ClusterTree, label_points, outlier_scores, select_clusters
+from ._tree_choice import prim_pays
 
 EUCLIDEAN = ("euclidean", "l2")
 # other metrics take the dense path: all pairwise distances, as for 'precomputed'
@@ -360,6 +362,10 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
         points, order = search[0], search[1]
         dist, pos = knn_query(points, *search[2:], points, min(max(m, MIN_CANDIDATES), X.shape[0]))
         core = dist[:, m - 1].copy()
+        if X.shape[1] > TREE_UP_TO and prim_pays(dist):
+            screened = self._screened_tree(X, order, pos[:, :m], dist[:, :m])
+            if screened is not None:
+                return screened, search
         a, b, w = reachability_mst(points, *search[2:], core, dist, pos, float(self.alpha))
         return ReachabilityTree(order[a], order[b], w, order, pos[:, :m], dist[:, :m], core), search
 
@@ -370,7 +376,22 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
         nbr, dist = core_neighbours(X, m)
         core = dist.max(axis=1)
         a, b, w = prim_spanning_tree(X, core, float(self.alpha))
-        return ReachabilityTree(a, b, w, np.arange(X.shape[0]), nbr, dist, core, prim_ordered=True)
+        return ReachabilityTree(a, b, w, np.arange(X.shape[0]), nbr, dist, core, prim_ordered=True, interpreted=True)
+
+    def _screened_tree(self, X, order, pos, dist):
+        """``_spanning_tree`` of rows that fill their space (``prim_pays``), where the
+        k-d tree's rounds cost more than Prim's steps over all pairs, screened in float32
+        (``screened_prim``), from the k-d tree's core neighbours (``order``: position ->
+        row; ``pos``, ``dist``: each position's); None for rows beyond float32's range."""
+        from .._kernels.linkage import screened_prim
+
+        nbr, nbr_dist = np.empty_like(pos), np.empty_like(dist)
+        nbr[order], nbr_dist[order] = order[pos], dist  # positions -> rows
+        core = nbr_dist[:, -1].copy()
+        found = screened_prim(X, core, float(self.alpha))
+        if found is None:
+            return None
+        return ReachabilityTree(*found, np.arange(X.shape[0]), nbr, nbr_dist, core, prim_ordered=True)
 
     def _pairwise(self, X):
         """All distances between the rows in a metric other than Euclidean (dense: n x n)."""
@@ -430,7 +451,7 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
             rows = (left,) * 4
         else:
             # a small table's tree runs the kernels' Python source: its first fit compiles nothing
-            link, cut = (single_linkage.py_func, condense.py_func) if tree.prim_ordered else (single_linkage, condense)
+            link, cut = (single_linkage.py_func, condense.py_func) if tree.interpreted else (single_linkage, condense)
             source, target, weight = (
                 (tree.a, tree.b, tree.weight) if tree.prim_ordered else prim_tree(*tree[:7], self.alpha)
             )

@@ -19,8 +19,9 @@ class ReachabilityTree(NamedTuple):
     - ``b`` (row numbers) of ``weight``; ``order`` (position -> row) of the per-position
     arrays: the core neighbours ``nbr`` (rows, each row first), their distances
     ``nbr_dist`` and the core distances ``core``. With ``prim_ordered`` the edges
-    are Prim's already, in the order he adds them (``_hdbscan_prim``): the tie rule has
-    nothing left to decide, and ``nbr`` need not hold each row first."""
+    are Prim's already, in the order he adds them (``_hdbscan_prim``, or the screened
+    Prim's above 16 columns): the tie rule has nothing left to decide, and ``nbr`` need
+    not hold each row first."""
 
     a: np.ndarray
     b: np.ndarray
@@ -30,6 +31,7 @@ class ReachabilityTree(NamedTuple):
     nbr_dist: np.ndarray
     core: np.ndarray
     prim_ordered: bool = False
+    interpreted: bool = False  # small: the hierarchy by the kernels' Python source
 
     def core_by_row(self):
         """The core distances in row order."""
