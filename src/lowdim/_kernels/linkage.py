@@ -373,9 +373,9 @@ def euclidean_prim_tree(X):
     packed, column by column in float32 (half the bytes a step streams, the sums
     vectorised across the rows), and a row's exact distance (float64, summed in column
     order as ``prim_tree`` sums it) is taken only where the float32 one, less its
-    rounding bound, could lower the row's best. 20,000 x 30 rows: 1.5 s against
-    ``prim_tree``'s 4.4 s; a parallel pass a step cost more in starting the threads
-    than it saved. Rows beyond float32's range take ``prim_tree``.
+    rounding bound, could lower the row's best (BENCHMARKS.md, Clustering: single
+    linkage above 16 columns); serial, since a parallel pass a step costs more to start
+    than it saves. Rows beyond float32's range take ``prim_tree``.
 
     Examples
     --------

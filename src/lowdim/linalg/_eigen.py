@@ -78,7 +78,7 @@ def low_rank_eigh(C, k, rank):
     it (any columns do: the seed is fixed, and the result does not depend on it), once
     more by ``C`` (what rounding left of the null space damped), then one Rayleigh-Ritz
     step. Three products of ``d^2 (rank + 10)`` instead of a reduction of the whole
-    matrix (``4/3 d^3``, memory-bound): 200 rows of 5,000 columns 0.3 s, not 5 s. None
+    matrix (``4/3 d^3``, memory-bound; BENCHMARKS.md, PCA: a stream of wide rows). None
     when a residual exceeds ``RANGE_RTOL`` times the largest eigenvalue (a rank bound
     that was not one). Only the upper triangle of ``C`` is read.
 
