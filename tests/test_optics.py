@@ -106,6 +106,19 @@ def test_above_16_columns_a_finite_max_eps_orders_from_the_pairs_within_it_as_fr
             np.testing.assert_array_equal(ours, all_pairs)
 
 
+def test_pairs_that_would_not_fit_in_memory_take_the_pass_over_all_pairs(monkeypatch):
+    from lowdim.cluster import _optics
+
+    rng = np.random.default_rng(5)
+    for rows in (rng.normal(size=(500, 3)), rng.normal(size=(500, 20))):  # the k-d tree's and the tiles'
+        listed = _optics.optics_graph(rows, 5, 1.5)
+        monkeypatch.setattr(_optics, "available_bytes", lambda: 64 * _optics.PAIR_BYTES)  # room for a few pairs
+        assert _optics._within_max_eps(rows, 1.5) is None  # no refusal: the dense pass, which needs no memory
+        for ours, all_pairs in zip(listed, _optics.optics_graph(rows, 5, 1.5)):
+            np.testing.assert_array_equal(ours, all_pairs)
+        monkeypatch.undo()
+
+
 def test_precomputed_distances_dense_and_sparse_graphs(blobs):
     D = cdist(blobs, blobs)
     assert _same(OPTICS(min_samples=5, metric="precomputed").fit(D), OPTICS(min_samples=5).fit(blobs)) == []
