@@ -22,12 +22,11 @@ from .._mixed_input import GowerTableMixin
 from .._params import BOOLEAN, CALLABLE, NONE, HasMethods, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
 from .._warnings import warn_user
-from ..neighbors import GowerIndex, join_components
+from ..neighbors import KD_TREE_UP_TO, GowerIndex, join_components
 from ._base import check_n_clusters, gower_comparable, warn_constant_columns, warn_found_fewer
 
 LINKAGES = {"ward": 0, "complete": 1, "average": 2, "single": 3}  # the kernels' codes for the first three
 METRICS = {"euclidean": 0, "l2": 0, "manhattan": 1, "l1": 1, "cityblock": 1, "cosine": 2}
-TREE_UP_TO = 16  # columns up to which single linkage's spanning tree is found by a k-d tree
 TINY = np.finfo(np.float64).tiny  # scipy's spanning tree reads a zero weight as no edge
 # Trees of up to this many points are linked and cut by the kernels' Python source
 # (py_func): tens of milliseconds, where compiling those kernels costs a first fit 0.4 s
@@ -55,7 +54,7 @@ def _spanning_tree(X, metric):
     if metric == "precomputed" or callable(metric):
         return dense_reachability_mst(_distances(X, metric), np.zeros(n))
     X = np.array(X, dtype=np.float64, order="C")  # writable: see _distances
-    if METRICS[metric] == 0 and X.shape[1] <= TREE_UP_TO:
+    if METRICS[metric] == 0 and X.shape[1] <= KD_TREE_UP_TO:
         from .._kernels.kdtree import build_tree, knn_query
         from .._kernels.reachability_tree import reachability_mst
 

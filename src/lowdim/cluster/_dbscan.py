@@ -11,7 +11,7 @@ from .._params import NONE, InstanceOf, Interval, Options, validate_params
 from .._validation import check_precomputed
 from .._warnings import warn_user
 from ..linalg import distance_blocks
-from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
+from ..neighbors import INDEX_METRICS, KD_TREE_UP_TO, SPARSE_METRICS, GowerIndex, make_index, resolve_metric
 from ._base import warn_constant_columns
 from ._dbscan_regions import (
     TreeNeighbourhoods,
@@ -19,7 +19,6 @@ from ._dbscan_regions import (
     precomputed_neighbourhoods,
 )
 
-TREE_UP_TO = 16  # columns up to which a k-d tree finds the eps-neighbourhoods; brute force above
 SAMPLE_ROWS = 200  # rows whose neighbour distances give the data's scale when eps misses it
 SCALE_GAP = 4  # one cluster of every row with eps this many times the data's scale: said
 LINK_PAIRS = 1 << 20  # the core points' links kept for scipy's components (no compiling) up to this many
@@ -228,7 +227,7 @@ class DBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator):
         if self.metric != "gower":
             metric, _ = resolve_metric(self.metric, 2 if self.p is None else self.p, self.metric_params)
             tree = metric == "euclidean" and not sp.issparse(X) and self.algorithm != "brute"
-            if tree and X.shape[1] <= TREE_UP_TO:
+            if tree and X.shape[1] <= KD_TREE_UP_TO:
                 return TreeNeighbourhoods(np.asarray(X), self.eps, self.leaf_size)
         X, metric, params, pairwise = self._distances(X)
         return metric_neighbourhoods(X, self.eps, metric, params, pairwise)

@@ -14,6 +14,7 @@ from .._params import BOOLEAN, CALLABLE, NONE, InstanceOf, Interval, Options, va
 from .._validation import check_array, check_precomputed, convert_array
 from ..linalg import pairwise_distances
 from ..neighbors import (
+    KD_TREE_UP_TO,
     PAIRWISE_METRICS,
     PRECOMPUTED_KNN,
     ExactIndex,
@@ -24,7 +25,6 @@ from ..neighbors import (
     knn_given,
 )
 from ._base import warn_constant_columns
-from ._dbscan import TREE_UP_TO
 from ._hdbscan_graph import ReachabilityTree, graph_spanning_tree
 from ._hdbscan_input import (
     INFINITE_LABEL,
@@ -362,7 +362,7 @@ class HDBSCAN(GowerTableMixin, ValidatedInputMixin, ClusterMixin, BaseEstimator)
         points, order = search[0], search[1]
         dist, pos = knn_query(points, *search[2:], points, min(max(m, MIN_CANDIDATES), X.shape[0]))
         core = dist[:, m - 1].copy()
-        if X.shape[1] > TREE_UP_TO and prim_pays(dist):
+        if X.shape[1] > KD_TREE_UP_TO and prim_pays(dist):
             screened = self._screened_tree(X, order, pos[:, :m], dist[:, :m])
             if screened is not None:
                 return screened, search

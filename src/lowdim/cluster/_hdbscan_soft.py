@@ -13,10 +13,10 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.utils.validation import check_is_fitted
 
+from ..neighbors import KD_TREE_UP_TO
 from ._hdbscan_input import spread_like_core
 
 BLOCK_ROWS = 4096  # rows per block of distances to the exemplars
-TREE_UP_TO = 16  # columns up to which the nearest exemplar is found by a k-d tree
 
 
 def _ancestors(tree, c):
@@ -115,7 +115,7 @@ def _softmax(scores):
 def _nearest_exemplar(points, exemplar_points):
     """Each point's distance to the nearest of the exemplars: a k-d tree query on few
     columns, blocks of exact pairwise distances (scipy's cdist) on many."""
-    if exemplar_points.shape[1] <= TREE_UP_TO:
+    if exemplar_points.shape[1] <= KD_TREE_UP_TO:
         from .._kernels.kdtree import build_tree, knn_query
 
         tree = build_tree(exemplar_points, leaf_size=16)

@@ -12,9 +12,16 @@ from .._params import BOOLEAN, NONE, InstanceOf, Interval, Options, validate_par
 from .._validation import check_precomputed
 from .._warnings import warn_user
 from ..linalg import distance_blocks
-from ..neighbors import INDEX_METRICS, SPARSE_METRICS, GowerIndex, ProductTiles, make_index, resolve_metric
+from ..neighbors import (
+    INDEX_METRICS,
+    KD_TREE_UP_TO,
+    SPARSE_METRICS,
+    GowerIndex,
+    ProductTiles,
+    make_index,
+    resolve_metric,
+)
 from ._base import warn_constant_columns
-from ._dbscan import TREE_UP_TO
 from ._dbscan_regions import tree_neighbourhoods
 from ._optics_extract import cluster_optics_dbscan, cluster_optics_xi, resolve_size
 
@@ -115,7 +122,7 @@ def optics_graph(X, min_samples, max_eps, metric="minkowski", p=2, metric_params
 
 def _within_max_eps(rows, max_eps):
     """CSR ``(indptr, indices)`` of each row's rows within ``max_eps`` (a hair beyond: the
-    exact distances decide), from the k-d tree up to TREE_UP_TO columns, above from tiles of
+    exact distances decide), from the k-d tree up to KD_TREE_UP_TO columns, above from tiles of
     products (every pair within found, whatever the rounding); None for an infinite
     max_eps, or pairs that would be a quarter of all pairs (then the pass over all pairs
     costs as much, without their memory) or not fit in half the free memory."""
@@ -123,7 +130,7 @@ def _within_max_eps(rows, max_eps):
     if not np.isfinite(max_eps):
         return None
     max_pairs = min(n * n // 4, available_bytes() // (2 * PAIR_BYTES))
-    if d <= TREE_UP_TO:
+    if d <= KD_TREE_UP_TO:
         return tree_neighbourhoods(rows, max_eps * (1.0 + 1e-9), leaf_size=30, max_pairs=max_pairs, bytes_per_pair=16)
     # the part on and above the diagonal holds (pairs + n) / 2
     within = ProductTiles(rows, max_eps * (1.0 + 1e-9), superset=True).pairs((max_pairs + n) // 2)

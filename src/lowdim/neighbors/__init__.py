@@ -40,7 +40,7 @@ from ._pairwise import (
 from ._paths import shortest_paths
 from ._search import search_neighbors
 from ._self_query import self_neighbors
-from ._tiles import ProductTiles
+from ._tiles import KD_TREE_UP_TO, ProductTiles
 from ._transformer import KNeighborsTransformer
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "ALGORITHMS",
     "APPROXIMATE_FROM",
     "INDEX_METRICS",
+    "KD_TREE_UP_TO",
     "ExactIndex",
     "GowerEncoding",
     "GowerIndex",

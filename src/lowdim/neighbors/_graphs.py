@@ -5,7 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._choose import make_index
-from ._tiles import ProductTiles
+from ._tiles import KD_TREE_UP_TO, ProductTiles
 
 
 def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", algorithm="auto", index=None):
@@ -44,7 +44,6 @@ def kneighbors_graph(X, n_neighbors, *, mode="distance", metric="euclidean", alg
     return sp.csr_matrix((data, idx.ravel(), indptr), shape=(n, index.n_samples_))
 
 
-TREE_UP_TO = 16  # columns up to which a k-d tree lists the pairs within the radius (as DBSCAN's)
 PAIR_CHUNK = 1 << 16  # pairs whose distances are taken at once (their differences stay in the caches)
 
 
@@ -84,7 +83,7 @@ def radius_neighbors_graph(
     array([[0.5, 0.5],
            [0. , 0. ]])
     """
-    if metric == "euclidean" and not sp.issparse(X) and np.shape(X)[1] <= TREE_UP_TO:
+    if metric == "euclidean" and not sp.issparse(X) and np.shape(X)[1] <= KD_TREE_UP_TO:
         return _tree_radius_graph(np.asarray(X, dtype=np.float64), radius, Y, mode)
     if metric == "euclidean" and not sp.issparse(X) and Y is None:  # each pair once: the graph mirrors it
         X = np.asarray(X, dtype=np.float64)

@@ -6,6 +6,9 @@ import scipy.sparse as sp
 
 from ..linalg import row_norms_sq
 
+# columns up to which a k-d tree prunes Euclidean searches (radius pairs, DBSCAN, single
+# linkage, exemplars); above, the tiles of products or passes over all pairs
+KD_TREE_UP_TO = 16
 TILE_ROWS, TILE_COLUMNS = 256, 2048  # a tile of Euclidean products (4 MiB): in the caches
 
 
