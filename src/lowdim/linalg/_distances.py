@@ -11,10 +11,10 @@ from scipy.spatial.distance import cdist
 
 from ._blas import matmul
 
-# metrics computed here; anything else scipy's cdist knows is passed to it
 # a block of distances (rows x all rows): 8 MiB stays near the caches; 64 MiB of fresh
 # memory a block (pages zeroed by the system on first touch) took twice the time
 BLOCK_BYTES = 8 << 20
+# metrics computed here; anything else scipy's cdist knows is passed to it
 EUCLIDEAN_METRICS = ("euclidean", "sqeuclidean")
 # scipy metrics whose ratio is 0/0 (NaN) between two rows of zeros, which are the same point
 ZERO_OVER_ZERO = ("braycurtis", "dice")

@@ -93,17 +93,10 @@ def low_rank_eigh(C, k, rank):
     """
     d = C.shape[0]
     m = min(d, rank + RANGE_EXTRA)
-    Q = _symmetric_times(C, np.random.default_rng(0).standard_normal((d, m)))
-    for _step in range(2):  # the range, then once more by C
-        Q = scipy.linalg.qr(_symmetric_times(C, Q) if _step else Q, mode="economic", check_finite=False)[0]
-    CQ = _symmetric_times(C, Q)
-    w, S = scipy.linalg.eigh(matmul(Q.T, CQ), lower=False, check_finite=False, overwrite_a=True)
-    w, top = w[::-1][:k].copy(), np.ascontiguousarray(S[:, ::-1][:, :k])
-    V = np.ascontiguousarray(matmul(Q, top))
-    residuals = np.linalg.norm(matmul(CQ, top) - V * w, axis=0)
-    if not np.all(residuals <= RANGE_RTOL * max(w[0], 0.0)):
-        return None
-    return w, V
+    Q = _orthonormal(_symmetric_times(C, np.random.default_rng(0).standard_normal((d, m))))
+    Q = _orthonormal(_symmetric_times(C, Q))  # once more by C
+    w, V, residuals = _rayleigh_ritz(C, Q, k)
+    return (w, V) if np.all(residuals <= RANGE_RTOL * max(w[0], 0.0)) else None
 
 
 REFINE_RTOL = 1e-4  # largest residual ||C v - w v|| / w accepted from the float32 subspace
@@ -161,15 +154,23 @@ def refined_single_eigh(C, k, extra=None, rtol=REFINE_RTOL):
     _, Q = scipy.linalg.eigh(
         single, lower=False, subset_by_index=[d - m, d - 1], driver="evx", check_finite=False, overwrite_a=True
     )
-    Q, _ = scipy.linalg.qr(Q.astype(np.float64), mode="economic", overwrite_a=True, check_finite=False)
+    w, V, residuals = _rayleigh_ritz(C, _orthonormal(Q.astype(np.float64)), k)
+    return (w, V) if np.all(residuals <= rtol * w) else None
+
+
+def _orthonormal(A):
+    """An orthonormal basis of A's columns (economic QR, A overwritten)."""
+    return scipy.linalg.qr(A, mode="economic", overwrite_a=True, check_finite=False)[0]
+
+
+def _rayleigh_ritz(C, Q, k):
+    """``(w, V, residuals)``: the top ``k`` Ritz pairs of C on the orthonormal columns Q
+    (the eigenproblem of ``Q^T C Q``), descending, and each pair's ``||C v - w v||``."""
     CQ = _symmetric_times(C, Q)
     w, S = scipy.linalg.eigh(matmul(Q.T, CQ), lower=False, check_finite=False, overwrite_a=True)
     w, top = w[::-1][:k].copy(), np.ascontiguousarray(S[:, ::-1][:, :k])
     V = np.ascontiguousarray(matmul(Q, top))
-    residuals = np.linalg.norm(matmul(CQ, top) - V * w, axis=0)
-    if not np.all(residuals <= rtol * w):
-        return None
-    return w, V
+    return w, V, np.linalg.norm(matmul(CQ, top) - V * w, axis=0)
 
 
 def _symmetric_times(C, B):
