@@ -200,8 +200,8 @@ def case_dbscan(repeats):
 
 
 def case_dbscan_wide(repeats):
-    """DBSCAN of rows with more than 16 columns (each block's distances from one product,
-    no k-d tree) at sizes where scikit-learn takes about 10 s: 100,000 x 20 (20 Gaussian
+    """DBSCAN of rows with more than 16 columns (the pairs from tiles of products, no
+    k-d tree) at sizes where scikit-learn takes about 10 s: 100,000 x 20 (20 Gaussian
     clusters and 5 % uniform noise) and the 70,000 Fashion-MNIST images as PCA-50 scores."""
     rng = np.random.default_rng(0)
     centres = rng.normal(scale=6.0, size=(20, 20))
