@@ -274,12 +274,17 @@ def test_a_rank_bound_that_is_not_one_falls_back_to_lapack():
     np.testing.assert_allclose(C @ V, V * w, atol=1e-9 * w[0])
 
 
-def test_incremental_pca_of_wide_rows_equals_the_svd_without_a_whole_eigenproblem(monkeypatch):
+@pytest.mark.parametrize("sparse", [False, True])
+def test_incremental_pca_of_wide_rows_equals_the_svd_without_a_whole_eigenproblem(monkeypatch, sparse):
+    # dense rows are kept as a factor (the Gram of its rows is solved); sparse ones
+    # build the scatter, solved on its range (rank 59) instead of whole
+    import scipy.sparse
+
     from lowdim import IncrementalPCA
 
     X = np.random.default_rng(6).normal(size=(60, 1000)) * 0.99 ** np.arange(1000)
     seen = record_eigh_dtypes(monkeypatch)
-    ours = IncrementalPCA(5, batch_size=25).fit(X)
+    ours = IncrementalPCA(5, batch_size=25).fit(scipy.sparse.csr_matrix(X) if sparse else X)
     assert max(size for _, size in seen) < 100  # the 1000 x 1000 scatter is never reduced
     ref = PCA(5, solver="svd").fit(X)
     np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_, rtol=1e-10)

@@ -371,6 +371,63 @@ def test_accumulator_modes_agree_near_and_far_from_origin():
         assert acc.n == 3000 and acc._mode == ("centered" if offset > 0 else "raw")
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e6])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_accumulator_keeps_few_wide_rows_as_a_factor_with_the_same_moments(offset, dtype):
+    # up to half as many rows as columns the rows are kept as a factor F (F^T F the
+    # scatter); past that, or at a sparse block, its scatter is formed once and the
+    # stream goes on: the moments are np.cov's all the way
+    import scipy.sparse
+
+    from lowdim.linalg import ScatterAccumulator
+
+    rng = np.random.default_rng(1)
+    X = (offset + rng.normal(size=(90, 100)) * np.linspace(1, 3, 100)).astype(dtype)
+    wide = X.astype(np.float64) - offset  # exact: the reference has no rounding of the offset
+    # each block's float64 mean carries about eps * offset, so a scatter entry of n rows
+    # (deviations up to about 12) about n * 2 * 12 * eps * (offset + 12); blocks past the
+    # factor go the float32 path for float32 data
+    bound = 2 * 12 * np.finfo(np.float64).eps * (offset + 12)
+    later = 1e-5 if dtype == np.float32 else 60 * bound
+    acc = ScatterAccumulator(100)
+    for start, stop in ((0, 7), (7, 20), (20, 30)):
+        acc.update(X[start:stop])
+        n, mean, F = acc.factor()
+        assert n == stop and F.shape == (stop + (start > 0) + (start > 7), 100)
+        np.testing.assert_allclose(mean - offset, wide[:stop].mean(axis=0), atol=4 * bound)
+        np.testing.assert_allclose(F.T @ F, (stop - 1) * np.cov(wide[:stop].T), rtol=1e-12, atol=stop * bound)
+    acc.update(X[30:60])  # 30 + 2 + 30 + 1 rows would pass 50
+    assert acc.factor() is None
+    np.testing.assert_allclose(acc.covariance(), np.cov(wide[:60].T), rtol=later, atol=later)
+    sparse = ScatterAccumulator(100)
+    sparse.update(X[:10])
+    sparse.update(scipy.sparse.csr_matrix(X[10:20]))
+    assert sparse.factor() is None
+    np.testing.assert_allclose(sparse.covariance(), np.cov(wide[:20].T), rtol=later, atol=later)
+
+
+def test_a_stream_of_wide_rows_never_builds_the_columns_square():
+    # 120 rows of 4,000 columns: the 4,000^2 scatter (128 MB) is never allocated, and
+    # the spectrum is the SVD's
+    import tracemalloc
+
+    from lowdim import IncrementalPCA
+
+    X = np.random.default_rng(2).normal(size=(120, 4000)) * 0.999 ** np.arange(4000)
+    tracemalloc.start()
+    try:
+        ours = IncrementalPCA(10, batch_size=40).fit(X)
+        assert ours.components_.shape == (10, 4000)  # reading it runs the decomposition
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4000**2 * 8 / 8
+    ref = PCA(10, solver="svd").fit(X)
+    np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(np.sum(ours.components_ * ref.components_, axis=1)), 1.0, atol=1e-9)
+    np.testing.assert_allclose(ours.var_, X.var(axis=0), rtol=1e-10)
+
+
 def split_rows(d=64):
     """Rows of a d-column product big enough to be split across the cores."""
     from lowdim.linalg import _blas

@@ -252,7 +252,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         ----------
         X : array-like, sparse matrix, dask array or iterator of arrays
             An iterator of 2-D row chunks is streamed through exact moment
-            accumulation (one pass, memory O(d^2), solver 'covariance'); the result
+            accumulation (one pass, memory O(min(n, d) d), solver 'covariance'); the result
             equals the batch fit. With ``verbose``, long fits show a progress bar.
             A ``dask.array`` is fitted by map-reduce over its row blocks with solver
             'covariance', 'svd' (TSQR) or 'randomized' (see ``lowdim.distributed``).

@@ -32,6 +32,7 @@ from ..linalg import (
     syrk_upper,
     top_eigh,
 )
+from ._wide_covariance import WideCovariance
 
 
 @dataclass
@@ -77,7 +78,11 @@ def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
     """Eigendecomposition of an accumulated scatter matrix (covariance solver, streaming).
 
     ``dtype``: that of the data; float32 data's scatter carries float32 rounding, so the
-    eigensolver may work in float32 and refine in float64 (``top_eigh``'s precision)."""
+    eigensolver may work in float32 and refine in float64 (``top_eigh``'s precision).
+    An accumulator that still holds its rows as a thin factor is solved from it
+    (``spectrum_from_factor``), never forming the d x d scatter."""
+    if acc.factor() is not None:
+        return spectrum_from_factor(acc, k, opts)
     n, mean, cov = acc.moments()  # new arrays
     cov /= max(n - 1, 1)
     variances = np.diag(cov).copy()
@@ -88,6 +93,21 @@ def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
     # the scatter's products ran on one BLAS thread each (gram_of_columns), so no
     # BLAS thread is left spinning and the eigensolver may use all the caller allows
     w, V = top_eigh(cov, k, precision=dtype, rank=max(n - 1, 1))  # centred n rows: rank n - 1 at most
+    return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None, accumulator=acc)
+
+
+def spectrum_from_factor(acc, k, opts):
+    """The covariance's top eigenpairs from a thin accumulator's factor ``F``
+    (``F^T F`` the scatter, fewer rows than columns): its rows' Gram matrix shares them
+    (``WideCovariance``); ``k=None`` gives all ``min(n, d)``."""
+    n, mean, rows = acc.factor()
+    cov = WideCovariance(rows, max(n - 1, 1))
+    variances = cov.diagonal().copy()
+    scale = None
+    if opts.standardize:
+        scale = feature_scale(variances)
+        cov = WideCovariance(rows / scale, max(n - 1, 1))
+    w, V = cov.top_eigh(min(n, mean.size) if k is None else k)
     return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None, accumulator=acc)
 
 

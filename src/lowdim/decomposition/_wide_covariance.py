@@ -16,6 +16,8 @@ from ..linalg import top_eigh
 class WideCovariance:
     """``Xc^T Xc / n`` of the centred rows ``Xc`` (n, d), as far as the latent models use
     it: ``S @ B``, ``A @ S``, ``diagonal()``, ``trace()``, ``top_eigh(k)``, ``shape``.
+    ``divisor`` replaces ``n`` (streaming PCA: ``F^T F / (rows seen - 1)`` of its
+    accumulator's factor ``F``, which has a few more rows than were seen).
 
     Examples
     --------
@@ -32,11 +34,11 @@ class WideCovariance:
 
     __array_ufunc__ = None  # ``ndarray @ S`` defers to ``S.__rmatmul__``
 
-    def __init__(self, centred):
+    def __init__(self, centred, divisor=None):
         self._rows = np.asarray(centred, dtype=np.float64)
         n, d = self._rows.shape
-        self.shape, self.dtype, self._n = (d, d), np.dtype(np.float64), n
-        self._diagonal = np.einsum("ij,ij->j", self._rows, self._rows) / n
+        self.shape, self.dtype, self._n = (d, d), np.dtype(np.float64), n if divisor is None else divisor
+        self._diagonal = np.einsum("ij,ij->j", self._rows, self._rows) / self._n
 
     def __matmul__(self, B):
         return self._rows.T @ (self._rows @ B) / self._n
@@ -56,7 +58,7 @@ class WideCovariance:
         eigenvector u gives ``Xc^T u / sqrt(n w)``): one product of n^2 d (LAPACK's thin
         SVD of the wide rows took 3 s at 100 x 200,000). Beyond the rows' rank,
         eigenvalues 0 with zero vectors (their loadings are zero whatever the direction)."""
-        w, U = top_eigh(self._rows @ self._rows.T / self._n, min(k, self._n))
+        w, U = top_eigh(self._rows @ self._rows.T / self._n, min(k, self._rows.shape[0]))
         w = np.maximum(w, 0.0)
         scale = np.sqrt(self._n * w)
         V = (self._rows.T @ U) / np.where(scale > 0, scale, 1.0)

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ._blas import add_gram_of_columns, gram_of_columns
+from ._blas import add_gram_of_columns, gram_of_columns, symmetric_from_upper, syrk_upper
 
 BLOCK_BYTES = 1 << 25  # ~32 MB of rows per BLAS call
 
@@ -132,6 +132,9 @@ def needs_centering(mean, var, dtype):
 
 DECIDING_ROWS = 64  # a block of this many rows tells whether the data lie far from the origin
 UNDECIDED, RAW, CENTERED = "undecided", "raw", "centered"  # ScatterAccumulator's modes
+# rows (as a fraction of the columns) up to which the accumulator keeps them as a factor of
+# the scatter instead of the d x d matrix: below it the factor is the smaller of the two
+THIN_ROWS_FRACTION = 0.5
 
 
 @np.errstate(invalid="ignore", over="ignore")
@@ -156,6 +159,12 @@ class ScatterAccumulator:
     """Running count, mean and centered scatter ``sum (x - mean)(x - mean)^T``.
 
     The exact path: every block is centered on its own mean and merged (Chan et al.).
+    The thin path (``factor``): while fewer rows than ``THIN_ROWS_FRACTION`` of the
+    columns have been added (dense blocks), they are kept as rows ``F`` with ``F^T F``
+    the scatter, the exact merge written as rows (each block centred on its own mean,
+    then one row ``sqrt(weight) delta`` per merge), so a stream of wide rows never
+    builds the d x d matrix; past that, or at the first sparse block, the factor's
+    scatter is formed once and the stream goes on as below.
     The fast path (``_add_raw_if_safe``): dense blocks near the origin add raw sums
     ``X^T X`` and ``sum x`` instead (one syrk per block, no per-block merging; centered
     once at the end in float64). Each block's own raw moments are checked first
@@ -182,10 +191,10 @@ class ScatterAccumulator:
 
     def __init__(self, n_features):
         self._n, self._mean = 0, np.zeros(n_features)
-        self._scatter = np.zeros((n_features, n_features))
         self._raw_n, self._raw_sum = 0, np.zeros(n_features)
-        self._raw_sq = np.zeros((n_features, n_features))
+        self._scatter = self._raw_sq = None  # d x d, allocated when the factor ends (``_end_thin``)
         self._mode = UNDECIDED
+        self._factor, self._thin = [], True  # see ``factor``
 
     @classmethod
     def from_moments(cls, n, mean, scatter):
@@ -200,6 +209,7 @@ class ScatterAccumulator:
         (3, 0.5)
         """
         acc = cls(mean.size)
+        acc._end_thin()
         acc._n, acc._mean, acc._scatter = int(n), np.array(mean, dtype=np.float64), np.array(scatter, dtype=np.float64)
         acc._mode = CENTERED  # rows added later are merged exactly, block by block
         return acc
@@ -247,17 +257,73 @@ class ScatterAccumulator:
             nb = block.shape[0]
             if nb == 0:
                 continue
-            if sp.issparse(block):
-                self._add_centered(nb, *_sparse_block_scatter(block), on_nonfinite)
-            elif self._mode == CENTERED:
-                self._add_centered(nb, *_dense_block_scatter(block, True), on_nonfinite)
-            elif not self._add_raw_if_safe(block, on_nonfinite):
-                for sub in iter_row_blocks(block, rows):
-                    self._add_centered(sub.shape[0], *_dense_block_scatter(sub, True), on_nonfinite)
-                if nb >= DECIDING_ROWS:
-                    self._mode = CENTERED
+            if self._thin and not self._add_thin(block, on_nonfinite):
+                self._end_thin()
+            if not self._thin:
+                self._add_block(block, rows, on_nonfinite)
             if progress is not None:
                 progress(nb)
+
+    def _add_block(self, block, rows, on_nonfinite):
+        """Add one block to the scatter (or raw sums)."""
+        nb = block.shape[0]
+        if sp.issparse(block):
+            self._add_centered(nb, *_sparse_block_scatter(block), on_nonfinite)
+        elif self._mode == CENTERED:
+            self._add_centered(nb, *_dense_block_scatter(block, True), on_nonfinite)
+        elif not self._add_raw_if_safe(block, on_nonfinite):
+            for sub in iter_row_blocks(block, rows):
+                self._add_centered(sub.shape[0], *_dense_block_scatter(sub, True), on_nonfinite)
+            if nb >= DECIDING_ROWS:
+                self._mode = CENTERED
+
+    def _add_thin(self, block, on_nonfinite):
+        """Add a dense block to the factor if the factor stays thin; returns whether it did.
+
+        The block centred on its own mean, then (from the second block on) the merge's
+        ``sqrt(weight) delta``: ``F^T F`` gains exactly the merged scatter's terms."""
+        held = sum(rows.shape[0] for rows in self._factor)
+        if sp.issparse(block) or held + block.shape[0] + 1 > THIN_ROWS_FRACTION * self.n_features:
+            return False
+        mean_b = block.mean(axis=0, dtype=np.float64)
+        centred = block - mean_b  # float64, a new array
+        if on_nonfinite is not None and not np.isfinite(np.einsum("ij,ij->", centred, centred)):
+            on_nonfinite()
+        n, mean, delta, weight = merge_step(self._n, self._mean, block.shape[0], mean_b)
+        if self._n:
+            self._factor.append(np.sqrt(weight) * delta[None, :])
+        self._factor.append(centred)
+        self._n, self._mean = n, mean
+        return True
+
+    def _end_thin(self):
+        """The factor's scatter, formed once; the stream goes on with the d x d matrices."""
+        d = self.n_features
+        rows = np.vstack(self._factor) if self._factor else None
+        self._scatter = np.zeros((d, d)) if rows is None else symmetric_from_upper(syrk_upper(rows))
+        self._raw_sq = np.zeros((d, d))
+        self._factor, self._thin = [], False
+
+    def factor(self):
+        """``(n, mean, F)`` with ``F^T F`` the centred scatter, while the rows added are
+        few (fewer than ``THIN_ROWS_FRACTION`` of the columns, dense): ``F`` has about
+        one row per row added (float64, a new array), so the spectrum comes from its
+        Gram matrix; ``None`` once the accumulator holds the d x d scatter.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(4, 10))
+        >>> acc = ScatterAccumulator(10)
+        >>> acc.update(X[:2]); acc.update(X[2:])
+        >>> n, mean, F = acc.factor()
+        >>> n, F.shape, bool(np.allclose(F.T @ F, (n - 1) * np.cov(X.T)))
+        (4, (5, 10), True)
+        """
+        if not self._thin:
+            return None
+        rows = np.vstack(self._factor) if self._factor else np.zeros((0, self.n_features))
+        return self._n, self._mean.copy(), rows
 
     def _blocks(self, X, rows):
         blocks = iter_row_blocks(X, rows)
@@ -292,6 +358,11 @@ class ScatterAccumulator:
 
     def _combined(self):
         """(n, mean, scatter) of everything added, without changing the state."""
+        if self._thin:
+            n, mean, rows = self.factor()
+            if not rows.shape[0]:
+                return n, mean, np.zeros((mean.size, mean.size))
+            return n, mean, symmetric_from_upper(syrk_upper(rows))
         if self._raw_n:
             mean_r = self._raw_sum / self._raw_n
             scatter_r = self._raw_sq - self._raw_n * np.outer(mean_r, mean_r)
@@ -319,7 +390,7 @@ class ScatterAccumulator:
     @property
     def mean(self):
         """Column means (float64)."""
-        return self._combined()[1]
+        return self._mean.copy() if self._thin else self._combined()[1]
 
     def covariance(self, ddof=1):
         """The covariance matrix (float64)."""
