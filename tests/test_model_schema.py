@@ -35,7 +35,9 @@ SIZES = (
 GOWER = {"gower": True}
 VARIANTS = {
     # a model built by streaming keeps its running moments, for partial_fit after loading
-    "PCA": [{"standardize": True}, {"streamed": True}],
+    # (of fewer rows than half the columns, as the rows of a factor)
+    "PCA": [{"standardize": True}, {"streamed": True}, {"streamed": True, "wide": True, "few_rows": True}],
+    "IncrementalPCA": [{"wide": True, "few_rows": True}],
     # arrays only the way back (or a rotation) reads
     "KernelPCA": [{"fit_inverse_transform": True}],
     **{name: [{"compute_inverse_components": True}] for name in ("GaussianRandomProjection", "SparseRandomProjection")},
@@ -87,6 +89,7 @@ def _fit(
     constant=False,
     complete=False,
     streamed=False,
+    few_rows=False,
     **options,
 ):
     cls = getattr(lowdim, name)
@@ -125,6 +128,8 @@ def _fit(
     if constant:  # every row the same, exactly (a mean of copies of X[0] may round): no variance
         X[:] = 1.0
     y = np.arange(sizes["samples"]) % sizes["classes"]
+    if few_rows:  # a third as many rows as columns
+        X, y = X[: sizes["features"] // 3], y[: sizes["features"] // 3]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = cls(**{k: v for k, v in chosen.items() if k in params}, **required, **options)

@@ -321,6 +321,35 @@ def test_a_fit_of_one_array_saves_no_moments_and_says_so_when_continued(tmp_path
         loaded.partial_fit(X)
 
 
+@pytest.mark.parametrize("cls", ["PCA", "IncrementalPCA"])
+def test_a_saved_stream_of_few_wide_rows_keeps_its_rows_and_continues(tmp_path, cls):
+    # fewer rows than half the columns: the file keeps the factor's rows, not the
+    # columns' square; continued past half the columns, the scatter takes over
+    import lowdim
+
+    X = low_rank(n=60, d=100)
+    stream = getattr(lowdim, cls)(3).partial_fit(X[:10]).partial_fit(X[10:20])
+    loaded = lowdim.load(_saved(stream, tmp_path / "m.lowdim"))
+    assert loaded.running_rows_.shape == (21, 100) and "running_scatter_" not in vars(loaded)  # 20 rows, 1 merge
+    loaded.partial_fit(X[20:])
+    batch = PCA(3, solver="svd").fit(X)
+    np.testing.assert_allclose(loaded.explained_variance_, batch.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(loaded.mean_, batch.mean_, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(loaded.components_ @ batch.components_.T), np.eye(3), atol=1e-8)
+    again = lowdim.load(_saved(loaded, tmp_path / "again.lowdim"))
+    assert again.running_scatter_.shape == (100, 100) and "running_rows_" not in vars(again)
+
+
+def test_a_file_with_a_running_mean_alone_is_refused(tmp_path):
+    import lowdim
+    from lowdim.exceptions import UntrustedModelError
+
+    model = lowdim.load(_saved(PCA(2).partial_fit(low_rank(n=10, d=40)), tmp_path / "m.lowdim"))
+    del model.running_rows_
+    with pytest.raises(UntrustedModelError, match="running_mean_ with running_scatter_ or with running_rows_"):
+        lowdim.load(_saved(model, tmp_path / "bad.lowdim"))
+
+
 def test_a_file_whose_running_scatter_is_not_a_scatter_is_refused(tmp_path):
     import lowdim
     from lowdim.exceptions import UntrustedModelError

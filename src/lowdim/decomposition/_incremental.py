@@ -34,7 +34,8 @@ class IncrementalPCA(PCA):
         Rows per batch of the last ``fit`` (or of the last ``partial_fit`` call).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    n_iter_, n_samples_, solver_, scale_, total_variance_, running_mean_, running_scatter_ : as in ``PCA``.
+    n_iter_, n_samples_, solver_, scale_, total_variance_, running_mean_, running_scatter_, running_rows_ :
+        As in ``PCA``.
 
     Examples
     --------
@@ -95,7 +96,7 @@ class IncrementalPCA(PCA):
         -------
         self
         """
-        moments = "_accumulator" in self.__dict__ or "running_scatter_" in self.__dict__
+        moments = "_accumulator" in self.__dict__ or "running_mean_" in self.__dict__
         seen = self.__dict__.get("n_samples_seen_", 0) if moments else 0
         super().partial_fit(X)
         self.batch_size_ = int(self.n_samples_seen_ - seen)

@@ -54,7 +54,7 @@ class FinishedOnRead:
 
 
 # a loaded model's running moments, which partial_fit continues (``_resume_state``)
-_RUNNING = ("running_mean_", "running_scatter_")
+_RUNNING = ("running_mean_", "running_scatter_", "running_rows_")
 
 # fitted attributes that partial_fit leaves to be computed on first access
 _DEFERRED = (
@@ -166,6 +166,10 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         rows seen, which ``save`` keeps for a model built by streaming (``partial_fit``,
         an iterator of chunks, ``IncrementalPCA``) so that ``partial_fit`` continues it
         exactly; the next ``partial_fit`` takes them over.
+    running_rows_ : ndarray of shape (n_rows, n_features)
+        Instead of ``running_scatter_`` for a stream of fewer rows than half its columns:
+        rows whose ``running_rows_.T @ running_rows_`` is the centred scatter
+        (``linalg.ScatterAccumulator.factor``), about one per row seen.
 
     Examples
     --------
@@ -338,7 +342,7 @@ class PCA(DensityScoreMixin, ComponentTransformer):
         self
         """
         if "_accumulator" not in self.__dict__:
-            if "running_scatter_" in self.__dict__:
+            if "running_mean_" in self.__dict__:
                 self._resume_moments()
             elif "solver_" in self.__dict__:
                 raise ValueError(self._no_moments_message())
@@ -368,28 +372,41 @@ class PCA(DensityScoreMixin, ComponentTransformer):
     def _resume_moments(self):
         """The running moments of a loaded model, back in an accumulator that
         ``partial_fit`` continues (the stream's dtype so far: its mean's)."""
-        mean, scatter = self.__dict__.pop("running_mean_"), self.__dict__.pop("running_scatter_")
-        self._accumulator = ScatterAccumulator.from_moments(self.n_samples_seen_, mean, scatter)
+        mean, n = self.__dict__.pop("running_mean_"), self.n_samples_seen_
+        if "running_rows_" in self.__dict__:
+            self._accumulator = ScatterAccumulator.from_factor(n, mean, self.__dict__.pop("running_rows_"))
+        else:
+            self._accumulator = ScatterAccumulator.from_moments(n, mean, self.__dict__.pop("running_scatter_"))
         self._streamed = True
         self._pending_dtype = self.__dict__["mean_"].dtype
 
     def _resume_state(self):
         """What ``save`` keeps beyond the fitted attributes of a model built by streaming
         (``partial_fit``, chunks): the running moments (float64 mean and centred scatter,
-        ``n_features`` squared numbers), so that ``partial_fit`` continues a loaded model
+        ``n_features`` squared numbers, or while the rows seen are fewer than half the
+        columns the accumulator's factor), so that ``partial_fit`` continues a loaded model
         exactly. A fit of one array keeps none in its file (its moments would outweigh it)."""
         if not self.__dict__.get("_streamed"):
             return {}
+        factor = self._accumulator.factor()
+        if factor is not None:
+            return {"running_mean_": factor[1], "running_rows_": factor[2]}
         _, mean, scatter = self._accumulator.moments()
         return {"running_mean_": mean, "running_scatter_": (scatter + scatter.T) / 2}  # BLAS's X^T X may round apart
 
     def _check_loaded(self):
         """Loaded running moments are a scatter: symmetric (``save`` writes it so), with a
-        non-negative diagonal, of a count of rows seen."""
-        scatter = self.__dict__.get("running_scatter_")
-        if scatter is None:
+        non-negative diagonal (rows of a factor are one whatever they hold), of a count of
+        rows seen."""
+        held = [name for name in _RUNNING if name in self.__dict__]
+        if not held:
             return
-        if (scatter != scatter.T).any() or (np.diag(scatter) < 0).any():
+        if held not in (["running_mean_", "running_scatter_"], ["running_mean_", "running_rows_"]):
+            raise ValueError(
+                f"running moments are running_mean_ with running_scatter_ or with running_rows_; the file holds {held}"
+            )
+        scatter = self.__dict__.get("running_scatter_")
+        if scatter is not None and ((scatter != scatter.T).any() or (np.diag(scatter) < 0).any()):
             raise ValueError("running_scatter_ is not a scatter matrix (symmetric, non-negative diagonal)")
         if not isinstance(self.__dict__.get("n_samples_seen_"), numbers.Integral) or self.n_samples_seen_ < 1:
             raise ValueError("running moments without the count of rows they sum (n_samples_seen_)")

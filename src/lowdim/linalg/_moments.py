@@ -215,6 +215,26 @@ class ScatterAccumulator:
         return acc
 
     @classmethod
+    def from_factor(cls, n, mean, rows):
+        """An accumulator holding ``n`` rows with this mean and a factor ``rows`` of their
+        centred scatter (``rows.T @ rows``, as ``factor`` gives it); ``update`` continues
+        it, as rows while they stay fewer than ``THIN_ROWS_FRACTION`` of the columns.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> acc = ScatterAccumulator.from_factor(3, np.zeros(4), np.eye(2, 4))
+        >>> acc.n, float(acc.covariance()[0, 0]), acc.factor()[2].shape
+        (3, 0.5, (2, 4))
+        """
+        acc = cls(mean.size)
+        acc._n, acc._mean = int(n), np.array(mean, dtype=np.float64)
+        acc._factor = [np.array(rows, dtype=np.float64)]
+        if acc._factor[0].shape[0] > THIN_ROWS_FRACTION * acc.n_features:
+            acc._end_thin()
+        return acc
+
+    @classmethod
     def of_array(cls, X, mean, variances):
         """The moments of an in-memory dense array whose column mean and variance are
         known (``column_moments``; the caller has checked them for NaN/infinity): near the origin one
