@@ -174,7 +174,12 @@ def merge_twin_centers(centers, labels):
 def warn_fewer_clusters(representatives, n_clusters, name):
     """Warn when fewer distinct clusters than asked for were found (duplicate points):
     ``representatives`` are the centres (rows) or, without coordinates, the labels."""
-    warn_found_fewer(np.unique(representatives, axis=0).shape[0], n_clusters, name)
+    representatives = np.asarray(representatives)
+    if representatives.ndim == 1:
+        found = np.unique(representatives).size
+    else:  # rows' bytes (-0.0 made 0.0): numpy's unique over rows of many columns sorts them as records, slowly
+        found = len({row.tobytes() for row in np.ascontiguousarray(representatives + 0.0)})
+    warn_found_fewer(found, n_clusters, name)
 
 
 def warn_found_fewer(found, n_clusters, name):

@@ -21,7 +21,7 @@ def _squared_errors(Xc, x_sq, centers, labels, products):
     kernel's, or numpy's in a fit ``by_products``), for sparse rows from the expansion
     (they stay sparse)."""
     if products:
-        return own_squared_distances(Xc, np.asarray(centers, dtype=np.float64), labels)
+        return own_squared_distances(Xc, np.asarray(centers, dtype=np.float64), labels, x_sq)
     from .._kernels.kmeans import point_distances
 
     out = np.empty(Xc.shape[0])

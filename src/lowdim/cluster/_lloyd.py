@@ -43,7 +43,8 @@ def assign(X, centers, x_sq):
     step = _block_rows(n, k)
     for start in range(0, n, step):
         stop = min(n, start + step)
-        _argmin_rows(sq_euclidean(X[start:stop], C, x_sq[start:stop], c_sq), labels[start:stop], best[start:stop])
+        rows = X if step >= n else X[start:stop]  # slicing sparse rows copies them
+        _argmin_rows(sq_euclidean(rows, C, x_sq[start:stop], c_sq), labels[start:stop], best[start:stop])
     return labels, best
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._iterative import run_loop
-from ..linalg import group_row_sums
+from ..linalg import group_row_sums, row_norms_sq
 from ._lloyd import KMeansState, assign, count_confirming_pass, relocations
 
 # work per iteration (rows x clusters x features) up to which dense k-means iterates by
@@ -16,6 +16,9 @@ from ._lloyd import KMeansState, assign, count_confirming_pass, relocations
 # (which skip most distances), against seconds of their compilation on a first call and
 # a few tenths of a second loading them in every new process (BENCHMARKS.md, Cold start)
 SMALL_LLOYD = 1 << 23
+# centres up to which sparse rows' products with their own centre come from a product with
+# every centre (k multiply-adds per stored entry) rather than gathering each entry's own
+OWN_BY_PRODUCT = 32
 
 
 def by_products(X, n_clusters, algorithm):
@@ -82,25 +85,32 @@ def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), v
     result = run_loop(
         step, start, max_iter=max_iter, tol=tol, callbacks=callbacks, verbose=verbose, label="KMeans (Lloyd, products)"
     )
-    result.objective = float(weights @ own_squared_distances(X, result.state.centers, result.state.labels))
+    result.objective = float(weights @ own_squared_distances(X, result.state.centers, result.state.labels, x_sq))
     return count_confirming_pass(result, max_iter, tol)
 
 
-def own_squared_distances(X, centers, labels):
+def own_squared_distances(X, centers, labels, x_sq=None):
     """Each row's squared distance to its own centre in float64: from its differences
     for dense rows (as the bound kernels measure it: float32 data lose no digits to the
-    product expansion), from the expansion for sparse rows (which stay sparse).
+    product expansion), from the expansion for sparse rows (which stay sparse; ``x_sq``,
+    their squared norms if known).
 
     Examples
     --------
     >>> own_squared_distances(np.array([[0.0, 1.0], [3.0, 4.0]]), np.zeros((1, 2)), np.array([0, 0])).tolist()
     [1.0, 25.0]
     """
-    own = centers[labels]
-    if sp.issparse(X):
-        X = X.astype(np.float64)
-        cross = np.asarray(X.multiply(own).sum(axis=1)).ravel()
-        x_sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-        return np.maximum(x_sq - 2 * cross + np.einsum("ij,ij->i", own, own), 0.0)
-    diff = np.asarray(X, dtype=np.float64) - own
+    if sp.issparse(X):  # no dense n x d copy of the centres: a product with each, or each entry's own
+        X = sp.csr_matrix(X)
+        n = X.shape[0]
+        if centers.shape[0] <= OWN_BY_PRODUCT:
+            cross = np.asarray(X @ centers.T, dtype=np.float64)[np.arange(n), labels]
+        else:
+            rows = np.repeat(np.arange(n), np.diff(X.indptr))
+            own_entries = centers[labels[rows], X.indices]
+            cross = np.bincount(rows, weights=X.data.astype(np.float64) * own_entries, minlength=n)
+        c_sq = np.einsum("ij,ij->i", centers, centers)
+        x_sq = row_norms_sq(X) if x_sq is None else x_sq
+        return np.maximum(x_sq - 2 * cross + c_sq[labels], 0.0)
+    diff = np.asarray(X, dtype=np.float64) - centers[labels]
     return np.einsum("ij,ij->i", diff, diff)

@@ -71,6 +71,11 @@ def sq_euclidean(X, Y, x_sq=None, y_sq=None):
     """
     x_sq = row_norms_sq(X) if x_sq is None else x_sq
     y_sq = row_norms_sq(Y) if y_sq is None else y_sq
+    if sp.issparse(X) and sp.issparse(Y):  # the side of fewer rows dense: no sparse-by-sparse product
+        small_x = X.shape[0] <= Y.shape[0]
+        few = X if small_x else Y
+        if few.shape[0] * few.shape[1] * 8 <= BLOCK_BYTES:
+            X, Y = (X.toarray(), Y) if small_x else (X, Y.toarray())
     if sp.issparse(X) or sp.issparse(Y):
         product = X @ Y.T
         D = np.asarray(product.toarray() if sp.issparse(product) else product, dtype=np.result_type(X.dtype, Y.dtype))

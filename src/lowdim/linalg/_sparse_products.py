@@ -115,6 +115,10 @@ def dense_times_sparse_t(X, C, rows=256):
 
 
 COPY_BYTES = 8 << 20  # float64 columns copied at a time for ``group_row_sums``
+# groups up to which sparse rows are summed as X^T times the dense n x k membership (one
+# pass over the stored entries) rather than the sparse membership times X (a sparse
+# product with its symbolic pass and sparse result)
+FEW_GROUPS = 8
 
 
 def group_row_sums(X, labels, k, weights=None):
@@ -148,6 +152,10 @@ def group_row_sums(X, labels, k, weights=None):
     np.cumsum(np.bincount(labels, minlength=k), out=indptr[1:])
     member = sp.csr_matrix((weights[order], order, indptr), shape=(k, X.shape[0]))
     totals = np.bincount(labels, weights=weights, minlength=k)
+    if sp.issparse(X) and k <= FEW_GROUPS:
+        dense_member = np.zeros((X.shape[0], k))
+        dense_member[np.arange(X.shape[0]), labels] = weights
+        return np.ascontiguousarray(np.asarray(X.T @ dense_member, dtype=np.float64).T), totals
     if sp.issparse(X) or X.dtype == np.float64:
         sums = member @ X
         return np.asarray(sums.toarray() if sp.issparse(sums) else sums, dtype=np.float64), totals
