@@ -147,15 +147,15 @@ def group_row_sums(X, labels, k, weights=None):
     ([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [2.0, 1.0])
     """
     weights = np.ones(labels.size) if weights is None else np.asarray(weights, dtype=np.float64)
-    order = np.argsort(labels, kind="stable")
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(np.bincount(labels, minlength=k), out=indptr[1:])
-    member = sp.csr_matrix((weights[order], order, indptr), shape=(k, X.shape[0]))
     totals = np.bincount(labels, weights=weights, minlength=k)
     if sp.issparse(X) and k <= FEW_GROUPS:
         dense_member = np.zeros((X.shape[0], k))
         dense_member[np.arange(X.shape[0]), labels] = weights
         return np.ascontiguousarray(np.asarray(X.T @ dense_member, dtype=np.float64).T), totals
+    order = np.argsort(labels, kind="stable")
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(np.bincount(labels, minlength=k), out=indptr[1:])
+    member = sp.csr_matrix((weights[order], order, indptr), shape=(k, X.shape[0]))
     if sp.issparse(X) or X.dtype == np.float64:
         sums = member @ X
         return np.asarray(sums.toarray() if sp.issparse(sums) else sums, dtype=np.float64), totals
