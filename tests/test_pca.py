@@ -582,6 +582,25 @@ def test_one_thread_equals_all_threads_per_solver(solver, machine_threads):
     np.testing.assert_allclose(one.components_, every.components_, atol=1e-8)
 
 
+@pytest.mark.parametrize("standardize", [False, True])
+def test_lanczos_on_fewer_rows_than_columns_iterates_on_the_rows_side(monkeypatch, standardize):
+    # the nonzero spectrum of Xc^T Xc is that of Xc Xc^T: Lanczos vectors of n entries,
+    # not d, and the components from Xc^T u (sparse wide rows: 3x scikit-learn's time before)
+    import scipy.sparse
+
+    from lowdim.decomposition import _pca_solvers
+
+    sizes = []
+    real = _pca_solvers.lanczos_eigh
+    monkeypatch.setattr(_pca_solvers, "lanczos_eigh", lambda op, k, **kw: sizes.append(op.shape) or real(op, k, **kw))
+    X = scipy.sparse.random(80, 500, density=0.05, random_state=3, format="csr") * 10 + scipy.sparse.eye(80, 500)
+    ours = PCA(6, solver="lanczos", standardize=standardize, random_state=0).fit(X)
+    assert sizes == [(80, 80)]
+    ref = PCA(6, solver="svd", standardize=standardize).fit(X.toarray())
+    np.testing.assert_allclose(ours.explained_variance_, ref.explained_variance_, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(np.sum(ours.components_ * ref.components_, axis=1)), 1.0, atol=1e-9)
+
+
 def test_lanczos_falls_back_to_lobpcg_with_a_warning(monkeypatch):
     import scipy.sparse.linalg as spla
 

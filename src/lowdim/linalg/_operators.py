@@ -143,3 +143,33 @@ class CenteredData:
             return z / (n - 1)
 
         return spla.LinearOperator((d, d), matvec=matvec, matmat=apply, dtype=self.dtype)
+
+    def cogram_operator(self):
+        """``Xc @ Xc.T / (n - 1)`` as a scipy ``LinearOperator`` of shape (n, n): the
+        covariance's nonzero spectrum on the side of the rows (for fewer rows than
+        columns, Lanczos vectors of n entries instead of d).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.arange(12.0).reshape(3, 4) ** 2
+        >>> op = CenteredData(X, X.mean(0)).cogram_operator()
+        >>> Xc = X - X.mean(0)
+        >>> bool(np.allclose(op.matmat(np.eye(3)), Xc @ Xc.T / 2))
+        True
+        """
+        n = self.shape[0]
+
+        def apply(U):
+            U = np.asarray(U, dtype=self.dtype)
+            return self.matmat(self.rmatmat(U.reshape(n, -1))) / (n - 1)
+
+        def matvec(u):  # 1-D products skip the 2-D overheads (ARPACK calls this)
+            u = np.asarray(u, dtype=self.dtype).ravel()
+            z = self._Xt.dot(u) - self._mean * u.sum()
+            if self._inv_scale is not None:
+                z *= self._inv_scale**2
+            self.n_products += 2
+            return (self._X.dot(z) - self._mean @ z) / (n - 1)
+
+        return spla.LinearOperator((n, n), matvec=matvec, matmat=apply, dtype=self.dtype)

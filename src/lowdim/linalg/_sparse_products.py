@@ -51,6 +51,7 @@ class ParallelCSR:
         cuts = _cuts(A.indptr, max(1, parts))
         self._blocks = [A[a:b] for a, b in zip(cuts[:-1], cuts[1:]) if b > a] or [A]
         self._A = A
+        self._sum_parts = {}  # parts -> their row spans and rows (a slice of CSR rows copies them)
 
     def dot(self, B):
         """``A @ B`` for a dense vector or matrix ``B``."""
@@ -67,12 +68,11 @@ class ParallelCSR:
         parts = min(SUM_PARTS, self._A.nnz // MIN_NNZ_TO_SPLIT, SUM_BYTES // (self.shape[1] * width * B.itemsize))
         if parts <= 1:
             return np.asarray(self._A.T @ B)
-        cuts = _cuts(self._A.indptr, parts)
-        spans = [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+        if parts not in self._sum_parts:
+            cuts = _cuts(self._A.indptr, parts)
+            self._sum_parts[parts] = [(a, b, self._A[a:b].T) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
         pieces = list(
-            worker_pool("sparse").map(
-                lambda span: np.asarray(self._A[span[0] : span[1]].T @ B[span[0] : span[1]]), spans
-            )
+            worker_pool("sparse").map(lambda part: np.asarray(part[2] @ B[part[0] : part[1]]), self._sum_parts[parts])
         )
         out = pieces[0]
         for piece in pieces[1:]:
