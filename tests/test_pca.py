@@ -588,11 +588,11 @@ def test_lanczos_on_fewer_rows_than_columns_iterates_on_the_rows_side(monkeypatc
     # not d, and the components from Xc^T u (sparse wide rows: 3x scikit-learn's time before)
     import scipy.sparse
 
-    from lowdim.decomposition import _pca_solvers
+    from lowdim.linalg import _operators
 
     sizes = []
-    real = _pca_solvers.lanczos_eigh
-    monkeypatch.setattr(_pca_solvers, "lanczos_eigh", lambda op, k, **kw: sizes.append(op.shape) or real(op, k, **kw))
+    real = _operators.lanczos_eigh
+    monkeypatch.setattr(_operators, "lanczos_eigh", lambda op, k, **kw: sizes.append(op.shape) or real(op, k, **kw))
     X = scipy.sparse.random(80, 500, density=0.05, random_state=3, format="csr") * 10 + scipy.sparse.eye(80, 500)
     ours = PCA(6, solver="lanczos", standardize=standardize, random_state=0).fit(X)
     assert sizes == [(80, 80)]

@@ -14,8 +14,10 @@ def counts():
     return sp.random(600, 300, density=0.05, random_state=0, format="csr", data_rvs=lambda k: np.arange(1, k + 1) % 7)
 
 
+@pytest.mark.parametrize("wide", [False, True])  # wide: Lanczos on the rows' side
 @pytest.mark.parametrize("dense", [False, True])
-def test_arpack_finds_the_exact_singular_triplets_without_centring(counts, dense):
+def test_arpack_finds_the_exact_singular_triplets_without_centring(counts, dense, wide):
+    counts = counts.T.tocsr() if wide else counts
     X = counts.toarray() if dense else counts
     model = TruncatedSVD(n_components=6, algorithm="arpack", random_state=0).fit(X)
     U, s, Vt = np.linalg.svd(counts.toarray(), full_matrices=False)

@@ -24,7 +24,6 @@ from ..linalg import (
     block_rows,
     column_moments,
     feature_scale,
-    lanczos_eigh,
     needs_centering,
     power_eigh,
     randomized_svd,
@@ -304,18 +303,9 @@ class LanczosSolver:
     def fit(self, X, k, opts):
         n, d = X.shape
         mean, variances, scale, op = _prepare_operator(X, opts)
-        rows_side = n < d  # the nonzero spectrum from the smaller of X^T X and X X^T
-        sym = op.cogram_operator() if rows_side else op.covariance_operator()
         with blas_limit(1 if sp.issparse(X) else None):
-            w, V = lanczos_eigh(
-                sym, k, rng=opts.rng, tol=opts.tol, max_iter=None if opts.max_iter is None else 10 * opts.max_iter
-            )
-            w = np.maximum(w, 0.0)
-            if rows_side:  # a row-side eigenvector u gives the component Xc^T u / sqrt((n - 1) w)
-                norms = np.sqrt(w * (n - 1))
-                keep = norms > norms[0] * np.finfo(X.dtype).eps * n
-                V = op.rmatmat(V) / np.where(keep, norms, 1.0)
-                V[:, ~keep] = 0.0
+            max_iter = None if opts.max_iter is None else 10 * opts.max_iter
+            w, V = op.top_components(k, rng=opts.rng, tol=opts.tol, max_iter=max_iter)
         return Spectrum(mean, variances, scale, V.T.astype(X.dtype), w, n, False, n_iter=op.n_products)
 
 

@@ -15,7 +15,7 @@ from .._params import RANDOM_STATE, Interval, Options, validate_params
 from .._random import check_random_state
 from .._threads import blas_limit
 from .._validation import check_n_components, warn_constant_features
-from ..linalg import CenteredData, column_moments, flip_signs, lanczos_eigh, randomized_svd
+from ..linalg import CenteredData, column_moments, flip_signs, randomized_svd
 from ._n_components import explained_shares
 
 
@@ -136,7 +136,7 @@ class TruncatedSVD(ComponentTransformer):
             if self.algorithm == "randomized":
                 Vt = randomized_svd(op, k, n_oversamples=self.n_oversamples, n_iter=self.n_iter, rng=rng)[1]
             else:
-                Vt = lanczos_eigh(op.covariance_operator(), k, rng=rng, tol=self.tol)[1].T.astype(X.dtype)
+                Vt = op.top_components(k, rng=rng, tol=self.tol)[1].T.astype(X.dtype)
         self.n_iter_ = op.n_products
         Vt = flip_signs(Vt)[0]
         Z = op.matmat(Vt.T)

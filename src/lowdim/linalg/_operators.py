@@ -5,6 +5,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ._blas import matmul
+from ._lanczos import lanczos_eigh
 from ._sparse_products import ParallelCSR
 
 
@@ -173,3 +174,41 @@ class CenteredData:
             return (self._X.dot(z) - self._mean @ z) / (n - 1)
 
         return spla.LinearOperator((n, n), matvec=matvec, matmat=apply, dtype=self.dtype)
+
+    def top_components(self, k, *, rng, tol=0.0, max_iter=None):
+        """The ``k`` largest eigenpairs of ``Xc.T @ Xc / (n - 1)`` by Lanczos
+        (``lanczos_eigh``), on the smaller side: with fewer rows than columns (and
+        ``k`` below the rows) on ``cogram_operator``, whose eigenvector ``u`` gives the
+        component ``Xc.T u / sqrt((n - 1) w)`` (zero for a vanishing eigenvalue).
+
+        Parameters
+        ----------
+        k : int
+        rng : numpy.random.Generator
+        tol : float
+        max_iter : int, optional
+
+        Returns
+        -------
+        eigenvalues : ndarray (k,), descending, non-negative
+        components : ndarray (d, k)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.random.default_rng(0).normal(size=(5, 30))
+        >>> w, V = CenteredData(X, X.mean(0)).top_components(2, rng=np.random.default_rng(0))
+        >>> bool(np.allclose(w, np.linalg.eigvalsh(np.cov(X.T))[::-1][:2]))
+        True
+        """
+        n, d = self.shape
+        rows_side = n < d and k < n
+        sym = self.cogram_operator() if rows_side else self.covariance_operator()
+        w, V = lanczos_eigh(sym, k, rng=rng, tol=tol, max_iter=max_iter)
+        w = np.maximum(w, 0.0)
+        if rows_side:
+            norms = np.sqrt(w * (n - 1))
+            keep = norms > norms[0] * np.finfo(self.dtype).eps * n
+            V = self.rmatmat(V) / np.where(keep, norms, 1.0)
+            V[:, ~keep] = 0.0
+        return w, V
