@@ -386,6 +386,17 @@ def test_partial_fit_rejects_bad_chunk_and_keeps_state():
     )
 
 
+def test_a_bad_chunk_of_a_wide_stream_is_refused_and_the_rows_kept_as_they_were():
+    X = low_rank(n=40, d=100)
+    stream = PCA(3).partial_fit(X[:10])
+    bad = X[10:20].copy()
+    bad[3, 7] = np.inf
+    with pytest.raises(ValueError, match="row 3, column 7"):
+        stream.partial_fit(bad)
+    stream.partial_fit(X[10:])
+    np.testing.assert_allclose(stream.explained_variance_, PCA(3, solver="svd").fit(X).explained_variance_, rtol=1e-10)
+
+
 def test_accumulator_modes_agree_near_and_far_from_origin():
     from lowdim.linalg import ScatterAccumulator
 
