@@ -80,8 +80,9 @@ def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
     eigensolver may work in float32 and refine in float64 (``top_eigh``'s precision).
     An accumulator that still holds its rows as a thin factor is solved from it
     (``spectrum_from_factor``), never forming the d x d scatter."""
-    if acc.factor() is not None:
-        return spectrum_from_factor(acc, k, opts)
+    factor = acc.factor()
+    if factor is not None:
+        return spectrum_from_factor(acc, factor, k, opts)
     n, mean, cov = acc.moments()  # new arrays
     cov /= max(n - 1, 1)
     variances = np.diag(cov).copy()
@@ -95,11 +96,11 @@ def spectrum_from_scatter(acc, k, opts, dtype=np.float64):
     return Spectrum(mean, variances, scale, V.T, np.maximum(w, 0.0), n, k is None, accumulator=acc)
 
 
-def spectrum_from_factor(acc, k, opts):
-    """The covariance's top eigenpairs from a thin accumulator's factor ``F``
-    (``F^T F`` the scatter, fewer rows than columns): its rows' Gram matrix shares them
-    (``WideCovariance``); ``k=None`` gives all ``min(n, d)``."""
-    n, mean, rows = acc.factor()
+def spectrum_from_factor(acc, factor, k, opts):
+    """The covariance's top eigenpairs from a thin accumulator's ``factor`` ``(n, mean,
+    F)`` (``F^T F`` the scatter, fewer rows than columns): its rows' Gram matrix shares
+    them (``WideCovariance``); ``k=None`` gives all ``min(n, d)``."""
+    n, mean, rows = factor
     cov = WideCovariance(rows, max(n - 1, 1))
     variances = cov.diagonal().copy()
     scale = None
