@@ -319,8 +319,7 @@ class ScatterAccumulator:
     def _end_thin(self):
         """The factor's scatter, formed once; the stream goes on with the d x d matrices."""
         d = self.n_features
-        rows = np.vstack(self._factor) if self._factor else None
-        self._scatter = np.zeros((d, d)) if rows is None else symmetric_from_upper(syrk_upper(rows))
+        self._scatter = self._combined()[2]
         self._raw_sq = np.zeros((d, d))
         self._factor, self._thin = [], False
 
