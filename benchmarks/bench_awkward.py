@@ -7,6 +7,10 @@ openTSNE, all with their defaults. Warm (one untimed call each), then calls alte
 medians of ``repeats * 7`` calls. Quality: PCA's explained variance, k-means' inertia,
 HDBSCAN's ARI between the two libraries, the maps' trustworthiness (10 neighbours).
 
+'small': t-SNE of the first 500 and 1,000 digits (64 pixels), the size of a first try on
+one's own table, defaults, against openTSNE (2 threads) and scikit-learn, alternating;
+medians of ``repeats * 3`` runs. Quality: trustworthiness (10 neighbours).
+
 'copies': 20,000 Fashion-MNIST training images (PCA-50 scores) with the first 2,000 of
 them repeated 5 more times each (30,000 rows, a third of them copies: a cell barcode
 read twice, a stuck sensor, a table joined twice). UMAP against umap-learn, TSNE against
@@ -118,6 +122,31 @@ def case_tiny(repeats):
             case = f"{name}, {table} {X.shape[0]} x {X.shape[1]} (against {reference}; ms)"
             in_ms = ([1e3 * t for t in runs_o], [1e3 * t for t in runs_t])
             rows.append(row(case, 1e3 * t_o, 1e3 * t_t, quality(a, b, X), 1.0, True, in_ms))
+    return rows
+
+
+def case_small(repeats):
+    import openTSNE
+    from sklearn.datasets import load_digits
+    from sklearn.manifold import TSNE as SkTSNE
+
+    import lowdim
+
+    X = load_digits().data
+    rows = []
+    for n in (500, 1000):
+        for reference, theirs in (
+            ("openTSNE", lambda X: openTSNE.TSNE(random_state=0, n_jobs=2).fit(X)),
+            ("scikit-learn", lambda X: SkTSNE(random_state=0).fit_transform(X)),
+        ):
+            t_o, t_t, a, b, runs_o, runs_t = compare(
+                lambda n=n: lowdim.TSNE(random_state=0).fit_transform(X[:n]),
+                lambda n=n, theirs=theirs: theirs(X[:n]),
+                repeats * 3,
+            )
+            quality = f"trustworthiness {_trust(X[:n], a):.4f} vs {_trust(X[:n], b):.4f}"
+            rows.append(row(f"TSNE, digits {n} x 64 (against {reference})", t_o, t_t, quality, 1.0, True,
+                            (runs_o, runs_t)))  # fmt: skip
     return rows
 
 
@@ -392,6 +421,7 @@ def case_spreadsheet(repeats):
 
 CASES = {
     "tiny": case_tiny,
+    "small": case_small,
     "copies": case_copies,
     "wide": case_wide,
     "files": case_files,

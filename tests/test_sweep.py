@@ -74,7 +74,8 @@ def test_warm_tsne_maps_skip_exaggeration_and_run_a_short_main_phase(digits):
 def test_graph_width_follows_each_method():
     assert graph_width(UMAP(n_neighbors=15), 5000) == 14
     assert graph_width(TSNE(perplexity=30), 5000) == 91
-    assert graph_width(TSNE(perplexity=30), 800) == 799  # exact t-SNE reads every other point
+    assert graph_width(TSNE(perplexity=30), 300) == 299  # exact t-SNE reads every other point
+    assert graph_width(TSNE(perplexity=30), 800) == 91  # Barnes-Hut from 401 points
     assert graph_width(TSNE(perplexity=30, n_components=4), 5000) == 4999  # exact beyond 3-D
     assert graph_width(TSNE(perplexity=10, affinity="multiscale"), 5000) == 301
     assert graph_width(TSNE(perplexity=10, affinity="uniform"), 5000) == 10

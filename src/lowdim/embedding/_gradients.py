@@ -225,7 +225,9 @@ def _grid_potentials(grid, spacing, dof):
 
 
 REPULSIONS = ("exact", "barnes_hut", "fft")
-EXACT_UP_TO, TREE_UP_TO = 1000, 10_000  # 'auto': exact, then Barnes-Hut, then FFT (d <= 2)
+# 'auto': exact, then Barnes-Hut, then FFT (d <= 2); the tree's iterations overtake the
+# exact O(n^2) ones at a few hundred points, in 2-D and 3-D alike (BENCHMARKS.md, t-SNE)
+EXACT_UP_TO, TREE_UP_TO = 400, 10_000
 
 
 def check_method_dimensions(method, n_components):
@@ -257,6 +259,8 @@ def choose_repulsion(method, n_samples, n_components, angle):
     'fft'
     >>> choose_repulsion("auto", 5000, 3, 0.5).name
     'barnes_hut'
+    >>> choose_repulsion("auto", 400, 2, 0.5).name, choose_repulsion("auto", 401, 2, 0.5).name
+    ('exact', 'barnes_hut')
     """
     if method == "auto":
         if n_samples <= EXACT_UP_TO:

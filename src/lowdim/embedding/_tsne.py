@@ -63,7 +63,7 @@ class TSNE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, NeighborEmbedding)
         every 50 iterations (as scikit-learn's levels).
     random_state : None, int or Generator
     method : {'auto', 'exact', 'barnes_hut', 'fft'}, default='auto'
-        'auto': exact up to 1,000 samples, Barnes-Hut up to 10,000 (or for 3-D), FFT
+        'auto': exact up to 400 samples, Barnes-Hut up to 10,000 (or for 3-D), FFT
         above (1- and 2-D).
     angle : float, default=0.5
         Barnes-Hut opening angle (0 = exact).
