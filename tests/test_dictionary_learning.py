@@ -254,6 +254,12 @@ def test_a_small_fit_never_compiles_the_lars_kernel_and_a_large_call_uses_it(mon
     budget = CodingBudget()
     taken = [budget.take(200, 10) for _ in range(1000)]
     assert taken[0] and not taken[-1] and taken == sorted(taken, reverse=True)  # numpy first, then the kernel
+    # a first try's fit (10,000 rows, 20 atoms: two epochs of 40 batches of 256, no early
+    # stop) codes by numpy from start to end: its first call compiles nothing, nor starts
+    # numba in a new process
+    calls.clear()
+    learner = MiniBatchDictionaryLearning(20, max_iter=2, tol=0.0, max_no_improvement=None, random_state=0)
+    assert learner.fit(np.random.default_rng(2).normal(size=(10_000, 50))).n_steps_ == 80 and calls == []
 
 
 @pytest.mark.parametrize("name", ["DictionaryLearning", "SparsePCA", "MiniBatchSparsePCA"])

@@ -10,11 +10,14 @@ import numpy as np
 
 class CodingBudget:
     """The coding one fit may still do by numpy before the numba kernel is worth its
-    compilation (1.5-2 s on a first call; 0.3-0.4 s to load it from numba's cache in a new
-    process): calls of at most 50 ms each, 0.25 s in all. Each coding call asks with its
-    size; a larger call, or one past the budget, closes it, and every later call of the
-    fit goes to the kernel: a long fit pays the compilation once, a short one never. The
-    choice depends only on the calls' sizes, so the same fit takes the same path.
+    price: 2-3 s to compile it on a first call, and in a new process 0.4-0.8 s to load it
+    from numba's cache (most of that numba's own start, which a fit by numpy never
+    pays). Calls of at most 50 ms each, a second in all (estimated): a fit whose coding by
+    numpy ends within about that price is faster without the kernel even when it is
+    cached. Each coding call asks with its size; a larger call, or one past the budget,
+    closes it, and every later call of the fit goes to the kernel: a long fit pays the
+    kernel's price once, a short one never. The choice depends only on the calls' sizes,
+    so the same fit takes the same path.
 
     Examples
     --------
@@ -23,7 +26,7 @@ class CodingBudget:
     (True, False, False)
     """
 
-    SECONDS, LARGEST_CALL = 0.25, 0.05
+    SECONDS, LARGEST_CALL = 1.0, 0.05
 
     def __init__(self):
         self.left = self.SECONDS
@@ -44,9 +47,10 @@ class CodingBudget:
     def take(self, n_rows, n_atoms):
         """Whether ``n_rows`` rows of ``n_atoms`` atoms are coded by numpy (spending the
         estimate of their time from the budget)."""
-        # about 1.2 rounds an atom, each 0.2 ms of numpy calls and rank-one updates
-        # (5 ns per row and squared atom, measured for 5-64 atoms and 10-1,000 rows)
-        cost = 1.2 * n_atoms * (2e-4 + 5e-9 * n_rows * n_atoms**2)
+        # at most about 1.2 rounds an atom (every atom entering), each 0.15 ms of numpy
+        # calls and 2 ns a row and squared atom for the rank-one updates (measured for 10-40
+        # atoms and 64-1,000 rows: at or above the time taken, up to about twice it)
+        cost = 1.2 * n_atoms * (1.5e-4 + 2e-9 * n_rows * n_atoms**2)
         if cost > min(self.left, self.LARGEST_CALL):
             self.left = 0.0
             return False
