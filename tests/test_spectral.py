@@ -249,3 +249,30 @@ def test_scikit_learns_default_neighbours_on_many_rows_are_warned_of_at_the_user
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         SpectralEmbedding(2, n_neighbors=45, random_state=0).fit(blobs)  # chosen: nothing to say
+
+
+@pytest.mark.parametrize("keep_diagonal", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_small_graph_is_normalised_by_numpy_to_the_kernels_values(monkeypatch, keep_diagonal, dtype):
+    # small graphs skip the kernels (nothing to compile on a first call); both sum each
+    # row's degree in its entries' order and scale in the same order: the same bits
+    import scipy.sparse as sp
+
+    from lowdim._kernels import normalized_graph
+
+    A = sp.random(300, 300, density=0.05, random_state=1, format="csr", dtype=dtype)
+    A = (A + A.T).tocsr()
+    A.setdiag(0.5)
+    A = A.tocsr()
+    A.data[::7] = 0.0  # a stored zero, and rows of few entries
+    small = normalized_graph.normalized_values(A.indptr, A.indices, A.data, keep_diagonal)
+    monkeypatch.setattr(normalized_graph, "SMALL_GRAPH", -1)
+    for got, kernel in zip(small, normalized_graph.normalized_values(A.indptr, A.indices, A.data, keep_diagonal)):
+        np.testing.assert_array_equal(got, kernel)
+    values, scale = small
+    dense = A.toarray().astype(np.float64)
+    if not keep_diagonal:
+        np.fill_diagonal(dense, 0.0)
+    expected = dense * (1 / np.sqrt(dense.sum(axis=1)))[:, None] * (1 / np.sqrt(dense.sum(axis=1)))[None, :]
+    got = sp.csr_matrix((values, A.indices, A.indptr), shape=A.shape).toarray()
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

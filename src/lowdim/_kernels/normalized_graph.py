@@ -8,6 +8,10 @@ from numba import njit
 
 from .._threads import LIGHT_ROWS, in_row_ranges
 
+# entries up to which numpy computes the values (a row-index array, a few copies): the
+# same sums and products, without two kernels to compile on a first call
+SMALL_GRAPH = 1 << 22
+
 
 # serial kernels without the GIL over rows lo..hi, split by in_row_ranges (a prange
 # loop would compile for most of a second longer on a first call)
@@ -41,6 +45,8 @@ def normalized_values(indptr, indices, data, keep_diagonal=False):
     ([0.0, 1.0, 1.0], [0.5, 0.5])
     """
     n = indptr.size - 1
+    if data.size <= SMALL_GRAPH:
+        return _small_normalized_values(indptr, indices, data, keep_diagonal)
     degree = np.empty(n)
     in_row_ranges(
         "graph", 0, n, lambda a, b: _degrees(indptr, indices, data, keep_diagonal, degree, a, b), min_size=LIGHT_ROWS
@@ -51,3 +57,14 @@ def normalized_values(indptr, indices, data, keep_diagonal=False):
         "graph", 0, n, lambda a, b: _scaled(indptr, indices, data, scale, keep_diagonal, out, a, b), min_size=LIGHT_ROWS
     )
     return out, scale
+
+
+def _small_normalized_values(indptr, indices, data, keep_diagonal):
+    """``normalized_values`` by numpy: each row's degree summed in its entries' order (a
+    dropped diagonal adds zero), as the kernels sum it, so the values are the same."""
+    n = indptr.size - 1
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    loops = np.zeros(data.size, dtype=bool) if keep_diagonal else indices == rows
+    degree = np.bincount(rows, weights=np.where(loops, 0.0, data), minlength=n)
+    scale = 1.0 / np.sqrt(np.maximum(degree, np.finfo(np.float64).tiny))
+    return np.where(loops, 0.0, scale[rows] * data * scale[indices]), scale
