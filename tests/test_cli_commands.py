@@ -255,8 +255,8 @@ def test_pca_scree_marks_the_choice(tmp_path, cli):
     assert_png(tmp_path / "s.png")
 
 
-def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
-    code, out, err = lowdim(
+def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path, cli):
+    code, out, err = cli(
         "compress",
         FACE,
         "--patch",
@@ -276,46 +276,44 @@ def test_compress_error_falls_with_k_and_denoise_improves_psnr(tmp_path):
     assert summary["compression_ratio"] > 2.5
     assert_png(tmp_path / "curve.png")
     Image.open(FACE).convert("RGB").save(tmp_path / "face.jpg", quality=95)  # colour JPEG input
-    code, out, err = lowdim("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "16", "--json")
+    code, out, err = cli("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "16", "--json")
     assert code == 0, err
     assert json.loads(out)["relative_error"] < 0.08 and os.path.exists(tmp_path / "face_k16.png")
     assert Image.open(tmp_path / "face_k16.png").mode == "RGB"
-    code, _, err = lowdim("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "16")
+    code, _, err = cli("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "16")
     assert code == 2 and "exists; pass --overwrite" in err
     # -o elsewhere (the input's folder may be read-only, or hold an earlier curve): the curve goes beside it
     (tmp_path / "out").mkdir()
-    code, _, err = lowdim(
-        "compress", tmp_path / "face.jpg", "--patch", "8", "-k", "4", "-o", tmp_path / "out" / "c.png"
-    )
+    code, _, err = cli("compress", tmp_path / "face.jpg", "--patch", "8", "-k", "4", "-o", tmp_path / "out" / "c.png")
     assert code == 0, err
     assert_png(tmp_path / "out" / "c_curve.png")
     (tmp_path / "broken.png").write_bytes(b"\x89PNG not really")
-    code, _, err = lowdim("compress", tmp_path / "broken.png")
+    code, _, err = cli("compress", tmp_path / "broken.png")
     assert code == 2 and "broken.png: not a readable image" in err
     face = np.asarray(Image.open(FACE), dtype=float) / 255
     noisy = np.clip(face + np.random.default_rng(0).normal(0, 0.08, face.shape), 0, 1)
     Image.fromarray((noisy * 255).round().astype(np.uint8)).save(tmp_path / "noisy.png")
-    code, out, err = lowdim("denoise", tmp_path / "noisy.png", "-k", "10", "--reference", FACE, "--json")
+    code, out, err = cli("denoise", tmp_path / "noisy.png", "-k", "10", "--reference", FACE, "--json")
     assert code == 0, err
     summary = json.loads(out)
     assert summary["psnr_output"] > summary["psnr_input"] + 3
     assert os.path.exists(tmp_path / "noisy_denoised.png")
 
 
-def test_a_16_bit_image_is_denoised_into_16_bits_and_a_dropped_alpha_is_said(tmp_path):
+def test_a_16_bit_image_is_denoised_into_16_bits_and_a_dropped_alpha_is_said(tmp_path, cli):
     """A 16-bit microscopy image came back quantised to 256 levels without a word."""
     ramp = np.linspace(0.2, 0.8, 96 * 96).reshape(96, 96)
     noisy = ramp + np.random.default_rng(0).normal(0, 0.01, ramp.shape)
     Image.fromarray(np.rint(noisy * 65535).astype(np.uint16)).save(tmp_path / "deep.png")
-    code, out, err = lowdim("denoise", tmp_path / "deep.png", "-k", "4", "-o", tmp_path / "clean.png")
+    code, out, err = cli("denoise", tmp_path / "deep.png", "-k", "4", "-o", tmp_path / "clean.png")
     assert code == 0, err
     clean = Image.open(tmp_path / "clean.png")
     levels = np.unique(np.asarray(clean))
     assert clean.mode.startswith("I;16") and levels.size > 1000  # 8 bits hold 256 levels at most
-    code, out, err = lowdim("denoise", tmp_path / "deep.png", "-k", "4", "-o", tmp_path / "clean.jpg")
+    code, out, err = cli("denoise", tmp_path / "deep.png", "-k", "4", "-o", tmp_path / "clean.jpg")
     assert code == 0 and "deep.png has 16-bit pixels; " in out and "holds 8 (write .png or .tif" in out
     Image.fromarray(np.zeros((40, 40, 4), np.uint8), "RGBA").save(tmp_path / "clear.png")
-    code, out, err = lowdim("compress", tmp_path / "clear.png", "--patch", "8", "-k", "2")
+    code, out, err = cli("compress", tmp_path / "clear.png", "--patch", "8", "-k", "2")
     assert code == 0 and "clear.png: its alpha channel is not part of the result" in out
 
 
@@ -339,8 +337,8 @@ def test_eigenfaces_of_one_persons_images_skips_recognition_and_says_why(tmp_pat
         assert json.loads(capsys.readouterr().out)["n_images"] == 12
 
 
-def test_eigenfaces_on_the_shipped_orl_faces(tmp_path):
-    code, out, err = lowdim("eigenfaces", "-k", "40", "-o", tmp_path / "ef", "--json")
+def test_eigenfaces_on_the_shipped_orl_faces(tmp_path, cli):
+    code, out, err = cli("eigenfaces", "-k", "40", "-o", tmp_path / "ef", "--json")
     assert code == 0, err
     summary = json.loads(out)
     assert summary["n_images"] == 400 and summary["image_shape"] == [112, 92]
