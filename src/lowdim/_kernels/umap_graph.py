@@ -7,7 +7,7 @@ from numba import njit
 MIN_SIGMA_SCALE = 1e-3  # sigma is at least this times the mean neighbour distance
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rho(row, local_connectivity):
     """Distance to the ``local_connectivity``-th nearest non-coincident neighbour
     (interpolated for a fractional value); 0 when there is none (dropped edges, at
@@ -36,7 +36,7 @@ def _rho(row, local_connectivity):
     return frac * first
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _membership_sum(row, rho, sigma):
     total = 0.0
     for j in range(row.shape[0]):
@@ -45,7 +45,7 @@ def _membership_sum(row, rho, sigma):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _start_sigma(row, rho):
     """The power of two nearest the row's mean gap ``d - rho`` (1 without one): from 1,
     doubling or halving sigma reaches only 2^+-64 in the 64 steps, so rows of incomes in
@@ -62,7 +62,7 @@ def _start_sigma(row, rho):
     return 2.0 ** np.floor(np.log2(total / count) + 0.5)  # not np.round: its compile costs a first call 0.4 s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finite_mean(row):
     """The mean of the row's finite distances: a dropped edge (at infinity) made the
     floor on sigma infinite, and every membership of the row 1. Summed in the row's
