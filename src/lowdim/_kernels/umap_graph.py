@@ -59,14 +59,14 @@ def _start_sigma(row, rho):
             count += 1
     if count == 0 or not total > 0.0:
         return 1.0
-    return 2.0 ** np.floor(np.log2(total / count) + 0.5)  # not np.round: its compile costs a first call 0.4 s
+    return 2.0 ** np.floor(np.log2(total / count) + 0.5)  # not np.round, whose compile a first call would wait for
 
 
 @njit(cache=True, inline="always")
 def _finite_mean(row):
     """The mean of the row's finite distances: a dropped edge (at infinity) made the
     floor on sigma infinite, and every membership of the row 1. Summed in the row's
-    order, as ``row.mean()`` sums (whose compile would cost a first call 0.2 s)."""
+    order, as ``row.mean()`` sums (not called: one more compile on a first call)."""
     total, count = 0.0, 0
     for j in range(row.shape[0]):
         if np.isfinite(row[j]):

@@ -10,14 +10,15 @@ import numpy as np
 
 class CodingBudget:
     """The coding one fit may still do by numpy before the numba kernel is worth its
-    price: 2-3 s to compile it on a first call, and in a new process 0.4-0.8 s to load it
-    from numba's cache (most of that numba's own start, which a fit by numpy never
-    pays). Calls of at most 50 ms each, a second in all (estimated): a fit whose coding by
-    numpy ends within about that price is faster without the kernel even when it is
-    cached. Each coding call asks with its size; a larger call, or one past the budget,
-    closes it, and every later call of the fit goes to the kernel: a long fit pays the
-    kernel's price once, a short one never. The choice depends only on the calls' sizes,
-    so the same fit takes the same path.
+    price: its compilation on a first call, and in a new process its loading from numba's
+    cache, most of which is numba's own start, which a fit by numpy never pays
+    (BENCHMARKS.md, Cold start). Calls of at most 50 ms each, a second in all
+    (estimated): about that price, so a fit whose coding by numpy ends within it is
+    faster without the kernel even when the kernel is cached. Each coding call asks with
+    its size; a larger call, or one past the budget, closes it, and every later call of
+    the fit goes to the kernel: a long fit pays the kernel's price once, a short one
+    never. The choice depends only on the calls' sizes, so the same fit takes the same
+    path.
 
     Examples
     --------

@@ -226,7 +226,7 @@ def _grid_potentials(grid, spacing, dof):
 
 REPULSIONS = ("exact", "barnes_hut", "fft")
 # 'auto': exact, then Barnes-Hut, then FFT (d <= 2); the tree's iterations overtake the
-# exact O(n^2) ones at a few hundred points, in 2-D and 3-D alike (BENCHMARKS.md, t-SNE)
+# exact O(n^2) ones at a few hundred points, in 2-D and 3-D alike (BENCHMARKS.md, Awkward shapes)
 EXACT_UP_TO, TREE_UP_TO = 400, 10_000
 
 
