@@ -185,3 +185,36 @@ def test_a_restart_that_reaches_the_same_clusters_never_replaces_the_first():
     runs = iter([first, renamed, other])  # other clusters, lower: they win
     assert best_of_restarts(lambda rng: next(runs), 3, None, same=same_clusters) is other
     assert not same_clusters(first, result([0, 0, 0, 1], 2.0)) and not same_clusters(first, result([0, 1, 2, 2], 2.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["BisectingKMeans", "KMeans"])
+def test_the_fused_sparse_step_fits_the_library_paths_clusters_to_the_bit(monkeypatch, name, dtype):
+    # large sparse fits take one kernel pass for the labels and one for the sums instead
+    # of a product, a distance block, an argmin and a membership product: the same
+    # arithmetic in the same order, so the same fit (float32 rows: sums in float64 from
+    # float32 products, as scipy's); weighted rows, and more than 8 clusters for KMeans
+    import lowdim
+    from lowdim._kernels import sparse_lloyd
+    from lowdim.cluster import _products_lloyd
+
+    rng = np.random.default_rng(0)
+    blocks = [sp.random(300, 400, density=0.02, random_state=s, data_rvs=rng.random) for s in (1, 2, 3)]
+    X = sp.csr_matrix(sp.block_diag(blocks), dtype=dtype)
+    w = rng.uniform(0.5, 2.0, X.shape[0])
+    calls = []
+    real = sparse_lloyd.lloyd_step
+    monkeypatch.setattr(sparse_lloyd, "lloyd_step", lambda *a: calls.append(1) or real(*a))
+
+    def fit(step):
+        monkeypatch.setattr(_products_lloyd, "SPARSE_STEP", step)
+        model = getattr(lowdim, name)(12, random_state=0, **({"n_init": 1} if name == "KMeans" else {}))
+        return model.fit(X, sample_weight=w)
+
+    library = fit(np.inf)
+    assert calls == []
+    fused = fit(0)
+    assert len(calls) >= 2  # the start and at least one step
+    np.testing.assert_array_equal(fused.labels_, library.labels_)
+    np.testing.assert_array_equal(fused.cluster_centers_, library.cluster_centers_)
+    assert fused.inertia_ == library.inertia_

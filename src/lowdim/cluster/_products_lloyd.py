@@ -19,6 +19,10 @@ SMALL_LLOYD = 1 << 23
 # centres up to which sparse rows' products with their own centre come from a product with
 # every centre (k multiply-adds per stored entry) rather than gathering each entry's own
 OWN_BY_PRODUCT = 32
+# stored entries x centres from which a step over sparse rows is the fused kernel's (one
+# pass for the labels, one for the sums; a compile on a first call) instead of four
+# library passes: the same labels, distances and sums
+SPARSE_STEP = 1 << 22
 
 
 def by_products(X, n_clusters, algorithm):
@@ -63,8 +67,8 @@ def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), v
     """
     X = sp.csr_matrix(X) if sp.issparse(X) else X
     k = centers.shape[0]
-    labels, dist = assign(X, centers, x_sq)
-    start = KMeansState(np.asarray(centers, dtype=np.float64), labels, *group_row_sums(X, labels, k, weights))
+    labels, dist, *sums = _nearest_and_sums(X, np.asarray(centers, dtype=np.float64), x_sq, weights)
+    start = KMeansState(np.asarray(centers, dtype=np.float64), labels, *sums)
     dist_of = [dist]  # distances of the current labels (the step updates them)
 
     def step(state):
@@ -75,11 +79,11 @@ def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), v
         new = state.centers.copy()
         new[full] = sums[full] / wsum[full, None]
         shift = float(np.sum((new - state.centers) ** 2))
-        new_labels, dist_of[0] = assign(X, new, x_sq)
+        new_labels, dist_of[0], *new_sums = _nearest_and_sums(X, new, x_sq, weights)
         # against the last assignment, as scikit-learn: a point lent to an empty cluster and
         # taken back (fewer distinct points than clusters) is no change
         moved = int(np.count_nonzero(new_labels != state.labels))
-        state = KMeansState(new, new_labels, *group_row_sums(X, new_labels, k, weights), moved == 0, shift=shift)
+        state = KMeansState(new, new_labels, *new_sums, moved == 0, shift=shift)
         return state, float(weights @ dist_of[0]), 0.0 if moved == 0 else shift
 
     result = run_loop(
@@ -87,6 +91,18 @@ def products_kmeans(X, weights, centers, x_sq, *, max_iter, tol, callbacks=(), v
     )
     result.objective = float(weights @ own_squared_distances(X, result.state.centers, result.state.labels, x_sq))
     return count_confirming_pass(result, max_iter, tol)
+
+
+def _nearest_and_sums(X, centers, x_sq, weights):
+    """``(labels, squared distances, sums, weights)`` of the rows' nearest centres: the
+    fused kernel for sparse rows of ``SPARSE_STEP`` entries x centres or more, else
+    ``assign`` and ``group_row_sums`` (the same numbers)."""
+    if sp.issparse(X) and X.nnz * centers.shape[0] >= SPARSE_STEP:
+        from .._kernels.sparse_lloyd import lloyd_step
+
+        return lloyd_step(X, centers, x_sq, weights)
+    labels, dist = assign(X, centers, x_sq)
+    return (labels, dist, *group_row_sums(X, labels, centers.shape[0], weights))
 
 
 def own_squared_distances(X, centers, labels, x_sq=None):
