@@ -211,6 +211,15 @@ def test_the_fused_sparse_step_fits_the_library_paths_clusters_to_the_bit(monkey
         model = getattr(lowdim, name)(12, random_state=0, **({"n_init": 1} if name == "KMeans" else {}))
         return model.fit(X, sample_weight=w)
 
+    from lowdim.cluster._lloyd import assign
+    from lowdim.linalg import group_row_sums, row_norms_sq
+
+    x_sq = row_norms_sq(X)
+    for k in (2, 12):  # one step from the same centres: labels, distances, sums and weights
+        centers = X[:k].toarray().astype(np.float64) + 0.01
+        labels, dist = assign(X, centers, x_sq)
+        for got, library_value in zip(real(X, centers, x_sq, w), (labels, dist, *group_row_sums(X, labels, k, w))):
+            np.testing.assert_array_equal(got, library_value)
     library = fit(np.inf)
     assert calls == []
     fused = fit(0)

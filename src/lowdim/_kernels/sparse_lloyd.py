@@ -44,7 +44,7 @@ def _nearest_rows(indptr, indices, data, x_sq, centers_t, c_sq, minus_two, label
 def _nearest_of_two(indptr, indices, data, x_sq, centers_t, c_sq, minus_two, labels, best, lo, hi):
     """``_nearest_rows`` for two centres (bisecting k-means' every step): the products
     in two scalars, two independent chains of additions, not through memory."""
-    zero = data[:1].sum() * 0
+    zero = minus_two - minus_two  # of the data's type: sums in it, as scipy's
     for i in range(lo, hi):
         dot0, dot1 = zero, zero
         for p in range(indptr[i], indptr[i + 1]):
