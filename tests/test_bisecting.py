@@ -197,6 +197,8 @@ def test_the_fused_sparse_step_fits_the_library_paths_clusters_to_the_bit(monkey
     import lowdim
     from lowdim._kernels import sparse_lloyd
     from lowdim.cluster import _products_lloyd
+    from lowdim.cluster._lloyd import assign
+    from lowdim.linalg import group_row_sums, row_norms_sq
 
     rng = np.random.default_rng(0)
     blocks = [sp.random(300, 400, density=0.02, random_state=s, data_rvs=rng.random) for s in (1, 2, 3)]
@@ -210,9 +212,6 @@ def test_the_fused_sparse_step_fits_the_library_paths_clusters_to_the_bit(monkey
         monkeypatch.setattr(_products_lloyd, "SPARSE_STEP", step)
         model = getattr(lowdim, name)(12, random_state=0, **({"n_init": 1} if name == "KMeans" else {}))
         return model.fit(X, sample_weight=w)
-
-    from lowdim.cluster._lloyd import assign
-    from lowdim.linalg import group_row_sums, row_norms_sq
 
     x_sq = row_norms_sq(X)
     for k in (2, 12):  # one step from the same centres: labels, distances, sums and weights
