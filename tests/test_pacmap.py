@@ -9,7 +9,16 @@ from sklearn.datasets import load_digits
 from sklearn.neighbors import KNeighborsClassifier, NearestNeighbors
 
 from lowdim import PaCMAP
-from lowdim._kernels.pacmap import CHUNKS, anchored_gradient, pair_gradient
+from lowdim._kernels.pacmap import (
+    CHUNKS,
+    _first_not_near_numpy,
+    _first_not_near_rows,
+    _second_closest_numpy,
+    _second_closest_rows,
+    adam_step,
+    anchored_gradient,
+    pair_gradient,
+)
 from lowdim.embedding._pacmap import phase_weights
 from lowdim.embedding._pacmap_pairs import rows_from_pairs
 from lowdim.metrics import knn_accuracy, random_triplet_accuracy, trustworthiness
@@ -46,8 +55,9 @@ def test_gradient_is_the_derivative_of_the_pair_losses():
     near, mid, far = (rng.integers(0, n, size=(n, k)).astype(np.int32) for k in (3, 2, 4))
     near[near == np.arange(n)[:, None]] = -1  # padding is skipped
     weights = (2.0, 500.0, 1.0)
-    grad = np.empty_like(Y)
-    pair_gradient(Y, near, mid, far, *weights, np.empty((CHUNKS, n, 2)), grad)
+    parts = np.empty((CHUNKS, n, 2))
+    pair_gradient(Y, near, mid, far, *weights, parts)
+    grad = parts.sum(axis=0)
     eps = 1e-6
     numeric = np.zeros_like(Y)
     for i in range(n):
@@ -64,10 +74,50 @@ def test_gradient_is_the_derivative_of_the_pair_losses():
     anchored_gradient(new, reference, near[:5], mid[:5], far[:5], *weights, out)
     stacked = np.vstack([new, reference])
     shift = lambda p: np.where(p >= 0, p + 5, -1)  # noqa: E731 - partner rows after the new ones
-    full = np.empty_like(stacked)
+    full = np.empty((CHUNKS, n + 5, 2))
     pad = lambda p: np.vstack([shift(p[:5]), np.full((n, p.shape[1]), -1, dtype=np.int32)])  # noqa: E731
-    pair_gradient(stacked, pad(near), pad(mid), pad(far), *weights, np.empty((CHUNKS, n + 5, 2)), full)
-    np.testing.assert_allclose(out, full[:5], rtol=1e-10)
+    pair_gradient(stacked, pad(near), pad(mid), pad(far), *weights, full)
+    np.testing.assert_allclose(out, full.sum(axis=0)[:5], rtol=1e-10)
+
+
+def test_adam_step_adds_the_gradient_parts_in_order_then_steps():
+    rng = np.random.default_rng(0)
+    parts = rng.normal(size=(3, 50, 2))
+    Y, m, v = rng.normal(size=(50, 2)), rng.normal(size=(50, 2)), rng.random((50, 2))
+    grad = parts[0] + parts[1] + parts[2]
+    m_ref = 0.9 * m + 0.1 * grad
+    v_ref = 0.999 * v + 0.001 * grad * grad
+    rate = 0.5 * np.sqrt(1.0 - 0.999**3) / (1.0 - 0.9**3)
+    Y_ref = Y - rate * m_ref / (np.sqrt(v_ref) + 1e-7)
+    adam_step(Y, parts, m, v, 0.5, 0.9, 0.999, 1e-7, 3)
+    np.testing.assert_array_equal(parts[0], grad)  # left holding the sum, added in order
+    for got, want in ((m, m_ref), (v, v_ref), (Y, Y_ref)):
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_tables_choose_the_kernels_partners(dtype):
+    # below SMALL_CHOICE numpy chooses the partners; they must be the kernels' to the
+    # bit: equal distances (copied rows, repeated candidates) fall in candidate order,
+    # repeats, near partners and the row itself are passed over, short rows padded
+    rng = np.random.default_rng(1)
+    n = 300
+    X = rng.normal(size=(n, 7)).astype(dtype)
+    X[6] = X[5]
+    candidates = rng.integers(0, n, size=(n, 5, 6)).astype(np.int32)
+    candidates[:, :, 3] = candidates[:, :, 1]
+    candidates[:, 0, :2] = [5, 6]
+    expected = np.empty((n, 5), dtype=np.int32)
+    _second_closest_rows(X, X, candidates, expected, 0, n)
+    np.testing.assert_array_equal(_second_closest_numpy(X, X, candidates), expected)
+    pool = rng.integers(0, 30, size=(n, 20)).astype(np.int32)
+    near = rng.integers(0, 30, size=(n, 8)).astype(np.int32)
+    near[:, -1] = -1
+    for count, self_excluded in ((4, True), (15, True), (15, False)):
+        expected = np.full((n, count), -1, dtype=np.int32)
+        _first_not_near_rows(pool, near, count, self_excluded, expected, 0, n)
+        assert (expected[:, 0] >= 0).all() and (expected == -1).any() == (count == 15)  # rows run short
+        np.testing.assert_array_equal(_first_not_near_numpy(pool, near, count, self_excluded), expected)
 
 
 def test_three_phase_weights():

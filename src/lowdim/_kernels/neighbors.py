@@ -160,35 +160,36 @@ def pair_sq_distances(Q, data, offset, rows, cols, out, lo, hi):
     """``out[p] = |Q[rows[p]] - offset - data[cols[p]]|^2`` for p in ``lo..hi``, summed in
     float64 from the differences (exact where a GEMM expansion cancels). Serial and
     without the GIL: callers split the pairs over threads (``in_row_ranges``). Runs of
-    four pairs of one query row (a row's candidates) go through ``_four_sq_distances``:
-    the same bits as ``strict_sq_distance``, in about half the time."""
+    four pairs of one query row (a row's candidates) are summed together, each in its
+    own chain in column order with ``a - offset`` read once a column: the same bits as
+    ``strict_sq_distance``, in about half the time. Both sums are written out here
+    rather than called: a separately compiled or inlined helper costs the first call a
+    tenth of a second more to compile."""
     p = lo
     while p < hi:
         r = rows[p]
+        a = Q[r]
         if p + 4 <= hi and rows[p + 1] == r and rows[p + 2] == r and rows[p + 3] == r:
-            _four_sq_distances(Q[r], offset, data, cols[p : p + 4], out[p : p + 4])
+            b0, b1, b2, b3 = data[cols[p]], data[cols[p + 1]], data[cols[p + 2]], data[cols[p + 3]]
+            s0 = s1 = s2 = s3 = 0.0
+            for c in range(a.shape[0]):
+                x = np.float64(a[c]) - np.float64(offset[c])
+                e0, e1 = x - np.float64(b0[c]), x - np.float64(b1[c])
+                e2, e3 = x - np.float64(b2[c]), x - np.float64(b3[c])
+                s0 += e0 * e0
+                s1 += e1 * e1
+                s2 += e2 * e2
+                s3 += e3 * e3
+            out[p], out[p + 1], out[p + 2], out[p + 3] = s0, s1, s2, s3
             p += 4
         else:
-            out[p] = strict_sq_distance(Q[r], offset, data[cols[p]])
+            b = data[cols[p]]
+            acc = 0.0
+            for c in range(a.shape[0]):
+                diff = (np.float64(a[c]) - np.float64(offset[c])) - np.float64(b[c])
+                acc += diff * diff
+            out[p] = acc
             p += 1
-
-
-@njit(cache=True, inline="always")
-def _four_sq_distances(a, offset, data, cols, out):
-    """``strict_sq_distance`` from ``a`` to four rows of ``data`` at once: each sum in its
-    own chain, in column order (the same bits), with ``a - offset`` read and converted
-    once a column and four independent additions in flight instead of one."""
-    b0, b1, b2, b3 = data[cols[0]], data[cols[1]], data[cols[2]], data[cols[3]]
-    s0 = s1 = s2 = s3 = 0.0
-    for c in range(a.shape[0]):
-        x = np.float64(a[c]) - np.float64(offset[c])
-        e0, e1 = x - np.float64(b0[c]), x - np.float64(b1[c])
-        e2, e3 = x - np.float64(b2[c]), x - np.float64(b3[c])
-        s0 += e0 * e0
-        s1 += e1 * e1
-        s2 += e2 * e2
-        s3 += e3 * e3
-    out[0], out[1], out[2], out[3] = s0, s1, s2, s3
 
 
 # reassociation lets the distance loops vectorise; no 'nnan' / 'ninf', the lists start at +inf

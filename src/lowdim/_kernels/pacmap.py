@@ -14,6 +14,10 @@ from numba import njit
 from .._threads import LIGHT_ROWS, in_row_ranges
 
 CHUNKS = 8  # gradient buffers; any thread count gives the same sums
+# Partners of a table with up to this many candidate entries (rows x candidates x
+# features, or x near partners) are chosen by numpy, in the kernels' arithmetic: the
+# same pairs without compiling two kernels for a choice that takes milliseconds.
+SMALL_CHOICE = 1 << 24
 
 # Each public function runs a serial kernel without the GIL over ranges of rows (or of
 # gradient chunks) that in_row_ranges spreads over threads: a prange loop would cost
@@ -30,63 +34,50 @@ def _force(kind, weight, d):
     return -weight * 2.0 / ((1.0 + d) * (1.0 + d))  # further: w / (1 + d)
 
 
-@njit(cache=True, inline="always")
-def _pull(Y, G, i, j, kind, weight):
-    dim = Y.shape[1]
-    d = 1.0
-    for c in range(dim):
-        diff = Y[i, c] - Y[j, c]
-        d += diff * diff
-    s = _force(kind, weight, d)
-    for c in range(dim):
-        g = s * (Y[i, c] - Y[j, c])
-        G[i, c] += g
-        G[j, c] -= g
+def pair_gradient(Y, near, mid, far, w_near, w_mid, w_far, buffers):
+    """The gradient of the three pair losses at ``Y`` in ``CHUNKS`` parts: ``buffers``
+    (CHUNKS, n, dim), of ``Y``'s dtype, whose sum in order is the gradient
+    (``adam_step`` adds them up as it steps).
 
-
-def pair_gradient(Y, near, mid, far, w_near, w_mid, w_far, buffers, out):
-    """The gradient of the three pair losses at ``Y`` into ``out`` (n, dim).
-
-    ``near``, ``mid``, ``far``: (n, k) int32 partners of each row (-1: none);
-    ``buffers``: (CHUNKS, n, dim) scratch of ``Y``'s dtype.
+    ``near``, ``mid``, ``far``: (n, k) int32 partners of each row (-1: none).
     """
     pairs = (Y, near, mid, far, w_near, w_mid, w_far, buffers)
     in_row_ranges("pacmap", 0, buffers.shape[0], lambda a, b: _chunk_gradients(*pairs, a, b), per_thread=1)
-    in_row_ranges(
-        "pacmap", 0, Y.shape[0], lambda a, b: _summed_buffers(buffers, out, a, b), per_thread=1, min_size=LIGHT_ROWS
-    )
 
 
 @njit(cache=True, nogil=True)
 def _chunk_gradients(Y, near, mid, far, w_near, w_mid, w_far, buffers, first, end):
-    """Chunks ``first..end`` of the gradient, each into its buffer."""
-    n = Y.shape[0]
+    """Chunks ``first..end`` of the gradient, each into its buffer. One loop body for
+    the three kinds of pairs, their force's constants set per kind (``_force``'s
+    arithmetic, the same bits): three inlined copies took the compiler twice as long."""
+    n, dim = Y.shape
     chunks = buffers.shape[0]
     for t in range(first, end):
         G = buffers[t]
         G[:] = 0.0
         for i in range(t * n // chunks, (t + 1) * n // chunks):
-            for a in range(near.shape[1]):
-                if near[i, a] >= 0:
-                    _pull(Y, G, i, near[i, a], 0, w_near)
-            if w_mid > 0.0:
-                for a in range(mid.shape[1]):
-                    if mid[i, a] >= 0:
-                        _pull(Y, G, i, mid[i, a], 1, w_mid)
-            for a in range(far.shape[1]):
-                if far[i, a] >= 0:
-                    _pull(Y, G, i, far[i, a], 2, w_far)
-
-
-@njit(cache=True, nogil=True)
-def _summed_buffers(buffers, out, lo, hi):
-    """Rows ``lo..hi`` of the buffers' sum, added in chunk order."""
-    for i in range(lo, hi):
-        for c in range(out.shape[1]):
-            s = 0.0
-            for t in range(buffers.shape[0]):
-                s += buffers[t, i, c]
-            out[i, c] = s
+            for kind in range(3):
+                if kind == 0:
+                    pairs, w, num, shift = near, w_near, 20.0, 10.0
+                elif kind == 1:
+                    pairs, w, num, shift = mid, w_mid, 20000.0, 10000.0
+                else:
+                    pairs, w, num, shift = far, -w_far, 2.0, 1.0
+                if kind == 1 and not w_mid > 0.0:
+                    continue
+                for a in range(pairs.shape[1]):
+                    j = pairs[i, a]
+                    if j < 0:
+                        continue
+                    d = 1.0
+                    for c in range(dim):
+                        diff = Y[i, c] - Y[j, c]
+                        d += diff * diff
+                    s = w * num / ((shift + d) * (shift + d))
+                    for c in range(dim):
+                        g = s * (Y[i, c] - Y[j, c])
+                        G[i, c] += g
+                        G[j, c] -= g
 
 
 def anchored_gradient(Y, reference, near, mid, far, w_near, w_mid, w_far, out):
@@ -120,18 +111,25 @@ def _anchored_rows(Y, reference, near, mid, far, w_near, w_mid, w_far, out, lo, 
                     out[i, c] += s * (Y[i, c] - reference[j, c])
 
 
-def adam_step(Y, grad, m, v, lr, beta1, beta2, eps, step):
-    """One Adam update of ``Y`` in place (``step`` counts from 1, for bias correction)."""
+def adam_step(Y, parts, m, v, lr, beta1, beta2, eps, step):
+    """One Adam update of ``Y`` in place (``step`` counts from 1, for bias correction)
+    by the gradient given as ``parts`` (P, n, dim), added in order in float64 and
+    rounded to their dtype (P = 1: the gradient itself); ``parts[0]`` is left holding
+    the gradient. Summing the parts here spares a pass, and a kernel to compile."""
     rate = lr * np.sqrt(1.0 - beta2**step) / (1.0 - beta1**step)
-    args = (Y, grad, m, v, rate, beta1, beta2, eps)
+    args = (Y, parts, m, v, rate, beta1, beta2, eps)
     in_row_ranges("pacmap", 0, Y.shape[0], lambda a, b: _adam_rows(*args, a, b), per_thread=1, min_size=LIGHT_ROWS)
 
 
 @njit(cache=True, nogil=True)
-def _adam_rows(Y, grad, m, v, rate, beta1, beta2, eps, lo, hi):
+def _adam_rows(Y, parts, m, v, rate, beta1, beta2, eps, lo, hi):
     for i in range(lo, hi):
         for c in range(Y.shape[1]):
-            g = grad[i, c]
+            s = 0.0
+            for t in range(parts.shape[0]):
+                s += parts[t, i, c]
+            parts[0, i, c] = s
+            g = parts[0, i, c]  # the sum in the parts' dtype, as a gradient array holds it
             m[i, c] = beta1 * m[i, c] + (1.0 - beta1) * g
             v[i, c] = beta2 * v[i, c] + (1.0 - beta2) * g * g
             Y[i, c] -= rate * m[i, c] / (np.sqrt(v[i, c]) + eps)
@@ -149,12 +147,36 @@ def _sq_distance(X, i, Z, j):
 def second_closest(X, Z, candidates):
     """For each row i of ``X`` and each group of candidate rows of ``Z``
     (``candidates``: (n, groups, size)), the candidate second closest to row i: the
-    mid-near partner of PaCMAP (the second closest of six random points)."""
+    mid-near partner of PaCMAP (the second closest of six random points).
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0], [6.0]])
+    >>> second_closest(X[:2], X, np.array([[[1, 2, 3]], [[0, 3, 2]]])).tolist()
+    [[2], [2]]
+    """
+    if candidates.size * X.shape[1] <= SMALL_CHOICE:
+        return _second_closest_numpy(X, Z, candidates)
     out = np.empty(candidates.shape[:2], dtype=np.int32)
     in_row_ranges(
         "pacmap", 0, candidates.shape[0], lambda a, b: _second_closest_rows(X, Z, candidates, out, a, b), per_thread=1
     )
     return out
+
+
+def _second_closest_numpy(X, Z, candidates):
+    """``second_closest`` in numpy: each distance summed column by column in float64
+    from the rows' own differences and squares (the kernel's sum, to the bit), the
+    second of a stable sort (ties in candidate order, as the kernel keeps them)."""
+    n, groups, size = candidates.shape
+    flat = candidates.reshape(n, -1)
+    sq = np.zeros(flat.shape)
+    XT, ZT = np.ascontiguousarray(X.T), np.ascontiguousarray(Z.T)  # columns read whole
+    for c in range(X.shape[1]):
+        diff = XT[c, :, None] - ZT[c][flat]
+        sq += diff * diff
+    second = np.argsort(sq.reshape(candidates.shape), axis=2, kind="stable")[:, :, min(1, size - 1)]
+    return np.take_along_axis(candidates, second[:, :, None], axis=2)[:, :, 0].astype(np.int32)
 
 
 @njit(cache=True, nogil=True)
@@ -177,10 +199,40 @@ def _second_closest_rows(X, Z, candidates, out, lo, hi):
 
 def first_not_near(candidates, near, count, self_excluded):
     """For each row, the first ``count`` candidates that are not among its near
-    partners (nor the row itself when ``self_excluded``), -1 where too few remain."""
+    partners (nor the row itself when ``self_excluded``), -1 where too few remain.
+
+    Examples
+    --------
+    >>> first_not_near(np.array([[0, 2, 2, 3, 4]]), np.array([[3]]), 3, True).tolist()
+    [[2, 4, -1]]
+    """
+    if candidates.size * near.shape[1] <= SMALL_CHOICE:
+        return _first_not_near_numpy(candidates, near, count, self_excluded)
     out = np.full((candidates.shape[0], count), -1, dtype=np.int32)
     run = lambda a, b: _first_not_near_rows(candidates, near, count, self_excluded, out, a, b)  # noqa: E731
     in_row_ranges("pacmap", 0, candidates.shape[0], run, per_thread=1)
+    return out
+
+
+def _first_not_near_numpy(candidates, near, count, self_excluded):
+    """``first_not_near`` in numpy: a candidate is kept unless it is a near partner,
+    the row itself, or a repeat of an earlier candidate of its row (the kernel skips
+    a repeat because the first one was taken, or left it out for the same reason)."""
+    n, width = candidates.shape
+    keep = np.ones(candidates.shape, dtype=bool)
+    for b in range(near.shape[1]):
+        keep &= candidates != near[:, b, None]
+    if self_excluded:
+        keep &= candidates != np.arange(n)[:, None]
+    # each row's (value, place) keys sorted: a value's first place comes first
+    values, places = np.divmod(np.sort(candidates * np.int64(width) + np.arange(width), axis=1), width)
+    repeat = np.zeros_like(keep)
+    repeat[np.arange(n)[:, None], places[:, 1:]] = values[:, 1:] == values[:, :-1]
+    keep &= ~repeat
+    place = np.cumsum(keep, axis=1) - 1
+    rows, cols = np.nonzero(keep & (place < count))
+    out = np.full((n, count), -1, dtype=np.int32)
+    out[rows, place[rows, cols]] = candidates[rows, cols]
     return out
 
 

@@ -359,17 +359,16 @@ class PaCMAP(
 
     def _optimize(self, Y, gradient, desc, callbacks=(), first_phase=True):
         """Adam over the three phases (without ``first_phase``, the last two);
-        ``gradient(Y, weights, out)`` fills ``out``; any of ``callbacks`` returning True
-        stops it."""
+        ``gradient(Y, weights)`` returns it in parts (``adam_step``'s); any of
+        ``callbacks`` returning True stops it."""
         from .._kernels.pacmap import adam_step
         from .._progress import progress_bar
 
         phases = self._phases()
         steps = range(0 if first_phase else phases[0], sum(phases))
-        grad, m, v = np.zeros_like(Y), np.zeros_like(Y), np.zeros_like(Y)
+        m, v = np.zeros_like(Y), np.zeros_like(Y)
         for step, t in enumerate(progress_bar(steps, desc=desc, unit="it", disable=not self.verbose), start=1):
-            gradient(Y, phase_weights(t, phases), grad)
-            adam_step(Y, grad, m, v, self.lr, 0.9, 0.999, 1e-7, step)
+            adam_step(Y, gradient(Y, phase_weights(t, phases)), m, v, self.lr, 0.9, 0.999, 1e-7, step)
             if any(callback(step, float("nan"), Y) for callback in callbacks):
                 break
         return Y
@@ -397,8 +396,9 @@ class PaCMAP(
 
         buffers = np.empty((CHUNKS, *Y.shape), dtype=Y.dtype)
 
-        def gradient(Y, weights, out):
-            pair_gradient(Y, near, mid, far, *weights, buffers, out)
+        def gradient(Y, weights):
+            pair_gradient(Y, near, mid, far, *weights, buffers)
+            return buffers
 
         self._optimize(Y, gradient, "PaCMAP", callback_list(self.callbacks))
         self.pair_neighbors_, self.pair_MN_, self.pair_FP_ = (pairs_from_rows(p) for p in (near, mid, far))
@@ -443,8 +443,11 @@ class PaCMAP(
         Y = reference[near].mean(axis=1)
         from .._kernels.pacmap import anchored_gradient
 
-        def gradient(Y, weights, out):
-            anchored_gradient(Y, reference, near, mid, far, *weights, out)
+        out = np.empty((1, *Y.shape), dtype=Y.dtype)
+
+        def gradient(Y, weights):
+            anchored_gradient(Y, reference, near, mid, far, *weights, out[0])
+            return out
 
         Y = self._optimize(np.ascontiguousarray(Y), gradient, "PaCMAP transform", first_phase=False)
         return Y.astype(X.dtype)
