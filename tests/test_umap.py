@@ -34,6 +34,34 @@ def test_local_memberships_sum_to_log2_k_and_connect_the_nearest(digits):
     assert np.all(M[:, 0] == 1.0) and np.all((M > 0) & (M <= 1)) and np.all(rho == distances[:, 0])
 
 
+@pytest.mark.parametrize("local_connectivity", [0.0, 1.0, 2.5])
+def test_small_graphs_are_calibrated_by_numpy_as_by_the_kernel(digits, local_connectivity):
+    # below SMALL_FUZZY entries numpy calibrates every row at once; rho and the floor
+    # must be the kernel's to the bit, and sigma too unless numpy's exp and the C
+    # library's differ in a last bit right at a comparison (rare on any machine)
+    from lowdim._kernels.umap_graph import smooth_knn
+    from lowdim.embedding._smooth_knn_small import smooth_knn_small
+
+    X, _ = digits
+    D = nearest_neighbors(X, 14)[0].astype(np.float64)
+    D[:40, :3] = 0.0  # copies
+    D[40:60, -4:] = np.inf  # dropped edges
+    D[60:65] = 0.0  # a row of copies only
+    D[65:70] = np.inf  # a row with nothing left
+    D[70:80] = D[70:80, :1]  # every gap zero: the bisection runs out of steps
+    target, mean = np.log2(15), float(np.mean(D[np.isfinite(D)]))
+    rho, sigma = np.empty(len(D)), np.empty(len(D))
+    smooth_knn(D, target, local_connectivity, 1e-5, 64, mean, rho, sigma, 0, len(D))
+    small_rho, small_sigma = smooth_knn_small(D, target, local_connectivity, 1e-5, 64, mean)
+    np.testing.assert_array_equal(small_rho, rho)
+    assert np.mean(small_sigma == sigma) > 0.99
+    for s in (sigma, small_sigma):  # both found a sigma whose memberships hit the target where the kernel's did
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums = np.where(D > rho[:, None], np.exp(-(D - rho[:, None]) / s[:, None]), 1.0).sum(axis=1)
+        hit = np.abs(sums - target) < 1e-5
+        assert hit[90:].mean() > 0.99
+
+
 def test_the_memberships_are_the_same_in_any_unit(digits):
     # sigma's search started at 1 and doubled or halved 64 times, so it never passed 2^64:
     # rows a power of two apart (incomes in cents, lengths in metres or light years) kept

@@ -4,8 +4,6 @@ callers that run one block per worker thread)."""
 import numpy as np
 from numba import njit, prange
 
-from .sorting import sort_pairs
-
 
 @njit(cache=True, parallel=True)
 def smallest_k(D, k, skip, out_idx, out_dist):
@@ -52,8 +50,8 @@ def strict_sq_distance(a, offset, b):
 
 
 @njit(cache=True, nogil=True)
-def rank_excess(D, bound, queries, data, targets, skip, k):
-    """Per row r of the distance block ``D``: the sum over the columns ``j`` in
+def rank_excess(D, bound, queries, data, targets, skip, k, zero, t, js, counts, out):
+    """Per row r of the distance block ``D``, into ``out[r]``: the sum over the columns ``j`` in
     ``targets[r]`` of ``max(0, rank(j) - k)``, where ``rank(j)`` is j's place among the
     row's columns (column ``skip[r]`` left out; 1 = nearest; equal distances by column
     index, as a stable sort orders them): how far beyond the k nearest each target lies.
@@ -66,23 +64,29 @@ def rank_excess(D, bound, queries, data, targets, skip, k):
     One pass over the row: each entry is placed among the sorted target distances by a
     branch-free count, so the cost is n k / (vector width) whatever the targets' ranks.
     Serial and without the GIL: callers split the rows over a thread pool (a prange
-    loop would cost a second more to compile on a first call).
+    loop would cost a second more to compile on a first call). The caller gives the
+    scratch: ``zero`` (float64 zeros, one a feature), ``t`` (float64) and ``js``
+    (int64) of k entries, ``counts`` (int64) of 2 k + 1: numba compiles an allocation
+    of each kind on a first call (half a second for these).
     """
     n_rows, n = D.shape
     m = targets.shape[1]
     exact = queries.shape[0] > 0
     rel = (data.shape[1] + 4) * 2.220446049250313e-16  # the float64 sums' own rounding
-    zero = np.zeros(data.shape[1])
-    out = np.zeros(n_rows)
+    below, ties = counts[: m + 1], counts[m + 1 :]  # below[p]: entries under t[p:] only
     for r in range(n_rows):
         row = D[r]
-        t = np.empty(m)
         for q in range(m):
             t[q] = strict_sq_distance(queries[r], zero, data[targets[r, q]]) if exact else row[targets[r, q]]
-        js = targets[r].copy()
-        sort_pairs(t, js)  # m is k: an insertion sort, far cheaper to compile than np.argsort
-        below = np.zeros(m + 1, dtype=np.int64)  # below[p]: entries under t[p:] only
-        ties = np.zeros(m, dtype=np.int64)
+            js[q] = targets[r, q]
+        for q in range(1, m):  # by distance, then index: an insertion sort (m is k; the row's pass costs n k)
+            v, jv, p = t[q], js[q], q
+            while p > 0 and (t[p - 1] > v or (t[p - 1] == v and js[p - 1] > jv)):
+                t[p], js[p] = t[p - 1], js[p - 1]
+                p -= 1
+            t[p], js[p] = v, jv
+        for q in range(2 * m + 1):
+            counts[q] = 0
         for c in range(n):
             v = np.float64(row[c])
             slack = bound[r] + v * rel if exact else 0.0
@@ -112,7 +116,6 @@ def rank_excess(D, bound, queries, data, targets, skip, k):
             if rank > k:
                 total += rank - k
         out[r] = total
-    return out
 
 
 @njit(cache=True, inline="always")

@@ -53,6 +53,7 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     """
     from .._kernels.umap_graph import smooth_knn
     from .._threads import LIGHT_ROWS, in_row_ranges
+    from ._smooth_knn_small import SMALL_FUZZY, smooth_knn_small
 
     memberships, blocks = float64_row_blocks(distances, bar)
     n = memberships.shape[0]
@@ -61,8 +62,12 @@ def local_memberships(distances, n_neighbors, local_connectivity=1.0, bar=None):
     target = float(np.log2(n_neighbors))
     for rows, D in blocks:
         r, s = rho[rows], sigma[rows]  # views of the block's rows
-        args = (D, target, float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS, mean, r, s)
-        in_row_ranges("umap-graph", 0, D.shape[0], lambda a, b, args=args: smooth_knn(*args, a, b), min_size=LIGHT_ROWS)
+        args = (D, target, float(local_connectivity), SMOOTH_KNN_TOL, SMOOTH_KNN_STEPS, mean)
+        if memberships.size <= SMALL_FUZZY:  # a small graph: no kernel to compile
+            r[:], s[:] = smooth_knn_small(*args)
+        else:
+            run = lambda a, b, args=(*args, r, s): smooth_knn(*args, a, b)  # noqa: E731
+            in_row_ranges("umap-graph", 0, D.shape[0], run, min_size=LIGHT_ROWS)
         with np.errstate(invalid="ignore"):  # dropped (infinite) edges: NaN, removed by the caller
             memberships[rows] = np.exp(-np.maximum(D - rho[rows, None], 0.0) / sigma[rows, None])
     return memberships, rho, sigma

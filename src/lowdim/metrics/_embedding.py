@@ -77,11 +77,14 @@ def _split_rank_excess(D, bound, queries, data, targets, skip, k):
     from .._threads import in_row_ranges
 
     exact = queries.shape[0] > 0
+    m = targets.shape[1]
 
     def part(a, b):
-        return rank_excess(
-            D[a:b], bound[a:b], queries[a:b] if exact else queries, data, targets[a:b], skip[a:b], k
-        ).sum()
+        out = np.zeros(b - a)
+        scratch = (np.zeros(data.shape[1]), np.empty(m), np.empty(m, dtype=np.int64))
+        rows = (D[a:b], bound[a:b], queries[a:b] if exact else queries, data, targets[a:b], skip[a:b])
+        rank_excess(*rows, k, *scratch, np.empty(2 * m + 1, dtype=np.int64), out)
+        return out.sum()
 
     return float(sum(in_row_ranges("ranks", 0, D.shape[0], part)))
 
