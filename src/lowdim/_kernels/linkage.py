@@ -54,13 +54,14 @@ def _lance_williams(D, a, b, act, m, size, method):
             D[x, b] = d
 
 
-@njit(cache=True)
 def nn_chain(D, method):
     """The ``n - 1`` merges ``(a, b, distance)`` of the agglomeration of the points whose
     distances are ``D`` (n x n, float64, overwritten), in the order the chain finds them
     (not sorted by distance); ``method`` is WARD (D euclidean), COMPLETE or AVERAGE.
 
     The active clusters are kept as a sorted list, so scans and updates touch only them.
+    The kernel's arrays are made here: numba compiles each kind of allocation a kernel
+    makes on its first call (a second for these).
 
     Examples
     --------
@@ -70,12 +71,18 @@ def nn_chain(D, method):
     [1.0, 4.0]
     """
     n = D.shape[0]
-    act = np.arange(n)
+    merges = np.empty(n - 1, np.int64), np.empty(n - 1, np.int64), np.empty(n - 1)
+    _nn_chain(D, method, np.arange(n), np.ones(n), np.empty(n, np.int64), *merges)
+    return merges
+
+
+@njit(cache=True)
+def _nn_chain(D, method, act, size, chain, out_a, out_b, out_d):
+    """``nn_chain``'s merges into ``out_a``, ``out_b``, ``out_d``; ``act`` (0..n-1),
+    ``size`` (ones) and ``chain`` (n) are its scratch."""
+    n = D.shape[0]
     m = n
-    size = np.ones(n, dtype=np.float64)
-    chain = np.empty(n, dtype=np.int64)
     top = 0
-    out_a, out_b, out_d = np.empty(n - 1, np.int64), np.empty(n - 1, np.int64), np.empty(n - 1)
     for step in range(n - 1):
         if top == 0:
             chain[0], top = act[0], 1
@@ -98,7 +105,6 @@ def nn_chain(D, method):
         for t in range(k, m - 1):
             act[t] = act[t + 1]
         m -= 1
-    return out_a, out_b, out_d
 
 
 @njit(cache=True)
@@ -291,17 +297,19 @@ def distance_matrix(X, metric):
     norms = np.sqrt(np.einsum("ij,ij->i", X, X))
     D = np.empty((n, n))
     n_blocks = (n + _TILE_I - 1) // _TILE_I
-    in_row_ranges("linkage", 0, n_blocks, lambda lo, hi: _distance_blocks(X, XT, norms, metric, D, lo, hi))
+    blocks = lambda lo, hi: _distance_blocks(X, XT, norms, metric, D, lo, hi, np.empty((_TILE_I, _TILE_J)))  # noqa: E731
+    in_row_ranges("linkage", 0, n_blocks, blocks)
     return D
 
 
 @njit(cache=True, nogil=True)
-def _distance_blocks(X, XT, norms, metric, D, lo, hi):
+def _distance_blocks(X, XT, norms, metric, D, lo, hi, acc):
     """Dealt row blocks ``lo..hi`` of ``distance_matrix`` (block ``t``: the ``t // 2``-th
-    from the top for even ``t``, from the bottom for odd), with their mirrored columns."""
+    from the top for even ``t``, from the bottom for odd), with their mirrored columns;
+    ``acc`` (``_TILE_I`` x ``_TILE_J``) is the block's scratch, made by the caller (an
+    allocation is one more thing to compile on a first call)."""
     n = X.shape[0]
     n_blocks = (n + _TILE_I - 1) // _TILE_I
-    acc = np.empty((_TILE_I, _TILE_J))
     for t in range(lo, hi):
         ib = t // 2 if t % 2 == 0 else n_blocks - 1 - t // 2
         i0, i1 = ib * _TILE_I, min(n, (ib + 1) * _TILE_I)
