@@ -275,8 +275,16 @@ def test_the_radius_graph_above_16_columns_keeps_every_pair_within_the_radius():
         assert radius_neighbors_graph(X, r)[i, j] == 0  # strictly within
 
 
+@pytest.fixture(params=["numpy", "kernel"])
+def rank_path(request, monkeypatch):
+    """Small tables are ranked by numpy, larger ones by the kernel: both, on the same data."""
+    if request.param == "kernel":
+        monkeypatch.setattr("lowdim.metrics._embedding.SMALL_RANKS", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("k", [3, 10])
-def test_trustworthiness_and_continuity_match_sklearn(cloud, k):
+def test_trustworthiness_and_continuity_match_sklearn(cloud, k, rank_path):
     X, Z = cloud
     assert trustworthiness(X, Z, n_neighbors=k) == pytest.approx(sk_trustworthiness(X, Z, n_neighbors=k), abs=1e-12)
     assert continuity(X, Z, n_neighbors=k) == pytest.approx(sk_trustworthiness(Z, X, n_neighbors=k), abs=1e-12)
@@ -284,7 +292,7 @@ def test_trustworthiness_and_continuity_match_sklearn(cloud, k):
 
 
 @pytest.mark.parametrize("rows_per_block", [None, 7])
-def test_trustworthiness_ranks_ties_as_a_stable_sort(rows_per_block, monkeypatch):
+def test_trustworthiness_ranks_ties_as_a_stable_sort(rows_per_block, monkeypatch, rank_path):
     # integer points with duplicates: many equal distances on both sides; ranks count
     # equal distances by index (a stable sort), in one block or in many
     if rows_per_block:
@@ -305,6 +313,29 @@ def test_trustworthiness_ranks_ties_as_a_stable_sort(rows_per_block, monkeypatch
     expected = 1.0 - penalty * 2.0 / (n * k * (2.0 * n - 3.0 * k - 1.0))
     assert penalty > 0
     assert trustworthiness(X, Z, n_neighbors=k) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_tables_are_ranked_by_numpy_as_by_the_kernel(dtype):
+    # the expansion's values within its error bound of a target are decided on exact
+    # sums by both; near-copies and exact copies put many entries there
+    from lowdim._kernels.neighbors import rank_excess
+    from lowdim.metrics._ranks_small import rank_excess_small
+    from lowdim.neighbors import ExactIndex
+
+    rng = np.random.default_rng(5)
+    A = rng.normal(size=(200, 9)).astype(dtype) * 1000
+    A[100:150] = A[:50] + rng.normal(size=(50, 9)).astype(dtype) * 1e-4
+    A[150:170] = A[:20]
+    rows = np.arange(0, 200, 3)
+    targets = rng.integers(0, 200, size=(rows.size, 6))
+    D, bound, queries, data = ExactIndex().build(A)._expanded_block(rows)
+    assert bound.max() > 0
+    for q, d in ((queries, data), (np.empty((0, 1)), data[:0])):  # recomputed where blurred; D taken as exact
+        expected = np.zeros(rows.size)
+        scratch = (np.zeros(data.shape[1]), np.empty(6), np.empty(6, dtype=np.int64), np.empty(13, dtype=np.int64))
+        rank_excess(D, bound, q, d, targets, rows, 4, *scratch, expected)
+        np.testing.assert_array_equal(rank_excess_small(D, bound, q, d, targets, rows, 4), expected)
 
 
 def test_sampled_trustworthiness_estimates_the_exact_value(cloud):

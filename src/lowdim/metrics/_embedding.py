@@ -8,6 +8,7 @@ import numpy as np
 from .._random import check_random_state
 from .._validation import check_array, check_labels_given
 from ..neighbors import ExactIndex, NeighborGraph, make_index
+from ._ranks_small import SMALL_RANKS, rank_excess_small
 from ._sampling import query_rows
 
 MAX_QUERIES = 20000
@@ -61,13 +62,14 @@ def _rank_penalty(A, near_b, k, rows, metric, metric_params=None):
     near_b = np.asarray(near_b, dtype=np.int64)
     total = 0.0
     step = max(1, BLOCK_BYTES // (8 * n))
+    ranks = _split_rank_excess if len(rows) * n > SMALL_RANKS else lambda *block: float(rank_excess_small(*block).sum())
     for start in range(0, len(rows), step):
         block = rows[start : start + step].astype(np.int64)
         if expanded:
             D, bound, queries, data = index_a._expanded_block(block)
         else:
             D, bound, queries, data = index_a._block_distances(A[block]), np.zeros(len(block)), np.empty((0, 1)), A[:0]
-        total += _split_rank_excess(D, bound, queries, data, near_b[start : start + len(block)], block, k)
+        total += ranks(D, bound, queries, data, near_b[start : start + len(block)], block, k)
     return total
 
 
