@@ -61,7 +61,7 @@ def nn_chain(D, method):
 
     The active clusters are kept as a sorted list, so scans and updates touch only them.
     The kernel's arrays are made here: numba compiles each kind of allocation a kernel
-    makes on its first call (a second for these).
+    makes on its first call (BENCHMARKS.md, Cold start).
 
     Examples
     --------
@@ -250,7 +250,7 @@ def _distance(X, i, j, metric, norms):
 _TILE_I, _TILE_J = 32, 512  # rows x columns of a block of the distance matrix (its columns' data stay in cache)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # compiled on its own, it lengthened a first call (BENCHMARKS.md, Cold start)
 def _tile(X, XT, norms, metric, i0, i1, j0, j1, acc):
     """One block of distances into ``acc``: per row, one pass over the features with the
     row's partial sums in L1 and the block's columns of XT in L2."""

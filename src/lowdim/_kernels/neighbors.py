@@ -67,7 +67,7 @@ def rank_excess(D, bound, queries, data, targets, skip, k, zero, t, js, counts, 
     loop would cost a second more to compile on a first call). The caller gives the
     scratch: ``zero`` (float64 zeros, one a feature), ``t`` (float64) and ``js``
     (int64) of k entries, ``counts`` (int64) of 2 k + 1: numba compiles an allocation
-    of each kind on a first call (half a second for these).
+    of each kind on a first call (BENCHMARKS.md, Cold start).
     """
     n_rows, n = D.shape
     m = targets.shape[1]
@@ -166,8 +166,8 @@ def pair_sq_distances(Q, data, offset, rows, cols, out, lo, hi):
     four pairs of one query row (a row's candidates) are summed together, each in its
     own chain in column order with ``a - offset`` read once a column: the same bits as
     ``strict_sq_distance``, in about half the time. Both sums are written out here
-    rather than called: a separately compiled or inlined helper costs the first call a
-    tenth of a second more to compile."""
+    rather than called: a separately compiled or inlined helper lengthens a first call's
+    compile (BENCHMARKS.md, Cold start)."""
     p = lo
     while p < hi:
         r = rows[p]

@@ -16,7 +16,7 @@ from .._threads import LIGHT_ROWS, in_row_ranges
 CHUNKS = 8  # gradient buffers; any thread count gives the same sums
 # Partners of a table with up to this many candidate entries (rows x candidates x
 # features, or x near partners) are chosen by numpy, in the kernels' arithmetic: the
-# same pairs without compiling two kernels for a choice that takes milliseconds.
+# same pairs without compiling two kernels for so small a choice.
 SMALL_CHOICE = 1 << 24
 
 # Each public function runs a serial kernel without the GIL over ranges of rows (or of
