@@ -18,7 +18,7 @@ WARD, COMPLETE, AVERAGE = 0, 1, 2
 _CHUNK = 2048  # points per thread chunk of Prim's scan
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _nearest(D, a, act, m, prefer):
     """The active cluster nearest to ``a`` (``prefer`` wins ties: it keeps the chain
     from cycling) and its distance. Serial: a scan of one row takes microseconds, less
@@ -34,7 +34,7 @@ def _nearest(D, a, act, m, prefer):
     return j, d
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _linkage(method, dax, dbx, dab, na, nb, nx):
     if method == WARD:
         return np.sqrt(((na + nx) * dax * dax + (nb + nx) * dbx * dbx - nx * dab * dab) / (na + nb + nx))
@@ -43,7 +43,7 @@ def _linkage(method, dax, dbx, dab, na, nb, nx):
     return (na * dax + nb * dbx) / (na + nb)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lance_williams(D, a, b, act, m, size, method):
     """Distances of the merged cluster (stored at ``b``) to every other active one."""
     for k in range(m):
