@@ -25,13 +25,26 @@ SMALL_CHOICE = 1 << 24
 
 
 @njit(cache=True, inline="always")
-def _force(kind, weight, d):
-    """d(loss)/d(y_i) divided by (y_i - y_j), for d = 1 + |y_i - y_j|^2."""
-    if kind == 0:  # near: w d / (10 + d)
-        return weight * 20.0 / ((10.0 + d) * (10.0 + d))
-    if kind == 1:  # mid-near: w d / (10000 + d)
-        return weight * 20000.0 / ((10000.0 + d) * (10000.0 + d))
-    return -weight * 2.0 / ((1.0 + d) * (1.0 + d))  # further: w / (1 + d)
+def _kind(kind, near, mid, far, w_near, w_mid, w_far):
+    """The partners of one kind of pair and the constants of its force: d(loss)/d(y_i)
+    is ``w num / (shift + d)^2`` times (y_i - y_j), d = 1 + |y_i - y_j|^2 (near:
+    w d / (10 + d); mid-near: w d / (10000 + d); further: w / (1 + d), a push)."""
+    if kind == 0:
+        return near, w_near, 20.0, 10.0
+    if kind == 1:
+        return mid, w_mid, 20000.0, 10000.0
+    return far, -w_far, 2.0, 1.0
+
+
+@njit(cache=True, inline="always")
+def _force(Y, i, Z, j, w, num, shift):
+    """The force between row i of ``Y`` and row j of ``Z`` over their difference, for
+    one kind of pair's constants (``_kind``)."""
+    d = 1.0
+    for c in range(Y.shape[1]):
+        diff = Y[i, c] - Z[j, c]
+        d += diff * diff
+    return w * num / ((shift + d) * (shift + d))
 
 
 def pair_gradient(Y, near, mid, far, w_near, w_mid, w_far, buffers):
@@ -48,8 +61,8 @@ def pair_gradient(Y, near, mid, far, w_near, w_mid, w_far, buffers):
 @njit(cache=True, nogil=True)
 def _chunk_gradients(Y, near, mid, far, w_near, w_mid, w_far, buffers, first, end):
     """Chunks ``first..end`` of the gradient, each into its buffer. One loop body for
-    the three kinds of pairs, their force's constants set per kind (``_force``'s
-    arithmetic, the same bits): three inlined copies took the compiler twice as long."""
+    the three kinds of pairs, their force's constants set per kind (``_kind``): three
+    inlined copies took the compiler twice as long."""
     n, dim = Y.shape
     chunks = buffers.shape[0]
     for t in range(first, end):
@@ -57,23 +70,14 @@ def _chunk_gradients(Y, near, mid, far, w_near, w_mid, w_far, buffers, first, en
         G[:] = 0.0
         for i in range(t * n // chunks, (t + 1) * n // chunks):
             for kind in range(3):
-                if kind == 0:
-                    pairs, w, num, shift = near, w_near, 20.0, 10.0
-                elif kind == 1:
-                    pairs, w, num, shift = mid, w_mid, 20000.0, 10000.0
-                else:
-                    pairs, w, num, shift = far, -w_far, 2.0, 1.0
-                if kind == 1 and not w_mid > 0.0:
+                pairs, w, num, shift = _kind(kind, near, mid, far, w_near, w_mid, w_far)
+                if w == 0.0:
                     continue
                 for a in range(pairs.shape[1]):
                     j = pairs[i, a]
                     if j < 0:
                         continue
-                    d = 1.0
-                    for c in range(dim):
-                        diff = Y[i, c] - Y[j, c]
-                        d += diff * diff
-                    s = w * num / ((shift + d) * (shift + d))
+                    s = _force(Y, i, Y, j, w, num, shift)
                     for c in range(dim):
                         g = s * (Y[i, c] - Y[j, c])
                         G[i, c] += g
@@ -94,19 +98,14 @@ def _anchored_rows(Y, reference, near, mid, far, w_near, w_mid, w_far, out, lo, 
         for c in range(dim):
             out[i, c] = 0.0
         for kind in range(3):
-            pairs = near if kind == 0 else (mid if kind == 1 else far)
-            weight = w_near if kind == 0 else (w_mid if kind == 1 else w_far)
-            if weight == 0.0:
+            pairs, w, num, shift = _kind(kind, near, mid, far, w_near, w_mid, w_far)
+            if w == 0.0:
                 continue
             for a in range(pairs.shape[1]):
                 j = pairs[i, a]
                 if j < 0:
                     continue
-                d = 1.0
-                for c in range(dim):
-                    diff = Y[i, c] - reference[j, c]
-                    d += diff * diff
-                s = _force(kind, weight, d)
+                s = _force(Y, i, reference, j, w, num, shift)
                 for c in range(dim):
                     out[i, c] += s * (Y[i, c] - reference[j, c])
 
