@@ -27,3 +27,19 @@ def test_sort_pairs_keys_alone_and_in_a_slice():
     expected[100:250] = np.sort(keys[100:250])
     sort_pairs(keys[100:250])  # a view: sorted in place, the rest untouched
     np.testing.assert_array_equal(keys, expected)
+
+
+@pytest.mark.parametrize("m", [0, 1, 5, SHORT, 40])
+def test_insertion_sort_orders_pairs_by_key_then_value(m):
+    # the rank kernel sorts its targets by this inlined helper: lexsort's order too
+    from lowdim._kernels.sorting import insertion_sort_pairs
+
+    rng = np.random.default_rng(m)
+    for _ in range(20):
+        keys = rng.integers(0, 4, m).astype(np.float64)  # many ties
+        values = rng.permutation(m).astype(np.int64)
+        order = np.lexsort((values, keys))
+        expected_keys, expected_values = keys[order], values[order]
+        insertion_sort_pairs(keys, values)
+        np.testing.assert_array_equal(keys, expected_keys)
+        np.testing.assert_array_equal(values, expected_values)

@@ -4,6 +4,8 @@ callers that run one block per worker thread)."""
 import numpy as np
 from numba import njit, prange
 
+from .sorting import insertion_sort_pairs
+
 
 @njit(cache=True, parallel=True)
 def smallest_k(D, k, skip, out_idx, out_dist):
@@ -79,12 +81,7 @@ def rank_excess(D, bound, queries, data, targets, skip, k, zero, t, js, counts, 
         for q in range(m):
             t[q] = strict_sq_distance(queries[r], zero, data[targets[r, q]]) if exact else row[targets[r, q]]
             js[q] = targets[r, q]
-        for q in range(1, m):  # by distance, then index: an insertion sort (m is k; the row's pass costs n k)
-            v, jv, p = t[q], js[q], q
-            while p > 0 and (t[p - 1] > v or (t[p - 1] == v and js[p - 1] > jv)):
-                t[p], js[p] = t[p - 1], js[p - 1]
-                p -= 1
-            t[p], js[p] = v, jv
+        insertion_sort_pairs(t, js)  # by distance, then index (m is k; the row's pass costs n k)
         for q in range(2 * m + 1):
             counts[q] = 0
         for c in range(n):

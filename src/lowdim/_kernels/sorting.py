@@ -47,6 +47,29 @@ def _sift_down(keys, values, start, size):
         root = child
 
 
+@njit(cache=True, inline="always")
+def insertion_sort_pairs(keys, values):
+    """Sort ``keys`` ascending in place by insertion, moving ``values`` alike; ties in
+    the key by value (``sort_pairs``'s order, whose short runs take the same steps
+    through its compiled helpers, which also serve the heap and keys alone). Inlined
+    into its caller with nothing else to compile: for a few entries in a kernel a first
+    call waits on (the rank kernel of the scores).
+
+    Examples
+    --------
+    >>> keys, values = np.array([3.0, 1.0, 3.0]), np.array([2, 0, 1])
+    >>> insertion_sort_pairs(keys, values)
+    >>> keys.tolist(), values.tolist()
+    ([1.0, 3.0, 3.0], [0, 1, 2])
+    """
+    for q in range(1, keys.shape[0]):
+        key, value, p = keys[q], values[q], q
+        while p > 0 and (keys[p - 1] > key or (keys[p - 1] == key and values[p - 1] > value)):
+            keys[p], values[p] = keys[p - 1], values[p - 1]
+            p -= 1
+        keys[p], values[p] = key, value
+
+
 @njit(cache=True)
 def sort_pairs(keys, values=None):
     """Sort ``keys`` ascending in place, moving ``values`` (same length) alike; ties
