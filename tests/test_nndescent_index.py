@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from lowdim.embedding import UMAP
 from lowdim.neighbors import NNDescentIndex, PairwiseIndex, make_index
 
 
@@ -15,10 +16,11 @@ def blobs():
 WEIGHTS = np.linspace(0.5, 4.0, 8)  # per-feature variances (seuclidean) / a diagonal inverse covariance
 
 
-def test_descent_finds_nearly_the_exact_neighbours(blobs):
+def test_descent_finds_nearly_the_exact_neighbours_for_a_name_or_a_compiled_function(blobs):
     # manhattan: a name pynndescent spells differently (scipy's 'cityblock'). Each metric's
-    # descent compiles pynndescent again (5-8 s); the metrics with a parameter are checked
-    # through pynndescent's distance functions below
+    # descent (and each function's) compiles pynndescent again, for tens of seconds, so one
+    # test holds the named metric and a compiled function sharing its compilation; the
+    # metrics with a parameter are checked through pynndescent's distance functions below
     k = 10
     exact_dist, exact_idx = PairwiseIndex("manhattan").build(blobs).query(blobs, k, exclude_self=True)
     index = NNDescentIndex("manhattan").build(blobs)
@@ -36,6 +38,16 @@ def test_descent_finds_nearly_the_exact_neighbours(blobs):
     _, wanted = PairwiseIndex("manhattan").build(blobs).query(moved, k)
     _, found = index.query(moved, k)
     assert np.mean([len(np.intersect1d(a, b)) / k for a, b in zip(found, wanted)]) > 0.9
+    # a numba-compiled function of two rows is handed to the descent as it is (this one is
+    # pynndescent's own Manhattan, which the name above reached): the same graph, and
+    # UMAP's approximate graph with it holds (nearly) the exact graph's edges
+    from pynndescent.distances import manhattan
+
+    np.testing.assert_array_equal(NNDescentIndex(manhattan).build(blobs).query(blobs, k, exclude_self=True)[1], idx)
+    with pytest.warns(UserWarning, match="4 connected components"):  # the four blobs, each laid out apart
+        exact = UMAP(metric=manhattan, random_state=0, n_epochs=10).fit(blobs)
+        searched = UMAP(metric=manhattan, force_approximation_algorithm=True, random_state=0, n_epochs=10).fit(blobs)
+    assert exact.graph_.multiply(searched.graph_ > 0).nnz / exact.graph_.nnz > 0.9
 
 
 @pytest.mark.parametrize(
