@@ -73,7 +73,7 @@ def kernel_paths(value):
     for module in THRESHOLDS:
         importlib.import_module(module)
     for m in [m for m in list(sys.modules.values()) if m is not None and m.__name__.startswith("lowdim")]:
-        for key in set(vars(m)) & {name for names in THRESHOLDS.values() for name in names}:
+        for key in set(vars(m)) & {key for keys in THRESHOLDS.values() for key in keys}:
             saved.append((m, key, getattr(m, key)))
             setattr(m, key, value)
     return saved
