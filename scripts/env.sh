@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Create (or reuse) the project's virtualenv in .venv and install lowdim with the
-# extras given as arguments. Idempotent: reinstalls only when pyproject.toml or the
-# extras change. Usage: scripts/env.sh dev,plot
+# extras given as arguments (packages from PyPI, installed by uv). Idempotent:
+# reinstalls only when pyproject.toml or the extras change. Usage: scripts/env.sh dev,plot
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 extras="${1:-plot}"
@@ -13,7 +13,9 @@ fi
 stamp="$venv/.lowdim-installed-$(echo "$extras" | tr ',' '-')"
 want="$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    "$venv/bin/python" -m pip install --quiet --upgrade pip
-    "$venv/bin/python" -m pip install --quiet -e "$root[$extras]"
+    # uv (from PyPI, through pip) fetches and unpacks the extras' ~150 wheels in parallel:
+    # pip, one at a time, took most of a clean CI run's environment phase
+    "$venv/bin/python" -m pip install --quiet uv
+    "$venv/bin/python" -m uv pip install --quiet --python "$venv/bin/python" -e "$root[$extras]"
     echo "$want" > "$stamp"
 fi
