@@ -139,8 +139,10 @@ PASSES_MISSING = {"StandardScaler"}
 COUNTS_SELF = {"UMAP", "ParametricUMAP", "Leiden", "Louvain", "SpectralClustering", "DiffusionMap"}
 CUTS_AS_UMAP_LEARN = {"UMAP", "ParametricUMAP"}  # more neighbours than rows: a warning and n - 1
 # Online fits whose running sums forget: each step moves the factors by a share of
-# themselves, so a tol of 1e-10 is never met; a fixed number of passes instead.
-FIXED_PASSES = {"MiniBatchNMF": {"tol": 0.0, "max_no_improvement": None, "max_iter": 100}}
+# themselves, so a tol of 1e-10 is never met; a fixed number of passes instead (each
+# would otherwise run its default 200 or 1,000 passes, a step per batch).
+_PASSES = {"tol": 0.0, "max_no_improvement": None, "max_iter": 100}
+FIXED_PASSES = dict.fromkeys(("MiniBatchNMF", "MiniBatchDictionaryLearning", "MiniBatchSparsePCA"), _PASSES)
 # Small networks trained briefly: the checks test the estimator's protocol, and a fit of
 # the default 256- and 128-wide layers for 200 epochs per check would dominate the suite.
 SMALL = {
