@@ -18,7 +18,9 @@ if grep -vE "^(copying|adding|creating|removing|writing) " "$work/build.log" | g
 fi
 wheel="$(ls "$work"/dist/lowdim-*.whl)"
 python3 -m venv "$work/venv"
-"$work/venv/bin/python" -m pip install --quiet "$wheel[plot]" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+# installed by uv (scripts/env.sh puts it in .venv), which unpacks the plot extra's wheels in
+# parallel, beside the documentation build; what is checked is the wheel's content
+"$root/.venv/bin/python" -m uv pip install --quiet --python "$work/venv/bin/python" "$wheel[plot]"
 cd "$work"   # away from src/, so only the installed package can be imported
 version="$("$work/venv/bin/python" -c "import lowdim; print(lowdim.__version__)")"
 [ "$("$work/venv/bin/lowdim" --version)" = "lowdim $version" ] || {

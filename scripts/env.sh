@@ -12,10 +12,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 stamp="$venv/.lowdim-installed-$(echo "$extras" | tr ',' '-')"
 want="$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
+# uv (from PyPI, through pip) fetches and unpacks the extras' ~150 wheels in parallel:
+# pip, one at a time, took most of a clean CI run's environment phase
+"$venv/bin/python" -m uv --version > /dev/null 2>&1 || "$venv/bin/python" -m pip install --quiet uv
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    # uv (from PyPI, through pip) fetches and unpacks the extras' ~150 wheels in parallel:
-    # pip, one at a time, took most of a clean CI run's environment phase
-    "$venv/bin/python" -m pip install --quiet uv
     "$venv/bin/python" -m uv pip install --quiet --python "$venv/bin/python" -e "$root[$extras]"
     echo "$want" > "$stamp"
 fi
