@@ -275,8 +275,9 @@ def _local_cluster():
 
 
 cluster = pytest.fixture(scope="module")(_local_cluster)
-# a task that kills every worker it runs on leaves a cluster whose nannies may not all come
-# back (seen on a loaded machine): those tests get a cluster of their own
+# a task that kills a worker may leave a cluster whose nannies do not all come back (seen on
+# a loaded machine, after a single death too: the nanny closed as it restarted its worker):
+# those tests get a cluster of their own
 cluster_to_break = pytest.fixture(_local_cluster)
 
 
@@ -415,12 +416,10 @@ def _dying_blocks(marker_dir, always):
     return da.map_blocks(block, dtype=np.float64, chunks=((1000,) * 8, (6,)))
 
 
-def test_fit_completes_when_a_worker_dies_once(cluster, tmp_path):
-    _, client = cluster
+def test_fit_completes_when_a_worker_dies_once(cluster_to_break, tmp_path):
     X = _dying_blocks(str(tmp_path), always=False)
     pca = PCA(3).fit(X)
     assert (tmp_path / "died-3").exists()  # a worker really died
-    client.wait_for_workers(2, timeout=180)
     expected = np.vstack([np.random.default_rng(i).normal(size=(1000, 6)) for i in range(8)])
     np.testing.assert_allclose(
         pca.explained_variance_, PCA(3, solver="svd").fit(expected).explained_variance_, rtol=1e-10
@@ -428,7 +427,7 @@ def test_fit_completes_when_a_worker_dies_once(cluster, tmp_path):
 
 
 @pytest.mark.parametrize("ext", [".csv", ".npy", ".parquet", ".zarr"])
-def test_writing_survives_one_worker_death(cluster, tmp_path, ext):
+def test_writing_survives_one_worker_death(cluster_to_break, tmp_path, ext):
     from lowdim.io._lazy import write_blocks
 
     out = tmp_path / f"z{ext}"
@@ -446,7 +445,6 @@ def test_writing_survives_one_worker_death(cluster, tmp_path, ext):
 
         np.testing.assert_array_equal(np.column_stack(list(pq.read_table(out).to_pydict().values())), expected)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["died-3", out.name]  # no temporary left
-    cluster[1].wait_for_workers(2, timeout=180)
 
 
 def test_a_write_that_fails_leaves_the_previous_file_and_no_partial_one(cluster_to_break, tmp_path):
