@@ -1,39 +1,18 @@
 """SNE's Gaussian output kernel over all pairs (O(n^2)), in shifted form so that far
-apart points neither underflow nor divide by zero; ranges of points on threads (one
-range on small data, where waking threads would cost more than the pairs), each
-point's terms summed in a fixed order."""
+apart points neither underflow nor divide by zero; parallel over points, each point's
+terms summed in a fixed order."""
 
 import numpy as np
-from numba import njit
-
-from .._threads import in_row_ranges
-
-PAIRS = 1 << 16  # pairs a thread's range holds at least
+from numba import njit, prange
 
 
-def _ranges(Y, run):
-    n = Y.shape[0]
-    in_row_ranges("sne", 0, n, run, min_size=max(1, PAIRS // max(n, 1)))
-
-
+@njit(cache=True, parallel=True, fastmath=True)
 def gaussian_row_sums(Y, out_z, out_shift):
     """``out_shift[i] = min_{j != i} |y_i - y_j|^2`` and ``out_z[i] = sum_{j != i}
     exp(-(|y_i - y_j|^2 - out_shift[i]))`` (>= 1): row i's normaliser is
     ``out_z[i] exp(-out_shift[i])``."""
-    _ranges(Y, lambda lo, hi: _row_sums(Y, out_z, out_shift, lo, hi))
-
-
-def gaussian_repulsion(Y, z, shift, log_norm, symmetric, out):
-    """``out[i] = sum_j c_ij (y_i - y_j)`` with ``c_ij = q_ij = exp(-d_ij^2 - log_norm)``
-    (symmetric SNE, ``log_norm`` = log of the joint normaliser) or ``q(j|i) + q(i|j)``
-    (asymmetric SNE, from the shifted row sums)."""
-    _ranges(Y, lambda lo, hi: _repulsion(Y, z, shift, log_norm, symmetric, out, lo, hi))
-
-
-@njit(cache=True, nogil=True, fastmath=True)
-def _row_sums(Y, out_z, out_shift, lo, hi):
     n, d = Y.shape
-    for i in range(lo, hi):
+    for i in prange(n):
         low = np.inf
         for j in range(n):
             if j != i:
@@ -53,10 +32,13 @@ def _row_sums(Y, out_z, out_shift, lo, hi):
         out_z[i], out_shift[i] = z, low
 
 
-@njit(cache=True, nogil=True, fastmath=True)
-def _repulsion(Y, z, shift, log_norm, symmetric, out, lo, hi):
+@njit(cache=True, parallel=True, fastmath=True)
+def gaussian_repulsion(Y, z, shift, log_norm, symmetric, out):
+    """``out[i] = sum_j c_ij (y_i - y_j)`` with ``c_ij = q_ij = exp(-d_ij^2 - log_norm)``
+    (symmetric SNE, ``log_norm`` = log of the joint normaliser) or ``q(j|i) + q(i|j)``
+    (asymmetric SNE, from the shifted row sums)."""
     n, d = Y.shape
-    for i in range(lo, hi):
+    for i in prange(n):
         for a in range(d):
             out[i, a] = 0.0
         for j in range(n):
