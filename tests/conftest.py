@@ -11,9 +11,9 @@ import pytest
 # all threads ran 2x slower beside a busy worker); set before any kernel loads OpenMP
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # XLA compiles the networks' steps without LLVM's optimisation passes: every test trains a
-# small network briefly and compiling dominated (the neural common checks and parametric
-# maps: 107 -> 81 s). Results may differ in the last bits from an optimised build; no test
-# asserts bits across builds (tolerances come from the arithmetic). Set before jax loads.
+# small network briefly, so compiling, not training, was their cost. Results may differ in
+# the last bits from an optimised build; no test asserts bits across builds (tolerances
+# come from the arithmetic). Set before jax loads.
 os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 
