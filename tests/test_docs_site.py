@@ -1,5 +1,5 @@
 """The documentation site: it builds without a warning (scripts/docs.sh, run by
-scripts/test.sh beside the suite), every page loads in headless Chromium without a
+scripts/test.sh before the suite), every page loads in headless Chromium without a
 console error, no internal link or image is broken, every public name has its API page,
 search finds what a user types, and every code block of the user guide runs."""
 
@@ -12,7 +12,6 @@ import pathlib
 import re
 import subprocess
 import sys
-import time
 import urllib.parse
 
 import pytest
@@ -22,30 +21,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs" / "_build" / "html"
 
 
-BUILD_WAIT = 3600  # seconds: the gallery runs beside the suite, two examples at a time
-
-
-def _wait_for_the_build(status_file):
-    """scripts/test.sh builds the site beside the suite and writes the build's exit status
-    to ``status_file`` when it ends: the site's tests wait for it, and fail if it failed."""
-    status_file = pathlib.Path(status_file)
-    deadline = time.monotonic() + BUILD_WAIT
-    while not status_file.exists():
-        if time.monotonic() > deadline:
-            pytest.fail(f"the documentation build did not end within {BUILD_WAIT} s ({status_file} not written)")
-        time.sleep(1)
-    status = status_file.read_text().strip()
-    if status != "0":
-        pytest.fail(f"the documentation build failed (exit status {status}): scripts/test.sh prints its output")
-
-
 @pytest.fixture(scope="module")
 def site():
-    """The built site: built beside the suite by scripts/test.sh (waited for), or built
-    here as scripts/docs.sh does when the test runs alone."""
-    if os.environ.get("LOWDIM_SITE_BUILD_STATUS"):
-        _wait_for_the_build(os.environ["LOWDIM_SITE_BUILD_STATUS"])
-    elif not (SITE / "index.html").exists():
+    """The built site; built here (as scripts/docs.sh does) when the test runs alone."""
+    if not (SITE / "index.html").exists():
         subprocess.run(
             [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", ".", str(SITE)],
             cwd=ROOT / "docs",
