@@ -226,3 +226,92 @@ def test_the_fused_sparse_step_fits_the_library_paths_clusters_to_the_bit(monkey
     np.testing.assert_array_equal(fused.labels_, library.labels_)
     np.testing.assert_array_equal(fused.cluster_centers_, library.cluster_centers_)
     assert fused.inertia_ == library.inertia_
+
+
+def _term_rows(n=3000, d=2000, seed=0, dtype=np.float64):
+    """Sparse rows of unit length in three overlapping topics (their columns shared in
+    part): many rows lie near the boundary between two halves, where bounds are tested."""
+    rng = np.random.default_rng(seed)
+    topic = rng.integers(0, 3, n)
+    cols = (topic[:, None] * 500 + rng.integers(0, 1000, (n, 40))).ravel()
+    rows = np.repeat(np.arange(n), 40)
+    X = sp.csr_matrix((rng.lognormal(0.0, 0.5, n * 40), (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    return sp.csr_matrix(sp.diags(1 / norms) @ X, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_two_means_with_bounds_is_lloyds(dtype):
+    # Hamerly's bounds skip rows, never change an outcome: the same labels, centres and
+    # number of steps as Lloyd's by products, from the same start, weighted rows
+    from lowdim.cluster._products_lloyd import products_kmeans
+    from lowdim.cluster._sparse_two_means import sparse_two_means
+    from lowdim.linalg import row_norms_sq
+
+    X = _term_rows(dtype=dtype)
+    w = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0])
+    x_sq = row_norms_sq(X)
+    for pair in ([0, 1], [5, 2000], [10, 20]):
+        start = X[pair].toarray().astype(np.float64)
+        lloyd = products_kmeans(X, w, start, x_sq, max_iter=300, tol=1e-12)
+        bounded = sparse_two_means(X, w, start, x_sq, max_iter=300, tol=1e-12)
+        np.testing.assert_array_equal(bounded.state.labels, lloyd.state.labels)
+        # float32 rows: Lloyd's distances are rounded to float32 (the bounds' are float64),
+        # so a row at a near-tie may change side once more before the labels repeat
+        assert abs(bounded.n_iter - lloyd.n_iter) <= (0 if dtype == np.float64 else 1) and lloyd.n_iter > 3
+        # the halves' sums were moved row by row: the centres agree to float64 rounding of them
+        np.testing.assert_allclose(bounded.state.centers, lloyd.state.centers, rtol=1e-9, atol=1e-12)
+        assert abs(bounded.objective - lloyd.objective) <= 1e-9 * lloyd.objective
+
+
+def test_the_bounds_hold_the_distances_and_settle_rows_without_reading_them():
+    from lowdim.cluster._sparse_two_means import SLACK, _measure
+    from lowdim.linalg import row_norms_sq, sq_euclidean
+
+    X = _term_rows()
+    n = X.shape[0]
+    x_sq = row_norms_sq(X)
+    state = (np.zeros(n, dtype=np.int64), np.full(n, np.inf), np.zeros(n), np.empty(n, dtype=np.int64))
+    centers = X[[0, 2000]].toarray()
+    _measure(X, x_sq, np.sqrt(x_sq), centers, np.zeros(2), 0.0, state)  # every row measured
+    moved_centers = centers + 1e-4 * np.random.default_rng(0).normal(size=centers.shape)  # shifts of 0.0045
+    shift = np.linalg.norm(moved_centers - centers, axis=1)
+    half = 0.5 * np.linalg.norm(moved_centers[0] - moved_centers[1])
+    before, u, low = state[0].copy(), state[1] + shift[state[0]], state[2] - shift[1 - state[0]]
+    c_norm = np.sqrt((moved_centers**2).sum(axis=1).max())
+    skip = u + 2 * SLACK * (np.sqrt(x_sq) + c_norm) <= np.maximum(half, low)  # Hamerly's test
+    moved = _measure(X, x_sq, np.sqrt(x_sq), moved_centers, shift, half, state)
+    labels, upper, lower = state[:3]
+    exact = np.sqrt(np.maximum(sq_euclidean(X, moved_centers), 0))
+    np.testing.assert_array_equal(labels, exact.argmin(axis=1))  # every row on its nearest side
+    np.testing.assert_array_equal(moved, np.flatnonzero(labels != before))
+    rows = np.arange(n)
+    assert np.all(upper >= exact[rows, labels] - 1e-12) and np.all(lower <= exact[rows, 1 - labels] + 1e-12)
+    # the rows the test settles keep their moved bounds (not read); here 41 % of them
+    np.testing.assert_array_equal(upper[skip], u[skip])
+    np.testing.assert_array_equal(lower[skip], low[skip])
+    assert skip.mean() > 0.3 and not np.array_equal(upper, u)  # and the others were measured
+
+
+def test_a_half_left_empty_hands_the_split_to_lloyds_relocation():
+    from lowdim.cluster._sparse_two_means import EmptyHalf, sparse_two_means
+    from lowdim.linalg import row_norms_sq
+
+    X = _term_rows()
+    far = np.vstack([X[:1].toarray(), np.full(X.shape[1], 10.0)])  # the second centre takes no row
+    with pytest.raises(EmptyHalf):
+        sparse_two_means(X, np.ones(X.shape[0]), far, row_norms_sq(X), max_iter=10, tol=0.0)
+
+
+def test_large_sparse_splits_with_bounds_fit_what_lloyds_splits_fit(monkeypatch):
+    from lowdim.cluster import _bisecting
+
+    X = _term_rows(n=4000)
+    assert X.nnz >= _bisecting.SPARSE_BOUNDS  # every split of the root's size is bounded
+    bounded = BisectingKMeans(6, random_state=0).fit(X)
+    monkeypatch.setattr(_bisecting, "SPARSE_BOUNDS", np.inf)
+    lloyd = BisectingKMeans(6, random_state=0).fit(X)
+    np.testing.assert_array_equal(bounded.labels_, lloyd.labels_)
+    np.testing.assert_allclose(bounded.cluster_centers_, lloyd.cluster_centers_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(bounded.inertia_, lloyd.inertia_, rtol=1e-12)

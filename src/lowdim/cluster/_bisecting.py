@@ -14,6 +14,7 @@ from ._base import CentroidClusterer, check_n_clusters, same_clusters, warn_fewe
 from ._kmeans import initial_centers
 from ._lloyd import kmeans_single
 from ._products_lloyd import by_products, own_squared_distances, products_kmeans
+from ._sparse_two_means import SPARSE_BOUNDS, EmptyHalf, sparse_two_means
 
 
 def _squared_errors(Xc, x_sq, centers, labels, products):
@@ -217,6 +218,11 @@ class BisectingKMeans(CentroidClusterer):
         def run_once(rng):
             start = initial_centers(self.init, Xc, 2, rng, weights, x_sq, self.offset_)
             loop = {"max_iter": self.max_iter, "tol": tol, "verbose": self.verbose >= 2}
+            if sp.issparse(Xc) and Xc.nnz >= SPARSE_BOUNDS:
+                try:  # the bounds settle most rows after a split's first iterations
+                    return sparse_two_means(Xc, weights, start, x_sq, **loop)
+                except EmptyHalf:
+                    pass  # Lloyd's steps relocate a row into the empty half
             if products:  # sparse rows, and a small fit: Lloyd by products
                 return products_kmeans(Xc, weights, start, x_sq, **loop)
             # bounds skip most distances of a 2-means and give Lloyd's result; Hamerly's
