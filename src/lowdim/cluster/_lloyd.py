@@ -140,7 +140,7 @@ def _means(state, X, weights):
     return new
 
 
-def _objective(state, weighted_sq):
+def inertia_from_sums(state, weighted_sq):
     """Inertia of the labels with respect to their own means, from the sums alone."""
     norms = np.einsum("ij,ij->i", state.sums, state.sums)
     return weighted_sq - float(np.sum(np.divide(norms, state.wsum, out=np.zeros_like(norms), where=state.wsum > 0)))
@@ -246,7 +246,7 @@ def _elkan_step(X, weights, weighted_sq):
         moved = move_points(X, weights, state.labels, labels, state.sums, state.wsum)
         shift_sq = float(np.sum(shift**2))
         state = KMeansState(new, labels, state.sums, state.wsum, moved == 0, state.upper, state.lower, shift_sq)
-        return state, _objective(state, weighted_sq), 0.0 if moved == 0 else shift_sq
+        return state, inertia_from_sums(state, weighted_sq), 0.0 if moved == 0 else shift_sq
 
     return step
 

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from .._iterative import run_loop
 from .._threads import in_row_ranges
 from ..linalg import group_row_sums
-from ._lloyd import KMeansState, count_confirming_pass
+from ._lloyd import KMeansState, center_geometry, count_confirming_pass, inertia_from_sums
 from ._products_lloyd import own_squared_distances
 
 # stored entries from which a sparse split is iterated with bounds (a compile on a first
@@ -76,14 +76,12 @@ def sparse_two_means(X, weights, centers, x_sq, *, max_iter, tol, verbose=0):
         if not np.all(state.wsum > 0):
             raise EmptyHalf
         new = state.sums / state.wsum[:, None]
-        shift = np.sqrt(np.einsum("ij,ij->i", new - state.centers, new - state.centers))
-        half = 0.5 * np.sqrt(np.sum((new[0] - new[1]) ** 2))
-        moved = _measure(X, x_sq, x_norm, new, shift, half, bounds)
+        shift = np.linalg.norm(new - state.centers, axis=1)
+        moved = _measure(X, x_sq, x_norm, new, shift, center_geometry(new)[1][0], bounds)
         move_rows(X.indptr, X.indices, X.data, weights, bounds[0], moved, state.sums)
         wsum = np.bincount(bounds[0], weights=weights, minlength=2)  # exact: an emptied half is 0
         state = KMeansState(new, bounds[0], state.sums, wsum, moved.size == 0, shift=float(np.sum(shift**2)))
-        explained = np.sum(np.einsum("ij,ij->i", state.sums, state.sums) / np.where(wsum > 0, wsum, np.inf))
-        return state, weighted_sq - explained, 0.0 if moved.size == 0 else state.shift
+        return state, inertia_from_sums(state, weighted_sq), 0.0 if moved.size == 0 else state.shift
 
     result = run_loop(
         step, start, max_iter=max_iter, tol=tol, verbose=verbose, label="KMeans (2-means, Hamerly, sparse)"
